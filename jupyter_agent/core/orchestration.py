@@ -1,0 +1,384 @@
+"""Running tool calls: one call (``run_tool_use``) and a message's worth (``run_tools``).
+
+Per call: lookup (aliases resolve) → pydantic schema → ``validate_input`` → permissions →
+``call``.  Every failure on the way becomes an ``is_error`` tool result; nothing escapes.
+Concurrency-safe calls that stand next to each other run in parallel (at most
+``options.max_concurrency``); every other call runs alone, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from anthropic.types import MessageParam, ToolResultBlockParam
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+from typing_extensions import assert_never
+
+from ..errors import ToolError
+from .context import ToolUseContext
+from .events import (
+    EventSink,
+    PermissionRequested,
+    PermissionResolved,
+    ToolCallFinished,
+    ToolCallProgress,
+    ToolCallStarted,
+)
+from .permission_types import PermissionAllow, PermissionAsk, PermissionDecision, PermissionDeny
+from .result import (
+    ContentBlock,
+    ToolResult,
+    content_text_length,
+    persist_oversized,
+    text_block,
+    tool_result_block,
+)
+from .tool import CanUseTool, Tool, ToolProgress, ValidationError
+
+INTERRUPTED_MESSAGE = "Interrupted by user: the tool call was stopped before it finished."
+NOT_RUN_MESSAGE = "Interrupted by user: the tool call was not run."
+
+PermissionDecider = Callable[[Tool[Any, Any], BaseModel, ToolUseContext], Awaitable[PermissionDecision]]
+
+
+@dataclass(frozen=True)
+class ToolUseRequest:
+    """A ``tool_use`` block from the model: its id, tool name and raw JSON input."""
+
+    id: str
+    name: str
+    input: object
+
+
+@dataclass
+class ToolCallOutcome:
+    """What became of one tool_use: the tool_result content and how it got there."""
+
+    tool_use_id: str
+    tool_name: str
+    content: list[ContentBlock]
+    is_error: bool = False
+    result: ToolResult[Any] | None = None
+    input: BaseModel | None = None
+    decision: str = "none"
+    new_messages: list[MessageParam] = field(default_factory=list)
+
+    def to_block(self) -> ToolResultBlockParam:
+        return tool_result_block(self.tool_use_id, self.content, is_error=self.is_error)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(b.get("text", "") for b in self.content if b.get("type") == "text")  # type: ignore[misc]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Calls run together (``concurrent``) or a single call run alone."""
+
+    concurrent: bool
+    calls: tuple[ToolUseRequest, ...]
+
+
+@dataclass
+class ToolRunResult:
+    outcomes: list[ToolCallOutcome]
+    context: ToolUseContext
+
+
+def _error(req: ToolUseRequest, message: str, *, decision: str = "none") -> ToolCallOutcome:
+    return ToolCallOutcome(req.id, req.name, [text_block(message)], is_error=True, decision=decision)
+
+
+def format_schema_error(tool_name: str, err: PydanticValidationError) -> str:
+    """A short message naming each bad field and what is wrong with it."""
+    lines = []
+    for e in err.errors(include_url=False):
+        loc = ".".join(str(p) for p in e["loc"]) or "(input)"
+        if e["type"] == "missing":
+            lines.append(f"The required parameter `{loc}` is missing")
+        elif e["type"] == "extra_forbidden":
+            lines.append(f"An unexpected parameter `{loc}` was provided")
+        else:
+            got = repr(e.get("input"))
+            got = got if len(got) <= 80 else got[:77] + "..."
+            lines.append(f"The parameter `{loc}`: {e['msg']} (got {got})")
+    return f"InputValidationError: {tool_name} failed due to the following issue(s):\n" + "\n".join(lines)
+
+
+def parse_tool_input(tool: Tool[Any, Any], raw: object) -> BaseModel | str:
+    """The validated input model, or the error message for the model."""
+    if not isinstance(raw, dict):
+        return (
+            f"InputValidationError: {tool.name} expects a JSON object as input, "
+            f"got {type(raw).__name__}."
+        )
+    try:
+        return tool.input_schema.model_validate(raw)
+    except PydanticValidationError as err:
+        return format_schema_error(tool.name, err)
+
+
+def _observable(tool: Tool[Any, Any], parsed: BaseModel) -> dict[str, Any]:
+    data = parsed.model_dump(by_alias=True, exclude_none=True, mode="json")
+    try:
+        return tool.backfill_observable_input(dict(data))
+    except Exception:  # an observer's extra fields must never break the call
+        return data
+
+
+async def run_tool_use(
+    req: ToolUseRequest,
+    context: ToolUseContext,
+    can_use_tool: CanUseTool,
+    *,
+    on_event: EventSink | None = None,
+    decide: PermissionDecider | None = None,
+    parent_message: Any = None,
+) -> ToolCallOutcome:
+    """Run one tool call through every stage; always returns an outcome, never raises."""
+    emit = on_event or (lambda _e: None)
+    outcome = await _run_stages(req, context, can_use_tool, emit, decide, parent_message)
+    emit(ToolCallFinished(outcome))
+    return outcome
+
+
+async def _run_stages(
+    req: ToolUseRequest,
+    context: ToolUseContext,
+    can_use_tool: CanUseTool,
+    emit: EventSink,
+    decide: PermissionDecider | None,
+    parent_message: Any,
+) -> ToolCallOutcome:
+    tool = context.find_tool(req.name)
+    if tool is None:
+        names = ", ".join(t.name for t in context.options.tools) or "(none)"
+        return _error(req, f"Error: No such tool available: {req.name}. Available tools: {names}")
+    if context.abort_controller.aborted:
+        return _error(req, NOT_RUN_MESSAGE, decision="interrupted")
+    parsed = parse_tool_input(tool, req.input)
+    if isinstance(parsed, str):
+        return _error(req, parsed)
+    try:
+        validation = await tool.validate_input(parsed, context)
+    except Exception as exc:
+        return _error(req, _describe_exception(exc))
+    if isinstance(validation, ValidationError):
+        return _error(req, validation.message)
+
+    granted = await _decide_permission(req, tool, parsed, context, can_use_tool, emit, decide)
+    if isinstance(granted, ToolCallOutcome):
+        return granted
+    parsed, decision = granted
+    emit(ToolCallStarted(req.id, tool.name, _observable(tool, parsed)))
+    return await _call(req, tool, parsed, context, can_use_tool, emit, parent_message, decision)
+
+
+async def _decide_permission(
+    req: ToolUseRequest,
+    tool: Tool[Any, Any],
+    parsed: BaseModel,
+    context: ToolUseContext,
+    can_use_tool: CanUseTool,
+    emit: EventSink,
+    decide: PermissionDecider | None,
+) -> tuple[BaseModel, str] | ToolCallOutcome:
+    """The input to run with and how it was allowed, or the error outcome."""
+    if decide is None:
+        from ..permissions.decide import has_permission_to_use_tool as decide
+    try:
+        verdict = await decide(tool, parsed, context)
+    except Exception as exc:  # fail closed: a broken check is a denial the model can read
+        return _error(req, f"Permission check failed: {_describe_exception(exc)}", decision="deny")
+    label = "allow"
+    if isinstance(verdict, PermissionAsk):
+        emit(PermissionRequested(req.id, tool.name, _observable(tool, parsed), verdict))
+        try:
+            user = await can_use_tool(tool, parsed, context, verdict, req.id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            user = PermissionDeny(f"Permission request failed: {_describe_exception(exc)}")
+        emit(PermissionResolved(req.id, user))
+        verdict, label = user, ("user-allow" if isinstance(user, PermissionAllow) else "user-deny")
+    match verdict:
+        case PermissionDeny():
+            return _error(req, verdict.message, decision="deny" if label == "allow" else label)
+        case PermissionAllow():
+            if verdict.updated_input is not None:
+                reparsed = parse_tool_input(tool, verdict.updated_input)
+                if isinstance(reparsed, str):
+                    return _error(req, reparsed)
+                parsed = reparsed
+            return parsed, label
+        case PermissionAsk():  # can_use_tool must answer allow or deny; anything else is a no
+            return _error(req, "Permission was not granted.", decision="deny")
+        case _:
+            assert_never(verdict)
+
+
+async def _call(
+    req: ToolUseRequest,
+    tool: Tool[Any, Any],
+    parsed: BaseModel,
+    context: ToolUseContext,
+    can_use_tool: CanUseTool,
+    emit: EventSink,
+    parent_message: Any,
+    decision: str,
+) -> ToolCallOutcome:
+    def on_progress(progress: ToolProgress) -> None:
+        emit(ToolCallProgress(progress))
+
+    task = asyncio.ensure_future(
+        tool.call(parsed, context, can_use_tool, parent_message, on_progress)
+    )
+    try:
+        result = await _await_unless_aborted(task, tool, context)
+    except _Interrupted:
+        return _error(req, INTERRUPTED_MESSAGE, decision="interrupted")
+    except Exception as exc:
+        return _error(req, _describe_exception(exc), decision=decision)
+    if not isinstance(result, ToolResult):
+        return _error(req, f"Tool {tool.name} returned {type(result).__name__}, not a ToolResult.")
+    try:
+        content = tool.map_result_to_content(result.data, req.id)
+        if content_text_length(content) > tool.max_result_size_chars:
+            content = await asyncio.to_thread(
+                persist_oversized,
+                content,
+                limit=tool.max_result_size_chars,
+                directory=context.session_dir,
+                tool_use_id=req.id,
+            )
+    except Exception as exc:
+        return _error(req, _describe_exception(exc), decision=decision)
+    return ToolCallOutcome(
+        req.id,
+        tool.name,
+        content,
+        result=result,
+        input=parsed,
+        decision=decision,
+        new_messages=list(result.new_messages or []),
+    )
+
+
+class _Interrupted(Exception):
+    pass
+
+
+async def _await_unless_aborted(
+    task: asyncio.Future[Any], tool: Tool[Any, Any], context: ToolUseContext
+) -> Any:
+    """Await the call; on abort, cancel it if its interrupt behaviour is 'cancel'."""
+    abort = context.abort_controller
+    try:
+        if tool.interrupt_behavior() == "block":
+            return await asyncio.shield(task)
+        waiter = asyncio.ensure_future(abort.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        raise _Interrupted
+    except asyncio.CancelledError:
+        # The whole run is being torn down: do not leave the tool running behind our back.
+        if tool.interrupt_behavior() == "cancel" or not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        raise
+
+
+def _describe_exception(exc: BaseException) -> str:
+    if isinstance(exc, ToolError):
+        return str(exc)
+    text = str(exc)
+    return f"Error: {type(exc).__name__}: {text}" if text else f"Error: {type(exc).__name__}"
+
+
+# -- concurrency ------------------------------------------------------------------------------
+
+
+def partition_tool_calls(
+    calls: Sequence[ToolUseRequest], is_safe: Callable[[ToolUseRequest], bool]
+) -> list[Batch]:
+    """Group consecutive concurrency-safe calls into one batch; every other call stands alone."""
+    batches: list[Batch] = []
+    for call in calls:
+        safe = is_safe(call)
+        if safe and batches and batches[-1].concurrent:
+            batches[-1] = Batch(True, (*batches[-1].calls, call))
+        else:
+            batches.append(Batch(safe, (call,)))
+    return batches
+
+
+def is_call_concurrency_safe(req: ToolUseRequest, context: ToolUseContext) -> bool:
+    """Fail closed: unknown tools, bad input or a raising check count as unsafe."""
+    tool = context.find_tool(req.name)
+    if tool is None:
+        return False
+    parsed = parse_tool_input(tool, req.input)
+    if isinstance(parsed, str):
+        return False
+    try:
+        return bool(tool.is_concurrency_safe(parsed))
+    except Exception:
+        return False
+
+
+async def run_tools(
+    calls: Sequence[ToolUseRequest],
+    context: ToolUseContext,
+    can_use_tool: CanUseTool,
+    *,
+    on_event: EventSink | None = None,
+    decide: PermissionDecider | None = None,
+    parent_message: Any = None,
+) -> ToolRunResult:
+    """Run a message's tool calls; outcomes come back in the order of ``calls``.
+
+    Context modifiers of calls that ran alone are applied in order; those of concurrency-safe
+    calls are ignored (seed: contextModifier only takes effect on non-concurrency-safe tools).
+    """
+    outcomes: list[ToolCallOutcome] = []
+    kwargs: dict[str, Any] = {"on_event": on_event, "decide": decide, "parent_message": parent_message}
+    start = context
+    for batch in partition_tool_calls(calls, lambda c: is_call_concurrency_safe(c, start)):
+        if batch.concurrent:
+            outcomes.extend(await _run_concurrently(batch.calls, context, can_use_tool, kwargs))
+            continue
+        for req in batch.calls:
+            outcome = await run_tool_use(req, context, can_use_tool, **kwargs)
+            outcomes.append(outcome)
+            modifier = outcome.result.context_modifier if outcome.result else None
+            if modifier is not None and not outcome.is_error:
+                context = modifier(context)
+    return ToolRunResult(outcomes, context)
+
+
+async def _run_concurrently(
+    calls: Sequence[ToolUseRequest],
+    context: ToolUseContext,
+    can_use_tool: CanUseTool,
+    kwargs: dict[str, Any],
+) -> list[ToolCallOutcome]:
+    semaphore = asyncio.Semaphore(max(1, context.options.max_concurrency))
+
+    async def _one(req: ToolUseRequest) -> ToolCallOutcome:
+        async with semaphore:
+            return await run_tool_use(req, context, can_use_tool, **kwargs)
+
+    return list(await asyncio.gather(*(_one(c) for c in calls)))

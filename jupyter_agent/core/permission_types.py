@@ -1,0 +1,100 @@
+"""Typed permission decisions and the permission context every tool call sees.
+
+The pipeline that produces these lives in ``jupyter_agent.permissions``; the types live in the
+core so that tools can return them without importing the pipeline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Union
+
+PermissionMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = (
+    "default",
+    "acceptEdits",
+    "plan",
+    "dontAsk",
+    "bypassPermissions",
+)
+
+# Where a rule came from, lowest precedence first (``session`` = magic flags / Python API).
+RuleSource = Literal["userSettings", "projectSettings", "localSettings", "cliArg", "session"]
+RULE_SOURCES: tuple[RuleSource, ...] = (
+    "userSettings",
+    "projectSettings",
+    "localSettings",
+    "cliArg",
+    "session",
+)
+RuleBehavior = Literal["allow", "deny", "ask"]
+
+
+@dataclass(frozen=True)
+class PermissionUpdate:
+    """A suggested change, offered by an "Always allow" button: add ``rules`` to ``destination``."""
+
+    rules: tuple[str, ...]
+    behavior: RuleBehavior = "allow"
+    destination: RuleSource = "localSettings"
+
+
+@dataclass(frozen=True)
+class PermissionAllow:
+    updated_input: dict[str, Any] | None = None
+    reason: str | None = None
+    behavior: Literal["allow"] = "allow"
+
+
+@dataclass(frozen=True)
+class PermissionDeny:
+    message: str
+    reason: str | None = None
+    behavior: Literal["deny"] = "deny"
+
+
+@dataclass(frozen=True)
+class PermissionAsk:
+    message: str
+    suggestions: tuple[PermissionUpdate, ...] = ()
+    reason: str | None = None
+    behavior: Literal["ask"] = "ask"
+
+
+@dataclass(frozen=True)
+class PermissionPassthrough:
+    """A tool's ``check_permissions`` has no opinion; the mode and the rules decide."""
+
+    message: str = ""
+    suggestions: tuple[PermissionUpdate, ...] = ()
+    behavior: Literal["passthrough"] = "passthrough"
+
+
+PermissionResult = Union[PermissionAllow, PermissionDeny, PermissionAsk, PermissionPassthrough]
+PermissionDecision = Union[PermissionAllow, PermissionDeny, PermissionAsk]
+UserDecision = Union[PermissionAllow, PermissionDeny]
+
+
+def _empty_rules() -> dict[RuleSource, tuple[str, ...]]:
+    return {}
+
+
+@dataclass(frozen=True)
+class ToolPermissionContext:
+    """Mode, rules by source and the working directories (project + additional)."""
+
+    mode: PermissionMode = "default"
+    allow_rules: dict[RuleSource, tuple[str, ...]] = field(default_factory=_empty_rules)
+    deny_rules: dict[RuleSource, tuple[str, ...]] = field(default_factory=_empty_rules)
+    ask_rules: dict[RuleSource, tuple[str, ...]] = field(default_factory=_empty_rules)
+    additional_directories: tuple[Path, ...] = ()
+    project_dir: Path | None = None
+
+    def rules(self, behavior: RuleBehavior) -> list[tuple[RuleSource, str]]:
+        """All rules of one behaviour as (source, rule) pairs, highest precedence first."""
+        table = {"allow": self.allow_rules, "deny": self.deny_rules, "ask": self.ask_rules}[behavior]
+        out: list[tuple[RuleSource, str]] = []
+        for source in reversed(RULE_SOURCES):
+            out.extend((source, rule) for rule in table.get(source, ()))
+        return out

@@ -1,0 +1,187 @@
+"""The tool registry (seed section "Tool 注册"): every base tool in the seed's order.
+
+Tools are imported lazily from ``TOOL_TARGETS`` so that ``%load_ext`` stays fast; a tool's
+presence depends on its condition (platform, feature flag, embedded search, worktree mode).
+``filter_tools_by_deny_rules`` then removes tools the user denied by bare name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..permissions.rules import RuleSyntaxError, parse_rule, rule_applies_to_whole_tool
+from .permission_types import ToolPermissionContext
+from .tool import Tool
+
+FEATURE_FLAGS_ENV = "JUPYTER_AGENT_FEATURES"
+EMBEDDED_SEARCH_ENV = "JUPYTER_AGENT_EMBEDDED_SEARCH"
+
+# Flags that exist (seed: "条件加载 / Feature Flag 控制", plus the issue-defined ones).
+KNOWN_FEATURE_FLAGS = frozenset(
+    {
+        "verify_plan_execution",
+        "snip_tool",
+        "list_peers",
+        "workflow_tool",
+        "monitor_tool",
+        "ctx_inspect",
+        "terminal_capture",
+        "web_browser",
+        "agent_swarms",
+        "sleep",
+        "brief",
+    }
+)
+
+
+@dataclass(frozen=True)
+class RegistryConfig:
+    """What decides which tools exist in this session."""
+
+    feature_flags: frozenset[str] = frozenset()
+    platform: str = sys.platform
+    embedded_search: bool = False
+    worktree_mode: bool = True
+
+    @classmethod
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, flags: Iterable[str] = ()
+    ) -> RegistryConfig:
+        env = os.environ if environ is None else environ
+        from_env = {f.strip() for f in env.get(FEATURE_FLAGS_ENV, "").split(",") if f.strip()}
+        unknown = (from_env | set(flags)) - KNOWN_FEATURE_FLAGS
+        if unknown:
+            raise ValueError(
+                f"Unknown feature flag(s): {', '.join(sorted(unknown))}. "
+                f"Known: {', '.join(sorted(KNOWN_FEATURE_FLAGS))}."
+            )
+        embedded = env.get(EMBEDDED_SEARCH_ENV, "").lower() in ("1", "true", "yes")
+        return cls(feature_flags=frozenset(from_env | set(flags)), embedded_search=embedded)
+
+
+Condition = Callable[[RegistryConfig], bool]
+
+
+def _always(_: RegistryConfig) -> bool:
+    return True
+
+
+def _flag(name: str) -> Condition:
+    return lambda cfg: name in cfg.feature_flags
+
+
+def _windows(cfg: RegistryConfig) -> bool:
+    return cfg.platform.startswith("win")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    when: Condition = field(default=_always)
+
+
+# The seed's order (getAllBaseTools, then the rest of its lists); conditions per the seed.
+SEED_TOOL_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec("Agent"),
+    ToolSpec("TaskOutput"),
+    ToolSpec("Bash", lambda c: not _windows(c)),
+    ToolSpec("PowerShell", _windows),
+    ToolSpec("Glob", lambda c: not c.embedded_search),
+    ToolSpec("Grep", lambda c: not c.embedded_search),
+    ToolSpec("Read"),
+    ToolSpec("Edit"),
+    ToolSpec("Write"),
+    ToolSpec("NotebookEdit"),
+    ToolSpec("WebFetch"),
+    ToolSpec("TodoWrite"),
+    ToolSpec("WebSearch"),
+    ToolSpec("AskUserQuestion"),
+    ToolSpec("Skill"),
+    ToolSpec("EnterPlanMode"),
+    ToolSpec("ExitPlanMode"),
+    ToolSpec("EnterWorktree", lambda c: c.worktree_mode),
+    ToolSpec("ExitWorktree", lambda c: c.worktree_mode),
+    ToolSpec("TeamCreate", _flag("agent_swarms")),
+    ToolSpec("TeamDelete", _flag("agent_swarms")),
+    ToolSpec("SendMessage"),
+    ToolSpec("Sleep", _flag("sleep")),
+    ToolSpec("CronCreate"),
+    ToolSpec("CronList"),
+    ToolSpec("CronDelete"),
+    ToolSpec("TaskStop"),
+    ToolSpec("TaskCreate"),
+    ToolSpec("TaskGet"),
+    ToolSpec("TaskUpdate"),
+    ToolSpec("TaskList"),
+    ToolSpec("ListMcpResourcesTool"),
+    ToolSpec("ReadMcpResourceTool"),
+    ToolSpec("ToolSearch"),
+    ToolSpec("LSP"),
+    ToolSpec("Brief", _flag("brief")),
+    ToolSpec("RemoteTrigger"),
+    ToolSpec("VerifyPlanExecution", _flag("verify_plan_execution")),
+    ToolSpec("Snip", _flag("snip_tool")),
+    ToolSpec("ListPeers", _flag("list_peers")),
+    ToolSpec("Workflow", _flag("workflow_tool")),
+    ToolSpec("Monitor", _flag("monitor_tool")),
+    ToolSpec("CtxInspect", _flag("ctx_inspect")),
+    ToolSpec("TerminalCapture", _flag("terminal_capture")),
+    ToolSpec("WebBrowser", _flag("web_browser")),
+)
+
+# Tool name → "module:Class" for every tool that is implemented.  Later issues add lines here.
+TOOL_TARGETS: dict[str, str] = {}
+
+
+def load_tool(target: str) -> Tool[Any, Any]:
+    module_name, _, class_name = target.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    return cls()
+
+
+def get_all_base_tools(
+    config: RegistryConfig | None = None,
+    *,
+    specs: Sequence[ToolSpec] = SEED_TOOL_SPECS,
+    targets: Mapping[str, str] | None = None,
+) -> list[Tool[Any, Any]]:
+    """Every implemented base tool whose condition holds and which is enabled, in seed order."""
+    cfg = config or RegistryConfig.from_env()
+    table = TOOL_TARGETS if targets is None else targets
+    tools: list[Tool[Any, Any]] = []
+    for spec in specs:
+        target = table.get(spec.name)
+        if target is None or not spec.when(cfg):
+            continue
+        tool = load_tool(target)
+        if tool.is_enabled():
+            tools.append(tool)
+    return tools
+
+
+def get_deny_rule_for_tool(
+    permission_context: ToolPermissionContext, tool: Tool[Any, Any]
+) -> str | None:
+    """The bare-name deny rule that removes ``tool`` entirely (``WebFetch``, ``mcp__server``)."""
+    for _source, text in permission_context.rules("deny"):
+        try:
+            rule = parse_rule(text)
+        except RuleSyntaxError:
+            continue
+        if rule_applies_to_whole_tool(rule, tool.name) or any(
+            rule_applies_to_whole_tool(rule, alias) for alias in tool.aliases
+        ):
+            return text
+    return None
+
+
+def filter_tools_by_deny_rules(
+    tools: Iterable[Tool[Any, Any]], permission_context: ToolPermissionContext
+) -> list[Tool[Any, Any]]:
+    """Drop every tool denied by a bare-name rule; the model never sees it."""
+    return [t for t in tools if get_deny_rule_for_tool(permission_context, t) is None]

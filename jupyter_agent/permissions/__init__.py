@@ -1,0 +1,1 @@
+"""The permission system: rules, modes, settings files, Bash analysis, paths and hooks."""
