@@ -1,0 +1,1 @@
+"""The agent loop on the Anthropic API: sessions, streaming, caching, retries, compaction."""

@@ -1,0 +1,1 @@
+"""The notebook document: live (labextension comm) and on-disk (nbformat) backends."""

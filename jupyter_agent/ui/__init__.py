@@ -1,0 +1,1 @@
+"""ipywidgets transcript, tool cards, question widgets and pure HTML renderers."""
