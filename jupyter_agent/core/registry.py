@@ -135,7 +135,9 @@ SEED_TOOL_SPECS: tuple[ToolSpec, ...] = (
 )
 
 # Tool name → "module:Class" for every tool that is implemented.  Later issues add lines here.
-TOOL_TARGETS: dict[str, str] = {}
+TOOL_TARGETS: dict[str, str] = {
+    "TodoWrite": "jupyter_agent.tools.todo_write:TodoWriteTool",
+}
 
 
 def load_tool(target: str) -> Tool[Any, Any]:
