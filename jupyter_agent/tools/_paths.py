@@ -1,0 +1,90 @@
+"""Path handling shared by the file tools: resolve the model's path, check what kind of file it is."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from ..core.context import ToolUseContext
+from ..errors import ToolError
+
+
+def resolve_path(raw: str, context: ToolUseContext) -> Path:
+    """Absolute path for ``raw``: ``~`` expanded, relative paths taken from the session's cwd.
+
+    Symlinks are *not* followed here (the permission system and the atomic writer do that).
+    """
+    if not raw or "\x00" in raw:
+        raise ToolError("Invalid file path: it is empty or contains a NUL character.")
+    p = Path(os.path.expanduser(raw))
+    if not p.is_absolute():
+        p = Path(context.cwd) / p
+    return Path(os.path.normpath(p))
+
+
+def display_path(path: Path, context: ToolUseContext) -> str:
+    """``path`` relative to the cwd when it is inside it (for UI lines), else absolute."""
+    try:
+        return str(path.relative_to(context.cwd))
+    except ValueError:
+        return str(path)
+
+
+def regular_file_stat(path: Path) -> os.stat_result:
+    """``stat`` of an existing regular file; any other kind of path is refused with a clear message."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise ToolError(f"File does not exist: {path}") from None
+    except NotADirectoryError:
+        raise ToolError(f"File does not exist: {path} (a parent is not a directory)") from None
+    except PermissionError:
+        raise ToolError(f"Permission denied reading {path}.") from None
+    except OSError as exc:
+        raise ToolError(f"Cannot access {path}: {exc.strerror or exc}") from None
+    refuse_non_regular(path, st)
+    return st
+
+
+def refuse_non_regular(path: Path, st: os.stat_result) -> None:
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise ToolError(
+            f"{path} is a directory, not a file. Use Glob to list files or Bash `ls` to look inside it."
+        )
+    kind = (
+        "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+        else "a socket" if stat.S_ISSOCK(mode)
+        else "a character device" if stat.S_ISCHR(mode)
+        else "a block device" if stat.S_ISBLK(mode)
+        else "not a regular file"
+    )
+    raise ToolError(f"{path} is {kind}; only regular files can be read or written.")
+
+
+def existing_target_stat(path: Path) -> os.stat_result | None:
+    """``stat`` of the file a write would change (None if it does not exist); refuse non-regular files."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None  # new file (or a dangling symlink: the write creates its target)
+    except NotADirectoryError:
+        raise ToolError(f"Cannot write {path}: a parent is not a directory.") from None
+    except OSError as exc:
+        raise ToolError(f"Cannot access {path}: {exc.strerror or exc}") from None
+    refuse_non_regular(path, st)
+    return st
+
+
+def read_bytes_nofollow_fifo(path: Path) -> bytes:
+    """The whole file's bytes, opened so that a FIFO swapped in after ``stat`` cannot block."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        refuse_non_regular(path, os.fstat(fd))
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)

@@ -1,0 +1,127 @@
+"""Read of a ``.ipynb`` from disk: every cell with its id, type, source and (trimmed) outputs.
+
+``read_notebook(path, context)`` is the single entry point.  It records the read in the
+FileStateCache with the file's bytes *and* per-cell hashes (``content_hash(source)`` by cell
+id), which NotebookEdit checks before it changes a cell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.context import ToolUseContext
+from ..core.file_state import content_hash
+from ..core.result import ContentBlock, text_block
+from ..errors import ToolError
+from ._paths import read_bytes_nofollow_fifo, regular_file_stat
+from .read_image import prepare_image
+
+MAX_OUTPUT_CHARS = 2_000  # per text output
+MAX_IMAGES = 20
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+@dataclass(frozen=True)
+class NotebookCell:
+    """One cell as the model sees it."""
+
+    cell_id: str
+    cell_type: str
+    source: str
+    execution_count: int | None
+    outputs: tuple[Any, ...]
+
+
+async def read_notebook(path: str | os.PathLike[str], context: ToolUseContext) -> list[ContentBlock]:
+    """Content blocks for the whole notebook at ``path``; records the read with cell hashes."""
+    p = Path(path)
+    st = await asyncio.to_thread(regular_file_stat, p)
+    data = await asyncio.to_thread(read_bytes_nofollow_fifo, p)
+    cells = await asyncio.to_thread(parse_cells, data, str(p))
+    context.read_file_state.record_read(
+        p, data, mtime_ns=st.st_mtime_ns, size=st.st_size,
+        offset=1, limit=None,  # offset set: this entry came from a Read (see read.py)
+        cell_hashes={c.cell_id: content_hash(c.source) for c in cells},
+    )
+    return render_cells(str(p), cells)
+
+
+def parse_cells(data: bytes, name: str) -> list[NotebookCell]:
+    """Cells of the notebook in ``data``; ids are the notebook's, or ``cell-<index>`` when absent."""
+    import nbformat
+
+    try:
+        nb = nbformat.reads(data.decode("utf-8-sig"), as_version=4)
+    except Exception as exc:  # nbformat raises many kinds (JSON, validation, version)
+        raise ToolError(f"{name} is not a valid Jupyter notebook: {exc}") from None
+    cells = []
+    for i, cell in enumerate(nb.get("cells", [])):
+        source = cell.get("source", "")
+        cells.append(NotebookCell(
+            cell_id=str(cell.get("id") or f"cell-{i}"),
+            cell_type=str(cell.get("cell_type", "code")),
+            source="".join(source) if isinstance(source, list) else str(source),
+            execution_count=cell.get("execution_count"),
+            outputs=tuple(cell.get("outputs", ()) or ()),
+        ))
+    return cells
+
+
+def render_cells(name: str, cells: list[NotebookCell]) -> list[ContentBlock]:
+    """Text per cell (id, type, source, text outputs) with image outputs as image blocks."""
+    blocks: list[ContentBlock] = []
+    images = 0
+    parts: list[str] = [f"Notebook {name}: {len(cells)} cells"]
+    for cell in cells:
+        count = f" execution_count={cell.execution_count}" if cell.execution_count is not None else ""
+        parts.append(f'<cell id="{cell.cell_id}" type="{cell.cell_type}"{count}>\n{cell.source}\n</cell>')
+        for out in cell.outputs:
+            text, image = _output_parts(out)
+            if text:
+                parts.append(f'<output cell="{cell.cell_id}">\n{text}\n</output>')
+            if image is not None:
+                if images >= MAX_IMAGES:
+                    parts.append(f'<output cell="{cell.cell_id}">(image omitted: too many images)</output>')
+                    continue
+                blocks.append(text_block("\n\n".join(parts)))
+                parts = []
+                blocks.extend(image)
+                images += 1
+    if parts:
+        blocks.append(text_block("\n\n".join(parts)))
+    return blocks
+
+
+def _output_parts(out: Any) -> tuple[str, list[ContentBlock] | None]:
+    kind = out.get("output_type")
+    if kind == "stream":
+        return _trim(_join(out.get("text", ""))), None
+    if kind == "error":
+        tb = "\n".join(_join(line) for line in out.get("traceback", []))
+        return _trim(_ANSI.sub("", tb) or f"{out.get('ename')}: {out.get('evalue')}"), None
+    data = out.get("data", {}) or {}
+    for mime in ("image/png", "image/jpeg", "image/gif", "image/webp"):
+        if mime in data:
+            try:
+                raw = base64.b64decode(_join(data[mime]))
+                return _trim(_join(data.get("text/plain", ""))), prepare_image("output", raw, mime).to_content()
+            except (ToolError, ValueError):
+                return "(unreadable image output)", None
+    return _trim(_join(data.get("text/plain", ""))), None
+
+
+def _join(value: Any) -> str:
+    return "".join(value) if isinstance(value, list) else str(value or "")
+
+
+def _trim(text: str) -> str:
+    text = _ANSI.sub("", text)
+    if len(text) <= MAX_OUTPUT_CHARS:
+        return text
+    return text[:MAX_OUTPUT_CHARS] + f"\n… [output trimmed: {len(text) - MAX_OUTPUT_CHARS:,} more characters]"

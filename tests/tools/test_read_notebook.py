@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import base64
+import io
+
+import nbformat
+import pytest
+from PIL import Image
+
+from jupyter_agent.core.context import ToolUseContext
+from jupyter_agent.core.file_state import content_hash
+from jupyter_agent.errors import ToolError
+from jupyter_agent.tools.read_notebook import read_notebook
+
+
+def _png(w: int = 8, h: int = 8) -> str:
+    buf = io.BytesIO()
+    Image.new("RGB", (w, h), (255, 0, 0)).save(buf, "PNG")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _notebook(path):
+    nb = nbformat.v4.new_notebook()
+    code = nbformat.v4.new_code_cell("print('hi')\nx = 1", id="code-1", execution_count=3)
+    code.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="hi\n" + "y" * 5000),
+        nbformat.v4.new_output("display_data", data={"image/png": _png(), "text/plain": "<Figure>"}),
+        nbformat.v4.new_output("error", ename="ValueError", evalue="bad",
+                               traceback=["\x1b[31mValueError\x1b[0m: bad"]),
+    ]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title", id="md-1"), code]
+    nbformat.write(nb, str(path))
+
+
+async def test_every_cell_with_id_type_source_and_outputs(tmp_path):
+    path = tmp_path / "a.ipynb"
+    _notebook(path)
+    ctx = ToolUseContext(cwd=tmp_path)
+    blocks = await read_notebook(path, ctx)
+    text = "\n".join(b["text"] for b in blocks if b["type"] == "text")
+    assert '<cell id="md-1" type="markdown">\n# Title\n</cell>' in text
+    assert '<cell id="code-1" type="code" execution_count=3>' in text and "x = 1" in text
+    assert "output trimmed" in text and "y" * 5000 not in text
+    assert "ValueError: bad" in text and "\x1b[" not in text
+    images = [b for b in blocks if b["type"] == "image"]
+    assert len(images) == 1 and images[0]["source"]["media_type"] == "image/png"
+    # text after an image stays in order: the error comes after the image block
+    assert blocks.index(images[0]) < max(i for i, b in enumerate(blocks) if b["type"] == "text")
+
+
+async def test_read_is_recorded_with_bytes_and_cell_hashes(tmp_path):
+    path = tmp_path / "a.ipynb"
+    _notebook(path)
+    ctx = ToolUseContext(cwd=tmp_path)
+    await read_notebook(path, ctx)
+    state = ctx.read_file_state.get(path)
+    assert state is not None and not state.partial
+    assert state.content_hash == content_hash(path.read_bytes())
+    assert state.cell_hashes == {"md-1": content_hash("# Title"), "code-1": content_hash("print('hi')\nx = 1")}
+    assert ctx.read_file_state.check_writable(path, path.read_bytes()) is None
+
+
+async def test_old_notebook_without_ids_gets_positional_ids(tmp_path):
+    path = tmp_path / "old.ipynb"
+    path.write_text('{"nbformat": 4, "nbformat_minor": 2, "metadata": {}, "cells": ['
+                    '{"cell_type": "code", "metadata": {}, "source": ["a = 1\\n", "b = 2"],'
+                    ' "outputs": [], "execution_count": null}]}')
+    ctx = ToolUseContext(cwd=tmp_path)
+    text = (await read_notebook(path, ctx))[0]["text"]
+    assert "a = 1\nb = 2" in text
+    state = ctx.read_file_state.get(path)
+    assert list(state.cell_hashes) == [text.split('id="')[1].split('"')[0]]
+
+
+async def test_malformed_notebook_is_a_clear_error(tmp_path):
+    path = tmp_path / "bad.ipynb"
+    path.write_text("{not json")
+    with pytest.raises(ToolError, match="not a valid Jupyter notebook"):
+        await read_notebook(path, ToolUseContext(cwd=tmp_path))
