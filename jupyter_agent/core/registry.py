@@ -137,6 +137,10 @@ SEED_TOOL_SPECS: tuple[ToolSpec, ...] = (
 # Tool name → "module:Class" for every tool that is implemented.  Later issues add lines here.
 TOOL_TARGETS: dict[str, str] = {
     "TodoWrite": "jupyter_agent.tools.todo_write:TodoWriteTool",
+    "TaskCreate": "jupyter_agent.tools.task_create:TaskCreateTool",
+    "TaskGet": "jupyter_agent.tools.task_get:TaskGetTool",
+    "TaskUpdate": "jupyter_agent.tools.task_update:TaskUpdateTool",
+    "TaskList": "jupyter_agent.tools.task_list:TaskListTool",
 }
 
 
