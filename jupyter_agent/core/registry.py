@@ -141,6 +141,8 @@ TOOL_TARGETS: dict[str, str] = {
     "TaskGet": "jupyter_agent.tools.task_get:TaskGetTool",
     "TaskUpdate": "jupyter_agent.tools.task_update:TaskUpdateTool",
     "TaskList": "jupyter_agent.tools.task_list:TaskListTool",
+    "EnterPlanMode": "jupyter_agent.tools.plan_mode:EnterPlanModeTool",
+    "ExitPlanMode": "jupyter_agent.tools.plan_mode:ExitPlanModeTool",
 }
 
 
