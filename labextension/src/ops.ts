@@ -1,0 +1,234 @@
+/**
+ * The edit operations on one open notebook, through its shared model.  Cells are addressed
+ * by id (an id that matches no cell may be "cell-N", the N-th cell, as the kernel's Read
+ * shows cells that have no id).  Each edit is one undoable transaction.
+ */
+
+import { CodeCell } from '@jupyterlab/cells';
+import { NotebookPanel } from '@jupyterlab/notebook';
+import type { ISharedCell, ISharedNotebook } from '@jupyter/ydoc';
+
+import {
+  CellType,
+  IDeleteCellsArgs,
+  IEditResult,
+  IExecuteCellsArgs,
+  IExecuteCellsResult,
+  IGetNotebookResult,
+  IInsertCellsArgs,
+  IMoveCellsArgs,
+  IReplaceCellArgs,
+  IRevealCellArgs,
+  ProtocolError
+} from './protocol';
+import { sha256Hex } from './sha256';
+
+const CELL_TYPES: CellType[] = ['code', 'markdown', 'raw'];
+const HIGHLIGHT_CLASS = 'jp-agent-touched';
+
+function shared(panel: NotebookPanel): ISharedNotebook {
+  const model = panel.content.model;
+  if (!model) {
+    throw new ProtocolError('no_model', 'The notebook has no model (it is closing).');
+  }
+  return model.sharedModel;
+}
+
+/** The index of a cell by id (or "cell-N"); throws not_found. */
+export function findIndex(nb: ISharedNotebook, cellId: string): number {
+  const cells = nb.cells;
+  const byId = cells.findIndex(c => c.id === cellId);
+  if (byId >= 0) {
+    return byId;
+  }
+  const m = /^cell-(\d+)$/.exec(cellId);
+  if (m && Number(m[1]) < cells.length) {
+    return Number(m[1]);
+  }
+  throw new ProtocolError('not_found', `Cell with ID "${cellId}" not found in notebook.`);
+}
+
+function language(nb: ISharedNotebook): string {
+  const meta = nb.metadata as { [k: string]: any };
+  return meta?.language_info?.name ?? meta?.kernelspec?.language ?? 'python';
+}
+
+function checkCellType(t: unknown): CellType {
+  if (!CELL_TYPES.includes(t as CellType)) {
+    throw new ProtocolError('bad_request', `Unknown cell type: ${String(t)}.`);
+  }
+  return t as CellType;
+}
+
+function checkHash(cell: ISharedCell, expected: string | null | undefined): void {
+  if (expected && sha256Hex(cell.getSource()) !== expected) {
+    throw new ProtocolError(
+      'stale_cell',
+      `Cell ${cell.id} was changed in the notebook since it was read.`
+    );
+  }
+}
+
+/** Run `edit` as one undo step of its own (not merged with the user's typing). */
+function undoable<T>(nb: ISharedNotebook, edit: () => T): T {
+  const manager = (nb as any).undoManager;
+  manager?.stopCapturing?.();
+  let result: T | undefined;
+  nb.transact(() => {
+    result = edit();
+  });
+  manager?.stopCapturing?.();
+  return result as T;
+}
+
+export function getNotebook(panel: NotebookPanel): IGetNotebookResult {
+  return { path: panel.context.path, notebook: shared(panel).toJSON() };
+}
+
+export function insertCells(panel: NotebookPanel, args: IInsertCellsArgs): IEditResult {
+  const nb = shared(panel);
+  if (!Array.isArray(args.cells) || args.cells.length === 0) {
+    throw new ProtocolError('bad_request', 'insert_cells needs at least one cell.');
+  }
+  const index = args.after_cell_id ? findIndex(nb, args.after_cell_id) + 1 : 0;
+  const cells = args.cells.map(c => {
+    const cell: { [k: string]: unknown } = {
+      cell_type: checkCellType(c.cell_type),
+      source: String(c.source ?? ''),
+      metadata: {}
+    };
+    if (c.id) {
+      cell.id = c.id;
+    }
+    return cell;
+  });
+  const created = undoable(nb, () => nb.insertCells(index, cells as any));
+  void reveal(panel, index);
+  return {
+    cell_ids: created.map(c => c.id),
+    cell_type: created[0].cell_type as CellType,
+    language: language(nb),
+    index
+  };
+}
+
+export function replaceCell(panel: NotebookPanel, args: IReplaceCellArgs): IEditResult {
+  const nb = shared(panel);
+  const index = findIndex(nb, String(args.cell_id));
+  const cell = nb.getCell(index);
+  checkHash(cell, args.expected_hash);
+  const newType = args.cell_type ? checkCellType(args.cell_type) : (cell.cell_type as CellType);
+  const source = String(args.source ?? '');
+  undoable(nb, () => {
+    if (newType !== cell.cell_type) {
+      // A type change is a new cell with the same id (as JupyterLab's own "change cell type").
+      const json: { [k: string]: unknown } = {
+        id: cell.id,
+        cell_type: newType,
+        source,
+        metadata: cell.getMetadata()
+      };
+      nb.deleteCell(index);
+      nb.insertCell(index, json as any);
+    } else {
+      cell.setSource(source);
+      if (cell.cell_type === 'code') {
+        const code = cell as any;
+        code.setOutputs([]);
+        code.execution_count = null;
+      }
+    }
+  });
+  void reveal(panel, index);
+  return { cell_ids: [nb.getCell(index).id], cell_type: newType, language: language(nb), index };
+}
+
+export function deleteCells(panel: NotebookPanel, args: IDeleteCellsArgs): IEditResult {
+  const nb = shared(panel);
+  const ids = Array.isArray(args.cell_ids) ? args.cell_ids.map(String) : [];
+  if (ids.length === 0) {
+    throw new ProtocolError('bad_request', 'delete_cells needs at least one cell id.');
+  }
+  const expected = args.expected_hashes ?? {};
+  const targets = ids.map(id => nb.getCell(findIndex(nb, id)));
+  targets.forEach((cell, i) => checkHash(cell, expected[ids[i]]));
+  const first = Math.min(...targets.map(c => nb.cells.indexOf(c)));
+  undoable(nb, () => {
+    for (const cell of targets) {
+      nb.deleteCell(nb.cells.indexOf(cell));
+    }
+  });
+  return {
+    cell_ids: targets.map(c => c.id),
+    cell_type: null,
+    language: language(nb),
+    index: first
+  };
+}
+
+export function moveCells(panel: NotebookPanel, args: IMoveCellsArgs): IEditResult {
+  const nb = shared(panel);
+  const ids = Array.isArray(args.cell_ids) ? args.cell_ids.map(String) : [];
+  const targets = ids.map(id => nb.getCell(findIndex(nb, id)));
+  if (args.after_cell_id && ids.includes(args.after_cell_id)) {
+    throw new ProtocolError('bad_request', 'Cannot move cells after one of themselves.');
+  }
+  undoable(nb, () => {
+    for (const [i, cell] of targets.entries()) {
+      const from = nb.cells.indexOf(cell);
+      const anchor = i > 0 ? targets[i - 1].id : args.after_cell_id;
+      let to = anchor ? findIndex(nb, anchor) + 1 : 0;
+      if (from < to) {
+        to -= 1;
+      }
+      nb.moveCell(from, to);
+    }
+  });
+  const index = targets.length ? nb.cells.indexOf(targets[0]) : 0;
+  return { cell_ids: targets.map(c => c.id), cell_type: null, language: language(nb), index };
+}
+
+export async function executeCells(
+  panel: NotebookPanel,
+  args: IExecuteCellsArgs
+): Promise<IExecuteCellsResult> {
+  const nb = shared(panel);
+  const ids = Array.isArray(args.cell_ids) ? args.cell_ids.map(String) : [];
+  const results = [];
+  for (const id of ids) {
+    const index = findIndex(nb, id);
+    const widget = panel.content.widgets[index];
+    if (widget instanceof CodeCell) {
+      await CodeCell.execute(widget, panel.sessionContext);
+      const model = widget.model;
+      results.push({
+        cell_id: model.id,
+        execution_count: model.executionCount,
+        outputs: model.outputs.toJSON() as unknown[]
+      });
+    } else {
+      results.push({ cell_id: nb.getCell(index).id, execution_count: null, outputs: [] });
+    }
+  }
+  return { cells: results };
+}
+
+export async function revealCell(panel: NotebookPanel, args: IRevealCellArgs): Promise<object> {
+  await reveal(panel, findIndex(shared(panel), String(args.cell_id)));
+  return {};
+}
+
+/** Scroll to the cell and highlight it briefly; never fails the edit it follows. */
+async function reveal(panel: NotebookPanel, index: number): Promise<void> {
+  try {
+    const widget = panel.content.widgets[index];
+    if (!widget) {
+      return;
+    }
+    await panel.content.scrollToItem(index, 'smart');
+    widget.addClass(HIGHLIGHT_CLASS);
+    window.setTimeout(() => widget.removeClass(HIGHLIGHT_CLASS), 1500);
+  } catch (err) {
+    console.warn('jupyter-agent: could not reveal cell', err);
+  }
+}

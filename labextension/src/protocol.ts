@@ -1,0 +1,150 @@
+/**
+ * The live-notebook protocol, frontend side.  Mirrored one-to-one by
+ * jupyter_agent/notebook/protocol.py; bump PROTOCOL_VERSION on any change.
+ *
+ * kernel  -> frontend: comm_open {protocol, version}
+ * frontend -> kernel : Hello
+ * kernel  -> frontend: Request  (addressed to one client_id)
+ * frontend -> kernel : Response (exactly one per request: ok + result, or an error)
+ */
+
+export const COMM_TARGET = 'jupyter_agent.notebook';
+export const PROTOCOL_VERSION = 1;
+
+export type CellType = 'code' | 'markdown' | 'raw';
+
+export interface IHello {
+  type: 'hello';
+  version: number;
+  client_id: string;
+  path: string;
+  server_root: string;
+}
+
+export interface INewCell {
+  id?: string | null;
+  cell_type: CellType;
+  source: string;
+}
+
+export interface IGetNotebookArgs {}
+export interface IInsertCellsArgs {
+  after_cell_id: string | null;
+  cells: INewCell[];
+}
+export interface IReplaceCellArgs {
+  cell_id: string;
+  source: string;
+  cell_type: CellType | null;
+  expected_hash: string | null;
+}
+export interface IDeleteCellsArgs {
+  cell_ids: string[];
+  expected_hashes: { [cellId: string]: string };
+}
+export interface IMoveCellsArgs {
+  cell_ids: string[];
+  after_cell_id: string | null;
+}
+export interface IExecuteCellsArgs {
+  cell_ids: string[];
+}
+export interface IRevealCellArgs {
+  cell_id: string;
+}
+
+export interface IOpArgs {
+  get_notebook: IGetNotebookArgs;
+  insert_cells: IInsertCellsArgs;
+  replace_cell: IReplaceCellArgs;
+  delete_cells: IDeleteCellsArgs;
+  move_cells: IMoveCellsArgs;
+  execute_cells: IExecuteCellsArgs;
+  reveal_cell: IRevealCellArgs;
+}
+
+export type Op = keyof IOpArgs;
+export const OPS: Op[] = [
+  'get_notebook',
+  'insert_cells',
+  'replace_cell',
+  'delete_cells',
+  'move_cells',
+  'execute_cells',
+  'reveal_cell'
+];
+
+export interface IRequest<K extends Op = Op> {
+  type: 'request';
+  id: string;
+  client_id: string;
+  op: K;
+  args: IOpArgs[K];
+}
+
+/** Error names the kernel side maps to messages for the model. */
+export type ErrorName =
+  | 'bad_request'
+  | 'unknown_op'
+  | 'not_found'
+  | 'stale_cell'
+  | 'no_model'
+  | 'execution_failed'
+  | 'internal';
+
+export interface IError {
+  name: ErrorName;
+  message: string;
+}
+
+export interface IGetNotebookResult {
+  path: string;
+  notebook: unknown;
+}
+export interface IEditResult {
+  cell_ids: string[];
+  cell_type: CellType | null;
+  language: string;
+  index: number;
+}
+export interface IExecutedCell {
+  cell_id: string;
+  execution_count: number | null;
+  outputs: unknown[];
+}
+export interface IExecuteCellsResult {
+  cells: IExecutedCell[];
+}
+
+export type Response =
+  | { type: 'response'; id: string; ok: true; result: unknown }
+  | { type: 'response'; id: string; ok: false; error: IError };
+
+/** An error that becomes a failed Response (anything else is reported as 'internal'). */
+export class ProtocolError extends Error {
+  constructor(
+    readonly errorName: ErrorName,
+    message: string
+  ) {
+    super(message);
+  }
+}
+
+/** A Request, or null when `data` is not one (wrong shape or unknown op). */
+export function parseRequest(data: unknown): IRequest | null {
+  if (typeof data !== 'object' || data === null) {
+    return null;
+  }
+  const d = data as { [k: string]: unknown };
+  if (d.type !== 'request' || typeof d.id !== 'string' || typeof d.op !== 'string') {
+    return null;
+  }
+  const args = typeof d.args === 'object' && d.args !== null ? d.args : {};
+  return {
+    type: 'request',
+    id: d.id,
+    client_id: typeof d.client_id === 'string' ? d.client_id : '',
+    op: d.op as Op,
+    args: args as IOpArgs[Op]
+  };
+}
