@@ -143,6 +143,7 @@ TOOL_TARGETS: dict[str, str] = {
     "TaskList": "jupyter_agent.tools.task_list:TaskListTool",
     "EnterPlanMode": "jupyter_agent.tools.plan_mode:EnterPlanModeTool",
     "ExitPlanMode": "jupyter_agent.tools.plan_mode:ExitPlanModeTool",
+    "AskUserQuestion": "jupyter_agent.tools.ask_user_question:AskUserQuestionTool",
 }
 
 
