@@ -144,6 +144,10 @@ TOOL_TARGETS: dict[str, str] = {
     "EnterPlanMode": "jupyter_agent.tools.plan_mode:EnterPlanModeTool",
     "ExitPlanMode": "jupyter_agent.tools.plan_mode:ExitPlanModeTool",
     "AskUserQuestion": "jupyter_agent.tools.ask_user_question:AskUserQuestionTool",
+    "EnterWorktree": "jupyter_agent.tools.worktree:EnterWorktreeTool",
+    "ExitWorktree": "jupyter_agent.tools.worktree:ExitWorktreeTool",
+    "ListMcpResourcesTool": "jupyter_agent.tools.mcp_resources:ListMcpResourcesTool",
+    "ReadMcpResourceTool": "jupyter_agent.tools.mcp_resources:ReadMcpResourceTool",
 }
 
 

@@ -1,0 +1,209 @@
+"""EnterWorktree / ExitWorktree: work in an isolated git worktree on a new branch.
+
+``EnterWorktree`` creates ``<repo>/.claude/worktrees/<name>`` on branch ``worktree-<name>``
+(from the current HEAD) and makes it the session's working directory: through the result's
+``context_modifier`` (``context.cwd``) and ``AppState.extra["worktree"]`` (a
+``WorktreeSession``), which the session reads to carry the cwd into later turns.
+``ExitWorktree`` goes back to the original directory and either keeps the worktree or removes
+it with its branch — refusing while it holds uncommitted changes or new commits unless
+``discard_changes`` is true.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..core.context import AppState, ToolUseContext
+from ..core.result import ToolResult
+from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..errors import ToolError
+
+STATE_KEY = "worktree"
+WORKTREES_DIR = Path(".claude") / "worktrees"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class WorktreeSession:
+    original_cwd: Path
+    repo_root: Path
+    path: Path
+    branch: str
+    base_commit: str
+
+
+def get_worktree(state: AppState) -> WorktreeSession | None:
+    value = state.extra.get(STATE_KEY)
+    return value if isinstance(value, WorktreeSession) else None
+
+
+def _with_worktree(state: AppState, wt: WorktreeSession | None) -> AppState:
+    extra = {k: v for k, v in state.extra.items() if k != STATE_KEY}
+    if wt is not None:
+        extra[STATE_KEY] = wt
+    return replace(state, extra=extra)
+
+
+async def git(cwd: Path, *args: str) -> tuple[int, str, str]:
+    """Run git without blocking the loop: (exit code, stdout, stderr)."""
+    proc = await asyncio.create_subprocess_exec(
+        "git", *args, cwd=str(cwd), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await proc.communicate()
+    return proc.returncode or 0, out.decode(errors="replace").strip(), err.decode(errors="replace").strip()
+
+
+async def _git_ok(cwd: Path, *args: str) -> str:
+    code, out, err = await git(cwd, *args)
+    if code != 0:
+        raise ToolError(f"git {' '.join(args)} failed: {err or out or f'exit code {code}'}")
+    return out
+
+
+class EnterWorktreeInput(BaseModel):
+    name: str | None = Field(None, description="Name of the worktree (letters, digits, . _ -); random if omitted")
+
+
+class EnterWorktreeTool(Tool[EnterWorktreeInput, WorktreeSession]):
+    """Create an isolated git worktree on a new branch and switch the session into it.
+
+    Use it when the user asks to work in a worktree, or for risky changes that should stay
+    off the current branch. Files, Bash and notebooks then work inside the worktree until
+    ExitWorktree."""
+
+    name = "EnterWorktree"
+    input_schema = EnterWorktreeInput
+
+    async def validate_input(self, input: EnterWorktreeInput, context: ToolUseContext) -> ValidationResult:
+        if input.name is not None and not _NAME.match(input.name):
+            return ValidationError(
+                f"Invalid worktree name {input.name!r}: use up to 64 letters, digits, '.', '_' or '-', "
+                "starting with a letter or digit."
+            )
+        current = get_worktree(context.get_app_state())
+        if current is not None:
+            return ValidationError(f"Already in worktree {current.path}. Call ExitWorktree first.")
+        return VALID
+
+    async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
+        code, root, _ = await git(context.cwd, "rev-parse", "--show-toplevel")
+        if code != 0:
+            raise ToolError(f"{context.cwd} is not inside a git repository; worktrees need one.")
+        repo = Path(root)
+        code, head, _ = await git(repo, "rev-parse", "--verify", "HEAD")
+        if code != 0:
+            raise ToolError("The repository has no commits yet; commit something before creating a worktree.")
+        name = input.name or f"wt-{secrets.token_hex(3)}"
+        path, branch = repo / WORKTREES_DIR / name, f"worktree-{name}"
+        if path.exists():
+            raise ToolError(f"{path} already exists. Choose another name.")
+        await _git_ok(repo, "worktree", "add", "-b", branch, str(path), head)
+        await _exclude_worktrees_dir(repo)
+        wt = WorktreeSession(Path(context.cwd), repo, path, branch, head)
+        context.set_app_state(lambda s: _with_worktree(s, wt))
+        return ToolResult(wt, context_modifier=lambda ctx: ctx.with_changes(cwd=path))
+
+    def map_result_to_content(self, data: WorktreeSession, tool_use_id: str) -> list[Any]:
+        text = (
+            f"Created worktree at {data.path} on branch {data.branch}. The session now works in "
+            "the worktree; call ExitWorktree (keep or remove) to leave it."
+        )
+        return [{"type": "text", "text": text}]
+
+
+async def _exclude_worktrees_dir(repo: Path) -> None:
+    """Keep ``.claude/worktrees/`` out of the main checkout's ``git status``."""
+    common = Path(await _git_ok(repo, "rev-parse", "--git-common-dir"))
+    exclude = (common if common.is_absolute() else repo / common) / "info" / "exclude"
+    line = f"/{WORKTREES_DIR.as_posix()}/"
+
+    def _add() -> None:
+        text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+        if line not in text.splitlines():
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            with exclude.open("a", encoding="utf-8") as fh:
+                fh.write(("" if not text or text.endswith("\n") else "\n") + line + "\n")
+
+    await asyncio.to_thread(_add)
+
+
+class ExitWorktreeInput(BaseModel):
+    action: Literal["keep", "remove"] = Field(description="keep the worktree and branch, or remove both")
+    discard_changes: bool = Field(
+        False, description="With remove: delete even uncommitted changes and commits not on the original branch"
+    )
+
+
+@dataclass(frozen=True)
+class ExitWorktreeOutput:
+    worktree: WorktreeSession
+    action: str
+    discarded: str = ""
+
+
+class ExitWorktreeTool(Tool[ExitWorktreeInput, ExitWorktreeOutput]):
+    """Leave the worktree created by EnterWorktree and return to the original directory.
+
+    `keep` leaves the worktree and its branch on disk; `remove` deletes both, and refuses while
+    there are uncommitted changes or new commits unless `discard_changes` is true."""
+
+    name = "ExitWorktree"
+    input_schema = ExitWorktreeInput
+
+    def is_destructive(self, input: ExitWorktreeInput) -> bool:
+        return input.action == "remove"
+
+    async def validate_input(self, input: ExitWorktreeInput, context: ToolUseContext) -> ValidationResult:
+        if get_worktree(context.get_app_state()) is None:
+            return ValidationError("Not in a worktree created by EnterWorktree; there is nothing to exit.")
+        return VALID
+
+    async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
+        wt = get_worktree(context.get_app_state())
+        if wt is None:
+            raise ToolError("Not in a worktree created by EnterWorktree; there is nothing to exit.")
+        discarded = ""
+        if input.action == "remove":
+            discarded = await _pending_work(wt)
+            if discarded and not input.discard_changes:
+                raise ToolError(
+                    f"The worktree has {discarded}. Commit and merge them, exit with action "
+                    "\"keep\", or call ExitWorktree again with discard_changes: true to delete them."
+                )
+            await _git_ok(wt.repo_root, "worktree", "remove", "--force", str(wt.path))
+            await _git_ok(wt.repo_root, "branch", "-D", wt.branch)
+        context.set_app_state(lambda s: _with_worktree(s, None))
+        back = wt.original_cwd
+        return ToolResult(
+            ExitWorktreeOutput(wt, input.action, discarded),
+            context_modifier=lambda ctx: ctx.with_changes(cwd=back),
+        )
+
+    def map_result_to_content(self, data: ExitWorktreeOutput, tool_use_id: str) -> list[Any]:
+        wt = data.worktree
+        if data.action == "keep":
+            text = f"Left the worktree; it is kept at {wt.path} on branch {wt.branch}."
+        else:
+            text = f"Removed the worktree {wt.path} and branch {wt.branch}"
+            text += f" (discarded {data.discarded})." if data.discarded else "."
+        return [{"type": "text", "text": f"{text} Working directory is {wt.original_cwd} again."}]
+
+
+async def _pending_work(wt: WorktreeSession) -> str:
+    """A description of what removing would lose ('' when nothing)."""
+    status = await _git_ok(wt.path, "status", "--porcelain")
+    count = await _git_ok(wt.path, "rev-list", "--count", f"{wt.base_commit}..HEAD")
+    parts = []
+    files = len([line for line in status.splitlines() if line.strip()])
+    if files:
+        parts.append(f"{files} uncommitted file change(s)")
+    if int(count or 0):
+        parts.append(f"{count} commit(s) not on the original branch")
+    return " and ".join(parts)
