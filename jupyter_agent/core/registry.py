@@ -136,6 +136,9 @@ SEED_TOOL_SPECS: tuple[ToolSpec, ...] = (
 
 # Tool name → "module:Class" for every tool that is implemented.  Later issues add lines here.
 TOOL_TARGETS: dict[str, str] = {
+    "Bash": "jupyter_agent.tools.bash:BashTool",
+    "TaskOutput": "jupyter_agent.tools.task_output:TaskOutputTool",
+    "TaskStop": "jupyter_agent.tools.task_stop:TaskStopTool",
     "TodoWrite": "jupyter_agent.tools.todo_write:TodoWriteTool",
     "TaskCreate": "jupyter_agent.tools.task_create:TaskCreateTool",
     "TaskGet": "jupyter_agent.tools.task_get:TaskGetTool",

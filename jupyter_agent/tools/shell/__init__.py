@@ -1,0 +1,1 @@
+"""Building blocks of the Bash tool: process groups, output files, text cleaning, shell state."""

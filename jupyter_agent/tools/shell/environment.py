@@ -1,0 +1,97 @@
+"""The environment commands run with: the kernel's, minus Jupyter's terminal tweaks, plus login PATH.
+
+The kernel inherited the user's environment from whatever started Jupyter.  ipykernel then
+forces colours (``FORCE_COLOR``, ``CLICOLOR_FORCE``) and the inline matplotlib backend, which
+make no sense for a subprocess; those are removed.  When Jupyter was not started from a login
+shell (JupyterHub, a service) ``PATH`` can miss the user's own folders, so once per process the
+login shell's environment is captured (``bash -l``, 5 s budget) and whatever the kernel lacks is
+added from it: unknown variables, and PATH entries appended after the kernel's own.
+Set ``JUPYTER_AGENT_BASH_LOGIN_ENV=0`` to skip the capture.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+from collections.abc import Mapping
+
+LOGIN_ENV_SWITCH = "JUPYTER_AGENT_BASH_LOGIN_ENV"
+_DROP = ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "JPY_PARENT_PID", "PYDEVD_USE_FRAME_EVAL")
+_NOT_INHERITED = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})
+_SET = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "TERM": "dumb"}
+_CAPTURE_TIMEOUT = 5.0
+
+_login_env: dict[str, str] | None = None
+_login_lock: asyncio.Lock | None = None
+
+
+def find_bash() -> str:
+    """The bash executable; raises FileNotFoundError when there is none."""
+    found = shutil.which("bash") or ("/bin/bash" if os.path.exists("/bin/bash") else None)
+    if found is None:
+        raise FileNotFoundError("bash was not found on PATH; the Bash tool needs bash.")
+    return found
+
+
+def command_environment(
+    base: Mapping[str, str], login: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Pure: the environment for a command, from the kernel's ``base`` and the ``login`` one."""
+    env = dict(base)
+    for key, value in (login or {}).items():
+        if key == "PATH":
+            have = env.get("PATH", "").split(os.pathsep)
+            extra = [p for p in value.split(os.pathsep) if p and p not in have]
+            env["PATH"] = os.pathsep.join([*filter(None, have), *extra])
+        elif key not in env and key not in _NOT_INHERITED and not key.startswith("BASH_FUNC_"):
+            env[key] = value
+    for key in _DROP:
+        env.pop(key, None)
+    if env.get("MPLBACKEND", "").startswith("module://"):
+        env.pop("MPLBACKEND")
+    env.update(_SET)
+    return env
+
+
+async def session_environment() -> dict[str, str]:
+    """The environment for this process's commands (login capture done once, then cached)."""
+    global _login_env, _login_lock
+    if os.environ.get(LOGIN_ENV_SWITCH, "1") in ("0", "false", "no"):
+        return command_environment(os.environ)
+    if _login_lock is None:
+        _login_lock = asyncio.Lock()
+    async with _login_lock:
+        if _login_env is None:
+            _login_env = await _capture_login_env()
+    return command_environment(os.environ, _login_env)
+
+
+async def _capture_login_env() -> dict[str, str]:
+    """``bash -l`` run once to print its environment; {} when it fails or is slow."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            find_bash(), "-l", "-c", "env -0",
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return {}
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), _CAPTURE_TIMEOUT)
+    except asyncio.TimeoutError:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, 9)
+        await proc.wait()
+        return {}
+    if proc.returncode != 0:
+        return {}
+    env = {}
+    for item in out.decode("utf-8", "replace").split("\0"):
+        key, sep, value = item.partition("=")
+        if sep and key:
+            env[key] = value
+    return env

@@ -1,0 +1,154 @@
+"""Reading a command's output file: following it as it grows, and summing it up at the end.
+
+The summary is what the model sees: the whole text when it fits in ``limit`` characters,
+otherwise head and tail with the path of the full (cleaned) text on disk.  Binary output is
+described, never decoded.  ``summarize_output`` does blocking file work: run it in a thread.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from .text import StreamCleaner, looks_binary
+
+MAX_INLINE_CHARS = 30_000
+HEAD_CHARS = 14_000
+TAIL_CHARS = 14_000
+_CHUNK = 1 << 20
+_FULL_CLEAN_LIMIT = 64 << 20  # beyond this, head and tail come from the ends of the raw file
+_ENDS_BYTES = 256 << 10
+
+
+@dataclass(frozen=True)
+class OutputSummary:
+    """The model's view of a finished command's output."""
+
+    text: str
+    total_bytes: int
+    total_chars: int | None = None
+    saved_path: Path | None = None
+    binary: bool = False
+    truncated: bool = False
+
+
+def _read_sample(path: Path, size: int = 8192) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(size)
+
+
+def summarize_output(raw: Path, full_text: Path, limit: int = MAX_INLINE_CHARS) -> OutputSummary:
+    """Sum up ``raw`` for the model; when it is too long, write its clean text to ``full_text``."""
+    size = raw.stat().st_size if raw.exists() else 0
+    if size == 0:
+        return OutputSummary("", 0, 0)
+    if looks_binary(_read_sample(raw)):
+        return OutputSummary(
+            f"(binary output: {size:,} bytes, not shown. Raw bytes saved to: {raw}\n"
+            f"Inspect it with e.g. `xxd {raw} | head` or `file {raw}`.)",
+            size, saved_path=raw, binary=True,
+        )
+    if size > _FULL_CLEAN_LIMIT:
+        return _summarize_ends(raw, size)
+    head, tail, total = _clean_to_file(raw, full_text)
+    if total <= limit:
+        text = full_text.read_text(encoding="utf-8")
+        full_text.unlink()
+        return OutputSummary(text, size, total)
+    return OutputSummary(_cut(head, tail, total, full_text), size, total, full_text, truncated=True)
+
+
+def _cut(
+    head: str, tail: str, total: int, saved: Path, unit: str = "characters", raw_note: str = ""
+) -> str:
+    shown = len(head) + len(tail)
+    return (
+        f"{head}\n\n... [about {total - shown:,} {unit} omitted: output is {total:,} {unit}; "
+        f"the full output{raw_note} is saved to: {saved} — Read it with offset/limit or search "
+        f"it with Grep] ...\n\n{tail}"
+    )
+
+
+def _clean_to_file(raw: Path, full_text: Path) -> tuple[str, str, int]:
+    """Write the clean text of ``raw`` to ``full_text``; return head, tail and total length."""
+    cleaner = StreamCleaner()
+    head: list[str] = []
+    head_len = 0
+    tail: deque[str] = deque()
+    tail_len = total = 0
+    tmp = full_text.with_name(full_text.name + ".tmp")
+    with open(raw, "rb") as src, open(tmp, "w", encoding="utf-8", newline="\n") as dst:
+        first = True
+        while True:
+            chunk = src.read(_CHUNK)
+            lines = cleaner.feed(chunk) if chunk else cleaner.flush()
+            for line in lines:
+                piece = line if first else "\n" + line
+                first = False
+                dst.write(piece)
+                total += len(piece)
+                if head_len < HEAD_CHARS:
+                    head.append(piece)
+                    head_len += len(piece)
+                tail.append(piece)
+                tail_len += len(piece)
+                while len(tail) > 1 and tail_len - len(tail[0]) >= TAIL_CHARS:
+                    tail_len -= len(tail.popleft())
+            if not chunk:
+                break
+    os.replace(tmp, full_text)
+    return "".join(head)[:HEAD_CHARS], "".join(tail)[-TAIL_CHARS:].lstrip("\n"), total
+
+
+def _summarize_ends(raw: Path, size: int) -> OutputSummary:
+    """Head and tail of a huge output straight from the raw file's two ends."""
+    with open(raw, "rb") as fh:
+        start = fh.read(_ENDS_BYTES)
+        fh.seek(max(0, size - _ENDS_BYTES))
+        end = fh.read()
+    head_cleaner, tail_cleaner = StreamCleaner(), StreamCleaner()
+    head = "\n".join(head_cleaner.feed(start))[:HEAD_CHARS]
+    tail_lines = tail_cleaner.feed(end) + tail_cleaner.flush()
+    tail = "\n".join(tail_lines[1:] if len(tail_lines) > 1 else tail_lines)[-TAIL_CHARS:]
+    note = " (raw bytes; may contain terminal escape codes)"
+    text = _cut(head, tail, size, raw, unit="bytes", raw_note=note)
+    return OutputSummary(text, size, None, raw, truncated=True)
+
+
+class FileFollower:
+    """Reads what was appended to a growing output file since the last read, as clean lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self._cleaner = StreamCleaner()
+
+    def read_new(self, *, final: bool = False, max_bytes: int = _ENDS_BYTES) -> tuple[list[str], int]:
+        """New complete lines (all remaining text when ``final``) and how many bytes were skipped.
+
+        When more than ``max_bytes`` arrived, only the last ``max_bytes`` are read: a live view
+        wants the latest output, and the full text stays in the file.
+        """
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            return [], 0
+        skipped = 0
+        if size - self.offset > max_bytes:
+            skipped = size - max_bytes - self.offset
+            self.offset = size - max_bytes
+            self._cleaner = StreamCleaner()
+        data = b""
+        if size > self.offset:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read(size - self.offset)
+            self.offset += len(data)
+        lines = self._cleaner.feed(data)
+        if skipped and lines:
+            lines = lines[1:]  # the first line starts mid-way
+        if final:
+            lines += self._cleaner.flush()
+        return lines, skipped

@@ -1,0 +1,129 @@
+"""One shell command as a process group writing to a file: start, wait, kill, read its new cwd.
+
+stdout and stderr both go to one file opened for appending, so they stay in order, a
+grandchild that keeps the descriptor open cannot make anyone wait for EOF, and a kernel busy
+with a user's cell never stalls the command on a full pipe.  stdin is /dev/null.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+from .environment import find_bash
+from .process_group import group_members, kill_group, kill_group_now
+
+DEFAULT_KILL_GRACE = 2.0
+
+
+@dataclass(frozen=True)
+class ShellFiles:
+    """Where a command's output and final working directory go."""
+
+    output: Path
+    cwd: Path
+
+    @classmethod
+    def under(cls, directory: Path, name: str) -> ShellFiles:
+        return cls(output=directory / f"{name}.log", cwd=directory / f"{name}.cwd")
+
+
+def wrapper_script(cwd_file: Path) -> str:
+    """The bash program that runs the command given as ``$1`` and records ``pwd -P`` on exit."""
+    on_exit = f"pwd -P >| {shlex.quote(str(cwd_file))} 2>/dev/null"
+    return (
+        f"trap {shlex.quote(on_exit)} EXIT\n"
+        '__jupyter_agent_command=$1; shift\n'
+        'eval "$__jupyter_agent_command"\n'
+    )
+
+
+def exit_code_of(returncode: int) -> int:
+    """A shell-style exit code: a death by signal N reads as 128 + N."""
+    return returncode if returncode >= 0 else 128 - returncode
+
+
+class ShellProcess:
+    """A running command: its own session and process group, output in ``files.output``."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, files: ShellFiles, kill_grace: float):
+        self._proc = proc
+        self.files = files
+        self.pgid = proc.pid  # start_new_session: the shell leads its own group
+        self.kill_grace = kill_grace
+        self.killed_by: str | None = None
+        self._exit: asyncio.Future[int] | None = None
+
+    @classmethod
+    async def start(
+        cls,
+        command: str,
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        files: ShellFiles,
+        kill_grace: float = DEFAULT_KILL_GRACE,
+    ) -> ShellProcess:
+        files.output.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            files.cwd.unlink()
+        fd = os.open(files.output, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                find_bash(), "-c", wrapper_script(files.cwd), "bash", command,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=fd,
+                stderr=fd,
+                cwd=str(cwd),
+                env=env,
+                start_new_session=True,
+            )
+        finally:
+            os.close(fd)
+        return cls(proc, files, kill_grace)
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.returncode
+
+    def exited(self) -> asyncio.Future[int]:
+        """Resolves with the shell's exit code once the shell (not its children) has exited."""
+        if self._exit is None:
+            self._exit = asyncio.ensure_future(self._proc.wait())
+        return self._exit
+
+    async def wait(self) -> int:
+        """Wait for the shell, then stop anything it left running in its group."""
+        code = await asyncio.shield(self.exited())
+        await self.kill()
+        return exit_code_of(code)
+
+    async def kill(self, reason: str | None = None) -> None:
+        """Kill the whole group (SIGTERM, SIGKILL after the grace period) and reap the shell."""
+        if reason and self.killed_by is None and self.returncode is None:
+            self.killed_by = reason
+        await kill_group(self.pgid, self.kill_grace)
+        with contextlib.suppress(ProcessLookupError):
+            if self.returncode is None:
+                os.kill(self._proc.pid, signal.SIGKILL)
+        await asyncio.shield(self.exited())
+
+    def kill_now(self) -> None:
+        """SIGKILL the group without waiting (interpreter exit)."""
+        kill_group_now(self.pgid)
+
+    def alive(self) -> bool:
+        return self.returncode is None or bool(group_members(self.pgid))
+
+    def final_cwd(self) -> Path | None:
+        """The directory the command ended in, if it got to record one."""
+        try:
+            text = self.files.cwd.read_text(encoding="utf-8", errors="surrogateescape").strip()
+        except OSError:
+            return None
+        return Path(text) if text else None

@@ -1,0 +1,78 @@
+"""Running a command in the foreground: wait for it, or for the timeout, or for the user's stop.
+
+While it runs, new output lines go to ``on_line`` (a live tail for the UI), throttled: the
+file is polled every ``PROGRESS_INTERVAL`` seconds and at most ``MAX_LINES_PER_TICK`` of the
+newest lines are passed on each time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...core.abort import AbortController
+from .output import FileFollower
+from .process import ShellProcess
+
+PROGRESS_INTERVAL = 0.2
+MAX_LINES_PER_TICK = 50
+_PROGRESS_READ_BYTES = 64 << 10
+
+TIMED_OUT = "timed out"
+INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a foreground command ended."""
+
+    exit_code: int
+    timed_out: bool
+    interrupted: bool
+    final_cwd: Path | None
+
+
+async def run_foreground(
+    process: ShellProcess,
+    *,
+    timeout: float,
+    abort: AbortController,
+    on_line: Callable[[str], None] | None = None,
+) -> RunOutcome:
+    """Wait for ``process``; kill its group on timeout or abort (also when we are cancelled)."""
+    exited = process.exited()
+    stop = asyncio.ensure_future(abort.wait())
+    tail = asyncio.ensure_future(_follow(process, on_line)) if on_line else None
+    try:
+        done, _ = await asyncio.wait({exited, stop}, timeout=timeout, return_when="FIRST_COMPLETED")
+        if exited not in done:
+            await process.kill(INTERRUPTED if stop in done else TIMED_OUT)
+        code = await process.wait()
+    except asyncio.CancelledError:
+        await process.kill(INTERRUPTED)
+        raise
+    finally:
+        stop.cancel()
+        if tail is not None:
+            tail.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await tail
+    return RunOutcome(
+        exit_code=code,
+        timed_out=process.killed_by == TIMED_OUT,
+        interrupted=process.killed_by == INTERRUPTED,
+        final_cwd=process.final_cwd(),
+    )
+
+
+async def _follow(process: ShellProcess, on_line: Callable[[str], None]) -> None:
+    follower = FileFollower(process.files.output)
+    while True:
+        await asyncio.sleep(PROGRESS_INTERVAL)
+        lines, _ = follower.read_new(max_bytes=_PROGRESS_READ_BYTES)
+        for line in lines[-MAX_LINES_PER_TICK:]:
+            with contextlib.suppress(Exception):  # a broken UI must not stop the command
+                on_line(line)

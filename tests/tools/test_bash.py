@@ -1,0 +1,183 @@
+"""Bash through the whole tool pipeline: cwd persistence, environment, stdin, exit codes, input."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tools
+from jupyter_agent.tools.bash import BashInput, BashTool
+from tests.tasks.shell_support import bash, bash_context
+
+
+async def test_output_and_exit_code(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    ok = await bash(ctx, approve, "echo hello")
+    assert not ok.is_error and ok.text == "hello"
+    failed = await bash(ctx, approve, "echo partial; exit 7")
+    assert failed.text == "partial\nExit code 7"
+    assert failed.result.data.exit_code == 7
+
+
+async def test_no_output_is_said(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    assert (await bash(ctx, approve, "true")).text == "(no output)"
+
+
+async def test_permission_is_asked_for_a_command(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    await bash(ctx, approve, "echo asked")
+    assert [name for name, _ask in approve.asks] == ["Bash"]
+
+
+async def test_rejected_command_does_not_run(tmp_path, reject):
+    ctx = bash_context(tmp_path)
+    marker = tmp_path / "ran"
+    outcome = await bash(ctx, reject, f"touch {marker}")
+    assert outcome.is_error and "The user said no" in outcome.text
+    assert not marker.exists()
+
+
+async def test_cd_persists_between_calls(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    (tmp_path / "work" / "sub dir").mkdir()
+    result = await run_tools(
+        [
+            ToolUseRequest("a", "Bash", {"command": 'cd "sub dir"'}),
+            ToolUseRequest("b", "Bash", {"command": "pwd"}),
+        ],
+        ctx,
+        approve,
+    )
+    assert result.outcomes[1].text == str((tmp_path / "work" / "sub dir").resolve())
+    assert Path(result.context.cwd) == (tmp_path / "work" / "sub dir").resolve()
+
+
+async def test_cd_persists_on_the_same_context_object(tmp_path, approve):
+    """Even when the caller drops the context modifier (a parallel read-only batch)."""
+    ctx = bash_context(tmp_path)
+    await bash(ctx, approve, "cd /")
+    assert (await bash(ctx, approve, "pwd")).text == "/"
+
+
+async def test_cd_inside_a_failing_command_still_moves(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    outcome = await bash(ctx, approve, "cd / && exit 4")
+    assert outcome.text == "(no output)\nExit code 4"
+    assert (await bash(ctx, approve, "pwd")).text == "/"
+
+
+async def test_environment_does_not_persist(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    await bash(ctx, approve, "export JA_TEST_VAR=set_here; JA_OTHER=x")
+    outcome = await bash(ctx, approve, 'echo "[${JA_TEST_VAR-unset}] [${JA_OTHER-unset}]"')
+    assert outcome.text == "[unset] [unset]"
+
+
+async def test_users_environment_is_passed_but_jupyter_colour_forcing_is_not(
+    tmp_path, approve, monkeypatch
+):
+    monkeypatch.setenv("JA_USER_SETTING", "from the kernel")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    ctx = bash_context(tmp_path)
+    outcome = await bash(ctx, approve, 'echo "$JA_USER_SETTING|${FORCE_COLOR-none}|$PAGER"')
+    assert outcome.text == "from the kernel|none|cat"
+
+
+async def test_stdin_is_closed(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    outcome = await bash(ctx, approve, "cat; read -r line || echo eof", timeout=20_000)
+    assert outcome.text == "eof"
+    assert outcome.result.data.timed_out is False
+
+
+async def test_removed_cwd_falls_back_to_project_dir(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    doomed = tmp_path / "work" / "doomed"
+    doomed.mkdir()
+    await bash(ctx, approve, "cd doomed")
+    doomed.rmdir()
+    outcome = await bash(ctx, approve, "pwd")
+    project = str((tmp_path / "work").resolve())
+    assert outcome.text.splitlines()[0] == project
+    assert "no longer exists" in outcome.text and "project directory" in outcome.text
+
+
+async def test_context_cwd_set_by_another_tool_is_followed(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    await bash(ctx, approve, "cd /")
+    elsewhere = tmp_path / "worktree"
+    elsewhere.mkdir()
+    moved = ctx.with_changes(cwd=elsewhere)  # e.g. EnterWorktree's context modifier
+    assert (await bash(moved, approve, "pwd -P")).text == str(elsewhere.resolve())
+
+
+async def test_syntax_error_is_reported_not_raised(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    outcome = await bash(ctx, approve, "if then fi (")
+    assert not outcome.is_error
+    assert "syntax error" in outcome.text and "Exit code 2" in outcome.text
+
+
+async def test_quotes_and_dollar_signs_reach_bash_verbatim(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    outcome = await bash(ctx, approve, """printf '%s|' "$1" 'a b' "it's" '$HOME'; echo""")
+    assert outcome.text == "|a b|it's|$HOME|"
+
+
+async def test_malformed_input_is_a_clear_error(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    cases = [
+        ({}, "`command` is missing"),
+        ({"command": 42}, "command"),
+        ({"command": "ls", "timeout": 600_001}, "timeout"),
+        ({"command": "ls", "timeout": -1}, "timeout"),
+        ({"command": "   "}, "The command is empty"),
+        ({"command": "echo a\x00b"}, "NUL"),
+        ({"command": "x" * 100_001}, "Write tool"),
+    ]
+    for payload, expected in cases:
+        outcome = await bash_raw(ctx, approve, payload)
+        assert outcome.is_error, payload
+        assert expected in outcome.text, (payload, outcome.text)
+    assert approve.asks == []  # nothing malformed got as far as permissions
+
+
+async def bash_raw(ctx, approve, payload):
+    from tests.tasks.shell_support import call
+
+    return await call(ctx, approve, "Bash", payload)
+
+
+async def test_schema_and_prompt_are_claude_codes():
+    tool = BashTool()
+    schema = tool.input_json_schema()
+    assert set(schema["properties"]) == {"command", "timeout", "description", "run_in_background"}
+    assert schema["required"] == ["command"]
+    from jupyter_agent.core.context import ToolUseOptions
+
+    prompt = await tool.prompt(ToolUseOptions())
+    assert "run_in_background" in prompt and "Read" in prompt and "stdin" in prompt
+
+
+def test_read_only_fails_closed_and_is_concurrency_safety(monkeypatch):
+    import jupyter_agent.tools.bash as module
+
+    tool = BashTool()
+    monkeypatch.setattr(module, "is_read_only_command", lambda cmd, ctx: cmd == "ls")
+    assert tool.is_read_only(BashInput(command="ls")) and tool.is_concurrency_safe(BashInput(command="ls"))
+    assert not tool.is_read_only(BashInput(command="rm -rf x"))
+
+    def broken(cmd, ctx):
+        raise RuntimeError("analyzer crashed")
+
+    monkeypatch.setattr(module, "is_read_only_command", broken)
+    assert not tool.is_read_only(BashInput(command="ls"))
+    assert tool.interrupt_behavior() == "cancel"
+
+
+async def test_runs_in_the_session_environment_not_the_kernels_cwd(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    before = os.getcwd()
+    outcome = await bash(ctx, approve, "cd / && pwd")
+    assert outcome.text == "/" and os.getcwd() == before
