@@ -151,6 +151,10 @@ TOOL_TARGETS: dict[str, str] = {
     "ExitWorktree": "jupyter_agent.tools.worktree:ExitWorktreeTool",
     "ListMcpResourcesTool": "jupyter_agent.tools.mcp_resources:ListMcpResourcesTool",
     "ReadMcpResourceTool": "jupyter_agent.tools.mcp_resources:ReadMcpResourceTool",
+    "CronCreate": "jupyter_agent.tools.cron:CronCreateTool",
+    "CronList": "jupyter_agent.tools.cron:CronListTool",
+    "CronDelete": "jupyter_agent.tools.cron:CronDeleteTool",
+    "Sleep": "jupyter_agent.tools.sleep:SleepTool",
 }
 
 
