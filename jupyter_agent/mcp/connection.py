@@ -1,0 +1,200 @@
+"""One MCP server connection, held open by a background task with the official ``mcp`` client.
+
+The ``mcp`` client is an async context manager whose enter and exit must happen in one task,
+so each connection runs ``_serve`` as its own task: it connects, lists the tools, reports
+ready, then waits for ``aclose``.  Calls from any task go through the shared client session.
+A server that dies (crash, exit) marks the connection failed; calls then fail with a message
+the model can read, and the rest of the session is unaffected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any, Literal
+
+import mcp_types
+from mcp import Client, StdioServerParameters
+from mcp.client.sse import sse_client
+from mcp.client.stdio import get_default_environment, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from .config import HttpServerConfig, McpServerEntry, StdioServerConfig
+
+ConnectionStatus = Literal["pending", "connected", "failed", "closed"]
+DEFAULT_CONNECT_TIMEOUT = float(os.environ.get("MCP_TIMEOUT", "30000")) / 1000
+DEFAULT_TOOL_TIMEOUT = float(os.environ.get("MCP_TOOL_TIMEOUT", "600000")) / 1000
+
+
+class McpCallError(Exception):
+    """A call that could not reach the server or got no answer; its text is for the model."""
+
+
+class McpConnection:
+    """A named server: its status, its tools and resources, and calls to it."""
+
+    def __init__(self, entry: McpServerEntry, *, log_dir: Path | None = None) -> None:
+        self.entry = entry
+        self.name = entry.name
+        self.status: ConnectionStatus = "pending"
+        self.error: str | None = None
+        self.tools: list[mcp_types.Tool] = []
+        self.instructions: str | None = None
+        self.capabilities: mcp_types.ServerCapabilities | None = None
+        self._log_dir = log_dir
+        self._client: Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+
+    def __repr__(self) -> str:
+        return f"<McpConnection {self.name} {self.status}>"
+
+    @property
+    def supports_resources(self) -> bool:
+        return bool(self.capabilities and self.capabilities.resources is not None)
+
+    async def start(self, timeout: float = DEFAULT_CONNECT_TIMEOUT) -> None:
+        """Connect (once); never raises: a failure is recorded in ``status`` and ``error``."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._serve(), name=f"mcp:{self.name}")
+        try:
+            await asyncio.wait_for(asyncio.shield(self._ready.wait()), timeout)
+        except asyncio.TimeoutError:
+            self._fail(f"did not connect within {timeout:g}s")
+            await self.aclose()
+
+    async def _serve(self) -> None:
+        try:
+            async with AsyncExitStack() as stack:
+                transport = await self._transport(stack)
+                client = await stack.enter_async_context(Client(transport))
+                self._client = client
+                self.capabilities = client.server_capabilities
+                self.instructions = client.instructions
+                self.tools = await self._list_tools(client) if client.server_capabilities.tools else []
+                self.status = "connected"
+                self._ready.set()
+                await self._stop.wait()
+        except asyncio.CancelledError:
+            pass
+        except BaseException as exc:  # a dying server must never take the session down
+            self._fail(_describe(exc))
+        finally:
+            self._client = None
+            if self.status == "connected":
+                self.status = "closed"
+            self._ready.set()
+
+    async def _transport(self, stack: AsyncExitStack) -> Any:
+        config = self.entry.config
+        if isinstance(config, StdioServerConfig):
+            env = {**get_default_environment(), **os.environ, **config.env}
+            params = StdioServerParameters(
+                command=config.command, args=list(config.args), env=env, cwd=config.cwd
+            )
+            return stdio_client(params, errlog=stack.enter_context(self._open_log()))
+        assert isinstance(config, HttpServerConfig)
+        if config.type == "sse":
+            return sse_client(config.url, headers=dict(config.headers))
+        http = await stack.enter_async_context(create_mcp_http_client(headers=dict(config.headers)))
+        return streamable_http_client(config.url, http_client=http)
+
+    def _open_log(self) -> Any:
+        """The server's stderr goes to a log file (a kernel's sys.stderr has no file descriptor)."""
+        if self._log_dir is None:
+            return open(os.devnull, "w")  # noqa: SIM115 - closed by the exit stack
+        self._log_dir.mkdir(parents=True, exist_ok=True)
+        return open(self._log_dir / f"{self.name}.log", "a", encoding="utf-8")  # noqa: SIM115
+
+    @staticmethod
+    async def _list_tools(client: Client) -> list[mcp_types.Tool]:
+        tools: list[mcp_types.Tool] = []
+        cursor: str | None = None
+        for _page in range(100):
+            page = await client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    def _fail(self, message: str) -> None:
+        if self.status in ("pending", "connected"):
+            self.status = "failed"
+            self.error = message
+
+    def _live_client(self) -> Client:
+        client = self._client
+        if client is None or self.status != "connected":
+            why = f": {self.error}" if self.error else ""
+            raise McpCallError(f'MCP server "{self.name}" is not connected ({self.status}{why}).')
+        return client
+
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], timeout: float = DEFAULT_TOOL_TIMEOUT
+    ) -> mcp_types.CallToolResult:
+        client = self._live_client()
+        return await self._guard(client.call_tool(tool, arguments, read_timeout_seconds=timeout), tool)
+
+    async def list_resources(self) -> list[mcp_types.Resource]:
+        client = self._live_client()
+        out: list[mcp_types.Resource] = []
+        cursor: str | None = None
+        for _page in range(100):
+            page = await self._guard(client.list_resources(cursor=cursor), "resources/list")
+            out.extend(page.resources)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return out
+
+    async def read_resource(self, uri: str) -> mcp_types.ReadResourceResult:
+        client = self._live_client()
+        return await self._guard(client.read_resource(uri), "resources/read")
+
+    async def _guard(self, call: Any, what: str) -> Any:
+        """Await ``call``; a dead connection or protocol failure becomes ``McpCallError``."""
+        try:
+            return await call
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if self._task is not None and self._task.done() or _is_connection_loss(exc):
+                self._fail(_describe(exc))
+            raise McpCallError(f'MCP server "{self.name}" failed on {what}: {_describe(exc)}') from exc
+
+    async def aclose(self) -> None:
+        """Close the session and stop the server process; safe to call more than once."""
+        self._stop.set()
+        task = self._task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 10)
+            except asyncio.TimeoutError:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        if self.status in ("pending", "connected"):
+            self.status = "closed"
+
+
+def _is_connection_loss(exc: BaseException) -> bool:
+    name = type(exc).__name__
+    return name in ("ClosedResourceError", "BrokenResourceError", "EndOfStream") or (
+        "closed" in str(exc).lower() and "connection" in str(exc).lower()
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    group = getattr(exc, "exceptions", None)  # an ExceptionGroup from the client's task group
+    if isinstance(group, (list, tuple)):
+        inner = [e for e in group if not isinstance(e, asyncio.CancelledError)]
+        if inner:
+            return _describe(inner[0])
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,106 @@
+"""McpManager: the session's MCP servers, started lazily and in parallel, closed together."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .config import McpConfigSet, McpServerEntry, load_mcp_config, parse_mcp_servers
+from .connection import DEFAULT_CONNECT_TIMEOUT, ConnectionStatus, McpConnection
+
+if TYPE_CHECKING:
+    from ..tools.mcp_tool import MCPTool
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """What the user sees per server (``%agent --mcp-status``, the transcript header)."""
+
+    name: str
+    status: ConnectionStatus
+    tool_count: int
+    error: str | None = None
+
+    def line(self) -> str:
+        tail = f" — {self.error}" if self.error else ""
+        return f"{self.name}: {self.status} ({self.tool_count} tools){tail}"
+
+
+class McpManager:
+    """Owns one ``McpConnection`` per configured server for the life of a session."""
+
+    def __init__(
+        self,
+        entries: Iterable[McpServerEntry] = (),
+        *,
+        log_dir: Path | None = None,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        config_errors: Iterable[str] = (),
+    ) -> None:
+        self._log_dir = log_dir
+        self.connect_timeout = connect_timeout
+        self.config_errors = list(config_errors)
+        self.connections: dict[str, McpConnection] = {}
+        self._lock = asyncio.Lock()
+        for entry in entries:
+            self.add(entry)
+
+    @classmethod
+    def from_config(cls, config: McpConfigSet, **kwargs: object) -> McpManager:
+        return cls(config.servers.values(), config_errors=config.errors, **kwargs)  # type: ignore[arg-type]
+
+    @classmethod
+    def for_project(
+        cls, project_dir: Path, *, extra: Mapping[str, object] | None = None, **kwargs: object
+    ) -> McpManager:
+        """Servers from the user's settings, the project's ``.mcp.json`` and ``extra``."""
+        return cls.from_config(load_mcp_config(project_dir, extra=extra), **kwargs)
+
+    def add(self, entry: McpServerEntry) -> McpConnection:
+        """Add (or replace, if not yet started) a server; it starts on the next ``ensure_started``."""
+        old = self.connections.get(entry.name)
+        if old is not None and old.status != "pending":
+            raise ValueError(f"MCP server {entry.name!r} is already running; close it first")
+        conn = McpConnection(entry, log_dir=self._log_dir)
+        self.connections[entry.name] = conn
+        return conn
+
+    def add_servers(self, servers: Mapping[str, object]) -> list[str]:
+        """Add servers given as ``{name: mcpServers entry}``; returns the problems found."""
+        entries, errors = parse_mcp_servers(dict(servers), "session")
+        for entry in entries:
+            self.add(entry)
+        self.config_errors.extend(errors)
+        return errors
+
+    async def ensure_started(self) -> None:
+        """Connect every server not yet started, all at once; failures stay per server."""
+        async with self._lock:
+            pending = [c for c in self.connections.values() if c.status == "pending"]
+            if pending:
+                await asyncio.gather(*(c.start(self.connect_timeout) for c in pending))
+
+    def connected(self) -> list[McpConnection]:
+        return [c for c in self.connections.values() if c.status == "connected"]
+
+    def tools(self) -> list[MCPTool]:
+        """An ``MCPTool`` per tool of every connected server (fresh objects each time)."""
+        from ..tools.mcp_tool import MCPTool
+
+        return [MCPTool(conn, spec) for conn in self.connected() for spec in conn.tools]
+
+    def status(self) -> list[ServerStatus]:
+        return [
+            ServerStatus(c.name, c.status, len(c.tools), c.error) for c in self.connections.values()
+        ]
+
+    def instructions(self) -> dict[str, str]:
+        """Each connected server's ``instructions`` (for the system prompt)."""
+        return {c.name: c.instructions for c in self.connected() if c.instructions}
+
+    async def aclose(self) -> None:
+        """Close every connection (stdio servers are stopped, not orphaned)."""
+        await asyncio.gather(*(c.aclose() for c in self.connections.values()), return_exceptions=True)

@@ -1,0 +1,53 @@
+"""Real MCP servers for the tests: the demo server over stdio and over streamable HTTP."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from jupyter_agent.mcp.config import McpServerEntry, StdioServerConfig
+
+DEMO = Path(__file__).parent / "servers" / "demo_server.py"
+
+
+def demo_stdio_entry(name: str = "demo", pid_file: Path | None = None) -> McpServerEntry:
+    env = {"DEMO_PID_FILE": str(pid_file)} if pid_file else {}
+    return McpServerEntry(name, StdioServerConfig(command=sys.executable, args=(str(DEMO),), env=env))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def demo_http_url():
+    """The demo server over streamable HTTP in a subprocess; yields its /mcp URL."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(DEMO), "http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("demo HTTP server did not start")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -1,0 +1,88 @@
+"""A small MCP server written with the SDK's MCPServer (FastMCP), run over stdio or HTTP.
+
+Usage: python demo_server.py [stdio | http PORT]; env DEMO_PID_FILE records the process id.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.utilities.types import Image
+from mcp_types import ToolAnnotations
+
+PNG_1X1 = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+
+server = MCPServer("demo", instructions="Demo server: use add for sums.")
+NOTES: dict[str, str] = {}
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def add(a: int, b: int) -> int:
+    """Add two integers and return the sum."""
+    return a + b
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+def write_note(key: str, text: str) -> str:
+    """Store a note under a key."""
+    NOTES[key] = text
+    return f"stored {key}"
+
+
+@server.tool(annotations=ToolAnnotations(destructive_hint=True))
+def delete_everything() -> str:
+    """Pretend to delete everything."""
+    NOTES.clear()
+    return "deleted"
+
+
+@server.tool()
+def pixel() -> Image:
+    """Return a 1x1 PNG image."""
+    return Image(data=PNG_1X1, format="png")
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always fails with the given reason."""
+    raise ToolError(f"failed because {reason}")
+
+
+@server.tool()
+def big(n: int) -> str:
+    """Return n characters of text."""
+    return "x" * n
+
+
+@server.tool()
+def crash() -> str:
+    """Kill the server process in the middle of the call."""
+    sys.stdout.flush()
+    os._exit(3)
+
+
+@server.resource("note://hello", mime_type="text/plain", description="A greeting")
+def hello() -> str:
+    return "hello from the demo server"
+
+
+@server.resource("image://pixel", mime_type="image/png")
+def pixel_resource() -> bytes:
+    return PNG_1X1
+
+
+if __name__ == "__main__":
+    pid_file = os.environ.get("DEMO_PID_FILE")
+    if pid_file:
+        with open(pid_file, "w") as f:
+            f.write(str(os.getpid()))
+    if len(sys.argv) > 2 and sys.argv[1] == "http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()
