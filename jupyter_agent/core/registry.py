@@ -151,6 +151,7 @@ TOOL_TARGETS: dict[str, str] = {
     "ExitWorktree": "jupyter_agent.tools.worktree:ExitWorktreeTool",
     "ListMcpResourcesTool": "jupyter_agent.tools.mcp_resources:ListMcpResourcesTool",
     "ReadMcpResourceTool": "jupyter_agent.tools.mcp_resources:ReadMcpResourceTool",
+    "ToolSearch": "jupyter_agent.tools.tool_search:ToolSearchTool",
     "CronCreate": "jupyter_agent.tools.cron:CronCreateTool",
     "CronList": "jupyter_agent.tools.cron:CronListTool",
     "CronDelete": "jupyter_agent.tools.cron:CronDeleteTool",
