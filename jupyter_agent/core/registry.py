@@ -156,6 +156,12 @@ TOOL_TARGETS: dict[str, str] = {
     "CronList": "jupyter_agent.tools.cron:CronListTool",
     "CronDelete": "jupyter_agent.tools.cron:CronDeleteTool",
     "Sleep": "jupyter_agent.tools.sleep:SleepTool",
+    "Read": "jupyter_agent.tools.read:ReadTool",
+    "Write": "jupyter_agent.tools.write:WriteTool",
+    "Edit": "jupyter_agent.tools.edit:EditTool",
+    "Glob": "jupyter_agent.tools.glob:GlobTool",
+    "Grep": "jupyter_agent.tools.grep:GrepTool",
+    "NotebookEdit": "jupyter_agent.tools.notebook_edit:NotebookEditTool",
 }
 
 

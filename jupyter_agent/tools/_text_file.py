@@ -1,0 +1,59 @@
+"""Load a text file for a write tool and write it back atomically in the same format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.atomic import atomic_write_bytes
+from ..core.context import ToolUseContext
+from ..errors import StaleFileError
+from ._encoding import TextFormat, detect_format
+from ._paths import existing_target_stat, read_bytes_nofollow_fifo
+
+
+@dataclass(frozen=True)
+class CurrentFile:
+    """A file as it is on disk right before a write (``data`` None: it does not exist)."""
+
+    path: Path
+    data: bytes | None
+
+    @property
+    def exists(self) -> bool:
+        return self.data is not None
+
+    def format(self) -> TextFormat:
+        """The file's format (new files: UTF-8, LF); binary files are refused."""
+        return detect_format(self.data, whole=True) if self.data else TextFormat()
+
+
+def load_current(path: Path) -> CurrentFile:
+    """Read the file a write would replace; refuse directories, FIFOs and devices (blocking I/O)."""
+    if existing_target_stat(path) is None:
+        return CurrentFile(path, None)
+    return CurrentFile(path, read_bytes_nofollow_fifo(path))
+
+
+def ensure_writable(current: CurrentFile, context: ToolUseContext, *, require_full: bool) -> None:
+    """Raise the FileStateCache's message when the file was not read or changed since."""
+    message = context.read_file_state.check_writable(current.path, current.data, require_full=require_full)
+    if message is not None:
+        raise StaleFileError(message)
+
+
+def write_and_record(path: Path, data: bytes, context: ToolUseContext) -> None:
+    """Atomic write (mode and symlinks kept), then record that the agent knows the new content."""
+    atomic_write_bytes(path, data)
+    context.read_file_state.record_write(path, data)
+
+
+def to_newlines(text: str, newline: str) -> str:
+    """``text`` with every line ending turned into ``newline``."""
+    if newline == "\n":
+        return text
+    return text.replace("\r\n", "\n").replace("\n", newline)
+
+
+def has_lone_lf(text: str) -> bool:
+    return text.count("\n") != text.count("\r\n")

@@ -1,0 +1,124 @@
+"""The Glob tool: file paths matching a glob pattern, newest first, found by ripgrep's walker."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from ..core.context import ToolUseContext, ToolUseOptions
+from ..core.permission_types import PermissionResult
+from ..core.result import ContentBlock, ToolResult, text_block
+from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..errors import ToolError
+from ..permissions.filesystem import check_read_permission
+from ._rg import run_rg
+from ._search_root import require_existing, search_root, split_glob
+
+MAX_RESULTS = 100
+TIMEOUT_S = 60.0
+
+
+class GlobInput(BaseModel):
+    pattern: str = Field(description='The glob pattern to match files against, e.g. "**/*.py" or "src/**/*.ts"')
+    path: str | None = Field(None, description="The folder to search in (absolute). Omit it to search "
+                             "the working directory; do not pass \"undefined\" or \"null\"")
+
+
+@dataclass(frozen=True)
+class GlobOutput:
+    """Matching files, newest first, at most ``MAX_RESULTS``."""
+
+    filenames: tuple[str, ...]
+    num_files: int
+    truncated: bool
+    duration_ms: int
+
+    def to_content(self) -> list[ContentBlock]:
+        if not self.filenames:
+            return [text_block("No files found")]
+        text = "\n".join(self.filenames)
+        if self.truncated:
+            text += (f"\n(Results are truncated: showing the {len(self.filenames)} most recently modified "
+                     f"of {self.num_files} files. Use a more specific path or pattern.)")
+        return [text_block(text)]
+
+
+_PROMPT = """Finds files by name pattern, fast, in folders of any size.
+
+- Patterns use glob syntax: "**/*.py", "src/**/*.{ts,tsx}", "tests/test_*.py". A pattern
+  without a slash (e.g. "*.csv") matches file names at any depth.
+- Results are absolute paths sorted by modification time, newest first, at most 100.
+- Hidden files are included; the .git folder is skipped. Files ignored by .gitignore are found too.
+- Use Grep to search inside files. For open-ended searches that need several rounds of
+  globbing and grepping, do them in parallel in one turn."""
+
+
+class GlobTool(Tool[GlobInput, GlobOutput]):
+    """Finds files by glob pattern."""
+
+    name = "Glob"
+    input_schema = GlobInput
+
+    async def prompt(self, options: ToolUseOptions) -> str:
+        return _PROMPT
+
+    def is_read_only(self, input: GlobInput) -> bool:
+        return True
+
+    def is_concurrency_safe(self, input: GlobInput) -> bool:
+        return True
+
+    def get_path(self, input: GlobInput) -> str | None:
+        return input.path
+
+    def render_tool_use_message(self, input: GlobInput) -> str:
+        return f"Glob {input.pattern}" + (f" in {input.path}" if input.path else "")
+
+    async def validate_input(self, input: GlobInput, context: ToolUseContext) -> ValidationResult:
+        if not input.pattern.strip():
+            return ValidationError("pattern is empty; give a glob such as \"**/*.py\".")
+        if input.path in ("undefined", "null"):
+            return ValidationError(f"Omit path to search the working directory instead of passing \"{input.path}\".")
+        return VALID
+
+    async def check_permissions(self, input: GlobInput, context: ToolUseContext) -> PermissionResult:
+        root, _ = split_glob(input.pattern, search_root(input.path, context))
+        return check_read_permission(self, str(root), context)
+
+    async def call(self, input, context, can_use_tool, parent_message, on_progress=None) -> ToolResult[GlobOutput]:
+        t0 = time.perf_counter()
+        root, pattern = split_glob(input.pattern, search_root(input.path, context))
+        require_existing(root, directory=True)
+        args = ["--files", "--hidden", "--no-ignore", "--no-messages", "--glob", "!.git",
+                "--glob", pattern, "--", str(root)]
+        res = await run_rg(args, cwd=root, timeout=TIMEOUT_S, abort=context.abort_controller)
+        if res.returncode not in (0, 1) and not res.stdout:
+            raise ToolError(f"Glob failed: {res.stderr.strip() or f'rg exit code {res.returncode}'}")
+        paths = res.stdout.decode("utf-8", "surrogateescape").splitlines()
+        if res.truncated and paths:
+            paths.pop()  # may be cut mid-name
+        newest = await asyncio.to_thread(newest_first, paths, MAX_RESULTS)
+        ms = int((time.perf_counter() - t0) * 1000)
+        return ToolResult(GlobOutput(tuple(newest), len(paths), len(paths) > MAX_RESULTS, ms))
+
+    def map_result_to_content(self, data: GlobOutput, tool_use_id: str) -> list[ContentBlock]:
+        return data.to_content()
+
+    def render_tool_result_message(self, output: GlobOutput) -> str:
+        return f"Found {output.num_files} files"
+
+
+def newest_first(paths: list[str], limit: int | None) -> list[str]:
+    """``paths`` sorted by modification time, newest first (ties by name); the first ``limit``."""
+    stamped = []
+    for p in paths:
+        try:
+            stamped.append((-os.stat(p).st_mtime_ns, p))
+        except OSError:
+            continue  # vanished since the walk
+    stamped.sort()
+    return [p for _, p in (stamped if limit is None else stamped[:limit])]
