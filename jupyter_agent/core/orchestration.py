@@ -233,6 +233,9 @@ async def _call(
     decision: str,
 ) -> ToolCallOutcome:
     def on_progress(progress: ToolProgress) -> None:
+        # Tools do not know their tool_use_id; stamp it so observers can route the progress.
+        if progress.tool_use_id != req.id:
+            progress = ToolProgress(req.id, progress.data)
         emit(ToolCallProgress(progress))
 
     task = asyncio.ensure_future(

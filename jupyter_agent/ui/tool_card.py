@@ -1,0 +1,193 @@
+"""One card per tool call: summary line, what will run, approval, live output tail, result."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..core.permission_types import PermissionAsk
+from . import render, tool_views
+from .approval import ApprovalChoice, ApprovalPanel, describe_choice
+from .throttle import Throttle
+
+ICONS = {"pending": "…", "asking": "?", "running": "▶", "done": "✔", "error": "✖", "denied": "⊘"}
+MAX_TAIL_LINES = 200
+
+
+def progress_lines(data: Any) -> list[str]:
+    """Output lines carried by a progress event, whatever its shape (str, dict, model)."""
+    if data is None:
+        return []
+    if isinstance(data, str):
+        return data.splitlines()
+    if isinstance(data, list | tuple):
+        return [str(x) for x in data]
+    for key in ("lines", "output_lines"):
+        value = tool_views.field(data, key)
+        if isinstance(value, list | tuple):
+            return [str(x) for x in value]
+    for key in ("line", "output", "text", "stdout", "data"):
+        value = tool_views.field(data, key)
+        if isinstance(value, str):
+            return value.splitlines()
+    return [str(data)]
+
+
+class ToolCard(widgets.VBox):
+    """The transcript's view of one tool call; collapses to one line when it is done."""
+
+    def __init__(self, tool_use_id: str, tool_name: str, tool: Any = None) -> None:
+        self.tool_use_id = tool_use_id
+        self.tool_name = tool_name
+        self.tool = tool
+        self.state = "pending"
+        self.summary = tool_name
+        self.detail_html = ""
+        self.result_summary = ""
+        self.result_html = ""
+        self.decision = ""
+        self.tail: list[str] = []
+        self._started: float | None = None
+        self._elapsed: float | None = None
+        self._ticker: asyncio.TimerHandle | None = None
+        self.toggle = widgets.ToggleButton(
+            value=True, icon="chevron-down", layout=widgets.Layout(width="32px")
+        )
+        self.title = widgets.HTML()
+        self.detail = widgets.HTML()
+        self.tail_view = widgets.HTML()
+        self.result = widgets.HTML()
+        self.body = widgets.VBox([self.detail, self.tail_view, self.result])
+        self.approval: ApprovalPanel | None = None
+        super().__init__(children=[widgets.HBox([self.toggle, self.title]), self.body])
+        self.add_class("jupyter-agent-card")
+        self.layout.border = "1px solid rgba(128,128,128,0.35)"
+        self.layout.margin = "2px 0"
+        self.toggle.observe(self._on_toggle, names="value")
+        self._tail_throttle = Throttle(self._show_tail, 0.1)
+        self._refresh_title()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def set_input(self, input: Any) -> None:
+        """Input known (parsed model or dict): update the summary and the full detail."""
+        self.summary = tool_views.summary_line(self.tool, self.tool_name, input)
+        self.detail_html = tool_views.input_detail_html(self.tool_name, input)
+        self.detail.value = self.detail_html
+        self._refresh_title()
+
+    def ask(self, ask: PermissionAsk, loop: asyncio.AbstractEventLoop | None = None) -> ApprovalPanel:
+        """Show the permission panel; the caller awaits ``panel.wait()``."""
+        self.state = "asking"
+        self.expand(True)
+        self.approval = ApprovalPanel(ask, loop)
+        self.approval.pending.on_answer(self._on_decision)
+        self.body.children = (*self.body.children, self.approval)
+        self._refresh_title()
+        return self.approval
+
+    def start(self) -> None:
+        self.state = "running"
+        self._started = time.monotonic()
+        self._refresh_title()
+        self._schedule_tick()
+
+    def add_progress(self, data: Any) -> None:
+        lines = progress_lines(data)
+        if lines:
+            self.tail.extend(lines)
+            del self.tail[:-MAX_TAIL_LINES]
+            self._tail_throttle.poke()
+
+    def finish(self, *, is_error: bool, summary: str, body_html: str = "", denied: bool = False) -> None:
+        self._tail_throttle.cancel()
+        self._stop_tick()
+        if self._started is not None:
+            self._elapsed = time.monotonic() - self._started
+        self.state = "denied" if denied else ("error" if is_error else "done")
+        self.result_summary = summary
+        self.result_html = body_html
+        text = render.error_html(summary) if is_error else f"<div>{render.escape(summary)}</div>"
+        self.result.value = text + body_html
+        if self.tail and not body_html:
+            self.tail_view.value = render.tail_html(self.tail)
+        self._refresh_title()
+        self.expand(False)
+
+    def expand(self, open_: bool) -> None:
+        self.toggle.value = open_
+
+    @property
+    def finished(self) -> bool:
+        return self.state in ("done", "error", "denied")
+
+    # -- rendering -----------------------------------------------------------------------------
+
+    def _on_decision(self, choice: ApprovalChoice) -> None:
+        self.decision = describe_choice(choice)
+        if self.state == "asking":
+            self.state = "pending"
+        self._refresh_title()
+
+    def _on_toggle(self, change: dict[str, Any]) -> None:
+        self.body.layout.display = "flex" if change["new"] else "none"
+        self.toggle.icon = "chevron-down" if change["new"] else "chevron-right"
+
+    def _show_tail(self) -> None:
+        self.tail_view.value = render.tail_html(self.tail)
+
+    def _schedule_tick(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._ticker = loop.call_later(1.0, self._tick)
+
+    def _tick(self) -> None:
+        if self.state == "running":
+            self._refresh_title()
+            self._schedule_tick()
+
+    def _stop_tick(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    def elapsed(self) -> float | None:
+        if self._elapsed is not None:
+            return self._elapsed
+        return None if self._started is None else time.monotonic() - self._started
+
+    def title_html(self) -> str:
+        icon = ICONS.get(self.state, "")
+        colour = render.ERROR_FG if self.state in ("error", "denied") else "inherit"
+        parts = [f'<span style="color:{colour}">{icon}</span> <b>{render.escape(self.summary)}</b>']
+        elapsed = self.elapsed()
+        if self.state == "running" and elapsed is not None:
+            parts.append(render.muted(f"running {elapsed:.0f}s"))
+        elif self.state == "asking":
+            parts.append(render.muted("waiting for approval"))
+        elif self.finished:
+            if self.decision:
+                parts.append(f"<i>{render.escape(self.decision)}</i>")
+            if self.result_summary:
+                parts.append(f'<span style="color:{colour}">{render.escape(self.result_summary)}</span>')
+            if elapsed is not None:
+                parts.append(render.muted(f"{elapsed:.1f}s"))
+        return " · ".join(parts)
+
+    def _refresh_title(self) -> None:
+        self.title.value = self.title_html()
+
+    def static_html(self) -> str:
+        """The card for the saved notebook: summary, what ran, the decision, the result."""
+        decision = f"<div><i>{render.escape(self.decision)}</i></div>" if self.decision else ""
+        tail = render.tail_html(self.tail) if self.tail and not self.result_html else ""
+        body = self.detail_html + decision + tail + self.result_html
+        return (
+            '<details class="jupyter-agent-card" style="border:1px solid rgba(128,128,128,0.35);'
+            f'margin:2px 0;padding:2px 6px"><summary>{self.title_html()}</summary>{body}</details>'
+        )

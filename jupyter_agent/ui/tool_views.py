@@ -1,0 +1,159 @@
+"""What a tool card shows: the one-line summary, what will run, and the result body (pure HTML).
+
+Tools' own hooks (``render_tool_use_message`` / ``render_tool_result_message``) give the text
+lines; the bodies here know the shapes of Claude Code's tools (Bash, Edit, Write, NotebookEdit,
+Read, Grep) and fall back to JSON for anything else.  Every accessor is defensive: a result
+whose shape is unexpected renders as text instead of failing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from typing import Any
+
+from . import render
+
+
+def field(value: Any, *names: str, default: Any = None) -> Any:
+    """The first of ``names`` found on ``value`` (dict key, attribute, or pydantic alias)."""
+    if value is None:
+        return default
+    if hasattr(value, "model_dump") and not isinstance(value, Mapping):
+        with contextlib.suppress(Exception):
+            value = value.model_dump(by_alias=True)
+    for name in names:
+        if isinstance(value, Mapping) and name in value:
+            return value[name]
+        if not isinstance(value, Mapping) and hasattr(value, name):
+            return getattr(value, name)
+    return default
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        return dict(value)
+    if hasattr(value, "model_dump"):
+        try:
+            return dict(value.model_dump(by_alias=True, exclude_none=True, mode="json"))
+        except Exception:
+            return {}
+    return {}
+
+
+def summary_line(tool: Any, tool_name: str, input: Any) -> str:
+    """``Bash: pytest -q`` / ``Edit src/app.py``: the tool's own line, else a sensible default."""
+    if tool is not None and input is not None and not isinstance(input, Mapping):
+        try:
+            text = tool.render_tool_use_message(input)
+            if text:
+                return str(text)
+        except Exception:
+            pass
+    data = as_dict(input)
+    if tool_name == "Bash" and "command" in data:
+        return f"Bash: {_first_line(str(data['command']))}"
+    for key in ("file_path", "notebook_path", "path", "pattern", "url", "query"):
+        if key in data:
+            return f"{tool_name} {data[key]}"
+    return tool_name
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def input_detail_html(tool_name: str, input: Any) -> str:
+    """Exactly what will run: the full command, the full diff of an edit, the new cell source."""
+    data = as_dict(input)
+    if tool_name == "Bash" and "command" in data:
+        desc = data.get("description")
+        head = f"<div>{render.muted(str(desc))}</div>" if desc else ""
+        return head + render.pre("$ " + str(data["command"]))
+    if tool_name == "Edit" and "old_string" in data:
+        lines = render.unified_diff_lines(
+            str(data.get("old_string", "")), str(data.get("new_string", "")), str(data.get("file_path", ""))
+        )
+        note = render.muted(" (every occurrence)") if data.get("replace_all") else ""
+        return render.diff_html(lines[2:] or ["(no change)"]) + note
+    if tool_name == "Write" and "content" in data:
+        content = str(data["content"])
+        return render.diff_html(["+" + line for line in content.splitlines()] or ["+"])
+    if tool_name == "NotebookEdit":
+        mode = data.get("edit_mode") or "replace"
+        where = data.get("cell_id") or "(top)"
+        kind = data.get("cell_type") or "code"
+        head = f"<div>{render.muted(f'{mode} cell {where} ({kind})')}</div>"
+        if mode == "delete":
+            return head
+        return head + render.pre(str(data.get("new_source", "")))
+    return render.json_html(data) if data else ""
+
+
+def result_body_html(tool_name: str, data: Any, input: Any = None) -> str:
+    """The result body under the summary line (may be empty)."""
+    try:
+        return _result_body(tool_name, data, as_dict(input))
+    except Exception:  # a renderer must never break the transcript
+        return ""
+
+
+def _result_body(tool_name: str, data: Any, input: dict[str, Any]) -> str:
+    patch = field(data, "structured_patch", "structuredPatch", "hunks")
+    if patch:
+        return render.diff_html(render.hunks_to_lines(patch))
+    diff_text = field(data, "diff", "patch")
+    if isinstance(diff_text, str) and diff_text:
+        return render.diff_html(diff_text.splitlines())
+    if tool_name == "NotebookEdit":
+        return _notebook_body(data, input)
+    if tool_name == "Grep":
+        return _grep_body(data)
+    if tool_name == "Bash":
+        out = field(data, "stdout", default="") or ""
+        err = field(data, "stderr", default="") or ""
+        text = (str(out) + ("\n" + str(err) if err else "")).strip("\n")
+        if text:
+            return render.tail_html(text.splitlines(), limit=20)
+    return ""
+
+
+def _notebook_body(data: Any, input: dict[str, Any]) -> str:
+    before = field(data, "original_source", "old_source", "before")
+    after = field(data, "new_source", "after", default=input.get("new_source"))
+    if before is None and after is None:
+        return ""
+    if before is None:
+        return render.diff_html(["+" + line for line in str(after).splitlines()] or ["+"])
+    lines = render.unified_diff_lines(str(before), str(after or ""), "cell")
+    return render.diff_html(lines[2:] or ["(no change)"])
+
+
+def _grep_body(data: Any) -> str:
+    content = field(data, "content")
+    if isinstance(content, str) and content:
+        return render.tail_html(content.splitlines()[:50], limit=50)
+    files = field(data, "filenames", "files")
+    if isinstance(files, list | tuple) and files:
+        return render.pre("\n".join(str(f) for f in files[:50]))
+    return ""
+
+
+def result_summary(tool: Any, tool_name: str, data: Any, text: str, is_error: bool) -> str:
+    """The one-line result: the tool's own message, ``N lines`` for Read, or the text's head."""
+    if is_error:
+        return _first_line(text, 300) or "Error"
+    if tool is not None and data is not None:
+        try:
+            own = tool.render_tool_result_message(data)
+            if own:
+                return _first_line(str(own), 300)
+        except Exception:
+            pass
+    if tool_name == "Read":
+        n = field(data, "num_lines", "numLines") or field(field(data, "file"), "numLines", "num_lines")
+        if n is None and text:
+            n = text.count("\n") + 1
+        return f"Read {n} lines"
+    return _first_line(text, 200)

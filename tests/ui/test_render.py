@@ -1,0 +1,133 @@
+"""Pure HTML renderers: escaping, Markdown, diffs, todos, footers and tool card bodies."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from jupyter_agent.ui import render, tool_views
+
+
+def test_markdown_renders_and_escapes_raw_html():
+    html = render.markdown_html("**bold** <script>alert(1)</script>\n\n| a | b |\n|---|---|\n| 1 | 2 |")
+    assert "<strong>bold</strong>" in html
+    assert "<script>" not in html
+    assert "&lt;script&gt;" in html
+    assert "<table>" in html
+
+
+def test_markdown_refuses_javascript_links():
+    html = render.markdown_html("[x](javascript:alert(1))")
+    assert "href=\"javascript" not in html and "<a" not in html
+
+
+def test_diff_html_colours_added_removed_and_hunks():
+    lines = render.unified_diff_lines("a\nb\nc\n", "a\nB\nc\n", "src/app.py")
+    assert lines[0] == "--- a/src/app.py" and lines[1] == "+++ b/src/app.py"
+    html = render.diff_html(lines)
+    assert f'background:{render.ADDED_BG}">+B' in html
+    assert f'background:{render.REMOVED_BG}">-b' in html
+    assert f"color:{render.HUNK_FG}" in html
+
+
+def test_diff_html_escapes_and_truncates():
+    html = render.diff_html(["+<b>x</b>"] * 5, max_lines=2)
+    assert "<b>x</b>" not in html and "&lt;b&gt;" in html
+    assert "3 more lines" in html
+
+
+def test_hunks_to_lines_accepts_camel_and_snake_case():
+    camel = [{"oldStart": 3, "oldLines": 1, "newStart": 3, "newLines": 1, "lines": ["-a", "+b"]}]
+    snake = [SimpleNamespace(old_start=1, old_lines=2, new_start=1, new_lines=2, lines=[" x", "-y", "+z"])]
+    assert render.hunks_to_lines(camel) == ["@@ -3,1 +3,1 @@", "-a", "+b"]
+    assert render.hunks_to_lines(snake) == ["@@ -1,2 +1,2 @@", " x", "-y", "+z"]
+
+
+def test_todos_html_shows_states():
+    html = render.todos_html(
+        [
+            {"content": "Write tests", "status": "completed", "activeForm": "Writing tests"},
+            {"content": "Fix bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+            {"content": "Ship <it>", "status": "pending", "activeForm": "Shipping"},
+        ]
+    )
+    assert "☑ <s>Write tests</s>" in html
+    assert "▶ <b>Fixing the bug</b>" in html
+    assert "☐ Ship &lt;it&gt;" in html
+    assert render.todos_html([]) == ""
+
+
+def test_footer_text_lists_model_duration_tokens_and_cost():
+    usage = SimpleNamespace(
+        input_tokens=1200, output_tokens=340, cache_read_input_tokens=25_000, cache_creation_input_tokens=0
+    )
+    text = render.footer_text("claude-sonnet-4-5", 12.34, usage, 0.01234)
+    assert text == "claude-sonnet-4-5 · 12.3s · in 1200 · out 340 · cache 25.0kr/0w · $0.0123"
+
+
+def test_tail_html_keeps_last_lines():
+    html = render.tail_html([f"line {i}" for i in range(30)], limit=5)
+    assert "line 29" in html and "line 25" in html and "line 24" not in html
+    assert "25 earlier lines" in html
+
+
+@pytest.mark.parametrize(
+    ("tool", "data", "expected"),
+    [
+        ("Bash", {"command": "pytest -q\nmore"}, "Bash: pytest -q"),
+        ("Edit", {"file_path": "src/app.py", "old_string": "a", "new_string": "b"}, "Edit src/app.py"),
+        ("NotebookEdit", {"notebook_path": "nb.ipynb", "new_source": "x"}, "NotebookEdit nb.ipynb"),
+        ("Glob", {"pattern": "**/*.py"}, "Glob **/*.py"),
+        ("TodoWrite", {"todos": []}, "TodoWrite"),
+    ],
+)
+def test_summary_line_defaults(tool, data, expected):
+    assert tool_views.summary_line(None, tool, data) == expected
+
+
+def test_summary_line_prefers_the_tools_own_hook():
+    class Fake:
+        def render_tool_use_message(self, input):
+            return f"Custom {input.x}"
+
+    assert tool_views.summary_line(Fake(), "X", SimpleNamespace(x=3)) == "Custom 3"
+
+
+def test_bash_detail_shows_the_full_command():
+    cmd = "pytest -q tests/ && rm -rf build/ # " + "x" * 300
+    html = tool_views.input_detail_html("Bash", {"command": cmd, "description": "Run tests"})
+    assert render.escape(cmd) in html
+    assert "Run tests" in html
+
+
+def test_edit_detail_is_the_full_diff():
+    old = "\n".join(f"line {i}" for i in range(50))
+    new = old.replace("line 25", "LINE 25")
+    html = tool_views.input_detail_html("Edit", {"file_path": "f.py", "old_string": old, "new_string": new})
+    assert "-line 25" in html and "+LINE 25" in html
+
+
+def test_write_and_notebook_details():
+    html = tool_views.input_detail_html("Write", {"file_path": "f.py", "content": "print(1)\nprint(2)"})
+    assert "+print(1)" in html and "+print(2)" in html
+    nb = tool_views.input_detail_html(
+        "NotebookEdit", {"notebook_path": "n.ipynb", "cell_id": "abc", "new_source": "x = 1", "edit_mode": "insert"}
+    )
+    assert "insert cell abc" in nb and "x = 1" in nb
+
+
+def test_result_bodies_by_shape():
+    patch = {"structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-a", "+b"]}]}
+    assert "+b" in tool_views.result_body_html("Edit", patch)
+    nb = tool_views.result_body_html("NotebookEdit", {"original_source": "x = 1", "new_source": "x = 2"})
+    assert "-x = 1" in nb and "+x = 2" in nb
+    grep = tool_views.result_body_html("Grep", {"filenames": ["a.py", "b.py"]})
+    assert "a.py" in grep and "b.py" in grep
+    assert tool_views.result_body_html("Unknown", object()) == ""
+
+
+def test_result_summary_read_lines_and_errors():
+    assert tool_views.result_summary(None, "Read", {"num_lines": 42}, "", False) == "Read 42 lines"
+    assert tool_views.result_summary(None, "Read", None, "a\nb\nc", False) == "Read 3 lines"
+    assert tool_views.result_summary(None, "Bash", None, "Exit code 2\nboom", True) == "Exit code 2"

@@ -1,0 +1,135 @@
+"""The transcript fed by the real tool pipeline, with the widget permission handler answering."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from jupyter_agent.agent import events as ev
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+from jupyter_agent.core.permission_types import PermissionAsk, PermissionUpdate
+from jupyter_agent.ui.permission_handler import REJECT_MESSAGE, WidgetPermissionHandler
+from jupyter_agent.ui.transcript import Transcript
+from tests.support.tools import GuardedTool, ProgressTool, make_context
+
+
+class SuggestingTool(GuardedTool):
+    name = "Suggesting"
+
+    async def check_permissions(self, input, context):
+        return PermissionAsk(f"Write {input.path}?", suggestions=(PermissionUpdate(rules=("Suggesting(ok/**)",)),))
+
+
+async def _panel(transcript: Transcript, tool_use_id: str):
+    for _ in range(500):
+        card = transcript.cards.get(tool_use_id)
+        if card is not None and card.approval is not None:
+            return card.approval
+        await asyncio.sleep(0.01)
+    raise AssertionError("no approval panel appeared")
+
+
+def _setup(tmp_path, tool):
+    ctx = make_context([tool], tmp_path)
+    transcript = Transcript("please write", model="test-model", find_tool=ctx.find_tool)
+    handler = WidgetPermissionHandler(lambda: transcript, project_dir=tmp_path)
+    return ctx, transcript, handler
+
+
+def _run(ctx, transcript, handler, tool_use_id, name, input):
+    req = ToolUseRequest(tool_use_id, name, input)
+    return asyncio.create_task(run_tool_use(req, ctx, handler, on_event=transcript.handle))
+
+
+async def test_approve_runs_the_tool_and_is_recorded(tmp_path):
+    ctx, transcript, handler = _setup(tmp_path, GuardedTool())
+    run = _run(ctx, transcript, handler, "tu1", "Guarded", {"path": "ok/a.txt", "text": "hi"})
+    panel = await _panel(transcript, "tu1")
+    card = transcript.cards["tu1"]
+    assert card.state == "asking" and "Write ok/a.txt?" in panel.message.value
+    panel.approve.click()
+    outcome = await asyncio.wait_for(run, 5)
+    assert not outcome.is_error and outcome.text == "wrote ok/a.txt: hi"
+    assert card.state == "done"
+    html = transcript.static_html()
+    assert "Approved" in html and "wrote ok/a.txt: hi" in html
+
+
+async def test_deny_with_feedback_reaches_the_model(tmp_path):
+    ctx, transcript, handler = _setup(tmp_path, GuardedTool())
+    run = _run(ctx, transcript, handler, "tu2", "Guarded", {"path": "ok/b.txt"})
+    panel = await _panel(transcript, "tu2")
+    panel.feedback.value = "write to ok/c.txt instead"
+    panel.deny.click()
+    outcome = await asyncio.wait_for(run, 5)
+    assert outcome.is_error
+    assert "the user said:\nwrite to ok/c.txt instead" in outcome.text
+    assert outcome.text.startswith(REJECT_MESSAGE.split(".")[0])
+    assert transcript.cards["tu2"].state == "denied"
+    assert "Denied: write to ok/c.txt instead" in transcript.static_html()
+
+
+async def test_always_allow_saves_the_rule(tmp_path):
+    ctx, transcript, handler = _setup(tmp_path, SuggestingTool())
+    run = _run(ctx, transcript, handler, "tu3", "Suggesting", {"path": "ok/d.txt"})
+    panel = await _panel(transcript, "tu3")
+    assert "Suggesting(ok/**)" in panel.always.description
+    panel.always.click()
+    outcome = await asyncio.wait_for(run, 5)
+    assert not outcome.is_error
+    in_memory = [rule for _src, rule in ctx.permission_context.rules("allow")]
+    settings = tmp_path / ".claude" / "settings.local.json"
+    on_disk = json.loads(settings.read_text())["permissions"]["allow"] if settings.exists() else []
+    assert "Suggesting(ok/**)" in in_memory + on_disk
+    assert "Always allowed Suggesting(ok/**)" in transcript.static_html()
+
+
+async def test_stop_button_closes_the_ask_and_calls_on_stop(tmp_path):
+    stopped: list[bool] = []
+    ctx, transcript, handler = _setup(tmp_path, GuardedTool())
+    transcript.on_stop = lambda: stopped.append(True)
+    run = _run(ctx, transcript, handler, "tu4", "Guarded", {"path": "ok/e.txt"})
+    await _panel(transcript, "tu4")
+    transcript.stop_button.click()  # from the loop thread, scheduled thread-safely
+    outcome = await asyncio.wait_for(run, 5)
+    assert stopped == [True]
+    assert outcome.is_error and "stopped the turn" in outcome.text
+
+
+async def test_no_transcript_means_a_clear_denial(tmp_path):
+    tool = GuardedTool()
+    ctx = make_context([tool], tmp_path)
+    handler = WidgetPermissionHandler(lambda: None)
+    outcome = await run_tool_use(ToolUseRequest("tu5", "Guarded", {"path": "ok/f"}), ctx, handler)
+    assert outcome.is_error and "no notebook cell is showing this turn" in outcome.text
+
+
+async def test_events_build_text_cards_todos_and_footer(tmp_path):
+    ctx, transcript, handler = _setup(tmp_path, ProgressTool())
+    transcript.handle(ev.TurnStarted("turn1", "please write"))
+    transcript.handle(ev.TextDelta("Let me **check**."))
+    await _run(ctx, transcript, handler, "tu6", "Progress", {"steps": 3})
+    transcript.handle(ev.TextDelta("All done."))
+    transcript.handle(ev.TodosUpdated([{"content": "Check", "status": "completed", "activeForm": "Checking"}]))
+    usage = ev.Usage(input_tokens=100, output_tokens=20, cache_read_input_tokens=50)
+    transcript.handle(ev.UsageUpdated(usage, usage, 0.0012, 0.0012))
+    done: list[str] = []
+    transcript.on_done(lambda t: done.append(t.static_html()))
+    transcript.handle(ev.TurnEnded("turn1", "end_turn", 1.5, usage))
+    assert transcript.done and done
+    kinds = [type(b).__name__ for b in transcript.blocks]
+    assert kinds == ["StreamingMarkdown", "ToolCard", "StreamingMarkdown"]
+    assert "step 2" in transcript.cards["tu6"].static_html()
+    assert "☑" in transcript.todo_view.value
+    assert "test-model · 1.5s · in 100 · out 20 · cache 50r/0w · $0.0012 · end_turn" in transcript.footer.value
+    assert "<strong>check</strong>" in done[0] and "All done." in done[0]
+    assert transcript.stop_button.disabled
+
+
+async def test_unfinished_cards_are_closed_when_the_turn_ends(tmp_path):
+    transcript = Transcript("x")
+    transcript.handle(ev.ToolUseStreaming("tu7", "Bash", '{"command": "sleep'))
+    transcript.finish("interrupted")
+    card = transcript.cards["tu7"]
+    assert card.state == "error" and "interrupted" in card.result_summary
+    assert transcript.stop_button.description == "Stopped"
