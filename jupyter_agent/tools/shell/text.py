@@ -47,8 +47,8 @@ def clean_text(text: str) -> str:
 def looks_binary(sample: bytes) -> bool:
     """True when ``sample`` (the start of the output) is not meant to be read as text.
 
-    Text may hold a few NULs (``find -print0``); binary data has many control bytes or is
-    not UTF-8.  Fail towards binary: decoding garbage would waste the model's context.
+    Text may hold a few NULs (``find -print0``) or a few bytes that are not UTF-8 (a Latin-1
+    file); binary data has many of both.  Over 10% of either makes it binary.
     """
     sample = sample[:_SAMPLE_BYTES]
     if not sample:
@@ -57,7 +57,7 @@ def looks_binary(sample: bytes) -> bool:
     # A multi-byte character cut at the end of the sample is not evidence of binary data.
     bad = text.count("\ufffd") - (1 if len(sample) == _SAMPLE_BYTES else 0)
     controls = sum(1 for b in sample if (b < 32 and b not in (9, 10, 12, 13, 27)) or b == 127)
-    return bad > len(sample) // 100 or (controls + max(bad, 0)) * 10 > len(sample)
+    return (controls + max(bad, 0)) * 10 > len(sample)
 
 
 class StreamCleaner:

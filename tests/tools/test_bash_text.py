@@ -1,0 +1,74 @@
+"""Pure text helpers of the Bash tool: escape stripping, line cleaning, binary detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_agent.tools.shell.text import StreamCleaner, clean_line, looks_binary, strip_ansi
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("\x1b[31mred\x1b[0m", "red"),
+        ("\x1b[38;5;196mx\x1b[39m", "x"),
+        ("\x1b[?25lhidden cursor\x1b[?25h", "hidden cursor"),
+        ("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"),
+        ("\x1b]0;title\x07after", "after"),
+        ("\x1b(Bcharset", "charset"),
+        ("\x1b=keypad\x1b>", "keypad"),
+        ("\x9b1mc1 csi", "c1 csi"),
+        ("no escapes here", "no escapes here"),
+    ],
+)
+def test_strip_ansi(raw, clean):
+    assert strip_ansi(raw) == clean
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("10%\r50%\r100%", "100%"),
+        ("windows line\r", "windows line"),
+        ("tab\tkept", "tab\tkept"),
+        ("bell\x07 and backspace\x08 dropped", "bell and backspace dropped"),
+        ("nul\x00shown", "nul\\0shown"),
+    ],
+)
+def test_clean_line(raw, clean):
+    assert clean_line(raw) == clean
+
+
+@pytest.mark.parametrize(
+    ("sample", "binary"),
+    [
+        (b"", False),
+        (b"plain text\n" * 100, False),
+        ("héllo wörld ünïcode\n".encode() * 100, False),
+        (b"\x1b[31mcoloured\x1b[0m\n" * 100, False),
+        (b"a/long/enough/path/name.txt\x00" * 50, False),
+        (b"\x00\x01\x02\x03" * 100, True),
+        (bytes(range(256)) * 4, True),
+        (b"\x89PNG\r\n\x1a\n" + bytes(200), True),
+        ("é".encode() * 4096 + b"\xc3", False),  # a character cut at the sample's end
+    ],
+)
+def test_looks_binary(sample, binary):
+    assert looks_binary(sample) is binary
+
+
+def test_stream_cleaner_keeps_escapes_and_characters_split_across_chunks():
+    data = "\x1b[31mrød\x1b[0m line\nsecond\n".encode()
+    cleaner = StreamCleaner()
+    lines = []
+    for i in range(len(data)):  # one byte at a time: every split point is exercised
+        lines += cleaner.feed(data[i : i + 1])
+    lines += cleaner.flush()
+    assert lines == ["rød line", "second"]
+
+
+def test_stream_cleaner_flushes_the_unterminated_last_line():
+    cleaner = StreamCleaner()
+    assert cleaner.feed(b"a\nb") == ["a"]
+    assert cleaner.flush() == ["b"]
+    assert cleaner.flush() == []
