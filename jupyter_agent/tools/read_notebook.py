@@ -19,6 +19,7 @@ from ..core.context import ToolUseContext
 from ..core.file_state import content_hash
 from ..core.result import ContentBlock, text_block
 from ..errors import ToolError
+from ..notebook import live_notebook_bytes
 from ._paths import read_bytes_nofollow_fifo, regular_file_stat
 from .read_image import prepare_image
 
@@ -42,7 +43,8 @@ async def read_notebook(path: str | os.PathLike[str], context: ToolUseContext) -
     """Content blocks for the whole notebook at ``path``; records the read with cell hashes."""
     p = Path(path)
     st = await asyncio.to_thread(regular_file_stat, p)
-    data = await asyncio.to_thread(read_bytes_nofollow_fifo, p)
+    # The notebook open in JupyterLab is read live (unsaved edits included); others from disk.
+    data = await live_notebook_bytes(p, context) or await asyncio.to_thread(read_bytes_nofollow_fifo, p)
     cells = await asyncio.to_thread(parse_cells, data, str(p))
     context.read_file_state.record_read(
         p, data, mtime_ns=st.st_mtime_ns, size=st.st_size,

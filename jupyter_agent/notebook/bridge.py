@@ -1,0 +1,194 @@
+"""The kernel side of the comm to the labextension: hello, requests, responses, timeouts.
+
+The kernel opens one comm on ``COMM_TARGET``; every notebook view of this kernel that has the
+extension answers with a ``Hello`` (its path and a ``client_id``).  Requests are addressed to
+one client and awaited with a timeout.  Comm callbacks may run on a kernel subshell thread, so
+every message is handed to the event loop with ``call_soon_threadsafe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from .document import NotebookEditError
+from .protocol import (
+    COMM_TARGET,
+    PROTOCOL_VERSION,
+    ErrorResponse,
+    Hello,
+    OkResponse,
+    OpArgs,
+    make_request,
+    parse_frontend_message,
+)
+
+HELLO_TIMEOUT = float(os.environ.get("JUPYTER_AGENT_HELLO_TIMEOUT", "2.0"))
+REQUEST_TIMEOUT = float(os.environ.get("JUPYTER_AGENT_REQUEST_TIMEOUT", "15.0"))
+
+CommFactory = Callable[..., Any]
+
+
+@dataclass
+class BridgeStats:
+    """Bytes of JSON sent and received, for the benchmark's per-edit figure."""
+
+    requests: int = 0
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    last_sent: int = 0
+    last_received: int = 0
+
+
+@dataclass(frozen=True)
+class Client:
+    """One notebook view that said hello: where it is and how to address it."""
+
+    client_id: str
+    path: str  # absolute path of the notebook on this machine
+    hello: Hello
+
+
+def resolve_hello_path(hello: Hello, *, session_name: str | None = None, cwd: str | None = None) -> str:
+    """The absolute path of the notebook a hello names (its path is relative to the server root)."""
+    rel = hello.path.replace("/", os.sep)
+    if hello.server_root:
+        return os.path.normpath(os.path.join(os.path.expanduser(hello.server_root), rel))
+    session = session_name if session_name is not None else os.environ.get("JPY_SESSION_NAME", "")
+    if session and os.path.isabs(session) and session.endswith(rel):
+        return os.path.normpath(session)
+    return os.path.normpath(os.path.join(cwd or os.getcwd(), os.path.basename(rel)))
+
+
+@dataclass
+class KernelBridge:
+    """One open comm and the clients that answered it."""
+
+    loop: asyncio.AbstractEventLoop
+    request_timeout: float = REQUEST_TIMEOUT
+    clients: dict[str, Client] = field(default_factory=dict)
+    stats: BridgeStats = field(default_factory=BridgeStats)
+    closed: bool = False
+
+    def __post_init__(self) -> None:
+        self._comm: Any = None
+        self._pending: dict[str, asyncio.Future[OkResponse | ErrorResponse]] = {}
+        self._first_hello: asyncio.Future[Hello | None] = self.loop.create_future()
+
+    async def open(self, create_comm: CommFactory, hello_timeout: float = HELLO_TIMEOUT) -> bool:
+        """Open the comm and wait for the first hello; False when no frontend answers."""
+        self._comm = create_comm(
+            target_name=COMM_TARGET, data={"protocol": COMM_TARGET, "version": PROTOCOL_VERSION}
+        )
+        self._comm.on_msg(self._on_msg)
+        self._comm.on_close(self._on_close)
+        try:
+            hello = await asyncio.wait_for(asyncio.shield(self._first_hello), hello_timeout)
+        except asyncio.TimeoutError:
+            hello = None
+        if hello is None:
+            self.close()
+            return False
+        return True
+
+    def client_for(self, path: str) -> Client | None:
+        real = os.path.realpath(path)
+        for client in self.clients.values():
+            if os.path.realpath(client.path) == real:
+                return client
+        return None
+
+    async def request(self, client: Client, args: OpArgs, timeout: float | None = None) -> Any:
+        """Send one request and return its result; raise ``NotebookEditError`` on any failure."""
+        if self.closed:
+            raise NotebookEditError("no_model", "The notebook frontend is no longer connected.")
+        request_id = uuid.uuid4().hex
+        future: asyncio.Future[OkResponse | ErrorResponse] = self.loop.create_future()
+        self._pending[request_id] = future
+        payload = make_request(request_id, client.client_id, args).model_dump(mode="json")
+        self._count_sent(payload)
+        try:
+            self._comm.send(payload)
+            response = await asyncio.wait_for(future, timeout or self.request_timeout)
+        except asyncio.TimeoutError:
+            self.close()  # a frontend that went silent (tab closed, page reloaded) is gone
+            raise NotebookEditError(
+                "timeout",
+                f"The open notebook did not answer within {timeout or self.request_timeout:g} s; "
+                "the change may not have been applied. Read the notebook again.",
+            ) from None
+        finally:
+            self._pending.pop(request_id, None)
+        if isinstance(response, ErrorResponse):
+            raise NotebookEditError(str(response.error.name), response.error.message)
+        return response.result
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if not self._first_hello.done():
+            self._first_hello.set_result(None)
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(
+                    NotebookEditError("no_model", "The notebook frontend closed the connection.")
+                )
+        if self._comm is not None:
+            with contextlib.suppress(Exception):  # a comm of a dead kernel connection
+                self._comm.close()
+
+    # -- comm callbacks (any thread) -------------------------------------------------------------
+
+    def _on_msg(self, msg: dict[str, Any]) -> None:
+        data = msg.get("content", {}).get("data")
+        self.loop.call_soon_threadsafe(self._dispatch, data)
+
+    def _on_close(self, msg: dict[str, Any]) -> None:
+        self.loop.call_soon_threadsafe(self.close)
+
+    # -- on the loop -------------------------------------------------------------------------------
+
+    def _dispatch(self, data: Any) -> None:
+        self._count_received(data)
+        message = parse_frontend_message(data)
+        if isinstance(message, Hello):
+            self._on_hello(message)
+        elif message is not None:
+            future = self._pending.get(message.id)
+            if future is not None and not future.done():
+                future.set_result(message)
+
+    def _on_hello(self, hello: Hello) -> None:
+        if hello.version != PROTOCOL_VERSION:
+            return  # an extension of another version: ignore it, the disk backend stays in use
+        self.clients[hello.client_id] = Client(hello.client_id, resolve_hello_path(hello), hello)
+        if not self._first_hello.done():
+            self._first_hello.set_result(hello)
+
+    def _count_sent(self, payload: dict[str, Any]) -> None:
+        size = len(json.dumps(payload))
+        self.stats.requests += 1
+        self.stats.bytes_sent += size
+        self.stats.last_sent = size
+
+    def _count_received(self, data: Any) -> None:
+        size = len(json.dumps(data, default=str)) if isinstance(data, (dict, list)) else 0
+        self.stats.bytes_received += size
+        self.stats.last_received = size
+
+
+def result_as(model: type[BaseModel], result: Any) -> Any:
+    """Validate a response's result; a malformed one becomes a ``NotebookEditError``."""
+    try:
+        return model.model_validate(result)
+    except ValueError as exc:
+        raise NotebookEditError("bad_request", f"Malformed result from the frontend: {exc}") from None

@@ -1,0 +1,189 @@
+"""The live-notebook protocol, kernel side; mirrors ``labextension/src/protocol.ts`` one-to-one.
+
+kernel → frontend: ``comm_open {protocol, version}``; frontend → kernel: ``Hello``; then
+``Request`` (addressed to one ``client_id``) and exactly one ``Response`` per request.
+Bump ``PROTOCOL_VERSION`` on any change, on both sides.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+COMM_TARGET = "jupyter_agent.notebook"
+PROTOCOL_VERSION = 1
+
+CellType = Literal["code", "markdown", "raw"]
+Op = Literal[
+    "get_notebook",
+    "insert_cells",
+    "replace_cell",
+    "delete_cells",
+    "move_cells",
+    "execute_cells",
+    "reveal_cell",
+]
+ErrorName = Literal[
+    "bad_request", "unknown_op", "not_found", "stale_cell", "no_model", "execution_failed", "internal"
+]
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Hello(_Wire):
+    type: Literal["hello"] = "hello"
+    version: int
+    client_id: str
+    path: str
+    server_root: str = ""
+
+
+class NewCell(_Wire):
+    id: str | None = None
+    cell_type: CellType
+    source: str
+
+
+# -- op arguments ---------------------------------------------------------------------------
+
+
+class GetNotebookArgs(_Wire):
+    pass
+
+
+class InsertCellsArgs(_Wire):
+    after_cell_id: str | None
+    cells: list[NewCell] = Field(min_length=1)
+
+
+class ReplaceCellArgs(_Wire):
+    cell_id: str
+    source: str
+    cell_type: CellType | None = None
+    expected_hash: str | None = None
+
+
+class DeleteCellsArgs(_Wire):
+    cell_ids: list[str] = Field(min_length=1)
+    expected_hashes: dict[str, str] = Field(default_factory=dict)
+
+
+class MoveCellsArgs(_Wire):
+    cell_ids: list[str] = Field(min_length=1)
+    after_cell_id: str | None = None
+
+
+class ExecuteCellsArgs(_Wire):
+    cell_ids: list[str] = Field(min_length=1)
+
+
+class RevealCellArgs(_Wire):
+    cell_id: str
+
+
+OpArgs = Union[
+    GetNotebookArgs,
+    InsertCellsArgs,
+    ReplaceCellArgs,
+    DeleteCellsArgs,
+    MoveCellsArgs,
+    ExecuteCellsArgs,
+    RevealCellArgs,
+]
+
+OP_OF_ARGS: dict[type[BaseModel], Op] = {
+    GetNotebookArgs: "get_notebook",
+    InsertCellsArgs: "insert_cells",
+    ReplaceCellArgs: "replace_cell",
+    DeleteCellsArgs: "delete_cells",
+    MoveCellsArgs: "move_cells",
+    ExecuteCellsArgs: "execute_cells",
+    RevealCellArgs: "reveal_cell",
+}
+
+
+class Request(_Wire):
+    type: Literal["request"] = "request"
+    id: str
+    client_id: str
+    op: Op
+    args: dict[str, Any]
+
+
+# -- results ----------------------------------------------------------------------------------
+
+
+class GetNotebookResult(_Wire):
+    path: str
+    notebook: dict[str, Any]
+
+
+class EditResult(_Wire):
+    cell_ids: list[str]
+    cell_type: CellType | None = None
+    language: str = "python"
+    index: int = 0
+
+
+class ExecutedCell(_Wire):
+    cell_id: str
+    execution_count: int | None = None
+    outputs: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ExecuteCellsResult(_Wire):
+    cells: list[ExecutedCell]
+
+
+class ErrorInfo(_Wire):
+    name: ErrorName | str
+    message: str
+
+
+class OkResponse(_Wire):
+    type: Literal["response"] = "response"
+    id: str
+    ok: Literal[True] = True
+    result: Any = None
+
+
+class ErrorResponse(_Wire):
+    type: Literal["response"] = "response"
+    id: str
+    ok: Literal[False] = False
+    error: ErrorInfo
+
+
+Response = Union[OkResponse, ErrorResponse]
+_RESPONSE = TypeAdapter(Response)
+
+
+def make_request(request_id: str, client_id: str, args: OpArgs) -> Request:
+    """The envelope for ``args`` (its op follows from the args' type)."""
+    return Request(
+        id=request_id,
+        client_id=client_id,
+        op=OP_OF_ARGS[type(args)],
+        args=args.model_dump(mode="json"),
+    )
+
+
+def parse_frontend_message(data: object) -> Hello | Response | None:
+    """A Hello or Response from the frontend, or None for anything else (ignored)."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        if data.get("type") == "hello":
+            return Hello.model_validate(data)
+        if data.get("type") == "response":
+            return _RESPONSE.validate_python(data)
+    except ValueError as exc:
+        if data.get("type") == "response" and isinstance(data.get("id"), str):
+            # Answer the waiting request with the defect instead of letting it time out.
+            error = ErrorInfo(name="bad_request", message=f"Malformed response from the frontend: {exc}")
+            return ErrorResponse(id=data["id"], error=error)
+        return None
+    return None
