@@ -97,7 +97,9 @@ async def test_progress_events_carry_output_lines(tmp_path, approve):
     events: list = []
     command = "for i in 1 2 3; do echo step $i; sleep 0.3; done"
     outcome = await call(ctx, approve, "Bash", {"command": command}, events)
-    lines = [e.progress.data for e in events if isinstance(e, ToolCallProgress)]
+    progress = [e.progress for e in events if isinstance(e, ToolCallProgress)]
+    lines = [p.data for p in progress]
+    assert {p.tool_use_id for p in progress} == {outcome.tool_use_id}
     assert outcome.text == "step 1\nstep 2\nstep 3"
     assert lines and set(lines) <= {"step 1", "step 2", "step 3"}
     assert lines == sorted(lines)  # in output order, none twice
