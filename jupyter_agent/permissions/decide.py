@@ -1,7 +1,11 @@
 """The permission pipeline for one tool call.
 
-Order (first match wins): deny rules → ask rules → the tool's ``check_permissions`` → mode →
-allow rules → ask the user.  Whatever is not understood is asked about.
+Order (first match wins): deny rules → plan mode (non-read-only calls are denied) → ask rules
+→ the tool's ``check_permissions`` → mode → allow rules → ask the user.  A deny at any level
+wins; an ask from an ask rule or a safety check is never waved through by a mode; dontAsk
+turns every remaining ask into a deny.  Bash and the file tools match their rule specifiers
+inside their ``check_permissions`` (``bash.py``, ``filesystem.py``); the file-path deny
+rules are also applied here, so a file tool that forgot them is still covered.
 """
 
 from __future__ import annotations
@@ -19,79 +23,118 @@ from ..core.permission_types import (
     PermissionDeny,
     PermissionPassthrough,
     PermissionUpdate,
+    RuleBehavior,
 )
 from ..core.tool import Tool
-from .rules import parse_rule, rule_applies_to_whole_tool
+from .content_rules import SELF_MATCHING, content_rule, suggestion_for
+from .filesystem import EDIT_RULES, READ_RULES, matching_rule
+from .paths import BadPath, resolve_path
+from .rules import whole_tool_rule
+from .verdicts import DONT_ASK_MESSAGE, PLAN_MODE_MESSAGE, RULE, is_sticky, sticky_ask
 
-PLAN_MODE_MESSAGE = (
-    "Plan mode is on: only read-only tools may run. Finish the plan and call ExitPlanMode "
-    "to ask the user to approve it before making changes."
-)
-DONT_ASK_MESSAGE = (
-    "Permission to use {tool} was not granted, and the session is in dontAsk mode "
-    "(nothing is asked). Use another approach or ask the user to allow it."
-)
-
-
-def _whole_tool_rule(context: ToolUseContext, tool: Tool[Any, Any], behavior: str) -> str | None:
-    for _source, text in context.permission_context.rules(behavior):  # type: ignore[arg-type]
-        try:
-            rule = parse_rule(text)
-        except ValueError:
-            continue
-        if rule_applies_to_whole_tool(rule, tool.name):
-            return text
-    return None
+READ_TOOLS = frozenset({"Read", "Glob", "Grep"})
+WRITE_TOOLS = frozenset({"Edit", "Write", "NotebookEdit"})
 
 
 async def has_permission_to_use_tool(
     tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext
 ) -> PermissionDecision:
     """Decide allow / deny / ask for one call, before the user is involved."""
-    denied = _whole_tool_rule(context, tool, "deny")
+    verdict = await evaluate_permission(tool, input, context)
+    return apply_dont_ask(verdict, tool, context)
+
+
+def apply_dont_ask(
+    verdict: PermissionDecision, tool: Tool[Any, Any], context: ToolUseContext
+) -> PermissionDecision:
+    if isinstance(verdict, PermissionAsk) and context.permission_context.mode == "dontAsk":
+        return PermissionDeny(DONT_ASK_MESSAGE.format(tool=tool.name))
+    return verdict
+
+
+async def evaluate_permission(
+    tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext
+) -> PermissionDecision:
+    """The pipeline without the dontAsk conversion (hooks combine with this)."""
+    denied = _rule(tool, input, context, "deny")
     if denied is not None:
-        return PermissionDeny(f"Permission to use {tool.name} has been denied by rule {denied}.")
-    ask_rule = _whole_tool_rule(context, tool, "ask")
-    if ask_rule is not None:
-        return PermissionAsk(f"{tool.name} requires approval (rule {ask_rule}).")
+        return PermissionDeny(f"Permission to use {tool.name} has been denied by the rule {denied}.")
+    path_denied = _path_deny(tool, input, context)
+    if path_denied is not None:
+        return path_denied
+    mode = context.permission_context.mode
+    read_only = _read_only(tool, input)
+    if mode == "plan" and not read_only:
+        return PermissionDeny(PLAN_MODE_MESSAGE)
+    asked = _rule(tool, input, context, "ask")
+    if asked is not None:
+        return sticky_ask(f"{tool.name} requires approval (rule {asked}).", RULE, asked)
 
     own = await tool.check_permissions(input, context)
     match own:
-        case PermissionDeny() | PermissionAsk():
-            verdict: PermissionDecision | None = own
-        case PermissionAllow():
-            verdict = own
-        case PermissionPassthrough():
-            verdict = None
+        case PermissionDeny():
+            return own
+        case PermissionAsk():
+            if is_sticky(own):
+                return own
+        case PermissionAllow() | PermissionPassthrough():
+            pass
         case _:
             assert_never(own)
-    if isinstance(verdict, PermissionDeny):
-        return verdict
-
-    mode = context.permission_context.mode
-    read_only = tool.is_read_only(input)
-    if mode == "plan" and not read_only:
-        return PermissionDeny(PLAN_MODE_MESSAGE)
-    if isinstance(verdict, PermissionAsk):
-        return _apply_dont_ask(verdict, tool, mode)
     if mode == "bypassPermissions":
         return PermissionAllow(reason="bypassPermissions mode")
-    if verdict is not None:
-        return verdict
-    if _whole_tool_rule(context, tool, "allow") is not None:
-        return PermissionAllow(reason="allow rule")
+    allowed = _rule(tool, input, context, "allow")
+    if allowed is not None:
+        return PermissionAllow(reason=f"rule {allowed}")
+    if isinstance(own, PermissionAllow | PermissionAsk):
+        return own
     if read_only:
         return PermissionAllow(reason="read-only")
-    suggestions = own.suggestions if isinstance(own, PermissionPassthrough) else ()
-    ask = PermissionAsk(
-        own.message if isinstance(own, PermissionPassthrough) and own.message
-        else f"Allow {tool.name}?",
-        suggestions=suggestions or (PermissionUpdate(rules=(tool.name,), destination="session"),),
-    )
-    return _apply_dont_ask(ask, tool, mode)
+    suggestions = own.suggestions or suggestion_for(tool, input)
+    return PermissionAsk(own.message or f"Allow {tool.name}?", suggestions=suggestions)
 
 
-def _apply_dont_ask(ask: PermissionAsk, tool: Tool[Any, Any], mode: str) -> PermissionDecision:
-    if mode == "dontAsk":
-        return PermissionDeny(DONT_ASK_MESSAGE.format(tool=tool.name))
-    return ask
+def _rule(tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, behavior: RuleBehavior) -> str | None:
+    pc = context.permission_context
+    whole = whole_tool_rule(pc, behavior, tool.name, tool.aliases)
+    if whole is not None or tool.name in SELF_MATCHING:
+        return whole
+    return content_rule(tool, input, pc, behavior)
+
+
+def _path_deny(tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext) -> PermissionDeny | None:
+    """Read/Edit deny rules for file tools, even if the tool's own check forgot them."""
+    if tool.name not in READ_TOOLS and tool.name not in WRITE_TOOLS:
+        return None
+    try:
+        path = tool.get_path(input)
+    except Exception:
+        return None
+    if not path:
+        return None
+    try:
+        resolved = resolve_path(path, context.cwd)
+    except BadPath as exc:
+        return PermissionDeny(str(exc))
+    names = READ_RULES if tool.name in READ_TOOLS else EDIT_RULES + READ_RULES
+    rule = matching_rule(context, "deny", names, resolved)
+    if rule is None:
+        return None
+    return PermissionDeny(f"Permission to use {tool.name} on {path} has been denied by the rule {rule}.")
+
+
+def _read_only(tool: Tool[Any, Any], input: BaseModel) -> bool:
+    try:
+        return bool(tool.is_read_only(input))
+    except Exception:  # a tool that cannot tell is treated as writing
+        return False
+
+
+__all__ = [
+    "DONT_ASK_MESSAGE",
+    "PLAN_MODE_MESSAGE",
+    "PermissionUpdate",
+    "apply_dont_ask",
+    "evaluate_permission",
+    "has_permission_to_use_tool",
+]

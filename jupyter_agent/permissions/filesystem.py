@@ -1,7 +1,10 @@
 """Path permissions for the file tools (Read, Write, Edit, NotebookEdit, Glob, Grep).
 
 The file tools call ``check_read_permission`` / ``check_write_permission`` from their
-``check_permissions``; rules, modes, protected paths and symlink handling live here.
+``check_permissions``.  Order for reads: deny → ask → allow rules → inside the working
+directories → ask.  Writes: deny (Edit *or* Read deny) → ask rules → protected paths (ask in
+every mode) → Edit allow rules (on the real path) → acceptEdits inside the working
+directories → ask.  Both the path as written and its real path are checked.
 """
 
 from __future__ import annotations
@@ -14,38 +17,147 @@ from ..core.context import ToolUseContext
 from ..core.permission_types import (
     PermissionAllow,
     PermissionAsk,
+    PermissionDeny,
     PermissionResult,
     PermissionUpdate,
+    RuleBehavior,
 )
+from .paths import (
+    BadPath,
+    ResolvedPath,
+    compile_pattern,
+    is_within,
+    pattern_matches,
+    protected_reason,
+    resolve_path,
+    rule_root,
+)
+from .rules import rules_for
+from .verdicts import RULE, SAFETY, sticky_ask
+
+READ_RULES = ("Read",)
+EDIT_RULES = ("Edit", "Write", "NotebookEdit")
 
 
-def working_directories(context: ToolUseContext) -> list[Path]:
+def project_dir(context: ToolUseContext) -> Path:
+    return context.permission_context.project_dir or context.cwd
+
+
+def working_directories(context: ToolUseContext | None) -> list[Path]:
     """The project directory (or cwd) plus ``additionalDirectories``, as real paths."""
+    if context is None:
+        return []
     pc = context.permission_context
-    roots = [pc.project_dir or context.cwd, *pc.additional_directories]
-    return [Path(os.path.realpath(r)) for r in roots]
+    roots = [project_dir(context), *pc.additional_directories]
+    return [Path(os.path.realpath(os.path.expanduser(os.fspath(r)))) for r in roots]
 
 
-def is_in_working_directories(path: str | os.PathLike[str], context: ToolUseContext) -> bool:
+def is_in_working_directories(path: str | os.PathLike[str], context: ToolUseContext | None) -> bool:
     """Compare by path components after resolving symlinks (``/w/proj-evil`` ∉ ``/w/proj``)."""
-    real = Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
-    return any(real == root or root in real.parents for root in working_directories(context))
+    if context is None:
+        return False
+    try:
+        real = resolve_path(os.fspath(path), context.cwd).real
+    except BadPath:
+        return False
+    return real_in_working_directories(real, context)
+
+
+def real_in_working_directories(real: str, context: ToolUseContext) -> bool:
+    return any(is_within(real, str(root)) for root in working_directories(context))
+
+
+def matching_rule(
+    context: ToolUseContext,
+    behavior: RuleBehavior,
+    rule_names: tuple[str, ...],
+    resolved: ResolvedPath,
+    *,
+    real_only: bool = False,
+) -> str | None:
+    """The text of the first ``behavior`` rule among ``rule_names`` matching the path."""
+    project = str(project_dir(context))
+    target = ResolvedPath(resolved.real, resolved.real) if real_only else resolved
+    for source, rule, text in rules_for(context.permission_context, behavior, rule_names):
+        patterns = compile_pattern(rule.content or "", rule_root(source, project), project)
+        if pattern_matches(patterns, target):
+            return text
+    return None
+
+
+def read_denied(path: str, context: ToolUseContext) -> bool:
+    """For search tools filtering results: is reading ``path`` denied by a rule?"""
+    try:
+        resolved = resolve_path(path, context.cwd)
+    except BadPath:
+        return True
+    return matching_rule(context, "deny", READ_RULES, resolved) is not None
 
 
 def check_read_permission(tool: Any, path: str, context: ToolUseContext) -> PermissionResult:
-    if is_in_working_directories(path, context):
+    try:
+        resolved = resolve_path(path, context.cwd)
+    except BadPath as exc:
+        return PermissionDeny(str(exc))
+    denied = matching_rule(context, "deny", READ_RULES, resolved)
+    if denied is not None:
+        return PermissionDeny(f"Permission to read {path} has been denied by the rule {denied}.")
+    asked = matching_rule(context, "ask", READ_RULES, resolved)
+    if asked is not None:
+        return sticky_ask(f"{_name(tool)} wants to read {path} (rule {asked}).", RULE, asked)
+    allowed = matching_rule(context, "allow", READ_RULES, resolved, real_only=True)
+    if allowed is not None:
+        return PermissionAllow(reason=f"rule {allowed}")
+    if real_in_working_directories(resolved.real, context):
         return PermissionAllow(reason="inside the working directories")
+    folder = os.path.dirname(resolved.real) or "/"
     return PermissionAsk(
-        f"{tool.name} wants to read {path}, outside the working directories.",
-        suggestions=(PermissionUpdate(rules=(f"Read(/{Path(path).parent}/**)",), destination="session"),),
+        f"{_name(tool)} wants to read {path}, outside the working directories.",
+        suggestions=(PermissionUpdate(rules=(f"Read(/{folder}/**)",), destination="session"),),
     )
 
 
 def check_write_permission(tool: Any, path: str, context: ToolUseContext) -> PermissionResult:
-    inside = is_in_working_directories(path, context)
+    try:
+        resolved = resolve_path(path, context.cwd)
+    except BadPath as exc:
+        return PermissionDeny(str(exc))
+    denied = matching_rule(context, "deny", EDIT_RULES, resolved) or matching_rule(
+        context, "deny", READ_RULES, resolved
+    )
+    if denied is not None:
+        return PermissionDeny(f"Permission to write {path} has been denied by the rule {denied}.")
+    asked = matching_rule(context, "ask", EDIT_RULES, resolved)
+    if asked is not None:
+        return sticky_ask(f"{_name(tool)} wants to write {path} (rule {asked}).", RULE, asked)
+    protected = protected_reason(resolved)
+    if protected is not None:
+        return sticky_ask(f"{_name(tool)} wants to write {path}: {protected}.", SAFETY, protected)
+    allowed = matching_rule(context, "allow", EDIT_RULES, resolved, real_only=True)
+    if allowed is not None:
+        return PermissionAllow(reason=f"rule {allowed}")
+    inside = real_in_working_directories(resolved.real, context)
     if inside and context.permission_context.mode == "acceptEdits":
         return PermissionAllow(reason="acceptEdits mode")
     return PermissionAsk(
-        f"{tool.name} wants to write {path}.",
-        suggestions=(PermissionUpdate(rules=(tool.name,), destination="session"),),
+        _write_message(tool, path, resolved, inside),
+        suggestions=(PermissionUpdate(rules=(_edit_rule_for(resolved, context),), destination="session"),),
     )
+
+
+def _write_message(tool: Any, path: str, resolved: ResolvedPath, inside: bool) -> str:
+    if inside:
+        return f"{_name(tool)} wants to write {path}."
+    where = f" (really {resolved.real})" if resolved.real != resolved.lexical else ""
+    return f"{_name(tool)} wants to write {path}{where}, outside the working directories."
+
+
+def _edit_rule_for(resolved: ResolvedPath, context: ToolUseContext) -> str:
+    for root in working_directories(context):
+        if is_within(resolved.real, str(root)):
+            return f"Edit(/{root}/**)"
+    return f"Edit(/{os.path.dirname(resolved.real)}/**)"
+
+
+def _name(tool: Any) -> str:
+    return getattr(tool, "name", None) or str(tool)

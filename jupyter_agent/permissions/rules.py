@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+from ..core.permission_types import RuleBehavior, RuleSource, ToolPermissionContext
 
 
 @dataclass(frozen=True)
@@ -88,3 +93,53 @@ def _unescape(text: str) -> str:
             out.append(text[i])
             i += 1
     return "".join(out)
+
+
+@lru_cache(maxsize=4096)
+def parse_rule_or_none(text: str) -> PermissionRule | None:
+    """A cached parse for the hot path; malformed rules were already reported at load time."""
+    try:
+        return parse_rule(text)
+    except RuleSyntaxError:
+        return None
+
+
+def rules_for(
+    context: ToolPermissionContext, behavior: RuleBehavior, tool_names: Iterable[str]
+) -> list[tuple[RuleSource, PermissionRule, str]]:
+    """Rules with a specifier naming one of ``tool_names``: (source, rule, original text)."""
+    names = set(tool_names)
+    out = []
+    for source, text in context.rules(behavior):
+        rule = parse_rule_or_none(text)
+        if rule is not None and rule.content is not None and rule.tool_name in names:
+            out.append((source, rule, text))
+    return out
+
+
+def whole_tool_rule(
+    context: ToolPermissionContext, behavior: RuleBehavior, tool_name: str, aliases: Iterable[str] = ()
+) -> str | None:
+    """The first bare rule (``Bash``, ``mcp__server``) of ``behavior`` that covers the tool."""
+    names = (tool_name, *aliases)
+    for _source, text in context.rules(behavior):
+        rule = parse_rule_or_none(text)
+        if rule is not None and any(rule_applies_to_whole_tool(rule, n) for n in names):
+            return text
+    return None
+
+
+def domain_rule_matches(content: str, url: str) -> bool:
+    """``domain:example.com`` is that exact host; ``domain:*.example.com`` its subdomains only."""
+    if not content.startswith("domain:"):
+        return False
+    want = content[len("domain:"):].strip().lower().rstrip(".")
+    try:
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return False
+    if not host or not want:
+        return False
+    if want.startswith("*."):
+        return host.endswith(want[1:]) and host != want[2:]
+    return host == want

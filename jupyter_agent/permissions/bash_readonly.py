@@ -1,0 +1,231 @@
+"""The built-in read-only commands and the arguments that keep them read-only.
+
+A command runs without asking only when its program is listed here and none of its arguments
+can write or execute (``-exec``, ``-delete``, ``-i``, ``--output``, …).  GNU tools accept
+abbreviated long options (``sort --out=f`` is ``--output``), so a long option is unsafe when it
+is a prefix of an unsafe one.  Dynamic arguments (``$x``, globs) are accepted only by programs
+for which *no* argument can write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .bash_words import Word
+
+
+@dataclass(frozen=True)
+class Spec:
+    unsafe: frozenset[str] = frozenset()  # "-x" short letters / "--long" / find-style "-name"
+    single_dash_long: bool = False  # find-style options: -name, -delete (no clusters)
+    max_positional: int | None = None
+    only_options: frozenset[str] | None = None  # when set, every option must be one of these
+    dynamic_ok: bool = True
+    reads_paths: bool = True  # positional arguments are files it reads
+    requires_any: frozenset[str] = frozenset()
+
+
+def _s(*unsafe: str, **kw: object) -> Spec:
+    return Spec(unsafe=frozenset(unsafe), **kw)  # type: ignore[arg-type]
+
+
+_NO_PATHS = {"reads_paths": False}
+SPECS: dict[str, Spec] = {
+    **{name: _s() for name in (
+        "cat", "head", "tail", "wc", "ls", "du", "df", "stat", "cut", "tr", "nl", "paste",
+        "fold", "fmt", "rev", "tac", "expand", "unexpand", "strings", "od", "hexdump", "cmp",
+        "diff", "comm", "grep", "egrep", "fgrep", "md5sum", "sha1sum", "sha256sum",
+        "sha512sum", "cksum", "b2sum", "realpath", "readlink", "basename", "dirname", "column",
+        "jq", "look", "wdiff")},
+    **{name: _s(**_NO_PATHS) for name in (
+        "pwd", "echo", "true", "false", ":", "whoami", "id", "groups", "uname", "arch", "nproc",
+        "uptime", "free", "locale", "tty", "which", "type", "whereis", "printenv", "sleep",
+        "seq", "ps", "pgrep", "lsof", "who", "w", "env", "getconf", "users")},
+    "test": _s("-v", "-R", **_NO_PATHS),
+    "[": _s("-v", "-R", **_NO_PATHS),
+    "printf": _s("-v", **_NO_PATHS),
+    "date": _s("-s", "--set", "-f", "--file", **_NO_PATHS),
+    "hostname": Spec(max_positional=0, reads_paths=False, unsafe=frozenset({"-F", "--file"})),
+    "uniq": _s(max_positional=1),
+    "sort": _s("-o", "--output", "--compress-program", "-T", "--temporary-directory",
+               "--random-source", dynamic_ok=False),
+    "tree": _s("-o", "-R", "-H", "--fromfile", dynamic_ok=False),
+    "file": _s("-C", "--compile", "-m", "--magic-file", dynamic_ok=False),
+    "xxd": _s("-r", "--revert", max_positional=1, dynamic_ok=False),
+    "rg": _s("--pre", "--pre-glob", "--search-zip", "-z", dynamic_ok=False),
+    "fd": _s("-x", "--exec", "-X", "--exec-batch", dynamic_ok=False),
+    "find": _s("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
+               "-fprintf", "-fls", single_dash_long=True, dynamic_ok=False),
+    "yq": _s("-i", "--inplace", dynamic_ok=False),
+}
+
+_GIT_LOGLIKE = _s("--output", "--ext-diff", dynamic_ok=False)
+GIT_SPECS: dict[str, Spec] = {
+    "status": _s(dynamic_ok=False),
+    "diff": _GIT_LOGLIKE,
+    "log": _GIT_LOGLIKE,
+    "show": _GIT_LOGLIKE,
+    "shortlog": _GIT_LOGLIKE,
+    "blame": _s(dynamic_ok=False),
+    "grep": _s("-O", "--open-files-in-pager", "--ext-grep", dynamic_ok=False),
+    "rev-parse": _s(dynamic_ok=False),
+    "rev-list": _s(dynamic_ok=False),
+    "ls-files": _s(dynamic_ok=False),
+    "ls-tree": _s(dynamic_ok=False),
+    "cat-file": _s("--textconv", "--filters", dynamic_ok=False),
+    "describe": _s(dynamic_ok=False),
+    "merge-base": _s(dynamic_ok=False),
+    "show-ref": _s("--delete", dynamic_ok=False),
+    "for-each-ref": _s(dynamic_ok=False),
+    "count-objects": _s(dynamic_ok=False),
+    "name-rev": _s(dynamic_ok=False),
+    "reflog": Spec(max_positional=0, dynamic_ok=False),
+    "branch": Spec(
+        max_positional=0, dynamic_ok=False,
+        only_options=frozenset({"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose",
+                                "--list", "-l", "--show-current", "--no-color", "--color"}),
+    ),
+    "tag": Spec(max_positional=0, dynamic_ok=False,
+                only_options=frozenset({"-l", "--list", "-n"})),
+    "remote": Spec(max_positional=0, dynamic_ok=False,
+                   only_options=frozenset({"-v", "--verbose"})),
+    "config": Spec(
+        dynamic_ok=False,
+        only_options=frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l",
+                                "--show-origin", "--show-scope", "--null", "-z", "--name-only",
+                                "--local", "--global", "--system"}),
+        requires_any=frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l"}),
+    ),
+}
+_GIT_SUB_SUB = {"stash": frozenset({"list", "show"}), "worktree": frozenset({"list"})}
+_GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-optional-locks"})
+_SED_SCRIPT_CHARS = frozenset("0123456789,$;pdq=! \n")
+_SED_OPTIONS = frozenset({"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s",
+                          "--separate", "-u", "--unbuffered", "-z", "--null-data"})
+
+
+@dataclass(frozen=True)
+class ReadOnlyCheck:
+    """Whether a command is read-only, and the arguments it reads as files."""
+
+    read_only: bool
+    paths: tuple[Word, ...] = ()
+
+
+_NOT = ReadOnlyCheck(False)
+
+
+def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOnlyCheck:
+    """Read-only verdict for one unwrapped simple command (program first)."""
+    if not words or words[0].literal is None:
+        return _NOT
+    program, args = words[0].literal, list(words[1:])
+    if program == "git":
+        return _git(args)
+    if program == "sed":
+        return _sed(args, appends_args)
+    spec = SPECS.get(program)
+    if spec is None or (appends_args and not spec.dynamic_ok):
+        return _NOT
+    return _check(spec, args)
+
+
+def _check(spec: Spec, args: Sequence[Word]) -> ReadOnlyCheck:
+    positional: list[Word] = []
+    seen: set[str] = set()
+    options_done = False
+    for word in args:
+        value = word.literal
+        if value is None:
+            if not spec.dynamic_ok:
+                return _NOT
+            positional.append(word)
+            continue
+        if options_done or not value.startswith("-") or value == "-":
+            positional.append(word)
+            continue
+        if value == "--":
+            options_done = True
+            continue
+        if not _option_ok(spec, value):
+            return _NOT
+        seen.add(value.split("=", 1)[0])
+    if spec.max_positional is not None and len(positional) > spec.max_positional:
+        return _NOT
+    if spec.requires_any and not (seen & spec.requires_any):
+        return _NOT
+    return ReadOnlyCheck(True, tuple(positional) if spec.reads_paths else ())
+
+
+def _option_ok(spec: Spec, option: str) -> bool:
+    name = option.split("=", 1)[0]
+    if spec.only_options is not None:
+        return name in spec.only_options
+    if spec.single_dash_long or name.startswith("--"):
+        if name in spec.unsafe:
+            return False
+        if name.startswith("--"):  # GNU abbreviations: --out means --output
+            return not any(u.startswith(name) for u in spec.unsafe if u.startswith("--"))
+        return True
+    letters = name[1:]
+    if letters.isdigit():
+        return True
+    return not any(f"-{ch}" in spec.unsafe for ch in letters)
+
+
+def _git(args: list[Word]) -> ReadOnlyCheck:
+    i = 0
+    paths: list[Word] = []
+    while i < len(args) and (args[i].literal or "").startswith("-"):
+        flag = args[i].literal or ""
+        if flag == "-C" and i + 1 < len(args) and args[i + 1].literal is not None:
+            paths.append(args[i + 1])
+            i += 2
+            continue
+        if flag in ("--version", "--help") and i == len(args) - 1:
+            return ReadOnlyCheck(True)
+        if flag not in _GIT_GLOBAL_FLAGS:
+            return _NOT  # -c key=val, --git-dir, --exec-path, … can run arbitrary programs
+        i += 1
+    if i >= len(args) or args[i].literal is None:
+        return _NOT
+    sub, rest = args[i].literal or "", args[i + 1:]
+    if sub in _GIT_SUB_SUB:
+        ok = bool(rest) and rest[0].literal in _GIT_SUB_SUB[sub]
+        return ReadOnlyCheck(ok and all(w.literal is not None for w in rest[1:]))
+    spec = GIT_SPECS.get(sub)
+    if spec is None:
+        return _NOT
+    result = _check(spec, rest)
+    return ReadOnlyCheck(result.read_only, tuple(paths)) if result.read_only else _NOT
+
+
+def _sed(args: list[Word], appends_args: bool) -> ReadOnlyCheck:
+    """``sed -n '1,20p' file`` is read-only; scripts with anything but line addresses are not."""
+    scripts: list[str] = []
+    files: list[Word] = []
+    expect_script = False
+    for word in args:
+        value = word.literal
+        if value is None:
+            return _NOT
+        if expect_script:
+            scripts.append(value)
+            expect_script = False
+        elif value in ("-e", "--expression"):
+            expect_script = True
+        elif value.startswith("--expression="):
+            scripts.append(value.split("=", 1)[1])
+        elif value.startswith("-") and value != "-":
+            if value not in _SED_OPTIONS:
+                return _NOT
+        elif not scripts:
+            scripts.append(value)
+        else:
+            files.append(word)
+    if expect_script or not scripts or appends_args:
+        return _NOT
+    if not all(set(s) <= _SED_SCRIPT_CHARS for s in scripts):
+        return _NOT
+    return ReadOnlyCheck(True, tuple(files))

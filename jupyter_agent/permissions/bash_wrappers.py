@@ -1,0 +1,197 @@
+"""Peel wrappers off a simple command: ``timeout 5 nice -n 1 rm x`` → ``rm x``.
+
+Known wrappers (``timeout``, ``nice``, ``nohup``, ``time``, ``env``, ``xargs``, ``stdbuf``, …)
+and their options are stripped so rules match the program that really runs.  Programs that run
+arbitrary code (``sudo``, ``bash -c``, ``sh -c``, ``eval``, a variable as the program) always
+ask; when their payload is a literal it is handed back as a script to analyze for deny rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .bash_words import Word
+
+
+@dataclass(frozen=True)
+class _Wrapper:
+    arg_options: frozenset[str] = frozenset()  # options that take a value
+    flags: frozenset[str] | None = frozenset()  # None: any other option is a flag
+    positional: int = 0  # e.g. timeout's DURATION
+    always_ask: str | None = None  # why this wrapper always asks
+
+
+def _w(args: str = "", flags: str | None = "", positional: int = 0, ask: str | None = None) -> _Wrapper:
+    return _Wrapper(
+        frozenset(args.split()), None if flags is None else frozenset(flags.split()), positional, ask
+    )
+
+
+WRAPPERS: dict[str, _Wrapper] = {
+    "timeout": _w("-s --signal -k --kill-after", "--preserve-status --foreground -v --verbose", 1),
+    "nice": _w("-n --adjustment"),
+    "nohup": _w(),
+    "time": _w("", "-p"),
+    "setsid": _w("", "-w --wait -f --fork"),
+    "builtin": _w(),
+    "command": _w("", "-p"),
+    "exec": _w("-a", "-c -l"),
+    "stdbuf": _w("-i -o -e --input --output --error"),
+    "xargs": _w(
+        "-I -L -n -P -s -d -a -E --max-args --max-procs --max-chars --delimiter --arg-file "
+        "--eof --replace --max-lines",
+        "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit --open-tty",
+    ),
+    "env": _w("-u --unset", "-i --ignore-environment -0 --null -"),
+    "sudo": _w("-u -g -C -D -h -p -r -t -U -T --user --group --chdir --prompt", None,
+               ask="sudo runs commands as another user"),
+    "doas": _w("-u -C", None, ask="doas runs commands as another user"),
+}
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"})
+EVAL_LIKE = frozenset({"eval", "trap"})
+DANGEROUS_ENV = frozenset(
+    {"PATH", "BASH_ENV", "ENV", "IFS", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "HOME",
+     "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "PERL5OPT", "PERL5LIB",
+     "RUBYOPT", "EDITOR", "VISUAL", "PAGER", "LESSOPEN", "MANPAGER", "XDG_CONFIG_HOME",
+     "CDPATH", "GLOBIGNORE", "TMPDIR", "SSH_ASKPASS", "SUDO_ASKPASS"}
+)
+_DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC")
+_MAX_DEPTH = 20
+
+
+def dangerous_env(name: str) -> bool:
+    """Variables that change which program runs or what it executes."""
+    return name in DANGEROUS_ENV or name.startswith(_DANGEROUS_PREFIXES)
+
+
+@dataclass
+class Unwrapped:
+    """The forms of one command from outermost to innermost, and what unwrapping found."""
+
+    forms: list[tuple[Word, ...]] = field(default_factory=list)
+    ask_reason: str | None = None
+    scripts: list[str] = field(default_factory=list)
+    appends_args: bool = False  # xargs: arguments also come from stdin
+    env: list[str] = field(default_factory=list)  # NAME from `env NAME=VAL`
+    lookup_only: bool = False  # `command -v x`: nothing runs
+
+    @property
+    def innermost(self) -> tuple[Word, ...]:
+        return self.forms[-1]
+
+
+def unwrap(words: tuple[Word, ...]) -> Unwrapped:
+    """Strip wrappers until the real program; record always-ask reasons and literal scripts."""
+    out = Unwrapped(forms=[words])
+    current = words
+    for _ in range(_MAX_DEPTH):
+        if not current:
+            return out
+        program = current[0]
+        if program.literal is None:
+            out.ask_reason = f"the program name {program.text!r} is not a fixed word"
+            return out
+        name = program.literal
+        if name in SHELLS:
+            _shell(current, out)
+            return out
+        if name in EVAL_LIKE:
+            out.ask_reason = f"{name} runs its arguments as shell code"
+            if all(w.static for w in current[1:]) and name == "eval":
+                out.scripts.append(" ".join(w.text for w in current[1:]))
+            return out
+        if name == "su":
+            _su(current, out)
+            return out
+        if name == "command" and any(w.literal in ("-v", "-V") for w in current[1:2]):
+            out.lookup_only = True
+            return out
+        wrapper = WRAPPERS.get(name)
+        if wrapper is None:
+            return out
+        if wrapper.always_ask:
+            out.ask_reason = wrapper.always_ask
+        rest = _strip_options(name, wrapper, current[1:], out)
+        if rest is None:
+            out.ask_reason = out.ask_reason or f"could not understand the options of {name}"
+            return out
+        if name == "xargs":
+            out.appends_args = True
+            if not rest:
+                rest = (Word("echo"),)
+        if not rest:
+            return out
+        out.forms.append(rest)
+        current = rest
+    out.ask_reason = "too many nested wrappers"
+    return out
+
+
+def _strip_options(
+    name: str, wrapper: _Wrapper, args: tuple[Word, ...], out: Unwrapped
+) -> tuple[Word, ...] | None:
+    i = 0
+    while i < len(args):
+        value = args[i].literal
+        if value is None:
+            return None
+        if value == "--":
+            i += 1
+            break
+        if name == "env" and "=" in value and not value.startswith("-"):
+            out.env.append(value.split("=", 1)[0])
+            i += 1
+            continue
+        if not value.startswith("-") or value == "-" and name != "env":
+            break
+        step = _option_width(wrapper, value, name)
+        if step is None:
+            return None
+        i += step
+    rest = args[i:]
+    if wrapper.positional:
+        if len(rest) < wrapper.positional or any(w.literal is None for w in rest[: wrapper.positional]):
+            return None
+        rest = rest[wrapper.positional:]
+    return rest
+
+
+def _option_width(wrapper: _Wrapper, value: str, name: str) -> int | None:
+    """How many words this option takes (1 or 2), or None when it is unknown."""
+    key = value.split("=", 1)[0]
+    if key in wrapper.arg_options:
+        return 1 if "=" in value else 2
+    if wrapper.flags is None or key in wrapper.flags:
+        return 1
+    if name == "nice" and value[1:].lstrip("-").isdigit():
+        return 1
+    if not value.startswith("--") and len(value) > 2 and value[:2] in wrapper.arg_options:
+        return 1  # attached value: -n1, -I{}, -oL
+    return None
+
+
+def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
+    """``bash -c 'code'`` always asks; ``bash script.sh`` is an ordinary (non-read-only) program."""
+    has_c = False
+    for word in words[1:]:
+        value = word.literal
+        if value is None:
+            out.ask_reason = "a shell with dynamic arguments"
+            return
+        if value.startswith(("-", "+")) and value not in ("-", "--"):
+            if not value.startswith("--") and "c" in value[1:]:
+                has_c = True
+            continue
+        if has_c:
+            out.scripts.append(value)
+        break
+    if has_c:
+        out.ask_reason = f"{words[0].text} -c runs a string as shell code"
+
+
+def _su(words: tuple[Word, ...], out: Unwrapped) -> None:
+    out.ask_reason = "su runs commands as another user"
+    args = [w.literal for w in words[1:]]
+    for i, value in enumerate(args):
+        if value in ("-c", "--command") and i + 1 < len(args) and args[i + 1] is not None:
+            out.scripts.append(args[i + 1] or "")

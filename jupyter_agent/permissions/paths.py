@@ -1,0 +1,139 @@
+"""Paths for permission checks: resolution, containment, protected paths and rule patterns.
+
+Every path is checked in two forms: as written (made absolute, ``..`` collapsed) and as its
+real path (symlinks followed), so a rule or protection that matches either one applies.
+Containment compares path components, never string prefixes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlparse
+
+import pathspec
+
+from ..core.permission_types import RuleSource
+
+PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", ".jupyter"})
+PROTECTED_FILES = frozenset(
+    {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+     ".zshenv", ".zprofile", ".zlogin", ".mcp.json", ".gitconfig", ".gitmodules", ".inputrc"}
+)
+
+
+class BadPath(ValueError):
+    """A path that is refused outright (NUL byte, non-file URL)."""
+
+
+@dataclass(frozen=True)
+class ResolvedPath:
+    """``lexical``: absolute with ``..`` collapsed; ``real``: symlinks followed."""
+
+    lexical: str
+    real: str
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        return (self.lexical,) if self.lexical == self.real else (self.lexical, self.real)
+
+
+def resolve_path(path: str, cwd: str | os.PathLike[str]) -> ResolvedPath:
+    """Both forms of ``path`` relative to ``cwd``; raises BadPath for NUL bytes and URLs."""
+    if "\x00" in path:
+        raise BadPath("The path contains a NUL byte.")
+    if "://" in path or path.startswith("file:"):
+        parsed = urlparse(path)
+        if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+            raise BadPath(f"{path!r} is not a local file path. Use a file path, not a URL.")
+        path = unquote(parsed.path)
+    expanded = os.path.expanduser(path)
+    lexical = os.path.normpath(os.path.join(os.fspath(cwd), expanded))
+    return ResolvedPath(lexical, _realpath(lexical))
+
+
+def _realpath(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def is_within(path: str, root: str) -> bool:
+    """True when ``path`` is ``root`` or below it, by components (``/w/proj-evil`` ∉ ``/w/proj``)."""
+    if path == root:
+        return True
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return path.startswith(prefix)
+
+
+def protected_reason(resolved: ResolvedPath) -> str | None:
+    """Why writing this path always needs the user's approval, or None."""
+    for form in resolved.forms:
+        parts = PurePosixPath(form).parts
+        for part in parts[:-1]:
+            if part in PROTECTED_DIRS:
+                return f"{form} is inside {part}/, a protected folder"
+        if parts and parts[-1] in PROTECTED_DIRS:
+            return f"{form} is the protected folder {parts[-1]}/"
+        if parts and parts[-1] in PROTECTED_FILES:
+            return f"{form} is a protected file ({parts[-1]})"
+    return None
+
+
+@dataclass(frozen=True)
+class PathPattern:
+    """A Read(...)/Edit(...) rule pattern bound to its root folder."""
+
+    root: str
+    spec: pathspec.PathSpec
+    text: str
+
+    def matches(self, path: str) -> bool:
+        if not is_within(path, self.root):
+            return False
+        rel = os.path.relpath(path, self.root) if path != self.root else "."
+        if rel == ".":
+            return False
+        return self.spec.match_file(rel)
+
+
+def rule_root(source: RuleSource, project_dir: str) -> str:
+    """The folder ``/x`` patterns are relative to: home for user settings, else the project."""
+    if source == "userSettings":
+        return os.path.expanduser("~")
+    return project_dir
+
+
+@lru_cache(maxsize=1024)
+def compile_pattern(text: str, source_root: str, project_dir: str) -> tuple[PathPattern, ...]:
+    """``//abs``, ``~/x``, ``/x`` (settings root), ``./x`` / ``x`` (project) → patterns.
+
+    Both the root as given and its real path are used, so a symlinked project still matches.
+    """
+    if text.startswith("//"):
+        root, pattern = "/", text[1:]
+    elif text == "~" or text.startswith("~/"):
+        root, pattern = os.path.expanduser("~"), "/" + text[2:]
+    elif text.startswith("/"):
+        root, pattern = source_root, text
+    elif text.startswith("./"):
+        root, pattern = project_dir, "/" + text[2:]
+    else:
+        root, pattern = project_dir, text
+    if pattern in ("/", ""):
+        pattern = "/**"
+    spec = pathspec.GitIgnoreSpec.from_lines([pattern])
+    roots = {os.path.normpath(root), os.path.realpath(root)}
+    return tuple(PathPattern(r, spec, text) for r in sorted(roots))
+
+
+def pattern_matches(patterns: tuple[PathPattern, ...], resolved: ResolvedPath) -> bool:
+    return any(p.matches(form) for p in patterns for form in resolved.forms)
+
+
+def real_dir(path: str | os.PathLike[str]) -> str:
+    return os.path.realpath(os.path.expanduser(os.fspath(path)))
+
+
+def home_dir() -> Path:
+    return Path(os.path.expanduser("~"))
