@@ -152,6 +152,7 @@ TOOL_TARGETS: dict[str, str] = {
     "ListMcpResourcesTool": "jupyter_agent.tools.mcp_resources:ListMcpResourcesTool",
     "ReadMcpResourceTool": "jupyter_agent.tools.mcp_resources:ReadMcpResourceTool",
     "ToolSearch": "jupyter_agent.tools.tool_search:ToolSearchTool",
+    "WebFetch": "jupyter_agent.tools.web_fetch:WebFetchTool",
     "CronCreate": "jupyter_agent.tools.cron:CronCreateTool",
     "CronList": "jupyter_agent.tools.cron:CronListTool",
     "CronDelete": "jupyter_agent.tools.cron:CronDeleteTool",
