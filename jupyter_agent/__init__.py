@@ -6,5 +6,38 @@ are imported lazily so that loading stays fast.
 
 from __future__ import annotations
 
+import contextlib
+from typing import Any
+
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+__all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension"]
+
+_MAGICS_KEY = "_jupyter_agent_magics"
+
+
+def load_ipython_extension(ip: Any) -> None:
+    """Register ``%agent`` / ``%%agent`` and make ``%config AgentMagics.*`` work."""
+    from .magics.agent_magics import AgentMagics
+
+    if getattr(ip, _MAGICS_KEY, None) is not None:
+        return
+    magics = AgentMagics(shell=ip, parent=ip)
+    ip.register_magics(magics)
+    ip.configurables.append(magics)
+    ip.events.register("pre_run_cell", magics.pre_run_cell)
+    setattr(ip, _MAGICS_KEY, magics)
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    """Stop the session and remove the magics."""
+    magics = getattr(ip, _MAGICS_KEY, None)
+    if magics is None:
+        return
+    magics.close()
+    with contextlib.suppress(ValueError):
+        ip.events.unregister("pre_run_cell", magics.pre_run_cell)
+    if magics in ip.configurables:
+        ip.configurables.remove(magics)
+    for kind in ("line", "cell"):
+        ip.magics_manager.magics[kind].pop("agent", None)
+    setattr(ip, _MAGICS_KEY, None)

@@ -1,0 +1,231 @@
+"""``%agent`` / ``%%agent``: one agent session per kernel, one transcript widget per cell run.
+
+The magic parses its options, shows the transcript and submits the prompt; the turn then runs
+as a task on the kernel's event loop and only changes widget state.  Settings are traitlets:
+``%config AgentMagics.model = "claude-opus-4-1"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from traitlets import Bool, Enum, Float, Int, List, Unicode, default, observe
+
+from ..core.permission_types import PERMISSION_MODES
+from . import cell_context, reports
+from .interpolate import InterpolationError, interpolate
+from .options import AgentOptions, parse_options, usage_text
+
+if TYPE_CHECKING:  # imported lazily: %load_ext must stay fast
+    from ..agent.session import AgentSession
+    from .turns import TurnRouter
+
+
+@magics_class
+class AgentMagics(Magics):
+    """The ``%agent`` magics and their settings."""
+
+    model = Unicode(help="Model of new sessions (default: $JUPYTER_AGENT_MODEL or the SDK default).").tag(config=True)
+    mode = Enum(list(PERMISSION_MODES), "default", help="Permission mode of new sessions.").tag(config=True)
+    allow = List(Unicode(), help="Extra allow rules for new sessions, e.g. 'Bash(pytest:*)'.").tag(config=True)
+    deny = List(Unicode(), help="Extra deny rules for new sessions, e.g. 'Read(./.env)'.").tag(config=True)
+    approval_timeout = Float(None, allow_none=True, help="Deny an unanswered ask after this many seconds.").tag(config=True)
+    base_url = Unicode(None, allow_none=True, help="Messages API base URL (default: ANTHROPIC_BASE_URL).").tag(config=True)
+    api_key = Unicode(None, allow_none=True, help="API key (default: ANTHROPIC_API_KEY).").tag(config=True)
+    max_turns = Int(100, help="Model requests allowed in one turn.").tag(config=True)
+    thinking_budget = Int(None, allow_none=True, help="Extended thinking budget in tokens.").tag(config=True)
+    project_dir = Unicode(None, allow_none=True, help="Project root (default: the kernel's cwd).").tag(config=True)
+    stream_interval = Float(0.1, help="Seconds between transcript updates while text streams.").tag(config=True)
+    show_context = Bool(True, help="Tell the agent the notebook path, cell id and last error.").tag(config=True)
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        self.session: AgentSession | None = None
+        self.router: TurnRouter | None = None
+        self._unsubscribe: Any = None
+        self.current_cell_id: str | None = None
+
+    @default("model")
+    def _default_model(self) -> str:
+        from ..core.context import DEFAULT_MODEL
+
+        return os.environ.get("JUPYTER_AGENT_MODEL") or DEFAULT_MODEL
+
+    # -- the magic -----------------------------------------------------------------------------
+
+    @no_var_expand
+    @line_cell_magic
+    def agent(self, line: str, cell: str | None = None) -> Any:
+        opts = parse_options(line, cell)
+        match opts.action:
+            case "stop":
+                return self._stop()
+            case "cost":
+                return reports.Text(reports.cost_text(self.session))
+            case "tools":
+                return reports.Text(reports.tools_text(self._ensure_session(opts)))
+            case "compact":
+                return self._compact()
+        session = self._ensure_session(opts)
+        if not opts.prompt:
+            if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny:
+                return reports.Text(reports.session_text(session))
+            raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
+        try:
+            prompt = interpolate(opts.prompt, self.shell.user_ns)
+        except InterpolationError as exc:
+            raise UsageError(f"%agent: {exc}") from None
+        self._start_turn(session, prompt)
+        return None
+
+    agent.__doc__ = usage_text()
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    def _session_config(self, opts: AgentOptions) -> Any:
+        from ..agent.config import SessionConfig
+
+        cwd = Path.cwd()
+        return SessionConfig(
+            model=opts.model or self.model,
+            cwd=cwd,
+            project_dir=Path(self.project_dir) if self.project_dir else cwd,
+            mode=opts.mode or self.mode,  # type: ignore[arg-type]
+            allow=[*self.allow, *opts.allow],
+            deny=[*self.deny, *opts.deny],
+            max_turns=self.max_turns,
+            thinking_budget=self.thinking_budget,
+            base_url=self.base_url,
+            api_key=self.api_key,
+            notebook_path=cell_context.notebook_path(self.shell),
+            approval_timeout=self.approval_timeout,
+        )
+
+    def _ensure_session(self, opts: AgentOptions) -> AgentSession:
+        from ..agent.session import AgentSession
+
+        if opts.new or opts.resume is not None or self.session is None:
+            config = self._session_config(opts)
+            if opts.resume is not None:
+                try:
+                    session = AgentSession.resume(opts.resume or None, config=config)
+                except (FileNotFoundError, LookupError, ValueError) as exc:
+                    raise UsageError(f"%agent --resume: {exc}") from None
+            else:
+                session = AgentSession(config)
+            self._attach(session)
+            return session
+        assert self.session is not None
+        self._apply_changes(self.session, opts)
+        return self.session
+
+    def _attach(self, session: AgentSession) -> None:
+        from ..ui.permission_handler import WidgetPermissionHandler
+        from .turns import TurnRouter
+
+        self._detach()
+        router = TurnRouter(session.stop)
+        self._unsubscribe = session.subscribe(router.dispatch)
+        project = session.config.project_dir
+        session.can_use_tool = WidgetPermissionHandler(
+            router.active_transcript, project_dir=Path(project) if project else None
+        )
+        self.session, self.router = session, router
+
+    def _detach(self) -> None:
+        old = self.session
+        if old is None:
+            return
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        if self.router is not None:
+            for turn in [*self.router.queue, *([self.router.active] if self.router.active else [])]:
+                turn.transcript.finish("interrupted")
+        old.stop()
+        _schedule(old.aclose())
+        self.session = self.router = None
+
+    def _apply_changes(self, session: AgentSession, opts: AgentOptions) -> None:
+        """``--model/--mode/--allow/--deny`` on a running session change it from the next request."""
+        if opts.model:
+            session.config.model = opts.model
+        if opts.mode or opts.allow or opts.deny:
+            reports.update_permissions(session, opts.mode, opts.allow, opts.deny)
+
+    @observe("model")
+    def _model_changed(self, change: dict[str, Any]) -> None:
+        if self.session is not None:
+            self.session.config.model = change["new"]
+
+    @observe("mode")
+    def _mode_changed(self, change: dict[str, Any]) -> None:
+        if self.session is not None:
+            reports.update_permissions(self.session, change["new"], [], [])
+
+    # -- turns ---------------------------------------------------------------------------------
+
+    def _start_turn(self, session: AgentSession, prompt: str) -> None:
+        from ..ui.live_display import LiveDisplay
+        from ..ui.transcript import Transcript
+        from .turns import Turn
+
+        assert self.router is not None
+        router = self.router
+        cell_id = self.cell_id()
+        router.stop_cell(cell_id)
+        transcript = Transcript(
+            prompt, model=session.config.model, find_tool=session.context.find_tool, interval=self.stream_interval
+        )
+        turn = Turn(transcript, cell_id)
+        transcript.on_stop = lambda: router.stop(turn)
+        router.add(turn)
+        label = f"%agent {reports.first_line(prompt)}"
+        display = LiveDisplay(transcript, transcript.static_html(), label, shell=self.shell)
+        transcript.on_done(lambda t: display.update(t.static_html(), f"{label} [{t.stop_reason}]"))
+        reminder = cell_context.gather(self.shell, cell_id).reminder() if self.show_context else ""
+        turn.task = session.submit(reminder + prompt)
+        turn.task.add_done_callback(lambda task: router.task_done(turn, task))
+
+    def cell_id(self) -> str | None:
+        """The id of the cell being run (IPython's ``pre_run_cell`` info, else the request)."""
+        if self.current_cell_id:
+            return self.current_cell_id
+        kernel = getattr(self.shell, "kernel", None)
+        try:
+            parent = kernel.get_parent() if kernel is not None else None
+        except Exception:
+            parent = None
+        metadata = (parent or {}).get("metadata") or {}
+        value = metadata.get("cellId")
+        return str(value) if value else None
+
+    def pre_run_cell(self, info: Any) -> None:
+        self.current_cell_id = getattr(info, "cell_id", None)
+
+    def _stop(self) -> Any:
+        active = self.router.active if self.router is not None else None
+        if active is None:
+            return reports.Text("No turn is running.")
+        active.transcript.stop()
+        return reports.Text("Stopping the running turn.")
+
+    def _compact(self) -> Any:
+        if self.session is None:
+            return reports.Text("No agent session yet: nothing to compact.")
+        return reports.compact_widget(self.session)
+
+    def close(self) -> None:
+        """Stop the session (unloading the extension)."""
+        self._detach()
+
+
+def _schedule(coro: Any) -> None:
+    try:
+        asyncio.get_running_loop().create_task(coro)
+    except RuntimeError:
+        coro.close()

@@ -1,0 +1,90 @@
+"""What the agent is told about the notebook it runs in: path, this cell's id, the last error.
+
+Gathered when ``%agent`` runs and sent as a ``<system-reminder>`` in front of the user's prompt,
+so "fix the error above" works: the failing cell's id, source and traceback come along.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+MAX_TRACEBACK_CHARS = 8_000
+MAX_SOURCE_CHARS = 4_000
+
+
+@dataclass(frozen=True)
+class FailedCell:
+    cell_id: str | None
+    source: str
+    traceback: str
+
+
+@dataclass(frozen=True)
+class CellContext:
+    notebook_path: str | None
+    cell_id: str | None
+    execution_count: int | None
+    failed: FailedCell | None = None
+
+    def reminder(self) -> str:
+        """The text put in front of the prompt (empty when there is nothing to say)."""
+        lines: list[str] = []
+        if self.notebook_path:
+            lines.append(f"The user is working in the Jupyter notebook {self.notebook_path}.")
+        if self.cell_id:
+            count = f" (execution count {self.execution_count})" if self.execution_count else ""
+            lines.append(f"This request was typed in the %agent cell with id {self.cell_id}{count}.")
+        if self.failed is not None:
+            where = f" (cell id {self.failed.cell_id})" if self.failed.cell_id else ""
+            lines.append(f"The previously executed cell{where} failed. Its source:")
+            lines.append("```python\n" + self.failed.source + "\n```")
+            lines.append("Its traceback:\n```\n" + self.failed.traceback + "\n```")
+        if not lines:
+            return ""
+        return "<system-reminder>\n" + "\n".join(lines) + "\n</system-reminder>\n\n"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else "… (earlier lines cut)\n" + text[-limit:]
+
+
+def format_exception(exc: BaseException) -> str:
+    """A plain-text traceback (no ANSI colours), cut to its last ``MAX_TRACEBACK_CHARS``."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return _clip(text, MAX_TRACEBACK_CHARS)
+
+
+def failed_previous_cell(shell: Any) -> FailedCell | None:
+    """The previous cell's failure, if the last execution raised."""
+    if getattr(shell, "last_execution_succeeded", True):
+        return None
+    result = getattr(shell, "last_execution_result", None)
+    if result is None:
+        return None
+    exc = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+    if exc is None:
+        return None
+    info = getattr(result, "info", None)
+    source = _clip(str(getattr(info, "raw_cell", "") or ""), MAX_SOURCE_CHARS)
+    return FailedCell(getattr(info, "cell_id", None), source, format_exception(exc))
+
+
+def notebook_path(shell: Any) -> str | None:
+    """The notebook's path as the kernel knows it (``__session__`` / ``JPY_SESSION_NAME``)."""
+    ns = getattr(shell, "user_ns", {}) or {}
+    path = ns.get("__session__") or os.environ.get("JPY_SESSION_NAME")
+    if isinstance(path, str) and path.endswith(".ipynb"):
+        return path
+    return None
+
+
+def gather(shell: Any, cell_id: str | None) -> CellContext:
+    return CellContext(
+        notebook_path=notebook_path(shell),
+        cell_id=cell_id,
+        execution_count=getattr(shell, "execution_count", None),
+        failed=failed_previous_cell(shell),
+    )

@@ -1,0 +1,143 @@
+"""The ``%agent`` options: declared with IPython's ``magic_arguments``, parsed off the line's front.
+
+Only leading ``--options`` are parsed; everything after them is the prompt, verbatim (quotes,
+apostrophes and all).  ``--`` ends the options explicitly.  ``--resume`` takes an id only in
+the ``--resume=ID`` form or when the next word looks like a session id (has a digit, no spaces).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import argument, magic_arguments
+
+from ..core.permission_types import PERMISSION_MODES
+
+_SESSION_ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.:-]{6,}$")
+_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny"}
+_FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help"}
+
+
+@dataclass
+class AgentOptions:
+    new: bool = False
+    resume: str | None = None  # "" = the latest session
+    model: str | None = None
+    mode: str | None = None
+    allow: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+    stop: bool = False
+    compact: bool = False
+    cost: bool = False
+    tools: bool = False
+    prompt: str = ""
+
+    @property
+    def action(self) -> str | None:
+        """The one non-prompt action asked for (stop / compact / cost / tools), if any."""
+        for name in ("stop", "compact", "cost", "tools"):
+            if getattr(self, name):
+                return name
+        return None
+
+
+@magic_arguments()
+@argument("--new", action="store_true", help="Start a new session (the old one stays on disk).")
+@argument("--resume", nargs="?", const="", default=None, metavar="ID",
+          help="Resume a saved session: the latest one, or ID (write --resume=ID before a prompt).")
+@argument("--model", help="Model for this session, e.g. claude-sonnet-4-5.")
+@argument("--mode", choices=list(PERMISSION_MODES), help="Permission mode.")
+@argument("--allow", action="append", default=[], metavar="RULE",
+          help="Allow rule for this session, e.g. 'Bash(pytest:*)' (repeatable).")
+@argument("--deny", action="append", default=[], metavar="RULE",
+          help="Deny rule for this session, e.g. 'Read(./.env)' (repeatable).")
+@argument("--stop", action="store_true", help="Stop the running turn.")
+@argument("--compact", action="store_true", help="Summarise the conversation to free context.")
+@argument("--cost", action="store_true", help="Show tokens and cost so far.")
+@argument("--tools", action="store_true", help="List the tools the model can call.")
+@argument("prompt", nargs="*", help="What to ask the agent; {expr} interpolates Python values.")
+def agent_usage(line: str) -> None:
+    """Talk to the coding agent in this kernel: ``%agent [options] prompt``."""
+
+
+agent_usage.parser.prog = "agent"  # shown as %agent  # type: ignore[attr-defined]
+
+
+def usage_text() -> str:
+    return agent_usage.parser.format_help()  # type: ignore[attr-defined]
+
+
+def _take_token(rest: str) -> tuple[str, str]:
+    """The first shell-like word of ``rest`` and what follows it (leading spaces removed)."""
+    lexer = shlex.shlex(rest, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        token = lexer.get_token() or ""
+    except ValueError as exc:
+        raise UsageError(f"%agent: {exc} in the options\n\n{usage_text()}") from exc
+    remainder = lexer.instream.read() if hasattr(lexer.instream, "read") else ""
+    return token, remainder.lstrip()
+
+
+def split_options(line: str) -> tuple[list[str], str]:
+    """Leading option tokens and the verbatim prompt after them."""
+    tokens: list[str] = []
+    rest = line.strip()
+    while rest.startswith("-"):
+        token, after = _take_token(rest)
+        if token == "--":
+            return tokens, after
+        name = token.split("=", 1)[0]
+        tokens.append(token)
+        rest = after
+        if "=" in token:
+            continue
+        if name in _VALUE_OPTIONS:
+            value, rest = _take_token(rest)
+            if not value:
+                raise UsageError(f"%agent: {name} needs a value\n\n{usage_text()}")
+            tokens.append(value)
+        elif name == "--resume" and rest:
+            value, after = _take_token(rest)
+            if _SESSION_ID.match(value):
+                tokens.append(value)
+                rest = after
+        elif name not in _FLAG_OPTIONS and name != "--resume":
+            raise UsageError(f"%agent: unknown option {token}\n\n{usage_text()}")
+    return tokens, rest
+
+
+def parse_options(line: str, cell: str | None = None) -> AgentOptions:
+    """Parse ``%agent`` / ``%%agent`` input; errors raise ``UsageError`` with the usage text."""
+    tokens, prompt = split_options(line)
+    if "--help" in tokens:
+        raise UsageError(usage_text())
+    try:
+        args = agent_usage.parser.parse_args(tokens)  # type: ignore[attr-defined]
+    except UsageError as exc:
+        raise UsageError(f"%agent: {exc}\n\n{usage_text()}") from None
+    if cell is not None:
+        prompt = (prompt + "\n" + cell).strip() if prompt else cell.strip()
+    opts = AgentOptions(
+        new=args.new,
+        resume=args.resume,
+        model=args.model,
+        mode=args.mode,
+        allow=list(args.allow or []),
+        deny=list(args.deny or []),
+        stop=args.stop,
+        compact=args.compact,
+        cost=args.cost,
+        tools=args.tools,
+        prompt=prompt,
+    )
+    actions = [a for a in ("stop", "compact", "cost", "tools") if getattr(opts, a)]
+    if len(actions) > 1:
+        raise UsageError(f"%agent: use one of --{', --'.join(actions)} at a time\n\n{usage_text()}")
+    if actions and opts.prompt:
+        raise UsageError(f"%agent: --{actions[0]} takes no prompt\n\n{usage_text()}")
+    return opts

@@ -1,0 +1,101 @@
+"""Small answers of ``%agent``: cost so far, the tool list, session status, ``--compact``."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..ui import render
+
+if TYPE_CHECKING:
+    from ..agent.session import AgentSession
+
+
+class Text(str):
+    """A string that displays as plain text (no quotes) when a magic returns it."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(str(self))
+
+
+def first_line(text: str, limit: int = 80) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def cost_text(session: AgentSession | None) -> str:
+    if session is None:
+        return "No agent session yet."
+    u = session.usage
+    return (
+        f"Session {session.id} · {session.config.model}\n"
+        f"input {u.input_tokens} · output {u.output_tokens} · cache read {u.cache_read_input_tokens}"
+        f" · cache write {u.cache_creation_input_tokens} tokens\n"
+        f"cost ${session.cost_usd:.4f}"
+    )
+
+
+def tools_text(session: AgentSession) -> str:
+    tools = session.context.options.tools
+    if not tools:
+        return "The model can call no tools in this session."
+    lines = [f"{len(tools)} tools the model can call:"]
+    for tool in tools:
+        doc = (type(tool).__doc__ or "").strip().splitlines()
+        lines.append(f"  {tool.name:<22} {first_line(doc[0], 90) if doc else ''}")
+    errors = getattr(session, "load_errors", None) or []
+    lines.extend(f"  (not loaded: {e})" for e in errors)
+    return "\n".join(lines)
+
+
+def session_text(session: AgentSession) -> str:
+    perm = session.context.permission_context
+    msgs = len(session.messages)
+    return (
+        f"Agent session {session.id} · model {session.config.model} · mode {perm.mode}"
+        + (f" · {msgs} messages so far" if msgs else "")
+    )
+
+
+def update_permissions(session: AgentSession, mode: str | None, allow: list[str], deny: list[str]) -> None:
+    """Change the live session's mode and add session rules."""
+
+    def _update(state: Any) -> Any:
+        perm = state.tool_permission_context
+        if mode:
+            perm = replace(perm, mode=mode)
+        if allow:
+            rules = dict(perm.allow_rules)
+            rules["session"] = tuple(dict.fromkeys((*rules.get("session", ()), *allow)))
+            perm = replace(perm, allow_rules=rules)
+        if deny:
+            rules = dict(perm.deny_rules)
+            rules["session"] = tuple(dict.fromkeys((*rules.get("session", ()), *deny)))
+            perm = replace(perm, deny_rules=rules)
+        return replace(state, tool_permission_context=perm)
+
+    session.context.set_app_state(_update)
+
+
+def compact_widget(session: AgentSession) -> Any:
+    """Start compaction as a task; the returned widget reports its result."""
+    import ipywidgets as widgets
+
+    status = widgets.HTML(render.muted("Compacting the conversation…"))
+
+    async def _run() -> None:
+        try:
+            result = await session.compact()
+        except Exception as exc:
+            status.value = render.error_html(f"Compaction failed: {exc}")
+            return
+        status.value = render.escape(
+            f"Compacted: {result.tokens_before} → {result.tokens_after} tokens."
+        )
+
+    asyncio.get_running_loop().create_task(_run())
+    return status

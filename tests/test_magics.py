@@ -1,0 +1,178 @@
+"""%agent: option parsing, prompt interpolation, notebook context, loading and settings."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from jupyter_agent.magics import cell_context
+from jupyter_agent.magics.interpolate import InterpolationError, interpolate
+from jupyter_agent.magics.options import parse_options, split_options
+
+
+@pytest.fixture(scope="module")
+def ip(tmp_path_factory):
+    import os
+
+    os.environ["JUPYTER_AGENT_HOME"] = str(tmp_path_factory.mktemp("agent-home"))
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "jupyter_agent")
+    yield shell
+    shell.run_line_magic("unload_ext", "jupyter_agent")
+
+
+# -- options -------------------------------------------------------------------------------------
+
+
+def test_prompt_is_kept_verbatim_after_options():
+    opts = parse_options("""--model claude-x --allow "Bash(pytest:*)" --allow Edit fix it, don't "break" {x}""")
+    assert opts.model == "claude-x"
+    assert opts.allow == ["Bash(pytest:*)", "Edit"]
+    assert opts.prompt == """fix it, don't "break" {x}"""
+
+
+def test_double_dash_ends_options():
+    assert split_options("--mode plan -- --new is not an option here") == (
+        ["--mode", "plan"],
+        "--new is not an option here",
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "resume", "prompt"),
+    [
+        ("--resume", "", ""),
+        ("--resume go on", "", "go on"),
+        ("--resume 20261130-101116-abcdef12 go on", "20261130-101116-abcdef12", "go on"),
+        ("--resume=mysession go on", "mysession", "go on"),
+    ],
+)
+def test_resume_takes_an_id_only_when_it_looks_like_one(line, resume, prompt):
+    opts = parse_options(line)
+    assert (opts.resume, opts.prompt) == (resume, prompt)
+
+
+def test_cell_magic_prompt_is_the_cell():
+    opts = parse_options("--mode acceptEdits", "line one\nline two\n")
+    assert opts.mode == "acceptEdits" and opts.prompt == "line one\nline two"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("--mode nope do it", "invalid choice: 'nope'"),
+        ("--bogus", "unknown option --bogus"),
+        ("--stop --cost", "one of --stop, --cost"),
+        ("--cost hello", "--cost takes no prompt"),
+        ("--model", "--model needs a value"),
+    ],
+)
+def test_bad_options_raise_usage_error_with_usage(line, message):
+    with pytest.raises(UsageError) as info:
+        parse_options(line)
+    assert message in str(info.value)
+    assert "%agent [--new] [--resume [ID]]" in str(info.value)
+
+
+# -- interpolation -------------------------------------------------------------------------------
+
+
+def test_interpolation_like_f_strings():
+    ns = {"df": {"rows": 3}, "name": "x", "pi": 3.14159, "items": [1, 2, 3]}
+    assert interpolate("rows={df['rows']} {name!r} {pi:.2f} {len(items)} {items[1:]}", ns) == (
+        "rows=3 'x' 3.14 3 [2, 3]"
+    )
+    assert interpolate("literal {{braces}} and {{x}}", ns) == "literal {braces} and {x}"
+    assert interpolate("a != b: {1 != 2}", ns) == "a != b: True"
+    assert interpolate("{ {'k': 1}['k'] }", ns) == "1"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{missing}", "NameError"),
+        ("{unclosed", "Unclosed '{'"),
+        ("single } brace", "Single '}'"),
+        ("{}", "Empty {}"),
+    ],
+)
+def test_interpolation_errors_name_the_field(text, message):
+    with pytest.raises(InterpolationError) as info:
+        interpolate(text, {})
+    assert message in str(info.value)
+
+
+# -- notebook context ----------------------------------------------------------------------------
+
+
+def test_context_includes_the_failed_cell_traceback(ip):
+    ip.run_cell("def broken():\n    return 1 / 0\nbroken()", cell_id="cell-fails")
+    ctx = cell_context.gather(ip, "cell-agent")
+    assert ctx.failed is not None
+    assert ctx.failed.cell_id == "cell-fails"
+    assert "ZeroDivisionError" in ctx.failed.traceback
+    assert "return 1 / 0" in ctx.failed.source
+    reminder = ctx.reminder()
+    assert "%agent cell with id cell-agent" in reminder
+    assert "The previously executed cell (cell id cell-fails) failed" in reminder
+    ip.run_cell("x = 1", cell_id="cell-ok")
+    assert cell_context.gather(ip, "c").failed is None
+
+
+def test_notebook_path_from_the_session_variable(ip, monkeypatch):
+    monkeypatch.setitem(ip.user_ns, "__session__", "/home/u/work/analysis.ipynb")
+    assert cell_context.notebook_path(ip) == "/home/u/work/analysis.ipynb"
+    assert "Jupyter notebook /home/u/work/analysis.ipynb" in cell_context.gather(ip, None).reminder()
+
+
+# -- the extension -------------------------------------------------------------------------------
+
+
+def test_load_ext_registers_magics_and_config(ip):
+    assert "agent" in ip.magics_manager.magics["line"]
+    assert "agent" in ip.magics_manager.magics["cell"]
+    ip.run_line_magic("config", 'AgentMagics.model = "claude-test-model"')
+    magics = ip._jupyter_agent_magics
+    assert magics.model == "claude-test-model"
+    ip.run_line_magic("config", 'AgentMagics.mode = "plan"')
+    assert magics.mode == "plan"
+    ip.run_line_magic("config", 'AgentMagics.mode = "default"')
+
+
+def test_magic_usage_errors_surface_in_the_cell(ip):
+    with pytest.raises(UsageError, match="unknown option --nope"):
+        ip.run_line_magic("agent", "--nope")
+    with pytest.raises(UsageError, match="what should the agent do"):
+        ip.run_line_magic("agent", "")
+
+
+def test_cost_and_tools_reports(ip):
+    magics = ip._jupyter_agent_magics
+    if magics.session is None:
+        assert ip.run_line_magic("agent", "--cost") == "No agent session yet."
+    tools = ip.run_line_magic("agent", "--tools")
+    assert "tools the model can call" in tools
+    assert "Read" in tools
+    cost = ip.run_line_magic("agent", "--cost")
+    assert cost.startswith(f"Session {magics.session.id}") and "cost $0.0000" in cost
+
+
+def test_allow_and_mode_change_the_live_session(ip):
+    ip.run_line_magic("agent", "--tools")
+    magics = ip._jupyter_agent_magics
+    status = ip.run_line_magic("agent", '--mode acceptEdits --allow "Bash(pytest:*)" --deny WebFetch')
+    assert "mode acceptEdits" in status
+    perm = magics.session.context.permission_context
+    assert perm.mode == "acceptEdits"
+    assert ("session", "Bash(pytest:*)") in perm.rules("allow")
+    assert ("session", "WebFetch") in perm.rules("deny")
+
+
+def test_new_session_replaces_the_old_one(ip):
+    ip.run_line_magic("agent", "--tools")
+    magics = ip._jupyter_agent_magics
+    old = magics.session
+    status = ip.run_line_magic("agent", "--new --model claude-other")
+    assert magics.session is not old
+    assert "model claude-other" in status
