@@ -163,6 +163,7 @@ TOOL_TARGETS: dict[str, str] = {
     "Glob": "jupyter_agent.tools.glob:GlobTool",
     "Grep": "jupyter_agent.tools.grep:GrepTool",
     "NotebookEdit": "jupyter_agent.tools.notebook_edit:NotebookEditTool",
+    "Agent": "jupyter_agent.tools.agent_tool:AgentTool",
 }
 
 

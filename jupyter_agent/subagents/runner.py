@@ -1,0 +1,153 @@
+"""Run one subagent: its own conversation and ToolUseContext, D's query loop, a final report.
+
+The child context shares the parent's app state (permission rules and mode), its
+``can_use_tool`` (approvals still reach the user) and session directory; it gets a child abort
+controller (the parent's stop stops it), a clone of the file-state cache, its own message list
+and ``agent_id``.  Every event of the subagent is handed to ``on_event`` as a ``SubagentEvent``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..agent.events import SessionEvent, Usage
+from ..agent.history import append_user_blocks
+from ..agent.loop import LoopLimits, run_query
+from ..agent.model import ModelClient, ModelRequest
+from ..agent.toolset import api_tools
+from ..core.context import ToolUseContext
+from ..core.tool import CanUseTool, Tool
+from .definitions import NEVER_FOR_SUBAGENTS, AgentDefinition
+from .read_only import ReadOnlyGuard
+from .runtime import SubagentRuntime
+
+
+@dataclass(frozen=True)
+class SubagentEvent:
+    """One event of a running subagent (for nesting its cards under the Agent call's card)."""
+
+    agent_id: str
+    agent_type: str
+    event: SessionEvent
+
+
+@dataclass
+class SubagentResult:
+    agent_id: str
+    agent_type: str
+    stop_reason: str
+    text: str
+    usage: Usage
+    tool_uses: int
+    error: str | None = None
+
+
+def subagent_tools(parent_tools: Sequence[Tool[Any, Any]], agent: AgentDefinition) -> list[Tool[Any, Any]]:
+    """The parent's tools this agent may use (read-only agents get guarded copies)."""
+    def names(tool: Tool[Any, Any]) -> set[str]:
+        return {tool.name, *tool.aliases}
+
+    chosen = []
+    for tool in parent_tools:
+        if names(tool) & NEVER_FOR_SUBAGENTS:
+            continue
+        if agent.tools is not None and not names(tool) & set(agent.tools):
+            continue
+        if names(tool) & set(agent.disallowed_tools):
+            continue
+        chosen.append(ReadOnlyGuard(tool, agent.name) if agent.read_only else tool)
+    return chosen
+
+
+def child_context(parent: ToolUseContext, agent: AgentDefinition, agent_id: str, model: str) -> ToolUseContext:
+    options = dataclasses.replace(
+        parent.options, tools=tuple(subagent_tools(parent.options.tools, agent)), main_loop_model=model
+    )
+    return parent.with_changes(
+        options=options,
+        abort_controller=parent.abort_controller.child(),
+        read_file_state=parent.read_file_state.clone(),
+        messages=[],
+        agent_id=agent_id,
+    )
+
+
+@dataclass
+class _Host:
+    """The loop's host for one subagent (D's ``LoopHost`` protocol)."""
+
+    agent: AgentDefinition
+    agent_id: str
+    context: ToolUseContext
+    model_client: ModelClient
+    model: str
+    max_tokens: int
+    forward: Callable[[SubagentEvent], None]
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    tool_uses: int = 0
+    _system: list[dict[str, Any]] | None = None
+    _tools: list[dict[str, Any]] | None = None
+
+    def emit(self, event: SessionEvent) -> None:
+        from ..core.events import ToolCallStarted
+
+        if isinstance(event, ToolCallStarted):
+            self.tool_uses += 1
+        self.forward(SubagentEvent(self.agent_id, self.agent.name, event))
+
+    def record_message(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+    def record_user_blocks(self, blocks: list[dict[str, Any]]) -> None:
+        append_user_blocks(self.messages, blocks)
+
+    def add_usage(self, usage: Usage, turn: Usage) -> None:
+        self.usage = self.usage + usage
+
+    async def build_request(self) -> ModelRequest:
+        if self._system is None:
+            self._system = [{"type": "text", "text": self.agent.prompt}, {"type": "text", "text": self._env()}]
+        if self._tools is None:
+            self._tools = await api_tools(self.context.options.tools, self.context.options)
+        return ModelRequest(self.model, self.max_tokens, self._system, self.messages, self._tools)
+
+    def _env(self) -> str:
+        return (
+            f"<env>\nWorking directory: {self.context.cwd}\nToday's date: {_dt.date.today().isoformat()}\n"
+            f"Agent: {self.agent.name} ({self.agent_id})\n</env>"
+        )
+
+    async def maybe_compact(self) -> None:
+        return None  # subagent conversations are short-lived
+
+
+async def run_subagent(
+    agent: AgentDefinition,
+    prompt: str,
+    parent: ToolUseContext,
+    can_use_tool: CanUseTool,
+    runtime: SubagentRuntime,
+    *,
+    model: str | None = None,
+    on_event: Callable[[SubagentEvent], None] | None = None,
+    agent_id: str | None = None,
+) -> SubagentResult:
+    """Run ``agent`` on ``prompt`` until it ends its turn; never raises for model errors."""
+    agent_id = agent_id or f"agent_{secrets.token_hex(4)}"
+    chosen_model = model or agent.model or runtime.model
+    context = child_context(parent, agent, agent_id, chosen_model)
+    host = _Host(
+        agent, agent_id, context, ModelClient(runtime.client, runtime.retry), chosen_model,
+        runtime.max_tokens, on_event or (lambda _e: None),
+    )
+    host.record_user_blocks([{"type": "text", "text": prompt}])
+    result = await run_query(host, context.abort_controller, can_use_tool, LoopLimits(runtime.max_requests))
+    return SubagentResult(
+        agent_id, agent.name, result.stop_reason, result.text, host.usage, host.tool_uses, result.error
+    )
