@@ -1,1 +1,33 @@
 """The scripted Anthropic-compatible model server and test helpers (shipped in the package)."""
+
+from .script import (
+    Fault,
+    Reply,
+    UsageOverride,
+    drop_mid_stream,
+    fault_status,
+    malformed_stream,
+    reply,
+    text,
+    thinking,
+    tool_use,
+    tool_use_raw,
+)
+from .server import RecordedRequest, ScriptedServer, first_user_text
+
+__all__ = [
+    "Fault",
+    "RecordedRequest",
+    "Reply",
+    "ScriptedServer",
+    "UsageOverride",
+    "drop_mid_stream",
+    "fault_status",
+    "first_user_text",
+    "malformed_stream",
+    "reply",
+    "text",
+    "thinking",
+    "tool_use",
+    "tool_use_raw",
+]

@@ -1,0 +1,69 @@
+"""SessionConfig: everything that shapes an agent session, with the SDK's usual defaults."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.permission_types import PermissionMode
+from .models import CURRENT_SONNET
+from .pricing import ModelPrice
+from .retry import RetryPolicy
+
+HOME_ENV = "JUPYTER_AGENT_HOME"
+
+
+def default_sessions_dir() -> Path:
+    """``$JUPYTER_AGENT_HOME/sessions`` or ``~/.jupyter-agent/sessions``."""
+    base = os.environ.get(HOME_ENV) or os.path.join(os.path.expanduser("~"), ".jupyter-agent")
+    return Path(base) / "sessions"
+
+
+@dataclass
+class SessionConfig:
+    """Options of one agent session.
+
+    ``base_url`` / ``api_key`` default to the SDK's environment variables (``ANTHROPIC_BASE_URL``,
+    ``ANTHROPIC_API_KEY``); ``client`` may be any configured ``AsyncAnthropic``,
+    ``AsyncAnthropicBedrock`` or ``AsyncAnthropicVertex`` instance and then wins over both.
+    ``thinking_budget`` applies to models with manual thinking; adaptive models (Sonnet 5.x,
+    Opus 4.7+) always think adaptively and take ``effort`` instead.
+    """
+
+    model: str = CURRENT_SONNET
+    max_tokens: int = 32_000
+    thinking_budget: int | None = None
+    cwd: Path = field(default_factory=Path.cwd)
+    project_dir: Path | None = None
+    sessions_dir: Path | None = None
+    mode: PermissionMode = "default"
+    allow: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)
+    max_turns: int = 100
+    base_url: str | None = None
+    api_key: str | None = None
+    notebook_path: Path | str | None = None
+    system_prompt_extra: str = ""
+    approval_timeout: float | None = None
+    client: Any = None
+    # Additions beyond the agreed shape (all optional):
+    effort: str | None = None  # "low" | "medium" | "high" | "xhigh" | "max" (adaptive models)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    prices: Mapping[str, ModelPrice] | None = None
+    context_window: int | None = None  # None: the model's known window
+    compact_threshold: float = 0.8  # share of the context window that triggers compaction
+    keep_recent_turns: int = 2  # turns kept verbatim by compaction
+    max_continuations: int = 3  # max_tokens continuations per turn
+    additional_directories: list[Path] = field(default_factory=list)
+    home: Path | None = None  # the user's home for ~/.claude files (tests point it elsewhere)
+    load_settings: bool = True  # read .claude/settings*.json when the settings loader exists
+
+    def resolved_sessions_dir(self) -> Path:
+        return Path(self.sessions_dir) if self.sessions_dir is not None else default_sessions_dir()
+
+    def resolved_project_dir(self) -> Path:
+        return Path(self.project_dir) if self.project_dir is not None else Path(self.cwd)

@@ -1,0 +1,355 @@
+"""AgentSession: the conversation, its tools and context, usage and cost; turns run as asyncio tasks.
+
+    session = AgentSession(SessionConfig(cwd=Path.cwd()))
+    session.subscribe(print)
+    task = session.submit("fix the failing test")   # returns at once
+    session.stop()                                   # abort the running turn
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as _dt
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..core.abort import AbortController
+from ..core.context import AppState, AppStateStore, ThinkingConfig, ToolUseContext, ToolUseOptions
+from ..core.permission_types import PermissionAsk, UserDecision
+from ..core.tool import CanUseTool, Tool
+from ..errors import AgentConfigError
+from .approval import deny_without_approver, with_timeout
+from .compact import Compaction, CompactionError, compact, estimate_tokens
+from .config import SessionConfig
+from .events import (
+    AgentErrorEvent,
+    Compacted,
+    SessionEvent,
+    TodosUpdated,
+    TurnEnded,
+    TurnStarted,
+    Usage,
+    UsageUpdated,
+)
+from .history import INTERRUPTED_TOOL, append_user_blocks, close_dangling_tool_uses
+from .loop import LoopLimits, LoopResult, run_query
+from .model import ModelClient, ModelRequest, make_client
+from .models import model_info
+from .permission_setup import build_permission_context
+from .pricing import cost_usd
+from .prompts import PromptInputs, build_system_prompt
+from .session_log import SessionLog
+from .toolset import api_tools, select_tools
+from .transcript import find_transcript, load_transcript, transcript_path
+
+log = logging.getLogger(__name__)
+Subscriber = Callable[[SessionEvent], None]
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """What ``await session.submit(prompt)`` gives back."""
+
+    turn_id: str
+    stop_reason: str
+    text: str
+    usage: Usage
+    error: str | None = None
+
+
+def new_session_id() -> str:
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{uuid.uuid4().hex[:8]}"
+
+
+class AgentSession:
+    """One conversation with the model, run on the current asyncio loop."""
+
+    def __init__(
+        self,
+        config: SessionConfig | None = None,
+        can_use_tool: CanUseTool | None = None,
+        tools: Sequence[Tool[Any, Any]] | None = None,
+        *,
+        session_id: str | None = None,
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.config = config = config or SessionConfig()
+        if config.thinking_budget and config.max_tokens <= config.thinking_budget:
+            raise AgentConfigError(
+                f"max_tokens ({config.max_tokens}) must be larger than thinking_budget "
+                f"({config.thinking_budget})."
+            )
+        self.id = session_id or new_session_id()
+        self.messages: list[dict[str, Any]] = list(messages or [])
+        self.usage = Usage()
+        self.cost_usd = 0.0
+        self.can_use_tool = can_use_tool
+        self.load_errors: list[str] = []
+        self.context = self._make_context(config, tools)
+        self.model_client = ModelClient(make_client(config.api_key, config.base_url, config.client), config.retry)
+        self._owns_client = config.client is None
+        self._subscribers: list[Subscriber] = []
+        self._lock: asyncio.Lock | None = None
+        self._abort: AbortController | None = None
+        self._generation = 0
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._system: list[dict[str, Any]] | None = None
+        self._tools_json: list[dict[str, Any]] | None = None
+        self._last_context_tokens = 0
+        sessions_dir = config.resolved_sessions_dir()
+        self.transcript_path = transcript_path(sessions_dir, self.id)
+        self.log = SessionLog(self.transcript_path, self.id, config)
+        self._unwatch = self.context.app_state_store.subscribe(self._on_app_state)
+        self._todos = list(self.context.get_app_state().todos)
+
+    def _make_context(self, config: SessionConfig, tools: Sequence[Tool[Any, Any]] | None) -> ToolUseContext:
+        permission_context = build_permission_context(config)
+        selected, self.load_errors = select_tools(tools, permission_context)
+        thinking = (
+            ThinkingConfig("enabled", config.thinking_budget) if config.thinking_budget else ThinkingConfig()
+        )
+        options = ToolUseOptions(tools=tuple(selected), main_loop_model=config.model, thinking_config=thinking)
+        store = AppStateStore(AppState(tool_permission_context=permission_context))
+        return ToolUseContext(
+            options=options,
+            cwd=Path(config.cwd),
+            session_dir=config.resolved_sessions_dir() / self.id,
+            app_state_store=store,
+            messages=self.messages,
+        )
+
+    # -- events ------------------------------------------------------------------------------
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call ``callback(event)`` for every event (on the loop thread); returns an unsubscribe."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def emit(self, event: SessionEvent) -> None:
+        self.log.on_event(event)
+        for callback in list(self._subscribers):
+            try:
+                callback(event)
+            except Exception:  # a broken subscriber must not break the turn
+                log.exception("session subscriber failed on %s", type(event).__name__)
+
+    def _on_app_state(self, state: AppState) -> None:
+        todos = list(state.todos)
+        if todos != self._todos:
+            self._todos = todos
+            self.emit(TodosUpdated(_plain_todos(todos)))
+
+    # -- turns -------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._abort is not None
+
+    def submit(self, prompt: str) -> asyncio.Task[TurnOutcome]:
+        """Schedule a turn on the running loop and return its task at once (queued while busy)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = asyncio.get_event_loop()
+        task = loop.create_task(self._run(prompt, self._generation))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def stop(self) -> None:
+        """Abort the running turn and drop queued prompts (call on the loop thread)."""
+        self._generation += 1
+        if self._abort is not None:
+            self._abort.abort("Interrupted by user")
+
+    def _the_lock(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    async def _run(self, prompt: str, generation: int) -> TurnOutcome:
+        async with self._the_lock():
+            turn_id = uuid.uuid4().hex[:12]
+            if generation != self._generation:  # stopped while queued
+                self.emit(TurnStarted(turn_id, prompt))
+                self.emit(TurnEnded(turn_id, "interrupted", 0.0, Usage()))
+                return TurnOutcome(turn_id, "interrupted", "", Usage())
+            return await self._run_turn(turn_id, prompt)
+
+    async def _run_turn(self, turn_id: str, prompt: str) -> TurnOutcome:
+        started = time.perf_counter()
+        abort = self._abort = AbortController()
+        self.emit(TurnStarted(turn_id, prompt))
+        self.record_user_blocks([{"type": "text", "text": prompt}])
+        result = LoopResult("error", Usage())
+        try:
+            limits = LoopLimits(self.config.max_turns, self.config.max_continuations)
+            result = await run_query(self, abort, self._approver(), limits)
+        except asyncio.CancelledError:
+            result = LoopResult("interrupted", result.usage)
+            raise
+        except Exception as exc:  # nothing escapes the loop: the user sees it, the session lives on
+            log.exception("agent turn failed")
+            message = f"Internal error: {type(exc).__name__}: {exc}"
+            self.emit(AgentErrorEvent(message, kind="internal"))
+            result = LoopResult("error", result.usage, error=message)
+        finally:
+            self._finish_turn(turn_id, result, time.perf_counter() - started)
+        return TurnOutcome(turn_id, result.stop_reason, result.text, result.usage, result.error)
+
+    def _finish_turn(self, turn_id: str, result: LoopResult, duration: float) -> None:
+        if close_dangling_tool_uses(self.messages):
+            self.log.write("repair", text=INTERRUPTED_TOOL)
+        self._abort = None
+        self.emit(TurnEnded(turn_id, result.stop_reason, duration, result.usage))
+
+    def _approver(self) -> CanUseTool:
+        async def approve(
+            tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, ask: PermissionAsk, tool_use_id: str
+        ) -> UserDecision:
+            handler = self.can_use_tool or deny_without_approver
+            if self.config.approval_timeout is not None and self.can_use_tool is not None:
+                handler = with_timeout(handler, self.config.approval_timeout)
+            return await handler(tool, input, context, ask, tool_use_id)
+
+        return approve
+
+    # -- the loop's host interface -----------------------------------------------------------
+
+    def record_message(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self.log.write("message", message=message)
+
+    def record_user_blocks(self, blocks: list[dict[str, Any]]) -> None:
+        append_user_blocks(self.messages, blocks)
+        self.log.write("message", message={"role": "user", "content": blocks})
+
+    def add_usage(self, usage: Usage, turn: Usage) -> None:
+        cost = cost_usd(usage, self.config.model, self.config.prices)
+        self.usage = self.usage + usage
+        self.cost_usd += cost
+        self._last_context_tokens = (
+            usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+            + usage.output_tokens
+        )
+        self.log.write("usage", usage=usage.__dict__, cost_usd=cost)
+        turn_cost = cost_usd(turn, self.config.model, self.config.prices)
+        self.emit(UsageUpdated(turn, self.usage, turn_cost, self.cost_usd))
+
+    async def build_request(self) -> ModelRequest:
+        if self._system is None:
+            self._system = await asyncio.to_thread(build_system_prompt, self._prompt_inputs())
+        if self._tools_json is None:
+            self._tools_json = await api_tools(self.context.options.tools, self.context.options)
+        config = self.config
+        return ModelRequest(
+            model=config.model,
+            max_tokens=config.max_tokens,
+            system=self._system,
+            messages=self.messages,
+            tools=self._tools_json,
+            thinking_budget=config.thinking_budget,
+            effort=config.effort,
+        )
+
+    def _prompt_inputs(self) -> PromptInputs:
+        config = self.config
+        return PromptInputs(
+            cwd=Path(config.cwd),
+            project_dir=config.resolved_project_dir(),
+            notebook_path=str(config.notebook_path) if config.notebook_path else None,
+            model=config.model,
+            home=Path(config.home) if config.home else Path.home(),
+            extra=config.system_prompt_extra,
+        )
+
+    @property
+    def context_window(self) -> int:
+        return self.config.context_window or model_info(self.config.model).context_window
+
+    async def maybe_compact(self) -> None:
+        """Compact when the last request came near the context window."""
+        if self._last_context_tokens < self.config.compact_threshold * self.context_window:
+            return
+        try:
+            await self._compact()
+        except CompactionError as err:
+            self.emit(AgentErrorEvent(str(err), kind="compaction"))
+
+    # -- compaction, resume, shutdown --------------------------------------------------------
+
+    async def compact(self) -> Compaction:
+        """Summarize older turns now (waits for a running turn to finish)."""
+        async with self._the_lock():
+            return await self._compact()
+
+    async def _compact(self) -> Compaction:
+        base = await self.build_request()
+        before = self._last_context_tokens or estimate_tokens(self.messages, base.system)
+        result = await compact(self.model_client, base, self.config.keep_recent_turns, before)
+        self.messages[:] = result.messages
+        self._last_context_tokens = result.tokens_after
+        self.log.write(
+            "compaction", summary=result.summary, messages=result.messages,
+            tokens_before=result.tokens_before, tokens_after=result.tokens_after,
+        )
+        self.emit(Compacted(result.tokens_before, result.tokens_after, result.summary))
+        return result
+
+    @classmethod
+    def resume(
+        cls,
+        session_id: str | None = None,
+        config: SessionConfig | None = None,
+        can_use_tool: CanUseTool | None = None,
+        tools: Sequence[Tool[Any, Any]] | None = None,
+    ) -> AgentSession:
+        """The latest session (or ``session_id``) from its JSONL transcript, ready to continue."""
+        config = config or SessionConfig()
+        loaded = load_transcript(find_transcript(config.resolved_sessions_dir(), session_id))
+        close_dangling_tool_uses(loaded.messages)
+        session = cls(config, can_use_tool, tools, session_id=loaded.session_id, messages=loaded.messages)
+        session.usage, session.cost_usd = loaded.usage, loaded.cost_usd
+        session.log.resumed = True
+        return session
+
+    async def aclose(self) -> None:
+        """Stop everything this session runs and release its resources."""
+        self.stop()
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._unwatch()
+        self.log.close()
+        if self._owns_client:
+            with contextlib.suppress(Exception):
+                await self.model_client.client.close()
+
+
+def _plain_todos(todos: list[Any]) -> list[dict[str, Any]]:
+    out = []
+    for todo in todos:
+        if isinstance(todo, BaseModel):
+            out.append(todo.model_dump(mode="json"))
+        elif isinstance(todo, dict):
+            out.append(dict(todo))
+        else:
+            out.append({"content": str(todo)})
+    return out
