@@ -153,6 +153,7 @@ TOOL_TARGETS: dict[str, str] = {
     "ReadMcpResourceTool": "jupyter_agent.tools.mcp_resources:ReadMcpResourceTool",
     "ToolSearch": "jupyter_agent.tools.tool_search:ToolSearchTool",
     "WebFetch": "jupyter_agent.tools.web_fetch:WebFetchTool",
+    "Skill": "jupyter_agent.tools.skill:SkillTool",
     "CronCreate": "jupyter_agent.tools.cron:CronCreateTool",
     "CronList": "jupyter_agent.tools.cron:CronListTool",
     "CronDelete": "jupyter_agent.tools.cron:CronDeleteTool",

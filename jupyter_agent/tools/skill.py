@@ -1,0 +1,126 @@
+"""Skill {skill, args?}: add a skill's (or custom command's) instructions to the conversation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..core.context import ToolUseContext
+from ..core.permission_types import (
+    PermissionAllow,
+    PermissionAsk,
+    PermissionDeny,
+    PermissionResult,
+    PermissionUpdate,
+)
+from ..core.result import ToolResult
+from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..permissions.rules import RuleSyntaxError, parse_rule
+from ..skills.command import PromptCommand
+from ..skills.expand import find_command
+
+
+class SkillInput(BaseModel):
+    skill: str = Field(description='The skill name. E.g., "pdf" or "review-pr"')
+    args: str | None = Field(None, description="Optional arguments for the skill")
+
+
+class SkillOutput(BaseModel):
+    success: bool
+    command_name: str
+    allowed_tools: list[str] = Field(default_factory=list)
+
+
+def skill_rule_matches(content: str, name: str) -> bool:
+    """``Skill(name)`` exactly, or ``Skill(prefix:*)`` for every name starting with ``prefix``."""
+    if content.endswith(":*"):
+        return name.startswith(content[:-2])
+    return content == name
+
+
+def _matching_rule(context: ToolUseContext, behavior: str, name: str) -> str | None:
+    for _source, text in context.permission_context.rules(behavior):  # type: ignore[arg-type]
+        try:
+            rule = parse_rule(text)
+        except RuleSyntaxError:
+            continue
+        if rule.tool_name == SkillTool.name and rule.content and skill_rule_matches(rule.content, name):
+            return text
+    return None
+
+
+def _invocable(context: ToolUseContext) -> list[PromptCommand]:
+    return [
+        c for c in context.options.commands
+        if isinstance(c, PromptCommand) and not c.disable_model_invocation
+    ]
+
+
+class SkillTool(Tool[SkillInput, SkillOutput]):
+    """Execute a skill within the main conversation.
+
+When users ask you to perform tasks, check if any of the available skills match. Skills provide
+specialized capabilities and domain knowledge. The available skills are listed in the system
+prompt under <available_skills>.
+
+How to invoke:
+- Use this tool with the skill name and optional arguments, e.g. `skill: "pdf"` or
+  `skill: "review-pr", args: "123"`
+- When a skill matches the user's request, invoke it BEFORE generating any other response
+- The skill's instructions are added to the conversation; follow them
+- Only use skills listed in <available_skills>; do not invoke a skill that is already running"""
+
+    name = "Skill"
+    input_schema = SkillInput
+
+    def is_concurrency_safe(self, input: SkillInput) -> bool:
+        return False
+
+    async def validate_input(self, input: SkillInput, context: ToolUseContext) -> ValidationResult:
+        name = input.skill.strip().lstrip("/")
+        if not name:
+            return ValidationError("Invalid skill format: give a skill name.")
+        command = find_command(name, context.options.commands)
+        if command is None:
+            known = ", ".join(c.name for c in _invocable(context)) or "(none)"
+            return ValidationError(f"Unknown skill: {name}. Available skills: {known}")
+        if command.disable_model_invocation:
+            return ValidationError(
+                f"Skill {name} cannot be used with the Skill tool: it is for the user to run as /{name}."
+            )
+        return VALID
+
+    async def check_permissions(self, input: SkillInput, context: ToolUseContext) -> PermissionResult:
+        name = input.skill.strip().lstrip("/")
+        if rule := _matching_rule(context, "deny", name):
+            return PermissionDeny(f"Permission to use skill {name} has been denied by rule {rule}.")
+        if rule := _matching_rule(context, "ask", name):
+            return PermissionAsk(f"Skill {name} requires approval (rule {rule}).")
+        if rule := _matching_rule(context, "allow", name):
+            return PermissionAllow(reason=f"rule {rule}")
+        return PermissionAsk(
+            f"Use skill {name}?",
+            suggestions=(PermissionUpdate(rules=(f"Skill({name})",), destination="localSettings"),),
+        )
+
+    def render_tool_use_message(self, input: SkillInput) -> str:
+        return f"Skill {input.skill}" + (f" {input.args}" if input.args else "")
+
+    async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
+        command = find_command(input.skill, context.options.commands)
+        if command is None:  # validate_input ran first; the commands changed in between
+            raise LookupError(f"Unknown skill: {input.skill}")
+        content: list[dict[str, Any]] = [
+            {"type": "text", "text": f"<command-message>{command.name} is running…</command-message>\n"
+                                     f"<command-name>{command.name}</command-name>"
+                                     + (f"\n<command-args>{input.args}</command-args>" if input.args else "")},
+            {"type": "text", "text": command.render(input.args or "")},
+        ]
+        output = SkillOutput(success=True, command_name=command.name, allowed_tools=list(command.allowed_tools))
+        return ToolResult(output, new_messages=[{"role": "user", "content": content}])  # type: ignore[list-item]
+
+    def map_result_to_content(self, data: SkillOutput, tool_use_id: str):
+        from ..core.result import text_block
+
+        return [text_block(f"Launching skill: {data.command_name}")]
