@@ -171,12 +171,71 @@ async def _run_stages(
     if isinstance(validation, ValidationError):
         return _error(req, validation.message)
 
-    granted = await _decide_permission(req, tool, parsed, context, can_use_tool, emit, decide)
+    hooks, pre = context.extra.get("hooks"), None  # a permissions.hooks.HookRunner, if any
+    if hooks is not None:
+        staged = await _pre_tool_use(req, tool, parsed, context, hooks)
+        if isinstance(staged, ToolCallOutcome):
+            return staged
+        parsed, pre = staged
+    granted = await _decide_permission(req, tool, parsed, context, can_use_tool, emit, decide, pre)
     if isinstance(granted, ToolCallOutcome):
         return granted
     parsed, decision = granted
     emit(ToolCallStarted(req.id, tool.name, _observable(tool, parsed)))
-    return await _call(req, tool, parsed, context, can_use_tool, emit, parent_message, decision)
+    outcome = await _call(req, tool, parsed, context, can_use_tool, emit, parent_message, decision)
+    if hooks is not None and decision in ("allow", "user-allow"):
+        outcome = await _post_tool_use(req, tool, parsed, context, hooks, outcome)
+    return outcome
+
+
+async def _pre_tool_use(
+    req: ToolUseRequest, tool: Tool[Any, Any], parsed: BaseModel, context: ToolUseContext, hooks: Any
+) -> tuple[BaseModel, Any] | ToolCallOutcome:
+    """PreToolUse hooks: block, or rewrite the input (merged over the original, re-validated)."""
+    from ..permissions.tool_hooks import pre_tool_use
+
+    try:
+        pre = await pre_tool_use(hooks, req.id, tool, parsed, context)
+    except Exception as exc:  # fail closed
+        return _error(req, f"PreToolUse hook failed: {_describe_exception(exc)}", decision="deny")
+    if pre.blocked:
+        return _error(req, f"PreToolUse hook blocked this call: {pre.block_message}", decision="deny")
+    if pre.updated_input is None:
+        return parsed, pre
+    merged = {**parsed.model_dump(by_alias=True, exclude_none=True), **pre.updated_input}
+    reparsed = parse_tool_input(tool, merged)
+    if isinstance(reparsed, str):
+        return _error(req, reparsed)
+    try:
+        validation = await tool.validate_input(reparsed, context)
+    except Exception as exc:
+        return _error(req, _describe_exception(exc))
+    if isinstance(validation, ValidationError):
+        return _error(req, validation.message)
+    return reparsed, pre
+
+
+async def _post_tool_use(
+    req: ToolUseRequest,
+    tool: Tool[Any, Any],
+    parsed: BaseModel,
+    context: ToolUseContext,
+    hooks: Any,
+    outcome: ToolCallOutcome,
+) -> ToolCallOutcome:
+    """PostToolUse / PostToolUseFailure: their feedback is appended to the result."""
+    from ..permissions.tool_hooks import post_tool_use
+
+    if outcome.decision == "interrupted":
+        return outcome
+    data = outcome.result.data if outcome.result is not None else None
+    error = outcome.text if outcome.is_error else None
+    try:
+        notes = await post_tool_use(hooks, req.id, tool, parsed, context, response=data, error=error)
+    except Exception as exc:
+        notes = [f"A post-tool hook failed: {_describe_exception(exc)}"]
+    outcome.content = [*outcome.content, *(text_block(n) for n in notes)]
+    return outcome
 
 
 async def _decide_permission(
@@ -187,12 +246,17 @@ async def _decide_permission(
     can_use_tool: CanUseTool,
     emit: EventSink,
     decide: PermissionDecider | None,
+    hook: Any = None,
 ) -> tuple[BaseModel, str] | ToolCallOutcome:
     """The input to run with and how it was allowed, or the error outcome."""
     if decide is None:
         from ..permissions.decide import has_permission_to_use_tool as decide
     try:
         verdict = await decide(tool, parsed, context)
+        if hook is not None:  # a PreToolUse hook's permissionDecision (never lifts a deny)
+            from ..permissions.tool_hooks import combine_with_hook
+
+            verdict = combine_with_hook(verdict, hook, tool, context)
     except Exception as exc:  # fail closed: a broken check is a denial the model can read
         return _error(req, f"Permission check failed: {_describe_exception(exc)}", decision="deny")
     label = "allow"

@@ -1,7 +1,8 @@
 """The permission pipeline for one tool call.
 
-Order (first match wins): deny rules → plan mode (non-read-only calls are denied) → ask rules
-→ the tool's ``check_permissions`` → mode → allow rules → ask the user.  A deny at any level
+Order (first match wins): deny rules → ask rules → the tool's ``check_permissions`` → mode →
+allow rules → ask the user; plan mode denies every non-read-only call even where an ask rule
+matched.  A deny at any level
 wins; an ask from an ask rule or a safety check is never waved through by a mode; dontAsk
 turns every remaining ask into a deny.  Bash and the file tools match their rule specifiers
 inside their ``check_permissions`` (``bash.py``, ``filesystem.py``); the file-path deny
@@ -62,18 +63,17 @@ async def evaluate_permission(
     path_denied = _path_deny(tool, input, context)
     if path_denied is not None:
         return path_denied
+    asked = _rule(tool, input, context, "ask")
+    own = await tool.check_permissions(input, context)
     mode = context.permission_context.mode
-    read_only = _read_only(tool, input)
+    if isinstance(own, PermissionDeny):
+        return own
+    read_only = _read_only(tool, input)  # after check_permissions: tools may keep its context
     if mode == "plan" and not read_only:
         return PermissionDeny(PLAN_MODE_MESSAGE)
-    asked = _rule(tool, input, context, "ask")
     if asked is not None:
         return sticky_ask(f"{tool.name} requires approval (rule {asked}).", RULE, asked)
-
-    own = await tool.check_permissions(input, context)
     match own:
-        case PermissionDeny():
-            return own
         case PermissionAsk():
             if is_sticky(own):
                 return own

@@ -1,0 +1,143 @@
+"""Hooks: settings command hooks and Python callables, run for agent and tool events.
+
+    runner = HookRunner.from_settings(settings, session_id="abc")
+    runner.register("PreToolUse", my_async_check, matcher="Bash")
+    context.extra[HOOKS_KEY] = runner            # run_tool_use picks it up
+    outcome = await runner.run("UserPromptSubmit", {"prompt": text})
+
+Matching hooks of one event run concurrently; their answers merge into one ``HookOutcome``.
+A Python hook is ``async def hook(payload: dict) -> HookResponse | dict | None`` (a dict uses
+the same JSON fields as a command hook's output).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from ..core.tool import Tool
+from ..errors import AgentConfigError
+from .hook_commands import run_command_hook
+from .hook_match import matcher_applies
+from .hook_response import HookOutcome, HookResponse, response_from_json
+from .hooks_config import DEFAULT_TIMEOUT, HOOK_EVENTS, TOOL_EVENTS, HookMatcher, validate_matcher
+
+if TYPE_CHECKING:
+    from ..core.context import ToolUseContext
+    from .settings import Settings
+
+HOOKS_KEY = "hooks"
+PythonHook = Callable[[dict[str, Any]], Awaitable["HookResponse | dict[str, Any] | None"]]
+
+
+@dataclass(frozen=True)
+class _Registered:
+    event: str
+    matcher: str
+    callback: PythonHook
+    timeout: float
+
+
+class HookRunner:
+    """Runs the hooks of one session; put it in ``context.extra[HOOKS_KEY]``."""
+
+    def __init__(
+        self,
+        matchers: Sequence[HookMatcher] = (),
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        session_id: str = "",
+        transcript_path: str = "",
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self._matchers = list(matchers)
+        self._python: list[_Registered] = []
+        self.cwd = os.fspath(cwd) if cwd is not None else os.getcwd()
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        base = dict(os.environ if env is None else env)
+        base.setdefault("CLAUDE_PROJECT_DIR", self.cwd)
+        self._env = base
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **kwargs: Any) -> HookRunner:
+        kwargs.setdefault("cwd", settings.project_dir)
+        return cls(settings.hooks, **kwargs)
+
+    def register(
+        self, event: str, callback: PythonHook, matcher: str = "", timeout: float = DEFAULT_TIMEOUT
+    ) -> Callable[[], None]:
+        """Add an async Python hook; returns a function that removes it."""
+        if event not in HOOK_EVENTS:
+            raise AgentConfigError(f"Unknown hook event {event!r}. Known: {', '.join(sorted(HOOK_EVENTS))}.")
+        validate_matcher(matcher, "register()")
+        entry = _Registered(event, matcher, callback, timeout)
+        self._python.append(entry)
+        return lambda: self._python.remove(entry) if entry in self._python else None
+
+    def has_hooks(self, event: str) -> bool:
+        return any(m.event == event for m in self._matchers) or any(p.event == event for p in self._python)
+
+    async def run(
+        self,
+        event: str,
+        payload: Mapping[str, Any],
+        *,
+        tool: Tool[Any, Any] | None = None,
+        tool_input: BaseModel | None = None,
+        permission_mode: str = "default",
+    ) -> HookOutcome:
+        """Run every hook of ``event`` that matches; never raises for a misbehaving hook."""
+        full = {
+            "session_id": self.session_id,
+            "transcript_path": self.transcript_path,
+            "cwd": self.cwd,
+            "permission_mode": permission_mode,
+            "hook_event_name": event,
+            **payload,
+        }
+        subject = _subject(event, full)
+        jobs: list[Awaitable[HookResponse]] = []
+        for m in self._matchers:
+            if m.event == event and matcher_applies(m.matcher, subject, tool, tool_input):
+                jobs.extend(run_command_hook(h, full, self.cwd, self._env) for h in m.hooks)
+        for p in list(self._python):
+            if p.event == event and matcher_applies(p.matcher, subject, tool, tool_input):
+                jobs.append(_run_python(p, dict(full)))
+        if not jobs:
+            return HookOutcome()
+        return HookOutcome.merge(list(await asyncio.gather(*jobs)))
+
+
+def _subject(event: str, payload: Mapping[str, Any]) -> str | None:
+    if event in TOOL_EVENTS:
+        return payload.get("tool_name")
+    value = payload.get("source") or payload.get("trigger") or payload.get("reason")
+    return value if isinstance(value, str) else None
+
+
+async def _run_python(entry: _Registered, payload: dict[str, Any]) -> HookResponse:
+    name = getattr(entry.callback, "__name__", "python hook")
+    try:
+        result = await asyncio.wait_for(entry.callback(payload), entry.timeout)
+    except asyncio.TimeoutError:
+        return HookResponse(error=f"hook {name} timed out after {entry.timeout:g}s")
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        return HookResponse(error=f"hook {name} raised {type(exc).__name__}: {exc}")
+    if result is None:
+        return HookResponse()
+    if isinstance(result, HookResponse):
+        return result
+    return response_from_json(result, name)
+
+
+def get_hook_runner(context: ToolUseContext) -> HookRunner | None:
+    runner = context.extra.get(HOOKS_KEY)
+    return runner if isinstance(runner, HookRunner) else None
