@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..core.permission_types import PermissionResult
 
 MAX_COMMAND_CHARS = 100_000
+_INLINE_SUMMARY_BYTES = 16 << 10
 
 
 class BashInput(BaseModel):
@@ -169,9 +170,7 @@ class BashTool(Tool[BashInput, BashOutput]):
             outcome = await run_foreground(
                 process, timeout=timeout_ms / 1000, abort=context.abort_controller, on_line=on_line
             )
-            summary = await asyncio.to_thread(
-                summarize_output, files.output, files.output.with_suffix(".txt")
-            )
+            summary = await _summarize(files)
         finally:
             _remove(files.cwd)
         if summary.saved_path != files.output:
@@ -203,6 +202,18 @@ class BashTool(Tool[BashInput, BashOutput]):
         )
         return BashOutput(text, background_task_id=task.id, output_path=str(task.output_path),
                           notes=notes)
+
+
+async def _summarize(files: ShellFiles) -> OutputSummary:
+    """The output summary; small outputs inline, big ones in a thread (they are read whole)."""
+    try:
+        small = files.output.stat().st_size <= _INLINE_SUMMARY_BYTES
+    except OSError:
+        small = True
+    full_text = files.output.with_suffix(".txt")
+    if small:
+        return summarize_output(files.output, full_text)
+    return await asyncio.to_thread(summarize_output, files.output, full_text)
 
 
 def _output(

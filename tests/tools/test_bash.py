@@ -24,10 +24,11 @@ async def test_no_output_is_said(tmp_path, approve):
     assert (await bash(ctx, approve, "true")).text == "(no output)"
 
 
-async def test_permission_is_asked_for_a_command(tmp_path, approve):
+async def test_permission_is_asked_for_a_writing_command(tmp_path, approve):
     ctx = bash_context(tmp_path)
-    await bash(ctx, approve, "echo asked")
+    await bash(ctx, approve, "touch made-here")
     assert [name for name, _ask in approve.asks] == ["Bash"]
+    assert (tmp_path / "work" / "made-here").exists()
 
 
 async def test_rejected_command_does_not_run(tmp_path, reject):

@@ -40,7 +40,7 @@ async def test_long_output_keeps_head_and_tail_and_saves_the_rest(tmp_path, appr
     assert str(saved) in text and saved.is_relative_to(tmp_path / "session")
     full = saved.read_text()
     expected = "\n".join(f"{i} line" for i in range(1, 20001)) + "\ngreen end"
-    assert full == expected  # the saved copy is whole, and cleaned of escapes too
+    assert full == expected + "\n"  # the saved copy is whole, and cleaned of escapes too
     head, _, tail = text.partition("characters omitted")
     assert len(head) <= HEAD_CHARS + 100 and len(tail) <= TAIL_CHARS + 400
 

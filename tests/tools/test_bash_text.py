@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agent.tools.shell.text import StreamCleaner, clean_line, looks_binary, strip_ansi
+from jupyter_agent.tools.shell.text import (
+    StreamCleaner,
+    clean_line,
+    clean_text,
+    looks_binary,
+    split_lines,
+    strip_ansi,
+)
 
 
 @pytest.mark.parametrize(
@@ -60,15 +67,34 @@ def test_looks_binary(sample, binary):
 def test_stream_cleaner_keeps_escapes_and_characters_split_across_chunks():
     data = "\x1b[31mrød\x1b[0m line\nsecond\n".encode()
     cleaner = StreamCleaner()
-    lines = []
+    pieces = []
     for i in range(len(data)):  # one byte at a time: every split point is exercised
-        lines += cleaner.feed(data[i : i + 1])
-    lines += cleaner.flush()
-    assert lines == ["rød line", "second"]
+        pieces.append(cleaner.feed(data[i : i + 1]))
+    pieces.append(cleaner.flush())
+    assert "".join(pieces) == "rød line\nsecond\n"
+    assert [p for p in pieces if p] == ["rød line\n", "second\n"]  # whole lines only
 
 
 def test_stream_cleaner_flushes_the_unterminated_last_line():
     cleaner = StreamCleaner()
-    assert cleaner.feed(b"a\nb") == ["a"]
-    assert cleaner.flush() == ["b"]
-    assert cleaner.flush() == []
+    assert cleaner.feed(b"a\nb") == "a\n"
+    assert cleaner.flush() == "b"
+    assert cleaner.flush() == ""
+
+
+def test_block_cleaning_equals_line_by_line_cleaning():
+    lines = ["\x1b[1mbold\x1b[0m", "10%\r20%\r", "x\ry\r\n", "\x1b]0;t\x07z", "plain", "a\x00b"]
+    block = "\n".join(lines)
+    assert clean_text(block) == "\n".join(clean_line(line) for line in lines)
+
+
+def test_unterminated_osc_does_not_swallow_following_lines():
+    assert clean_text("\x1b]0;never closed\nnext line\n") == "\nnext line\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [("", []), ("a\n", ["a"]), ("a\nb", ["a", "b"]), ("\n", [""]), ("a\n\nb\n", ["a", "", "b"])],
+)
+def test_split_lines(text, lines):
+    assert split_lines(text) == lines

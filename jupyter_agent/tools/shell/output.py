@@ -8,11 +8,10 @@ described, never decoded.  ``summarize_output`` does blocking file work: run it 
 from __future__ import annotations
 
 import os
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from .text import StreamCleaner, looks_binary
+from .text import StreamCleaner, looks_binary, split_lines
 
 MAX_INLINE_CHARS = 30_000
 HEAD_CHARS = 14_000
@@ -53,10 +52,11 @@ def summarize_output(raw: Path, full_text: Path, limit: int = MAX_INLINE_CHARS) 
     if size > _FULL_CLEAN_LIMIT:
         return _summarize_ends(raw, size)
     head, tail, total = _clean_to_file(raw, full_text)
-    if total <= limit:
-        text = full_text.read_text(encoding="utf-8")
-        full_text.unlink()
-        return OutputSummary(text, size, total)
+    if total <= limit + 1:  # a final newline does not count
+        text = full_text.read_text(encoding="utf-8").rstrip("\n")
+        if len(text) <= limit:
+            full_text.unlink()
+            return OutputSummary(text, size, len(text))
     return OutputSummary(_cut(head, tail, total, full_text), size, total, full_text, truncated=True)
 
 
@@ -74,32 +74,22 @@ def _cut(
 def _clean_to_file(raw: Path, full_text: Path) -> tuple[str, str, int]:
     """Write the clean text of ``raw`` to ``full_text``; return head, tail and total length."""
     cleaner = StreamCleaner()
-    head: list[str] = []
-    head_len = 0
-    tail: deque[str] = deque()
-    tail_len = total = 0
+    head = tail = ""
+    total = 0
     tmp = full_text.with_name(full_text.name + ".tmp")
     with open(raw, "rb") as src, open(tmp, "w", encoding="utf-8", newline="\n") as dst:
-        first = True
         while True:
             chunk = src.read(_CHUNK)
-            lines = cleaner.feed(chunk) if chunk else cleaner.flush()
-            for line in lines:
-                piece = line if first else "\n" + line
-                first = False
-                dst.write(piece)
-                total += len(piece)
-                if head_len < HEAD_CHARS:
-                    head.append(piece)
-                    head_len += len(piece)
-                tail.append(piece)
-                tail_len += len(piece)
-                while len(tail) > 1 and tail_len - len(tail[0]) >= TAIL_CHARS:
-                    tail_len -= len(tail.popleft())
+            text = cleaner.feed(chunk) if chunk else cleaner.flush()
+            dst.write(text)
+            total += len(text)
+            if len(head) < HEAD_CHARS:
+                head += text[: HEAD_CHARS - len(head)]
+            tail = (tail + text)[-(TAIL_CHARS + 1) :]
             if not chunk:
                 break
     os.replace(tmp, full_text)
-    return "".join(head)[:HEAD_CHARS], "".join(tail)[-TAIL_CHARS:].lstrip("\n"), total
+    return head, tail.rstrip("\n")[-TAIL_CHARS:], total
 
 
 def _summarize_ends(raw: Path, size: int) -> OutputSummary:
@@ -108,10 +98,11 @@ def _summarize_ends(raw: Path, size: int) -> OutputSummary:
         start = fh.read(_ENDS_BYTES)
         fh.seek(max(0, size - _ENDS_BYTES))
         end = fh.read()
-    head_cleaner, tail_cleaner = StreamCleaner(), StreamCleaner()
-    head = "\n".join(head_cleaner.feed(start))[:HEAD_CHARS]
-    tail_lines = tail_cleaner.feed(end) + tail_cleaner.flush()
-    tail = "\n".join(tail_lines[1:] if len(tail_lines) > 1 else tail_lines)[-TAIL_CHARS:]
+    head = StreamCleaner().feed(start)[:HEAD_CHARS]
+    tail_cleaner = StreamCleaner()
+    tail_text = tail_cleaner.feed(end) + tail_cleaner.flush()
+    tail_text = tail_text.split("\n", 1)[-1]  # the first line starts mid-way
+    tail = tail_text.rstrip("\n")[-TAIL_CHARS:]
     note = " (raw bytes; may contain terminal escape codes)"
     text = _cut(head, tail, size, raw, unit="bytes", raw_note=note)
     return OutputSummary(text, size, None, raw, truncated=True)
@@ -146,9 +137,9 @@ class FileFollower:
                 fh.seek(self.offset)
                 data = fh.read(size - self.offset)
             self.offset += len(data)
-        lines = self._cleaner.feed(data)
+        lines = split_lines(self._cleaner.feed(data))
         if skipped and lines:
             lines = lines[1:]  # the first line starts mid-way
         if final:
-            lines += self._cleaner.flush()
+            lines += split_lines(self._cleaner.flush())
         return lines, skipped

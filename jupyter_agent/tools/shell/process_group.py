@@ -14,17 +14,18 @@ POLL_SECONDS = 0.02
 def group_members(pgid: int) -> list[int]:
     """Live (non-zombie) processes of group ``pgid``.
 
-    On Linux this reads /proc, so zombies left for a non-reaping PID 1 do not count as alive.
-    Elsewhere it can only say whether the group exists at all.
+    An empty group is recognised by one ``killpg(pgid, 0)``.  Otherwise, on Linux, /proc is
+    read so that zombies left for a non-reaping PID 1 do not count as alive; elsewhere the
+    group's existence is all we can know.
     """
-    if sys.platform.startswith("linux") and os.path.isdir("/proc/self"):
-        return _linux_members(pgid)
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return []
     except PermissionError:
-        return [pgid]
+        pass
+    if sys.platform.startswith("linux") and os.path.isdir("/proc/self"):
+        return _linux_members(pgid)
     return [pgid]
 
 

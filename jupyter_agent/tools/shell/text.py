@@ -10,16 +10,19 @@ import re
 _ANSI = re.compile(
     r"""
     \x1b\[[0-?]*[ -/]*[@-~]
-  | \x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?
-  | \x1b[PX^_][^\x1b]*(?:\x1b\\)?
+  | \x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?
+  | \x1b[PX^_][^\x1b\n]*(?:\x1b\\)?
   | \x1b[()*+][0-9A-Za-z]
   | \x1b[ -/]*[0-~]
   | \x9b[0-?]*[ -/]*[@-~]
     """,
     re.VERBOSE,
 )
-# C0 controls except TAB and LF (CR is handled per line), plus DEL and stray ESC.
-_CONTROL = re.compile(r"[\x01-\x08\x0b-\x1f\x7f]")
+# C0 controls except TAB, LF and CR (handled apart), plus DEL.  Removed one by one with
+# ``in``/``replace`` (fast C searches) because a regex or translate over megabytes is slow.
+_CONTROLS = tuple(chr(c) for c in (*range(1, 9), 11, 12, *range(14, 32), 127))
+_TRAILING_CR = re.compile(r"\r+(?=\n|\Z)")
+_OVERWRITTEN = re.compile(r"[^\n]*\r")  # greedy: a line up to its last CR
 _SAMPLE_BYTES = 8192
 _MAX_PARTIAL_LINE = 1 << 20
 
@@ -29,19 +32,26 @@ def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
 
 
-def clean_line(line: str) -> str:
-    """One line as a terminal would leave it: escapes gone, only the text after the last CR."""
-    line = strip_ansi(line)
-    if "\r" in line:
-        line = line.rstrip("\r")
-        line = line.rsplit("\r", 1)[-1]
-    line = line.replace("\x00", "\\0")
-    return _CONTROL.sub("", line)
-
-
 def clean_text(text: str) -> str:
-    """``clean_line`` applied to every line of ``text``."""
-    return "\n".join(clean_line(line) for line in text.split("\n"))
+    """Text as a terminal would leave it: escapes gone, each line only after its last CR.
+
+    Works on whole blocks of lines at once (regexes run in C), so big outputs stay cheap.
+    """
+    if "\x1b" in text or "\x9b" in text:
+        text = strip_ansi(text)
+    if "\r" in text:
+        text = _OVERWRITTEN.sub("", _TRAILING_CR.sub("", text))
+    if "\x00" in text:
+        text = text.replace("\x00", "\\0")
+    for control in _CONTROLS:
+        if control in text:
+            text = text.replace(control, "")
+    return text
+
+
+def clean_line(line: str) -> str:
+    """``clean_text`` for one line."""
+    return clean_text(line)
 
 
 def looks_binary(sample: bytes) -> bool:
@@ -63,25 +73,33 @@ def looks_binary(sample: bytes) -> bool:
 class StreamCleaner:
     """Feed raw bytes in chunks, get clean text out; escapes split across chunks stay intact.
 
-    Text is released a whole line at a time, so an escape sequence cut by a chunk boundary is
+    Text is released whole lines at a time, so an escape sequence cut by a chunk boundary is
     always seen complete.  A line longer than 1 MiB is released early rather than held forever.
+    The pieces returned by ``feed`` and ``flush``, concatenated, are the whole clean text.
     """
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._partial = ""
 
-    def feed(self, data: bytes) -> list[str]:
-        """The complete lines (without their newline) that ``data`` finishes."""
+    def feed(self, data: bytes) -> str:
+        """Clean text of the complete lines ``data`` finishes, each ending in a newline."""
         text = self._partial + self._decoder.decode(data)
-        *lines, self._partial = text.split("\n")
-        if len(self._partial) > _MAX_PARTIAL_LINE:
-            lines.append(self._partial)
-            self._partial = ""
-        return [clean_line(line) for line in lines]
+        cut = text.rfind("\n") + 1
+        if cut == 0 and len(text) > _MAX_PARTIAL_LINE:
+            cut = len(text)
+        self._partial = text[cut:]
+        return clean_text(text[:cut]) if cut else ""
 
-    def flush(self) -> list[str]:
-        """The last, unterminated line (if any)."""
+    def flush(self) -> str:
+        """Clean text of the last, unterminated line (empty when there is none)."""
         text = self._partial + self._decoder.decode(b"", final=True)
         self._partial = ""
-        return [clean_line(text)] if text else []
+        return clean_text(text)
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a piece returned by ``StreamCleaner`` (a final newline adds no line)."""
+    if not text:
+        return []
+    return text[:-1].split("\n") if text.endswith("\n") else text.split("\n")
