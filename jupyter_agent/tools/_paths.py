@@ -81,7 +81,10 @@ def existing_target_stat(path: Path) -> os.stat_result | None:
 
 def read_bytes_nofollow_fifo(path: Path) -> bytes:
     """The whole file's bytes, opened so that a FIFO swapped in after ``stat`` cannot block."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise ToolError(f"Cannot open {path}: {exc.strerror or exc}") from None
     try:
         refuse_non_regular(path, os.fstat(fd))
         with os.fdopen(fd, "rb", closefd=False) as fh:

@@ -43,10 +43,9 @@ class TextWindow:
 
 def read_window(path: Path, offset: int, limit: int, max_line_chars: int, budget_chars: int) -> TextWindow:
     """Lines ``offset .. offset+limit-1`` (1-based) of ``path``, at most ``budget_chars`` in total."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    fd = _open_regular(path)
     with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        refuse_non_regular(path, st)
+        st = os.fstat(fd)
         hasher = hashlib.sha256() if st.st_size <= HASH_MAX_BYTES else None
         raw = _raw_chunks(fh, hasher)
         first = next(raw, b"")
@@ -60,6 +59,24 @@ def read_window(path: Path, offset: int, limit: int, max_line_chars: int, budget
                 pass
     return TextWindow(offset, tuple(lines), cut, more, by_budget, fmt,
                       hasher.hexdigest() if hasher else None, st.st_mtime_ns, st.st_size)
+
+
+def _open_regular(path: Path) -> int:
+    """A read-only fd of a regular file; O_NONBLOCK so that a FIFO can never block the open."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ToolError(f"File does not exist: {path}") from None
+    except PermissionError:
+        raise ToolError(f"Permission denied reading {path}.") from None
+    except OSError as exc:
+        raise ToolError(f"Cannot open {path}: {exc.strerror or exc}") from None
+    try:
+        refuse_non_regular(path, os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _raw_chunks(fh, hasher) -> Iterator[bytes]:
