@@ -154,6 +154,7 @@ TOOL_TARGETS: dict[str, str] = {
     "ToolSearch": "jupyter_agent.tools.tool_search:ToolSearchTool",
     "WebFetch": "jupyter_agent.tools.web_fetch:WebFetchTool",
     "Skill": "jupyter_agent.tools.skill:SkillTool",
+    "WebSearch": "jupyter_agent.tools.web_search:WebSearchTool",
     "CronCreate": "jupyter_agent.tools.cron:CronCreateTool",
     "CronList": "jupyter_agent.tools.cron:CronListTool",
     "CronDelete": "jupyter_agent.tools.cron:CronDeleteTool",
