@@ -1,0 +1,80 @@
+"""Glob on real trees through ripgrep: ordering, truncation, .git skipping, paths."""
+
+from __future__ import annotations
+
+import os
+
+from jupyter_agent.tools._search_root import split_glob
+from jupyter_agent.tools.glob import GlobTool
+
+
+def _touch(path, mtime: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("x")
+    os.utime(path, (mtime, mtime))
+
+
+async def test_results_are_newest_first_absolute_paths(run, tmp_path):
+    _touch(tmp_path / "old.py", 1_000_000)
+    _touch(tmp_path / "pkg" / "mid.py", 2_000_000)
+    _touch(tmp_path / "pkg" / "sub" / "new.py", 3_000_000)
+    _touch(tmp_path / "notes.txt", 4_000_000)
+    text = await run.ok("Glob", pattern="**/*.py")
+    assert text.splitlines() == [str(tmp_path / "pkg/sub/new.py"), str(tmp_path / "pkg/mid.py"), str(tmp_path / "old.py")]
+
+
+async def test_truncated_at_100_keeping_the_newest(run, tmp_path):
+    for i in range(150):
+        _touch(tmp_path / f"d{i % 7}" / f"f{i:03}.csv", 1_000_000 + i)
+    outcome = await run("Glob", pattern="*.csv")
+    out = outcome.result.data
+    assert out.num_files == 150 and out.truncated and len(out.filenames) == 100
+    assert [os.path.basename(p) for p in out.filenames] == [f"f{i:03}.csv" for i in range(149, 49, -1)]
+    assert "truncated" in outcome.content[0]["text"] and "100 most recently modified of 150" in outcome.content[0]["text"]
+
+
+async def test_git_folder_is_skipped_hidden_and_ignored_files_are_found(run, tmp_path):
+    _touch(tmp_path / ".git" / "hooks" / "x.py", 1)
+    _touch(tmp_path / ".hidden" / "h.py", 2)
+    _touch(tmp_path / "build" / "b.py", 3)
+    (tmp_path / ".gitignore").write_text("build/\n")
+    text = await run.ok("Glob", pattern="**/*.py")
+    assert set(text.splitlines()) == {str(tmp_path / ".hidden/h.py"), str(tmp_path / "build/b.py")}
+
+
+async def test_path_and_anchored_and_absolute_patterns(run, tmp_path):
+    _touch(tmp_path / "src" / "a.ts", 1)
+    _touch(tmp_path / "src" / "deep" / "b.ts", 2)
+    _touch(tmp_path / "other" / "c.ts", 3)
+    assert set((await run.ok("Glob", pattern="*.ts", path=str(tmp_path / "src"))).splitlines()) == {
+        str(tmp_path / "src/a.ts"), str(tmp_path / "src/deep/b.ts")}
+    assert (await run.ok("Glob", pattern="src/*.ts")).splitlines() == [str(tmp_path / "src/a.ts")]
+    assert (await run.ok("Glob", pattern=f"{tmp_path}/src/deep/*.ts")).splitlines() == [str(tmp_path / "src/deep/b.ts")]
+    assert set((await run.ok("Glob", pattern="**/*.{ts,js}", path="other")).splitlines()) == {str(tmp_path / "other/c.ts")}
+
+
+async def test_no_match_and_bad_paths(run, tmp_path):
+    assert await run.ok("Glob", pattern="*.nothing") == "No files found"
+    assert "does not exist" in await run.error("Glob", pattern="*", path=str(tmp_path / "missing"))
+    (tmp_path / "f.txt").write_text("x")
+    assert "not a directory" in await run.error("Glob", pattern="*", path=str(tmp_path / "f.txt"))
+    assert "pattern is empty" in await run.error("Glob", pattern="  ")
+    assert "Omit path" in await run.error("Glob", pattern="*", path="undefined")
+    assert "pattern" in await run.error("Glob", path=str(tmp_path))
+
+
+def test_split_glob():
+    from pathlib import Path
+
+    root = Path("/cwd")
+    assert split_glob("**/*.py", root) == (root, "**/*.py")
+    assert split_glob("/a/b/**/*.py", root) == (Path("/a/b"), "**/*.py")
+    assert split_glob("/a/b/c.py", root) == (Path("/a/b"), "c.py")
+    assert split_glob("/a/*/c.py", root) == (Path("/a"), "*/c.py")
+
+
+def test_schema_and_flags():
+    tool = GlobTool()
+    assert set(tool.input_json_schema()["properties"]) == {"pattern", "path"}
+    inp = tool.input_schema(pattern="*")
+    assert tool.is_read_only(inp) and tool.is_concurrency_safe(inp)
