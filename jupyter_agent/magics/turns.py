@@ -61,6 +61,7 @@ class TurnRouter:
     def stop(self, turn: Turn) -> None:
         """Stop ``turn``: the running one through the session, a queued one by cancelling it."""
         if turn is self.active:
+            turn.transcript.close_asks()  # an ask waiting for a click must not hold the turn
             self._stop_session()
             return
         if turn in self.queue:

@@ -1,0 +1,189 @@
+"""%agent in a real kernel: clicks arrive by comm_msg (also on a subshell), the tool runs, the
+model hears a denial's feedback, Stop cancels Bash, other cells run while an ask waits, and
+re-running a cell stops its old turn.  The model is the scripted server, reached by the SDK."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
+from jupyter_agent.ui.approval import FEEDBACK_PLACEHOLDER
+from tests.ui.kernel_harness import KernelHarness
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    work = tmp_path / "project"
+    work.mkdir()
+    return work
+
+
+@pytest.fixture
+def kernel(server: ScriptedServer, project: Path, tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server.url,
+        "JUPYTER_AGENT_HOME": str(home / ".jupyter-agent"),
+        "HOME": str(home),
+    }
+    harness = KernelHarness(project, env)
+    harness.run("%load_ext jupyter_agent")
+    harness.run("%config AgentMagics.stream_interval = 0.02")
+    yield harness
+    harness.close()
+
+
+def turn_end(h: KernelHarness, msg_id: str, timeout: float = 60) -> dict:
+    """The transcript's final update_display_data, sent to the cell that started the turn."""
+    def match(m: dict) -> bool:
+        return (
+            m["msg_type"] == "update_display_data"
+            and m["parent_header"].get("msg_id") == msg_id
+            and m["content"]["data"]["text/plain"].endswith("]")
+        )
+
+    return h.wait_for(match, timeout)["content"]["data"]
+
+
+def tool_results(server: ScriptedServer) -> list[dict]:
+    blocks = []
+    for request in server.message_requests:
+        for message in request.messages:
+            content = message.get("content")
+            if message["role"] == "user" and isinstance(content, list):
+                blocks.extend(b for b in content if b.get("type") == "tool_result")
+    return blocks
+
+
+def result_text(block: dict) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content or [])
+
+
+def any_widget_value_contains(h: KernelHarness, needle: str) -> bool:
+    for m in list(h.messages):
+        if m["msg_type"] in ("comm_open", "comm_msg"):
+            value = m["content"].get("data", {}).get("state", {}).get("value")
+            if isinstance(value, str) and needle in value:
+                return True
+    return False
+
+
+def _approve_flow(h: KernelHarness, server: ScriptedServer, project: Path, subshell: str | None) -> None:
+    server.push(
+        reply(text("I'll create the file."), tool_use("Bash", {"command": "echo hi > made.txt", "description": "Create made.txt"})),
+        reply(text("All done: made.txt now says hi.")),
+    )
+    start = len(h.messages)
+    msg_id = h.execute("%agent create made.txt containing hi", cell_id="cell-approve")
+    approve = h.wait_widget("ButtonModel", after=start, description="Approve")
+    assert not (project / "made.txt").exists()  # nothing runs before the click
+    h.click(approve, subshell_id=subshell)
+    data = turn_end(h, msg_id)
+    assert (project / "made.txt").read_text().strip() == "hi"
+    results = tool_results(server)
+    assert len(results) == 1 and not results[0].get("is_error")
+    assert any_widget_value_contains(h, "All done: made.txt now says hi.")
+    html = data["text/html"]
+    assert "All done: made.txt now says hi." in html and "Approved" in html and "echo hi &gt; made.txt" in html
+    assert data["text/plain"].endswith("[end_turn]")
+
+
+def test_approve_click_runs_the_tool_and_text_arrives(kernel, server, project):
+    _approve_flow(kernel, server, project, subshell=None)
+
+
+def test_approve_click_on_a_kernel_subshell(kernel, server, project):
+    if not kernel.supports_subshells:
+        pytest.skip("this ipykernel has no subshells (ipykernel < 7)")
+    _approve_flow(kernel, server, project, subshell=kernel.create_subshell())
+
+
+def test_deny_with_feedback_reaches_the_model(kernel, server, project):
+    h = kernel
+    server.push(
+        reply(tool_use("Bash", {"command": "rm -rf build && echo gone > gone.txt"})),
+        reply(text("Understood, I will not delete anything.")),
+    )
+    start = len(h.messages)
+    msg_id = h.execute("%agent clean the build", cell_id="cell-deny")
+    deny = h.wait_widget("ButtonModel", after=start, description="Deny")
+    feedback = h.wait_widget("TextareaModel", after=start, placeholder=FEEDBACK_PLACEHOLDER)
+    h.set_value(feedback, "Do not delete build/, it holds the release.")
+    h.click(deny)
+    data = turn_end(h, msg_id)
+    assert not (project / "gone.txt").exists()
+    [result] = tool_results(server)
+    assert result.get("is_error") is True
+    assert "the user said:\nDo not delete build/, it holds the release." in result_text(result)
+    assert "Denied: Do not delete build/, it holds the release." in data["text/html"]
+
+
+def test_stop_cancels_a_running_bash(kernel, server, project):
+    h = kernel
+    server.push(
+        reply(tool_use("Bash", {"command": "sleep 60 && echo late > late.txt"})),
+        reply(text("never requested")),
+    )
+    start = len(h.messages)
+    msg_id = h.execute('%agent --allow "Bash(sleep:*)" wait a minute', cell_id="cell-stop")
+    stop = h.wait_widget("ButtonModel", after=start, description="Stop")
+    h.wait_for(lambda m: m["msg_type"] == "comm_msg" and "running" in str(m["content"]["data"].get("state", {}).get("value", "")), start=start)
+    h.click(stop)
+    data = turn_end(h, msg_id, timeout=30)  # far less than the 60 s the command would take
+    assert data["text/plain"].endswith("[interrupted]")
+    assert not (project / "late.txt").exists()
+    assert len(server.message_requests) == 1  # the model was not asked again after the stop
+
+
+def test_another_cell_runs_while_an_approval_waits(kernel, server, project):
+    h = kernel
+    server.push(
+        reply(tool_use("Bash", {"command": "echo ok > waited.txt"})),
+        reply(text("Finished after the wait.")),
+    )
+    start = len(h.messages)
+    msg_id = h.execute("%agent write waited.txt", cell_id="cell-wait")
+    approve = h.wait_widget("ButtonModel", after=start, description="Approve")
+    other = h.run("21 * 2", cell_id="cell-other")
+    assert other["content"]["status"] == "ok"
+    [result] = [m for m in h.outputs_of(other["parent_header"]["msg_id"]) if m["msg_type"] == "execute_result"]
+    assert result["content"]["data"]["text/plain"] == "42"
+    h.click(approve)
+    data = turn_end(h, msg_id)
+    assert (project / "waited.txt").exists()
+    assert "Finished after the wait." in data["text/html"]
+
+
+def test_rerunning_the_cell_stops_its_old_turn(kernel, server, project):
+    h = kernel
+    server.push(
+        reply(tool_use("Bash", {"command": "echo first > first.txt"})),
+        reply(text("Second prompt answered.")),
+    )
+    start = len(h.messages)
+    first = h.execute("%agent first request", cell_id="cell-same")
+    h.wait_widget("ButtonModel", after=start, description="Approve")
+    second = h.execute("%agent second request", cell_id="cell-same")
+    old = turn_end(h, first)
+    assert old["text/plain"].endswith("[interrupted]")
+    new = turn_end(h, second)
+    assert "Second prompt answered." in new["text/html"]
+    assert not (project / "first.txt").exists()
+    last = server.message_requests[-1].messages
+    assert "second request" in json.dumps(last)

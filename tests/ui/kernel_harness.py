@@ -1,0 +1,177 @@
+"""A real IPython kernel driven like JupyterLab drives it: execute with cell ids, widget comms.
+
+``KernelHarness`` starts a kernel with ``jupyter_client``, records every iopub message on a
+background thread, finds widgets by their ``comm_open`` state and clicks buttons / sets values
+with ``comm_msg`` on the shell channel, optionally on a kernel subshell (JupyterLab >= 4.4).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.manager import KernelManager
+
+Msg = dict[str, Any]
+
+
+class KernelHarness:
+    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+        self.km = KernelManager(kernel_name="python3")
+        full_env = {**os.environ, **env}
+        full_env.pop("JPY_SESSION_NAME", None)
+        self.km.start_kernel(cwd=str(cwd), env=full_env, extra_arguments=["--HistoryManager.enabled=False"])
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=60)
+        self.messages: list[Msg] = []
+        self._lock = threading.Condition()
+        self._running = True
+        self._reader = threading.Thread(target=self._read_iopub, daemon=True)
+        self._reader.start()
+        self.kernel_info = self._kernel_info()
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _kernel_info(self) -> Msg:
+        msg_id = self.kc.kernel_info()
+        return self.shell_reply(msg_id)["content"]
+
+    def _read_iopub(self) -> None:
+        while self._running:
+            try:
+                msg = self.kc.get_iopub_msg(timeout=0.2)
+            except queue.Empty:
+                continue
+            except Exception:
+                if not self._running:
+                    return
+                continue
+            with self._lock:
+                self.messages.append(msg)
+                self._lock.notify_all()
+
+    def close(self) -> None:
+        self._running = False
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+    def shell_reply(self, msg_id: str, timeout: float = 60) -> Msg:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            reply = self.kc.get_shell_msg(timeout=timeout)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply
+        raise TimeoutError(f"no shell reply to {msg_id}")
+
+    def wait_for(self, predicate: Callable[[Msg], bool], timeout: float = 60, start: int = 0) -> Msg:
+        """The first iopub message (from index ``start``) matching ``predicate``."""
+        deadline = time.monotonic() + timeout
+        seen = start
+        with self._lock:
+            while True:
+                for msg in self.messages[seen:]:
+                    if predicate(msg):
+                        return msg
+                seen = len(self.messages)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("no matching iopub message")
+                self._lock.wait(min(left, 0.5))
+
+    # -- cells -----------------------------------------------------------------------------
+
+    def execute(self, code: str, cell_id: str | None = None) -> str:
+        """Send an execute_request carrying JupyterLab's ``cellId`` metadata; returns msg id."""
+        content = {"code": code, "silent": False, "store_history": True, "user_expressions": {},
+                   "allow_stdin": False, "stop_on_error": True}
+        msg = self.kc.session.msg("execute_request", content, metadata={"cellId": cell_id} if cell_id else {})
+        self.kc.shell_channel.send(msg)
+        return msg["header"]["msg_id"]
+
+    def run(self, code: str, cell_id: str | None = None, timeout: float = 60) -> Msg:
+        """Execute and wait for the reply; raise with the traceback if the cell failed."""
+        msg_id = self.execute(code, cell_id)
+        reply = self.shell_reply(msg_id, timeout)
+        if reply["content"]["status"] != "ok":
+            raise AssertionError("cell failed:\n" + "\n".join(reply["content"].get("traceback", [])))
+        return reply
+
+    def outputs_of(self, msg_id: str) -> list[Msg]:
+        with self._lock:
+            return [m for m in self.messages if m["parent_header"].get("msg_id") == msg_id]
+
+    # -- widgets ---------------------------------------------------------------------------
+
+    def widgets(self, model: str, **state: Any) -> list[Msg]:
+        """comm_open messages of widget ``model`` whose state matches ``state``, oldest first."""
+        with self._lock:
+            found = []
+            for m in self.messages:
+                if m["msg_type"] != "comm_open":
+                    continue
+                st = m["content"].get("data", {}).get("state", {})
+                if st.get("_model_name") == model and all(st.get(k) == v for k, v in state.items()):
+                    found.append(m)
+            return found
+
+    def wait_widget(self, model: str, timeout: float = 60, after: int = 0, **state: Any) -> str:
+        """The comm id of the first matching widget opened after iopub index ``after``."""
+        def match(m: Msg) -> bool:
+            if m["msg_type"] != "comm_open":
+                return False
+            st = m["content"].get("data", {}).get("state", {})
+            return st.get("_model_name") == model and all(st.get(k) == v for k, v in state.items())
+
+        return self.wait_for(match, timeout, start=after)["content"]["comm_id"]
+
+    def comm_msg(self, comm_id: str, data: Msg, subshell_id: str | None = None) -> None:
+        msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
+        self.kc.shell_channel.send(msg)
+
+    def click(self, comm_id: str, subshell_id: str | None = None) -> None:
+        self.comm_msg(comm_id, {"method": "custom", "content": {"event": "click"}}, subshell_id)
+
+    def set_value(self, comm_id: str, value: Any, subshell_id: str | None = None) -> None:
+        self.comm_msg(comm_id, {"method": "update", "state": {"value": value}, "buffer_paths": []}, subshell_id)
+
+    def widget_values(self, comm_id: str) -> list[Any]:
+        """Every ``value`` the kernel sent for one widget (its comm_open state, then updates)."""
+        out = []
+        with self._lock:
+            for m in self.messages:
+                content = m["content"]
+                if content.get("comm_id") != comm_id:
+                    continue
+                state = content.get("data", {}).get("state", {})
+                if "value" in state:
+                    out.append(state["value"])
+        return out
+
+    # -- subshells (ipykernel >= 7) --------------------------------------------------------
+
+    @property
+    def supports_subshells(self) -> bool:
+        return "kernel subshells" in self.kernel_info.get("supported_features", [])
+
+    def create_subshell(self) -> str:
+        msg = self.kc.session.msg("create_subshell_request", {})
+        self.kc.control_channel.send(msg)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            reply = self.kc.get_control_msg(timeout=30)
+            if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+                return reply["content"]["subshell_id"]
+        raise TimeoutError("no create_subshell_reply")
+
+
+def python_version() -> str:
+    return sys.version.split()[0]
