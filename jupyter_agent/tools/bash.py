@@ -107,6 +107,10 @@ class BashTool(Tool[BashInput, BashOutput]):
         return VALID
 
     async def check_permissions(self, input: BashInput, context: ToolUseContext) -> PermissionResult:
+        # Judge paths against the directory the command will really start in.
+        start = shell_state(context).cwd
+        if start != Path(context.cwd):
+            context = context.with_changes(cwd=start)
         result = check_bash_permission(input.command, context)
         if inspect.isawaitable(result):
             result = await result

@@ -182,3 +182,21 @@ async def test_runs_in_the_session_environment_not_the_kernels_cwd(tmp_path, app
     before = os.getcwd()
     outcome = await bash(ctx, approve, "cd / && pwd")
     assert outcome.text == "/" and os.getcwd() == before
+
+
+async def test_permission_check_sees_the_shells_real_directory(tmp_path, approve, monkeypatch):
+    import jupyter_agent.tools.bash as module
+
+    seen = []
+
+    def spy(command, context):
+        seen.append(Path(context.cwd))
+        return original(command, context)
+
+    original = module.check_bash_permission
+    monkeypatch.setattr(module, "check_bash_permission", spy)
+    ctx = bash_context(tmp_path)
+    (tmp_path / "work" / "inner").mkdir()
+    await bash(ctx, approve, "cd inner")  # ctx itself is not moved: the modifier is dropped
+    await bash(ctx, approve, "ls")
+    assert seen[-1] == (tmp_path / "work" / "inner").resolve()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 from collections.abc import Mapping
 
@@ -22,6 +23,7 @@ _DROP = ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "JPY_PARENT_PID", "PYDEVD_
 _NOT_INHERITED = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})
 _SET = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "TERM": "dumb"}
 _CAPTURE_TIMEOUT = 5.0
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _login_env: dict[str, str] | None = None
 _login_lock: asyncio.Lock | None = None
@@ -92,6 +94,6 @@ async def _capture_login_env() -> dict[str, str]:
     env = {}
     for item in out.decode("utf-8", "replace").split("\0"):
         key, sep, value = item.partition("=")
-        if sep and key:
+        if sep and _NAME.fullmatch(key):  # a chatty profile's own output is not a variable
             env[key] = value
     return env
