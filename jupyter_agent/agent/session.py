@@ -110,6 +110,7 @@ class AgentSession:
         self.log = SessionLog(self.transcript_path, self.id, config)
         self._unwatch = self.context.app_state_store.subscribe(self._on_app_state)
         self._todos = list(self.context.get_app_state().todos)
+        _attach_subagents(self)
 
     def _make_context(self, config: SessionConfig, tools: Sequence[Tool[Any, Any]] | None) -> ToolUseContext:
         permission_context = build_permission_context(config)
@@ -341,6 +342,15 @@ class AgentSession:
         if self._owns_client:
             with contextlib.suppress(Exception):
                 await self.model_client.client.close()
+
+
+def _attach_subagents(session: AgentSession) -> None:
+    """Lend the session's client and settings to the Agent tool's subagents (when installed)."""
+    try:
+        from ..subagents.runtime import attach_subagents
+    except ImportError:
+        return
+    attach_subagents(session)
 
 
 def _plain_todos(todos: list[Any]) -> list[dict[str, Any]]:

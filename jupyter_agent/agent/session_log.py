@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Any
 
-from ..core.events import PermissionResolved, ToolCallFinished
+from ..core.events import PermissionRequested, PermissionResolved, ToolCallFinished, ToolCallStarted
 from ..core.permission_types import PermissionAllow
 from .config import SessionConfig
 from .events import AgentErrorEvent, SessionEvent, TurnEnded, TurnStarted
 from .transcript import FORMAT_VERSION, TranscriptWriter
+
+log = logging.getLogger(__name__)
 
 
 class SessionLog:
@@ -22,12 +25,23 @@ class SessionLog:
         self._config = config
         self._started = False
         self.resumed = False
+        self.failed = False
+        self._inputs: dict[str, Any] = {}  # observable inputs of calls in flight, by tool_use id
 
     @property
     def path(self) -> Path:
         return self._writer.path
 
-    def write(self, kind: str, **fields: Any) -> None:
+    def write(self, entry_type: str, /, **fields: Any) -> None:
+        """Append one entry; a transcript that cannot be written is reported once, never fatal."""
+        try:
+            self._write(entry_type, fields)
+        except (OSError, TypeError, ValueError) as exc:
+            if not self.failed:
+                log.warning("cannot write the session transcript %s: %s", self.path, exc)
+            self.failed = True
+
+    def _write(self, entry_type: str, fields: dict[str, Any]) -> None:
         if not self._started:
             self._started = True
             self._writer.write(
@@ -39,16 +53,17 @@ class SessionLog:
                 resumed=self.resumed,
                 pid=os.getpid(),
             )
-        self._writer.write(kind, **fields)
+        self._writer.write(entry_type, **fields)
 
     def on_event(self, event: SessionEvent) -> None:
         """Tool calls, decisions, errors and turn boundaries go to the transcript."""
         match event:
+            case ToolCallStarted(tool_use_id=tid, input=data) | PermissionRequested(tool_use_id=tid, input=data):
+                self._inputs[tid] = data
             case ToolCallFinished(outcome=o):
                 self.write(
                     "tool_call", tool_use_id=o.tool_use_id, tool_name=o.tool_name,
-                    decision=o.decision, is_error=o.is_error,
-                    input=o.input.model_dump(mode="json") if o.input is not None else None,
+                    decision=o.decision, is_error=o.is_error, input=self._inputs.pop(o.tool_use_id, None),
                 )
             case PermissionResolved(tool_use_id=tid, decision=d):
                 allowed = isinstance(d, PermissionAllow)

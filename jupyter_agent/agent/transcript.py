@@ -32,11 +32,11 @@ class TranscriptWriter:
         self.path = path
         self._file: IO[str] | None = None
 
-    def write(self, kind: str, **fields: Any) -> None:
+    def write(self, entry_type: str, /, **fields: Any) -> None:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a", encoding="utf-8")
-        entry = {"type": kind, "ts": _now(), **fields}
+        entry = {"type": entry_type, "ts": _now(), **fields}
         self._file.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
         self._file.flush()
 
