@@ -1,0 +1,70 @@
+"""Checkpoint values: what one turn changed (files, notebook cells) and what a rewind did."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+
+@dataclass
+class FileChange:
+    """A file the agent changed in a turn: its content before the turn and the hash it left."""
+
+    path: str
+    before: bytes | None  # None: the file did not exist
+    after_hash: str | None = None  # None: not written yet (the call failed)
+
+
+@dataclass
+class CellChange:
+    """A notebook cell the agent changed in a turn."""
+
+    notebook: str
+    cell_id: str
+    before_source: str | None  # None: the agent inserted the cell
+    before_type: str | None = None
+    prev_cell_id: str | None = None  # the cell above it, to put a deleted cell back in place
+    after_hash: str | None = None  # None: the agent deleted the cell
+    done: bool = False  # the edit went through
+
+
+@dataclass
+class TurnCheckpoint:
+    turn_id: str
+    prompt: str = ""
+    files: dict[str, FileChange] = field(default_factory=dict)
+    cells: dict[tuple[str, str], CellChange] = field(default_factory=dict)
+
+
+RestoreAction = Literal["restored", "deleted", "recreated", "refused"]
+
+
+@dataclass(frozen=True)
+class RestoreOutcome:
+    kind: Literal["file", "cell"]
+    target: str  # a path, or "<notebook>#<cell id>"
+    action: RestoreAction
+    reason: str = ""
+
+
+@dataclass
+class RewindReport:
+    turns: list[str] = field(default_factory=list)
+    outcomes: list[RestoreOutcome] = field(default_factory=list)
+
+    @property
+    def refused(self) -> list[RestoreOutcome]:
+        return [o for o in self.outcomes if o.action == "refused"]
+
+    def summary(self) -> str:
+        """Plain text for the transcript: one line per file or cell."""
+        if not self.turns:
+            return "Nothing to rewind: no turns have been recorded."
+        head = f"Rewound {len(self.turns)} turn(s)."
+        if not self.outcomes:
+            return head + " They changed no files or cells."
+        lines = [head]
+        for o in self.outcomes:
+            detail = f" — {o.reason}" if o.reason else ""
+            lines.append(f"  {o.action:9} {o.kind} {o.target}{detail}")
+        return "\n".join(lines)

@@ -1,0 +1,121 @@
+"""CheckpointStore: per turn, the prior state of each file and notebook cell the agent changed.
+
+The session feeds it its events (``on_event``: a ``TurnStarted`` opens a turn); the
+``CheckpointingTool`` wrapper around Edit, Write and NotebookEdit records what they change
+(Bash is not tracked).  ``rewind`` (in ``rewind.py``) puts things back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..core.context import AppState, AppStateStore
+from ..core.file_state import content_hash
+from ..notebook.cells import cell_key, find_cell, source_text
+from .model import CellChange, FileChange, TurnCheckpoint
+
+STATE_KEY = "checkpoints"
+
+
+def read_or_none(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def bytes_hash(data: bytes | None) -> str | None:
+    return None if data is None else content_hash(data)
+
+
+class CheckpointStore:
+    def __init__(self, max_turns: int = 100) -> None:
+        self.turns: list[TurnCheckpoint] = []
+        self.max_turns = max_turns
+
+    # -- turns -----------------------------------------------------------------------------
+
+    def begin_turn(self, turn_id: str, prompt: str = "") -> TurnCheckpoint:
+        turn = TurnCheckpoint(turn_id, prompt)
+        self.turns.append(turn)
+        del self.turns[: -self.max_turns]
+        return turn
+
+    def current(self) -> TurnCheckpoint:
+        return self.turns[-1] if self.turns else self.begin_turn("turn-0")
+
+    def on_event(self, event: Any) -> None:
+        """Session subscriber: a new turn starts a new checkpoint."""
+        from ..agent.events import TurnStarted
+
+        if isinstance(event, TurnStarted):
+            self.begin_turn(event.turn_id, event.prompt)
+
+    def changed_files(self) -> list[str]:
+        """Every file and notebook changed in the recorded turns (oldest first, no repeats)."""
+        seen: dict[str, None] = {}
+        for turn in self.turns:
+            seen.update(dict.fromkeys(turn.files))
+            seen.update(dict.fromkeys(nb for nb, _ in turn.cells))
+        return list(seen)
+
+    # -- files -----------------------------------------------------------------------------
+
+    async def before_file_write(self, path: str) -> None:
+        turn = self.current()
+        if path not in turn.files:
+            turn.files[path] = FileChange(path, await asyncio.to_thread(read_or_none, path))
+
+    async def after_file_write(self, path: str) -> None:
+        change = self.current().files.get(path)
+        if change is None:
+            return
+        now = bytes_hash(await asyncio.to_thread(read_or_none, path))
+        if change.after_hash is None and now == bytes_hash(change.before):
+            return  # nothing was written (the call failed before writing)
+        change.after_hash = now
+
+    # -- cells -----------------------------------------------------------------------------
+
+    def before_cell_edit(self, notebook: str, nb: dict[str, Any], cell_id: str | None, mode: str) -> CellChange | None:
+        """Snapshot the cell a NotebookEdit is about to change (``nb``: the notebook before)."""
+        if mode == "insert" or cell_id is None:
+            return None  # the new cell's id is known only afterwards
+        cells = nb.get("cells", [])
+        index = find_cell(cells, cell_id)
+        if index is None:
+            return None
+        real_id = cell_key(cells[index], index)
+        turn = self.current()
+        key = (notebook, real_id)
+        if key not in turn.cells:
+            cell = cells[index]
+            prev = cell_key(cells[index - 1], index - 1) if index > 0 else None
+            turn.cells[key] = CellChange(notebook, real_id, source_text(cell), cell.get("cell_type"), prev)
+        return turn.cells[key]
+
+    def after_cell_edit(self, notebook: str, nb: dict[str, Any], cell_id: str, mode: str) -> None:
+        """Record the cell's state after a successful NotebookEdit (``nb``: the notebook after)."""
+        turn = self.current()
+        key = (notebook, cell_id)
+        change = turn.cells.get(key)
+        if change is None:
+            if mode != "insert":
+                return
+            change = turn.cells[key] = CellChange(notebook, cell_id, None)
+        cells = nb.get("cells", [])
+        index = find_cell(cells, cell_id)
+        change.after_hash = None if index is None else content_hash(source_text(cells[index]))
+        change.done = True
+
+
+def install_store(app_state_store: AppStateStore, store: CheckpointStore) -> None:
+    app_state_store.set(lambda s: replace(s, extra={**s.extra, STATE_KEY: store}))
+
+
+def get_store(state: AppState) -> CheckpointStore | None:
+    value = state.extra.get(STATE_KEY)
+    return value if isinstance(value, CheckpointStore) else None

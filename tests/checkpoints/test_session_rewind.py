@@ -1,0 +1,48 @@
+"""Checkpoints on a real AgentSession: two scripted turns edit a file, then rewind them."""
+
+from __future__ import annotations
+
+from jupyter_agent.agent.config import SessionConfig
+from jupyter_agent.agent.retry import RetryPolicy
+from jupyter_agent.agent.session import AgentSession
+from jupyter_agent.checkpoints import install_checkpoints, rewind_session
+from jupyter_agent.core.permission_types import PermissionAllow
+from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
+from jupyter_agent.tools.edit import EditTool
+from jupyter_agent.tools.read import ReadTool
+from jupyter_agent.tools.write import WriteTool
+
+
+async def test_rewind_turns_of_a_session(tmp_path):
+    app = tmp_path / "app.py"
+    app.write_text("DEBUG = False\n")
+
+    async def approve(tool, input, context, ask, tool_use_id):
+        return PermissionAllow()
+
+    with ScriptedServer() as server:
+        server.push(
+            reply(tool_use("Read", {"file_path": str(app)})),
+            reply(tool_use("Edit", {"file_path": str(app), "old_string": "False", "new_string": "True"})),
+            reply(text("Debug is on.")),
+            reply(tool_use("Write", {"file_path": str(tmp_path / "notes.md"), "content": "# notes\n"})),
+            reply(text("Notes written.")),
+        )
+        config = SessionConfig(
+            base_url=server.url, api_key="test", cwd=tmp_path, sessions_dir=tmp_path / "sessions",
+            home=tmp_path / "home", load_settings=False, retry=RetryPolicy(max_retries=0),
+        )
+        session = AgentSession(config, can_use_tool=approve, tools=[ReadTool(), EditTool(), WriteTool()])
+        store = install_checkpoints(session)
+        try:
+            assert (await session.submit("turn debug on")).stop_reason == "end_turn"
+            assert (await session.submit("write notes")).stop_reason == "end_turn"
+            assert app.read_text() == "DEBUG = True\n" and (tmp_path / "notes.md").exists()
+            assert [len(t.files) for t in store.turns] == [1, 1]
+            report = await rewind_session(session, 2)
+        finally:
+            await session.aclose()
+    assert app.read_text() == "DEBUG = False\n"
+    assert not (tmp_path / "notes.md").exists()
+    assert [o.action for o in report.outcomes] == ["deleted", "restored"]
+    assert store.turns == []
