@@ -160,6 +160,8 @@ class _Walker:
         if name_node is None or name_node.type != "variable_name":
             self.out.problems.append(f"unsupported assignment target: {_text(node)[:40]}")
             name = _text(name_node) if name_node is not None else "?"
+            if name_node is not None:
+                self.words.read(name_node)
         else:
             name = _text(name_node)
         value = self.words.read(value_node) if value_node is not None else Word("")

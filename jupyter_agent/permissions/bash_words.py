@@ -76,6 +76,10 @@ class WordReader:
         if kind in ("translated_string", "brace_expression"):
             self._scan(node, depth)
             return Word(_text(node), static=False, glob=kind == "brace_expression")
+        if kind == "subscript":  # a[$(cmd)]=1: the index is evaluated (arithmetic)
+            self.problems.append(f"array subscript (arithmetic) in {_text(node)[:40]}")
+            self._scan(node, depth)
+            return Word(_text(node), static=False)
         if not node.is_named and kind == "$":
             return Word("$")
         self.problems.append(f"unsupported word syntax ({kind}): {_text(node)[:40]}")
@@ -95,12 +99,15 @@ class WordReader:
             elif ch == "\\":
                 escaped = True
             else:
-                if ch in _GLOB_CHARS or ch in "{}":
+                if ch in _GLOB_CHARS:
                     glob = True
                 elif ch == "$":
                     static = False
                 out.append(ch)
-        return Word("".join(out), static=static, glob=glob)
+        value = "".join(out)
+        if "{" in value and "}" in value and ("," in value or ".." in value):
+            glob = True  # brace expansion: {a,b} or {1..3}
+        return Word(value, static=static, glob=glob)
 
     def _string(self, node: Node, depth: int) -> Word:
         parts: list[str] = []
@@ -170,7 +177,10 @@ class WordReader:
 
 
 def _looks_like_brace(parts: list[Word]) -> bool:
-    return any(p.text == "{" for p in parts) and any(p.text == "}" for p in parts)
+    """``{rm,x}`` arrives as a concatenation of ``{``, ``rm,x`` and ``}``."""
+    text = "".join(p.text for p in parts)
+    has_braces = any(p.text == "{" for p in parts) and any(p.text == "}" for p in parts)
+    return has_braces and ("," in text or ".." in text)
 
 
 def _text(node: Node) -> str:

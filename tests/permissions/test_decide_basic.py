@@ -12,7 +12,14 @@ from jupyter_agent.core.permission_types import (
 )
 from jupyter_agent.permissions.decide import has_permission_to_use_tool
 from jupyter_agent.permissions.rules import PermissionRule, RuleSyntaxError, parse_rule
-from tests.support.tools import GuardedTool, SleepInput, SleepTool, WriteStepInput, WriteStepTool, make_context
+from tests.support.tools import (
+    GuardedTool,
+    SleepInput,
+    SleepTool,
+    WriteStepInput,
+    WriteStepTool,
+    make_context,
+)
 
 
 def _ctx(tmp_path, mode="default", allow=(), deny=(), ask=()):
