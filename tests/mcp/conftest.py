@@ -30,13 +30,23 @@ def _free_port() -> int:
 @pytest.fixture
 def demo_http_url():
     """The demo server over streamable HTTP in a subprocess; yields its /mcp URL."""
+    yield from _serve("http", "/mcp")
+
+
+@pytest.fixture
+def demo_sse_url():
+    """The demo server over the older SSE transport; yields its /sse URL."""
+    yield from _serve("sse", "/sse")
+
+
+def _serve(transport: str, path: str):
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(DEMO), "http", str(port)],
+        [sys.executable, str(DEMO), transport, str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    url = f"http://127.0.0.1:{port}/mcp"
+    url = f"http://127.0.0.1:{port}{path}"
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -61,6 +61,17 @@ async def test_http_server(demo_http_url, tmp_path):
         await manager.aclose()
 
 
+async def test_sse_server(demo_sse_url):
+    manager = McpManager([McpServerEntry("old", HttpServerConfig(url=demo_sse_url, type="sse"))])
+    try:
+        await manager.ensure_started()
+        conn = manager.connections["old"]
+        assert conn.status == "connected", conn.error
+        assert (await conn.call_tool("add", {"a": 5, "b": 6})).content[0].text == "11"
+    finally:
+        await manager.aclose()
+
+
 async def test_failures_stay_per_server(tmp_path):
     bad_cmd = McpServerEntry("broken", StdioServerConfig(command=str(tmp_path / "no-such-binary")))
     exits = McpServerEntry("quits", StdioServerConfig(command=sys.executable, args=("-c", "pass")))

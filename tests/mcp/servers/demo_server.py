@@ -1,6 +1,6 @@
 """A small MCP server written with the SDK's MCPServer (FastMCP), run over stdio or HTTP.
 
-Usage: python demo_server.py [stdio | http PORT]; env DEMO_PID_FILE records the process id.
+Usage: python demo_server.py [stdio | http PORT | sse PORT]; env DEMO_PID_FILE records the process id.
 """
 
 from __future__ import annotations
@@ -84,5 +84,7 @@ if __name__ == "__main__":
             f.write(str(os.getpid()))
     if len(sys.argv) > 2 and sys.argv[1] == "http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif len(sys.argv) > 2 and sys.argv[1] == "sse":
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run()
