@@ -166,6 +166,8 @@ TOOL_TARGETS: dict[str, str] = {
     "Grep": "jupyter_agent.tools.grep:GrepTool",
     "NotebookEdit": "jupyter_agent.tools.notebook_edit:NotebookEditTool",
     "Agent": "jupyter_agent.tools.agent_tool:AgentTool",
+    "Brief": "jupyter_agent.tools.brief:BriefTool",
+    "VerifyPlanExecution": "jupyter_agent.tools.verify_plan:VerifyPlanExecutionTool",
 }
 
 
