@@ -1,0 +1,81 @@
+"""protocol.py and labextension/src/protocol.ts define the same protocol."""
+
+from __future__ import annotations
+
+import re
+import typing
+from pathlib import Path
+
+import pytest
+
+from jupyter_agent.notebook import protocol as P
+from jupyter_agent.notebook.bridge import resolve_hello_path
+
+TS = (Path(__file__).parents[2] / "labextension" / "src" / "protocol.ts").read_text()
+
+
+def _ts_union(name: str) -> set[str]:
+    body = re.search(rf"export type {name} =([^;]+);", TS)
+    assert body, name
+    return set(re.findall(r"'([a-z_]+)'", body.group(1)))
+
+
+def test_target_and_version_match():
+    assert re.search(r"COMM_TARGET = '([^']+)'", TS).group(1) == P.COMM_TARGET
+    assert int(re.search(r"PROTOCOL_VERSION = (\d+)", TS).group(1)) == P.PROTOCOL_VERSION
+
+
+def test_ops_and_error_names_match():
+    ts_ops = set(re.findall(r"^  ([a-z_]+): I\w+Args;$", TS, re.M))
+    assert ts_ops == set(typing.get_args(P.Op)) == set(P.OP_OF_ARGS.values())
+    assert _ts_union("ErrorName") == set(typing.get_args(P.ErrorName))
+    assert _ts_union("CellType") == set(typing.get_args(P.CellType))
+
+
+@pytest.mark.parametrize("model", list(P.OP_OF_ARGS))
+def test_every_args_field_exists_in_typescript(model):
+    ts_name = "I" + "".join(w.title() for w in P.OP_OF_ARGS[model].split("_")) + "Args"
+    body = re.search(rf"export interface {ts_name} \{{([^}}]*)\}}", TS)
+    assert body, ts_name
+    ts_fields = set(re.findall(r"^\s+([a-z_]+)[?]?:", body.group(1), re.M))
+    assert ts_fields == set(model.model_fields)
+
+
+def test_frontend_messages_parse():
+    hello = P.parse_frontend_message(
+        {"type": "hello", "version": 1, "client_id": "a", "path": "x.ipynb", "server_root": "/w"}
+    )
+    assert isinstance(hello, P.Hello) and hello.path == "x.ipynb"
+    ok = P.parse_frontend_message({"type": "response", "id": "1", "ok": True, "result": {"a": 1}})
+    assert isinstance(ok, P.OkResponse) and ok.result == {"a": 1}
+    err = P.parse_frontend_message(
+        {"type": "response", "id": "2", "ok": False, "error": {"name": "stale_cell", "message": "m"}}
+    )
+    assert isinstance(err, P.ErrorResponse) and err.error.name == "stale_cell"
+    broken = P.parse_frontend_message({"type": "response", "id": "3", "ok": False})
+    assert isinstance(broken, P.ErrorResponse) and "Malformed" in broken.error.message
+    assert P.parse_frontend_message("nonsense") is None
+    assert P.parse_frontend_message({"type": "other"}) is None
+
+
+def test_request_envelope_names_its_op():
+    req = P.make_request("r1", "c1", P.ReplaceCellArgs(cell_id="a", source="s", expected_hash="h"))
+    assert req.op == "replace_cell" and req.args["expected_hash"] == "h" and req.client_id == "c1"
+
+
+@pytest.mark.parametrize(
+    ("hello", "session", "cwd", "expected"),
+    [
+        (dict(path="sub/nb.ipynb", server_root="/srv/root"), "", "/x", "/srv/root/sub/nb.ipynb"),
+        (dict(path="sub/nb.ipynb", server_root=""), "/home/u/sub/nb.ipynb", "/x", "/home/u/sub/nb.ipynb"),
+        (dict(path="sub/nb.ipynb", server_root=""), "", "/home/u/sub", "/home/u/sub/nb.ipynb"),
+    ],
+)
+def test_hello_path_is_made_absolute(hello, session, cwd, expected):
+    h = P.Hello(version=1, client_id="c", **hello)
+    assert resolve_hello_path(h, session_name=session, cwd=cwd) == expected
+
+
+def test_server_root_with_tilde():
+    h = P.Hello(version=1, client_id="c", path="nb.ipynb", server_root="~/proj")
+    assert resolve_hello_path(h) == str(Path.home() / "proj" / "nb.ipynb")
