@@ -1,0 +1,79 @@
+"""MCP tools and ToolSearch inside a real AgentSession, with the scripted model server and real SDK."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_agent.agent.config import SessionConfig
+from jupyter_agent.agent.retry import RetryPolicy
+from jupyter_agent.agent.session import AgentSession
+from jupyter_agent.core.permission_types import ToolPermissionContext
+from jupyter_agent.mcp import McpManager, assemble_tool_pool, tools_for_request
+from jupyter_agent.mcp.pool import DeferPolicy
+from jupyter_agent.testing import ScriptedServer, reply, tool_use
+from jupyter_agent.tools.tool_search import ToolSearchTool
+
+from .conftest import demo_stdio_entry
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+async def manager():
+    m = McpManager([demo_stdio_entry()])
+    yield m
+    await m.aclose()
+
+
+def _session(server, tmp_path, tools, approver) -> AgentSession:
+    config = SessionConfig(
+        model="claude-sonnet-5-5", max_tokens=1024, cwd=tmp_path, sessions_dir=tmp_path / "sessions",
+        home=tmp_path / "home", base_url=server.url, api_key="test-key",
+        retry=RetryPolicy(max_retries=0), load_settings=False,
+    )
+    return AgentSession(config, can_use_tool=approver, tools=tools)
+
+
+def _tool_results(request):
+    return [b for m in request.messages if m["role"] == "user" and isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_result"]
+
+
+async def test_mcp_tool_called_in_a_session(server, manager, tmp_path, approve):
+    pool = await assemble_tool_pool([], manager, ToolPermissionContext(), DeferPolicy("never"))
+    session = _session(server, tmp_path, pool, approve)
+    server.push(reply(tool_use("mcp__demo__add", {"a": 2, "b": 3})))
+    server.push(reply("The sum is 5."))
+    try:
+        outcome = await session.submit("add 2 and 3")
+    finally:
+        await session.aclose()
+    assert outcome.text == "The sum is 5."
+    first, second = server.message_requests
+    sent = {t["name"]: t for t in first.body["tools"]}
+    assert sent["mcp__demo__add"]["input_schema"]["required"] == ["a", "b"]
+    (result,) = _tool_results(second)
+    assert result["content"][0]["text"] == "5" and not result.get("is_error")
+
+
+async def test_toolsearch_discovers_then_calls_deferred_tool(server, manager, tmp_path, approve):
+    pool = await assemble_tool_pool([ToolSearchTool()], manager, ToolPermissionContext(), DeferPolicy("always"))
+    session = _session(server, tmp_path, pool, approve)
+    server.push(reply(tool_use("ToolSearch", {"query": "select:mcp__demo__add"})))
+    server.push(reply(tool_use("mcp__demo__add", {"a": 20, "b": 22})))
+    server.push(reply("42."))
+    try:
+        await session.submit("use the demo add tool")
+    finally:
+        await session.aclose()
+    first, second, third = server.message_requests
+    assert [t["name"] for t in first.body["tools"]] == ["ToolSearch"]
+    found = _tool_results(second)[0]["content"][0]["text"]
+    assert '"name": "mcp__demo__add"' in found
+    assert _tool_results(third)[-1]["content"][0]["text"] == "42"
+    sent_next, deferred = tools_for_request(session.context.options.tools, session.context.get_app_state())
+    assert "mcp__demo__add" in [t.name for t in sent_next] and "mcp__demo__add" not in deferred
