@@ -80,7 +80,7 @@ class BackgroundTask(abc.ABC):
         if self.done:
             return True
         try:
-            await asyncio.wait_for(asyncio.shield(self._done.wait()), timeout)
+            await asyncio.wait_for(self._done.wait(), timeout)
         except asyncio.TimeoutError:
             return False
         return True

@@ -166,9 +166,13 @@ class BashTool(Tool[BashInput, BashOutput]):
     ) -> ToolResult[BashOutput]:
         files = ShellFiles.under(context.session_dir / "bash", secrets.token_hex(6))
         timeout_ms = input.timeout or DEFAULT_TIMEOUT_MS
-        process = await ShellProcess.start(
-            input.command, cwd=cwd, env=env, files=files, kill_grace=self.kill_grace
-        )
+        try:
+            process = await ShellProcess.start(
+                input.command, cwd=cwd, env=env, files=files, kill_grace=self.kill_grace
+            )
+        except OSError:
+            _remove(files.output)
+            raise
         on_line = (lambda line: on_progress(ToolProgress("", line))) if on_progress else None
         try:
             outcome = await run_foreground(

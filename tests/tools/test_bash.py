@@ -200,3 +200,24 @@ async def test_permission_check_sees_the_shells_real_directory(tmp_path, approve
     await bash(ctx, approve, "cd inner")  # ctx itself is not moved: the modifier is dropped
     await bash(ctx, approve, "ls")
     assert seen[-1] == (tmp_path / "work" / "inner").resolve()
+
+
+async def test_unusable_session_dir_is_a_clear_error(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the session directory should be")
+    broken = ctx.with_changes(session_dir=blocker)
+    outcome = await bash(broken, approve, "echo never")
+    assert outcome.is_error and outcome.text.startswith("Could not run the command:")
+
+
+async def test_both_directories_gone_falls_back_to_home(tmp_path, approve):
+    project = tmp_path / "project"
+    project.mkdir()
+    ctx = bash_context(tmp_path).with_changes(cwd=project)
+    await bash(ctx, approve, "pwd")
+    project.rmdir()
+    outcome = await bash(ctx, approve, "pwd -P")
+    home = Path(os.path.expanduser("~")).resolve()
+    assert outcome.text.splitlines()[0] == str(home)
+    assert "Neither the working directory" in outcome.text

@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import os
 import shlex
-import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,10 +106,7 @@ class ShellProcess:
         """Kill the whole group (SIGTERM, SIGKILL after the grace period) and reap the shell."""
         if reason and self.killed_by is None and self.returncode is None:
             self.killed_by = reason
-        await kill_group(self.pgid, self.kill_grace)
-        with contextlib.suppress(ProcessLookupError):
-            if self.returncode is None:
-                os.kill(self._proc.pid, signal.SIGKILL)
+        await kill_group(self.pgid, self.kill_grace)  # the shell is a member: SIGKILL reached it
         await asyncio.shield(self.exited())
 
     def kill_now(self) -> None:
