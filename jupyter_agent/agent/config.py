@@ -39,7 +39,7 @@ class SessionConfig:
     cwd: Path = field(default_factory=Path.cwd)
     project_dir: Path | None = None
     sessions_dir: Path | None = None
-    mode: PermissionMode = "default"
+    mode: PermissionMode | None = None  # None: the settings' defaultMode, else "default"
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
     ask: list[str] = field(default_factory=list)

@@ -10,22 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as _dt
 import logging
-import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from ..core.abort import AbortController
-from ..core.context import AppState, AppStateStore, ThinkingConfig, ToolUseContext, ToolUseOptions
+from ..core.context import AppState, ToolUseContext
 from ..core.permission_types import PermissionAsk, UserDecision
 from ..core.tool import CanUseTool, Tool
-from ..errors import AgentConfigError
 from .approval import deny_without_approver, with_timeout
 from .compact import Compaction, CompactionError, compact, estimate_tokens
 from .config import SessionConfig
@@ -39,35 +34,31 @@ from .events import (
     Usage,
     UsageUpdated,
 )
-from .history import INTERRUPTED_TOOL, append_user_blocks, close_dangling_tool_uses
-from .loop import LoopLimits, LoopResult, run_query
+from .history import append_user_blocks, close_dangling_tool_uses
 from .model import ModelClient, ModelRequest, make_client
 from .models import model_info
-from .permission_setup import build_permission_context
+from .permission_setup import build_permission_context, load_session_settings, make_hook_runner
 from .pricing import cost_usd
-from .prompts import PromptInputs, build_system_prompt
+from .prompts import build_system_prompt
+from .session_hooks import SessionHooks
 from .session_log import SessionLog
-from .toolset import api_tools, select_tools
+from .session_setup import (
+    attach_subagents,
+    check_config,
+    make_context,
+    new_session_id,
+    plain_todos,
+    prompt_inputs,
+)
+from .toolset import api_tools
 from .transcript import find_transcript, load_transcript, transcript_path
+from .turn import TurnOutcome, run_turn
+
+__all__ = ["AgentSession", "SessionConfig", "TurnOutcome"]
 
 log = logging.getLogger(__name__)
 Subscriber = Callable[[SessionEvent], None]
-
-
-@dataclass(frozen=True)
-class TurnOutcome:
-    """What ``await session.submit(prompt)`` gives back."""
-
-    turn_id: str
-    stop_reason: str
-    text: str
-    usage: Usage
-    error: str | None = None
-
-
-def new_session_id() -> str:
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return f"{stamp}-{uuid.uuid4().hex[:8]}"
+HOOKS_KEY = "hooks"  # where run_tool_use finds the HookRunner (permissions.hooks.HOOKS_KEY)
 
 
 class AgentSession:
@@ -83,18 +74,21 @@ class AgentSession:
         messages: list[dict[str, Any]] | None = None,
     ) -> None:
         self.config = config = config or SessionConfig()
-        if config.thinking_budget and config.max_tokens <= config.thinking_budget:
-            raise AgentConfigError(
-                f"max_tokens ({config.max_tokens}) must be larger than thinking_budget "
-                f"({config.thinking_budget})."
-            )
+        check_config(config)
         self.id = session_id or new_session_id()
         self.messages: list[dict[str, Any]] = list(messages or [])
         self.usage = Usage()
         self.cost_usd = 0.0
         self.can_use_tool = can_use_tool
-        self.load_errors: list[str] = []
-        self.context = self._make_context(config, tools)
+        settings = load_session_settings(config)
+        self.context, self.load_errors = make_context(
+            config, self.id, build_permission_context(config, settings), tools, self.messages
+        )
+        self.transcript_path = transcript_path(config.resolved_sessions_dir(), self.id)
+        self.log = SessionLog(self.transcript_path, self.id, config)
+        runner = make_hook_runner(settings, config, self.id, self.transcript_path)
+        self.context.extra[HOOKS_KEY] = runner
+        self.hooks = SessionHooks(runner, self.emit, lambda: self.context.permission_context.mode)
         self.model_client = ModelClient(make_client(config.api_key, config.base_url, config.client), config.retry)
         self._owns_client = config.client is None
         self._subscribers: list[Subscriber] = []
@@ -105,28 +99,9 @@ class AgentSession:
         self._system: list[dict[str, Any]] | None = None
         self._tools_json: list[dict[str, Any]] | None = None
         self._last_context_tokens = 0
-        sessions_dir = config.resolved_sessions_dir()
-        self.transcript_path = transcript_path(sessions_dir, self.id)
-        self.log = SessionLog(self.transcript_path, self.id, config)
         self._unwatch = self.context.app_state_store.subscribe(self._on_app_state)
         self._todos = list(self.context.get_app_state().todos)
-        _attach_subagents(self)
-
-    def _make_context(self, config: SessionConfig, tools: Sequence[Tool[Any, Any]] | None) -> ToolUseContext:
-        permission_context = build_permission_context(config)
-        selected, self.load_errors = select_tools(tools, permission_context)
-        thinking = (
-            ThinkingConfig("enabled", config.thinking_budget) if config.thinking_budget else ThinkingConfig()
-        )
-        options = ToolUseOptions(tools=tuple(selected), main_loop_model=config.model, thinking_config=thinking)
-        store = AppStateStore(AppState(tool_permission_context=permission_context))
-        return ToolUseContext(
-            options=options,
-            cwd=Path(config.cwd),
-            session_dir=config.resolved_sessions_dir() / self.id,
-            app_state_store=store,
-            messages=self.messages,
-        )
+        attach_subagents(self)
 
     # -- events ------------------------------------------------------------------------------
 
@@ -152,7 +127,7 @@ class AgentSession:
         todos = list(state.todos)
         if todos != self._todos:
             self._todos = todos
-            self.emit(TodosUpdated(_plain_todos(todos)))
+            self.emit(TodosUpdated(plain_todos(todos)))
 
     # -- turns -------------------------------------------------------------------------------
 
@@ -189,47 +164,29 @@ class AgentSession:
                 self.emit(TurnStarted(turn_id, prompt))
                 self.emit(TurnEnded(turn_id, "interrupted", 0.0, Usage()))
                 return TurnOutcome(turn_id, "interrupted", "", Usage())
-            return await self._run_turn(turn_id, prompt)
+            self._abort = AbortController()
+            try:
+                return await run_turn(self, turn_id, prompt, self._abort)
+            finally:
+                self._abort = None
 
-    async def _run_turn(self, turn_id: str, prompt: str) -> TurnOutcome:
-        started = time.perf_counter()
-        abort = self._abort = AbortController()
-        self.emit(TurnStarted(turn_id, prompt))
-        self.record_user_blocks([{"type": "text", "text": prompt}])
-        result = LoopResult("error", Usage())
-        try:
-            limits = LoopLimits(self.config.max_turns, self.config.max_continuations)
-            result = await run_query(self, abort, self._approver(), limits)
-        except asyncio.CancelledError:
-            result = LoopResult("interrupted", result.usage)
-            raise
-        except Exception as exc:  # nothing escapes the loop: the user sees it, the session lives on
-            log.exception("agent turn failed")
-            message = f"Internal error: {type(exc).__name__}: {exc}"
-            self.emit(AgentErrorEvent(message, kind="internal"))
-            result = LoopResult("error", result.usage, error=message)
-        finally:
-            self._finish_turn(turn_id, result, time.perf_counter() - started)
-        return TurnOutcome(turn_id, result.stop_reason, result.text, result.usage, result.error)
+    @property
+    def approver(self) -> CanUseTool:
+        """``can_use_tool`` as the loop uses it: nobody attached → deny; timeout → deny."""
 
-    def _finish_turn(self, turn_id: str, result: LoopResult, duration: float) -> None:
-        if close_dangling_tool_uses(self.messages):
-            self.log.write("repair", text=INTERRUPTED_TOOL)
-        self._abort = None
-        self.emit(TurnEnded(turn_id, result.stop_reason, duration, result.usage))
-
-    def _approver(self) -> CanUseTool:
         async def approve(
             tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, ask: PermissionAsk, tool_use_id: str
         ) -> UserDecision:
-            handler = self.can_use_tool or deny_without_approver
-            if self.config.approval_timeout is not None and self.can_use_tool is not None:
+            handler = self.can_use_tool
+            if handler is None:
+                return await deny_without_approver(tool, input, context, ask, tool_use_id)
+            if self.config.approval_timeout is not None:
                 handler = with_timeout(handler, self.config.approval_timeout)
             return await handler(tool, input, context, ask, tool_use_id)
 
         return approve
 
-    # -- the loop's host interface -----------------------------------------------------------
+    # -- the loop's host interface (loop.LoopHost) --------------------------------------------
 
     def record_message(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
@@ -253,7 +210,7 @@ class AgentSession:
 
     async def build_request(self) -> ModelRequest:
         if self._system is None:
-            self._system = await asyncio.to_thread(build_system_prompt, self._prompt_inputs())
+            self._system = await asyncio.to_thread(build_system_prompt, prompt_inputs(self.config))
         if self._tools_json is None:
             self._tools_json = await api_tools(self.context.options.tools, self.context.options)
         config = self.config
@@ -267,17 +224,6 @@ class AgentSession:
             effort=config.effort,
         )
 
-    def _prompt_inputs(self) -> PromptInputs:
-        config = self.config
-        return PromptInputs(
-            cwd=Path(config.cwd),
-            project_dir=config.resolved_project_dir(),
-            notebook_path=str(config.notebook_path) if config.notebook_path else None,
-            model=config.model,
-            home=Path(config.home) if config.home else Path.home(),
-            extra=config.system_prompt_extra,
-        )
-
     @property
     def context_window(self) -> int:
         return self.config.context_window or model_info(self.config.model).context_window
@@ -287,7 +233,7 @@ class AgentSession:
         if self._last_context_tokens < self.config.compact_threshold * self.context_window:
             return
         try:
-            await self._compact()
+            await self._compact("auto")
         except CompactionError as err:
             self.emit(AgentErrorEvent(str(err), kind="compaction"))
 
@@ -296,9 +242,10 @@ class AgentSession:
     async def compact(self) -> Compaction:
         """Summarize older turns now (waits for a running turn to finish)."""
         async with self._the_lock():
-            return await self._compact()
+            return await self._compact("manual")
 
-    async def _compact(self) -> Compaction:
+    async def _compact(self, trigger: str) -> Compaction:
+        await self.hooks.pre_compact(trigger)
         base = await self.build_request()
         before = self._last_context_tokens or estimate_tokens(self.messages, base.system)
         result = await compact(self.model_client, base, self.config.keep_recent_turns, before)
@@ -337,29 +284,10 @@ class AgentSession:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        with contextlib.suppress(Exception):
+            await self.hooks.session_end()
         self._unwatch()
         self.log.close()
         if self._owns_client:
             with contextlib.suppress(Exception):
                 await self.model_client.client.close()
-
-
-def _attach_subagents(session: AgentSession) -> None:
-    """Lend the session's client and settings to the Agent tool's subagents (when installed)."""
-    try:
-        from ..subagents.runtime import attach_subagents
-    except ImportError:
-        return
-    attach_subagents(session)
-
-
-def _plain_todos(todos: list[Any]) -> list[dict[str, Any]]:
-    out = []
-    for todo in todos:
-        if isinstance(todo, BaseModel):
-            out.append(todo.model_dump(mode="json"))
-        elif isinstance(todo, dict):
-            out.append(dict(todo))
-        else:
-            out.append({"content": str(todo)})
-    return out

@@ -1,0 +1,68 @@
+"""Session-level hooks (settings ``hooks`` and Python hooks): SessionStart, UserPromptSubmit, Stop,
+PreCompact, SessionEnd.  Tool hooks (PreToolUse, PostToolUse) run inside ``run_tool_use``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import AgentErrorEvent, SessionEvent
+
+MAX_STOP_CONTINUATIONS = 3
+
+
+@dataclass
+class PromptCheck:
+    blocked: str | None = None
+    context: list[str] = field(default_factory=list)
+
+
+class SessionHooks:
+    """Runs one session's hooks; a misbehaving hook is reported, never fatal."""
+
+    def __init__(self, runner: Any, emit: Callable[[SessionEvent], None], mode: Callable[[], str]) -> None:
+        self.runner = runner
+        self._emit = emit
+        self._mode = mode
+        self._started = False
+
+    async def _run(self, event: str, payload: dict[str, Any]) -> Any | None:
+        if self.runner is None or not self.runner.has_hooks(event):
+            return None
+        outcome = await self.runner.run(event, payload, permission_mode=self._mode())
+        for error in outcome.errors:
+            self._emit(AgentErrorEvent(f"{event} hook: {error}", kind="hook"))
+        return outcome
+
+    async def before_prompt(self, prompt: str, resumed: bool) -> PromptCheck:
+        """SessionStart (first prompt only) and UserPromptSubmit: block, or add context."""
+        check = PromptCheck()
+        if not self._started:
+            self._started = True
+            start = await self._run("SessionStart", {"source": "resume" if resumed else "startup"})
+            if start is not None:
+                check.context.extend(start.additional_context)
+        outcome = await self._run("UserPromptSubmit", {"prompt": prompt})
+        if outcome is not None:
+            if outcome.blocked or outcome.stop:
+                why = outcome.stop_reason if outcome.stop and outcome.stop_reason else outcome.block_message
+                check.blocked = f"The prompt was blocked by a UserPromptSubmit hook: {why}"
+            check.context.extend(outcome.additional_context)
+        return check
+
+    async def continue_reason(self, attempt: int) -> str | None:
+        """A Stop hook that blocks makes the model go on, with its reason as the next input."""
+        if attempt >= MAX_STOP_CONTINUATIONS:
+            return None
+        outcome = await self._run("Stop", {"stop_hook_active": attempt > 0})
+        if outcome is None or not outcome.blocked:
+            return None
+        return outcome.block_message
+
+    async def pre_compact(self, trigger: str) -> None:
+        await self._run("PreCompact", {"trigger": trigger, "custom_instructions": ""})
+
+    async def session_end(self, reason: str = "other") -> None:
+        await self._run("SessionEnd", {"reason": reason})

@@ -1,0 +1,86 @@
+"""Building a session's parts from its config: tool context, prompt inputs, subagent runtime."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..core.context import AppState, AppStateStore, ThinkingConfig, ToolUseContext, ToolUseOptions
+from ..core.permission_types import ToolPermissionContext
+from ..core.tool import Tool
+from ..errors import AgentConfigError
+from .config import SessionConfig
+from .prompts import PromptInputs
+from .toolset import select_tools
+
+
+def new_session_id() -> str:
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{uuid.uuid4().hex[:8]}"
+
+
+def check_config(config: SessionConfig) -> None:
+    if config.thinking_budget and config.max_tokens <= config.thinking_budget:
+        raise AgentConfigError(
+            f"max_tokens ({config.max_tokens}) must be larger than thinking_budget ({config.thinking_budget})."
+        )
+    if config.max_turns < 1:
+        raise AgentConfigError(f"max_turns must be at least 1 (got {config.max_turns}).")
+
+
+def make_context(
+    config: SessionConfig,
+    session_id: str,
+    permission_context: ToolPermissionContext,
+    tools: Sequence[Tool[Any, Any]] | None,
+    messages: list[dict[str, Any]],
+) -> tuple[ToolUseContext, list[str]]:
+    """The session's ToolUseContext, and the tools that failed to load."""
+    selected, broken = select_tools(tools, permission_context)
+    thinking = ThinkingConfig("enabled", config.thinking_budget) if config.thinking_budget else ThinkingConfig()
+    options = ToolUseOptions(tools=tuple(selected), main_loop_model=config.model, thinking_config=thinking)
+    context = ToolUseContext(
+        options=options,
+        cwd=Path(config.cwd),
+        session_dir=config.resolved_sessions_dir() / session_id,
+        app_state_store=AppStateStore(AppState(tool_permission_context=permission_context)),
+        messages=messages,
+    )
+    return context, broken
+
+
+def prompt_inputs(config: SessionConfig) -> PromptInputs:
+    return PromptInputs(
+        cwd=Path(config.cwd),
+        project_dir=config.resolved_project_dir(),
+        notebook_path=str(config.notebook_path) if config.notebook_path else None,
+        model=config.model,
+        home=Path(config.home) if config.home else Path.home(),
+        extra=config.system_prompt_extra,
+    )
+
+
+def attach_subagents(session: Any) -> None:
+    """Lend the session's client and settings to the Agent tool's subagents (when installed)."""
+    try:
+        from ..subagents.runtime import attach_subagents as attach
+    except ImportError:
+        return
+    attach(session)
+
+
+def plain_todos(todos: list[Any]) -> list[dict[str, Any]]:
+    out = []
+    for todo in todos:
+        if isinstance(todo, BaseModel):
+            out.append(todo.model_dump(mode="json"))
+        elif isinstance(todo, dict):
+            out.append(dict(todo))
+        else:
+            out.append({"content": str(todo)})
+    return out

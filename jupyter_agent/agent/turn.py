@@ -1,0 +1,73 @@
+"""One turn of a session: hooks around the prompt, the query loop, Stop-hook continuations."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..core.abort import AbortController
+from .events import AgentErrorEvent, TurnEnded, TurnStarted, Usage
+from .history import INTERRUPTED_TOOL, close_dangling_tool_uses
+from .loop import LoopLimits, LoopResult, run_query
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """What ``await session.submit(prompt)`` gives back."""
+
+    turn_id: str
+    stop_reason: str  # end_turn, interrupted, error, max_turns, max_tokens, refusal, blocked
+    text: str
+    usage: Usage
+    error: str | None = None
+
+
+async def run_turn(session: AgentSession, turn_id: str, prompt: str, abort: AbortController) -> TurnOutcome:
+    """Run ``prompt`` to the end of the model's turn; never raises except on cancellation."""
+    started = time.perf_counter()
+    session.emit(TurnStarted(turn_id, prompt))
+    result = LoopResult("error", Usage())
+    try:
+        result = await _hooked_query(session, prompt, abort)
+    except asyncio.CancelledError:
+        result = LoopResult("interrupted", result.usage)
+        raise
+    except Exception as exc:  # nothing escapes the loop: the user sees it, the session lives on
+        log.exception("agent turn failed")
+        message = f"Internal error: {type(exc).__name__}: {exc}"
+        session.emit(AgentErrorEvent(message, kind="internal"))
+        result = LoopResult("error", result.usage, error=message)
+    finally:
+        if close_dangling_tool_uses(session.messages):
+            session.log.write("repair", text=INTERRUPTED_TOOL)
+        session.emit(TurnEnded(turn_id, result.stop_reason, time.perf_counter() - started, result.usage))
+    return TurnOutcome(turn_id, result.stop_reason, result.text, result.usage, result.error)
+
+
+async def _hooked_query(session: AgentSession, prompt: str, abort: AbortController) -> LoopResult:
+    check = await session.hooks.before_prompt(prompt, session.log.resumed)
+    if check.blocked is not None:
+        session.emit(AgentErrorEvent(check.blocked, kind="hook"))
+        return LoopResult("blocked", Usage(), error=check.blocked)
+    extra = [{"type": "text", "text": text} for text in check.context]
+    session.record_user_blocks([{"type": "text", "text": prompt}, *extra])
+    limits = LoopLimits(session.config.max_turns, session.config.max_continuations)
+    result = await run_query(session, abort, session.approver, limits)
+    attempt = 0
+    while result.stop_reason == "end_turn":
+        reason = await session.hooks.continue_reason(attempt)
+        if reason is None:
+            break
+        attempt += 1
+        session.record_user_blocks([{"type": "text", "text": f"Stop hook feedback:\n{reason}"}])
+        more = await run_query(session, abort, session.approver, limits)
+        result = LoopResult(more.stop_reason, result.usage + more.usage, more.text, more.error)
+    return result
