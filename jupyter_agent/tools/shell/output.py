@@ -139,7 +139,7 @@ class FileFollower:
             self.offset += len(data)
         lines = split_lines(self._cleaner.feed(data))
         if skipped and lines:
-            lines = lines[1:]  # the first line starts mid-way
+            lines[0] = "…" + lines[0]  # the first line starts mid-way
         if final:
             lines += split_lines(self._cleaner.flush())
         return lines, skipped

@@ -2,7 +2,7 @@
 
 While it runs, new output lines go to ``on_line`` (a live tail for the UI), throttled: the
 file is polled every ``PROGRESS_INTERVAL`` seconds and at most ``MAX_LINES_PER_TICK`` of the
-newest lines are passed on each time.
+newest lines are passed on each time, each cut to ``MAX_PROGRESS_LINE`` characters.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from .process import ShellProcess
 
 PROGRESS_INTERVAL = 0.2
 MAX_LINES_PER_TICK = 50
+MAX_PROGRESS_LINE = 1_000
 _PROGRESS_READ_BYTES = 64 << 10
 
 TIMED_OUT = "timed out"
@@ -74,5 +75,7 @@ async def _follow(process: ShellProcess, on_line: Callable[[str], None]) -> None
         await asyncio.sleep(PROGRESS_INTERVAL)
         lines, _ = follower.read_new(max_bytes=_PROGRESS_READ_BYTES)
         for line in lines[-MAX_LINES_PER_TICK:]:
+            if len(line) > MAX_PROGRESS_LINE:
+                line = line[:MAX_PROGRESS_LINE] + "…"
             with contextlib.suppress(Exception):  # a broken UI must not stop the command
                 on_line(line)
