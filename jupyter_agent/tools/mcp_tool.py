@@ -9,7 +9,7 @@ import mcp_types
 from pydantic import BaseModel, ConfigDict
 
 from ..core.result import ContentBlock, ToolResult
-from ..core.tool import Tool
+from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..mcp.convert import call_result_to_blocks, result_meta
 
@@ -93,6 +93,20 @@ class MCPTool(Tool[McpToolInput, list[ContentBlock]]):
 
     def interrupt_behavior(self) -> str:  # type: ignore[override]
         return "cancel"
+
+    async def validate_input(self, input: McpToolInput, context: Any) -> ValidationResult:
+        """Check the arguments against the server's schema, so the model gets a precise error."""
+        import jsonschema
+
+        try:
+            validator = jsonschema.Draft202012Validator(self.input_json_schema())
+            errors = sorted(validator.iter_errors(input.model_dump(mode="json")), key=lambda e: list(e.path))
+        except jsonschema.SchemaError:
+            return VALID  # the server's own schema is broken: let the server judge
+        if not errors:
+            return VALID
+        lines = [f"- {'.'.join(str(p) for p in e.path) or '(input)'}: {e.message}" for e in errors[:5]]
+        return ValidationError(f"InputValidationError: {self.name} failed due to:\n" + "\n".join(lines))
 
     # -- the call -------------------------------------------------------------------------------------
 

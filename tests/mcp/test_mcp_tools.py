@@ -55,6 +55,13 @@ async def test_call_through_pipeline(tmp_path, demo_manager, approve):
     assert out.result.mcp_meta["structuredContent"] == {"result": 42}
 
 
+async def test_arguments_checked_against_server_schema(tmp_path, demo_manager, approve):
+    ctx = _context(tmp_path, demo_manager, demo_manager.tools())
+    out = await run_tool_use(ToolUseRequest("t", "mcp__demo__add", {"a": "two"}), ctx, approve)
+    assert out.is_error and "'b' is a required property" in out.text
+    assert "'two' is not of type 'integer'" in out.text
+
+
 async def test_writing_tool_asks_and_rules_apply(tmp_path, demo_manager, approve, reject):
     tools = demo_manager.tools()
     ctx = _context(tmp_path, demo_manager, tools)
