@@ -179,6 +179,9 @@ class BashTool(Tool[BashInput, BashOutput]):
                 process, timeout=timeout_ms / 1000, abort=context.abort_controller, on_line=on_line
             )
             summary = await _summarize(files)
+        except BaseException:  # cancelled (the user's stop) or failed: keep no output file
+            _remove(files.output)
+            raise
         finally:
             _remove(files.cwd)
         if summary.saved_path != files.output:

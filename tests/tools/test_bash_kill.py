@@ -76,6 +76,7 @@ async def test_abort_stops_a_running_command(tmp_path, approve):
     outcome = await asyncio.wait_for(run, 30)
     assert outcome.is_error and outcome.text == INTERRUPTED_MESSAGE
     assert live_with(mark) == []
+    assert list((tmp_path / "session" / "bash").glob("*")) == []
 
 
 async def test_cancelling_the_call_kills_the_group(tmp_path):
