@@ -168,6 +168,10 @@ TOOL_TARGETS: dict[str, str] = {
     "Agent": "jupyter_agent.tools.agent_tool:AgentTool",
     "Brief": "jupyter_agent.tools.brief:BriefTool",
     "VerifyPlanExecution": "jupyter_agent.tools.verify_plan:VerifyPlanExecutionTool",
+    "TeamCreate": "jupyter_agent.tools.team:TeamCreateTool",
+    "TeamDelete": "jupyter_agent.tools.team:TeamDeleteTool",
+    "SendMessage": "jupyter_agent.tools.send_message:SendMessageTool",
+    "ListPeers": "jupyter_agent.tools.list_peers:ListPeersTool",
 }
 
 

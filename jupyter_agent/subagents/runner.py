@@ -78,7 +78,7 @@ def child_context(parent: ToolUseContext, agent: AgentDefinition, agent_id: str,
 
 
 @dataclass
-class _Host:
+class SubagentHost:
     """The loop's host for one subagent (D's ``LoopHost`` protocol)."""
 
     agent: AgentDefinition
@@ -142,7 +142,7 @@ async def run_subagent(
     agent_id = agent_id or f"agent_{secrets.token_hex(4)}"
     chosen_model = model or agent.model or runtime.model
     context = child_context(parent, agent, agent_id, chosen_model)
-    host = _Host(
+    host = SubagentHost(
         agent, agent_id, context, ModelClient(runtime.client, runtime.retry), chosen_model,
         runtime.max_tokens, on_event or (lambda _e: None),
     )

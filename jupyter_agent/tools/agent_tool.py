@@ -25,6 +25,7 @@ from ..permissions.rules import RuleSyntaxError, parse_rule
 from ..subagents import GENERAL_PURPOSE, AgentCatalog, load_agents
 from ..subagents.definitions import MODEL_ALIASES
 from ..subagents.runtime import get_runtime
+from ..subagents.team import LEAD, TeamMessage, get_team, sender_name
 
 READ_ONLY_TYPES = frozenset({"Explore", "Plan"})
 
@@ -113,6 +114,9 @@ class AgentTool(Tool[AgentInput, str]):
             if on_progress is not None:
                 on_progress(ToolProgress("", event))  # the orchestration stamps the id
 
+        team = get_team(context.get_app_state())
+        if input.name and team is not None:
+            return ToolResult(_spawn_teammate(team, input, agent, context, can_use_tool, runtime, model))
         if input.run_in_background:
             return ToolResult(_start_background(input, agent, context, can_use_tool, runtime, model))
         result = await run_subagent(agent, input.prompt, context, can_use_tool, runtime, model=model, on_event=forward)
@@ -124,6 +128,18 @@ class AgentTool(Tool[AgentInput, str]):
 
     def render_tool_use_message(self, input: AgentInput) -> str:
         return f"{_agent_type(input)}: {input.description}"
+
+
+def _spawn_teammate(team, input, agent, context, can_use_tool, runtime, model) -> str:
+    name = input.name.strip()
+    if name == LEAD or name in team.members:
+        raise ToolError(f"The name '{name}' is taken in team '{team.name}'. Choose another name.")
+    team.spawn(name, agent, context, can_use_tool, runtime, model)  # outlives this call: no progress
+    team.deliver(TeamMessage(sender_name(context), name, input.prompt))
+    return (
+        f"Teammate '{name}' ({agent.name}) joined team '{team.name}' and is working on your prompt. "
+        f"Its reply will arrive as a message from {name}; talk to it with SendMessage."
+    )
 
 
 def _start_background(input, agent, context, can_use_tool, runtime, model) -> str:

@@ -1,0 +1,157 @@
+"""Teams (feature flag ``agent_swarms``): named, long-lived agents in the kernel with mailboxes.
+
+One team per session lives in ``AppState.extra["team"]``.  A teammate keeps its conversation
+between messages; each message in its queue becomes a new user turn, and its final reply is
+sent back to whoever wrote (another teammate, or ``lead`` — the main agent); the reply to a
+reply goes to the lead.  Messages for the
+lead wait in ``lead_inbox`` (team tools show them to the model) and are passed to
+``on_lead_message`` when the session installs one (e.g. to submit them as a prompt).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from ..agent.loop import LoopLimits, run_query
+from ..agent.model import ModelClient
+from ..core.abort import AbortController
+from ..core.context import AppState, ToolUseContext
+from ..core.tool import CanUseTool
+from .definitions import AgentDefinition
+from .runner import SubagentEvent, SubagentHost, child_context
+from .runtime import SubagentRuntime
+
+STATE_KEY = "team"
+LEAD = "lead"
+TeammateStatus = Literal["idle", "busy", "stopped", "failed"]
+
+
+@dataclass(frozen=True)
+class TeamMessage:
+    sender: str
+    to: str
+    text: str
+    is_reply: bool = False  # a teammate's answer; answering it again goes to the lead, never back
+
+
+class Teammate:
+    """One named agent: its conversation, its queue, and the task that works through the queue."""
+
+    def __init__(self, team: Team, name: str, agent: AgentDefinition, host: SubagentHost, can_use_tool: CanUseTool,
+                 max_requests: int) -> None:
+        self.team, self.name, self.agent, self.host = team, name, agent, host
+        self.can_use_tool = can_use_tool
+        self.queue: asyncio.Queue[TeamMessage] = asyncio.Queue()
+        self.status: TeammateStatus = "idle"
+        self.abort = AbortController()
+        self.handled = 0
+        self._limits = LoopLimits(max_requests)
+        self._task = asyncio.get_running_loop().create_task(self._work())
+
+    async def _work(self) -> None:
+        while True:
+            message = await self.queue.get()
+            self.status = "busy"
+            self.host.record_user_blocks([{"type": "text", "text": f"Message from {message.sender}:\n{message.text}"}])
+            try:
+                result = await run_query(self.host, self.abort, self.can_use_tool, self._limits)
+            except Exception as exc:  # a broken turn is reported, the teammate lives on
+                reply = f"(teammate {self.name} failed: {type(exc).__name__}: {exc})"
+            else:
+                reply = result.text.strip() or f"(teammate {self.name} finished without a reply)"
+                if result.stop_reason == "error":
+                    reply = f"(teammate {self.name} failed: {result.error})"
+            self.handled += 1
+            self.status = "idle" if self.queue.empty() else "busy"
+            # Answer the writer; the answer to an answer goes to the lead, so two teammates
+            # can never bounce replies back and forth forever.
+            to = LEAD if message.is_reply else message.sender
+            self.team.deliver(TeamMessage(self.name, to, reply, is_reply=True))
+
+    async def stop(self) -> None:
+        self.abort.abort("Team deleted")
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._task
+        self.status = "stopped"
+
+
+@dataclass
+class Team:
+    name: str
+    description: str = ""
+    members: dict[str, Teammate] = field(default_factory=dict)
+    lead_inbox: list[TeamMessage] = field(default_factory=list)
+    on_lead_message: Callable[[TeamMessage], Any] | None = None
+    lead_event: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def spawn(self, name: str, agent: AgentDefinition, parent: ToolUseContext, can_use_tool: CanUseTool,
+              runtime: SubagentRuntime, model: str | None,
+              on_event: Callable[[SubagentEvent], None] | None = None) -> Teammate:
+        chosen = model or agent.model or runtime.model
+        context = child_context(parent, agent, name, chosen)
+        context = context.with_changes(abort_controller=AbortController())  # outlives the turn
+        host = SubagentHost(agent, name, context, ModelClient(runtime.client, runtime.retry), chosen,
+                            runtime.max_tokens, on_event or (lambda _e: None))
+        mate = Teammate(self, name, agent, host, can_use_tool, runtime.max_requests)
+        self.members[name] = mate
+        return mate
+
+    def deliver(self, message: TeamMessage) -> None:
+        if message.to == LEAD:
+            self.lead_inbox.append(message)
+            self.lead_event.set()
+            if self.on_lead_message is not None:
+                with contextlib.suppress(Exception):
+                    self.on_lead_message(message)
+            return
+        mate = self.members.get(message.to)
+        if mate is not None and mate.status != "stopped":
+            mate.queue.put_nowait(message)
+
+    def take_lead_messages(self) -> list[TeamMessage]:
+        messages, self.lead_inbox = self.lead_inbox, []
+        self.lead_event.clear()
+        return messages
+
+    async def wait_for_lead_messages(self, count: int = 1) -> None:
+        """Wait until at least ``count`` messages are in the lead's inbox."""
+        while len(self.lead_inbox) < count:
+            self.lead_event.clear()
+            await self.lead_event.wait()
+
+    async def shutdown(self) -> None:
+        await asyncio.gather(*(m.stop() for m in self.members.values()))
+
+
+def get_team(state: AppState) -> Team | None:
+    value = state.extra.get(STATE_KEY)
+    return value if isinstance(value, Team) else None
+
+
+def set_team(context: ToolUseContext, team: Team | None) -> None:
+    def update(state: AppState) -> AppState:
+        extra = {k: v for k, v in state.extra.items() if k != STATE_KEY}
+        if team is not None:
+            extra[STATE_KEY] = team
+        return replace(state, extra=extra)
+
+    context.set_app_state(update)
+
+
+def sender_name(context: ToolUseContext) -> str:
+    team = get_team(context.get_app_state())
+    if team is not None and context.agent_id in team.members:
+        return str(context.agent_id)
+    return LEAD
+
+
+def format_inbox(messages: list[TeamMessage]) -> str:
+    if not messages:
+        return ""
+    parts = [f"<message from=\"{m.sender}\">\n{m.text}\n</message>" for m in messages]
+    return "\n\nNew messages for you:\n" + "\n".join(parts)
