@@ -4,8 +4,9 @@ One team per session lives in ``AppState.extra["team"]``.  A teammate keeps its 
 between messages; each message in its queue becomes a new user turn, and its final reply is
 sent back to whoever wrote (another teammate, or ``lead`` — the main agent); the reply to a
 reply goes to the lead.  Messages for the
-lead wait in ``lead_inbox`` (team tools show them to the model) and are passed to
-``on_lead_message`` when the session installs one (e.g. to submit them as a prompt).
+lead go to ``on_lead_message`` when the session provides one (``context.extra[LEAD_DELIVERY_KEY]``,
+e.g. to submit them as a prompt); otherwise they wait in ``lead_inbox`` and the team tools show
+them to the model.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .runner import SubagentEvent, SubagentHost, child_context
 from .runtime import SubagentRuntime
 
 STATE_KEY = "team"
+LEAD_DELIVERY_KEY = "team_lead_delivery"  # context.extra: callable(TeamMessage), set by the session
 LEAD = "lead"
 TeammateStatus = Literal["idle", "busy", "stopped", "failed"]
 
@@ -103,11 +105,12 @@ class Team:
 
     def deliver(self, message: TeamMessage) -> None:
         if message.to == LEAD:
-            self.lead_inbox.append(message)
-            self.lead_event.set()
-            if self.on_lead_message is not None:
+            if self.on_lead_message is not None:  # the session turns it into a prompt
                 with contextlib.suppress(Exception):
                     self.on_lead_message(message)
+                return
+            self.lead_inbox.append(message)
+            self.lead_event.set()
             return
         mate = self.members.get(message.to)
         if mate is not None and mate.status != "stopped":

@@ -13,7 +13,7 @@ from ..core.permission_types import PermissionAllow, PermissionResult
 from ..core.result import ToolResult
 from ..core.tool import Tool
 from ..errors import ToolError
-from ..subagents.team import LEAD, Team, format_inbox, get_team, set_team
+from ..subagents.team import LEAD, LEAD_DELIVERY_KEY, Team, format_inbox, get_team, set_team
 
 
 class TeamCreateInput(BaseModel):
@@ -38,7 +38,8 @@ class TeamCreateTool(Tool[TeamCreateInput, str]):
         existing = get_team(context.get_app_state())
         if existing is not None:
             raise ToolError(f"Team '{existing.name}' already exists. Delete it with TeamDelete first.")
-        set_team(context, Team(input.team_name, input.description or ""))
+        delivery = context.extra.get(LEAD_DELIVERY_KEY)
+        set_team(context, Team(input.team_name, input.description or "", on_lead_message=delivery))
         return ToolResult(
             f"Team '{input.team_name}' created. Add teammates with the Agent tool and a `name`; "
             f"you are '{LEAD}' in the team."

@@ -120,3 +120,24 @@ async def test_not_a_git_repo(tmp_path, approve):
     ctx = make_context([EnterWorktreeTool()], plain)
     out = await run_tool_use(ToolUseRequest("e", "EnterWorktree", {}), ctx, approve)
     assert out.is_error and "not inside a git repository" in out.text
+
+
+async def test_bash_runs_in_the_worktree_after_entering(repo, tmp_path, approve):
+    from jupyter_agent.tools.bash import BashTool
+
+    ctx = make_context([EnterWorktreeTool(), ExitWorktreeTool(), BashTool()], repo).with_changes(session_dir=tmp_path / "s")
+    run = await run_tools(
+        [
+            ToolUseRequest("e", "EnterWorktree", {"name": "bashy"}),
+            ToolUseRequest("b", "Bash", {"command": "pwd && git branch --show-current"}),
+            ToolUseRequest("x", "ExitWorktree", {"action": "keep"}),
+            ToolUseRequest("b2", "Bash", {"command": "pwd"}),
+        ],
+        ctx,
+        approve,
+    )
+    texts = [o.text for o in run.outcomes]
+    assert not any(o.is_error for o in run.outcomes), texts
+    wt = repo / ".claude" / "worktrees" / "bashy"
+    assert str(wt.resolve()) in texts[1] and "worktree-bashy" in texts[1]
+    assert texts[3].strip().splitlines()[0] == str(repo.resolve())
