@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -16,6 +17,7 @@ from ..core.abort import AbortController
 from ..errors import ToolError
 
 MAX_OUTPUT_BYTES = 32 * 1024 * 1024
+_POLL_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -42,60 +44,56 @@ async def run_rg(
     args: list[str], *, cwd: Path, timeout: float, abort: AbortController | None = None,
     max_bytes: int = MAX_OUTPUT_BYTES,
 ) -> RgResult:
-    """Run ``rg args`` without blocking the loop; kill it on timeout, abort or too much output."""
+    """Run ``rg args`` without blocking the loop; kill it on timeout, abort or too much output.
+
+    Output goes to an anonymous temp file rather than a pipe: the loop then wakes once when
+    rg exits instead of once per write, which keeps the tool within a few percent of rg.
+    """
     env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
-    proc = await asyncio.create_subprocess_exec(
-        rg_executable(), *args, cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-    )
-    work = asyncio.ensure_future(_collect(proc, max_bytes))
-    waiters: set[asyncio.Future] = {work}
-    if abort is not None:
-        waiters.add(asyncio.ensure_future(abort.wait()))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = await asyncio.create_subprocess_exec(
+            rg_executable(), *args, cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=out, stderr=err, start_new_session=True,
+        )
+        try:
+            truncated = await _wait(proc, out.fileno(), timeout, abort, max_bytes)
+        except BaseException:
+            _kill(proc)
+            with contextlib.suppress(ProcessLookupError):
+                await asyncio.shield(proc.wait())
+            raise
+        stdout, stderr = await asyncio.to_thread(_read_back, out, err, max_bytes)
+    code = proc.returncode if proc.returncode is not None else 0
+    return RgResult(code, stdout, stderr.decode("utf-8", "replace"), truncated)
+
+
+async def _wait(proc, out_fd: int, timeout: float, abort: AbortController | None, max_bytes: int) -> bool:
+    """Wait for rg; True if it was stopped for writing more than ``max_bytes``."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    waiter = asyncio.ensure_future(proc.wait())
     try:
-        done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:
-        await _kill(proc, work)
-        raise
+        while True:
+            done, _ = await asyncio.wait({waiter}, timeout=_POLL_S)
+            if done:
+                return False
+            if os.fstat(out_fd).st_size > max_bytes:
+                _kill(proc)
+                await proc.wait()
+                return True
+            if abort is not None and abort.aborted:
+                raise ToolError("Search interrupted by the user.")
+            if asyncio.get_running_loop().time() > deadline:
+                raise ToolError(f"Search timed out after {timeout:g} s. Narrow the path, glob or pattern.")
     finally:
-        for w in waiters - {work}:
-            w.cancel()
-    if work not in done:
-        await _kill(proc, work)
-        if abort is not None and abort.aborted:
-            raise ToolError("Search interrupted by the user.")
-        raise ToolError(f"Search timed out after {timeout:g} s. Narrow the path, glob or pattern.")
-    stdout, stderr, truncated = work.result()
-    return RgResult(proc.returncode if proc.returncode is not None else 0, stdout, stderr, truncated)
+        waiter.cancel()
 
 
-async def _collect(proc: asyncio.subprocess.Process, max_bytes: int) -> tuple[bytes, str, bool]:
-    assert proc.stdout is not None and proc.stderr is not None
-    err_task = asyncio.ensure_future(proc.stderr.read(64 * 1024))
-    chunks: list[bytes] = []
-    size = 0
-    truncated = False
-    while chunk := await proc.stdout.read(256 * 1024):
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > max_bytes:
-            truncated = True
-            _signal(proc, signal.SIGKILL)
-            break
-    await proc.wait()
-    err = await err_task
-    return b"".join(chunks), err.decode("utf-8", "replace"), truncated
+def _read_back(out, err, max_bytes: int) -> tuple[bytes, bytes]:
+    out.seek(0)
+    err.seek(0)
+    return out.read(max_bytes), err.read(64 * 1024)
 
 
-async def _kill(proc: asyncio.subprocess.Process, work: asyncio.Future) -> None:
-    _signal(proc, signal.SIGKILL)
-    work.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await work
-    with contextlib.suppress(ProcessLookupError):
-        await proc.wait()
-
-
-def _signal(proc: asyncio.subprocess.Process, sig: int) -> None:
+def _kill(proc: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, sig)
+        os.killpg(proc.pid, signal.SIGKILL)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from ..core.atomic import atomic_write_bytes
 from ..core.context import ToolUseContext
-from ..errors import StaleFileError
-from ._encoding import TextFormat, detect_format
+from ..errors import StaleFileError, ToolError
+from ._encoding import SNIFF_BYTES, TextFormat, detect_format
 from ._paths import existing_target_stat, read_bytes_nofollow_fifo
 
 
@@ -23,9 +23,22 @@ class CurrentFile:
     def exists(self) -> bool:
         return self.data is not None
 
-    def format(self) -> TextFormat:
-        """The file's format (new files: UTF-8, LF); binary files are refused."""
-        return detect_format(self.data, whole=True) if self.data else TextFormat()
+    def decode(self) -> tuple[TextFormat, str]:
+        """The file's format and text (new files: UTF-8, LF, empty); binary files are refused.
+
+        The format is sniffed from the first bytes; if the rest does not decode that way, the
+        whole file decides (a UTF-8-looking start with legacy bytes further in).
+        """
+        if not self.data:
+            return TextFormat(), ""
+        fmt = detect_format(self.data[:SNIFF_BYTES], whole=len(self.data) <= SNIFF_BYTES)
+        try:
+            return fmt, fmt.decode(self.data)
+        except ToolError:
+            if len(self.data) <= SNIFF_BYTES:
+                raise
+        fmt = detect_format(self.data, whole=True)
+        return fmt, fmt.decode(self.data)
 
 
 def load_current(path: Path) -> CurrentFile:

@@ -118,8 +118,7 @@ def _edit(path, input: EditInput, context: ToolUseContext) -> EditOutput:
         write_and_record(path, input.new_string.encode("utf-8"), context)
         return EditOutput(str(path), 1, (), "", created=True)
     ensure_writable(current, context, require_full=False)
-    fmt = current.format()
-    text = fmt.decode(current.data or b"")
+    fmt, text = current.decode()
     if input.old_string == "" and text == "":
         rep = Replacement(input.new_string, (0,), 0, len(input.new_string))
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,7 +17,6 @@ from ..permissions.filesystem import check_read_permission
 from ._grep_args import OutputMode, build_rg_args, page
 from ._rg import run_rg
 from ._search_root import require_existing, search_root
-from .glob import newest_first
 
 DEFAULT_HEAD_LIMIT = 250
 TIMEOUT_S = 60.0
@@ -155,3 +155,15 @@ def _rg_error(stderr: str) -> str:
     if "regex" in text.lower():
         return f"Invalid regular expression (ripgrep says):\n{text}\nFix the pattern (escape special characters like ( [ {{ with a backslash)."
     return f"Grep failed (ripgrep says):\n{text}"
+
+
+def newest_first(paths: list[str], limit: int | None) -> list[str]:
+    """``paths`` sorted by modification time, newest first (ties by name); the first ``limit``."""
+    stamped = []
+    for p in paths:
+        try:
+            stamped.append((-os.stat(p).st_mtime_ns, p))
+        except OSError:
+            continue  # vanished since the walk
+    stamped.sort()
+    return [p for _, p in (stamped if limit is None else stamped[:limit])]

@@ -87,8 +87,7 @@ class WriteTool(Tool[WriteInput, WriteOutput]):
 def _write(path, content: str, context: ToolUseContext) -> WriteOutput:
     current = load_current(path)
     ensure_writable(current, context, require_full=True)
-    fmt = current.format()
-    old_text = fmt.decode(current.data) if current.data else ""
+    fmt, old_text = current.decode()
     # Keep a pure-CRLF file CRLF even when the model writes LF line endings.
     text = to_newlines(content, "\r\n") if fmt.newline == "\r\n" and not has_lone_lf(old_text) else content
     write_and_record(path, fmt.encode(text), context)
