@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .approval import load_project_approval, save_project_approval
 from .config import (
     HttpServerConfig,
     McpConfigError,
@@ -37,6 +38,8 @@ __all__ = [
     "deferred_tools_prompt",
     "is_deferred",
     "load_mcp_config",
+    "load_project_approval",
+    "save_project_approval",
     "parse_mcp_servers",
     "tools_for_request",
     "with_discovered",

@@ -1,7 +1,8 @@
 """MCP server configuration: Claude Code's ``mcpServers`` format from files, settings or Python.
 
 Sources, lowest precedence first: the user's ``~/.claude.json`` and ``~/.claude/settings.json``,
-the project's ``.mcp.json``, then servers given from Python (``%agent --mcp`` or the API).
+the project's ``.mcp.json`` (only servers the user approved, see ``approval.py``), then servers
+given from Python (``%agent --mcp`` or the API).
 ``${VAR}`` and ``${VAR:-default}`` in strings are expanded from the environment.
 """
 
@@ -147,6 +148,7 @@ class McpConfigSet:
 
     servers: dict[str, McpServerEntry] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    pending: dict[str, McpServerEntry] = field(default_factory=dict)  # project servers to approve
 
     def add(self, entries: list[McpServerEntry], errors: list[str]) -> None:
         for entry in entries:
@@ -174,10 +176,31 @@ def load_mcp_config(
         raw, error = _read_servers(path)
         if error:
             result.errors.append(error)
-        result.add(*parse_mcp_servers(raw, scope, environ))
+        entries, errors = parse_mcp_servers(raw, scope, environ)
+        if scope == "project" and entries and project_dir is not None:
+            entries = _approved(entries, project_dir, home, result)
+        result.add(entries, errors)
     if extra:
         result.add(*parse_mcp_servers(dict(extra), "session", environ))
     return result
+
+
+def _approved(
+    entries: list[McpServerEntry], project_dir: Path, home: Path | None, result: McpConfigSet
+) -> list[McpServerEntry]:
+    """Only the project servers the user approved; the others wait in ``result.pending``."""
+    from .approval import load_project_approval
+
+    approval, errors = load_project_approval(project_dir, home)
+    result.errors.extend(errors)
+    keep: list[McpServerEntry] = []
+    for entry in entries:
+        state = approval.state(entry.name)
+        if state == "approved":
+            keep.append(entry)
+        elif state == "pending":
+            result.pending[entry.name] = entry
+    return keep
 
 
 def config_to_json(config: ServerConfig) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from .config import McpConfigSet, McpServerEntry, load_mcp_config, parse_mcp_servers
 from .connection import DEFAULT_CONNECT_TIMEOUT, ConnectionStatus, McpConnection
@@ -20,7 +20,7 @@ class ServerStatus:
     """What the user sees per server (``%agent --mcp-status``, the transcript header)."""
 
     name: str
-    status: ConnectionStatus
+    status: ConnectionStatus | Literal["needs-approval"]
     tool_count: int
     error: str | None = None
 
@@ -39,18 +39,22 @@ class McpManager:
         log_dir: Path | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         config_errors: Iterable[str] = (),
+        pending: Mapping[str, McpServerEntry] | None = None,
     ) -> None:
         self._log_dir = log_dir
         self.connect_timeout = connect_timeout
         self.config_errors = list(config_errors)
         self.connections: dict[str, McpConnection] = {}
+        self.pending: dict[str, McpServerEntry] = dict(pending or {})
         self._lock = asyncio.Lock()
         for entry in entries:
             self.add(entry)
 
     @classmethod
     def from_config(cls, config: McpConfigSet, **kwargs: object) -> McpManager:
-        return cls(config.servers.values(), config_errors=config.errors, **kwargs)  # type: ignore[arg-type]
+        return cls(
+            config.servers.values(), config_errors=config.errors, pending=config.pending, **kwargs  # type: ignore[arg-type]
+        )
 
     @classmethod
     def for_project(
@@ -76,6 +80,17 @@ class McpManager:
         self.config_errors.extend(errors)
         return errors
 
+    def approve(self, names: Iterable[str], *, project_dir: Path | None = None) -> list[str]:
+        """Start using pending project servers; with ``project_dir``, remember it in local settings."""
+        chosen = [n for n in names if n in self.pending]
+        for name in chosen:
+            self.add(self.pending.pop(name))
+        if project_dir is not None and chosen:
+            from .approval import save_project_approval
+
+            save_project_approval(project_dir, chosen)
+        return chosen
+
     async def ensure_started(self) -> None:
         """Connect every server not yet started, all at once; failures stay per server."""
         async with self._lock:
@@ -93,9 +108,10 @@ class McpManager:
         return [MCPTool(conn, spec) for conn in self.connected() for spec in conn.tools]
 
     def status(self) -> list[ServerStatus]:
-        return [
-            ServerStatus(c.name, c.status, len(c.tools), c.error) for c in self.connections.values()
-        ]
+        out = [ServerStatus(c.name, c.status, len(c.tools), c.error) for c in self.connections.values()]
+        hint = "approve it to start it (project .mcp.json)"
+        out += [ServerStatus(name, "needs-approval", 0, hint) for name in self.pending]
+        return out
 
     def instructions(self) -> dict[str, str]:
         """Each connected server's ``instructions`` (for the system prompt)."""

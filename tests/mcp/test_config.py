@@ -21,6 +21,7 @@ def test_project_user_and_python_sources_merge(tmp_path):
     home, project = tmp_path / "home", tmp_path / "proj"
     (home / ".claude").mkdir(parents=True)
     project.mkdir()
+    (home / ".claude/settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
     (home / ".claude.json").write_text(json.dumps({"mcpServers": {
         "shared": {"command": "user-cmd"}, "mine": {"type": "sse", "url": "http://h/sse"}}}))
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {
@@ -60,10 +61,48 @@ def test_broken_file_and_entry_reported_not_fatal(tmp_path):
     assert cfg.servers == {} and "cannot read MCP configuration" in cfg.errors[0]
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"ok": {"command": "x"}, "bad": {"type": "?"}}}))
     cfg = load_mcp_config(tmp_path, home=tmp_path / "nohome")
-    assert list(cfg.servers) == ["ok"] and len(cfg.errors) == 1 and "bad" in cfg.errors[0]
+    assert list(cfg.pending) == ["ok"] and len(cfg.errors) == 1 and "bad" in cfg.errors[0]
 
 
 def test_expand_env_and_round_trip():
     assert expand_env("a${X}b${Y:-dflt}", {"X": "1"}) == "a1bdflt"
     cfg = StdioServerConfig(command="c", args=("a",), env={"E": "1"}, cwd="/w")
     assert parse_server("n", config_to_json(cfg), {}) == cfg
+
+
+def _project_with_servers(tmp_path):
+    project, home = tmp_path / "proj", tmp_path / "home"
+    project.mkdir()
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "a": {"command": "a-cmd"}, "b": {"command": "b-cmd"}, "c": {"command": "c-cmd"}}}))
+    return project, home
+
+
+def test_project_servers_need_approval(tmp_path):
+    from jupyter_agent.mcp import McpManager
+
+    project, home = _project_with_servers(tmp_path)
+    cfg = load_mcp_config(project, home=home)
+    assert cfg.servers == {} and set(cfg.pending) == {"a", "b", "c"}
+    # the committed project settings cannot approve the project's own servers
+    (project / ".claude").mkdir()
+    (project / ".claude/settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
+    assert load_mcp_config(project, home=home).servers == {}
+    (project / ".claude/settings.local.json").write_text(json.dumps(
+        {"enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"]}))
+    cfg = load_mcp_config(project, home=home)
+    assert set(cfg.servers) == {"a"} and set(cfg.pending) == {"c"}
+    manager = McpManager.from_config(cfg)
+    assert [s.status for s in manager.status()] == ["pending", "needs-approval"]
+    assert manager.approve(["c", "zzz"], project_dir=project) == ["c"]
+    assert set(manager.connections) == {"a", "c"} and manager.pending == {}
+    saved = json.loads((project / ".claude/settings.local.json").read_text())
+    assert saved["enabledMcpjsonServers"] == ["a", "c"] and saved["disabledMcpjsonServers"] == ["b"]
+    assert set(load_mcp_config(project, home=home).servers) == {"a", "c"}
+
+
+def test_user_setting_enables_all_project_servers(tmp_path):
+    project, home = _project_with_servers(tmp_path)
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude/settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
+    assert set(load_mcp_config(project, home=home).servers) == {"a", "b", "c"}
