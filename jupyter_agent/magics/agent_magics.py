@@ -7,7 +7,6 @@ as a task on the kernel's event loop and only changes widget state.  Settings ar
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,7 +39,7 @@ class AgentMagics(Magics):
     max_turns = Int(100, help="Model requests allowed in one turn.").tag(config=True)
     thinking_budget = Int(None, allow_none=True, help="Extended thinking budget in tokens.").tag(config=True)
     project_dir = Unicode(None, allow_none=True, help="Project root (default: the kernel's cwd).").tag(config=True)
-    stream_interval = Float(0.1, help="Seconds between transcript updates while text streams.").tag(config=True)
+    stream_interval = Float(0.15, help="Seconds between transcript updates while text streams.").tag(config=True)
     show_context = Bool(True, help="Tell the agent the notebook path, cell id and last error.").tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
@@ -225,6 +224,8 @@ class AgentMagics(Magics):
 
 
 def _schedule(coro: Any) -> None:
+    import asyncio
+
     try:
         asyncio.get_running_loop().create_task(coro)
     except RuntimeError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -83,6 +82,8 @@ def update_permissions(session: AgentSession, mode: str | None, allow: list[str]
 
 def compact_widget(session: AgentSession) -> Any:
     """Start compaction as a task; the returned widget reports its result."""
+    import asyncio
+
     import ipywidgets as widgets
 
     status = widgets.HTML(render.muted("Compacting the conversation…"))

@@ -13,7 +13,8 @@ import ipywidgets as widgets
 from . import render
 from .throttle import Throttle
 
-FREEZE_CHARS = 1_500
+FREEZE_CHARS = 3_000
+DEFAULT_INTERVAL = 0.15  # seconds between renders: with freezes, under 10 widget messages a second
 
 
 def safe_cut(text: str, min_chars: int) -> int:
@@ -36,7 +37,7 @@ def safe_cut(text: str, min_chars: int) -> int:
 class StreamingMarkdown(widgets.VBox):
     """A Markdown block that grows by ``append(delta)``; call ``finish()`` when it ends."""
 
-    def __init__(self, interval: float = 0.1, freeze_chars: int = FREEZE_CHARS) -> None:
+    def __init__(self, interval: float = DEFAULT_INTERVAL, freeze_chars: int = FREEZE_CHARS) -> None:
         self._live = widgets.HTML()
         super().__init__(children=[self._live])
         self.add_class("jupyter-agent-text")
@@ -64,9 +65,10 @@ class StreamingMarkdown(widgets.VBox):
             if cut:
                 self._live.value = render.markdown_html(tail[:cut])
                 self._frozen_upto += cut
-                tail = tail[cut:]
-                self._live = widgets.HTML()
+                # The new live widget is born with the tail: no separate update message.
+                self._live = widgets.HTML(render.markdown_html(tail[cut:]))
                 self.children = (*self.children, self._live)
+                return
         html = render.markdown_html(tail)
         if html != self._live.value:
             self._live.value = html

@@ -37,7 +37,7 @@ class Transcript(widgets.VBox):
         model: str = "",
         find_tool: FindTool | None = None,
         on_stop: Callable[[], None] | None = None,
-        interval: float = 0.1,
+        interval: float = 0.15,
     ) -> None:
         try:
             self.loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()

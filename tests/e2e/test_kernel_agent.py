@@ -41,6 +41,8 @@ def kernel(server: ScriptedServer, project: Path, tmp_path: Path):
     }
     harness = KernelHarness(project, env)
     harness.run("%load_ext jupyter_agent")
+    # Import the session and widgets up front: a fresh venv compiles the SDK on first import.
+    harness.run("import jupyter_agent.agent.session, jupyter_agent.ui.transcript", timeout=300)
     harness.run("%config AgentMagics.stream_interval = 0.02")
     yield harness
     harness.close()

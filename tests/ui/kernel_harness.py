@@ -31,6 +31,7 @@ class KernelHarness:
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=60)
         self.messages: list[Msg] = []
+        self.arrivals: list[float] = []  # time.monotonic() when each iopub message was read
         self._lock = threading.Condition()
         self._running = True
         self._reader = threading.Thread(target=self._read_iopub, daemon=True)
@@ -55,6 +56,7 @@ class KernelHarness:
                 continue
             with self._lock:
                 self.messages.append(msg)
+                self.arrivals.append(time.monotonic())
                 self._lock.notify_all()
 
     def close(self) -> None:
@@ -72,13 +74,17 @@ class KernelHarness:
 
     def wait_for(self, predicate: Callable[[Msg], bool], timeout: float = 60, start: int = 0) -> Msg:
         """The first iopub message (from index ``start``) matching ``predicate``."""
+        return self.messages[self.wait_index(predicate, timeout, start)]
+
+    def wait_index(self, predicate: Callable[[Msg], bool], timeout: float = 60, start: int = 0) -> int:
+        """Index of the first iopub message (from ``start``) matching ``predicate``."""
         deadline = time.monotonic() + timeout
         seen = start
         with self._lock:
             while True:
-                for msg in self.messages[seen:]:
-                    if predicate(msg):
-                        return msg
+                for index in range(seen, len(self.messages)):
+                    if predicate(self.messages[index]):
+                        return index
                 seen = len(self.messages)
                 left = deadline - time.monotonic()
                 if left <= 0:
