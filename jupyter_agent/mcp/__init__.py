@@ -10,6 +10,7 @@ from .config import (
     McpServerEntry,
     StdioServerConfig,
     load_mcp_config,
+    parse_mcp_option,
     parse_mcp_servers,
 )
 from .connection import McpCallError, McpConnection
@@ -40,6 +41,7 @@ __all__ = [
     "load_mcp_config",
     "load_project_approval",
     "save_project_approval",
+    "parse_mcp_option",
     "parse_mcp_servers",
     "tools_for_request",
     "with_discovered",

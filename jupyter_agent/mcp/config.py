@@ -185,6 +185,27 @@ def load_mcp_config(
     return result
 
 
+def parse_mcp_option(value: str, cwd: Path) -> dict[str, object]:
+    """``%agent --mcp VALUE``: JSON text or a JSON file, ``{"mcpServers": {...}}`` or ``{name: entry}``."""
+    text = value.strip()
+    if not text.startswith("{"):
+        path = (cwd / text).expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise McpConfigError(f"--mcp: cannot read {path}: {exc}") from exc
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise McpConfigError(f"--mcp: not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise McpConfigError("--mcp: expected a JSON object")
+    servers = data.get("mcpServers", data)
+    if not isinstance(servers, dict):
+        raise McpConfigError("--mcp: mcpServers must be an object")
+    return dict(servers)
+
+
 def _approved(
     entries: list[McpServerEntry], project_dir: Path, home: Path | None, result: McpConfigSet
 ) -> list[McpServerEntry]:

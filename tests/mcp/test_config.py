@@ -106,3 +106,14 @@ def test_user_setting_enables_all_project_servers(tmp_path):
     (home / ".claude").mkdir(parents=True)
     (home / ".claude/settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
     assert set(load_mcp_config(project, home=home).servers) == {"a", "b", "c"}
+
+
+def test_mcp_option_from_json_or_file(tmp_path):
+    from jupyter_agent.mcp import parse_mcp_option
+
+    assert parse_mcp_option('{"calc": {"command": "c"}}', tmp_path) == {"calc": {"command": "c"}}
+    (tmp_path / "servers.json").write_text('{"mcpServers": {"x": {"type": "http", "url": "http://h"}}}')
+    assert parse_mcp_option("servers.json", tmp_path) == {"x": {"type": "http", "url": "http://h"}}
+    for bad, words in [("{nope", "not valid JSON"), ("missing.json", "cannot read"), ('{"mcpServers": 1}', "must be an object")]:
+        with pytest.raises(McpConfigError, match=words):
+            parse_mcp_option(bad, tmp_path)
