@@ -14,6 +14,9 @@ from .events import AgentErrorEvent, SessionEvent, TurnEnded, TurnStarted
 from .transcript import FORMAT_VERSION, TranscriptWriter
 
 log = logging.getLogger(__name__)
+_LOGGED = frozenset(
+    {ToolCallStarted, PermissionRequested, ToolCallFinished, PermissionResolved, AgentErrorEvent, TurnStarted, TurnEnded}
+)
 
 
 class SessionLog:
@@ -57,6 +60,8 @@ class SessionLog:
 
     def on_event(self, event: SessionEvent) -> None:
         """Tool calls, decisions, errors and turn boundaries go to the transcript."""
+        if type(event) not in _LOGGED:  # the hot path: text and thinking deltas
+            return
         match event:
             case ToolCallStarted(tool_use_id=tid, input=data) | PermissionRequested(tool_use_id=tid, input=data):
                 self._inputs[tid] = data
