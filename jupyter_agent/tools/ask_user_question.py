@@ -25,9 +25,11 @@ from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from ..core.context import ToolUseContext
-from ..core.permission_types import PermissionAllow, PermissionAsk, PermissionDeny, PermissionResult
+from ..core.permission_types import PermissionAllow, PermissionDeny, PermissionResult
 from ..core.result import ToolResult
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..errors import ToolError
+from ..permissions.verdicts import SAFETY, sticky_ask
 
 NO_ONE_TO_ASK = (
     "No one can answer questions in this session (it runs without asking the user: {why}). "
@@ -96,10 +98,15 @@ class AskUserQuestionTool(Tool[AskUserQuestionInput, AskUserQuestionOutput]):
             return PermissionDeny(NO_ONE_TO_ASK.format(why="dontAsk mode"))
         if context.options.is_non_interactive:
             return PermissionDeny(NO_ONE_TO_ASK.format(why="non-interactive run"))
-        return PermissionAsk("Answer questions?" if len(input.questions) > 1 else input.questions[0].question)
+        message = "Answer questions?" if len(input.questions) > 1 else input.questions[0].question
+        # Sticky: no mode, allow rule or hook may answer in the user's place.
+        return sticky_ask(message, SAFETY, "only the user can answer")
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
-        return ToolResult(AskUserQuestionOutput(list(input.questions), dict(input.answers or {})))
+        if input.answers is None:  # allowed without the question widget: nobody answered
+            raise ToolError("The questions were not shown to the user, so there are no answers. "
+                            "Make a reasonable assumption, say which one, and continue.")
+        return ToolResult(AskUserQuestionOutput(list(input.questions), dict(input.answers)))
 
     def map_result_to_content(self, data: AskUserQuestionOutput, tool_use_id: str):
         parts = []

@@ -31,15 +31,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from ..core.context import AppState, ToolUseContext
-from ..core.permission_types import (
-    PermissionAllow,
-    PermissionAsk,
-    PermissionDeny,
-    PermissionMode,
-    PermissionResult,
-)
+from ..core.permission_types import PermissionAllow, PermissionDeny, PermissionMode, PermissionResult
 from ..core.result import ToolResult
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..permissions.verdicts import SAFETY, sticky_ask
 
 STATE_KEY = "plan_mode"
 EXIT_ASK_MESSAGE = "Approve this plan and leave plan mode?"
@@ -153,7 +148,8 @@ class ExitPlanModeTool(Tool[ExitPlanModeInput, ExitPlanModeOutput]):
         return VALID
 
     async def check_permissions(self, input: ExitPlanModeInput, context: ToolUseContext) -> PermissionResult:
-        return PermissionAsk(EXIT_ASK_MESSAGE)
+        # Sticky: only the user approves a plan (not bypass mode, an allow rule or a hook).
+        return sticky_ask(EXIT_ASK_MESSAGE, SAFETY, "only the user can approve a plan")
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
         plan_state = get_plan_state(context.get_app_state())

@@ -108,3 +108,15 @@ async def test_shape_limits_are_enforced(tmp_path, approve):
 
 def test_schema_hides_answers():
     assert list(AskUserQuestionTool().input_json_schema()["properties"]) == ["questions"]
+
+
+async def test_an_allow_rule_cannot_answer_for_the_user(tmp_path, approve):
+    ctx = make_context([AskUserQuestionTool()], tmp_path)
+    ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(
+        s.tool_permission_context, allow_rules={"session": ("AskUserQuestion",)})))
+    widget = Widget({"Database": "Postgres"})
+    out = await _ask(ctx, {"questions": [Q1]}, widget)
+    assert widget.seen and "Postgres" in out.text
+    # An approver that allows without the widget's answers gets no fake answers.
+    out = await _ask(ctx, {"questions": [Q1]}, approve)
+    assert out.is_error and "not shown to the user" in out.text

@@ -90,3 +90,14 @@ async def test_enter_twice_and_subagents_are_refused(tmp_path, approve):
 def test_the_model_does_not_see_the_mode_field():
     schema = ExitPlanModeTool().input_json_schema()
     assert list(schema["properties"]) == ["plan"]
+
+
+async def test_bypass_mode_and_allow_rules_do_not_approve_plans(tmp_path):
+    ctx = _ctx(tmp_path, mode="bypassPermissions")
+    approver = RecordingApprover(plan_feedback("not yet"))
+    await _run(ctx, "EnterPlanMode", {}, approver)
+    ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(
+        s.tool_permission_context, allow_rules={"session": ("ExitPlanMode",)})))
+    out = await _run(ctx, "ExitPlanMode", {"plan": PLAN}, approver)
+    assert out.is_error and "not yet" in out.text and len(approver.asks) == 1
+    assert ctx.permission_context.mode == "plan"
