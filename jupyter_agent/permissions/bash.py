@@ -23,8 +23,9 @@ from ..core.permission_types import (
     PermissionUpdate,
 )
 from .bash_analysis import Analysis, CommandInfo, analyze, suggested_prefix
-from .bash_rules import BashPattern, command_text, compile_bash_pattern, known_text
+from .bash_rules import BashPattern
 from .bash_words import Word
+from .compiled import compiled_rules
 from .filesystem import (
     READ_RULES,
     check_write_permission,
@@ -32,7 +33,6 @@ from .filesystem import (
     real_in_working_directories,
 )
 from .paths import BadPath, resolve_path
-from .rules import rules_for
 from .verdicts import RULE, SAFETY, sticky_ask
 
 TOOL_NAME = "Bash"
@@ -54,8 +54,9 @@ def check_bash_permission(command: str, context: ToolUseContext | None) -> Permi
     analysis = analyze(command)
     verdict = _Verdict()
     patterns = {b: _patterns(context, b) for b in ("deny", "ask", "allow")}
+    check_rules = bool(patterns["deny"] or patterns["ask"])
     cwds = _cwds(analysis, context)
-    for info in analysis.commands:
+    for info in analysis.commands if check_rules else ():
         _rule_checks(info, patterns, verdict)
         if verdict.deny:
             return PermissionDeny(verdict.deny)
@@ -88,14 +89,11 @@ def is_read_only_command(command: str, context: ToolUseContext | None = None) ->
 def _patterns(context: ToolUseContext | None, behavior: str) -> list[tuple[str, BashPattern]]:
     if context is None:
         return []
-    rules = rules_for(context.permission_context, behavior, (TOOL_NAME,))  # type: ignore[arg-type]
-    return [(text, compile_bash_pattern(rule.content or "")) for _s, rule, text in rules]
+    return list(compiled_rules(context.permission_context).bash(behavior))  # type: ignore[arg-type]
 
 
 def _rule_checks(info: CommandInfo, patterns: dict[str, list[tuple[str, BashPattern]]], v: _Verdict) -> None:
-    for form in info.forms:
-        text = command_text(form)
-        known, complete = known_text(form)
+    for text, known, complete in info.form_texts:
         for rule, pattern in patterns["deny"]:
             if pattern.matches(text):
                 v.deny = f"Permission to run {text!r} has been denied by the rule {rule}."
@@ -114,7 +112,7 @@ def _command_checks(
     context: ToolUseContext | None,
     v: _Verdict,
 ) -> None:
-    text = command_text(info.innermost) if info.innermost else ""
+    text = info.text
     if info.ask_reason:
         v.soft.append(f"{text or 'the command'}: {info.ask_reason}")
         return
@@ -122,9 +120,9 @@ def _command_checks(
         if not _cd_inside(info, cwds, context):
             v.soft.append(f"{text} changes to a directory outside the working directories")
         return
-    if info.innermost and any(p.matches(text) for _r, p in allow):
-        return
     if info.read_only.read_only:
+        return
+    if info.innermost and any(p.matches(text) for _r, p in allow):
         return
     v.soft.append(f"{text} needs approval")
     prefix = suggested_prefix(info.innermost)
@@ -134,8 +132,12 @@ def _command_checks(
 
 def _cwds(analysis: Analysis, context: ToolUseContext | None) -> list[str]:
     """Every directory a relative path in this line may be resolved against."""
-    start = os.fspath(context.cwd) if context is not None else os.getcwd()
-    cwds = [os.path.realpath(start)]
+    if context is None:
+        start = os.getcwd()
+        cwds = [os.path.realpath(start)]
+    else:
+        start = os.fspath(context.cwd)
+        cwds = [compiled_rules(context.permission_context).real_cwd(start)]
     for info in analysis.commands:
         target = _cd_path(info, start)
         if target is not None and target not in cwds:

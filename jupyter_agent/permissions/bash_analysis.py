@@ -7,10 +7,11 @@ is made in ``bash.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .bash_parse import Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
+from .bash_rules import command_text, known_text
 from .bash_words import Word
 from .bash_wrappers import dangerous_env, unwrap
 
@@ -26,7 +27,7 @@ _TWO_WORD_PROGRAMS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass
 class CommandInfo:
     """One simple command: the word forms rules are matched against and its classification."""
 
@@ -37,6 +38,15 @@ class CommandInfo:
     cd_target: Word | None = None
     cd_kind: str | None = None  # "cd" / "pushd" / "popd"
     nested: bool = False
+
+    @cached_property
+    def form_texts(self) -> tuple[tuple[str, str, bool], ...]:
+        """Per form: its text, the text of its leading fixed words, whether all are fixed."""
+        return tuple((command_text(f), *known_text(f)) for f in self.forms)
+
+    @cached_property
+    def text(self) -> str:
+        return command_text(self.innermost) if self.innermost else ""
 
 
 @dataclass

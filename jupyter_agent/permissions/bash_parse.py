@@ -85,7 +85,9 @@ def _bad_characters(command: str, out: ParsedCommand) -> bool:
     """Characters where bash and tree-sitter may disagree: NUL, CR, other controls, ``\\``+newline."""
     if "\x00" in command:
         out.problems.append("the command contains a NUL byte")
-    elif any(ord(c) < 32 and c not in "\t\n" for c in command) or "\x7f" in command:
+    elif not command.replace("\n", " ").replace("\t", " ").isprintable() and any(
+        ord(c) < 32 and c not in "\t\n" or c == "\x7f" for c in command
+    ):
         out.problems.append("the command contains control characters")
     elif "\\\n" in command:
         out.problems.append("line continuations (backslash-newline) are not analyzed")

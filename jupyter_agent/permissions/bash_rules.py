@@ -7,7 +7,6 @@ that ``git 'log --x'`` (one argument) is not mistaken for ``git log --x``.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -60,23 +59,14 @@ def compile_bash_pattern(content: str) -> BashPattern:
 
 def command_text(words: Sequence[Word]) -> str:
     """The words joined for matching: literals quoted when needed, dynamic ones as written."""
-    return " ".join(_render(w) for w in words)
-
-
-def _render(word: Word) -> str:
-    value = word.literal
-    if value is None:
-        return word.text
-    if value == "" or any(c.isspace() or c in "'\"\\" for c in value):
-        return shlex.quote(value)
-    return value
+    return " ".join([w.rendered for w in words])
 
 
 def known_text(words: Sequence[Word]) -> tuple[str, bool]:
     """The text of the leading fixed words, and whether every word is fixed."""
-    fixed: list[Word] = []
+    fixed: list[str] = []
     for word in words:
         if word.literal is None:
-            return command_text(fixed), False
-        fixed.append(word)
-    return command_text(fixed), True
+            return " ".join(fixed), False
+        fixed.append(word.rendered)
+    return " ".join(fixed), True

@@ -8,7 +8,10 @@ makes the whole command ask.
 
 from __future__ import annotations
 
+import re
+import shlex
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 Node = Any  # tree_sitter.Node
@@ -21,6 +24,7 @@ _SAFE_EXPANSION_OPS = frozenset(
      "^", "^^", ",", ",,", "${", "}", "$"}
 )
 _MAX_DEPTH = 64
+_NEEDS_QUOTING = re.compile(r"[\s'\"\\]")
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,15 @@ class Word:
     @property
     def literal(self) -> str | None:
         return self.text if self.static and not self.glob else None
+
+    @cached_property
+    def rendered(self) -> str:
+        """For rule matching: fixed words quoted only when needed, dynamic ones as written."""
+        if not self.static or self.glob:
+            return self.text
+        if self.text == "" or _NEEDS_QUOTING.search(self.text) is not None:
+            return shlex.quote(self.text)
+        return self.text
 
 
 class WordReader:

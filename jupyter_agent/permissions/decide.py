@@ -27,10 +27,10 @@ from ..core.permission_types import (
     RuleBehavior,
 )
 from ..core.tool import Tool
+from .compiled import compiled_rules
 from .content_rules import SELF_MATCHING, content_rule, suggestion_for
 from .filesystem import EDIT_RULES, READ_RULES, matching_rule
 from .paths import BadPath, resolve_path
-from .rules import whole_tool_rule
 from .verdicts import DONT_ASK_MESSAGE, PLAN_MODE_MESSAGE, RULE, is_sticky, sticky_ask
 
 READ_TOOLS = frozenset({"Read", "Glob", "Grep"})
@@ -96,7 +96,7 @@ async def evaluate_permission(
 
 def _rule(tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, behavior: RuleBehavior) -> str | None:
     pc = context.permission_context
-    whole = whole_tool_rule(pc, behavior, tool.name, tool.aliases)
+    whole = compiled_rules(pc).whole_tool(behavior, (tool.name, *tool.aliases))
     if whole is not None or tool.name in SELF_MATCHING:
         return whole
     return content_rule(tool, input, pc, behavior)

@@ -22,17 +22,15 @@ from ..core.permission_types import (
     PermissionUpdate,
     RuleBehavior,
 )
+from .compiled import compiled_rules
 from .paths import (
     BadPath,
     ResolvedPath,
-    compile_pattern,
     is_within,
     pattern_matches,
     protected_reason,
     resolve_path,
-    rule_root,
 )
-from .rules import rules_for
 from .verdicts import RULE, SAFETY, sticky_ask
 
 READ_RULES = ("Read",)
@@ -47,9 +45,11 @@ def working_directories(context: ToolUseContext | None) -> list[Path]:
     """The project directory (or cwd) plus ``additionalDirectories``, as real paths."""
     if context is None:
         return []
-    pc = context.permission_context
-    roots = [project_dir(context), *pc.additional_directories]
-    return [Path(os.path.realpath(os.path.expanduser(os.fspath(r)))) for r in roots]
+    return [Path(r) for r in _roots(context)]
+
+
+def _roots(context: ToolUseContext) -> tuple[str, ...]:
+    return compiled_rules(context.permission_context).working_roots(os.fspath(context.cwd))
 
 
 def is_in_working_directories(path: str | os.PathLike[str], context: ToolUseContext | None) -> bool:
@@ -64,7 +64,7 @@ def is_in_working_directories(path: str | os.PathLike[str], context: ToolUseCont
 
 
 def real_in_working_directories(real: str, context: ToolUseContext) -> bool:
-    return any(is_within(real, str(root)) for root in working_directories(context))
+    return any(is_within(real, root) for root in _roots(context))
 
 
 def matching_rule(
@@ -76,10 +76,9 @@ def matching_rule(
     real_only: bool = False,
 ) -> str | None:
     """The text of the first ``behavior`` rule among ``rule_names`` matching the path."""
-    project = str(project_dir(context))
+    project = os.fspath(project_dir(context))
     target = ResolvedPath(resolved.real, resolved.real) if real_only else resolved
-    for source, rule, text in rules_for(context.permission_context, behavior, rule_names):
-        patterns = compile_pattern(rule.content or "", rule_root(source, project), project)
+    for text, patterns in compiled_rules(context.permission_context).paths(behavior, rule_names, project):
         if pattern_matches(patterns, target):
             return text
     return None
