@@ -47,6 +47,14 @@ class _Verdict:
     sticky: list[str] = field(default_factory=list)
     soft: list[str] = field(default_factory=list)
     prefixes: list[str] = field(default_factory=list)
+    checked: set[tuple[str, str, bool]] = field(default_factory=set)  # (path, cwd, write) done
+
+    def first_time(self, path: str, cwd: str, write: bool) -> bool:
+        key = (path, cwd, write)
+        if key in self.checked:
+            return False
+        self.checked.add(key)
+        return True
 
 
 def check_bash_permission(command: str, context: ToolUseContext | None) -> PermissionResult:
@@ -191,6 +199,8 @@ def _write_check(target: Word, cwds: list[str], context: ToolUseContext, v: _Ver
         v.sticky.append(f"it writes to {target.text}, a file name only known at run time")
         return
     for cwd in cwds:
+        if not v.first_time(target.literal, cwd, True):
+            continue
         result = check_write_permission(TOOL_NAME, os.path.join(cwd, target.literal), context)
         if isinstance(result, PermissionDeny):
             v.deny = result.message
@@ -203,6 +213,8 @@ def _write_check(target: Word, cwds: list[str], context: ToolUseContext, v: _Ver
 
 def _read_check(word: Word, cwds: list[str], context: ToolUseContext, v: _Verdict) -> None:
     for cwd in cwds:
+        if not v.first_time(word.text, cwd, False):
+            continue
         for path in _expand(word, cwd, v):
             try:
                 resolved = resolve_path(path, cwd)

@@ -89,11 +89,10 @@ class PathPattern:
     text: str
 
     def matches(self, path: str) -> bool:
-        if not is_within(path, self.root):
+        if path == self.root or not is_within(path, self.root):
             return False
-        rel = os.path.relpath(path, self.root) if path != self.root else "."
-        if rel == ".":
-            return False
+        # both are absolute and normalized, and path is below root: slicing is the relpath
+        rel = path[len(self.root):].lstrip(os.sep)
         return self.spec.match_file(rel)
 
 
