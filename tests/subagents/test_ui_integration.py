@@ -1,0 +1,101 @@
+"""The many-hands tools through the notebook UI's real permission handler and widgets
+(in-process ipywidgets; clicks through ``button.click()``)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import anthropic
+
+from jupyter_agent.agent.retry import RetryPolicy
+from jupyter_agent.core.events import PermissionRequested
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+from jupyter_agent.subagents.runtime import RUNTIME_KEY, SubagentRuntime
+from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
+from jupyter_agent.tools.agent_tool import AgentTool
+from jupyter_agent.tools.ask_user_question import AskUserQuestionTool
+from jupyter_agent.tools.plan_mode import EnterPlanModeTool, ExitPlanModeTool
+from jupyter_agent.tools.write import WriteTool
+from jupyter_agent.ui.approval import ApprovalPanel
+from jupyter_agent.ui.permission_handler import WidgetPermissionHandler
+from jupyter_agent.ui.questions import PlanApproval, QuestionForm
+from jupyter_agent.ui.transcript import Transcript
+from tests.support.tools import make_context
+
+
+async def find_widget(transcript: Transcript, kind: type, timeout: float = 20.0):
+    """The first open widget of ``kind`` in any card (waits until the ask shows up)."""
+    async def look():
+        while True:
+            for card in list(transcript.cards.values()):
+                for child in card.body.children:
+                    if isinstance(child, kind):
+                        return card, child
+            await asyncio.sleep(0.01)
+
+    return await asyncio.wait_for(look(), timeout)
+
+
+async def test_plan_approved_in_the_widget_switches_the_mode(tmp_path):
+    transcript = Transcript("plan it")
+    handler = WidgetPermissionHandler(lambda: transcript)
+    ctx = make_context([EnterPlanModeTool(), ExitPlanModeTool()], tmp_path)
+    await run_tool_use(ToolUseRequest("e", "EnterPlanMode", {}), ctx, handler, on_event=transcript.handle)
+    call = asyncio.ensure_future(run_tool_use(
+        ToolUseRequest("x", "ExitPlanMode", {"plan": "1. Edit `a.py`"}), ctx, handler, on_event=transcript.handle))
+    card, widget = await find_widget(transcript, PlanApproval)
+    assert transcript.cards["x"] is card
+    widget.mode.value = "default"
+    widget.approve.click()
+    out = await asyncio.wait_for(call, 20)
+    assert not out.is_error, out.text
+    assert ctx.permission_context.mode == "default"
+
+
+async def test_question_answered_in_the_widget(tmp_path):
+    transcript = Transcript("ask")
+    handler = WidgetPermissionHandler(lambda: transcript)
+    ctx = make_context([AskUserQuestionTool()], tmp_path)
+    q = {"question": "Which plot style?", "header": "Style",
+         "options": [{"label": "dark", "description": ""}, {"label": "light", "description": ""}], "multiSelect": False}
+    call = asyncio.ensure_future(run_tool_use(
+        ToolUseRequest("q", "AskUserQuestion", {"questions": [q]}), ctx, handler, on_event=transcript.handle))
+    _card, form = await find_widget(transcript, QuestionForm)
+    form.questions[0].select.value = "Other"
+    form.questions[0].other.value = "solarized"
+    form.submit.click()
+    out = await asyncio.wait_for(call, 20)
+    assert '"Which plot style?"="solarized"' in out.text
+
+
+async def test_subagent_write_is_approved_in_the_parents_transcript(tmp_path):
+    target = tmp_path / "result.txt"
+    transcript = Transcript("delegate")
+    handler = WidgetPermissionHandler(lambda: transcript)
+    events = []
+
+    def on_event(event):
+        events.append(event)
+        transcript.handle(event)
+
+    with ScriptedServer() as server:
+        server.push(reply(tool_use("Write", {"file_path": str(target), "content": "done\n"}, id="toolu_sub_write")),
+                    reply(text("Wrote result.txt.")))
+        client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0)
+        ctx = make_context([AgentTool(), WriteTool()], tmp_path)
+        ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(s.tool_permission_context,
+                                                                                project_dir=tmp_path)))
+        ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-4-5",
+                                                 project_dir=tmp_path, home=tmp_path / "home")
+        call = asyncio.ensure_future(run_tool_use(
+            ToolUseRequest("toolu_agent", "Agent", {"description": "write it", "prompt": "Write result.txt"}),
+            ctx, handler, on_event=on_event))
+        card, panel = await find_widget(transcript, ApprovalPanel)
+        assert transcript.cards["toolu_sub_write"] is card and not target.exists()
+        panel.approve.click()
+        out = await asyncio.wait_for(call, 20)
+        await client.close()
+    assert out.text == "Wrote result.txt." and target.read_text() == "done\n"
+    asks = [e for e in events if isinstance(e, PermissionRequested)]
+    assert asks == []  # the parent's own events: the ask came from inside the subagent
