@@ -221,3 +221,21 @@ async def test_both_directories_gone_falls_back_to_home(tmp_path, approve):
     home = Path(os.path.expanduser("~")).resolve()
     assert outcome.text.splitlines()[0] == str(home)
     assert "Neither the working directory" in outcome.text
+
+
+async def test_read_only_commands_run_as_one_parallel_batch(tmp_path, approve):
+    from jupyter_agent.core.orchestration import is_call_concurrency_safe
+
+    ctx = bash_context(tmp_path)
+    (tmp_path / "work" / "listed.txt").write_text("x")
+    calls = [
+        ToolUseRequest("r1", "Bash", {"command": "ls"}),
+        ToolUseRequest("r2", "Bash", {"command": "pwd"}),
+        ToolUseRequest("r3", "Bash", {"command": "echo third"}),
+    ]
+    assert all(is_call_concurrency_safe(c, ctx) for c in calls)  # the analyzer proves them
+    result = await run_tools(calls, ctx, approve)
+    assert [o.text for o in result.outcomes] == [
+        "listed.txt", str((tmp_path / "work").resolve()), "third"
+    ]
+    assert approve.asks == []

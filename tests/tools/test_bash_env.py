@@ -53,7 +53,6 @@ async def test_login_capture_reads_a_real_login_shell(tmp_path, monkeypatch):
     )
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setattr(environment, "_login_env", None)
-    monkeypatch.setattr(environment, "_login_lock", None)
     monkeypatch.delenv(environment.LOGIN_ENV_SWITCH, raising=False)
     env = await environment.session_environment()
     assert env["JA_FROM_PROFILE"] == "profile-value"

@@ -26,7 +26,6 @@ _CAPTURE_TIMEOUT = 5.0
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _login_env: dict[str, str] | None = None
-_login_lock: asyncio.Lock | None = None
 
 
 def find_bash() -> str:
@@ -59,14 +58,13 @@ def command_environment(
 
 async def session_environment() -> dict[str, str]:
     """The environment for this process's commands (login capture done once, then cached)."""
-    global _login_env, _login_lock
+    global _login_env
     if os.environ.get(LOGIN_ENV_SWITCH, "1") in ("0", "false", "no"):
         return command_environment(os.environ)
-    if _login_lock is None:
-        _login_lock = asyncio.Lock()
-    async with _login_lock:
-        if _login_env is None:
-            _login_env = await _capture_login_env()
+    if _login_env is None:
+        # No lock: calls racing on the very first capture each run it (harmless), and a lock
+        # would tie this module to one event loop.
+        _login_env = await _capture_login_env()
     return command_environment(os.environ, _login_env)
 
 
