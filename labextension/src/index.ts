@@ -31,9 +31,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Lets the jupyter-agent running in the kernel read and edit the open notebook.',
   autoStart: true,
   requires: [INotebookTracker],
-  activate: (_app: JupyterFrontEnd, tracker: INotebookTracker) => {
+  activate: (app: JupyterFrontEnd, tracker: INotebookTracker) => {
     tracker.forEach(watch);
     tracker.widgetAdded.connect((_, panel) => watch(panel));
+    // JupyterLab undoes cell operations with Z in command mode; the agent's edits are cell
+    // operations, so Ctrl/Cmd+Z (and Shift for redo) in command mode undo them too.
+    const selector = '.jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus';
+    app.commands.addKeyBinding({ command: 'notebook:undo-cell-action', keys: ['Accel Z'], selector });
+    app.commands.addKeyBinding({ command: 'notebook:redo-cell-action', keys: ['Accel Shift Z'], selector });
   }
 };
 
