@@ -18,8 +18,7 @@ from _filetools_common import make_context, result_line, run_tool, side_by_side
 from jupyter_agent.tools._rg import rg_executable
 from jupyter_agent.tools.grep import GrepTool
 
-WORDS = ("alpha beta gamma delta epsilon zeta theta lambda sigma omega value result index "
-         "buffer stream parser token vector matrix kernel thread socket").split()
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "lambda", "sigma", "omega", "value", "result", "index", "buffer", "stream", "parser", "token", "vector", "matrix", "kernel", "thread", "socket"]
 
 
 def build_tree(root: Path, files: int = 2000, size: int = 100_000) -> int:

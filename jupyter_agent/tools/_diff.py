@@ -61,15 +61,25 @@ def diff_texts(old: str, new: str, *, line_offset_old: int = 0, line_offset_new:
 
 
 def edit_hunks(old: str, new: str, starts: Sequence[int], old_len: int, new_len: int) -> list[DiffHunk]:
-    """Hunks for replacements of ``old_len`` chars at ``starts`` (in ``old``) by ``new_len`` chars."""
+    """Hunks for replacements of ``old_len`` chars at ``starts`` (in ``old``) by ``new_len`` chars.
+
+    Line numbers are counted incrementally (one pass over the text before the last hunk).
+    """
     hunks: list[DiffHunk] = []
+    if not starts:
+        return hunks
     delta = new_len - old_len
+    s0 = starts[0]
+    line_delta = new.count("\n", s0, s0 + new_len) - old.count("\n", s0, s0 + old_len)
+    lines_before = 0
+    counted_to = 0
     for first, last in _clusters(old, starts, old_len):
         o_lo, o_hi = _expand(old, starts[first], starts[last] + old_len)
         n_lo, n_hi = _expand(new, starts[first] + first * delta, starts[last] + last * delta + new_len)
-        hunks.extend(diff_texts(old[o_lo:o_hi], new[n_lo:n_hi],
-                                line_offset_old=old.count("\n", 0, o_lo),
-                                line_offset_new=new.count("\n", 0, n_lo)))
+        lines_before += old.count("\n", counted_to, o_lo)
+        counted_to = o_lo
+        hunks.extend(diff_texts(old[o_lo:o_hi], new[n_lo:n_hi], line_offset_old=lines_before,
+                                line_offset_new=lines_before + first * line_delta))
         if len(hunks) >= MAX_HUNKS:
             break
     return hunks[:MAX_HUNKS]

@@ -48,11 +48,10 @@ def apply_edit(text: str, old: str, new: str, *, replace_all: bool) -> Replaceme
 
 def _variants(text: str, old: str, new: str) -> list[tuple[str, str]]:
     """The strings to try, in order, adapted to the file's line endings."""
-    crlf = text.count("\r\n")
-    if crlf and crlf == text.count("\n"):  # a pure CRLF file stays pure CRLF
-        return [(_crlf(old), _crlf(new))]
-    if not crlf:  # a pure LF file stays LF
+    if "\r" not in text:  # a pure LF file stays LF (a one-char search runs at memchr speed)
         return [(old.replace("\r\n", "\n"), new.replace("\r\n", "\n"))]
+    if text.count("\r\n") == text.count("\n"):  # a pure CRLF file stays pure CRLF
+        return [(_crlf(old), _crlf(new))]
     return [(old, new), (_crlf(old), _crlf(new))]  # mixed: as typed first
 
 

@@ -131,23 +131,17 @@ def _edit(path, input: EditInput, context: ToolUseContext) -> EditOutput:
 def _snippet(rep: Replacement) -> str:
     """Numbered lines of the new text around the first replacement."""
     text, start = rep.text, rep.starts[0]
-    first = text.count("\n", 0, start)
-    last = first + text.count("\n", start, start + rep.new_len)
+    first = text.count("\n", 0, start)  # 0-based line of the first change
+    span = text.count("\n", start, start + rep.new_len)
     lo = max(0, first - SNIPPET_CONTEXT)
-    hi = min(last + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
-    pos = 0 if lo == 0 else _nth_newline(text, lo, start) + 1
+    count = min(first + span + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1) - lo + 1
+    pos = text.rfind("\n", 0, start) + 1
+    for _ in range(first - lo):
+        pos = text.rfind("\n", 0, pos - 1) + 1
     lines: list[str] = []
-    while len(lines) <= hi - lo and pos < len(text):
+    while len(lines) < count and pos < len(text):
         end = text.find("\n", pos)
         end = len(text) if end < 0 else end
         lines.append(text[pos:end].rstrip("\r"))
         pos = end + 1
     return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, start=lo + 1))
-
-
-def _nth_newline(text: str, n: int, before: int) -> int:
-    """Index of the ``n``-th newline (1-based) of ``text``, searching backwards from ``before``."""
-    pos = before
-    for _ in range(text.count("\n", 0, before) - n + 1):
-        pos = text.rfind("\n", 0, pos)
-    return pos
