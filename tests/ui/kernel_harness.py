@@ -22,10 +22,15 @@ Msg = dict[str, Any]
 
 
 class KernelHarness:
-    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str | None]) -> None:
+        """``env`` adds variables to this process's; a ``None`` value removes one."""
         self.km = KernelManager(kernel_name="python3")
-        full_env = {**os.environ, **env}
-        full_env.pop("JPY_SESSION_NAME", None)
+        full_env = {k: v for k, v in os.environ.items() if k != "JPY_SESSION_NAME"}
+        for key, value in env.items():
+            if value is None:
+                full_env.pop(key, None)
+            else:
+                full_env[key] = value
         self.km.start_kernel(cwd=str(cwd), env=full_env, extra_arguments=["--HistoryManager.enabled=False"])
         self.kc = self.km.client()
         self.kc.start_channels()
@@ -93,10 +98,10 @@ class KernelHarness:
 
     # -- cells -----------------------------------------------------------------------------
 
-    def execute(self, code: str, cell_id: str | None = None) -> str:
+    def execute(self, code: str, cell_id: str | None = None, stop_on_error: bool = True) -> str:
         """Send an execute_request carrying JupyterLab's ``cellId`` metadata; returns msg id."""
         content = {"code": code, "silent": False, "store_history": True, "user_expressions": {},
-                   "allow_stdin": False, "stop_on_error": True}
+                   "allow_stdin": False, "stop_on_error": stop_on_error}
         msg = self.kc.session.msg("execute_request", content, metadata={"cellId": cell_id} if cell_id else {})
         self.kc.shell_channel.send(msg)
         return msg["header"]["msg_id"]
