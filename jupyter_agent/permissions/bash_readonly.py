@@ -45,6 +45,7 @@ SPECS: dict[str, Spec] = {
     "test": _s("-v", "-R", **_NO_PATHS),
     "[": _s("-v", "-R", **_NO_PATHS),
     "printf": _s("-v", **_NO_PATHS),
+    "set": _s(**_NO_PATHS),
     "date": _s("-s", "--set", "-f", "--file", **_NO_PATHS),
     "hostname": Spec(max_positional=0, reads_paths=False, unsafe=frozenset({"-F", "--file"})),
     "uniq": _s(max_positional=1),
@@ -198,7 +199,10 @@ def _git(args: list[Word]) -> ReadOnlyCheck:
     if spec is None:
         return _NOT
     result = _check(spec, rest)
-    return ReadOnlyCheck(result.read_only, tuple(paths)) if result.read_only else _NOT
+    if not result.read_only:
+        return _NOT
+    # revisions look like paths too (HEAD~1): harmless, they resolve inside the project
+    return ReadOnlyCheck(True, (*paths, *result.paths))
 
 
 def _sed(args: list[Word], appends_args: bool) -> ReadOnlyCheck:
