@@ -132,3 +132,22 @@ async def test_progress_skips_ahead_when_output_outruns_it(tmp_path, approve):
     await call(ctx, approve, "Bash", {"command": command}, events)
     lines = [e.progress.data for e in events if isinstance(e, ToolCallProgress)]
     assert lines == ["…" + "a" * 999 + "…", "last"]  # the newest 64 KiB, marked as partial
+
+
+async def test_one_enormous_line_is_cut_not_held(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    outcome = await bash(ctx, approve, "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo after")
+    assert outcome.text.startswith("x" * 14_000)
+    assert outcome.text.endswith("x\nafter")
+    assert len(outcome.text) < MAX_INLINE_CHARS + 1000
+
+
+async def test_output_beyond_64_mib_is_summed_up_from_the_raw_ends(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    command = "echo first; yes 'a line of filler text' | head -c 70000000; echo; echo last"
+    outcome = await bash(ctx, approve, command, timeout=300_000)
+    assert outcome.text.startswith("first\na line of filler text\n")
+    assert outcome.text.endswith("a line of filler text\na li\nlast")  # head -c cut a line
+    assert "bytes omitted" in outcome.text and "raw bytes" in outcome.text
+    raw = Path(outcome.result.data.output_path)
+    assert raw.suffix == ".log" and raw.stat().st_size > 70_000_000
