@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 from ..tools.shell.output import FileFollower
@@ -34,6 +35,8 @@ class ShellTask(BackgroundTask):
 
     async def _run(self) -> None:
         code = await self.process.wait()
+        with contextlib.suppress(OSError):  # a background command does not move the session
+            self.process.files.cwd.unlink()
         if self._stopped:
             self._finish("killed", code)
         else:

@@ -44,3 +44,12 @@ async def test_background_task_keeps_running_across_foreground_calls(tmp_path, a
     assert len([p for p in live_with(mark) if p.name() == "sleep"]) == 1
     await get_task_registry(ctx).shutdown_all()
     assert live_with(mark) == []
+
+
+async def test_a_finished_task_leaves_only_its_output_file(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    await bash(ctx, approve, "cd / && echo done", run_in_background=True)
+    (task,) = get_task_registry(ctx).list()
+    assert await task.wait(10) and task.status == "completed"
+    assert [p.name for p in (tmp_path / "session" / "tasks").iterdir()] == [f"{task.id}.output"]
+    assert (await bash(ctx, approve, "pwd")).text == str((tmp_path / "work").resolve())
