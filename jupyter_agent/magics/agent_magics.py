@@ -51,9 +51,9 @@ class AgentMagics(Magics):
 
     @default("model")
     def _default_model(self) -> str:
-        from ..core.context import DEFAULT_MODEL
+        from ..agent.config import SessionConfig
 
-        return os.environ.get("JUPYTER_AGENT_MODEL") or DEFAULT_MODEL
+        return os.environ.get("JUPYTER_AGENT_MODEL") or SessionConfig.__dataclass_fields__["model"].default
 
     # -- the magic -----------------------------------------------------------------------------
 

@@ -92,7 +92,8 @@ def compact_widget(session: AgentSession) -> Any:
         try:
             result = await session.compact()
         except Exception as exc:
-            status.value = render.error_html(f"Compaction failed: {exc}")
+            text = str(exc) or type(exc).__name__
+            status.value = render.error_html(text if "ompact" in text else f"Compaction failed: {text}")
             return
         status.value = render.escape(
             f"Compacted: {result.tokens_before} → {result.tokens_after} tokens."

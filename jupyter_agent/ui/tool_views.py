@@ -111,7 +111,7 @@ def _result_body(tool_name: str, data: Any, input: dict[str, Any]) -> str:
     if tool_name == "Grep":
         return _grep_body(data)
     if tool_name == "Bash":
-        out = field(data, "stdout", default="") or ""
+        out = field(data, "output", "stdout", default="") or ""
         err = field(data, "stderr", default="") or ""
         text = (str(out) + ("\n" + str(err) if err else "")).strip("\n")
         if text:
@@ -134,7 +134,7 @@ def _grep_body(data: Any) -> str:
     content = field(data, "content")
     if isinstance(content, str) and content:
         return render.tail_html(content.splitlines()[:50], limit=50)
-    files = field(data, "filenames", "files")
+    files = field(data, "lines", "filenames", "files")
     if isinstance(files, list | tuple) and files:
         return render.pre("\n".join(str(f) for f in files[:50]))
     return ""

@@ -131,3 +131,19 @@ def test_result_summary_read_lines_and_errors():
     assert tool_views.result_summary(None, "Read", {"num_lines": 42}, "", False) == "Read 42 lines"
     assert tool_views.result_summary(None, "Read", None, "a\nb\nc", False) == "Read 3 lines"
     assert tool_views.result_summary(None, "Bash", None, "Exit code 2\nboom", True) == "Exit code 2"
+
+
+def test_real_tool_outputs_render(tmp_path):
+    """The shapes the real Edit, Grep and Bash tools return (dataclasses with hunks/lines/output)."""
+    from jupyter_agent.tools._diff import DiffHunk
+    from jupyter_agent.tools.bash import BashOutput
+    from jupyter_agent.tools.edit import EditOutput
+    from jupyter_agent.tools.grep import GrepOutput
+
+    edit = EditOutput("f.py", 1, (DiffHunk(2, 1, 2, 1, ("-old line", "+new line")),), "snippet")
+    html = tool_views.result_body_html("Edit", edit)
+    assert "@@ -2,1 +2,1 @@" in html and f'background:{render.ADDED_BG}">+new line' in html
+    grep = GrepOutput("files_with_matches", ("src/a.py", "src/b.py"), 2, 0, False)
+    assert "src/b.py" in tool_views.result_body_html("Grep", grep)
+    bash = BashOutput("collected 3 items\n3 passed", exit_code=0)
+    assert "3 passed" in tool_views.result_body_html("Bash", bash)

@@ -1,0 +1,92 @@
+"""%agent turns in an in-process IPython shell on the test's event loop, against the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def ip(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("JUPYTER_AGENT_HOME", str(tmp_path / "agent-home"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "jupyter_agent")
+    magics = shell._jupyter_agent_magics
+    magics.base_url, magics.api_key = server.url, "test-key"
+    yield shell
+    shell.run_line_magic("unload_ext", "jupyter_agent")
+
+
+async def _run(ip, prompt: str, cell_id: str):
+    magics = ip._jupyter_agent_magics
+    magics.current_cell_id = cell_id
+    ip.run_line_magic("agent", prompt)
+    turn = magics.router.by_cell[cell_id]
+    await asyncio.wait_for(asyncio.shield(turn.task), 30)
+    return turn
+
+
+async def test_a_turn_streams_into_its_transcript_and_cost_adds_up(ip, server):
+    server.push(reply(text("Hello from the **scripted** model.")))
+    ip.run_line_magic("agent", "--new")
+    ip.user_ns["n_rows"] = 1234
+    turn = await _run(ip, "How many rows? {n_rows}", "cell-1")
+    assert turn.transcript.stop_reason == "end_turn"
+    assert "Hello from the <strong>scripted</strong> model." in turn.transcript.static_html()
+    sent = server.message_requests[-1].messages[-1]["content"]
+    sent_text = sent if isinstance(sent, str) else " ".join(b.get("text", "") for b in sent)
+    assert "How many rows? 1234" in sent_text
+    assert "%agent cell with id cell-1" in sent_text
+    cost = ip.run_line_magic("agent", "--cost")
+    assert "output 0 ·" not in cost and "cost $0.0000" not in cost
+
+
+async def test_stop_magic_ends_a_waiting_turn(ip, server, tmp_path):
+    server.push(reply(tool_use("Bash", {"command": "echo x > stopped.txt"})), reply(text("unused")))
+    magics = ip._jupyter_agent_magics
+    magics.current_cell_id = "cell-stop"
+    ip.run_line_magic("agent", "--new")
+    ip.run_line_magic("agent", "write a file")
+    turn = magics.router.by_cell["cell-stop"]
+    for _ in range(500):
+        if any(card.approval is not None for card in turn.transcript.cards.values()):
+            break
+        await asyncio.sleep(0.01)
+    assert ip.run_line_magic("agent", "--stop") == "Stopping the running turn."
+    await asyncio.wait_for(asyncio.shield(turn.task), 30)
+    assert turn.transcript.stop_reason == "interrupted"
+    assert not (tmp_path / "stopped.txt").exists()
+    assert ip.run_line_magic("agent", "--stop") == "No turn is running."
+
+
+async def test_compact_and_resume(ip, server):
+    ip.run_line_magic("agent", "--new")
+    for i in range(3):
+        server.push(reply(text(f"Answer {i}.")))
+        await _run(ip, f"question {i}", f"cell-q{i}")
+    magics = ip._jupyter_agent_magics
+    session_id = magics.session.id
+    server.push(reply(text("Summary: three questions were answered.")))
+    status = ip.run_line_magic("agent", "--compact")
+    for _ in range(500):
+        if "ompact" in status.value and "…" not in status.value:
+            break
+        await asyncio.sleep(0.01)
+    assert status.value.startswith("Compacted:"), status.value
+    resumed = ip.run_line_magic("agent", f"--resume={session_id}")
+    assert f"Agent session {session_id}" in resumed and "messages so far" in resumed
+    with pytest.raises(UsageError, match="--resume"):
+        ip.run_line_magic("agent", "--resume=no-such-session-123")
