@@ -78,3 +78,20 @@ def split_turns(messages: list[Message]) -> list[list[Message]]:
 
 def message_text(message: Message) -> str:
     return "\n".join(b.get("text", "") for b in content_blocks(message) if b.get("type") == "text")
+
+
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
+def strip_thinking(messages: list[Message]) -> int:
+    """Drop thinking blocks (they are bound to the model that wrote them); returns how many."""
+    dropped = 0
+    for i, message in enumerate(messages):
+        if message.get("role") != "assistant" or isinstance(message.get("content"), str):
+            continue
+        kept = [b for b in message["content"] if b.get("type") not in THINKING_TYPES]
+        if len(kept) == len(message["content"]):
+            continue
+        dropped += len(message["content"]) - len(kept)
+        messages[i] = {**message, "content": kept or [{"type": "text", "text": "(thought silently)"}]}
+    return dropped

@@ -34,7 +34,7 @@ from .events import (
     Usage,
     UsageUpdated,
 )
-from .history import append_user_blocks, close_dangling_tool_uses
+from .history import append_user_blocks, close_dangling_tool_uses, strip_thinking
 from .model import ModelClient, ModelRequest, make_client
 from .models import model_info
 from .permission_setup import build_permission_context, load_session_settings, make_hook_runner
@@ -99,6 +99,7 @@ class AgentSession:
         self._system: list[dict[str, Any]] | None = None
         self._tools_json: list[dict[str, Any]] | None = None
         self._last_context_tokens = 0
+        self._request_model: str | None = None
         self._unwatch = self.context.app_state_store.subscribe(self._on_app_state)
         self._todos = list(self.context.get_app_state().todos)
         attach_subagents(self)
@@ -209,6 +210,7 @@ class AgentSession:
         self.emit(UsageUpdated(turn, self.usage, turn_cost, self.cost_usd))
 
     async def build_request(self) -> ModelRequest:
+        self._follow_model_change()
         if self._system is None:
             self._system = await asyncio.to_thread(build_system_prompt, prompt_inputs(self.config))
         if self._tools_json is None:
@@ -223,6 +225,16 @@ class AgentSession:
             thinking_budget=config.thinking_budget,
             effort=config.effort,
         )
+
+    def _follow_model_change(self) -> None:
+        """``config.model`` may change between requests: thinking blocks of the old model go."""
+        model = self.config.model
+        if model == self._request_model:
+            return
+        if self._request_model is not None and strip_thinking(self.messages):
+            self.log.write("strip_thinking", model=model)
+        self._request_model = model
+        self._system = None  # the environment block names the model
 
     @property
     def context_window(self) -> int:
@@ -272,6 +284,7 @@ class AgentSession:
         close_dangling_tool_uses(loaded.messages)
         session = cls(config, can_use_tool, tools, session_id=loaded.session_id, messages=loaded.messages)
         session.usage, session.cost_usd = loaded.usage, loaded.cost_usd
+        session._request_model = loaded.header.get("model") or None
         session.log.resumed = True
         return session
 

@@ -16,7 +16,13 @@ from typing import IO, Any
 
 from ..errors import AgentConfigError
 from .events import Usage
-from .history import INTERRUPTED_TOOL, append_user_blocks, close_dangling_tool_uses, content_blocks
+from .history import (
+    INTERRUPTED_TOOL,
+    append_user_blocks,
+    close_dangling_tool_uses,
+    content_blocks,
+    strip_thinking,
+)
 
 FORMAT_VERSION = 1
 
@@ -57,6 +63,10 @@ class LoadedTranscript:
     skipped_lines: int = 0
 
 
+class SessionNotFoundError(AgentConfigError, LookupError):
+    """No transcript to resume (also a ``LookupError`` for callers that catch that)."""
+
+
 def transcript_path(sessions_dir: Path, session_id: str) -> Path:
     return sessions_dir / f"{session_id}.jsonl"
 
@@ -66,11 +76,11 @@ def find_transcript(sessions_dir: Path, session_id: str | None = None) -> Path:
     if session_id is not None:
         path = transcript_path(sessions_dir, session_id)
         if not path.is_file():
-            raise AgentConfigError(f"No session {session_id!r} in {sessions_dir} (no file {path.name}).")
+            raise SessionNotFoundError(f"No session {session_id!r} in {sessions_dir} (no file {path.name}).")
         return path
     candidates = sorted(sessions_dir.glob("*.jsonl"), key=lambda p: p.stat().st_mtime) if sessions_dir.is_dir() else []
     if not candidates:
-        raise AgentConfigError(f"No saved sessions in {sessions_dir} to resume.")
+        raise SessionNotFoundError(f"No saved sessions in {sessions_dir} to resume.")
     return candidates[-1]
 
 
@@ -101,6 +111,8 @@ def _apply(loaded: LoadedTranscript, entry: dict[str, Any]) -> None:
             append_user_blocks(loaded.messages, content_blocks(message))
         else:
             loaded.messages.append(message)
+    elif kind == "strip_thinking":
+        strip_thinking(loaded.messages)
     elif kind == "repair":
         close_dangling_tool_uses(loaded.messages, str(entry.get("text") or INTERRUPTED_TOOL))
     elif kind == "compaction" and isinstance(entry.get("messages"), list):

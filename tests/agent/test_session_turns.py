@@ -260,3 +260,17 @@ async def test_a_failing_subscriber_does_not_break_the_turn(server, make_session
     outcome = await session.submit("go")
     assert outcome.stop_reason == "end_turn"
     assert events.of(AssistantMessageDone)
+
+
+async def test_changing_model_drops_thinking_blocks_of_the_old_model(server, make_session):
+    server.push(reply(thinking("old model thoughts"), "first"))
+    session, _ = make_session()
+    await session.submit("one")
+    session.config.model = "claude-opus-5-5"
+    server.push(reply("second"))
+    await session.submit("two")
+    sent = server.message_requests[-1]
+    assert sent.body["model"] == "claude-opus-5-5"
+    assert "old model thoughts" not in str(sent.messages)
+    assert sent.messages[1]["content"] == [{"type": "text", "text": "first"}]
+    assert "Model: claude-opus-5-5" in sent.system_text

@@ -105,3 +105,28 @@ def test_torn_last_line_is_skipped(tmp_path):
     loaded = load_transcript(path)
     assert loaded.skipped_lines == 1
     assert loaded.messages == [good["message"]]
+
+
+async def test_resume_with_another_model_drops_old_thinking(server, make_session, tmp_path):
+    from jupyter_agent.testing import thinking
+
+    server.push(reply(thinking("sonnet thoughts"), "answer"))
+    session, _ = make_session()
+    await session.submit("q")
+    await session.aclose()
+    config = SessionConfig(
+        model="claude-opus-5-5", cwd=tmp_path, sessions_dir=tmp_path / "sessions", base_url=server.url,
+        api_key="k", home=tmp_path,
+    )
+    resumed = AgentSession.resume(config=config, tools=[])
+    server.push(reply("ok"))
+    await resumed.submit("again")
+    assert "sonnet thoughts" not in str(server.message_requests[-1].messages)
+    await resumed.aclose()
+    assert "sonnet thoughts" not in str(AgentSession.resume(config=config, tools=[]).messages)
+
+
+def test_missing_session_is_also_a_lookup_error(tmp_path):
+    config = SessionConfig(cwd=tmp_path, sessions_dir=tmp_path / "none", api_key="k")
+    with pytest.raises(LookupError):
+        AgentSession.resume(config=config, tools=[])
