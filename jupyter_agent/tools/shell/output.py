@@ -7,7 +7,6 @@ described, never decoded.  ``summarize_output`` does blocking file work: run it 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,8 +75,8 @@ def _clean_to_file(raw: Path, full_text: Path) -> tuple[str, str, int]:
     cleaner = StreamCleaner()
     head = tail = ""
     total = 0
-    tmp = full_text.with_name(full_text.name + ".tmp")
-    with open(raw, "rb") as src, open(tmp, "w", encoding="utf-8", newline="\n") as dst:
+    # Written in place: nobody knows this path until the summary naming it is returned.
+    with open(raw, "rb") as src, open(full_text, "w", encoding="utf-8", newline="\n") as dst:
         while True:
             chunk = src.read(_CHUNK)
             text = cleaner.feed(chunk) if chunk else cleaner.flush()
@@ -88,7 +87,6 @@ def _clean_to_file(raw: Path, full_text: Path) -> tuple[str, str, int]:
             tail = (tail + text)[-(TAIL_CHARS + 1) :]
             if not chunk:
                 break
-    os.replace(tmp, full_text)
     return head, tail.rstrip("\n")[-TAIL_CHARS:], total
 
 
