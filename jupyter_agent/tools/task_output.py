@@ -84,6 +84,12 @@ class TaskOutputTool(Tool[TaskOutputInput, TaskOutputResult]):
     def render_tool_use_message(self, input: TaskOutputInput) -> str:
         return f"TaskOutput {input.task_id}" + (" (waiting)" if input.block else "")
 
+    def render_tool_result_message(self, output: TaskOutputResult) -> str:
+        task = output.task
+        code = f", exit code {task.exit_code}" if task.exit_code is not None else ""
+        lines = len(output.output.splitlines())
+        return f"{task.task_id}: {task.status}{code} · {lines} new line{'s' * (lines != 1)}"
+
     def map_result_to_content(self, data: TaskOutputResult, tool_use_id: str) -> list[ContentBlock]:
         return [text_block(data.to_text())]
 

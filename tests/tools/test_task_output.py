@@ -112,3 +112,13 @@ async def test_task_output_is_read_only_and_needs_no_approval(tmp_path, approve)
     asks_before = len(approve.asks)
     await read(ctx, approve, task_id)
     assert len(approve.asks) == asks_before
+
+
+async def test_card_summary_names_status_and_new_lines(tmp_path, approve):
+    from jupyter_agent.tools.task_output import TaskOutputTool
+
+    ctx = bash_context(tmp_path)
+    task_id = task_id_of(await bash(ctx, approve, "echo a; echo b; exit 1", run_in_background=True))
+    outcome = await read(ctx, approve, task_id)
+    summary = TaskOutputTool().render_tool_result_message(outcome.result.data)
+    assert summary == f"{task_id}: failed, exit code 1 · 2 new lines"
