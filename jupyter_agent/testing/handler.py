@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import socket
 import time
 from http.server import BaseHTTPRequestHandler
@@ -42,6 +43,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             self._send_error(400, "invalid_request_error", f"Request body is not valid JSON: {exc}")
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
+        path = _vertex_to_messages(path, body)
         if path == "/v1/messages/count_tokens":
             self._send_json(200, {"input_tokens": self.server_app.record_count(body, headers)})
         elif path == "/v1/messages":
@@ -147,6 +149,23 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_RDWR)
+
+
+_VERTEX = re.compile(r"^/v1/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/([^/:]+):(\w+)$")
+
+
+def _vertex_to_messages(path: str, body: dict[str, Any]) -> str:
+    """Vertex AI's paths carry the model and the streaming flag; map them to the Messages API."""
+    match = _VERTEX.match(path)
+    if match is None:
+        return path
+    model, action = match.groups()
+    if model == "count-tokens":
+        return "/v1/messages/count_tokens"
+    body.setdefault("model", model)
+    if action == "streamRawPredict":
+        body["stream"] = True
+    return "/v1/messages"
 
 
 def _format_seconds(seconds: float) -> str:

@@ -274,3 +274,16 @@ async def test_changing_model_drops_thinking_blocks_of_the_old_model(server, mak
     assert "old model thoughts" not in str(sent.messages)
     assert sent.messages[1]["content"] == [{"type": "text", "text": "first"}]
     assert "Model: claude-opus-5-5" in sent.system_text
+
+
+async def test_a_vertex_client_is_accepted(server, make_session):
+    from anthropic import AsyncAnthropicVertex
+
+    vertex = AsyncAnthropicVertex(region="us-east5", project_id="proj", access_token="tok", base_url=server.url + "/v1")
+    server.push(reply("from vertex"))
+    session, _ = make_session(client=vertex, base_url=None, api_key=None)
+    outcome = await session.submit("hi")
+    assert outcome.text == "from vertex"
+    request = server.message_requests[0]
+    assert request.headers["authorization"] == "Bearer tok"
+    assert request.body["model"] == "claude-sonnet-5-5" and request.body["stream"] is True
