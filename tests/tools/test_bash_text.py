@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from jupyter_agent.tools.shell.text import (
     StreamCleaner,
@@ -98,3 +100,20 @@ def test_unterminated_osc_does_not_swallow_following_lines():
 )
 def test_split_lines(text, lines):
     assert split_lines(text) == lines
+
+
+_PIECES = [b"a", b"Z", b" ", b"\n", b"\r", b"\r\n", b"\t", b"\x00", b"\x07", b"\x1b[31m",
+           b"\x1b[0m", b"\x1b]0;t\x07", b"\x1b", b"[", b"\xc3\xa9", b"\xe2\x82\xac", b"\xff"]
+
+
+@given(
+    parts=st.lists(st.sampled_from(_PIECES), max_size=60),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=8),
+)
+def test_chunked_cleaning_equals_cleaning_the_whole(parts, cuts):
+    data = b"".join(parts)
+    points = sorted({min(c, len(data)) for c in cuts} | {0, len(data)})
+    cleaner = StreamCleaner()
+    pieces = [cleaner.feed(data[a:b]) for a, b in zip(points, points[1:], strict=False)]
+    pieces.append(cleaner.flush())
+    assert "".join(pieces) == clean_text(data.decode("utf-8", errors="replace"))
