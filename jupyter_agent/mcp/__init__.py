@@ -17,6 +17,7 @@ from .connection import McpCallError, McpConnection
 from .manager import McpManager, ServerStatus
 from .pool import (
     DeferPolicy,
+    api_tools_for_request,
     assemble_tool_pool,
     deferred_tools_prompt,
     is_deferred,
@@ -35,6 +36,7 @@ __all__ = [
     "McpServerEntry",
     "ServerStatus",
     "StdioServerConfig",
+    "api_tools_for_request",
     "assemble_tool_pool",
     "deferred_tools_prompt",
     "is_deferred",

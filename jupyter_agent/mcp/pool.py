@@ -125,6 +125,17 @@ def tools_for_request(
     return sent, deferred
 
 
+async def api_tools_for_request(
+    all_tools: Sequence[Tool[Any, Any]], app_state: AppState, options: Any
+) -> tuple[list[dict[str, Any]], str]:
+    """The ``tools`` parameter of the next request and the deferred-tools prompt section.
+
+    Call it before every request (not once per session): ToolSearch changes the answer.
+    """
+    sent, deferred = tools_for_request([t for t in all_tools if t.is_enabled()], app_state)
+    return [dict(await t.to_api_tool(options)) for t in sent], deferred_tools_prompt(deferred)
+
+
 def deferred_tools_prompt(deferred_names: Sequence[str]) -> str:
     """The system-prompt section that lists deferred tools ('' when none)."""
     if not deferred_names:

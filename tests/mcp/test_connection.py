@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -103,6 +104,22 @@ async def test_server_crashing_mid_call(tmp_path):
     finally:
         await manager.aclose()
     assert not _alive(int(pid_file.read_text()))
+
+
+async def test_servers_start_in_parallel(tmp_path):
+    """Each server waits for the other to have started: only a parallel start connects both."""
+    script = Path(__file__).parent / "servers" / "rendezvous.py"
+    a, b = tmp_path / "a", tmp_path / "b"
+    manager = McpManager(connect_timeout=60)
+    manager.add_servers({
+        "one": {"command": sys.executable, "args": [str(script), str(a), str(b)]},
+        "two": {"command": sys.executable, "args": [str(script), str(b), str(a)]},
+    })
+    try:
+        await manager.ensure_started()
+        assert [s.status for s in manager.status()] == ["connected", "connected"]
+    finally:
+        await manager.aclose()
 
 
 async def test_ensure_started_is_lazy_and_idempotent(tmp_path):

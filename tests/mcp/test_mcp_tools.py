@@ -129,11 +129,14 @@ async def test_resources(tmp_path, demo_manager, approve):
 
 async def test_http_server_tools(tmp_path, demo_http_url, approve):
     manager = McpManager()
-    manager.add_servers({"remote": {"type": "http", "url": demo_http_url}})
+    manager.add_servers({"remote": {"type": "http", "url": demo_http_url,
+                                    "headers": {"Authorization": "Bearer ${DEMO_TOKEN:-t0ken}"}}})
     try:
         pool = await assemble_tool_pool([], manager, ToolPermissionContext(), DeferPolicy("never"))
         ctx = _context(tmp_path, manager, pool)
         out = await run_tool_use(ToolUseRequest("h", "mcp__remote__add", {"a": 3, "b": 4}), ctx, approve)
         assert out.text == "7"
+        who = await run_tool_use(ToolUseRequest("w", "mcp__remote__whoami", {}), ctx, approve)
+        assert who.text == "Bearer t0ken"  # configured headers reach the server
     finally:
         await manager.aclose()

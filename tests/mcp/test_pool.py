@@ -74,3 +74,17 @@ async def test_tools_for_request_sends_discovered_only(manager):
     sent, deferred = tools_for_request(pool, AppState())
     assert "ToolSearch" not in [t.name for t in sent] and deferred == []
     assert deferred_tools_prompt(deferred) == ""
+
+
+async def test_api_tools_for_request_follows_discovery(manager):
+    from jupyter_agent.core.context import ToolUseOptions
+    from jupyter_agent.mcp import api_tools_for_request
+    from jupyter_agent.tools.tool_search import ToolSearchTool
+
+    pool = await assemble_tool_pool([ToolSearchTool()], manager, ToolPermissionContext(), DeferPolicy("always"))
+    options = ToolUseOptions(tools=tuple(pool))
+    tools, prompt = await api_tools_for_request(pool, AppState(), options)
+    assert [t["name"] for t in tools] == ["ToolSearch"] and "mcp__demo__add" in prompt
+    tools, prompt = await api_tools_for_request(pool, with_discovered(AppState(), ["mcp__demo__add"]), options)
+    assert [t["name"] for t in tools] == ["ToolSearch", "mcp__demo__add"]
+    assert tools[1]["input_schema"]["required"] == ["a", "b"] and "mcp__demo__add" not in prompt

@@ -9,7 +9,7 @@ import base64
 import os
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import ToolAnnotations
@@ -58,6 +58,13 @@ def fail(reason: str) -> str:
 def big(n: int) -> str:
     """Return n characters of text."""
     return "x" * n
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def whoami(ctx: Context) -> str:
+    """Echo the Authorization header the client sent (HTTP transports only)."""
+    headers = ctx.headers or {}
+    return headers.get("authorization", "(no authorization header)")
 
 
 @server.tool()
