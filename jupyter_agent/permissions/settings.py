@@ -172,3 +172,10 @@ def build_permission_context(
         additional_directories=settings.additional_directories + tuple(extra_dirs),
         project_dir=settings.project_dir,
     )
+
+
+def apply_permission_update(update: Any, context: Any, project_dir: Any = None, **kwargs: Any) -> Any:
+    """Re-export of ``updates.apply_permission_update`` (imported lazily: updates imports this module)."""
+    from .updates import apply_permission_update as apply
+
+    return apply(update, context, project_dir, **kwargs)
