@@ -45,6 +45,7 @@ class SubagentResult:
     usage: Usage
     tool_uses: int
     error: str | None = None
+    cost_usd: float = 0.0
 
 
 def subagent_tools(parent_tools: Sequence[Tool[Any, Any]], agent: AgentDefinition) -> list[Tool[Any, Any]]:
@@ -91,6 +92,7 @@ class SubagentHost:
     messages: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     tool_uses: int = 0
+    cost_usd: float = 0.0
     _system: list[dict[str, Any]] | None = None
     _tools: list[dict[str, Any]] | None = None
 
@@ -108,7 +110,14 @@ class SubagentHost:
         append_user_blocks(self.messages, blocks)
 
     def add_usage(self, usage: Usage, turn: Usage) -> None:
+        from ..agent.events import UsageUpdated
+        from ..agent.pricing import cost_usd
+
         self.usage = self.usage + usage
+        cost = cost_usd(usage, self.model)
+        self.cost_usd += cost
+        # Reported to the UI inside a SubagentEvent; the parent's totals are the session's call.
+        self.emit(UsageUpdated(turn, self.usage, cost_usd(turn, self.model), self.cost_usd))
 
     async def build_request(self) -> ModelRequest:
         if self._system is None:
@@ -149,5 +158,6 @@ async def run_subagent(
     host.record_user_blocks([{"type": "text", "text": prompt}])
     result = await run_query(host, context.abort_controller, can_use_tool, LoopLimits(runtime.max_requests))
     return SubagentResult(
-        agent_id, agent.name, result.stop_reason, result.text, host.usage, host.tool_uses, result.error
+        agent_id, agent.name, result.stop_reason, result.text, host.usage, host.tool_uses, result.error,
+        host.cost_usd,
     )

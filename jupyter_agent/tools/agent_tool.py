@@ -85,7 +85,10 @@ class AgentTool(Tool[AgentInput, str]):
         catalog = await catalog_for(context)
         if catalog.get(_agent_type(input)) is None:
             known = ", ".join(catalog.agents)
-            return ValidationError(f"Agent type '{_agent_type(input)}' not found. Available agents: {known}")
+            message = f"Agent type '{_agent_type(input)}' not found. Available agents: {known}"
+            if catalog.errors:
+                message += "\nThese agent files could not be loaded:\n" + "\n".join(catalog.errors)
+            return ValidationError(message)
         return VALID
 
     async def check_permissions(self, input: AgentInput, context: ToolUseContext) -> PermissionResult:

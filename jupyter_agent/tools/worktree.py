@@ -108,7 +108,8 @@ class EnterWorktreeTool(Tool[EnterWorktreeInput, WorktreeSession]):
         await _exclude_worktrees_dir(repo)
         wt = WorktreeSession(Path(context.cwd), repo, path, branch, head)
         context.set_app_state(lambda s: _with_worktree(s, wt))
-        return ToolResult(wt, context_modifier=lambda ctx: ctx.with_changes(cwd=path))
+        target = _same_place(Path(context.cwd), repo, path)
+        return ToolResult(wt, context_modifier=lambda ctx: ctx.with_changes(cwd=target))
 
     def map_result_to_content(self, data: WorktreeSession, tool_use_id: str) -> list[Any]:
         text = (
@@ -116,6 +117,15 @@ class EnterWorktreeTool(Tool[EnterWorktreeInput, WorktreeSession]):
             "the worktree; call ExitWorktree (keep or remove) to leave it."
         )
         return [{"type": "text", "text": text}]
+
+
+def _same_place(cwd: Path, repo: Path, worktree: Path) -> Path:
+    """The worktree's counterpart of ``cwd`` (a subfolder of the repo), else its root."""
+    try:
+        inside = worktree / cwd.resolve().relative_to(repo.resolve())
+    except ValueError:
+        return worktree
+    return inside if inside.is_dir() else worktree
 
 
 async def _exclude_worktrees_dir(repo: Path) -> None:

@@ -185,3 +185,24 @@ async def test_background_agent_report_through_task_output(server, tmp_path):
     result = await run_tool_use(ToolUseRequest("o", "TaskOutput", {"task_id": task_id, "block": True, "timeout": 30000}), ctx, Approver())
     assert "alpha found" in result.text, result.text
     assert "completed" in result.text
+
+
+async def test_subagent_usage_is_reported_and_broken_agent_files_are_named(server, tmp_path):
+    from jupyter_agent.agent.events import UsageUpdated
+    from jupyter_agent.testing import UsageOverride
+
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "broken.md").write_text("no front matter")
+    server.push(reply(text("ok"), usage=UsageOverride(input_tokens=1000, output_tokens=100)))
+    ctx = _ctx(server, tmp_path, [ReadTool()])
+    events = []
+    out = await run_tool_use(ToolUseRequest("t", "Agent", {"description": "d", "prompt": "p", "subagent_type": "Explore"}),
+                             ctx, Approver(), on_event=events.append)
+    assert out.text == "ok"
+    usage = [e.progress.data.event for e in events
+             if isinstance(e, ToolCallProgress) and isinstance(e.progress.data.event, UsageUpdated)]
+    assert usage and usage[-1].session.input_tokens == 1000 and usage[-1].session_cost_usd > 0
+    bad = await run_tool_use(ToolUseRequest("t2", "Agent", {"description": "d", "prompt": "p", "subagent_type": "x"}),
+                             ctx, Approver())
+    assert bad.is_error and "broken.md: missing front matter" in bad.text

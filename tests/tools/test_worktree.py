@@ -141,3 +141,14 @@ async def test_bash_runs_in_the_worktree_after_entering(repo, tmp_path, approve)
     wt = repo / ".claude" / "worktrees" / "bashy"
     assert str(wt.resolve()) in texts[1] and "worktree-bashy" in texts[1]
     assert texts[3].strip().splitlines()[0] == str(repo.resolve())
+
+
+async def test_entering_from_a_subfolder_lands_in_the_same_subfolder(repo, tmp_path, approve):
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "mod.py").write_text("x = 1\n")
+    sh(repo, "add", "pkg/mod.py")
+    sh(repo, "commit", "-q", "-m", "pkg")
+    ctx = make_context([EnterWorktreeTool()], repo / "pkg").with_changes(session_dir=tmp_path / "s")
+    run = await run_tools([ToolUseRequest("e", "EnterWorktree", {"name": "sub"})], ctx, approve)
+    assert run.context.cwd == repo / ".claude" / "worktrees" / "sub" / "pkg"
+    assert get_worktree(ctx.get_app_state()).original_cwd == repo / "pkg"
