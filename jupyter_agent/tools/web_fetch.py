@@ -52,6 +52,7 @@ class WebFetchSettings:
     max_answer_tokens: int = 2048
     fetch: FetchSettings = field(default_factory=FetchSettings)
     use_cache: bool = True
+    client: Any = None  # an AsyncAnthropic / Bedrock / Vertex client to use (e.g. the session's)
 
     def resolve_model(self, main_model: str) -> str:
         if self.model:
@@ -225,7 +226,9 @@ async def _answer(page: PageContent, prompt: str, settings: WebFetchSettings, co
     text = page.text
     if len(text) > settings.max_markdown_chars:
         text = text[: settings.max_markdown_chars] + "\n\n[Content truncated due to length...]"
-    client = AsyncAnthropic(base_url=settings.base_url, api_key=settings.api_key, max_retries=2)
+    client = settings.client or AsyncAnthropic(
+        base_url=settings.base_url, api_key=settings.api_key, max_retries=2
+    )
     try:
         message = await client.messages.create(
             model=settings.resolve_model(context.options.main_loop_model),
@@ -235,7 +238,8 @@ async def _answer(page: PageContent, prompt: str, settings: WebFetchSettings, co
     except (APIError, TypeError) as exc:  # TypeError: no API key or auth token configured
         raise ToolError(f"The page was fetched but could not be processed by the model: {exc}") from exc
     finally:
-        await client.close()
+        if settings.client is None:
+            await client.close()
     answer = "".join(getattr(b, "text", "") for b in message.content).strip()
     return answer or "No response from the model about this page."
 

@@ -35,6 +35,7 @@ class WebSearchSettings:
     api_key: str | None = None
     max_uses: int = 8
     max_tokens: int = 4096
+    client: Any = None  # an AsyncAnthropic / Bedrock / Vertex client to use (e.g. the session's)
 
 
 def web_search_tool_param(
@@ -178,7 +179,9 @@ async def _run_search(input: WebSearchInput, settings: WebSearchSettings, model:
         {"role": "user", "content": f"Perform a web search for the query: {input.query}"}
     ]
     collected: list[dict[str, Any]] = []
-    client = AsyncAnthropic(base_url=settings.base_url, api_key=settings.api_key, max_retries=2)
+    client = settings.client or AsyncAnthropic(
+        base_url=settings.base_url, api_key=settings.api_key, max_retries=2
+    )
     try:
         for _round in range(MAX_PAUSE_CONTINUATIONS + 1):
             response = await client.messages.create(
@@ -194,7 +197,8 @@ async def _run_search(input: WebSearchInput, settings: WebSearchSettings, model:
     except (APIError, TypeError) as exc:  # TypeError: no API key or auth token configured
         raise ToolError(f"Web search failed: {exc}") from exc
     finally:
-        await client.close()
+        if settings.client is None:
+            await client.close()
     return collected
 
 

@@ -101,3 +101,15 @@ async def test_validation_permission_and_api_failure(tmp_path, model, approve, r
 def test_tool_param_for_the_main_loop():
     assert web_search_tool_param(blocked_domains=["x.com"], max_uses=2) == {
         "type": "web_search_20250305", "name": "web_search", "max_uses": 2, "blocked_domains": ["x.com"]}
+
+
+async def test_given_client_is_used_and_left_open(tmp_path, model, approve):
+    from anthropic import AsyncAnthropic
+
+    client = AsyncAnthropic(base_url=model.base_url, api_key="session-key")
+    ctx = _ctx(tmp_path, model)
+    ctx.extra["web_search"] = WebSearchSettings(base_url="http://127.0.0.1:9", client=client)
+    model.push(message(search_blocks("q", [("A", "https://a.example/")])))
+    out = await _search(ctx, approve, query="with the session's client")
+    assert "https://a.example/" in out.text and not client.is_closed()
+    await client.close()
