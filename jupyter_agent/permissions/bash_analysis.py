@@ -109,7 +109,7 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]
         cd_kind = program
         args = [w for w in inner[1:] if w.literal != "--"]
         cd_target = args[0] if args else None
-        if len(args) > 1 or (cd_target is not None and (cd_target.literal or "-").startswith("-")):
+        if len(args) > 1 or (cd_target is not None and (cd_target.literal or "-").startswith(("-", "+"))):
             reason = reason or f"{program} with options"
     info = CommandInfo(tuple(forms), inner, read_only, reason, cd_target, cd_kind, nested)
     return info, unwrapped.scripts
@@ -130,7 +130,28 @@ def _extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         extra.append((Word(program.rsplit("/", 1)[1]), *form[1:]))
     if program in ("find", "fd"):
         extra.extend(_exec_commands(form))
+    if program == "git":
+        bare = _git_without_global_options(form)
+        if bare is not None:
+            extra.append(bare)
     return extra
+
+
+_GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
+                                    "--config-env", "--super-prefix"})
+
+
+def _git_without_global_options(form: tuple[Word, ...]) -> tuple[Word, ...] | None:
+    """``git -C x --no-pager push`` is also checked as ``git push`` (deny and ask rules)."""
+    i = 1
+    while i < len(form) and (form[i].literal or "").startswith("-"):
+        key = (form[i].literal or "").split("=", 1)[0]
+        i += 2 if key in _GIT_GLOBAL_WITH_VALUE and "=" not in (form[i].literal or "") else 1
+    if i == 1:
+        return None
+    if i > len(form):
+        return None
+    return (form[0], *form[i:])
 
 
 def _exec_commands(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:

@@ -31,6 +31,7 @@ WRAPPERS: dict[str, _Wrapper] = {
     "timeout": _w("-s --signal -k --kill-after", "--preserve-status --foreground -v --verbose", 1),
     "nice": _w("-n --adjustment"),
     "nohup": _w(),
+    "coproc": _w(),
     "time": _w("", "-p"),
     "setsid": _w("", "-w --wait -f --fork"),
     "builtin": _w(),
@@ -46,6 +47,7 @@ WRAPPERS: dict[str, _Wrapper] = {
     "sudo": _w("-u -g -C -D -h -p -r -t -U -T --user --group --chdir --prompt", None,
                ask="sudo runs commands as another user"),
     "doas": _w("-u -C", None, ask="doas runs commands as another user"),
+    "watch": _w("-n --interval -q --equexit", None, ask="watch runs its arguments as shell code"),
 }
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"})
 EVAL_LIKE = frozenset({"eval", "trap"})
@@ -97,7 +99,7 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             return out
         if name in EVAL_LIKE:
             out.ask_reason = f"{name} runs its arguments as shell code"
-            if all(w.static for w in current[1:]) and name == "eval":
+            if name == "eval" and all(w.static for w in current[1:]):
                 out.scripts.append(" ".join(w.text for w in current[1:]))
             return out
         if name == "su":
@@ -114,6 +116,10 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         rest = _strip_options(name, wrapper, current[1:], out)
         if rest is None:
             out.ask_reason = out.ask_reason or f"could not understand the options of {name}"
+            return out
+        if name == "watch":  # runs `sh -c "<the rest joined>"`
+            if all(w.static for w in rest):
+                out.scripts.append(" ".join(w.text for w in rest))
             return out
         if name == "xargs":
             out.appends_args = True
