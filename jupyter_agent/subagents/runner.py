@@ -29,11 +29,40 @@ from .runtime import SubagentRuntime
 
 @dataclass(frozen=True)
 class SubagentEvent:
-    """One event of a running subagent (for nesting its cards under the Agent call's card)."""
+    """One event of a running subagent (for nesting its cards under the Agent call's card).
+
+    ``line`` is a one-line summary for a progress tail ("" for events not worth a line, such
+    as text deltas); the full ``event`` is there for richer views.
+    """
 
     agent_id: str
     agent_type: str
     event: SessionEvent
+
+    @property
+    def line(self) -> str:
+        from ..agent.events import AgentErrorEvent
+        from ..core.events import PermissionRequested, ToolCallFinished, ToolCallStarted
+
+        event = self.event
+        if isinstance(event, ToolCallStarted):
+            return f"{self.agent_type}: {event.tool_name} {_short_input(event.input)}".rstrip()
+        if isinstance(event, PermissionRequested):
+            return f"{self.agent_type}: {event.tool_name} is waiting for approval"
+        if isinstance(event, ToolCallFinished) and event.outcome.is_error:
+            first = (event.outcome.text.splitlines() or [""])[0][:120]
+            return f"{self.agent_type}: {event.outcome.tool_name} failed: {first}"
+        if isinstance(event, AgentErrorEvent):
+            return f"{self.agent_type}: {event.message}"
+        return ""
+
+
+def _short_input(data: dict[str, Any]) -> str:
+    for key in ("file_path", "notebook_path", "command", "pattern", "url", "query", "path", "description"):
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value if len(value) <= 80 else value[:77] + "..."
+    return ""
 
 
 @dataclass

@@ -99,3 +99,28 @@ async def test_subagent_write_is_approved_in_the_parents_transcript(tmp_path):
     assert out.text == "Wrote result.txt." and target.read_text() == "done\n"
     asks = [e for e in events if isinstance(e, PermissionRequested)]
     assert asks == []  # the parent's own events: the ask came from inside the subagent
+
+
+async def test_subagent_progress_shows_one_line_per_tool_call(tmp_path):
+    (tmp_path / "a.txt").write_text("alpha\n")
+    transcript = Transcript("explore")
+    with ScriptedServer() as server:
+        server.push(reply(text("Let me look. "), tool_use("Read", {"file_path": str(tmp_path / "a.txt")})),
+                    reply(tool_use("Read", {"file_path": str(tmp_path / "missing.txt")})),
+                    reply(text("a.txt says alpha.")))
+        client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0)
+        from jupyter_agent.tools.read import ReadTool
+
+        ctx = make_context([AgentTool(), ReadTool()], tmp_path)
+        ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-4-5",
+                                                 project_dir=tmp_path, home=tmp_path / "home")
+        out = await run_tool_use(
+            ToolUseRequest("toolu_agent", "Agent", {"description": "look", "prompt": "p", "subagent_type": "Explore"}),
+            ctx, WidgetPermissionHandler(lambda: transcript), on_event=transcript.handle)
+        await client.close()
+    assert out.text == "a.txt says alpha."
+    tail = transcript.cards["toolu_agent"].tail
+    assert tail[0] == f"Explore: Read {tmp_path / 'a.txt'}"
+    assert tail[1] == f"Explore: Read {tmp_path / 'missing.txt'}"
+    assert tail[2].startswith("Explore: Read failed: ")
+    assert len(tail) == 3  # text deltas and usage add no lines
