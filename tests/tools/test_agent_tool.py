@@ -206,3 +206,23 @@ async def test_subagent_usage_is_reported_and_broken_agent_files_are_named(serve
     bad = await run_tool_use(ToolUseRequest("t2", "Agent", {"description": "d", "prompt": "p", "subagent_type": "x"}),
                              ctx, Approver())
     assert bad.is_error and "broken.md: missing front matter" in bad.text
+
+
+async def test_background_agent_can_be_stopped(server, tmp_path):
+    from jupyter_agent.tasks.registry import get_task_registry
+    from jupyter_agent.tools.task_stop import TaskStopTool
+
+    # A very slow reply: the agent is still streaming when TaskStop arrives.
+    server.push(reply(text("x" * 400), delay_s=0.05, chunk_chars=1))
+    ctx = _ctx(server, tmp_path, [ReadTool(), TaskOutputTool(), TaskStopTool()])
+    inp = {"description": "slow", "prompt": "take your time", "subagent_type": "Explore", "run_in_background": True}
+    out = await run_tool_use(ToolUseRequest("t", "Agent", inp), ctx, Approver())
+    task_id = out.text.split("task id ")[1].split(".")[0]
+    task = get_task_registry(ctx).get(task_id)
+    while not server.message_requests:  # the agent's request has reached the model
+        await asyncio.sleep(0.01)
+    stopped = await run_tool_use(ToolUseRequest("s", "TaskStop", {"task_id": task_id}), ctx, Approver())
+    assert f"Stopped task {task_id}" in stopped.text and "killed" in stopped.text
+    assert task.status == "killed"
+    tail = await run_tool_use(ToolUseRequest("o", "TaskOutput", {"task_id": task_id}), ctx, Approver())
+    assert "(agent stopped)" in tail.text
