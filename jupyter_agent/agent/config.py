@@ -60,7 +60,9 @@ class SessionConfig:
     max_continuations: int = 3  # max_tokens continuations per turn
     additional_directories: list[Path] = field(default_factory=list)
     home: Path | None = None  # the user's home for ~/.claude files (tests point it elsewhere)
-    load_settings: bool = True  # read .claude/settings*.json when the settings loader exists
+    load_settings: bool = True  # read .claude/settings*.json
+    load_mcp: bool = True  # MCP servers from ~/.claude.json, ~/.claude/settings.json, approved .mcp.json
+    mcp_servers: dict[str, Any] | None = None  # extra servers, as .mcp.json "mcpServers" entries
 
     def resolved_sessions_dir(self) -> Path:
         return Path(self.sessions_dir) if self.sessions_dir is not None else default_sessions_dir()

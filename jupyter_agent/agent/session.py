@@ -50,7 +50,7 @@ from .session_setup import (
     plain_todos,
     prompt_inputs,
 )
-from .toolset import api_tools
+from .toolpool import ToolPool, make_mcp_manager
 from .transcript import find_transcript, load_transcript, transcript_path
 from .turn import TurnOutcome, run_turn
 
@@ -97,7 +97,7 @@ class AgentSession:
         self._generation = 0
         self._tasks: set[asyncio.Task[Any]] = set()
         self._system: list[dict[str, Any]] | None = None
-        self._tools_json: list[dict[str, Any]] | None = None
+        self.tool_pool = ToolPool(make_mcp_manager(config, self.context.session_dir))
         self._last_context_tokens = 0
         self._request_model: str | None = None
         self._unwatch = self.context.app_state_store.subscribe(self._on_app_state)
@@ -211,17 +211,17 @@ class AgentSession:
 
     async def build_request(self) -> ModelRequest:
         self._follow_model_change()
+        self.context = await self.tool_pool.ensure(self.context, self.emit)
         if self._system is None:
             self._system = await asyncio.to_thread(build_system_prompt, prompt_inputs(self.config))
-        if self._tools_json is None:
-            self._tools_json = await api_tools(self.context.options.tools, self.context.options)
+        tools, system_extra = await self.tool_pool.request_tools(self.context)
         config = self.config
         return ModelRequest(
             model=config.model,
             max_tokens=config.max_tokens,
-            system=self._system,
+            system=self._system + [{"type": "text", "text": text} for text in system_extra],
             messages=self.messages,
-            tools=self._tools_json,
+            tools=tools,
             thinking_budget=config.thinking_budget,
             effort=config.effort,
         )
@@ -299,6 +299,8 @@ class AgentSession:
                 await task
         with contextlib.suppress(Exception):
             await self.hooks.session_end()
+        with contextlib.suppress(Exception):
+            await self.tool_pool.aclose()
         self._unwatch()
         self.log.close()
         if self._owns_client:

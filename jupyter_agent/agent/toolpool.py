@@ -1,0 +1,84 @@
+"""The session's tool pool: base tools plus MCP servers' tools, and what each request carries.
+
+MCP servers (user settings, the project's approved ``.mcp.json``, ``SessionConfig.mcp_servers``)
+start lazily, all at once, before the first request.  Deferred tools are left out of the request
+until ToolSearch discovers them; their names go into a system block instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from ..core.context import ToolUseContext
+from .config import SessionConfig
+from .events import AgentErrorEvent
+from .stream import Emit
+from .toolset import api_tools
+
+
+def make_mcp_manager(config: SessionConfig, session_dir: Path) -> Any | None:
+    """An McpManager for the configured servers (nothing starts yet), or None without any."""
+    if not config.load_mcp and not config.mcp_servers:
+        return None
+    try:
+        from ..mcp.config import load_mcp_config
+        from ..mcp.manager import McpManager
+    except ImportError:
+        return None
+    project = config.resolved_project_dir() if config.load_mcp else None
+    loaded = load_mcp_config(project, home=config.home, extra=config.mcp_servers or None)
+    if not loaded.servers and not loaded.pending and not loaded.errors:
+        return None
+    return McpManager.from_config(loaded, log_dir=session_dir / "mcp")
+
+
+class ToolPool:
+    """Assembles the pool once per session and answers "which tools does this request send"."""
+
+    def __init__(self, mcp: Any | None) -> None:
+        self.mcp = mcp
+        self._ready = False
+        self._cache: tuple[frozenset[str], list[dict[str, Any]], str] | None = None
+
+    async def ensure(self, context: ToolUseContext, emit: Emit) -> ToolUseContext:
+        """Start MCP servers and add their tools (first call only); returns the context to use."""
+        if self._ready:
+            return context
+        self._ready = True
+        if self.mcp is None:
+            return context
+        from ..mcp.pool import assemble_tool_pool
+
+        pool = await assemble_tool_pool(context.options.tools, self.mcp, context.permission_context)
+        for problem in [*self.mcp.config_errors, *_failed_servers(self.mcp)]:
+            emit(AgentErrorEvent(f"MCP: {problem}", kind="mcp"))
+        options = dataclasses.replace(context.options, tools=tuple(pool))
+        return context.with_changes(options=options)
+
+    async def request_tools(self, context: ToolUseContext) -> tuple[list[dict[str, Any]], list[str]]:
+        """(tool definitions, extra system texts) for the next request; cached until discovery."""
+        try:
+            from ..mcp.pool import api_tools_for_request, discovered_tools
+        except ImportError:
+            return await api_tools(context.options.tools, context.options), []
+        state = context.get_app_state()
+        key = discovered_tools(state)
+        if self._cache is None or self._cache[0] != key:
+            tools, deferred_prompt = await api_tools_for_request(context.options.tools, state, context.options)
+            self._cache = (key, tools, deferred_prompt)
+        _, tools, deferred_prompt = self._cache
+        extra = [deferred_prompt] if deferred_prompt else []
+        if self.mcp is not None:
+            extra += [f"Instructions of MCP server {n}:\n{text}" for n, text in self.mcp.instructions().items()]
+        return tools, extra
+
+    async def aclose(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.aclose()
+
+
+def _failed_servers(manager: Any) -> list[str]:
+    """Servers that did not connect (failed, or waiting for the user's approval)."""
+    return [s.line() for s in manager.status() if s.status != "connected"]
