@@ -35,16 +35,16 @@ async def run_tool(ctx: ToolUseContext, name: str, **input: Any):
 async def side_by_side(
     rounds: int, ours: Callable[[], Awaitable[Any]], theirs: Callable[[], Awaitable[Any]]
 ) -> tuple[float, float]:
-    """Median seconds of ``ours`` and ``theirs``, interleaved so both see the same machine noise."""
-    a, b = [], []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        await ours()
-        a.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        await theirs()
-        b.append(time.perf_counter() - t0)
-    return statistics.median(a), statistics.median(b)
+    """Median seconds of ``ours`` and ``theirs``, interleaved (alternating which goes first) so
+    both see the same machine noise."""
+    times: dict[int, list[float]] = {0: [], 1: []}
+    for i in range(rounds):
+        order = ((0, ours), (1, theirs)) if i % 2 == 0 else ((1, theirs), (0, ours))
+        for key, fn in order:
+            t0 = time.perf_counter()
+            await fn()
+            times[key].append(time.perf_counter() - t0)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def result_line(name: str, figure: str, value: float, goal: str, ok: bool) -> str:

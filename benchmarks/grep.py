@@ -66,8 +66,8 @@ async def main() -> int:
         async def rg_content():
             await asyncio.to_thread(rg_direct, root, "--no-heading", "--with-filename", "-n", "-e", "needle_rare")
 
-        t_files, r_files = await side_by_side(9, ours_files, rg_files)
-        t_content, r_content = await side_by_side(9, ours_content, rg_content)
+        t_files, r_files = await side_by_side(15, ours_files, rg_files)
+        t_content, r_content = await side_by_side(15, ours_content, rg_content)
     ratio_files, ratio_content = t_files / r_files, t_content / r_content
     print(f"tree: {size / 1e6:.0f} MB in 2000 files")
     print(f"files_with_matches: Grep {t_files * 1000:.1f} ms vs rg {r_files * 1000:.1f} ms -> {ratio_files:.2f}x")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import heapq
+import os
 import time
 from dataclasses import dataclass
 
@@ -91,15 +93,16 @@ class GlobTool(Tool[GlobInput, GlobOutput]):
         t0 = time.perf_counter()
         root, pattern = split_glob(input.pattern, search_root(input.path, context))
         require_existing(root, directory=True)
-        # rg sorts by mtime itself (newest first): no Python stat per match.
-        args = ["--files", "--hidden", "--no-ignore", "--no-messages", "--sortr", "modified",
-                "--glob", "!.git", "--glob", pattern, "--", str(root)]
-        res = await run_rg(args, cwd=root, timeout=TIMEOUT_S, abort=context.abort_controller)
-        if res.returncode not in (0, 1) and not res.stdout:
+        args = ["--files", "--hidden", "--no-ignore", "--no-messages", "--glob", "!.git",
+                "--glob", pattern, "--", str(root)]
+        found = NewestFiles()
+        res = await run_rg(args, cwd=root, timeout=TIMEOUT_S, abort=context.abort_controller, consume=found.feed)
+        if res.returncode not in (0, 1) and not found.count:
             raise ToolError(f"Glob failed: {res.stderr.strip() or f'rg exit code {res.returncode}'}")
-        total, newest = _head(res.stdout, MAX_RESULTS, cut=res.truncated)
+        if not res.truncated:
+            found.finish()
         ms = int((time.perf_counter() - t0) * 1000)
-        return ToolResult(GlobOutput(newest, total, total > MAX_RESULTS, ms))
+        return ToolResult(GlobOutput(found.newest(MAX_RESULTS), found.count, found.count > MAX_RESULTS, ms))
 
     def map_result_to_content(self, data: GlobOutput, tool_use_id: str) -> list[ContentBlock]:
         return data.to_content()
@@ -108,10 +111,35 @@ class GlobTool(Tool[GlobInput, GlobOutput]):
         return f"Found {output.num_files} files"
 
 
-def _head(out: bytes, n: int, *, cut: bool) -> tuple[int, tuple[str, ...]]:
-    """(number of lines, the first ``n`` lines) of rg's output; a cut last line is dropped."""
-    if cut:
-        out = out[: out.rfind(b"\n") + 1]
-    total = out.count(b"\n") + (1 if out and not out.endswith(b"\n") else 0)
-    lines = out.split(b"\n", n)[:n]
-    return total, tuple(line.decode("utf-8", "surrogateescape") for line in lines if line)
+class NewestFiles:
+    """Collects rg's path lines as they stream in, stat-ing each one (overlapping rg's walk)."""
+
+    def __init__(self) -> None:
+        self._partial = b""
+        self._stamped: list[tuple[int, bytes]] = []
+        self.count = 0
+
+    def feed(self, chunk: bytes) -> None:
+        lines = (self._partial + chunk).split(b"\n")
+        self._partial = lines.pop()
+        for line in lines:
+            self._add(line)
+
+    def finish(self) -> None:
+        if self._partial:
+            self._add(self._partial)
+            self._partial = b""
+
+    def newest(self, n: int) -> tuple[str, ...]:
+        """The ``n`` newest paths (ties by name), decoded."""
+        top = heapq.nsmallest(n, self._stamped, key=lambda t: (-t[0], t[1]))
+        return tuple(os.fsdecode(path) for _, path in top)
+
+    def _add(self, path: bytes) -> None:
+        if not path:
+            return
+        try:
+            self._stamped.append((os.stat(path).st_mtime_ns, path))
+            self.count += 1
+        except OSError:
+            pass  # vanished since the walk

@@ -189,3 +189,20 @@ def test_edit_hunks_on_a_large_text_only_diff_the_regions():
         "@@ -99998,7 +99998,7 @@", " line 99997", " line 99998", " line 99999",
         "-line 100000", "+changed", " line 100001", " line 100002", " line 100003",
     ]
+
+
+async def test_legacy_bytes_after_a_long_ascii_start_are_detected_on_the_whole_file(run, tmp_path):
+    f = tmp_path / "late.txt"
+    body = b"plain ascii line\n" * 5000 + "Café crème brûlée\n".encode("cp1252")  # > 64 KB before é
+    f.write_bytes(body)
+    run.context.read_file_state.record_read(f, body)
+    await run.ok("Edit", file_path=str(f), old_string="brûlée", new_string="glacée")
+    assert f.read_bytes() == body.replace("brûlée".encode("cp1252"), "glacée".encode("cp1252"))
+
+
+async def test_untouched_bytes_stay_identical(run, tmp_path):
+    f = tmp_path / "mixed.txt"
+    body = b"tabs\there\r\ntrailing spaces   \nunicode \xe2\x9c\x93\n\n\nend"
+    f.write_bytes(body)
+    await _read_then_edit(run, f, old_string="end", new_string="END")
+    assert f.read_bytes() == body[:-3] + b"END"
