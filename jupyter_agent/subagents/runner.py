@@ -8,11 +8,13 @@ and ``agent_id``.  Every event of the subagent is handed to ``on_event`` as a ``
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime as _dt
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..agent.events import SessionEvent, Usage
@@ -122,6 +124,8 @@ class SubagentHost:
     usage: Usage = field(default_factory=Usage)
     tool_uses: int = 0
     cost_usd: float = 0.0
+    project_dir: Path | None = None
+    home: Path | None = None
     _system: list[dict[str, Any]] | None = None
     _tools: list[dict[str, Any]] | None = None
 
@@ -150,10 +154,20 @@ class SubagentHost:
 
     async def build_request(self) -> ModelRequest:
         if self._system is None:
-            self._system = [{"type": "text", "text": self.agent.prompt}, {"type": "text", "text": self._env()}]
+            self._system = await asyncio.to_thread(self._system_blocks)
         if self._tools is None:
             self._tools = await api_tools(self.context.options.tools, self.context.options)
         return ModelRequest(self.model, self.max_tokens, self._system, self.messages, self._tools)
+
+    def _system_blocks(self) -> list[dict[str, Any]]:
+        from ..agent.prompts import memory_section
+
+        texts = [self.agent.prompt, self._env()]
+        if self.project_dir is not None:  # project memory (CLAUDE.md) binds subagents too
+            memory = memory_section(self.project_dir, self.home or Path.home())
+            if memory:
+                texts.append(memory)
+        return [{"type": "text", "text": t} for t in texts]
 
     def _env(self) -> str:
         return (
@@ -184,6 +198,7 @@ async def run_subagent(
         agent, agent_id, context, ModelClient(runtime.client, runtime.retry), chosen_model,
         runtime.max_tokens, on_event or (lambda _e: None),
     )
+    host.project_dir, host.home = runtime.project_dir, runtime.home
     host.record_user_blocks([{"type": "text", "text": prompt}])
     result = await run_query(host, context.abort_controller, can_use_tool, LoopLimits(runtime.max_requests))
     return SubagentResult(

@@ -99,6 +99,7 @@ class Team:
         context = context.with_changes(abort_controller=AbortController())  # outlives the turn
         host = SubagentHost(agent, name, context, ModelClient(runtime.client, runtime.retry), chosen,
                             runtime.max_tokens, on_event or (lambda _e: None))
+        host.project_dir, host.home = runtime.project_dir, runtime.home
         mate = Teammate(self, name, agent, host, can_use_tool, runtime.max_requests)
         self.members[name] = mate
         return mate

@@ -144,6 +144,7 @@ async def test_general_purpose_calls_are_not_concurrency_safe():
 async def test_custom_agent_from_the_project_with_its_model(server, tmp_path):
     folder = tmp_path / ".claude" / "agents"
     folder.mkdir(parents=True)
+    (tmp_path / "CLAUDE.md").write_text("Always use tabs.")
     (folder / "reviewer.md").write_text("---\nname: reviewer\ndescription: Reviews code\ntools: Read\nmodel: haiku\n---\nYou review code strictly.\n")
     server.push(reply(text("Looks good.")))
     ctx = _ctx(server, tmp_path, [ReadTool(), WriteTool()])
@@ -155,6 +156,7 @@ async def test_custom_agent_from_the_project_with_its_model(server, tmp_path):
     body = server.message_requests[0].body
     assert body["model"] == "claude-haiku-4-5"
     assert body["system"][0]["text"] == "You review code strictly."
+    assert "Always use tabs." in body["system"][-1]["text"]  # project memory reaches subagents
     assert [t["name"] for t in body["tools"]] == ["Read"]
 
 
