@@ -248,11 +248,11 @@ class _Walker:
             self.out.problems.append(f"unsupported redirection: {kind}")
             return
         op = next((c.type for c in node.children if not c.is_named), "")
-        dest = node.child_by_field_name("destination")
-        if dest is None:
-            self.out.problems.append(f"redirection without a target: {_text(node)[:40]}")
+        targets = [self.words.read(c) for c in node.named_children if c.type != "file_descriptor"]
+        if len(targets) != 1:  # tree-sitter sometimes glues following words onto a redirect
+            self.out.problems.append(f"redirection with {len(targets)} targets: {_text(node)[:40]}")
             return
-        target = self.words.read(dest)
+        target = targets[0]
         if op in (">&", "<&") and (target.text.isdigit() or target.text == "-"):
             return  # fd duplication (2>&1), not a file
         if op in _WRITE_OPS:

@@ -111,6 +111,9 @@ class WordReader:
                 escaped = False
             elif ch == "\\":
                 escaped = True
+            elif ch in " \t\n":  # the parser glued words together: bash would split here
+                self.problems.append(f"unexpected whitespace inside the word {text[:40]!r}")
+                out.append(ch)
             else:
                 if ch in _GLOB_CHARS:
                     glob = True

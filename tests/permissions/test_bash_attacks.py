@@ -96,6 +96,11 @@ ROWS = [
     ("carriage-return", ECHO, "echo ok\r; rm x", "ask"),
     ("line-continuation", ECHO, "echo ok; r\\\nm x", "ask"),
     ("nul", ECHO, "echo ok\x00; rm x", "ask"),
+    ("newline-backslash", RM, "ls\n\\rm x", "ask"),
+    ("newline-backslash-after-and", RM, "ls && ls\n\\rm x", "ask"),
+    ("redirect-swallows-next-line", RM, "ls 2>out\n\\rm x", "ask"),
+    ("redirect-then-arg", ECHO, "echo x > /dev/null .env", "ask"),
+    ("tab-separated", RM, "ls\t\\rm x", "allow"),  # bash: ls with args "rm" and "x"
     # environment that changes what runs
     ("path-prefix", {}, "PATH=/tmp ls", "ask"),
     ("ld-preload", {}, "LD_PRELOAD=/tmp/x.so ls", "ask"),
