@@ -51,7 +51,7 @@ class LoopLimits:
 
 @dataclass
 class LoopResult:
-    stop_reason: str  # end_turn, interrupted, error, max_turns, max_tokens, refusal
+    stop_reason: str  # end_turn, interrupted, error, max_turns, max_tokens, refusal, context_window
     usage: Usage
     text: str = ""
     error: str | None = None
@@ -66,7 +66,7 @@ async def run_query(
 ) -> LoopResult:
     """Run model requests and tool calls until the model ends its turn (or something stops it)."""
     usage = Usage()
-    continuations = 0
+    continuations = compactions = 0
     for _request in range(limits.max_requests):
         await host.maybe_compact()
         request = await host.build_request()
@@ -93,6 +93,15 @@ async def run_query(
             _answer_truncated(host, reply)
             host.record_user_blocks([text_block(CONTINUE_TEXT)])
             continue
+        if reason == "model_context_window_exceeded":
+            _answer_truncated(host, reply)
+            compactions += 1
+            if compactions > 2 or not await _compact_now(host):
+                message = "The conversation no longer fits the model's context window, and compaction did not help."
+                host.emit(AgentErrorEvent(message, kind="context"))
+                return LoopResult("context_window", usage, reply.text, error=message)
+            host.record_user_blocks([text_block(CONTINUE_TEXT)])
+            continue
         if reason == "pause_turn":
             continue  # a server tool paused: send the reply back as is and the model resumes
         if reply.tool_uses:
@@ -103,6 +112,12 @@ async def run_query(
             continue
         return LoopResult("refusal" if reason == "refusal" else "end_turn", usage, reply.text)
     return LoopResult("max_turns", usage)
+
+
+async def _compact_now(host: LoopHost) -> bool:
+    """Compact at once (hosts without ``compact_now`` cannot, e.g. short-lived subagents)."""
+    compact_now = getattr(host, "compact_now", None)
+    return bool(compact_now is not None and await compact_now())
 
 
 async def _stream_unless_aborted(host: LoopHost, request: ModelRequest, abort: AbortController) -> AssistantTurn:

@@ -249,6 +249,15 @@ class AgentSession:
         except CompactionError as err:
             self.emit(AgentErrorEvent(str(err), kind="compaction"))
 
+    async def compact_now(self) -> bool:
+        """Compact inside a turn (the model said the context window is exceeded)."""
+        try:
+            await self._compact("auto")
+        except CompactionError as err:
+            self.emit(AgentErrorEvent(str(err), kind="compaction"))
+            return False
+        return True
+
     # -- compaction, resume, shutdown --------------------------------------------------------
 
     async def compact(self) -> Compaction:

@@ -96,3 +96,25 @@ def test_plan_split_and_rebuild_drop_orphan_results():
     rebuilt = rebuild("S", recent)
     assert [b["type"] for b in rebuilt[0]["content"]] == ["text", "text"]  # orphan tool_result gone
     assert_valid_history(rebuilt)
+
+
+async def test_context_window_exceeded_compacts_and_continues(server, make_session):
+    session, events = make_session(keep_recent_turns=1)
+    server.push(reply("earlier answer"))
+    await session.submit("earlier question")
+    server.push(reply("Partial ans", stop_reason="model_context_window_exceeded"))
+    server.push(reply("Summary: an earlier question was answered."))
+    server.push(reply("wer, continued."))
+    outcome = await session.submit("long question")
+    assert outcome.stop_reason == "end_turn" and outcome.text == "wer, continued."
+    assert len(events.of(Compacted)) == 1
+    assert_valid_history(server.message_requests[-1].messages)
+
+
+async def test_context_window_exceeded_without_progress_ends_the_turn(server, make_session):
+    session, _ = make_session()
+    for _ in range(3):
+        server.push(reply("x", stop_reason="model_context_window_exceeded"), reply("summary"))
+    outcome = await session.submit("q")
+    assert outcome.stop_reason == "context_window"
+    assert "context window" in outcome.error
