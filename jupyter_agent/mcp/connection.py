@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import Callable
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,6 +30,15 @@ from .config import HttpServerConfig, McpServerEntry, StdioServerConfig
 ConnectionStatus = Literal["pending", "connected", "failed", "closed"]
 DEFAULT_CONNECT_TIMEOUT = float(os.environ.get("MCP_TIMEOUT", "30000")) / 1000
 DEFAULT_TOOL_TIMEOUT = float(os.environ.get("MCP_TOOL_TIMEOUT", "600000")) / 1000
+
+
+@dataclass(frozen=True)
+class McpProgress:
+    """A progress notification of a running tool call."""
+
+    progress: float
+    total: float | None = None
+    message: str | None = None
 
 
 class McpCallError(Exception):
@@ -136,10 +147,21 @@ class McpConnection:
         return client
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], timeout: float = DEFAULT_TOOL_TIMEOUT
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        timeout: float = DEFAULT_TOOL_TIMEOUT,
+        on_progress: Callable[[McpProgress], None] | None = None,
     ) -> mcp_types.CallToolResult:
         client = self._live_client()
-        return await self._guard(client.call_tool(tool, arguments, read_timeout_seconds=timeout), tool)
+        callback = None
+        if on_progress is not None:
+
+            async def callback(progress: float, total: float | None, message: str | None) -> None:
+                on_progress(McpProgress(progress, total, message))
+
+        call = client.call_tool(tool, arguments, read_timeout_seconds=timeout, progress_callback=callback)
+        return await self._guard(call, tool)
 
     async def list_resources(self) -> list[mcp_types.Resource]:
         client = self._live_client()

@@ -9,7 +9,7 @@ import mcp_types
 from pydantic import BaseModel, ConfigDict
 
 from ..core.result import ContentBlock, ToolResult
-from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..core.tool import VALID, Tool, ToolProgress, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..mcp.convert import call_result_to_blocks, result_meta
 
@@ -114,7 +114,10 @@ class MCPTool(Tool[McpToolInput, list[ContentBlock]]):
         from ..mcp.connection import McpCallError
 
         try:
-            result = await self.connection.call_tool(self.tool_name, input.model_dump(mode="json"))
+            report = (lambda p: on_progress(ToolProgress("", p))) if on_progress else None
+            result = await self.connection.call_tool(
+                self.tool_name, input.model_dump(mode="json"), on_progress=report
+            )
         except McpCallError as exc:
             raise ToolError(f"{exc} The tool {self.name} is unavailable; continue without it.") from exc
         blocks = call_result_to_blocks(result)

@@ -62,6 +62,18 @@ async def test_arguments_checked_against_server_schema(tmp_path, demo_manager, a
     assert "'two' is not of type 'integer'" in out.text
 
 
+async def test_progress_notifications_become_tool_progress(tmp_path, demo_manager, approve):
+    from jupyter_agent.core.events import ToolCallProgress
+
+    ctx = _context(tmp_path, demo_manager, demo_manager.tools())
+    events = []
+    out = await run_tool_use(ToolUseRequest("p1", "mcp__demo__count", {"n": 3}), ctx, approve, on_event=events.append)
+    assert out.text == "counted to 3"
+    progress = [e.progress for e in events if isinstance(e, ToolCallProgress)]
+    assert [(p.tool_use_id, p.data.progress, p.data.total, p.data.message) for p in progress] == [
+        ("p1", 1, 3, "step 1"), ("p1", 2, 3, "step 2"), ("p1", 3, 3, "step 3")]
+
+
 async def test_writing_tool_asks_and_rules_apply(tmp_path, demo_manager, approve, reject):
     tools = demo_manager.tools()
     ctx = _context(tmp_path, demo_manager, tools)

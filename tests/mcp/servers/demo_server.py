@@ -67,6 +67,14 @@ def whoami(ctx: Context) -> str:
     return headers.get("authorization", "(no authorization header)")
 
 
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+async def count(n: int, ctx: Context) -> str:
+    """Count to n, reporting progress at each step."""
+    for i in range(1, n + 1):
+        await ctx.report_progress(i, n, f"step {i}")
+    return f"counted to {n}"
+
+
 @server.tool()
 def crash() -> str:
     """Kill the server process in the middle of the call."""
