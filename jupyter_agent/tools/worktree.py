@@ -1,6 +1,6 @@
 """EnterWorktree / ExitWorktree: work in an isolated git worktree on a new branch.
 
-``EnterWorktree`` creates ``<repo>/.claude/worktrees/<name>`` on branch ``worktree-<name>``
+``EnterWorktree`` creates ``<repo>/.worktrees/<name>`` on branch ``worktree-<name>``
 (from the current HEAD) and makes it the session's working directory: through the result's
 ``context_modifier`` (``context.cwd``) and ``AppState.extra["worktree"]`` (a
 ``WorktreeSession``), which the session reads to carry the cwd into later turns.
@@ -26,7 +26,10 @@ from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 
 STATE_KEY = "worktree"
-WORKTREES_DIR = Path(".claude") / "worktrees"
+# Not Claude Code's ``.claude/worktrees``: every write under ``.claude/`` is a protected-path ask
+# here, which would make each edit in the worktree ask.  A dot folder is still skipped by pytest
+# and (through .git/info/exclude) by git and ripgrep in the main checkout.
+WORKTREES_DIR = Path(".worktrees")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -44,11 +47,15 @@ def get_worktree(state: AppState) -> WorktreeSession | None:
     return value if isinstance(value, WorktreeSession) else None
 
 
-def _with_worktree(state: AppState, wt: WorktreeSession | None) -> AppState:
+def _with_worktree(state: AppState, wt: WorktreeSession | None, old: WorktreeSession | None = None) -> AppState:
+    """Record the worktree and make it (or stop it being) a working directory for permissions."""
     extra = {k: v for k, v in state.extra.items() if k != STATE_KEY}
+    perm = state.tool_permission_context
+    dirs = tuple(d for d in perm.additional_directories if old is None or Path(d) != old.path)
     if wt is not None:
         extra[STATE_KEY] = wt
-    return replace(state, extra=extra)
+        dirs = (*dirs, wt.path) if wt.path not in dirs else dirs
+    return replace(state, extra=extra, tool_permission_context=replace(perm, additional_directories=dirs))
 
 
 async def git(cwd: Path, *args: str) -> tuple[int, str, str]:
@@ -129,7 +136,7 @@ def _same_place(cwd: Path, repo: Path, worktree: Path) -> Path:
 
 
 async def _exclude_worktrees_dir(repo: Path) -> None:
-    """Keep ``.claude/worktrees/`` out of the main checkout's ``git status``."""
+    """Keep ``.worktrees/`` out of the main checkout's ``git status`` (and ripgrep's searches)."""
     common = Path(await _git_ok(repo, "rev-parse", "--git-common-dir"))
     exclude = (common if common.is_absolute() else repo / common) / "info" / "exclude"
     line = f"/{WORKTREES_DIR.as_posix()}/"
@@ -189,7 +196,7 @@ class ExitWorktreeTool(Tool[ExitWorktreeInput, ExitWorktreeOutput]):
                 )
             await _git_ok(wt.repo_root, "worktree", "remove", "--force", str(wt.path))
             await _git_ok(wt.repo_root, "branch", "-D", wt.branch)
-        context.set_app_state(lambda s: _with_worktree(s, None))
+        context.set_app_state(lambda s: _with_worktree(s, None, wt))
         back = wt.original_cwd
         return ToolResult(
             ExitWorktreeOutput(wt, input.action, discarded),

@@ -43,7 +43,7 @@ async def test_enter_then_keep(repo, tmp_path, approve):
     run = await run_tools([ToolUseRequest("e", "EnterWorktree", {"name": "feature"})], ctx, approve)
     out = run.outcomes[0]
     assert not out.is_error, out.text
-    wt_path = repo / ".claude" / "worktrees" / "feature"
+    wt_path = repo / ".worktrees" / "feature"
     assert run.context.cwd == wt_path
     assert (wt_path / "app.py").read_text() == "print('hi')\n"
     assert sh(wt_path, "branch", "--show-current").strip() == "worktree-feature"
@@ -60,7 +60,7 @@ async def test_remove_refuses_uncommitted_changes_unless_discarding(repo, tmp_pa
     ctx = _ctx(repo, tmp_path)
     run = await run_tools([ToolUseRequest("e", "EnterWorktree", {})], ctx, approve)
     wt = get_worktree(ctx.get_app_state())
-    assert wt.path.parent == repo / ".claude" / "worktrees" and wt.branch.startswith("worktree-wt-")
+    assert wt.path.parent == repo / ".worktrees" and wt.branch.startswith("worktree-wt-")
     (wt.path / "app.py").write_text("print('changed')\n")
     (wt.path / "new.txt").write_text("x")
 
@@ -94,7 +94,7 @@ async def test_clean_remove_needs_no_discard(repo, tmp_path, approve):
     await run_tools([ToolUseRequest("e", "EnterWorktree", {"name": "clean"})], ctx, approve)
     out = await run_tool_use(ToolUseRequest("x", "ExitWorktree", {"action": "remove"}), ctx, approve)
     assert not out.is_error and "Removed the worktree" in out.text
-    assert not (repo / ".claude" / "worktrees" / "clean").exists()
+    assert not (repo / ".worktrees" / "clean").exists()
 
 
 async def test_errors(repo, tmp_path, approve, reject):
@@ -108,7 +108,7 @@ async def test_errors(repo, tmp_path, approve, reject):
         out = await run_tool_use(ToolUseRequest("i", name, inp), ctx, approve)
         assert out.is_error and needle in out.text, out.text
     denied = await run_tool_use(ToolUseRequest("d", "EnterWorktree", {"name": "x"}), ctx, reject)
-    assert denied.is_error and not (repo / ".claude" / "worktrees" / "x").exists()
+    assert denied.is_error and not (repo / ".worktrees" / "x").exists()
     await run_tool_use(ToolUseRequest("e", "EnterWorktree", {"name": "one"}), ctx, approve)
     twice = await run_tool_use(ToolUseRequest("e2", "EnterWorktree", {"name": "two"}), ctx, approve)
     assert twice.is_error and "Already in worktree" in twice.text
@@ -138,7 +138,7 @@ async def test_bash_runs_in_the_worktree_after_entering(repo, tmp_path, approve)
     )
     texts = [o.text for o in run.outcomes]
     assert not any(o.is_error for o in run.outcomes), texts
-    wt = repo / ".claude" / "worktrees" / "bashy"
+    wt = repo / ".worktrees" / "bashy"
     assert str(wt.resolve()) in texts[1] and "worktree-bashy" in texts[1]
     assert texts[3].strip().splitlines()[0] == str(repo.resolve())
 
@@ -150,5 +150,29 @@ async def test_entering_from_a_subfolder_lands_in_the_same_subfolder(repo, tmp_p
     sh(repo, "commit", "-q", "-m", "pkg")
     ctx = make_context([EnterWorktreeTool()], repo / "pkg").with_changes(session_dir=tmp_path / "s")
     run = await run_tools([ToolUseRequest("e", "EnterWorktree", {"name": "sub"})], ctx, approve)
-    assert run.context.cwd == repo / ".claude" / "worktrees" / "sub" / "pkg"
+    assert run.context.cwd == repo / ".worktrees" / "sub" / "pkg"
     assert get_worktree(ctx.get_app_state()).original_cwd == repo / "pkg"
+
+
+async def test_accept_edits_writes_in_the_worktree_without_asking(repo, tmp_path):
+    from dataclasses import replace
+
+    from jupyter_agent.tools.write import WriteTool
+    from tests.conftest import RecordingApprover
+
+    (repo / "notebooks").mkdir()
+    ctx = make_context([EnterWorktreeTool(), ExitWorktreeTool(), WriteTool()], repo / "notebooks")
+    ctx = ctx.with_changes(session_dir=tmp_path / "s")
+    # The project is a subfolder of the repo, so the worktree lies outside it.
+    ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(
+        s.tool_permission_context, mode="acceptEdits", project_dir=repo / "notebooks")))
+    approver = RecordingApprover()
+    run = await run_tools([ToolUseRequest("e", "EnterWorktree", {"name": "edits"})], ctx, approver)
+    wt = repo / ".worktrees" / "edits"
+    out = await run_tool_use(
+        ToolUseRequest("w", "Write", {"file_path": str(wt / "new.py"), "content": "x = 1\n"}), run.context, approver)
+    assert not out.is_error, out.text
+    assert [name for name, _ in approver.asks] == ["EnterWorktree"]  # the write did not ask
+    assert wt in ctx.permission_context.additional_directories
+    await run_tools([ToolUseRequest("x", "ExitWorktree", {"action": "keep"})], run.context, approver)
+    assert wt not in ctx.permission_context.additional_directories
