@@ -67,6 +67,8 @@ def _first_line(text: str, limit: int = 120) -> str:
 def input_detail_html(tool_name: str, input: Any) -> str:
     """Exactly what will run: the full command, the full diff of an edit, the new cell source."""
     data = as_dict(input)
+    if tool_name in ("AskUserQuestion", "ExitPlanMode"):
+        return ""  # their own widgets show the questions / the plan
     if tool_name == "Bash" and "command" in data:
         desc = data.get("description")
         head = f"<div>{render.muted(str(desc))}</div>" if desc else ""
