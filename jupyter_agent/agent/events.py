@@ -31,7 +31,8 @@ class ThinkingDelta:
 
 @dataclass(frozen=True)
 class ToolUseStreaming:
-    """The model has begun a tool_use block; its input arrives as JSON fragments."""
+    """A tool_use block is streaming: first with ``partial_json=""`` when it begins, then once
+    per input fragment, ``partial_json`` holding only the new fragment (join them for the input)."""
 
     tool_use_id: str
     tool_name: str
@@ -84,15 +85,21 @@ class Compacted:
 
 @dataclass(frozen=True)
 class AgentErrorEvent:
+    """An error for the user.  ``retrying=True``: the reply is being retried from the start, so
+    text and tool input streamed since the last ``AssistantMessageDone`` are void.  Kinds also
+    include "hook", "mcp", "compaction" and "context" (warnings; the turn goes on unless it ends)."""
+
     message: str
-    kind: str = "error"  # "api", "auth", "rate_limit", "overloaded", "network", "internal"
+    kind: str = "error"  # "api", "auth", "rate_limit", "overloaded", "server", "network", "internal"
     retrying: bool = False
 
 
 @dataclass(frozen=True)
 class TurnEnded:
     turn_id: str
-    stop_reason: str  # "end_turn", "interrupted", "error", "max_turns", "refusal"
+    # "end_turn", "interrupted", "error", "max_turns", "max_tokens", "refusal", "blocked" (a
+    # UserPromptSubmit hook), "context_window"
+    stop_reason: str
     duration_s: float
     usage: Usage
 
