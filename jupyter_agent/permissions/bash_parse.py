@@ -71,9 +71,14 @@ def parse_uncached(command: str) -> ParsedCommand:
     out = ParsedCommand()
     if _bad_characters(command, out):
         return out
-    tree = _PARSER.parse(command.encode("utf-8", "surrogateescape"))
+    data = command.encode("utf-8", "surrogateescape")
+    tree = _PARSER.parse(data)
     if tree.root_node.has_error:
         out.problems.append("the command does not parse (syntax error or unterminated quote)")
+        return out
+    skipped = _skipped_text(tree.root_node, data)
+    if skipped is not None:
+        out.problems.append(f"the parser skipped part of the command: {skipped!r}")
         return out
     _Walker(out).run(tree.root_node)
     if not out.commands and not out.problems and command.strip():
@@ -92,6 +97,34 @@ def _bad_characters(command: str, out: ParsedCommand) -> bool:
     elif "\\\n" in command:
         out.problems.append("line continuations (backslash-newline) are not analyzed")
     return bool(out.problems)
+
+
+_ATOMIC = frozenset({"word", "string", "raw_string", "ansi_c_string", "heredoc_body", "comment",
+                     "string_content", "heredoc_content", "number", "variable_name", "test_operator",
+                     "translated_string", "heredoc_start", "heredoc_end", "regex", "extglob_pattern"})
+_BLANK = frozenset(b" \t\n")
+
+
+def _skipped_text(root: Node, data: bytes) -> str | None:
+    """Text between tokens that is not blank: tree-sitter dropped it (``\\ x`` after a newline)."""
+    covered = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _ATOMIC or node.child_count == 0:
+            start, end = node.start_byte, node.end_byte
+            if start > covered and not _blank(data[covered:start]):
+                return data[covered:start].decode("utf-8", "replace")[:40]
+            covered = max(covered, end)
+            continue
+        stack.extend(reversed(node.children))
+    if covered < len(data) and not _blank(data[covered:]):
+        return data[covered:].decode("utf-8", "replace")[:40]
+    return None
+
+
+def _blank(chunk: bytes) -> bool:
+    return all(b in _BLANK for b in chunk)
 
 
 class _Walker:

@@ -55,6 +55,7 @@ class WordReader:
     def __init__(self) -> None:
         self.substitutions: list[Node] = []
         self.problems: list[str] = []
+        self._in_expansion = 0  # inside ${...} an operand may contain blanks
 
     def read(self, node: Node) -> Word:
         return self._read(node, 0)
@@ -86,6 +87,8 @@ class WordReader:
         if kind == "ansi_c_string":
             text = _text(node)
             return Word(text[2:-1]) if "\\" not in text else Word(text, static=False)
+        if kind == "extglob_pattern" and "$" not in _text(node) and "`" not in _text(node):
+            return Word(_text(node), glob=True)  # a case pattern such as a|b or *
         if kind in ("translated_string", "brace_expression"):
             self._scan(node, depth)
             return Word(_text(node), static=False, glob=kind == "brace_expression")
@@ -111,7 +114,7 @@ class WordReader:
                 escaped = False
             elif ch == "\\":
                 escaped = True
-            elif ch in " \t\n":  # the parser glued words together: bash would split here
+            elif ch in " \t\n" and not self._in_expansion:  # glued words: bash splits here
                 self.problems.append(f"unexpected whitespace inside the word {text[:40]!r}")
                 out.append(ch)
             else:
@@ -174,7 +177,11 @@ class WordReader:
             if kind == "subscript":
                 self.problems.append(f"array subscript (arithmetic) in {_text(node)[:40]}")
                 continue
-            self._read(child, depth + 1)
+            self._in_expansion += 1
+            try:
+                self._read(child, depth + 1)
+            finally:
+                self._in_expansion -= 1
 
     def _check_arithmetic(self, node: Node) -> None:
         """Arithmetic evaluates variable values as code (``a[$(cmd)]``): only numbers pass."""

@@ -32,6 +32,7 @@ WRAPPERS: dict[str, _Wrapper] = {
     "nice": _w("-n --adjustment"),
     "nohup": _w(),
     "coproc": _w(),
+    "!": _w(),  # `! ! cmd` reaches us as a command named "!"
     "time": _w("", "-p"),
     "setsid": _w("", "-w --wait -f --fork"),
     "builtin": _w(),

@@ -101,6 +101,10 @@ ROWS = [
     ("redirect-swallows-next-line", RM, "ls 2>out\n\\rm x", "ask"),
     ("redirect-then-arg", ECHO, "echo x > /dev/null .env", "ask"),
     ("tab-separated", RM, "ls\t\\rm x", "allow"),  # bash: ls with args "rm" and "x"
+    ("double-negation", RM, "! ! rm x", "deny"),
+    ("skipped-escaped-blank", {}, "ls;\\ x", "ask"),
+    ("case-patterns", {}, "case $x in a|b) ls;; *) pwd;; esac", "allow"),
+    ("expansion-default-with-blank", ECHO, "echo ${x:-a b}", "allow"),
     # environment that changes what runs
     ("path-prefix", {}, "PATH=/tmp ls", "ask"),
     ("ld-preload", {}, "LD_PRELOAD=/tmp/x.so ls", "ask"),
