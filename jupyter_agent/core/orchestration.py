@@ -198,8 +198,9 @@ async def _pre_tool_use(
         pre = await pre_tool_use(hooks, req.id, tool, parsed, context)
     except Exception as exc:  # fail closed
         return _error(req, f"PreToolUse hook failed: {_describe_exception(exc)}", decision="deny")
-    if pre.blocked:
-        return _error(req, f"PreToolUse hook blocked this call: {pre.block_message}", decision="deny")
+    if pre.blocked or pre.stop:
+        why = pre.block_message if pre.blocked else (pre.stop_reason or "A hook stopped the session.")
+        return _error(req, f"PreToolUse hook blocked this call: {why}", decision="deny")
     if pre.updated_input is None:
         return parsed, pre
     merged = {**parsed.model_dump(by_alias=True, exclude_none=True), **pre.updated_input}

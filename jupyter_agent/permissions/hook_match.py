@@ -10,11 +10,18 @@ from pydantic import BaseModel
 from ..core.tool import Tool
 from .bash_analysis import analyze
 from .bash_rules import command_text, compile_bash_pattern
+from .paths import BadPath, compile_pattern, pattern_matches, resolve_path
 from .rules import parse_rule_or_none
+
+_PATH_FIELDS = ("file_path", "notebook_path", "path")
 
 
 def matcher_applies(
-    matcher: str, subject: str | None, tool: Tool[Any, Any] | None = None, tool_input: BaseModel | None = None
+    matcher: str,
+    subject: str | None,
+    tool: Tool[Any, Any] | None = None,
+    tool_input: BaseModel | None = None,
+    cwd: str | None = None,
 ) -> bool:
     """``subject`` is the tool name (tool events) or e.g. the SessionStart source."""
     if matcher in ("", "*"):
@@ -22,7 +29,7 @@ def matcher_applies(
     if subject is None:
         return False
     if "(" in matcher:
-        return _rule_style(matcher, subject, tool, tool_input)
+        return _rule_style(matcher, subject, tool, tool_input, cwd)
     names = (subject, *(tool.aliases if tool is not None else ()))
     if any(part in names for part in matcher.split("|")):
         return True
@@ -32,7 +39,9 @@ def matcher_applies(
         return False
 
 
-def _rule_style(matcher: str, subject: str, tool: Tool[Any, Any] | None, tool_input: BaseModel | None) -> bool:
+def _rule_style(
+    matcher: str, subject: str, tool: Tool[Any, Any] | None, tool_input: BaseModel | None, cwd: str | None
+) -> bool:
     rule = parse_rule_or_none(matcher)
     if rule is None or tool is None or tool_input is None:
         return False
@@ -46,6 +55,13 @@ def _rule_style(matcher: str, subject: str, tool: Tool[Any, Any] | None, tool_in
         return any(
             pattern.matches(command_text(form)) for info in analyze(command).commands for form in info.forms
         )
+    path = next((getattr(tool_input, f) for f in _PATH_FIELDS if isinstance(getattr(tool_input, f, None), str)), None)
+    if path is not None and cwd is not None:
+        try:
+            resolved = resolve_path(path, cwd)
+        except BadPath:
+            return True  # fail closed: a hook watching paths sees the odd ones too
+        return pattern_matches(compile_pattern(rule.content, cwd, cwd), resolved)
     try:
         return bool(tool.prepare_permission_matcher(tool_input)(matcher))
     except Exception:

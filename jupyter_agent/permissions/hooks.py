@@ -104,10 +104,10 @@ class HookRunner:
         subject = _subject(event, full)
         jobs: list[Awaitable[HookResponse]] = []
         for m in self._matchers:
-            if m.event == event and matcher_applies(m.matcher, subject, tool, tool_input):
+            if m.event == event and matcher_applies(m.matcher, subject, tool, tool_input, self.cwd):
                 jobs.extend(run_command_hook(h, full, self.cwd, self._env) for h in m.hooks)
         for p in list(self._python):
-            if p.event == event and matcher_applies(p.matcher, subject, tool, tool_input):
+            if p.event == event and matcher_applies(p.matcher, subject, tool, tool_input, self.cwd):
                 jobs.append(_run_python(p, dict(full)))
         if not jobs:
             return HookOutcome()

@@ -53,6 +53,7 @@ class Settings:
     additional_directories: tuple[Path, ...] = ()
     hooks: tuple[HookMatcher, ...] = ()
     files: tuple[Path, ...] = ()
+    bypass_disabled_by: Path | None = None  # permissions.disableBypassPermissionsMode: "disable"
 
 
 def read_settings_file(path: Path) -> dict[str, Any]:
@@ -85,6 +86,7 @@ def load_settings(project_dir: str | os.PathLike[str], home: str | os.PathLike[s
     dirs: list[Path] = []
     hooks: list[HookMatcher] = []
     files: list[Path] = []
+    bypass_off: Path | None = None
     for source in FILE_SOURCES:
         path = settings_path(source, project, home_path)
         data = read_settings_file(path)
@@ -98,7 +100,9 @@ def load_settings(project_dir: str | os.PathLike[str], home: str | os.PathLike[s
         base = home_path if source == "userSettings" else project
         dirs.extend(_directories(perms.get("additionalDirectories", []), base, path))
         hooks.extend(parse_hooks(data.get("hooks", {}), path, source))
-    return Settings(project, home_path, rules, mode, tuple(dirs), tuple(hooks), tuple(files))
+        if perms.get("disableBypassPermissionsMode") == "disable":
+            bypass_off = bypass_off or path
+    return Settings(project, home_path, rules, mode, tuple(dirs), tuple(hooks), tuple(files), bypass_off)
 
 
 def _permissions_block(data: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -164,8 +168,14 @@ def build_permission_context(
         if extra:
             tables[behavior][source] = tables[behavior].get(source, ()) + extra
     extra_dirs = _directories(list(additional_directories), settings.project_dir, "additional directories option")
+    final_mode = mode or settings.default_mode or "default"
+    if final_mode == "bypassPermissions" and settings.bypass_disabled_by is not None:
+        raise AgentConfigError(
+            f"bypassPermissions mode is disabled by {settings.bypass_disabled_by} "
+            "(permissions.disableBypassPermissionsMode). Use another mode."
+        )
     return ToolPermissionContext(
-        mode=mode or settings.default_mode or "default",
+        mode=final_mode,
         allow_rules=tables["allow"],
         deny_rules=tables["deny"],
         ask_rules=tables["ask"],

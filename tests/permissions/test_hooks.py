@@ -224,3 +224,19 @@ def test_malformed_hooks_name_the_file(world, hooks):
     path.write_text(json.dumps({"hooks": hooks}))
     with pytest.raises(AgentConfigError, match="settings.json"):
         load_settings(world.project, home=world.home)
+
+
+async def test_rule_style_path_matcher_and_continue_false(world, approve):
+    from tests.permissions.tools import EditLike
+
+    body = "json.load(sys.stdin)\nprint(json.dumps({'continue': False, 'stopReason': 'freeze: release in progress'}))\n"
+    hook = _script(world.root, "freeze.py", body)
+    tool = EditLike()
+    _tool, ctx = _setup(world, {"PreToolUse": [{"matcher": "Edit(src/**)", "hooks": [{"type": "command", "command": hook}]}]},
+                        tool=tool, mode="acceptEdits")
+    (world.project / "src").mkdir()
+    stopped = await run_tool_use(ToolUseRequest("e1", "Edit", {"file_path": str(world.project / "src" / "m.py"), "content": "x"}), ctx, approve)
+    assert stopped.is_error and "freeze: release in progress" in stopped.text
+    assert not (world.project / "src" / "m.py").exists()
+    other = await run_tool_use(ToolUseRequest("e2", "Edit", {"file_path": str(world.project / "a.py"), "content": "y"}), ctx, approve)
+    assert not other.is_error and (world.project / "a.py").read_text() == "y"

@@ -144,3 +144,12 @@ def test_user_settings_update_goes_to_home(world):
     )
     assert path == world.home / ".claude" / "settings.json"
     assert json.loads(path.read_text())["permissions"]["allow"] == ["WebFetch(domain:docs.python.org)"]
+
+
+def test_bypass_mode_can_be_disabled_by_settings(world):
+    _write(world.home / ".claude" / "settings.json", {"permissions": {"disableBypassPermissionsMode": "disable"}})
+    _write(world.project / ".claude" / "settings.local.json", {"permissions": {"defaultMode": "bypassPermissions"}})
+    s = load_settings(world.project, home=world.home)
+    with pytest.raises(AgentConfigError, match="disableBypassPermissionsMode"):
+        build_permission_context(s)
+    assert build_permission_context(s, mode="acceptEdits").mode == "acceptEdits"
