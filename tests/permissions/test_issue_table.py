@@ -154,3 +154,53 @@ async def test_deny_message_names_the_rule(world):
     ctx = make_ctx(world.project, deny=("Bash(rm:*)",))
     verdict = await has_permission_to_use_tool(BashLike(), BashLike.input_schema(command="ls; rm -rf /"), ctx)
     assert isinstance(verdict, PermissionDeny) and "Bash(rm:*)" in verdict.message
+
+
+# 14. hooks, as rows: the PreToolUse hook's behaviour, rules, command → what happened to the call
+HOOK_SCRIPTS = {
+    "exit2": "sys.stdin.read()\nprint('blocked: use the Makefile target', file=sys.stderr)\nsys.exit(2)\n",
+    "deny": "json.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'permissionDecision': 'deny', 'permissionDecisionReason': 'hook says no'}}))\n",
+    "allow": "json.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'permissionDecision': 'allow'}}))\n",
+    "ask": "json.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'permissionDecision': 'ask'}}))\n",
+    "rewrite": "json.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'updatedInput': {'command': 'echo rewritten'}}}))\n",
+    "silent": "json.load(sys.stdin)\n",
+}
+HOOK_ROWS = [
+    ("14-exit2-blocks", "exit2", {}, "ls", "deny", "blocked: use the Makefile target"),
+    ("14-json-deny", "deny", {}, "ls", "deny", "hook says no"),
+    ("14-allow-cannot-beat-deny-rule", "allow", RM_DENY, "rm x", "deny", "Bash(rm:*)"),
+    ("14-allow-skips-prompt", "allow", {}, "pytest -q", "allow", "ran pytest -q"),
+    ("14-allow-keeps-ask-rule", "allow", {"ask": ("Bash(git push:*)",)}, "git push", "ask", "ran git push"),
+    ("14-allow-keeps-protected-path", "allow", {}, "echo x > .git/config", "ask", "ran echo"),
+    ("14-ask-on-read-only", "ask", {}, "ls", "ask", "ran ls"),
+    ("14-updated-input", "rewrite", {}, "ls", "allow", "ran echo rewritten"),
+    ("14-silent-hook-changes-nothing", "silent", {}, "pytest -q", "ask", "ran pytest -q"),
+]
+
+
+@pytest.mark.parametrize(("kind", "settings", "command", "expected", "text"), [r[1:] for r in HOOK_ROWS],
+                         ids=[r[0] for r in HOOK_ROWS])
+async def test_hook_rows(world, approve, kind, settings, command, expected, text):
+    import json
+    import sys
+
+    from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+    from jupyter_agent.permissions.hooks import HOOKS_KEY, HookRunner
+    from jupyter_agent.permissions.settings import load_settings
+
+    script = world.root / f"{kind}.py"
+    script.write_text(f"#!{sys.executable}\nimport json, sys\n" + HOOK_SCRIPTS[kind])
+    script.chmod(0o755)
+    (world.project / ".claude").mkdir()
+    (world.project / ".claude" / "settings.json").write_text(json.dumps(
+        {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": str(script)}]}]}}))
+    tool = BashLike()
+    ctx = make_ctx(world.project, tools=(tool,), allow=settings.get("allow", ()), deny=settings.get("deny", ()),
+                   ask=settings.get("ask", ()))
+    ctx.extra[HOOKS_KEY] = HookRunner.from_settings(load_settings(world.project, home=world.home))
+    outcome = await run_tool_use(ToolUseRequest("t1", "Bash", {"command": command}), ctx, approve)
+    asked = bool(approve.asks)
+    got = "deny" if outcome.is_error else ("ask" if asked else "allow")
+    assert got == expected, outcome.text
+    assert text in outcome.text
+    assert bool(tool.calls) == (expected != "deny")
