@@ -156,8 +156,10 @@ async def _read_text(path: Path, input: ReadInput, context: ToolUseContext) -> T
     if (prior is not None and prior.offset == offset and prior.limit == input.limit
             and prior.partial == (not full) and _same_content(prior, window)):
         return UnchangedOutput(str(path))
-    cache.set(FileState(path=os.fspath(path), content_hash=window.file_hash, mtime_ns=window.mtime_ns,
-                        size=window.size, partial=not full, offset=offset, limit=input.limit))
+    # A partial look at a file already read in full (and unchanged) keeps the full entry.
+    if full or prior is None or prior.partial or not _same_content(prior, window):
+        cache.set(FileState(path=os.fspath(path), content_hash=window.file_hash, mtime_ns=window.mtime_ns,
+                            size=window.size, partial=not full, offset=offset, limit=input.limit))
     return TextReadOutput(str(path), window, offset)
 
 

@@ -187,8 +187,8 @@ async def test_relative_path_is_taken_from_cwd(run, tmp_path):
     assert "relative" in await run.ok("Read", file_path="rel.txt")
 
 
-def _png(w: int, h: int, noise: bool = False) -> bytes:
-    img = Image.effect_noise((w, h), 80).convert("RGB") if noise else Image.new("RGB", (w, h), (0, 128, 255))
+def _png(w: int, h: int) -> bytes:
+    img = Image.new("RGB", (w, h), (0, 128, 255))
     buf = io.BytesIO()
     img.save(buf, "PNG")
     return buf.getvalue()
@@ -206,7 +206,7 @@ async def test_image_becomes_an_image_block(run, tmp_path):
 
 async def test_large_image_is_downscaled(run, tmp_path):
     f = tmp_path / "huge.png"
-    f.write_bytes(_png(4000, 3000, noise=True))
+    f.write_bytes(_png(4000, 3000))  # over the 2,000 px edge limit
     outcome = await run("Read", file_path=str(f))
     import base64
 
@@ -269,3 +269,24 @@ def test_schema_uses_claude_code_names():
     schema = ReadTool().input_json_schema()
     assert set(schema["properties"]) == {"file_path", "offset", "limit", "pages"}
     assert schema["required"] == ["file_path"]
+
+
+async def test_partial_look_after_a_full_read_keeps_the_full_read(run, tmp_path):
+    f = tmp_path / "a.txt"
+    f.write_text(_lines(50))
+    await run.ok("Read", file_path=str(f))
+    await run.ok("Read", file_path=str(f), offset=10, limit=3)
+    assert not run.context.read_file_state.get(f).partial
+    await run.ok("Write", file_path=str(f), content="replaced\n")
+    assert f.read_text() == "replaced\n"
+
+
+def test_image_over_the_byte_limit_is_recompressed():
+    from jupyter_agent.tools.read_image import MAX_BYTES, prepare_image
+
+    buf = io.BytesIO()
+    Image.frombytes("RGB", (1500, 1000), os.urandom(1500 * 1000 * 3)).save(buf, "PNG")
+    assert len(buf.getvalue()) > MAX_BYTES
+    out = prepare_image("noise.png", buf.getvalue(), "image/png")
+    assert len(out.data) <= MAX_BYTES and out.original_size == (1500, 1000)
+    assert Image.open(io.BytesIO(out.data)).size == out.size
