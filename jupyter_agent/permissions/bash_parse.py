@@ -15,6 +15,7 @@ from functools import lru_cache
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
+from .bash_lexcheck import bad_characters, skipped_text
 from .bash_words import Node, Word, WordReader, _text
 
 _PARSER = Parser(Language(tree_sitter_bash.language()))
@@ -69,14 +70,16 @@ def _parse_cached(command: str) -> ParsedCommand:
 
 def parse_uncached(command: str) -> ParsedCommand:
     out = ParsedCommand()
-    if _bad_characters(command, out):
+    problem = bad_characters(command)
+    if problem is not None:
+        out.problems.append(problem)
         return out
     data = command.encode("utf-8", "surrogateescape")
     tree = _PARSER.parse(data)
     if tree.root_node.has_error:
         out.problems.append("the command does not parse (syntax error or unterminated quote)")
         return out
-    skipped = _skipped_text(tree.root_node, data)
+    skipped = skipped_text(tree.root_node, data)
     if skipped is not None:
         out.problems.append(f"the parser skipped part of the command: {skipped!r}")
         return out
@@ -84,47 +87,6 @@ def parse_uncached(command: str) -> ParsedCommand:
     if not out.commands and not out.problems and command.strip():
         out.problems.append("no command found")
     return out
-
-
-def _bad_characters(command: str, out: ParsedCommand) -> bool:
-    """Characters where bash and tree-sitter may disagree: NUL, CR, other controls, ``\\``+newline."""
-    if "\x00" in command:
-        out.problems.append("the command contains a NUL byte")
-    elif not command.replace("\n", " ").replace("\t", " ").isprintable() and any(
-        ord(c) < 32 and c not in "\t\n" or c == "\x7f" for c in command
-    ):
-        out.problems.append("the command contains control characters")
-    elif "\\\n" in command:
-        out.problems.append("line continuations (backslash-newline) are not analyzed")
-    return bool(out.problems)
-
-
-_ATOMIC = frozenset({"word", "string", "raw_string", "ansi_c_string", "heredoc_body", "comment",
-                     "string_content", "heredoc_content", "number", "variable_name", "test_operator",
-                     "translated_string", "heredoc_start", "heredoc_end", "regex", "extglob_pattern"})
-_BLANK = frozenset(b" \t\n")
-
-
-def _skipped_text(root: Node, data: bytes) -> str | None:
-    """Text between tokens that is not blank: tree-sitter dropped it (``\\ x`` after a newline)."""
-    covered = 0
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type in _ATOMIC or node.child_count == 0:
-            start, end = node.start_byte, node.end_byte
-            if start > covered and not _blank(data[covered:start]):
-                return data[covered:start].decode("utf-8", "replace")[:40]
-            covered = max(covered, end)
-            continue
-        stack.extend(reversed(node.children))
-    if covered < len(data) and not _blank(data[covered:]):
-        return data[covered:].decode("utf-8", "replace")[:40]
-    return None
-
-
-def _blank(chunk: bytes) -> bool:
-    return all(b in _BLANK for b in chunk)
 
 
 class _Walker:

@@ -95,19 +95,7 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             out.ask_reason = f"the program name {program.text!r} is not a fixed word"
             return out
         name = program.literal
-        if name in SHELLS:
-            _shell(current, out)
-            return out
-        if name in EVAL_LIKE:
-            out.ask_reason = f"{name} runs its arguments as shell code"
-            if name == "eval" and all(w.static for w in current[1:]):
-                out.scripts.append(" ".join(w.text for w in current[1:]))
-            return out
-        if name == "su":
-            _su(current, out)
-            return out
-        if name == "command" and any(w.literal in ("-v", "-V") for w in current[1:2]):
-            out.lookup_only = True
+        if _code_runner(name, current, out):
             return out
         wrapper = WRAPPERS.get(name)
         if wrapper is None:
@@ -132,6 +120,23 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         current = rest
     out.ask_reason = "too many nested wrappers"
     return out
+
+
+def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
+    """Shells, eval, su and ``command -v``: record what they run; True when unwrapping ends."""
+    if name in SHELLS:
+        _shell(words, out)
+    elif name in EVAL_LIKE:
+        out.ask_reason = f"{name} runs its arguments as shell code"
+        if name == "eval" and all(w.static for w in words[1:]):
+            out.scripts.append(" ".join(w.text for w in words[1:]))
+    elif name == "su":
+        _su(words, out)
+    elif name == "command" and any(w.literal in ("-v", "-V") for w in words[1:2]):
+        out.lookup_only = True
+    else:
+        return False
+    return True
 
 
 def _strip_options(

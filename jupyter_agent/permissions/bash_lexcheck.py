@@ -1,0 +1,51 @@
+"""Checks for places where tree-sitter-bash and bash may read a line differently.
+
+Found with the differential test against real bash (``tests/permissions/test_bash_vs_bash.py``)
+and by hand: control characters, backslash-newline, and text the parser silently skipped
+(``ls;\\ x`` loses the ``\\ ``).  Any of these makes the whole line ask.
+"""
+
+from __future__ import annotations
+
+from .bash_words import Node
+
+
+def bad_characters(command: str) -> str | None:
+    """Characters where bash and tree-sitter may disagree: NUL, CR, other controls, ``\\``+newline."""
+    if "\x00" in command:
+        return "the command contains a NUL byte"
+    if not command.replace("\n", " ").replace("\t", " ").isprintable() and any(
+        ord(c) < 32 and c not in "\t\n" or c == "\x7f" for c in command
+    ):
+        return "the command contains control characters"
+    if "\\\n" in command:
+        return "line continuations (backslash-newline) are not analyzed"
+    return None
+
+
+_ATOMIC = frozenset({"word", "string", "raw_string", "ansi_c_string", "heredoc_body", "comment",
+                     "string_content", "heredoc_content", "number", "variable_name", "test_operator",
+                     "translated_string", "heredoc_start", "heredoc_end", "regex", "extglob_pattern"})
+_BLANK = frozenset(b" \t\n")
+
+
+def skipped_text(root: Node, data: bytes) -> str | None:
+    """Text between tokens that is not blank: tree-sitter dropped it (``\\ x`` after a newline)."""
+    covered = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _ATOMIC or node.child_count == 0:
+            start, end = node.start_byte, node.end_byte
+            if start > covered and not _blank(data[covered:start]):
+                return data[covered:start].decode("utf-8", "replace")[:40]
+            covered = max(covered, end)
+            continue
+        stack.extend(reversed(node.children))
+    if covered < len(data) and not _blank(data[covered:]):
+        return data[covered:].decode("utf-8", "replace")[:40]
+    return None
+
+
+def _blank(chunk: bytes) -> bool:
+    return all(b in _BLANK for b in chunk)
