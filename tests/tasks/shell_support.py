@@ -60,6 +60,17 @@ def live_with(marker: str) -> list[psutil.Process]:
     return found
 
 
+def sleeps_with(marker: str) -> int:
+    """How many live ``sleep`` processes carry ``marker``."""
+    count = 0
+    for proc in live_with(marker):
+        try:
+            count += proc.name() == "sleep"
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return count
+
+
 async def eventually(predicate: Any, seconds: float = 10.0) -> bool:
     """Poll ``predicate`` until it is true or ``seconds`` pass (waiting only, never timing)."""
     loop = asyncio.get_running_loop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from jupyter_agent.tasks import get_task_registry
 from jupyter_agent.tasks.registry import _kill_everything_at_exit
 from jupyter_agent.tools.shell.process_group import group_members
-from tests.tasks.shell_support import bash, bash_context, eventually, live_with, token
+from tests.tasks.shell_support import bash, bash_context, eventually, live_with, sleeps_with, token
 
 
 async def test_shutdown_all_stops_every_running_task(tmp_path, approve):
@@ -28,7 +28,7 @@ async def test_interpreter_exit_kills_running_tasks(tmp_path, approve):
     mark = token()
     await bash(ctx, approve, f"(sleep {mark}) & sleep {mark}", run_in_background=True)
     (task,) = get_task_registry(ctx).running()
-    assert await eventually(lambda: len([p for p in live_with(mark) if p.name() == "sleep"]) == 2)
+    assert await eventually(lambda: sleeps_with(mark) == 2)
     _kill_everything_at_exit()  # what atexit runs; it cannot await anything
     assert await eventually(lambda: live_with(mark) == [])
     assert await task.wait(10) and task.status == "killed"
@@ -41,7 +41,7 @@ async def test_background_task_keeps_running_across_foreground_calls(tmp_path, a
     await bash(ctx, approve, f"sleep {mark}", run_in_background=True)
     for _ in range(3):
         assert (await bash(ctx, approve, "echo foreground")).text == "foreground"
-    assert len([p for p in live_with(mark) if p.name() == "sleep"]) == 1
+    assert await eventually(lambda: sleeps_with(mark) == 1)
     await get_task_registry(ctx).shutdown_all()
     assert live_with(mark) == []
 

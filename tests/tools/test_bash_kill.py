@@ -6,7 +6,7 @@ import asyncio
 
 from jupyter_agent.core.orchestration import INTERRUPTED_MESSAGE
 from jupyter_agent.tools.bash import BashInput, BashTool
-from tests.tasks.shell_support import bash, bash_context, eventually, live_with, token
+from tests.tasks.shell_support import bash, bash_context, eventually, live_with, sleeps_with, token
 
 
 async def test_timeout_kills_the_command_and_says_so(tmp_path, approve):
@@ -71,7 +71,7 @@ async def test_abort_stops_a_running_command(tmp_path, approve):
         bash(ctx, approve, f"touch {started}; (sleep {mark}) & sleep {mark}", timeout=600_000)
     )
     assert await eventually(started.exists)
-    assert len([p for p in live_with(mark) if p.name() == "sleep"]) == 2
+    assert await eventually(lambda: sleeps_with(mark) == 2)
     ctx.abort_controller.abort("user pressed stop")
     outcome = await asyncio.wait_for(run, 30)
     assert outcome.is_error and outcome.text == INTERRUPTED_MESSAGE
