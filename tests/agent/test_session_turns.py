@@ -287,3 +287,28 @@ async def test_a_vertex_client_is_accepted(server, make_session):
     request = server.message_requests[0]
     assert request.headers["authorization"] == "Bearer tok"
     assert request.body["model"] == "claude-sonnet-5-5" and request.body["stream"] is True
+
+
+async def test_ten_parallel_real_read_calls(server, make_session, tmp_path):
+    from jupyter_agent.core.registry import TOOL_TARGETS, load_tool
+
+    if "Read" not in TOOL_TARGETS:
+        import pytest
+
+        pytest.skip("the Read tool is not registered in this checkout")
+    files = []
+    for i in range(10):
+        path = tmp_path / f"file{i}.txt"
+        path.write_text(f"content of file {i}\n")
+        files.append(path)
+    calls = [tool_use("Read", {"file_path": str(p)}, id=f"r{i}") for i, p in enumerate(files)]
+    server.push(reply(*calls), reply("Read all ten."))
+    session, _ = make_session([load_tool(TOOL_TARGETS["Read"])])
+    outcome = await session.submit("read the ten files")
+    assert outcome.text == "Read all ten."
+    results = tool_results(server.message_requests[1].messages[-1])
+    assert [r["tool_use_id"] for r in results] == [f"r{i}" for i in range(10)]
+    for i, r in enumerate(results):
+        assert not r.get("is_error") and f"content of file {i}" in result_text(r)
+    assert len(blocks(server.message_requests[1].messages[-1])) == 10
+    assert all(str(p) in session.context.read_file_state for p in files)
