@@ -117,8 +117,9 @@ class StreamAssembler:
         out = []
         for index in sorted(self._blocks):
             block = self._blocks[index]
-            if block.kind == "text" and block.parts:
-                out.append({"type": "text", "text": "".join(block.parts)})
+            text = "".join(block.parts) if block.kind == "text" else ""
+            if text.strip():
+                out.append({"type": "text", "text": text})
         return out
 
     def result(self) -> AssistantTurn:
@@ -126,6 +127,8 @@ class StreamAssembler:
             raise IncompleteStreamError("the stream ended before message_stop")
         invalid: dict[str, str] = {}
         content = [self._finish(self._blocks[i], invalid) for i in sorted(self._blocks)]
+        # The API refuses blank text blocks in the history it is sent back.
+        content = [b for b in content if b["type"] != "text" or b["text"].strip()]
         message = {"role": "assistant", "content": content}
         return AssistantTurn(message, self._stop_reason, self._usage, invalid)
 

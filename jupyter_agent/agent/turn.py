@@ -53,6 +53,10 @@ async def run_turn(session: AgentSession, turn_id: str, prompt: str, abort: Abor
 
 
 async def _hooked_query(session: AgentSession, prompt: str, abort: AbortController) -> LoopResult:
+    if not prompt.strip():
+        message = "The prompt is empty: write what the agent should do after %agent."
+        session.emit(AgentErrorEvent(message, kind="api"))
+        return LoopResult("error", Usage(), error=message)
     check = await session.hooks.before_prompt(prompt, session.log.resumed)
     if check.blocked is not None:
         session.emit(AgentErrorEvent(check.blocked, kind="hook"))

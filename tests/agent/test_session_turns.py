@@ -312,3 +312,31 @@ async def test_ten_parallel_real_read_calls(server, make_session, tmp_path):
         assert not r.get("is_error") and f"content of file {i}" in result_text(r)
     assert len(blocks(server.message_requests[1].messages[-1])) == 10
     assert all(str(p) in session.context.read_file_state for p in files)
+
+
+async def test_blank_text_blocks_never_go_back_to_the_api(server, make_session):
+    server.push(reply("  \n", tool_use("Sleep", {"label": "s"}, id="s1")), reply("done"))
+    session, _ = make_session([SleepTool()])
+    await session.submit("go")
+    assistant = server.message_requests[1].messages[1]
+    assert [b["type"] for b in assistant["content"]] == ["tool_use"]
+
+
+async def test_an_empty_prompt_is_refused_without_calling_the_model(server, make_session):
+    session, _ = make_session()
+    outcome = await session.submit("   ")
+    assert outcome.stop_reason == "error" and "prompt is empty" in outcome.error
+    assert server.message_requests == [] and session.messages == []
+
+
+async def test_todos_in_app_state_become_events(server, make_session):
+    import dataclasses
+
+    from jupyter_agent.agent.events import TodosUpdated
+
+    session, events = make_session()
+    todo = {"content": "write tests", "status": "in_progress", "activeForm": "Writing tests"}
+    session.context.set_app_state(lambda s: dataclasses.replace(s, todos=[todo]))
+    session.context.set_app_state(lambda s: dataclasses.replace(s, todos=[todo]))  # unchanged: no event
+    [event] = events.of(TodosUpdated)
+    assert event.todos == [todo]
