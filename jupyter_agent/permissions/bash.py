@@ -212,6 +212,9 @@ def _write_check(target: Word, cwds: list[str], context: ToolUseContext, v: _Ver
 
 
 def _read_check(word: Word, cwds: list[str], context: ToolUseContext, v: _Verdict) -> None:
+    if not word.static:  # `cat $f`, `xargs cat`: the file is only known at run time
+        v.soft.append(f"it reads {word.text}, a file only known at run time")
+        return
     for cwd in cwds:
         if not v.first_time(word.text, cwd, False):
             continue

@@ -129,6 +129,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
     spec = SPECS.get(program)
     if spec is None or (appends_args and not spec.dynamic_ok):
         return _NOT
+    if appends_args:  # xargs: more file names arrive on stdin
+        args.append(Word("<arguments from stdin>", static=False))
     return _check(spec, args)
 
 
