@@ -29,6 +29,33 @@ async def deny_without_approver(
     return PermissionDeny(NO_APPROVER_MESSAGE.format(tool=tool.name), reason="no approver")
 
 
+STOPPED_MESSAGE = "Interrupted by user: the approval request was withdrawn and the call was not run."
+
+
+def until_stopped(handler: CanUseTool) -> CanUseTool:
+    """``handler``, but a Stop while the user has not answered withdraws the ask (denied)."""
+
+    async def stoppable(
+        tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, ask: PermissionAsk, tool_use_id: str
+    ) -> UserDecision:
+        abort = context.abort_controller
+        if abort.aborted:
+            return PermissionDeny(STOPPED_MESSAGE, reason="interrupted")
+        answer = asyncio.ensure_future(handler(tool, input, context, ask, tool_use_id))
+        stopped = asyncio.ensure_future(abort.wait())
+        try:
+            await asyncio.wait({answer, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not answer.done():
+                answer.cancel()
+        if answer.done() and not answer.cancelled():
+            return answer.result()
+        return PermissionDeny(STOPPED_MESSAGE, reason="interrupted")
+
+    return stoppable
+
+
 def with_timeout(handler: CanUseTool, seconds: float) -> CanUseTool:
     """``handler``, but an ask unanswered after ``seconds`` is denied."""
 

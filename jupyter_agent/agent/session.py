@@ -21,7 +21,7 @@ from ..core.abort import AbortController
 from ..core.context import AppState, ToolUseContext
 from ..core.permission_types import PermissionAsk, UserDecision
 from ..core.tool import CanUseTool, Tool
-from .approval import deny_without_approver, with_timeout
+from .approval import deny_without_approver, until_stopped, with_timeout
 from .compact import Compaction, CompactionError, compact, estimate_tokens
 from .config import SessionConfig
 from .events import (
@@ -183,7 +183,7 @@ class AgentSession:
                 return await deny_without_approver(tool, input, context, ask, tool_use_id)
             if self.config.approval_timeout is not None:
                 handler = with_timeout(handler, self.config.approval_timeout)
-            return await handler(tool, input, context, ask, tool_use_id)
+            return await until_stopped(handler)(tool, input, context, ask, tool_use_id)
 
         return approve
 

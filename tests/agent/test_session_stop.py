@@ -113,3 +113,28 @@ async def test_aclose_cancels_a_running_turn(server, make_session):
     assert task.done()
     assert tracker.log == ["start z", "end z"]
     assert_valid_history(session.messages)
+
+
+async def test_stop_while_an_approval_is_pending_withdraws_it(server, make_session):
+    from jupyter_agent.agent.approval import STOPPED_MESSAGE
+    from jupyter_agent.core.events import PermissionRequested
+    from tests.support.tools import GuardedTool
+
+    cancelled = []
+
+    async def never_answers(tool, input, context, ask, tool_use_id):
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.append(tool_use_id)
+            raise
+
+    server.push(reply(tool_use("Guarded", {"path": "ok/x"}, id="g1")))
+    session, _ = make_session([GuardedTool()], can_use_tool=never_answers)
+    stop_on(session, PermissionRequested)
+    outcome = await asyncio.wait_for(session.submit("write"), 10)
+    assert outcome.stop_reason == "interrupted"
+    assert cancelled == ["g1"]  # the UI's pending ask was cancelled (its card can close)
+    [result] = tool_results(session.messages[-1])
+    assert result_text(result) == STOPPED_MESSAGE
+    assert_valid_history(session.messages)
