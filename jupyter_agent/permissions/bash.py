@@ -23,6 +23,7 @@ from ..core.permission_types import (
     PermissionUpdate,
 )
 from .bash_analysis import Analysis, CommandInfo, analyze, suggested_prefix
+from .bash_recursive import walked_folders
 from .bash_rules import BashPattern
 from .bash_words import Word
 from .compiled import compiled_rules
@@ -30,6 +31,7 @@ from .filesystem import (
     READ_RULES,
     check_write_permission,
     matching_rule,
+    read_deny_rule_below,
     real_in_working_directories,
 )
 from .paths import BadPath, resolve_path
@@ -188,10 +190,23 @@ def _path_checks(analysis: Analysis, cwds: list[str], context: ToolUseContext | 
         else:
             _read_check(redirect.target, cwds, context, v)
     for info in analysis.commands:
-        for word in info.read_only.paths if info.read_only.read_only else ():
+        if not info.read_only.read_only:
+            continue
+        for word in info.read_only.paths:
             _read_check(word, cwds, context, v)
         if v.deny:
             return
+        _recursive_check(info, cwds, context, v)
+
+
+def _recursive_check(info: CommandInfo, cwds: list[str], context: ToolUseContext, v: _Verdict) -> None:
+    """``grep -r KEY .`` reads every file below ``.``: a Read deny rule there makes it ask."""
+    for cwd in cwds:
+        for folder in walked_folders(info.innermost, cwd):
+            rule = read_deny_rule_below(folder, context)
+            if rule is not None:
+                v.sticky.append(f"it searches {folder}, where the rule {rule} denies reading")
+                return
 
 
 def _write_check(target: Word, cwds: list[str], context: ToolUseContext, v: _Verdict) -> None:

@@ -84,6 +84,15 @@ def matching_rule(
     return None
 
 
+def read_deny_rule_below(folder: str, context: ToolUseContext) -> str | None:
+    """A Read deny rule that may match some file below ``folder`` (for recursive searches)."""
+    project = os.fspath(project_dir(context))
+    for text, patterns in compiled_rules(context.permission_context).paths("deny", READ_RULES, project):
+        if any(p.may_match_below(folder) for p in patterns):
+            return text
+    return None
+
+
 def read_denied(path: str, context: ToolUseContext) -> bool:
     """For search tools filtering results: is reading ``path`` denied by a rule?"""
     try:

@@ -87,6 +87,13 @@ class PathPattern:
     root: str
     spec: pathspec.PathSpec
     text: str
+    anchor: str = "/"  # every match starts with root + anchor (the literal head of the pattern)
+
+    def may_match_below(self, folder: str) -> bool:
+        """Could a file somewhere below ``folder`` match?  (For recursive reads like ``grep -r``.)"""
+        base = self.root.rstrip(os.sep) + self.anchor
+        inside = folder.rstrip(os.sep) + os.sep
+        return base.startswith(inside) or inside.startswith(base) or base == folder
 
     def matches(self, path: str) -> bool:
         if path == self.root or not is_within(path, self.root):
@@ -123,7 +130,20 @@ def compile_pattern(text: str, source_root: str, project_dir: str) -> tuple[Path
         pattern = "/**"
     spec = pathspec.GitIgnoreSpec.from_lines([pattern])
     roots = {os.path.normpath(root), os.path.realpath(root)}
-    return tuple(PathPattern(r, spec, text) for r in sorted(roots))
+    anchor = _anchor(pattern)
+    return tuple(PathPattern(r, spec, text, anchor) for r in sorted(roots))
+
+
+def _anchor(pattern: str) -> str:
+    """The literal head every match starts with: ``/secrets/**`` → ``/secrets/``; ``*.key`` → ``/``."""
+    anchored = pattern.startswith("/") or "/" in pattern.rstrip("/")
+    if not anchored:
+        return "/"
+    head = pattern if pattern.startswith("/") else "/" + pattern
+    for i, ch in enumerate(head):
+        if ch in "*?[\\":
+            return head[:i]
+    return head
 
 
 def pattern_matches(patterns: tuple[PathPattern, ...], resolved: ResolvedPath) -> bool:
