@@ -22,6 +22,12 @@ def default_sessions_dir() -> Path:
     return Path(base) / "sessions"
 
 
+def project_slug(project_dir: Path) -> str:
+    """``/home/me/proj`` → ``-home-me-proj`` (one transcript folder per project)."""
+    text = str(Path(os.path.abspath(project_dir)))
+    return "".join(c if c.isalnum() or c in "._" else "-" for c in text)
+
+
 @dataclass
 class SessionConfig:
     """Options of one agent session.
@@ -65,7 +71,10 @@ class SessionConfig:
     mcp_servers: dict[str, Any] | None = None  # extra servers, as .mcp.json "mcpServers" entries
 
     def resolved_sessions_dir(self) -> Path:
-        return Path(self.sessions_dir) if self.sessions_dir is not None else default_sessions_dir()
+        """``sessions_dir``, else one folder per project under the default sessions folder."""
+        if self.sessions_dir is not None:
+            return Path(self.sessions_dir)
+        return default_sessions_dir() / project_slug(self.resolved_project_dir())
 
     def resolved_project_dir(self) -> Path:
         return Path(self.project_dir) if self.project_dir is not None else Path(self.cwd)

@@ -130,3 +130,11 @@ def test_missing_session_is_also_a_lookup_error(tmp_path):
     config = SessionConfig(cwd=tmp_path, sessions_dir=tmp_path / "none", api_key="k")
     with pytest.raises(LookupError):
         AgentSession.resume(config=config, tools=[])
+
+
+def test_default_sessions_dir_is_per_project(tmp_path, monkeypatch):
+    monkeypatch.setenv("JUPYTER_AGENT_HOME", str(tmp_path / "home"))
+    a = SessionConfig(cwd=tmp_path / "a").resolved_sessions_dir()
+    b = SessionConfig(cwd=tmp_path / "b").resolved_sessions_dir()
+    assert a != b and a.parent == b.parent == tmp_path / "home" / "sessions"
+    assert a.name.endswith("-a")
