@@ -68,20 +68,20 @@ async def get_bridge(hello_timeout: float = HELLO_TIMEOUT) -> KernelBridge | Non
     """This kernel's bridge to its frontend, opened on first use; None without a frontend."""
     global _bridge, _no_frontend_until, _lock
     if _bridge is not None and not _bridge.closed:
-        return _bridge
+        return _bridge if _bridge.clients else None  # no hello yet: a late one may still come
     if not _in_kernel() or time.monotonic() < _no_frontend_until:
         return None
     _lock = _lock or asyncio.Lock()
     async with _lock:
         if _bridge is not None and not _bridge.closed:
-            return _bridge
+            return _bridge if _bridge.clients else None
         import comm
 
-        bridge = KernelBridge(asyncio.get_running_loop())
-        if await bridge.open(comm.create_comm, hello_timeout):
-            _bridge = bridge
-            return bridge
-        _no_frontend_until = time.monotonic() + RETRY_AFTER
+        _bridge = KernelBridge(asyncio.get_running_loop())
+        if await _bridge.open(comm.create_comm, hello_timeout):
+            return _bridge
+        if _bridge.closed:  # closed by the frontend: no extension there; ask again later
+            _no_frontend_until = time.monotonic() + RETRY_AFTER
         return None
 
 

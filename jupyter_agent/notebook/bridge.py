@@ -84,7 +84,11 @@ class KernelBridge:
         self._first_hello: asyncio.Future[Hello | None] = self.loop.create_future()
 
     async def open(self, create_comm: CommFactory, hello_timeout: float = HELLO_TIMEOUT) -> bool:
-        """Open the comm and wait for the first hello; False when no frontend answers."""
+        """Open the comm and wait for the first hello; False when none came in time.
+
+        The comm stays open after a timeout: a busy frontend's late hello still registers
+        its client (``clients``).  A frontend without the extension closes the comm at once.
+        """
         self._comm = create_comm(
             target_name=COMM_TARGET, data={"protocol": COMM_TARGET, "version": PROTOCOL_VERSION}
         )
@@ -94,10 +98,7 @@ class KernelBridge:
             hello = await asyncio.wait_for(asyncio.shield(self._first_hello), hello_timeout)
         except asyncio.TimeoutError:
             hello = None
-        if hello is None:
-            self.close()
-            return False
-        return True
+        return hello is not None
 
     def client_for(self, path: str) -> Client | None:
         real = os.path.realpath(path)

@@ -28,7 +28,7 @@ _EXEC = f"""async (code) => {{
 
 
 def open_notebook(page: Any, url: str, name: str) -> None:
-    page.goto(f"{url}/lab/tree/{name}")
+    page.goto(f"{url}/lab/tree/{name}?reset")  # ?reset: no tabs restored from an earlier page
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
     page.wait_for_function(KERNEL_IDLE, timeout=60_000)
 
