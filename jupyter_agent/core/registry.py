@@ -172,6 +172,7 @@ TOOL_TARGETS: dict[str, str] = {
     "TeamDelete": "jupyter_agent.tools.team:TeamDeleteTool",
     "SendMessage": "jupyter_agent.tools.send_message:SendMessageTool",
     "ListPeers": "jupyter_agent.tools.list_peers:ListPeersTool",
+    "CtxInspect": "jupyter_agent.tools.ctx_inspect:CtxInspectTool",
 }
 
 
