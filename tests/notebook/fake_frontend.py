@@ -13,6 +13,7 @@ import hashlib
 import queue
 import secrets
 import threading
+import time
 from typing import Any, Literal
 
 import zmq
@@ -36,7 +37,7 @@ class FrontendError(Exception):
 class FakeFrontend(threading.Thread):
     def __init__(
         self, km: Any, notebook: dict[str, Any], *, path: str, server_root: str,
-        mode: Mode = "extension", subshell: bool = False,
+        mode: Mode = "extension", subshell: bool = False, hello_delay: float = 0.0,
     ) -> None:
         super().__init__(daemon=True)
         self.km = km
@@ -45,6 +46,7 @@ class FakeFrontend(threading.Thread):
         self.server_root = server_root
         self.mode = mode
         self.subshell = subshell
+        self.hello_delay = hello_delay  # a busy browser answers late
         self.lock = threading.Lock()
         self.ready = threading.Event()
         self.requests: list[dict[str, Any]] = []
@@ -114,6 +116,8 @@ class FakeFrontend(threading.Thread):
             if self.mode == "no_extension":  # what JupyterLab does for an unknown target
                 self._send(kc, "comm_close", {"comm_id": comm_id, "data": {}})
                 return
+            if self.hello_delay:
+                time.sleep(self.hello_delay)
             hello = {"type": "hello", "version": PROTOCOL_VERSION, "client_id": "fake-1",
                      "path": self.path, "server_root": self.server_root}
             self._send(kc, "comm_msg", {"comm_id": comm_id, "data": hello})

@@ -139,3 +139,19 @@ async def test_another_notebook_of_the_same_kernel_is_read_from_disk(kernel, tmp
         assert k.run(f"backend({str(other)!r})") == "disk"
     finally:
         fe.stop()
+
+
+async def test_a_late_hello_still_switches_to_live(kernel, tmp_path, nb_file):
+    km, k = kernel
+    fe = _frontend(km, tmp_path, hello_delay=1.0)
+    try:
+        k.execute(SETUP.format(root=str(tmp_path)))
+        assert k.run(f"backend({str(nb_file)!r}, hello_timeout=0.05)") == "disk"
+        # the comm stays open: once the hello arrives, the same kernel uses the live notebook
+        for _ in range(200):
+            if k.run(f"backend({str(nb_file)!r})") == "live":
+                break
+        assert k.run(f"backend({str(nb_file)!r})") == "live"
+        assert fe.comm_opens == 1
+    finally:
+        fe.stop()
