@@ -23,14 +23,6 @@ def resolve_path(raw: str, context: ToolUseContext) -> Path:
     return Path(os.path.normpath(p))
 
 
-def display_path(path: Path, context: ToolUseContext) -> str:
-    """``path`` relative to the cwd when it is inside it (for UI lines), else absolute."""
-    try:
-        return str(path.relative_to(context.cwd))
-    except ValueError:
-        return str(path)
-
-
 def regular_file_stat(path: Path) -> os.stat_result:
     """``stat`` of an existing regular file; any other kind of path is refused with a clear message."""
     try:
