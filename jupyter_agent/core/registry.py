@@ -173,6 +173,7 @@ TOOL_TARGETS: dict[str, str] = {
     "SendMessage": "jupyter_agent.tools.send_message:SendMessageTool",
     "ListPeers": "jupyter_agent.tools.list_peers:ListPeersTool",
     "CtxInspect": "jupyter_agent.tools.ctx_inspect:CtxInspectTool",
+    "Monitor": "jupyter_agent.tools.monitor:MonitorTool",
 }
 
 
