@@ -290,3 +290,21 @@ def test_image_over_the_byte_limit_is_recompressed():
     out = prepare_image("noise.png", buf.getvalue(), "image/png")
     assert len(out.data) <= MAX_BYTES and out.original_size == (1500, 1000)
     assert Image.open(io.BytesIO(out.data)).size == out.size
+
+
+async def test_file_tools_are_registered_with_their_prompts():
+    from jupyter_agent.core.context import ToolUseOptions
+    from jupyter_agent.core.registry import TOOL_TARGETS, RegistryConfig, get_all_base_tools
+
+    names = ("Read", "Write", "Edit", "Glob", "Grep")
+    tools = get_all_base_tools(RegistryConfig(), targets={n: TOOL_TARGETS[n] for n in names})
+    assert [t.name for t in tools] == ["Glob", "Grep", "Read", "Edit", "Write"]  # the seed's order
+    for tool in tools:
+        api = await tool.to_api_tool(ToolUseOptions())
+        assert len(api["description"]) > 200 and api["input_schema"]["type"] == "object"
+    by_name = {t.name: t for t in tools}
+    for writer in ("Write", "Edit"):
+        inp = by_name[writer].input_schema.model_validate(
+            {"file_path": "/x", "content": "", "old_string": "a", "new_string": "b"})
+        assert not by_name[writer].is_read_only(inp) and not by_name[writer].is_concurrency_safe(inp)
+        assert by_name[writer].render_tool_use_message(inp) == f"{writer} /x"
