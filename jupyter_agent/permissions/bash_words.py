@@ -105,6 +105,11 @@ class WordReader:
         """An unquoted word: backslash escapes removed; globs, braces and ``~`` noted."""
         if "`" in text or "$(" in text:
             self.problems.append(f"unparsed substitution in {text[:40]!r}")
+        if "\\" not in text:  # the common case, without a per-character loop
+            if not self._in_expansion and (" " in text or "\t" in text or "\n" in text):
+                self.problems.append(f"unexpected whitespace inside the word {text[:40]!r}")
+            glob = text.startswith("~") or "*" in text or "?" in text or "[" in text
+            return Word(text, static="$" not in text, glob=glob or _is_brace(text))
         out: list[str] = []
         static, glob = True, text.startswith("~")
         escaped = False
@@ -124,9 +129,7 @@ class WordReader:
                     static = False
                 out.append(ch)
         value = "".join(out)
-        if "{" in value and "}" in value and ("," in value or ".." in value):
-            glob = True  # brace expansion: {a,b} or {1..3}
-        return Word(value, static=static, glob=glob)
+        return Word(value, static=static, glob=glob or _is_brace(value))
 
     def _string(self, node: Node, depth: int) -> Word:
         parts: list[str] = []
@@ -197,6 +200,11 @@ class WordReader:
     def _scan(self, node: Node, depth: int) -> None:
         for child in node.named_children:
             self._read(child, depth + 1)
+
+
+def _is_brace(value: str) -> bool:
+    """Brace expansion: ``{a,b}`` or ``{1..3}``."""
+    return "{" in value and "}" in value and ("," in value or ".." in value)
 
 
 def _looks_like_brace(parts: list[Word]) -> bool:
