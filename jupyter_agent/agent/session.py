@@ -21,6 +21,7 @@ from ..core.abort import AbortController
 from ..core.context import AppState, ToolUseContext
 from ..core.permission_types import PermissionAsk, UserDecision
 from ..core.tool import CanUseTool, Tool
+from ..errors import AgentError
 from .approval import deny_without_approver, until_stopped, with_timeout
 from .compact import Compaction, CompactionError, compact, estimate_tokens
 from .config import SessionConfig
@@ -100,6 +101,7 @@ class AgentSession:
         self.tool_pool = ToolPool(make_mcp_manager(config, self.context.session_dir))
         self._last_context_tokens = 0
         self._request_model: str | None = None
+        self.closed = False
         self._unwatch = self.context.app_state_store.subscribe(self._on_app_state)
         self._todos = list(self.context.get_app_state().todos)
         attach_subagents(self)
@@ -138,6 +140,8 @@ class AgentSession:
 
     def submit(self, prompt: str) -> asyncio.Task[TurnOutcome]:
         """Schedule a turn on the running loop and return its task at once (queued while busy)."""
+        if self.closed:
+            raise AgentError("This agent session is closed; start a new one (or resume it).")
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -298,7 +302,10 @@ class AgentSession:
         return session
 
     async def aclose(self) -> None:
-        """Stop everything this session runs and release its resources."""
+        """Stop everything this session runs and release its resources (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
         self.stop()
         tasks = list(self._tasks)
         for task in tasks:

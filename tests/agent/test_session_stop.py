@@ -138,3 +138,15 @@ async def test_stop_while_an_approval_is_pending_withdraws_it(server, make_sessi
     [result] = tool_results(session.messages[-1])
     assert result_text(result) == STOPPED_MESSAGE
     assert_valid_history(session.messages)
+
+
+async def test_aclose_is_idempotent_and_a_closed_session_refuses_prompts(make_session):
+    import pytest
+
+    from jupyter_agent.errors import AgentError
+
+    session, _ = make_session()
+    await session.aclose()
+    await session.aclose()
+    with pytest.raises(AgentError, match="closed"):
+        session.submit("hello")
