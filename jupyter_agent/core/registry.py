@@ -174,6 +174,7 @@ TOOL_TARGETS: dict[str, str] = {
     "ListPeers": "jupyter_agent.tools.list_peers:ListPeersTool",
     "CtxInspect": "jupyter_agent.tools.ctx_inspect:CtxInspectTool",
     "Monitor": "jupyter_agent.tools.monitor:MonitorTool",
+    "Snip": "jupyter_agent.tools.snip:SnipTool",
 }
 
 
