@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..core.abort import AbortController
@@ -22,6 +22,7 @@ CONTINUE_TEXT = (
     "Output token limit hit. Resume directly where you left off, without apology or recap; "
     "split long output into smaller pieces."
 )
+CONTEXT_FULL_TEXT = "The conversation no longer fits the model's context window, and compaction did not help."
 TRUNCATED_TOOL_TEXT = (
     "The tool call was cut off by the output token limit and was not run. Call it again, with "
     "smaller input if needed."
@@ -61,12 +62,18 @@ class _Interrupted(Exception):
     pass
 
 
+@dataclass
+class _Progress:
+    usage: Usage = field(default_factory=Usage)
+    continuations: int = 0
+    compactions: int = 0
+
+
 async def run_query(
     host: LoopHost, abort: AbortController, can_use_tool: CanUseTool, limits: LoopLimits
 ) -> LoopResult:
     """Run model requests and tool calls until the model ends its turn (or something stops it)."""
-    usage = Usage()
-    continuations = compactions = 0
+    progress = _Progress()
     for _request in range(limits.max_requests):
         await host.maybe_compact()
         request = await host.build_request()
@@ -75,43 +82,55 @@ async def run_query(
         except _Interrupted:
             _keep_partial_text(host)
             host.record_user_blocks([text_block(INTERRUPT_TEXT)])
-            return LoopResult("interrupted", usage)
+            return LoopResult("interrupted", progress.usage)
         except ModelCallError as err:
             host.emit(AgentErrorEvent(err.failure.message, kind=err.failure.kind))
-            return LoopResult("error", usage, error=err.failure.message)
-        usage = usage + reply.usage
-        host.add_usage(reply.usage, usage)
+            return LoopResult("error", progress.usage, error=err.failure.message)
+        progress.usage = progress.usage + reply.usage
+        host.add_usage(reply.usage, progress.usage)
         if reply.content:
             host.record_message(reply.message)
         host.emit(AssistantMessageDone(reply.message, reply.stop_reason))
-        reason = reply.stop_reason
-        if reason == "max_tokens":
-            continuations += 1
-            if continuations > limits.max_continuations:
-                _answer_truncated(host, reply)
-                return LoopResult("max_tokens", usage, reply.text)
-            _answer_truncated(host, reply)
-            host.record_user_blocks([text_block(CONTINUE_TEXT)])
-            continue
-        if reason == "model_context_window_exceeded":
-            _answer_truncated(host, reply)
-            compactions += 1
-            if compactions > 2 or not await _compact_now(host):
-                message = "The conversation no longer fits the model's context window, and compaction did not help."
-                host.emit(AgentErrorEvent(message, kind="context"))
-                return LoopResult("context_window", usage, reply.text, error=message)
-            host.record_user_blocks([text_block(CONTINUE_TEXT)])
-            continue
-        if reason == "pause_turn":
-            continue  # a server tool paused: send the reply back as is and the model resumes
-        if reply.tool_uses:
-            await _run_tool_calls(host, reply, abort, can_use_tool)
-            if abort.aborted:
-                host.record_user_blocks([text_block(INTERRUPT_TEXT)])
-                return LoopResult("interrupted", usage)
-            continue
-        return LoopResult("refusal" if reason == "refusal" else "end_turn", usage, reply.text)
-    return LoopResult("max_turns", usage)
+        done = await _next_step(host, reply, progress, abort, can_use_tool, limits)
+        if done is not None:
+            return done
+    return LoopResult("max_turns", progress.usage)
+
+
+async def _next_step(
+    host: LoopHost,
+    reply: AssistantTurn,
+    progress: _Progress,
+    abort: AbortController,
+    can_use_tool: CanUseTool,
+    limits: LoopLimits,
+) -> LoopResult | None:
+    """Act on the reply's stop reason: the turn's result, or None to send another request."""
+    reason, usage = reply.stop_reason, progress.usage
+    if reason == "max_tokens":
+        _answer_truncated(host, reply)
+        progress.continuations += 1
+        if progress.continuations > limits.max_continuations:
+            return LoopResult("max_tokens", usage, reply.text)
+        host.record_user_blocks([text_block(CONTINUE_TEXT)])
+        return None
+    if reason == "model_context_window_exceeded":
+        _answer_truncated(host, reply)
+        progress.compactions += 1
+        if progress.compactions > 2 or not await _compact_now(host):
+            host.emit(AgentErrorEvent(CONTEXT_FULL_TEXT, kind="context"))
+            return LoopResult("context_window", usage, reply.text, error=CONTEXT_FULL_TEXT)
+        host.record_user_blocks([text_block(CONTINUE_TEXT)])
+        return None
+    if reason == "pause_turn":
+        return None  # a server tool paused: send the reply back as is and the model resumes
+    if reply.tool_uses:
+        await _run_tool_calls(host, reply, abort, can_use_tool)
+        if abort.aborted:
+            host.record_user_blocks([text_block(INTERRUPT_TEXT)])
+            return LoopResult("interrupted", usage)
+        return None
+    return LoopResult("refusal" if reason == "refusal" else "end_turn", usage, reply.text)
 
 
 async def _compact_now(host: LoopHost) -> bool:
