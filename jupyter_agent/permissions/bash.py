@@ -35,7 +35,7 @@ from .filesystem import (
     real_in_working_directories,
 )
 from .paths import BadPath, resolve_path
-from .verdicts import RULE, SAFETY, sticky_ask
+from .verdicts import RULE, sticky_ask
 
 TOOL_NAME = "Bash"
 _MAX_GLOB_MATCHES = 200
@@ -274,4 +274,4 @@ def _result(command: str, v: _Verdict, analysis: Analysis) -> PermissionResult:
     return PermissionAsk(f"Run {command!r}? " + "; ".join(v.soft[:3]), suggestions=suggestions)
 
 
-__all__ = ["check_bash_permission", "is_read_only_command", "SAFETY"]
+__all__ = ["check_bash_permission", "is_read_only_command"]

@@ -26,26 +26,26 @@ def bad_characters(command: str) -> str | None:
 _ATOMIC = frozenset({"word", "string", "raw_string", "ansi_c_string", "heredoc_body", "comment",
                      "string_content", "heredoc_content", "number", "variable_name", "test_operator",
                      "translated_string", "heredoc_start", "heredoc_end", "regex", "extglob_pattern"})
-_BLANK = frozenset(b" \t\n")
+_BLANK = b" \t\n"
 
 
 def skipped_text(root: Node, data: bytes) -> str | None:
     """Text between tokens that is not blank: tree-sitter dropped it (``\\ x`` after a newline)."""
+    gaps: list[bytes] = []
     covered = 0
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.type in _ATOMIC or node.child_count == 0:
-            start, end = node.start_byte, node.end_byte
-            if start > covered and not _blank(data[covered:start]):
-                return data[covered:start].decode("utf-8", "replace")[:40]
-            covered = max(covered, end)
-            continue
-        stack.extend(reversed(node.children))
-    if covered < len(data) and not _blank(data[covered:]):
-        return data[covered:].decode("utf-8", "replace")[:40]
+        if node.child_count == 0 or node.type in _ATOMIC:
+            start = node.start_byte
+            if start > covered:
+                gaps.append(data[covered:start])
+            covered = max(covered, node.end_byte)
+        else:
+            stack.extend(reversed(node.children))
+    if covered < len(data):
+        gaps.append(data[covered:])
+    for gap in gaps if b"".join(gaps).translate(None, _BLANK) else ():
+        if gap.translate(None, _BLANK):
+            return gap.decode("utf-8", "replace")[:40]
     return None
-
-
-def _blank(chunk: bytes) -> bool:
-    return all(b in _BLANK for b in chunk)
