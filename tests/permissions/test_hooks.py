@@ -240,3 +240,28 @@ async def test_rule_style_path_matcher_and_continue_false(world, approve):
     assert not (world.project / "src" / "m.py").exists()
     other = await run_tool_use(ToolUseRequest("e2", "Edit", {"file_path": str(world.project / "a.py"), "content": "y"}), ctx, approve)
     assert not other.is_error and (world.project / "a.py").read_text() == "y"
+
+
+async def test_python_hook_api_errors_and_regex_matchers(world):
+    runner = HookRunner(cwd=world.project)
+    with pytest.raises(AgentConfigError, match="Unknown hook event"):
+        runner.register("BeforeEverything", lambda p: None)
+    with pytest.raises(AgentConfigError, match="invalid matcher"):
+        runner.register("PreToolUse", lambda p: None, matcher="[")
+    seen: list[str] = []
+
+    async def record(payload):
+        seen.append(payload["tool_name"])
+
+    async def slow(payload):
+        import asyncio
+
+        await asyncio.sleep(30)
+
+    runner.register("PreToolUse", record, matcher="mcp__.*")
+    runner.register("PreToolUse", slow, matcher="Slow", timeout=0.2)
+    for name in ("mcp__github__create_issue", "Bash", "mcp__slack__post"):
+        await runner.run("PreToolUse", {"tool_name": name, "tool_input": {}})
+    assert seen == ["mcp__github__create_issue", "mcp__slack__post"]
+    timed_out = await runner.run("PreToolUse", {"tool_name": "Slow", "tool_input": {}})
+    assert not timed_out.blocked and "timed out" in timed_out.errors[0]
