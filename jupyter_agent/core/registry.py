@@ -175,6 +175,7 @@ TOOL_TARGETS: dict[str, str] = {
     "CtxInspect": "jupyter_agent.tools.ctx_inspect:CtxInspectTool",
     "Monitor": "jupyter_agent.tools.monitor:MonitorTool",
     "Snip": "jupyter_agent.tools.snip:SnipTool",
+    "TerminalCapture": "jupyter_agent.tools.terminal_capture:TerminalCaptureTool",
 }
 
 

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import base64
+import io
+import os
+import sys
+
+from PIL import Image
+
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+from jupyter_agent.tasks.registry import get_task_registry
+from jupyter_agent.tasks.shell import start_shell_task
+from jupyter_agent.tools.terminal_capture import TerminalCaptureTool
+from tests.support.tools import make_context
+from tests.tasks.shell_support import live_with
+
+
+async def capture(ctx, approver, **payload):
+    return await run_tool_use(ToolUseRequest("t", "TerminalCapture", payload), ctx, approver)
+
+
+async def test_escape_codes_are_rendered_not_dumped(tmp_path, approve):
+    ctx = make_context([TerminalCaptureTool()], tmp_path)
+    # clear screen, write at row 5 col 10, overwrite "XXXX" with "done" via carriage return, colour
+    cmd = r"printf '\033[2J\033[5;10Hhello\r\nXXXX\rdone \033[31mred\033[0m\n'; tty"
+    out = await capture(ctx, approve, command=cmd, rows=10, cols=40)
+    assert not out.is_error, out.text
+    text = out.content[0]["text"]
+    lines = text.splitlines()[1:]
+    assert lines[4] == "         hello"
+    assert lines[5] == "done red"
+    assert lines[6].startswith("/dev/pts/")  # a real terminal, not a pipe
+    assert "exited with code 0" in text and "\x1b" not in text
+    png = base64.b64decode(out.content[1]["source"]["data"])
+    image = Image.open(io.BytesIO(png))
+    assert image.format == "PNG" and image.size[0] > 40 * 5
+    reds = [px for _n, px in image.convert("RGB").getcolors(1 << 20) if px[0] > 150 and px[1] < 90 and px[2] < 90]
+    assert reds  # the red word is drawn red
+
+
+async def test_keys_drive_an_interactive_program_which_is_stopped_after(tmp_path, approve):
+    ctx = make_context([TerminalCaptureTool()], tmp_path)
+    script = tmp_path / "menu.py"
+    script.write_text(
+        "import sys, tty, termios\n"
+        "fd = sys.stdin.fileno(); old = termios.tcgetattr(fd); tty.setraw(fd)\n"
+        "sys.stdout.write('menu> '); sys.stdout.flush()\n"
+        "got = sys.stdin.read(1)\n"
+        "termios.tcsetattr(fd, termios.TCSADRAIN, old)\n"
+        "print('\\r\\nyou pressed', repr(got)); sys.stdout.flush()\n"
+        "import time; time.sleep(600)\n"
+    )
+    out = await capture(ctx, approve, command=f"{sys.executable} {script}", keys=["k"], wait_seconds=20, image=False)
+    text = out.content[0]["text"]
+    assert text.splitlines()[1:] == ["menu>", "you pressed 'k'"]
+    assert "still running when captured (then stopped)" in text
+    assert len(out.content) == 1
+    assert live_with(str(script)) == []  # stopped, not left behind
+
+
+async def test_attach_to_a_background_task_renders_its_output(tmp_path, approve):
+    ctx = make_context([TerminalCaptureTool()], tmp_path)
+    (tmp_path / "tasks").mkdir()
+    task = await start_shell_task(
+        get_task_registry(ctx), r"printf 'progress 10%%\rprogress 55%%\rprogress 100%%\n'",
+        description="bar", cwd=tmp_path, env=dict(os.environ), directory=tmp_path / "tasks",
+    )
+    await task.wait(30)
+    out = await capture(ctx, approve, task_id=task.id, image=False)
+    assert out.content[0]["text"].splitlines()[1:] == ["progress 100%"]
+    assert approve.asks == []
+
+
+async def test_permission_is_bash_s(tmp_path, reject):
+    ctx = make_context([TerminalCaptureTool()], tmp_path)
+    marker = tmp_path / "ran"
+    out = await capture(ctx, reject, command=f"touch {marker}")
+    assert out.is_error and len(reject.asks) == 1 and not marker.exists()
+
+
+async def test_input_errors(tmp_path, approve):
+    ctx = make_context([TerminalCaptureTool()], tmp_path)
+    for payload, message in [
+        ({}, "exactly one"),
+        ({"command": "ls", "task_id": "bash_1"}, "exactly one"),
+        ({"command": "  "}, "empty"),
+        ({"task_id": "bash_1", "keys": ["q"]}, "keys can only"),
+        ({"task_id": "bash_nope"}, "No task found"),
+        ({"command": "ls", "rows": 1}, "rows"),
+    ]:
+        out = await capture(ctx, approve, **payload)
+        assert out.is_error and message in out.text, (payload, out.text)
