@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -68,3 +69,23 @@ def with_timeout(handler: CanUseTool, seconds: float) -> CanUseTool:
             return PermissionDeny(TIMEOUT_MESSAGE.format(tool=tool.name, seconds=seconds), reason="timeout")
 
     return timed
+
+
+def session_approver(
+    get_handler: Callable[[], CanUseTool | None], get_timeout: Callable[[], float | None]
+) -> CanUseTool:
+    """The ``can_use_tool`` a session's loop uses: the current UI handler (read at each ask),
+    denied when there is none, bounded by the timeout, withdrawn by Stop."""
+
+    async def approve(
+        tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, ask: PermissionAsk, tool_use_id: str
+    ) -> UserDecision:
+        handler = get_handler()
+        if handler is None:
+            return await deny_without_approver(tool, input, context, ask, tool_use_id)
+        timeout = get_timeout()
+        if timeout is not None:
+            handler = with_timeout(handler, timeout)
+        return await until_stopped(handler)(tool, input, context, ask, tool_use_id)
+
+    return approve

@@ -15,14 +15,11 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from ..core.abort import AbortController
-from ..core.context import AppState, ToolUseContext
-from ..core.permission_types import PermissionAsk, UserDecision
+from ..core.context import AppState
 from ..core.tool import CanUseTool, Tool
 from ..errors import AgentError
-from .approval import deny_without_approver, until_stopped, with_timeout
+from .approval import session_approver
 from .compact import Compaction, CompactionError, compact, estimate_tokens
 from .config import SessionConfig
 from .events import (
@@ -81,6 +78,8 @@ class AgentSession:
         self.usage = Usage()
         self.cost_usd = 0.0
         self.can_use_tool = can_use_tool
+        # What the loop calls: the current ``can_use_tool``, else a denial; timeout; Stop withdraws.
+        self.approver = session_approver(lambda: self.can_use_tool, lambda: self.config.approval_timeout)
         settings = load_session_settings(config)
         self.context, self.load_errors = make_context(
             config, self.id, build_permission_context(config, settings), tools, self.messages
@@ -174,22 +173,6 @@ class AgentSession:
                 return await run_turn(self, turn_id, prompt, self._abort)
             finally:
                 self._abort = None
-
-    @property
-    def approver(self) -> CanUseTool:
-        """``can_use_tool`` as the loop uses it: nobody attached → deny; timeout → deny."""
-
-        async def approve(
-            tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, ask: PermissionAsk, tool_use_id: str
-        ) -> UserDecision:
-            handler = self.can_use_tool
-            if handler is None:
-                return await deny_without_approver(tool, input, context, ask, tool_use_id)
-            if self.config.approval_timeout is not None:
-                handler = with_timeout(handler, self.config.approval_timeout)
-            return await until_stopped(handler)(tool, input, context, ask, tool_use_id)
-
-        return approve
 
     # -- the loop's host interface (loop.LoopHost) --------------------------------------------
 
