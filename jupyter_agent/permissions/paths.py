@@ -49,9 +49,10 @@ def resolve_path(path: str, cwd: str | os.PathLike[str]) -> ResolvedPath:
         if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
             raise BadPath(f"{path!r} is not a local file path. Use a file path, not a URL.")
         path = unquote(parsed.path)
-    expanded = os.path.expanduser(path)
-    lexical = os.path.normpath(os.path.join(os.fspath(cwd), expanded))
-    return ResolvedPath(lexical, _realpath(lexical))
+    joined = os.path.join(os.fspath(cwd), os.path.expanduser(path))
+    # The real path resolves symlinks *before* applying "..", like the kernel does:
+    # link/../x is beside the link's target, not beside the link.
+    return ResolvedPath(os.path.normpath(joined), _realpath(joined))
 
 
 def _realpath(path: str) -> str:

@@ -193,6 +193,8 @@ ROWS = [
     ("cd-prefix-trick", {}, "cd ../proj-evil", "ask"),
     # redirections
     ("write-through-symlink", {"mode": "acceptEdits"}, "echo x > out-link", "ask"),
+    ("dotdot-after-symlink-dir", {"mode": "acceptEdits"}, "echo x > linkdir/../escaped.txt", "ask"),
+    ("dotdot-inside", {"mode": "acceptEdits"}, "echo x > sub/../inside.txt", "allow"),
     ("write-dynamic-target", {"mode": "bypassPermissions"}, "echo x > $F", "ask"),
     ("write-inside-allowed-rule", {"allow": ("Edit(./build/**)",)}, "ls > build/out.txt", "allow"),
     ("fd-dup", {}, "ls 2>&1 >/dev/null | head", "allow"),

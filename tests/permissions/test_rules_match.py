@@ -150,9 +150,12 @@ async def test_read_paths(world, rules, path, expected):
         ({"ask": ("Edit(./a.py)",), "mode": "acceptEdits"}, "{P}/a.py", "ask"),
         ({"mode": "acceptEdits"}, "{P}/.vscode/settings.json", "ask"),
         ({"mode": "acceptEdits"}, "{P}/sub/.idea/x.xml", "ask"),
+        ({"mode": "acceptEdits"}, "{P}/linkdir/../escaped.py", "ask"),  # .. after a symlinked folder
+        ({"mode": "acceptEdits"}, "{P}/sub/../a.py", "allow"),
     ],
 )
 async def test_write_paths(world, rules, path, expected):
+    os.symlink(world.outside, world.project / "linkdir")
     ctx = make_ctx(world.project, **rules)
     path = path.replace("{P}", str(world.project))
     verdict = await has_permission_to_use_tool(EditLike(), EditLike.input_schema(file_path=path), ctx)
