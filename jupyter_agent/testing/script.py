@@ -111,6 +111,10 @@ def thinking(value: str, signature: str = "sig-scripted") -> ThinkingPart:
     return ThinkingPart(value, signature)
 
 
+def redacted_thinking(data: str = "redacted-scripted") -> RedactedThinkingPart:
+    return RedactedThinkingPart(data)
+
+
 def tool_use(name: str, input: dict[str, Any] | None = None, id: str | None = None) -> ToolUsePart:
     return ToolUsePart(name, dict(input or {}), id or _next_id("toolu"))
 

@@ -340,3 +340,13 @@ async def test_todos_in_app_state_become_events(server, make_session):
     session.context.set_app_state(lambda s: dataclasses.replace(s, todos=[todo]))  # unchanged: no event
     [event] = events.of(TodosUpdated)
     assert event.todos == [todo]
+
+
+async def test_redacted_thinking_is_kept_verbatim(server, make_session):
+    from jupyter_agent.testing import redacted_thinking
+
+    server.push(reply(redacted_thinking("opaque-blob"), tool_use("Sleep", {"label": "r"})), reply("ok"))
+    session, _ = make_session([SleepTool()], model="claude-sonnet-4-6", thinking_budget=2048, max_tokens=8192)
+    await session.submit("go")
+    assistant = server.message_requests[1].messages[1]
+    assert assistant["content"][0] == {"type": "redacted_thinking", "data": "opaque-blob"}
