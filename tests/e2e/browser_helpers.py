@@ -84,3 +84,8 @@ def is_dirty(page: Any) -> bool:
     return bool(page.evaluate(f"() => {_PANEL}.context.model.dirty"))
 
 
+
+
+def wait_cell_count(page: Any, n: int) -> None:
+    """Wait until the live model has ``n`` cells."""
+    page.wait_for_function(f"(n) => {_PANEL}.content.model.sharedModel.cells.length === n", arg=n)

@@ -12,7 +12,7 @@ import pytest
 
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
 
-from .browser_helpers import cell_locator, cells, dialogs, open_notebook, select_cell
+from .browser_helpers import cell_locator, cells, dialogs, open_notebook, select_cell, wait_cell_count
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -80,9 +80,10 @@ def test_agent_edits_the_open_notebook_with_approval(lab, page, server):
     approve.first.wait_for()
     assert "NotebookEdit" in page.locator(".jupyter-agent-card").last.inner_text()
     approve.first.click()
-    page.locator(".jp-Cell", has_text="print('agent' + ' cell')").wait_for()
+    wait_cell_count(page, 5)
     ids = [cid for cid, _ in cells(page)]
     assert ids[:3] == ["setup", "agent", "target"] and ids[4] == "user"
+    assert dict(cells(page))[ids[3]] == "print('agent' + ' cell')"
     assert dialogs(page) == [] and path.read_bytes() == saved
 
     # Second ask: an edit of the "user" cell.  The user changes that cell before approving.
@@ -102,7 +103,7 @@ def test_agent_edits_the_open_notebook_with_approval(lab, page, server):
     # Ctrl+Z (command mode) removes the agent's cell: one undo step.
     select_cell(page, "target")
     page.keyboard.press("Control+z")
-    page.locator(".jp-Cell", has_text="print('agent' + ' cell')").wait_for(state="detached")
+    wait_cell_count(page, 4)
     assert [cid for cid, _ in cells(page)] == ["setup", "agent", "target", "user"]
 
     # Saves cleanly: no "File Changed" dialog, a valid notebook with the user's edit.
