@@ -25,6 +25,9 @@ def new_session_id() -> str:
 
 
 def check_config(config: SessionConfig) -> None:
+    """Misconfigurations the user can fix, raised before anything starts."""
+    if not str(config.model or "").strip():
+        raise AgentConfigError("No model configured: set SessionConfig.model (e.g. 'claude-sonnet-5-5').")
     if config.thinking_budget and config.max_tokens <= config.thinking_budget:
         raise AgentConfigError(
             f"max_tokens ({config.max_tokens}) must be larger than thinking_budget ({config.thinking_budget})."

@@ -350,3 +350,14 @@ async def test_redacted_thinking_is_kept_verbatim(server, make_session):
     await session.submit("go")
     assistant = server.message_requests[1].messages[1]
     assert assistant["content"][0] == {"type": "redacted_thinking", "data": "opaque-blob"}
+
+
+def test_config_mistakes_are_clear_errors(make_session):
+    import pytest
+
+    from jupyter_agent.errors import AgentConfigError
+
+    with pytest.raises(AgentConfigError, match="No model"):
+        make_session(model="")
+    with pytest.raises(AgentConfigError, match="thinking_budget"):
+        make_session(model="claude-sonnet-4-6", thinking_budget=4096, max_tokens=2048)
