@@ -111,16 +111,20 @@ def rule_root(source: RuleSource, project_dir: str) -> str:
     return project_dir
 
 
-@lru_cache(maxsize=1024)
 def compile_pattern(text: str, source_root: str, project_dir: str) -> tuple[PathPattern, ...]:
     """``//abs``, ``~/x``, ``/x`` (settings root), ``./x`` / ``x`` (project) → patterns.
 
     Both the root as given and its real path are used, so a symlinked project still matches.
     """
+    return _compile(text, source_root, project_dir, os.path.expanduser("~"))
+
+
+@lru_cache(maxsize=1024)
+def _compile(text: str, source_root: str, project_dir: str, home: str) -> tuple[PathPattern, ...]:
     if text.startswith("//"):
         root, pattern = "/", text[1:]
     elif text == "~" or text.startswith("~/"):
-        root, pattern = os.path.expanduser("~"), "/" + text[2:]
+        root, pattern = home, "/" + text[2:]
     elif text.startswith("/"):
         root, pattern = source_root, text
     elif text.startswith("./"):
