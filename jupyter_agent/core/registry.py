@@ -176,6 +176,7 @@ TOOL_TARGETS: dict[str, str] = {
     "Monitor": "jupyter_agent.tools.monitor:MonitorTool",
     "Snip": "jupyter_agent.tools.snip:SnipTool",
     "TerminalCapture": "jupyter_agent.tools.terminal_capture:TerminalCaptureTool",
+    "LSP": "jupyter_agent.tools.lsp:LSPTool",
 }
 
 
