@@ -41,6 +41,12 @@ NEVER_FOR_SUBAGENTS = frozenset(
     }
 )
 
+# Tools that cannot change anything: an agent limited to these is read-only (enforced).
+READ_ONLY_TOOL_NAMES = frozenset(
+    {"Read", "Glob", "Grep", "WebFetch", "WebSearch", "TaskGet", "TaskList", "NotebookRead",
+     "ListMcpResourcesTool", "ReadMcpResourceTool", "ToolSearch"}
+)
+
 MODEL_ALIASES = {
     "sonnet": "claude-sonnet-4-5",
     "opus": "claude-opus-4-1",
@@ -133,13 +139,15 @@ def parse_agent_file(text: str, path: Path, source: AgentSource) -> AgentDefinit
     if not prompt:
         raise ValueError("the agent's system prompt (the body after the front matter) is empty")
     model = meta.get("model")
+    tools = _tool_list(meta.get("tools"))
     return AgentDefinition(
         name=name.strip(),
         description=" ".join(description.split()),
         prompt=prompt,
-        tools=_tool_list(meta.get("tools")),
+        tools=tools,
         disallowed_tools=_tool_list(meta.get("disallowedTools")) or (),
         model=None if model in (None, "inherit") else MODEL_ALIASES.get(str(model), str(model)),
+        read_only=tools is not None and set(tools) <= READ_ONLY_TOOL_NAMES,
         source=source,
         path=path,
     )

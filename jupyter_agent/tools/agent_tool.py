@@ -11,6 +11,7 @@ reported as progress (``ToolProgress(tool_use_id, SubagentEvent)``) for nesting 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +46,27 @@ def _project_dir(context: ToolUseContext) -> Path:
     return Path(project) if project else Path(context.cwd)
 
 
-async def catalog_for(context: ToolUseContext) -> AgentCatalog:
+# The read-only agent types seen in the last catalog load: ``is_concurrency_safe`` is
+# synchronous and has no context, so custom read-only agents are known from the last load
+# (the tool's prompt loads the catalog when the session starts).
+_read_only_custom: frozenset[str] = frozenset()
+
+
+def _remember(catalog: AgentCatalog) -> AgentCatalog:
+    global _read_only_custom
+    _read_only_custom = frozenset(a.name for a in catalog.agents.values() if a.read_only)
+    return catalog
+
+
+async def catalog_for(context: ToolUseContext, *, remember: bool = False) -> AgentCatalog:
+    """The agents for this context; ``remember`` updates what ``is_read_only`` answers from."""
     home = getattr(context.extra.get("subagent_runtime"), "home", None)
-    return await asyncio.to_thread(load_agents, _project_dir(context), home)
+    catalog = await asyncio.to_thread(load_agents, _project_dir(context), home)
+    return _remember(catalog) if remember else catalog
+
+
+def _read_only_type(kind: str) -> bool:
+    return kind in READ_ONLY_TYPES or kind in _read_only_custom
 
 
 def _agent_type(input: AgentInput) -> str:
@@ -68,14 +87,14 @@ class AgentTool(Tool[AgentInput, str]):
 
     async def prompt(self, options: ToolUseOptions) -> str:
         base = " ".join((type(self).__doc__ or "").split())
-        catalog = await asyncio.to_thread(load_agents, Path.cwd())
+        catalog = _remember(await asyncio.to_thread(load_agents, Path.cwd()))
         return f"{base}\n{catalog.describe()}"
 
     def is_read_only(self, input: AgentInput) -> bool:
-        return _agent_type(input) in READ_ONLY_TYPES
+        return _read_only_type(_agent_type(input))
 
     def is_concurrency_safe(self, input: AgentInput) -> bool:
-        return _agent_type(input) in READ_ONLY_TYPES
+        return _read_only_type(_agent_type(input))
 
     def prepare_permission_matcher(self, input: AgentInput):
         kind = _agent_type(input)
@@ -107,9 +126,12 @@ class AgentTool(Tool[AgentInput, str]):
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
         from ..subagents.runner import run_subagent
 
-        agent = (await catalog_for(context)).get(_agent_type(input))
+        promised = self.is_read_only(input)  # what plan mode and the scheduler relied on
+        agent = (await catalog_for(context, remember=True)).get(_agent_type(input))
         if agent is None:
             raise ToolError(f"Agent type '{_agent_type(input)}' not found.")
+        if promised and not agent.read_only:  # the file changed since: keep the promise
+            agent = dataclasses.replace(agent, read_only=True)
         runtime = get_runtime(context)
         model = MODEL_ALIASES.get(input.model, input.model) if input.model else None
 

@@ -69,3 +69,10 @@ def test_discovery_precedence_and_errors(tmp_path):
     assert any("broken.md" in e and "front matter" in e for e in catalog.errors)
     assert any("reserved" in e for e in catalog.errors)
     assert "- test-runner: Runs the tests and reports failures. (Tools: Read, Grep, Bash)" in catalog.describe()
+
+
+def test_agents_limited_to_read_only_tools_are_read_only(tmp_path):
+    reader = parse_agent_file("---\nname: r\ndescription: d\ntools: Read, Grep, Glob\n---\nbody", tmp_path / "r.md", "project")
+    writer = parse_agent_file("---\nname: w\ndescription: d\ntools: Read, Bash\n---\nbody", tmp_path / "w.md", "project")
+    everything = parse_agent_file("---\nname: e\ndescription: d\n---\nbody", tmp_path / "e.md", "project")
+    assert (reader.read_only, writer.read_only, everything.read_only) == (True, False, False)

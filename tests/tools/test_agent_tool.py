@@ -228,3 +228,37 @@ async def test_background_agent_can_be_stopped(server, tmp_path):
     assert task.status == "killed"
     tail = await run_tool_use(ToolUseRequest("o", "TaskOutput", {"task_id": task_id}), ctx, Approver())
     assert "(agent stopped)" in tail.text
+
+
+async def test_custom_read_only_agents_run_in_parallel_and_keep_their_promise(server, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the tool's prompt reads the agents of the kernel's directory
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    scanner = folder / "scanner.md"
+    scanner.write_text("---\nname: scanner\ndescription: Scans\ntools: Read, Grep\n---\nYou scan.\n")
+    for name in ("a", "b"):
+        server.route(_prompt_is(f"scan {name}"), reply(text(f"{name} scanned")))
+    gate = GateTransport(2)
+    ctx = _ctx(server, tmp_path, [ReadTool(), WriteTool()], http_client=httpx2.AsyncClient(transport=gate))
+    tool = AgentTool()
+    probe = tool.input_schema(description="d", prompt="p", subagent_type="scanner")
+    assert "- scanner: Scans (Tools: Read, Grep)" in await tool.prompt(ctx.options)  # teaches it read-only types
+    assert tool.is_concurrency_safe(probe) and tool.is_read_only(probe)
+    calls = [ToolUseRequest(f"t{n}", "Agent", {"description": n, "prompt": f"scan {n}", "subagent_type": "scanner"})
+             for n in ("a", "b")]
+    run = await run_tools(calls, ctx, Approver())
+    assert [o.text for o in run.outcomes] == ["a scanned", "b scanned"]
+
+    # The file now grants Write, but this call was scheduled as read-only: the write is refused.
+    scanner.write_text("---\nname: scanner\ndescription: Scans\ntools: Read, Write\n---\nYou scan.\n")
+    target = tmp_path / "w.txt"
+    server.route(_prompt_is("scan and write"),
+                 reply(tool_use("Write", {"file_path": str(target), "content": "x"})), reply(text("could not write")))
+    promised = ToolUseRequest("t3", "Agent", {"description": "w", "prompt": "scan and write", "subagent_type": "scanner"})
+    approver = Approver()
+    out = await run_tool_use(promised, ctx, approver, decide=_allow_all)
+    assert out.text == "could not write" and not target.exists() and approver.asks == []
+
+
+async def _allow_all(tool, input, context):
+    return PermissionAllow()
