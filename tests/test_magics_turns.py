@@ -26,6 +26,7 @@ def ip(server, tmp_path, monkeypatch):
     shell.run_line_magic("load_ext", "jupyter_agent")
     magics = shell._jupyter_agent_magics
     magics.base_url, magics.api_key = server.url, "test-key"
+    magics.model = magics._default_model()  # other tests may have %config-ured a fake model
     yield shell
     shell.run_line_magic("unload_ext", "jupyter_agent")
 

@@ -43,11 +43,12 @@ class AgentMagics(Magics):
     show_context = Bool(True, help="Tell the agent the notebook path, cell id and last error.").tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
-        super().__init__(shell=shell, **kwargs)
+        # Set before the traitlets init: loading config may fire the observers below.
         self.session: AgentSession | None = None
         self.router: TurnRouter | None = None
         self._unsubscribe: Any = None
         self.current_cell_id: str | None = None
+        super().__init__(shell=shell, **kwargs)
 
     @default("model")
     def _default_model(self) -> str:
