@@ -173,9 +173,11 @@ async def _run_stages(
 
     hooks, pre = context.extra.get("hooks"), None  # a permissions.hooks.HookRunner, if any
     if hooks is not None:
-        staged = await _pre_tool_use(req, tool, parsed, context, hooks)
-        if isinstance(staged, ToolCallOutcome):
-            return staged
+        from ..permissions.tool_hooks import pre_tool_use_stage
+
+        staged = await pre_tool_use_stage(hooks, req.id, tool, parsed, context)
+        if isinstance(staged, str):
+            return _error(req, staged, decision="deny")
         parsed, pre = staged
     granted = await _decide_permission(req, tool, parsed, context, can_use_tool, emit, decide, pre)
     if isinstance(granted, ToolCallOutcome):
@@ -184,58 +186,10 @@ async def _run_stages(
     emit(ToolCallStarted(req.id, tool.name, _observable(tool, parsed)))
     outcome = await _call(req, tool, parsed, context, can_use_tool, emit, parent_message, decision)
     if hooks is not None and decision in ("allow", "user-allow"):
-        outcome = await _post_tool_use(req, tool, parsed, context, hooks, outcome)
-    return outcome
+        from ..permissions.tool_hooks import post_tool_use_notes
 
-
-async def _pre_tool_use(
-    req: ToolUseRequest, tool: Tool[Any, Any], parsed: BaseModel, context: ToolUseContext, hooks: Any
-) -> tuple[BaseModel, Any] | ToolCallOutcome:
-    """PreToolUse hooks: block, or rewrite the input (merged over the original, re-validated)."""
-    from ..permissions.tool_hooks import pre_tool_use
-
-    try:
-        pre = await pre_tool_use(hooks, req.id, tool, parsed, context)
-    except Exception as exc:  # fail closed
-        return _error(req, f"PreToolUse hook failed: {_describe_exception(exc)}", decision="deny")
-    if pre.blocked or pre.stop:
-        why = pre.block_message if pre.blocked else (pre.stop_reason or "A hook stopped the session.")
-        return _error(req, f"PreToolUse hook blocked this call: {why}", decision="deny")
-    if pre.updated_input is None:
-        return parsed, pre
-    merged = {**parsed.model_dump(by_alias=True, exclude_none=True), **pre.updated_input}
-    reparsed = parse_tool_input(tool, merged)
-    if isinstance(reparsed, str):
-        return _error(req, reparsed)
-    try:
-        validation = await tool.validate_input(reparsed, context)
-    except Exception as exc:
-        return _error(req, _describe_exception(exc))
-    if isinstance(validation, ValidationError):
-        return _error(req, validation.message)
-    return reparsed, pre
-
-
-async def _post_tool_use(
-    req: ToolUseRequest,
-    tool: Tool[Any, Any],
-    parsed: BaseModel,
-    context: ToolUseContext,
-    hooks: Any,
-    outcome: ToolCallOutcome,
-) -> ToolCallOutcome:
-    """PostToolUse / PostToolUseFailure: their feedback is appended to the result."""
-    from ..permissions.tool_hooks import post_tool_use
-
-    if outcome.decision == "interrupted":
-        return outcome
-    data = outcome.result.data if outcome.result is not None else None
-    error = outcome.text if outcome.is_error else None
-    try:
-        notes = await post_tool_use(hooks, req.id, tool, parsed, context, response=data, error=error)
-    except Exception as exc:
-        notes = [f"A post-tool hook failed: {_describe_exception(exc)}"]
-    outcome.content = [*outcome.content, *(text_block(n) for n in notes)]
+        notes = await post_tool_use_notes(hooks, outcome, tool, parsed, context)
+        outcome.content = [*outcome.content, *(text_block(n) for n in notes)]
     return outcome
 
 

@@ -20,6 +20,38 @@ from .hooks import HookRunner
 from .verdicts import DONT_ASK_MESSAGE, is_sticky
 
 
+async def pre_tool_use_stage(
+    runner: HookRunner, tool_use_id: str, tool: Tool[Any, Any], parsed: BaseModel, context: ToolUseContext
+) -> tuple[BaseModel, HookOutcome] | str:
+    """Run PreToolUse: the (maybe rewritten, re-validated) input and the outcome, or an error text.
+
+    ``updatedInput`` is merged over the original input, then checked by the schema and
+    ``validate_input`` again; the permission pipeline then judges the new input.
+    """
+    from ..core.orchestration import parse_tool_input
+    from ..core.tool import ValidationError
+
+    try:
+        pre = await pre_tool_use(runner, tool_use_id, tool, parsed, context)
+    except Exception as exc:  # fail closed
+        return f"PreToolUse hook failed: {type(exc).__name__}: {exc}"
+    if pre.blocked or pre.stop:
+        why = pre.block_message if pre.blocked else (pre.stop_reason or "A hook stopped the session.")
+        return f"PreToolUse hook blocked this call: {why}"
+    if pre.updated_input is None:
+        return parsed, pre
+    reparsed = parse_tool_input(tool, {**parsed.model_dump(by_alias=True, exclude_none=True), **pre.updated_input})
+    if isinstance(reparsed, str):
+        return reparsed
+    try:
+        validation = await tool.validate_input(reparsed, context)
+    except Exception as exc:
+        return f"Error: {type(exc).__name__}: {exc}"
+    if isinstance(validation, ValidationError):
+        return validation.message
+    return reparsed, pre
+
+
 async def pre_tool_use(
     runner: HookRunner, tool_use_id: str, tool: Tool[Any, Any], parsed: BaseModel, context: ToolUseContext
 ) -> HookOutcome:
@@ -78,6 +110,20 @@ async def post_tool_use(
     notes = [f"{event} hook feedback: {r}" for r in outcome.block_reasons]
     notes.extend(outcome.additional_context)
     return notes
+
+
+async def post_tool_use_notes(
+    runner: HookRunner, outcome: Any, tool: Tool[Any, Any], parsed: BaseModel, context: ToolUseContext
+) -> list[str]:
+    """PostToolUse / PostToolUseFailure for a call that ran; never raises."""
+    if outcome.decision == "interrupted":
+        return []
+    data = outcome.result.data if outcome.result is not None else None
+    error = outcome.text if outcome.is_error else None
+    try:
+        return await post_tool_use(runner, outcome.tool_use_id, tool, parsed, context, response=data, error=error)
+    except Exception as exc:
+        return [f"A post-tool hook failed: {type(exc).__name__}: {exc}"]
 
 
 def _observable(parsed: BaseModel) -> dict[str, Any]:
