@@ -16,6 +16,7 @@ from ..core.result import ContentBlock, ContextModifier, ToolResult, text_block
 from ..core.tool import VALID, Tool, ToolProgress, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.bash import check_bash_permission, is_read_only_command
+from ..sandbox.policy import failure_note, sandbox_permission, sandbox_prefix, sandboxed_command
 from ..tasks.registry import get_task_registry
 from ..tasks.shell import start_shell_task
 from .bash_prompt import BASH_PROMPT, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
@@ -46,6 +47,11 @@ class BashInput(BaseModel):
         None,
         description="Set to true to run this command in the background. "
         "Use TaskOutput to read the output later.",
+    )
+    dangerouslyDisableSandbox: bool | None = Field(  # noqa: N815 (Claude Code's name)
+        None,
+        description="Set this to true to run the command outside the sandbox (the user is asked first). "
+        "Only when a sandboxed run failed because of the sandbox.",
     )
 
 
@@ -114,7 +120,7 @@ class BashTool(Tool[BashInput, BashOutput]):
         result = check_bash_permission(input.command, context)
         if inspect.isawaitable(result):
             result = await result
-        return result  # type: ignore[return-value]
+        return await sandbox_permission(input.command, bool(input.dangerouslyDisableSandbox), context, result)
 
     def is_read_only(self, input: BashInput) -> bool:
         try:
@@ -148,9 +154,14 @@ class BashTool(Tool[BashInput, BashOutput]):
         notes = (note,) if note else ()
         try:
             env = await session_environment()
+            sandbox = await sandbox_prefix(
+                bool(input.dangerouslyDisableSandbox), context, cwd, [context.session_dir / "bash"]
+            )
+            if sandbox is not None and input.run_in_background:
+                input = input.model_copy(update={"command": sandboxed_command(sandbox, input.command)})
             if input.run_in_background:
                 return ToolResult(await self._start_background(input, context, cwd, env, notes))
-            return await self._run(input, context, state, cwd, env, notes, on_progress)
+            return await self._run(input, context, state, cwd, env, notes, on_progress, sandbox)
         except OSError as exc:
             raise ToolError(f"Could not run the command: {exc}") from exc
 
@@ -163,12 +174,14 @@ class BashTool(Tool[BashInput, BashOutput]):
         env: dict[str, str],
         notes: tuple[str, ...],
         on_progress: Any,
+        sandbox: list[str] | None = None,
     ) -> ToolResult[BashOutput]:
         files = ShellFiles.under(context.session_dir / "bash", secrets.token_hex(6))
         timeout_ms = input.timeout or DEFAULT_TIMEOUT_MS
         try:
             process = await ShellProcess.start(
-                input.command, cwd=cwd, env=env, files=files, kill_grace=self.kill_grace
+                input.command, cwd=cwd, env=env, files=files, kill_grace=self.kill_grace,
+                prefix=sandbox or (),
             )
         except OSError:
             _remove(files.output)
@@ -186,7 +199,8 @@ class BashTool(Tool[BashInput, BashOutput]):
             _remove(files.cwd)
         if summary.saved_path != files.output:
             _remove(files.output)
-        output = _output(summary, outcome, timeout_ms, notes)
+        note = failure_note(summary.text, outcome.exit_code) if sandbox else None
+        output = _output(summary, outcome, timeout_ms, (*notes, note) if note else notes)
         return ToolResult(output, context_modifier=_move_to(state, outcome, context.cwd))
 
     async def _start_background(

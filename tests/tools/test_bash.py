@@ -153,7 +153,7 @@ async def bash_raw(ctx, approve, payload):
 async def test_schema_and_prompt_are_claude_codes():
     tool = BashTool()
     schema = tool.input_json_schema()
-    assert set(schema["properties"]) == {"command", "timeout", "description", "run_in_background"}
+    assert set(schema["properties"]) == {"command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"}
     assert schema["required"] == ["command"]
     from jupyter_agent.core.context import ToolUseOptions
 

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,14 +68,16 @@ class ShellProcess:
         env: dict[str, str],
         files: ShellFiles,
         kill_grace: float = DEFAULT_KILL_GRACE,
+        prefix: Sequence[str] = (),
     ) -> ShellProcess:
+        """Start ``command``; ``prefix`` (e.g. a sandbox's argv) runs bash inside it."""
         files.output.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             files.cwd.unlink()
         fd = os.open(files.output, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
         try:
             proc = await asyncio.create_subprocess_exec(
-                find_bash(), "-c", wrapper_script(files.cwd), "bash", command,
+                *prefix, find_bash(), "-c", wrapper_script(files.cwd), "bash", command,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=fd,
                 stderr=fd,

@@ -1,0 +1,1 @@
+"""Sandboxed Bash: bubblewrap around commands (settings ``sandbox.*`` as in Claude Code)."""

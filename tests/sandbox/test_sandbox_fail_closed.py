@@ -1,0 +1,84 @@
+"""Sandbox settings files, bwrap detection, and failing closed when bwrap cannot sandbox."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jupyter_agent.core.permission_types import PermissionAsk, PermissionDeny
+from jupyter_agent.errors import AgentConfigError
+from jupyter_agent.sandbox import bwrap as bwrap_module
+from jupyter_agent.sandbox.bwrap import bwrap_args, probe
+from jupyter_agent.sandbox.settings import SandboxSettings, load_sandbox_settings
+from jupyter_agent.tools.bash import BashInput, BashTool
+from tests.tasks.shell_support import bash, bash_context
+
+from .conftest import sandboxed_context
+
+
+def _write(path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+def test_settings_merge_user_project_local(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "proj"
+    _write(home / ".claude" / "settings.json", {"sandbox": {"enabled": True, "allowUnsandboxedCommands": False}})
+    _write(project / ".claude" / "settings.json", {"sandbox": {"autoAllowBashIfSandboxed": False}})
+    _write(project / ".claude" / "settings.local.json", {"sandbox": {"allowUnsandboxedCommands": True}})
+    assert load_sandbox_settings(project, home) == SandboxSettings(True, False, True)
+    assert load_sandbox_settings(tmp_path / "none", tmp_path / "nohome") == SandboxSettings()
+
+
+@pytest.mark.parametrize("block", [[], {"enabled": "yes"}, {"autoAllowBashIfSandboxed": 1}])
+def test_malformed_settings_name_the_file(tmp_path, block):
+    _write(tmp_path / ".claude" / "settings.json", {"sandbox": block})
+    with pytest.raises(AgentConfigError, match="settings.json"):
+        load_sandbox_settings(tmp_path, tmp_path / "home")
+
+
+async def test_project_settings_file_turns_the_sandbox_on(tmp_path, approve):
+    ctx = bash_context(tmp_path)
+    _write(tmp_path / "work" / ".claude" / "settings.json", {"sandbox": {"enabled": True, "autoAllowBashIfSandboxed": False}})
+    verdict = await BashTool().check_permissions(BashInput(command="touch x", dangerouslyDisableSandbox=True), ctx)
+    assert isinstance(verdict, PermissionAsk) and "outside the sandbox" in verdict.message
+    _write(tmp_path / "work" / ".claude" / "settings.json", {"sandbox": {"enabled": 3}})
+    broken = await BashTool().check_permissions(BashInput(command="ls"), ctx)
+    assert isinstance(broken, PermissionDeny) and "sandbox settings are invalid" in broken.message
+
+
+async def test_probe_reports_why_bwrap_cannot_sandbox(tmp_path):
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    result = await probe(str(fake))
+    assert not result.ok and "No permissions to creating new namespace" in result.reason
+    assert "cannot create namespaces" in result.reason
+
+
+async def test_missing_bwrap_fails_closed(tmp_path, approve, monkeypatch):
+    monkeypatch.setattr(bwrap_module, "find_bwrap", lambda: None)
+    monkeypatch.setattr(bwrap_module, "_cache", {})
+    assert "not installed" in (await probe()).reason
+    ctx = sandboxed_context(tmp_path)
+    marker = tmp_path / "work" / "ran"
+    verdict = await BashTool().check_permissions(BashInput(command=f"touch {marker}"), ctx)
+    assert isinstance(verdict, PermissionAsk)  # not auto-allowed without a working sandbox
+    out = await bash(ctx, approve, f"touch {marker}")
+    assert out.is_error and "Sandbox unavailable" in out.text and not marker.exists()
+    outside = await bash(ctx, approve, f"touch {marker}", dangerouslyDisableSandbox=True)
+    assert not outside.is_error and marker.exists()  # only after the (recorded) ask
+    assert "outside the sandbox" in approve.asks[-1][1].message
+
+
+def test_command_line_binds_working_dirs_and_protected_paths(tmp_path):
+    work = tmp_path / "work"
+    (work / ".git" / "hooks").mkdir(parents=True)
+    args = bwrap_args("/usr/bin/bwrap", writable=[work, tmp_path / "missing"], cwd=work)
+    joined = " ".join(args)
+    for flag in ("--die-with-parent", "--unshare-all", "--ro-bind / /", "--tmpfs /tmp"):
+        assert flag in joined
+    assert f"--bind {work.resolve()} {work.resolve()}" in joined
+    assert f"--ro-bind {work.resolve()}/.git/hooks" in joined
+    assert "missing" not in joined and args[-1] == "--"
