@@ -177,6 +177,7 @@ TOOL_TARGETS: dict[str, str] = {
     "Snip": "jupyter_agent.tools.snip:SnipTool",
     "TerminalCapture": "jupyter_agent.tools.terminal_capture:TerminalCaptureTool",
     "LSP": "jupyter_agent.tools.lsp:LSPTool",
+    "RemoteTrigger": "jupyter_agent.tools.remote_trigger:RemoteTriggerTool",
 }
 
 
