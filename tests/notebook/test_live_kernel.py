@@ -80,6 +80,12 @@ async def test_read_and_edit_the_live_notebook(kernel, tmp_path, nb_file, subshe
         # the edit carried the hash of what the agent read
         replace = [r for r in fe.requests if r["op"] == "replace_cell"][0]
         assert replace["args"]["expected_hash"] == sha("df.plot()")
+        out = k.run(f"call_tool('NotebookEdit', notebook_path={str(nb_file)!r}, cell_id={new_id!r}, "
+                    "new_source='', edit_mode='delete')")
+        assert out["text"] == f"Deleted cell {new_id}"
+        assert [c["id"] for c in fe.cells()] == ["m1", "c1", "c2"]
+        delete = [r for r in fe.requests if r["op"] == "delete_cells"][0]
+        assert delete["args"]["expected_hashes"] == {new_id: sha("print(1)")}
     finally:
         fe.stop()
 
