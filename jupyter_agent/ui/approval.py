@@ -102,7 +102,7 @@ class ApprovalPanel(widgets.VBox):
     async def wait(self) -> ApprovalChoice:
         return await self.pending.wait()
 
-    def stop(self) -> None:
+    def dismiss(self) -> None:
         """Close the request without an answer (the turn was stopped)."""
         self.pending.answer(Stopped())
 

@@ -101,6 +101,9 @@ class QuestionForm(widgets.VBox):
         """The answers, or None when the questions were dismissed (the turn was stopped)."""
         return await self.pending.wait()
 
+    def dismiss(self) -> None:
+        self.pending.answer(None)
+
     def _done(self, answers: Answers | None) -> None:
         self.submit.disabled = True
         if answers is None:
@@ -133,6 +136,9 @@ class PlanApproval(widgets.VBox):
 
     async def wait(self) -> PlanChoice:
         return await self.pending.wait()
+
+    def dismiss(self) -> None:
+        self.pending.answer(KeepPlanning("The user stopped the turn."))
 
     def _done(self, choice: PlanChoice) -> None:
         for w in (self.approve, self.keep, self.mode, self.feedback):

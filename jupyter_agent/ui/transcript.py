@@ -167,17 +167,9 @@ class Transcript(widgets.VBox):
         return self._track(widget)
 
     def close_asks(self) -> None:
-        """Answer every open ask with "stopped" (questions: empty answers)."""
-        from .approval import Stopped
-        from .questions import KeepPlanning
-
-        for item in self._open:
-            if isinstance(item, ApprovalPanel):
-                item.pending.answer(Stopped())
-            elif isinstance(item, QuestionForm):
-                item.pending.answer(None)
-            elif isinstance(item, PlanApproval):
-                item.pending.answer(KeepPlanning("The user stopped the turn."))
+        """Dismiss every open ask (the turn is stopping): approvals deny, forms are dismissed."""
+        for item in list(self._open):
+            item.dismiss()
 
     # -- lifecycle -----------------------------------------------------------------------------
 

@@ -68,7 +68,7 @@ async def test_first_answer_wins():
 
 async def test_stop_closes_an_open_panel():
     panel = ApprovalPanel(ASK)
-    panel.stop()
+    panel.dismiss()
     assert await asyncio.wait_for(panel.wait(), 5) == Stopped()
     assert panel.approve.disabled
 
