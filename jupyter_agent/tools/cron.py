@@ -7,6 +7,8 @@ scheduling is not available.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,9 +30,19 @@ def _scheduler(context: ToolUseContext) -> CronScheduler:
     return scheduler
 
 
+@dataclass(frozen=True)
+class ScheduledJob:
+    job: CronJob
+    next_run: str
+
+
+def _when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M %Z").strip()
+
+
 def _describe(job: CronJob, scheduler: CronScheduler) -> str:
     kind = "recurring" if job.recurring else "one-shot"
-    when = scheduler.next_run(job).strftime("%Y-%m-%d %H:%M %Z").strip()
+    when = _when(scheduler.next_run(job))
     prompt = job.prompt if len(job.prompt) <= 80 else job.prompt[:77] + "..."
     return f"{job.id}  {job.cron}  ({kind}, next {when})  {prompt}"
 
@@ -41,7 +53,7 @@ class CronCreateInput(BaseModel):
     recurring: bool = Field(True, description="false = fire once at the next match, then delete")
 
 
-class CronCreateTool(Tool[CronCreateInput, CronJob]):
+class CronCreateTool(Tool[CronCreateInput, ScheduledJob]):
     """Schedule a prompt to be submitted to this session on a cron schedule (local time), while
     the kernel runs. Use it when the user asks to do something later or periodically ("check
     the job every 10 minutes"). One-shot jobs (recurring: false) fire once and are removed."""
@@ -62,11 +74,15 @@ class CronCreateTool(Tool[CronCreateInput, CronJob]):
             job = scheduler.create(input.cron, input.prompt, input.recurring)
         except ValueError as exc:
             raise ToolError(str(exc)) from None
-        return ToolResult(job)
+        return ToolResult(ScheduledJob(job, _when(scheduler.next_run(job))))
 
-    def map_result_to_content(self, data: CronJob, tool_use_id: str) -> list[Any]:
-        kind = "recurring job" if data.recurring else "one-shot job"
-        text = f"Scheduled {kind} {data.id} ({data.cron}). Delete it with CronDelete {{\"id\": \"{data.id}\"}}."
+    def map_result_to_content(self, data: ScheduledJob, tool_use_id: str) -> list[Any]:
+        job = data.job
+        kind = "recurring job" if job.recurring else "one-shot job"
+        text = (
+            f"Scheduled {kind} {job.id} ({job.cron}), next run {data.next_run}. "
+            f"Delete it with CronDelete {{\"id\": \"{job.id}\"}}."
+        )
         return [{"type": "text", "text": text}]
 
 

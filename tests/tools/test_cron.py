@@ -28,8 +28,8 @@ async def test_a_cron_prompt_fires_and_can_be_listed_and_deleted(tmp_path, rejec
     ctx, clock, sched, submitted = _ctx(tmp_path)
     out = await _run(ctx, "CronCreate", {"cron": "*/15 * * * *", "prompt": "check CI status"}, reject)
     assert not out.is_error, out.text
-    job_id = out.result.data.id
-    assert out.text.startswith(f"Scheduled recurring job {job_id} (*/15 * * * *)")
+    job_id = out.result.data.job.id
+    assert out.text.startswith(f"Scheduled recurring job {job_id} (*/15 * * * *), next run 2026-11-30 10:15 UTC.")
     assert reject.asks == []
 
     listed = await _run(ctx, "CronList", {}, reject)
