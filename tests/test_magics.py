@@ -176,3 +176,8 @@ def test_new_session_replaces_the_old_one(ip):
     status = ip.run_line_magic("agent", "--new --model claude-other")
     assert magics.session is not old
     assert "model claude-other" in status
+
+
+def test_a_prompt_without_an_event_loop_is_a_clear_error(ip):
+    with pytest.raises(UsageError, match="use it in a Jupyter kernel"):
+        ip.run_line_magic("agent", "hello")

@@ -170,10 +170,19 @@ class AgentMagics(Magics):
     # -- turns ---------------------------------------------------------------------------------
 
     def _start_turn(self, session: AgentSession, prompt: str) -> None:
+        import asyncio
+
         from ..ui.live_display import LiveDisplay
         from ..ui.transcript import Transcript
         from .turns import Turn
 
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            raise UsageError(
+                "%agent runs its turns on the kernel's event loop: use it in a Jupyter kernel "
+                "(JupyterLab, Notebook, VS Code), not in a terminal IPython."
+            ) from None
         assert self.router is not None
         router = self.router
         cell_id = self.cell_id()
