@@ -182,23 +182,36 @@ def _option_width(wrapper: _Wrapper, value: str, name: str) -> int | None:
     return None
 
 
+_SHELL_OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+
+
 def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
     """``bash -c 'code'`` always asks; ``bash script.sh`` is an ordinary (non-read-only) program."""
     has_c = False
-    for word in words[1:]:
-        value = word.literal
+    args = list(words[1:])
+    i = 0
+    while i < len(args):
+        value = args[i].literal
         if value is None:
             out.ask_reason = "a shell with dynamic arguments"
             return
-        if value.startswith(("-", "+")) and value not in ("-", "--"):
+        if value == "--":
+            i += 1
+            break
+        if value.startswith(("-", "+")) and value != "-":
             if not value.startswith("--") and "c" in value[1:]:
                 has_c = True
+            i += 2 if value in _SHELL_OPTIONS_WITH_VALUE else 1
             continue
-        if has_c:
-            out.scripts.append(value)
         break
     if has_c:
         out.ask_reason = f"{words[0].text} -c runs a string as shell code"
+        if i < len(args):
+            script = args[i]
+            if script.literal is not None:
+                out.scripts.append(script.literal)
+            else:
+                out.ask_reason = "a shell running a string only known at run time"
 
 
 def _su(words: tuple[Word, ...], out: Unwrapped) -> None:
