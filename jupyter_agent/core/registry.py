@@ -178,6 +178,7 @@ TOOL_TARGETS: dict[str, str] = {
     "TerminalCapture": "jupyter_agent.tools.terminal_capture:TerminalCaptureTool",
     "LSP": "jupyter_agent.tools.lsp:LSPTool",
     "RemoteTrigger": "jupyter_agent.tools.remote_trigger:RemoteTriggerTool",
+    "Workflow": "jupyter_agent.tools.workflow:WorkflowTool",
 }
 
 
