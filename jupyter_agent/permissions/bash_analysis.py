@@ -57,7 +57,13 @@ class Analysis:
 
 
 def analyze(command: str) -> Analysis:
-    return _analyze_cached(command)
+    """The cached analysis; an internal error becomes a problem (ask), never an exception."""
+    try:
+        return _analyze_cached(command)
+    except RecursionError:
+        return Analysis(problems=["the command is nested too deeply to analyze"])
+    except Exception as exc:  # fail closed, but keep the session going
+        return Analysis(problems=[f"the analyzer failed ({type(exc).__name__})"])
 
 
 @lru_cache(maxsize=2048)
@@ -95,8 +101,12 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]
     reason = env_reason or unwrapped.ask_reason or _env_reason(unwrapped.env)
     inner = unwrapped.innermost
     forms = list(unwrapped.forms)
+    scripts = list(unwrapped.scripts)
     for form in unwrapped.forms:
-        forms.extend(_extra_forms(form))
+        for extra in _extra_forms(form):  # find -exec sh -c '...' {} ;  → unwrap that too
+            peeled = unwrap(extra)
+            forms.extend(peeled.forms)
+            scripts.extend(peeled.scripts)
     if unwrapped.lookup_only:
         read_only = ReadOnlyCheck(True)
     elif reason is not None:
@@ -112,7 +122,7 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]
         if len(args) > 1 or (cd_target is not None and (cd_target.literal or "-").startswith(("-", "+"))):
             reason = reason or f"{program} with options"
     info = CommandInfo(tuple(forms), inner, read_only, reason, cd_target, cd_kind, nested)
-    return info, unwrapped.scripts
+    return info, scripts
 
 
 def _env_reason(names: object) -> str | None:

@@ -55,6 +55,8 @@ ROWS = [
     ("xargs-stdin", RM, "xargs rm < list.txt", "deny"),
     ("find-exec", RM, "find . -exec rm {} \\;", "deny"),
     ("find-execdir", RM, "find . -name '*.o' -execdir rm {} +", "deny"),
+    ("find-exec-sh-c", RM, "find . -exec sh -c 'rm x' \\;", "deny"),
+    ("find-exec-wrapped", RM, "find . -exec timeout 5 rm {} \\;", "deny"),
     ("coproc", RM, "coproc rm x", "deny"),
     ("watch", RM, "watch -n 1 'rm x'", "deny"),
     ("watch-asks", {"allow": ("Bash(watch:*)",)}, "watch ls", "ask"),
