@@ -25,8 +25,14 @@ def require_existing(root: Path, *, directory: bool) -> None:
 
 
 def split_glob(pattern: str, root: Path) -> tuple[Path, str]:
-    """Move an absolute pattern's literal leading folders into the root: ``/a/b/**/*.py`` → (/a/b, ``**/*.py``)."""
+    """Move an absolute pattern's literal leading folders into the root: ``/a/b/**/*.py`` → (/a/b, ``**/*.py``).
+
+    Leading ``./`` and ``../`` of a relative pattern move into the root as well.
+    """
     if not os.path.isabs(pattern):
+        while pattern.startswith(("../", "./")):  # rg globs cannot climb: move ".." into the root
+            head, _, pattern = pattern.partition("/")
+            root = root.parent if head == ".." else root
         return root, pattern
     parts = Path(pattern).parts
     literal: list[str] = []

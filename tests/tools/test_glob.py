@@ -71,6 +71,8 @@ def test_split_glob():
     assert split_glob("/a/b/**/*.py", root) == (Path("/a/b"), "**/*.py")
     assert split_glob("/a/b/c.py", root) == (Path("/a/b"), "c.py")
     assert split_glob("/a/*/c.py", root) == (Path("/a"), "*/c.py")
+    assert split_glob("../x/*.py", Path("/w/proj")) == (Path("/w"), "x/*.py")
+    assert split_glob("./src/*.py", root) == (root, "src/*.py")
 
 
 def test_schema_and_flags():
