@@ -22,6 +22,9 @@ HIDE = [
     "if {r}; then :; fi", "for i in a; do {r}; done", "while {r}; do :; done",
     "case a in a) {r};; esac", "echo ${{x:-$({r})}}", "cat <<EOF\n$({r})\nEOF", "command {r}",
     "time {r}", "exec {r}", "stdbuf -oL {r}", "echo $(echo $({r}))", "ls > >({r})",
+    "! ! {r}", "coproc {r}", "watch -n 1 '{r}'", "find . -exec sh -c '{r}' \\;", "find . -exec {r} \\;",
+    "bash -o pipefail -c '{r}'", "bash -c -- '{r}'", "builtin eval '{r}'", "su -c '{r}'",
+    "until {r}; do :; done", "echo ${{x:-`{r}`}}", "cat <<<$({r})",
 ]
 RM = ["rm x", "rm -rf x", "'rm' x", "r\\m x", "\\rm x", "/bin/rm x", '"rm" -f x', "$'rm' x"]
 SEPARATORS = [" && ", " || ", "; ", " | ", " & ", "\n", " |& "]
