@@ -44,6 +44,8 @@ class TurnRouter:
         return self.active.transcript if self.active is not None else None
 
     def add(self, turn: Turn) -> None:
+        if self.active is not None or self.queue:
+            turn.transcript.mark_queued()
         self.queue.append(turn)
         if turn.cell_id:
             self.by_cell[turn.cell_id] = turn

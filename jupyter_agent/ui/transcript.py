@@ -75,6 +75,14 @@ class Transcript(widgets.VBox):
         if handler is not None:
             handler(self, event)
 
+    def _on_turn_started(self, e: ev.TurnStarted) -> None:
+        self.started = time.monotonic()  # a queued turn's clock starts now
+        self.footer.value = self._footer_html("running")
+
+    def mark_queued(self) -> None:
+        """Another turn runs first: say so until this one starts."""
+        self.footer.value = self._footer_html("queued behind the running turn")
+
     def _on_text(self, e: ev.TextDelta) -> None:
         block = self.blocks[-1] if self.blocks else None
         if not isinstance(block, StreamingMarkdown):
@@ -287,6 +295,7 @@ def _plan_text(choice: Any) -> str:
 
 
 _HANDLERS: dict[type, Callable[[Transcript, Any], None]] = {
+    ev.TurnStarted: Transcript._on_turn_started,
     ev.TextDelta: Transcript._on_text,
     ev.ThinkingDelta: Transcript._on_thinking,
     ev.ToolUseStreaming: Transcript._on_tool_streaming,

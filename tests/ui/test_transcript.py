@@ -133,3 +133,21 @@ async def test_unfinished_cards_are_closed_when_the_turn_ends(tmp_path):
     card = transcript.cards["tu7"]
     assert card.state == "error" and "interrupted" in card.result_summary
     assert transcript.stop_button.description == "Stopped"
+
+
+async def test_a_queued_turn_says_so_until_it_starts():
+    from jupyter_agent.magics.turns import Turn, TurnRouter
+
+    router = TurnRouter(lambda: None)
+    first, second = Transcript("one"), Transcript("two")
+    router.add(Turn(first, "c1"))
+    router.dispatch(ev.TurnStarted("t1", "one"))
+    router.add(Turn(second, "c2"))
+    assert "queued behind the running turn" in second.footer.value
+    router.dispatch(ev.TextDelta("for one"))
+    router.dispatch(ev.TurnEnded("t1", "end_turn", 0.1, ev.Usage()))
+    router.dispatch(ev.TurnStarted("t2", "two"))
+    router.dispatch(ev.TextDelta("for two"))
+    assert "running" in second.footer.value and "queued" not in second.footer.value
+    assert first.blocks[0].text == "for one" and second.blocks[0].text == "for two"
+    assert first.done and not second.done
