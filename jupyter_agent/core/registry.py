@@ -179,6 +179,7 @@ TOOL_TARGETS: dict[str, str] = {
     "LSP": "jupyter_agent.tools.lsp:LSPTool",
     "RemoteTrigger": "jupyter_agent.tools.remote_trigger:RemoteTriggerTool",
     "Workflow": "jupyter_agent.tools.workflow:WorkflowTool",
+    "PowerShell": "jupyter_agent.tools.powershell:PowerShellTool",
 }
 
 

@@ -1,0 +1,106 @@
+"""PowerShell: registry platform selection, permission analysis, and the runner.
+
+pwsh cannot be installed here (not in Debian, PyPI or npm), so the real-interpreter test skips;
+the runner's timeout / exit code / output limit are exercised with a stand-in interpreter (a
+small bash script taking pwsh's arguments) — it checks our process handling, not PowerShell.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+from jupyter_agent.core.permission_types import ToolPermissionContext
+from jupyter_agent.core.registry import RegistryConfig, get_all_base_tools
+from jupyter_agent.tools.powershell import PWSH_ENV, PowerShellTool
+from jupyter_agent.tools.powershell_permissions import (
+    check_powershell_permission,
+    is_read_only_command,
+    split_statements,
+)
+from tests.support.tools import make_context
+
+
+def test_registry_picks_powershell_on_windows_and_bash_elsewhere():
+    win = [t.name for t in get_all_base_tools(RegistryConfig(platform="win32"))]
+    linux = [t.name for t in get_all_base_tools(RegistryConfig(platform="linux"))]
+    assert "PowerShell" in win and "Bash" not in win
+    assert "Bash" in linux and "PowerShell" not in linux
+    assert win.index("PowerShell") == linux.index("Bash")  # same place in the seed's order
+
+
+@pytest.mark.parametrize("command, read_only", [
+    ("Get-ChildItem -Recurse | Select-String 'TODO'", True),
+    ("Get-Content a.txt; Get-Date", True),
+    ("gci 'a;b' | sort", True),
+    ("Get-Content a.txt > b.txt", False),
+    ("Remove-Item -Recurse x", False),
+    ("Get-ChildItem $(Remove-Item x)", False),
+    ("Get-Content a | Invoke-Expression", False),
+    ("& 'C:\\evil.exe'", False),
+    ("Write-Output \"$(rm x)\"", False),
+    ("Get-Content 'unclosed", False),
+])
+def test_read_only_detection(command, read_only):
+    assert is_read_only_command(command) is read_only
+
+
+def test_split_respects_quotes():
+    assert split_statements("a 'x;y' | b \"p|q\"; c && d") == ["a 'x;y'", "b \"p|q\"", "c", "d"]
+    assert split_statements("a 'open") is None
+
+
+def _ctx(tmp_path, **rules):
+    ctx = make_context([PowerShellTool()], tmp_path)
+    pc = ToolPermissionContext(**{f"{k}_rules": {"session": tuple(v)} for k, v in rules.items()})
+    ctx.set_app_state(lambda s: type(s)(tool_permission_context=pc, todos=s.todos, extra=s.extra))
+    return ctx
+
+
+def test_rules(tmp_path):
+    ctx = _ctx(tmp_path, deny=["PowerShell(Remove-Item:*)"], allow=["PowerShell(git status)", "PowerShell(npm test:*)"])
+    assert check_powershell_permission("git status; remove-item -r x", ctx).behavior == "deny"
+    assert check_powershell_permission("git status", ctx).behavior == "allow"
+    assert check_powershell_permission("npm test --watch; git status", ctx).behavior == "allow"
+    assert check_powershell_permission("npm test > out.txt", ctx).behavior == "ask"  # redirection
+    assert check_powershell_permission("git push", ctx).behavior == "ask"
+    ask = check_powershell_permission("Set-Content x 1", ctx)
+    assert ask.suggestions[0].rules == ("PowerShell(Set-Content:*)",)
+
+
+async def test_missing_interpreter_is_a_clear_error(tmp_path, approve, monkeypatch):
+    monkeypatch.delenv(PWSH_ENV, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    out = await run_tool_use(ToolUseRequest("p", "PowerShell", {"command": "Get-Date"}), make_context([PowerShellTool()], tmp_path), approve)
+    assert out.is_error and "PowerShell is not installed" in out.text
+
+
+@pytest.fixture
+def stand_in(tmp_path, monkeypatch):
+    script = tmp_path / "fake-pwsh"
+    script.write_text('#!/bin/bash\n[ "$1 $2 $3" = "-NoProfile -NonInteractive -Command" ] || exit 99\nexec bash -c "$4"\n')
+    script.chmod(0o755)
+    monkeypatch.setenv(PWSH_ENV, str(script))
+
+
+async def test_runner_exit_code_timeout_and_limit_with_a_stand_in(tmp_path, approve, stand_in):
+    ctx = make_context([PowerShellTool()], tmp_path)
+
+    async def run(command, **kw):
+        return await run_tool_use(ToolUseRequest("p", "PowerShell", {"command": command, **kw}), ctx, approve)
+
+    out = await run("echo hi; exit 4")
+    assert out.text == "hi\nExit code 4"
+    out = await run("sleep 30", timeout=300)
+    assert out.text.endswith("Command timed out and was killed.")
+    out = await run("head -c 100000 /dev/zero | tr '\\0' x")
+    assert "characters of output were cut from the middle" in out.text and len(out.text) < 31_000
+
+
+@pytest.mark.skipif(shutil.which("pwsh") is None, reason="pwsh is not installed (not available from Debian, PyPI or npm)")
+async def test_real_pwsh(tmp_path, approve, monkeypatch):
+    monkeypatch.delenv(PWSH_ENV, raising=False)
+    out = await run_tool_use(ToolUseRequest("p", "PowerShell", {"command": "Write-Output (1+2)"}), make_context([PowerShellTool()], tmp_path), approve)
+    assert out.text == "3"
