@@ -181,3 +181,22 @@ def test_new_session_replaces_the_old_one(ip):
 def test_a_prompt_without_an_event_loop_is_a_clear_error(ip):
     with pytest.raises(UsageError, match="use it in a Jupyter kernel"):
         ip.run_line_magic("agent", "hello")
+
+
+def test_a_bad_session_config_is_a_usage_error(ip):
+    magics = ip._jupyter_agent_magics
+    magics.thinking_budget = 50_000  # larger than max_tokens
+    try:
+        with pytest.raises(UsageError, match="thinking_budget"):
+            ip.run_line_magic("agent", "--new")
+    finally:
+        magics.thinking_budget = None
+
+
+def test_interpolation_errors_do_not_touch_the_session(ip):
+    ip.run_line_magic("agent", "--tools")
+    magics = ip._jupyter_agent_magics
+    before = magics.session
+    with pytest.raises(UsageError, match="NameError"):
+        ip.run_line_magic("agent", "--new explain {no_such_variable}")
+    assert magics.session is before

@@ -71,15 +71,15 @@ class AgentMagics(Magics):
                 return reports.Text(reports.tools_text(self._ensure_session(opts)))
             case "compact":
                 return self._compact()
-        session = self._ensure_session(opts)
-        if not opts.prompt:
-            if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny:
-                return reports.Text(reports.session_text(session))
-            raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
         try:
             prompt = interpolate(opts.prompt, self.shell.user_ns)
         except InterpolationError as exc:
             raise UsageError(f"%agent: {exc}") from None
+        session = self._ensure_session(opts)
+        if not prompt:
+            if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny:
+                return reports.Text(reports.session_text(session))
+            raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
         self._start_turn(session, prompt)
         return None
 
@@ -117,7 +117,12 @@ class AgentMagics(Magics):
                 except (FileNotFoundError, LookupError, ValueError) as exc:
                     raise UsageError(f"%agent --resume: {exc}") from None
             else:
-                session = AgentSession(config)
+                from ..errors import AgentConfigError
+
+                try:
+                    session = AgentSession(config)
+                except AgentConfigError as exc:  # a misconfiguration: the user's to fix
+                    raise UsageError(f"%agent: {exc}") from None
             self._attach(session)
             return session
         assert self.session is not None
