@@ -49,7 +49,8 @@ def read_window(path: Path, offset: int, limit: int, max_line_chars: int, budget
         hasher = hashlib.sha256() if st.st_size <= HASH_MAX_BYTES else None
         raw = _raw_chunks(fh, hasher)
         first = next(raw, b"")
-        fmt = detect_format(first[:SNIFF_BYTES], whole=len(first) < CHUNK and st.st_size <= len(first))
+        sample = first[:SNIFF_BYTES]
+        fmt = detect_format(sample, whole=len(sample) == st.st_size)
         first = first[len(fmt.bom):]
         chunks, nl, keep = _line_source(chain([first], raw), fmt, max_line_chars)
         chunks = _skip_lines(chunks, nl, offset - 1)

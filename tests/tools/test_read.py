@@ -308,3 +308,11 @@ async def test_file_tools_are_registered_with_their_prompts():
             {"file_path": "/x", "content": "", "old_string": "a", "new_string": "b"})
         assert not by_name[writer].is_read_only(inp) and not by_name[writer].is_concurrency_safe(inp)
         assert by_name[writer].render_tool_use_message(inp) == f"{writer} /x"
+
+
+async def test_multibyte_character_across_the_sniffing_boundary_stays_utf8(run, tmp_path):
+    f = tmp_path / "wide.txt"
+    f.write_text("a" + ("é" * 30 + "\n") * 1500)  # 92 KB; byte 65,536 falls inside an "é"
+    assert f.read_bytes()[65535:65537] == "é".encode()
+    text = await run.ok("Read", file_path=str(f))
+    assert "encoded as" not in text and text.splitlines()[-1] == "  1500\t" + "é" * 30
