@@ -180,6 +180,7 @@ TOOL_TARGETS: dict[str, str] = {
     "RemoteTrigger": "jupyter_agent.tools.remote_trigger:RemoteTriggerTool",
     "Workflow": "jupyter_agent.tools.workflow:WorkflowTool",
     "PowerShell": "jupyter_agent.tools.powershell:PowerShellTool",
+    "WebBrowser": "jupyter_agent.tools.web_browser:WebBrowserTool",
 }
 
 
