@@ -67,14 +67,14 @@ def _in_kernel() -> bool:
 async def get_bridge(hello_timeout: float = HELLO_TIMEOUT) -> KernelBridge | None:
     """This kernel's bridge to its frontend, opened on first use; None without a frontend."""
     global _bridge, _no_frontend_until, _lock
-    if _bridge is not None and not _bridge.closed:
-        return _bridge if _bridge.clients else None  # no hello yet: a late one may still come
+    if _usable_or_waiting():
+        return _bridge if _bridge is not None and _bridge.clients else None
     if not _in_kernel() or time.monotonic() < _no_frontend_until:
         return None
     _lock = _lock or asyncio.Lock()
     async with _lock:
-        if _bridge is not None and not _bridge.closed:
-            return _bridge if _bridge.clients else None
+        if _usable_or_waiting():
+            return _bridge if _bridge is not None and _bridge.clients else None
         import comm
 
         _bridge = KernelBridge(asyncio.get_running_loop())
@@ -83,6 +83,16 @@ async def get_bridge(hello_timeout: float = HELLO_TIMEOUT) -> KernelBridge | Non
         if _bridge.closed:  # closed by the frontend: no extension there; ask again later
             _no_frontend_until = time.monotonic() + RETRY_AFTER
         return None
+
+
+def _usable_or_waiting() -> bool:
+    """True while the bridge has clients, or is still young enough for a late hello."""
+    if _bridge is None or _bridge.closed:
+        return False
+    if _bridge.clients or time.monotonic() - _bridge.opened_at < RETRY_AFTER:
+        return True
+    _bridge.close()  # nobody answered for a while: probe again (a frontend may have attached)
+    return False
 
 
 def reset_bridge() -> None:

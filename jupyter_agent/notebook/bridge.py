@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import os
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -82,6 +83,7 @@ class KernelBridge:
         self._comm: Any = None
         self._pending: dict[str, asyncio.Future[OkResponse | ErrorResponse]] = {}
         self._first_hello: asyncio.Future[Hello | None] = self.loop.create_future()
+        self.opened_at = time.monotonic()
 
     async def open(self, create_comm: CommFactory, hello_timeout: float = HELLO_TIMEOUT) -> bool:
         """Open the comm and wait for the first hello; False when none came in time.
@@ -89,6 +91,7 @@ class KernelBridge:
         The comm stays open after a timeout: a busy frontend's late hello still registers
         its client (``clients``).  A frontend without the extension closes the comm at once.
         """
+        self.opened_at = time.monotonic()
         self._comm = create_comm(
             target_name=COMM_TARGET, data={"protocol": COMM_TARGET, "version": PROTOCOL_VERSION}
         )
