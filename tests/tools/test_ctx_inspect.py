@@ -56,3 +56,14 @@ async def test_bad_input_is_an_error(tmp_path, reject):
     ctx = make_context([CtxInspectTool()], tmp_path)
     out = await run_tool_use(ToolUseRequest("c", "CtxInspect", {"top": 0}), ctx, reject)
     assert out.is_error and "top" in out.text
+
+
+async def test_attach_reads_a_real_session(tmp_path):
+    from jupyter_agent.agent.session import AgentSession, SessionConfig
+    from jupyter_agent.tools.ctx_inspect import attach_ctx_inspect
+
+    session = AgentSession(SessionConfig(cwd=tmp_path, home=tmp_path / "home", load_settings=False, load_mcp=False,
+                                         api_key="test", context_window=50_000, compact_threshold=0.6))
+    attach_ctx_inspect(session)
+    out = await inspect_context(session.context, 5)
+    assert out.context_window == 50_000 and out.compact_at_tokens == 30_000
