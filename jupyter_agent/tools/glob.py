@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
-import os
 import time
 from dataclasses import dataclass
 
@@ -15,6 +13,7 @@ from ..core.result import ContentBlock, ToolResult, text_block
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.filesystem import check_read_permission
+from ._newest import NewestFiles
 from ._rg import run_rg
 from ._search_root import require_existing, search_root, split_glob
 
@@ -109,37 +108,3 @@ class GlobTool(Tool[GlobInput, GlobOutput]):
 
     def render_tool_result_message(self, output: GlobOutput) -> str:
         return f"Found {output.num_files} files"
-
-
-class NewestFiles:
-    """Collects rg's path lines as they stream in, stat-ing each one (overlapping rg's walk)."""
-
-    def __init__(self) -> None:
-        self._partial = b""
-        self._stamped: list[tuple[int, bytes]] = []
-        self.count = 0
-
-    def feed(self, chunk: bytes) -> None:
-        lines = (self._partial + chunk).split(b"\n")
-        self._partial = lines.pop()
-        for line in lines:
-            self._add(line)
-
-    def finish(self) -> None:
-        if self._partial:
-            self._add(self._partial)
-            self._partial = b""
-
-    def newest(self, n: int) -> tuple[str, ...]:
-        """The ``n`` newest paths (ties by name), decoded."""
-        top = heapq.nsmallest(n, self._stamped, key=lambda t: (-t[0], t[1]))
-        return tuple(os.fsdecode(path) for _, path in top)
-
-    def _add(self, path: bytes) -> None:
-        if not path:
-            return
-        try:
-            self._stamped.append((os.stat(path).st_mtime_ns, path))
-            self.count += 1
-        except OSError:
-            pass  # vanished since the walk

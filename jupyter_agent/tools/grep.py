@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,6 +13,7 @@ from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.filesystem import check_read_permission
 from ._grep_args import OutputMode, build_rg_args, page
+from ._newest import NewestFiles
 from ._rg import run_rg
 from ._search_root import require_existing, search_root
 
@@ -124,13 +123,21 @@ class GrepTool(Tool[GrepInput, GrepOutput]):
             multiline=input.multiline,
         )
         cwd = root if root.is_dir() else root.parent
-        res = await run_rg(args, cwd=cwd, timeout=TIMEOUT_S, abort=context.abort_controller)
-        if res.returncode == 2 and not res.stdout:
+        # files_with_matches: stat each file as rg reports it, to order them newest first.
+        files = NewestFiles() if input.output_mode == "files_with_matches" else None
+        res = await run_rg(args, cwd=cwd, timeout=TIMEOUT_S, abort=context.abort_controller,
+                           consume=files.feed if files else None)
+        if res.returncode == 2 and not (res.stdout or (files and files.count)):
             raise ToolError(_rg_error(res.stderr))
-        lines = res.stdout.decode("utf-8", "replace").splitlines()
-        if res.truncated and lines:
-            lines.pop()
-        return ToolResult(await _shape(input, lines))
+        if files is not None:
+            if not res.truncated:
+                files.finish()
+            lines = list(files.newest())
+        else:
+            lines = res.stdout.decode("utf-8", "replace").splitlines()
+            if res.truncated and lines:
+                lines.pop()
+        return ToolResult(_shape(input, lines))
 
     def map_result_to_content(self, data: GrepOutput, tool_use_id: str) -> list[ContentBlock]:
         return data.to_content()
@@ -139,12 +146,10 @@ class GrepTool(Tool[GrepInput, GrepOutput]):
         return f"{output.total} {'lines' if output.mode == 'content' else 'files'}"
 
 
-async def _shape(input: GrepInput, lines: list[str]) -> GrepOutput:
+def _shape(input: GrepInput, lines: list[str]) -> GrepOutput:
     limit = DEFAULT_HEAD_LIMIT if input.head_limit is None else (input.head_limit or None)
     total_matches = None
-    if input.output_mode == "files_with_matches":
-        lines = await asyncio.to_thread(newest_first, lines, None)
-    elif input.output_mode == "count":
+    if input.output_mode == "count":
         total_matches = sum(int(line.rpartition(":")[2] or 0) for line in lines if line.rpartition(":")[2].isdigit())
     shown, more = page(lines, input.offset, limit)
     return GrepOutput(input.output_mode, tuple(shown), len(lines), input.offset, more, total_matches)
@@ -155,15 +160,3 @@ def _rg_error(stderr: str) -> str:
     if "regex" in text.lower():
         return f"Invalid regular expression (ripgrep says):\n{text}\nFix the pattern (escape special characters like ( [ {{ with a backslash)."
     return f"Grep failed (ripgrep says):\n{text}"
-
-
-def newest_first(paths: list[str], limit: int | None) -> list[str]:
-    """``paths`` sorted by modification time, newest first (ties by name); the first ``limit``."""
-    stamped = []
-    for p in paths:
-        try:
-            stamped.append((-os.stat(p).st_mtime_ns, p))
-        except OSError:
-            continue  # vanished since the walk
-    stamped.sort()
-    return [p for _, p in (stamped if limit is None else stamped[:limit])]
