@@ -81,6 +81,10 @@ class LspSettings:
             servers.update(parse_servers(raw))
         return cls(servers=servers)
 
+    def available(self) -> bool:
+        """Whether any configured server's program can be found."""
+        return any(Path(c.command[0]).is_file() or shutil.which(c.command[0]) for c in self.servers.values())
+
     def for_path(self, path: Path) -> tuple[str, ServerConfig] | None:
         suffix = path.suffix.lower()
         for lang, cfg in self.servers.items():

@@ -22,7 +22,7 @@ from ..lsp.format import (
     format_locations,
     format_workspace_symbols,
 )
-from ..lsp.manager import get_lsp_manager, lsp_settings
+from ..lsp.manager import LspSettings, get_lsp_manager, lsp_settings
 from ..permissions.filesystem import check_read_permission, project_dir
 from ._paths import resolve_path
 
@@ -55,6 +55,9 @@ Prefer it over Grep when you need the real definition or real uses of a name."""
     name = "LSP"
     input_schema = LSPInput
     search_hint = "language server definition references hover symbols diagnostics lsp"
+
+    def is_enabled(self) -> bool:
+        return LspSettings.from_env().available()  # no server installed: the model never sees LSP
 
     def is_read_only(self, input: LSPInput) -> bool:
         return True

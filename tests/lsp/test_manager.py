@@ -17,3 +17,13 @@ def test_servers_from_env_are_merged_over_the_default(monkeypatch, tmp_path):
 def test_bad_server_config_is_refused(raw):
     with pytest.raises(ValueError):
         parse_servers(raw)
+
+
+def test_available_only_when_a_server_program_exists(tmp_path):
+    from jupyter_agent.lsp.manager import ServerConfig
+
+    missing = LspSettings(servers={"x": ServerConfig(("no-such-server-anywhere",), (".x",), "x")})
+    assert not missing.available()
+    real = tmp_path / "srv"
+    real.write_text("")
+    assert LspSettings(servers={"x": ServerConfig((str(real),), (".x",), "x")}).available()
