@@ -80,3 +80,18 @@ def test_schema_and_flags():
     assert set(tool.input_json_schema()["properties"]) == {"pattern", "path"}
     inp = tool.input_schema(pattern="*")
     assert tool.is_read_only(inp) and tool.is_concurrency_safe(inp)
+
+
+def test_newest_files_handles_chunk_boundaries_ties_and_vanished_paths(tmp_path):
+    from jupyter_agent.tools._newest import NewestFiles
+
+    for name, mtime in (("b.txt", 5), ("a.txt", 5), ("old.txt", 1), ("new.txt", 9)):
+        _touch(tmp_path / name, mtime)
+    stream = "".join(f"{tmp_path / n}\n" for n in ("old.txt", "b.txt", "gone.txt", "a.txt", "new.txt")).encode()
+    found = NewestFiles()
+    for i in range(0, len(stream), 7):  # paths split across chunks
+        found.feed(stream[i:i + 7])
+    found.finish()
+    assert found.count == 4
+    assert found.newest() == tuple(str(tmp_path / n) for n in ("new.txt", "a.txt", "b.txt", "old.txt"))
+    assert found.newest(2) == (str(tmp_path / "new.txt"), str(tmp_path / "a.txt"))
