@@ -2,7 +2,8 @@
 Windows PowerShell) with a timeout and an output limit; permissions in ``powershell_permissions``.
 
 The interpreter is ``$JUPYTER_AGENT_PWSH`` if set, else ``pwsh``, else ``powershell`` on PATH.
-Not yet: ``run_in_background`` (Bash's background tasks are bash-specific) and a persistent cwd.
+``run_in_background`` makes a ``PowerShellTask`` (TaskOutput / TaskStop / Monitor work on it).
+Not yet: a working directory that persists between calls (each call starts in ``context.cwd``).
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from ..core.permission_types import PermissionResult
 from ..core.result import ToolResult
 from ..core.tool import VALID, InterruptBehavior, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
+from ..tasks.registry import get_task_registry
 from .bash_prompt import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from .powershell_permissions import check_powershell_permission, is_read_only_command
+from .powershell_task import start_powershell_task
 from .shell.output import MAX_INLINE_CHARS
 
 PWSH_ENV = "JUPYTER_AGENT_PWSH"
@@ -38,6 +41,9 @@ class PowerShellInput(BaseModel):
     command: str = Field(description="The PowerShell command to execute")
     timeout: int | None = Field(None, gt=0, le=MAX_TIMEOUT_MS, description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})")
     description: str | None = Field(None, description="Clear, concise description of what this command does in 5-10 words")
+    run_in_background: bool | None = Field(
+        None, description="Set to true to run this command in the background. Use TaskOutput to read the output later.",
+    )
 
 
 class PowerShellOutput(BaseModel):
@@ -106,6 +112,8 @@ This is the shell on Windows: use it where you would use Bash elsewhere.
   Set-Content.
 - Default timeout {DEFAULT_TIMEOUT_MS // 1000} s; set `timeout` (ms, at most {MAX_TIMEOUT_MS:,}).
 - Output over {MAX_INLINE_CHARS:,} characters is cut in the middle.
+- run_in_background: true starts it as a background task; read it with TaskOutput, stop it
+  with TaskStop.
 - Read-only cmdlets run without asking; other commands ask unless a PowerShell(prefix:*) rule
   allows them."""
 
@@ -131,6 +139,14 @@ This is the shell on Windows: use it where you would use Bash elsewhere.
         if exe is None:
             raise ToolError(f"PowerShell is not installed (no pwsh or powershell on PATH; set {PWSH_ENV} to its path).")
         timeout_s = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
+        if input.run_in_background:
+            task = await start_powershell_task(
+                get_task_registry(context), exe, input.command, description=input.description or input.command,
+                cwd=str(context.cwd), directory=context.session_dir / "powershell",
+            )
+            return ToolResult(PowerShellOutput(
+                output=f"Command running in background with ID: {task.id}. Output is being written to: {task.output_path}"
+            ))
         try:
             out = await run_powershell(exe, input.command, str(context.cwd), timeout_s)
         except OSError as exc:

@@ -104,3 +104,22 @@ async def test_real_pwsh(tmp_path, approve, monkeypatch):
     monkeypatch.delenv(PWSH_ENV, raising=False)
     out = await run_tool_use(ToolUseRequest("p", "PowerShell", {"command": "Write-Output (1+2)"}), make_context([PowerShellTool()], tmp_path), approve)
     assert out.text == "3"
+
+
+async def test_background_task_with_a_stand_in(tmp_path, approve, stand_in):
+    import re
+
+    from jupyter_agent.tasks.registry import get_task_registry
+
+    ctx = make_context([PowerShellTool()], tmp_path)
+    payload = {"command": "echo one; echo two; exit 2", "run_in_background": True}
+    out = await run_tool_use(ToolUseRequest("p", "PowerShell", payload), ctx, approve)
+    task_id = re.search(r"ID: (pwsh_\w+)", out.text).group(1)
+    task = get_task_registry(ctx).get(task_id)
+    assert await task.wait(30)
+    assert task.status == "failed" and task.exit_code == 2
+    assert await task.read_new(1000) == "one\ntwo"
+    long = await run_tool_use(ToolUseRequest("p", "PowerShell", {"command": "sleep 60", "run_in_background": True}), ctx, approve)
+    running = get_task_registry(ctx).get(re.search(r"ID: (pwsh_\w+)", long.text).group(1))
+    await running.stop()
+    assert running.status == "killed"

@@ -1,0 +1,73 @@
+"""PowerShell with ``run_in_background``: the process writes to a file; TaskOutput reads it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from pathlib import Path
+
+from ..tasks.base import BackgroundTask
+from ..tasks.registry import TaskRegistry
+from .shell.output import FileFollower
+
+
+class PowerShellTask(BackgroundTask):
+    kind = "local_powershell"
+    id_prefix = "pwsh"
+
+    def __init__(self, task_id: str, command: str, description: str, proc: asyncio.subprocess.Process, output: Path):
+        super().__init__(task_id, description or command)
+        self.command, self.proc, self._output = command, proc, output
+        self._follower = FileFollower(output)
+        self._stopped = False
+        self._runner = asyncio.ensure_future(self._run())
+
+    @property
+    def output_path(self) -> Path:
+        return self._output
+
+    async def _run(self) -> None:
+        code = await self.proc.wait()
+        if self._stopped:
+            self._finish("killed", code)
+        else:
+            self._finish("completed" if code == 0 else "failed", code)
+
+    async def read_new(self, max_chars: int) -> str:
+        lines, _skipped = await asyncio.to_thread(self._follower.read_new, final=self.done, max_bytes=max(4096, max_chars * 4))
+        text = "\n".join(lines)
+        return text if len(text) <= max_chars else f"[earlier output not shown; all of it is in {self._output}]\n" + text[-max_chars:]
+
+    async def stop(self) -> None:
+        if not self.done:
+            self._stopped = True
+            self.kill_now()
+        await asyncio.shield(self._runner)
+
+    def kill_now(self) -> None:
+        self._stopped = True
+        with contextlib.suppress(ProcessLookupError, OSError):
+            if sys.platform == "win32":
+                self.proc.kill()
+            else:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+async def start_powershell_task(
+    registry: TaskRegistry, exe: str, command: str, *, description: str, cwd: str, directory: Path
+) -> PowerShellTask:
+    task_id = registry.new_id(PowerShellTask.id_prefix)
+    directory.mkdir(parents=True, exist_ok=True)
+    output = directory / f"{task_id}.output"
+    kwargs = {"start_new_session": True} if sys.platform != "win32" else {}
+    with open(output, "wb") as sink:
+        proc = await asyncio.create_subprocess_exec(
+            exe, "-NoProfile", "-NonInteractive", "-Command", command, cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL, stdout=sink, stderr=asyncio.subprocess.STDOUT, **kwargs,
+        )
+    task = PowerShellTask(task_id, command, description, proc, output)
+    registry.add(task)
+    return task
