@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import uuid
 from collections.abc import Callable, Sequence
@@ -222,6 +223,9 @@ class AgentSession:
             self.log.write("strip_thinking", model=model)
         self._request_model = model
         self._system = None  # the environment block names the model
+        if self.context.options.main_loop_model != model:
+            options = dataclasses.replace(self.context.options, main_loop_model=model)
+            self.context = self.context.with_changes(options=options)
 
     @property
     def context_window(self) -> int:

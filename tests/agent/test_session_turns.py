@@ -274,6 +274,7 @@ async def test_changing_model_drops_thinking_blocks_of_the_old_model(server, mak
     assert "old model thoughts" not in str(sent.messages)
     assert sent.messages[1]["content"] == [{"type": "text", "text": "first"}]
     assert "Model: claude-opus-5-5" in sent.system_text
+    assert session.context.options.main_loop_model == "claude-opus-5-5"
 
 
 async def test_a_vertex_client_is_accepted(server, make_session):
