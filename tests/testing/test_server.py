@@ -146,3 +146,24 @@ async def test_requests_are_recorded_with_headers_and_body(server, client):
     assert recorded.system_text == "be brief"
     assert recorded.messages == MESSAGES
     assert "anthropic-version" in recorded.headers
+
+
+async def test_parallel_conversations_are_served_by_their_routes(server):
+    import asyncio
+
+    server.route(lambda b: first_user_text(b) == "alpha", reply("A1", delay_s=0.01, chunk_chars=1), reply("A2"), name="a")
+    server.route(lambda b: first_user_text(b) == "beta", reply("B1", delay_s=0.01, chunk_chars=1), reply("B2"), name="b")
+    client = anthropic.AsyncAnthropic(base_url=server.url, api_key="t", max_retries=0)
+
+    async def converse(name):
+        texts = []
+        messages = [{"role": "user", "content": name}]
+        for _ in range(2):
+            message = await client.messages.create(model="m", max_tokens=10, messages=messages)
+            texts.append(message.content[0].text)
+            messages += [{"role": "assistant", "content": texts[-1]}, {"role": "user", "content": "more"}]
+        return texts
+
+    alpha, beta = await asyncio.gather(converse("alpha"), converse("beta"))
+    assert (alpha, beta) == (["A1", "A2"], ["B1", "B2"])
+    assert sorted(r.route for r in server.requests) == ["a", "a", "b", "b"]
