@@ -98,7 +98,7 @@ class AgentSession:
         self._generation = 0
         self._tasks: set[asyncio.Task[Any]] = set()
         self._system: list[dict[str, Any]] | None = None
-        self.tool_pool = ToolPool(make_mcp_manager(config, self.context.session_dir))
+        self.tool_pool = ToolPool(make_mcp_manager(config, self.context.session_dir), self.load_errors)
         self._last_context_tokens = 0
         self._request_model: str | None = None
         self.closed = False

@@ -37,8 +37,9 @@ def make_mcp_manager(config: SessionConfig, session_dir: Path) -> Any | None:
 class ToolPool:
     """Assembles the pool once per session and answers "which tools does this request send"."""
 
-    def __init__(self, mcp: Any | None) -> None:
+    def __init__(self, mcp: Any | None, load_errors: list[str] | None = None) -> None:
         self.mcp = mcp
+        self.load_errors = list(load_errors or [])  # built-in tools whose module failed to import
         self._ready = False
         self._cache: tuple[frozenset[str], list[dict[str, Any]], str] | None = None
 
@@ -47,6 +48,8 @@ class ToolPool:
         if self._ready:
             return context
         self._ready = True
+        for problem in self.load_errors:
+            emit(AgentErrorEvent(f"Tool not available: {problem}", kind="tools"))
         if self.mcp is None:
             return context
         from ..mcp.pool import assemble_tool_pool
