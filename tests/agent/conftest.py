@@ -42,7 +42,7 @@ def sleeps() -> RecordedSleeps:
 
 
 @pytest.fixture
-def make_session(server, tmp_path, sleeps):
+async def make_session(server, tmp_path, sleeps):
     created: list[AgentSession] = []
 
     def factory(tools=(), can_use_tool=None, **overrides: Any) -> tuple[AgentSession, EventLog]:
@@ -64,5 +64,5 @@ def make_session(server, tmp_path, sleeps):
         return session, events
 
     yield factory
-    # sessions hold sockets and file handles; each test closes its own with aclose() where it
-    # matters, the rest are released with the loop.
+    for session in created:  # sockets, transcript files, MCP servers
+        await session.aclose()
