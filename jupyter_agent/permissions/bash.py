@@ -34,7 +34,7 @@ from .filesystem import (
     read_deny_rule_below,
     real_in_working_directories,
 )
-from .paths import BadPath, resolve_path
+from .paths import BadPath, protected_reason, resolve_path
 from .verdicts import RULE, sticky_ask
 
 TOOL_NAME = "Bash"
@@ -123,6 +123,8 @@ def _command_checks(
     v: _Verdict,
 ) -> None:
     text = info.text
+    if not info.read_only.read_only and not info.cd_kind:
+        _protected_arguments(info, cwds, v)
     if info.ask_reason:
         v.soft.append(f"{text or 'the command'}: {info.ask_reason}")
         return
@@ -138,6 +140,33 @@ def _command_checks(
     prefix = suggested_prefix(info.innermost)
     if prefix is not None and prefix not in v.prefixes:
         v.prefixes.append(prefix)
+
+
+def _protected_arguments(info: CommandInfo, cwds: list[str], v: _Verdict) -> None:
+    """A writing command naming a protected path (``rm -rf .git``, ``cp x ~/.bashrc``) always asks.
+
+    Any argument may be a destination, so every fixed argument is resolved (symlinks too).
+    """
+    for word in info.innermost[1:]:
+        value = _fixed_path(word)
+        if not value or value.startswith("-"):
+            continue
+        for cwd in cwds:
+            try:
+                reason = protected_reason(resolve_path(value, cwd))
+            except BadPath:
+                continue
+            if reason is not None:
+                v.sticky.append(f"{info.text} touches {reason}")
+                return
+
+
+def _fixed_path(word: Word) -> str | None:
+    """The word's value when it names one fixed path (``~/x`` included, globs excluded)."""
+    if word.literal is not None:
+        return word.literal
+    tilde_only = word.static and word.text.startswith("~") and not any(c in word.text for c in "*?[{")
+    return word.text if tilde_only else None
 
 
 def _cwds(analysis: Analysis, context: ToolUseContext | None) -> list[str]:
@@ -190,6 +219,8 @@ def _path_checks(analysis: Analysis, cwds: list[str], context: ToolUseContext | 
         else:
             _read_check(redirect.target, cwds, context, v)
     for info in analysis.commands:
+        if info.innermost[:1] and info.innermost[0].literal in ("source", ".") and len(info.innermost) > 1:
+            _read_check(info.innermost[1], cwds, context, v)  # `source .env` reads it
         if not info.read_only.read_only:
             continue
         for word in info.read_only.paths:

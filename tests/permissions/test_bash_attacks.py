@@ -196,6 +196,17 @@ ROWS = [
     ("cd-then-escape", {}, "cd sub && cat ../../outside/data.txt", "ask"),
     ("cd-symlink-out", {}, "cd linkdir && ls", "ask"),
     ("cd-prefix-trick", {}, "cd ../proj-evil", "ask"),
+    # writing commands that name protected paths ask even in bypassPermissions
+    ("bypass-rm-git", {"mode": "bypassPermissions"}, "rm -rf .git", "ask"),
+    ("bypass-cp-bashrc", {"mode": "bypassPermissions"}, "cp evil ~/.bashrc", "ask"),
+    ("bypass-tee-claude", {"mode": "bypassPermissions"}, "echo x | tee .claude/settings.json", "ask"),
+    ("bypass-sed-i-git-hook", {"mode": "bypassPermissions"}, "sed -i s/a/b/ .git/hooks/pre-commit", "ask"),
+    ("allowed-cp-into-git", {"allow": ("Bash(cp:*)",)}, "cp x .git/hooks/pre-commit", "ask"),
+    ("bypass-cp-through-link", {"mode": "bypassPermissions"}, "cp x gitlink", "ask"),
+    ("bypass-plain-rm", {"mode": "bypassPermissions"}, "rm -rf build", "allow"),
+    ("read-git-config-fine", {}, "cat .git/config", "allow"),
+    ("source-denied-file", {"deny": ("Read(./.env)",)}, "source .env", "deny"),
+    ("dot-denied-file", {"deny": ("Read(./.env)",)}, ". ./.env && ls", "deny"),
     # redirections
     ("write-through-symlink", {"mode": "acceptEdits"}, "echo x > out-link", "ask"),
     ("dotdot-after-symlink-dir", {"mode": "acceptEdits"}, "echo x > linkdir/../escaped.txt", "ask"),
@@ -214,6 +225,7 @@ ROWS = [
 @pytest.fixture
 def linkdir(world):
     os.symlink(world.outside, world.project / "linkdir")
+    os.symlink(world.project / ".git" / "config", world.project / "gitlink")
     (world.root / "proj-evil").mkdir()
     return world
 
