@@ -153,7 +153,7 @@ def _protected_arguments(info: CommandInfo, cwds: list[str], v: _Verdict) -> Non
             continue
         for cwd in cwds:
             try:
-                reason = protected_reason(resolve_path(value, cwd))
+                reason = protected_reason(resolve_path(value, cwd, cwd_is_real=True))
             except BadPath:
                 continue
             if reason is not None:
@@ -266,7 +266,7 @@ def _read_check(word: Word, cwds: list[str], context: ToolUseContext, v: _Verdic
             continue
         for path in _expand(word, cwd, v):
             try:
-                resolved = resolve_path(path, cwd)
+                resolved = resolve_path(path, cwd, cwd_is_real=True)
             except BadPath as exc:
                 v.deny = str(exc)
                 return

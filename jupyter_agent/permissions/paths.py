@@ -8,9 +8,10 @@ Containment compares path components, never string prefixes.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pathspec
@@ -40,8 +41,12 @@ class ResolvedPath:
         return (self.lexical,) if self.lexical == self.real else (self.lexical, self.real)
 
 
-def resolve_path(path: str, cwd: str | os.PathLike[str]) -> ResolvedPath:
-    """Both forms of ``path`` relative to ``cwd``; raises BadPath for NUL bytes and URLs."""
+def resolve_path(path: str, cwd: str | os.PathLike[str], *, cwd_is_real: bool = False) -> ResolvedPath:
+    """Both forms of ``path`` relative to ``cwd``; raises BadPath for NUL bytes and URLs.
+
+    ``cwd_is_real`` (the caller already resolved it) lets a relative path be resolved from
+    there, component by component, instead of from ``/``.
+    """
     if "\x00" in path:
         raise BadPath("The path contains a NUL byte.")
     if "://" in path or path.startswith("file:"):
@@ -49,14 +54,34 @@ def resolve_path(path: str, cwd: str | os.PathLike[str]) -> ResolvedPath:
         if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
             raise BadPath(f"{path!r} is not a local file path. Use a file path, not a URL.")
         path = unquote(parsed.path)
-    joined = os.path.join(os.fspath(cwd), os.path.expanduser(path))
+    expanded = os.path.expanduser(path)
+    joined = os.path.join(os.fspath(cwd), expanded)
     # The real path resolves symlinks *before* applying "..", like the kernel does:
     # link/../x is beside the link's target, not beside the link.
-    return ResolvedPath(os.path.normpath(joined), _realpath(joined))
+    if cwd_is_real and not os.path.isabs(expanded):
+        return ResolvedPath(os.path.normpath(joined), _real_below(os.fspath(cwd), expanded))
+    return ResolvedPath(os.path.normpath(joined), os.path.realpath(joined))
 
 
-def _realpath(path: str) -> str:
-    return os.path.realpath(path)
+def _real_below(base: str, relative: str) -> str:
+    """``realpath(base/relative)`` for a ``base`` that is already real: only new components are checked."""
+    current = base
+    parts = relative.split(os.sep)
+    for i, part in enumerate(parts):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            current = os.path.dirname(current)
+            continue
+        step = os.path.join(current, part)
+        try:
+            mode = os.lstat(step).st_mode
+        except OSError:  # does not exist (yet): nothing below it can be a link
+            return os.path.normpath(os.path.join(step, *parts[i + 1:]))
+        if stat.S_ISLNK(mode):
+            return os.path.realpath(os.path.join(step, *parts[i + 1:]))
+        current = step
+    return current
 
 
 def is_within(path: str, root: str) -> bool:
@@ -70,7 +95,9 @@ def is_within(path: str, root: str) -> bool:
 def protected_reason(resolved: ResolvedPath) -> str | None:
     """Why writing this path always needs the user's approval, or None."""
     for form in resolved.forms:
-        parts = PurePosixPath(form).parts
+        if "/." not in form:  # every protected name starts with a dot
+            continue
+        parts = [p for p in form.split(os.sep) if p]
         for part in parts[:-1]:
             if part in PROTECTED_DIRS:
                 return f"{form} is inside {part}/, a protected folder"
