@@ -33,7 +33,11 @@ export class NotebookBridge {
     private readonly panel: NotebookPanel,
     private readonly comm: Kernel.IComm
   ) {
-    comm.onMsg = msg => this.onMessage(msg);
+    // Not awaited: JupyterLab handles a kernel's messages one after another and waits for a
+    // comm handler's promise, so awaiting here would hold back the replies execute_cells needs.
+    comm.onMsg = msg => {
+      void this.onMessage(msg);
+    };
   }
 
   sayHello(): void {

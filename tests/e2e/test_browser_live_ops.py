@@ -1,0 +1,92 @@
+"""The other live ops in a real browser: a type change keeps the cell id and drops outputs,
+cells run through the notebook's own machinery return their outputs, a Read sees unsaved edits."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from .browser_helpers import cells, dialogs, kernel_exec, open_notebook, wait_result
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+SETUP = '''import asyncio, json, os
+from pathlib import Path
+from jupyter_agent.core.context import ToolUseContext, ToolUseOptions
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+from jupyter_agent.core.permission_types import PermissionAllow
+from jupyter_agent.notebook import get_document
+from jupyter_agent.tools.notebook_edit import NotebookEditTool
+from jupyter_agent.tools.read import ReadTool
+
+NB = os.path.abspath("ops.ipynb")
+ctx = ToolUseContext(options=ToolUseOptions(tools=(ReadTool(), NotebookEditTool())), cwd=Path.cwd())
+results = {}
+
+async def _allow(*args):
+    return PermissionAllow()
+
+async def tool(name, **input):
+    out = await run_tool_use(ToolUseRequest(name, name, input), ctx, _allow)
+    return {"is_error": out.is_error, "text": "".join(b.get("text", "") for b in out.content)}
+
+def start(key, coro):
+    async def runner():
+        try:
+            results[key] = await coro
+        except Exception as exc:
+            results[key] = {"exception": repr(exc)}
+    results.pop(key, None)
+    asyncio.ensure_future(runner())
+
+async def execute(ids):
+    doc = await get_document(NB)
+    return (await doc.execute(ids)).model_dump()
+'''
+
+
+@pytest.fixture
+def notebook(lab):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    code = nbformat.v4.new_code_cell("print('old output')", id="code", execution_count=7)
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="old output\n")]
+    nb.cells = [code, nbformat.v4.new_code_cell("print(6 * 7)", id="calc")]
+    path = lab.root / "ops.ipynb"
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_type_change_execute_and_unsaved_read(lab, page, notebook):
+    open_notebook(page, lab.url, notebook.name)
+    kernel_exec(page, SETUP)
+
+    # An unsaved edit in the browser is what Read sees.
+    page.evaluate("""() => {
+      const nb = window.jupyterapp.shell.currentWidget.content.model.sharedModel;
+      nb.getCell(1).setSource('print(6 * 7)  # unsaved');
+    }""")
+    kernel_exec(page, 'start("read", tool("Read", file_path=NB))')
+    read = wait_result(page, "read")
+    assert not read["is_error"] and "# unsaved" in read["text"], read
+
+    # code → markdown: same id, outputs and execution count gone, one cell still.
+    kernel_exec(page, 'start("md", tool("NotebookEdit", notebook_path=NB, cell_id="code", '
+                      'new_source="# Now prose", cell_type="markdown"))')
+    assert not wait_result(page, "md")["is_error"]
+    cell = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.getCell(0).toJSON()")
+    assert cell["id"] == "code" and cell["cell_type"] == "markdown" and cell["source"] == "# Now prose"
+    assert "outputs" not in cell and [cid for cid, _ in cells(page)] == ["code", "calc"]
+
+    # execute_cells runs the cell in the notebook and returns its outputs.
+    kernel_exec(page, 'start("run", execute(["calc"]))')
+    ran = wait_result(page, "run")
+    assert "exception" not in ran, ran
+    [calc] = ran["cells"]
+    assert calc["cell_id"] == "calc" and calc["execution_count"] is not None
+    assert "".join(o.get("text", "") for o in calc["outputs"]) == "42\n"
+    shown = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.getCell(1).toJSON()")
+    assert json.dumps(shown["outputs"]).count("42") == 1
+    assert dialogs(page) == []
