@@ -78,3 +78,26 @@ async def test_watch_input_errors(tmp_path, reject):
     assert out.is_error and "needs task_id and pattern" in out.text
     out = await _monitor(ctx, reject, action="watch", task_id="bash_00", pattern="x")
     assert out.is_error and "No task found with ID: bash_00" in out.text
+
+
+async def test_status_lists_a_real_mcp_server(tmp_path, reject):
+    import shutil
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    from jupyter_agent.mcp import McpManager
+
+    server = shutil.which("mcp-server-time") or str(Path(sys.executable).parent / "mcp-server-time")
+    if not Path(server).exists():
+        pytest.skip("mcp-server-time is not installed (test extra)")
+    manager = McpManager()
+    manager.add_servers({"time": {"command": server, "args": ["--local-timezone", "UTC"]}})
+    try:
+        await manager.ensure_started()
+        ctx = make_context([MonitorTool()], tmp_path, mcp_clients=tuple(manager.connections.values()))
+        out = await _monitor(ctx, reject)
+        assert "MCP servers: 1" in out.text and "  time: connected (2 tools)" in out.text
+    finally:
+        await manager.aclose()
