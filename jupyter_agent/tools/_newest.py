@@ -27,15 +27,14 @@ class NewestFiles:
 
     def newest(self, n: int | None = None) -> tuple[str, ...]:
         """The ``n`` newest paths (all when None), newest first, ties by name; decoded."""
-        key = lambda t: (-t[0], t[1])  # noqa: E731
-        top = sorted(self._stamped, key=key) if n is None else heapq.nsmallest(n, self._stamped, key=key)
+        top = sorted(self._stamped) if n is None else heapq.nsmallest(n, self._stamped)
         return tuple(os.fsdecode(path) for _, path in top)
 
     def _add(self, path: bytes) -> None:
         if not path:
             return
         try:
-            self._stamped.append((os.stat(path).st_mtime_ns, path))
+            self._stamped.append((-os.stat(path).st_mtime_ns, path))  # sorts newest first
             self.count += 1
         except OSError:
             pass  # vanished since the walk
