@@ -18,7 +18,8 @@ NO_APPROVER_MESSAGE = (
     "which permission rule would allow it."
 )
 TIMEOUT_MESSAGE = (
-    "The user did not answer the approval request for {tool} within {seconds:g} seconds, so the "
+    "No one answered: the user did not answer the approval request for {tool} within {seconds:g} "
+    "seconds, so the "
     "call was not run. Continue without it or ask the user."
 )
 

@@ -50,6 +50,11 @@ class AgentMagics(Magics):
         self.current_cell_id: str | None = None
         super().__init__(shell=shell, **kwargs)
 
+    @default("approval_timeout")
+    def _default_approval_timeout(self) -> float | None:
+        value = os.environ.get("JUPYTER_AGENT_APPROVAL_TIMEOUT")  # headless runs set it
+        return float(value) if value else None
+
     @default("model")
     def _default_model(self) -> str:
         from ..agent.config import SessionConfig
@@ -77,7 +82,8 @@ class AgentMagics(Magics):
             raise UsageError(f"%agent: {exc}") from None
         session = self._ensure_session(opts)
         if not prompt:
-            if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny:
+            if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny \
+                    or opts.approval_timeout is not None:
                 return reports.Text(reports.session_text(session))
             raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
         self._start_turn(session, prompt)
@@ -103,7 +109,7 @@ class AgentMagics(Magics):
             base_url=self.base_url,
             api_key=self.api_key,
             notebook_path=cell_context.notebook_path(self.shell),
-            approval_timeout=self.approval_timeout,
+            approval_timeout=self.approval_timeout if opts.approval_timeout is None else opts.approval_timeout,
         )
 
     def _ensure_session(self, opts: AgentOptions) -> AgentSession:
@@ -159,6 +165,8 @@ class AgentMagics(Magics):
         """``--model/--mode/--allow/--deny`` on a running session change it from the next request."""
         if opts.model:
             session.config.model = opts.model
+        if opts.approval_timeout is not None:
+            session.config.approval_timeout = opts.approval_timeout
         if opts.mode or opts.allow or opts.deny:
             reports.update_permissions(session, opts.mode, opts.allow, opts.deny)
 

@@ -17,7 +17,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..core.permission_types import PERMISSION_MODES
 
 _SESSION_ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.:-]{6,}$")
-_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny"}
+_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout"}
 _FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help"}
 
 
@@ -29,6 +29,7 @@ class AgentOptions:
     mode: str | None = None
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
+    approval_timeout: float | None = None
     stop: bool = False
     compact: bool = False
     cost: bool = False
@@ -54,6 +55,8 @@ class AgentOptions:
           help="Allow rule for this session, e.g. 'Bash(pytest:*)' (repeatable).")
 @argument("--deny", action="append", default=[], metavar="RULE",
           help="Deny rule for this session, e.g. 'Read(./.env)' (repeatable).")
+@argument("--approval-timeout", type=float, metavar="SECONDS",
+          help="Deny an approval nobody answers within SECONDS (headless runs).")
 @argument("--stop", action="store_true", help="Stop the running turn.")
 @argument("--compact", action="store_true", help="Summarise the conversation to free context.")
 @argument("--cost", action="store_true", help="Show tokens and cost so far.")
@@ -129,12 +132,15 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
         mode=args.mode,
         allow=list(args.allow or []),
         deny=list(args.deny or []),
+        approval_timeout=args.approval_timeout,
         stop=args.stop,
         compact=args.compact,
         cost=args.cost,
         tools=args.tools,
         prompt=prompt,
     )
+    if opts.approval_timeout is not None and not opts.approval_timeout > 0:
+        raise UsageError(f"%agent: --approval-timeout must be a positive number of seconds\n\n{usage_text()}")
     actions = [a for a in ("stop", "compact", "cost", "tools") if getattr(opts, a)]
     if len(actions) > 1:
         raise UsageError(f"%agent: use one of --{', --'.join(actions)} at a time\n\n{usage_text()}")
