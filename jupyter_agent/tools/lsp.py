@@ -22,7 +22,7 @@ from ..lsp.format import (
     format_locations,
     format_workspace_symbols,
 )
-from ..lsp.manager import LspSettings, get_lsp_manager, lsp_settings
+from ..lsp.manager import SERVERS_ENV, LspSettings, get_lsp_manager, lsp_settings
 from ..permissions.filesystem import check_read_permission, project_dir
 from ._paths import resolve_path
 
@@ -57,7 +57,10 @@ Prefer it over Grep when you need the real definition or real uses of a name."""
     search_hint = "language server definition references hover symbols diagnostics lsp"
 
     def is_enabled(self) -> bool:
-        return LspSettings.from_env().available()  # no server installed: the model never sees LSP
+        try:
+            return LspSettings.from_env().available()  # no server installed: the model never sees LSP
+        except ValueError:
+            return True  # a malformed $JUPYTER_AGENT_LSP_SERVERS is reported when the tool is used
 
     def is_read_only(self, input: LSPInput) -> bool:
         return True
@@ -77,8 +80,12 @@ Prefer it over Grep when you need the real definition or real uses of a name."""
         if input.operation == "workspace_symbols" and not (input.query or "").strip():
             return ValidationError("operation=workspace_symbols needs a query.")
         path = resolve_path(input.file_path, context)
-        if lsp_settings(context).for_path(path) is None:
-            known = ", ".join(sorted({e for c in lsp_settings(context).servers.values() for e in c.extensions}))
+        try:
+            settings = lsp_settings(context)
+        except ValueError as exc:
+            return ValidationError(f"The language server configuration ${SERVERS_ENV} is malformed: {exc}")
+        if settings.for_path(path) is None:
+            known = ", ".join(sorted({e for c in settings.servers.values() for e in c.extensions}))
             return ValidationError(f"No language server is configured for {path.suffix or 'this file'} files (configured: {known}).")
         if input.operation != "workspace_symbols" and not path.is_file():
             return ValidationError(f"File does not exist: {path}")

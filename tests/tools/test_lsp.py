@@ -111,3 +111,13 @@ async def test_a_missing_server_binary_is_a_clear_error(tmp_path, approve):
     ctx.extra["lsp_settings"] = LspSettings(servers={"python": ServerConfig(("no-such-lsp-server",), (".py",), "python")})
     out = await lsp(ctx, approve, operation="document_symbols", file_path="a.py")
     assert out.is_error and "Could not start the python language server 'no-such-lsp-server'" in out.text
+
+
+async def test_malformed_server_config_is_reported_not_raised(tmp_path, approve, monkeypatch):
+    from jupyter_agent.core.registry import RegistryConfig, get_all_base_tools
+
+    monkeypatch.setenv("JUPYTER_AGENT_LSP_SERVERS", "{broken")
+    assert "LSP" in [t.name for t in get_all_base_tools(RegistryConfig(platform="linux"))]
+    (tmp_path / "a.py").write_text("x = 1\n")
+    out = await lsp(make_context([LSPTool()], tmp_path), approve, operation="document_symbols", file_path="a.py")
+    assert out.is_error and "JUPYTER_AGENT_LSP_SERVERS is malformed" in out.text
