@@ -143,7 +143,8 @@ class MonitorTool(Tool[MonitorInput, str]):
 - action "status": the kernel process (memory, CPU time, threads), system memory and load,
   every background task with its status, age and live processes, and the MCP servers.
 - action "watch": wait (without blocking anything) until a background task's output has a line
-  matching `pattern` (a Python regex), the task ends, or `timeout` seconds pass. Use it instead
+  matching `pattern` (a Python regex; output already produced counts), the task ends, or
+  `timeout` seconds pass. Use it instead
   of polling TaskOutput in a loop or `sleep` in Bash, e.g. to wait for "Listening on" from a
   server started with run_in_background, or for "Epoch 3" in a training log."""
 
