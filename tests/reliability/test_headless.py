@@ -97,3 +97,17 @@ def test_environment_timeout_applies_without_touching_the_notebook(server, dirs,
     server.push(reply("Could not run it."))
     printed = _run(_notebook(server.url, "%agent create made.txt"), work, home)
     assert "made: False" in printed and "No one answered" in _tool_result_text(server)
+
+
+def test_approval_timeout_option_is_parsed_and_checked():
+    from IPython.core.error import UsageError
+
+    from jupyter_agent.magics.options import parse_options
+
+    opts = parse_options("--mode dontAsk --approval-timeout 2.5 --allow 'Bash(ls:*)' go on")
+    assert (opts.approval_timeout, opts.mode, opts.allow, opts.prompt) == (2.5, "dontAsk", ["Bash(ls:*)"], "go on")
+    assert parse_options("--approval-timeout=7 x").approval_timeout == 7.0
+    assert parse_options("plain prompt").approval_timeout is None
+    for bad in ("--approval-timeout 0 x", "--approval-timeout -3 x", "--approval-timeout soon x"):
+        with pytest.raises(UsageError):
+            parse_options(bad)
