@@ -81,6 +81,12 @@ def _assert_whole(project: Path) -> None:
     nbformat.validate(nb)
     assert [c["id"] for c in nb.cells] == ["c1"]
     assert _uniform(nb.cells[0]["source"], r"x = \d+")
+    others = {p.name for p in project.iterdir()} - {"written.txt", "edited.txt", "book.ipynb"}
+    # A kill between the temp file's creation and its rename leaves that temp file behind.
+    stray = [n for n in others if not re.fullmatch(r"\.(written\.txt|edited\.txt|book\.ipynb)\..+\.tmp", n)]
+    assert stray == [], stray
+    if others:
+        print(f"left-over temp files after kill -9: {sorted(others)}")
 
 
 async def _run_and_kill(server: ScriptedServer, project: Path, sessions: Path, after: int) -> None:
