@@ -106,7 +106,7 @@ async def test_nothing_outlives_a_sandboxed_command(tmp_path, approve, bwrap_ok)
     marker = token()
     out = await bash(ctx, approve, f"(setsid sleep {marker} &) ; nohup sleep {marker} >/dev/null 2>&1 & echo started")
     assert out.text == "started"
-    for _ in range(100):
+    for _ in range(400):
         if not live_with(marker):
             break
         await asyncio.sleep(0.05)
