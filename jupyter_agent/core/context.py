@@ -17,7 +17,7 @@ from .permission_types import ToolPermissionContext
 if TYPE_CHECKING:
     from .tool import Tool
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 
 
 @dataclass(frozen=True)

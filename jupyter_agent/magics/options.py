@@ -49,7 +49,7 @@ class AgentOptions:
 @argument("--new", action="store_true", help="Start a new session (the old one stays on disk).")
 @argument("--resume", nargs="?", const="", default=None, metavar="ID",
           help="Resume a saved session: the latest one, or ID (write --resume=ID before a prompt).")
-@argument("--model", help="Model for this session, e.g. claude-sonnet-4-5.")
+@argument("--model", help="Model for this session, e.g. claude-sonnet-5-5.")
 @argument("--mode", choices=list(PERMISSION_MODES), help="Permission mode.")
 @argument("--allow", action="append", default=[], metavar="RULE",
           help="Allow rule for this session, e.g. 'Bash(pytest:*)' (repeatable).")

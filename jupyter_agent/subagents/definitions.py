@@ -48,9 +48,9 @@ READ_ONLY_TOOL_NAMES = frozenset(
 )
 
 MODEL_ALIASES = {
-    "sonnet": "claude-sonnet-4-5",
-    "opus": "claude-opus-4-1",
-    "haiku": "claude-haiku-4-5",
+    "sonnet": "claude-sonnet-5-5",
+    "opus": "claude-opus-5-5",
+    "haiku": "claude-haiku-5-5",
 }
 
 

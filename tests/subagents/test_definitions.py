@@ -28,7 +28,7 @@ def test_parse_front_matter_and_body(tmp_path):
     agent = parse_agent_file(RUNNER, tmp_path / "r.md", "project")
     assert (agent.name, agent.description, agent.prompt) == ("test-runner", "Runs the tests and reports failures.", "You run the tests.")
     assert agent.tools == ("Read", "Grep", "Bash")
-    assert agent.model == "claude-haiku-4-5"
+    assert agent.model == "claude-haiku-5-5"
 
 
 def test_list_tools_star_and_inherit(tmp_path):
