@@ -154,7 +154,7 @@ async def test_custom_agent_from_the_project_with_its_model(server, tmp_path):
     )
     assert out.text == "Looks good."
     body = server.message_requests[0].body
-    assert body["model"] == "claude-haiku-4-5"
+    assert body["model"] == "claude-haiku-5-5"
     assert body["system"][0]["text"] == "You review code strictly."
     assert "Always use tabs." in body["system"][-1]["text"]  # project memory reaches subagents
     assert [t["name"] for t in body["tools"]] == ["Read"]
