@@ -42,7 +42,7 @@ from .prompts import build_system_prompt
 from .session_hooks import SessionHooks
 from .session_log import SessionLog
 from .session_setup import (
-    attach_subagents,
+    attach_many_hands,
     check_config,
     make_context,
     new_session_id,
@@ -104,7 +104,7 @@ class AgentSession:
         self.closed = False
         self._unwatch = self.context.app_state_store.subscribe(self._on_app_state)
         self._todos = list(self.context.get_app_state().todos)
-        attach_subagents(self)
+        self.hands = attach_many_hands(self)
 
     # -- events ------------------------------------------------------------------------------
 
@@ -201,7 +201,8 @@ class AgentSession:
         self._follow_model_change()
         self.context = await self.tool_pool.ensure(self.context, self.emit)
         if self._system is None:
-            self._system = await asyncio.to_thread(build_system_prompt, prompt_inputs(self.config))
+            system = await asyncio.to_thread(build_system_prompt, prompt_inputs(self.config))
+            self._system = system + _skills_blocks(self.context.options.commands)
         tools, system_extra = await self.tool_pool.request_tools(self.context)
         config = self.config
         return ModelRequest(
@@ -304,8 +305,25 @@ class AgentSession:
             await self.hooks.session_end()
         with contextlib.suppress(Exception):
             await self.tool_pool.aclose()
+        if self.hands is not None:
+            with contextlib.suppress(Exception):
+                await self.hands.aclose()
+        with contextlib.suppress(Exception):
+            from ..tasks import get_task_registry
+
+            await get_task_registry(self.context).shutdown_all()
         self._unwatch()
         self.log.close()
         if self._owns_client:
             with contextlib.suppress(Exception):
                 await self.model_client.client.close()
+
+
+def _skills_blocks(commands: Sequence[Any]) -> list[dict[str, Any]]:
+    """The system block listing the skills the model may invoke (none without skills)."""
+    try:
+        from ..skills.expand import skills_prompt
+    except ImportError:
+        return []
+    text = skills_prompt(commands)
+    return [{"type": "text", "text": text}] if text else []

@@ -46,7 +46,12 @@ def make_context(
     """The session's ToolUseContext, and the tools that failed to load."""
     selected, broken = select_tools(tools, permission_context)
     thinking = ThinkingConfig("enabled", config.thinking_budget) if config.thinking_budget else ThinkingConfig()
-    options = ToolUseOptions(tools=tuple(selected), main_loop_model=config.model, thinking_config=thinking)
+    options = ToolUseOptions(
+        tools=tuple(selected),
+        commands=_load_commands(config, broken),
+        main_loop_model=config.model,
+        thinking_config=thinking,
+    )
     context = ToolUseContext(
         options=options,
         cwd=Path(config.cwd),
@@ -68,13 +73,25 @@ def prompt_inputs(config: SessionConfig) -> PromptInputs:
     )
 
 
-def attach_subagents(session: Any) -> None:
-    """Lend the session's client and settings to the Agent tool's subagents (when installed)."""
+def _load_commands(config: SessionConfig, problems: list[str]) -> tuple[Any, ...]:
+    """Skills and custom commands (``.claude/skills``, ``.claude/commands``) for this project."""
     try:
-        from ..subagents.runtime import attach_subagents as attach
+        from ..skills.discover import load_commands
+
+        home = Path(config.home) if config.home else None
+        return tuple(load_commands(config.resolved_project_dir(), home=home))
+    except Exception as exc:  # a broken skill folder must not stop the session
+        problems.append(f"skills and commands: {exc}")
+        return ()
+
+
+def attach_many_hands(session: Any) -> Any:
+    """Subagents, checkpoints (``--rewind``), the cron scheduler and teammates, wired in one call."""
+    try:
+        from ..subagents.attach import attach_many_hands as attach
     except ImportError:
-        return
-    attach(session)
+        return None
+    return attach(session)
 
 
 def plain_todos(todos: list[Any]) -> list[dict[str, Any]]:
