@@ -76,14 +76,17 @@ class AgentMagics(Magics):
                 return reports.Text(reports.tools_text(self._ensure_session(opts)))
             case "compact":
                 return self._compact()
+            case "rewind":
+                return reports.rewind_widget(self.session, opts.rewind or 1)
         try:
             prompt = interpolate(opts.prompt, self.shell.user_ns)
         except InterpolationError as exc:
             raise UsageError(f"%agent: {exc}") from None
         session = self._ensure_session(opts)
+        prompt = _expand_command(prompt, session)
         if not prompt:
             if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny \
-                    or opts.approval_timeout is not None:
+                    or opts.approval_timeout is not None or opts.mcp:
                 return reports.Text(reports.session_text(session))
             raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
         self._start_turn(session, prompt)
@@ -110,6 +113,7 @@ class AgentMagics(Magics):
             api_key=self.api_key,
             notebook_path=cell_context.notebook_path(self.shell),
             approval_timeout=self.approval_timeout if opts.approval_timeout is None else opts.approval_timeout,
+            mcp_servers=_mcp_servers(opts.mcp, cwd) or None,
         )
 
     def _ensure_session(self, opts: AgentOptions) -> AgentSession:
@@ -169,6 +173,12 @@ class AgentMagics(Magics):
             session.config.approval_timeout = opts.approval_timeout
         if opts.mode or opts.allow or opts.deny:
             reports.update_permissions(session, opts.mode, opts.allow, opts.deny)
+        if opts.mcp:
+            servers = _mcp_servers(opts.mcp, Path.cwd())
+            manager = session.tool_pool.mcp
+            if manager is None:
+                raise UsageError("%agent --mcp: this session started without MCP; use --new --mcp ... to add servers")
+            manager.add_servers(servers)
 
     @observe("model")
     def _model_changed(self, change: dict[str, Any]) -> None:
@@ -244,6 +254,36 @@ class AgentMagics(Magics):
     def close(self) -> None:
         """Stop the session (unloading the extension)."""
         self._detach()
+
+
+def _mcp_servers(values: list[str], cwd: Path) -> dict[str, object]:
+    """``--mcp`` values (JSON text or a file) merged into one ``mcpServers`` mapping."""
+    if not values:
+        return {}
+    from ..mcp.config import parse_mcp_option
+
+    servers: dict[str, object] = {}
+    for value in values:
+        try:
+            servers.update(parse_mcp_option(value, cwd))
+        except (ValueError, OSError) as exc:
+            raise UsageError(f"%agent --mcp: {exc}") from None
+    return servers
+
+
+def _expand_command(prompt: str, session: AgentSession) -> str:
+    """``/name args`` runs the custom command or skill ``name`` (``$ARGUMENTS`` substituted)."""
+    first = prompt.split(maxsplit=1)[0] if prompt.strip() else ""
+    if not first.startswith("/") or "/" in first[1:] or len(first) == 1:
+        return prompt  # not a command (a path such as /tmp/data.csv is just text)
+    from ..skills.expand import expand_command
+
+    expanded = expand_command(prompt, session.context.options.commands)
+    if expanded is None:
+        names = sorted(getattr(c, "name", "") for c in session.context.options.commands)
+        known = ", ".join(f"/{n}" for n in names if n) or "none (add .claude/commands/<name>.md)"
+        raise UsageError(f"%agent: unknown command {prompt.split()[0]}. Known commands: {known}")
+    return expanded
 
 
 def _schedule(coro: Any) -> None:

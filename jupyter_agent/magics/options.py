@@ -17,7 +17,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..core.permission_types import PERMISSION_MODES
 
 _SESSION_ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.:-]{6,}$")
-_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout"}
+_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout", "--mcp"}
 _FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help"}
 
 
@@ -30,6 +30,8 @@ class AgentOptions:
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
     approval_timeout: float | None = None
+    mcp: list[str] = field(default_factory=list)
+    rewind: int | None = None
     stop: bool = False
     compact: bool = False
     cost: bool = False
@@ -42,7 +44,7 @@ class AgentOptions:
         for name in ("stop", "compact", "cost", "tools"):
             if getattr(self, name):
                 return name
-        return None
+        return "rewind" if self.rewind is not None else None
 
 
 @magic_arguments()
@@ -57,6 +59,10 @@ class AgentOptions:
           help="Deny rule for this session, e.g. 'Read(./.env)' (repeatable).")
 @argument("--approval-timeout", type=float, metavar="SECONDS",
           help="Deny an approval nobody answers within SECONDS (headless runs).")
+@argument("--mcp", action="append", default=[], metavar="SERVERS",
+          help="MCP servers for this session: .mcp.json-style JSON text or a path to such a file (repeatable).")
+@argument("--rewind", nargs="?", const=1, type=int, default=None, metavar="N",
+          help="Restore files and cells to how they were before the last N turns (default 1).")
 @argument("--stop", action="store_true", help="Stop the running turn.")
 @argument("--compact", action="store_true", help="Summarise the conversation to free context.")
 @argument("--cost", action="store_true", help="Show tokens and cost so far.")
@@ -109,7 +115,12 @@ def split_options(line: str) -> tuple[list[str], str]:
             if _SESSION_ID.match(value):
                 tokens.append(value)
                 rest = after
-        elif name not in _FLAG_OPTIONS and name != "--resume":
+        elif name == "--rewind" and rest:
+            value, after = _take_token(rest)
+            if value.isdigit():
+                tokens.append(value)
+                rest = after
+        elif name not in _FLAG_OPTIONS and name not in ("--resume", "--rewind"):
             raise UsageError(f"%agent: unknown option {token}\n\n{usage_text()}")
     return tokens, rest
 
@@ -133,6 +144,8 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
         allow=list(args.allow or []),
         deny=list(args.deny or []),
         approval_timeout=args.approval_timeout,
+        mcp=list(args.mcp or []),
+        rewind=args.rewind,
         stop=args.stop,
         compact=args.compact,
         cost=args.cost,
@@ -141,7 +154,10 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
     )
     if opts.approval_timeout is not None and not opts.approval_timeout > 0:
         raise UsageError(f"%agent: --approval-timeout must be a positive number of seconds\n\n{usage_text()}")
+    if opts.rewind is not None and opts.rewind < 1:
+        raise UsageError(f"%agent: --rewind takes a number of turns, 1 or more\n\n{usage_text()}")
     actions = [a for a in ("stop", "compact", "cost", "tools") if getattr(opts, a)]
+    actions += ["rewind"] if opts.rewind is not None else []
     if len(actions) > 1:
         raise UsageError(f"%agent: use one of --{', --'.join(actions)} at a time\n\n{usage_text()}")
     if actions and opts.prompt:

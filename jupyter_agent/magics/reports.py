@@ -101,3 +101,27 @@ def compact_widget(session: AgentSession) -> Any:
 
     asyncio.get_running_loop().create_task(_run())
     return status
+
+
+def rewind_widget(session: AgentSession | None, turns: int) -> Any:
+    """Rewind files and cells as a task; the returned widget reports what was restored."""
+    import asyncio
+
+    import ipywidgets as widgets
+
+    if session is None:
+        return Text("No agent session yet: nothing to rewind.")
+    status = widgets.HTML(render.muted(f"Rewinding the last {turns} turn(s)…"))
+
+    async def _run() -> None:
+        from ..checkpoints.install import rewind_session
+
+        try:
+            report = await rewind_session(session, turns)
+        except Exception as exc:
+            status.value = render.error_html(f"Rewind failed: {exc or type(exc).__name__}")
+            return
+        status.value = "<pre>" + render.escape(report.summary()) + "</pre>"
+
+    asyncio.get_running_loop().create_task(_run())
+    return status

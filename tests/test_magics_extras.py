@@ -1,0 +1,97 @@
+# ruff: noqa: F811  (the ip/server fixtures are imported from test_magics_turns)
+"""%agent /command, --rewind and --mcp in an in-process IPython shell against the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from IPython.core.error import UsageError
+
+from jupyter_agent.magics.options import parse_options
+from jupyter_agent.testing import reply, text, tool_use
+from tests.test_magics_turns import _run, ip, server  # noqa: F401  (fixtures)
+
+
+@pytest.mark.parametrize(
+    ("line", "rewind", "prompt"),
+    [("--rewind", 1, ""), ("--rewind 3", 3, ""), ("--rewind=2", 2, ""), ("fix it", None, "fix it")],
+)
+def test_rewind_option(line, rewind, prompt):
+    opts = parse_options(line)
+    assert (opts.rewind, opts.prompt) == (rewind, prompt)
+    assert opts.action == ("rewind" if rewind else None)
+
+
+@pytest.mark.parametrize("line", ["--rewind 0", "--rewind fix the bug", "--rewind --stop"])
+def test_rewind_misuse_is_a_usage_error(line):
+    with pytest.raises(UsageError):
+        parse_options(line)
+
+
+def test_mcp_option_is_repeatable():
+    opts = parse_options("--mcp a.json --mcp '{\"x\": {\"command\": \"y\"}}' hello")
+    assert opts.mcp == ["a.json", '{"x": {"command": "y"}}'] and opts.prompt == "hello"
+
+
+async def test_custom_command_expands_with_arguments(ip, server, tmp_path):
+    commands = tmp_path / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "greet.md").write_text("---\ndescription: Greet someone\n---\nSay hello to $ARGUMENTS politely.\n")
+    server.push(reply(text("Hello, Ada!")))
+    ip.run_line_magic("agent", "--new")
+    await _run(ip, "/greet Ada Lovelace", "cell-cmd")
+    sent = json.dumps(server.message_requests[-1].messages[-1]["content"])
+    assert "Say hello to Ada Lovelace politely." in sent
+
+
+async def test_unknown_command_names_the_known_ones(ip, tmp_path):
+    commands = tmp_path / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "greet.md").write_text("Say hello to $ARGUMENTS.\n")
+    ip.run_line_magic("agent", "--new")
+    with pytest.raises(UsageError, match="unknown command /nope.*/greet"):
+        ip.run_line_magic("agent", "/nope x")
+
+
+async def test_a_path_at_the_start_is_not_a_command(ip, server):
+    server.push(reply(text("Looked.")))
+    ip.run_line_magic("agent", "--new")
+    await _run(ip, "/tmp/data.csv has bad rows", "cell-path")
+    sent = json.dumps(server.message_requests[-1].messages[-1]["content"])
+    assert "/tmp/data.csv has bad rows" in sent
+
+
+async def test_rewind_restores_the_file_the_last_turn_changed(ip, server, tmp_path):
+    target = tmp_path / "notes.txt"
+    target.write_text("original\n")
+    server.push(
+        reply(tool_use("Read", {"file_path": str(target)})),
+        reply(tool_use("Write", {"file_path": str(target), "content": "rewritten\n"})),
+        reply(text("Done.")),
+    )
+    ip.run_line_magic("agent", "--new --mode acceptEdits")
+    await _run(ip, "rewrite notes", "cell-w")
+    assert target.read_text() == "rewritten\n"
+    widget = ip.run_line_magic("agent", "--rewind")
+    for _ in range(300):
+        if "Rewinding" not in widget.value:
+            break
+        await asyncio.sleep(0.01)
+    assert target.read_text() == "original\n"
+    assert "notes.txt" in widget.value
+
+
+async def test_mcp_servers_reach_a_new_session(ip, tmp_path):
+    spec = {"mcpServers": {"demo": {"command": "python", "args": ["-c", "pass"]}}}
+    (tmp_path / "servers.json").write_text(json.dumps(spec))
+    ip.run_line_magic("agent", "--new --mcp servers.json")
+    session = ip._jupyter_agent_magics.session
+    assert "demo" in session.config.mcp_servers
+    assert session.tool_pool.mcp is not None
+
+
+async def test_bad_mcp_value_is_a_usage_error(ip):
+    with pytest.raises(UsageError, match="--mcp"):
+        ip.run_line_magic("agent", "--new --mcp '{not json'")
