@@ -43,11 +43,13 @@ from .session_hooks import SessionHooks
 from .session_log import SessionLog
 from .session_setup import (
     attach_many_hands,
+    attach_tool_services,
     check_config,
     make_context,
     new_session_id,
     plain_todos,
     prompt_inputs,
+    shutdown_tool_services,
 )
 from .toolpool import ToolPool, make_mcp_manager
 from .transcript import find_transcript, load_transcript, transcript_path
@@ -105,6 +107,7 @@ class AgentSession:
         self._unwatch = self.context.app_state_store.subscribe(self._on_app_state)
         self._todos = list(self.context.get_app_state().todos)
         self.hands = attach_many_hands(self)
+        attach_tool_services(self)
 
     # -- events ------------------------------------------------------------------------------
 
@@ -308,6 +311,7 @@ class AgentSession:
         if self.hands is not None:
             with contextlib.suppress(Exception):
                 await self.hands.aclose()
+        await shutdown_tool_services(self.context)
         with contextlib.suppress(Exception):
             from ..tasks import get_task_registry
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,8 @@ from ..errors import AgentConfigError
 from .config import SessionConfig
 from .prompts import PromptInputs
 from .toolset import select_tools
+
+log = logging.getLogger(__name__)
 
 
 def new_session_id() -> str:
@@ -104,3 +107,30 @@ def plain_todos(todos: list[Any]) -> list[dict[str, Any]]:
         else:
             out.append({"content": str(todo)})
     return out
+
+
+def attach_tool_services(session: Any) -> None:
+    """Let CtxInspect see the session, and fired RemoteTriggers start turns in it."""
+    from ..tools.ctx_inspect import attach_ctx_inspect
+    from ..triggers.store import attach_remote_triggers
+
+    attach_ctx_inspect(session)
+    attach_remote_triggers(session)
+
+
+async def shutdown_tool_services(context: ToolUseContext) -> None:
+    """Close language servers, the browser and trigger endpoints — only those that were loaded."""
+    import sys
+
+    for module_name, func in (
+        ("jupyter_agent.lsp.manager", "shutdown_lsp"),
+        ("jupyter_agent.browser.session", "shutdown_browser"),
+        ("jupyter_agent.triggers.store", "shutdown_triggers"),
+    ):
+        module = sys.modules.get(module_name)
+        if module is None:
+            continue
+        try:
+            await getattr(module, func)(context)
+        except Exception:  # closing one service must not keep the others open
+            log.debug("closing %s failed", module_name, exc_info=True)
