@@ -13,6 +13,7 @@ from ..core.result import ContentBlock, ToolResult, text_block
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.filesystem import check_read_permission
+from ._deny_filter import denied_filter, drop_denied_paths
 from ._newest import NewestFiles
 from ._rg import run_rg
 from ._search_root import require_existing, search_root, split_glob
@@ -101,7 +102,11 @@ class GlobTool(Tool[GlobInput, GlobOutput]):
         if not res.truncated:
             found.finish()
         ms = int((time.perf_counter() - t0) * 1000)
-        return ToolResult(GlobOutput(found.newest(MAX_RESULTS), found.count, found.count > MAX_RESULTS, ms))
+        is_denied = denied_filter(root, context)
+        if is_denied is None:
+            return ToolResult(GlobOutput(found.newest(MAX_RESULTS), found.count, found.count > MAX_RESULTS, ms))
+        allowed = drop_denied_paths(found.newest(None), is_denied)
+        return ToolResult(GlobOutput(allowed[:MAX_RESULTS], len(allowed), len(allowed) > MAX_RESULTS, ms))
 
     def map_result_to_content(self, data: GlobOutput, tool_use_id: str) -> list[ContentBlock]:
         return data.to_content()

@@ -12,6 +12,7 @@ from ..core.result import ContentBlock, ToolResult, text_block
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.filesystem import check_read_permission
+from ._deny_filter import denied_filter, drop_denied_paths, drop_denied_records
 from ._grep_args import OutputMode, build_rg_args, page
 from ._newest import NewestFiles
 from ._rg import run_rg
@@ -123,6 +124,9 @@ class GrepTool(Tool[GrepInput, GrepOutput]):
             multiline=input.multiline,
         )
         cwd = root if root.is_dir() else root.parent
+        is_denied = denied_filter(root, context)
+        if is_denied is not None and input.output_mode != "files_with_matches":
+            args.insert(0, "--null")  # unambiguous file names, to drop Read-denied files
         # files_with_matches: stat each file as rg reports it, to order them newest first.
         files = NewestFiles() if input.output_mode == "files_with_matches" else None
         res = await run_rg(args, cwd=cwd, timeout=TIMEOUT_S, abort=context.abort_controller,
@@ -137,6 +141,11 @@ class GrepTool(Tool[GrepInput, GrepOutput]):
             lines = res.stdout.decode("utf-8", "replace").splitlines()
             if res.truncated and lines:
                 lines.pop()
+        if is_denied is not None:
+            if files is not None:
+                lines = drop_denied_paths(lines, is_denied)
+            else:
+                lines = drop_denied_records(lines, is_denied)
         return ToolResult(_shape(input, lines))
 
     def map_result_to_content(self, data: GrepOutput, tool_use_id: str) -> list[ContentBlock]:
