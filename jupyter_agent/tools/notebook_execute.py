@@ -1,0 +1,203 @@
+"""The NotebookExecute tool: run cells of the notebook open in JupyterLab and return their outputs.
+
+Cells run through the frontend (the labextension's ``execute_cells``), exactly as if the user
+pressed Shift+Enter: the outputs appear in the open notebook and come back to the model (text
+trimmed, errors with their traceback, images as image blocks).  Running code asks permission
+like Bash does.  The disk backend has no frontend and therefore no execution: the tool says so
+instead of running notebook code behind the user's back in the current kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..core.context import ToolUseContext, ToolUseOptions
+from ..core.permission_types import PermissionAsk, PermissionResult, PermissionUpdate
+from ..core.result import ContentBlock, ToolResult, text_block
+from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..errors import ToolError
+from ..notebook import LiveNotebook, get_document
+from ..notebook.bridge import result_as
+from ..notebook.cells import find_cell, source_text
+from ..notebook.protocol import ExecuteCellsArgs, ExecuteCellsResult
+from ._paths import resolve_path
+from .read_notebook import MAX_IMAGES, _output_parts
+
+DEFAULT_TIMEOUT_MS = 300_000
+MAX_TIMEOUT_MS = 600_000
+MAX_CELLS = 50
+PREVIEW_SOURCE_CHARS = 1_500  # per cell, in the permission prompt
+
+NOT_LIVE_MESSAGE = (
+    "NotebookExecute needs the notebook open in JupyterLab (with the jupyter-agent extension): "
+    "{path} is not open in this kernel's frontend, so there is nothing to run its cells. "
+    "Ask the user to open the notebook in JupyterLab, or run the code with the Bash tool."
+)
+
+
+class NotebookExecuteInput(BaseModel):
+    notebook_path: str = Field(description="The absolute path to the Jupyter notebook (.ipynb) open in JupyterLab")
+    cell_ids: list[str] = Field(
+        min_length=1,
+        max_length=MAX_CELLS,
+        description="The IDs of the cells to run, in the order to run them (the ids are shown when you Read the notebook)",
+    )
+    timeout: int | None = Field(
+        None, ge=1, le=MAX_TIMEOUT_MS,
+        description=f"Optional timeout in milliseconds for all the cells (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS})",
+    )
+
+
+@dataclass(frozen=True)
+class ExecutedCellOutput:
+    cell_id: str
+    cell_type: str
+    execution_count: int | None
+    outputs: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class NotebookExecuteOutput:
+    notebook_path: str
+    cells: tuple[ExecutedCellOutput, ...]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for c in self.cells for o in c.outputs if o.get("output_type") == "error")
+
+    def to_content(self) -> list[ContentBlock]:
+        blocks: list[ContentBlock] = []
+        parts = [f"Ran {len(self.cells)} cell(s) of {self.notebook_path}"]
+        images = 0
+        for cell in self.cells:
+            parts.append(_cell_header(cell))
+            for out in cell.outputs:
+                text, image = _output_parts(out)
+                if text:
+                    parts.append(f'<output cell="{cell.cell_id}">\n{text}\n</output>')
+                if image is None:
+                    continue
+                if images >= MAX_IMAGES:
+                    parts.append(f'<output cell="{cell.cell_id}">(image omitted: too many images)</output>')
+                    continue
+                blocks.append(text_block("\n\n".join(parts)))
+                parts = []
+                blocks.extend(image)
+                images += 1
+        if parts:
+            blocks.append(text_block("\n\n".join(parts)))
+        return blocks
+
+
+def _cell_header(cell: ExecutedCellOutput) -> str:
+    if cell.cell_type != "code":
+        return f'<cell id="{cell.cell_id}" type="{cell.cell_type}">(not a code cell: nothing to run)</cell>'
+    count = f" execution_count={cell.execution_count}" if cell.execution_count is not None else ""
+    empty = " (no output)" if not cell.outputs else ""
+    return f'<cell id="{cell.cell_id}"{count}>{empty}</cell>'
+
+
+@dataclass(frozen=True)
+class _Plan:
+    path: Path
+    doc: LiveNotebook
+    cells: tuple[tuple[str, str, str], ...]  # (real id, cell type, source), in the order asked
+
+
+_PROMPT = """Runs cells of the Jupyter notebook that is open in JupyterLab, through the notebook itself (as if the user pressed Shift+Enter), and returns their outputs: text (long outputs trimmed), errors with their traceback, and images.
+
+- notebook_path must be the notebook open in JupyterLab; cell_ids are the ids shown when you Read it. Cells run one after another in the order given, in the user's kernel: variables they define are visible to the user and to later cells.
+- The outputs also appear in the open notebook. Markdown and raw cells are not run.
+- Running code requires the user's permission. A notebook that is not open in JupyterLab cannot be executed with this tool.
+- Use KernelInspect to look at variables afterwards (shape, dtype, columns, head) without running code."""
+
+
+class NotebookExecuteTool(Tool[NotebookExecuteInput, NotebookExecuteOutput]):
+    """Run cells of the open notebook through the frontend and return their outputs."""
+
+    name = "NotebookExecute"
+    input_schema = NotebookExecuteInput
+
+    async def prompt(self, options: ToolUseOptions) -> str:
+        return _PROMPT
+
+    def get_path(self, input: NotebookExecuteInput) -> str | None:
+        return input.notebook_path
+
+    async def validate_input(self, input: NotebookExecuteInput, context: ToolUseContext) -> ValidationResult:
+        try:
+            await _plan(input, context)
+        except ToolError as exc:
+            return ValidationError(str(exc))
+        return VALID
+
+    async def check_permissions(self, input: NotebookExecuteInput, context: ToolUseContext) -> PermissionResult:
+        try:
+            plan = await _plan(input, context)
+            message = _ask_message(plan)
+        except ToolError as exc:  # fail closed: still ask, and say what could not be shown
+            message = f"Run cells {', '.join(input.cell_ids)} of {input.notebook_path}? ({exc})"
+        always = PermissionUpdate(rules=("NotebookExecute",), destination="session")
+        return PermissionAsk(message, suggestions=(always,))
+
+    async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
+        plan = await _plan(input, context)
+        timeout = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
+        ids = [cid for cid, _, _ in plan.cells]
+        raw = await plan.doc.bridge.request(plan.doc.client, ExecuteCellsArgs(cell_ids=ids), timeout=timeout)
+        result: ExecuteCellsResult = result_as(ExecuteCellsResult, raw)
+        types = {cid: kind for cid, kind, _ in plan.cells}
+        cells = tuple(
+            ExecutedCellOutput(c.cell_id, types.get(c.cell_id, "code"), c.execution_count, tuple(c.outputs))
+            for c in result.cells
+        )
+        return ToolResult(NotebookExecuteOutput(str(plan.path), cells))
+
+    def map_result_to_content(self, data: NotebookExecuteOutput, tool_use_id: str) -> list[ContentBlock]:
+        return data.to_content()
+
+    def render_tool_use_message(self, input: NotebookExecuteInput) -> str:
+        return f"{Path(input.notebook_path).name}: {', '.join(input.cell_ids)}"
+
+    def render_tool_result_message(self, output: NotebookExecuteOutput) -> str:
+        errors = f", {output.errors} error(s)" if output.errors else ""
+        return f"Ran {len(output.cells)} cell(s){errors}"
+
+
+async def _plan(input: NotebookExecuteInput, context: ToolUseContext) -> _Plan:
+    """The live notebook and the cells to run; every check that can fail before running."""
+    path = resolve_path(input.notebook_path, context)
+    if path.suffix.lower() != ".ipynb":
+        raise ToolError("File must be a Jupyter notebook (.ipynb file).")
+    doc = await get_document(path, context)
+    if not isinstance(doc, LiveNotebook):
+        raise ToolError(NOT_LIVE_MESSAGE.format(path=path))
+    nb_cells = (await doc.read_json()).get("cells") or []
+    found: list[tuple[str, str, str]] = []
+    missing: list[str] = []
+    for cell_id in input.cell_ids:
+        index = find_cell(nb_cells, cell_id)
+        if index is None:
+            missing.append(cell_id)
+            continue
+        cell = nb_cells[index]
+        found.append((str(cell.get("id") or cell_id), str(cell.get("cell_type", "code")), source_text(cell)))
+    if missing:
+        names = ", ".join(f'"{m}"' for m in missing)
+        raise ToolError(f"Cell(s) not found in notebook {path}: {names}. Read the notebook to see its cell ids.")
+    return _Plan(path, doc, tuple(found))
+
+
+def _ask_message(plan: _Plan) -> str:
+    parts = [f"Run {len(plan.cells)} cell(s) of {plan.path} in the kernel?"]
+    for cell_id, kind, source in plan.cells:
+        if kind != "code":
+            parts.append(f"[{cell_id}] ({kind} cell, not run)")
+            continue
+        shown = source if len(source) <= PREVIEW_SOURCE_CHARS else source[:PREVIEW_SOURCE_CHARS] + "\n…"
+        parts.append(f"[{cell_id}]\n{shown}")
+    return "\n\n".join(parts)
