@@ -97,8 +97,6 @@ SEED_TOOL_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec("Edit"),
     ToolSpec("Write"),
     ToolSpec("NotebookEdit"),
-    ToolSpec("NotebookExecute"),
-    ToolSpec("KernelInspect"),
     ToolSpec("WebFetch"),
     ToolSpec("TodoWrite"),
     ToolSpec("WebSearch"),
@@ -134,6 +132,9 @@ SEED_TOOL_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec("CtxInspect", _flag("ctx_inspect")),
     ToolSpec("TerminalCapture", _flag("terminal_capture")),
     ToolSpec("WebBrowser", _flag("web_browser")),
+    # Not in the seed (only an in-kernel agent can offer them): after it, so its order holds.
+    ToolSpec("NotebookExecute"),
+    ToolSpec("KernelInspect"),
 )
 
 # Tool name → "module:Class" for every tool that is implemented.  Later issues add lines here.
