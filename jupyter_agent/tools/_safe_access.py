@@ -43,6 +43,11 @@ class Refused(ToolError):
     """An expression KernelInspect will not evaluate (it could run code, or is not a lookup)."""
 
 
+def is_a(obj: Any, classes: type | tuple[type, ...]) -> bool:
+    """``isinstance`` by the object's real type: never reads ``obj.__class__`` (a property could)."""
+    return issubclass(type(obj), classes)
+
+
 def parse_expression(text: str) -> list[tuple[str, Any]]:
     """``[("name", n), ("attr", a), ("item", key), ...]`` for an allowed expression; else Refused."""
     try:
@@ -107,7 +112,7 @@ def library_kind(obj: Any) -> str | None:
     if np is not None and module.startswith("numpy"):
         if cls is np.ndarray:
             return "ndarray"
-        if isinstance(obj, np.dtype):
+        if is_a(obj, np.dtype):
             return "dtype"
     pd = sys.modules.get("pandas")
     if pd is not None and module.startswith("pandas"):
@@ -115,7 +120,7 @@ def library_kind(obj: Any) -> str | None:
             return "dataframe"
         if cls is pd.Series:
             return "series"
-        if isinstance(obj, pd.Index):
+        if is_a(obj, pd.Index):
             return "index"
     return None
 
@@ -138,7 +143,7 @@ def read_attr(obj: Any, attr: str, shown: str) -> Any:
         if attr in SAFE_ATTRS[kind]:
             return getattr(obj, attr)
         raise Refused(f"{shown}.{attr}: only {', '.join(sorted(SAFE_ATTRS[kind]))} are read on a {kind}.")
-    if isinstance(obj, types.ModuleType):
+    if is_a(obj, types.ModuleType):
         module_dict = object.__getattribute__(obj, "__dict__")
         if attr in module_dict:
             return module_dict[attr]
@@ -146,7 +151,7 @@ def read_attr(obj: Any, attr: str, shown: str) -> Any:
     found, value = instance_attr(obj, attr)
     if found:
         return value
-    found, value = class_value(type(obj) if not isinstance(obj, type) else obj, attr)
+    found, value = class_value(type(obj) if not is_a(obj, type) else obj, attr)
     if found:
         return value
     raise Refused(
@@ -158,7 +163,7 @@ def read_attr(obj: Any, attr: str, shown: str) -> Any:
 def instance_attr(obj: Any, attr: str) -> tuple[bool, Any]:
     """(True, value) when ``attr`` is stored on the instance and no class descriptor overrides it."""
     descriptor = class_lookup(type(obj), attr)
-    slot = isinstance(descriptor, types.MemberDescriptorType)
+    slot = is_a(descriptor, types.MemberDescriptorType)
     if descriptor is not None and not slot and _is_data_descriptor(descriptor):
         return False, None  # a property (or similar) would win over the instance dict
     if slot:  # __slots__: read by the interpreter
@@ -174,10 +179,10 @@ def instance_attr(obj: Any, attr: str) -> tuple[bool, Any]:
 
 def instance_dict(obj: Any) -> dict[str, Any] | None:
     """The instance's ``__dict__`` via the interpreter's own descriptor (never a user property)."""
-    if isinstance(obj, type):
+    if is_a(obj, type):
         return None
     descriptor = class_lookup(type(obj), "__dict__")
-    if not isinstance(descriptor, types.GetSetDescriptorType):
+    if not is_a(descriptor, types.GetSetDescriptorType):
         return None
     value = descriptor.__get__(obj, type(obj))
     return value if type(value) is dict else None
@@ -206,15 +211,15 @@ def _is_data_descriptor(value: Any) -> bool:
 
 
 def read_item(obj: Any, key: Any, shown: str) -> Any:
-    if isinstance(obj, dict):
+    if is_a(obj, dict):
         for k, v in dict.items(obj):
             if type(k) in _PLAIN_KEYS and type(k) is type(key) and k == key:
                 return v
         raise ToolError(f"{shown} has no key {key!r}.")
-    if isinstance(obj, (list, tuple, str, bytes)):
+    if is_a(obj, (list, tuple, str, bytes)):
         if type(key) is not int:
             raise Refused(f"{shown} is a {type(obj).__name__}: index it with an integer.")
-        base = next(t for t in (list, tuple, str, bytes) if isinstance(obj, t))
+        base = next(t for t in (list, tuple, str, bytes) if is_a(obj, t))
         try:
             return base.__getitem__(obj, key)
         except IndexError:

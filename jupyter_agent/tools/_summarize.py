@@ -14,7 +14,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-from ._safe_access import class_lookup, instance_dict, library_kind, type_module, type_name
+from ._safe_access import class_lookup, instance_dict, is_a, library_kind, type_module, type_name
 
 HEAD_ROWS = 5
 MAX_ITEMS = 10
@@ -51,9 +51,9 @@ def summarize(expression: str, obj: Any) -> VariableSummary:
         lines = _series(obj)
     elif kind in ("index", "dtype"):
         lines = (f"value: {short(obj)}",) if kind == "dtype" else _index(obj)
-    elif isinstance(obj, (str, bytes)):
+    elif is_a(obj, (str, bytes)):
         lines = (f"length: {len(obj)}", f"value: {_text(obj, MAX_STR)}")
-    elif isinstance(obj, (list, tuple, set, frozenset, dict)):
+    elif is_a(obj, (list, tuple, set, frozenset, dict)):
         lines = _container(obj)
     elif _scalar_text(obj) is not None:
         lines = (f"value: {_scalar_text(obj)}",)
@@ -67,7 +67,7 @@ def short(obj: Any, depth: int = 0) -> str:
     scalar = _scalar_text(obj)
     if scalar is not None:
         return scalar
-    if isinstance(obj, (str, bytes)):
+    if is_a(obj, (str, bytes)):
         return _text(obj, SHORT_STR)
     kind = library_kind(obj)
     if kind == "ndarray":
@@ -78,7 +78,7 @@ def short(obj: Any, depth: int = 0) -> str:
         return f"{type(obj).__name__}(length={len(obj)}, dtype={obj.dtype})"
     if kind == "dtype":
         return f"dtype('{obj.name}')"
-    if isinstance(obj, (list, tuple, set, frozenset, dict)):
+    if is_a(obj, (list, tuple, set, frozenset, dict)):
         if depth >= 1:
             return f"{type_name(type(obj))} of {_len(obj)}"
         return _inline(obj, depth)
@@ -88,24 +88,24 @@ def short(obj: Any, depth: int = 0) -> str:
 def _scalar_text(obj: Any) -> str | None:
     if obj is None or type(obj) is bool:
         return repr(obj)
-    if isinstance(obj, int):
+    if is_a(obj, int):
         try:
             return int.__repr__(obj)
         except ValueError:  # more digits than sys.get_int_max_str_digits()
             return f"<int of {int.bit_length(obj)} bits>"
-    if isinstance(obj, float):
+    if is_a(obj, float):
         return float.__repr__(obj)
-    if isinstance(obj, complex):
+    if is_a(obj, complex):
         return complex.__repr__(obj)
     np = sys.modules.get("numpy")
-    numpy_scalar = np is not None and isinstance(obj, np.generic) and type_module(type(obj)) == "numpy"
-    if numpy_scalar and not isinstance(obj, np.object_):
+    numpy_scalar = np is not None and is_a(obj, np.generic) and type_module(type(obj)) == "numpy"
+    if numpy_scalar and not is_a(obj, np.object_):
         return repr(obj)
     return None
 
 
 def _text(value: str | bytes, limit: int) -> str:
-    base = str if isinstance(value, str) else bytes
+    base = str if is_a(value, str) else bytes
     cut = base.__getitem__(value, slice(0, limit))
     more = base.__len__(value) - limit
     return base.__repr__(cut) + (f" … [{more:,} more]" if more > 0 else "")
@@ -113,7 +113,7 @@ def _text(value: str | bytes, limit: int) -> str:
 
 def _len(obj: Any) -> int:
     for base in (dict, list, tuple, set, frozenset):
-        if isinstance(obj, base):
+        if is_a(obj, base):
             return base.__len__(obj)
     return 0
 
@@ -121,7 +121,7 @@ def _len(obj: Any) -> int:
 def _items(obj: Any) -> list[Any]:
     """The first MAX_ITEMS elements (pairs for dicts), through the builtin types' own iterators."""
     out: list[Any] = []
-    base = next(b for b in (dict, list, tuple, set, frozenset) if isinstance(obj, b))
+    base = next(b for b in (dict, list, tuple, set, frozenset) if is_a(obj, b))
     iterator = iter(dict.items(obj)) if base is dict else base.__iter__(obj)
     for item in iterator:
         if len(out) >= MAX_ITEMS:
@@ -131,7 +131,7 @@ def _items(obj: Any) -> list[Any]:
 
 
 def _inline(obj: Any, depth: int) -> str:
-    if isinstance(obj, dict):
+    if is_a(obj, dict):
         parts = [f"{short(k, depth + 1)}: {short(v, depth + 1)}" for k, v in _items(obj)]
     else:
         parts = [short(v, depth + 1) for v in _items(obj)]
@@ -141,7 +141,7 @@ def _inline(obj: Any, depth: int) -> str:
 
 def _container(obj: Any) -> tuple[str, ...]:
     lines = [f"length: {_len(obj)}"]
-    if isinstance(obj, dict):
+    if is_a(obj, dict):
         lines += [f"[{short(k, 1)}] {short(v, 1)}" for k, v in _items(obj)]
     else:
         lines += [f"[{i}] {short(v, 1)}" for i, v in enumerate(_items(obj))]
@@ -151,9 +151,9 @@ def _container(obj: Any) -> tuple[str, ...]:
 
 
 def _opaque(obj: Any) -> str:
-    if isinstance(obj, type):
+    if is_a(obj, type):
         return f"<class {type_name(obj)}>"
-    if isinstance(obj, types.ModuleType):
+    if is_a(obj, types.ModuleType):
         name = object.__getattribute__(obj, "__dict__").get("__name__")
         return f"<module {name if type(name) is str else '?'}>"
     if type(obj) in (types.FunctionType, types.BuiltinFunctionType):
@@ -231,14 +231,14 @@ def _safe_frame(frame: Any) -> Any:
 def _generic(obj: Any) -> tuple[str, ...]:
     cls = type(obj)
     lines = [f"value: {_opaque(obj)}"]
-    if class_lookup(cls, "__repr__") is object.__repr__ and not isinstance(obj, type):
+    if class_lookup(cls, "__repr__") is object.__repr__ and not is_a(obj, type):
         lines = [f"repr: {object.__repr__(obj)}"]
-    if isinstance(obj, types.FunctionType):
+    if is_a(obj, types.FunctionType):
         code = obj.__code__
         lines.append("arguments: " + ", ".join(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]))
-    stored = instance_dict(obj) if not isinstance(obj, (type, types.ModuleType, types.FunctionType)) else None
+    stored = instance_dict(obj) if not is_a(obj, (type, types.ModuleType, types.FunctionType)) else None
     if stored:
-        names = [k for k in stored if isinstance(k, str)][:MAX_ATTRS]
+        names = [k for k in stored if is_a(k, str)][:MAX_ATTRS]
         lines.append(f"attributes ({len(stored)}):")
         lines += [f"  .{name} = {short(stored[name], 1)}" for name in names]
     hidden = _properties(cls)
@@ -255,6 +255,6 @@ def _properties(cls: type) -> list[str]:
         if base is object:
             continue
         for name, value in type.__dict__["__dict__"].__get__(base).items():
-            if isinstance(value, property) and not name.startswith("_") and name not in names:
+            if is_a(value, property) and not name.startswith("_") and name not in names:
                 names.append(name)
     return names

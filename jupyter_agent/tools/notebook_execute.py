@@ -20,7 +20,7 @@ from ..core.permission_types import PermissionAsk, PermissionResult, PermissionU
 from ..core.result import ContentBlock, ToolResult, text_block
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
-from ..notebook import LiveNotebook, get_document
+from ..notebook import LiveNotebook, NotebookEditError, get_document
 from ..notebook.bridge import result_as
 from ..notebook.cells import find_cell, source_text
 from ..notebook.protocol import ExecuteCellsArgs, ExecuteCellsResult
@@ -36,6 +36,12 @@ NOT_LIVE_MESSAGE = (
     "NotebookExecute needs the notebook open in JupyterLab (with the jupyter-agent extension): "
     "{path} is not open in this kernel's frontend, so there is nothing to run its cells. "
     "Ask the user to open the notebook in JupyterLab, or run the code with the Bash tool."
+)
+
+
+TIMEOUT_MESSAGE = (
+    "The cells did not finish within {seconds:g} s. They may still be running in the notebook: "
+    "Read the notebook later to see their outputs, or ask the user to interrupt the kernel."
 )
 
 
@@ -148,7 +154,12 @@ class NotebookExecuteTool(Tool[NotebookExecuteInput, NotebookExecuteOutput]):
         plan = await _plan(input, context)
         timeout = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
         ids = [cid for cid, _, _ in plan.cells]
-        raw = await plan.doc.bridge.request(plan.doc.client, ExecuteCellsArgs(cell_ids=ids), timeout=timeout)
+        try:
+            raw = await plan.doc.bridge.request(plan.doc.client, ExecuteCellsArgs(cell_ids=ids), timeout=timeout)
+        except NotebookEditError as exc:
+            if exc.name != "timeout":
+                raise
+            raise ToolError(TIMEOUT_MESSAGE.format(seconds=timeout)) from None
         result: ExecuteCellsResult = result_as(ExecuteCellsResult, raw)
         types = {cid: kind for cid, kind, _ in plan.cells}
         cells = tuple(

@@ -66,8 +66,17 @@ class Slotted:
     def __init__(self):
         self.a = 3
 
+class Liar:
+    @property
+    def __class__(self):
+        Trap.calls.append("__class__")
+        return dict
+    def __init__(self):
+        self.inner = [1]
+
 model = Model()
 trap = Trap()
+liar = Liar()
 slotted = Slotted()
 tricky = {Trap(): "by trap", "train": "plain"}
 mixed = [1, Trap(), "s"]
@@ -171,6 +180,15 @@ async def test_user_dunders_are_never_called(run):
     assert not err and "'plain'" in text
     err, text = await run(expression="mixed")
     assert not err and "<__main__.Trap object>" in text
+
+
+async def test_a_lying_class_property_is_never_read(run):
+    err, text = await run(expression="liar")
+    assert not err and "liar: __main__.Liar" in text and ".inner = list of 1" in text
+    err, text = await run(expression="liar.inner[0]")
+    assert not err and "value: 1" in text
+    err, text = await run()
+    assert not err and "liar: <__main__.Liar object>" in text
 
 
 async def test_slots_are_read(run):

@@ -269,3 +269,13 @@ async def test_bad_input(disk, tmp_path):
     assert "must be a Jupyter notebook" in text
     text = await run.error("NotebookExecute", notebook_path=str(tmp_path / "nb.ipynb"), cell_ids=[])
     assert "cell_ids" in text
+
+
+@pytest.mark.e2e
+async def test_a_timeout_says_the_cells_may_still_run(live):
+    k, fe, path = live
+    with fe.lock:  # the user adds a slow cell
+        fe.notebook["cells"].append(nbformat.v4.new_code_cell("import time; time.sleep(1)", id="slow"))
+    out = k.run(f"call_tool('NotebookExecute', notebook_path={str(path)!r}, cell_ids=['slow'], timeout=1)")
+    assert out["is_error"] and "did not finish within 0.001 s" in out["text"]
+    assert "may still be running" in out["text"]
