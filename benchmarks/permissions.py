@@ -96,7 +96,7 @@ def _time(fn, *args) -> float:
 
 
 def _parse(command: str) -> None:
-    bash_parse._PARSER.parse(command.encode())
+    bash_parse._parser().parse(command.encode())
 
 
 def _cold_decision(tool: _Bash, command: str, ctx: ToolUseContext) -> float:
@@ -108,7 +108,7 @@ def _cold_decision(tool: _Bash, command: str, ctx: ToolUseContext) -> float:
 
 def _python_walk(command: str) -> None:
     """Reference: parse, then merely visit every node from Python (no analysis)."""
-    stack = [bash_parse._PARSER.parse(command.encode()).root_node]
+    stack = [bash_parse._parser().parse(command.encode()).root_node]
     while stack:
         node = stack.pop()
         stack.extend(node.children)

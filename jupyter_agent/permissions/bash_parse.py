@@ -9,6 +9,7 @@ The walk is iterative so that 5,000 chained commands do not hit Python's recursi
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -18,7 +19,17 @@ from tree_sitter import Language, Parser
 from .bash_lexcheck import bad_characters, skipped_text
 from .bash_words import Node, Word, WordReader, _text
 
-_PARSER = Parser(Language(tree_sitter_bash.language()))
+_LANGUAGE = Language(tree_sitter_bash.language())
+# A tree-sitter Parser is not thread-safe (sharing one across threads crashed the process once):
+# each thread gets its own.
+_LOCAL = threading.local()
+
+
+def _parser() -> Parser:
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = Parser(_LANGUAGE)
+    return parser
 
 # Containers whose named children are statements (plus clauses that hold statements).
 _CONTAINERS = frozenset(
@@ -75,7 +86,7 @@ def parse_uncached(command: str) -> ParsedCommand:
         out.problems.append(problem)
         return out
     data = command.encode("utf-8", "surrogateescape")
-    tree = _PARSER.parse(data)
+    tree = _parser().parse(data)
     if tree.root_node.has_error:
         out.problems.append("the command does not parse (syntax error or unterminated quote)")
         return out
