@@ -4,7 +4,7 @@ Each agent streams a reply from the scripted model server (a real HTTP server on
 reached by the real anthropic SDK), slowed to ``DELAY`` seconds between SSE events to stand in
 for model latency.  Figure: serial time / parallel time (medians, interleaved rounds).
 
-    /work/venv/bin/python benchmarks/subagents_parallel.py
+    python benchmarks/subagents_parallel.py
 """
 
 from __future__ import annotations
