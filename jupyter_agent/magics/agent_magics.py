@@ -2,7 +2,7 @@
 
 The magic parses its options, shows the transcript and submits the prompt; the turn then runs
 as a task on the kernel's event loop and only changes widget state.  Settings are traitlets:
-``%config AgentMagics.model = "claude-opus-4-1"``.
+``%config AgentMagics.model = "claude-opus-5-5"``.
 """
 
 from __future__ import annotations
