@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.permission_types import PermissionAsk, PermissionResult, PermissionUpdate
-from ..core.result import ContentBlock, ToolResult, text_block
+from ..core.result import ContentBlock, ToolResult
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..notebook import LiveNotebook, NotebookEditError, get_document
@@ -25,7 +25,7 @@ from ..notebook.bridge import result_as
 from ..notebook.cells import find_cell, source_text
 from ..notebook.protocol import ExecuteCellsArgs, ExecuteCellsResult
 from ._paths import resolve_path
-from .read_notebook import MAX_IMAGES, _output_parts
+from .read_notebook import OutputBlocks
 
 DEFAULT_TIMEOUT_MS = 300_000
 MAX_TIMEOUT_MS = 600_000
@@ -76,27 +76,11 @@ class NotebookExecuteOutput:
         return sum(1 for c in self.cells for o in c.outputs if o.get("output_type") == "error")
 
     def to_content(self) -> list[ContentBlock]:
-        blocks: list[ContentBlock] = []
-        parts = [f"Ran {len(self.cells)} cell(s) of {self.notebook_path}"]
-        images = 0
+        out = OutputBlocks(f"Ran {len(self.cells)} cell(s) of {self.notebook_path}")
         for cell in self.cells:
-            parts.append(_cell_header(cell))
-            for out in cell.outputs:
-                text, image = _output_parts(out)
-                if text:
-                    parts.append(f'<output cell="{cell.cell_id}">\n{text}\n</output>')
-                if image is None:
-                    continue
-                if images >= MAX_IMAGES:
-                    parts.append(f'<output cell="{cell.cell_id}">(image omitted: too many images)</output>')
-                    continue
-                blocks.append(text_block("\n\n".join(parts)))
-                parts = []
-                blocks.extend(image)
-                images += 1
-        if parts:
-            blocks.append(text_block("\n\n".join(parts)))
-        return blocks
+            out.text(_cell_header(cell))
+            out.outputs(cell.cell_id, cell.outputs)
+        return out.done()
 
 
 def _cell_header(cell: ExecutedCellOutput) -> str:

@@ -75,29 +75,50 @@ def parse_cells(data: bytes, name: str) -> list[NotebookCell]:
     return cells
 
 
-def render_cells(name: str, cells: list[NotebookCell]) -> list[ContentBlock]:
-    """Text per cell (id, type, source, text outputs) with image outputs as image blocks."""
-    blocks: list[ContentBlock] = []
-    images = 0
-    parts: list[str] = [f"Notebook {name}: {len(cells)} cells"]
-    for cell in cells:
-        count = f" execution_count={cell.execution_count}" if cell.execution_count is not None else ""
-        parts.append(f'<cell id="{cell.cell_id}" type="{cell.cell_type}"{count}>\n{cell.source}\n</cell>')
-        for out in cell.outputs:
+class OutputBlocks:
+    """Builds content blocks: text parts joined, each image output as its own block, in order."""
+
+    def __init__(self, heading: str) -> None:
+        self.blocks: list[ContentBlock] = []
+        self.parts: list[str] = [heading]
+        self.images = 0
+
+    def text(self, part: str) -> None:
+        self.parts.append(part)
+
+    def outputs(self, cell_id: str, outputs: Any) -> None:
+        """A cell's outputs: text trimmed, images as image blocks (at most ``MAX_IMAGES``)."""
+        for out in outputs:
             text, image = _output_parts(out)
             if text:
-                parts.append(f'<output cell="{cell.cell_id}">\n{text}\n</output>')
-            if image is not None:
-                if images >= MAX_IMAGES:
-                    parts.append(f'<output cell="{cell.cell_id}">(image omitted: too many images)</output>')
-                    continue
-                blocks.append(text_block("\n\n".join(parts)))
-                parts = []
-                blocks.extend(image)
-                images += 1
-    if parts:
-        blocks.append(text_block("\n\n".join(parts)))
-    return blocks
+                self.parts.append(f'<output cell="{cell_id}">\n{text}\n</output>')
+            if image is None:
+                continue
+            if self.images >= MAX_IMAGES:
+                self.parts.append(f'<output cell="{cell_id}">(image omitted: too many images)</output>')
+                continue
+            self._flush()
+            self.blocks.extend(image)
+            self.images += 1
+
+    def done(self) -> list[ContentBlock]:
+        self._flush()
+        return self.blocks
+
+    def _flush(self) -> None:
+        if self.parts:
+            self.blocks.append(text_block("\n\n".join(self.parts)))
+            self.parts = []
+
+
+def render_cells(name: str, cells: list[NotebookCell]) -> list[ContentBlock]:
+    """Text per cell (id, type, source, text outputs) with image outputs as image blocks."""
+    out = OutputBlocks(f"Notebook {name}: {len(cells)} cells")
+    for cell in cells:
+        count = f" execution_count={cell.execution_count}" if cell.execution_count is not None else ""
+        out.text(f'<cell id="{cell.cell_id}" type="{cell.cell_type}"{count}>\n{cell.source}\n</cell>')
+        out.outputs(cell.cell_id, cell.outputs)
+    return out.done()
 
 
 def _output_parts(out: Any) -> tuple[str, list[ContentBlock] | None]:
