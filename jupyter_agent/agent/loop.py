@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..core.abort import AbortController
+from ..core.abort import AbortController, Aborted, await_unless_aborted
 from ..core.context import ToolUseContext
 from ..core.events import ToolCallFinished
 from ..core.orchestration import ToolCallOutcome, ToolUseRequest, run_tools
@@ -58,10 +57,6 @@ class LoopResult:
     error: str | None = None
 
 
-class _Interrupted(Exception):
-    pass
-
-
 @dataclass
 class _Progress:
     usage: Usage = field(default_factory=Usage)
@@ -79,7 +74,7 @@ async def run_query(
         request = await host.build_request()
         try:
             reply = await _stream_unless_aborted(host, request, abort)
-        except _Interrupted:
+        except Aborted:
             _keep_partial_text(host)
             host.record_user_blocks([text_block(INTERRUPT_TEXT)])
             return LoopResult("interrupted", progress.usage)
@@ -141,22 +136,8 @@ async def _compact_now(host: LoopHost) -> bool:
 
 async def _stream_unless_aborted(host: LoopHost, request: ModelRequest, abort: AbortController) -> AssistantTurn:
     if abort.aborted:
-        raise _Interrupted
-    task = asyncio.ensure_future(host.model_client.stream(request, host.emit))
-    waiter = asyncio.ensure_future(abort.wait())
-    try:
-        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:
-        task.cancel()
-        raise
-    finally:
-        waiter.cancel()
-    if task.done():
-        return task.result()
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await task
-    raise _Interrupted
+        raise Aborted
+    return await await_unless_aborted(asyncio.ensure_future(host.model_client.stream(request, host.emit)), abort)
 
 
 def _keep_partial_text(host: LoopHost) -> None:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class AbortController:
@@ -46,3 +50,33 @@ class AbortController:
     async def wait(self) -> str:
         await self._event.wait()
         return self.reason or "aborted"
+
+
+class Aborted(Exception):
+    """The controller aborted before the awaited work finished."""
+
+
+async def await_unless_aborted(task: asyncio.Future[T], controller: AbortController) -> T:
+    """``task``'s result; if ``controller`` aborts first, cancel the task, wait for it, raise Aborted.
+
+    If the caller itself is cancelled, the task is cancelled and awaited too, so nothing keeps
+    running behind the caller's back.
+    """
+    waiter = asyncio.ensure_future(controller.wait())
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        await _cancel_and_wait(task)
+        raise
+    finally:
+        waiter.cancel()
+    if task.done():
+        return task.result()
+    await _cancel_and_wait(task)
+    raise Aborted
+
+
+async def _cancel_and_wait(task: asyncio.Future[object]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task

@@ -20,6 +20,7 @@ from pydantic import ValidationError as PydanticValidationError
 from typing_extensions import assert_never
 
 from ..errors import ToolError
+from .abort import Aborted, await_unless_aborted
 from .context import ToolUseContext
 from .events import (
     EventSink,
@@ -262,7 +263,7 @@ async def _call(
     )
     try:
         result = await _await_unless_aborted(task, tool, context)
-    except _Interrupted:
+    except Aborted:
         return _error(req, INTERRUPTED_MESSAGE, decision="interrupted")
     except Exception as exc:
         return _error(req, _describe_exception(exc), decision=decision)
@@ -291,35 +292,19 @@ async def _call(
     )
 
 
-class _Interrupted(Exception):
-    pass
-
-
 async def _await_unless_aborted(
     task: asyncio.Future[Any], tool: Tool[Any, Any], context: ToolUseContext
 ) -> Any:
     """Await the call; on abort, cancel it if its interrupt behaviour is 'cancel'."""
-    abort = context.abort_controller
+    if tool.interrupt_behavior() != "block":
+        return await await_unless_aborted(task, context.abort_controller)
     try:
-        if tool.interrupt_behavior() == "block":
-            return await asyncio.shield(task)
-        waiter = asyncio.ensure_future(abort.wait())
-        try:
-            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-        if task.done():
-            return task.result()
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        # The whole run is being torn down: do not leave the tool running behind our back.
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
-        raise _Interrupted
-    except asyncio.CancelledError:
-        # The whole run is being torn down: do not leave the tool running behind our back.
-        if tool.interrupt_behavior() == "cancel" or not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
         raise
 
 
