@@ -109,6 +109,13 @@ class Tool(Generic[InputT, OutputT]):
     def is_concurrency_safe(self, input: InputT) -> bool:
         return False
 
+    def is_read_only_in(self, input: InputT, context: ToolUseContext) -> bool:
+        """``is_read_only`` with the call's context (working directories, cwd), for permissions.
+
+        Tools whose answer depends on where they run (Bash: ``cd sub && ls``) override this.
+        """
+        return self.is_read_only(input)
+
     def is_enabled(self) -> bool:
         return True
 

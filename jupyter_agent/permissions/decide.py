@@ -68,7 +68,7 @@ async def evaluate_permission(
     mode = context.permission_context.mode
     if isinstance(own, PermissionDeny):
         return own
-    read_only = _read_only(tool, input)  # after check_permissions: tools may keep its context
+    read_only = _read_only(tool, input, context)
     if mode == "plan" and not read_only:
         return PermissionDeny(PLAN_MODE_MESSAGE)
     if asked is not None:
@@ -123,9 +123,9 @@ def _path_deny(tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext) 
     return PermissionDeny(f"Permission to use {tool.name} on {path} has been denied by the rule {rule}.")
 
 
-def _read_only(tool: Tool[Any, Any], input: BaseModel) -> bool:
+def _read_only(tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext) -> bool:
     try:
-        return bool(tool.is_read_only(input))
+        return bool(tool.is_read_only_in(input, context))
     except Exception:  # a tool that cannot tell is treated as writing
         return False
 

@@ -113,10 +113,7 @@ class BashTool(Tool[BashInput, BashOutput]):
         return VALID
 
     async def check_permissions(self, input: BashInput, context: ToolUseContext) -> PermissionResult:
-        # Judge paths against the directory the command will really start in.
-        start = shell_state(context).cwd
-        if start != Path(context.cwd):
-            context = context.with_changes(cwd=start)
+        context = _at_shell_cwd(context)
         result = check_bash_permission(input.command, context)
         if inspect.isawaitable(result):
             result = await result
@@ -126,6 +123,13 @@ class BashTool(Tool[BashInput, BashOutput]):
         try:
             return bool(is_read_only_command(input.command, None))  # type: ignore[arg-type]
         except Exception:  # fail closed: an analyzer error means "may write"
+            return False
+
+    def is_read_only_in(self, input: BashInput, context: ToolUseContext) -> bool:
+        """Read-only with the session's working directories known (``cd sub && ls`` qualifies)."""
+        try:
+            return bool(is_read_only_command(input.command, _at_shell_cwd(context)))
+        except Exception:  # fail closed
             return False
 
     def is_concurrency_safe(self, input: BashInput) -> bool:
@@ -274,3 +278,9 @@ def _first_line(command: str, limit: int = 80) -> str:
 def _remove(path: Path) -> None:
     with contextlib.suppress(OSError):
         path.unlink()
+
+
+def _at_shell_cwd(context: ToolUseContext) -> ToolUseContext:
+    """Judge paths against the directory the command will really start in."""
+    start = shell_state(context).cwd
+    return context if start == Path(context.cwd) else context.with_changes(cwd=start)
