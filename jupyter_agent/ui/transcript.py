@@ -57,6 +57,7 @@ class Transcript(widgets.VBox):
         self.started = time.monotonic()
         self.duration_s: float | None = None
         self._open: list[Any] = []
+        self._attempt_start = 0  # index in ``blocks`` where the reply being streamed began
         self._done_callbacks: list[Callable[[Transcript], None]] = []
         self.header = widgets.HTML(self._header_html())
         self.stop_button = widgets.Button(description="Stop", icon="stop", button_style="warning")
@@ -77,6 +78,7 @@ class Transcript(widgets.VBox):
 
     def _on_turn_started(self, e: ev.TurnStarted) -> None:
         self.started = time.monotonic()  # a queued turn's clock starts now
+        self._attempt_start = len(self.blocks)
         self.footer.value = self._footer_html("running")
 
     def mark_queued(self) -> None:
@@ -84,13 +86,13 @@ class Transcript(widgets.VBox):
         self.footer.value = self._footer_html("queued behind the running turn")
 
     def _on_text(self, e: ev.TextDelta) -> None:
-        block = self.blocks[-1] if self.blocks else None
+        block = self._this_reply_last()
         if not isinstance(block, StreamingMarkdown):
             block = self._add(StreamingMarkdown(self.interval))
         block.append(e.text)
 
     def _on_thinking(self, e: ev.ThinkingDelta) -> None:
-        block = self.blocks[-1] if self.blocks else None
+        block = self._this_reply_last()
         if not isinstance(block, ThinkingBlock):
             block = self._add(ThinkingBlock(self.interval))
         block.append(e.text)
@@ -137,9 +139,27 @@ class Transcript(widgets.VBox):
         self.todos = list(e.todos)
         self.todo_view.value = render.todos_html(self.todos)
 
+    def _on_message_done(self, e: ev.AssistantMessageDone) -> None:
+        self._attempt_start = len(self.blocks)
+
     def _on_error(self, e: ev.AgentErrorEvent) -> None:
+        if e.retrying:
+            self._drop_partial_reply()
         text = f"{e.message} (retrying…)" if e.retrying else e.message
         self._add(NoteBlock(text, error=not e.retrying))
+
+    def _drop_partial_reply(self) -> None:
+        """The reply is retried from the start: remove its streamed text, thinking and tool input."""
+        head, tail = self.blocks[: self._attempt_start], self.blocks[self._attempt_start :]
+        void = [b for b in tail if _partial(b)]
+        if not void:
+            return
+        for block in void:
+            _discard(block)
+            if isinstance(block, ToolCard):
+                self.cards.pop(block.tool_use_id, None)
+        self.blocks = head + [b for b in tail if b not in void]
+        self.body.children = tuple(c for c in self.body.children if c not in void)
 
     def _on_compacted(self, e: ev.Compacted) -> None:
         self._add(NoteBlock(f"Conversation compacted: {e.tokens_before} → {e.tokens_after} tokens"))
@@ -247,6 +267,10 @@ class Transcript(widgets.VBox):
         self.body.children = (*self.body.children, block)
         return block
 
+    def _this_reply_last(self) -> Any:
+        """The last block, if the reply now streaming made it (a retry may void this reply)."""
+        return self.blocks[-1] if len(self.blocks) > self._attempt_start else None
+
     def _track(self, item: Any) -> Any:
         self._open.append(item)
         item.pending.on_answer(lambda _v, i=item: self._open.remove(i) if i in self._open else None)
@@ -285,6 +309,20 @@ class Transcript(widgets.VBox):
         return f'<span style="color:{render.MUTED_FG};font-size:12px">{render.escape(text)}</span>'
 
 
+def _partial(block: Any) -> bool:
+    """Streamed by a reply still in flight: text, thinking, or a tool card not yet acted on."""
+    if isinstance(block, ToolCard):
+        return block.state == "pending" and block.approval is None
+    return isinstance(block, StreamingMarkdown | ThinkingBlock)
+
+
+def _discard(block: Any) -> None:
+    throttle = getattr(block, "throttle", None)
+    if throttle is not None:
+        throttle.cancel()
+    block.close()
+
+
 def _record(card: ToolCard, text: str) -> None:
     card.decision = text
 
@@ -299,6 +337,7 @@ _HANDLERS: dict[type, Callable[[Transcript, Any], None]] = {
     ev.TextDelta: Transcript._on_text,
     ev.ThinkingDelta: Transcript._on_thinking,
     ev.ToolUseStreaming: Transcript._on_tool_streaming,
+    ev.AssistantMessageDone: Transcript._on_message_done,
     ev.UsageUpdated: Transcript._on_usage,
     ev.TodosUpdated: Transcript._on_todos,
     ev.AgentErrorEvent: Transcript._on_error,
