@@ -2,8 +2,10 @@
 
 from .script import (
     Fault,
+    RawBlockPart,
     Reply,
     UsageOverride,
+    block,
     drop_mid_stream,
     fault_status,
     malformed_stream,
@@ -18,10 +20,12 @@ from .server import RecordedRequest, ScriptedServer, first_user_text
 
 __all__ = [
     "Fault",
+    "RawBlockPart",
     "RecordedRequest",
     "Reply",
     "ScriptedServer",
     "UsageOverride",
+    "block",
     "drop_mid_stream",
     "fault_status",
     "first_user_text",

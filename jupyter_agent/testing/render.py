@@ -7,7 +7,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from .cache import CacheUsage, estimate_tokens
-from .script import Part, RedactedThinkingPart, Reply, TextPart, ThinkingPart, ToolUsePart, UsageOverride
+from .script import (
+    Part,
+    RawBlockPart,
+    RedactedThinkingPart,
+    Reply,
+    TextPart,
+    ThinkingPart,
+    ToolUsePart,
+    UsageOverride,
+)
 
 SseEvent = tuple[str, dict[str, Any]]
 
@@ -45,6 +54,8 @@ def _part_text(part: Part) -> str:
             return part.data
         case ToolUsePart():
             return part.name + part.json_text
+        case RawBlockPart():
+            return json.dumps(part.content)
 
 
 def _block_json(part: Part) -> dict[str, Any]:
@@ -57,6 +68,8 @@ def _block_json(part: Part) -> dict[str, Any]:
             return {"type": "redacted_thinking", "data": part.data}
         case ToolUsePart():
             return {"type": "tool_use", "id": part.id, "name": part.name, "input": part.input}
+        case RawBlockPart():
+            return part.content
 
 
 def message_json(reply: Reply, message_id: str, model: str, cache: CacheUsage) -> dict[str, Any]:
@@ -95,6 +108,9 @@ def _block_events(index: int, part: Part, chunk: int) -> Iterator[SseEvent]:
             start = {"type": "tool_use", "id": part.id, "name": part.name, "input": {}}
             pieces = _chunks(part.json_text, chunk or 16)
             deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
+        case RawBlockPart():
+            start = part.content
+            deltas = []
     yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": start}
     for delta in deltas:
         yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}

@@ -52,7 +52,18 @@ class ToolUsePart:
         return self.raw_json if self.raw_json is not None else json.dumps(self.input)
 
 
-Part = Union[TextPart, ThinkingPart, RedactedThinkingPart, ToolUsePart]
+@dataclass(frozen=True)
+class RawBlockPart:
+    """A complete content block sent as-is (e.g. ``server_tool_use``, ``web_search_tool_result``).
+
+    Streamed as one ``content_block_start`` carrying the whole block, then ``content_block_stop``
+    (as the API streams server-tool blocks); returned verbatim in a non-streaming message.
+    """
+
+    content: dict[str, Any]
+
+
+Part = Union[TextPart, ThinkingPart, RedactedThinkingPart, ToolUsePart, RawBlockPart]
 
 
 @dataclass(frozen=True)
@@ -122,6 +133,13 @@ def tool_use(name: str, input: dict[str, Any] | None = None, id: str | None = No
 def tool_use_raw(name: str, raw_json: str, id: str | None = None) -> ToolUsePart:
     """A tool_use whose streamed input is ``raw_json`` verbatim (may be invalid JSON)."""
     return ToolUsePart(name, {}, id or _next_id("toolu"), raw_json=raw_json)
+
+
+def block(content: dict[str, Any]) -> RawBlockPart:
+    """A raw content block (a dict with a ``type``), e.g. a server tool's call or result."""
+    if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+        raise ValueError("block() needs a dict with a string 'type'")
+    return RawBlockPart(json.loads(json.dumps(content)))
 
 
 def reply(
