@@ -15,6 +15,7 @@ from jupyter_agent.core.permission_types import (
     PermissionDeny,
     ToolPermissionContext,
 )
+from jupyter_agent.testing import ScriptedServer, reply
 from jupyter_agent.tools.web_fetch import (
     WebFetchSettings,
     WebFetchTool,
@@ -23,8 +24,6 @@ from jupyter_agent.tools.web_fetch import (
 )
 from jupyter_agent.tools.web_fetch_http import FetchSettings, TtlCache, is_same_site, upgrade_url
 from tests.support.tools import make_context
-
-from ._web_model_server import ModelServer, message
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -119,7 +118,7 @@ class Site:
 
 def echo_model(body):
     """The small model 'answers' by echoing what it was given, so tests see the converted page."""
-    return message([{"type": "text", "text": "ANSWER:\n" + body["messages"][0]["content"]}])
+    return reply("ANSWER:\n" + body["messages"][0]["content"])
 
 
 @pytest.fixture
@@ -132,14 +131,18 @@ def site():
 
 @pytest.fixture
 def model():
-    with ModelServer() as m:
-        yield m
+    with ScriptedServer() as server:
+        yield server
+
+
+def _bodies(model):
+    return [r.body for r in model.message_requests]
 
 
 def _ctx(tmp_path, model, *, max_bytes=1_000_000, allow=("WebFetch(domain:127.0.0.1)",)):
     ctx = make_context([WebFetchTool()], tmp_path)
     ctx.extra["web_fetch"] = WebFetchSettings(
-        model="test-small", base_url=model.base_url, api_key="test-key",
+        model="test-small", base_url=model.url, api_key="test-key",
         fetch=FetchSettings(max_bytes=max_bytes, http_hosts=frozenset({"127.0.0.1", "localhost"})),
     )
     perms = ToolPermissionContext(allow_rules={"localSettings": tuple(allow)})
@@ -152,20 +155,19 @@ async def _fetch(ctx, approve, url, prompt="What changed?"):
 
 
 async def test_html_converted_and_answered_by_small_model(tmp_path, site, model, approve):
-    model.push(echo_model)
+    model.set_fallback(echo_model)
     out = await _fetch(_ctx(tmp_path, model), approve, f"{site.base}/page.html")
     assert not out.is_error, out.text
     assert approve.asks == []  # allowed by the domain rule
     assert "# Release notes" in out.text and "**2.0**" in out.text and "[docs](/docs)" in out.text
     assert "- fast" in out.text and "secret" not in out.text and "color:red" not in out.text
     assert "What changed?" in out.text
-    request = model.requests[0]
+    request = _bodies(model)[0]
     assert request["model"] == "test-small" and request["max_tokens"] == 2048
 
 
 async def test_cache_serves_second_fetch(tmp_path, site, model, approve):
-    model.push(echo_model)
-    model.push(echo_model)
+    model.set_fallback(echo_model)  # every request to the small model gets the echo
     ctx = _context = _ctx(tmp_path, model)
     await _fetch(ctx, approve, f"{site.base}/page.html")
     again = await _fetch(_context, approve, f"{site.base}/page.html", prompt="Second question")
@@ -183,7 +185,7 @@ def test_cache_expires_after_ttl():
 
 
 async def test_same_host_redirect_followed_cross_host_returned(tmp_path, site, model, approve):
-    model.push(echo_model)
+    model.set_fallback(echo_model)
     ctx = _ctx(tmp_path, model)
     same = await _fetch(ctx, approve, f"{site.base}/same")
     assert "# Release notes" in same.text
@@ -191,15 +193,15 @@ async def test_same_host_redirect_followed_cross_host_returned(tmp_path, site, m
     assert not other.is_error and "REDIRECT DETECTED" in other.text
     assert f"Redirect URL: http://localhost:{site.port}/page.html" in other.text
     assert site.hits.get("/page.html") == 1, "the cross-host target was not fetched"
-    assert len(model.requests) == 1
+    assert len(_bodies(model)) == 1
 
 
 async def test_huge_page_is_capped(tmp_path, site, model, approve):
-    model.push(echo_model)
+    model.set_fallback(echo_model)
     out = await _fetch(_ctx(tmp_path, model, max_bytes=200_000), approve, f"{site.base}/huge")
     assert not out.is_error, out.text
     assert out.result.data.bytes == 200_000
-    sent = model.requests[0]["messages"][0]["content"]
+    sent = _bodies(model)[0]["messages"][0]["content"]
     assert "[Content truncated: page larger than 200,000 bytes; only the start was read]" in sent
     assert "[Content truncated due to length...]" in sent
     assert len(sent) < 250_000
@@ -207,16 +209,15 @@ async def test_huge_page_is_capped(tmp_path, site, model, approve):
 
 async def test_pdf_json_image_and_errors(tmp_path, site, model, approve):
     ctx = _ctx(tmp_path, model)
-    model.push(echo_model)
+    model.set_fallback(echo_model)
     pdf = await _fetch(ctx, approve, f"{site.base}/doc.pdf")
     assert "Quarterly revenue grew" in pdf.text and "--- Page 1 ---" in pdf.text
-    model.push(echo_model)
     js = await _fetch(ctx, approve, f"{site.base}/data.json")
     assert '{"answer": 42}' in js.text
     img = await _fetch(ctx, approve, f"{site.base}/pixel.png")
     assert [b["type"] for b in img.content] == ["text", "image"]
     assert img.content[1]["source"]["data"] == base64.b64encode(PNG).decode()
-    assert len(model.requests) == 2, "images go to the main model, not the small one"
+    assert len(_bodies(model)) == 2, "images go to the main model, not the small one"
     missing = await _fetch(ctx, approve, f"{site.base}/missing")
     assert missing.is_error and "status code 404" in missing.text
     blob = await _fetch(ctx, approve, f"{site.base}/blob")
@@ -226,8 +227,9 @@ async def test_pdf_json_image_and_errors(tmp_path, site, model, approve):
 
 
 async def test_model_failure_is_an_error_result(tmp_path, site, model, approve):
-    out = await _fetch(_ctx(tmp_path, model), approve, f"{site.base}/page.html")  # nothing scripted: 500
+    out = await _fetch(_ctx(tmp_path, model), approve, f"{site.base}/page.html")  # nothing scripted: 400
     assert out.is_error and "could not be processed by the model" in out.text
+    assert [r.served for r in model.message_requests] == ["none"]
 
 
 async def test_invalid_urls(tmp_path, model, approve):
