@@ -87,13 +87,15 @@ def test_agent_edits_the_open_notebook_with_approval(lab, page, server):
     assert dialogs(page) == [] and path.read_bytes() == saved
 
     # Second ask: an edit of the "user" cell.  The user changes that cell before approving.
-    page.get_by_role("button", name="Approve").first.wait_for()
+    # Address the second card by its content: the first card's button may still be on its way out.
+    second = page.locator(".jupyter-agent-card", has_text="y = 100").get_by_role("button", name="Approve")
+    second.wait_for()
     editor = cell_locator(page, "user").locator(".cm-content")
     editor.click()
     page.keyboard.press("End")
     page.keyboard.type(" + 1")
     page.keyboard.press("Escape")
-    page.get_by_role("button", name="Approve").first.click()
+    second.click()
     page.get_by_text("Finished editing.").wait_for(timeout=60_000)
     results = _tool_results(server)
     assert not results["toolu_insert"].get("is_error"), _text(results["toolu_insert"])
