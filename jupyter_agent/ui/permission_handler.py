@@ -131,7 +131,7 @@ class WidgetPermissionHandler:
         self, transcript: Transcript, tool: Tool[Any, Any], input: BaseModel,
         context: ToolUseContext, ask: PermissionAsk, tool_use_id: str,
     ) -> UserDecision:
-        panel = transcript.ask_permission(tool_use_id, tool, input, ask)
+        panel = transcript.ask_permission(tool_use_id, tool, input, ask, agent_id=context.agent_id)
         choice = await self._wait(panel.wait())
         match choice:
             case Approved():

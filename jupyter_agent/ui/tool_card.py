@@ -62,6 +62,7 @@ class ToolCard(widgets.VBox):
         self.result = widgets.HTML()
         self.body = widgets.VBox([self.detail, self.tail_view, self.result])
         self.approval: ApprovalPanel | None = None
+        self.nested: list[ToolCard] = []  # a subagent's calls, under its Agent card
         super().__init__(children=[widgets.HBox([self.toggle, self.title]), self.body])
         self.add_class("jupyter-agent-card")
         self.layout.border = "1px solid rgba(128,128,128,0.35)"
@@ -71,6 +72,12 @@ class ToolCard(widgets.VBox):
         self._refresh_title()
 
     # -- lifecycle -----------------------------------------------------------------------------
+
+    def add_nested(self, card: ToolCard) -> None:
+        """Show ``card`` (a subagent's call) inside this card, and in its saved HTML."""
+        self.nested.append(card)
+        self.body.children = (*self.body.children, card)
+        self.expand(True)
 
     def set_input(self, input: Any) -> None:
         """Input known (parsed model or dict): update the summary and the full detail."""
@@ -186,7 +193,8 @@ class ToolCard(widgets.VBox):
         """The card for the saved notebook: summary, what ran, the decision, the result."""
         decision = f"<div><i>{render.escape(self.decision)}</i></div>" if self.decision else ""
         tail = render.tail_html(self.tail) if self.tail and not self.result_html else ""
-        body = self.detail_html + decision + tail + self.result_html
+        nested = "".join(card.static_html() for card in self.nested)
+        body = self.detail_html + decision + tail + self.result_html + nested
         return (
             '<details class="jupyter-agent-card" style="border:1px solid rgba(128,128,128,0.35);'
             f'margin:2px 0;padding:2px 6px"><summary>{self.title_html()}</summary>{body}</details>'

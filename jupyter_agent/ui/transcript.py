@@ -49,6 +49,7 @@ class Transcript(widgets.VBox):
         self.on_stop = on_stop
         self.interval = interval
         self.cards: dict[str, ToolCard] = {}
+        self._agent_cards: dict[str, ToolCard] = {}  # subagent id -> the Agent call's card
         self.blocks: list[Any] = []
         self.todos: list[Any] = []
         self.usage: Any = None
@@ -113,6 +114,9 @@ class Transcript(widgets.VBox):
         if card is None:  # an unstamped progress: the most recent running card
             card = next((c for c in reversed(self.cards.values()) if c.state == "running"), None)
         if card is not None:
+            agent_id = getattr(e.progress.data, "agent_id", None)  # a SubagentEvent
+            if isinstance(agent_id, str):
+                self._agent_cards[agent_id] = card
             card.add_progress(e.progress.data)
 
     def _on_finished(self, e: tev.ToolCallFinished) -> None:
@@ -169,8 +173,12 @@ class Transcript(widgets.VBox):
 
     # -- asks (called by WidgetPermissionHandler) ------------------------------------------------
 
-    def ask_permission(self, tool_use_id: str, tool: Any, input: Any, ask: PermissionAsk) -> ApprovalPanel:
-        card = self.card(tool_use_id, getattr(tool, "name", "tool"), tool)
+    def ask_permission(
+        self, tool_use_id: str, tool: Any, input: Any, ask: PermissionAsk, agent_id: str | None = None
+    ) -> ApprovalPanel:
+        """An approval panel on the call's card — nested under its Agent card for a subagent's call."""
+        parent = self._agent_cards.get(agent_id) if agent_id else None
+        card = self.card(tool_use_id, getattr(tool, "name", "tool"), tool, parent=parent)
         card.set_input(input)
         panel = card.ask(ask, self.loop)
         return self._track(panel)
@@ -201,12 +209,15 @@ class Transcript(widgets.VBox):
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def card(self, tool_use_id: str, tool_name: str, tool: Any = None) -> ToolCard:
+    def card(self, tool_use_id: str, tool_name: str, tool: Any = None, parent: ToolCard | None = None) -> ToolCard:
         card = self.cards.get(tool_use_id)
         if card is None:
             card = ToolCard(tool_use_id, tool_name, tool or self._find(tool_name))
             self.cards[tool_use_id] = card
-            self._add(card)
+            if parent is not None and parent is not card:
+                parent.add_nested(card)
+            else:
+                self._add(card)
         return card
 
     def note(self, text: str, error: bool = False) -> None:
