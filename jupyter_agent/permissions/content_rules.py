@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from ..core.permission_types import PermissionUpdate, RuleBehavior, ToolPermissionContext
 from ..core.tool import Tool
-from .rules import domain_rule_matches, parse_rule_or_none
+from .rules import domain_rule_matches, parse_rule_or_none, skill_rule_matches
 
 SELF_MATCHING = frozenset({"Bash", "Read", "Edit", "Write", "NotebookEdit", "Glob", "Grep"})
 _NAME_FIELDS = {"Agent": "subagent_type", "Task": "subagent_type", "Skill": "skill"}
@@ -46,6 +46,8 @@ def _matches(tool: Tool[Any, Any], input: BaseModel, content: str) -> bool:
     field = _NAME_FIELDS.get(tool.name)
     if field is not None:
         value = getattr(input, field, None) or ("general-purpose" if field == "subagent_type" else None)
+        if tool.name == "Skill":
+            return isinstance(value, str) and skill_rule_matches(content, value)
         return value == content
     return False
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urlsplit
@@ -129,17 +129,48 @@ def whole_tool_rule(
     return None
 
 
+def domain_matches(pattern: str, host: str) -> bool:
+    """``example.com`` matches that host exactly; ``*.example.com`` matches subdomains only."""
+    pattern, host = pattern.strip().lower().rstrip("."), host.lower().rstrip(".")
+    if not pattern or not host:
+        return False
+    if pattern.startswith("*."):
+        return host.endswith(pattern[1:]) and len(host) > len(pattern) - 1
+    return pattern == host
+
+
 def domain_rule_matches(content: str, url: str) -> bool:
     """``domain:example.com`` is that exact host; ``domain:*.example.com`` its subdomains only."""
     if not content.startswith("domain:"):
         return False
-    want = content[len("domain:"):].strip().lower().rstrip(".")
     try:
-        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+        host = urlsplit(url).hostname or ""
     except ValueError:
         return False
-    if not host or not want:
-        return False
-    if want.startswith("*."):
-        return host.endswith(want[1:]) and host != want[2:]
-    return host == want
+    return domain_matches(content[len("domain:"):], host)
+
+
+def host_rule_matches(content: str, host: str) -> bool:
+    """A ``domain:`` rule specifier against a bare host name."""
+    return content.startswith("domain:") and domain_matches(content[len("domain:"):], host)
+
+
+def skill_rule_matches(content: str, name: str) -> bool:
+    """``Skill(name)`` exactly, or ``Skill(prefix:*)`` for every name starting with ``prefix``."""
+    name = name.strip().lstrip("/")
+    if content.endswith(":*"):
+        return name.startswith(content[:-2])
+    return content == name
+
+
+def content_rule_for(
+    context: ToolPermissionContext, behavior: RuleBehavior, tool_name: str, matches: Callable[[str], bool]
+) -> str | None:
+    """The first ``tool_name(specifier)`` rule of ``behavior`` whose specifier ``matches``."""
+    for _source, text in context.rules(behavior):
+        rule = parse_rule_or_none(text)
+        if rule is not None and rule.tool_name == tool_name and rule.content is not None and matches(rule.content):
+            return text
+    return None
+
+

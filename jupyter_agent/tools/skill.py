@@ -16,7 +16,7 @@ from ..core.permission_types import (
 )
 from ..core.result import ToolResult
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
-from ..permissions.rules import RuleSyntaxError, parse_rule
+from ..permissions.rules import content_rule_for, skill_rule_matches
 from ..skills.command import PromptCommand
 from ..skills.expand import find_command
 
@@ -32,22 +32,10 @@ class SkillOutput(BaseModel):
     allowed_tools: list[str] = Field(default_factory=list)
 
 
-def skill_rule_matches(content: str, name: str) -> bool:
-    """``Skill(name)`` exactly, or ``Skill(prefix:*)`` for every name starting with ``prefix``."""
-    if content.endswith(":*"):
-        return name.startswith(content[:-2])
-    return content == name
-
-
 def _matching_rule(context: ToolUseContext, behavior: str, name: str) -> str | None:
-    for _source, text in context.permission_context.rules(behavior):  # type: ignore[arg-type]
-        try:
-            rule = parse_rule(text)
-        except RuleSyntaxError:
-            continue
-        if rule.tool_name == SkillTool.name and rule.content and skill_rule_matches(rule.content, name):
-            return text
-    return None
+    return content_rule_for(
+        context.permission_context, behavior, SkillTool.name, lambda c: skill_rule_matches(c, name)  # type: ignore[arg-type]
+    )
 
 
 def _invocable(context: ToolUseContext) -> list[PromptCommand]:

@@ -24,8 +24,7 @@ from ..core.permission_types import (
 from ..core.result import ContentBlock, ToolResult, image_block, text_block
 from ..core.tool import VALID, InterruptBehavior, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
-from ..permissions.rules import parse_rule_or_none
-from .web_fetch import domain_matches
+from ..permissions.rules import content_rule_for, host_rule_matches
 
 MAX_TEXT_CHARS = 20_000
 
@@ -47,13 +46,9 @@ class WebBrowserOutput(BaseModel):
 
 
 def _domain_rule(context: ToolUseContext, behavior: str, host: str) -> str | None:
-    for _source, text in context.permission_context.rules(behavior):  # type: ignore[arg-type]
-        rule = parse_rule_or_none(text)
-        if rule is None or rule.tool_name != WebBrowserTool.name or not rule.content:
-            continue
-        if rule.content.startswith("domain:") and domain_matches(rule.content[7:].strip(), host):
-            return text
-    return None
+    return content_rule_for(
+        context.permission_context, behavior, WebBrowserTool.name, lambda c: host_rule_matches(c, host)  # type: ignore[arg-type]
+    )
 
 
 def _host_allowed(context: ToolUseContext, session_hosts: set[str], host: str) -> bool:

@@ -21,7 +21,7 @@ from ..core.permission_types import (
 from ..core.result import ContentBlock, ToolResult, text_block
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
-from ..permissions.rules import RuleSyntaxError, parse_rule
+from ..permissions.rules import content_rule_for, host_rule_matches
 from .web_fetch_convert import PageContent, UnsupportedContent, convert
 from .web_fetch_http import (
     CrossHostRedirect,
@@ -75,25 +75,10 @@ class WebFetchOutput(BaseModel):
     image: dict[str, Any] | None = None
 
 
-def domain_matches(pattern: str, host: str) -> bool:
-    """``example.com`` matches that host exactly; ``*.example.com`` matches subdomains only."""
-    pattern, host = pattern.lower().rstrip("."), host.lower().rstrip(".")
-    if pattern.startswith("*."):
-        return host.endswith(pattern[1:]) and len(host) > len(pattern) - 1
-    return pattern == host
-
-
 def matching_domain_rule(context: ToolUseContext, behavior: str, host: str) -> str | None:
-    for _source, text in context.permission_context.rules(behavior):  # type: ignore[arg-type]
-        try:
-            rule = parse_rule(text)
-        except RuleSyntaxError:
-            continue
-        if rule.tool_name != WebFetchTool.name or rule.content is None:
-            continue
-        if rule.content.startswith("domain:") and domain_matches(rule.content[7:].strip(), host):
-            return text
-    return None
+    return content_rule_for(
+        context.permission_context, behavior, WebFetchTool.name, lambda c: host_rule_matches(c, host)  # type: ignore[arg-type]
+    )
 
 
 class WebFetchTool(Tool[WebFetchInput, WebFetchOutput]):

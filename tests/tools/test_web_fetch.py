@@ -15,12 +15,12 @@ from jupyter_agent.core.permission_types import (
     PermissionDeny,
     ToolPermissionContext,
 )
+from jupyter_agent.permissions.rules import domain_matches
 from jupyter_agent.testing import ScriptedServer, reply
 from jupyter_agent.tools.web_fetch import (
     WebFetchSettings,
     WebFetchTool,
     clear_web_fetch_cache,
-    domain_matches,
 )
 from jupyter_agent.tools.web_fetch_http import FetchSettings, TtlCache, is_same_site, upgrade_url
 from tests.support.tools import make_context
