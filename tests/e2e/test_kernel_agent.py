@@ -11,7 +11,7 @@ import pytest
 
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
 from jupyter_agent.ui.approval import FEEDBACK_PLACEHOLDER
-from tests.ui.kernel_harness import KernelHarness
+from tests.ui.kernel_harness import KernelHarness, start_agent_kernel
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -31,18 +31,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def kernel(server: ScriptedServer, project: Path, tmp_path: Path):
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": server.url,
-        "JUPYTER_AGENT_HOME": str(home / ".jupyter-agent"),
-        "HOME": str(home),
-    }
-    harness = KernelHarness(project, env)
-    harness.run("%load_ext jupyter_agent")
-    # Import the session and widgets up front: a fresh venv compiles the SDK on first import.
-    harness.run("import jupyter_agent.agent.session, jupyter_agent.ui.transcript", timeout=300)
+    harness = start_agent_kernel(server.url, project, tmp_path / "home")
     harness.run("%config AgentMagics.stream_interval = 0.02")
     yield harness
     harness.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
-from tests.ui.kernel_harness import KernelHarness
+from tests.ui.kernel_harness import start_agent_kernel
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -28,18 +28,8 @@ def server():
 
 @pytest.fixture
 def kernel(server: ScriptedServer, tmp_path: Path):
-    project, home = tmp_path / "project", tmp_path / "home"
-    project.mkdir()
-    home.mkdir()
-    env = {
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": server.url,
-        "JUPYTER_AGENT_HOME": str(home / ".jupyter-agent"),
-        "HOME": str(home),
-    }
-    harness = KernelHarness(project, env)
-    harness.run("%load_ext jupyter_agent")
-    harness.run("import jupyter_agent.agent.session, jupyter_agent.ui.transcript", timeout=300)
+    project = tmp_path / "project"
+    harness = start_agent_kernel(server.url, project, tmp_path / "home")
     yield harness, project
     harness.close()
 

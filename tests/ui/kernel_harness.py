@@ -186,3 +186,23 @@ class KernelHarness:
 
 def python_version() -> str:
     return sys.version.split()[0]
+
+
+def start_agent_kernel(server_url: str, project: Path, home: Path) -> KernelHarness:
+    """A real kernel in ``project`` with ``%load_ext jupyter_agent``, talking to ``server_url``.
+
+    HOME and the agent's home live under ``home``, so no user settings leak in.  The session and
+    widget modules are imported up front: a fresh venv compiles the SDK on first import.
+    """
+    project.mkdir(parents=True, exist_ok=True)
+    home.mkdir(parents=True, exist_ok=True)
+    env = {
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server_url,
+        "JUPYTER_AGENT_HOME": str(home / ".jupyter-agent"),
+        "HOME": str(home),
+    }
+    harness = KernelHarness(project, env)
+    harness.run("%load_ext jupyter_agent")
+    harness.run("import jupyter_agent.agent.session, jupyter_agent.ui.transcript", timeout=300)
+    return harness
