@@ -84,6 +84,13 @@ def _lab_dirs(base: Path) -> dict[str, Path]:
 @contextlib.contextmanager
 def start_lab(base: Path) -> Iterator[Lab]:
     """A JupyterLab server on a free port, serving ``base/root``; stopped on exit."""
+    with start_jupyter(base, "jupyterlab", "--LabApp", ("--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",)) as lab:
+        yield lab
+
+
+@contextlib.contextmanager
+def start_jupyter(base: Path, module: str, app: str, extra: tuple[str, ...] = ()) -> Iterator[Lab]:
+    """``python -m module`` (JupyterLab or Notebook 7) on a free port with private Jupyter dirs."""
     dirs = _lab_dirs(base)
     port = free_port()
     env = dict(os.environ)
@@ -95,14 +102,13 @@ def start_lab(base: Path) -> Iterator[Lab]:
         JUPYTER_PLATFORM_DIRS="1",
     )
     cmd = [
-        sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser",
+        sys.executable, "-m", module, "--allow-root", "--no-browser",
         f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
         "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-        f"--ServerApp.root_dir={dirs['root']}", f"--LabApp.user_settings_dir={dirs['settings']}",
-        f"--LabApp.workspaces_dir={dirs['workspaces']}", "--LabApp.expose_app_in_browser=True",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]
-    log = base / "jupyterlab.log"
+        f"--ServerApp.root_dir={dirs['root']}", f"{app}.user_settings_dir={dirs['settings']}",
+        f"{app}.workspaces_dir={dirs['workspaces']}", f"{app}.expose_app_in_browser=True", *extra,
+    ]  # fmt: skip
+    log = base / f"{module}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=dirs["root"])
     url = f"http://127.0.0.1:{port}"

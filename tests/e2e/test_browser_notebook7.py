@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +20,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
 
 from .browser_helpers import KERNEL_IDLE, cells, dialogs, wait_cell_count
-from .conftest import Lab, _lab_dirs, _wait_until_up, free_port, require_chromium
+from .conftest import Lab, require_chromium, start_jupyter
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -34,38 +31,8 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 def start_notebook7(base: Path) -> Iterator[Lab]:
     """A Notebook 7 server on a free port, serving ``base/root``; stopped on exit."""
     pytest.importorskip("notebook", minversion="7")
-    dirs = _lab_dirs(base)
-    port = free_port()
-    env = dict(os.environ)
-    env.update(
-        JUPYTER_CONFIG_DIR=str(dirs["config"]),
-        JUPYTER_DATA_DIR=str(dirs["data"]),
-        JUPYTER_RUNTIME_DIR=str(dirs["runtime"]),
-        JUPYTER_AGENT_HOME=str(base / "agent-home"),
-        JUPYTER_PLATFORM_DIRS="1",
-    )
-    app = "--JupyterNotebookApp"
-    cmd = [
-        sys.executable, "-m", "notebook", "--allow-root", "--no-browser",
-        f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
-        "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-        f"--ServerApp.root_dir={dirs['root']}", f"{app}.user_settings_dir={dirs['settings']}",
-        f"{app}.workspaces_dir={dirs['workspaces']}", f"{app}.expose_app_in_browser=True",
-    ]  # fmt: skip
-    log = base / "notebook.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=dirs["root"])
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(url, proc, log)
-        yield Lab(url, dirs["root"], proc, log)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+    with start_jupyter(base, "notebook", "--JupyterNotebookApp") as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
