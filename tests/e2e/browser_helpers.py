@@ -89,3 +89,30 @@ def is_dirty(page: Any) -> bool:
 def wait_cell_count(page: Any, n: int) -> None:
     """Wait until the live model has ``n`` cells."""
     page.wait_for_function(f"(n) => {_PANEL}.content.model.sharedModel.cells.length === n", arg=n)
+
+
+_TOOL_PRELUDE = """import asyncio, json, os
+from pathlib import Path
+from jupyter_agent.core.context import ToolUseContext, ToolUseOptions
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+from jupyter_agent.core.permission_types import PermissionAllow
+from jupyter_agent.notebook import active_backend, get_document
+from jupyter_agent.tools.notebook_edit import NotebookEditTool
+from jupyter_agent.tools.read import ReadTool
+
+NB = os.path.abspath({notebook!r})
+ctx = ToolUseContext(options=ToolUseOptions(tools=(ReadTool(), NotebookEditTool())), cwd=Path.cwd())
+results = {{}}
+
+async def _allow(*args):
+    return PermissionAllow()
+
+async def tool(name, **input):
+    out = await run_tool_use(ToolUseRequest(name, name, input), ctx, _allow)
+    return {{"is_error": out.is_error, "text": "".join(b.get("text", "") for b in out.content)}}
+"""
+
+
+def tool_prelude(notebook: str) -> str:
+    """Kernel-side code that runs Read/NotebookEdit through ``run_tool_use`` on ``notebook``."""
+    return _TOOL_PRELUDE.format(notebook=notebook)

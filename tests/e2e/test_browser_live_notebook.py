@@ -19,31 +19,13 @@ from .browser_helpers import (
     kernel_exec,
     open_notebook,
     select_cell,
+    tool_prelude,
     wait_result,
 )
 
 pytestmark = pytest.mark.e2e
 
-DRIVER = '''import asyncio, json, os
-from pathlib import Path
-from jupyter_agent.core.context import ToolUseContext, ToolUseOptions
-from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
-from jupyter_agent.core.permission_types import PermissionAllow
-from jupyter_agent.notebook import active_backend
-from jupyter_agent.tools.notebook_edit import NotebookEditTool
-from jupyter_agent.tools.read import ReadTool
-
-NB = os.path.abspath("live.ipynb")
-ctx = ToolUseContext(options=ToolUseOptions(tools=(ReadTool(), NotebookEditTool())), cwd=Path.cwd())
-results = {}
-
-async def _allow(*args):
-    return PermissionAllow()
-
-async def tool(name, **input):
-    out = await run_tool_use(ToolUseRequest(name, name, input), ctx, _allow)
-    return {"is_error": out.is_error, "text": "".join(b.get("text", "") for b in out.content)}
-
+DRIVER = tool_prelude('live.ipynb') + '''
 async def _turn(key, calls):
     done = [{"backend": await active_backend(NB)}]
     for name, input in calls:

@@ -8,30 +8,11 @@ import json
 import nbformat
 import pytest
 
-from .browser_helpers import cells, dialogs, kernel_exec, open_notebook, wait_result
+from .browser_helpers import cells, dialogs, kernel_exec, open_notebook, tool_prelude, wait_result
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
-SETUP = '''import asyncio, json, os
-from pathlib import Path
-from jupyter_agent.core.context import ToolUseContext, ToolUseOptions
-from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
-from jupyter_agent.core.permission_types import PermissionAllow
-from jupyter_agent.notebook import get_document
-from jupyter_agent.tools.notebook_edit import NotebookEditTool
-from jupyter_agent.tools.read import ReadTool
-
-NB = os.path.abspath("ops.ipynb")
-ctx = ToolUseContext(options=ToolUseOptions(tools=(ReadTool(), NotebookEditTool())), cwd=Path.cwd())
-results = {}
-
-async def _allow(*args):
-    return PermissionAllow()
-
-async def tool(name, **input):
-    out = await run_tool_use(ToolUseRequest(name, name, input), ctx, _allow)
-    return {"is_error": out.is_error, "text": "".join(b.get("text", "") for b in out.content)}
-
+SETUP = tool_prelude('ops.ipynb') + '''
 def start(key, coro):
     async def runner():
         try:
