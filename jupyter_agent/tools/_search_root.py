@@ -25,20 +25,32 @@ def require_existing(root: Path, *, directory: bool) -> None:
 
 
 def split_glob(pattern: str, root: Path) -> tuple[Path, str]:
-    """Move an absolute pattern's literal leading folders into the root: ``/a/b/**/*.py`` → (/a/b, ``**/*.py``).
+    """Move a pattern's literal leading folders into the root: ``/a/b/**/*.py`` → (/a/b, ``**/*.py``).
 
-    Leading ``./`` and ``../`` of a relative pattern move into the root as well.
+    Relative patterns too (``src/**/*.ts`` → (root/src, ``**/*.ts``)), so rg walks only that
+    folder; ``.`` and ``..`` among those folders are collapsed (rg globs cannot climb).  The glob
+    that remains is matched by rg relative to the new root (rg runs there); when it has no slash
+    left it is anchored with a leading ``/``, so ``src/*.ts`` still means files directly in
+    ``src``, not ``*.ts`` at any depth.  A pattern without a slash (``*.py``) is left alone: it
+    matches names at any depth.
     """
-    if not os.path.isabs(pattern):
-        while pattern.startswith(("../", "./")):  # rg globs cannot climb: move ".." into the root
-            head, _, pattern = pattern.partition("/")
-            root = root.parent if head == ".." else root
+    if os.path.isabs(pattern):
+        parts = Path(pattern).parts
+        root, parts = Path(parts[0]), parts[1:]
+    elif "/" not in pattern.rstrip("/"):
         return root, pattern
-    parts = Path(pattern).parts
-    literal: list[str] = []
+    else:
+        parts = tuple(pattern.split("/"))
+    taken = 0
     for part in parts[:-1]:
-        if _GLOB_CHARS & set(part):
+        if _GLOB_CHARS & set(part) or "\\" in part:
             break
-        literal.append(part)
-    rest = parts[len(literal):]
-    return Path(*literal), "/".join(rest)
+        taken += 1
+        if part == "..":
+            root = root.parent
+        elif part not in ("", "."):
+            root = root / part
+    rest = "/".join(parts[taken:])
+    if "/" not in rest:
+        rest = "/" + rest
+    return root, rest

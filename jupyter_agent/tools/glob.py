@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -91,16 +92,28 @@ class GlobTool(Tool[GlobInput, GlobOutput]):
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None) -> ToolResult[GlobOutput]:
         t0 = time.perf_counter()
-        root, pattern = split_glob(input.pattern, search_root(input.path, context))
-        require_existing(root, directory=True)
+        given = search_root(input.path, context)
+        if input.path:
+            require_existing(given, directory=True)
+        root, pattern = split_glob(input.pattern, given)
+        if not os.path.isdir(root):  # "src/**/*.py" without a src folder: nothing matches
+            if root == given:
+                require_existing(given, directory=True)
+            return ToolResult(GlobOutput((), 0, False, int((time.perf_counter() - t0) * 1000)))
+        # rg runs in the root and walks "." (globs match relative to its cwd); the paths come back
+        # short ("./x") and are stat-ed relative to the root as they stream in.
         args = ["--files", "--hidden", "--no-ignore", "--no-messages", "--glob", "!.git",
-                "--glob", pattern, "--", str(root)]
-        found = NewestFiles()
-        res = await run_rg(args, cwd=root, timeout=TIMEOUT_S, abort=context.abort_controller, consume=found.feed)
-        if res.returncode not in (0, 1) and not found.count:
-            raise ToolError(f"Glob failed: {res.stderr.strip() or f'rg exit code {res.returncode}'}")
-        if not res.truncated:
-            found.finish()
+                "--glob", pattern, "--", "."]
+        found = NewestFiles(root)
+        try:
+            res = await run_rg(args, cwd=root, timeout=TIMEOUT_S, abort=context.abort_controller,
+                               consume=found.feed)
+            if res.returncode not in (0, 1) and not found.count:
+                raise ToolError(f"Glob failed: {res.stderr.strip() or f'rg exit code {res.returncode}'}")
+            if not res.truncated:
+                found.finish()
+        finally:
+            found.close()
         ms = int((time.perf_counter() - t0) * 1000)
         is_denied = denied_filter(root, context)
         if is_denied is None:

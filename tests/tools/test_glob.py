@@ -68,11 +68,38 @@ def test_split_glob():
 
     root = Path("/cwd")
     assert split_glob("**/*.py", root) == (root, "**/*.py")
+    assert split_glob("*.py", root) == (root, "*.py")  # no slash: a name at any depth
     assert split_glob("/a/b/**/*.py", root) == (Path("/a/b"), "**/*.py")
-    assert split_glob("/a/b/c.py", root) == (Path("/a/b"), "c.py")
+    assert split_glob("/a/b/c.py", root) == (Path("/a/b"), "/c.py")  # anchored: only /a/b/c.py
     assert split_glob("/a/*/c.py", root) == (Path("/a"), "*/c.py")
-    assert split_glob("../x/*.py", Path("/w/proj")) == (Path("/w"), "x/*.py")
-    assert split_glob("./src/*.py", root) == (root, "src/*.py")
+    assert split_glob("/*.py", root) == (Path("/"), "/*.py")
+    assert split_glob("../x/*.py", Path("/w/proj")) == (Path("/w/x"), "/*.py")
+    assert split_glob("./src/*.py", root) == (root / "src", "/*.py")
+    assert split_glob("./*.py", root) == (root, "/*.py")
+    # relative literal folders move into the root, so rg walks only them
+    assert split_glob("src/**/*.ts", root) == (root / "src", "**/*.ts")
+    assert split_glob("a/../b/*.py", root) == (root / "b", "/*.py")
+    assert split_glob("a//b/c.py", root) == (root / "a/b", "/c.py")
+    assert split_glob(r"a\*b/*.py", root) == (root, r"a\*b/*.py")  # escaped glob char: not literal
+
+
+async def test_anchored_patterns_do_not_match_deeper_files(run, tmp_path):
+    _touch(tmp_path / "src" / "a.ts", 1)
+    _touch(tmp_path / "src" / "deep" / "a.ts", 2)
+    _touch(tmp_path / "src" / "deep" / "b.ts", 3)
+    assert (await run.ok("Glob", pattern=f"{tmp_path}/src/*.ts")).splitlines() == [str(tmp_path / "src/a.ts")]
+    assert (await run.ok("Glob", pattern=f"{tmp_path}/src/a.ts")).splitlines() == [str(tmp_path / "src/a.ts")]
+    assert (await run.ok("Glob", pattern="src/a.ts")).splitlines() == [str(tmp_path / "src/a.ts")]
+    assert (await run.ok("Glob", pattern="./src/deep/../*.ts")).splitlines() == [str(tmp_path / "src/a.ts")]
+    assert (await run.ok("Glob", pattern="src/**/a.ts")).splitlines() == [
+        str(tmp_path / "src/deep/a.ts"), str(tmp_path / "src/a.ts")]
+
+
+async def test_a_missing_literal_folder_finds_nothing(run, tmp_path):
+    _touch(tmp_path / "src" / "a.ts", 1)
+    assert await run.ok("Glob", pattern="nosuch/**/*.ts") == "No files found"
+    assert await run.ok("Glob", pattern=f"{tmp_path}/nosuch/*.ts") == "No files found"
+    assert await run.ok("Glob", pattern="src/a.ts/*.ts") == "No files found"  # a file, not a folder
 
 
 def test_schema_and_flags():
@@ -95,3 +122,19 @@ def test_newest_files_handles_chunk_boundaries_ties_and_vanished_paths(tmp_path)
     assert found.count == 4
     assert found.newest() == tuple(str(tmp_path / n) for n in ("new.txt", "a.txt", "b.txt", "old.txt"))
     assert found.newest(2) == (str(tmp_path / "new.txt"), str(tmp_path / "a.txt"))
+
+
+def test_newest_files_relative_to_a_base_gives_absolute_paths(tmp_path):
+    from jupyter_agent.tools._newest import NewestFiles
+
+    _touch(tmp_path / "d" / "old.txt", 1)
+    _touch(tmp_path / "d" / "new.txt", 9)
+    found = NewestFiles(tmp_path)
+    try:
+        found.feed(b"./d/old.txt\n./d/gone.txt\n./d/ne")
+        found.feed(b"w.txt")
+        found.finish()
+    finally:
+        found.close()
+    assert found.count == 2
+    assert found.newest() == (str(tmp_path / "d/new.txt"), str(tmp_path / "d/old.txt"))
