@@ -7,13 +7,13 @@ is made in ``bash.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 from .bash_parse import Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
-from .bash_rules import command_text, known_text
+from .bash_rules import form_text
 from .bash_words import Word
-from .bash_wrappers import dangerous_env, unwrap
+from .bash_wrappers import EVAL_LIKE, SHELLS, WRAPPERS, dangerous_env, unwrap
 
 _MAX_SCRIPT_DEPTH = 4
 SAFE_TEST_OPERATORS = frozenset(
@@ -21,13 +21,18 @@ SAFE_TEST_OPERATORS = frozenset(
 )
 _CD = frozenset({"cd", "pushd"})
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Programs ``unwrap`` peels or treats as code runners, and find/fd whose ``-exec`` commands are
+# extra forms: every other fixed program name is classified by ``_classify_plain``.
+# (``/bin/rm`` has an extra form too: names with a slash go the general way as well.)
+_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | {"su", "command", "find", "fd"}
+_NOT_READ_ONLY = ReadOnlyCheck(False)
 _TWO_WORD_PROGRAMS = frozenset(
     {"git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker",
      "kubectl", "make", "conda", "mamba", "bun", "deno", "npx", "gh", "jupyter", "dotnet"}
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class CommandInfo:
     """One simple command: the word forms rules are matched against and its classification."""
 
@@ -38,18 +43,33 @@ class CommandInfo:
     cd_target: Word | None = None
     cd_kind: str | None = None  # "cd" / "pushd" / "popd"
     nested: bool = False
+    inner_index: int = field(default=-1, repr=False, compare=False)  # forms[i] is innermost
+    _form_texts: tuple[tuple[str, str, bool], ...] | None = field(default=None, repr=False, compare=False)
+    _text: str | None = field(default=None, repr=False, compare=False)
 
-    @cached_property
+    @property
     def form_texts(self) -> tuple[tuple[str, str, bool], ...]:
         """Per form: its text, the text of its leading fixed words, whether all are fixed."""
-        return tuple((command_text(f), *known_text(f)) for f in self.forms)
+        texts = self._form_texts
+        if texts is None:
+            texts = self._form_texts = tuple([form_text(f) for f in self.forms])
+        return texts
 
-    @cached_property
+    @property
     def text(self) -> str:
-        return command_text(self.innermost) if self.innermost else ""
+        text = self._text
+        if text is None:
+            if not self.innermost:
+                text = ""
+            elif 0 <= self.inner_index < len(self.forms) and self.forms[self.inner_index] is self.innermost:
+                text = self.form_texts[self.inner_index][0]
+            else:
+                text = form_text(self.innermost)[0]
+            self._text = text
+        return text
 
 
-@dataclass
+@dataclass(slots=True)
 class Analysis:
     commands: list[CommandInfo] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
@@ -73,19 +93,48 @@ def _analyze_cached(command: str) -> Analysis:
 
 def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Analysis:
     parsed = parse_command(command)
-    out = Analysis(redirects=list(parsed.redirects), problems=list(parsed.problems))
+    out = Analysis([], list(parsed.redirects), list(parsed.problems))
+    commands = out.commands
     for cmd in parsed.commands:
+        words = cmd.words
+        program = words[0] if words and cmd.kind == "command" else None
+        if program is not None and program.static and not program.glob:
+            name = program.text
+            if name not in _NOT_PLAIN and "/" not in name:
+                commands.append(_classify_plain(cmd, nested))
+                continue
         info, scripts = _classify(cmd, nested)
-        out.commands.append(info)
+        commands.append(info)
         for script in scripts:
             if depth >= _MAX_SCRIPT_DEPTH:
                 out.problems.append("shell code nested too deeply")
                 continue
             inner = analyze_uncached(script, depth + 1, nested=True)
-            out.commands.extend(inner.commands)
+            commands.extend(inner.commands)
             out.redirects.extend(inner.redirects)
             out.problems.extend(inner.problems)
     return out
+
+
+def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
+    """``_classify`` for a command whose program is a fixed word that wraps nothing.
+
+    ``unwrap`` would return the words as the only form, with no reason and no scripts, so the
+    words are classified directly.  Of ``_extra_forms`` only git's applies here, and unwrapping
+    its extra form (``git …`` again) adds nothing but that form.
+    """
+    words = cmd.words
+    program = words[0].text
+    forms: tuple[tuple[Word, ...], ...] = (words,)
+    if program == "git":
+        bare = _git_without_global_options(words)
+        if bare is not None:
+            forms = (words, bare)
+    reason = _env_reason(name for name, _ in cmd.assignments) if cmd.assignments else None
+    read_only = check_read_only(words) if reason is None else _NOT_READ_ONLY
+    if program in _CD or program == "popd":
+        return _cd_info(cmd, nested, forms, words, read_only, reason, program, 0)
+    return CommandInfo(forms, words, read_only, reason, None, None, nested or cmd.nested, 0)
 
 
 def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]:
@@ -114,6 +163,21 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]
     else:
         read_only = check_read_only(inner, unwrapped.appends_args)
     program = inner[0].literal if inner else None
+    index = len(unwrapped.forms) - 1
+    return _cd_info(cmd, nested, tuple(forms), inner, read_only, reason, program, index), scripts
+
+
+def _cd_info(
+    cmd: SimpleCommand,
+    nested: bool,
+    forms: tuple[tuple[Word, ...], ...],
+    inner: tuple[Word, ...],
+    read_only: ReadOnlyCheck,
+    reason: str | None,
+    program: str | None,
+    inner_index: int,
+) -> CommandInfo:
+    """The CommandInfo, with the target of ``cd``/``pushd``/``popd`` when that is the program."""
     cd_target, cd_kind = None, None
     if program in _CD or program == "popd":
         cd_kind = program
@@ -121,8 +185,7 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]
         cd_target = args[0] if args else None
         if len(args) > 1 or (cd_target is not None and (cd_target.literal or "-").startswith(("-", "+"))):
             reason = reason or f"{program} with options"
-    info = CommandInfo(tuple(forms), inner, read_only, reason, cd_target, cd_kind, nested)
-    return info, scripts
+    return CommandInfo(forms, inner, read_only, reason, cd_target, cd_kind, nested or cmd.nested, inner_index)
 
 
 def _env_reason(names: object) -> str | None:

@@ -10,7 +10,7 @@ for which *no* argument can write.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .bash_words import Word
 
@@ -24,6 +24,18 @@ class Spec:
     dynamic_ok: bool = True
     reads_paths: bool = True  # positional arguments are files it reads
     requires_any: frozenset[str] = frozenset()
+    # derived from the fields above once (the tables are constants)
+    unsafe_letters: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
+    unsafe_long: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
+    plain: bool = field(init=False, repr=False, compare=False, default=False)  # no argument matters
+
+    def __post_init__(self) -> None:
+        letters = frozenset(u[1] for u in self.unsafe if len(u) == 2 and u[0] == "-")
+        object.__setattr__(self, "unsafe_letters", letters)
+        object.__setattr__(self, "unsafe_long", tuple(u for u in self.unsafe if u.startswith("--")))
+        plain = not self.unsafe and self.max_positional is None and self.only_options is None
+        plain = plain and self.dynamic_ok and not self.requires_any
+        object.__setattr__(self, "plain", plain)
 
 
 def _s(*unsafe: str, **kw: object) -> Spec:
@@ -115,23 +127,47 @@ class ReadOnlyCheck:
 
 
 _NOT = ReadOnlyCheck(False)
+_YES = ReadOnlyCheck(True)
+_STDIN_ARGUMENTS = Word("<arguments from stdin>", static=False)
 
 
 def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOnlyCheck:
     """Read-only verdict for one unwrapped simple command (program first)."""
-    if not words or words[0].literal is None:
+    if not words:
         return _NOT
-    program, args = words[0].literal, list(words[1:])
-    if program == "git":
-        return _git(args)
-    if program == "sed":
-        return _sed(args, appends_args)
+    first = words[0]
+    if not first.static or first.glob:
+        return _NOT
+    program = first.text
     spec = SPECS.get(program)
-    if spec is None or (appends_args and not spec.dynamic_ok):
+    if spec is None:
+        if program == "git":
+            return _git(list(words[1:]))
+        if program == "sed":
+            return _sed(list(words[1:]), appends_args)
         return _NOT
     if appends_args:  # xargs: more file names arrive on stdin
-        args.append(Word("<arguments from stdin>", static=False))
-    return _check(spec, args)
+        if not spec.dynamic_ok:
+            return _NOT
+        return _check(spec, (*words[1:], _STDIN_ARGUMENTS))
+    if spec.plain:
+        return _plain(spec, words)
+    return _check(spec, words[1:])
+
+
+def _plain(spec: Spec, words: Sequence[Word]) -> ReadOnlyCheck:
+    """A program for which no argument can write: only its file arguments are collected."""
+    if not spec.reads_paths:
+        return _YES
+    positional: list[Word] = []
+    options_done = False
+    for word in words[1:]:
+        value = word.text
+        if options_done or value[:1] != "-" or value == "-" or not word.static or word.glob:
+            positional.append(word)
+        elif value == "--":
+            options_done = True
+    return ReadOnlyCheck(True, tuple(positional)) if positional else _YES
 
 
 def _check(spec: Spec, args: Sequence[Word]) -> ReadOnlyCheck:
@@ -158,23 +194,21 @@ def _check(spec: Spec, args: Sequence[Word]) -> ReadOnlyCheck:
         return _NOT
     if spec.requires_any and not (seen & spec.requires_any):
         return _NOT
-    return ReadOnlyCheck(True, tuple(positional) if spec.reads_paths else ())
+    if not spec.reads_paths or not positional:
+        return _YES
+    return ReadOnlyCheck(True, tuple(positional))
 
 
 def _option_ok(spec: Spec, option: str) -> bool:
     name = option.split("=", 1)[0]
     if spec.only_options is not None:
         return name in spec.only_options
-    if spec.single_dash_long or name.startswith("--"):
-        if name in spec.unsafe:
-            return False
-        if name.startswith("--"):  # GNU abbreviations: --out means --output
-            return not any(u.startswith(name) for u in spec.unsafe if u.startswith("--"))
-        return True
+    if name.startswith("--"):  # GNU abbreviations: --out means --output
+        return not any(u.startswith(name) for u in spec.unsafe_long)
+    if spec.single_dash_long:
+        return name not in spec.unsafe
     letters = name[1:]
-    if letters.isdigit():
-        return True
-    return not any(f"-{ch}" in spec.unsafe for ch in letters)
+    return letters.isdigit() or spec.unsafe_letters.isdisjoint(letters)
 
 
 def _git(args: list[Word]) -> ReadOnlyCheck:
