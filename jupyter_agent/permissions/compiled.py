@@ -8,6 +8,8 @@ identity check sound.  This keeps rule parsing and pattern compilation off the h
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from .paths import PathPattern, compile_pattern, rule_root
 from .rules import PermissionRule, parse_rule_or_none, rule_applies_to_whole_tool
 
 _MAX_ENTRIES = 16
+READ_RULES = ("Read",)
 
 
 @dataclass
@@ -29,12 +32,52 @@ class CompiledRules:
     )
     _roots: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _real_cwd: dict[str, str] = field(default_factory=dict)
+    _whole: dict[tuple[str, tuple[str, ...]], str | None] = field(default_factory=dict)
+    _has_content: dict[tuple[str, tuple[str, ...]], bool] = field(default_factory=dict)
+    _bash_any: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
+    _scopes: dict[str, PathScope] = field(default_factory=dict)
 
     def whole_tool(self, behavior: RuleBehavior, names: tuple[str, ...]) -> str | None:
+        """The first bare rule of ``behavior`` covering one of ``names`` (memoised per names)."""
+        key = (behavior, names)
+        try:
+            return self._whole[key]
+        except KeyError:
+            pass
+        found = None
         for _source, text, rule in self.parsed[behavior]:
             if rule.content is None and any(rule_applies_to_whole_tool(rule, n) for n in names):
-                return text
-        return None
+                found = text
+                break
+        self._whole[key] = found
+        return found
+
+    def has_content_rules(self, behavior: RuleBehavior, names: tuple[str, ...]) -> bool:
+        """Is there any ``Tool(specifier)`` rule of ``behavior`` for one of ``names``?"""
+        key = (behavior, names)
+        found = self._has_content.get(key)
+        if found is None:
+            found = any(r.content is not None and r.tool_name in names for _s, _t, r in self.parsed[behavior])
+            self._has_content[key] = found
+        return found
+
+    def bash_any(self, behavior: RuleBehavior) -> re.Pattern[str] | None:
+        """One regex whose ``fullmatch`` is true exactly when some Bash pattern ``matches``."""
+        if behavior not in self._bash_any:
+            self._bash_any[behavior] = combined_regex(p for _t, p in self.bash(behavior))
+        return self._bash_any[behavior]
+
+    def scope(self, cwd: str) -> PathScope:
+        """What path checks from ``cwd`` need, computed once per (context, cwd)."""
+        found = self._scopes.get(cwd)
+        if found is None:
+            if len(self._scopes) >= _MAX_ENTRIES:
+                self._scopes.clear()
+            project = os.fspath(self.context.project_dir or cwd)
+            found = PathScope(self, self.real_cwd(cwd), project, self.working_roots(cwd),
+                              self.paths("deny", READ_RULES, project))
+            self._scopes[cwd] = found
+        return found
 
     def bash(self, behavior: RuleBehavior) -> tuple[tuple[str, BashPattern], ...]:
         found = self._bash.get(behavior)
@@ -71,7 +114,6 @@ class CompiledRules:
             self._roots[cwd] = found
         return found
 
-
     def real_cwd(self, cwd: str) -> str:
         found = self._real_cwd.get(cwd)
         if found is None:
@@ -79,6 +121,56 @@ class CompiledRules:
         return found
 
 
+@dataclass
+class PathScope:
+    """Rules and working directories as seen from one cwd (``real_cwd`` is resolved)."""
+
+    rules: CompiledRules
+    real_cwd: str
+    project: str
+    roots: tuple[str, ...]
+    read_deny: tuple[tuple[str, tuple[PathPattern, ...]], ...]
+
+    def inside(self, real: str) -> bool:
+        """Is the real path ``real`` in one of the working directories (by components)?"""
+        for root in self.roots:
+            if real == root or real.startswith(root if root.endswith("/") else root + "/"):
+                return True
+        return False
+
+    def rule(
+        self, behavior: RuleBehavior, names: tuple[str, ...], lexical: str, real: str
+    ) -> str | None:
+        """The first ``behavior`` path rule among ``names`` matching either form of a path."""
+        if behavior == "deny" and names == READ_RULES:
+            found = self.read_deny
+        else:
+            found = self.rules.paths(behavior, names, self.project)
+        for text, patterns in found:
+            for pattern in patterns:
+                if pattern.matches(lexical) or (real != lexical and pattern.matches(real)):
+                    return text
+        return None
+
+
+def combined_regex(patterns: Iterable[BashPattern]) -> re.Pattern[str] | None:
+    """A first test for ``any(p.matches(text))``: its ``fullmatch`` is true whenever that is.
+
+    ``None`` when there are no patterns; callers confirm a hit with the patterns themselves.
+    """
+    parts = []
+    for p in patterns:
+        if p.regex is not None:
+            same_flags = isinstance(p.regex.pattern, str) and p.regex.flags == _DOTALL_FLAGS
+            parts.append(f"(?:{p.regex.pattern})" if same_flags else "(?:.*)")
+        elif p.prefix:
+            parts.append(f"(?:{re.escape(p.head)}(?: .*)?)")
+        else:
+            parts.append(f"(?:{re.escape(p.head)})")
+    return re.compile("|".join(parts), re.DOTALL) if parts else None
+
+
+_DOTALL_FLAGS = re.compile("", re.DOTALL).flags
 _CACHE: dict[int, CompiledRules] = {}
 
 

@@ -22,18 +22,10 @@ from ..core.permission_types import (
     PermissionUpdate,
     RuleBehavior,
 )
-from .compiled import compiled_rules
-from .paths import (
-    BadPath,
-    ResolvedPath,
-    is_within,
-    pattern_matches,
-    protected_reason,
-    resolve_path,
-)
+from .compiled import READ_RULES, PathScope, compiled_rules
+from .paths import BadPath, ResolvedPath, is_within, protected_reason_of, resolve_path
 from .verdicts import RULE, SAFETY, sticky_ask
 
-READ_RULES = ("Read",)
 EDIT_RULES = ("Edit", "Write", "NotebookEdit")
 
 
@@ -52,6 +44,11 @@ def _roots(context: ToolUseContext) -> tuple[str, ...]:
     return compiled_rules(context.permission_context).working_roots(os.fspath(context.cwd))
 
 
+def path_scope(context: ToolUseContext) -> PathScope:
+    """The context's rules and working directories as seen from its cwd (cached per context)."""
+    return compiled_rules(context.permission_context).scope(os.fspath(context.cwd))
+
+
 def is_in_working_directories(path: str | os.PathLike[str], context: ToolUseContext | None) -> bool:
     """Compare by path components after resolving symlinks (``/w/proj-evil`` ∉ ``/w/proj``)."""
     if context is None:
@@ -64,7 +61,7 @@ def is_in_working_directories(path: str | os.PathLike[str], context: ToolUseCont
 
 
 def real_in_working_directories(real: str, context: ToolUseContext) -> bool:
-    return any(is_within(real, root) for root in _roots(context))
+    return path_scope(context).inside(real)
 
 
 def matching_rule(
@@ -76,18 +73,17 @@ def matching_rule(
     real_only: bool = False,
 ) -> str | None:
     """The text of the first ``behavior`` rule among ``rule_names`` matching the path."""
-    project = os.fspath(project_dir(context))
-    target = ResolvedPath(resolved.real, resolved.real) if real_only else resolved
-    for text, patterns in compiled_rules(context.permission_context).paths(behavior, rule_names, project):
-        if pattern_matches(patterns, target):
-            return text
-    return None
+    real = resolved.real
+    return path_scope(context).rule(behavior, rule_names, real if real_only else resolved.lexical, real)
 
 
 def read_deny_rule_below(folder: str, context: ToolUseContext) -> str | None:
     """A Read deny rule that may match some file below ``folder`` (for recursive searches)."""
-    project = os.fspath(project_dir(context))
-    for text, patterns in compiled_rules(context.permission_context).paths("deny", READ_RULES, project):
+    return read_deny_below(folder, path_scope(context))
+
+
+def read_deny_below(folder: str, scope: PathScope) -> str | None:
+    for text, patterns in scope.read_deny:
         if any(p.may_match_below(folder) for p in patterns):
             return text
     return None
@@ -130,21 +126,28 @@ def check_write_permission(tool: Any, path: str, context: ToolUseContext) -> Per
         resolved = resolve_path(path, context.cwd)
     except BadPath as exc:
         return PermissionDeny(str(exc))
-    denied = matching_rule(context, "deny", EDIT_RULES, resolved) or matching_rule(
-        context, "deny", READ_RULES, resolved
-    )
+    return write_verdict(tool, path, resolved, context)
+
+
+def write_verdict(
+    tool: Any, path: str, resolved: ResolvedPath, context: ToolUseContext, scope: PathScope | None = None
+) -> PermissionResult:
+    """``check_write_permission`` for a path already resolved (``scope``: the context's, if known)."""
+    scope = scope or path_scope(context)
+    lexical, real = resolved.lexical, resolved.real
+    denied = scope.rule("deny", EDIT_RULES, lexical, real) or scope.rule("deny", READ_RULES, lexical, real)
     if denied is not None:
         return PermissionDeny(f"Permission to write {path} has been denied by the rule {denied}.")
-    asked = matching_rule(context, "ask", EDIT_RULES, resolved)
+    asked = scope.rule("ask", EDIT_RULES, lexical, real)
     if asked is not None:
         return sticky_ask(f"{_name(tool)} wants to write {path} (rule {asked}).", RULE, asked)
-    protected = protected_reason(resolved)
+    protected = protected_reason_of(lexical, real)
     if protected is not None:
         return sticky_ask(f"{_name(tool)} wants to write {path}: {protected}.", SAFETY, protected)
-    allowed = matching_rule(context, "allow", EDIT_RULES, resolved, real_only=True)
+    allowed = scope.rule("allow", EDIT_RULES, real, real)
     if allowed is not None:
         return PermissionAllow(reason=f"rule {allowed}")
-    inside = real_in_working_directories(resolved.real, context)
+    inside = scope.inside(real)
     if inside and context.permission_context.mode == "acceptEdits":
         return PermissionAllow(reason="acceptEdits mode")
     return PermissionAsk(

@@ -29,7 +29,7 @@ class BadPath(ValueError):
     """A path that is refused outright (NUL byte, non-file URL)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ResolvedPath:
     """``lexical``: absolute with ``..`` collapsed; ``real``: symlinks followed."""
 
@@ -47,6 +47,44 @@ def resolve_path(path: str, cwd: str | os.PathLike[str], *, cwd_is_real: bool = 
     ``cwd_is_real`` (the caller already resolved it) lets a relative path be resolved from
     there, component by component, instead of from ``/``.
     """
+    if cwd_is_real:
+        base = os.fspath(cwd)
+        return ResolvedPath(*resolve_below(path, base.rstrip(os.sep) or os.sep))
+    path = local_path(path)
+    expanded = os.path.expanduser(path) if path[:1] == "~" else path
+    joined = os.path.join(os.fspath(cwd), expanded)
+    return ResolvedPath(os.path.normpath(joined), os.path.realpath(joined))
+
+
+def resolve_below(path: str, base: str) -> tuple[str, str]:
+    """(lexical, real) of ``path`` against ``base``, a real, normalized, absolute folder.
+
+    The hot-path form of ``resolve_path(path, base, cwd_is_real=True)``: plain string work
+    instead of ``os.path`` helpers, and only the components below ``base`` are looked at.
+    """
+    path = local_path(path)
+    if path[:1] == "~":
+        path = os.path.expanduser(path)
+    if path[:1] == "/":
+        lexical = os.path.normpath(path)
+        return lexical, os.path.realpath(path)
+    return relative_below(path, base)
+
+
+def relative_below(path: str, base: str) -> tuple[str, str]:
+    """(lexical, real) of the relative ``path`` as written (no ``~``, URL or NUL handling)."""
+    parts = path.split("/")
+    if _clean(parts):
+        lexical = ("" if base == "/" else base) + "/" + path
+    else:
+        lexical = os.path.normpath(base + "/" + path)
+    # The real path resolves symlinks *before* applying "..", like the kernel does:
+    # link/../x is beside the link's target, not beside the link.
+    return lexical, _real_below(base, parts)
+
+
+def local_path(path: str) -> str:
+    """``path`` itself, or the path of a ``file:`` URL; BadPath for NUL bytes and other URLs."""
     if "\x00" in path:
         raise BadPath("The path contains a NUL byte.")
     if "://" in path or path.startswith("file:"):
@@ -54,34 +92,50 @@ def resolve_path(path: str, cwd: str | os.PathLike[str], *, cwd_is_real: bool = 
         if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
             raise BadPath(f"{path!r} is not a local file path. Use a file path, not a URL.")
         path = unquote(parsed.path)
-    expanded = os.path.expanduser(path)
-    joined = os.path.join(os.fspath(cwd), expanded)
-    # The real path resolves symlinks *before* applying "..", like the kernel does:
-    # link/../x is beside the link's target, not beside the link.
-    if cwd_is_real and not os.path.isabs(expanded):
-        return ResolvedPath(os.path.normpath(joined), _real_below(os.fspath(cwd), expanded))
-    return ResolvedPath(os.path.normpath(joined), os.path.realpath(joined))
+    return path
 
 
-def _real_below(base: str, relative: str) -> str:
-    """``realpath(base/relative)`` for a ``base`` that is already real: only new components are checked."""
+def _clean(parts: list[str]) -> bool:
+    """No empty, ``.`` or ``..`` component: joining needs no normalization."""
+    return "" not in parts and "." not in parts and ".." not in parts
+
+
+def _real_below(base: str, parts: list[str]) -> str:
+    """``realpath(base/parts…)`` for a ``base`` that is already real: only new components are checked.
+
+    A component that does not exist ends the walk (nothing below it can be a link) unless a
+    ``..`` follows, which may climb back to existing links: then ``os.path.realpath`` decides.
+    The last component is first probed with ``access`` (no exception when it is missing).
+    """
     current = base
-    parts = relative.split(os.sep)
+    last = len(parts) - 1
     for i, part in enumerate(parts):
-        if part in ("", "."):
+        if part == "" or part == ".":
             continue
         if part == "..":
-            current = os.path.dirname(current)
+            current = current.rsplit("/", 1)[0] or "/"
             continue
-        step = os.path.join(current, part)
+        step = "/" + part if current == "/" else current + "/" + part
+        if i == last and not os.access(step, os.F_OK, follow_symlinks=False):
+            return step
         try:
             mode = os.lstat(step).st_mode
         except OSError:  # does not exist (yet): nothing below it can be a link
-            return os.path.normpath(os.path.join(step, *parts[i + 1:]))
+            return _rest(step, parts[i + 1:], linked=False)
         if stat.S_ISLNK(mode):
-            return os.path.realpath(os.path.join(step, *parts[i + 1:]))
+            return _rest(step, parts[i + 1:], linked=True)
         current = step
     return current
+
+
+def _rest(step: str, rest: list[str], *, linked: bool) -> str:
+    if not rest:
+        return os.path.realpath(step) if linked else step
+    if linked or ".." in rest:
+        return os.path.realpath(step + "/" + "/".join(rest))
+    if _clean(rest):
+        return step + "/" + "/".join(rest)
+    return os.path.normpath(step + "/" + "/".join(rest))
 
 
 def is_within(path: str, root: str) -> bool:
@@ -94,7 +148,14 @@ def is_within(path: str, root: str) -> bool:
 
 def protected_reason(resolved: ResolvedPath) -> str | None:
     """Why writing this path always needs the user's approval, or None."""
-    for form in resolved.forms:
+    return protected_reason_of(resolved.lexical, resolved.real)
+
+
+def protected_reason_of(lexical: str, real: str) -> str | None:
+    """``protected_reason`` for the two forms of a path."""
+    if "/." not in lexical and "/." not in real:  # every protected name starts with a dot
+        return None
+    for form in (lexical,) if lexical == real else (lexical, real):
         if "/." not in form:  # every protected name starts with a dot
             continue
         parts = [p for p in form.split(os.sep) if p]
@@ -116,6 +177,7 @@ class PathPattern:
     spec: pathspec.PathSpec
     text: str
     anchor: str = "/"  # every match starts with root + anchor (the literal head of the pattern)
+    prefix: str = ""  # a cheap first test: every match starts with it ("" tests nothing)
 
     def may_match_below(self, folder: str) -> bool:
         """Could a file somewhere below ``folder`` match?  (For recursive reads like ``grep -r``.)"""
@@ -124,7 +186,7 @@ class PathPattern:
         return base.startswith(inside) or inside.startswith(base) or base == folder
 
     def matches(self, path: str) -> bool:
-        if path == self.root or not is_within(path, self.root):
+        if not path.startswith(self.prefix) or path == self.root or not is_within(path, self.root):
             return False
         # both are absolute and normalized, and path is below root: slicing is the relpath
         rel = path[len(self.root):].lstrip(os.sep)
@@ -163,7 +225,8 @@ def _compile(text: str, source_root: str, project_dir: str, home: str) -> tuple[
     spec = pathspec.GitIgnoreSpec.from_lines([pattern])
     roots = {os.path.normpath(root), os.path.realpath(root)}
     anchor = _anchor(pattern)
-    return tuple(PathPattern(r, spec, text, anchor) for r in sorted(roots))
+    head = "/" if pattern.startswith(("!", "#")) else anchor.rstrip()  # gitignore drops trailing blanks
+    return tuple(PathPattern(r, spec, text, anchor, r.rstrip(os.sep) + head) for r in sorted(roots))
 
 
 def _anchor(pattern: str) -> str:
