@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import glob as globlib
 import os
-from dataclasses import dataclass, field
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import (
@@ -24,32 +23,27 @@ from ..core.permission_types import (
 )
 from .bash_analysis import Analysis, CommandInfo, analyze, suggested_prefix
 from .bash_recursive import walked_folders
-from .bash_rules import BashPattern
 from .bash_words import Word
-from .compiled import compiled_rules
-from .filesystem import (
-    READ_RULES,
-    check_write_permission,
-    matching_rule,
-    read_deny_rule_below,
-    real_in_working_directories,
-)
-from .paths import BadPath, protected_reason, resolve_path
+from .compiled import READ_RULES, CompiledRules, PathScope, compiled_rules
+from .filesystem import read_deny_below, write_verdict
+from .paths import BadPath, ResolvedPath, local_path, protected_reason_of, relative_below, resolve_below
 from .verdicts import RULE, sticky_ask
 
 TOOL_NAME = "Bash"
 _MAX_GLOB_MATCHES = 200
 
 
-@dataclass
 class _Verdict:
     """What the parts of a line want; the strongest one wins (deny > sticky ask > ask)."""
 
-    deny: str | None = None
-    sticky: list[str] = field(default_factory=list)
-    soft: list[str] = field(default_factory=list)
-    prefixes: list[str] = field(default_factory=list)
-    checked: set[tuple[str, str, bool]] = field(default_factory=set)  # (path, cwd, write) done
+    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked")
+
+    def __init__(self) -> None:
+        self.deny: str | None = None
+        self.sticky: list[str] = []
+        self.soft: list[str] = []
+        self.prefixes: list[str] = []
+        self.checked: set[tuple[str, str, bool]] = set()  # (path, cwd, write) done
 
     def first_time(self, path: str, cwd: str, write: bool) -> bool:
         key = (path, cwd, write)
@@ -59,23 +53,32 @@ class _Verdict:
         return True
 
 
+_ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
+
+
 def check_bash_permission(command: str, context: ToolUseContext | None) -> PermissionResult:
     """Allow / deny / ask for a whole command line (see the module docstring)."""
     analysis = analyze(command)
     verdict = _Verdict()
-    patterns = {b: _patterns(context, b) for b in ("deny", "ask", "allow")}
-    check_rules = bool(patterns["deny"] or patterns["ask"])
-    cwds = _cwds(analysis, context)
-    for info in analysis.commands if check_rules else ():
-        _rule_checks(info, patterns, verdict)
+    if context is None:
+        rules, scope = None, None
+        cwds = _cwds(analysis, os.path.realpath(os.getcwd()))
+    else:
+        rules = compiled_rules(context.permission_context)
+        scope = rules.scope(os.fspath(context.cwd))
+        cwds = _cwds(analysis, scope.real_cwd)
+        if rules.bash("deny") or rules.bash("ask"):
+            for info in analysis.commands:
+                _rule_checks(info, rules, verdict)
+                if verdict.deny:
+                    return PermissionDeny(verdict.deny)
+        _path_checks(analysis, cwds, scope, context, verdict)
         if verdict.deny:
             return PermissionDeny(verdict.deny)
-    _path_checks(analysis, cwds, context, verdict)
-    if verdict.deny:
-        return PermissionDeny(verdict.deny)
-    verdict.soft.extend(f"it could not be fully analyzed: {p}" for p in analysis.problems)
+    if analysis.problems:
+        verdict.soft.extend(f"it could not be fully analyzed: {p}" for p in analysis.problems)
     for info in analysis.commands:
-        _command_checks(info, patterns["allow"], cwds, context, verdict)
+        _command_checks(info, rules, cwds, scope, verdict)
     return _result(command, verdict, analysis)
 
 
@@ -84,62 +87,69 @@ def is_read_only_command(command: str, context: ToolUseContext | None = None) ->
     analysis = analyze(command)
     if analysis.problems or any(r.write for r in analysis.redirects):
         return False
-    cwds = _cwds(analysis, context)
+    changes_dir = False
     for info in analysis.commands:
         if info.ask_reason:
             return False
         if info.cd_kind:
-            if not _cd_inside(info, cwds, context):
-                return False
+            changes_dir = True
         elif not info.read_only.read_only:
             return False
-    return True
-
-
-def _patterns(context: ToolUseContext | None, behavior: str) -> list[tuple[str, BashPattern]]:
+    if not changes_dir:
+        return True
     if context is None:
-        return []
-    return list(compiled_rules(context.permission_context).bash(behavior))  # type: ignore[arg-type]
+        return False  # a cd is inside the working directories only when there are some
+    scope = compiled_rules(context.permission_context).scope(os.fspath(context.cwd))
+    cwds = _cwds(analysis, scope.real_cwd)
+    return all(_cd_inside(info, cwds, scope) for info in analysis.commands if info.cd_kind)
 
 
-def _rule_checks(info: CommandInfo, patterns: dict[str, list[tuple[str, BashPattern]]], v: _Verdict) -> None:
+def _rule_checks(info: CommandInfo, rules: CompiledRules, v: _Verdict) -> None:
+    """Deny and ask rules on every form; one combined regex first skips forms no rule matches."""
+    deny_any, ask_any = rules.bash_any("deny"), rules.bash_any("ask")
     for text, known, complete in info.form_texts:
-        for rule, pattern in patterns["deny"]:
-            if pattern.matches(text):
-                v.deny = f"Permission to run {text!r} has been denied by the rule {rule}."
-                return
-            if not complete and pattern.may_match(known):
-                v.sticky.append(f"{text!r} may match the deny rule {rule}")
-        for rule, pattern in patterns["ask"]:
-            if pattern.matches(text) or (not complete and pattern.may_match(known)):
-                v.sticky.append(f"{text!r} matches the ask rule {rule}")
+        if deny_any is not None and (not complete or deny_any.fullmatch(text)):
+            for rule, pattern in rules.bash("deny"):
+                if pattern.matches(text):
+                    v.deny = f"Permission to run {text!r} has been denied by the rule {rule}."
+                    return
+                if not complete and pattern.may_match(known):
+                    v.sticky.append(f"{text!r} may match the deny rule {rule}")
+        if ask_any is not None and (not complete or ask_any.fullmatch(text)):
+            for rule, pattern in rules.bash("ask"):
+                if pattern.matches(text) or (not complete and pattern.may_match(known)):
+                    v.sticky.append(f"{text!r} matches the ask rule {rule}")
 
 
 def _command_checks(
-    info: CommandInfo,
-    allow: list[tuple[str, BashPattern]],
-    cwds: list[str],
-    context: ToolUseContext | None,
-    v: _Verdict,
+    info: CommandInfo, rules: CompiledRules | None, cwds: list[str], scope: PathScope | None, v: _Verdict
 ) -> None:
-    text = info.text
-    if not info.read_only.read_only and not info.cd_kind:
+    read_only = info.read_only.read_only
+    if read_only and not info.ask_reason and not info.cd_kind:
+        return  # the common case: nothing to add (its paths were checked in _path_checks)
+    if not read_only and not info.cd_kind:
         _protected_arguments(info, cwds, v)
+    text = info.text
     if info.ask_reason:
         v.soft.append(f"{text or 'the command'}: {info.ask_reason}")
         return
     if info.cd_kind:
-        if not _cd_inside(info, cwds, context):
+        if not _cd_inside(info, cwds, scope):
             v.soft.append(f"{text} changes to a directory outside the working directories")
         return
-    if info.read_only.read_only:
-        return
-    if info.innermost and any(p.matches(text) for _r, p in allow):
+    if info.innermost and rules is not None and _allowed(rules, text):
         return
     v.soft.append(f"{text} needs approval")
     prefix = suggested_prefix(info.innermost)
     if prefix is not None and prefix not in v.prefixes:
         v.prefixes.append(prefix)
+
+
+def _allowed(rules: CompiledRules, text: str) -> bool:
+    allow_any = rules.bash_any("allow")
+    if allow_any is None or not allow_any.fullmatch(text):
+        return False
+    return any(p.matches(text) for _r, p in rules.bash("allow"))
 
 
 def _protected_arguments(info: CommandInfo, cwds: list[str], v: _Verdict) -> None:
@@ -149,11 +159,11 @@ def _protected_arguments(info: CommandInfo, cwds: list[str], v: _Verdict) -> Non
     """
     for word in info.innermost[1:]:
         value = _fixed_path(word)
-        if not value or value.startswith("-"):
+        if not value or value[0] == "-":
             continue
         for cwd in cwds:
             try:
-                reason = protected_reason(resolve_path(value, cwd, cwd_is_real=True))
+                reason = protected_reason_of(*resolve_below(value, cwd))
             except BadPath:
                 continue
             if reason is not None:
@@ -169,22 +179,19 @@ def _fixed_path(word: Word) -> str | None:
     return word.text if tilde_only else None
 
 
-def _cwds(analysis: Analysis, context: ToolUseContext | None) -> list[str]:
-    """Every directory a relative path in this line may be resolved against."""
-    if context is None:
-        start = os.getcwd()
-        cwds = [os.path.realpath(start)]
-    else:
-        start = os.fspath(context.cwd)
-        cwds = [compiled_rules(context.permission_context).real_cwd(start)]
+def _cwds(analysis: Analysis, base: str) -> list[str]:
+    """Every directory a relative path in this line may be resolved against (``base``: the real cwd)."""
+    cwds = [base]
     for info in analysis.commands:
-        target = _cd_path(info, start)
-        if target is not None and target not in cwds:
-            cwds.append(target)
+        if info.cd_kind == "cd" or info.cd_kind == "pushd":
+            target = _cd_path(info, base)
+            if target is not None and target not in cwds:
+                cwds.append(target)
     return cwds
 
 
-def _cd_path(info: CommandInfo, start: str) -> str | None:
+def _cd_path(info: CommandInfo, cwd: str) -> str | None:
+    """The real folder ``cd``/``pushd`` changes to from the real folder ``cwd``."""
     if info.cd_kind not in ("cd", "pushd"):
         return None
     if info.cd_target is None:
@@ -192,89 +199,104 @@ def _cd_path(info: CommandInfo, start: str) -> str | None:
     if info.cd_target.literal is None:
         return None
     try:
-        return resolve_path(info.cd_target.literal, start).real
+        return resolve_below(info.cd_target.literal, cwd)[1]
     except BadPath:
         return None
 
 
-def _cd_inside(info: CommandInfo, cwds: list[str], context: ToolUseContext | None) -> bool:
-    if context is None or info.cd_kind == "popd":
+def _cd_inside(info: CommandInfo, cwds: list[str], scope: PathScope | None) -> bool:
+    if scope is None or info.cd_kind == "popd":
         return False
     target = info.cd_target
     if target is not None and target.literal is None:
         return False
     for cwd in cwds:
         path = _cd_path(info, cwd)
-        if path is None or not real_in_working_directories(path, context):
+        if path is None or not scope.inside(path):
             return False
     return True
 
 
-def _path_checks(analysis: Analysis, cwds: list[str], context: ToolUseContext | None, v: _Verdict) -> None:
-    if context is None:
-        return
+def _path_checks(
+    analysis: Analysis, cwds: list[str], scope: PathScope, context: ToolUseContext, v: _Verdict
+) -> None:
     for redirect in analysis.redirects:
         if redirect.write:
-            _write_check(redirect.target, cwds, context, v)
+            _write_check(redirect.target, cwds, scope, context, v)
         else:
-            _read_check(redirect.target, cwds, context, v)
+            _read_check(redirect.target, cwds, scope, v)
     for info in analysis.commands:
-        if info.innermost[:1] and info.innermost[0].literal in ("source", ".") and len(info.innermost) > 1:
-            _read_check(info.innermost[1], cwds, context, v)  # `source .env` reads it
+        inner = info.innermost
+        if len(inner) > 1 and inner[0].literal in ("source", "."):
+            _read_check(inner[1], cwds, scope, v)  # `source .env` reads it
         if not info.read_only.read_only:
             continue
         for word in info.read_only.paths:
-            _read_check(word, cwds, context, v)
+            _read_check(word, cwds, scope, v)
         if v.deny:
             return
-        _recursive_check(info, cwds, context, v)
+        if scope.read_deny:  # without Read deny rules a recursive search finds nothing to ask about
+            _recursive_check(info, cwds, scope, v)
 
 
-def _recursive_check(info: CommandInfo, cwds: list[str], context: ToolUseContext, v: _Verdict) -> None:
+def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: _Verdict) -> None:
     """``grep -r KEY .`` reads every file below ``.``: a Read deny rule there makes it ask."""
     for cwd in cwds:
         for folder in walked_folders(info.innermost, cwd):
-            rule = read_deny_rule_below(folder, context)
+            rule = read_deny_below(folder, scope)
             if rule is not None:
                 v.sticky.append(f"it searches {folder}, where the rule {rule} denies reading")
                 return
 
 
-def _write_check(target: Word, cwds: list[str], context: ToolUseContext, v: _Verdict) -> None:
-    if target.literal is None:
+def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolUseContext, v: _Verdict) -> None:
+    literal = target.literal
+    if literal is None:
         v.sticky.append(f"it writes to {target.text}, a file name only known at run time")
         return
     for cwd in cwds:
-        if not v.first_time(target.literal, cwd, True):
+        if not v.first_time(literal, cwd, True):
             continue
-        result = check_write_permission(TOOL_NAME, os.path.join(cwd, target.literal), context)
+        result = _write_result(literal, cwd, scope, context)
         if isinstance(result, PermissionDeny):
             v.deny = result.message
             return
         if isinstance(result, PermissionAsk):
-            (v.sticky if result.reason else v.soft).append(
-                f"it writes to {target.literal}: {result.message}"
-            )
+            (v.sticky if result.reason else v.soft).append(f"it writes to {literal}: {result.message}")
 
 
-def _read_check(word: Word, cwds: list[str], context: ToolUseContext, v: _Verdict) -> None:
+def _write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseContext) -> PermissionResult:
+    """``check_write_permission`` of ``cwd/literal`` (a redirect target is never ``~``-expanded)."""
+    joined = literal if literal[:1] == "/" else ("" if cwd == "/" else cwd) + "/" + literal
+    try:
+        local_path(joined)
+    except BadPath as exc:
+        return PermissionDeny(str(exc))
+    if literal[:1] == "/":
+        resolved = ResolvedPath(os.path.normpath(literal), os.path.realpath(literal))
+    else:
+        resolved = ResolvedPath(*relative_below(literal, cwd))
+    return write_verdict(TOOL_NAME, joined, resolved, context, scope)
+
+
+def _read_check(word: Word, cwds: list[str], scope: PathScope, v: _Verdict) -> None:
     if not word.static:  # `cat $f`, `xargs cat`: the file is only known at run time
         v.soft.append(f"it reads {word.text}, a file only known at run time")
         return
     for cwd in cwds:
         if not v.first_time(word.text, cwd, False):
             continue
-        for path in _expand(word, cwd, v):
+        for path in (word.text,) if not word.glob else _expand(word, cwd, v):
             try:
-                resolved = resolve_path(path, cwd, cwd_is_real=True)
+                lexical, real = resolve_below(path, cwd)
             except BadPath as exc:
                 v.deny = str(exc)
                 return
-            rule = matching_rule(context, "deny", READ_RULES, resolved)
+            rule = scope.rule("deny", READ_RULES, lexical, real)
             if rule is not None:
                 v.deny = f"Permission to read {path} has been denied by the rule {rule}."
                 return
-            if not real_in_working_directories(resolved.real, context):
+            if not scope.inside(real):
                 v.soft.append(f"it reads {path}, outside the working directories")
 
 
@@ -296,7 +318,7 @@ def _result(command: str, v: _Verdict, analysis: Analysis) -> PermissionResult:
     if v.sticky:
         return sticky_ask(f"Run {command!r}? " + "; ".join(v.sticky[:3]), RULE, v.sticky[0])
     if not v.soft:
-        return PermissionAllow(reason="every part is allowed or read-only")
+        return _ALLOWED
     suggestions: tuple[PermissionUpdate, ...] = ()
     only_prefixes = all(s.endswith("needs approval") for s in v.soft)
     if v.prefixes and only_prefixes:
