@@ -25,9 +25,10 @@ from ..core.permission_types import (
     PermissionPassthrough,
     PermissionUpdate,
     RuleBehavior,
+    ToolPermissionContext,
 )
 from ..core.tool import Tool
-from .compiled import compiled_rules
+from .compiled import CompiledRules, compiled_rules
 from .content_rules import SELF_MATCHING, content_rule, suggestion_for
 from .filesystem import EDIT_RULES, READ_RULES, matching_rule
 from .paths import BadPath, resolve_path
@@ -57,20 +58,28 @@ async def evaluate_permission(
     tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext
 ) -> PermissionDecision:
     """The pipeline without the dontAsk conversion (hooks combine with this)."""
-    denied = _rule(tool, input, context, "deny")
+    pc = context.permission_context
+    rules = compiled_rules(pc)
+    names = (tool.name, *tool.aliases) if tool.aliases else (tool.name,)
+    denied = _rule(tool, input, pc, rules, names, "deny")
     if denied is not None:
         return PermissionDeny(f"Permission to use {tool.name} has been denied by the rule {denied}.")
     path_denied = _path_deny(tool, input, context)
     if path_denied is not None:
         return path_denied
-    asked = _rule(tool, input, context, "ask")
+    asked = _rule(tool, input, pc, rules, names, "ask")
     own = await tool.check_permissions(input, context)
-    mode = context.permission_context.mode
+    if context.permission_context is not pc:  # the tool's check changed the context
+        pc = context.permission_context
+        rules = compiled_rules(pc)
+    mode = pc.mode
     if isinstance(own, PermissionDeny):
         return own
-    read_only = _read_only(tool, input, context)
-    if mode == "plan" and not read_only:
-        return PermissionDeny(PLAN_MODE_MESSAGE)
+    read_only = None  # computed only when something depends on it
+    if mode == "plan":
+        read_only = _read_only(tool, input, context)
+        if not read_only:
+            return PermissionDeny(PLAN_MODE_MESSAGE)
     if asked is not None:
         return sticky_ask(f"{tool.name} requires approval (rule {asked}).", RULE, asked)
     match own:
@@ -83,21 +92,29 @@ async def evaluate_permission(
             assert_never(own)
     if mode == "bypassPermissions":
         return PermissionAllow(reason="bypassPermissions mode")
-    allowed = _rule(tool, input, context, "allow")
+    allowed = _rule(tool, input, pc, rules, names, "allow")
     if allowed is not None:
         return PermissionAllow(reason=f"rule {allowed}")
     if isinstance(own, PermissionAllow | PermissionAsk):
         return own
+    if read_only is None:
+        read_only = _read_only(tool, input, context)
     if read_only:
         return PermissionAllow(reason="read-only")
     suggestions = own.suggestions or suggestion_for(tool, input)
     return PermissionAsk(own.message or f"Allow {tool.name}?", suggestions=suggestions)
 
 
-def _rule(tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, behavior: RuleBehavior) -> str | None:
-    pc = context.permission_context
-    whole = compiled_rules(pc).whole_tool(behavior, (tool.name, *tool.aliases))
-    if whole is not None or tool.name in SELF_MATCHING:
+def _rule(
+    tool: Tool[Any, Any],
+    input: BaseModel,
+    pc: ToolPermissionContext,
+    rules: CompiledRules,
+    names: tuple[str, ...],
+    behavior: RuleBehavior,
+) -> str | None:
+    whole = rules.whole_tool(behavior, names)
+    if whole is not None or tool.name in SELF_MATCHING or not rules.has_content_rules(behavior, names):
         return whole
     return content_rule(tool, input, pc, behavior)
 
