@@ -22,7 +22,7 @@ from ..core.permission_types import (
     PermissionUpdate,
 )
 from .bash_analysis import Analysis, CommandInfo, analyze, suggested_prefix
-from .bash_recursive import walked_folders
+from .bash_recursive import _ALWAYS_RECURSIVE, _RECURSIVE_FLAGS, walked_folders
 from .bash_words import Word
 from .compiled import READ_RULES, CompiledRules, PathScope, compiled_rules
 from .filesystem import read_deny_below, write_verdict
@@ -30,6 +30,7 @@ from .paths import BadPath, ResolvedPath, local_path, protected_reason_of, relat
 from .verdicts import RULE, sticky_ask
 
 TOOL_NAME = "Bash"
+RECURSIVE_PROGRAMS = frozenset(_RECURSIVE_FLAGS) | _ALWAYS_RECURSIVE  # the only ones walked_folders walks
 _MAX_GLOB_MATCHES = 200
 
 
@@ -43,10 +44,13 @@ class _Verdict:
         self.sticky: list[str] = []
         self.soft: list[str] = []
         self.prefixes: list[str] = []
-        self.checked: set[tuple[str, str, bool]] = set()  # (path, cwd, write) done
+        self.checked: set[tuple[str, str, bool]] | None = None  # (path, cwd, write) done
 
     def first_time(self, path: str, cwd: str, write: bool) -> bool:
         key = (path, cwd, write)
+        if self.checked is None:
+            self.checked = {key}
+            return True
         if key in self.checked:
             return False
         self.checked.add(key)
@@ -67,7 +71,7 @@ def check_bash_permission(command: str, context: ToolUseContext | None) -> Permi
         rules = compiled_rules(context.permission_context)
         scope = rules.scope(os.fspath(context.cwd))
         cwds = _cwds(analysis, scope.real_cwd)
-        if rules.bash("deny") or rules.bash("ask"):
+        if rules.deny_any is not None or rules.ask_any is not None:
             for info in analysis.commands:
                 _rule_checks(info, rules, verdict)
                 if verdict.deny:
@@ -78,7 +82,8 @@ def check_bash_permission(command: str, context: ToolUseContext | None) -> Permi
     if analysis.problems:
         verdict.soft.extend(f"it could not be fully analyzed: {p}" for p in analysis.problems)
     for info in analysis.commands:
-        _command_checks(info, rules, cwds, scope, verdict)
+        if not info.read_only.read_only or info.ask_reason or info.cd_kind:
+            _command_checks(info, rules, cwds, scope, verdict)
     return _result(command, verdict, analysis)
 
 
@@ -106,17 +111,17 @@ def is_read_only_command(command: str, context: ToolUseContext | None = None) ->
 
 def _rule_checks(info: CommandInfo, rules: CompiledRules, v: _Verdict) -> None:
     """Deny and ask rules on every form; one combined regex first skips forms no rule matches."""
-    deny_any, ask_any = rules.bash_any("deny"), rules.bash_any("ask")
+    deny_any, ask_any = rules.deny_any, rules.ask_any
     for text, known, complete in info.form_texts:
         if deny_any is not None and (not complete or deny_any.fullmatch(text)):
-            for rule, pattern in rules.bash("deny"):
+            for rule, pattern in rules.bash_deny:
                 if pattern.matches(text):
                     v.deny = f"Permission to run {text!r} has been denied by the rule {rule}."
                     return
                 if not complete and pattern.may_match(known):
                     v.sticky.append(f"{text!r} may match the deny rule {rule}")
         if ask_any is not None and (not complete or ask_any.fullmatch(text)):
-            for rule, pattern in rules.bash("ask"):
+            for rule, pattern in rules.bash_ask:
                 if pattern.matches(text) or (not complete and pattern.may_match(known)):
                     v.sticky.append(f"{text!r} matches the ask rule {rule}")
 
@@ -146,10 +151,10 @@ def _command_checks(
 
 
 def _allowed(rules: CompiledRules, text: str) -> bool:
-    allow_any = rules.bash_any("allow")
+    allow_any = rules.allow_any
     if allow_any is None or not allow_any.fullmatch(text):
         return False
-    return any(p.matches(text) for _r, p in rules.bash("allow"))
+    return any(p.matches(text) for _r, p in rules.bash_allow)
 
 
 def _protected_arguments(info: CommandInfo, cwds: list[str], v: _Verdict) -> None:
@@ -235,7 +240,8 @@ def _path_checks(
             _read_check(word, cwds, scope, v)
         if v.deny:
             return
-        if scope.read_deny:  # without Read deny rules a recursive search finds nothing to ask about
+        # walked_folders() is empty for other programs; without Read deny rules there is nothing to find
+        if scope.read_deny and inner and inner[0].literal in RECURSIVE_PROGRAMS:
             _recursive_check(info, cwds, scope, v)
 
 

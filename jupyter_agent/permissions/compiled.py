@@ -36,6 +36,19 @@ class CompiledRules:
     _has_content: dict[tuple[str, tuple[str, ...]], bool] = field(default_factory=dict)
     _bash_any: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
     _scopes: dict[str, PathScope] = field(default_factory=dict)
+    # Bash rules, ready for the hot path: patterns per behavior and one combined first test each.
+    bash_deny: tuple[tuple[str, BashPattern], ...] = ()
+    bash_ask: tuple[tuple[str, BashPattern], ...] = ()
+    bash_allow: tuple[tuple[str, BashPattern], ...] = ()
+    deny_any: re.Pattern[str] | None = None
+    ask_any: re.Pattern[str] | None = None
+    allow_any: re.Pattern[str] | None = None
+
+    def __post_init__(self) -> None:
+        self.bash_deny, self.bash_ask, self.bash_allow = self.bash("deny"), self.bash("ask"), self.bash("allow")
+        self.deny_any, self.ask_any, self.allow_any = (
+            self.bash_any("deny"), self.bash_any("ask"), self.bash_any("allow")
+        )
 
     def whole_tool(self, behavior: RuleBehavior, names: tuple[str, ...]) -> str | None:
         """The first bare rule of ``behavior`` covering one of ``names`` (memoised per names)."""
