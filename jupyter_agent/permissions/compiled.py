@@ -22,6 +22,14 @@ _MAX_ENTRIES = 16
 READ_RULES = ("Read",)
 
 
+@dataclass(frozen=True)
+class ToolRules:
+    """For one tool: the first whole-tool rule per behavior, and the behaviors with content rules."""
+
+    whole: dict[str, str | None]
+    content: frozenset[str]
+
+
 @dataclass
 class CompiledRules:
     context: ToolPermissionContext
@@ -36,6 +44,7 @@ class CompiledRules:
     _has_content: dict[tuple[str, tuple[str, ...]], bool] = field(default_factory=dict)
     _bash_any: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
     _scopes: dict[str, PathScope] = field(default_factory=dict)
+    _tools: dict[tuple[str, tuple[str, ...]], ToolRules] = field(default_factory=dict)
     # Bash rules, ready for the hot path: patterns per behavior and one combined first test each.
     bash_deny: tuple[tuple[str, BashPattern], ...] = ()
     bash_ask: tuple[tuple[str, BashPattern], ...] = ()
@@ -63,6 +72,20 @@ class CompiledRules:
                 found = text
                 break
         self._whole[key] = found
+        return found
+
+    def for_tool(self, name: str, aliases: tuple[str, ...] = ()) -> ToolRules:
+        """The whole-tool rules and content-rule presence for one tool, looked up once."""
+        key = (name, aliases)
+        found = self._tools.get(key)
+        if found is None:
+            names = (name, *aliases)
+            behaviors: tuple[RuleBehavior, ...] = ("deny", "ask", "allow")
+            found = ToolRules(
+                {b: self.whole_tool(b, names) for b in behaviors},
+                frozenset(b for b in behaviors if self.has_content_rules(b, names)),
+            )
+            self._tools[key] = found
         return found
 
     def has_content_rules(self, behavior: RuleBehavior, names: tuple[str, ...]) -> bool:

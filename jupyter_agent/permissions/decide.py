@@ -28,7 +28,7 @@ from ..core.permission_types import (
     ToolPermissionContext,
 )
 from ..core.tool import Tool
-from .compiled import CompiledRules, compiled_rules
+from .compiled import ToolRules, compiled_rules
 from .content_rules import SELF_MATCHING, content_rule, suggestion_for
 from .filesystem import EDIT_RULES, READ_RULES, matching_rule
 from .paths import BadPath, resolve_path
@@ -59,19 +59,18 @@ async def evaluate_permission(
 ) -> PermissionDecision:
     """The pipeline without the dontAsk conversion (hooks combine with this)."""
     pc = context.permission_context
-    rules = compiled_rules(pc)
-    names = (tool.name, *tool.aliases) if tool.aliases else (tool.name,)
-    denied = _rule(tool, input, pc, rules, names, "deny")
+    rules = compiled_rules(pc).for_tool(tool.name, tool.aliases)
+    denied = _rule(tool, input, pc, rules, "deny")
     if denied is not None:
         return PermissionDeny(f"Permission to use {tool.name} has been denied by the rule {denied}.")
     path_denied = _path_deny(tool, input, context)
     if path_denied is not None:
         return path_denied
-    asked = _rule(tool, input, pc, rules, names, "ask")
+    asked = _rule(tool, input, pc, rules, "ask")
     own = await tool.check_permissions(input, context)
     if context.permission_context is not pc:  # the tool's check changed the context
         pc = context.permission_context
-        rules = compiled_rules(pc)
+        rules = compiled_rules(pc).for_tool(tool.name, tool.aliases)
     mode = pc.mode
     if isinstance(own, PermissionDeny):
         return own
@@ -92,10 +91,10 @@ async def evaluate_permission(
             assert_never(own)
     if mode == "bypassPermissions":
         return PermissionAllow(reason="bypassPermissions mode")
-    allowed = _rule(tool, input, pc, rules, names, "allow")
+    allowed = _rule(tool, input, pc, rules, "allow")
     if allowed is not None:
         return PermissionAllow(reason=f"rule {allowed}")
-    if isinstance(own, PermissionAllow | PermissionAsk):
+    if isinstance(own, (PermissionAllow, PermissionAsk)):
         return own
     if read_only is None:
         read_only = _read_only(tool, input, context)
@@ -109,12 +108,11 @@ def _rule(
     tool: Tool[Any, Any],
     input: BaseModel,
     pc: ToolPermissionContext,
-    rules: CompiledRules,
-    names: tuple[str, ...],
+    rules: ToolRules,
     behavior: RuleBehavior,
 ) -> str | None:
-    whole = rules.whole_tool(behavior, names)
-    if whole is not None or tool.name in SELF_MATCHING or not rules.has_content_rules(behavior, names):
+    whole = rules.whole[behavior]
+    if whole is not None or behavior not in rules.content or tool.name in SELF_MATCHING:
         return whole
     return content_rule(tool, input, pc, behavior)
 
