@@ -10,14 +10,15 @@ The walk is iterative so that 5,000 chained commands do not hit Python's recursi
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
+from .bash_commands import ParsedCommand, Redirect, SimpleCommand, new_simple  # noqa: F401 (re-export)
+from .bash_fastparse import fast_commands
 from .bash_lexcheck import bad_characters, skipped_text
-from .bash_words import Node, Word, WordReader, _text
+from .bash_words import Node, Word, WordReader, make_word, plain_line
 
 _LANGUAGE = Language(tree_sitter_bash.language())
 # A tree-sitter Parser is not thread-safe (sharing one across threads crashed the process once):
@@ -39,34 +40,7 @@ _CONTAINERS = frozenset(
 _DEV_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 _READ_OPS = frozenset({"<"})
-
-
-@dataclass(frozen=True)
-class Redirect:
-    """A file redirection: ``write`` for ``>``-like operators, else a read (``<``)."""
-
-    target: Word
-    write: bool
-
-
-@dataclass(frozen=True)
-class SimpleCommand:
-    """One command: its words (program first), env assignments and where it was found."""
-
-    words: tuple[Word, ...]
-    assignments: tuple[tuple[str, Word], ...] = ()
-    nested: bool = False  # inside a substitution, -c string or eval
-    kind: str = "command"  # "command" | "test" | "assignment"
-    test_operators: tuple[str, ...] = ()
-
-
-@dataclass
-class ParsedCommand:
-    """All simple commands of a line, its file redirections and why it cannot be trusted."""
-
-    commands: list[SimpleCommand] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 
 
 def parse_command(command: str) -> ParsedCommand:
@@ -80,47 +54,59 @@ def _parse_cached(command: str) -> ParsedCommand:
 
 
 def parse_uncached(command: str) -> ParsedCommand:
-    out = ParsedCommand()
-    problem = bad_characters(command)
-    if problem is not None:
-        out.problems.append(problem)
-        return out
-    data = command.encode("utf-8", "surrogateescape")
-    tree = _parser().parse(data)
-    if tree.root_node.has_error:
-        out.problems.append("the command does not parse (syntax error or unterminated quote)")
-        return out
-    skipped = skipped_text(tree.root_node, data)
+    printable = command.isprintable()  # no NUL, no control character, no newline
+    if not printable:
+        problem = bad_characters(command)
+        if problem is not None:
+            return ParsedCommand(problems=[problem])
+    try:
+        data = command.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that is not an escaped byte
+        return ParsedCommand(problems=["the command is not valid text (lone surrogate)"])
+    root = _parser().parse(data).root_node
+    if root.has_error:
+        return ParsedCommand(
+            problems=["the command does not parse (syntax error or unterminated quote)"]
+        )
+    if command.isascii():  # first the common shape, in one loop that also checks for gaps
+        commands = fast_commands(root, command, printable and plain_line(command))
+        if commands is not None:
+            return ParsedCommand(commands)
+    skipped = skipped_text(root, data)
     if skipped is not None:
-        out.problems.append(f"the parser skipped part of the command: {skipped!r}")
-        return out
-    _Walker(out).run(tree.root_node)
+        return ParsedCommand(problems=[f"the parser skipped part of the command: {skipped!r}"])
+    out = ParsedCommand()
+    _Walker(out, WordReader(command)).run(root)
     if not out.commands and not out.problems and command.strip():
         out.problems.append("no command found")
     return out
 
 
 class _Walker:
-    def __init__(self, out: ParsedCommand) -> None:
+    def __init__(self, out: ParsedCommand, words: WordReader) -> None:
         self.out = out
-        self.words = WordReader()
+        self.words = words
+        self.text = words.text
 
     def run(self, root: Node) -> None:
         stack: list[tuple[Node, bool]] = [(root, False)]
+        substitutions = self.words.substitutions
+        visit = self._visit
         while stack:
             node, nested = stack.pop()
-            self._visit(node, nested, stack)
-            for sub in reversed(self.words.substitutions):
-                stack.extend((c, True) for c in reversed(sub.named_children))
-            self.words.substitutions.clear()
+            visit(node, nested, stack)
+            if substitutions:
+                for sub in reversed(substitutions):
+                    stack.extend([(c, True) for c in reversed(sub.named_children)])
+                substitutions.clear()
         self.out.problems.extend(self.words.problems)
 
     def _visit(self, node: Node, nested: bool, stack: list[tuple[Node, bool]]) -> None:
         kind = node.type
-        if kind in _CONTAINERS:
-            stack.extend((c, nested) for c in reversed(node.named_children))
-        elif kind == "command":
+        if kind == "command":
             self._command(node, nested)
+        elif kind in _CONTAINERS:
+            stack.extend([(c, nested) for c in reversed(node.named_children)])
         elif kind == "redirected_statement":
             body = node.child_by_field_name("body")
             for child in node.named_children:
@@ -140,7 +126,7 @@ class _Walker:
             self._case(node, nested, stack)
         elif kind == "comment":
             return
-        elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+        elif kind in _REDIRECTS:
             self._redirect(node)
         else:
             self.out.problems.append(f"unsupported shell syntax: {kind}")
@@ -148,31 +134,32 @@ class _Walker:
     def _command(self, node: Node, nested: bool) -> None:
         words: list[Word] = []
         assignments: list[tuple[str, Word]] = []
+        read = self.words.read
         for child in node.named_children:
             kind = child.type
-            if kind == "variable_assignment":
-                assignments.append(self._assignment(child))
-            elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
-                self._redirect(child)
+            if kind == "word":
+                words.append(read(child))
             elif kind == "command_name":
-                words.extend(self.words.read(c) for c in child.named_children)
-            elif kind == "comment":
-                continue
-            else:
-                words.append(self.words.read(child))
-        self.out.commands.append(SimpleCommand(tuple(words), tuple(assignments), nested))
+                words.extend([read(c) for c in child.named_children])
+            elif kind == "variable_assignment":
+                assignments.append(self._assignment(child))
+            elif kind in _REDIRECTS:
+                self._redirect(child)
+            elif kind != "comment":
+                words.append(read(child))
+        self.out.commands.append(new_simple(tuple(words), tuple(assignments), nested))
 
     def _assignment(self, node: Node) -> tuple[str, Word]:
         name_node = node.child_by_field_name("name")
         value_node = node.child_by_field_name("value")
         if name_node is None or name_node.type != "variable_name":
-            self.out.problems.append(f"unsupported assignment target: {_text(node)[:40]}")
-            name = _text(name_node) if name_node is not None else "?"
+            self.out.problems.append(f"unsupported assignment target: {self.text(node)[:40]}")
+            name = self.text(name_node) if name_node is not None else "?"
             if name_node is not None:
                 self.words.read(name_node)
         else:
-            name = _text(name_node)
-        value = self.words.read(value_node) if value_node is not None else Word("")
+            name = self.text(name_node)
+        value = self.words.read(value_node) if value_node is not None else make_word("")
         for extra in node.named_children:  # a=(x y) arrays and the like
             if extra.type not in ("variable_name", "subscript") and (
                 value_node is None or extra.id != value_node.id
@@ -183,20 +170,20 @@ class _Walker:
     def _assignment_statement(self, node: Node, nested: bool) -> None:
         items = node.named_children if node.type == "variable_assignments" else [node]
         pairs = tuple(self._assignment(n) for n in items)
-        self.out.commands.append(SimpleCommand((), pairs, nested, kind="assignment"))
+        self.out.commands.append(new_simple((), pairs, nested, "assignment"))
 
     def _declaration(self, node: Node, nested: bool) -> None:
         keyword = node.children[0]
-        words = [Word(_text(keyword))]
+        words = [make_word(self.text(keyword))]
         assignments: list[tuple[str, Word]] = []
         for child in node.named_children:
             if child.type == "variable_assignment":
                 name, value = self._assignment(child)
                 assignments.append((name, value))
-                words.append(Word(f"{name}={value.text}", static=value.static))
+                words.append(make_word(f"{name}={value.text}", value.static))
             else:
                 words.append(self.words.read(child))
-        self.out.commands.append(SimpleCommand(tuple(words), tuple(assignments), nested))
+        self.out.commands.append(new_simple(tuple(words), tuple(assignments), nested))
 
     def _test(self, node: Node, nested: bool) -> None:
         operators: list[str] = []
@@ -205,17 +192,17 @@ class _Walker:
             child = stack.pop()
             kind = child.type
             if kind == "test_operator":
-                operators.append(_text(child))
+                operators.append(self.text(child))
             elif kind in ("binary_expression", "unary_expression", "parenthesized_expression",
                           "negated_expression"):
                 stack.extend(child.named_children)
-                operators.extend(_text(c) for c in child.children if not c.is_named)
+                operators.extend(self.text(c) for c in child.children if not c.is_named)
             elif kind in ("regex", "extglob_pattern"):
                 continue
             else:
                 self.words.read(child)
-        words = (Word(_text(node.children[0])),)
-        self.out.commands.append(SimpleCommand(words, (), nested, "test", tuple(operators)))
+        words = (make_word(self.text(node.children[0])),)
+        self.out.commands.append(new_simple(words, (), nested, "test", tuple(operators)))
 
     def _for(self, node: Node, nested: bool, stack: list[tuple[Node, bool]]) -> None:
         for child in node.named_children:
@@ -256,7 +243,7 @@ class _Walker:
         op = next((c.type for c in node.children if not c.is_named), "")
         targets = [self.words.read(c) for c in node.named_children if c.type != "file_descriptor"]
         if len(targets) != 1:  # tree-sitter sometimes glues following words onto a redirect
-            self.out.problems.append(f"redirection with {len(targets)} targets: {_text(node)[:40]}")
+            self.out.problems.append(f"redirection with {len(targets)} targets: {self.text(node)[:40]}")
             return
         target = targets[0]
         if op in (">&", "<&") and (target.text.isdigit() or target.text == "-"):
@@ -271,7 +258,7 @@ class _Walker:
 
     def _heredoc(self, node: Node) -> None:
         start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
-        quoted = start is not None and any(q in _text(start) for q in "'\"\\")
+        quoted = start is not None and any(q in self.text(start) for q in "'\"\\")
         for child in node.named_children:
             if child.type == "heredoc_body" and not quoted:
                 self._heredoc_body(child)
@@ -281,7 +268,7 @@ class _Walker:
                 self.out.problems.append(f"unsupported heredoc part: {child.type}")
 
     def _heredoc_body(self, body: Node) -> None:
-        text = _text(body)
+        text = self.text(body)
         if "`" in text:
             self.out.problems.append("backticks inside a heredoc are not analyzed")
         found = 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 Node = Any  # tree_sitter.Node
@@ -27,8 +26,14 @@ _MAX_DEPTH = 64
 _NEEDS_QUOTING = re.compile(r"[\s'\"\\]")
 
 
-@dataclass(frozen=True)
-class Word:
+class _WordCache:
+    """Holds ``Word.rendered`` once computed (a slot outside the dataclass fields)."""
+
+    __slots__ = ("_rendered",)
+
+
+@dataclass(frozen=True, slots=True)
+class Word(_WordCache):
     """One word: ``text`` is the literal value when ``static``, else the source text."""
 
     text: str
@@ -39,67 +44,113 @@ class Word:
     def literal(self) -> str | None:
         return self.text if self.static and not self.glob else None
 
-    @cached_property
+    @property
     def rendered(self) -> str:
         """For rule matching: fixed words quoted only when needed, dynamic ones as written."""
-        if not self.static or self.glob:
-            return self.text
-        if self.text == "" or _NEEDS_QUOTING.search(self.text) is not None:
-            return shlex.quote(self.text)
-        return self.text
+        try:
+            return self._rendered
+        except AttributeError:
+            pass
+        value = self.text
+        if self.static and not self.glob and (value == "" or _NEEDS_QUOTING.search(value)):
+            value = shlex.quote(value)
+        _set_rendered(self, value)
+        return value
+
+
+_new = object.__new__
+_set_rendered = _WordCache._rendered.__set__  # type: ignore[attr-defined]
+_set_text = Word.text.__set__  # type: ignore[attr-defined]
+_set_static = Word.static.__set__  # type: ignore[attr-defined]
+_set_glob = Word.glob.__set__  # type: ignore[attr-defined]
+
+
+def make_word(text: str, static: bool = True, glob: bool = False) -> Word:
+    """``Word(text, static, glob)`` without the frozen dataclass ``__init__`` (a hot path)."""
+    word = _new(Word)
+    _set_text(word, text)
+    _set_static(word, static)
+    _set_glob(word, glob)
+    return word
 
 
 class WordReader:
-    """Reads words; collects nested command substitutions and problems as it goes."""
+    """Reads words; collects nested command substitutions and problems as it goes.
 
-    def __init__(self) -> None:
+    ``source`` is the command line when it is ASCII (then byte offsets are string offsets and a
+    node's text is a slice of it); otherwise texts are decoded from the node.
+    """
+
+    def __init__(self, source: str | None = None) -> None:
         self.substitutions: list[Node] = []
         self.problems: list[str] = []
         self._in_expansion = 0  # inside ${...} an operand may contain blanks
+        self.source = source if source is not None and source.isascii() else None
+        # No character that makes a bare word dynamic, a glob, a brace or a problem: a word
+        # without blanks is then its own literal value (checked once for the whole line).
+        self.plain_line = self.source is not None and plain_line(self.source)
+
+    def text(self, node: Node) -> str:
+        if self.source is not None:
+            return self.source[node.start_byte : node.end_byte]
+        return _text(node)
 
     def read(self, node: Node) -> Word:
+        if self.plain_line and node.type == "word":
+            return self.plain(self.source[node.start_byte : node.end_byte])  # type: ignore[index]
         return self._read(node, 0)
 
+    def plain(self, text: str) -> Word:
+        """A ``word`` node's value (the common case first)."""
+        if self.plain_line and " " not in text and text.isprintable():
+            word = _new(Word)
+            _set_text(word, text)
+            _set_static(word, True)
+            _set_glob(word, False)
+            return word
+        return self._plain(text)
+
     def _read(self, node: Node, depth: int) -> Word:
+        text = self.text
         if depth > _MAX_DEPTH:
             self.problems.append("a word nested too deeply to analyze")
-            return Word(_text(node), static=False)
+            return make_word(text(node), False)
         kind = node.type
         if kind == "word":
-            return self._plain(_text(node))
+            return self.plain(text(node))
         if kind in ("number", "variable_name"):
-            return Word(_text(node))
+            return make_word(text(node))
         if kind == "raw_string":
-            return Word(_text(node)[1:-1])
+            return make_word(text(node)[1:-1])
         if kind == "string":
             return self._string(node, depth)
         if kind == "concatenation":
             return self._concat(node, depth)
         if kind in ("simple_expansion", "expansion"):
             self._check_expansion(node, depth)
-            return Word(_text(node), static=False)
+            return make_word(text(node), False)
         if kind in SUBSTITUTIONS:
             self.substitutions.append(node)
-            return Word(_text(node), static=False)
+            return make_word(text(node), False)
         if kind == "arithmetic_expansion":
             self._check_arithmetic(node)
-            return Word(_text(node), static=False)
+            return make_word(text(node), False)
         if kind == "ansi_c_string":
-            text = _text(node)
-            return Word(text[2:-1]) if "\\" not in text else Word(text, static=False)
-        if kind == "extglob_pattern" and "$" not in _text(node) and "`" not in _text(node):
-            return Word(_text(node), glob=True)  # a case pattern such as a|b or *
+            value = text(node)
+            return make_word(value[2:-1]) if "\\" not in value else make_word(value, False)
+        if kind == "extglob_pattern" and "$" not in text(node) and "`" not in text(node):
+            return make_word(text(node), True, True)  # a case pattern such as a|b or *
         if kind in ("translated_string", "brace_expression"):
             self._scan(node, depth)
-            return Word(_text(node), static=False, glob=kind == "brace_expression")
+            return make_word(text(node), False, kind == "brace_expression")
         if kind == "subscript":  # a[$(cmd)]=1: the index is evaluated (arithmetic)
-            self.problems.append(f"array subscript (arithmetic) in {_text(node)[:40]}")
+            self.problems.append(f"array subscript (arithmetic) in {text(node)[:40]}")
             self._scan(node, depth)
-            return Word(_text(node), static=False)
+            return make_word(text(node), False)
         if not node.is_named and kind == "$":
-            return Word("$")
-        self.problems.append(f"unsupported word syntax ({kind}): {_text(node)[:40]}")
-        return Word(_text(node), static=False)
+            return make_word("$")
+        self.problems.append(f"unsupported word syntax ({kind}): {text(node)[:40]}")
+        return make_word(text(node), False)
 
     def _plain(self, text: str) -> Word:
         """An unquoted word: backslash escapes removed; globs, braces and ``~`` noted."""
@@ -109,7 +160,7 @@ class WordReader:
             if not self._in_expansion and (" " in text or "\t" in text or "\n" in text):
                 self.problems.append(f"unexpected whitespace inside the word {text[:40]!r}")
             glob = text.startswith("~") or "*" in text or "?" in text or "[" in text
-            return Word(text, static="$" not in text, glob=glob or _is_brace(text))
+            return make_word(text, "$" not in text, glob or _is_brace(text))
         out: list[str] = []
         static, glob = True, text.startswith("~")
         escaped = False
@@ -129,7 +180,7 @@ class WordReader:
                     static = False
                 out.append(ch)
         value = "".join(out)
-        return Word(value, static=static, glob=glob or _is_brace(value))
+        return make_word(value, static, glob or _is_brace(value))
 
     def _string(self, node: Node, depth: int) -> Word:
         parts: list[str] = []
@@ -139,12 +190,12 @@ class WordReader:
             if kind == '"':
                 continue
             if kind == "string_content":
-                parts.append(self._double_quoted(_text(child)))
+                parts.append(self._double_quoted(self.text(child)))
                 continue
             part = self._read(child, depth + 1)
             static = static and part.static
             parts.append(part.text)
-        return Word("".join(parts), static=static)
+        return make_word("".join(parts), static)
 
     def _double_quoted(self, text: str) -> str:
         if "`" in text.replace("\\`", "") or "$(" in text.replace("\\$", ""):
@@ -165,7 +216,7 @@ class WordReader:
         parts = [self._read(c, depth + 1) for c in node.children]
         text = "".join(p.text for p in parts)
         glob = any(p.glob for p in parts) or _looks_like_brace(parts)
-        return Word(text, static=all(p.static for p in parts), glob=glob)
+        return make_word(text, all(p.static for p in parts), glob)
 
     def _check_expansion(self, node: Node, depth: int) -> None:
         """``${...}`` is fine with plain operators; subscripts, ``@P``, ``!`` and offsets ask."""
@@ -173,12 +224,12 @@ class WordReader:
             kind = child.type
             if not child.is_named:
                 if kind not in _SAFE_EXPANSION_OPS:
-                    self.problems.append(f"unsupported parameter expansion {_text(node)[:40]}")
+                    self.problems.append(f"unsupported parameter expansion {self.text(node)[:40]}")
                 continue
             if kind in ("variable_name", "special_variable_name"):
                 continue
             if kind == "subscript":
-                self.problems.append(f"array subscript (arithmetic) in {_text(node)[:40]}")
+                self.problems.append(f"array subscript (arithmetic) in {self.text(node)[:40]}")
                 continue
             self._in_expansion += 1
             try:
@@ -193,13 +244,21 @@ class WordReader:
             child = stack.pop()
             if child.type in ("variable_name", "simple_expansion", "expansion", "subscript",
                               "command_substitution", "word"):
-                self.problems.append(f"arithmetic on variables: {_text(node)[:40]}")
+                self.problems.append(f"arithmetic on variables: {self.text(node)[:40]}")
                 return
             stack.extend(child.children)
 
     def _scan(self, node: Node, depth: int) -> None:
         for child in node.named_children:
             self._read(child, depth + 1)
+
+
+def plain_line(line: str) -> bool:
+    """No character in ``line`` makes a bare word dynamic, a glob, a brace or a problem."""
+    return not (
+        "$" in line or "`" in line or "\\" in line or "*" in line or "?" in line or "[" in line
+        or "{" in line or "~" in line
+    )
 
 
 def _is_brace(value: str) -> bool:

@@ -1,0 +1,63 @@
+"""The values the Bash parser produces: simple commands, file redirections, the parsed line.
+
+The walker builds many of these per line, so besides the dataclass constructors there are
+``new_simple``, which fills the slots directly (the frozen dataclasses'
+``__init__`` sets each field through ``object.__setattr__``, several times slower).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .bash_words import Word
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """A file redirection: ``write`` for ``>``-like operators, else a read (``<``)."""
+
+    target: Word
+    write: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    """One command: its words (program first), env assignments and where it was found."""
+
+    words: tuple[Word, ...]
+    assignments: tuple[tuple[str, Word], ...] = ()
+    nested: bool = False  # inside a substitution, -c string or eval
+    kind: str = "command"  # "command" | "test" | "assignment"
+    test_operators: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, init=False)
+class ParsedCommand:
+    """All simple commands of a line, its file redirections and why it cannot be trusted."""
+
+    commands: list[SimpleCommand] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def __init__(self, commands: list[SimpleCommand] | None = None,
+                 redirects: list[Redirect] | None = None, problems: list[str] | None = None) -> None:
+        self.commands = [] if commands is None else commands
+        self.redirects = [] if redirects is None else redirects
+        self.problems = [] if problems is None else problems
+
+
+# The frozen dataclasses' ``__init__`` sets each field through ``object.__setattr__``; the
+# walker builds thousands of these, so it fills the slots directly (same objects, same fields).
+_new = object.__new__
+CMD_SLOT_SETTERS = tuple(getattr(SimpleCommand, f).__set__ for f in SimpleCommand.__slots__)
+def new_simple(words: tuple, assignments: tuple, nested: bool, kind: str = "command",
+               operators: tuple = ()) -> SimpleCommand:
+    """``SimpleCommand(words, assignments, nested, kind, operators)``, several times faster."""
+    cmd = _new(SimpleCommand)
+    set_words, set_assignments, set_nested, set_kind, set_operators = CMD_SLOT_SETTERS
+    set_words(cmd, words)
+    set_assignments(cmd, assignments)
+    set_nested(cmd, nested)
+    set_kind(cmd, kind)
+    set_operators(cmd, operators)
+    return cmd

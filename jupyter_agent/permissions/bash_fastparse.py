@@ -1,0 +1,97 @@
+"""The common line in one tight loop: plain commands joined by ``;``, ``&&``, ``||`` and ``|``.
+
+Most lines an agent runs are a few commands whose words are bare words or single-quoted
+strings (``git diff HEAD~1 -- src/app.py``, ``grep -rn 'TODO' src/ | head -20``).  For those,
+``fast_commands`` builds exactly what the general walker (``bash_parse._Walker``) builds, with
+no per-node method dispatch.  On anything else it returns ``None`` *before* deciding anything,
+and the caller runs the general walker; ``tests/permissions/test_parse_speedups.py`` checks
+that both give equal results on a corpus.  It adds no shortcut of its own: a word is taken
+only when the general path would read it as a fixed literal without a problem, and the line
+only when ``skipped_text`` would find nothing skipped in it.
+"""
+
+from __future__ import annotations
+
+from .bash_commands import CMD_SLOT_SETTERS, SimpleCommand
+from .bash_words import Node, Word
+
+_JOINS = frozenset({"program", "list", "pipeline"})
+_BLANKS = " \t\n"  # what bash_lexcheck.skipped_text counts as blank
+_new = object.__new__
+_set_text = Word.text.__set__  # type: ignore[attr-defined]
+_set_static = Word.static.__set__  # type: ignore[attr-defined]
+_set_glob = Word.glob.__set__  # type: ignore[attr-defined]
+_set_words, _set_assignments, _set_nested, _set_kind, _set_operators = CMD_SLOT_SETTERS
+
+
+def fast_commands(root: Node, source: str, plain_line: bool) -> list[SimpleCommand] | None:
+    """The simple commands of an ASCII line ``source``, or ``None`` when it is not that simple.
+
+    ``plain_line``: no character of the line makes a bare word dynamic, a glob or a problem
+    (``bash_words.plain_line``); otherwise every bare word is checked on its own.  The leaves
+    are visited in order, as ``bash_lexcheck.skipped_text`` visits them, and text between them
+    that is not blank (tree-sitter dropped it) also means ``None``: the general path then
+    reports it.
+    """
+    commands: list[SimpleCommand] = []
+    covered = 0  # end of the last leaf seen
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind == "command":
+            words = []
+            for child in node.children:
+                kind = child.type
+                if kind == "command_name":
+                    inner = child.children
+                    if len(inner) != 1:
+                        return None
+                    child = inner[0]
+                    kind = child.type
+                start = child.start_byte
+                if start > covered and source[covered:start].strip(_BLANKS):
+                    return None
+                covered = end = child.end_byte
+                text = source[start:end]
+                if kind == "word":
+                    if " " in text or not text.isprintable():
+                        return None  # glued words: the general path reports them
+                    if not plain_line and not _literal_word(text):
+                        return None
+                elif kind == "raw_string":
+                    text = text[1:-1]
+                else:
+                    return None
+                word = _new(Word)
+                _set_text(word, text)
+                _set_static(word, True)
+                _set_glob(word, False)
+                words.append(word)
+            command = _new(SimpleCommand)
+            _set_words(command, tuple(words))
+            _set_assignments(command, ())
+            _set_nested(command, False)
+            _set_kind(command, "command")
+            _set_operators(command, ())
+            commands.append(command)
+        elif kind in _JOINS:
+            stack.extend(node.children[::-1])  # (py-tree-sitter caches the list: no reverse())
+        elif kind == "comment" or not node.is_named:  # a comment or an operator token
+            start = node.start_byte
+            if start > covered and source[covered:start].strip(_BLANKS):
+                return None
+            covered = max(covered, node.end_byte)
+        else:
+            return None
+    if covered < len(source) and source[covered:].strip(_BLANKS):
+        return None
+    return commands or None
+
+
+def _literal_word(text: str) -> bool:
+    """A bare word that ``WordReader._plain`` reads as itself: static, no glob, no problem."""
+    return not (
+        "$" in text or "`" in text or "\\" in text or "*" in text or "?" in text or "[" in text
+        or "{" in text or text.startswith("~")
+    )

@@ -1,0 +1,178 @@
+"""The parse layer's shortcuts give exactly what the full, slow path gives.
+
+``parse_uncached`` skips work for the usual line: the separate per-leaf ``skipped_text`` walk
+and the general walker (when ``fast_commands`` recognises plain commands and finds no gap
+itself), node-by-node text decoding (ASCII lines are sliced) and the frozen dataclasses'
+``__init__``.  ``_reference`` below is the path with none
+of these shortcuts; every line of a corpus (the benchmark's commands, the attack table, the
+fuzz pieces and seeded random lines) must give an equal ``ParsedCommand``.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+import sys
+from dataclasses import FrozenInstanceError, fields
+from pathlib import Path
+
+import pytest
+
+from jupyter_agent.permissions import bash_parse
+from jupyter_agent.permissions.bash_commands import ParsedCommand, SimpleCommand, new_simple
+from jupyter_agent.permissions.bash_fastparse import fast_commands
+from jupyter_agent.permissions.bash_lexcheck import bad_characters, skipped_text
+from jupyter_agent.permissions.bash_words import Word, WordReader, make_word, plain_line
+from tests.permissions.test_bash_attacks import ROWS as ATTACK_ROWS
+from tests.permissions.test_bash_fuzz import HIDE, RM, SAFE, SEPARATORS
+from tests.permissions.test_bash_vs_bash import TOKENS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import permissions as benchmark  # noqa: E402
+
+EXTRA = [
+    "git diff HEAD~1 -- src/app.py", "~/bin/tool x", "ls ~", "echo a~b", "cat x # note", "# only",
+    "ls\tx", "ls  -la   src", "'git' status", "ls '' x", "echo 'a b' c", "echo \"a b\"",
+    "cat -- -x", "a=1", "a=1 ls", "ls > out", "ls 2>&1 | tail", "ls; ls & ls", "!ls", "( ls )",
+    "ls;\\ x", "ls \\ x", "ls\\\tx", "ls\\ \\ x", "echo é", "echo a\u2003b", "ls \u00a0x",
+    "echo {a,b}", "echo {a}", "echo a}", "ls [ab]", "ls ?", "echo $HOME", "echo `ls`", "",
+    "   ", "ls && ", "x | y | z || w && v", "time ls", "ls |& cat", "coproc ls",
+]
+
+
+def _reference(command: str) -> ParsedCommand:
+    """``parse_uncached`` before the shortcuts: every check, the general walker, node.text."""
+    out = ParsedCommand()
+    problem = bad_characters(command)
+    if problem is not None:
+        out.problems.append(problem)
+        return out
+    data = command.encode("utf-8", "surrogateescape")
+    root = bash_parse._parser().parse(data).root_node
+    if root.has_error:
+        out.problems.append("the command does not parse (syntax error or unterminated quote)")
+        return out
+    skipped = skipped_text(root, data)
+    if skipped is not None:
+        out.problems.append(f"the parser skipped part of the command: {skipped!r}")
+        return out
+    bash_parse._Walker(out, WordReader()).run(root)  # no source: texts decoded per node
+    if not out.commands and not out.problems and command.strip():
+        out.problems.append("no command found")
+    return out
+
+
+def _random_lines(count: int, seed: int) -> list[str]:
+    rnd = random.Random(seed)
+    pieces = TOKENS + ["git", "ls", "-la", "src/a.py", "'q r'", "HEAD~1", "~/x", "\\ ", "\\\t", "é"]
+    return ["".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 8))) for _ in range(count)]
+
+
+def _corpus() -> list[str]:
+    lines = benchmark.commands(400) + [row[2] for row in ATTACK_ROWS] + SAFE + EXTRA
+    lines += [h.format(r=r) for h in HIDE for r in RM]
+    lines += [a + sep + b for a in SAFE[:4] for sep in SEPARATORS for b in SAFE[4:]]
+    return list(dict.fromkeys(lines + _random_lines(3000, seed=3)))
+
+
+CORPUS = _corpus()
+
+
+def test_corpus_reaches_every_shortcut():
+    fast = sum(_fast(line) is not None for line in CORPUS)
+    assert fast > 300 and len(CORPUS) - fast > 1000  # both paths are exercised
+
+
+def _fast(line: str) -> list[SimpleCommand] | None:
+    if not line.isascii() or bad_characters(line) is not None:
+        return None
+    root = bash_parse._parser().parse(line.encode()).root_node
+    if root.has_error:
+        return None
+    return fast_commands(root, line, line.isprintable() and plain_line(line))
+
+
+def test_parse_equals_the_full_path_on_the_corpus():
+    different = [line for line in CORPUS if bash_parse.parse_uncached(line) != _reference(line)]
+    assert different == []
+
+
+def test_fast_path_equals_the_general_walker():
+    checked = 0
+    for line in CORPUS:
+        commands = _fast(line)
+        if commands is None:
+            continue
+        out = ParsedCommand()
+        bash_parse._Walker(out, WordReader()).run(bash_parse._parser().parse(line.encode()).root_node)
+        assert (commands, [], []) == (out.commands, out.redirects, out.problems), line
+        checked += 1
+    assert checked > 300
+
+
+@pytest.mark.parametrize("line", ["ls;\\ x", "ls \\ x", "ls\n  \\ x", "echo a;\\\tx", "a && \\ b"])
+def test_skipped_backslash_blank_is_still_caught(line):
+    assert _fast(line) is None
+    problems = bash_parse.parse_uncached(line).problems
+    assert problems and "skipped" in problems[0]
+
+
+def test_heredoc_dash_the_parser_drops_is_caught():
+    """tree-sitter-bash loses the ``-`` of ``python - <<'EOF'`` without an error node."""
+    line = "python - <<'EOF'\nimport sys\nEOF"
+    assert bash_parse.parse_uncached(line).problems == ["the parser skipped part of the command: ' - '"]
+
+
+def test_fast_path_never_accepts_a_line_with_skipped_text():
+    rnd = random.Random(11)
+    alphabet = list("ab \t\n\\;|&()'\"$`#<>{}=~*-") + ["\\ ", "\\\t", "EOF", "<<EOF\n", "\n", "python - "]
+    lines = CORPUS + ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 14))) for _ in range(6000)]
+    accepted = 0
+    for line in lines:
+        if _fast(line) is not None:
+            data = line.encode()
+            assert skipped_text(bash_parse._parser().parse(data).root_node, data) is None, line
+            accepted += 1
+    assert accepted > 500
+
+
+@pytest.mark.parametrize("line", ["echo \u2003x", "ls \u00a0-la", "echo\u3000x", "ls \ufeffx", "echo é"])
+def test_non_ascii_lines_take_the_general_path(line):
+    assert bash_parse.parse_uncached(line) == _reference(line)
+
+
+def test_lone_surrogate_is_a_problem_not_a_crash():
+    parsed = bash_parse.parse_uncached("echo \ud800")
+    assert parsed.commands == [] and parsed.problems == ["the command is not valid text (lone surrogate)"]
+    escaped = bash_parse.parse_uncached("echo \udcff")  # an escaped byte still round-trips
+    assert escaped == _reference("echo \udcff")
+
+
+def test_fast_word_is_an_ordinary_frozen_word():
+    word = make_word("a b")
+    assert word == Word("a b") and hash(word) == hash(Word("a b"))
+    assert repr(word) == "Word(text='a b', static=True, glob=False)"
+    assert [f.name for f in fields(Word)] == ["text", "static", "glob"]
+    assert word.literal == "a b" and make_word("*", True, True).literal is None
+    assert word.rendered == "'a b'" and word.rendered is word.rendered  # computed once
+    assert make_word("$x", False).rendered == "$x" and Word("").rendered == "''"
+    assert pickle.loads(pickle.dumps(word)) == word and copy.deepcopy(word).rendered == "'a b'"
+    with pytest.raises(FrozenInstanceError):
+        word.text = "x"  # type: ignore[misc]
+    with pytest.raises((FrozenInstanceError, TypeError)):  # (3.11's slots+frozen: TypeError)
+        word._rendered = "x"  # type: ignore[misc]
+
+
+def test_fast_simple_command_equals_the_dataclass_one():
+    words = (Word("ls"),)
+    fast = new_simple(words, (("A", Word("1")),), True, "test", ("-f",))
+    slow = SimpleCommand(words, (("A", Word("1")),), True, "test", ("-f",))
+    assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+    with pytest.raises(FrozenInstanceError):
+        fast.nested = False  # type: ignore[misc]
+
+
+def test_parsed_command_keeps_its_constructor():
+    assert ParsedCommand() == ParsedCommand([], [], [])
+    assert ParsedCommand(problems=["p"]).problems == ["p"] and ParsedCommand().commands is not ParsedCommand().commands
