@@ -25,7 +25,9 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # extra forms: every other fixed program name is classified by ``_classify_plain``.
 # (``/bin/rm`` has an extra form too: names with a slash go the general way as well.)
 _NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | {"su", "command", "find", "fd"}
+_PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"})  # an extra form, a cd target
 _NOT_READ_ONLY = ReadOnlyCheck(False)
+_READ_ONLY = ReadOnlyCheck(True)
 _TWO_WORD_PROGRAMS = frozenset(
     {"git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker",
      "kubectl", "make", "conda", "mamba", "bun", "deno", "npx", "gh", "jupyter", "dotnet"}
@@ -51,22 +53,28 @@ class CommandInfo:
     def form_texts(self) -> tuple[tuple[str, str, bool], ...]:
         """Per form: its text, the text of its leading fixed words, whether all are fixed."""
         texts = self._form_texts
-        if texts is None:
-            texts = self._form_texts = tuple([form_text(f) for f in self.forms])
-        return texts
+        return self._texts() if texts is None else texts
 
     @property
     def text(self) -> str:
+        """The innermost form's text (what allow rules match)."""
         text = self._text
         if text is None:
-            if not self.innermost:
-                text = ""
-            elif 0 <= self.inner_index < len(self.forms) and self.forms[self.inner_index] is self.innermost:
-                text = self.form_texts[self.inner_index][0]
-            else:
-                text = form_text(self.innermost)[0]
-            self._text = text
-        return text
+            self._texts()
+            text = self._text
+        return text  # type: ignore[return-value]
+
+    def _texts(self) -> tuple[tuple[str, str, bool], ...]:
+        """Both lazy texts in one go (bash.py asks for both of every command)."""
+        forms = self.forms
+        texts = (form_text(forms[0]),) if len(forms) == 1 else tuple([form_text(f) for f in forms])
+        self._form_texts = texts
+        index = self.inner_index
+        if 0 <= index < len(forms) and forms[index] is self.innermost:
+            self._text = texts[index][0]
+        else:
+            self._text = form_text(self.innermost)[0] if self.innermost else ""
+        return texts
 
 
 @dataclass(slots=True)
@@ -97,11 +105,15 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
     commands = out.commands
     for cmd in parsed.commands:
         words = cmd.words
-        program = words[0] if words and cmd.kind == "command" else None
-        if program is not None and program.static and not program.glob:
+        if words and cmd.kind == "command":
+            program = words[0]
             name = program.text
-            if name not in _NOT_PLAIN and "/" not in name:
-                commands.append(_classify_plain(cmd, nested))
+            if program.static and not program.glob and name not in _NOT_PLAIN and "/" not in name:
+                if cmd.assignments or name in _PLAIN_WITH_MORE:
+                    commands.append(_classify_plain(cmd, nested))
+                else:  # _classify_plain's common case, inlined: one form, no reason
+                    read_only = check_read_only(words)
+                    commands.append(CommandInfo((words,), words, read_only, None, None, None, nested or cmd.nested, 0))
                 continue
         info, scripts = _classify(cmd, nested)
         commands.append(info)
@@ -141,11 +153,11 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]
     nested = nested or cmd.nested
     env_reason = _env_reason(name for name, _ in cmd.assignments)
     if cmd.kind == "assignment" or (cmd.kind == "command" and not cmd.words):
-        return CommandInfo((), (), ReadOnlyCheck(True), env_reason, nested=nested), []
+        return CommandInfo((), (), _READ_ONLY, env_reason, nested=nested), []
     if cmd.kind == "test":
         safe = all(op in SAFE_TEST_OPERATORS for op in cmd.test_operators)
         reason = None if safe else "a test with arithmetic or -v (can run code)"
-        return CommandInfo((), cmd.words, ReadOnlyCheck(safe), reason, nested=nested), []
+        return CommandInfo((), cmd.words, _READ_ONLY if safe else _NOT_READ_ONLY, reason, nested=nested), []
     unwrapped = unwrap(cmd.words)
     reason = env_reason or unwrapped.ask_reason or _env_reason(unwrapped.env)
     inner = unwrapped.innermost
@@ -157,9 +169,9 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]
             forms.extend(peeled.forms)
             scripts.extend(peeled.scripts)
     if unwrapped.lookup_only:
-        read_only = ReadOnlyCheck(True)
+        read_only = _READ_ONLY
     elif reason is not None:
-        read_only = ReadOnlyCheck(False)
+        read_only = _NOT_READ_ONLY
     else:
         read_only = check_read_only(inner, unwrapped.appends_args)
     program = inner[0].literal if inner else None

@@ -118,7 +118,7 @@ _SED_OPTIONS = frozenset({"-n", "--quiet", "--silent", "-E", "-r", "--regexp-ext
                           "--separate", "-u", "--unbuffered", "-z", "--null-data"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ReadOnlyCheck:
     """Whether a command is read-only, and the arguments it reads as files."""
 
@@ -128,6 +128,19 @@ class ReadOnlyCheck:
 
 _NOT = ReadOnlyCheck(False)
 _YES = ReadOnlyCheck(True)
+_new = object.__new__
+_set_read_only = ReadOnlyCheck.read_only.__set__  # type: ignore[attr-defined]
+_set_paths = ReadOnlyCheck.paths.__set__  # type: ignore[attr-defined]
+
+
+def reads(paths: tuple[Word, ...]) -> ReadOnlyCheck:
+    """``ReadOnlyCheck(True, paths)`` without the frozen dataclass ``__init__`` (a hot path)."""
+    if not paths:
+        return _YES
+    check = _new(ReadOnlyCheck)
+    _set_read_only(check, True)
+    _set_paths(check, paths)
+    return check
 _STDIN_ARGUMENTS = Word("<arguments from stdin>", static=False)
 
 
@@ -142,9 +155,9 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
     spec = SPECS.get(program)
     if spec is None:
         if program == "git":
-            return _git(list(words[1:]))
+            return _git(words)
         if program == "sed":
-            return _sed(list(words[1:]), appends_args)
+            return _sed(words[1:], appends_args)
         return _NOT
     if appends_args:  # xargs: more file names arrive on stdin
         if not spec.dynamic_ok:
@@ -167,7 +180,7 @@ def _plain(spec: Spec, words: Sequence[Word]) -> ReadOnlyCheck:
             positional.append(word)
         elif value == "--":
             options_done = True
-    return ReadOnlyCheck(True, tuple(positional)) if positional else _YES
+    return reads(tuple(positional))
 
 
 def _check(spec: Spec, args: Sequence[Word]) -> ReadOnlyCheck:
@@ -175,28 +188,24 @@ def _check(spec: Spec, args: Sequence[Word]) -> ReadOnlyCheck:
     seen: set[str] = set()
     options_done = False
     for word in args:
-        value = word.literal
-        if value is None:
+        value = word.text
+        if not word.static or word.glob:  # no literal value
             if not spec.dynamic_ok:
                 return _NOT
             positional.append(word)
-            continue
-        if options_done or not value.startswith("-") or value == "-":
+        elif options_done or value[:1] != "-" or value == "-":
             positional.append(word)
-            continue
-        if value == "--":
+        elif value == "--":
             options_done = True
-            continue
-        if not _option_ok(spec, value):
+        elif not _option_ok(spec, value):
             return _NOT
-        seen.add(value.split("=", 1)[0])
+        elif spec.requires_any:
+            seen.add(value.split("=", 1)[0])
     if spec.max_positional is not None and len(positional) > spec.max_positional:
         return _NOT
     if spec.requires_any and not (seen & spec.requires_any):
         return _NOT
-    if not spec.reads_paths or not positional:
-        return _YES
-    return ReadOnlyCheck(True, tuple(positional))
+    return reads(tuple(positional)) if spec.reads_paths else _YES
 
 
 def _option_ok(spec: Spec, option: str) -> bool:
@@ -211,37 +220,46 @@ def _option_ok(spec: Spec, option: str) -> bool:
     return letters.isdigit() or spec.unsafe_letters.isdisjoint(letters)
 
 
-def _git(args: list[Word]) -> ReadOnlyCheck:
-    i = 0
+def _git(words: Sequence[Word]) -> ReadOnlyCheck:
+    """``git [global flags] <read-only subcommand> [safe arguments]`` (``words[0]`` is git)."""
+    n = len(words)
+    i = 1
     paths: list[Word] = []
-    while i < len(args) and (args[i].literal or "").startswith("-"):
-        flag = args[i].literal or ""
-        if flag == "-C" and i + 1 < len(args) and args[i + 1].literal is not None:
-            paths.append(args[i + 1])
+    while i < n:
+        word = words[i]
+        flag = word.text
+        if not word.static or word.glob or flag[:1] != "-":
+            break
+        if flag == "-C" and i + 1 < n and words[i + 1].literal is not None:
+            paths.append(words[i + 1])
             i += 2
             continue
-        if flag in ("--version", "--help") and i == len(args) - 1:
-            return ReadOnlyCheck(True)
+        if flag in ("--version", "--help") and i == n - 1:
+            return _YES
         if flag not in _GIT_GLOBAL_FLAGS:
             return _NOT  # -c key=val, --git-dir, --exec-path, … can run arbitrary programs
         i += 1
-    if i >= len(args) or args[i].literal is None:
+    if i >= n:
         return _NOT
-    sub, rest = args[i].literal or "", args[i + 1:]
-    if sub in _GIT_SUB_SUB:
-        ok = bool(rest) and rest[0].literal in _GIT_SUB_SUB[sub]
-        return ReadOnlyCheck(ok and all(w.literal is not None for w in rest[1:]))
+    word = words[i]
+    if not word.static or word.glob:
+        return _NOT
+    sub, rest = word.text, words[i + 1:]
     spec = GIT_SPECS.get(sub)
     if spec is None:
-        return _NOT
+        sub_subs = _GIT_SUB_SUB.get(sub)
+        if sub_subs is None:
+            return _NOT
+        ok = bool(rest) and rest[0].literal in sub_subs and all(w.literal is not None for w in rest[1:])
+        return _YES if ok else _NOT
     result = _check(spec, rest)
-    if not result.read_only:
-        return _NOT
+    if not result.read_only or not paths:
+        return result
     # revisions look like paths too (HEAD~1): harmless, they resolve inside the project
-    return ReadOnlyCheck(True, (*paths, *result.paths))
+    return reads((*paths, *result.paths))
 
 
-def _sed(args: list[Word], appends_args: bool) -> ReadOnlyCheck:
+def _sed(args: Sequence[Word], appends_args: bool) -> ReadOnlyCheck:
     """``sed -n '1,20p' file`` is read-only; scripts with anything but line addresses are not."""
     scripts: list[str] = []
     files: list[Word] = []
@@ -268,4 +286,4 @@ def _sed(args: list[Word], appends_args: bool) -> ReadOnlyCheck:
         return _NOT
     if not all(set(s) <= _SED_SCRIPT_CHARS for s in scripts):
         return _NOT
-    return ReadOnlyCheck(True, tuple(files))
+    return reads(tuple(files))

@@ -102,16 +102,19 @@ def form_text(words: Sequence[Word]) -> tuple[str, str, bool]:
     """In one pass: the command's text, the text of its leading fixed words, whether all are fixed."""
     parts: list[str] = []
     first_dynamic = -1
-    search = _NEEDS_QUOTING.search
     for word in words:
-        text = word.text
-        if word.static and not word.glob:
-            if not text or search(text) is not None:
-                text = shlex.quote(text)
-        elif first_dynamic < 0:
+        if first_dynamic < 0 and (not word.static or word.glob):
             first_dynamic = len(parts)
-        parts.append(text)
+        parts.append(word.text)
     joined = " ".join(parts)
+    # Quick test that no word needs quoting: every blank but " " is unprintable, a word with a
+    # space adds one, and an empty word ('') is the last case.
+    if (
+        not joined.isprintable() or "'" in joined or '"' in joined or "\\" in joined
+        or joined.count(" ") != len(parts) - 1 or "" in parts
+    ):
+        parts = [render(word) for word in words]
+        joined = " ".join(parts)
     if first_dynamic < 0:
         return joined, joined, True
     return joined, " ".join(parts[:first_dynamic]), False
