@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 
 from .bash_words import Word
 
+DEV_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})  # not files
+WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
+READ_OPS = frozenset({"<"})
+
 
 @dataclass(frozen=True, slots=True)
 class Redirect:

@@ -1,8 +1,9 @@
-"""The common line in one tight loop: plain commands joined by ``;``, ``&&``, ``||`` and ``|``.
+"""The common line in one tight loop: plain commands joined by ``;``, ``&&``, ``||`` and ``|``,
+with file redirections such as ``> out.log 2>&1``.
 
 Most lines an agent runs are a few commands whose words are bare words or single-quoted
 strings (``git diff HEAD~1 -- src/app.py``, ``grep -rn 'TODO' src/ | head -20``).  For those,
-``fast_commands`` builds exactly what the general walker (``bash_parse._Walker``) builds, with
+``fast_parse`` builds exactly what the general walker (``bash_parse._Walker``) builds, with
 no per-node method dispatch.  On anything else it returns ``None`` *before* deciding anything,
 and the caller runs the general walker; ``tests/permissions/test_parse_speedups.py`` checks
 that both give equal results on a corpus.  It adds no shortcut of its own: a word is taken
@@ -12,7 +13,15 @@ only when ``skipped_text`` would find nothing skipped in it.
 
 from __future__ import annotations
 
-from .bash_commands import CMD_SLOT_SETTERS, SimpleCommand
+from .bash_commands import (
+    CMD_SLOT_SETTERS,
+    DEV_SINKS,
+    READ_OPS,
+    WRITE_OPS,
+    ParsedCommand,
+    Redirect,
+    SimpleCommand,
+)
 from .bash_words import Node, Word
 
 _JOINS = frozenset({"program", "list", "pipeline"})
@@ -24,8 +33,8 @@ _set_glob = Word.glob.__set__  # type: ignore[attr-defined]
 _set_words, _set_assignments, _set_nested, _set_kind, _set_operators = CMD_SLOT_SETTERS
 
 
-def fast_commands(root: Node, source: str, plain_line: bool) -> list[SimpleCommand] | None:
-    """The simple commands of an ASCII line ``source``, or ``None`` when it is not that simple.
+def fast_parse(root: Node, source: str, plain_line: bool) -> ParsedCommand | None:
+    """The parse of an ASCII line ``source``, or ``None`` when the line is not that simple.
 
     ``plain_line``: no character of the line makes a bare word dynamic, a glob or a problem
     (``bash_words.plain_line``); otherwise every bare word is checked on its own.  The leaves
@@ -34,6 +43,7 @@ def fast_commands(root: Node, source: str, plain_line: bool) -> list[SimpleComma
     reports it.
     """
     commands: list[SimpleCommand] = []
+    redirects: list[Redirect] = []
     covered = 0  # end of the last leaf seen
     stack = [root]
     while stack:
@@ -49,25 +59,21 @@ def fast_commands(root: Node, source: str, plain_line: bool) -> list[SimpleComma
                         return None
                     child = inner[0]
                     kind = child.type
+                elif kind == "file_redirect":
+                    covered = _file_redirect(child, source, plain_line, covered, redirects)
+                    if covered < 0:
+                        return None
+                    continue
                 start = child.start_byte
                 if start > covered and source[covered:start].strip(_BLANKS):
                     return None
                 covered = end = child.end_byte
-                text = source[start:end]
-                if kind == "word":
-                    if " " in text or not text.isprintable():
-                        return None  # glued words: the general path reports them
-                    if not plain_line and not _literal_word(text):
-                        return None
-                elif kind == "raw_string":
-                    text = text[1:-1]
-                else:
+                word = _word(kind, source[start:end], plain_line)
+                if word is None:
                     return None
-                word = _new(Word)
-                _set_text(word, text)
-                _set_static(word, True)
-                _set_glob(word, False)
                 words.append(word)
+            if len(words) == 1 and words[0].text == "!":
+                return None  # the general path reports it
             command = _new(SimpleCommand)
             _set_words(command, tuple(words))
             _set_assignments(command, ())
@@ -82,11 +88,79 @@ def fast_commands(root: Node, source: str, plain_line: bool) -> list[SimpleComma
             if start > covered and source[covered:start].strip(_BLANKS):
                 return None
             covered = max(covered, node.end_byte)
+        elif kind == "redirected_statement":
+            children = node.children
+            if children[0].type != "command" or node.field_name_for_child(0) != "body":
+                return None
+            for child in children[1:]:
+                if child.type != "file_redirect":
+                    return None
+            stack.extend(children[::-1])
+        elif kind == "file_redirect":  # of a redirected statement, after its body
+            covered = _file_redirect(node, source, plain_line, covered, redirects)
+            if covered < 0:
+                return None
         else:
             return None
-    if covered < len(source) and source[covered:].strip(_BLANKS):
+    if not commands or covered < len(source) and source[covered:].strip(_BLANKS):
         return None
-    return commands or None
+    return ParsedCommand(commands, redirects)
+
+
+def _word(kind: str, text: str, plain_line: bool) -> Word | None:
+    """The value of a bare word, number or single-quoted string when it is a fixed literal."""
+    if kind == "word":
+        if " " in text or not text.isprintable():
+            return None  # glued words: the general path reports them
+        if not plain_line and not _literal_word(text):
+            return None
+    elif kind == "raw_string":
+        text = text[1:-1]
+    elif kind != "number":
+        return None
+    word = _new(Word)
+    _set_text(word, text)
+    _set_static(word, True)
+    _set_glob(word, False)
+    return word
+
+
+def _file_redirect(
+    node: Node, source: str, plain_line: bool, covered: int, redirects: list[Redirect]
+) -> int:
+    """``>``, ``>>``, ``2>&1``, ``<`` … with one fixed target, as ``_Walker._redirect`` reads
+    them; returns the end of its last leaf, or -1 when the general path must read it."""
+    op = None
+    target = None
+    for child in node.children:
+        start = child.start_byte
+        if start > covered and source[covered:start].strip(_BLANKS):
+            return -1
+        covered = end = child.end_byte
+        kind = child.type
+        if not child.is_named:
+            if op is not None:
+                return -1
+            op = kind
+        elif kind != "file_descriptor":
+            if target is not None:
+                return -1
+            target = _word(kind, source[start:end], plain_line)
+            if target is None:
+                return -1
+    if target is None or op is None:
+        return -1
+    text = target.text
+    if op in (">&", "<&") and (text.isdigit() or text == "-"):
+        return covered  # fd duplication (2>&1), not a file
+    if op in WRITE_OPS:
+        if text not in DEV_SINKS:
+            redirects.append(Redirect(target, True))
+    elif op in READ_OPS:
+        redirects.append(Redirect(target, False))
+    elif op != "<&":
+        return -1
+    return covered
 
 
 def _literal_word(text: str) -> bool:

@@ -15,8 +15,16 @@ from functools import lru_cache
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
-from .bash_commands import ParsedCommand, Redirect, SimpleCommand, new_simple  # noqa: F401 (re-export)
-from .bash_fastparse import fast_commands
+from .bash_commands import (  # noqa: F401 (SimpleCommand: re-exported)
+    DEV_SINKS,
+    READ_OPS,
+    WRITE_OPS,
+    ParsedCommand,
+    Redirect,
+    SimpleCommand,
+    new_simple,
+)
+from .bash_fastparse import fast_parse
 from .bash_lexcheck import bad_characters, skipped_text
 from .bash_words import Node, Word, WordReader, make_word, plain_line
 
@@ -37,9 +45,6 @@ _CONTAINERS = frozenset(
     {"program", "list", "pipeline", "subshell", "compound_statement", "do_group",
      "negated_command", "if_statement", "elif_clause", "else_clause", "while_statement"}
 )
-_DEV_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
-_READ_OPS = frozenset({"<"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 
 
@@ -69,9 +74,9 @@ def parse_uncached(command: str) -> ParsedCommand:
             problems=["the command does not parse (syntax error or unterminated quote)"]
         )
     if command.isascii():  # first the common shape, in one loop that also checks for gaps
-        commands = fast_commands(root, command, printable and plain_line(command))
-        if commands is not None:
-            return ParsedCommand(commands)
+        parsed = fast_parse(root, command, printable and plain_line(command))
+        if parsed is not None:
+            return parsed
     skipped = skipped_text(root, data)
     if skipped is not None:
         return ParsedCommand(problems=[f"the parser skipped part of the command: {skipped!r}"])
@@ -147,6 +152,8 @@ class _Walker:
                 self._redirect(child)
             elif kind != "comment":
                 words.append(read(child))
+        if len(words) == 1 and words[0].text == "!":  # `! !`: bash runs nothing, we'd see `!`
+            self.out.problems.append("a '!' with no command after it")
         self.out.commands.append(new_simple(tuple(words), tuple(assignments), nested))
 
     def _assignment(self, node: Node) -> tuple[str, Word]:
@@ -248,10 +255,10 @@ class _Walker:
         target = targets[0]
         if op in (">&", "<&") and (target.text.isdigit() or target.text == "-"):
             return  # fd duplication (2>&1), not a file
-        if op in _WRITE_OPS:
-            if target.literal not in _DEV_SINKS:
+        if op in WRITE_OPS:
+            if target.literal not in DEV_SINKS:
                 self.out.redirects.append(Redirect(target, write=True))
-        elif op in _READ_OPS:
+        elif op in READ_OPS:
             self.out.redirects.append(Redirect(target, write=False))
         elif op != "<&":
             self.out.problems.append(f"unsupported redirection operator {op!r}")
