@@ -13,6 +13,9 @@ only when ``skipped_text`` would find nothing skipped in it.
 
 from __future__ import annotations
 
+import tree_sitter_bash
+from tree_sitter import Language
+
 from .bash_commands import (
     CMD_SLOT_SETTERS,
     DEV_SINKS,
@@ -24,7 +27,25 @@ from .bash_commands import (
 )
 from .bash_words import Node, Word
 
-_JOINS = frozenset({"program", "list", "pipeline"})
+_LANGUAGE = Language(tree_sitter_bash.language())
+
+
+def _ids(*names: str) -> frozenset[int]:
+    """Every node kind id whose ``type`` is one of ``names`` (a name can have several ids)."""
+    return frozenset(
+        i for i in range(_LANGUAGE.node_kind_count) if _LANGUAGE.node_kind_for_id(i) in names
+    )
+
+
+_COMMAND = _ids("command")
+_COMMAND_NAME = _ids("command_name")
+_JOINS = _ids("program", "list", "pipeline")
+_REDIRECTED = _ids("redirected_statement")
+_FILE_REDIRECT = _ids("file_redirect")
+_COMMENT = _ids("comment")
+_BARE_WORD = _ids("word")
+_NUMBER = _ids("number")
+_RAW_STRING = _ids("raw_string")
 _BLANKS = " \t\n"  # what bash_lexcheck.skipped_text counts as blank
 _new = object.__new__
 _set_text = Word.text.__set__  # type: ignore[attr-defined]
@@ -48,29 +69,42 @@ def fast_parse(root: Node, source: str, plain_line: bool) -> ParsedCommand | Non
     stack = [root]
     while stack:
         node = stack.pop()
-        kind = node.type
-        if kind == "command":
+        kind = node.kind_id
+        if kind in _COMMAND:
             words = []
             for child in node.children:
-                kind = child.type
-                if kind == "command_name":
+                kind = child.kind_id
+                if kind in _COMMAND_NAME:
                     inner = child.children
                     if len(inner) != 1:
                         return None
                     child = inner[0]
-                    kind = child.type
-                elif kind == "file_redirect":
+                    kind = child.kind_id
+                elif kind in _FILE_REDIRECT:
                     covered = _file_redirect(child, source, plain_line, covered, redirects)
                     if covered < 0:
                         return None
                     continue
                 start = child.start_byte
-                if start > covered and source[covered:start].strip(_BLANKS):
+                if start > covered:
+                    gap = source[covered:start]
+                    if gap != " " and gap.strip(_BLANKS):
+                        return None
+                covered = child.end_byte
+                text = source[start:covered]
+                if kind in _BARE_WORD:
+                    if " " in text or not text.isprintable():
+                        return None  # glued words: the general path reports them
+                    if not plain_line and not _literal_word(text):
+                        return None
+                elif kind in _RAW_STRING:
+                    text = text[1:-1]
+                elif kind not in _NUMBER:
                     return None
-                covered = end = child.end_byte
-                word = _word(kind, source[start:end], plain_line)
-                if word is None:
-                    return None
+                word = _new(Word)
+                _set_text(word, text)
+                _set_static(word, True)
+                _set_glob(word, False)
                 words.append(word)
             if len(words) == 1 and words[0].text == "!":
                 return None  # the general path reports it
@@ -83,20 +117,20 @@ def fast_parse(root: Node, source: str, plain_line: bool) -> ParsedCommand | Non
             commands.append(command)
         elif kind in _JOINS:
             stack.extend(node.children[::-1])  # (py-tree-sitter caches the list: no reverse())
-        elif kind == "comment" or not node.is_named:  # a comment or an operator token
+        elif kind in _COMMENT or not node.is_named:  # a comment or an operator token
             start = node.start_byte
             if start > covered and source[covered:start].strip(_BLANKS):
                 return None
             covered = max(covered, node.end_byte)
-        elif kind == "redirected_statement":
+        elif kind in _REDIRECTED:
             children = node.children
-            if children[0].type != "command" or node.field_name_for_child(0) != "body":
+            if children[0].kind_id not in _COMMAND or node.field_name_for_child(0) != "body":
                 return None
             for child in children[1:]:
-                if child.type != "file_redirect":
+                if child.kind_id not in _FILE_REDIRECT:
                     return None
             stack.extend(children[::-1])
-        elif kind == "file_redirect":  # of a redirected statement, after its body
+        elif kind in _FILE_REDIRECT:  # of a redirected statement, after its body
             covered = _file_redirect(node, source, plain_line, covered, redirects)
             if covered < 0:
                 return None
@@ -107,16 +141,16 @@ def fast_parse(root: Node, source: str, plain_line: bool) -> ParsedCommand | Non
     return ParsedCommand(commands, redirects)
 
 
-def _word(kind: str, text: str, plain_line: bool) -> Word | None:
+def _word(kind: int, text: str, plain_line: bool) -> Word | None:
     """The value of a bare word, number or single-quoted string when it is a fixed literal."""
-    if kind == "word":
+    if kind in _BARE_WORD:
         if " " in text or not text.isprintable():
             return None  # glued words: the general path reports them
         if not plain_line and not _literal_word(text):
             return None
-    elif kind == "raw_string":
+    elif kind in _RAW_STRING:
         text = text[1:-1]
-    elif kind != "number":
+    elif kind not in _NUMBER:
         return None
     word = _new(Word)
     _set_text(word, text)
@@ -137,15 +171,14 @@ def _file_redirect(
         if start > covered and source[covered:start].strip(_BLANKS):
             return -1
         covered = end = child.end_byte
-        kind = child.type
         if not child.is_named:
             if op is not None:
                 return -1
-            op = kind
-        elif kind != "file_descriptor":
+            op = child.type
+        elif child.type != "file_descriptor":
             if target is not None:
                 return -1
-            target = _word(kind, source[start:end], plain_line)
+            target = _word(child.kind_id, source[start:end], plain_line)
             if target is None:
                 return -1
     if target is None or op is None:
