@@ -27,7 +27,7 @@ from .bash_words import Word
 from .compiled import READ_RULES, CompiledRules, PathScope, compiled_rules
 from .filesystem import read_deny_below, write_verdict
 from .paths import BadPath, ResolvedPath, local_path, protected_reason_of, relative_below, resolve_below
-from .verdicts import RULE, sticky_ask
+from .verdicts import RULE, new_ask, new_update, sticky_ask
 
 TOOL_NAME = "Bash"
 RECURSIVE_PROGRAMS = frozenset(_RECURSIVE_FLAGS) | _ALWAYS_RECURSIVE  # the only ones walked_folders walks
@@ -127,7 +127,7 @@ def _rule_checks(info: CommandInfo, rules: CompiledRules, v: _Verdict) -> None:
 
 
 def _command_checks(
-    info: CommandInfo, rules: CompiledRules | None, cwds: list[str], scope: PathScope | None, v: _Verdict
+    info: CommandInfo, rules: CompiledRules | None, cwds: _Cwds, scope: PathScope | None, v: _Verdict
 ) -> None:
     read_only = info.read_only.read_only
     if read_only and not info.ask_reason and not info.cd_kind:
@@ -163,7 +163,7 @@ def _protected_arguments(info: CommandInfo, cwds: list[str], v: _Verdict) -> Non
     Any argument may be a destination, so every fixed argument is resolved (symlinks too).
     """
     for word in info.innermost[1:]:
-        value = _fixed_path(word)
+        value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
         if not value or value[0] == "-":
             continue
         for cwd in cwds:
@@ -176,20 +176,33 @@ def _protected_arguments(info: CommandInfo, cwds: list[str], v: _Verdict) -> Non
                 return
 
 
-def _fixed_path(word: Word) -> str | None:
-    """The word's value when it names one fixed path (``~/x`` included, globs excluded)."""
-    if word.literal is not None:
-        return word.literal
+def _tilde_path(word: Word) -> str | None:
+    """A static word with ``~`` expansion only (no glob or brace characters)."""
     tilde_only = word.static and word.text.startswith("~") and not any(c in word.text for c in "*?[{")
     return word.text if tilde_only else None
 
 
-def _cwds(analysis: Analysis, base: str) -> list[str]:
+class _Cwds(list[str]):
+    """The folders a relative path may be resolved against; the first is the real cwd.
+
+    Remembers where each ``cd`` leads from there (for this decision only).
+    """
+
+    __slots__ = ("from_base",)
+
+    def cd_path(self, info: CommandInfo, cwd: str) -> str | None:
+        if cwd == self[0] and id(info) in self.from_base:
+            return self.from_base[id(info)]
+        return _cd_path(info, cwd)
+
+
+def _cwds(analysis: Analysis, base: str) -> _Cwds:
     """Every directory a relative path in this line may be resolved against (``base``: the real cwd)."""
-    cwds = [base]
+    cwds = _Cwds((base,))
+    cwds.from_base = {}
     for info in analysis.commands:
         if info.cd_kind == "cd" or info.cd_kind == "pushd":
-            target = _cd_path(info, base)
+            target = cwds.from_base[id(info)] = _cd_path(info, base)
             if target is not None and target not in cwds:
                 cwds.append(target)
     return cwds
@@ -209,14 +222,14 @@ def _cd_path(info: CommandInfo, cwd: str) -> str | None:
         return None
 
 
-def _cd_inside(info: CommandInfo, cwds: list[str], scope: PathScope | None) -> bool:
+def _cd_inside(info: CommandInfo, cwds: _Cwds, scope: PathScope | None) -> bool:
     if scope is None or info.cd_kind == "popd":
         return False
     target = info.cd_target
     if target is not None and target.literal is None:
         return False
     for cwd in cwds:
-        path = _cd_path(info, cwd)
+        path = cwds.cd_path(info, cwd)
         if path is None or not scope.inside(path):
             return False
     return True
@@ -326,11 +339,10 @@ def _result(command: str, v: _Verdict, analysis: Analysis) -> PermissionResult:
     if not v.soft:
         return _ALLOWED
     suggestions: tuple[PermissionUpdate, ...] = ()
-    only_prefixes = all(s.endswith("needs approval") for s in v.soft)
-    if v.prefixes and only_prefixes:
-        rules = tuple(f"Bash({p}:*)" for p in v.prefixes)
-        suggestions = (PermissionUpdate(rules=rules, destination="localSettings"),)
-    return PermissionAsk(f"Run {command!r}? " + "; ".join(v.soft[:3]), suggestions=suggestions)
+    if v.prefixes and all(s.endswith("needs approval") for s in v.soft):
+        rules = tuple([f"Bash({p}:*)" for p in v.prefixes])
+        suggestions = (new_update(rules, "localSettings"),)
+    return new_ask(f"Run {command!r}? " + "; ".join(v.soft[:3]), suggestions)
 
 
 __all__ = ["check_bash_permission", "is_read_only_command"]

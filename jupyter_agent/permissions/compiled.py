@@ -166,6 +166,10 @@ class PathScope:
     project: str
     roots: tuple[str, ...]
     read_deny: tuple[tuple[str, tuple[PathPattern, ...]], ...]
+    root_texts: tuple[str, ...] = ()  # the roots as str(Path(root)) spells them (rule suggestions)
+
+    def __post_init__(self) -> None:
+        self.root_texts = tuple(str(Path(r)) for r in self.roots)
 
     def inside(self, real: str) -> bool:
         """Is the real path ``real`` in one of the working directories (by components)?"""

@@ -24,7 +24,7 @@ from ..core.permission_types import (
 )
 from .compiled import READ_RULES, PathScope, compiled_rules
 from .paths import BadPath, ResolvedPath, is_within, protected_reason_of, resolve_path
-from .verdicts import RULE, SAFETY, sticky_ask
+from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
 EDIT_RULES = ("Edit", "Write", "NotebookEdit")
 
@@ -148,12 +148,10 @@ def write_verdict(
     if allowed is not None:
         return PermissionAllow(reason=f"rule {allowed}")
     inside = scope.inside(real)
-    if inside and context.permission_context.mode == "acceptEdits":
+    if inside and scope.rules.context.mode == "acceptEdits":
         return PermissionAllow(reason="acceptEdits mode")
-    return PermissionAsk(
-        _write_message(tool, path, resolved, inside),
-        suggestions=(PermissionUpdate(rules=(_edit_rule_for(resolved, context),), destination="session"),),
-    )
+    rule = _edit_rule_for(real, scope)
+    return new_ask(_write_message(tool, path, resolved, inside), (new_update((rule,), "session"),))
 
 
 def _write_message(tool: Any, path: str, resolved: ResolvedPath, inside: bool) -> str:
@@ -163,11 +161,11 @@ def _write_message(tool: Any, path: str, resolved: ResolvedPath, inside: bool) -
     return f"{_name(tool)} wants to write {path}{where}, outside the working directories."
 
 
-def _edit_rule_for(resolved: ResolvedPath, context: ToolUseContext) -> str:
-    for root in working_directories(context):
-        if is_within(resolved.real, str(root)):
+def _edit_rule_for(real: str, scope: PathScope) -> str:
+    for root in scope.root_texts:  # the working directories, as str(Path(root)) spells them
+        if is_within(real, root):
             return f"Edit(/{root}/**)"
-    return f"Edit(/{os.path.dirname(resolved.real)}/**)"
+    return f"Edit(/{os.path.dirname(real)}/**)"
 
 
 def _name(tool: Any) -> str:

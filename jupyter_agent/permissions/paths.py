@@ -62,6 +62,8 @@ def resolve_below(path: str, base: str) -> tuple[str, str]:
     The hot-path form of ``resolve_path(path, base, cwd_is_real=True)``: plain string work
     instead of ``os.path`` helpers, and only the components below ``base`` are looked at.
     """
+    if path and "/" not in path and ":" not in path and "\x00" not in path and path[:1] != "~" and path[:1] != ".":
+        return _name_below(path, base)  # one plain name (``main``, ``app.py``): the common case
     path = local_path(path)
     if path[:1] == "~":
         path = os.path.expanduser(path)
@@ -81,6 +83,18 @@ def relative_below(path: str, base: str) -> tuple[str, str]:
     # The real path resolves symlinks *before* applying "..", like the kernel does:
     # link/../x is beside the link's target, not beside the link.
     return lexical, _real_below(base, parts)
+
+
+def _name_below(name: str, base: str) -> tuple[str, str]:
+    """``relative_below`` for one non-empty name without ``/`` that does not start with a dot."""
+    step = "/" + name if base == "/" else base + "/" + name
+    if not os.access(step, os.F_OK, follow_symlinks=False):
+        return step, step
+    try:
+        mode = os.lstat(step).st_mode
+    except OSError:
+        return step, step
+    return step, os.path.realpath(step) if stat.S_ISLNK(mode) else step
 
 
 def local_path(path: str) -> str:

@@ -6,7 +6,7 @@ a hook's "allow" do not turn it into an allow.  Other asks ("this needs approval
 
 from __future__ import annotations
 
-from ..core.permission_types import PermissionAsk, PermissionUpdate
+from ..core.permission_types import PermissionAsk, PermissionUpdate, RuleSource
 
 RULE = "rule"
 SAFETY = "safety"
@@ -25,7 +25,41 @@ def sticky_ask(
     message: str, kind: str, detail: str = "", suggestions: tuple[PermissionUpdate, ...] = ()
 ) -> PermissionAsk:
     """An ask that bypassPermissions and hook approvals cannot skip (``kind``: rule/safety)."""
-    return PermissionAsk(message, suggestions=suggestions, reason=f"{kind}: {detail}".rstrip(": "))
+    return new_ask(message, suggestions, f"{kind}: {detail}".rstrip(": "))
+
+
+def _plain_frozen(cls: type, names: tuple[str, ...]) -> bool:
+    """Is ``cls`` still a frozen dataclass with exactly these fields, values in ``__dict__``?"""
+    params = getattr(cls, "__dataclass_params__", None)
+    fields = getattr(cls, "__dataclass_fields__", {})
+    return bool(params and params.frozen) and tuple(fields) == names and "__slots__" not in vars(cls)
+
+
+_NEW = object.__new__
+# The permission results are frozen dataclasses; their generated __init__ (one
+# object.__setattr__ per field) is a large part of a fast decision.  These build the same
+# objects directly; if the classes ever change shape, the plain constructors are used.
+_FAST = _plain_frozen(PermissionAsk, ("message", "suggestions", "reason", "behavior")) and _plain_frozen(
+    PermissionUpdate, ("rules", "behavior", "destination")
+)
+
+
+def new_ask(message: str, suggestions: tuple[PermissionUpdate, ...] = (), reason: str | None = None) -> PermissionAsk:
+    """``PermissionAsk(message, suggestions, reason)``, built without the dataclass __init__."""
+    if not _FAST:
+        return PermissionAsk(message, suggestions=suggestions, reason=reason)
+    ask = _NEW(PermissionAsk)
+    ask.__dict__.update(message=message, suggestions=suggestions, reason=reason, behavior="ask")
+    return ask
+
+
+def new_update(rules: tuple[str, ...], destination: RuleSource) -> PermissionUpdate:
+    """``PermissionUpdate(rules, "allow", destination)``, built without the dataclass __init__."""
+    if not _FAST:
+        return PermissionUpdate(rules=rules, destination=destination)
+    update = _NEW(PermissionUpdate)
+    update.__dict__.update(rules=rules, behavior="allow", destination=destination)
+    return update
 
 
 def is_sticky(ask: PermissionAsk) -> bool:
