@@ -25,6 +25,7 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # extra forms: every other fixed program name is classified by ``_classify_plain``.
 # (``/bin/rm`` has an extra form too: names with a slash go the general way as well.)
 _NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | {"su", "command", "find", "fd"}
+_EXTRA_FORM_PROGRAMS = frozenset({"find", "fd", "git"})  # and names with a slash
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"})  # an extra form, a cd target
 _NOT_READ_ONLY = ReadOnlyCheck(False)
 _READ_ONLY = ReadOnlyCheck(True)
@@ -151,7 +152,7 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
 
 def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]:
     nested = nested or cmd.nested
-    env_reason = _env_reason(name for name, _ in cmd.assignments)
+    env_reason = _env_reason(name for name, _ in cmd.assignments) if cmd.assignments else None
     if cmd.kind == "assignment" or (cmd.kind == "command" and not cmd.words):
         return CommandInfo((), (), _READ_ONLY, env_reason, nested=nested), []
     if cmd.kind == "test":
@@ -159,11 +160,13 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]
         reason = None if safe else "a test with arithmetic or -v (can run code)"
         return CommandInfo((), cmd.words, _READ_ONLY if safe else _NOT_READ_ONLY, reason, nested=nested), []
     unwrapped = unwrap(cmd.words)
-    reason = env_reason or unwrapped.ask_reason or _env_reason(unwrapped.env)
+    reason = env_reason or unwrapped.ask_reason or (_env_reason(unwrapped.env) if unwrapped.env else None)
     inner = unwrapped.innermost
     forms = list(unwrapped.forms)
-    scripts = list(unwrapped.scripts)
+    scripts = unwrapped.scripts  # a fresh list of this unwrap
     for form in unwrapped.forms:
+        if not _may_have_extra_forms(form):
+            continue
         for extra in _extra_forms(form):  # find -exec sh -c '...' {} ;  → unwrap that too
             peeled = unwrap(extra)
             forms.extend(peeled.forms)
@@ -205,6 +208,15 @@ def _env_reason(names: object) -> str | None:
         if dangerous_env(name):
             return f"it sets {name}, which changes what programs run"
     return None
+
+
+def _may_have_extra_forms(form: tuple[Word, ...]) -> bool:
+    """False when ``_extra_forms(form)`` is surely empty (a quick test on the program name)."""
+    if not form:
+        return False
+    program = form[0]
+    name = program.text
+    return program.static and not program.glob and (name in _EXTRA_FORM_PROGRAMS or "/" in name)
 
 
 def _extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:

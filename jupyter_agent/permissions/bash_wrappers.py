@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .bash_words import Word
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Wrapper:
     arg_options: frozenset[str] = frozenset()  # options that take a value
     flags: frozenset[str] | None = frozenset()  # None: any other option is a flag
@@ -59,6 +59,7 @@ DANGEROUS_ENV = frozenset(
      "CDPATH", "GLOBIGNORE", "TMPDIR", "SSH_ASKPASS", "SUDO_ASKPASS"}
 )
 _DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC")
+_CODE_RUNNERS = SHELLS | EVAL_LIKE | {"su", "command"}  # the names _code_runner acts on
 _MAX_DEPTH = 20
 
 
@@ -67,7 +68,7 @@ def dangerous_env(name: str) -> bool:
     return name in DANGEROUS_ENV or name.startswith(_DANGEROUS_PREFIXES)
 
 
-@dataclass
+@dataclass(slots=True)
 class Unwrapped:
     """The forms of one command from outermost to innermost, and what unwrapping found."""
 
@@ -85,17 +86,17 @@ class Unwrapped:
 
 def unwrap(words: tuple[Word, ...]) -> Unwrapped:
     """Strip wrappers until the real program; record always-ask reasons and literal scripts."""
-    out = Unwrapped(forms=[words])
+    out = Unwrapped([words], None, [], False, [], False)
     current = words
     for _ in range(_MAX_DEPTH):
         if not current:
             return out
         program = current[0]
-        if program.literal is None:
+        if not program.static or program.glob:
             out.ask_reason = f"the program name {program.text!r} is not a fixed word"
             return out
-        name = program.literal
-        if _code_runner(name, current, out):
+        name = program.text
+        if name in _CODE_RUNNERS and _code_runner(name, current, out):
             return out
         wrapper = WRAPPERS.get(name)
         if wrapper is None:
@@ -160,12 +161,15 @@ def _strip_options(
         if step is None:
             return None
         i += step
-    rest = args[i:]
-    if wrapper.positional:
-        if len(rest) < wrapper.positional or any(w.literal is None for w in rest[: wrapper.positional]):
+    count = wrapper.positional
+    if not count:
+        return args[i:]
+    if len(args) - i < count:
+        return None
+    for word in args[i:i + count]:
+        if not word.static or word.glob:  # e.g. timeout's DURATION must be a fixed word
             return None
-        rest = rest[wrapper.positional:]
-    return rest
+    return args[i + count:]
 
 
 def _option_width(wrapper: _Wrapper, value: str, name: str) -> int | None:
