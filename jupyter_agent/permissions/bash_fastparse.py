@@ -54,15 +54,20 @@ _set_glob = Word.glob.__set__  # type: ignore[attr-defined]
 _set_words, _set_assignments, _set_nested, _set_kind, _set_operators = CMD_SLOT_SETTERS
 
 
-def fast_parse(root: Node, source: str, plain_line: bool) -> ParsedCommand | None:
+def fast_parse(root: Node, source: str, printable: bool) -> ParsedCommand | None:
     """The parse of an ASCII line ``source``, or ``None`` when the line is not that simple.
 
-    ``plain_line``: no character of the line makes a bare word dynamic, a glob or a problem
-    (``bash_words.plain_line``); otherwise every bare word is checked on its own.  The leaves
+    ``printable``: ``source.isprintable()``.  When no character of a printable line makes a
+    bare word dynamic, a glob or a problem (``bash_words.plain_line``, inline here), words need
+    no check of their own; otherwise every bare word is checked on its own.  The leaves
     are visited in order, as ``bash_lexcheck.skipped_text`` visits them, and text between them
     that is not blank (tree-sitter dropped it) also means ``None``: the general path then
     reports it.
     """
+    plain_line = printable and not (
+        "$" in source or "`" in source or "\\" in source or "*" in source or "?" in source
+        or "[" in source or "{" in source or "~" in source
+    )
     commands: list[SimpleCommand] = []
     redirects: list[Redirect] = []
     covered = 0  # end of the last leaf seen
@@ -74,17 +79,18 @@ def fast_parse(root: Node, source: str, plain_line: bool) -> ParsedCommand | Non
             words = []
             for child in node.children:
                 kind = child.kind_id
-                if kind in _COMMAND_NAME:
-                    inner = child.children
-                    if len(inner) != 1:
-                        return None
-                    child = inner[0]
-                    kind = child.kind_id
-                elif kind in _FILE_REDIRECT:
-                    covered = _file_redirect(child, source, plain_line, covered, redirects)
-                    if covered < 0:
-                        return None
-                    continue
+                if kind not in _BARE_WORD:
+                    if kind in _COMMAND_NAME:
+                        inner = child.children
+                        if len(inner) != 1:
+                            return None
+                        child = inner[0]
+                        kind = child.kind_id
+                    elif kind in _FILE_REDIRECT:
+                        covered = _file_redirect(child, source, plain_line, covered, redirects)
+                        if covered < 0:
+                            return None
+                        continue
                 start = child.start_byte
                 if start > covered:
                     gap = source[covered:start]
@@ -95,7 +101,10 @@ def fast_parse(root: Node, source: str, plain_line: bool) -> ParsedCommand | Non
                 if kind in _BARE_WORD:
                     if " " in text or not text.isprintable():
                         return None  # glued words: the general path reports them
-                    if not plain_line and not _literal_word(text):
+                    if not plain_line and (  # as _literal_word, inline
+                        "$" in text or "`" in text or "\\" in text or "*" in text or "?" in text
+                        or "[" in text or "{" in text or text.startswith("~")
+                    ):
                         return None
                 elif kind in _RAW_STRING:
                     text = text[1:-1]

@@ -26,7 +26,7 @@ from .bash_commands import (  # noqa: F401 (SimpleCommand: re-exported)
 )
 from .bash_fastparse import fast_parse
 from .bash_lexcheck import bad_characters, skipped_text
-from .bash_words import Node, Word, WordReader, make_word, plain_line
+from .bash_words import Node, Word, WordReader, make_word
 
 _LANGUAGE = Language(tree_sitter_bash.language())
 # A tree-sitter Parser is not thread-safe (sharing one across threads crashed the process once):
@@ -35,10 +35,11 @@ _LOCAL = threading.local()
 
 
 def _parser() -> Parser:
-    parser = getattr(_LOCAL, "parser", None)
-    if parser is None:
+    try:
+        return _LOCAL.parser
+    except AttributeError:
         parser = _LOCAL.parser = Parser(_LANGUAGE)
-    return parser
+        return parser
 
 # Containers whose named children are statements (plus clauses that hold statements).
 _CONTAINERS = frozenset(
@@ -74,7 +75,7 @@ def parse_uncached(command: str) -> ParsedCommand:
             problems=["the command does not parse (syntax error or unterminated quote)"]
         )
     if command.isascii():  # first the common shape, in one loop that also checks for gaps
-        parsed = fast_parse(root, command, printable and plain_line(command))
+        parsed = fast_parse(root, command, printable)
         if parsed is not None:
             return parsed
     skipped = skipped_text(root, data)

@@ -23,7 +23,7 @@ from jupyter_agent.permissions import bash_parse
 from jupyter_agent.permissions.bash_commands import ParsedCommand, SimpleCommand, new_simple
 from jupyter_agent.permissions.bash_fastparse import fast_parse
 from jupyter_agent.permissions.bash_lexcheck import bad_characters, skipped_text
-from jupyter_agent.permissions.bash_words import Word, WordReader, make_word, plain_line
+from jupyter_agent.permissions.bash_words import Word, WordReader, make_word
 from tests.permissions.test_bash_attacks import ROWS as ATTACK_ROWS
 from tests.permissions.test_bash_fuzz import HIDE, RM, SAFE, SEPARATORS
 from tests.permissions.test_bash_vs_bash import TOKENS
@@ -90,7 +90,7 @@ def _fast(line: str) -> ParsedCommand | None:
     root = bash_parse._parser().parse(line.encode()).root_node
     if root.has_error:
         return None
-    return fast_parse(root, line, line.isprintable() and plain_line(line))
+    return fast_parse(root, line, line.isprintable())
 
 
 def test_parse_equals_the_full_path_on_the_corpus():
