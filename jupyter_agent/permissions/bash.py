@@ -72,10 +72,9 @@ def check_bash_permission(command: str, context: ToolUseContext | None) -> Permi
         scope = rules.scope(os.fspath(context.cwd))
         cwds = _cwds(analysis, scope.real_cwd)
         if rules.deny_any is not None or rules.ask_any is not None:
-            for info in analysis.commands:
-                _rule_checks(info, rules, verdict)
-                if verdict.deny:
-                    return PermissionDeny(verdict.deny)
+            _rule_checks(analysis.commands, rules, verdict)
+            if verdict.deny:
+                return PermissionDeny(verdict.deny)
         _path_checks(analysis, cwds, scope, context, verdict)
         if verdict.deny:
             return PermissionDeny(verdict.deny)
@@ -109,25 +108,26 @@ def is_read_only_command(command: str, context: ToolUseContext | None = None) ->
     return all(_cd_inside(info, cwds, scope) for info in analysis.commands if info.cd_kind)
 
 
-def _rule_checks(info: CommandInfo, rules: CompiledRules, v: _Verdict) -> None:
+def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: _Verdict) -> None:
     """Deny and ask rules on every form; one combined regex first skips forms no rule matches."""
     deny_any, ask_any = rules.deny_any, rules.ask_any
-    for text, known, complete in info.form_texts:
-        if deny_any is not None and (not complete or deny_any.fullmatch(text)):
-            for rule, pattern in rules.bash_deny:
-                if pattern.matches(text):
-                    v.deny = f"Permission to run {text!r} has been denied by the rule {rule}."
-                    return
-                if not complete and pattern.may_match(known):
-                    v.sticky.append(f"{text!r} may match the deny rule {rule}")
-        if ask_any is not None and (not complete or ask_any.fullmatch(text)):
-            for rule, pattern in rules.bash_ask:
-                if pattern.matches(text) or (not complete and pattern.may_match(known)):
-                    v.sticky.append(f"{text!r} matches the ask rule {rule}")
+    for info in commands:
+        for text, known, complete in info.form_texts:
+            if deny_any is not None and (not complete or deny_any.fullmatch(text)):
+                for rule, pattern in rules.bash_deny:
+                    if pattern.matches(text):
+                        v.deny = f"Permission to run {text!r} has been denied by the rule {rule}."
+                        return
+                    if not complete and pattern.may_match(known):
+                        v.sticky.append(f"{text!r} may match the deny rule {rule}")
+            if ask_any is not None and (not complete or ask_any.fullmatch(text)):
+                for rule, pattern in rules.bash_ask:
+                    if pattern.matches(text) or (not complete and pattern.may_match(known)):
+                        v.sticky.append(f"{text!r} matches the ask rule {rule}")
 
 
 def _command_checks(
-    info: CommandInfo, rules: CompiledRules | None, cwds: _Cwds, scope: PathScope | None, v: _Verdict
+    info: CommandInfo, rules: CompiledRules | None, cwds: list[str], scope: PathScope | None, v: _Verdict
 ) -> None:
     read_only = info.read_only.read_only
     if read_only and not info.ask_reason and not info.cd_kind:
@@ -196,15 +196,17 @@ class _Cwds(list[str]):
         return _cd_path(info, cwd)
 
 
-def _cwds(analysis: Analysis, base: str) -> _Cwds:
+def _cwds(analysis: Analysis, base: str) -> list[str]:
     """Every directory a relative path in this line may be resolved against (``base``: the real cwd)."""
+    cds = [info for info in analysis.commands if info.cd_kind == "cd" or info.cd_kind == "pushd"]
+    if not cds:
+        return [base]
     cwds = _Cwds((base,))
     cwds.from_base = {}
-    for info in analysis.commands:
-        if info.cd_kind == "cd" or info.cd_kind == "pushd":
-            target = cwds.from_base[id(info)] = _cd_path(info, base)
-            if target is not None and target not in cwds:
-                cwds.append(target)
+    for info in cds:
+        target = cwds.from_base[id(info)] = _cd_path(info, base)
+        if target is not None and target not in cwds:
+            cwds.append(target)
     return cwds
 
 
@@ -222,14 +224,14 @@ def _cd_path(info: CommandInfo, cwd: str) -> str | None:
         return None
 
 
-def _cd_inside(info: CommandInfo, cwds: _Cwds, scope: PathScope | None) -> bool:
+def _cd_inside(info: CommandInfo, cwds: list[str], scope: PathScope | None) -> bool:
     if scope is None or info.cd_kind == "popd":
         return False
     target = info.cd_target
     if target is not None and target.literal is None:
         return False
     for cwd in cwds:
-        path = cwds.cd_path(info, cwd)
+        path = cwds.cd_path(info, cwd) if isinstance(cwds, _Cwds) else _cd_path(info, cwd)
         if path is None or not scope.inside(path):
             return False
     return True
@@ -243,18 +245,20 @@ def _path_checks(
             _write_check(redirect.target, cwds, scope, context, v)
         else:
             _read_check(redirect.target, cwds, scope, v)
+    recursive = bool(scope.read_deny)  # without Read deny rules a recursive search finds nothing
     for info in analysis.commands:
         inner = info.innermost
-        if len(inner) > 1 and inner[0].literal in ("source", "."):
+        program = inner[0].literal if inner else None
+        if len(inner) > 1 and program in ("source", "."):
             _read_check(inner[1], cwds, scope, v)  # `source .env` reads it
-        if not info.read_only.read_only:
+        read_only = info.read_only
+        if not read_only.read_only:
             continue
-        for word in info.read_only.paths:
+        for word in read_only.paths:
             _read_check(word, cwds, scope, v)
         if v.deny:
             return
-        # walked_folders() is empty for other programs; without Read deny rules there is nothing to find
-        if scope.read_deny and inner and inner[0].literal in RECURSIVE_PROGRAMS:
+        if recursive and program in RECURSIVE_PROGRAMS:  # walked_folders() walks no other program
             _recursive_check(info, cwds, scope, v)
 
 

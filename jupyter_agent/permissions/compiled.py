@@ -28,6 +28,7 @@ class ToolRules:
 
     whole: dict[str, str | None]
     content: frozenset[str]
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass
@@ -44,7 +45,7 @@ class CompiledRules:
     _has_content: dict[tuple[str, tuple[str, ...]], bool] = field(default_factory=dict)
     _bash_any: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
     _scopes: dict[str, PathScope] = field(default_factory=dict)
-    _tools: dict[tuple[str, tuple[str, ...]], ToolRules] = field(default_factory=dict)
+    _tools: dict[str, ToolRules] = field(default_factory=dict)
     # Bash rules, ready for the hot path: patterns per behavior and one combined first test each.
     bash_deny: tuple[tuple[str, BashPattern], ...] = ()
     bash_ask: tuple[tuple[str, BashPattern], ...] = ()
@@ -76,16 +77,16 @@ class CompiledRules:
 
     def for_tool(self, name: str, aliases: tuple[str, ...] = ()) -> ToolRules:
         """The whole-tool rules and content-rule presence for one tool, looked up once."""
-        key = (name, aliases)
-        found = self._tools.get(key)
-        if found is None:
+        found = self._tools.get(name)
+        if found is None or found.aliases != aliases:
             names = (name, *aliases)
             behaviors: tuple[RuleBehavior, ...] = ("deny", "ask", "allow")
             found = ToolRules(
                 {b: self.whole_tool(b, names) for b in behaviors},
                 frozenset(b for b in behaviors if self.has_content_rules(b, names)),
+                aliases,
             )
-            self._tools[key] = found
+            self._tools[name] = found
         return found
 
     def has_content_rules(self, behavior: RuleBehavior, names: tuple[str, ...]) -> bool:

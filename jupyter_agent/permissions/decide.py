@@ -63,9 +63,10 @@ async def evaluate_permission(
     denied = _rule(tool, input, pc, rules, "deny")
     if denied is not None:
         return PermissionDeny(f"Permission to use {tool.name} has been denied by the rule {denied}.")
-    path_denied = _path_deny(tool, input, context)
-    if path_denied is not None:
-        return path_denied
+    if tool.name in READ_TOOLS or tool.name in WRITE_TOOLS:
+        path_denied = _path_deny(tool, input, context)
+        if path_denied is not None:
+            return path_denied
     asked = _rule(tool, input, pc, rules, "ask")
     own = await tool.check_permissions(input, context)
     if context.permission_context is not pc:  # the tool's check changed the context
