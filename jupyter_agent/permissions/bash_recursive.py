@@ -8,6 +8,7 @@ match below it makes the line ask.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 
 from .bash_words import Word
@@ -19,19 +20,61 @@ _RECURSIVE_FLAGS = {
     "diff": ("r", "--recursive"),
 }
 _ALWAYS_RECURSIVE = frozenset({"rg"})
+RECURSIVE_PROGRAMS = frozenset(_RECURSIVE_FLAGS) | _ALWAYS_RECURSIVE  # walked_folders walks no other
 
 
-def walked_folders(words: Sequence[Word], cwd: str) -> list[str]:
-    """Folders the command may read recursively (absolute), or [] when it does not recurse."""
+def walked_folders(words: Sequence[Word], cwd: str, cwd_is_real: bool = False) -> list[str]:
+    """Folders the command may read recursively (absolute, real), or [] when it does not recurse.
+
+    ``cwd_is_real``: the caller passes a real, normalized, absolute folder, so a plain relative
+    argument is resolved from there by one ``lstat`` per component instead of ``realpath``.
+    """
     program = words[0].literal if words else None
-    if program is None or not _recurses(program, words[1:]):
+    if program is None or program not in RECURSIVE_PROGRAMS or not _recurses(program, words[1:]):
         return []
     args = [w.literal for w in words[1:] if w.literal is not None and not w.literal.startswith("-")]
-    folders = [os.path.normpath(os.path.join(cwd, a)) for a in args]
-    existing = [f for f in folders if os.path.isdir(f)]
-    if not any(os.path.exists(f) for f in folders[1:]):
-        existing.append(cwd)  # no path operand: the current folder is searched
-    return [os.path.realpath(f) for f in existing]
+    if not cwd_is_real:
+        folders = [os.path.normpath(os.path.join(cwd, a)) for a in args]
+        existing = [f for f in folders if os.path.isdir(f)]
+        if not any(os.path.exists(f) for f in folders[1:]):
+            existing.append(cwd)  # no path operand: the current folder is searched
+        return [os.path.realpath(f) for f in existing]
+    found: list[str] = []
+    operand = False
+    for i, arg in enumerate(args):
+        real, exists, is_dir = _probe(arg, cwd)
+        if is_dir:
+            found.append(real)
+        operand = operand or (exists and i > 0)
+    if not operand:
+        found.append(cwd)
+    return found
+
+
+def _probe(arg: str, cwd: str) -> tuple[str, bool, bool]:
+    """(real path, exists, is a folder) of ``arg`` below the real folder ``cwd``."""
+    parts = arg.split("/")
+    if arg[:1] in ("/", "~", "") or ".." in parts or ":" in arg or "\x00" in arg:
+        folder = os.path.normpath(os.path.join(cwd, arg))  # the general way
+        is_dir = os.path.isdir(folder)
+        return (os.path.realpath(folder) if is_dir else folder), is_dir or os.path.exists(folder), is_dir
+    current = cwd.rstrip("/")
+    mode = None
+    for part in parts:
+        if part == "" or part == ".":
+            continue
+        current += "/" + part
+        try:
+            mode = os.lstat(current).st_mode
+        except OSError:  # missing (or unreadable): nothing below exists
+            return current, False, False
+        if stat.S_ISLNK(mode):  # a link: let realpath follow it
+            folder = os.path.normpath(os.path.join(cwd, arg))
+            is_dir = os.path.isdir(folder)
+            return (os.path.realpath(folder) if is_dir else folder), is_dir or os.path.exists(folder), is_dir
+    if mode is None:  # "." or "./": the folder itself
+        return cwd, os.path.isdir(cwd) or os.path.exists(cwd), os.path.isdir(cwd)
+    return current or "/", True, stat.S_ISDIR(mode)
 
 
 def _recurses(program: str, args: Sequence[Word]) -> bool:

@@ -25,6 +25,7 @@ from jupyter_agent.permissions.bash_analysis import (
     analyze_uncached,
 )
 from jupyter_agent.permissions.bash_parse import parse_command
+from jupyter_agent.permissions.bash_recursive import walked_folders
 from jupyter_agent.permissions.bash_rules import (
     command_text,
     compile_bash_pattern,
@@ -299,3 +300,33 @@ def test_bash_patterns_match_like_the_plain_rule():
         for text in texts:
             assert p.matches(text) is _matches_reference(p.head, p.prefix, p.regex, text), (rule, text)
             assert p.may_match(text) == _may_match_reference(p.head, p.prefix, p.regex, text), (rule, text)
+
+
+def test_walked_folders_from_a_real_cwd_equal_the_general_way(tmp_path):
+    root = tmp_path.resolve()
+    for d in ("src/deep", "tests", "other/inner"):
+        (root / d).mkdir(parents=True)
+    (root / "a.py").write_text("x")
+    (root / "src" / "b.py").write_text("x")
+    (root / "to_other").symlink_to(root / "other")
+    (root / "src" / "up").symlink_to(root / "other" / "inner")
+    (root / "file_link").symlink_to(root / "a.py")
+    (root / "dangling").symlink_to(root / "missing")
+    (root / "loop").symlink_to(root / "loop")
+    operands = ["src", "src/", "./src", "src/./deep", "src//deep", "src/deep/", "tests", "a.py", "a.py/x",
+                "a.py/.", "missing", "missing/x", ".", "./", "", "..", "src/..", "to_other", "to_other/inner",
+                "src/up", "src/up/..", "file_link", "dangling", "loop", "loop/x", str(root / "src"), "/",
+                "~", "~/x", "x:y", "src/b.py", "src/deep/../b.py"]
+    for program in ("grep -r", "rg", "diff -r", "grep -n"):
+        for first in operands:
+            for second in ("", "src", "missing", "a.py", "to_other"):
+                texts = [*program.split(), "KEY", first] + ([second] if second else [])
+                words = tuple(Word(text) for text in texts)  # first may be "" (an empty operand)
+                for cwd in (str(root), str(root / "src"), "/"):
+                    general = walked_folders(words, cwd)
+                    assert walked_folders(words, cwd, cwd_is_real=True) == general, (words, cwd)
+    assert walked_folders((Word("rg"), Word("x"), Word("src")), str(root), cwd_is_real=True) == [str(root / "src")]
+    assert walked_folders((Word("rg"), Word("x")), str(root), cwd_is_real=True) == [str(root)]
+    assert walked_folders((Word("rg"), Word("x"), Word("to_other")), str(root), cwd_is_real=True) == [
+        str(root / "other")]
+    assert walked_folders((Word("cat"), Word("src")), str(root), cwd_is_real=True) == []
