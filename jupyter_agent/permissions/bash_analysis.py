@@ -54,14 +54,22 @@ class CommandInfo:
     def form_texts(self) -> tuple[tuple[str, str, bool], ...]:
         """Per form: its text, the text of its leading fixed words, whether all are fixed."""
         texts = self._form_texts
-        return self._texts() if texts is None else texts
+        if texts is not None:
+            return texts
+        forms = self.forms
+        if self.inner_index == 0 and len(forms) == 1 and forms[0] is self.innermost:  # the common case
+            text = form_text(forms[0])
+            self._form_texts = texts = (text,)
+            self._text = text[0]
+            return texts
+        return self._texts()
 
     @property
     def text(self) -> str:
         """The innermost form's text (what allow rules match)."""
         text = self._text
         if text is None:
-            self._texts()
+            self.form_texts  # noqa: B018 - sets both
             text = self._text
         return text  # type: ignore[return-value]
 
