@@ -59,8 +59,8 @@ class CommandInfo:
         forms = self.forms
         if self.inner_index == 0 and len(forms) == 1 and forms[0] is self.innermost:  # the common case
             text = form_text(forms[0])
+            self._text = text[0]  # before _form_texts: a set _form_texts implies a set _text
             self._form_texts = texts = (text,)
-            self._text = text[0]
             return texts
         return self._texts()
 
@@ -69,7 +69,7 @@ class CommandInfo:
         """The innermost form's text (what allow rules match)."""
         text = self._text
         if text is None:
-            self.form_texts  # noqa: B018 - sets both
+            self._texts()
             text = self._text
         return text  # type: ignore[return-value]
 
@@ -77,12 +77,12 @@ class CommandInfo:
         """Both lazy texts in one go (bash.py asks for both of every command)."""
         forms = self.forms
         texts = (form_text(forms[0]),) if len(forms) == 1 else tuple([form_text(f) for f in forms])
-        self._form_texts = texts
         index = self.inner_index
         if 0 <= index < len(forms) and forms[index] is self.innermost:
             self._text = texts[index][0]
         else:
             self._text = form_text(self.innermost)[0] if self.innermost else ""
+        self._form_texts = texts  # last (see form_texts); racing threads compute equal values
         return texts
 
 

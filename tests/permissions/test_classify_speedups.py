@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 import shlex
+import threading
 
 import pytest
 
@@ -330,3 +331,29 @@ def test_walked_folders_from_a_real_cwd_equal_the_general_way(tmp_path):
     assert walked_folders((Word("rg"), Word("x"), Word("to_other")), str(root), cwd_is_real=True) == [
         str(root / "other")]
     assert walked_folders((Word("cat"), Word("src")), str(root), cwd_is_real=True) == []
+
+
+def test_lazy_texts_shared_across_threads_are_never_missing():
+    """Analyses are cached and shared: threads racing on the lazy texts all see whole values."""
+    lines = CORPUS[:300]
+    expected = [[_expected_texts(info) for info in analyze_uncached(line).commands] for line in lines]
+    for _round in range(3):
+        infos = [analyze_uncached(line).commands for line in lines]
+        barrier = threading.Barrier(4)
+        seen: list[list[object]] = [[] for _ in range(4)]
+
+        def read(slot: int, infos=infos, barrier=barrier, seen=seen) -> None:
+            barrier.wait()
+            for commands in infos:
+                for info in commands:  # half the threads ask for text first
+                    pair = (info.text, info.form_texts) if slot % 2 else (info.form_texts, info.text)
+                    seen[slot].append(pair if slot % 2 else pair[::-1])
+
+        threads = [threading.Thread(target=read, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        flat = [(texts, text) for commands in expected for texts, text in commands]
+        for slot in range(4):
+            assert [(texts, text) for text, texts in seen[slot]] == flat
