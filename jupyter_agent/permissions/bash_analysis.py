@@ -248,6 +248,8 @@ _GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--n
 
 def _git_without_global_options(form: tuple[Word, ...]) -> tuple[Word, ...] | None:
     """``git -C x --no-pager push`` is also checked as ``git push`` (deny and ask rules)."""
+    if len(form) < 2 or (form[1].literal or "")[:1] != "-":
+        return None  # the common case: no global option
     i = 1
     while i < len(form) and (form[i].literal or "").startswith("-"):
         key = (form[i].literal or "").split("=", 1)[0]
@@ -263,11 +265,12 @@ def _exec_commands(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     out: list[tuple[Word, ...]] = []
     current: list[Word] | None = None
     for word in form[1:]:
+        value = word.literal
         if current is None:
-            if word.literal in _FIND_EXEC or word.literal in ("-x", "--exec", "-X", "--exec-batch"):
+            if value in _FIND_EXEC or value in ("-x", "--exec", "-X", "--exec-batch"):
                 current = []
             continue
-        if word.literal in (";", "+", "\\;"):
+        if value in (";", "+", "\\;"):
             if current:
                 out.append(tuple(current))
             current = None

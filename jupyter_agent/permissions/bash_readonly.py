@@ -209,7 +209,7 @@ def _check(spec: Spec, args: Sequence[Word]) -> ReadOnlyCheck:
 
 
 def _option_ok(spec: Spec, option: str) -> bool:
-    name = option.split("=", 1)[0]
+    name = option.split("=", 1)[0] if "=" in option else option
     if spec.only_options is not None:
         return name in spec.only_options
     if name.startswith("--"):  # GNU abbreviations: --out means --output
