@@ -141,6 +141,8 @@ def reads(paths: tuple[Word, ...]) -> ReadOnlyCheck:
     _set_read_only(check, True)
     _set_paths(check, paths)
     return check
+
+
 _STDIN_ARGUMENTS = Word("<arguments from stdin>", static=False)
 
 
