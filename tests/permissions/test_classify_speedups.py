@@ -2,9 +2,10 @@
 
 ``analyze_uncached`` classifies most commands inline (one form, no wrapper) instead of through
 ``_classify``; read-only specs, Bash patterns and form texts use precomputed shortcuts.  Each
-shortcut is checked here against the general code or a plain restatement of the rule it
-replaces, on a generated corpus of command lines (wrappers, shells, git, sed, find, cd, env,
-quoting, globs, substitutions) plus hand-picked cases.
+shortcut is checked against the general code or a plain restatement of the rule it replaces,
+on a generated corpus of command lines (wrappers, shells, git, sed, find, cd, env, quoting,
+globs, substitutions) plus hand-picked cases; read-only checks and recursive folders are in
+``test_classify_speedups_readonly.py``.
 """
 
 from __future__ import annotations
