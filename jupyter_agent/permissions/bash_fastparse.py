@@ -108,8 +108,8 @@ def fast_parse(root: Node, source: str, printable: bool) -> ParsedCommand | None
                         return None
                 elif kind in _RAW_STRING:
                     text = text[1:-1]
-                elif kind not in _NUMBER:
-                    return None
+                elif kind not in _NUMBER or not plain_line and ("$" in text or "`" in text):
+                    return None  # (10#$(cmd) is a number node: the general path reads it)
                 word = _new(Word)
                 _set_text(word, text)
                 _set_static(word, True)
@@ -159,7 +159,7 @@ def _word(kind: int, text: str, plain_line: bool) -> Word | None:
             return None
     elif kind in _RAW_STRING:
         text = text[1:-1]
-    elif kind not in _NUMBER:
+    elif kind not in _NUMBER or not plain_line and ("$" in text or "`" in text):
         return None
     word = _new(Word)
     _set_text(word, text)

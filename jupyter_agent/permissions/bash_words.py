@@ -118,6 +118,10 @@ class WordReader:
         kind = node.type
         if kind == "word":
             return self.plain(text(node))
+        if kind == "number" and node.child_count:  # 10#$(cmd): bash runs the substitution
+            self.problems.append(f"a number with an expansion: {text(node)[:40]}")
+            self._scan(node, depth)
+            return make_word(text(node), False)
         if kind in ("number", "variable_name"):
             return make_word(text(node))
         if kind == "raw_string":

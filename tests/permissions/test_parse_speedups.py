@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_agent.core.permission_types import PermissionAllow
 from jupyter_agent.permissions import bash_parse
+from jupyter_agent.permissions.bash import check_bash_permission
 from jupyter_agent.permissions.bash_commands import ParsedCommand, SimpleCommand, new_simple
 from jupyter_agent.permissions.bash_fastparse import fast_parse
 from jupyter_agent.permissions.bash_lexcheck import bad_characters, skipped_text
@@ -27,6 +29,7 @@ from jupyter_agent.permissions.bash_words import Word, WordReader, make_word
 from tests.permissions.test_bash_attacks import ROWS as ATTACK_ROWS
 from tests.permissions.test_bash_fuzz import HIDE, RM, SAFE, SEPARATORS
 from tests.permissions.test_bash_vs_bash import TOKENS
+from tests.permissions.tools import make_ctx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import permissions as benchmark  # noqa: E402
@@ -183,3 +186,23 @@ def test_fast_simple_command_equals_the_dataclass_one():
 def test_parsed_command_keeps_its_constructor():
     assert ParsedCommand() == ParsedCommand([], [], [])
     assert ParsedCommand(problems=["p"]).problems == ["p"] and ParsedCommand().commands is not ParsedCommand().commands
+
+
+@pytest.mark.parametrize("line", ["echo 10#$(rm x)", "echo 36#`rm x`", "ls > 10#$(rm x)", "10#$(rm x)"])
+def test_a_substitution_inside_a_number_is_seen(line):
+    """tree-sitter reads ``10#$(rm x)`` as a number; bash runs the substitution."""
+    parsed = bash_parse.parse_uncached(line)
+    assert any(p.startswith("a number with an expansion") for p in parsed.problems)
+    assert any(c.nested and c.words[0].text == "rm" for c in parsed.commands)
+    assert _fast(line) is None
+
+
+@pytest.mark.parametrize("line", ['echo "$(ls;\\ x)"', 'echo "$(ls;\\\tx)"', 'echo "a $(ls;\\ x) b"'])
+def test_skipped_text_inside_a_quoted_substitution_is_seen(line):
+    assert bash_parse.parse_uncached(line).problems[0].startswith("the parser skipped part")
+
+
+@pytest.mark.parametrize("line", ["echo 10#$(rm x)", "echo 36#`rm x`", 'echo "$(ls;\\ rm x)"'])
+def test_hidden_commands_are_not_allowed(tmp_path, line):
+    context = make_ctx(tmp_path, deny=("Bash(rm:*)",), allow=("Bash(echo:*)", "Bash(ls:*)"))
+    assert not isinstance(check_bash_permission(line, context), PermissionAllow)
