@@ -1,8 +1,9 @@
 """The values the Bash parser produces: simple commands, file redirections, the parsed line.
 
-The walker builds many of these per line, so besides the dataclass constructors there are
-``new_simple``, which fills the slots directly (the frozen dataclasses'
-``__init__`` sets each field through ``object.__setattr__``, several times slower).
+The walkers build one ``SimpleCommand`` per command, so besides the dataclass constructor
+there is ``new_simple``, which fills the slots directly (the frozen dataclass ``__init__`` sets
+each field through ``object.__setattr__``, several times slower).  ``bash_parse`` re-exports
+these names.
 """
 
 from __future__ import annotations
@@ -50,10 +51,11 @@ class ParsedCommand:
         self.problems = [] if problems is None else problems
 
 
-# The frozen dataclasses' ``__init__`` sets each field through ``object.__setattr__``; the
-# walker builds thousands of these, so it fills the slots directly (same objects, same fields).
 _new = object.__new__
+# The slot setters of words, assignments, nested, kind, test_operators (in that order).
 CMD_SLOT_SETTERS = tuple(getattr(SimpleCommand, f).__set__ for f in SimpleCommand.__slots__)
+
+
 def new_simple(words: tuple, assignments: tuple, nested: bool, kind: str = "command",
                operators: tuple = ()) -> SimpleCommand:
     """``SimpleCommand(words, assignments, nested, kind, operators)``, several times faster."""

@@ -5,6 +5,8 @@ Every simple command anywhere in the line is found: across ``&&``, ``||``, ``;``
 heredocs, parameter expansions, subshells, groups, loops and conditionals.  A parse error or a
 node the walker does not know becomes a *problem*: the caller must then ask, never allow.
 The walk is iterative so that 5,000 chained commands do not hit Python's recursion limit.
+An ASCII line of plain commands is read by ``bash_fastparse.fast_parse`` in one loop (equal
+results; ``tests/permissions/test_parse_speedups.py``); the rest by ``_Walker`` below.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def _parser() -> Parser:
     except AttributeError:
         parser = _LOCAL.parser = Parser(_LANGUAGE)
         return parser
+
 
 # Containers whose named children are statements (plus clauses that hold statements).
 _CONTAINERS = frozenset(
