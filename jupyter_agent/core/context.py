@@ -102,7 +102,8 @@ class ToolUseContext:
 
     @property
     def permission_context(self) -> ToolPermissionContext:
-        return self.get_app_state().tool_permission_context
+        # same as get_app_state().tool_permission_context, one call less (read on every decision)
+        return self.app_state_store.get().tool_permission_context
 
     def find_tool(self, name: str) -> Tool[Any, Any] | None:
         """A tool by name or alias among ``options.tools``."""

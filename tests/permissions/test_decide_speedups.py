@@ -276,3 +276,25 @@ async def test_rules_after_the_tools_own_check_come_from_the_new_context(tmp_pat
     plan = ToolPermissionContext(mode="plan", project_dir=tmp_path)
     verdict = await has_permission_to_use_tool(_Switcher(plan), BashInput(command="rm x"), make_ctx(tmp_path))
     assert isinstance(verdict, PermissionDeny)
+
+
+def test_fast_results_are_the_ordinary_frozen_objects() -> None:
+    import copy
+    import pickle
+
+    from jupyter_agent.core.permission_types import PermissionUpdate
+    from jupyter_agent.permissions.verdicts import _FAST, new_ask, new_update, sticky_ask
+
+    assert _FAST  # the shortcut is in use (the classes still have the expected shape)
+    update = new_update(("Bash(git push:*)",), "localSettings")
+    plain_update = PermissionUpdate(rules=("Bash(git push:*)",), destination="localSettings")
+    ask = new_ask("Run it?", (update,), "rule: x")
+    plain = PermissionAsk("Run it?", suggestions=(plain_update,), reason="rule: x")
+    assert ask == plain and hash(ask) == hash(plain) and repr(ask) == repr(plain)
+    assert dataclasses.asdict(ask) == dataclasses.asdict(plain)
+    assert pickle.loads(pickle.dumps(ask)) == plain and copy.deepcopy(ask) == plain
+    assert new_ask("m") == PermissionAsk("m") and sticky_ask("m", "safety", "d").reason == "safety: d"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ask.message = "other"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        update.rules = ()  # type: ignore[misc]
