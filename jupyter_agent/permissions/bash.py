@@ -24,7 +24,7 @@ from ..core.permission_types import (
 from .bash_analysis import Analysis, CommandInfo, analyze, suggested_prefix
 from .bash_recursive import _ALWAYS_RECURSIVE, _RECURSIVE_FLAGS, walked_folders
 from .bash_words import Word
-from .compiled import READ_RULES, CompiledRules, PathScope, compiled_rules
+from .compiled import CompiledRules, PathScope, compiled_rules
 from .filesystem import read_deny_below, write_verdict
 from .paths import BadPath, ResolvedPath, local_path, protected_reason_of, relative_below, resolve_below
 from .verdicts import RULE, new_ask, new_update, sticky_ask
@@ -306,16 +306,17 @@ def _read_check(word: Word, cwds: list[str], scope: PathScope, v: _Verdict) -> N
     if not word.static:  # `cat $f`, `xargs cat`: the file is only known at run time
         v.soft.append(f"it reads {word.text}, a file only known at run time")
         return
+    text = word.text
     for cwd in cwds:
-        if not v.first_time(word.text, cwd, False):
+        if not v.first_time(text, cwd, False):
             continue
-        for path in (word.text,) if not word.glob else _expand(word, cwd, v):
+        for path in (text,) if not word.glob else _expand(word, cwd, v):
             try:
                 lexical, real = resolve_below(path, cwd)
             except BadPath as exc:
                 v.deny = str(exc)
                 return
-            rule = scope.rule("deny", READ_RULES, lexical, real)
+            rule = scope.read_denied(lexical, real)
             if rule is not None:
                 v.deny = f"Permission to read {path} has been denied by the rule {rule}."
                 return

@@ -168,30 +168,38 @@ class PathScope:
     roots: tuple[str, ...]
     read_deny: tuple[tuple[str, tuple[PathPattern, ...]], ...]
     root_texts: tuple[str, ...] = ()  # the roots as str(Path(root)) spells them (rule suggestions)
+    root_prefixes: tuple[str, ...] = ()  # each root with one trailing "/"
 
     def __post_init__(self) -> None:
         self.root_texts = tuple(str(Path(r)) for r in self.roots)
+        self.root_prefixes = tuple(r if r.endswith("/") else r + "/" for r in self.roots)
 
     def inside(self, real: str) -> bool:
-        """Is the real path ``real`` in one of the working directories (by components)?"""
-        for root in self.roots:
-            if real == root or real.startswith(root if root.endswith("/") else root + "/"):
-                return True
-        return False
+        """Is the absolute real path ``real`` in one of the working directories (by components)?"""
+        return (real + "/").startswith(self.root_prefixes)  # real == root, or below it
+
+    def read_denied(self, lexical: str, real: str) -> str | None:
+        """The first Read deny rule matching either form of a path."""
+        return _first_match(self.read_deny, lexical, real)
 
     def rule(
         self, behavior: RuleBehavior, names: tuple[str, ...], lexical: str, real: str
     ) -> str | None:
         """The first ``behavior`` path rule among ``names`` matching either form of a path."""
         if behavior == "deny" and names == READ_RULES:
-            found = self.read_deny
-        else:
-            found = self.rules.paths(behavior, names, self.project)
-        for text, patterns in found:
-            for pattern in patterns:
-                if pattern.matches(lexical) or (real != lexical and pattern.matches(real)):
-                    return text
-        return None
+            return _first_match(self.read_deny, lexical, real)
+        return _first_match(self.rules.paths(behavior, names, self.project), lexical, real)
+
+
+def _first_match(rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], lexical: str, real: str) -> str | None:
+    for text, patterns in rules:
+        for p in patterns:
+            prefix = p.prefix  # every match starts with it: most paths are ruled out here
+            if (lexical.startswith(prefix) and p.matches(lexical)) or (
+                real != lexical and real.startswith(prefix) and p.matches(real)
+            ):
+                return text
+    return None
 
 
 def combined_regex(patterns: Iterable[BashPattern]) -> re.Pattern[str] | None:
