@@ -75,6 +75,14 @@ def fast_parse(root: Node, source: str, printable: bool) -> ParsedCommand | None
     while stack:
         node = stack.pop()
         kind = node.kind_id
+        statement = None  # a redirected statement whose body ``node`` is
+        if kind in _REDIRECTED:
+            statement = node.children
+            if statement[0].kind_id not in _COMMAND or node.field_name_for_child(0) != "body":
+                return None
+            node = statement[0]
+            kind = node.kind_id
+            first_redirect = len(redirects)
         if kind in _COMMAND:
             words = []
             for child in node.children:
@@ -124,6 +132,19 @@ def fast_parse(root: Node, source: str, printable: bool) -> ParsedCommand | None
             _set_kind(command, "command")
             _set_operators(command, ())
             commands.append(command)
+            if statement is not None:
+                # The general walker records a statement's redirections before its body's:
+                # same leaf order for the gap check, same list order as there.
+                for child in statement[1:]:
+                    if child.kind_id not in _FILE_REDIRECT:
+                        return None
+                    added = len(redirects)
+                    covered = _file_redirect(child, source, plain_line, covered, redirects)
+                    if covered < 0:
+                        return None
+                    if len(redirects) > added:
+                        redirects.insert(first_redirect, redirects.pop())
+                        first_redirect += 1
         elif kind in _JOINS:
             stack.extend(node.children[::-1])  # (py-tree-sitter caches the list: no reverse())
         elif kind in _COMMENT or not node.is_named:  # a comment or an operator token
@@ -131,18 +152,6 @@ def fast_parse(root: Node, source: str, printable: bool) -> ParsedCommand | None
             if start > covered and source[covered:start].strip(_BLANKS):
                 return None
             covered = max(covered, node.end_byte)
-        elif kind in _REDIRECTED:
-            children = node.children
-            if children[0].kind_id not in _COMMAND or node.field_name_for_child(0) != "body":
-                return None
-            for child in children[1:]:
-                if child.kind_id not in _FILE_REDIRECT:
-                    return None
-            stack.extend(children[::-1])
-        elif kind in _FILE_REDIRECT:  # of a redirected statement, after its body
-            covered = _file_redirect(node, source, plain_line, covered, redirects)
-            if covered < 0:
-                return None
         else:
             return None
     if not commands or covered < len(source) and source[covered:].strip(_BLANKS):

@@ -41,6 +41,8 @@ EXTRA = [
     "ls;\\ x", "ls \\ x", "ls\\\tx", "ls\\ \\ x", "echo é", "echo a\u2003b", "ls \u00a0x",
     "echo {a,b}", "echo {a}", "echo a}", "ls [ab]", "ls ?", "echo $HOME", "echo `ls`", "",
     "   ", "ls && ", "x | y | z || w && v", "time ls", "ls |& cat", "coproc ls",
+    "2>a ls >b 2>&1", "2>&1!python - > out | }", "ls < in > out", "ls 3<&- x", "ls 2> /dev/null x",
+    "ls >&2", "ls &> log", "ls > a > b", "ls 2>10#$(rm x)", "echo 10#$(rm x)", "echo -20 0x1F",
 ]
 
 
