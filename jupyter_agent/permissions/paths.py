@@ -62,8 +62,16 @@ def resolve_below(path: str, base: str) -> tuple[str, str]:
     The hot-path form of ``resolve_path(path, base, cwd_is_real=True)``: plain string work
     instead of ``os.path`` helpers, and only the components below ``base`` are looked at.
     """
-    if path and "/" not in path and ":" not in path and "\x00" not in path and path[:1] != "~" and path[:1] != ".":
-        return _name_below(path, base)  # one plain name (``main``, ``app.py``): the common case
+    if not path or ":" in path or "\x00" in path or path[0] == "~" or path[0] == "/":
+        return _resolve_other(path, base)
+    parts = path.split("/")
+    if "" in parts or "." in parts or ".." in parts:
+        return relative_below(path, base)
+    return _clean_below(path, parts, base)
+
+
+def _resolve_other(path: str, base: str) -> tuple[str, str]:
+    """``resolve_below`` for URLs, ``~`` and absolute paths (and the errors)."""
     path = local_path(path)
     if path[:1] == "~":
         path = os.path.expanduser(path)
@@ -73,28 +81,42 @@ def resolve_below(path: str, base: str) -> tuple[str, str]:
     return relative_below(path, base)
 
 
+def _clean_below(path: str, parts: list[str], base: str) -> tuple[str, str]:
+    """A relative path without empty, ``.`` or ``..`` components (``src/app.py``, ``main``).
+
+    Its lexical form is ``base/path``, and so is its real form unless one of its components
+    is a link: every component that exists is looked at (the last first with ``access``, which
+    costs no exception when it is missing); a missing one ends the walk (nothing below it can
+    be a link).
+    """
+    current = "" if base == "/" else base
+    lexical = current + "/" + path
+    for part in parts[:-1]:
+        current = current + "/" + part
+        try:
+            mode = os.lstat(current).st_mode
+        except OSError:
+            return lexical, lexical
+        if stat.S_ISLNK(mode):
+            return lexical, os.path.realpath(lexical)
+    if not os.access(lexical, os.F_OK, follow_symlinks=False):
+        return lexical, lexical
+    try:
+        mode = os.lstat(lexical).st_mode
+    except OSError:
+        return lexical, lexical
+    return lexical, os.path.realpath(lexical) if stat.S_ISLNK(mode) else lexical
+
+
 def relative_below(path: str, base: str) -> tuple[str, str]:
     """(lexical, real) of the relative ``path`` as written (no ``~``, URL or NUL handling)."""
     parts = path.split("/")
     if _clean(parts):
-        lexical = ("" if base == "/" else base) + "/" + path
-    else:
-        lexical = os.path.normpath(base + "/" + path)
+        return _clean_below(path, parts, base)
+    lexical = os.path.normpath(base + "/" + path)
     # The real path resolves symlinks *before* applying "..", like the kernel does:
     # link/../x is beside the link's target, not beside the link.
     return lexical, _real_below(base, parts)
-
-
-def _name_below(name: str, base: str) -> tuple[str, str]:
-    """``relative_below`` for one non-empty name without ``/`` that does not start with a dot."""
-    step = "/" + name if base == "/" else base + "/" + name
-    if not os.access(step, os.F_OK, follow_symlinks=False):
-        return step, step
-    try:
-        mode = os.lstat(step).st_mode
-    except OSError:
-        return step, step
-    return step, os.path.realpath(step) if stat.S_ISLNK(mode) else step
 
 
 def local_path(path: str) -> str:

@@ -67,7 +67,8 @@ PATHS = [
     "to-bashrc", "dangling", "dangling/x", "loop1", "loop1/x", "up", "up/base/src", "src/pkg/back/file.txt",
     "src/pkg/back/../src", "deep/a/b/top/config", "missing", "missing/child", "missing/../to-src",
     "missing/../to-outside/.bashrc", "missing/./x", "a b/c", "~", "~/x", "/etc/../etc/hosts", "//tmp",
-    "data/file.txt/", "data/file.txt/below", "src/pkg/mod.py/..", ".git/config", "..." , ".hidden",
+    "data/file.txt/", "data/file.txt/below", "src/pkg/mod.py/..", ".git/config", "...", ".hidden", "a:b/c",
+    "to-src/pkg", "src/pkg/back", "to-src/pkg/back/file.txt", "up/base/to-src/pkg/mod.py", "file.txt",
 ]
 
 
