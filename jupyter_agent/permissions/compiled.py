@@ -24,10 +24,16 @@ READ_RULES = ("Read",)
 
 @dataclass(frozen=True)
 class ToolRules:
-    """For one tool: the first whole-tool rule per behavior, and the behaviors with content rules."""
+    """For one tool: the first whole-tool rule per behavior, and where content rules must be scanned.
 
-    whole: dict[str, str | None]
-    content: frozenset[str]
+    ``scan`` holds the behaviors with no whole-tool rule but some ``Tool(specifier)`` rule for
+    the tool (never for tools that match their specifiers themselves).
+    """
+
+    deny: str | None
+    ask: str | None
+    allow: str | None
+    scan: frozenset[str]
     aliases: tuple[str, ...] = ()
 
 
@@ -75,17 +81,20 @@ class CompiledRules:
         self._whole[key] = found
         return found
 
-    def for_tool(self, name: str, aliases: tuple[str, ...] = ()) -> ToolRules:
-        """The whole-tool rules and content-rule presence for one tool, looked up once."""
+    def for_tool(self, name: str, aliases: tuple[str, ...] = (), self_matching: bool = False) -> ToolRules:
+        """The whole-tool rules of one tool and where to scan content rules, looked up once.
+
+        ``self_matching`` must be a function of ``name`` (entries are kept per name).
+        """
         found = self._tools.get(name)
         if found is None or found.aliases != aliases:
             names = (name, *aliases)
-            behaviors: tuple[RuleBehavior, ...] = ("deny", "ask", "allow")
-            found = ToolRules(
-                {b: self.whole_tool(b, names) for b in behaviors},
-                frozenset(b for b in behaviors if self.has_content_rules(b, names)),
-                aliases,
+            deny, ask, allow = (self.whole_tool(b, names) for b in ("deny", "ask", "allow"))
+            scan = frozenset(
+                b for b, whole in (("deny", deny), ("ask", ask), ("allow", allow))
+                if whole is None and not self_matching and self.has_content_rules(b, names)  # type: ignore[arg-type]
             )
+            found = ToolRules(deny, ask, allow, scan, aliases)
             self._tools[name] = found
         return found
 

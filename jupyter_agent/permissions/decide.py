@@ -24,11 +24,9 @@ from ..core.permission_types import (
     PermissionDeny,
     PermissionPassthrough,
     PermissionUpdate,
-    RuleBehavior,
-    ToolPermissionContext,
 )
 from ..core.tool import Tool
-from .compiled import ToolRules, compiled_rules
+from .compiled import compiled_rules
 from .content_rules import SELF_MATCHING, content_rule, suggestion_for
 from .filesystem import EDIT_RULES, READ_RULES, matching_rule
 from .paths import BadPath, resolve_path
@@ -59,19 +57,20 @@ async def evaluate_permission(
 ) -> PermissionDecision:
     """The pipeline without the dontAsk conversion (hooks combine with this)."""
     pc = context.permission_context
-    rules = compiled_rules(pc).for_tool(tool.name, tool.aliases)
-    denied = _rule(tool, input, pc, rules, "deny")
+    name = tool.name
+    rules = compiled_rules(pc).for_tool(name, tool.aliases, name in SELF_MATCHING)
+    denied = rules.deny if "deny" not in rules.scan else content_rule(tool, input, pc, "deny")
     if denied is not None:
         return PermissionDeny(f"Permission to use {tool.name} has been denied by the rule {denied}.")
     if tool.name in READ_TOOLS or tool.name in WRITE_TOOLS:
         path_denied = _path_deny(tool, input, context)
         if path_denied is not None:
             return path_denied
-    asked = _rule(tool, input, pc, rules, "ask")
+    asked = rules.ask if "ask" not in rules.scan else content_rule(tool, input, pc, "ask")
     own = await tool.check_permissions(input, context)
     if context.permission_context is not pc:  # the tool's check changed the context
         pc = context.permission_context
-        rules = compiled_rules(pc).for_tool(tool.name, tool.aliases)
+        rules = compiled_rules(pc).for_tool(name, tool.aliases, name in SELF_MATCHING)
     mode = pc.mode
     if isinstance(own, PermissionDeny):
         return own
@@ -92,7 +91,7 @@ async def evaluate_permission(
             assert_never(own)
     if mode == "bypassPermissions":
         return PermissionAllow(reason="bypassPermissions mode")
-    allowed = _rule(tool, input, pc, rules, "allow")
+    allowed = rules.allow if "allow" not in rules.scan else content_rule(tool, input, pc, "allow")
     if allowed is not None:
         return PermissionAllow(reason=f"rule {allowed}")
     if isinstance(own, (PermissionAllow, PermissionAsk)):
@@ -103,19 +102,6 @@ async def evaluate_permission(
         return PermissionAllow(reason="read-only")
     suggestions = own.suggestions or suggestion_for(tool, input)
     return PermissionAsk(own.message or f"Allow {tool.name}?", suggestions=suggestions)
-
-
-def _rule(
-    tool: Tool[Any, Any],
-    input: BaseModel,
-    pc: ToolPermissionContext,
-    rules: ToolRules,
-    behavior: RuleBehavior,
-) -> str | None:
-    whole = rules.whole[behavior]
-    if whole is not None or behavior not in rules.content or tool.name in SELF_MATCHING:
-        return whole
-    return content_rule(tool, input, pc, behavior)
 
 
 def _path_deny(tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext) -> PermissionDeny | None:
