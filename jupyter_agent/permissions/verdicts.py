@@ -49,7 +49,8 @@ def new_ask(message: str, suggestions: tuple[PermissionUpdate, ...] = (), reason
     if not _FAST:
         return PermissionAsk(message, suggestions=suggestions, reason=reason)
     ask = _NEW(PermissionAsk)
-    ask.__dict__.update(message=message, suggestions=suggestions, reason=reason, behavior="ask")
+    values = ask.__dict__
+    values["message"], values["suggestions"], values["reason"], values["behavior"] = message, suggestions, reason, "ask"
     return ask
 
 
@@ -58,7 +59,8 @@ def new_update(rules: tuple[str, ...], destination: RuleSource) -> PermissionUpd
     if not _FAST:
         return PermissionUpdate(rules=rules, destination=destination)
     update = _NEW(PermissionUpdate)
-    update.__dict__.update(rules=rules, behavior="allow", destination=destination)
+    values = update.__dict__
+    values["rules"], values["behavior"], values["destination"] = rules, "allow", destination
     return update
 
 
