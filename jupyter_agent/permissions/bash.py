@@ -69,7 +69,7 @@ def check_bash_permission(command: str, context: ToolUseContext | None) -> Permi
         cwds = _cwds(analysis, os.path.realpath(os.getcwd()))
     else:
         rules = compiled_rules(context.permission_context)
-        scope = rules.scope(os.fspath(context.cwd))
+        scope = rules.scope_of(context.cwd)
         cwds = _cwds(analysis, scope.real_cwd)
         if rules.deny_any is not None or rules.ask_any is not None:
             _rule_checks(analysis.commands, rules, verdict)
@@ -103,7 +103,7 @@ def is_read_only_command(command: str, context: ToolUseContext | None = None) ->
         return True
     if context is None:
         return False  # a cd is inside the working directories only when there are some
-    scope = compiled_rules(context.permission_context).scope(os.fspath(context.cwd))
+    scope = compiled_rules(context.permission_context).scope_of(context.cwd)
     cwds = _cwds(analysis, scope.real_cwd)
     return all(_cd_inside(info, cwds, scope) for info in analysis.commands if info.cd_kind)
 
@@ -198,12 +198,16 @@ class _Cwds(list[str]):
 
 def _cwds(analysis: Analysis, base: str) -> list[str]:
     """Every directory a relative path in this line may be resolved against (``base``: the real cwd)."""
-    cds = [info for info in analysis.commands if info.cd_kind == "cd" or info.cd_kind == "pushd"]
-    if not cds:
+    for info in analysis.commands:
+        if info.cd_kind is not None:
+            break
+    else:
         return [base]
     cwds = _Cwds((base,))
     cwds.from_base = {}
-    for info in cds:
+    for info in analysis.commands:
+        if info.cd_kind != "cd" and info.cd_kind != "pushd":
+            continue
         target = cwds.from_base[id(info)] = _cd_path(info, base)
         if target is not None and target not in cwds:
             cwds.append(target)

@@ -52,6 +52,7 @@ class CompiledRules:
     _bash_any: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
     _scopes: dict[str, PathScope] = field(default_factory=dict)
     _tools: dict[str, ToolRules] = field(default_factory=dict)
+    _last_cwd: tuple[object, PathScope] | None = None
     # Bash rules, ready for the hot path: patterns per behavior and one combined first test each.
     bash_deny: tuple[tuple[str, BashPattern], ...] = ()
     bash_ask: tuple[tuple[str, BashPattern], ...] = ()
@@ -123,6 +124,15 @@ class CompiledRules:
             found = PathScope(self, self.real_cwd(cwd), project, self.working_roots(cwd),
                               self.paths("deny", READ_RULES, project))
             self._scopes[cwd] = found
+        return found
+
+    def scope_of(self, cwd: str | os.PathLike[str]) -> PathScope:
+        """``scope(os.fspath(cwd))``, remembered per ``cwd`` object (a context's cwd rarely changes)."""
+        last = self._last_cwd
+        if last is not None and last[0] is cwd:
+            return last[1]
+        found = self.scope(os.fspath(cwd))
+        self._last_cwd = (cwd, found)  # keeps cwd alive, so the identity test is sound
         return found
 
     def bash(self, behavior: RuleBehavior) -> tuple[tuple[str, BashPattern], ...]:

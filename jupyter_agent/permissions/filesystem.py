@@ -46,7 +46,7 @@ def _roots(context: ToolUseContext) -> tuple[str, ...]:
 
 def path_scope(context: ToolUseContext) -> PathScope:
     """The context's rules and working directories as seen from its cwd (cached per context)."""
-    return compiled_rules(context.permission_context).scope(os.fspath(context.cwd))
+    return compiled_rules(context.permission_context).scope_of(context.cwd)
 
 
 def is_in_working_directories(path: str | os.PathLike[str], context: ToolUseContext | None) -> bool:
