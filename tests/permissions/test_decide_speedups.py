@@ -299,3 +299,19 @@ def test_fast_results_are_the_ordinary_frozen_objects() -> None:
         ask.message = "other"  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         update.rules = ()  # type: ignore[misc]
+
+
+def test_one_permission_context_seen_from_two_folders(tmp_path: Path) -> None:
+    project, other = tmp_path / "proj", tmp_path / "other"
+    (project / "sub").mkdir(parents=True)
+    other.mkdir()
+    (other / "x.txt").write_text("x")
+    ctx = make_ctx(project, additional=(project,))
+    moved = ctx.with_changes(cwd=project / "sub")  # same permission context, another cwd
+    rules = compiled_rules(ctx.permission_context)
+    for _ in range(2):  # alternate: each decision sees its own cwd
+        assert rules.scope_of(ctx.cwd).real_cwd == os.path.realpath(project)
+        assert rules.scope_of(moved.cwd).real_cwd == os.path.realpath(project / "sub")
+        assert isinstance(check_bash_permission("cat ../other/x.txt", ctx), PermissionAsk)  # outside
+        assert isinstance(check_bash_permission("cat ../x.txt", moved), PermissionAllow)
+        assert rules.scope_of(str(project)) is rules.scope(str(project))
