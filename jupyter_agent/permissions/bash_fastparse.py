@@ -58,102 +58,105 @@ def fast_parse(root: Node, source: str, printable: bool) -> ParsedCommand | None
     """The parse of an ASCII line ``source``, or ``None`` when the line is not that simple.
 
     ``printable``: ``source.isprintable()``.  When no character of a printable line makes a
-    bare word dynamic, a glob or a problem (``bash_words.plain_line``, inline here), words need
-    no check of their own; otherwise every bare word is checked on its own.  The leaves
+    bare word dynamic, a glob or a problem (``bash_words.plain_line`` but for ``~``, inline
+    here), a word is only checked for blanks and a leading ``~``; otherwise every bare word is
+    checked in full (``_literal_word``).  The leaves
     are visited in order, as ``bash_lexcheck.skipped_text`` visits them, and text between them
     that is not blank (tree-sitter dropped it) also means ``None``: the general path then
     reports it.
     """
     plain_line = printable and not (
         "$" in source or "`" in source or "\\" in source or "*" in source or "?" in source
-        or "[" in source or "{" in source or "~" in source
+        or "[" in source or "{" in source
     )
+    tilde = "~" in source  # a word starting with ~ is a glob (HEAD~1 is not)
     commands: list[SimpleCommand] = []
     redirects: list[Redirect] = []
     covered = 0  # end of the last leaf seen
-    stack = [root]
+    if root.kind_id not in _JOINS:
+        return None
+    stack = root.children[::-1]  # (py-tree-sitter caches the list: never reverse() it)
     while stack:
         node = stack.pop()
         kind = node.kind_id
         statement = None  # a redirected statement whose body ``node`` is
-        if kind in _REDIRECTED:
-            statement = node.children
-            if statement[0].kind_id not in _COMMAND or node.field_name_for_child(0) != "body":
+        if kind not in _COMMAND:
+            if kind in _JOINS:
+                stack.extend(node.children[::-1])
+                continue
+            if kind in _REDIRECTED:
+                statement = node.children
+                if statement[0].kind_id not in _COMMAND or node.field_name_for_child(0) != "body":
+                    return None
+                node = statement[0]
+                first_redirect = len(redirects)
+            elif kind in _COMMENT or not node.is_named:  # a comment or an operator token
+                start = node.start_byte
+                if start > covered and source[covered:start].strip(_BLANKS):
+                    return None
+                covered = max(covered, node.end_byte)
+                continue
+            else:
                 return None
-            node = statement[0]
-            kind = node.kind_id
-            first_redirect = len(redirects)
-        if kind in _COMMAND:
-            words = []
-            for child in node.children:
-                kind = child.kind_id
-                if kind not in _BARE_WORD:
-                    if kind in _COMMAND_NAME:
-                        inner = child.children
-                        if len(inner) != 1:
-                            return None
-                        child = inner[0]
-                        kind = child.kind_id
-                    elif kind in _FILE_REDIRECT:
-                        covered = _file_redirect(child, source, plain_line, covered, redirects)
-                        if covered < 0:
-                            return None
-                        continue
-                start = child.start_byte
-                if start > covered:
-                    gap = source[covered:start]
-                    if gap != " " and gap.strip(_BLANKS):
+        words = []
+        for child in node.children:
+            kind = child.kind_id
+            if kind not in _BARE_WORD:
+                if kind in _COMMAND_NAME:
+                    inner = child.children
+                    if len(inner) != 1:
                         return None
-                covered = child.end_byte
-                text = source[start:covered]
-                if kind in _BARE_WORD:
-                    if " " in text or not text.isprintable():
-                        return None  # glued words: the general path reports them
-                    if not plain_line and (  # as _literal_word, inline
-                        "$" in text or "`" in text or "\\" in text or "*" in text or "?" in text
-                        or "[" in text or "{" in text or text.startswith("~")
-                    ):
-                        return None
-                elif kind in _RAW_STRING:
-                    text = text[1:-1]
-                elif kind not in _NUMBER or not plain_line and ("$" in text or "`" in text):
-                    return None  # (10#$(cmd) is a number node: the general path reads it)
-                word = _new(Word)
-                _set_text(word, text)
-                _set_static(word, True)
-                _set_glob(word, False)
-                words.append(word)
-            if len(words) == 1 and words[0].text == "!":
-                return None  # the general path reports it
-            command = _new(SimpleCommand)
-            _set_words(command, tuple(words))
-            _set_assignments(command, ())
-            _set_nested(command, False)
-            _set_kind(command, "command")
-            _set_operators(command, ())
-            commands.append(command)
-            if statement is not None:
-                # The general walker records a statement's redirections before its body's:
-                # same leaf order for the gap check, same list order as there.
-                for child in statement[1:]:
-                    if child.kind_id not in _FILE_REDIRECT:
-                        return None
-                    added = len(redirects)
+                    child = inner[0]
+                    kind = child.kind_id
+                elif kind in _FILE_REDIRECT:
                     covered = _file_redirect(child, source, plain_line, covered, redirects)
                     if covered < 0:
                         return None
-                    if len(redirects) > added:
-                        redirects.insert(first_redirect, redirects.pop())
-                        first_redirect += 1
-        elif kind in _JOINS:
-            stack.extend(node.children[::-1])  # (py-tree-sitter caches the list: no reverse())
-        elif kind in _COMMENT or not node.is_named:  # a comment or an operator token
-            start = node.start_byte
-            if start > covered and source[covered:start].strip(_BLANKS):
-                return None
-            covered = max(covered, node.end_byte)
-        else:
-            return None
+                    continue
+            start = child.start_byte
+            if start > covered:
+                gap = source[covered:start]
+                if gap != " " and gap.strip(_BLANKS):
+                    return None
+            covered = child.end_byte
+            text = source[start:covered]
+            if kind in _BARE_WORD:
+                if plain_line:  # (then the line, so the word too, is printable)
+                    if " " in text or tilde and text[0] == "~":
+                        return None  # glued words, ~: the general path reads them
+                elif not _literal_word(text) or " " in text or not text.isprintable():
+                    return None
+            elif kind in _RAW_STRING:
+                text = text[1:-1]
+            elif kind not in _NUMBER or not plain_line and ("$" in text or "`" in text):
+                return None  # (10#$(cmd) is a number node: the general path reads it)
+            word = _new(Word)
+            _set_text(word, text)
+            _set_static(word, True)
+            _set_glob(word, False)
+            words.append(word)
+        if len(words) == 1 and words[0].text == "!":
+            return None  # the general path reports it
+        command = _new(SimpleCommand)
+        _set_words(command, tuple(words))
+        _set_assignments(command, ())
+        _set_nested(command, False)
+        _set_kind(command, "command")
+        _set_operators(command, ())
+        commands.append(command)
+        if statement is not None:
+            # The general walker records a statement's redirections before its body's: same
+            # leaf order for the gap check here, same list order as there.
+            for child in statement[1:]:
+                if child.kind_id not in _FILE_REDIRECT:
+                    return None
+                added = len(redirects)
+                covered = _file_redirect(child, source, plain_line, covered, redirects)
+                if covered < 0:
+                    return None
+                if len(redirects) > added:
+                    redirects.insert(first_redirect, redirects.pop())
+                    first_redirect += 1
     if not commands or covered < len(source) and source[covered:].strip(_BLANKS):
         return None
     return ParsedCommand(commands, redirects)
@@ -162,10 +165,8 @@ def fast_parse(root: Node, source: str, printable: bool) -> ParsedCommand | None
 def _word(kind: int, text: str, plain_line: bool) -> Word | None:
     """The value of a bare word, number or single-quoted string when it is a fixed literal."""
     if kind in _BARE_WORD:
-        if " " in text or not text.isprintable():
-            return None  # glued words: the general path reports them
-        if not plain_line and not _literal_word(text):
-            return None
+        if " " in text or not text.isprintable() or not _literal_word(text):
+            return None  # glued words, dynamic, globs: the general path reads them
     elif kind in _RAW_STRING:
         text = text[1:-1]
     elif kind not in _NUMBER or not plain_line and ("$" in text or "`" in text):
