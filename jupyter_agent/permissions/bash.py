@@ -37,7 +37,7 @@ _MAX_GLOB_MATCHES = 200
 class _Verdict:
     """What the parts of a line want; the strongest one wins (deny > sticky ask > ask)."""
 
-    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked")
+    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo")
 
     def __init__(self) -> None:
         self.deny: str | None = None
@@ -45,6 +45,7 @@ class _Verdict:
         self.soft: list[str] = []
         self.prefixes: list[str] = []
         self.checked: set[tuple[str, str, bool]] | None = None  # (path, cwd, write) done
+        self.memo: dict[tuple[object, ...], object] | None = None  # filesystem answers, this decision only
 
     def first_time(self, path: str, cwd: str, write: bool) -> bool:
         key = (path, cwd, write)
@@ -167,13 +168,29 @@ def _protected_arguments(info: CommandInfo, cwds: list[str], v: _Verdict) -> Non
         if not value or value[0] == "-":
             continue
         for cwd in cwds:
-            try:
-                reason = protected_reason_of(*resolve_below(value, cwd))
-            except BadPath:
-                continue
+            reason = _protected(value, cwd, v)
             if reason is not None:
                 v.sticky.append(f"{info.text} touches {reason}")
                 return
+
+
+def _protected(value: str, cwd: str, v: _Verdict) -> str | None:
+    """``protected_reason_of`` the path ``value`` from ``cwd``, once per decision (long lines repeat)."""
+    memo = v.memo if v.memo is not None else _new_memo(v)
+    key = ("protected", value, cwd)
+    if key in memo:
+        return memo[key]  # type: ignore[return-value]
+    try:
+        reason = protected_reason_of(*resolve_below(value, cwd))
+    except BadPath:
+        reason = None
+    memo[key] = reason
+    return reason
+
+
+def _new_memo(v: _Verdict) -> dict[tuple[object, ...], object]:
+    v.memo = {}
+    return v.memo
 
 
 def _tilde_path(word: Word) -> str | None:
@@ -268,8 +285,13 @@ def _path_checks(
 
 def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: _Verdict) -> None:
     """``grep -r KEY .`` reads every file below ``.``: a Read deny rule there makes it ask."""
+    memo = v.memo if v.memo is not None else _new_memo(v)
     for cwd in cwds:
-        for folder in walked_folders(info.innermost, cwd):
+        key = ("walked", info.innermost, cwd)
+        folders = memo.get(key)
+        if folders is None:
+            folders = memo[key] = walked_folders(info.innermost, cwd)
+        for folder in folders:  # type: ignore[attr-defined]
             rule = read_deny_below(folder, scope)
             if rule is not None:
                 v.sticky.append(f"it searches {folder}, where the rule {rule} denies reading")
