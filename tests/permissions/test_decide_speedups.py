@@ -315,3 +315,19 @@ def test_one_permission_context_seen_from_two_folders(tmp_path: Path) -> None:
         assert isinstance(check_bash_permission("cat ../other/x.txt", ctx), PermissionAsk)  # outside
         assert isinstance(check_bash_permission("cat ../x.txt", moved), PermissionAllow)
         assert rules.scope_of(str(project)) is rules.scope(str(project))
+
+
+def test_answers_repeated_within_one_line_are_the_same_as_alone(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    (project / ".env").write_text("S")
+    os.symlink(project / ".git", project / "out")
+    ctx = make_ctx(project, deny=("Read(./.env)",))
+    alone = check_bash_permission("touch out/x", ctx)
+    assert isinstance(alone, PermissionAsk) and alone.reason and ".git" in alone.message
+    line = check_bash_permission(" && ".join(["touch a"] * 5 + ["touch out/x"] * 5 + ["cd src", "touch ../out/x"]), ctx)
+    assert isinstance(line, PermissionAsk) and line.reason and line.message.count("touches") == 3  # first three shown
+    searched = check_bash_permission(" && ".join(["grep -r KEY ."] * 4 + ["cd src", "grep -r KEY .."]), ctx)
+    assert isinstance(searched, PermissionAsk) and "denies reading" in searched.message
+    assert isinstance(check_bash_permission(" && ".join(["grep -r KEY src"] * 4), ctx), PermissionAllow)
