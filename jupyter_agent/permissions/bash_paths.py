@@ -1,0 +1,196 @@
+"""Bash permissions: the files a command line touches (redirects, read arguments, protected paths).
+
+Redirections are writes (Edit rules, protected paths, working directories); ``< file``,
+``source file`` and the file arguments of read-only commands are reads (Read deny rules, working
+directories); a recursive search asks when a Read deny rule may match below a folder it walks;
+any fixed argument of a writing command that lands on a protected path asks.  Every relative
+path is checked from every folder the line may ``cd`` to.
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+import os
+
+from ..core.context import ToolUseContext
+from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
+from .bash_analysis import Analysis, CommandInfo
+from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
+from .bash_words import Word
+from .compiled import PathScope
+from .filesystem import read_deny_below, write_verdict
+from .paths import BadPath, ResolvedPath, local_path, protected_reason_of, relative_below, resolve_below
+
+TOOL_NAME = "Bash"
+_MAX_GLOB_MATCHES = 200
+
+
+class Verdict:
+    """What the parts of a line want; the strongest one wins (deny > sticky ask > ask)."""
+
+    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo")
+
+    def __init__(self) -> None:
+        self.deny: str | None = None
+        self.sticky: list[str] = []
+        self.soft: list[str] = []
+        self.prefixes: list[str] = []
+        self.checked: set[tuple[str, str, bool]] | None = None  # (path, cwd, write) done
+        self.memo: dict[tuple[object, ...], object] | None = None  # filesystem answers, this decision only
+
+    def first_time(self, path: str, cwd: str, write: bool) -> bool:
+        key = (path, cwd, write)
+        if self.checked is None:
+            self.checked = {key}
+            return True
+        if key in self.checked:
+            return False
+        self.checked.add(key)
+        return True
+
+
+def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict) -> None:
+    """A writing command naming a protected path (``rm -rf .git``, ``cp x ~/.bashrc``) always asks.
+
+    Any argument may be a destination, so every fixed argument is resolved (symlinks too).
+    """
+    for word in info.innermost[1:]:
+        value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
+        if not value or value[0] == "-":
+            continue
+        for cwd in cwds:
+            reason = _protected(value, cwd, v)
+            if reason is not None:
+                v.sticky.append(f"{info.text} touches {reason}")
+                return
+
+
+def _protected(value: str, cwd: str, v: Verdict) -> str | None:
+    """``protected_reason_of`` the path ``value`` from ``cwd``, once per decision (long lines repeat)."""
+    memo = v.memo if v.memo is not None else _new_memo(v)
+    key = ("protected", value, cwd)
+    if key in memo:
+        return memo[key]  # type: ignore[return-value]
+    try:
+        reason = protected_reason_of(*resolve_below(value, cwd))
+    except BadPath:
+        reason = None
+    memo[key] = reason
+    return reason
+
+
+def _new_memo(v: Verdict) -> dict[tuple[object, ...], object]:
+    v.memo = {}
+    return v.memo
+
+
+def _tilde_path(word: Word) -> str | None:
+    """A static word with ``~`` expansion only (no glob or brace characters)."""
+    tilde_only = word.static and word.text.startswith("~") and not any(c in word.text for c in "*?[{")
+    return word.text if tilde_only else None
+
+
+def path_checks(
+    analysis: Analysis, cwds: list[str], scope: PathScope, context: ToolUseContext, v: Verdict
+) -> None:
+    for redirect in analysis.redirects:
+        if redirect.write:
+            _write_check(redirect.target, cwds, scope, context, v)
+        else:
+            _read_check(redirect.target, cwds, scope, v)
+    recursive = bool(scope.read_deny)  # without Read deny rules a recursive search finds nothing
+    for info in analysis.commands:
+        inner = info.innermost
+        program = inner[0].literal if inner else None
+        if len(inner) > 1 and program in ("source", "."):
+            _read_check(inner[1], cwds, scope, v)  # `source .env` reads it
+        read_only = info.read_only
+        if not read_only.read_only:
+            continue
+        for word in read_only.paths:
+            _read_check(word, cwds, scope, v)
+        if v.deny:
+            return
+        if recursive and program in RECURSIVE_PROGRAMS:  # walked_folders() walks no other program
+            _recursive_check(info, cwds, scope, v)
+
+
+def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """``grep -r KEY .`` reads every file below ``.``: a Read deny rule there makes it ask."""
+    memo = v.memo if v.memo is not None else _new_memo(v)
+    for cwd in cwds:
+        key = ("walked", info.innermost, cwd)
+        folders = memo.get(key)
+        if folders is None:
+            folders = memo[key] = walked_folders(info.innermost, cwd, cwd_is_real=True)
+        for folder in folders:  # type: ignore[attr-defined]
+            rule = read_deny_below(folder, scope)
+            if rule is not None:
+                v.sticky.append(f"it searches {folder}, where the rule {rule} denies reading")
+                return
+
+
+def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolUseContext, v: Verdict) -> None:
+    literal = target.literal
+    if literal is None:
+        v.sticky.append(f"it writes to {target.text}, a file name only known at run time")
+        return
+    for cwd in cwds:
+        if not v.first_time(literal, cwd, True):
+            continue
+        result = _write_result(literal, cwd, scope, context)
+        if isinstance(result, PermissionDeny):
+            v.deny = result.message
+            return
+        if isinstance(result, PermissionAsk):
+            (v.sticky if result.reason else v.soft).append(f"it writes to {literal}: {result.message}")
+
+
+def _write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseContext) -> PermissionResult:
+    """``check_write_permission`` of ``cwd/literal`` (a redirect target is never ``~``-expanded)."""
+    joined = literal if literal[:1] == "/" else ("" if cwd == "/" else cwd) + "/" + literal
+    try:
+        local_path(joined)
+    except BadPath as exc:
+        return PermissionDeny(str(exc))
+    if literal[:1] == "/":
+        resolved = ResolvedPath(os.path.normpath(literal), os.path.realpath(literal))
+    else:
+        resolved = ResolvedPath(*relative_below(literal, cwd))
+    return write_verdict(TOOL_NAME, joined, resolved, context, scope)
+
+
+def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    if not word.static:  # `cat $f`, `xargs cat`: the file is only known at run time
+        v.soft.append(f"it reads {word.text}, a file only known at run time")
+        return
+    text = word.text
+    for cwd in cwds:
+        if not v.first_time(text, cwd, False):
+            continue
+        for path in (text,) if not word.glob else _expand(word, cwd, v):
+            try:
+                lexical, real = resolve_below(path, cwd)
+            except BadPath as exc:
+                v.deny = str(exc)
+                return
+            rule = scope.read_denied(lexical, real)
+            if rule is not None:
+                v.deny = f"Permission to read {path} has been denied by the rule {rule}."
+                return
+            if not scope.inside(real):
+                v.soft.append(f"it reads {path}, outside the working directories")
+
+
+def _expand(word: Word, cwd: str, v: Verdict) -> list[str]:
+    """The paths a word names: globs expanded like bash would, right now."""
+    if word.static and not word.glob:
+        return [word.text]
+    if not word.static:
+        return []  # the program accepts any argument; the value is unknown (checked by cwd)
+    pattern = os.path.expanduser(word.text)
+    matches = globlib.glob(pattern, root_dir=cwd) if not os.path.isabs(pattern) else globlib.glob(pattern)
+    if len(matches) > _MAX_GLOB_MATCHES:
+        v.soft.append(f"{word.text} matches too many files to check")
+        return []
+    return matches or [word.text]
