@@ -225,17 +225,26 @@ def combined_regex(patterns: Iterable[BashPattern]) -> re.Pattern[str] | None:
     """A first test for ``any(p.matches(text))``: its ``fullmatch`` is true whenever that is.
 
     ``None`` when there are no patterns; callers confirm a hit with the patterns themselves.
+    A pattern whose ``matches`` disagrees with its translation on a few probes (the pattern
+    type changed shape) is translated to "anything", which only costs the confirmation.
     """
-    parts = []
-    for p in patterns:
-        if p.regex is not None:
-            same_flags = isinstance(p.regex.pattern, str) and p.regex.flags == _DOTALL_FLAGS
-            parts.append(f"(?:{p.regex.pattern})" if same_flags else "(?:.*)")
-        elif p.prefix:
-            parts.append(f"(?:{re.escape(p.head)}(?: .*)?)")
-        else:
-            parts.append(f"(?:{re.escape(p.head)})")
+    parts = [_translated(p) for p in patterns]
     return re.compile("|".join(parts), re.DOTALL) if parts else None
+
+
+def _translated(p: BashPattern) -> str:
+    if p.regex is not None:
+        same_flags = isinstance(p.regex.pattern, str) and p.regex.flags == _DOTALL_FLAGS
+        part = f"(?:{p.regex.pattern})" if same_flags else "(?:.*)"
+    elif p.prefix:
+        part = f"(?:{re.escape(p.head)}(?: .*)?)"
+    else:
+        part = f"(?:{re.escape(p.head)})"
+    alone = re.compile(part, re.DOTALL)
+    probes = (p.head, p.head + " x", p.head + "x", p.head[:-1], p.head + "\n", "", "x " + p.head)
+    if any(bool(alone.fullmatch(t)) != p.matches(t) for t in probes):
+        return "(?:.*)"
+    return part
 
 
 _DOTALL_FLAGS = re.compile("", re.DOTALL).flags

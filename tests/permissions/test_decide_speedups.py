@@ -331,3 +331,16 @@ def test_answers_repeated_within_one_line_are_the_same_as_alone(tmp_path: Path) 
     searched = check_bash_permission(" && ".join(["grep -r KEY ."] * 4 + ["cd src", "grep -r KEY .."]), ctx)
     assert isinstance(searched, PermissionAsk) and "denies reading" in searched.message
     assert isinstance(check_bash_permission(" && ".join(["grep -r KEY src"] * 4), ctx), PermissionAllow)
+
+
+def test_combined_regex_falls_back_for_a_pattern_it_cannot_translate() -> None:
+    from jupyter_agent.permissions.bash_rules import BashPattern
+
+    class Lenient(BashPattern):  # matches more than its fields say
+        def matches(self, text: str) -> bool:
+            return text.startswith(self.head)
+
+    regex = combined_regex([compile_bash_pattern("curl:*"), Lenient("git")])
+    assert regex is not None and regex.fullmatch("gitx") and regex.fullmatch("anything at all")
+    strict = combined_regex([compile_bash_pattern("curl:*")])
+    assert strict is not None and not strict.fullmatch("gitx") and strict.fullmatch("curl -s x")
