@@ -13,6 +13,8 @@ only when ``skipped_text`` would find nothing skipped in it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import tree_sitter_bash
 from tree_sitter import Language
 
@@ -25,7 +27,8 @@ from .bash_commands import (
     Redirect,
     SimpleCommand,
 )
-from .bash_words import Node, Word
+from .bash_lexcheck import covered_through
+from .bash_words import Node, Word, WordReader
 
 _LANGUAGE = Language(tree_sitter_bash.language())
 
@@ -54,16 +57,19 @@ _set_glob = Word.glob.__set__  # type: ignore[attr-defined]
 _set_words, _set_assignments, _set_nested, _set_kind, _set_operators = CMD_SLOT_SETTERS
 
 
-def fast_parse(root: Node, source: str, printable: bool) -> ParsedCommand | None:
-    """The parse of an ASCII line ``source``, or ``None`` when the line is not that simple.
+def fast_parse(root: Node, source: str, printable: bool, general: type) -> ParsedCommand | None:
+    """The parse of an ASCII line ``source``; ``None`` when the general path must read it all.
 
-    ``printable``: ``source.isprintable()``.  When no character of a printable line makes a
-    bare word dynamic, a glob or a problem (``bash_words.plain_line`` but for ``~``, inline
-    here), a word is only checked for blanks and a leading ``~``; otherwise every bare word is
-    checked in full (``_literal_word``).  The leaves
-    are visited in order, as ``bash_lexcheck.skipped_text`` visits them, and text between them
-    that is not blank (tree-sitter dropped it) also means ``None``: the general path then
-    reports it.
+    Plain commands are read here; any other statement of the line (a loop, an assignment, a
+    command with a quoted or dynamic word ...) is handed to one ``general`` walker
+    (``bash_parse._Walker``) on the spot, so commands, redirections and problems come out in
+    the order of the general path.  ``printable``: ``source.isprintable()``.  When no
+    character of a printable line makes a bare word dynamic, a glob or a problem
+    (``bash_words.plain_line`` but for ``~``, inline here), a word is only checked for blanks
+    and a leading ``~``; otherwise every bare word is checked in full (``_literal_word``).
+    The tokens are visited in order, as ``bash_lexcheck.skipped_text`` visits them (handed
+    statements through ``covered_through``); text between them that is not blank (tree-sitter
+    dropped it) means ``None``: the general path then reports it.
     """
     plain_line = printable and not (
         "$" in source or "`" in source or "\\" in source or "*" in source or "?" in source
@@ -72,94 +78,137 @@ def fast_parse(root: Node, source: str, printable: bool) -> ParsedCommand | None
     tilde = "~" in source  # a word starting with ~ is a glob (HEAD~1 is not)
     commands: list[SimpleCommand] = []
     redirects: list[Redirect] = []
-    covered = 0  # end of the last leaf seen
+    problems: list[str] = []
+    walker = None  # the general walker, made for the first statement it reads
+    covered = 0  # end of the last token seen
     if root.kind_id not in _JOINS:
         return None
     stack = root.children[::-1]  # (py-tree-sitter caches the list: never reverse() it)
     while stack:
         node = stack.pop()
         kind = node.kind_id
-        statement = None  # a redirected statement whose body ``node`` is
+        statement = None  # a redirected statement whose body ``body`` is
+        body = node
         if kind not in _COMMAND:
             if kind in _JOINS:
                 stack.extend(node.children[::-1])
                 continue
-            if kind in _REDIRECTED:
-                statement = node.children
-                if statement[0].kind_id not in _COMMAND or node.field_name_for_child(0) != "body":
-                    return None
-                node = statement[0]
-                first_redirect = len(redirects)
-            elif kind in _COMMENT or not node.is_named:  # a comment or an operator token
+            if kind in _COMMENT or not node.is_named:  # a comment or an operator token
                 start = node.start_byte
                 if start > covered and source[covered:start].strip(_BLANKS):
                     return None
                 covered = max(covered, node.end_byte)
                 continue
-            else:
-                return None
+            if kind in _REDIRECTED:
+                statement = node.children
+                body = statement[0]
+            if statement is None or body.kind_id not in _COMMAND or (
+                node.field_name_for_child(0) != "body"
+            ):
+                if walker is None:
+                    walker = general(ParsedCommand(commands, redirects, problems), WordReader(source))
+                covered = _hand_over(node, source, covered, walker)
+                if covered < 0:
+                    return None
+                continue
+        first_redirect = len(redirects)
+        before = covered
         words = []
-        for child in node.children:
+        for child in body.children:
             kind = child.kind_id
             if kind not in _BARE_WORD:
                 if kind in _COMMAND_NAME:
                     inner = child.children
                     if len(inner) != 1:
-                        return None
+                        break
                     child = inner[0]
                     kind = child.kind_id
                 elif kind in _FILE_REDIRECT:
-                    covered = _file_redirect(child, source, plain_line, covered, redirects)
+                    covered = _file_redirect(child, source, plain_line, covered, redirects, before)
                     if covered < 0:
-                        return None
+                        break
                     continue
             start = child.start_byte
             if start > covered:
                 gap = source[covered:start]
-                if gap != " " and gap.strip(_BLANKS):
-                    return None
+                if gap != " ":
+                    if gap.strip(_BLANKS):
+                        return None
+                    if "\n" in gap and covered != before:
+                        break  # the next line glued on: the general walker reports it
             covered = child.end_byte
             text = source[start:covered]
             if kind in _BARE_WORD:
                 if plain_line:  # (then the line, so the word too, is printable)
                     if " " in text or tilde and text[0] == "~":
-                        return None  # glued words, ~: the general path reads them
+                        break  # glued words, ~: the general walker reads them
                 elif not _literal_word(text) or " " in text or not text.isprintable():
-                    return None
+                    break
             elif kind in _RAW_STRING:
                 text = text[1:-1]
             elif kind not in _NUMBER or not plain_line and ("$" in text or "`" in text):
-                return None  # (10#$(cmd) is a number node: the general path reads it)
+                break  # (10#$(cmd) is a number node: the general walker reads it)
             word = _new(Word)
             _set_text(word, text)
             _set_static(word, True)
             _set_glob(word, False)
             words.append(word)
-        if len(words) == 1 and words[0].text == "!":
-            return None  # the general path reports it
-        command = _new(SimpleCommand)
-        _set_words(command, tuple(words))
-        _set_assignments(command, ())
-        _set_nested(command, False)
-        _set_kind(command, "command")
-        _set_operators(command, ())
-        commands.append(command)
-        if statement is not None:
-            # The general walker records a statement's redirections before its body's: same
-            # leaf order for the gap check here, same list order as there.
-            for child in statement[1:]:
-                if child.kind_id not in _FILE_REDIRECT:
-                    return None
-                added = len(redirects)
-                covered = _file_redirect(child, source, plain_line, covered, redirects)
-                if covered < 0:
-                    return None
-                if len(redirects) > added:
-                    redirects.insert(first_redirect, redirects.pop())
-                    first_redirect += 1
+        else:
+            if len(words) != 1 or words[0].text != "!":  # `! !`: the general walker reports it
+                command = _new(SimpleCommand)
+                _set_words(command, tuple(words))
+                _set_assignments(command, ())
+                _set_nested(command, False)
+                _set_kind(command, "command")
+                _set_operators(command, ())
+                if statement is None:
+                    commands.append(command)
+                    continue
+                covered = _statement_redirects(
+                    statement, source, plain_line, covered, redirects, first_redirect, before
+                )
+                if covered >= 0:
+                    commands.append(command)
+                    continue
+        # Not plain after all: the general walker reads the whole statement instead.
+        del redirects[first_redirect:]
+        if walker is None:
+            walker = general(ParsedCommand(commands, redirects, problems), WordReader(source))
+        covered = _hand_over(node, source, before, walker)
+        if covered < 0:
+            return None
     if not commands or covered < len(source) and source[covered:].strip(_BLANKS):
         return None
-    return ParsedCommand(commands, redirects)
+    if walker is not None:
+        walker.finish()
+    return ParsedCommand(commands, redirects, problems)
+
+
+def _hand_over(node: Node, source: str, covered: int, walker: Any) -> int:
+    """The general walker reads ``node``'s statement, after the same check for skipped text."""
+    covered = covered_through(node, source, covered)
+    if covered >= 0:
+        walker.walk(node)
+    return covered
+
+
+def _statement_redirects(
+    statement: list[Node], source: str, plain_line: bool, covered: int,
+    redirects: list[Redirect], first: int, before: int,
+) -> int:
+    """The redirections of a redirected statement, listed before its body's own (as the
+    general walker lists them); the end of the last token, or -1."""
+    for child in statement[1:]:
+        if child.kind_id not in _FILE_REDIRECT:
+            return -1
+        added = len(redirects)
+        covered = _file_redirect(child, source, plain_line, covered, redirects, before)
+        if covered < 0:
+            return -1
+        if len(redirects) > added:
+            redirects.insert(first, redirects.pop())
+            first += 1
+    return covered
 
 
 def _word(kind: int, text: str, plain_line: bool) -> Word | None:
@@ -179,15 +228,19 @@ def _word(kind: int, text: str, plain_line: bool) -> Word | None:
 
 
 def _file_redirect(
-    node: Node, source: str, plain_line: bool, covered: int, redirects: list[Redirect]
+    node: Node, source: str, plain_line: bool, covered: int, redirects: list[Redirect],
+    before: int,
 ) -> int:
     """``>``, ``>>``, ``2>&1``, ``<`` … with one fixed target, as ``_Walker._redirect`` reads
-    them; returns the end of its last leaf, or -1 when the general path must read it."""
+    them; returns the end of its last token, or -1 when the general walker must read it
+    (``before``: where its statement starts; a newline after that splits it in bash)."""
     op = None
     target = None
     for child in node.children:
         start = child.start_byte
-        if start > covered and source[covered:start].strip(_BLANKS):
+        if start > covered and (
+            source[covered:start].strip(_BLANKS) or covered != before and "\n" in source[covered:start]
+        ):
             return -1
         covered = end = child.end_byte
         if not child.is_named:

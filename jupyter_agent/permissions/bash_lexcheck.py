@@ -51,3 +51,19 @@ def skipped_text(root: Node, data: bytes) -> str | None:
         if gap.translate(None, _BLANK):
             return gap.decode("utf-8", "replace")[:40]
     return None
+
+
+def covered_through(node: Node, source: str, covered: int) -> int:
+    """``skipped_text`` for one subtree of an ASCII line, from offset ``covered`` on: the end
+    of the subtree's last token, or -1 when non-blank text lies between its tokens."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if node.child_count == 0 or node.type in _ATOMIC:
+            start = node.start_byte
+            if start > covered and source[covered:start].strip(" \t\n"):
+                return -1
+            covered = max(covered, node.end_byte)
+        else:
+            stack.extend(reversed(node.children))
+    return covered

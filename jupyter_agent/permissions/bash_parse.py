@@ -78,7 +78,7 @@ def parse_uncached(command: str) -> ParsedCommand:
             problems=["the command does not parse (syntax error or unterminated quote)"]
         )
     if command.isascii():  # first the common shape, in one loop that also checks for gaps
-        parsed = fast_parse(root, command, printable)
+        parsed = fast_parse(root, command, printable, _Walker)
         if parsed is not None:
             return parsed
     skipped = skipped_text(root, data)
@@ -98,6 +98,16 @@ class _Walker:
         self.text = words.text
 
     def run(self, root: Node) -> None:
+        self.walk(root)
+        self.finish()
+
+    def finish(self) -> None:
+        """The word problems go after the walker's own (as they always have)."""
+        self.out.problems.extend(self.words.problems)
+        self.words.problems.clear()
+
+    def walk(self, root: Node) -> None:
+        """Every command of ``root``'s subtree (all of it before anything after it)."""
         stack: list[tuple[Node, bool]] = [(root, False)]
         substitutions = self.words.substitutions
         visit = self._visit
@@ -108,7 +118,6 @@ class _Walker:
                 for sub in reversed(substitutions):
                     stack.extend([(c, True) for c in reversed(sub.named_children)])
                 substitutions.clear()
-        self.out.problems.extend(self.words.problems)
 
     def _visit(self, node: Node, nested: bool, stack: list[tuple[Node, bool]]) -> None:
         kind = node.type
@@ -117,6 +126,7 @@ class _Walker:
         elif kind in _CONTAINERS:
             stack.extend([(c, nested) for c in reversed(node.named_children)])
         elif kind == "redirected_statement":
+            _check_one_line(node, self.out.problems)
             body = node.child_by_field_name("body")
             for child in node.named_children:
                 if child is not None and body is not None and child.id == body.id:
@@ -141,6 +151,7 @@ class _Walker:
             self.out.problems.append(f"unsupported shell syntax: {kind}")
 
     def _command(self, node: Node, nested: bool) -> None:
+        _check_one_line(node, self.out.problems)
         words: list[Word] = []
         assignments: list[tuple[str, Word]] = []
         read = self.words.read
@@ -297,3 +308,19 @@ def _field_of(parent: Node, child: Node) -> str | None:
         if c.id == child.id:
             return parent.field_name_for_child(i)
     return None
+
+
+def _check_one_line(node: Node, problems: list[str]) -> None:
+    """A newline ends a command in bash, but tree-sitter sometimes glues the next line's words
+    onto it (``ls | ls | ls`` newline ``rm x`` gave ``ls`` with arguments ``rm x``)."""
+    children = node.children
+    if len(children) < 2:
+        return
+    data, base = node.text, node.start_byte
+    end = children[0].end_byte
+    for child in children[1:]:
+        start = child.start_byte
+        if start > end and b"\n" in data[end - base : start - base]:
+            problems.append("a command continues past a newline (bash would split it there)")
+            return
+        end = max(end, child.end_byte)
