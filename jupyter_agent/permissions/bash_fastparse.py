@@ -86,6 +86,15 @@ def fast_parse(root: Node, source: str, printable: bool, general: type) -> Parse
     stack = root.children[::-1]  # (py-tree-sitter caches the list: never reverse() it)
     while stack:
         node = stack.pop()
+        if node.__class__ is tuple:  # the redirections after a list's tokens: check the gaps
+            for child, end in zip(*node, strict=True):
+                start = child.start_byte
+                if start > covered and (
+                    source[covered:start].strip(_BLANKS) or "\n" in source[covered:start]
+                ):
+                    return None
+                covered = end
+            continue
         kind = node.kind_id
         statement = None  # a redirected statement whose body ``body`` is
         body = node
@@ -102,6 +111,12 @@ def fast_parse(root: Node, source: str, printable: bool, general: type) -> Parse
             if kind in _REDIRECTED:
                 statement = node.children
                 body = statement[0]
+                if body.kind_id in _JOINS and node.field_name_for_child(0) == "body":
+                    ends = _redirects_ahead(statement, source, plain_line, redirects)
+                    if ends is not None:  # `a && b > log` (as tree-sitter reads it)
+                        stack.append((statement[1:], ends))
+                        stack.append(body)
+                        continue
             if statement is None or body.kind_id not in _COMMAND or (
                 node.field_name_for_child(0) != "body"
             ):
@@ -190,6 +205,25 @@ def _hand_over(node: Node, source: str, covered: int, walker: Any) -> int:
     if covered >= 0:
         walker.walk(node)
     return covered
+
+
+def _redirects_ahead(
+    statement: list[Node], source: str, plain_line: bool, redirects: list[Redirect]
+) -> list[int] | None:
+    """The redirections of a statement whose body is a list, recorded before the list's own
+    (where the general walker records them); the end of each, whose gap from the token before
+    it is checked after the list.  ``None`` when one is not plain."""
+    found: list[Redirect] = []
+    ends = []
+    for child in statement[1:]:
+        if child.kind_id not in _FILE_REDIRECT:
+            return None
+        end = _file_redirect(child, source, plain_line, child.start_byte, found, -1)
+        if end < 0:
+            return None
+        ends.append(end)
+    redirects.extend(found)
+    return ends
 
 
 def _statement_redirects(

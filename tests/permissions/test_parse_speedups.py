@@ -45,6 +45,8 @@ EXTRA = [
     "ls >&2", "ls &> log", "ls > a > b", "ls 2>10#$(rm x)", "echo 10#$(rm x)", "echo -20 0x1F",
     "ls | ls | ls\nrm x && ls", "ls >out\nrm x", "ls\n> out", "cat <<EOF > out\nbody\nEOF",
     "x=1 && ls", "export A=1 && ls | wc", "for i in a; do ls; done && ls", "ls && echo \"$x\"",
+    "a && b > out 2>&1", "a | b >> log", "a && b 2>&1 | c > out", "a && b > $x", "a && b\n> out",
+    "a || b < in > out", "(a && b) > out", "a && b > out\nrm x",
 ]
 
 
