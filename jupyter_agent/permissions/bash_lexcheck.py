@@ -1,8 +1,9 @@
 """Checks for places where tree-sitter-bash and bash may read a line differently.
 
 Found with the differential test against real bash (``tests/permissions/test_bash_vs_bash.py``)
-and by hand: control characters, backslash-newline, and text the parser silently skipped
-(``ls;\\ x`` loses the ``\\ ``).  Any of these makes the whole line ask.
+and by hand: control characters, backslash-newline, text the parser silently skipped
+(``ls;\\ x`` loses the ``\\ ``) and a command glued over a newline.  Any of these makes the
+whole line ask.
 """
 
 from __future__ import annotations
@@ -67,3 +68,20 @@ def covered_through(node: Node, source: str, covered: int) -> int:
         else:
             stack.extend(reversed(node.children))
     return covered
+
+
+def glued_over_newline(node: Node) -> bool:
+    """A newline between two parts of one command or redirected statement: bash ends the
+    command there, tree-sitter sometimes glues the next line on (``ls | ls | ls`` newline
+    ``rm x`` gave ``ls`` with the arguments ``rm x``)."""
+    children = node.children
+    if len(children) < 2:
+        return False
+    data, base = node.text, node.start_byte
+    end = children[0].end_byte
+    for child in children[1:]:
+        start = child.start_byte
+        if start > end and b"\n" in data[end - base : start - base]:
+            return True
+        end = max(end, child.end_byte)
+    return False

@@ -27,7 +27,7 @@ from .bash_commands import (  # noqa: F401 (SimpleCommand: re-exported)
     new_simple,
 )
 from .bash_fastparse import fast_parse
-from .bash_lexcheck import bad_characters, skipped_text
+from .bash_lexcheck import bad_characters, glued_over_newline, skipped_text
 from .bash_words import Node, Word, WordReader, make_word
 
 _LANGUAGE = Language(tree_sitter_bash.language())
@@ -50,6 +50,7 @@ _CONTAINERS = frozenset(
      "negated_command", "if_statement", "elif_clause", "else_clause", "while_statement"}
 )
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_GLUED = "a command continues past a newline (bash would split it there)"
 
 
 def parse_command(command: str) -> ParsedCommand:
@@ -126,7 +127,8 @@ class _Walker:
         elif kind in _CONTAINERS:
             stack.extend([(c, nested) for c in reversed(node.named_children)])
         elif kind == "redirected_statement":
-            _check_one_line(node, self.out.problems)
+            if glued_over_newline(node):
+                self.out.problems.append(_GLUED)
             body = node.child_by_field_name("body")
             for child in node.named_children:
                 if child is not None and body is not None and child.id == body.id:
@@ -151,7 +153,8 @@ class _Walker:
             self.out.problems.append(f"unsupported shell syntax: {kind}")
 
     def _command(self, node: Node, nested: bool) -> None:
-        _check_one_line(node, self.out.problems)
+        if glued_over_newline(node):
+            self.out.problems.append(_GLUED)
         words: list[Word] = []
         assignments: list[tuple[str, Word]] = []
         read = self.words.read
@@ -308,19 +311,3 @@ def _field_of(parent: Node, child: Node) -> str | None:
         if c.id == child.id:
             return parent.field_name_for_child(i)
     return None
-
-
-def _check_one_line(node: Node, problems: list[str]) -> None:
-    """A newline ends a command in bash, but tree-sitter sometimes glues the next line's words
-    onto it (``ls | ls | ls`` newline ``rm x`` gave ``ls`` with arguments ``rm x``)."""
-    children = node.children
-    if len(children) < 2:
-        return
-    data, base = node.text, node.start_byte
-    end = children[0].end_byte
-    for child in children[1:]:
-        start = child.start_byte
-        if start > end and b"\n" in data[end - base : start - base]:
-            problems.append("a command continues past a newline (bash would split it there)")
-            return
-        end = max(end, child.end_byte)
