@@ -45,6 +45,11 @@ class NewestFiles:
             os.close(self._fd)
             self._fd = None
 
+    def merge(self, others: list[NewestFiles]) -> None:
+        """Take in the paths of other collectors with the same ``base`` (after ``finish``)."""
+        for other in others:
+            self._stamped.extend(other._stamped)
+
     def newest(self, n: int | None = None) -> tuple[str, ...]:
         """The ``n`` newest paths (all when None), newest first, ties by name; decoded, absolute."""
         top = sorted(self._stamped) if n is None else heapq.nsmallest(n, self._stamped)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import selectors
 import shutil
 import signal
 import sys
@@ -51,37 +52,78 @@ async def run_rg(
     With ``consume``, each chunk goes to it (in that thread, while rg still runs) instead of
     being collected into ``stdout``.
     """
+    chunks: list[bytes] = []
+    (res,) = await run_rg_many([args], cwd=cwd, timeout=timeout, abort=abort, max_bytes=max_bytes,
+                               consumers=[consume or chunks.append])
+    if consume is None:
+        stdout = b"".join(chunks)
+        return RgResult(res.returncode, stdout[:max_bytes] if res.truncated else stdout, res.stderr, res.truncated)
+    return res
+
+
+async def run_rg_many(
+    arg_lists: list[list[str]], *, cwd: Path, timeout: float, consumers: list[Callable[[bytes], None]],
+    abort: AbortController | None = None, max_bytes: int = MAX_OUTPUT_BYTES,
+) -> list[RgResult]:
+    """Run several rg processes at once; chunk by chunk, process ``i``'s output goes to ``consumers[i]``.
+
+    One worker thread drains every pipe (a single consumer thread: no two threads contend for
+    the GIL).  Timeout, abort, or more than ``max_bytes`` in all kill every process, and none is
+    left behind when this returns or raises.  ``stdout`` of the results is empty.
+    """
     env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
-    read_fd, write_fd = os.pipe()
-    with tempfile.TemporaryFile() as err:
+    procs: list[asyncio.subprocess.Process] = []
+    fds: list[int] = []
+    with contextlib.ExitStack() as stack:
+        errs = [stack.enter_context(tempfile.TemporaryFile()) for _ in arg_lists]
         try:
-            proc = await asyncio.create_subprocess_exec(
-                rg_executable(), *args, cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_fd, stderr=err,
-            )
+            for args, err in zip(arg_lists, errs, strict=True):
+                read_fd, write_fd = os.pipe()
+                fds.append(read_fd)
+                try:
+                    procs.append(await asyncio.create_subprocess_exec(
+                        rg_executable(), *args, cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
+                        stdout=write_fd, stderr=err,
+                    ))
+                finally:
+                    os.close(write_fd)
         except BaseException:
-            os.close(read_fd)
+            for fd in fds:
+                os.close(fd)
+            await _stop(procs)
             raise
-        finally:
-            os.close(write_fd)
-        drain = asyncio.ensure_future(asyncio.to_thread(_drain, read_fd, proc.pid, max_bytes, consume))
+        pids = [p.pid for p in procs]
+        drain = asyncio.ensure_future(asyncio.to_thread(_drain, fds, pids, max_bytes, consumers))
         try:
-            await _wait(proc, drain, timeout, abort)
+            await _wait(procs, drain, timeout, abort)
         except BaseException:
-            _kill(proc.pid)
+            await _stop(procs)
             with contextlib.suppress(Exception):
                 await asyncio.shield(drain)
             raise
-        stdout, truncated = drain.result()
-        err.seek(0)
-        stderr = err.read(64 * 1024).decode("utf-8", "replace")
-    code = proc.returncode if proc.returncode is not None else 0
-    return RgResult(code, stdout, stderr, truncated)
+        truncated = drain.result()
+        results = []
+        for proc, err in zip(procs, errs, strict=True):
+            err.seek(0)
+            stderr = err.read(64 * 1024).decode("utf-8", "replace")
+            code = proc.returncode if proc.returncode is not None else 0
+            results.append(RgResult(code, b"", stderr, truncated))
+    return results
 
 
-async def _wait(proc, drain: asyncio.Future, timeout: float, abort: AbortController | None) -> None:
-    """Wait until rg exited and its output is drained; ToolError on timeout or abort."""
-    both = asyncio.gather(proc.wait(), asyncio.shield(drain))
+async def _stop(procs: list[asyncio.subprocess.Process]) -> None:
+    """Kill the processes and reap them (bounded), so none outlives the call."""
+    for proc in procs:
+        if proc.returncode is None:
+            _kill(proc.pid)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(proc.wait()), 5)
+
+
+async def _wait(procs, drain: asyncio.Future, timeout: float, abort: AbortController | None) -> None:
+    """Wait until every rg exited and its output is drained; ToolError on timeout or abort."""
+    both = asyncio.gather(*(p.wait() for p in procs), asyncio.shield(drain))
     waiters: set[asyncio.Future] = {both}
     stop = asyncio.ensure_future(abort.wait()) if abort is not None else None
     if stop is not None:
@@ -100,23 +142,40 @@ async def _wait(proc, drain: asyncio.Future, timeout: float, abort: AbortControl
     raise ToolError(f"Search timed out after {timeout:g} s. Narrow the path, glob or pattern.")
 
 
-def _drain(fd: int, pid: int, max_bytes: int, consume) -> tuple[bytes, bool]:
-    """Read the pipe to EOF (in a worker thread); past ``max_bytes``, kill rg and stop."""
-    chunks: list[bytes] = []
+def _drain(fds: list[int], pids: list[int], max_bytes: int, consumers) -> bool:
+    """Read every pipe to EOF (in one worker thread); past ``max_bytes`` in all, kill rg and stop.
+
+    Returns whether the output was cut.
+    """
     size = 0
     try:
-        while chunk := os.read(fd, 1 << 20):
-            if consume is not None:
-                consume(chunk)
-            else:
-                chunks.append(chunk)
-            size += len(chunk)
-            if size > max_bytes:
-                _kill(pid)
-                return b"".join(chunks)[:max_bytes], True
-        return b"".join(chunks), False
+        if len(fds) == 1:  # the common case: plain blocking reads
+            while chunk := os.read(fds[0], 1 << 20):
+                consumers[0](chunk)
+                size += len(chunk)
+                if size > max_bytes:
+                    _kill(pids[0])
+                    return True
+            return False
+        with selectors.DefaultSelector() as sel:
+            for fd, consume in zip(fds, consumers, strict=True):
+                sel.register(fd, selectors.EVENT_READ, consume)
+            while sel.get_map():
+                for key, _ in sel.select():
+                    chunk = os.read(key.fd, 1 << 20)
+                    if not chunk:
+                        sel.unregister(key.fd)
+                        continue
+                    key.data(chunk)
+                    size += len(chunk)
+                    if size > max_bytes:
+                        for pid in pids:
+                            _kill(pid)
+                        return True
+        return False
     finally:
-        os.close(fd)
+        for fd in fds:
+            os.close(fd)
 
 
 def _kill(pid: int) -> None:

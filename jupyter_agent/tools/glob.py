@@ -16,8 +16,9 @@ from ..errors import ToolError
 from ..permissions.filesystem import check_read_permission
 from ._deny_filter import denied_filter, drop_denied_paths
 from ._newest import NewestFiles
-from ._rg import run_rg
+from ._rg import run_rg_many
 from ._search_root import require_existing, search_root, split_glob
+from ._walk_plan import walk_plan
 
 MAX_RESULTS = 100
 TIMEOUT_S = 60.0
@@ -100,20 +101,22 @@ class GlobTool(Tool[GlobInput, GlobOutput]):
             if root == given:
                 require_existing(given, directory=True)
             return ToolResult(GlobOutput((), 0, False, int((time.perf_counter() - t0) * 1000)))
-        # rg runs in the root and walks "." (globs match relative to its cwd); the paths come back
-        # short ("./x") and are stat-ed relative to the root as they stream in.
-        args = ["--files", "--hidden", "--no-ignore", "--no-messages", "--glob", "!.git",
-                "--glob", pattern, "--", "."]
-        found = NewestFiles(root)
+        plan = walk_plan(root, pattern)
+        parts = [NewestFiles(root) for _ in plan]  # one collector per rg process
         try:
-            res = await run_rg(args, cwd=root, timeout=TIMEOUT_S, abort=context.abort_controller,
-                               consume=found.feed)
-            if res.returncode not in (0, 1) and not found.count:
-                raise ToolError(f"Glob failed: {res.stderr.strip() or f'rg exit code {res.returncode}'}")
-            if not res.truncated:
-                found.finish()
+            results = await run_rg_many(plan, cwd=root, timeout=TIMEOUT_S, abort=context.abort_controller,
+                                        consumers=[part.feed for part in parts])
+            failed = next((r for r in results if r.returncode not in (0, 1)), None)
+            if failed is not None and not any(part.count for part in parts):
+                raise ToolError(f"Glob failed: {failed.stderr.strip() or f'rg exit code {failed.returncode}'}")
+            if not results[0].truncated:
+                for part in parts:
+                    part.finish()
         finally:
-            found.close()
+            for part in parts:
+                part.close()
+        found = parts[0]
+        found.merge(parts[1:])
         ms = int((time.perf_counter() - t0) * 1000)
         is_denied = denied_filter(root, context)
         if is_denied is None:
