@@ -1,9 +1,11 @@
-"""Newest-first ordering of paths streamed from rg, stat-ing each one while rg is still running."""
+"""Newest-first ordering of paths listed by rg: stat-ed as they stream in (Grep), or merged from
+lists rg already sorted newest first (Glob)."""
 
 from __future__ import annotations
 
 import heapq
 import os
+from collections.abc import Callable
 
 _DIR_FD = os.stat in os.supports_dir_fd
 
@@ -74,3 +76,52 @@ class NewestFiles:
             except OSError:
                 continue  # vanished since the walk
             append((-mtime, line))  # sorts newest first, ties by name
+
+
+def newest_of_sorted(
+    outputs: list[bytes], n: int, base: str | os.PathLike[str], skip: Callable[[str], bool] | None = None,
+) -> tuple[tuple[str, ...], int]:
+    """The ``n`` newest files listed by rg processes that each printed theirs newest first.
+
+    ``outputs``: each process's ``./path`` lines (``--sortr modified``), relative to ``base``.
+    The newest ``n`` overall are among the first ``n`` of each list, so only those are stat-ed
+    here (mtimes again, to merge the lists and break ties by name), plus any that tie with the
+    ``n``-th of their list.  ``skip(path)`` drops paths (Read-denied ones) before anything is
+    counted.  Returns (absolute paths newest first, number of files listed).
+    """
+    prefix = os.fsencode(os.path.join(base, ""))
+    fd = os.open(base, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)) if _DIR_FD else None
+    stamped: list[tuple[int, bytes]] = []
+    total = 0
+    try:
+        for output in outputs:
+            lines = [line for line in output.split(b"\n") if line]
+            if skip is not None:
+                lines = [line for line in lines if not skip(os.fsdecode(line))]
+            total += len(lines)
+            stamped.extend(_leading(lines, n, fd, prefix))
+    finally:
+        if fd is not None:
+            os.close(fd)
+    top = heapq.nsmallest(n, stamped)
+    return tuple(os.fsdecode(prefix + (p[2:] if p.startswith(b"./") else p)) for _, p in top), total
+
+
+def _leading(lines: list[bytes], n: int, fd: int | None, prefix: bytes) -> list[tuple[int, bytes]]:
+    """(-mtime, line) of the first ``n`` lines that still exist, and of those tying with the last."""
+    out: list[tuple[int, bytes]] = []
+    oldest = None
+    for line in lines:
+        try:
+            if fd is not None:
+                mtime = os.stat(line, dir_fd=fd).st_mtime_ns
+            else:
+                mtime = os.stat(prefix + (line[2:] if line.startswith(b"./") else line)).st_mtime_ns
+        except OSError:
+            continue  # vanished since the walk
+        if len(out) >= n and mtime < oldest:
+            break  # the list is newest first: nothing further down can make the top n
+        out.append((-mtime, line))
+        if len(out) <= n:
+            oldest = mtime if oldest is None else min(oldest, mtime)
+    return out

@@ -1,17 +1,17 @@
-"""How Glob splits one big walk across several single-threaded rg processes.
+"""How Glob walks a tree: several single-threaded ``rg --sortr modified`` processes, split by folder.
 
-Glob must stat every match to order them newest first, and that costs a core while rg walks.
-rg's own parallel walker spends noticeably more CPU than a single-threaded walk of the same
-tree, so on a small machine the stat-ing and rg fight for the cores.  Splitting the top-level
-folders between a few ``rg --threads=1`` processes walks the tree in parallel at the
-single-threaded cost (``benchmarks/glob.py``: 0.7x plain ``rg --files`` for a selective
-pattern, and the newest-first order of 10,000 matches within 1.5x).
+Glob answers with the newest matches first, so every match must be stat-ed.  rg can do that
+itself (``--sortr modified`` stats the matches in C and prints them newest first), but sorting
+makes rg walk with one thread.  So the walk is split by folder between a few rg processes that
+run at once: each lists its share newest first, and the newest ``n`` of the whole tree are
+among the first ``n`` of each share (``newest.newest_of_sorted`` merges them).
 
-The plan is exact: process 0 walks ``.`` minus the folders given to the others (``--glob
-!/name/``, which comes last and so wins over the user's glob), the others walk their folders
-given as ``./name``; rg matches globs relative to its cwd (the root), so every file is matched
-by the same glob as in one walk, and listed by exactly one process.  Only real folders (not
-symlinks: rg would follow a symlink given on its command line) with plain names are moved.
+The split is exact: process 0 walks ``.`` minus the folders given to the others
+(``--glob !/path/``, which comes last and so wins over the user's glob), the others walk their
+folders given as ``./path``; rg matches globs relative to its cwd (the root), so every file is
+matched by the same glob as in one walk, and listed by exactly one process.  Only real folders
+(not symlinks: rg follows a symlink named on its command line) with plain names are handed out.
+When the root has few folders, their subfolders are handed out instead (``split_folders``).
 """
 
 from __future__ import annotations
@@ -20,32 +20,56 @@ import os
 
 MAX_WAYS = 4
 MAX_SPLIT_FOLDERS = 256  # beyond this, process 0's exclusion globs would cost more than they save
+MAX_DEPTH = 3
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-+@")
+SORT_NEWEST = ("--sortr", "modified")
 
 
-def walk_plan(root: str | os.PathLike[str], pattern: str, ways: int | None = None) -> list[list[str]]:
+def walk_plan(
+    root: str | os.PathLike[str], pattern: str, ways: int | None = None, extra: tuple[str, ...] = SORT_NEWEST,
+) -> list[list[str]]:
     """rg argument lists (run with cwd=root) that together list the files ``pattern`` matches."""
-    common = ["--files", "--hidden", "--no-ignore", "--no-messages", "--glob", "!.git", "--glob", pattern]
+    common = ["--files", "--hidden", "--no-ignore", "--no-messages", *extra, "--glob", "!.git",
+              "--glob", pattern]
     ways = min(os.cpu_count() or 1, MAX_WAYS) if ways is None else ways
-    names = _split_folders(root) if ways > 1 else []
-    if len(names) < 2:
-        return [[*common, "--", "."]]  # nothing to split: rg's own walker
-    groups = [names[i::ways] for i in range(ways)]
+    folders = split_folders(root, ways) if ways > 1 else []
+    if len(folders) < 2:
+        return [[*common, "--", "."]]
+    groups = [folders[i::ways] for i in range(ways)]
     moved = [group for group in groups[1:] if group]
-    first = [*common, "--threads=1", *(f"--glob=!/{name}/" for group in moved for name in group), "--", "."]
-    return [first, *([*common, "--threads=1", "--", *(f"./{name}" for name in group)] for group in moved)]
+    first = [*common, "--threads=1", *(f"--glob=!/{path}/" for group in moved for path in group), "--", "."]
+    return [first, *([*common, "--threads=1", "--", *(f"./{path}" for path in group)] for group in moved)]
 
 
-def _split_folders(root: str | os.PathLike[str]) -> list[str]:
+def split_folders(root: str | os.PathLike[str], ways: int = 2) -> list[str]:
+    """Folders (relative to ``root``) to hand out, enough of them to share the walk evenly.
+
+    The root's folders, or, when there are few (``src/``, ``tests/``: one of them may hold
+    most of the tree), the folders one or two levels further down; a folder without
+    subfolders is handed out whole.
+    """
+    level = _plain_folders(str(root), "")
+    for _ in range(MAX_DEPTH - 1):
+        if len(level) >= 4 * ways:
+            break
+        deeper: list[str] = []
+        for folder in level:
+            deeper.extend(_plain_folders(os.path.join(root, folder), folder + "/") or [folder])
+        if deeper == level or len(deeper) > MAX_SPLIT_FOLDERS:
+            break
+        level = deeper
+    return level if len(level) <= MAX_SPLIT_FOLDERS else []
+
+
+def _plain_folders(path: str, prefix: str) -> list[str]:
     try:
-        with os.scandir(root) as entries:
-            names = sorted(
-                e.name for e in entries
+        with os.scandir(path) as entries:
+            return sorted(
+                prefix + e.name for e in entries
                 if e.name != ".git" and _plain(e.name) and e.is_dir(follow_symlinks=False)
             )
     except OSError:
         return []
-    return names if len(names) <= MAX_SPLIT_FOLDERS else []
 
 
 def _plain(name: str) -> bool:

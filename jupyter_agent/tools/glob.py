@@ -14,8 +14,8 @@ from ..core.result import ContentBlock, ToolResult, text_block
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.filesystem import check_read_permission
-from ._deny_filter import denied_filter, drop_denied_paths
-from ._newest import NewestFiles
+from ._deny_filter import denied_filter
+from ._newest import newest_of_sorted
 from ._rg import run_rg_many
 from ._search_root import require_existing, search_root, split_glob
 from ._walk_plan import walk_plan
@@ -101,28 +101,20 @@ class GlobTool(Tool[GlobInput, GlobOutput]):
             if root == given:
                 require_existing(given, directory=True)
             return ToolResult(GlobOutput((), 0, False, int((time.perf_counter() - t0) * 1000)))
-        plan = walk_plan(root, pattern)
-        parts = [NewestFiles(root) for _ in plan]  # one collector per rg process
-        try:
-            results = await run_rg_many(plan, cwd=root, timeout=TIMEOUT_S, abort=context.abort_controller,
-                                        consumers=[part.feed for part in parts])
-            failed = next((r for r in results if r.returncode not in (0, 1)), None)
-            if failed is not None and not any(part.count for part in parts):
-                raise ToolError(f"Glob failed: {failed.stderr.strip() or f'rg exit code {failed.returncode}'}")
-            if not results[0].truncated:
-                for part in parts:
-                    part.finish()
-        finally:
-            for part in parts:
-                part.close()
-        found = parts[0]
-        found.merge(parts[1:])
+        plan = walk_plan(root, pattern)  # each process prints its matches newest first
+        chunks: list[list[bytes]] = [[] for _ in plan]
+        results = await run_rg_many(plan, cwd=root, timeout=TIMEOUT_S, abort=context.abort_controller,
+                                    consumers=[part.append for part in chunks])
+        outputs = [b"".join(part) for part in chunks]
+        failed = next((r for r in results if r.returncode not in (0, 1)), None)
+        if failed is not None and not any(outputs):
+            raise ToolError(f"Glob failed: {failed.stderr.strip() or f'rg exit code {failed.returncode}'}")
+        if results[0].truncated:  # cut mid-line: drop each list's last, partial line
+            outputs = [out[:out.rfind(b"\n") + 1] for out in outputs]
+        skip = denied_filter(root, context)
+        names, total = newest_of_sorted(outputs, MAX_RESULTS, root, skip)
         ms = int((time.perf_counter() - t0) * 1000)
-        is_denied = denied_filter(root, context)
-        if is_denied is None:
-            return ToolResult(GlobOutput(found.newest(MAX_RESULTS), found.count, found.count > MAX_RESULTS, ms))
-        allowed = drop_denied_paths(found.newest(None), is_denied)
-        return ToolResult(GlobOutput(allowed[:MAX_RESULTS], len(allowed), len(allowed) > MAX_RESULTS, ms))
+        return ToolResult(GlobOutput(names, total, total > MAX_RESULTS, ms))
 
     def map_result_to_content(self, data: GlobOutput, tool_use_id: str) -> list[ContentBlock]:
         return data.to_content()

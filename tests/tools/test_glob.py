@@ -138,3 +138,56 @@ def test_newest_files_relative_to_a_base_gives_absolute_paths(tmp_path):
         found.close()
     assert found.count == 2
     assert found.newest() == (str(tmp_path / "d/new.txt"), str(tmp_path / "d/old.txt"))
+
+
+def _brute_force_newest(root, suffix: str, n: int) -> tuple[list[str], int]:
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            if name.endswith(suffix):
+                path = os.path.join(folder, name)
+                found.append((-os.stat(path).st_mtime_ns, path))
+    found.sort()
+    return [p for _, p in found[:n]], len(found)
+
+
+async def test_newest_100_are_exact_with_split_walks_and_ties(run, tmp_path, monkeypatch):
+    import random
+
+    rnd = random.Random(5)
+    for i in range(900):  # many folders, few distinct mtimes: ties everywhere, also at the 100th
+        _touch(tmp_path / f"d{i % 9}" / f"s{i % 4}" / f"f{i}.py", 1_000_000 + rnd.randrange(40))
+        if i % 10 == 0:
+            _touch(tmp_path / f"d{i % 9}" / f"n{i}.txt", 2_000_000)
+    expected, count = _brute_force_newest(tmp_path, ".py", 100)
+    for cores in (1, 2, 4):
+        monkeypatch.setattr(os, "cpu_count", lambda cores=cores: cores)
+        out = (await run("Glob", pattern="**/*.py")).result.data
+        assert list(out.filenames) == expected and out.num_files == count == 900 and out.truncated, cores
+
+
+async def test_lone_project_folder_is_split_and_exact(run, tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    for i in range(300):
+        _touch(tmp_path / "src" / f"m{i % 5}" / f"f{i}.py", 1_000_000 + (i * 7919) % 1000)
+    expected, count = _brute_force_newest(tmp_path, ".py", 100)
+    out = (await run("Glob", pattern="**/*.py")).result.data
+    assert list(out.filenames) == expected and out.num_files == count == 300
+
+
+def test_newest_of_sorted_merges_ties_and_vanished(tmp_path):
+    from jupyter_agent.tools._newest import newest_of_sorted
+
+    for name, mtime in (("a", 9), ("b", 5), ("c", 5), ("d", 5), ("e", 1), ("f", 7), ("g", 5)):
+        _touch(tmp_path / name, mtime)
+    part1 = b"./a\n./gone\n./b\n./c\n./d\n./e\n"  # rg's order: newest first, ties in any order
+    part2 = b"./f\n./g\n"
+    names, total = newest_of_sorted([part1, part2], 3, tmp_path)
+    assert names == tuple(str(tmp_path / n) for n in ("a", "f", "b")) and total == 8
+    names, _ = newest_of_sorted([part1, part2], 5, tmp_path)  # c, d tie with b at the 5th place
+    assert names == tuple(str(tmp_path / n) for n in ("a", "f", "b", "c", "d"))
+    # a file tying with the n-th but listed after it by rg, and first by name, is found
+    assert newest_of_sorted([b"./a\n./c\n./b\n./e\n"], 2, tmp_path)[0] == (str(tmp_path / "a"), str(tmp_path / "b"))
+    names, total = newest_of_sorted([part1, part2], 3, tmp_path, skip=lambda p: p in ("./a", "./f"))
+    assert names == tuple(str(tmp_path / n) for n in ("b", "c", "d")) and total == 6

@@ -11,7 +11,7 @@ import pytest
 from jupyter_agent.core.abort import AbortController
 from jupyter_agent.errors import ToolError
 from jupyter_agent.tools._rg import run_rg_many
-from jupyter_agent.tools._walk_plan import walk_plan
+from jupyter_agent.tools._walk_plan import split_folders, walk_plan
 
 PATTERNS = ("**/*.py", "*.py", "/*.py", "*/x.py", "**/a1/**", "a*/**/*.txt", "**/{b,c}/*", "**/.hidden/*",
             "**/we ird/*", "**", "/a1", "**/sub/**/*.py")
@@ -65,7 +65,8 @@ def test_plan_moves_only_real_plainly_named_folders(tmp_path):
     assert names and names.isdisjoint({"linked", "we ird", "-dash", ".git"})  # symlink, odd names, .git stay
     assert {f"--glob=!/{n}/" for n in names} <= set(first)
     assert walk_plan(root, "**/*.py", ways=1) == [["--files", "--hidden", "--no-ignore", "--no-messages",
-                                                   "--glob", "!.git", "--glob", "**/*.py", "--", "."]]
+                                                   "--sortr", "modified", "--glob", "!.git", "--glob",
+                                                   "**/*.py", "--", "."]]
 
 
 def test_no_split_without_two_folders(tmp_path):
@@ -73,6 +74,24 @@ def test_no_split_without_two_folders(tmp_path):
     (tmp_path / "f.py").write_text("x")
     assert len(walk_plan(tmp_path, "*.py", ways=4)) == 1
     assert len(walk_plan(tmp_path / "missing", "*.py", ways=4)) == 1
+
+
+def test_a_lone_folder_is_split_below(tmp_path):
+    for rel in ("src/pkg/a/x.py", "src/pkg/b/y.py", "src/pkg/c/z.py", "src/top.py", "README.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    assert split_folders(tmp_path) == ["src/pkg/a", "src/pkg/b", "src/pkg/c"]
+    first, second = walk_plan(tmp_path, "**/*.py", ways=2)
+    assert "--glob=!/src/pkg/b/" in first and second[-1] == "./src/pkg/b"
+
+
+async def test_lone_folder_split_lists_what_one_walk_lists(tmp_path):
+    for rel in ("src/pkg/a/x.py", "src/pkg/b/y.py", "src/pkg/c/z.py", "src/pkg/q.py", "src/top.py", "r.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    for pattern in ("**/*.py", "*.py", "src/*.py", "**/pkg/*.py", "**/b/**"):
+        single = await _listing(tmp_path, walk_plan(tmp_path, pattern, ways=1))
+        assert await _listing(tmp_path, walk_plan(tmp_path, pattern, ways=3)) == single, pattern
 
 
 def _rg_children() -> list[psutil.Process]:
