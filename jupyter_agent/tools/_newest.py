@@ -110,7 +110,9 @@ def newest_of_sorted(
 def _leading(lines: list[bytes], n: int, fd: int | None, prefix: bytes) -> list[tuple[int, bytes]]:
     """(-mtime, line) of the first ``n`` lines that still exist, and of those tying with the last."""
     out: list[tuple[int, bytes]] = []
-    oldest = None
+    oldest = 0
+    if n <= 0:
+        return out
     for line in lines:
         try:
             if fd is not None:
@@ -123,5 +125,5 @@ def _leading(lines: list[bytes], n: int, fd: int | None, prefix: bytes) -> list[
             break  # the list is newest first: nothing further down can make the top n
         out.append((-mtime, line))
         if len(out) <= n:
-            oldest = mtime if oldest is None else min(oldest, mtime)
+            oldest = mtime if len(out) == 1 else min(oldest, mtime)
     return out
