@@ -21,6 +21,8 @@ from ..core.context import AppState
 from ..core.tool import CanUseTool, Tool
 from ..errors import AgentError
 from .approval import session_approver
+from .cleanup import DEFAULT_DAYS as DEFAULT_CLEANUP_DAYS
+from .cleanup import start_cleanup
 from .compact import Compaction, CompactionError, compact, estimate_tokens
 from .config import SessionConfig
 from .events import (
@@ -108,6 +110,8 @@ class AgentSession:
         self._todos = list(self.context.get_app_state().todos)
         self.hands = attach_many_hands(self)
         attach_tool_services(self)
+        days = getattr(settings, "cleanup_period_days", None)
+        self._cleanup = start_cleanup(config, DEFAULT_CLEANUP_DAYS if days is None else days, self.id)
 
     # -- events ------------------------------------------------------------------------------
 

@@ -54,6 +54,7 @@ class Settings:
     hooks: tuple[HookMatcher, ...] = ()
     files: tuple[Path, ...] = ()
     bypass_disabled_by: Path | None = None  # permissions.disableBypassPermissionsMode: "disable"
+    cleanup_period_days: int | None = None  # cleanupPeriodDays (the highest-precedence file's)
 
 
 def read_settings_file(path: Path) -> dict[str, Any]:
@@ -87,6 +88,7 @@ def load_settings(project_dir: str | os.PathLike[str], home: str | os.PathLike[s
     hooks: list[HookMatcher] = []
     files: list[Path] = []
     bypass_off: Path | None = None
+    cleanup_days: int | None = None
     for source in FILE_SOURCES:
         path = settings_path(source, project, home_path)
         data = read_settings_file(path)
@@ -102,7 +104,17 @@ def load_settings(project_dir: str | os.PathLike[str], home: str | os.PathLike[s
         hooks.extend(parse_hooks(data.get("hooks", {}), path, source))
         if perms.get("disableBypassPermissionsMode") == "disable":
             bypass_off = bypass_off or path
-    return Settings(project, home_path, rules, mode, tuple(dirs), tuple(hooks), tuple(files), bypass_off)
+        if "cleanupPeriodDays" in data:
+            cleanup_days = _cleanup_days(data["cleanupPeriodDays"], path)
+    return Settings(project, home_path, rules, mode, tuple(dirs), tuple(hooks), tuple(files), bypass_off,
+                    cleanup_days)
+
+
+def _cleanup_days(value: Any, path: Path) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise AgentConfigError(f"{path}: cleanupPeriodDays must be a whole number of days (0 keeps every "
+                               f"session), not {value!r}")
+    return value
 
 
 def _permissions_block(data: dict[str, Any], path: Path) -> dict[str, Any]:
