@@ -110,3 +110,28 @@ async def test_abort_seen_by_the_tool_itself_reports_interrupted(tmp_path):
     assert result.data.interrupted and not result.data.timed_out
     assert result.data.to_text() == "partial\nCommand was interrupted by the user and killed."
     assert live_with(mark) == []
+
+
+async def test_timeout_kills_a_process_that_left_the_group(tmp_path, approve):
+    """``setsid`` (or a daemonizing double fork) leaves the process group; the environment
+    marker every descendant inherits still finds it."""
+    ctx = bash_context(tmp_path)
+    mark = token()
+    command = f"setsid sleep {mark} & ( setsid bash -c 'sleep {mark} & wait' & ) ; echo started; sleep {mark}"
+    outcome = await bash(ctx, approve, command, timeout=400)
+    assert outcome.text.startswith("started") and outcome.result.data.timed_out
+    assert live_with(mark) == []
+
+
+async def test_a_daemon_started_by_a_finished_command_is_left_alone(tmp_path, approve):
+    """Only a kill (timeout, Stop) reaches processes outside the group; a command that ends on its
+    own may leave a daemon it meant to start (``setsid server &``)."""
+    ctx = bash_context(tmp_path)
+    mark = token()
+    outcome = await bash(ctx, approve, f"setsid sleep {mark} & echo started")
+    try:
+        assert outcome.text == "started"
+        assert await eventually(lambda: len(live_with(mark)) == 1)
+    finally:
+        for proc in live_with(mark):
+            proc.kill()

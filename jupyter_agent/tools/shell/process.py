@@ -11,12 +11,20 @@ import asyncio
 import contextlib
 import os
 import shlex
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .environment import find_bash
-from .process_group import group_members, kill_group, kill_group_now
+from .process_group import (
+    ESCAPE_MARKER,
+    group_members,
+    kill_escapees,
+    kill_escapees_now,
+    kill_group,
+    kill_group_now,
+)
 
 DEFAULT_KILL_GRACE = 2.0
 
@@ -51,8 +59,9 @@ def exit_code_of(returncode: int) -> int:
 class ShellProcess:
     """A running command: its own session and process group, output in ``files.output``."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, files: ShellFiles, kill_grace: float):
+    def __init__(self, proc: asyncio.subprocess.Process, files: ShellFiles, kill_grace: float, marker: str = ""):
         self._proc = proc
+        self.marker = marker  # ESCAPE_MARKER's value in this command's environment
         self.files = files
         self.pgid = proc.pid  # start_new_session: the shell leads its own group
         self.kill_grace = kill_grace
@@ -75,6 +84,8 @@ class ShellProcess:
         with contextlib.suppress(FileNotFoundError):
             files.cwd.unlink()
         fd = os.open(files.output, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        marker = uuid.uuid4().hex
+        env = {**env, ESCAPE_MARKER: marker}
         try:
             proc = await asyncio.create_subprocess_exec(
                 *prefix, find_bash(), "-c", wrapper_script(files.cwd), "bash", command,
@@ -87,7 +98,7 @@ class ShellProcess:
             )
         finally:
             os.close(fd)
-        return cls(proc, files, kill_grace)
+        return cls(proc, files, kill_grace, marker)
 
     @property
     def returncode(self) -> int | None:
@@ -110,11 +121,15 @@ class ShellProcess:
         if reason and self.killed_by is None and self.returncode is None:
             self.killed_by = reason
         await kill_group(self.pgid, self.kill_grace)  # the shell is a member: SIGKILL reached it
+        if reason is not None and self.marker:  # timeout, Stop: also what left the group (setsid)
+            await asyncio.shield(kill_escapees(self.marker))
         await asyncio.shield(self.exited())
 
     def kill_now(self) -> None:
-        """SIGKILL the group without waiting (interpreter exit)."""
+        """SIGKILL the group, and what left it, without waiting (interpreter exit)."""
         kill_group_now(self.pgid)
+        if self.marker:
+            kill_escapees_now(self.marker)
 
     def alive(self) -> bool:
         return self.returncode is None or bool(group_members(self.pgid))

@@ -1,4 +1,9 @@
-"""Process groups: who is still alive in one, and killing all of it (SIGTERM, then SIGKILL)."""
+"""Process groups: who is still alive in one, and killing all of it (SIGTERM, then SIGKILL).
+
+A process that leaves the group (``setsid``, a daemonizing double fork) is found by the marker
+its shell put in the environment, which every descendant inherits (``ESCAPE_MARKER``), the way
+Jenkins' process-tree killer finds a build's leftovers.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import signal
 import sys
 
 POLL_SECONDS = 0.02
+ESCAPE_MARKER = "JUPYTER_AGENT_SHELL"
 
 
 def group_members(pgid: int) -> list[int]:
@@ -92,3 +98,43 @@ def kill_group_now(pgid: int) -> None:
     """SIGKILL the group at once (for interpreter exit, where nothing can be awaited)."""
     with contextlib.suppress(OSError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+def marked_processes(marker: str) -> list[int]:
+    """Live processes (of this user, on Linux) whose environment holds ``ESCAPE_MARKER=marker``."""
+    if not sys.platform.startswith("linux") or not os.path.isdir("/proc/self"):
+        return []
+    needle = f"{ESCAPE_MARKER}={marker}\0".encode()
+    me = os.getpid()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                environ = fh.read()
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                state = fh.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):  # exited, or another user's process
+            continue
+        if (needle in environ or environ.endswith(needle[:-1])) and state not in (b"Z", b"X"):
+            found.append(int(name))
+    return found
+
+
+async def kill_escapees(marker: str, rounds: int = 5) -> None:
+    """SIGKILL every process still carrying ``marker`` (left its group), until none is left."""
+    for _ in range(rounds):
+        pids = marked_processes(marker)
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        await asyncio.sleep(POLL_SECONDS)
+
+
+def kill_escapees_now(marker: str) -> None:
+    for pid in marked_processes(marker):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
