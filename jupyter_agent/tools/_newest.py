@@ -11,22 +11,12 @@ _DIR_FD = os.stat in os.supports_dir_fd
 
 
 class NewestFiles:
-    """Collects rg's path lines as they stream in, stat-ing each one (overlapping rg's walk).
+    """Collects rg's path lines as they stream in (Grep's files_with_matches), stat-ing each one
+    while rg is still searching."""
 
-    With ``base`` (the folder rg ran in, given ``.`` as its path), the lines are ``./x/y`` and
-    are stat-ed relative to an open descriptor of ``base``: the kernel resolves fewer path
-    components per file, and rg writes fewer bytes.  ``newest()`` gives absolute paths either way.
-    """
-
-    def __init__(self, base: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self) -> None:
         self._partial = b""
         self._stamped: list[tuple[int, bytes]] = []
-        self._prefix = b""
-        self._fd: int | None = None
-        if base is not None:
-            self._prefix = os.fsencode(os.path.join(base, ""))
-            if _DIR_FD:
-                self._fd = os.open(base, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
 
     @property
     def count(self) -> int:
@@ -42,39 +32,20 @@ class NewestFiles:
             self._add([self._partial])
             self._partial = b""
 
-    def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-
-    def merge(self, others: list[NewestFiles]) -> None:
-        """Take in the paths of other collectors with the same ``base`` (after ``finish``)."""
-        for other in others:
-            self._stamped.extend(other._stamped)
-
     def newest(self, n: int | None = None) -> tuple[str, ...]:
-        """The ``n`` newest paths (all when None), newest first, ties by name; decoded, absolute."""
+        """The ``n`` newest paths (all when None), newest first, ties by name; decoded."""
         top = sorted(self._stamped) if n is None else heapq.nsmallest(n, self._stamped)
-        return tuple(os.fsdecode(self._absolute(path)) for _, path in top)
-
-    def _absolute(self, path: bytes) -> bytes:
-        if not self._prefix:
-            return path
-        return self._prefix + (path[2:] if path.startswith(b"./") else path)
+        return tuple(os.fsdecode(path) for _, path in top)
 
     def _add(self, lines: list[bytes]) -> None:
-        # The hot loop of Glob on big trees: one stat per path, nothing else per line.
-        stat, fd, append = os.stat, self._fd, self._stamped.append
+        stat, append = os.stat, self._stamped.append  # the hot loop: one stat per path
         for line in lines:
             if not line:
                 continue
             try:
-                if fd is not None:
-                    mtime = stat(line, dir_fd=fd).st_mtime_ns
-                else:
-                    mtime = stat(self._absolute(line)).st_mtime_ns
+                mtime = stat(line).st_mtime_ns
             except OSError:
-                continue  # vanished since the walk
+                continue  # vanished since the search
             append((-mtime, line))  # sorts newest first, ties by name
 
 

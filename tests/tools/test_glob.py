@@ -124,22 +124,6 @@ def test_newest_files_handles_chunk_boundaries_ties_and_vanished_paths(tmp_path)
     assert found.newest(2) == (str(tmp_path / "new.txt"), str(tmp_path / "a.txt"))
 
 
-def test_newest_files_relative_to_a_base_gives_absolute_paths(tmp_path):
-    from jupyter_agent.tools._newest import NewestFiles
-
-    _touch(tmp_path / "d" / "old.txt", 1)
-    _touch(tmp_path / "d" / "new.txt", 9)
-    found = NewestFiles(tmp_path)
-    try:
-        found.feed(b"./d/old.txt\n./d/gone.txt\n./d/ne")
-        found.feed(b"w.txt")
-        found.finish()
-    finally:
-        found.close()
-    assert found.count == 2
-    assert found.newest() == (str(tmp_path / "d/new.txt"), str(tmp_path / "d/old.txt"))
-
-
 def _brute_force_newest(root, suffix: str, n: int) -> tuple[list[str], int]:
     found = []
     for folder, dirs, files in os.walk(root):
