@@ -188,6 +188,18 @@ class AgentSession:
         self.messages.append(message)
         self.log.write("message", message=message)
 
+    def truncate_history(self, count: int) -> bool:
+        """Forget every message after the first ``count`` (rewind); False while a turn runs.
+
+        Recorded in the transcript, so a resumed session has the same history.
+        """
+        if self.running or not 0 <= count <= len(self.messages):
+            return False
+        del self.messages[count:]
+        self.log.write("rewind", message_count=count)
+        self._last_context_tokens = 0  # measured on the longer history
+        return True
+
     def record_user_blocks(self, blocks: list[dict[str, Any]]) -> None:
         append_user_blocks(self.messages, blocks)
         self.log.write("message", message={"role": "user", "content": blocks})

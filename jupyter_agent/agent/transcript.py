@@ -117,6 +117,8 @@ def _apply(loaded: LoadedTranscript, entry: dict[str, Any]) -> None:
         close_dangling_tool_uses(loaded.messages, str(entry.get("text") or INTERRUPTED_TOOL))
     elif kind == "compaction" and isinstance(entry.get("messages"), list):
         loaded.messages = list(entry["messages"])
+    elif kind == "rewind" and isinstance(entry.get("message_count"), int):
+        del loaded.messages[max(0, entry["message_count"]):]
     elif kind == "usage" and isinstance(entry.get("usage"), dict):
         loaded.usage = loaded.usage + Usage(**{k: int(v) for k, v in entry["usage"].items() if k in _USAGE_KEYS})
         loaded.cost_usd += float(entry.get("cost_usd") or 0.0)

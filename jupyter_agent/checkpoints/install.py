@@ -25,13 +25,40 @@ def install_checkpoints(session: Any) -> CheckpointStore:
     tools = tuple(with_checkpoints(options.tools))
     session.context = session.context.with_changes(options=dataclasses.replace(options, tools=tools))
     install_store(session.context.app_state_store, store)
-    session.subscribe(store.on_event)
+    session.subscribe(lambda event: _on_event(session, store, event))
     return store
 
 
-async def rewind_session(session: Any, turns: int = 1) -> RewindReport:
-    """Restore the state before the session's last ``turns`` turns (files and notebook cells)."""
+def _on_event(session: Any, store: CheckpointStore, event: Any) -> None:
+    """Open a checkpoint per turn, noting how long the conversation was when the turn began."""
+    from ..agent.events import Compacted, TurnStarted
+
+    store.on_event(event)
+    if isinstance(event, TurnStarted):
+        store.turns[-1].message_count = len(session.messages)
+    elif isinstance(event, Compacted):  # the history was rewritten: old positions mean nothing
+        for turn in store.turns:
+            turn.message_count = None
+
+
+async def rewind_session(session: Any, turns: int = 1, conversation: bool = True) -> RewindReport:
+    """Restore the state before the session's last ``turns`` turns: files, notebook cells and,
+    with ``conversation``, the conversation (the model forgets those turns)."""
     store = get_store(session.context.get_app_state())
     if store is None:
         return RewindReport()
-    return await rewind(store, turns)
+    oldest = store.turns[-turns] if 0 < turns <= len(store.turns) else (store.turns[0] if store.turns else None)
+    count = oldest.message_count if oldest is not None else None
+    report = await rewind(store, turns)
+    if conversation and report.turns:
+        report.conversation = _rewind_conversation(session, count)
+    return report
+
+
+def _rewind_conversation(session: Any, count: int | None) -> str:
+    if count is None:
+        return "The conversation was kept: it was compacted since (or the turn is unknown)."
+    dropped = len(session.messages) - count
+    if not session.truncate_history(count):
+        return "The conversation was kept: a turn is running."
+    return f"The conversation is back to before those turns ({dropped} message(s) dropped)."

@@ -34,6 +34,7 @@ class TurnCheckpoint:
     prompt: str = ""
     files: dict[str, FileChange] = field(default_factory=dict)
     cells: dict[tuple[str, str], CellChange] = field(default_factory=dict)
+    message_count: int | None = None  # the conversation's length when the turn began (None: unknown)
 
 
 RestoreAction = Literal["restored", "deleted", "recreated", "refused"]
@@ -51,6 +52,7 @@ class RestoreOutcome:
 class RewindReport:
     turns: list[str] = field(default_factory=list)
     outcomes: list[RestoreOutcome] = field(default_factory=list)
+    conversation: str = ""  # what happened to the conversation (empty: not touched)
 
     @property
     def refused(self) -> list[RestoreOutcome]:
@@ -61,10 +63,11 @@ class RewindReport:
         if not self.turns:
             return "Nothing to rewind: no turns have been recorded."
         head = f"Rewound {len(self.turns)} turn(s)."
+        tail = [f"  {self.conversation}"] if self.conversation else []
         if not self.outcomes:
-            return head + " They changed no files or cells."
+            return "\n".join([head + " They changed no files or cells.", *tail])
         lines = [head]
         for o in self.outcomes:
             detail = f" — {o.reason}" if o.reason else ""
             lines.append(f"  {o.action:9} {o.kind} {o.target}{detail}")
-        return "\n".join(lines)
+        return "\n".join([*lines, *tail])

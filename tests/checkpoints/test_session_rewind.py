@@ -46,3 +46,53 @@ async def test_rewind_turns_of_a_session(tmp_path):
     assert not (tmp_path / "notes.md").exists()
     assert [o.action for o in report.outcomes] == ["deleted", "restored"]
     assert store.turns == []
+
+
+async def test_rewind_also_takes_the_conversation_back(tmp_path):
+    """The model forgets the rewound turns: the next request and a resumed session have the
+    history from before them."""
+    from jupyter_agent.agent.events import Compacted
+
+    app = tmp_path / "app.py"
+    app.write_text("x = 1\n")
+
+    async def approve(tool, input, context, ask, tool_use_id):
+        return PermissionAllow()
+
+    with ScriptedServer() as server:
+        server.push(
+            reply(text("Hello.")),
+            reply(tool_use("Read", {"file_path": str(app)})),
+            reply(tool_use("Edit", {"file_path": str(app), "old_string": "x = 1", "new_string": "x = 2"})),
+            reply(text("Edited.")),
+            reply(text("Fresh start.")),
+        )
+        config = SessionConfig(
+            base_url=server.url, api_key="test", cwd=tmp_path, sessions_dir=tmp_path / "sessions",
+            home=tmp_path / "home", load_settings=False, retry=RetryPolicy(max_retries=0),
+        )
+        session = AgentSession(config, can_use_tool=approve, tools=[ReadTool(), EditTool()])
+        store = install_checkpoints(session)
+        try:
+            await session.submit("say hello")
+            before = [dict(m) for m in session.messages]
+            await session.submit("set x to 2")
+            assert app.read_text() == "x = 2\n" and len(session.messages) > len(before)
+            report = await rewind_session(session, 1)
+            assert app.read_text() == "x = 1\n"
+            assert session.messages == before
+            assert "back to before those turns" in report.conversation and report.conversation in report.summary()
+            await session.submit("what now?")
+            sent = server.message_requests[-1].messages
+            assert "set x to 2" not in str(sent) and "say hello" in str(sent)
+            resumed = AgentSession.resume(session.id, config, tools=[ReadTool(), EditTool()])
+            assert resumed.messages == session.messages
+            await resumed.aclose()
+            # after a compaction the old positions mean nothing: files rewind, the conversation stays
+            session.emit(Compacted(100, 10, "summary"))
+            kept = list(session.messages)
+            assert all(t.message_count is None for t in store.turns)
+            report = await rewind_session(session, 1)
+            assert session.messages == kept and "kept" in report.conversation
+        finally:
+            await session.aclose()
