@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 from .model import RewindReport
+from .persist import CheckpointDisk
 from .rewind import rewind
 from .store import CheckpointStore, get_store, install_store
 from .wrap import with_checkpoints
@@ -20,7 +21,7 @@ def install_checkpoints(session: Any) -> CheckpointStore:
     existing = get_store(session.context.get_app_state())
     if existing is not None:
         return existing
-    store = CheckpointStore()
+    store = CheckpointStore(disk=CheckpointDisk(session.context.session_dir / "checkpoints"))
     options = session.context.options
     tools = tuple(with_checkpoints(options.tools))
     session.context = session.context.with_changes(options=dataclasses.replace(options, tools=tools))
@@ -36,9 +37,11 @@ def _on_event(session: Any, store: CheckpointStore, event: Any) -> None:
     store.on_event(event)
     if isinstance(event, TurnStarted):
         store.turns[-1].message_count = len(session.messages)
+        store.save(store.turns[-1])
     elif isinstance(event, Compacted):  # the history was rewritten: old positions mean nothing
         for turn in store.turns:
             turn.message_count = None
+            store.save(turn)
 
 
 async def rewind_session(session: Any, turns: int = 1, conversation: bool = True) -> RewindReport:

@@ -36,6 +36,7 @@ async def rewind(store: CheckpointStore, turns: int, get_document: GetDocument |
             if change.done:
                 report.outcomes.append(await _restore_cell(change, get_document))
     del store.turns[len(store.turns) - len(take):]
+    await asyncio.to_thread(store.forget_dropped)
     return report
 
 

@@ -8,6 +8,7 @@ The session feeds it its events (``on_event``: a ``TurnStarted`` opens a turn); 
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from ..core.context import AppState, AppStateStore
 from ..core.file_state import content_hash
 from ..notebook.cells import cell_key, find_cell, source_text
 from .model import CellChange, FileChange, TurnCheckpoint
+from .persist import CheckpointDisk
+
+log = logging.getLogger(__name__)
 
 STATE_KEY = "checkpoints"
 
@@ -32,17 +36,38 @@ def bytes_hash(data: bytes | None) -> str | None:
 
 
 class CheckpointStore:
-    def __init__(self, max_turns: int = 100) -> None:
-        self.turns: list[TurnCheckpoint] = []
+    def __init__(self, max_turns: int = 100, disk: CheckpointDisk | None = None) -> None:
+        self.turns: list[TurnCheckpoint] = disk.load()[-max_turns:] if disk is not None else []
         self.max_turns = max_turns
+        self.disk = disk  # with it, every change is saved (rewind after a kernel restart)
 
     # -- turns -----------------------------------------------------------------------------
 
     def begin_turn(self, turn_id: str, prompt: str = "") -> TurnCheckpoint:
         turn = TurnCheckpoint(turn_id, prompt)
         self.turns.append(turn)
+        trimmed = len(self.turns) > self.max_turns
         del self.turns[: -self.max_turns]
+        self.save(turn)
+        if trimmed:
+            self.forget_dropped()
         return turn
+
+    def save(self, turn: TurnCheckpoint) -> None:
+        """Write ``turn`` to disk (when persisting); a failure is logged, never raised."""
+        if self.disk is not None:
+            try:
+                self.disk.save(turn)
+            except OSError as exc:
+                log.warning("could not save checkpoint %s: %s", turn.turn_id, exc)
+
+    def forget_dropped(self) -> None:
+        """Delete from disk the turns no longer kept (rewound or too old)."""
+        if self.disk is not None:
+            try:
+                self.disk.keep_only(self.turns)
+            except OSError as exc:
+                log.warning("could not prune checkpoints: %s", exc)
 
     def current(self) -> TurnCheckpoint:
         return self.turns[-1] if self.turns else self.begin_turn("turn-0")
@@ -77,6 +102,7 @@ class CheckpointStore:
         if change.after_hash is None and now == bytes_hash(change.before):
             return  # nothing was written (the call failed before writing)
         change.after_hash = now
+        await asyncio.to_thread(self.save, self.current())
 
     # -- cells -----------------------------------------------------------------------------
 
@@ -110,6 +136,7 @@ class CheckpointStore:
         index = find_cell(cells, cell_id)
         change.after_hash = None if index is None else content_hash(source_text(cells[index]))
         change.done = True
+        self.save(turn)
 
 
 def install_store(app_state_store: AppStateStore, store: CheckpointStore) -> None:
