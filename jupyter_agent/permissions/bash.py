@@ -100,7 +100,7 @@ def _command_checks(
     if read_only and not info.ask_reason and not info.cd_kind:
         return  # the common case: nothing to add (its paths were checked in _path_checks)
     if not read_only and not info.cd_kind:
-        protected_arguments(info, cwds, v)
+        protected_arguments(info, cwds, v, scope)
     text = info.text
     if info.ask_reason:
         v.soft.append(f"{text or 'the command'}: {info.ask_reason}")

@@ -49,34 +49,43 @@ class Verdict:
         return True
 
 
-def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict) -> None:
-    """A writing command naming a protected path (``rm -rf .git``, ``cp x ~/.bashrc``) always asks.
+def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: PathScope | None = None) -> None:
+    """A writing command naming a protected path (``rm -rf .git``, ``cp x ~/.bashrc``) always asks;
+    so does one naming a file a ``Read`` deny rule covers (``cp .env /tmp``, ``/bin/cat .env``),
+    even in bypassPermissions mode and under an allow rule.
 
-    Any argument may be a destination, so every fixed argument is resolved (symlinks too).
+    Any argument may be a destination or a source, so every fixed argument is resolved
+    (symlinks too).
     """
+    read_deny = scope is not None and bool(scope.read_deny)
     for word in info.innermost[1:]:
         value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
         if not value or value[0] == "-":
             continue
         for cwd in cwds:
-            reason = _protected(value, cwd, v)
+            resolved = _resolved(value, cwd, v)
+            if resolved is None:
+                continue
+            reason = protected_reason_of(*resolved)
             if reason is not None:
                 v.sticky.append(f"{info.text} touches {reason}")
                 return
+            rule = scope.read_denied(*resolved) if read_deny else None  # type: ignore[union-attr]
+            if rule is not None:
+                v.sticky.append(f"{info.text} names {value}, which the rule {rule} denies reading")
+                return
 
 
-def _protected(value: str, cwd: str, v: Verdict) -> str | None:
-    """``protected_reason_of`` the path ``value`` from ``cwd``, once per decision (long lines repeat)."""
+def _resolved(value: str, cwd: str, v: Verdict) -> tuple[str, str] | None:
+    """``resolve_below(value, cwd)``, once per decision (long lines repeat their arguments)."""
     memo = v.memo if v.memo is not None else _new_memo(v)
-    key = ("protected", value, cwd)
-    if key in memo:
-        return memo[key]  # type: ignore[return-value]
-    try:
-        reason = protected_reason_of(*resolve_below(value, cwd))
-    except BadPath:
-        reason = None
-    memo[key] = reason
-    return reason
+    key = ("resolved", value, cwd)
+    if key not in memo:
+        try:
+            memo[key] = resolve_below(value, cwd)
+        except BadPath:
+            memo[key] = None
+    return memo[key]  # type: ignore[return-value]
 
 
 def _new_memo(v: Verdict) -> dict[tuple[object, ...], object]:

@@ -1,0 +1,47 @@
+"""A command naming a file a Read deny rule covers asks, whatever the mode or allow rules.
+
+Read-only commands (``cat .env``) are denied by the read check; any other command that names
+the file as a fixed argument (``/bin/cat .env``, ``cp .env /tmp``, a link to it) may read it, so
+it asks even in bypassPermissions mode and under a matching allow rule (dontAsk: denied).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_agent.permissions.decide import has_permission_to_use_tool
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import BashLike, make_ctx
+
+ROWS = [
+    # (mode, allow rules, command, expected)
+    ("bypassPermissions", (), "cat .env", "deny"),
+    ("bypassPermissions", (), "/bin/cat .env", "ask"),
+    ("bypassPermissions", (), "cp .env /tmp/stolen", "ask"),
+    ("bypassPermissions", (), "cp env-link /tmp/stolen", "ask"),  # a link to it
+    ("bypassPermissions", (), "cp sub/../.env x", "ask"),
+    ("bypassPermissions", (), "cp a.py b.py", "allow"),
+    ("bypassPermissions", (), "echo hello", "allow"),
+    ("default", ("Bash(cp:*)",), "cp .env /tmp/stolen", "ask"),
+    ("default", ("Bash(cp:*)",), "cp a.py b.py", "allow"),
+    ("acceptEdits", ("Bash(less:*)",), "less .env", "ask"),
+    ("dontAsk", ("Bash(cp:*)",), "cp .env /tmp/stolen", "deny"),
+    ("dontAsk", ("Bash(cp:*)",), "cp a.py b.py", "allow"),
+]
+
+
+@pytest.mark.parametrize(("mode", "allow", "command", "expected"), ROWS)
+async def test_naming_a_read_denied_file(world, mode, allow, command, expected):
+    ctx = make_ctx(world.project, mode=mode, allow=allow, deny=("Read(./.env)",))
+    tool = BashLike()
+    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+    assert verdict_name(verdict) == expected, (command, verdict)
+    if expected == "ask" and mode != "dontAsk":
+        assert "denies reading" in verdict.message or "denied" in verdict.message
+
+
+async def test_without_read_deny_rules_nothing_changes(world):
+    ctx = make_ctx(world.project, mode="bypassPermissions")
+    tool = BashLike()
+    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command="cp .env /tmp/x"), ctx)
+    assert verdict_name(verdict) == "allow"
