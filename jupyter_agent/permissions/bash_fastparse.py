@@ -30,13 +30,13 @@ from .bash_commands import (
 from .bash_lexcheck import covered_through
 from .bash_words import Node, Word, WordReader
 
-_LANGUAGE = Language(tree_sitter_bash.language())
+LANGUAGE = Language(tree_sitter_bash.language())  # the one Language; bash_parse's parsers use it too
 
 
 def _ids(*names: str) -> frozenset[int]:
     """Every node kind id whose ``type`` is one of ``names`` (a name can have several ids)."""
     return frozenset(
-        i for i in range(_LANGUAGE.node_kind_count) if _LANGUAGE.node_kind_for_id(i) in names
+        i for i in range(LANGUAGE.node_kind_count) if LANGUAGE.node_kind_for_id(i) in names
     )
 
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 import threading
 from functools import lru_cache
 
-import tree_sitter_bash
-from tree_sitter import Language, Parser
+from tree_sitter import Parser
 
 from .bash_commands import (  # noqa: F401 (SimpleCommand: re-exported)
     DEV_SINKS,
@@ -26,11 +25,10 @@ from .bash_commands import (  # noqa: F401 (SimpleCommand: re-exported)
     SimpleCommand,
     new_simple,
 )
-from .bash_fastparse import fast_parse
+from .bash_fastparse import LANGUAGE, fast_parse
 from .bash_lexcheck import bad_characters, glued_over_newline, skipped_text
 from .bash_words import Node, Word, WordReader, make_word
 
-_LANGUAGE = Language(tree_sitter_bash.language())
 # A tree-sitter Parser is not thread-safe (sharing one across threads crashed the process once):
 # each thread gets its own.
 _LOCAL = threading.local()
@@ -40,7 +38,7 @@ def _parser() -> Parser:
     try:
         return _LOCAL.parser
     except AttributeError:
-        parser = _LOCAL.parser = Parser(_LANGUAGE)
+        parser = _LOCAL.parser = Parser(LANGUAGE)
         return parser
 
 
