@@ -7,8 +7,6 @@ import heapq
 import os
 from collections.abc import Callable
 
-_DIR_FD = os.stat in os.supports_dir_fd
-
 
 class NewestFiles:
     """Collects rg's path lines as they stream in (Grep's files_with_matches), stat-ing each one
@@ -61,40 +59,37 @@ def newest_of_sorted(
     counted.  Returns (absolute paths newest first, number of files listed).
     """
     prefix = os.fsencode(os.path.join(base, ""))
-    fd = os.open(base, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)) if _DIR_FD else None
     stamped: list[tuple[int, bytes]] = []
     total = 0
-    try:
-        for output in outputs:
-            lines = [line for line in output.split(b"\n") if line]
-            if skip is not None:
-                lines = [line for line in lines if not skip(os.fsdecode(line))]
-            total += len(lines)
-            stamped.extend(_leading(lines, n, fd, prefix))
-    finally:
-        if fd is not None:
-            os.close(fd)
-    top = heapq.nsmallest(n, stamped)
-    return tuple(os.fsdecode(prefix + (p[2:] if p.startswith(b"./") else p)) for _, p in top), total
+    for output in outputs:
+        lines = [line for line in output.split(b"\n") if line]
+        if skip is not None:
+            lines = [line for line in lines if not skip(os.fsdecode(line))]
+        total += len(lines)
+        stamped.extend(_leading(lines, n, prefix))
+    return tuple(os.fsdecode(path) for _, path in heapq.nsmallest(n, stamped)), total
 
 
-def _leading(lines: list[bytes], n: int, fd: int | None, prefix: bytes) -> list[tuple[int, bytes]]:
-    """(-mtime, line) of the first ``n`` lines that still exist, and of those tying with the last."""
+def _absolute(prefix: bytes, line: bytes) -> bytes:
+    return prefix + (line[2:] if line.startswith(b"./") else line)
+
+
+def _leading(lines: list[bytes], n: int, prefix: bytes) -> list[tuple[int, bytes]]:
+    """(-mtime, absolute path) of the first ``n`` listed files that still exist, and of those
+    tying with the last of them."""
     out: list[tuple[int, bytes]] = []
     oldest = 0
     if n <= 0:
         return out
     for line in lines:
+        path = _absolute(prefix, line)
         try:
-            if fd is not None:
-                mtime = os.stat(line, dir_fd=fd).st_mtime_ns
-            else:
-                mtime = os.stat(prefix + (line[2:] if line.startswith(b"./") else line)).st_mtime_ns
+            mtime = os.stat(path).st_mtime_ns
         except OSError:
             continue  # vanished since the walk
         if len(out) >= n and mtime < oldest:
             break  # the list is newest first: nothing further down can make the top n
-        out.append((-mtime, line))
+        out.append((-mtime, path))
         if len(out) <= n:
             oldest = mtime if len(out) == 1 else min(oldest, mtime)
     return out
