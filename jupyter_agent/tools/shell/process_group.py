@@ -12,6 +12,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Iterator
 
 POLL_SECONDS = 0.02
 ESCAPE_MARKER = "JUPYTER_AGENT_SHELL"
@@ -30,13 +31,22 @@ def group_members(pgid: int) -> list[int]:
         return []
     except PermissionError:
         pass
-    if sys.platform.startswith("linux") and os.path.isdir("/proc/self"):
+    if _has_proc():
         return _linux_members(pgid)
     return [pgid]
 
 
 def _linux_members(pgid: int) -> list[int]:
-    members = []
+    return [pid for pid, fields in _live_processes() if len(fields) >= 3 and int(fields[2]) == pgid]
+
+
+def _has_proc() -> bool:
+    return sys.platform.startswith("linux") and os.path.isdir("/proc/self")
+
+
+def _live_processes() -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, the /proc stat fields after the command name: state ppid pgrp ...) of every
+    process that is not a zombie."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -45,11 +55,10 @@ def _linux_members(pgid: int) -> list[int]:
                 stat = fh.read()
         except OSError:  # exited while we looked
             continue
-        # Fields after the command name (which may hold spaces and parens): state ppid pgrp ...
+        # The command name may hold spaces and parens: the fields start after the last ")".
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            members.append(int(name))
-    return members
+        if fields and fields[0] not in (b"Z", b"X"):
+            yield int(name), fields
 
 
 def signal_group(pgid: int, sig: int) -> bool:
@@ -102,39 +111,36 @@ def kill_group_now(pgid: int) -> None:
 
 def marked_processes(marker: str) -> list[int]:
     """Live processes (of this user, on Linux) whose environment holds ``ESCAPE_MARKER=marker``."""
-    if not sys.platform.startswith("linux") or not os.path.isdir("/proc/self"):
+    if not _has_proc():
         return []
     needle = f"{ESCAPE_MARKER}={marker}\0".encode()
     me = os.getpid()
     found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == me:
+    for pid, _fields in _live_processes():
+        if pid == me:
             continue
         try:
-            with open(f"/proc/{name}/environ", "rb") as fh:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
                 environ = fh.read()
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                state = fh.read().rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):  # exited, or another user's process
+        except OSError:  # exited, or another user's process
             continue
-        if (needle in environ or environ.endswith(needle[:-1])) and state not in (b"Z", b"X"):
-            found.append(int(name))
+        if needle in environ or environ.endswith(needle[:-1]):
+            found.append(pid)
     return found
 
 
 async def kill_escapees(marker: str, rounds: int = 5) -> None:
     """SIGKILL every process still carrying ``marker`` (left its group), until none is left."""
     for _ in range(rounds):
-        pids = marked_processes(marker)
-        if not pids:
+        if not kill_escapees_now(marker):
             return
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
         await asyncio.sleep(POLL_SECONDS)
 
 
-def kill_escapees_now(marker: str) -> None:
-    for pid in marked_processes(marker):
+def kill_escapees_now(marker: str) -> int:
+    """SIGKILL the processes carrying ``marker`` at once; how many there were."""
+    pids = marked_processes(marker)
+    for pid in pids:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+    return len(pids)
