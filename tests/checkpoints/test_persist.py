@@ -6,21 +6,15 @@ import json
 import os
 import stat
 
-from jupyter_agent.agent.config import SessionConfig
-from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.agent.session import AgentSession
 from jupyter_agent.checkpoints import rewind_session
 from jupyter_agent.checkpoints.model import CellChange, FileChange
 from jupyter_agent.checkpoints.persist import CheckpointDisk
 from jupyter_agent.checkpoints.store import CheckpointStore, get_store
-from jupyter_agent.core.permission_types import PermissionAllow
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
 from jupyter_agent.tools.edit import EditTool
 from jupyter_agent.tools.read import ReadTool
-
-
-async def _approve(tool, input, context, ask, tool_use_id):
-    return PermissionAllow()
+from tests.checkpoints.support import approve, session_config
 
 
 async def test_rewind_works_in_a_resumed_session(tmp_path):
@@ -33,11 +27,8 @@ async def test_rewind_works_in_a_resumed_session(tmp_path):
             reply(tool_use("Edit", {"file_path": str(app), "old_string": "'a'", "new_string": "'b'"})),
             reply(text("Changed.")),
         )
-        config = SessionConfig(
-            base_url=server.url, api_key="test", cwd=tmp_path, sessions_dir=tmp_path / "sessions",
-            home=tmp_path / "home", load_settings=False, retry=RetryPolicy(max_retries=0),
-        )
-        first = AgentSession(config, can_use_tool=_approve, tools=[ReadTool(), EditTool()])
+        config = session_config(server, tmp_path)
+        first = AgentSession(config, can_use_tool=approve, tools=[ReadTool(), EditTool()])
         await first.submit("hello")
         history_before = [dict(m) for m in first.messages]
         await first.submit("change it")
@@ -46,7 +37,7 @@ async def test_rewind_works_in_a_resumed_session(tmp_path):
         blobs = list((first.context.session_dir / "checkpoints" / "blobs").iterdir())
         assert len(blobs) == 1 and stat.S_IMODE(blobs[0].stat().st_mode) == 0o600
 
-        resumed = AgentSession.resume(first.id, config, can_use_tool=_approve, tools=[ReadTool(), EditTool()])
+        resumed = AgentSession.resume(first.id, config, can_use_tool=approve, tools=[ReadTool(), EditTool()])
         try:
             store = get_store(resumed.context.get_app_state())
             assert [len(t.files) for t in store.turns] == [0, 1]

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from jupyter_agent.agent.config import SessionConfig
-from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.agent.session import AgentSession
 from jupyter_agent.checkpoints import install_checkpoints, rewind_session
-from jupyter_agent.core.permission_types import PermissionAllow
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
 from jupyter_agent.tools.edit import EditTool
 from jupyter_agent.tools.read import ReadTool
 from jupyter_agent.tools.write import WriteTool
+from tests.checkpoints.support import approve, session_config
 
 
 async def test_rewind_turns_of_a_session(tmp_path):
     app = tmp_path / "app.py"
     app.write_text("DEBUG = False\n")
-
-    async def approve(tool, input, context, ask, tool_use_id):
-        return PermissionAllow()
 
     with ScriptedServer() as server:
         server.push(
@@ -28,10 +23,7 @@ async def test_rewind_turns_of_a_session(tmp_path):
             reply(tool_use("Write", {"file_path": str(tmp_path / "notes.md"), "content": "# notes\n"})),
             reply(text("Notes written.")),
         )
-        config = SessionConfig(
-            base_url=server.url, api_key="test", cwd=tmp_path, sessions_dir=tmp_path / "sessions",
-            home=tmp_path / "home", load_settings=False, retry=RetryPolicy(max_retries=0),
-        )
+        config = session_config(server, tmp_path)
         session = AgentSession(config, can_use_tool=approve, tools=[ReadTool(), EditTool(), WriteTool()])
         store = install_checkpoints(session)
         try:
@@ -56,9 +48,6 @@ async def test_rewind_also_takes_the_conversation_back(tmp_path):
     app = tmp_path / "app.py"
     app.write_text("x = 1\n")
 
-    async def approve(tool, input, context, ask, tool_use_id):
-        return PermissionAllow()
-
     with ScriptedServer() as server:
         server.push(
             reply(text("Hello.")),
@@ -67,10 +56,7 @@ async def test_rewind_also_takes_the_conversation_back(tmp_path):
             reply(text("Edited.")),
             reply(text("Fresh start.")),
         )
-        config = SessionConfig(
-            base_url=server.url, api_key="test", cwd=tmp_path, sessions_dir=tmp_path / "sessions",
-            home=tmp_path / "home", load_settings=False, retry=RetryPolicy(max_retries=0),
-        )
+        config = session_config(server, tmp_path)
         session = AgentSession(config, can_use_tool=approve, tools=[ReadTool(), EditTool()])
         store = install_checkpoints(session)
         try:

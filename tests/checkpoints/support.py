@@ -1,0 +1,19 @@
+"""What the checkpoint session tests share: an approver that allows everything, a session config."""
+
+from __future__ import annotations
+
+from jupyter_agent.agent.config import SessionConfig
+from jupyter_agent.agent.retry import RetryPolicy
+from jupyter_agent.core.permission_types import PermissionAllow
+
+
+async def approve(tool, input, context, ask, tool_use_id):
+    return PermissionAllow()
+
+
+def session_config(server, tmp_path) -> SessionConfig:
+    """A session on the scripted ``server``, rooted at ``tmp_path``, settings files not read."""
+    return SessionConfig(
+        base_url=server.url, api_key="test", cwd=tmp_path, sessions_dir=tmp_path / "sessions",
+        home=tmp_path / "home", load_settings=False, retry=RetryPolicy(max_retries=0),
+    )
