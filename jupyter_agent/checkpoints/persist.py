@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import json
 import logging
 from pathlib import Path
 from typing import Any
 
 from ..core.atomic import atomic_write_bytes
+from ..core.file_state import content_hash as _sha  # SHA-256 hex, as the store's hashes
 from .model import CellChange, FileChange, TurnCheckpoint
 
 log = logging.getLogger(__name__)
@@ -101,10 +101,6 @@ def _turn_json(turn: TurnCheckpoint) -> dict[str, Any]:
                    "after_hash": c.after_hash} for c in turn.files.values()],
         "cells": [vars(c) for c in turn.cells.values()],
     }
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _safe(turn_id: str) -> str:
