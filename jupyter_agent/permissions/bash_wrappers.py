@@ -19,11 +19,15 @@ class _Wrapper:
     flags: frozenset[str] | None = frozenset()  # None: any other option is a flag
     positional: int = 0  # e.g. timeout's DURATION
     always_ask: str | None = None  # why this wrapper always asks
+    shell_option: frozenset[str] = frozenset()  # after the positionals: `-c STRING` runs STRING in sh
 
 
-def _w(args: str = "", flags: str | None = "", positional: int = 0, ask: str | None = None) -> _Wrapper:
+def _w(
+    args: str = "", flags: str | None = "", positional: int = 0, ask: str | None = None, shell: str = ""
+) -> _Wrapper:
     return _Wrapper(
-        frozenset(args.split()), None if flags is None else frozenset(flags.split()), positional, ask
+        frozenset(args.split()), None if flags is None else frozenset(flags.split()), positional, ask,
+        frozenset(shell.split()),
     )
 
 
@@ -49,6 +53,29 @@ WRAPPERS: dict[str, _Wrapper] = {
                ask="sudo runs commands as another user"),
     "doas": _w("-u -C", None, ask="doas runs commands as another user"),
     "watch": _w("-n --interval -q --equexit", None, ask="watch runs its arguments as shell code"),
+    # Scheduling wrappers: the rest of the line is the command, run as it is.
+    "ionice": _w("-c --class -n --classdata", "-t --ignore"),
+    "taskset": _w("", "-a --all-tasks -c --cpu-list", 1),  # MASK; `-p PID` (no command) is not known
+    "chrt": _w("-T --sched-runtime -P --sched-period -D --sched-deadline",
+               "-a --all-tasks -b --batch -d --deadline -f --fifo -i --idle -o --other -r --rr "
+               "-R --reset-on-fork -v --verbose", 1),  # PRIORITY
+    "unbuffer": _w("", "-p"),
+    "caffeinate": _w("-t -w", "-d -i -m -s -u"),
+    # Wrappers that also do something of their own always ask; their command is still checked
+    # against deny rules.
+    "flock": _w("-w --wait --timeout -E --conflict-exit-code",
+                "-s --shared -x -e --exclusive -u --unlock -n --nb --nonblock -o --close -F --no-fork "
+                "--verbose", 1, ask="flock creates and locks the file it names", shell="-c --command"),
+    "chroot": _w("--userspec --groups", "--skip-chdir", 1, ask="chroot runs commands under another root"),
+    "nsenter": _w("-t --target -S --setuid -G --setgid --wd -Z", None,
+                  ask="nsenter runs commands in other namespaces"),
+    "unshare": _w("--map-user --map-group --setuid --setgid --wd --root", None,
+                  ask="unshare runs commands in new namespaces"),
+    "strace": _w("-o -e -p -s -u -E -a -b -I -O -S -X -P", None, ask="strace traces and can write files"),
+    "ltrace": _w("-o -e -p -s -u -a -n -A -D -F -l -x -L", None, ask="ltrace traces and can write files"),
+    "pkexec": _w("--user", None, ask="pkexec runs commands as another user"),
+    "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", None,
+                  ask="runuser runs commands as another user", shell="-c --command"),
 }
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"})
 EVAL_LIKE = frozenset({"eval", "trap"})
@@ -111,6 +138,9 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             if all(w.static for w in rest):
                 out.scripts.append(" ".join(w.text for w in rest))
             return out
+        if rest and rest[0].literal in wrapper.shell_option:  # flock FILE -c 'code'
+            _shell_string(name, rest[1:], out)
+            return out
         if name == "xargs":
             out.appends_args = True
             if not rest:
@@ -157,6 +187,9 @@ def _strip_options(
             continue
         if not value.startswith("-") or value == "-" and name != "env":
             break
+        if value in wrapper.shell_option:  # runuser -c 'code' USER: the code is all that runs
+            _shell_string(name, args[i + 1:i + 2], out)
+            return ()
         step = _option_width(wrapper, value, name)
         if step is None:
             return None
@@ -216,6 +249,16 @@ def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
                 out.scripts.append(script.literal)
             else:
                 out.ask_reason = "a shell running a string only known at run time"
+
+
+def _shell_string(name: str, args: tuple[Word, ...], out: Unwrapped) -> None:
+    """The string after a wrapper's ``-c``: run by ``sh -c``, so it always asks."""
+    out.ask_reason = f"{name} -c runs a string as shell code"
+    script = args[0].literal if args else None
+    if script is not None:
+        out.scripts.append(script)
+    elif args:
+        out.ask_reason = "a shell running a string only known at run time"
 
 
 def _su(words: tuple[Word, ...], out: Unwrapped) -> None:
