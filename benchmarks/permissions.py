@@ -9,6 +9,7 @@ case: one line of 5,000 simple commands.  Medians; run ``python benchmarks/permi
 from __future__ import annotations
 
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -24,6 +25,8 @@ from jupyter_agent.core.permission_types import ToolPermissionContext  # noqa: E
 from jupyter_agent.core.tool import Tool  # noqa: E402
 from jupyter_agent.permissions import bash_analysis, bash_parse  # noqa: E402
 from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_command  # noqa: E402
+from jupyter_agent.permissions.bash_rules import compile_bash_pattern  # noqa: E402
+from jupyter_agent.permissions.compiled import combined_regex  # noqa: E402
 from jupyter_agent.permissions.decide import has_permission_to_use_tool  # noqa: E402
 
 GOAL = 2.0
@@ -114,6 +117,26 @@ def _python_walk(command: str) -> None:
         stack.extend(node.children)
 
 
+_SKELETON_PROGRAMS = frozenset({"ls", "cat", "head", "tail", "grep", "wc", "rg", "sed", "jq", "du", "sort", "uniq"})
+
+
+def _skeleton(command: str, allow: re.Pattern[str]) -> bool:
+    """Reference, not a decision: parse, collect each command's word texts, one set lookup and
+    one regex per command.  No quoting, expansions, paths, redirections, wrappers or pipeline:
+    the least Python any tree-sitter-based decision has to run."""
+    stack = [bash_parse._parser().parse(command.encode()).root_node]
+    verdict = True
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            words = [child.text.decode() for child in node.named_children]
+            if words[0] not in _SKELETON_PROGRAMS and not allow.fullmatch(" ".join(words)):
+                verdict = False
+        else:
+            stack.extend(node.named_children)
+    return verdict
+
+
 def main() -> None:
     project = Path(tempfile.mkdtemp(prefix="perm-bench-"))
     for d in ("src", "tests", "docs"):
@@ -127,10 +150,12 @@ def main() -> None:
     for c in cmds[:50]:  # warm up imports and code paths
         _parse(c)
         _cold_decision(tool, c, ctx)
-    parse_times, walk_times, decide_times, warm_times = [], [], [], []
+    allow = combined_regex(compile_bash_pattern(r[5:-1]) for r in RULES)
+    parse_times, walk_times, skeleton_times, decide_times, warm_times = [], [], [], [], []
     for c in cmds:  # side by side, interleaved
         parse_times.append(_time(_parse, c))
         walk_times.append(_time(_python_walk, c))
+        skeleton_times.append(_time(_skeleton, c, allow))
         decide_times.append(_cold_decision(tool, c, ctx))
         warm_times.append(_time(_decide, tool, _BashInput(command=c), ctx))
     p_med, d_med = statistics.median(parse_times) * 1e6, statistics.median(decide_times) * 1e6
@@ -138,6 +163,9 @@ def main() -> None:
     ratio = d_med / p_med
     print(f"1,000 commands: tree-sitter parse median {p_med:.1f} µs; parse + bare Python node walk "
           f"{w_med:.1f} µs")
+    s_med = statistics.median(skeleton_times) * 1e6
+    print(f"  reference: a skeleton with no security semantics (words, a set lookup, one regex) "
+          f"median {s_med:.1f} µs = {s_med / p_med:.2f}x")
     print(f"  decision, cold (nothing cached) median {d_med:.1f} µs = {ratio:.2f}x the parse")
     print(f"  decision, same command again (analysis cached) median {warm_med:.1f} µs = {warm_med / p_med:.2f}x")
 
