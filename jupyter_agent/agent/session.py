@@ -171,6 +171,8 @@ class AgentSession:
 
     async def _run(self, prompt: str, generation: int) -> TurnOutcome:
         async with self._the_lock():
+            if self.hands is not None:  # a resumed session's checkpoints load in a thread
+                await self.hands.ready()
             turn_id = uuid.uuid4().hex[:12]
             if generation != self._generation:  # stopped while queued
                 self.emit(TurnStarted(turn_id, prompt))

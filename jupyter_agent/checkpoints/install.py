@@ -50,6 +50,7 @@ async def rewind_session(session: Any, turns: int = 1, conversation: bool = True
     store = get_store(session.context.get_app_state())
     if store is None:
         return RewindReport()
+    await store.ready()  # a rewind right after resume waits for the saved turns
     oldest = store.turns[-turns] if 0 < turns <= len(store.turns) else (store.turns[0] if store.turns else None)
     count = oldest.message_count if oldest is not None else None
     report = await rewind(store, turns)

@@ -25,6 +25,7 @@ async def rewind(store: CheckpointStore, turns: int, get_document: GetDocument |
         from ..notebook import get_document as _get
 
         get_document = _get
+    await store.ready()
     report = RewindReport()
     take = store.turns[-turns:] if turns > 0 else []
     for turn in reversed(take):

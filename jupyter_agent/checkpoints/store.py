@@ -3,12 +3,18 @@
 The session feeds it its events (``on_event``: a ``TurnStarted`` opens a turn); the
 ``CheckpointingTool`` wrapper around Edit, Write and NotebookEdit records what they change
 (Bash is not tracked).  ``rewind`` (in ``rewind.py``) puts things back.
+
+With a disk, the saved turns (snapshots included) are read in a worker thread started by the
+constructor, never on the kernel's loop: async code awaits ``ready()`` before it looks at
+``turns``; sync code touching ``turns`` earlier waits for the load (it never sees part of it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,19 +41,72 @@ def bytes_hash(data: bytes | None) -> str | None:
     return None if data is None else content_hash(data)
 
 
+def load_in_thread(disk: CheckpointDisk) -> concurrent.futures.Future[list[TurnCheckpoint]]:
+    """``disk.load()`` in a daemon thread (no event loop needed); its future cannot be cancelled."""
+    future: concurrent.futures.Future[list[TurnCheckpoint]] = concurrent.futures.Future()
+    future.set_running_or_notify_cancel()  # a cancelled waiter must not cancel the load itself
+
+    def run() -> None:
+        try:
+            future.set_result(disk.load())
+        except BaseException as exc:  # handed to whoever waits for the turns
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="jupyter-agent-checkpoint-load", daemon=True).start()
+    return future
+
+
 class CheckpointStore:
     def __init__(self, max_turns: int = 100, disk: CheckpointDisk | None = None) -> None:
-        self.turns: list[TurnCheckpoint] = disk.load()[-max_turns:] if disk is not None else []
+        self._turns: list[TurnCheckpoint] = []
         self.max_turns = max_turns
         self.disk = disk  # with it, every change is saved (rewind after a kernel restart)
+        self._loading = load_in_thread(disk) if disk is not None else None
+
+    # -- loading ---------------------------------------------------------------------------
+
+    @property
+    def loaded(self) -> bool:
+        """The saved turns are in ``turns`` (no wait left)."""
+        return self._loading is None
+
+    async def ready(self) -> None:
+        """Wait, without blocking the loop, until the saved turns are in ``turns``."""
+        if self._loading is not None:
+            await asyncio.wait([asyncio.wrap_future(self._loading)])  # its error: _finish_load
+            self._finish_load()
+
+    def _finish_load(self) -> None:
+        """Take the loaded turns (waiting for them if still loading); a failed load starts empty."""
+        loading = self._loading
+        if loading is None:
+            return
+        try:
+            turns = loading.result()[-self.max_turns:]
+        except Exception as exc:
+            log.warning("could not load the saved checkpoints: %s", exc)
+            turns = []
+        self._loading, self._turns = None, turns
+
+    @property
+    def turns(self) -> list[TurnCheckpoint]:
+        """The recorded turns, oldest first (the saved ones included: waits for them if needed)."""
+        self._finish_load()
+        return self._turns
+
+    @turns.setter
+    def turns(self, value: list[TurnCheckpoint]) -> None:
+        self._finish_load()
+        self._turns = value
 
     # -- turns -----------------------------------------------------------------------------
 
     def begin_turn(self, turn_id: str, prompt: str = "") -> TurnCheckpoint:
         turn = TurnCheckpoint(turn_id, prompt)
-        self.turns.append(turn)
-        trimmed = len(self.turns) > self.max_turns
-        del self.turns[: -self.max_turns]
+        turns = self.turns
+        turns.append(turn)
+        trimmed = len(turns) > self.max_turns
+        del turns[: -self.max_turns]
         self.save(turn)
         if trimmed:
             self.forget_dropped()
@@ -90,11 +149,13 @@ class CheckpointStore:
     # -- files -----------------------------------------------------------------------------
 
     async def before_file_write(self, path: str) -> None:
+        await self.ready()
         turn = self.current()
         if path not in turn.files:
             turn.files[path] = FileChange(path, await asyncio.to_thread(read_or_none, path))
 
     async def after_file_write(self, path: str) -> None:
+        await self.ready()
         change = self.current().files.get(path)
         if change is None:
             return

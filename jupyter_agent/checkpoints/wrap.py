@@ -42,6 +42,7 @@ class CheckpointingTool(DelegatingTool):
         path = _absolute(input.notebook_path, context)
         mode = input.edit_mode or "replace"
         doc = await get_document(path, context)
+        await store.ready()
         store.before_cell_edit(path, await doc.read_json(), input.cell_id, mode)
         result = await self.inner.call(input, context, can_use_tool, parent_message, on_progress)
         cell_id = getattr(result.data, "cell_id", None) or input.cell_id

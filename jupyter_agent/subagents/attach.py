@@ -28,6 +28,11 @@ class ManyHands:
     checkpoints: CheckpointStore | None
     scheduler: CronScheduler | None
 
+    async def ready(self) -> None:
+        """Wait (off the loop) for what loads in the background: the saved checkpoints."""
+        if self.checkpoints is not None:
+            await self.checkpoints.ready()
+
     async def aclose(self) -> None:
         """Stop scheduled jobs and teammates (the session itself is closed by its owner)."""
         if self.scheduler is not None:
