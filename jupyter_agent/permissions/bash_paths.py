@@ -15,6 +15,7 @@ import os
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
 from .bash_analysis import Analysis, CommandInfo
+from .bash_git import git_read_checks
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_words import Word
 from .compiled import PathScope
@@ -122,6 +123,20 @@ def path_checks(
             return
         if recursive and program in RECURSIVE_PROGRAMS:  # walked_folders() walks no other program
             _recursive_check(info, cwds, scope, v)
+        elif recursive and program == "git":  # git show HEAD:.env, git grep
+            _git_check(inner, cwds, scope, v)
+            if v.deny:
+                return
+
+
+def _git_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    for cwd in cwds:
+        deny, ask = git_read_checks(words, cwd, scope)
+        if deny is not None:
+            v.deny = deny
+            return
+        if ask is not None:
+            v.sticky.append(ask)
 
 
 def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
