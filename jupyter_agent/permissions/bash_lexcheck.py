@@ -44,6 +44,8 @@ def skipped_text(root: Node, data: bytes) -> str | None:
             if start > covered:
                 gaps.append(data[covered:start])
             covered = max(covered, node.end_byte)
+            if node.type == "heredoc_body" and _body_gap(node, data):
+                return "(inside a heredoc substitution)"
         else:
             stack.extend(reversed(node.children))
     if covered < len(data):
@@ -65,9 +67,34 @@ def covered_through(node: Node, source: str, covered: int) -> int:
             if start > covered and source[covered:start].strip(" \t\n"):
                 return -1
             covered = max(covered, node.end_byte)
+            if node.type == "heredoc_body" and _body_gap(node, source):
+                return -1
         else:
             stack.extend(reversed(node.children))
     return covered
+
+
+def _body_gap(body: Node, data: bytes | str) -> bool:
+    """Skipped text inside the substitutions of a heredoc body (its plain text is no gap)."""
+    return any(c.type != "heredoc_content" and _subtree_gap(c, data) for c in body.named_children)
+
+
+def _subtree_gap(node: Node, data: bytes | str) -> bool:
+    blank = _BLANK if isinstance(data, bytes) else " \t\n"
+    covered = node.start_byte
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if node.child_count == 0 or node.type in _ATOMIC:
+            start = node.start_byte
+            if start > covered and data[covered:start].strip(blank):  # type: ignore[arg-type]
+                return True
+            covered = max(covered, node.end_byte)
+            if node.type == "heredoc_body" and _body_gap(node, data):
+                return True
+        else:
+            stack.extend(reversed(node.children))
+    return False
 
 
 def glued_over_newline(node: Node) -> bool:

@@ -26,6 +26,7 @@ from .bash_commands import (  # noqa: F401 (SimpleCommand: re-exported)
     new_simple,
 )
 from .bash_fastparse import LANGUAGE, fast_parse
+from .bash_heredoc import read_heredoc
 from .bash_lexcheck import bad_characters, glued_over_newline, skipped_text
 from .bash_words import Node, Word, WordReader, make_word
 
@@ -280,28 +281,7 @@ class _Walker:
             self.out.problems.append(f"unsupported redirection operator {op!r}")
 
     def _heredoc(self, node: Node) -> None:
-        start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
-        quoted = start is not None and any(q in self.text(start) for q in "'\"\\")
-        for child in node.named_children:
-            if child.type == "heredoc_body" and not quoted:
-                self._heredoc_body(child)
-            elif child.type in ("file_redirect", "herestring_redirect"):
-                self._redirect(child)
-            elif child.type not in ("heredoc_start", "heredoc_end", "heredoc_body"):
-                self.out.problems.append(f"unsupported heredoc part: {child.type}")
-
-    def _heredoc_body(self, body: Node) -> None:
-        text = self.text(body)
-        if "`" in text:
-            self.out.problems.append("backticks inside a heredoc are not analyzed")
-        found = 0
-        for child in body.named_children:
-            if child.type == "heredoc_content":
-                continue
-            found += child.type in ("command_substitution", "arithmetic_expansion")
-            self.words.read(child)
-        if text.count("$(") > found:
-            self.out.problems.append("a substitution inside a heredoc was not understood")
+        read_heredoc(self, node)
 
 
 def _field_of(parent: Node, child: Node) -> str | None:

@@ -95,6 +95,11 @@ ROWS = [
     ("expansion-backtick", ECHO, "echo ${x:-`rm x`}", "ask"),
     ("heredoc-backtick", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\n`rm x`\nEOF", "ask"),
     ("quoted-heredoc-is-text", RM, "cat <<'EOF'\n$(rm x)\nEOF", "allow"),
+    ("heredoc-inner-quoted-delimiter", RM, "cat <<E'O'F\nx\nEOF\nrm x\nE'O'F", "ask"),
+    ("heredoc-escaped-subst-is-text", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\na \\$(rm x) ) b $ c\nEOF", "allow"),
+    ("heredoc-double-backslash-subst", RM, "cat <<EOF\na \\\\$(rm x)\nEOF", "deny"),
+    ("heredoc-skipped-in-subst", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\n$(ls;\\ x)\nEOF", "ask"),
+    ("heredoc-python-quoted", {"allow": ("Bash(python:*)",)}, "python <<'EOF'\nprint(f'$(x) `y` {1})')\nEOF", "allow"),
     ("comment-is-text", {**RM, **ECHO}, "echo ok # ; rm x", "allow"),
     ("hash-in-word", {**RM, **ECHO}, "echo a#b; rm x", "deny"),
     # bytes where bash and the parser might disagree

@@ -1,0 +1,152 @@
+"""Heredocs: where bash ends them, and what an unquoted body runs.
+
+tree-sitter-bash and bash can disagree on where a heredoc ends: for ``<<E'O'F`` bash's
+delimiter is ``EOF`` (quote removal) while tree-sitter waits for the text ``E'O'F``, reading the
+lines after bash's end as quiet body text.  So the delimiter is computed as bash does and the
+body must not contain it.  In an unquoted body bash runs every ``$(...)``, backtick and
+``$[...]``; tree-sitter parses ``$(...)`` there but not backticks, so any ``$(``, ``$[`` or
+backtick left in the body's plain text (not escaped) is a problem.  Quoted heredocs
+(``<<'EOF'``, ``<<"EOF"``, ``<<\\EOF``) run nothing.  Found with the execution oracle
+(``tests/permissions/test_bash_exec_oracle.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Node = Any  # tree_sitter.Node
+_QUOTES = "'\"\\"
+_DQ_ESCAPES = '$`"\\'
+_PLAIN_CHILDREN = frozenset({"heredoc_content"})
+_BODY_MARKS = ("$(", "$[", "`")
+
+
+def read_heredoc(walker: Any, node: Node) -> None:
+    """``bash_parse._Walker``'s reading of a ``heredoc_redirect``: its redirections, the words
+    of an unquoted body, and a problem when bash may end it elsewhere or run unseen code."""
+    start = body = end = None
+    dashed = False
+    for child in node.children:
+        kind = child.type
+        if kind == "heredoc_start":
+            start = child
+        elif kind == "heredoc_body":
+            body = child
+        elif kind == "heredoc_end":
+            end = child
+        elif kind in ("file_redirect", "herestring_redirect"):
+            walker._redirect(child)
+        elif kind == "<<-":
+            dashed = True
+        elif child.is_named:
+            walker.out.problems.append(f"unsupported heredoc part: {kind}")
+    if start is None or end is None:
+        walker.out.problems.append("a heredoc without a delimiter")
+        return
+    text = walker.text(start)
+    body_text = walker.text(body) if body is not None else ""
+    problem = end_problem(text, body_text, walker.text(end), dashed)
+    if problem is None and body is not None and not any(q in text for q in _QUOTES):
+        problem = body_problem(body, body_text)
+        for child in body.named_children:
+            if child.type not in _PLAIN_CHILDREN:
+                walker.words.read(child)
+    if problem is not None:
+        walker.out.problems.append(problem)
+
+
+def delimiter(start: str) -> tuple[str, bool] | None:
+    """Bash's delimiter for the word after ``<<`` and whether it is quoted; ``None`` when the word
+    has ``$``, a backtick, a blank or an unclosed quote (not analyzed)."""
+    if "$" in start or "`" in start or not start or any(c in " \t\n" for c in start):
+        return None
+    out: list[str] = []
+    i, n = 0, len(start)
+    while i < n:
+        ch = start[i]
+        if ch == "\\":
+            if i + 1 >= n:
+                return None
+            out.append(start[i + 1])
+            i += 2
+        elif ch == "'":
+            end = start.find("'", i + 1)
+            if end < 0:
+                return None
+            out.append(start[i + 1 : end])
+            i = end + 1
+        elif ch == '"':
+            i += 1
+            while i < n and start[i] != '"':
+                if start[i] == "\\" and i + 1 < n and start[i + 1] in _DQ_ESCAPES:
+                    i += 1
+                out.append(start[i])
+                i += 1
+            if i >= n:
+                return None
+            i += 1
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out), any(q in start for q in _QUOTES)
+
+
+def end_problem(start: str, body: str, end: str, dashed: bool) -> str | None:
+    """Why bash may end this heredoc elsewhere than tree-sitter does (``None``: same place)."""
+    parsed = delimiter(start)
+    if parsed is None:
+        return f"a heredoc delimiter that is not analyzed: {start[:40]!r}"
+    word = parsed[0]
+    lines = body.split("\n")
+    if dashed:
+        lines = [line.lstrip("\t") for line in lines]
+        end = end.lstrip("\t")
+    if end != word or word in lines[:-1]:
+        return f"the heredoc delimiter {start[:40]!r} may end elsewhere in bash"
+    return None
+
+
+def body_problem(body: Node, text: str) -> str | None:
+    """Code in an unquoted body that tree-sitter left as plain text (``None``: none found).
+
+    ``text`` is the body's text; the parts outside its expansion children are plain text, where
+    an unescaped ``$(``, ``$[`` or backtick means bash runs something we did not see.  A
+    backtick inside an expansion child is not analyzed either (tree-sitter reads the heredoc's
+    backticks as text).
+    """
+    base = body.start_byte
+    plain_from = 0
+    for child in body.named_children:
+        if child.type in _PLAIN_CHILDREN:
+            continue
+        start, end = child.start_byte - base, child.end_byte - base
+        if _live_mark(text, plain_from, start):
+            return "a substitution inside a heredoc was not understood"
+        if "`" in text[start:end]:
+            return "backticks inside a heredoc are not analyzed"
+        plain_from = max(plain_from, end)
+    if _live_mark(text, plain_from, len(text)):
+        return "a substitution inside a heredoc was not understood"
+    return None
+
+
+def _live_mark(text: str, start: int, end: int) -> bool:
+    """An unescaped ``$(``, ``$[`` or backtick in ``text[start:end]``."""
+    segment = text[start:end]
+    if "$" not in segment and "`" not in segment:
+        return False
+    for mark in _BODY_MARKS:
+        at = segment.find(mark)
+        while at >= 0:
+            if not _escaped(text, start + at):
+                return True
+            at = segment.find(mark, at + 1)
+    return False
+
+
+def _escaped(text: str, at: int) -> bool:
+    """An odd number of backslashes right before ``text[at]``."""
+    count = 0
+    while at - count - 1 >= 0 and text[at - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1

@@ -1,0 +1,242 @@
+"""Execution oracle: real bash RUNS generated lines, and the programs that really ran judge us.
+
+A temp ``bin/`` holds stub programs ``qa``, ``qb``, ``qc`` (and ``nohup``, which runs its
+arguments) that log their own name; bash runs each line with only that folder on ``PATH`` in an
+empty folder (inside ``bwrap`` when it works), so only builtins and the stubs can run.  For every
+line (generated from a token vocabulary, or one of the fixed rows below):
+
+1. allowed with ``Bash(qa:*)``, ``Bash(qb:*)`` as the only allow rules → bash ran only qa/qb;
+2. bash ran ``qc`` → not allowed with ``Bash(qc:*)`` denied (deny or ask);
+3. the analysis has no problems → every program bash ran is one of the analyzer's commands
+   (or the analyzer saw a program name it cannot know, which asks).
+
+Raise ``ORACLE_EXAMPLES`` (e.g. 20000) to hunt for holes; CI runs a fixed, derandomized set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_agent.core.permission_types import PermissionAllow
+from jupyter_agent.permissions.bash import check_bash_permission
+from jupyter_agent.permissions.bash_analysis import analyze_uncached
+from tests.permissions.tools import make_ctx
+
+BASH = "/bin/bash"
+BWRAP = "/usr/bin/bwrap"
+STUBS = {"qa": 0, "qb": 1, "qc": 0}  # name → exit status (qb fails: `while qb` ends)
+RUNNERS = ("nohup",)  # stubs named like wrappers: log, then run their arguments
+EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "300"))
+TIMEOUT = 3.0
+
+pytestmark = pytest.mark.skipif(not os.path.exists(BASH), reason="needs /bin/bash")
+
+BODIES = [
+    "$(qc)", "`qc`", "${x:-$(qc)}", "$((1+2))", "$((10#$(qc)))", "$[$(qc)]", "a ) b $ c", "$x",
+    "\\$(qc)", "$ (qc)", "$( qc )", "'$(qc)'", '"$(qc)"', "$(qa)$(qc)", "$(qa $(qc))", "x $(( 2 ))",
+    "$(case x in x) qc;; esac)", "${x:-`qc`}", "plain text", "$(qa)", "\\`qc\\`", "$(qa\nqc)",
+    "${x#$(qc)}", "$'$(qc)'", "$(qa) )", "$(qa) $ ( )", "\t$(qc)", "$(<x)", "${x[$(qc)]}",
+    "$(echo ')')$(qc)", "$(# )\nqc)", "\\\n$(qc)", "$(qa <<E\n$(qc)\nE\n)",
+]
+DELIMS = ["EOF", "'EOF'", '"EOF"', "\\EOF", "E\"O\"F", "-EOF", "-'EOF'", " EOF", "E'O'F", "EO\\F"]
+TOKENS = [
+    "qa", "qb", "qc", " ", " ", " ", ";", "&&", "||", "|", "|&", "&", "\n", "$(", ")", "`", "'", '"',
+    "\\", "<<", "EOF", "\nEOF\n", ">x", "2>&1", "<", "#", "{ ", " }", "(", "$x", "${x:-", "}", "=",
+    "<(", "$'", "\t", "!", "if ", "then ", "else ", "fi", "for v in qa qc; do ", "do ", "done",
+    "case qc in qc) ", ";;", "esac", "[[ ", " ]]", "-n ", "{qa,qc}", "{qc,qa}", "*", "~", "<<<",
+    "x=qc ", "x=qc; ", "export ", "coproc ", "time ", "command ", "builtin ", "nohup ", "f() { ",
+    "f", "$((", "))", "10#", "$[", "]", "while qb; do ", "until qa; do ", "$x ", "\"$x\"", "$v",
+    "$(qc)", "`qc`", "<<'EOF'", "<<\"EOF\"", "<<-", "\\\n", "$'qc'", "q\\c", "'qc'", "declare ",
+    "local ", "readonly ", "typeset ", "x[", "$(qa)", ":", "true", "echo ", "printf %s ",
+]
+
+
+@st.composite
+def heredoc(draw) -> str:
+    """A heredoc with a body from BODIES, sometimes followed by more code on its line."""
+    delim = draw(st.sampled_from(DELIMS))
+    word = delim.lstrip("-").strip().replace("'", "").replace('"', "").replace("\\", "")
+    body = "\n".join(draw(st.lists(st.sampled_from(BODIES), min_size=1, max_size=3)))
+    if delim.startswith("-"):
+        body = "\t" + body.replace("\n", "\n\t")
+    program = draw(st.sampled_from(["qa", "qb", "echo", ":", "f", "$(qa", "x=$(qa"]))
+    after = draw(st.sampled_from(["", "; qb", " | qb", " && qa", " <<A", ")"]))
+    text = f"{program} <<{delim}{after}\n{body}\n{word}\n"
+    if after == " <<A":
+        text += draw(st.sampled_from(BODIES)) + "\nA\n"
+    return text
+
+
+LINES = st.lists(st.one_of(st.sampled_from(TOKENS), heredoc()), min_size=1, max_size=10).map("".join)
+
+
+@dataclass
+class Oracle:
+    root: Path
+    work: Path  # bash's cwd and the project of the permission context
+    log: Path
+    bin: Path
+    sandbox: tuple[str, ...]
+
+    def run(self, line: str) -> list[str] | None:
+        """The programs (stubs) bash ran for ``line``, in order; ``None`` on a timeout."""
+        shutil.rmtree(self.work, ignore_errors=True)
+        self.work.mkdir()
+        self.log.write_bytes(b"")
+        read_end, write_end = os.pipe()
+        # The outer bash waits until every process holding the pipe (the inner bash and all it
+        # started, background jobs included) has ended, so no late stub is missed.
+        waiter = (f'{BASH} --norc --noprofile -c "$1" {read_end}<&-; exec {write_end}>&-; '
+                  f"read -r -u {read_end} _")
+        args = [*self.sandbox, BASH, "--norc", "--noprofile", "-c", waiter, "oracle", line]
+        proc = subprocess.Popen(
+            args, cwd=self.work, env={"PATH": str(self.bin)}, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            pass_fds=(read_end, write_end),
+        )
+        os.close(read_end)
+        os.close(write_end)
+        try:
+            proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return None
+        records = self.log.read_bytes().split(b"\x1e")
+        return [r.split(b"\x1f", 1)[0].decode() for r in records if r]
+
+
+def _stub(oracle_bin: Path, log: Path, name: str, status: int, runner: bool) -> None:
+    script = f"#!/bin/sh\nprintf '%s\\037%s\\036' {name} \"$*\" >> '{log}'\n"
+    if runner:
+        script += '[ "$1" = "--" ] && shift\n[ $# -gt 0 ] && exec "$@"\n'
+    script += f"exit {status}\n"
+    path = oracle_bin / name
+    path.write_text(script)
+    path.chmod(0o755)
+
+
+def _sandbox(root: Path) -> tuple[str, ...]:
+    if not os.path.exists(BWRAP):
+        return ()
+    prefix = (BWRAP, "--ro-bind", "/", "/", "--bind", str(root), str(root), "--unshare-all",
+              "--die-with-parent", "--new-session", "--")
+    try:
+        done = subprocess.run([*prefix, BASH, "-c", "exit 0"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return prefix if done.returncode == 0 else ()
+
+
+@pytest.fixture(scope="module")
+def oracle(tmp_path_factory) -> Oracle:
+    root = tmp_path_factory.mktemp("oracle").resolve()
+    (root / "bin").mkdir()
+    log = root / "log"
+    for name, status in STUBS.items():
+        _stub(root / "bin", log, name, status, False)
+    for name in RUNNERS:
+        _stub(root / "bin", log, name, 0, True)
+    return Oracle(root, root / "work", log, root / "bin", _sandbox(root))
+
+
+def _ctx(oracle: Oracle, **rules):
+    return make_ctx(oracle.work, **rules)
+
+
+def _analyzer_programs(line: str) -> tuple[list[str], set[str], bool]:
+    """Problems, every program name the analyzer saw, and whether one was not a fixed word."""
+    analysis = analyze_uncached(line)
+    names: set[str] = set()
+    unknown = False
+    for info in analysis.commands:
+        for form in info.forms:
+            if form:
+                program = form[0].literal
+                unknown = unknown or program is None
+                names.add(program or "")
+    return analysis.problems, names, unknown
+
+
+def check_line(oracle: Oracle, line: str) -> None:
+    """The three invariants of the module docstring for one line (bash runs only if needed)."""
+    oracle.work.mkdir(exist_ok=True)
+    allowed = check_bash_permission(line, _ctx(oracle, allow=("Bash(qa:*)", "Bash(qb:*)")))
+    denied = check_bash_permission(line, _ctx(oracle, deny=("Bash(qc:*)",)))
+    problems, names, unknown = _analyzer_programs(line)
+    if not isinstance(allowed, PermissionAllow) and not isinstance(denied, PermissionAllow) and (
+        problems or unknown
+    ):
+        return  # nothing bash does could break an invariant
+    ran = oracle.run(line)
+    if ran is None:
+        return  # a loop that never ends: skip
+    if isinstance(allowed, PermissionAllow):
+        assert set(ran) - set(RUNNERS) <= {"qa", "qb"}, (line, ran, "allowed with only qa/qb allowed")
+    if "qc" in ran:
+        assert not isinstance(denied, PermissionAllow), (line, ran, "allowed with qc denied")
+    if not problems and not unknown:
+        assert set(ran) <= names, (line, ran, sorted(names), "ran a program the analyzer missed")
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(line=LINES)
+def test_generated_lines_run_only_what_the_analyzer_saw(oracle, line):
+    check_line(oracle, line)
+
+
+ROWS = [
+    "qa <<EOF\n$(qc)\nEOF",
+    "qa <<'EOF'\n$(qc)\nEOF",
+    "qa <<EOF\n`qc`\nEOF",
+    "qa <<EOF\n${x:-$(qc)}\nEOF",
+    "qa <<EOF\n$((10#$(qc)))\nEOF",
+    "qa <<EOF\na ) b $ c\nEOF",
+    "echo $(qc)",
+    "echo ${x:-$(qc)}",
+    "x=qc; $x",
+    "f() { qc; }; f",
+    "{qc,qa}",
+    "command qc",
+    "nohup qc",
+    "time qc",
+    "coproc qc",
+    "! qc",
+    "qa |& qc",
+    "qa & qc",
+    "qa <<< $(qc)",
+    "for v in qa qc; do $v; done",
+    "case qc in qc) qc;; esac",
+    "[[ -n $(qc) ]]",
+    "echo $[$(qc)]",
+    # holes the oracle found (each was allowed before the fix)
+    "qb <<E'O'F\nx\nEOF\nqc\nE'O'F\n",  # bash's delimiter is EOF: qc runs
+    'qb <<E"O"F\nx\nEOF\nqc\nE"O"F\n',
+]
+
+
+@pytest.mark.parametrize("line", ROWS)
+def test_rows_run_only_what_the_analyzer_saw(oracle, line):
+    check_line(oracle, line)
+
+
+def test_the_oracle_sees_what_bash_runs(oracle):
+    """The oracle itself: stubs log, background jobs are waited for, a hang is a skip."""
+    assert oracle.run("qa; qb") == ["qa", "qb"]
+    assert oracle.run("(qb; qc) & qa") is not None
+    assert sorted(oracle.run("(qb; qc) & qa")) == ["qa", "qb", "qc"]
+    assert oracle.run("nohup qc") == ["nohup", "qc"]
+    assert oracle.run("qa <<EOF\n$(qc)\nEOF") == ["qc", "qa"]
+    assert oracle.run("qa <<'EOF'\n$(qc)\nEOF") == ["qa"]
+    assert oracle.run("ls /") == []  # not on PATH
+    assert oracle.run("while :; do :; done") is None
