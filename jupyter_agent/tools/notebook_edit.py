@@ -18,7 +18,6 @@ from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.file_state import NOT_READ_MESSAGE, PARTIAL_READ_MESSAGE, FileState, content_hash
 from ..core.permission_types import PermissionResult
 from ..core.result import ContentBlock, ToolResult, text_block
-from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import StaleFileError, ToolError
 from ..notebook import (
     CellEdit,
@@ -31,6 +30,7 @@ from ..notebook import (
     get_document,
 )
 from ..permissions.filesystem import check_write_permission
+from ._notebook_tool import NotebookTool, notebook_path
 from ._paths import resolve_path
 
 EditMode = Literal["replace", "insert", "delete"]
@@ -94,7 +94,7 @@ _STALE_CELL = (
 )
 
 
-class NotebookEditTool(Tool[NotebookEditInput, NotebookEditOutput]):
+class NotebookEditTool(NotebookTool[NotebookEditInput, NotebookEditOutput]):
     """Replace, insert or delete a cell of a Jupyter notebook."""
 
     name = "NotebookEdit"
@@ -103,24 +103,17 @@ class NotebookEditTool(Tool[NotebookEditInput, NotebookEditOutput]):
     async def prompt(self, options: ToolUseOptions) -> str:
         return _PROMPT
 
-    def get_path(self, input: NotebookEditInput) -> str | None:
-        return input.notebook_path
-
     def is_destructive(self, input: NotebookEditInput) -> bool:
         return input.edit_mode == "delete"
 
-    async def validate_input(self, input: NotebookEditInput, context: ToolUseContext) -> ValidationResult:
-        try:
-            await _plan(input, context)
-        except ToolError as exc:
-            return ValidationError(str(exc))
-        return VALID
+    async def plan(self, input: NotebookEditInput, context: ToolUseContext) -> _Plan:
+        return await _plan(input, context)
 
     async def check_permissions(self, input: NotebookEditInput, context: ToolUseContext) -> PermissionResult:
         return check_write_permission(self, str(resolve_path(input.notebook_path, context)), context)
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
-        plan = await _plan(input, context)
+        plan = await self.plan(input, context)
         try:
             applied = await plan.doc.apply(plan.edit, base=plan.base)
         except NotebookEditError as exc:
@@ -141,9 +134,6 @@ class NotebookEditTool(Tool[NotebookEditInput, NotebookEditOutput]):
             )
         )
 
-    def map_result_to_content(self, data: NotebookEditOutput, tool_use_id: str) -> list[ContentBlock]:
-        return data.to_content()
-
     def render_tool_result_message(self, output: NotebookEditOutput) -> str:
         where = "open notebook" if output.backend == "live" else "file on disk"
         return f"{output.edit_mode.capitalize()} cell {output.cell_id} ({where})"
@@ -151,11 +141,7 @@ class NotebookEditTool(Tool[NotebookEditInput, NotebookEditOutput]):
 
 async def _plan(input: NotebookEditInput, context: ToolUseContext) -> _Plan:
     """Every check that can fail before the edit, and the typed edit to apply."""
-    path = resolve_path(input.notebook_path, context)
-    if path.suffix.lower() != ".ipynb":
-        raise ToolError(
-            "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool."
-        )
+    path = notebook_path(input.notebook_path, context, "For editing other file types, use the Edit tool.")
     mode: EditMode = input.edit_mode or "replace"
     if mode == "insert" and input.cell_type is None:
         raise ToolError("Cell type is required when using edit_mode=insert.")

@@ -18,13 +18,12 @@ from pydantic import BaseModel, Field
 from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.permission_types import PermissionAsk, PermissionResult, PermissionUpdate
 from ..core.result import ContentBlock, ToolResult
-from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..notebook import LiveNotebook, NotebookEditError, get_document
 from ..notebook.bridge import result_as
 from ..notebook.cells import find_cell, source_text
 from ..notebook.protocol import ExecuteCellsArgs, ExecuteCellsResult
-from ._paths import resolve_path
+from ._notebook_tool import NotebookTool, notebook_path
 from .read_notebook import OutputBlocks
 
 DEFAULT_TIMEOUT_MS = 300_000
@@ -106,7 +105,7 @@ _PROMPT = """Runs cells of the Jupyter notebook that is open in JupyterLab, thro
 - Use KernelInspect to look at variables afterwards (shape, dtype, columns, head) without running code."""
 
 
-class NotebookExecuteTool(Tool[NotebookExecuteInput, NotebookExecuteOutput]):
+class NotebookExecuteTool(NotebookTool[NotebookExecuteInput, NotebookExecuteOutput]):
     """Run cells of the open notebook through the frontend and return their outputs."""
 
     name = "NotebookExecute"
@@ -115,19 +114,12 @@ class NotebookExecuteTool(Tool[NotebookExecuteInput, NotebookExecuteOutput]):
     async def prompt(self, options: ToolUseOptions) -> str:
         return _PROMPT
 
-    def get_path(self, input: NotebookExecuteInput) -> str | None:
-        return input.notebook_path
-
-    async def validate_input(self, input: NotebookExecuteInput, context: ToolUseContext) -> ValidationResult:
-        try:
-            await _plan(input, context)
-        except ToolError as exc:
-            return ValidationError(str(exc))
-        return VALID
+    async def plan(self, input: NotebookExecuteInput, context: ToolUseContext) -> _Plan:
+        return await _plan(input, context)
 
     async def check_permissions(self, input: NotebookExecuteInput, context: ToolUseContext) -> PermissionResult:
         try:
-            plan = await _plan(input, context)
+            plan = await self.plan(input, context)
             message = _ask_message(plan)
         except ToolError as exc:  # fail closed: still ask, and say what could not be shown
             message = f"Run cells {', '.join(input.cell_ids)} of {input.notebook_path}? ({exc})"
@@ -135,7 +127,7 @@ class NotebookExecuteTool(Tool[NotebookExecuteInput, NotebookExecuteOutput]):
         return PermissionAsk(message, suggestions=(always,))
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
-        plan = await _plan(input, context)
+        plan = await self.plan(input, context)
         timeout = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
         ids = [cid for cid, _, _ in plan.cells]
         try:
@@ -152,9 +144,6 @@ class NotebookExecuteTool(Tool[NotebookExecuteInput, NotebookExecuteOutput]):
         )
         return ToolResult(NotebookExecuteOutput(str(plan.path), cells))
 
-    def map_result_to_content(self, data: NotebookExecuteOutput, tool_use_id: str) -> list[ContentBlock]:
-        return data.to_content()
-
     def render_tool_use_message(self, input: NotebookExecuteInput) -> str:
         return f"{Path(input.notebook_path).name}: {', '.join(input.cell_ids)}"
 
@@ -165,9 +154,7 @@ class NotebookExecuteTool(Tool[NotebookExecuteInput, NotebookExecuteOutput]):
 
 async def _plan(input: NotebookExecuteInput, context: ToolUseContext) -> _Plan:
     """The live notebook and the cells to run; every check that can fail before running."""
-    path = resolve_path(input.notebook_path, context)
-    if path.suffix.lower() != ".ipynb":
-        raise ToolError("File must be a Jupyter notebook (.ipynb file).")
+    path = notebook_path(input.notebook_path, context)
     doc = await get_document(path, context)
     if not isinstance(doc, LiveNotebook):
         raise ToolError(NOT_LIVE_MESSAGE.format(path=path))
