@@ -10,8 +10,9 @@ for which *no* argument can write.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from .bash_sed import sed_files
 from .bash_words import Word
 
 
@@ -24,6 +25,7 @@ class Spec:
     dynamic_ok: bool = True
     reads_paths: bool = True  # positional arguments are files it reads
     requires_any: frozenset[str] = frozenset()
+    file_letters: frozenset[str] = frozenset()  # short options whose attached value is a file: -fFILE
     # derived from the fields above once (the tables are constants)
     unsafe_letters: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
     unsafe_long: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
@@ -73,6 +75,10 @@ SPECS: dict[str, Spec] = {
     "yq": _s("-i", "--inplace", dynamic_ok=False),
 }
 
+for _name, _letters in (("grep", "f"), ("egrep", "f"), ("fgrep", "f"), ("rg", "f"), ("file", "f"),
+                       ("hexdump", "f"), ("diff", "X"), ("du", "X"), ("jq", "fL")):
+    SPECS[_name] = replace(SPECS[_name], file_letters=frozenset(_letters))
+
 _GIT_LOGLIKE = _s("--output", "--ext-diff", dynamic_ok=False)
 GIT_SPECS: dict[str, Spec] = {
     "status": _s(dynamic_ok=False),
@@ -113,9 +119,6 @@ GIT_SPECS: dict[str, Spec] = {
 }
 _GIT_SUB_SUB = {"stash": frozenset({"list", "show"}), "worktree": frozenset({"list"})}
 _GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-optional-locks"})
-_SED_SCRIPT_CHARS = frozenset("0123456789,$;pdq=! \n")
-_SED_OPTIONS = frozenset({"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s",
-                          "--separate", "-u", "--unbuffered", "-z", "--null-data"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +162,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
         if program == "git":
             return _git(words)
         if program == "sed":
-            return _sed(words[1:], appends_args)
+            files = sed_files(words[1:], appends_args)
+            return _NOT if files is None else reads(files)
         return _NOT
     if appends_args:  # xargs: more file names arrive on stdin
         if not spec.dynamic_ok:
@@ -175,6 +179,7 @@ def _plain(spec: Spec, words: Sequence[Word]) -> ReadOnlyCheck:
     if not spec.reads_paths:
         return _YES
     positional: list[Word] = []
+    attached: list[Word] | None = None
     options_done = False
     for word in words[1:]:
         value = word.text
@@ -182,11 +187,14 @@ def _plain(spec: Spec, words: Sequence[Word]) -> ReadOnlyCheck:
             positional.append(word)
         elif value == "--":
             options_done = True
-    return reads(tuple(positional))
+        elif len(value) > 2:
+            attached = _attached_path(spec, value, attached)
+    return reads(tuple(positional) if attached is None else (*positional, *attached))
 
 
 def _check(spec: Spec, args: Sequence[Word]) -> ReadOnlyCheck:
     positional: list[Word] = []
+    attached: list[Word] | None = None
     seen: set[str] = set()
     options_done = False
     for word in args:
@@ -201,13 +209,38 @@ def _check(spec: Spec, args: Sequence[Word]) -> ReadOnlyCheck:
             options_done = True
         elif not _option_ok(spec, value):
             return _NOT
-        elif spec.requires_any:
-            seen.add(value.split("=", 1)[0])
+        else:
+            if spec.requires_any:
+                seen.add(value.split("=", 1)[0])
+            if len(value) > 2:
+                attached = _attached_path(spec, value, attached)
     if spec.max_positional is not None and len(positional) > spec.max_positional:
         return _NOT
     if spec.requires_any and not (seen & spec.requires_any):
         return _NOT
-    return reads(tuple(positional)) if spec.reads_paths else _YES
+    if not spec.reads_paths:
+        return _YES
+    return reads(tuple(positional) if attached is None else (*positional, *attached))
+
+
+def _attached_path(spec: Spec, option: str, found: list[Word] | None) -> list[Word] | None:
+    """Add the file an option word names by itself to ``found``: ``--files0-from=F``,
+    ``--file=F`` (any long option's value may be a file), ``-fF`` / ``-rfF`` for the
+    program's short file options."""
+    value = None
+    if option[1] == "-":
+        value = option.partition("=")[2]
+    elif spec.file_letters:
+        for i in range(1, len(option) - 1):
+            if option[i] in spec.file_letters:
+                value = option[i + 1:]
+                break
+    if not value:
+        return found
+    if found is None:
+        found = []
+    found.append(Word(value))
+    return found
 
 
 def _option_ok(spec: Spec, option: str) -> bool:
@@ -259,33 +292,3 @@ def _git(words: Sequence[Word]) -> ReadOnlyCheck:
         return result
     # revisions look like paths too (HEAD~1): harmless, they resolve inside the project
     return reads((*paths, *result.paths))
-
-
-def _sed(args: Sequence[Word], appends_args: bool) -> ReadOnlyCheck:
-    """``sed -n '1,20p' file`` is read-only; scripts with anything but line addresses are not."""
-    scripts: list[str] = []
-    files: list[Word] = []
-    expect_script = False
-    for word in args:
-        value = word.literal
-        if value is None:
-            return _NOT
-        if expect_script:
-            scripts.append(value)
-            expect_script = False
-        elif value in ("-e", "--expression"):
-            expect_script = True
-        elif value.startswith("--expression="):
-            scripts.append(value.split("=", 1)[1])
-        elif value.startswith("-") and value != "-":
-            if value not in _SED_OPTIONS:
-                return _NOT
-        elif not scripts:
-            scripts.append(value)
-        else:
-            files.append(word)
-    if expect_script or not scripts or appends_args:
-        return _NOT
-    if not all(set(s) <= _SED_SCRIPT_CHARS for s in scripts):
-        return _NOT
-    return reads(tuple(files))

@@ -1,0 +1,65 @@
+"""A file named inside an option word (``--file=.env``, ``-f.env``) is a read like any other."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_agent.permissions.bash_readonly import check_read_only
+from jupyter_agent.permissions.bash_words import Word
+from jupyter_agent.permissions.decide import has_permission_to_use_tool
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import BashLike, make_ctx
+
+ENV = ("Read(./.env)",)
+
+ROWS = [
+    ("grep-attached-f", "grep -f.env sub", "deny"),
+    ("grep-cluster-f", "grep -rf.env sub", "deny"),
+    ("grep-long-file", "grep --file=.env sub", "deny"),
+    ("grep-exclude-from", "grep -r -e S --exclude-from=.env sub", "deny"),
+    ("du-files0-from", "du --files0-from=.env", "deny"),
+    ("du-exclude-from", "du -X.env", "deny"),
+    ("wc-files0-from", "wc --files0-from=.env", "deny"),
+    ("sort-files0-from", "sort --files0-from=.env", "deny"),
+    ("diff-from-file", "diff --from-file=.env sub", "deny"),
+    ("diff-to-file", "diff --to-file=.env sub", "deny"),
+    ("file-namefile", "file -f.env", "deny"),
+    ("hexdump-format-file", "hexdump -f.env a.py", "deny"),
+    ("jq-from-file", "jq -f.env", "deny"),
+    ("rg-patterns", "rg -f.env sub", "deny"),
+    ("through-link", "grep --file=env-link sub", "deny"),
+    ("outside-asks", "grep -f/etc/hosts a.py", "ask"),
+    ("long-outside-asks", "diff --from-file=/etc/hosts a.py", "ask"),
+    # option values that are not files stay harmless
+    ("flags-cluster", "ls -la", "allow"),
+    ("grep-cluster", "grep -rn TODO sub", "allow"),
+    ("attached-count", "head -n50 a.py", "allow"),
+    ("color", "grep --color=always x a.py", "allow"),
+    ("format", "git log --format=%H:%s -n 3", "allow"),
+    ("skip-fields-is-not-a-positional", "uniq --skip-fields=1 a.py", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+async def test_option_file_rows(world, command, expected):
+    ctx = make_ctx(world.project, deny=ENV)
+    tool = BashLike()
+    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+    assert verdict_name(verdict) == expected, verdict
+
+
+@pytest.mark.parametrize(
+    ("command", "paths"),
+    [
+        ("grep -rf.env x", ["x", ".env"]),
+        ("grep -rn x", ["x"]),  # n is not a file option of grep
+        ("cat --squeeze-blank=no a", ["a", "no"]),
+        ("cat --number a", ["a"]),
+        ("du -X.env -sh", [".env"]),
+        ("du -sh -X .env", [".env"]),  # a separate value is an operand already
+    ],
+)
+def test_attached_values_are_collected_after_the_operands(command, paths):
+    check = check_read_only(tuple(Word(t) for t in command.split()))
+    assert check.read_only
+    assert [w.text for w in check.paths] == paths
