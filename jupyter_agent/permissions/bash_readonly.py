@@ -59,7 +59,6 @@ SPECS: dict[str, Spec] = {
     "test": _s("-v", "-R", **_NO_PATHS),
     "[": _s("-v", "-R", **_NO_PATHS),
     "printf": _s("-v", **_NO_PATHS),
-    "set": _s(**_NO_PATHS),
     "date": _s("-s", "--set", "-f", "--file", **_NO_PATHS),
     "hostname": Spec(max_positional=0, reads_paths=False, unsafe=frozenset({"-F", "--file"})),
     "uniq": _s(max_positional=1),
@@ -161,6 +160,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
     if spec is None:
         if program == "git":
             return _git(words)
+        if program == "set":
+            return _set(words[1:])
         if program == "sed":
             files = sed_files(words[1:], appends_args)
             return _NOT if files is None else reads(files)
@@ -292,3 +293,34 @@ def _git(words: Sequence[Word]) -> ReadOnlyCheck:
         return result
     # revisions look like paths too (HEAD~1): harmless, they resolve inside the project
     return reads((*paths, *result.paths))
+
+
+# `set` options that only change error handling, tracing or globbing.  Not -k / -o keyword: then
+# `cat LD_PRELOAD=x.so f` puts LD_PRELOAD in cat's environment; not -o posix.
+_SET_LETTERS = frozenset("abefhmnptuvxBCEHPT")
+_SET_O_NAMES = frozenset(
+    {"allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall", "histexpand",
+     "history", "ignoreeof", "interactive-comments", "monitor", "noclobber", "noexec", "noglob", "nolog",
+     "notify", "nounset", "onecmd", "physical", "pipefail", "privileged", "verbose", "vi", "xtrace"}
+)
+
+
+def _set(args: Sequence[Word]) -> ReadOnlyCheck:
+    """``set -euo pipefail``, ``set -x``, ``set -- a b``: read-only; ``set -k`` and unknown options are not."""
+    expect_name = False
+    for word in args:
+        value = word.literal
+        if value is None:
+            return _NOT  # `set $opts` may turn on anything
+        if expect_name:
+            if value not in _SET_O_NAMES:
+                return _NOT
+            expect_name = False
+        elif value in ("--", "-") or value[:1] not in ("-", "+"):
+            return _YES  # positional parameters from here on
+        else:
+            letters = value[1:]
+            if not set(letters.replace("o", "")) <= _SET_LETTERS:
+                return _NOT
+            expect_name = "o" in letters
+    return _YES

@@ -229,6 +229,8 @@ class WordReader:
             if not child.is_named:
                 if kind not in _SAFE_EXPANSION_OPS:
                     self.problems.append(f"unsupported parameter expansion {self.text(node)[:40]}")
+                elif kind == ":=" or kind == "=":  # ${PATH:=…}, ${GLOBIGNORE=…} change what runs
+                    self.problems.append(f"a variable assigned inside {self.text(node)[:40]}")
                 continue
             if kind in ("variable_name", "special_variable_name"):
                 continue
