@@ -19,6 +19,7 @@ from ..core.result import ToolResult
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..scheduler import CronJob, CronScheduler, get_scheduler, validate_cron
+from ._read_only import ReadOnlyTool
 
 NO_SCHEDULER = "Scheduling is not available in this session (no scheduler is running)."
 
@@ -90,17 +91,11 @@ class CronListInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class CronListTool(Tool[CronListInput, str]):
+class CronListTool(ReadOnlyTool[CronListInput, str]):
     """List the scheduled prompt jobs of this session: id, cron, kind, next run and prompt."""
 
     name = "CronList"
     input_schema = CronListInput
-
-    def is_read_only(self, input: CronListInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: CronListInput) -> bool:
-        return True
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
         scheduler = _scheduler(context)

@@ -21,7 +21,7 @@ from ..agent.models import model_info
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAllow, PermissionResult
 from ..core.result import ToolResult
-from ..core.tool import Tool
+from ._read_only import ReadOnlyTool
 
 SOURCE_KEY = "ctx_inspect"
 DEFAULT_THRESHOLD = SessionConfig.__dataclass_fields__["compact_threshold"].default
@@ -183,7 +183,7 @@ def format_report(o: CtxInspectOutput) -> str:
     return "\n".join(lines)
 
 
-class CtxInspectTool(Tool[CtxInspectInput, CtxInspectOutput]):
+class CtxInspectTool(ReadOnlyTool[CtxInspectInput, CtxInspectOutput]):
     """Show what is in the context window right now: estimated tokens for the system prompt,
 the tool definitions, the messages and the tool results, what is served from the prompt cache,
 the largest items, and how far the session is from automatic compaction.
@@ -195,12 +195,6 @@ nothing and costs no model call."""
     name = "CtxInspect"
     input_schema = CtxInspectInput
     search_hint = "context window tokens usage compaction inspect"
-
-    def is_read_only(self, input: CtxInspectInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: CtxInspectInput) -> bool:
-        return True
 
     async def check_permissions(self, input: CtxInspectInput, context: ToolUseContext) -> PermissionResult:
         return PermissionAllow()

@@ -11,11 +11,12 @@ from pydantic import BaseModel, Field
 from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.permission_types import PermissionResult
 from ..core.result import ContentBlock, ToolResult, text_block
-from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..core.tool import VALID, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.filesystem import check_read_permission
 from ._deny_filter import denied_filter
 from ._newest import newest_of_sorted
+from ._read_only import ReadOnlyTool
 from ._rg import run_rg_many
 from ._search_root import require_existing, search_root, split_glob
 from ._walk_plan import walk_plan
@@ -59,7 +60,7 @@ _PROMPT = """Finds files by name pattern, fast, in folders of any size.
   globbing and grepping, do them in parallel in one turn."""
 
 
-class GlobTool(Tool[GlobInput, GlobOutput]):
+class GlobTool(ReadOnlyTool[GlobInput, GlobOutput]):
     """Finds files by glob pattern."""
 
     name = "Glob"
@@ -67,12 +68,6 @@ class GlobTool(Tool[GlobInput, GlobOutput]):
 
     async def prompt(self, options: ToolUseOptions) -> str:
         return _PROMPT
-
-    def is_read_only(self, input: GlobInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: GlobInput) -> bool:
-        return True
 
     def get_path(self, input: GlobInput) -> str | None:
         return input.path

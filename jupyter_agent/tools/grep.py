@@ -9,12 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.permission_types import PermissionResult
 from ..core.result import ContentBlock, ToolResult, text_block
-from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..core.tool import VALID, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.filesystem import check_read_permission
 from ._deny_filter import denied_filter, drop_denied_paths, drop_denied_records
 from ._grep_args import OutputMode, build_rg_args, page
 from ._newest import NewestFiles
+from ._read_only import ReadOnlyTool
 from ._rg import run_rg
 from ._search_root import require_existing, search_root
 
@@ -83,7 +84,7 @@ _PROMPT = """Searches file contents with ripgrep. Use it for every content searc
 - Very long lines are cut to a preview. Hidden files are searched; .git is skipped."""
 
 
-class GrepTool(Tool[GrepInput, GrepOutput]):
+class GrepTool(ReadOnlyTool[GrepInput, GrepOutput]):
     """Searches file contents with ripgrep."""
 
     name = "Grep"
@@ -91,12 +92,6 @@ class GrepTool(Tool[GrepInput, GrepOutput]):
 
     async def prompt(self, options: ToolUseOptions) -> str:
         return _PROMPT
-
-    def is_read_only(self, input: GrepInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: GrepInput) -> bool:
-        return True
 
     def get_path(self, input: GrepInput) -> str | None:
         return input.path

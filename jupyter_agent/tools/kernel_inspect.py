@@ -16,8 +16,9 @@ from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.result import ContentBlock, ToolResult, text_block
-from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..core.tool import VALID, ValidationError, ValidationResult
 from ..errors import ToolError
+from ._read_only import ReadOnlyTool
 from ._safe_access import Refused, parse_expression, resolve
 from ._summarize import VariableSummary, short, summarize
 
@@ -64,7 +65,7 @@ _PROMPT = """Summarizes variables in the user's Jupyter kernel (the IPython name
 - Read-only: properties and methods are never called (only attributes stored on the object are read); to compute something, run code with NotebookExecute instead."""
 
 
-class KernelInspectTool(Tool[KernelInspectInput, KernelInspectOutput]):
+class KernelInspectTool(ReadOnlyTool[KernelInspectInput, KernelInspectOutput]):
     """Read-only summaries of variables in the user's IPython namespace."""
 
     name = "KernelInspect"
@@ -72,12 +73,6 @@ class KernelInspectTool(Tool[KernelInspectInput, KernelInspectOutput]):
 
     async def prompt(self, options: ToolUseOptions) -> str:
         return _PROMPT
-
-    def is_read_only(self, input: KernelInspectInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: KernelInspectInput) -> bool:
-        return True
 
     async def validate_input(self, input: KernelInspectInput, context: ToolUseContext) -> ValidationResult:
         if input.expression is not None and input.names:

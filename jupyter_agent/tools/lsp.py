@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionResult
 from ..core.result import ToolResult
-from ..core.tool import VALID, InterruptBehavior, Tool, ValidationError, ValidationResult
+from ..core.tool import VALID, InterruptBehavior, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..lsp.client import LspClient
 from ..lsp.format import (
@@ -25,6 +25,7 @@ from ..lsp.format import (
 from ..lsp.manager import SERVERS_ENV, LspSettings, get_lsp_manager, lsp_settings
 from ..permissions.filesystem import check_read_permission, project_dir
 from ._paths import resolve_path
+from ._read_only import ReadOnlyTool
 
 Operation = Literal["definition", "references", "hover", "document_symbols", "workspace_symbols", "diagnostics"]
 _NEEDS_POSITION = ("definition", "references", "hover")
@@ -38,7 +39,7 @@ class LSPInput(BaseModel):
     query: str | None = Field(None, description="The symbol name to search for (workspace_symbols)")
 
 
-class LSPTool(Tool[LSPInput, str]):
+class LSPTool(ReadOnlyTool[LSPInput, str]):
     """Ask a language server about code, instead of guessing from text search:
 - definition: where the symbol at file_path:line:character is defined
 - references: every use of the symbol at that position across the workspace
@@ -61,12 +62,6 @@ Prefer it over Grep when you need the real definition or real uses of a name."""
             return LspSettings.from_env().available()  # no server installed: the model never sees LSP
         except ValueError:
             return True  # a malformed $JUPYTER_AGENT_LSP_SERVERS is reported when the tool is used
-
-    def is_read_only(self, input: LSPInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: LSPInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"

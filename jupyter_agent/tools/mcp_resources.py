@@ -12,10 +12,10 @@ from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext
 from ..core.result import ContentBlock, ToolResult, text_block
-from ..core.tool import Tool
 from ..errors import ToolError
 from ..mcp.connection import McpCallError, McpConnection
 from ..mcp.convert import resource_contents_to_blocks
+from ._read_only import ReadOnlyTool
 
 NO_RESOURCES = (
     "No resources found. MCP servers may still provide tools even if they have no resources."
@@ -39,7 +39,7 @@ class ListMcpResourcesInput(BaseModel):
     server: str | None = Field(None, description="Optional server name to filter resources by")
 
 
-class ListMcpResourcesTool(Tool[ListMcpResourcesInput, list[dict[str, Any]]]):
+class ListMcpResourcesTool(ReadOnlyTool[ListMcpResourcesInput, list[dict[str, Any]]]):
     """Lists available resources from configured MCP servers.
 Each resource object includes a 'server' field indicating which server it's from.
 
@@ -51,12 +51,6 @@ Usage examples:
     input_schema = ListMcpResourcesInput
     should_defer = True
     search_hint = "list mcp resources server files documents"
-
-    def is_read_only(self, input: ListMcpResourcesInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: ListMcpResourcesInput) -> bool:
-        return True
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
         conns = [_find_server(context, input.server)] if input.server else _connections(context)
@@ -88,7 +82,7 @@ class ReadMcpResourceInput(BaseModel):
     uri: str = Field(description="The resource URI to read")
 
 
-class ReadMcpResourceTool(Tool[ReadMcpResourceInput, list[ContentBlock]]):
+class ReadMcpResourceTool(ReadOnlyTool[ReadMcpResourceInput, list[ContentBlock]]):
     """Reads a specific resource from an MCP server, identified by server name and resource URI.
 
 Parameters:
@@ -99,12 +93,6 @@ Parameters:
     input_schema = ReadMcpResourceInput
     should_defer = True
     search_hint = "read mcp resource uri server"
-
-    def is_read_only(self, input: ReadMcpResourceInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: ReadMcpResourceInput) -> bool:
-        return True
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
         conn = _find_server(context, input.server)

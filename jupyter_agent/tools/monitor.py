@@ -15,9 +15,10 @@ from pydantic import BaseModel, Field
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAllow, PermissionResult
 from ..core.result import ToolResult
-from ..core.tool import VALID, InterruptBehavior, Tool, ToolProgress, ValidationError, ValidationResult
+from ..core.tool import VALID, InterruptBehavior, ToolProgress, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..tasks.registry import get_task_registry
+from ._read_only import ReadOnlyTool
 
 MAX_WATCH_SECONDS = 600
 POLL_SECONDS = 0.2
@@ -137,7 +138,7 @@ async def watch_task(
         await task.wait(min(POLL_SECONDS, left))
 
 
-class MonitorTool(Tool[MonitorInput, str]):
+class MonitorTool(ReadOnlyTool[MonitorInput, str]):
     """Runtime monitoring and diagnostics for this session.
 
 - action "status": the kernel process (memory, CPU time, threads), system memory and load,
@@ -151,12 +152,6 @@ class MonitorTool(Tool[MonitorInput, str]):
     name = "Monitor"
     input_schema = MonitorInput
     search_hint = "monitor memory cpu background task wait pattern mcp status"
-
-    def is_read_only(self, input: MonitorInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: MonitorInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"

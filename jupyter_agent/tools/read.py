@@ -14,10 +14,11 @@ from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.file_state import FileState
 from ..core.permission_types import PermissionResult
 from ..core.result import ContentBlock, ToolResult, text_block
-from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..core.tool import VALID, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.filesystem import check_read_permission
 from ._paths import read_bytes_nofollow_fifo, regular_file_stat, resolve_path
+from ._read_only import ReadOnlyTool
 from .read_image import ImageOutput, is_image_path, media_type_for, prepare_image
 from .read_notebook import read_notebook
 from .read_pdf import PdfOutput, parse_pages, read_pdf
@@ -78,7 +79,7 @@ _PROMPT = """Reads a file from the local filesystem and shows it to you.
   getting the content again."""
 
 
-class ReadTool(Tool[ReadInput, ReadOutput]):
+class ReadTool(ReadOnlyTool[ReadInput, ReadOutput]):
     """Reads files: text, images, PDFs, notebooks."""
 
     name = "Read"
@@ -87,12 +88,6 @@ class ReadTool(Tool[ReadInput, ReadOutput]):
 
     async def prompt(self, options: ToolUseOptions) -> str:
         return _PROMPT
-
-    def is_read_only(self, input: ReadInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: ReadInput) -> bool:
-        return True
 
     def get_path(self, input: ReadInput) -> str | None:
         return input.file_path

@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAllow, PermissionResult
 from ..core.result import ToolResult
-from ..core.tool import InterruptBehavior, Tool
+from ..core.tool import InterruptBehavior
+from ._read_only import ReadOnlyTool
 
 MAX_SECONDS = 3600
 
@@ -18,18 +19,12 @@ class SleepInput(BaseModel):
     seconds: float = Field(gt=0, le=MAX_SECONDS, description=f"How long to wait (at most {MAX_SECONDS})")
 
 
-class SleepTool(Tool[SleepInput, str]):
+class SleepTool(ReadOnlyTool[SleepInput, str]):
     """Wait for a number of seconds, e.g. while a background job runs or before polling
     again. Prefer this over `Bash(sleep ...)`: it holds no process and the user can stop it."""
 
     name = "Sleep"
     input_schema = SleepInput
-
-    def is_read_only(self, input: SleepInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: SleepInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"

@@ -7,9 +7,9 @@ from pydantic import BaseModel, Field
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAllow, PermissionResult
 from ..core.result import ToolResult
-from ..core.tool import Tool
 from ..errors import ToolError
 from ..tasklist import Task, task_store_for
+from ._read_only import ReadOnlyTool
 
 
 class TaskGetInput(BaseModel):
@@ -30,18 +30,12 @@ def format_task(task: Task) -> str:
     return "\n".join(lines)
 
 
-class TaskGetTool(Tool[TaskGetInput, Task]):
+class TaskGetTool(ReadOnlyTool[TaskGetInput, Task]):
     """Read one task from the task list by id: subject, description, status, owner and
     dependencies. Read a task before starting work on it."""
 
     name = "TaskGet"
     input_schema = TaskGetInput
-
-    def is_read_only(self, input: TaskGetInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: TaskGetInput) -> bool:
-        return True
 
     async def check_permissions(self, input: TaskGetInput, context: ToolUseContext) -> PermissionResult:
         return PermissionAllow()

@@ -7,9 +7,9 @@ from pydantic import BaseModel, ConfigDict
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAllow, PermissionResult
 from ..core.result import ToolResult
-from ..core.tool import Tool
 from ..tasklist import task_store_for
 from ..tasklist.model import TaskListData, open_blockers
+from ._read_only import ReadOnlyTool
 
 
 class TaskListInput(BaseModel):
@@ -31,19 +31,13 @@ def format_task_list(data: TaskListData) -> str:
     return "\n".join(lines)
 
 
-class TaskListTool(Tool[TaskListInput, TaskListData]):
+class TaskListTool(ReadOnlyTool[TaskListInput, TaskListData]):
     """List all tasks: id, status, subject, owner and the open tasks blocking each one.
 
     Use it to find the next unblocked, unowned pending task, and to check overall progress."""
 
     name = "TaskList"
     input_schema = TaskListInput
-
-    def is_read_only(self, input: TaskListInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: TaskListInput) -> bool:
-        return True
 
     async def check_permissions(self, input: TaskListInput, context: ToolUseContext) -> PermissionResult:
         return PermissionAllow()

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from ..core.result import ContentBlock, ToolResult, text_block
-from ..core.tool import Tool
 from ..tasks.base import TaskSnapshot
 from ..tasks.registry import get_task_registry
+from ._read_only import ReadOnlyTool
 
 if TYPE_CHECKING:
     from ..core.context import ToolUseOptions
@@ -64,19 +64,13 @@ class TaskOutputResult:
         return "\n".join(lines)
 
 
-class TaskOutputTool(Tool[TaskOutputInput, TaskOutputResult]):
+class TaskOutputTool(ReadOnlyTool[TaskOutputInput, TaskOutputResult]):
     name = "TaskOutput"
     input_schema = TaskOutputInput
     max_result_size_chars = 40_000
 
     async def prompt(self, options: ToolUseOptions) -> str:
         return PROMPT
-
-    def is_read_only(self, input: TaskOutputInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: TaskOutputInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> str:  # type: ignore[override]
         return "cancel"  # stopping the wait never hurts the task

@@ -12,6 +12,7 @@ from ..core.context import ToolUseContext
 from ..core.result import ToolResult
 from ..core.tool import Tool
 from ..mcp.pool import is_deferred, with_discovered
+from ._read_only import ReadOnlyTool
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -66,7 +67,7 @@ def score_tool(terms: list[str], name: str, text: str) -> int:
     return total
 
 
-class ToolSearchTool(Tool[ToolSearchInput, ToolSearchOutput]):
+class ToolSearchTool(ReadOnlyTool[ToolSearchInput, ToolSearchOutput]):
     """Fetches full schema definitions for deferred tools so they can be called.
 
 Deferred tools appear by name in <available-deferred-tools> messages. Until fetched, only the
@@ -83,12 +84,6 @@ Query forms:
     name = "ToolSearch"
     input_schema = ToolSearchInput
     max_result_size_chars = 200_000
-
-    def is_read_only(self, input: ToolSearchInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: ToolSearchInput) -> bool:
-        return True
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
         deferred = [t for t in context.options.tools if is_deferred(t)]

@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAllow, PermissionResult
 from ..core.result import ToolResult
-from ..core.tool import Tool
 from ..errors import ToolError
+from ._read_only import ReadOnlyTool
 from .plan_mode import get_plan_state
 
 StepStatus = Literal["done", "gap", "unverified"]
@@ -112,18 +112,12 @@ class VerifyPlanInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class VerifyPlanExecutionTool(Tool[VerifyPlanInput, PlanVerification]):
+class VerifyPlanExecutionTool(ReadOnlyTool[VerifyPlanInput, PlanVerification]):
     """After carrying out an approved plan, check each of its steps against the files and
     notebooks actually changed this session and the open todos/tasks, and get the gaps."""
 
     name = "VerifyPlanExecution"
     input_schema = VerifyPlanInput
-
-    def is_read_only(self, input: VerifyPlanInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: VerifyPlanInput) -> bool:
-        return True
 
     async def check_permissions(self, input: VerifyPlanInput, context: ToolUseContext) -> PermissionResult:
         return PermissionAllow()

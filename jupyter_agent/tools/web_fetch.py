@@ -19,9 +19,10 @@ from ..core.permission_types import (
     PermissionUpdate,
 )
 from ..core.result import ContentBlock, ToolResult, text_block
-from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..core.tool import VALID, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.rules import content_rule_for, host_rule_matches
+from ._read_only import ReadOnlyTool
 from .web_fetch_convert import PageContent, UnsupportedContent, convert
 from .web_fetch_http import (
     CrossHostRedirect,
@@ -81,7 +82,7 @@ def matching_domain_rule(context: ToolUseContext, behavior: str, host: str) -> s
     )
 
 
-class WebFetchTool(Tool[WebFetchInput, WebFetchOutput]):
+class WebFetchTool(ReadOnlyTool[WebFetchInput, WebFetchOutput]):
     """- Fetches content from a specified URL and processes it using an AI model
 - Takes a URL and a prompt as input
 - Fetches the URL content, converts HTML to markdown
@@ -101,12 +102,6 @@ Usage notes:
     name = "WebFetch"
     input_schema = WebFetchInput
     search_hint = "fetch url web page http download read website"
-
-    def is_read_only(self, input: WebFetchInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: WebFetchInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> str:  # type: ignore[override]
         return "cancel"

@@ -19,8 +19,9 @@ from pydantic import BaseModel, Field
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionResult, PermissionUpdate
 from ..core.result import ContentBlock, ToolResult, text_block
-from ..core.tool import VALID, Tool, ValidationError, ValidationResult
+from ..core.tool import VALID, ValidationError, ValidationResult
 from ..errors import ToolError
+from ._read_only import ReadOnlyTool
 
 WEB_SEARCH_TOOL_TYPE = "web_search_20250305"
 MAX_PAUSE_CONTINUATIONS = 5
@@ -113,7 +114,7 @@ def format_output(output: WebSearchOutput) -> str:
     return "\n".join(lines)
 
 
-class WebSearchTool(Tool[WebSearchInput, WebSearchOutput]):
+class WebSearchTool(ReadOnlyTool[WebSearchInput, WebSearchOutput]):
     """- Allows Claude to search the web and use the results to inform responses
 - Provides up-to-date information for current events and recent data
 - Returns search result information formatted as search result blocks, including links as markdown hyperlinks
@@ -127,12 +128,6 @@ CRITICAL REQUIREMENT - You MUST follow this:
     name = "WebSearch"
     input_schema = WebSearchInput
     search_hint = "search the web internet google news current events"
-
-    def is_read_only(self, input: WebSearchInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: WebSearchInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> str:  # type: ignore[override]
         return "cancel"
