@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from .bash_sed import sed_files
+from .bash_set import set_is_read_only
 from .bash_words import Word
 
 
@@ -161,7 +162,7 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
         if program == "git":
             return _git(words)
         if program == "set":
-            return _set(words[1:])
+            return _YES if set_is_read_only(words[1:]) else _NOT
         if program == "sed":
             files = sed_files(words[1:], appends_args)
             return _NOT if files is None else reads(files)
@@ -293,34 +294,3 @@ def _git(words: Sequence[Word]) -> ReadOnlyCheck:
         return result
     # revisions look like paths too (HEAD~1): harmless, they resolve inside the project
     return reads((*paths, *result.paths))
-
-
-# `set` options that only change error handling, tracing or globbing.  Not -k / -o keyword: then
-# `cat LD_PRELOAD=x.so f` puts LD_PRELOAD in cat's environment; not -o posix.
-_SET_LETTERS = frozenset("abefhmnptuvxBCEHPT")
-_SET_O_NAMES = frozenset(
-    {"allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall", "histexpand",
-     "history", "ignoreeof", "interactive-comments", "monitor", "noclobber", "noexec", "noglob", "nolog",
-     "notify", "nounset", "onecmd", "physical", "pipefail", "privileged", "verbose", "vi", "xtrace"}
-)
-
-
-def _set(args: Sequence[Word]) -> ReadOnlyCheck:
-    """``set -euo pipefail``, ``set -x``, ``set -- a b``: read-only; ``set -k`` and unknown options are not."""
-    expect_name = False
-    for word in args:
-        value = word.literal
-        if value is None:
-            return _NOT  # `set $opts` may turn on anything
-        if expect_name:
-            if value not in _SET_O_NAMES:
-                return _NOT
-            expect_name = False
-        elif value in ("--", "-") or value[:1] not in ("-", "+"):
-            return _YES  # positional parameters from here on
-        else:
-            letters = value[1:]
-            if not set(letters.replace("o", "")) <= _SET_LETTERS:
-                return _NOT
-            expect_name = "o" in letters
-    return _YES
