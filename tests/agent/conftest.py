@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from jupyter_agent.agent.config import SessionConfig
 from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.agent.session import AgentSession
 from jupyter_agent.testing import ScriptedServer
+from tests.support.sessions import scripted_config
 
 
 class RecordedSleeps:
@@ -46,18 +46,9 @@ async def make_session(server, tmp_path, sleeps):
     created: list[AgentSession] = []
 
     def factory(tools=(), can_use_tool=None, **overrides: Any) -> tuple[AgentSession, EventLog]:
-        fields: dict[str, Any] = dict(
-            model="claude-sonnet-5-5",
-            max_tokens=1024,
-            cwd=tmp_path,
-            sessions_dir=tmp_path / "sessions",
-            home=tmp_path / "home",
-            base_url=server.url,
-            api_key="test-key",
-            retry=RetryPolicy(max_retries=4, base_delay=0.01, sleep=sleeps),
-        )
-        fields.update(overrides)
-        session = AgentSession(SessionConfig(**fields), can_use_tool=can_use_tool, tools=list(tools))
+        fields: dict[str, Any] = {"retry": RetryPolicy(max_retries=4, base_delay=0.01, sleep=sleeps), **overrides}
+        config = scripted_config(server, tmp_path, **fields)
+        session = AgentSession(config, can_use_tool=can_use_tool, tools=list(tools))
         events = EventLog()
         session.subscribe(events.append)
         created.append(session)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from jupyter_agent.agent.config import SessionConfig
 from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.core.permission_types import PermissionAllow
+from tests.support.sessions import scripted_config
 
 
 async def approve(tool, input, context, ask, tool_use_id):
@@ -13,7 +14,4 @@ async def approve(tool, input, context, ask, tool_use_id):
 
 def session_config(server, tmp_path) -> SessionConfig:
     """A session on the scripted ``server``, rooted at ``tmp_path``, settings files not read."""
-    return SessionConfig(
-        base_url=server.url, api_key="test", cwd=tmp_path, sessions_dir=tmp_path / "sessions",
-        home=tmp_path / "home", load_settings=False, retry=RetryPolicy(max_retries=0),
-    )
+    return scripted_config(server, tmp_path, load_settings=False, retry=RetryPolicy(max_retries=0))

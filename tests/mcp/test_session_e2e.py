@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agent.agent.config import SessionConfig
 from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.agent.session import AgentSession
 from jupyter_agent.core.permission_types import ToolPermissionContext
@@ -12,6 +11,7 @@ from jupyter_agent.mcp import McpManager, assemble_tool_pool, tools_for_request
 from jupyter_agent.mcp.pool import DeferPolicy
 from jupyter_agent.testing import ScriptedServer, reply, tool_use
 from jupyter_agent.tools.tool_search import ToolSearchTool
+from tests.support.sessions import scripted_config
 
 from .conftest import demo_stdio_entry
 
@@ -30,11 +30,7 @@ async def manager():
 
 
 def _session(server, tmp_path, tools, approver) -> AgentSession:
-    config = SessionConfig(
-        model="claude-sonnet-5-5", max_tokens=1024, cwd=tmp_path, sessions_dir=tmp_path / "sessions",
-        home=tmp_path / "home", base_url=server.url, api_key="test-key",
-        retry=RetryPolicy(max_retries=0), load_settings=False,
-    )
+    config = scripted_config(server, tmp_path, retry=RetryPolicy(max_retries=0), load_settings=False)
     return AgentSession(config, can_use_tool=approver, tools=tools)
 
 

@@ -29,6 +29,7 @@ from jupyter_agent.testing import (
     tool_use_raw,
 )
 from tests.agent.history_check import assert_valid_history
+from tests.support.sessions import scripted_config
 
 TURNS = 40
 
@@ -60,11 +61,7 @@ async def _no_sleep(_seconds: float) -> None:
 
 
 def _config(server: ScriptedServer, tmp_path: Path) -> SessionConfig:
-    return SessionConfig(
-        model="claude-sonnet-5-5", max_tokens=1024, cwd=tmp_path, sessions_dir=tmp_path / "sessions",
-        home=tmp_path / "home", base_url=server.url, api_key="test-key",
-        retry=RetryPolicy(max_retries=4, base_delay=0.01, sleep=_no_sleep),
-    )
+    return scripted_config(server, tmp_path, retry=RetryPolicy(max_retries=4, base_delay=0.01, sleep=_no_sleep))
 
 
 def _script_turn(server: ScriptedServer, rng: random.Random, turn: int) -> list[str]:

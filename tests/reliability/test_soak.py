@@ -15,10 +15,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from jupyter_agent.agent.config import SessionConfig
 from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.agent.session import AgentSession
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
+from tests.support.sessions import scripted_config
 
 TURNS = 100
 CALLS_PER_TURN = 10
@@ -82,9 +82,8 @@ async def test_thousand_calls_stay_flat(server, tmp_path):
     for i in range(READ_FILES):
         (project / f"f{i}.txt").write_text("".join(f"line {n}\n" for n in range(20)))
     (project / "counter.txt").write_text("count 0\n")
-    config = SessionConfig(
-        model="claude-sonnet-5-5", max_tokens=1024, cwd=project, sessions_dir=tmp_path / "sessions",
-        home=tmp_path / "home", base_url=server.url, api_key="test-key", mode="bypassPermissions",
+    config = scripted_config(
+        server, tmp_path, cwd=project, mode="bypassPermissions",
         retry=RetryPolicy(max_retries=2, base_delay=0.01, sleep=_no_sleep),
     )
     session = AgentSession(config)

@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from jupyter_agent.agent.config import SessionConfig
 from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.agent.session import AgentSession
 from jupyter_agent.skills import expand_command, load_commands
 from jupyter_agent.testing import ScriptedServer, reply, tool_use
 from jupyter_agent.tools.skill import SkillTool
+from tests.support.sessions import scripted_config
 
 
 @pytest.fixture
@@ -32,10 +32,8 @@ def _project(tmp_path):
 
 
 def _session(server, tmp_path, commands, approver):
-    config = SessionConfig(
-        model="claude-sonnet-5-5", max_tokens=1024, cwd=tmp_path, sessions_dir=tmp_path / "sessions",
-        home=tmp_path / "home", base_url=server.url, api_key="test-key",
-        retry=RetryPolicy(max_retries=0), load_settings=False, allow=["Skill(data-report)"],
+    config = scripted_config(
+        server, tmp_path, retry=RetryPolicy(max_retries=0), load_settings=False, allow=["Skill(data-report)"]
     )
     session = AgentSession(config, can_use_tool=approver, tools=[SkillTool()])
     session.context.options = replace(session.context.options, commands=commands)

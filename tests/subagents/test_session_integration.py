@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from jupyter_agent.agent.config import SessionConfig
 from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.agent.session import AgentSession
 from jupyter_agent.core.events import ToolCallProgress
@@ -12,6 +11,7 @@ from jupyter_agent.subagents.runtime import attach_subagents
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
 from jupyter_agent.tools.agent_tool import AgentTool
 from jupyter_agent.tools.read import ReadTool
+from tests.support.sessions import scripted_config
 
 
 def _is_subagent(body) -> bool:
@@ -39,10 +39,7 @@ async def test_session_runs_an_explore_subagent(tmp_path):
             reply(tool_use("Agent", {"description": "inspect csv", "prompt": "Describe data.csv", "subagent_type": "Explore"})),
             reply(text("The file has two columns.")),
         )
-        config = SessionConfig(
-            base_url=server.url, api_key="test", cwd=tmp_path, sessions_dir=tmp_path / "sessions",
-            home=tmp_path / "home", load_settings=False, retry=RetryPolicy(max_retries=0),
-        )
+        config = scripted_config(server, tmp_path, load_settings=False, retry=RetryPolicy(max_retries=0))
         session = AgentSession(config, can_use_tool=approve, tools=[AgentTool(), ReadTool()])
         attach_subagents(session)
         events = []

@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from jupyter_agent.agent import events as ev
-from jupyter_agent.agent.config import SessionConfig
 from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.agent.session import AgentSession
 from jupyter_agent.testing import ScriptedServer, drop_mid_stream, reply, text, thinking, tool_use
@@ -15,6 +14,7 @@ from jupyter_agent.ui.blocks import NoteBlock, ThinkingBlock
 from jupyter_agent.ui.markdown_stream import StreamingMarkdown
 from jupyter_agent.ui.tool_card import ToolCard
 from jupyter_agent.ui.transcript import Transcript
+from tests.support.sessions import scripted_config
 from tests.support.tools import SleepTool, Tracker
 
 ANSWER = "The answer is forty-two, and here is why it matters so much to everyone."
@@ -102,16 +102,7 @@ async def session_with_transcript(server, tmp_path):
         async def no_sleep(_seconds: float) -> None:
             return None
 
-        config = SessionConfig(
-            model="claude-sonnet-5-5",
-            max_tokens=1024,
-            cwd=tmp_path,
-            sessions_dir=tmp_path / "sessions",
-            home=tmp_path / "home",
-            base_url=server.url,
-            api_key="test-key",
-            retry=RetryPolicy(max_retries=3, base_delay=0.01, sleep=no_sleep),
-        )
+        config = scripted_config(server, tmp_path, retry=RetryPolicy(max_retries=3, base_delay=0.01, sleep=no_sleep))
         session = AgentSession(config, tools=list(tools))
         transcript = Transcript("go", model=config.model, find_tool=lambda _n: None)
         seen: list[Any] = []
