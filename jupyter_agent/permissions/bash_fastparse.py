@@ -129,6 +129,7 @@ def fast_parse(root: Node, source: str, printable: bool, general: type) -> Parse
         first_redirect = len(redirects)
         before = covered
         words = []
+        word_end = -1
         for child in body.children:
             kind = child.kind_id
             if kind not in _BARE_WORD:
@@ -144,6 +145,8 @@ def fast_parse(root: Node, source: str, printable: bool, general: type) -> Parse
                         break
                     continue
             start = child.start_byte
+            if start == word_end:
+                break  # two nodes, one bash word (`.[\\e]nv`): the general walker reports it
             if start > covered:
                 gap = source[covered:start]
                 if gap != " ":
@@ -151,7 +154,7 @@ def fast_parse(root: Node, source: str, printable: bool, general: type) -> Parse
                         return None
                     if "\n" in gap and covered != before:
                         break  # the next line glued on: the general walker reports it
-            covered = child.end_byte
+            covered = word_end = child.end_byte
             text = source[start:covered]
             if kind in _BARE_WORD:
                 if plain_line:  # (then the line, so the word too, is printable)

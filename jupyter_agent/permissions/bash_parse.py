@@ -157,16 +157,22 @@ class _Walker:
         words: list[Word] = []
         assignments: list[tuple[str, Word]] = []
         read = self.words.read
+        word_end = -1
         for child in node.named_children:
             kind = child.type
+            if kind in _REDIRECTS:
+                self._redirect(child)
+                continue
+            if kind != "variable_assignment" and kind != "comment":
+                if child.start_byte == word_end:  # tree-sitter split what bash reads as one word
+                    self.out.problems.append(f"a word tree-sitter splits in two: {self.text(node)[:40]}")
+                word_end = child.end_byte
             if kind == "word":
                 words.append(read(child))
             elif kind == "command_name":
                 words.extend([read(c) for c in child.named_children])
             elif kind == "variable_assignment":
                 assignments.append(self._assignment(child))
-            elif kind in _REDIRECTS:
-                self._redirect(child)
             elif kind != "comment":
                 words.append(read(child))
         if len(words) == 1 and words[0].text == "!":  # `! !`: bash runs nothing, we'd see `!`
