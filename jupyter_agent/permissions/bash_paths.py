@@ -212,9 +212,21 @@ def _expand(word: Word, cwd: str, v: Verdict) -> list[str]:
         return [word.text]
     if not word.static:
         return []  # the program accepts any argument; the value is unknown (checked by cwd)
+    if not _globs_like_bash(word.text):
+        v.soft.append(f"{word.text} is a pattern whose files cannot be listed exactly before it runs")
+        return []
     pattern = os.path.expanduser(word.text)
     matches = globlib.glob(pattern, root_dir=cwd) if not os.path.isabs(pattern) else globlib.glob(pattern)
     if len(matches) > _MAX_GLOB_MATCHES:
         v.soft.append(f"{word.text} matches too many files to check")
         return []
     return matches or [word.text]
+
+
+def _globs_like_bash(pattern: str) -> bool:
+    """Does Python's ``glob`` list what bash would for ``pattern``?  Not for brace expansion
+    (``{.env,x}``), ``[^…]`` (bash negates, Python matches ``^``), POSIX classes
+    (``[[:alpha:]]``) or backslash escapes (Python's glob has none)."""
+    if "{" in pattern or "\\" in pattern:
+        return False
+    return "[" not in pattern or not ("^" in pattern or "[[" in pattern or "[:" in pattern)
