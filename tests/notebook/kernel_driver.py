@@ -11,6 +11,20 @@ import queue
 import time
 from typing import Any
 
+# ``start(key, coro)`` runs ``coro`` as a task on the kernel's loop; ``KernelDriver.run`` polls
+# ``_results[key]``.  A template like SETUP (``str.format`` with ``root``), for other preludes too.
+TASK_RUNNER = """
+_results = {{}}
+
+def start(key, coro):
+    async def runner():
+        try:
+            _results[key] = {{"ok": await coro}}
+        except Exception as exc:
+            _results[key] = {{"exc": repr(exc)}}
+    asyncio.ensure_future(runner())
+"""
+
 SETUP = """
 import asyncio, json
 from pathlib import Path
@@ -23,7 +37,6 @@ from jupyter_agent.tools.read import ReadTool
 
 _ctx = ToolUseContext(options=ToolUseOptions(tools=(ReadTool(), NotebookEditTool())),
                       cwd=Path({root!r}), session_dir=Path({root!r}) / ".session")
-_results = {{}}
 
 async def _allow(*args):
     return PermissionAllow()
@@ -35,14 +48,7 @@ async def call_tool(name, **input):
 async def backend(path, **kw):
     return (await get_document(path, _ctx, **kw)).backend
 
-def start(key, coro):
-    async def runner():
-        try:
-            _results[key] = {{"ok": await coro}}
-        except Exception as exc:
-            _results[key] = {{"exc": repr(exc)}}
-    asyncio.ensure_future(runner())
-"""
+""" + TASK_RUNNER
 
 
 class KernelDriver:

@@ -17,7 +17,7 @@ from jupyter_client.manager import start_new_kernel
 from jupyter_agent.core.permission_types import PermissionAsk, PermissionUpdate
 from jupyter_agent.tools.notebook_execute import NotebookExecuteInput, NotebookExecuteTool
 from tests.notebook.fake_frontend import FakeFrontend
-from tests.notebook.kernel_driver import KernelDriver
+from tests.notebook.kernel_driver import TASK_RUNNER, KernelDriver
 from tests.support.tools import make_context
 
 from .conftest import Runner
@@ -110,7 +110,6 @@ from jupyter_agent.tools.notebook_execute import NotebookExecuteInput, NotebookE
 
 _ctx = ToolUseContext(options=ToolUseOptions(tools=(NotebookExecuteTool(), KernelInspectTool())),
                       cwd=Path({root!r}), session_dir=Path({root!r}) / ".session")
-_results = {{}}
 _asked = []
 
 async def _allow(tool, input, *args):
@@ -126,15 +125,7 @@ async def ask(**input):
     verdict = await NotebookExecuteTool().check_permissions(NotebookExecuteInput(**input), _ctx)
     return {{"kind": type(verdict).__name__, "message": verdict.message,
              "suggestions": [[list(s.rules), s.behavior, s.destination] for s in verdict.suggestions]}}
-
-def start(key, coro):
-    async def runner():
-        try:
-            _results[key] = {{"ok": await coro}}
-        except Exception as exc:
-            _results[key] = {{"exc": repr(exc)}}
-    asyncio.ensure_future(runner())
-"""
+""" + TASK_RUNNER
 
 
 class Driver(KernelDriver):
