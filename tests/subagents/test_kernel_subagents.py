@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
-from tests.ui.kernel_harness import start_agent_kernel
+from tests.ui.kernel_harness import agent_kernel
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -28,10 +28,7 @@ def server():
 
 @pytest.fixture
 def kernel(server: ScriptedServer, tmp_path: Path):
-    project = tmp_path / "project"
-    harness = start_agent_kernel(server.url, project, tmp_path / "home")
-    yield harness, project
-    harness.close()
+    yield from agent_kernel(server.url, tmp_path)
 
 
 def test_subagents_in_a_real_kernel(kernel, server):

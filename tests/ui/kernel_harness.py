@@ -12,7 +12,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +206,14 @@ def start_agent_kernel(server_url: str, project: Path, home: Path) -> KernelHarn
     harness.run("%load_ext jupyter_agent")
     harness.run("import jupyter_agent.agent.session, jupyter_agent.ui.transcript", timeout=300)
     return harness
+
+
+def agent_kernel(server_url: str, tmp_path: Path) -> Iterator[tuple[KernelHarness, Path]]:
+    """For a fixture (``yield from``): ``start_agent_kernel`` in ``tmp_path/project``, home in
+    ``tmp_path/home``; yields the harness and the project folder, closes the kernel after."""
+    project = tmp_path / "project"
+    harness = start_agent_kernel(server_url, project, tmp_path / "home")
+    try:
+        yield harness, project
+    finally:
+        harness.close()
