@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from jupyter_agent.permissions.bash_parse import parse_uncached
 from jupyter_agent.permissions.bash_paths import _globs_like_bash
 from jupyter_agent.permissions.decide import has_permission_to_use_tool
 from tests.permissions.conftest import verdict_name
@@ -63,3 +64,9 @@ def test_patterns_python_expands_are_expanded_like_bash(tmp_path):
         assert sorted(done.stdout.split()) == ours, pattern
         checked += 1
     assert checked >= 15
+
+
+@pytest.mark.parametrize("line", ["cat .[\\e]nv", "ls x[\\a]b", "echo a[\\]]b"])
+def test_a_word_tree_sitter_splits_is_a_problem(line):
+    parsed = parse_uncached(line)
+    assert any("splits in two" in p for p in parsed.problems), parsed
