@@ -68,11 +68,11 @@ SPECS: dict[str, Spec] = {
     "tree": _s("-o", "-R", "-H", "--fromfile", dynamic_ok=False),
     "file": _s("-C", "--compile", "-m", "--magic-file", dynamic_ok=False),
     "xxd": _s("-r", "--revert", max_positional=1, dynamic_ok=False),
-    "rg": _s("--pre", "--pre-glob", "--search-zip", "-z", dynamic_ok=False),
+    "rg": _s("--pre", "--pre-glob", "--search-zip", "-z", "--hostname-bin", dynamic_ok=False),
     "fd": _s("-x", "--exec", "-X", "--exec-batch", dynamic_ok=False),
     "find": _s("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
                "-fprintf", "-fls", single_dash_long=True, dynamic_ok=False),
-    "yq": _s("-i", "--inplace", dynamic_ok=False),
+    "yq": _s("-i", "--inplace", "--from-file", "--expression-file", "-f", dynamic_ok=False),
 }
 
 for _name, _letters in (("grep", "f"), ("egrep", "f"), ("fgrep", "f"), ("rg", "f"), ("file", "f"),
@@ -167,6 +167,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
             files = sed_files(words[1:], appends_args)
             return _NOT if files is None else reads(files)
         return _NOT
+    if program == "yq" and any("load" in w.text for w in words[1:]):
+        return _NOT  # load("f") / load_str("f") read files the arguments do not name
     if appends_args:  # xargs: more file names arrive on stdin
         if not spec.dynamic_ok:
             return _NOT

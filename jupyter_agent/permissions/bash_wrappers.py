@@ -83,7 +83,11 @@ DANGEROUS_ENV = frozenset(
     {"PATH", "BASH_ENV", "ENV", "IFS", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "HOME",
      "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "PERL5OPT", "PERL5LIB",
      "RUBYOPT", "EDITOR", "VISUAL", "PAGER", "LESSOPEN", "MANPAGER", "XDG_CONFIG_HOME",
-     "CDPATH", "GLOBIGNORE", "TMPDIR", "SSH_ASKPASS", "SUDO_ASKPASS"}
+     "CDPATH", "GLOBIGNORE", "TMPDIR", "SSH_ASKPASS", "SUDO_ASKPASS",
+     # config or modules a read-only program loads and runs: rg --pre from a config file,
+     # glibc's iconv modules, OpenSSL engines, JVM agents
+     "RIPGREP_CONFIG_PATH", "GCONV_PATH", "NLSPATH", "OPENSSL_CONF", "OPENSSL_ENGINES",
+     "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"}
 )
 _DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC")
 _CODE_RUNNERS = SHELLS | EVAL_LIKE | {"su", "command"}  # the names _code_runner acts on

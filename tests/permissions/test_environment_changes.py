@@ -36,6 +36,12 @@ ROWS = [
     ("default-is-fine", "echo ${X:-default}", "allow"),
     ("alternate-with-equals-word", "echo ${X:+=}", "allow"),
     ("length", "echo ${#X}", "allow"),
+    # variables that make a read-only program load code or a config that runs code
+    ("ripgrep-config", "RIPGREP_CONFIG_PATH=/tmp/x rg foo", "ask"),
+    ("gconv-modules", "GCONV_PATH=/tmp grep x a.py", "ask"),
+    ("openssl-engine", "env OPENSSL_CONF=/tmp/x ls", "ask"),
+    ("jvm-agent", "JAVA_TOOL_OPTIONS=-javaagent:x.jar ls", "ask"),
+    ("harmless-locale", "LC_ALL=C ls", "allow"),
 ]
 
 

@@ -30,6 +30,11 @@ ROWS = [
     ("through-link", "grep --file=env-link sub", "deny"),
     ("outside-asks", "grep -f/etc/hosts a.py", "ask"),
     ("long-outside-asks", "diff --from-file=/etc/hosts a.py", "ask"),
+    # options and expressions that run programs or read files the arguments do not name
+    ("rg-hostname-bin", "rg --hostname-bin=./evil --hyperlink-format=default x sub", "ask"),
+    ("yq-load-str", "yq '.a = load_str(\".env\")' a.yaml", "ask"),
+    ("yq-expression-file", "yq -f x.yq a.yaml", "ask"),
+    ("yq-plain", "yq '.a' a.yaml", "allow"),
     # option values that are not files stay harmless
     ("flags-cluster", "ls -la", "allow"),
     ("grep-cluster", "grep -rn TODO sub", "allow"),
