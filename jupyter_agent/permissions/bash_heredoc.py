@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-Node = Any  # tree_sitter.Node
+from .bash_words import Node, Word, WordReader, make_word
+
 _QUOTES = "'\"\\"
 _DQ_ESCAPES = '$`"\\'
 _PLAIN_CHILDREN = frozenset({"heredoc_content"})
@@ -150,3 +151,55 @@ def _escaped(text: str, at: int) -> bool:
     while at - count - 1 >= 0 and text[at - count - 1] == "\\":
         count += 1
     return count % 2 == 1
+
+
+class _DashReader(WordReader):
+    """Reads the stand-in word ``x`` at each recorded offset as ``-`` (see ``dash_repair``)."""
+
+    def __init__(self, source: str, dashes: set[int]) -> None:
+        super().__init__(source)
+        self.dashes = dashes
+
+    def read(self, node: Node) -> Word:
+        if node.start_byte in self.dashes and node.end_byte == node.start_byte + 1:
+            self.dashes.discard(node.start_byte)
+            return make_word("-")
+        return super().read(node)
+
+
+def dash_repair(root: Node, data: bytes, parser: Any) -> tuple[Node, WordReader] | None:
+    """tree-sitter drops the word ``-`` right before ``<<`` (``python - <<'EOF'``).  When every
+    skipped gap is such a ``-``, the line is parsed again with ``x`` in its place (same offsets)
+    and a reader that reads it back as ``-``; ``None`` otherwise (or when the new parse has
+    an error).  The caller checks the new tree for skipped text again."""
+    dashes: set[int] = set()
+    covered = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.child_count and node.type != "heredoc_body":
+            stack.extend(reversed(node.children))
+            continue
+        gap = data[covered : node.start_byte]
+        if gap.strip(b" \t\n"):
+            after = data[node.start_byte : node.start_byte + 3]
+            if gap.strip(b" \t") != b"-" or after[:2] != b"<<" or after == b"<<<":
+                return None
+            dashes.add(covered + gap.index(b"-"))
+        covered = max(covered, node.end_byte)
+    if not dashes:
+        return None
+    patched = bytearray(data)
+    for at in dashes:
+        patched[at : at + 1] = b"x"
+    new_root = parser.parse(bytes(patched)).root_node
+    if new_root.has_error:
+        return None
+    return new_root, _DashReader(bytes(patched).decode("utf-8", "surrogateescape"), dashes)
+
+
+def dash_problem(reader: WordReader) -> str | None:
+    """After the walk: a stand-in ``x`` that was not read back as ``-`` (not understood)."""
+    if isinstance(reader, _DashReader) and reader.dashes:
+        return "a '-' before a heredoc was not understood"
+    return None

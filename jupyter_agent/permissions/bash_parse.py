@@ -26,7 +26,7 @@ from .bash_commands import (  # noqa: F401 (SimpleCommand: re-exported)
     new_simple,
 )
 from .bash_fastparse import LANGUAGE, fast_parse
-from .bash_heredoc import read_heredoc
+from .bash_heredoc import dash_problem, dash_repair, read_heredoc
 from .bash_lexcheck import bad_characters, glued_over_newline, skipped_text
 from .bash_words import Node, Word, WordReader, make_word
 
@@ -82,10 +82,17 @@ def parse_uncached(command: str) -> ParsedCommand:
         if parsed is not None:
             return parsed
     skipped = skipped_text(root, data)
-    if skipped is not None:
-        return ParsedCommand(problems=[f"the parser skipped part of the command: {skipped!r}"])
+    reader = None
+    if skipped is not None:  # `python - <<'EOF'`: tree-sitter drops the `-`
+        repaired = dash_repair(root, data, _parser())
+        if repaired is None or skipped_text(repaired[0], data) is not None:
+            return ParsedCommand(problems=[f"the parser skipped part of the command: {skipped!r}"])
+        root, reader = repaired
     out = ParsedCommand()
-    _Walker(out, WordReader(command)).run(root)
+    _Walker(out, reader or WordReader(command)).run(root)
+    problem = dash_problem(reader) if reader is not None else None
+    if problem is not None:
+        out.problems.append(problem)
     if not out.commands and not out.problems and command.strip():
         out.problems.append("no command found")
     return out

@@ -124,8 +124,15 @@ class WordReader:
             return make_word(text(node), False)
         if kind in ("number", "variable_name"):
             return make_word(text(node))
-        if kind == "raw_string":
-            return make_word(text(node)[1:-1])
+        if kind == "raw_string" or kind == "ansi_c_string":
+            value = text(node)
+            if self._in_expansion and ("$" in value or "`" in value):
+                # "${x:-'$(cmd)'}": inside double quotes or a heredoc bash runs it anyway
+                self.problems.append(f"quotes inside a parameter expansion: {value[:40]}")
+                return make_word(value, False)
+            if kind == "raw_string":
+                return make_word(value[1:-1])
+            return make_word(value[2:-1]) if "\\" not in value else make_word(value, False)
         if kind == "string":
             return self._string(node, depth)
         if kind == "concatenation":
@@ -139,8 +146,6 @@ class WordReader:
         if kind == "arithmetic_expansion":
             self._check_arithmetic(node)
             return make_word(text(node), False)
-        if kind == "ansi_c_string":
-            value = text(node)
             return make_word(value[2:-1]) if "\\" not in value else make_word(value, False)
         if kind == "extglob_pattern" and "$" not in text(node) and "`" not in text(node):
             return make_word(text(node), True, True)  # a case pattern such as a|b or *

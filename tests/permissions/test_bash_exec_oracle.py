@@ -8,7 +8,7 @@ line (generated from a token vocabulary, or one of the fixed rows below):
 1. allowed with ``Bash(qa:*)``, ``Bash(qb:*)`` as the only allow rules → bash ran only qa/qb;
 2. bash ran ``qc`` → not allowed with ``Bash(qc:*)`` denied (deny or ask);
 3. the analysis has no problems → every program bash ran is one of the analyzer's commands
-   (or the analyzer saw a program name it cannot know, which asks).
+   (or the analyzer saw a program name it cannot know or a command that always asks).
 
 Raise ``ORACLE_EXAMPLES`` (e.g. 20000) to hunt for holes; CI runs a fixed, derandomized set.
 """
@@ -45,7 +45,8 @@ BODIES = [
     "\\$(qc)", "$ (qc)", "$( qc )", "'$(qc)'", '"$(qc)"', "$(qa)$(qc)", "$(qa $(qc))", "x $(( 2 ))",
     "$(case x in x) qc;; esac)", "${x:-`qc`}", "plain text", "$(qa)", "\\`qc\\`", "$(qa\nqc)",
     "${x#$(qc)}", "$'$(qc)'", "$(qa) )", "$(qa) $ ( )", "\t$(qc)", "$(<x)", "${x[$(qc)]}",
-    "$(echo ')')$(qc)", "$(# )\nqc)", "\\\n$(qc)", "$(qa <<E\n$(qc)\nE\n)",
+    "$(echo ')')$(qc)", "$(# )\nqc)", "\\\n$(qc)", "$(qa <<E\n$(qc)\nE\n)", "EOF ", " EOF", "\tEOF",
+    "EOFX", "$(qa)EOF", "EOF)", "\\\\$(qc)", "\\`qc`", "$'\\'$(qc)'", "${x:-'$(qc)'}", "${x:-\"$(qc)\"}",
 ]
 DELIMS = ["EOF", "'EOF'", '"EOF"', "\\EOF", "E\"O\"F", "-EOF", "-'EOF'", " EOF", "E'O'F", "EO\\F"]
 TOKENS = [
@@ -69,14 +70,40 @@ def heredoc(draw) -> str:
     if delim.startswith("-"):
         body = "\t" + body.replace("\n", "\n\t")
     program = draw(st.sampled_from(["qa", "qb", "echo", ":", "f", "$(qa", "x=$(qa"]))
-    after = draw(st.sampled_from(["", "; qb", " | qb", " && qa", " <<A", ")"]))
+    after = draw(st.sampled_from(["", "; qb", " | qb", " && qa", " <<A", ")", " $(qc)", " `qc`", " >x"]))
     text = f"{program} <<{delim}{after}\n{body}\n{word}\n"
     if after == " <<A":
         text += draw(st.sampled_from(BODIES)) + "\nA\n"
     return text
 
 
-LINES = st.lists(st.one_of(st.sampled_from(TOKENS), heredoc()), min_size=1, max_size=10).map("".join)
+TOKEN_LINES = st.lists(st.one_of(st.sampled_from(TOKENS), heredoc()), min_size=1, max_size=10).map("".join)
+WORDS = ["qa", "qb", "qc", "'qc'", '"qc"', "q\\c", "$'qc'", "{qa,qc}", "$x", '"$x"', "$((1+2))", "$[1]",
+         ">x", "2>&1", "-n", "x=qc", "--", "*", "~", "\\", "#c", "a\\ qc", "q''c", "$''qc"]
+PREFIXES = ["", "x=qc ", "command ", "builtin ", "nohup ", "time ", "! ", "coproc ", "export ", "declare ",
+            "local ", "exec 2>&1; "]
+
+
+def _statement(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    word = st.one_of(st.sampled_from(WORDS), inner.map(lambda s: f"$({s})"), inner.map(lambda s: f"`{s}`"),
+                     inner.map(lambda s: f'"$({s})"'), inner.map(lambda s: f"${{x:-$({s})}}"),
+                     inner.map(lambda s: f"<({s})"), inner.map(lambda s: f"<<<$({s})"))
+    simple = st.tuples(st.sampled_from(PREFIXES), st.lists(word, min_size=1, max_size=3)).map(
+        lambda t: t[0] + " ".join(t[1]))
+    return st.one_of(
+        simple, simple,
+        st.tuples(inner, st.sampled_from([";", "&&", "||", "|", "|&", "&", "\n"]), inner).map(" ".join),
+        inner.map(lambda s: f"( {s} )"), inner.map(lambda s: f"{{ {s}; }}"),
+        st.tuples(inner, inner).map(lambda t: f"if {t[0]}; then {t[1]}; fi"),
+        st.tuples(st.lists(word, max_size=2), inner).map(lambda t: f"for v in {' '.join(t[0])}; do {t[1]}; done"),
+        st.tuples(word, inner).map(lambda t: f"case {t[0]} in qc|*) {t[1]};; esac"),
+        inner.map(lambda s: f"f() {{ {s}; }}; f"), inner.map(lambda s: f"x={s}; $x"),
+        heredoc(),
+    )
+
+
+GRAMMAR_LINES = st.recursive(st.sampled_from(["qa", "qb", "qc", "echo qc", ":"]), _statement, max_leaves=6)
+LINES = st.one_of(TOKEN_LINES, GRAMMAR_LINES)
 
 
 @dataclass
@@ -154,11 +181,13 @@ def _ctx(oracle: Oracle, **rules):
 
 
 def _analyzer_programs(line: str) -> tuple[list[str], set[str], bool]:
-    """Problems, every program name the analyzer saw, and whether one was not a fixed word."""
+    """Problems, every program name the analyzer saw, and whether one is unknown: not a fixed
+    word, or a command that always asks (``command $x``: the options are not understood)."""
     analysis = analyze_uncached(line)
     names: set[str] = set()
     unknown = False
     for info in analysis.commands:
+        unknown = unknown or info.ask_reason is not None
         for form in info.forms:
             if form:
                 program = form[0].literal
@@ -222,6 +251,11 @@ ROWS = [
     # holes the oracle found (each was allowed before the fix)
     "qb <<E'O'F\nx\nEOF\nqc\nE'O'F\n",  # bash's delimiter is EOF: qc runs
     'qb <<E"O"F\nx\nEOF\nqc\nE"O"F\n',
+    "echo <<EOF\n${x:-'$(qc)'}\nEOF\n",  # in a heredoc or "..." the single quotes are text
+    "echo \"${x:-'$(qc)'}\"",
+    "echo \"${x:-$'$(qc)'}\"",
+    "echo \"${x:-a'$(qc)'}\"",
+    "qa - <<EOF\n$(qc)\nEOF\n",
 ]
 
 

@@ -24,6 +24,7 @@ from jupyter_agent.permissions import bash_parse
 from jupyter_agent.permissions.bash import check_bash_permission
 from jupyter_agent.permissions.bash_commands import ParsedCommand, SimpleCommand, new_simple
 from jupyter_agent.permissions.bash_fastparse import fast_parse
+from jupyter_agent.permissions.bash_heredoc import dash_problem, dash_repair
 from jupyter_agent.permissions.bash_lexcheck import bad_characters, skipped_text
 from jupyter_agent.permissions.bash_words import Word, WordReader, make_word
 from tests.permissions.test_bash_attacks import ROWS as ATTACK_ROWS
@@ -63,10 +64,16 @@ def _reference(command: str) -> ParsedCommand:
         out.problems.append("the command does not parse (syntax error or unterminated quote)")
         return out
     skipped = skipped_text(root, data)
+    reader = WordReader()  # no source: texts decoded per node
     if skipped is not None:
-        out.problems.append(f"the parser skipped part of the command: {skipped!r}")
-        return out
-    bash_parse._Walker(out, WordReader()).run(root)  # no source: texts decoded per node
+        repaired = dash_repair(root, data, bash_parse._parser())  # `python - <<'EOF'`
+        if repaired is None or skipped_text(repaired[0], data) is not None:
+            out.problems.append(f"the parser skipped part of the command: {skipped!r}")
+            return out
+        root, reader = repaired
+    bash_parse._Walker(out, reader).run(root)
+    if dash_problem(reader) is not None:
+        out.problems.append(dash_problem(reader))
     if not out.commands and not out.problems and command.strip():
         out.problems.append("no command found")
     return out
@@ -130,10 +137,14 @@ def test_skipped_backslash_blank_is_still_caught(line):
     assert problems and "skipped" in problems[0]
 
 
-def test_heredoc_dash_the_parser_drops_is_caught():
-    """tree-sitter-bash loses the ``-`` of ``python - <<'EOF'`` without an error node."""
-    line = "python - <<'EOF'\nimport sys\nEOF"
-    assert bash_parse.parse_uncached(line).problems == ["the parser skipped part of the command: ' - '"]
+def test_heredoc_dash_the_parser_drops_is_read_back():
+    """tree-sitter-bash loses the ``-`` of ``python - <<'EOF'`` without an error node: the line
+    is parsed again with a stand-in word there, read back as ``-``."""
+    parsed = bash_parse.parse_uncached("python - <<'EOF'\nimport sys\nEOF")
+    assert parsed.problems == []
+    assert [[w.text for w in c.words] for c in parsed.commands] == [["python", "-"]]
+    caught = bash_parse.parse_uncached("python - \\ x <<'EOF'\nimport sys\nEOF").problems
+    assert caught and "skipped" in caught[0]
 
 
 def test_fast_path_never_accepts_a_line_with_skipped_text():
