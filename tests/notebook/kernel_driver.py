@@ -83,11 +83,14 @@ class KernelDriver:
         self.execute(f"start({key!r}, {expr})")
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            raw = self.execute(f"print(json.dumps(_results.get({key!r})))").strip()
-            result = json.loads(raw)
+            result = self.poll(key, deadline)
             if result is not None:
                 if "exc" in result:
                     raise RuntimeError(result["exc"])
                 return result["ok"]
             time.sleep(0.05)
         raise TimeoutError(f"task did not finish: {expr}")
+
+    def poll(self, key: str, deadline: float) -> dict[str, Any] | None:
+        """The task's ``{"ok": value}`` or ``{"exc": repr}``; None while it runs."""
+        return json.loads(self.execute(f"print(json.dumps(_results.get({key!r})))").strip())

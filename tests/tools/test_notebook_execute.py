@@ -133,24 +133,16 @@ class Driver(KernelDriver):
     frontend runs cells in the same kernel, a poll's stdout may be attributed to another request."""
 
     def run(self, expr: str, timeout: float = 120) -> Any:
-        self._n += 1
-        key = f"r{self._n}"
-        self.execute(f"start({key!r}, {expr})")
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            msg_id = self.kc.execute("", silent=True, user_expressions={"r": f"json.dumps(_results.get({key!r}))"})
-            reply = self._reply(msg_id, deadline)
-            if reply["content"]["status"] != "ok":  # aborted after another request's error: ask again
-                continue
-            value = reply["content"]["user_expressions"]["r"]
-            assert value["status"] == "ok", value
-            result = json.loads(ast.literal_eval(value["data"]["text/plain"]))
-            if result is not None:
-                if "exc" in result:
-                    raise RuntimeError(result["exc"])
-                return result["ok"]
-            time.sleep(0.05)
-        raise TimeoutError(f"task did not finish: {expr}")
+        return super().run(expr, timeout)
+
+    def poll(self, key: str, deadline: float) -> dict[str, Any] | None:
+        msg_id = self.kc.execute("", silent=True, user_expressions={"r": f"json.dumps(_results.get({key!r}))"})
+        reply = self._reply(msg_id, deadline)
+        if reply["content"]["status"] != "ok":  # aborted after another request's error: ask again
+            return None
+        value = reply["content"]["user_expressions"]["r"]
+        assert value["status"] == "ok", value
+        return json.loads(ast.literal_eval(value["data"]["text/plain"]))
 
     def _reply(self, msg_id: str, deadline: float) -> dict[str, Any]:
         while True:
