@@ -124,8 +124,9 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
                     read_only = check_read_only(words)
                     commands.append(CommandInfo((words,), words, read_only, None, None, None, nested or cmd.nested, 0))
                 continue
-        info, scripts = _classify(cmd, nested)
+        info, scripts, reads = _classify(cmd, nested)
         commands.append(info)
+        out.redirects.extend([Redirect(word, False) for word in reads])  # xargs -a FILE reads FILE
         for script in scripts:
             if depth >= _MAX_SCRIPT_DEPTH:
                 out.problems.append("shell code nested too deeply")
@@ -158,20 +159,22 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
     return CommandInfo(forms, words, read_only, reason, None, None, nested or cmd.nested, 0)
 
 
-def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]:
+def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str], list[Word]]:
+    """The command's classification, the shell code it runs and the files its wrappers read."""
     nested = nested or cmd.nested
     env_reason = _env_reason(name for name, _ in cmd.assignments) if cmd.assignments else None
     if cmd.kind == "assignment" or (cmd.kind == "command" and not cmd.words):
-        return CommandInfo((), (), _READ_ONLY, env_reason, nested=nested), []
+        return CommandInfo((), (), _READ_ONLY, env_reason, nested=nested), [], []
     if cmd.kind == "test":
         safe = all(op in SAFE_TEST_OPERATORS for op in cmd.test_operators)
         reason = None if safe else "a test with arithmetic or -v (can run code)"
-        return CommandInfo((), cmd.words, _READ_ONLY if safe else _NOT_READ_ONLY, reason, nested=nested), []
+        return CommandInfo((), cmd.words, _READ_ONLY if safe else _NOT_READ_ONLY, reason, nested=nested), [], []
     unwrapped = unwrap(cmd.words)
     reason = env_reason or unwrapped.ask_reason or (_env_reason(unwrapped.env) if unwrapped.env else None)
     inner = unwrapped.innermost
     forms = list(unwrapped.forms)
     scripts = unwrapped.scripts  # a fresh list of this unwrap
+    reads = unwrapped.reads
     for form in unwrapped.forms:
         if not _may_have_extra_forms(form):
             continue
@@ -179,6 +182,7 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]
             peeled = unwrap(extra)
             forms.extend(peeled.forms)
             scripts.extend(peeled.scripts)
+            reads.extend(peeled.reads)
     if unwrapped.lookup_only:
         read_only = _READ_ONLY
     elif reason is not None:
@@ -187,7 +191,7 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str]]
         read_only = check_read_only(inner, unwrapped.appends_args)
     program = inner[0].literal if inner else None
     index = len(unwrapped.forms) - 1
-    return _cd_info(cmd, nested, tuple(forms), inner, read_only, reason, program, index), scripts
+    return _cd_info(cmd, nested, tuple(forms), inner, read_only, reason, program, index), scripts, reads
 
 
 def _cd_info(

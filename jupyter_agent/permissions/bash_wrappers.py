@@ -8,7 +8,7 @@ ask; when their payload is a literal it is handed back as a script to analyze fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .bash_words import Word
 
@@ -20,6 +20,7 @@ class _Wrapper:
     positional: int = 0  # e.g. timeout's DURATION
     always_ask: str | None = None  # why this wrapper always asks
     shell_option: frozenset[str] = frozenset()  # after the positionals: `-c STRING` runs STRING in sh
+    file_options: frozenset[str] = frozenset()  # options whose value is a file the wrapper reads
 
 
 def _w(
@@ -29,6 +30,10 @@ def _w(
         frozenset(args.split()), None if flags is None else frozenset(flags.split()), positional, ask,
         frozenset(shell.split()),
     )
+
+
+def _w_files(files: str, *args: str, **kw: object) -> _Wrapper:
+    return replace(_w(*args, **kw), file_options=frozenset(files.split()))  # type: ignore[arg-type]
 
 
 WRAPPERS: dict[str, _Wrapper] = {
@@ -43,7 +48,8 @@ WRAPPERS: dict[str, _Wrapper] = {
     "command": _w("", "-p"),
     "exec": _w("-a", "-c -l"),
     "stdbuf": _w("-i -o -e --input --output --error"),
-    "xargs": _w(
+    "xargs": _w_files(
+        "-a --arg-file",
         "-I -L -n -P -s -d -a -E --max-args --max-procs --max-chars --delimiter --arg-file "
         "--eof --replace --max-lines",
         "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit --open-tty",
@@ -109,6 +115,7 @@ class Unwrapped:
     appends_args: bool = False  # xargs: arguments also come from stdin
     env: list[str] = field(default_factory=list)  # NAME from `env NAME=VAL`
     lookup_only: bool = False  # `command -v x`: nothing runs
+    reads: list[Word] = field(default_factory=list)  # files a wrapper reads: xargs -a FILE
 
     @property
     def innermost(self) -> tuple[Word, ...]:
@@ -197,6 +204,8 @@ def _strip_options(
         step = _option_width(wrapper, value, name)
         if step is None:
             return None
+        if wrapper.file_options:
+            _file_option(wrapper, args[i:i + step], out)
         i += step
     count = wrapper.positional
     if not count:
@@ -253,6 +262,19 @@ def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
                 out.scripts.append(script.literal)
             else:
                 out.ask_reason = "a shell running a string only known at run time"
+
+
+def _file_option(wrapper: _Wrapper, option: tuple[Word, ...], out: Unwrapped) -> None:
+    """Record the file of ``-a FILE``, ``-aFILE`` or ``--arg-file=FILE`` (``option``: its words)."""
+    first = option[0].text
+    if len(option) == 2 and first in wrapper.file_options:
+        out.reads.append(option[1])
+        return
+    key, eq, value = first.partition("=")
+    if eq and key in wrapper.file_options:
+        out.reads.append(Word(value))
+    elif not eq and first[:2] in wrapper.file_options and len(first) > 2:
+        out.reads.append(Word(first[2:]))
 
 
 def _shell_string(name: str, args: tuple[Word, ...], out: Unwrapped) -> None:

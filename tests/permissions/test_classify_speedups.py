@@ -26,7 +26,7 @@ from jupyter_agent.permissions.bash_analysis import (
     _may_have_extra_forms,
     analyze_uncached,
 )
-from jupyter_agent.permissions.bash_parse import parse_command
+from jupyter_agent.permissions.bash_parse import Redirect, parse_command
 from jupyter_agent.permissions.bash_rules import (
     command_text,
     compile_bash_pattern,
@@ -95,8 +95,9 @@ def _general_analysis(command: str, depth: int = 0, nested: bool = False) -> Ana
     parsed = parse_command(command)
     out = Analysis(redirects=list(parsed.redirects), problems=list(parsed.problems))
     for cmd in parsed.commands:
-        info, scripts = _classify(cmd, nested)
+        info, scripts, reads = _classify(cmd, nested)
         out.commands.append(info)
+        out.redirects.extend([Redirect(word, False) for word in reads])
         for script in scripts:
             if depth >= 4:
                 out.problems.append("shell code nested too deeply")

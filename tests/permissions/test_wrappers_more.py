@@ -61,6 +61,16 @@ ROWS = [
     ("runuser-c-deny", RM, "runuser -c 'rm x' bob", "deny"),
     ("runuser-asks", {"allow": ("Bash(ls:*)",)}, "runuser -u bob ls", "ask"),
     ("unknown-option-asks", {"allow": ("Bash(rm:*)",)}, "ionice --bogus rm x", "ask"),
+    # a file a wrapper reads is a read: xargs -a FILE echoes FILE's words
+    ("xargs-arg-file-denied", {"deny": ("Read(./.env)",)}, "xargs -a .env echo", "deny"),
+    ("xargs-arg-file-long", {"deny": ("Read(./.env)",)}, "xargs --arg-file=.env echo", "deny"),
+    ("xargs-arg-file-attached", {"deny": ("Read(./.env)",)}, "xargs -a.env echo", "deny"),
+    ("xargs-arg-file-link", {"deny": ("Read(./.env)",)}, "xargs -a env-link echo", "deny"),
+    ("xargs-arg-file-under-allow", {"deny": ("Read(./.env)",), "allow": ("Bash(echo:*)",)},
+     "xargs -a .env echo", "deny"),
+    ("xargs-arg-file-outside", {}, "xargs -a /etc/hostname echo", "ask"),
+    ("xargs-arg-file-dynamic", {}, "xargs -a $F echo", "ask"),
+    ("xargs-arg-file-inside", {}, "xargs -a a.py echo", "allow"),
 ]
 
 
