@@ -8,17 +8,16 @@ from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import (
-    PermissionAllow,
     PermissionAsk,
-    PermissionDeny,
     PermissionResult,
     PermissionUpdate,
 )
 from ..core.result import ToolResult
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
-from ..permissions.rules import content_rule_for, skill_rule_matches
+from ..permissions.rules import skill_rule_matches
 from ..skills.command import PromptCommand
 from ..skills.expand import find_command
+from ._content_rules import decide_by_content_rules
 
 
 class SkillInput(BaseModel):
@@ -30,12 +29,6 @@ class SkillOutput(BaseModel):
     success: bool
     command_name: str
     allowed_tools: list[str] = Field(default_factory=list)
-
-
-def _matching_rule(context: ToolUseContext, behavior: str, name: str) -> str | None:
-    return content_rule_for(
-        context.permission_context, behavior, SkillTool.name, lambda c: skill_rule_matches(c, name)  # type: ignore[arg-type]
-    )
 
 
 def _invocable(context: ToolUseContext) -> list[PromptCommand]:
@@ -81,15 +74,14 @@ How to invoke:
 
     async def check_permissions(self, input: SkillInput, context: ToolUseContext) -> PermissionResult:
         name = input.skill.strip().lstrip("/")
-        if rule := _matching_rule(context, "deny", name):
-            return PermissionDeny(f"Permission to use skill {name} has been denied by rule {rule}.")
-        if rule := _matching_rule(context, "ask", name):
-            return PermissionAsk(f"Skill {name} requires approval (rule {rule}).")
-        if rule := _matching_rule(context, "allow", name):
-            return PermissionAllow(reason=f"rule {rule}")
-        return PermissionAsk(
-            f"Use skill {name}?",
-            suggestions=(PermissionUpdate(rules=(f"Skill({name})",), destination="localSettings"),),
+        return decide_by_content_rules(
+            context, self.name, lambda c: skill_rule_matches(c, name),
+            denied=lambda rule: f"Permission to use skill {name} has been denied by rule {rule}.",
+            needs_approval=lambda rule: f"Skill {name} requires approval (rule {rule}).",
+            otherwise=PermissionAsk(
+                f"Use skill {name}?",
+                suggestions=(PermissionUpdate(rules=(f"Skill({name})",), destination="localSettings"),),
+            ),
         )
 
     def render_tool_use_message(self, input: SkillInput) -> str:

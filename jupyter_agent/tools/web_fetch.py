@@ -12,16 +12,15 @@ from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import (
-    PermissionAllow,
     PermissionAsk,
-    PermissionDeny,
     PermissionResult,
     PermissionUpdate,
 )
 from ..core.result import ContentBlock, ToolResult, text_block
 from ..core.tool import VALID, ValidationError, ValidationResult
 from ..errors import ToolError
-from ..permissions.rules import content_rule_for, host_rule_matches
+from ..permissions.rules import host_rule_matches
+from ._content_rules import decide_by_content_rules
 from ._read_only import ReadOnlyTool
 from .web_fetch_convert import PageContent, UnsupportedContent, convert
 from .web_fetch_http import (
@@ -76,12 +75,6 @@ class WebFetchOutput(BaseModel):
     image: dict[str, Any] | None = None
 
 
-def matching_domain_rule(context: ToolUseContext, behavior: str, host: str) -> str | None:
-    return content_rule_for(
-        context.permission_context, behavior, WebFetchTool.name, lambda c: host_rule_matches(c, host)  # type: ignore[arg-type]
-    )
-
-
 class WebFetchTool(ReadOnlyTool[WebFetchInput, WebFetchOutput]):
     """- Fetches content from a specified URL and processes it using an AI model
 - Takes a URL and a prompt as input
@@ -120,15 +113,14 @@ Usage notes:
 
     async def check_permissions(self, input: WebFetchInput, context: ToolUseContext) -> PermissionResult:
         host = (urlsplit(input.url).hostname or "").lower()
-        if rule := matching_domain_rule(context, "deny", host):
-            return PermissionDeny(f"Permission to fetch {host} has been denied by rule {rule}.")
-        if rule := matching_domain_rule(context, "ask", host):
-            return PermissionAsk(f"Fetching {host} requires approval (rule {rule}).")
-        if rule := matching_domain_rule(context, "allow", host):
-            return PermissionAllow(reason=f"rule {rule}")
-        return PermissionAsk(
-            f"Claude wants to fetch content from {host}",
-            suggestions=(PermissionUpdate(rules=(f"WebFetch(domain:{host})",), destination="localSettings"),),
+        return decide_by_content_rules(
+            context, self.name, lambda c: host_rule_matches(c, host),
+            denied=lambda rule: f"Permission to fetch {host} has been denied by rule {rule}.",
+            needs_approval=lambda rule: f"Fetching {host} requires approval (rule {rule}).",
+            otherwise=PermissionAsk(
+                f"Claude wants to fetch content from {host}",
+                suggestions=(PermissionUpdate(rules=(f"WebFetch(domain:{host})",), destination="localSettings"),),
+            ),
         )
 
     def render_tool_use_message(self, input: WebFetchInput) -> str:
