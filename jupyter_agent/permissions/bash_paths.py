@@ -130,6 +130,9 @@ def path_checks(
 
 
 def _git_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    texts = [w.text for w in words]
+    if "grep" not in texts and not any(":" in t for t in texts):
+        return  # no REV:path argument and no grep subcommand: nothing to check (most git lines)
     for cwd in cwds:
         deny, ask = git_read_checks(words, cwd, scope)
         if deny is not None:
