@@ -235,7 +235,9 @@ class _Walker:
                 stack.extend(child.named_children)
                 operators.extend(self.text(c) for c in child.children if not c.is_named)
             elif kind in ("regex", "extglob_pattern"):
-                continue
+                pattern = self.text(child)  # [[ x =~ `cmd` ]]: tree-sitter keeps it as text
+                if "`" in pattern or "$(" in pattern or "$[" in pattern or "${" in pattern:
+                    self.out.problems.append(f"a pattern with a substitution: {pattern[:40]}")
             else:
                 self.words.read(child)
         words = (make_word(self.text(node.children[0])),)

@@ -168,6 +168,8 @@ ROWS = [
     ("rg-pre", {}, "rg --pre=cat x", "ask"),
     ("printf-v", {}, "printf -v x y", "ask"),
     ("test-v", {}, "[[ -v a ]]", "ask"),
+    ("test-regex-backtick", RM, "[[ x =~ ^`rm x`$ ]]", "ask"),
+    ("test-regex-anchors", {}, "[[ a.py =~ ^[a-z]+\\.py$ ]]", "allow"),
     ("test-arith", {}, '[[ "$x" -eq 1 ]]', "ask"),
     ("test-file", {}, "[[ -f a.py ]] && [ -d sub ]", "allow"),
     ("arith-numbers", {}, "echo $((1+2))", "allow"),

@@ -53,7 +53,7 @@ TOKENS = [
     "qa", "qb", "qc", " ", " ", " ", ";", "&&", "||", "|", "|&", "&", "\n", "$(", ")", "`", "'", '"',
     "\\", "<<", "EOF", "\nEOF\n", ">x", "2>&1", "<", "#", "{ ", " }", "(", "$x", "${x:-", "}", "=",
     "<(", "$'", "\t", "!", "if ", "then ", "else ", "fi", "for v in qa qc; do ", "do ", "done",
-    "case qc in qc) ", ";;", "esac", "[[ ", " ]]", "-n ", "{qa,qc}", "{qc,qa}", "*", "~", "<<<",
+    "case qc in qc) ", ";;", "esac", "[[ ", " ]]", "-n ", " =~ ", " == ", "^", "{qa,qc}", "{qc,qa}", "*", "~", "<<<",
     "x=qc ", "x=qc; ", "export ", "coproc ", "time ", "command ", "builtin ", "nohup ", "f() { ",
     "f", "$((", "))", "10#", "$[", "]", "while qb; do ", "until qa; do ", "$x ", "\"$x\"", "$v",
     "$(qc)", "`qc`", "<<'EOF'", "<<\"EOF\"", "<<-", "\\\n", "$'qc'", "q\\c", "'qc'", "declare ",
@@ -256,6 +256,8 @@ ROWS = [
     "echo \"${x:-$'$(qc)'}\"",
     "echo \"${x:-a'$(qc)'}\"",
     "qa - <<EOF\n$(qc)\nEOF\n",
+    "[[ x =~ ^`qc`$ ]]",  # a regex node keeps the backticks as text
+    "[[ x =~ a|`qc` ]]",
 ]
 
 
