@@ -51,7 +51,7 @@ async def main() -> None:
         server.set_fallback(lambda body: reply("The answer is in src/app.py, line 12.", delay_s=DELAY, chunk_chars=6))
         client = anthropic.AsyncAnthropic(base_url=server.url, api_key="bench", max_retries=0)
         ctx = ToolUseContext(options=ToolUseOptions(tools=(AgentTool(),)), cwd=Path(tmp), session_dir=Path(tmp) / "s")
-        ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-4-5",
+        ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-5-5",
                                                  project_dir=Path(tmp), home=Path(tmp))
 
         async def parallel() -> None:

@@ -61,7 +61,7 @@ class _State:
 class ScriptedServer:
     """The scripted model server; thread-safe; start with ``start()`` or a ``with`` block."""
 
-    def __init__(self, *, min_cacheable_tokens: int = 1024, model: str = "claude-sonnet-4-5") -> None:
+    def __init__(self, *, min_cacheable_tokens: int = 1024, model: str = "claude-sonnet-5-5") -> None:
         self.cache = PromptCache(min_cacheable_tokens)
         self.model = model
         self._state = _State()

@@ -86,7 +86,7 @@ async def test_subagent_write_is_approved_in_the_parents_transcript(tmp_path):
         ctx = make_context([AgentTool(), WriteTool()], tmp_path)
         ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(s.tool_permission_context,
                                                                                 project_dir=tmp_path)))
-        ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-4-5",
+        ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-5-5",
                                                  project_dir=tmp_path, home=tmp_path / "home")
         call = asyncio.ensure_future(run_tool_use(
             ToolUseRequest("toolu_agent", "Agent", {"description": "write it", "prompt": "Write result.txt"}),
@@ -112,7 +112,7 @@ async def test_subagent_progress_shows_one_line_per_tool_call(tmp_path):
         from jupyter_agent.tools.read import ReadTool
 
         ctx = make_context([AgentTool(), ReadTool()], tmp_path)
-        ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-4-5",
+        ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-5-5",
                                                  project_dir=tmp_path, home=tmp_path / "home")
         out = await run_tool_use(
             ToolUseRequest("toolu_agent", "Agent", {"description": "look", "prompt": "p", "subagent_type": "Explore"}),

@@ -57,7 +57,7 @@ def server():
 
 def _ctx(server, tmp_path, tools, http_client=None):
     client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0, http_client=http_client)
-    runtime = SubagentRuntime(client=client, retry=RetryPolicy(max_retries=0), model="claude-sonnet-4-5",
+    runtime = SubagentRuntime(client=client, retry=RetryPolicy(max_retries=0), model="claude-sonnet-5-5",
                               project_dir=tmp_path, home=tmp_path / "home")
     ctx = make_context([AgentTool(), *tools], tmp_path)
     ctx.extra[RUNTIME_KEY] = runtime

@@ -42,7 +42,7 @@ def _ctx(server, tmp_path):
     ctx = make_context(
         [AgentTool(), TeamCreateTool(), TeamDeleteTool(), SendMessageTool(), ListPeersTool()], tmp_path
     )
-    ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-4-5",
+    ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-5-5",
                                              project_dir=tmp_path, home=tmp_path / "home")
     return ctx
 

@@ -56,7 +56,7 @@ def server():
 def _ctx(server, tmp_path):
     client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0)
     ctx = make_context([WorkflowTool(), BashTool(), ReadTool()], tmp_path)
-    ctx.extra[RUNTIME_KEY] = SubagentRuntime(client=client, retry=RetryPolicy(max_retries=0), model="claude-sonnet-4-5",
+    ctx.extra[RUNTIME_KEY] = SubagentRuntime(client=client, retry=RetryPolicy(max_retries=0), model="claude-sonnet-5-5",
                                              project_dir=tmp_path, home=tmp_path / "home")
     folder = tmp_path / ".claude" / "workflows"
     folder.mkdir(parents=True)

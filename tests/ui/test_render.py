@@ -62,8 +62,8 @@ def test_footer_text_lists_model_duration_tokens_and_cost():
     usage = SimpleNamespace(
         input_tokens=1200, output_tokens=340, cache_read_input_tokens=25_000, cache_creation_input_tokens=0
     )
-    text = render.footer_text("claude-sonnet-4-5", 12.34, usage, 0.01234)
-    assert text == "claude-sonnet-4-5 · 12.3s · in 1200 · out 340 · cache 25.0kr/0w · $0.0123"
+    text = render.footer_text("claude-sonnet-5-5", 12.34, usage, 0.01234)
+    assert text == "claude-sonnet-5-5 · 12.3s · in 1200 · out 340 · cache 25.0kr/0w · $0.0123"
 
 
 def test_tail_html_keeps_last_lines():
