@@ -24,7 +24,10 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # Programs ``unwrap`` peels or treats as code runners, and find/fd whose ``-exec`` commands are
 # extra forms: every other fixed program name is classified by ``_classify_plain``.
 # (``/bin/rm`` has an extra form too: names with a slash go the general way as well.)
-_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | {"su", "command", "find", "fd"}
+# Reserved words as a program: tree-sitter read `time { cmd; }` / `coproc x { cmd; }` as commands.
+_KEYWORDS = frozenset({"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
+                       "for", "case", "esac", "select", "function", "[[", "]]"})
+_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | _KEYWORDS | {"su", "command", "find", "fd"}
 _EXTRA_FORM_PROGRAMS = frozenset({"find", "fd", "git"})  # and names with a slash
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"})  # an extra form, a cd target
 _NOT_READ_ONLY = ReadOnlyCheck(False)
@@ -171,6 +174,9 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         return CommandInfo((), cmd.words, _READ_ONLY if safe else _NOT_READ_ONLY, reason, nested=nested), [], []
     unwrapped = unwrap(cmd.words)
     reason = env_reason or unwrapped.ask_reason or (_env_reason(unwrapped.env) if unwrapped.env else None)
+    if any(form[0].text in _KEYWORDS or form[0].text == "coproc" and form[2:3] and form[2].text in _KEYWORDS
+           for form in unwrapped.forms if form):
+        reason = reason or "a shell keyword where a command was expected"
     inner = unwrapped.innermost
     forms = list(unwrapped.forms)
     scripts = unwrapped.scripts  # a fresh list of this unwrap

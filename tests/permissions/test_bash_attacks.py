@@ -58,6 +58,8 @@ ROWS = [
     ("find-exec-sh-c", RM, "find . -exec sh -c 'rm x' \\;", "deny"),
     ("find-exec-wrapped", RM, "find . -exec timeout 5 rm {} \\;", "deny"),
     ("coproc", RM, "coproc rm x", "deny"),
+    ("coproc-name-group", {"allow": ("Bash(ls:*)", "Bash(}:*)")}, "coproc ls { rm x; }", "ask"),
+    ("time-group", {"allow": ("Bash({:*)", "Bash(}:*)")}, "time { rm x; }", "ask"),
     ("watch", RM, "watch -n 1 'rm x'", "deny"),
     ("watch-asks", {"allow": ("Bash(watch:*)",)}, "watch ls", "ask"),
     ("trap", {}, "trap 'rm x' EXIT", "ask"),

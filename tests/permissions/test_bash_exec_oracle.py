@@ -54,7 +54,7 @@ TOKENS = [
     "\\", "<<", "EOF", "\nEOF\n", ">x", "2>&1", "<", "#", "{ ", " }", "(", "$x", "${x:-", "}", "=",
     "<(", "$'", "\t", "!", "if ", "then ", "else ", "fi", "for v in qa qc; do ", "do ", "done",
     "case qc in qc) ", ";;", "esac", "[[ ", " ]]", "-n ", " =~ ", " == ", "^", "{qa,qc}", "{qc,qa}", "*", "~", "<<<",
-    "x=qc ", "x=qc; ", "export ", "coproc ", "time ", "command ", "builtin ", "nohup ", "f() { ",
+    "x=qc ", "x=qc; ", "export ", "coproc ", "time ", "coproc qa ", "time -p ", "command ", "builtin ", "nohup ", "f() { ",
     "f", "$((", "))", "10#", "$[", "]", "while qb; do ", "until qa; do ", "$x ", "\"$x\"", "$v",
     "$(qc)", "`qc`", "<<'EOF'", "<<\"EOF\"", "<<-", "\\\n", "$'qc'", "q\\c", "'qc'", "declare ",
     "local ", "readonly ", "typeset ", "x[", "$(qa)", ":", "true", "echo ", "printf %s ",
@@ -258,6 +258,10 @@ ROWS = [
     "qa - <<EOF\n$(qc)\nEOF\n",
     "[[ x =~ ^`qc`$ ]]",  # a regex node keeps the backticks as text
     "[[ x =~ a|`qc` ]]",
+    "time { qc; }",  # tree-sitter: a command `{` with the argument qc (asked only for `}`)
+    "coproc qa { qc; }",
+    "! { qc; }",
+    "time -p if qc; then :; fi",
 ]
 
 
