@@ -169,7 +169,8 @@ class WordReader:
             if not self._in_expansion and (" " in text or "\t" in text or "\n" in text):
                 self.problems.append(f"unexpected whitespace inside the word {text[:40]!r}")
             glob = text.startswith("~") or "*" in text or "?" in text or "[" in text
-            return make_word(text, "$" not in text, glob or _is_brace(text))
+            static = "$" not in text and not (glob and _dir_stack_tilde(text))
+            return make_word(text, static, glob or _is_brace(text))
         out: list[str] = []
         static, glob = True, text.startswith("~")
         escaped = False
@@ -189,6 +190,7 @@ class WordReader:
                     static = False
                 out.append(ch)
         value = "".join(out)
+        static = static and not (text.startswith("~") and _dir_stack_tilde(value))
         return make_word(value, static, glob or _is_brace(value))
 
     def _string(self, node: Node, depth: int) -> Word:
@@ -262,6 +264,15 @@ class WordReader:
     def _scan(self, node: Node, depth: int) -> None:
         for child in node.named_children:
             self._read(child, depth + 1)
+
+
+def _dir_stack_tilde(text: str) -> bool:
+    """``~+``, ``~-``, ``~2``, ``~+1``: bash expands them from $PWD, $OLDPWD and the directory
+    stack as they are when the word runs, so the path is only known at run time."""
+    if not text.startswith("~"):
+        return False
+    prefix = text[1:].split("/", 1)[0]
+    return prefix in ("+", "-") or prefix.lstrip("+-").isdigit()
 
 
 def plain_line(line: str) -> bool:

@@ -33,6 +33,14 @@ ROWS = [
     ("bracket-dot-is-not-explicit", "cat [.]env", "allow"),
     ("star-skips-dot-files", "cat *env", "allow"),
     ("plain-glob", "ls *.py", "allow"),
+    # ~+ is $PWD, ~- is $OLDPWD, ~N / ~+N / ~-N the directory stack: known only at run time
+    ("tilde-plus", "cat ~+/.env", "ask"),
+    ("tilde-minus", "cat ~-/.env", "ask"),
+    ("tilde-stack", "cat ~0/.env", "ask"),
+    ("tilde-plus-stack", "cat ~+0/.env", "ask"),
+    ("tilde-cd", "cd ~+ && ls", "ask"),
+    ("tilde-write", "echo x > ~+/y", "ask"),
+    ("tilde-escaped-is-literal", "cat \\~+/a.py", "allow"),
 ]
 
 

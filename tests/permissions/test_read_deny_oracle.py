@@ -1,0 +1,135 @@
+"""Read-deny oracle: what the analyzer allows must never print a denied file.
+
+A project holds ``.env`` with a secret token (denied by ``Read(./.env)``), a symlink to it, a
+sub-folder, a git repository in which ``.env`` is committed, and ordinary files.  Lines built
+from read-only programs and the many ways of naming ``.env`` (globs, braces, ``..``, links,
+option words, revisions, redirections, substitutions) are decided; each one that is
+**allowed** then really runs in bash (inside ``bwrap`` when it works), and the token must not
+appear in its output.  Lines that are denied or ask are not run.
+
+Whole-repository patches (``git log -p``, ``git show`` of a commit, ``git diff``) are left out
+of the vocabulary on purpose: a tracked secret's changes inside them are a documented limit.
+Raise ``DENY_ORACLE_EXAMPLES`` to hunt; CI runs a fixed, derandomized set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_agent.core.permission_types import PermissionAllow
+from jupyter_agent.permissions.bash import check_bash_permission
+from tests.permissions.tools import make_ctx
+
+BASH = "/bin/bash"
+BWRAP = "/usr/bin/bwrap"
+TOKEN = "TOKEN-5f3a9c"
+EXAMPLES = int(os.environ.get("DENY_ORACLE_EXAMPLES", "250"))
+
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(BASH) or shutil.which("git") is None, reason="needs /bin/bash and git"
+)
+
+PROGRAMS = [
+    "cat", "head -n 3", "tail -n 3", "grep -h .", "grep -r -h .", "sort", "uniq", "nl", "od -c", "xxd",
+    "strings", "cut -c1-40", "rev", "tac", "paste", "fold", "wc", "diff /dev/null", "comm - ",
+    "jq -R .", "sed -n p", "xargs echo", "xargs -a", "grep -f", "git cat-file -p",
+    "git grep -h TOKEN", "ls", "file", "md5sum", "stat -c %s", "du --files0-from", "wc --files0-from",
+]
+NAMES = [
+    ".env", "./.env", "sub/../.env", "env-link", "sub/link-up", ".e*", ".e?v", ".[e]nv", ".[!x]nv",
+    "{.env,a.txt}", ".[^x]nv", ".e{n,}v", "'.env'", "\".env\"", ".\\env", "$(echo .env)", "`echo .env`",
+    "HEAD:.env", ":.env", "HEAD:./.env", "--file=.env", "-f.env", "=.env", "< .env", "<.env", "0<.env",
+    "<<< \"$(cat .env)\"", "*", ".*", "sub/*", "a.txt", "sub", ".", "$PWD/.env", "~/../proj/.env",
+    "/proc/self/cwd/.env", "-- .env", ".env/", "./sub/../.e*",
+]
+JOINS = [" ", " | ", " && ", "; ", " | xargs ", " < "]
+
+
+def _project(root: Path) -> Path:
+    project = root / "proj"
+    (project / "sub").mkdir(parents=True)
+    (project / ".env").write_text(f"SECRET={TOKEN}\n")
+    (project / "a.txt").write_text("alpha\nbeta\n")
+    (project / "sub" / "b.txt").write_text("gamma\n")
+    os.symlink(project / ".env", project / "env-link")
+    os.symlink("../.env", project / "sub" / "link-up")
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=project, check=True)
+    return project
+
+
+def _bwrap_works() -> bool:
+    if not os.path.exists(BWRAP):
+        return False
+    done = subprocess.run([BWRAP, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"],
+                          capture_output=True, timeout=10)
+    return done.returncode == 0
+
+
+def _run(line: str, project: Path, sandbox: bool) -> str:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(project.parent / "home"), "PWD": str(project),
+           "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
+    argv = [BASH, "--norc", "--noprofile", "-c", line]
+    if sandbox:
+        argv = [BWRAP, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(project.parent),
+                str(project.parent), "--unshare-all", "--die-with-parent", "--new-session", "--chdir",
+                str(project), *argv]
+    try:
+        done = subprocess.run(argv, cwd=project, env=env, capture_output=True, stdin=subprocess.DEVNULL,
+                              timeout=10)
+    except subprocess.TimeoutExpired:
+        return ""
+    return (done.stdout + done.stderr).decode("utf-8", "replace")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    root = tmp_path_factory.mktemp("deny-oracle")
+    (root / "home").mkdir()
+    project = _project(root)
+    ctx = make_ctx(project, deny=("Read(./.env)",))
+    return project, ctx, _bwrap_works()
+
+
+def _check(world, line: str) -> None:
+    project, ctx, sandbox = world
+    verdict = check_bash_permission(line, ctx)
+    if not isinstance(verdict, PermissionAllow):
+        return
+    output = _run(line, project, sandbox)
+    assert TOKEN not in output, f"allowed {line!r}, and it printed the denied file: {output[:300]!r}"
+
+
+def test_the_secret_is_reachable(world):
+    """The oracle can fail: these lines do print the token (and are denied)."""
+    project, ctx, sandbox = world
+    for line in ("cat .env", "git show HEAD:.env", "xargs -a .env echo", "cat {.env,a.txt}"):
+        assert TOKEN in _run(line, project, sandbox), line
+        assert not isinstance(check_bash_permission(line, ctx), PermissionAllow), line
+
+
+ROWS = [f"{p} {n}" for p in ("cat", "grep -h .", "xargs -a", "git cat-file -p", "du --files0-from") for n in NAMES]
+ROWS += [f"git show {n}" for n in NAMES if ":" in n]  # (a bare `git show` prints the last commit's patch)
+
+
+@pytest.mark.parametrize("line", ROWS)
+def test_fixed_lines(world, line):
+    _check(world, line)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 250,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(PROGRAMS), st.sampled_from(NAMES), st.sampled_from(JOINS)),
+                min_size=1, max_size=3))
+def test_generated_lines(world, parts):
+    line = "".join(f"{program} {name}{join}" for program, name, join in parts).rstrip(" |&;<").rstrip()
+    _check(world, line)
