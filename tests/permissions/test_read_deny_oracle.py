@@ -47,7 +47,10 @@ NAMES = [
     "{.env,a.txt}", ".[^x]nv", ".e{n,}v", "'.env'", "\".env\"", ".\\env", "$(echo .env)", "`echo .env`",
     "HEAD:.env", ":.env", "HEAD:./.env", "--file=.env", "-f.env", "=.env", "< .env", "<.env", "0<.env",
     "<<< \"$(cat .env)\"", "*", ".*", "sub/*", "a.txt", "sub", ".", "$PWD/.env", "~/../proj/.env",
-    "/proc/self/cwd/.env", "-- .env", ".env/", "./sub/../.e*",
+    "/proc/self/cwd/.env", "-- .env", ".env/", "./sub/../.e*", "~+/.env", "~0/.env", "~+0/.env",
+    "$'.env'", "$'\\x2eenv'", "'.e'\"nv\"", "././/.env", "sub/../env-link", "$(printf .env)",
+    "\"$PWD\"/.env", "{a.txt,.env}", ".[[:alpha:]]nv", ".[\\e]nv", "-a.env", "--arg-file=.env",
+    "--files0-from=.env", "--from-file=.env", ":0:.env",
 ]
 JOINS = [" ", " | ", " && ", "; ", " | xargs ", " < "]
 
