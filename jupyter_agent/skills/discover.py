@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .command import CommandSource, PromptCommand
-from .frontmatter import meta_list, meta_text, parse_markdown
+from .frontmatter import MarkdownDoc, meta_list, meta_text, parse_markdown
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_:.-]*$", re.IGNORECASE)
 MAX_SKILL_FILE_BYTES = 1_000_000
@@ -46,13 +47,31 @@ def _first_line(body: str) -> str:
     return ""
 
 
-def load_skill(skill_md: Path, source: CommandSource, found: Discovery) -> PromptCommand | None:
-    text = _read(skill_md, found)
+def _parse(md: Path, found: Discovery) -> MarkdownDoc | None:
+    """The file's front matter and body (a front-matter problem is noted, the body still used)."""
+    text = _read(md, found)
     if text is None:
         return None
     doc = parse_markdown(text)
     if doc.error:
-        found.errors.append(f"{skill_md}: {doc.error}")
+        found.errors.append(f"{md}: {doc.error}")
+    return doc
+
+
+def _options(meta: dict[str, Any]) -> dict[str, Any]:
+    """The front-matter fields skills and commands share."""
+    return {
+        "argument_hint": meta_text(meta, "argument-hint", "argument_hint"),
+        "allowed_tools": meta_list(meta, "allowed-tools"),
+        "model": meta_text(meta, "model"),
+        "disable_model_invocation": meta.get("disable-model-invocation") is True,
+    }
+
+
+def load_skill(skill_md: Path, source: CommandSource, found: Discovery) -> PromptCommand | None:
+    doc = _parse(skill_md, found)
+    if doc is None:
+        return None
     name = meta_text(doc.meta, "name") or skill_md.parent.name
     if not _NAME.match(name):
         found.errors.append(f"{skill_md}: invalid skill name {name!r}")
@@ -68,21 +87,15 @@ def load_skill(skill_md: Path, source: CommandSource, found: Discovery) -> Promp
         kind="skill",
         source=source,
         path=skill_md,
-        argument_hint=meta_text(doc.meta, "argument-hint", "argument_hint"),
-        allowed_tools=meta_list(doc.meta, "allowed-tools"),
-        model=meta_text(doc.meta, "model"),
         when_to_use=meta_text(doc.meta, "when_to_use", "when-to-use"),
-        disable_model_invocation=doc.meta.get("disable-model-invocation") is True,
+        **_options(doc.meta),
     )
 
 
 def load_command(md: Path, root: Path, source: CommandSource, found: Discovery) -> PromptCommand | None:
-    text = _read(md, found)
-    if text is None:
+    doc = _parse(md, found)
+    if doc is None:
         return None
-    doc = parse_markdown(text)
-    if doc.error:
-        found.errors.append(f"{md}: {doc.error}")
     name = ":".join(md.relative_to(root).with_suffix("").parts)
     if not _NAME.match(name):
         found.errors.append(f"{md}: invalid command name {name!r}")
@@ -94,10 +107,7 @@ def load_command(md: Path, root: Path, source: CommandSource, found: Discovery) 
         kind="command",
         source=source,
         path=md,
-        argument_hint=meta_text(doc.meta, "argument-hint", "argument_hint"),
-        allowed_tools=meta_list(doc.meta, "allowed-tools"),
-        model=meta_text(doc.meta, "model"),
-        disable_model_invocation=doc.meta.get("disable-model-invocation") is True,
+        **_options(doc.meta),
     )
 
 
