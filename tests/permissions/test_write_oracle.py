@@ -1,0 +1,127 @@
+"""Write oracle: in acceptEdits mode, what the analyzer allows must only write where edits may go.
+
+A root holds the project (with ``.git/``, ``.claude/``, a file an ``Edit`` rule denies, links to
+an outside folder and to a file there), the outside folder and a home folder.  Lines that write
+through redirections to the many ways of naming a file are decided in ``acceptEdits`` mode
+(``Edit(./secret.txt)`` denied); each one that is **allowed** really runs in bash (inside
+``bwrap`` when it works), and afterwards nothing may have changed outside the project, in a
+protected folder, or in the denied file.  Raise ``WRITE_ORACLE_EXAMPLES`` to hunt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_agent.core.permission_types import PermissionAllow
+from jupyter_agent.permissions.bash import check_bash_permission
+from tests.permissions.test_read_deny_oracle import BASH, _bwrap_works, _run
+from tests.permissions.tools import make_ctx
+
+EXAMPLES = int(os.environ.get("WRITE_ORACLE_EXAMPLES", "200"))
+
+pytestmark = pytest.mark.skipif(not os.path.exists(BASH), reason="needs /bin/bash")
+
+WRITERS = ["echo x >", "echo x >>", "echo x &>", "ls >", "echo x >|", "echo x 2>", "cat a.txt >", "echo x 1>",
+           "printf y >", "echo x >&2 2>"]
+TARGETS = [
+    "out.txt", "./out.txt", "sub/../out.txt", "sub/new.txt", "../outside/x", "../outside/data.txt",
+    "/tmp/../{root}/outside/x", "link-out", "linkdir/x", "linkdir/../x", "sub/../../outside/y",
+    ".git/config", ".git/hooks/pre-commit", ".claude/settings.json", ".claude/new.json", "secret.txt",
+    "./secret.txt", "sub/../secret.txt", "sec*", "{a,secret.txt}", "~+/../outside/z", "~/x", "~+/out.txt",
+    "$'../outside/w'", "$(echo ../outside/v)", "\"../outside/u\"", "'../outside/t'", "../proj-evil/x",
+    "/{root}/outside/s", ".bashrc", "../home/.bashrc", ".mcp.json", ".vscode/settings.json", "sub",
+    "linkdir", "/dev/null", "/dev/stderr", "out.txt sub/../../outside/r",
+]
+JOINS = [" && ", "; ", " | ", "\n"]
+
+
+def _tree(root: Path, project: Path) -> dict[str, str]:
+    """Every file and link below ``root`` with a digest of what it is (project-allowed ones apart)."""
+    seen: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            if path.is_symlink():
+                seen[str(path)] = "link:" + os.readlink(path)
+            elif path.is_file():
+                seen[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            else:
+                seen[str(path)] = "dir"
+    return seen
+
+
+def _may_change(path: str, project: Path) -> bool:
+    rel = os.path.relpath(path, project)
+    if rel.startswith(".."):
+        return False
+    first = rel.split(os.sep, 1)[0]
+    return first not in (".git", ".claude", ".vscode", ".mcp.json", ".bashrc", "secret.txt")
+
+
+def _world(root: Path) -> Path:
+    project = root / "proj"
+    for folder in (project / "sub", project / ".git" / "hooks", project / ".claude", root / "outside",
+                   root / "home", root / "proj-evil"):
+        folder.mkdir(parents=True, exist_ok=True)
+    (project / "a.txt").write_text("alpha\n")
+    (project / "secret.txt").write_text("keep\n")
+    (project / ".git" / "config").write_text("[core]\n")
+    (root / "outside" / "data.txt").write_text("outside\n")
+    os.symlink(root / "outside" / "data.txt", project / "link-out")
+    os.symlink(root / "outside", project / "linkdir")
+    return project
+
+
+@pytest.fixture
+def world(tmp_path):
+    project = _world(tmp_path)
+    ctx = make_ctx(project, deny=("Edit(./secret.txt)",), mode="acceptEdits")
+    return tmp_path, project, ctx
+
+
+def _check(root: Path, project: Path, ctx, line: str, sandbox: bool) -> None:
+    line = line.replace("{root}", str(root).lstrip("/"))
+    if not isinstance(check_bash_permission(line, ctx), PermissionAllow):
+        return
+    before = _tree(root, project)
+    _run(line, project, sandbox)
+    after = _tree(root, project)
+    changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+    wrong = sorted(p for p in changed if not _may_change(p, project))
+    assert not wrong, f"allowed {line!r}, and it changed {wrong}"
+    shutil.rmtree(root)  # a fresh world for the next line
+    root.mkdir()
+    _world(root)
+
+
+SANDBOX = _bwrap_works()
+
+
+def test_the_oracle_can_see_a_write_outside(world):
+    root, project, ctx = world
+    _run("echo x > ../outside/data.txt", project, SANDBOX)
+    assert (root / "outside" / "data.txt").read_text() == "x\n"
+    assert not isinstance(check_bash_permission("echo x > ../outside/data.txt", ctx), PermissionAllow)
+
+
+@pytest.mark.parametrize("line", [f"{w} {t}" for w in ("echo x >", "echo x >>") for t in TARGETS])
+def test_fixed_lines(world, line):
+    root, project, ctx = world
+    _check(root, project, ctx, line, SANDBOX)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 200,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(WRITERS), st.sampled_from(TARGETS), st.sampled_from(JOINS)),
+                min_size=1, max_size=3))
+def test_generated_lines(world, parts):
+    root, project, ctx = world
+    line = "".join(f"{w} {t}{j}" for w, t, j in parts).rstrip(" |&;\n")
+    _check(root, project, ctx, line, SANDBOX)
