@@ -6,12 +6,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-import anthropic
-
-from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.core.events import PermissionRequested
 from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
-from jupyter_agent.subagents.runtime import RUNTIME_KEY, SubagentRuntime
+from jupyter_agent.subagents.runtime import RUNTIME_KEY
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
 from jupyter_agent.tools.agent_tool import AgentTool
 from jupyter_agent.tools.ask_user_question import AskUserQuestionTool
@@ -21,6 +18,7 @@ from jupyter_agent.ui.approval import ApprovalPanel
 from jupyter_agent.ui.permission_handler import WidgetPermissionHandler
 from jupyter_agent.ui.questions import PlanApproval, QuestionForm
 from jupyter_agent.ui.transcript import Transcript
+from tests.support.sessions import scripted_runtime
 from tests.support.tools import make_context
 
 
@@ -82,12 +80,11 @@ async def test_subagent_write_is_approved_in_the_parents_transcript(tmp_path):
     with ScriptedServer() as server:
         server.push(reply(tool_use("Write", {"file_path": str(target), "content": "done\n"}, id="toolu_sub_write")),
                     reply(text("Wrote result.txt.")))
-        client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0)
+        runtime = scripted_runtime(server, tmp_path)
         ctx = make_context([AgentTool(), WriteTool()], tmp_path)
         ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(s.tool_permission_context,
                                                                                 project_dir=tmp_path)))
-        ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-5-5",
-                                                 project_dir=tmp_path, home=tmp_path / "home")
+        ctx.extra[RUNTIME_KEY] = runtime
         call = asyncio.ensure_future(run_tool_use(
             ToolUseRequest("toolu_agent", "Agent", {"description": "write it", "prompt": "Write result.txt"}),
             ctx, handler, on_event=on_event))
@@ -95,7 +92,7 @@ async def test_subagent_write_is_approved_in_the_parents_transcript(tmp_path):
         assert transcript.cards["toolu_sub_write"] is card and not target.exists()
         panel.approve.click()
         out = await asyncio.wait_for(call, 20)
-        await client.close()
+        await runtime.client.close()
     assert out.text == "Wrote result.txt." and target.read_text() == "done\n"
     asks = [e for e in events if isinstance(e, PermissionRequested)]
     assert asks == []  # the parent's own events: the ask came from inside the subagent
@@ -108,16 +105,15 @@ async def test_subagent_progress_shows_one_line_per_tool_call(tmp_path):
         server.push(reply(text("Let me look. "), tool_use("Read", {"file_path": str(tmp_path / "a.txt")})),
                     reply(tool_use("Read", {"file_path": str(tmp_path / "missing.txt")})),
                     reply(text("a.txt says alpha.")))
-        client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0)
+        runtime = scripted_runtime(server, tmp_path)
         from jupyter_agent.tools.read import ReadTool
 
         ctx = make_context([AgentTool(), ReadTool()], tmp_path)
-        ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-5-5",
-                                                 project_dir=tmp_path, home=tmp_path / "home")
+        ctx.extra[RUNTIME_KEY] = runtime
         out = await run_tool_use(
             ToolUseRequest("toolu_agent", "Agent", {"description": "look", "prompt": "p", "subagent_type": "Explore"}),
             ctx, WidgetPermissionHandler(lambda: transcript), on_event=transcript.handle)
-        await client.close()
+        await runtime.client.close()
     assert out.text == "a.txt says alpha."
     tail = transcript.cards["toolu_agent"].tail
     assert tail[0] == f"Explore: Read {tmp_path / 'a.txt'}"

@@ -1,12 +1,17 @@
-"""A session config pointed at a scripted server (the real SDK via ``base_url``), with every file
-the session writes (transcripts, settings, home) under the test's ``tmp_path``."""
+"""A session config, and a subagent runtime, pointed at a scripted server (the real SDK via
+``base_url``), with every file they write (transcripts, settings, home) under the test's
+``tmp_path``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import anthropic
+
 from jupyter_agent.agent.config import SessionConfig
+from jupyter_agent.agent.retry import RetryPolicy
+from jupyter_agent.subagents.runtime import SubagentRuntime
 from jupyter_agent.testing import ScriptedServer
 
 
@@ -24,3 +29,13 @@ def scripted_config(server: ScriptedServer, tmp_path: Path, **overrides: Any) ->
     )
     fields.update(overrides)
     return SessionConfig(**fields)
+
+
+def scripted_runtime(server: ScriptedServer, tmp_path: Path, **client_options: Any) -> SubagentRuntime:
+    """A SubagentRuntime (what the Agent, Team and Workflow tools run subagents with) on the
+    scripted ``server``: the real SDK client, no retries, project ``tmp_path``, home
+    ``tmp_path/home``.  ``client_options`` go to ``AsyncAnthropic`` (e.g. ``http_client=``);
+    close the client with ``runtime.client.close()`` where the test cares about sockets."""
+    client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0, **client_options)
+    return SubagentRuntime(client=client, retry=RetryPolicy(max_retries=0), model="claude-sonnet-5-5",
+                           project_dir=tmp_path, home=tmp_path / "home")

@@ -3,22 +3,21 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-import anthropic
 import httpx2
 import pytest
 
-from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.core.events import ToolCallProgress
 from jupyter_agent.core.orchestration import ToolUseRequest, partition_tool_calls, run_tool_use, run_tools
 from jupyter_agent.core.permission_types import PermissionAllow
 from jupyter_agent.subagents.runner import SubagentEvent
-from jupyter_agent.subagents.runtime import RUNTIME_KEY, SubagentRuntime
+from jupyter_agent.subagents.runtime import RUNTIME_KEY
 from jupyter_agent.testing import ScriptedServer, fault_status, first_user_text, reply, text, tool_use
 from jupyter_agent.tools.agent_tool import AgentTool
 from jupyter_agent.tools.bash import BashTool
 from jupyter_agent.tools.read import ReadTool
 from jupyter_agent.tools.task_output import TaskOutputTool
 from jupyter_agent.tools.write import WriteTool
+from tests.support.sessions import scripted_runtime
 from tests.support.tools import make_context
 
 
@@ -56,11 +55,8 @@ def server():
 
 
 def _ctx(server, tmp_path, tools, http_client=None):
-    client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0, http_client=http_client)
-    runtime = SubagentRuntime(client=client, retry=RetryPolicy(max_retries=0), model="claude-sonnet-5-5",
-                              project_dir=tmp_path, home=tmp_path / "home")
     ctx = make_context([AgentTool(), *tools], tmp_path)
-    ctx.extra[RUNTIME_KEY] = runtime
+    ctx.extra[RUNTIME_KEY] = scripted_runtime(server, tmp_path, http_client=http_client)
     return ctx
 
 

@@ -2,19 +2,18 @@ from __future__ import annotations
 
 import asyncio
 
-import anthropic
 import pytest
 
-from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
 from jupyter_agent.core.permission_types import PermissionAllow
-from jupyter_agent.subagents.runtime import RUNTIME_KEY, SubagentRuntime
+from jupyter_agent.subagents.runtime import RUNTIME_KEY
 from jupyter_agent.subagents.team import get_team
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
 from jupyter_agent.tools.agent_tool import AgentTool
 from jupyter_agent.tools.list_peers import ListPeersTool
 from jupyter_agent.tools.send_message import SendMessageTool
 from jupyter_agent.tools.team import TeamCreateTool, TeamDeleteTool
+from tests.support.sessions import scripted_runtime
 from tests.support.tools import make_context
 
 
@@ -38,12 +37,10 @@ def server():
 
 
 def _ctx(server, tmp_path):
-    client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0)
     ctx = make_context(
         [AgentTool(), TeamCreateTool(), TeamDeleteTool(), SendMessageTool(), ListPeersTool()], tmp_path
     )
-    ctx.extra[RUNTIME_KEY] = SubagentRuntime(client, RetryPolicy(max_retries=0), "claude-sonnet-5-5",
-                                             project_dir=tmp_path, home=tmp_path / "home")
+    ctx.extra[RUNTIME_KEY] = scripted_runtime(server, tmp_path)
     return ctx
 
 

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import anthropic
 import pytest
 
-from jupyter_agent.agent.retry import RetryPolicy
 from jupyter_agent.core.events import ToolCallProgress
 from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
-from jupyter_agent.subagents.runtime import RUNTIME_KEY, SubagentRuntime
+from jupyter_agent.subagents.runtime import RUNTIME_KEY
 from jupyter_agent.testing import ScriptedServer, reply, text
 from jupyter_agent.tools.bash import BashTool
 from jupyter_agent.tools.read import ReadTool
 from jupyter_agent.tools.workflow import WorkflowTool
 from jupyter_agent.workflows.runner import WorkflowProgress
+from tests.support.sessions import scripted_runtime
 from tests.support.tools import make_context
 
 CHECK = """\
@@ -54,10 +53,8 @@ def server():
 
 
 def _ctx(server, tmp_path):
-    client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0)
     ctx = make_context([WorkflowTool(), BashTool(), ReadTool()], tmp_path)
-    ctx.extra[RUNTIME_KEY] = SubagentRuntime(client=client, retry=RetryPolicy(max_retries=0), model="claude-sonnet-5-5",
-                                             project_dir=tmp_path, home=tmp_path / "home")
+    ctx.extra[RUNTIME_KEY] = scripted_runtime(server, tmp_path)
     folder = tmp_path / ".claude" / "workflows"
     folder.mkdir(parents=True)
     (folder / "check.yaml").write_text(CHECK)
