@@ -20,6 +20,7 @@ _QUOTES = "'\"\\"
 _DQ_ESCAPES = '$`"\\'
 _PLAIN_CHILDREN = frozenset({"heredoc_content"})
 _BODY_MARKS = ("$(", "$[", "`")
+_ARITHMETIC = "0123456789+-*/%<>=!&|^~() \t"
 
 
 def read_heredoc(walker: Any, node: Node) -> None:
@@ -50,10 +51,15 @@ def read_heredoc(walker: Any, node: Node) -> None:
     if problem is None and body is not None and not any(q in text for q in _QUOTES):
         problem = body_problem(body, body_text)
         for child in body.named_children:
-            if child.type not in _PLAIN_CHILDREN:
+            if child.type not in _PLAIN_CHILDREN and not _number_arithmetic(walker.text(child)):
                 walker.words.read(child)
     if problem is not None:
         walker.out.problems.append(problem)
+
+
+def _number_arithmetic(text: str) -> bool:
+    """``$((1+2))``, which tree-sitter reads in a heredoc as ``$(`` + a subshell: numbers only."""
+    return text.startswith("$((") and text.endswith("))") and not text[3:-2].strip(_ARITHMETIC)
 
 
 def delimiter(start: str) -> tuple[str, bool] | None:

@@ -105,6 +105,8 @@ ROWS = [
     ("heredoc-skipped-in-subst", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\n$(ls;\\ x)\nEOF", "ask"),
     ("heredoc-python-dash", {"allow": ("Bash(python:*)",)}, "python - <<'EOF'\nprint(1)\nEOF", "allow"),
     ("heredoc-dash-subst", RM, "cat - <<EOF\n$(rm x)\nEOF", "deny"),
+    ("heredoc-arithmetic-numbers", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\nn=$((1+2*3))\nEOF", "allow"),
+    ("heredoc-arithmetic-word", RM, "cat <<EOF\n$((rm x))\nEOF", "deny"),
     ("heredoc-python-quoted", {"allow": ("Bash(python:*)",)}, "python <<'EOF'\nprint(f'$(x) `y` {1})')\nEOF", "allow"),
     ("comment-is-text", {**RM, **ECHO}, "echo ok # ; rm x", "allow"),
     ("hash-in-word", {**RM, **ECHO}, "echo a#b; rm x", "deny"),

@@ -45,7 +45,7 @@ BODIES = [
     "\\$(qc)", "$ (qc)", "$( qc )", "'$(qc)'", '"$(qc)"', "$(qa)$(qc)", "$(qa $(qc))", "x $(( 2 ))",
     "$(case x in x) qc;; esac)", "${x:-`qc`}", "plain text", "$(qa)", "\\`qc\\`", "$(qa\nqc)",
     "${x#$(qc)}", "$'$(qc)'", "$(qa) )", "$(qa) $ ( )", "\t$(qc)", "$(<x)", "${x[$(qc)]}",
-    "$(echo ')')$(qc)", "$(# )\nqc)", "\\\n$(qc)", "$(qa <<E\n$(qc)\nE\n)", "EOF ", " EOF", "\tEOF",
+    "$(echo ')')$(qc)", "$(# )\nqc)", "\\\n$(qc)", "$(qa <<E\n$(qc)\nE\n)", "$((1)); qc)", "$((qc))", "$( (qc) )", "EOF ", " EOF", "\tEOF",
     "EOFX", "$(qa)EOF", "EOF)", "\\\\$(qc)", "\\`qc`", "$'\\'$(qc)'", "${x:-'$(qc)'}", "${x:-\"$(qc)\"}",
 ]
 DELIMS = ["EOF", "'EOF'", '"EOF"', "\\EOF", "E\"O\"F", "-EOF", "-'EOF'", " EOF", "E'O'F", "EO\\F"]
