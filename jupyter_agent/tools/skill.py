@@ -8,9 +8,7 @@ from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import (
-    PermissionAsk,
     PermissionResult,
-    PermissionUpdate,
 )
 from ..core.result import ToolResult
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
@@ -78,10 +76,7 @@ How to invoke:
             context, self.name, lambda c: skill_rule_matches(c, name),
             denied=lambda rule: f"Permission to use skill {name} has been denied by rule {rule}.",
             needs_approval=lambda rule: f"Skill {name} requires approval (rule {rule}).",
-            otherwise=PermissionAsk(
-                f"Use skill {name}?",
-                suggestions=(PermissionUpdate(rules=(f"Skill({name})",), destination="localSettings"),),
-            ),
+            question=f"Use skill {name}?", suggest=f"Skill({name})",
         )
 
     def render_tool_use_message(self, input: SkillInput) -> str:

@@ -12,9 +12,7 @@ from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import (
-    PermissionAsk,
     PermissionResult,
-    PermissionUpdate,
 )
 from ..core.result import ContentBlock, ToolResult, text_block
 from ..core.tool import VALID, ValidationError, ValidationResult
@@ -117,10 +115,7 @@ Usage notes:
             context, self.name, lambda c: host_rule_matches(c, host),
             denied=lambda rule: f"Permission to fetch {host} has been denied by rule {rule}.",
             needs_approval=lambda rule: f"Fetching {host} requires approval (rule {rule}).",
-            otherwise=PermissionAsk(
-                f"Claude wants to fetch content from {host}",
-                suggestions=(PermissionUpdate(rules=(f"WebFetch(domain:{host})",), destination="localSettings"),),
-            ),
+            question=f"Claude wants to fetch content from {host}", suggest=f"WebFetch(domain:{host})",
         )
 
     def render_tool_use_message(self, input: WebFetchInput) -> str:
