@@ -56,25 +56,35 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
     even in bypassPermissions mode and under an allow rule.
 
     Any argument may be a destination or a source, so every fixed argument is resolved
-    (symlinks too).
+    (symlinks too), and so is a path inside an option word (``--output=.git/config``,
+    ``-t.git/hooks``: for an option cluster every tail, since any letter may take a value).
     """
     read_deny = scope is not None and bool(scope.read_deny)
     for word in info.innermost[1:]:
         value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
-        if not value or value[0] == "-":
+        if not value:
             continue
-        for cwd in cwds:
-            resolved = _resolved(value, cwd, v)
-            if resolved is None:
-                continue
-            reason = protected_reason_of(*resolved)
-            if reason is not None:
-                v.sticky.append(f"{info.text} touches {reason}")
-                return
-            rule = scope.read_denied(*resolved) if read_deny else None  # type: ignore[union-attr]
-            if rule is not None:
-                v.sticky.append(f"{info.text} names {value}, which the rule {rule} denies reading")
-                return
+        for path in (value,) if value[0] != "-" else _option_values(value):
+            for cwd in cwds:
+                resolved = _resolved(path, cwd, v)
+                if resolved is None:
+                    continue
+                reason = protected_reason_of(*resolved)
+                if reason is not None:
+                    v.sticky.append(f"{info.text} touches {reason}")
+                    return
+                rule = scope.read_denied(*resolved) if read_deny else None  # type: ignore[union-attr]
+                if rule is not None:
+                    v.sticky.append(f"{info.text} names {path}, which the rule {rule} denies reading")
+                    return
+
+
+def _option_values(option: str) -> list[str]:
+    """Paths an option word may carry: ``--name=VALUE``; ``-xVALUE`` for any letter x."""
+    if option[:2] == "--":
+        value = option.partition("=")[2]
+        return [value] if value else []
+    return [option[i:] for i in range(2, len(option))]
 
 
 def _resolved(value: str, cwd: str, v: Verdict) -> tuple[str, str] | None:

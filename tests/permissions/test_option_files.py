@@ -68,3 +68,29 @@ def test_attached_values_are_collected_after_the_operands(command, paths):
     check = check_read_only(tuple(Word(t) for t in command.split()))
     assert check.read_only
     assert [w.text for w in check.paths] == paths
+
+
+WRITERS = ("Bash(git diff:*)", "Bash(sort:*)", "Bash(cp:*)")
+
+
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("git diff --output=.git/config", "ask"),
+        ("sort --output=.claude/settings.json a.py", "ask"),
+        ("sort -o.claude/settings.json a.py", "ask"),
+        ("cp a.py --target-directory=.git", "ask"),
+        ("cp -t.git a.py", "ask"),
+        ("cp -rt.git a.py sub", "ask"),
+        ("cp --suffix=.env a.py sub/", "ask"),  # names a Read-denied file (over-cautious, never silent)
+        ("cp --target-directory=sub a.py", "allow"),
+        ("sort -o out.txt a.py", "allow"),
+        ("cp --backup=numbered a.py b.py", "allow"),
+    ],
+)
+async def test_protected_paths_inside_option_words_of_allowed_commands(world, mode, command, expected):
+    ctx = make_ctx(world.project, deny=ENV, allow=WRITERS, mode=mode)
+    tool = BashLike()
+    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+    assert verdict_name(verdict) == expected, verdict
