@@ -47,7 +47,7 @@ def read_heredoc(walker: Any, node: Node) -> None:
         return
     text = walker.text(start)
     body_text = walker.text(body) if body is not None else ""
-    problem = end_problem(text, body_text, walker.text(end), dashed)
+    problem = end_problem(text, body_text, walker.text(end), dashed) or _end_line_problem(end, dashed)
     if problem is None and body is not None and not any(q in text for q in _QUOTES):
         problem = body_problem(body, body_text)
         for child in body.named_children:
@@ -55,6 +55,21 @@ def read_heredoc(walker: Any, node: Node) -> None:
                 walker.words.read(child)
     if problem is not None:
         walker.out.problems.append(problem)
+
+
+def _end_line_problem(end: Node, dashed: bool) -> str | None:
+    """bash ends a heredoc only at a line that is exactly the delimiter (``<<-``: after tabs);
+    tree-sitter also accepts `` EOF`` and ``EOF `` and reads the lines after it as code."""
+    root = end
+    while root.parent is not None:
+        root = root.parent
+    data = root.text
+    line_start = data.rfind(b"\n", 0, end.start_byte) + 1
+    before = data[line_start : end.start_byte]
+    after = data[end.end_byte : end.end_byte + 1]
+    if (before.strip(b"\t") if dashed else before) or after not in (b"", b"\n"):
+        return "the heredoc delimiter line has more than the delimiter (bash reads on)"
+    return None
 
 
 def _number_arithmetic(text: str) -> bool:

@@ -100,6 +100,8 @@ ROWS = [
     ("heredoc-backtick", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\n`rm x`\nEOF", "ask"),
     ("quoted-heredoc-is-text", RM, "cat <<'EOF'\n$(rm x)\nEOF", "allow"),
     ("heredoc-inner-quoted-delimiter", RM, "cat <<E'O'F\nx\nEOF\nrm x\nE'O'F", "ask"),
+    ("heredoc-indented-delimiter", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\n EOF\ncat '\nEOF\nrm x\n'", "ask"),
+    ("heredoc-delimiter-trailing-blank", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\nEOF \ncat '\nEOF\nrm x\n'", "ask"),
     ("heredoc-escaped-subst-is-text", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\na \\$(rm x) ) b $ c\nEOF", "allow"),
     ("heredoc-double-backslash-subst", RM, "cat <<EOF\na \\\\$(rm x)\nEOF", "deny"),
     ("heredoc-skipped-in-subst", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\n$(ls;\\ x)\nEOF", "ask"),

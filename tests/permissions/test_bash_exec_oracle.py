@@ -35,7 +35,7 @@ BASH = "/bin/bash"
 BWRAP = "/usr/bin/bwrap"
 STUBS = {"qa": 0, "qb": 1, "qc": 0}  # name → exit status (qb fails: `while qb` ends)
 RUNNERS = ("nohup",)  # stubs named like wrappers: log, then run their arguments
-EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "400"))
 TIMEOUT = 3.0
 
 pytestmark = pytest.mark.skipif(not os.path.exists(BASH), reason="needs /bin/bash")
@@ -45,7 +45,7 @@ BODIES = [
     "\\$(qc)", "$ (qc)", "$( qc )", "'$(qc)'", '"$(qc)"', "$(qa)$(qc)", "$(qa $(qc))", "x $(( 2 ))",
     "$(case x in x) qc;; esac)", "${x:-`qc`}", "plain text", "$(qa)", "\\`qc\\`", "$(qa\nqc)",
     "${x#$(qc)}", "$'$(qc)'", "$(qa) )", "$(qa) $ ( )", "\t$(qc)", "$(<x)", "${x[$(qc)]}",
-    "$(echo ')')$(qc)", "$(# )\nqc)", "\\\n$(qc)", "$(qa <<E\n$(qc)\nE\n)", "$((1)); qc)", "$((qc))", "$( (qc) )", "EOF ", " EOF", "\tEOF",
+    "$(echo ')')$(qc)", "$(# )\nqc)", "\\\n$(qc)", "$(qa <<E\n$(qc)\nE\n)", "$((1)); qc)", "$((qc))", "$( (qc) )", "EOF ", " EOF", "\tEOF", " EOF\nqa '", "EOF \nqa \"",
     "EOFX", "$(qa)EOF", "EOF)", "\\\\$(qc)", "\\`qc`", "$'\\'$(qc)'", "${x:-'$(qc)'}", "${x:-\"$(qc)\"}",
 ]
 DELIMS = ["EOF", "'EOF'", '"EOF"', "\\EOF", "E\"O\"F", "-EOF", "-'EOF'", " EOF", "E'O'F", "EO\\F"]
@@ -262,6 +262,9 @@ ROWS = [
     "coproc qa { qc; }",
     "! { qc; }",
     "time -p if qc; then :; fi",
+    "qa <<EOF\n EOF\nqa '\nEOF\nqc\n'",  # tree-sitter ends the heredoc at " EOF", bash does not
+    "qa <<EOF\nx\nEOF \nqa '\nEOF\nqc\n'",
+    "qa <<-EOF\n \tEOF\nqa '\nEOF\nqc\n'",
 ]
 
 
