@@ -20,6 +20,10 @@ _QUOTES = "'\"\\"
 _DQ_ESCAPES = '$`"\\'
 _PLAIN_CHILDREN = frozenset({"heredoc_content"})
 _BODY_MARKS = ("$(", "$[", "`")
+_STATEMENTS = frozenset({"pipeline", "list", "command", "redirected_statement", "subshell",
+                         "compound_statement", "negated_command", "if_statement", "while_statement",
+                         "for_statement", "case_statement", "test_command", "declaration_command",
+                         "variable_assignment", "variable_assignments", "unset_command"})
 _ARITHMETIC = "0123456789+-*/%<>=!&|^~() \t"
 
 
@@ -28,6 +32,7 @@ def read_heredoc(walker: Any, node: Node) -> None:
     of an unquoted body, and a problem when bash may end it elsewhere or run unseen code."""
     start = body = end = None
     dashed = False
+    statements: list[Node] = []
     for child in node.children:
         kind = child.type
         if kind == "heredoc_start":
@@ -40,8 +45,12 @@ def read_heredoc(walker: Any, node: Node) -> None:
             walker._redirect(child)
         elif kind == "<<-":
             dashed = True
-        elif child.is_named:
+        elif kind in _STATEMENTS:  # `cat <<EOF | sh`: tree-sitter puts `| sh` in the redirect
+            statements.append(child)
+        elif child.is_named and kind != "comment":
             walker.out.problems.append(f"unsupported heredoc part: {kind}")
+    for statement in statements:
+        walker.walk(statement)
     if start is None or end is None:
         walker.out.problems.append("a heredoc without a delimiter")
         return

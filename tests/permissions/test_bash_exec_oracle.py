@@ -70,10 +70,11 @@ def heredoc(draw) -> str:
     if delim.startswith("-"):
         body = "\t" + body.replace("\n", "\n\t")
     program = draw(st.sampled_from(["qa", "qb", "echo", ":", "f", "$(qa", "x=$(qa"]))
-    after = draw(st.sampled_from(["", "; qb", " | qb", " && qa", " <<A", ")", " $(qc)", " `qc`", " >x"]))
+    after = draw(st.sampled_from(["", "; qb", " | qb", " && qa", " <<A", ")", " $(qc)", " `qc`", " >x",
+                                  " | qc", " || qc", " & qc", " |& { qc; }", " # c", " && qa <<B"]))
     text = f"{program} <<{delim}{after}\n{body}\n{word}\n"
-    if after == " <<A":
-        text += draw(st.sampled_from(BODIES)) + "\nA\n"
+    if after.endswith(("<<A", "<<B")):
+        text += draw(st.sampled_from(BODIES)) + "\n" + after[-1] + "\n"
     return text
 
 
@@ -265,6 +266,9 @@ ROWS = [
     "qa <<EOF\n EOF\nqa '\nEOF\nqc\n'",  # tree-sitter ends the heredoc at " EOF", bash does not
     "qa <<EOF\nx\nEOF \nqa '\nEOF\nqc\n'",
     "qa <<-EOF\n \tEOF\nqa '\nEOF\nqc\n'",
+    "qa <<EOF | qb\n$(qc)\nEOF",  # statements tree-sitter puts inside the heredoc redirect
+    "qa <<'EOF' && qc\nx\nEOF",
+    "qa <<EOF |& qc $(qb)\nx\nEOF",
 ]
 
 
