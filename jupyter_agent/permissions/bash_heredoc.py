@@ -51,6 +51,8 @@ def read_heredoc(walker: Any, node: Node) -> None:
             walker.out.problems.append(f"unsupported heredoc part: {kind}")
     for statement in statements:
         walker.walk(statement)
+        if _has_heredoc(statement):  # `a <<X && b <<Y`: tree-sitter swaps the two bodies
+            walker.out.problems.append("two heredocs started on one line")
     if start is None or end is None:
         walker.out.problems.append("a heredoc without a delimiter")
         return
@@ -64,6 +66,16 @@ def read_heredoc(walker: Any, node: Node) -> None:
                 walker.words.read(child)
     if problem is not None:
         walker.out.problems.append(problem)
+
+
+def _has_heredoc(node: Node) -> bool:
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if node.type == "heredoc_redirect":
+            return True
+        stack.extend(node.children)
+    return False
 
 
 def _end_line_problem(end: Node, dashed: bool) -> str | None:

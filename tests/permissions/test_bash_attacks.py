@@ -109,6 +109,8 @@ ROWS = [
      "cat <<EOF | kubectl apply -f -\nkind: Pod\nEOF", "allow"),
     ("heredoc-then-pipe-denied", RM, "cat <<EOF | rm x\nhi\nEOF", "deny"),
     ("heredoc-then-and-denied", RM, "cat <<'EOF' && rm x\nhi\nEOF", "deny"),
+    ("heredoc-two-on-one-line", {"allow": ("Bash(cat:*)",)},
+     "cat <<EOF && cat <<B\nx\nEOF\ny\nB\ncat <<EOF | rm x\nz\nEOF\n", "ask"),
     ("heredoc-python-dash", {"allow": ("Bash(python:*)",)}, "python - <<'EOF'\nprint(1)\nEOF", "allow"),
     ("heredoc-dash-subst", RM, "cat - <<EOF\n$(rm x)\nEOF", "deny"),
     ("heredoc-arithmetic-numbers", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\nn=$((1+2*3))\nEOF", "allow"),

@@ -269,6 +269,7 @@ ROWS = [
     "qa <<EOF | qb\n$(qc)\nEOF",  # statements tree-sitter puts inside the heredoc redirect
     "qa <<'EOF' && qc\nx\nEOF",
     "qa <<EOF |& qc $(qb)\nx\nEOF",
+    "qa << EOF && qa <<B\nx\nEOF\ny\nB\nqa << EOF | qb\nz\nEOF\n",  # tree-sitter swaps the bodies
 ]
 
 
