@@ -29,7 +29,7 @@ EXAMPLES = int(os.environ.get("WRITE_ORACLE_EXAMPLES", "200"))
 pytestmark = pytest.mark.skipif(not os.path.exists(BASH), reason="needs /bin/bash")
 
 WRITERS = ["echo x >", "echo x >>", "echo x &>", "ls >", "echo x >|", "echo x 2>", "cat a.txt >", "echo x 1>",
-           "printf y >", "echo x >&2 2>"]
+           "printf y >", "echo x >&2 2>", "cd", "pushd", "cd -P", "cd .. && cd"]
 TARGETS = [
     "out.txt", "./out.txt", "sub/../out.txt", "sub/new.txt", "../outside/x", "../outside/data.txt",
     "/tmp/../{root}/outside/x", "link-out", "linkdir/x", "linkdir/../x", "sub/../../outside/y",
