@@ -141,6 +141,8 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             return out
         if wrapper.always_ask:
             out.ask_reason = wrapper.always_ask
+        elif out.appends_args:  # `… | xargs xargs -a f`: stdin's words land among its options
+            out.ask_reason = f"xargs hands words from stdin to {name}, where they may be options"
         rest = _strip_options(name, wrapper, current[1:], out)
         if rest is None:
             out.ask_reason = out.ask_reason or f"could not understand the options of {name}"

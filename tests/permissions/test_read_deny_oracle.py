@@ -41,6 +41,7 @@ PROGRAMS = [
     "strings", "cut -c1-40", "rev", "tac", "paste", "fold", "wc", "diff /dev/null", "comm - ",
     "jq -R .", "sed -n p", "xargs echo", "xargs -a", "grep -f", "git cat-file -p",
     "git grep -h TOKEN", "ls", "file", "md5sum", "stat -c %s", "du --files0-from", "wc --files0-from",
+    "cd", "cd -P", "pushd", "cd sub && cat", "cd sub && cat ../",
 ]
 NAMES = [
     ".env", "./.env", "sub/../.env", "env-link", "sub/link-up", ".e*", ".e?v", ".[e]nv", ".[!x]nv",
@@ -50,7 +51,7 @@ NAMES = [
     "/proc/self/cwd/.env", "-- .env", ".env/", "./sub/../.e*", "~+/.env", "~0/.env", "~+0/.env",
     "$'.env'", "$'\\x2eenv'", "'.e'\"nv\"", "././/.env", "sub/../env-link", "$(printf .env)",
     "\"$PWD\"/.env", "{a.txt,.env}", ".[[:alpha:]]nv", ".[\\e]nv", "-a.env", "--arg-file=.env",
-    "--files0-from=.env", "--from-file=.env", ":0:.env",
+    "--files0-from=.env", "--from-file=.env", ":0:.env", "sub", "..", "linkdir", "sub/link-up/..",
 ]
 JOINS = [" ", " | ", " && ", "; ", " | xargs ", " < "]
 

@@ -71,6 +71,12 @@ ROWS = [
     ("xargs-arg-file-outside", {}, "xargs -a /etc/hostname echo", "ask"),
     ("xargs-arg-file-dynamic", {}, "xargs -a $F echo", "ask"),
     ("xargs-arg-file-inside", {}, "xargs -a a.py echo", "allow"),
+    # words from stdin land among the options of a wrapper xargs runs (found by the read oracle)
+    ("xargs-xargs-options", {"deny": ("Read(./.env)",)}, "echo -a.env | xargs xargs -a x", "ask"),
+    ("xargs-xargs", {}, "ls | xargs xargs", "ask"),
+    ("xargs-env", {}, "ls | xargs env", "ask"),
+    ("xargs-nice", {}, "ls | xargs nice", "ask"),
+    ("xargs-echo", {}, "ls | xargs echo", "allow"),
 ]
 
 
