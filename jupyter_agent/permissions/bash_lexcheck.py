@@ -44,7 +44,7 @@ def skipped_text(root: Node, data: bytes) -> str | None:
             if start > covered:
                 gaps.append(data[covered:start])
             covered = max(covered, node.end_byte)
-            if node.type == "heredoc_body" and _body_gap(node, data):
+            if node.child_count and node.type == "heredoc_body" and _body_gap(node, data):
                 return "(inside a heredoc substitution)"
         else:
             stack.extend(reversed(node.children))
@@ -67,7 +67,7 @@ def covered_through(node: Node, source: str, covered: int) -> int:
             if start > covered and source[covered:start].strip(" \t\n"):
                 return -1
             covered = max(covered, node.end_byte)
-            if node.type == "heredoc_body" and _body_gap(node, source):
+            if node.child_count and node.type == "heredoc_body" and _body_gap(node, source):
                 return -1
         else:
             stack.extend(reversed(node.children))
@@ -90,7 +90,7 @@ def _subtree_gap(node: Node, data: bytes | str) -> bool:
             if start > covered and data[covered:start].strip(blank):  # type: ignore[arg-type]
                 return True
             covered = max(covered, node.end_byte)
-            if node.type == "heredoc_body" and _body_gap(node, data):
+            if node.child_count and node.type == "heredoc_body" and _body_gap(node, data):
                 return True
         else:
             stack.extend(reversed(node.children))
