@@ -128,7 +128,10 @@ async def test_a_daemon_started_by_a_finished_command_is_left_alone(tmp_path, ap
     own may leave a daemon it meant to start (``setsid server &``)."""
     ctx = bash_context(tmp_path)
     mark = token()
-    outcome = await bash(ctx, approve, f"setsid sleep {mark} & echo started")
+    ready = tmp_path / "detached"  # written after setsid() ran: the daemon has left the group
+    command = (f"setsid sh -c 'echo $$ > {ready}; exec sleep {mark}' & "
+               f"while [ ! -s {ready} ]; do sleep 0.01; done; echo started")
+    outcome = await bash(ctx, approve, command)
     try:
         assert outcome.text == "started"
         assert await eventually(lambda: len(live_with(mark)) == 1)
