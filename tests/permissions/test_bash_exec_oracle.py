@@ -58,6 +58,7 @@ TOKENS = [
     "f", "$((", "))", "10#", "$[", "]", "while qb; do ", "until qa; do ", "$x ", "\"$x\"", "$v",
     "$(qc)", "`qc`", "<<'EOF'", "<<\"EOF\"", "<<-", "\\\n", "$'qc'", "q\\c", "'qc'", "declare ",
     "local ", "readonly ", "typeset ", "x[", "$(qa)", ":", "true", "echo ", "printf %s ",
+    "{qa;}", "{", "\u00a0", ">|", "2>&-", "((", '$"', "qa=1 ", "select v in qc; do ", "function f { ",
 ]
 
 
