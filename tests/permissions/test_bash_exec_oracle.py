@@ -8,7 +8,8 @@ line (generated from a token vocabulary, or one of the fixed rows below):
 1. allowed with ``Bash(qa:*)``, ``Bash(qb:*)`` as the only allow rules → bash ran only qa/qb;
 2. bash ran ``qc`` → not allowed with ``Bash(qc:*)`` denied (deny or ask);
 3. the analysis has no problems → every program bash ran is one of the analyzer's commands
-   (or the analyzer saw a program name it cannot know or a command that always asks).
+   (or the analyzer saw a program name it cannot know or a command that always asks);
+4. called read-only (``is_read_only_command``) → bash ran no stub at all.
 
 Raise ``ORACLE_EXAMPLES`` (e.g. 20000) to hunt for holes; CI runs a fixed, derandomized set.
 """
@@ -27,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_agent.core.permission_types import PermissionAllow
-from jupyter_agent.permissions.bash import check_bash_permission
+from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_command
 from jupyter_agent.permissions.bash_analysis import analyze_uncached
 from tests.permissions.tools import make_ctx
 
@@ -199,14 +200,15 @@ def _analyzer_programs(line: str) -> tuple[list[str], set[str], bool]:
 
 
 def check_line(oracle: Oracle, line: str) -> None:
-    """The three invariants of the module docstring for one line (bash runs only if needed)."""
+    """The invariants of the module docstring for one line (bash runs only if needed)."""
     oracle.work.mkdir(exist_ok=True)
     allowed = check_bash_permission(line, _ctx(oracle, allow=("Bash(qa:*)", "Bash(qb:*)")))
     denied = check_bash_permission(line, _ctx(oracle, deny=("Bash(qc:*)",)))
     problems, names, unknown = _analyzer_programs(line)
+    read_only = is_read_only_command(line, _ctx(oracle))
     if not isinstance(allowed, PermissionAllow) and not isinstance(denied, PermissionAllow) and (
         problems or unknown
-    ):
+    ) and not read_only:
         return  # nothing bash does could break an invariant
     ran = oracle.run(line)
     if ran is None:
@@ -217,6 +219,8 @@ def check_line(oracle: Oracle, line: str) -> None:
         assert not isinstance(denied, PermissionAllow), (line, ran, "allowed with qc denied")
     if not problems and not unknown:
         assert set(ran) <= names, (line, ran, sorted(names), "ran a program the analyzer missed")
+    if read_only:  # the stubs are no read-only programs
+        assert ran == [], (line, ran, "called read-only")
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
