@@ -19,7 +19,7 @@ from .bash_words import Node, Word, WordReader, make_word
 _QUOTES = "'\"\\"
 _DQ_ESCAPES = '$`"\\'
 _PLAIN_CHILDREN = frozenset({"heredoc_content"})
-_BODY_MARKS = ("$(", "$[", "`")
+_BODY_MARKS = (b"$(", b"$[", b"`")
 _STATEMENTS = frozenset({"pipeline", "list", "command", "redirected_statement", "subshell",
                          "compound_statement", "negated_command", "if_statement", "while_statement",
                          "for_statement", "case_statement", "test_command", "declaration_command",
@@ -60,7 +60,7 @@ def read_heredoc(walker: Any, node: Node) -> None:
     body_text = walker.text(body) if body is not None else ""
     problem = end_problem(text, body_text, walker.text(end), dashed) or _end_line_problem(end, dashed)
     if problem is None and body is not None and not any(q in text for q in _QUOTES):
-        problem = body_problem(body, body_text)
+        problem = body_problem(body)
         for child in body.named_children:
             if child.type not in _PLAIN_CHILDREN and not _number_arithmetic(walker.text(child)):
                 walker.words.read(child)
@@ -149,48 +149,49 @@ def end_problem(start: str, body: str, end: str, dashed: bool) -> str | None:
     return None
 
 
-def body_problem(body: Node, text: str) -> str | None:
+def body_problem(body: Node) -> str | None:
     """Code in an unquoted body that tree-sitter left as plain text (``None``: none found).
 
-    ``text`` is the body's text; the parts outside its expansion children are plain text, where
-    an unescaped ``$(``, ``$[`` or backtick means bash runs something we did not see.  A
-    backtick inside an expansion child is not analyzed either (tree-sitter reads the heredoc's
-    backticks as text).
+    The parts of the body outside its expansion children are plain text, where an unescaped
+    ``$(``, ``$[`` or backtick means bash runs something we did not see.  A backtick inside an
+    expansion child is not analyzed either (tree-sitter reads the heredoc's backticks as text).
+    Works on the body's bytes (node offsets are byte offsets).
     """
+    data = body.text
     base = body.start_byte
     plain_from = 0
     for child in body.named_children:
         if child.type in _PLAIN_CHILDREN:
             continue
         start, end = child.start_byte - base, child.end_byte - base
-        if _live_mark(text, plain_from, start):
+        if _live_mark(data, plain_from, start):
             return "a substitution inside a heredoc was not understood"
-        if "`" in text[start:end]:
+        if b"`" in data[start:end]:
             return "backticks inside a heredoc are not analyzed"
         plain_from = max(plain_from, end)
-    if _live_mark(text, plain_from, len(text)):
+    if _live_mark(data, plain_from, len(data)):
         return "a substitution inside a heredoc was not understood"
     return None
 
 
-def _live_mark(text: str, start: int, end: int) -> bool:
-    """An unescaped ``$(``, ``$[`` or backtick in ``text[start:end]``."""
-    segment = text[start:end]
-    if "$" not in segment and "`" not in segment:
+def _live_mark(data: bytes, start: int, end: int) -> bool:
+    """An unescaped ``$(``, ``$[`` or backtick in ``data[start:end]``."""
+    segment = data[start:end]
+    if b"$" not in segment and b"`" not in segment:
         return False
     for mark in _BODY_MARKS:
         at = segment.find(mark)
         while at >= 0:
-            if not _escaped(text, start + at):
+            if not _escaped(data, start + at):
                 return True
             at = segment.find(mark, at + 1)
     return False
 
 
-def _escaped(text: str, at: int) -> bool:
-    """An odd number of backslashes right before ``text[at]``."""
+def _escaped(data: bytes, at: int) -> bool:
+    """An odd number of backslashes right before ``data[at]``."""
     count = 0
-    while at - count - 1 >= 0 and text[at - count - 1] == "\\":
+    while at - count - 1 >= 0 and data[at - count - 1] == 92:  # b"\\"
         count += 1
     return count % 2 == 1
 

@@ -47,7 +47,7 @@ BODIES = [
     "$(case x in x) qc;; esac)", "${x:-`qc`}", "plain text", "$(qa)", "\\`qc\\`", "$(qa\nqc)",
     "${x#$(qc)}", "$'$(qc)'", "$(qa) )", "$(qa) $ ( )", "\t$(qc)", "$(<x)", "${x[$(qc)]}",
     "$(echo ')')$(qc)", "$(# )\nqc)", "\\\n$(qc)", "$(qa <<E\n$(qc)\nE\n)", "$((1)); qc)", "$((qc))", "$( (qc) )", "EOF ", " EOF", "\tEOF", " EOF\nqa '", "EOF \nqa \"",
-    "EOFX", "$(qa)EOF", "EOF)", "\\\\$(qc)", "\\`qc`", "$'\\'$(qc)'", "${x:-'$(qc)'}", "${x:-\"$(qc)\"}",
+    "EOFX", "$(qa)EOF", "EOF)", "\\\\$(qc)", "\\`qc`", "$'\\'$(qc)'", "${x:-'$(qc)'}", "${x:-\"$(qc)\"}", "\u00e9\u00e9 $(qa) \\$(qc) `qc`",
 ]
 DELIMS = ["EOF", "'EOF'", '"EOF"', "\\EOF", "E\"O\"F", "-EOF", "-'EOF'", " EOF", "E'O'F", "EO\\F"]
 TOKENS = [
@@ -60,6 +60,7 @@ TOKENS = [
     "$(qc)", "`qc`", "<<'EOF'", "<<\"EOF\"", "<<-", "\\\n", "$'qc'", "q\\c", "'qc'", "declare ",
     "local ", "readonly ", "typeset ", "x[", "$(qa)", ":", "true", "echo ", "printf %s ",
     "{qa;}", "{", "\u00a0", ">|", "2>&-", "((", '$"', "qa=1 ", "select v in qc; do ", "function f { ",
+    "\u00e9", "x\u00e9 ",
 ]
 
 
