@@ -11,9 +11,8 @@ import pytest
 
 from jupyter_agent.permissions.bash_readonly import check_read_only
 from jupyter_agent.permissions.bash_words import Word
-from jupyter_agent.permissions.decide import has_permission_to_use_tool
 from tests.permissions.conftest import verdict_name
-from tests.permissions.tools import BashLike, make_ctx
+from tests.permissions.tools import decide_bash, make_ctx
 
 ROWS = [
     ("set-k-then-preload", "set -k; cat LD_PRELOAD=/tmp/x.so a.py", "ask"),
@@ -48,8 +47,7 @@ ROWS = [
 @pytest.mark.parametrize(("command", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
 async def test_environment_change_rows(world, command, expected):
     ctx = make_ctx(world.project, allow=("Bash(echo:*)", "Bash(cd:*)"))
-    tool = BashLike()
-    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+    verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, verdict
 
 

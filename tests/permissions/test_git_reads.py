@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from jupyter_agent.permissions.bash_git import object_path, top_level
-from jupyter_agent.permissions.decide import has_permission_to_use_tool
 from tests.permissions.conftest import verdict_name
-from tests.permissions.tools import BashLike, make_ctx
+from tests.permissions.tools import decide_bash, make_ctx
 
 ENV = ("Read(./.env)",)
 
@@ -38,15 +37,13 @@ ROWS = [
 @pytest.mark.parametrize(("deny", "command", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
 async def test_git_read_rows(world, deny, command, expected):
     ctx = make_ctx(world.project, deny=deny)
-    tool = BashLike()
-    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+    verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, verdict
 
 
 async def test_from_a_subfolder_the_path_is_also_read_from_the_top_level(world):
     ctx = make_ctx(world.project, deny=ENV, cwd=world.project / "sub")
-    tool = BashLike()
-    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command="git show HEAD:.env"), ctx)
+    verdict = await decide_bash(ctx, "git show HEAD:.env")
     assert verdict_name(verdict) == "deny"
     assert "HEAD:.env" in verdict.message and "Read(./.env)" in verdict.message
 

@@ -12,9 +12,8 @@ import pytest
 
 from jupyter_agent.permissions.bash_parse import parse_uncached
 from jupyter_agent.permissions.bash_paths import _globs_like_bash
-from jupyter_agent.permissions.decide import has_permission_to_use_tool
 from tests.permissions.conftest import verdict_name
-from tests.permissions.tools import BashLike, make_ctx
+from tests.permissions.tools import decide_bash, make_ctx
 
 ENV = ("Read(./.env)",)
 
@@ -47,8 +46,7 @@ ROWS = [
 @pytest.mark.parametrize(("command", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
 async def test_glob_rows(world, command, expected):
     ctx = make_ctx(world.project, deny=ENV)
-    tool = BashLike()
-    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+    verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, verdict
 
 

@@ -6,9 +6,8 @@ import pytest
 
 from jupyter_agent.permissions.bash_readonly import check_read_only
 from jupyter_agent.permissions.bash_words import Word
-from jupyter_agent.permissions.decide import has_permission_to_use_tool
 from tests.permissions.conftest import verdict_name
-from tests.permissions.tools import BashLike, make_ctx
+from tests.permissions.tools import decide_bash, make_ctx
 
 ENV = ("Read(./.env)",)
 
@@ -48,8 +47,7 @@ ROWS = [
 @pytest.mark.parametrize(("command", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
 async def test_option_file_rows(world, command, expected):
     ctx = make_ctx(world.project, deny=ENV)
-    tool = BashLike()
-    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+    verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, verdict
 
 
@@ -91,6 +89,5 @@ WRITERS = ("Bash(git diff:*)", "Bash(sort:*)", "Bash(cp:*)")
 )
 async def test_protected_paths_inside_option_words_of_allowed_commands(world, mode, command, expected):
     ctx = make_ctx(world.project, deny=ENV, allow=WRITERS, mode=mode)
-    tool = BashLike()
-    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+    verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, verdict

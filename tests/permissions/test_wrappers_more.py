@@ -12,9 +12,8 @@ from __future__ import annotations
 import pytest
 
 from jupyter_agent.permissions.bash_analysis import analyze_uncached
-from jupyter_agent.permissions.decide import has_permission_to_use_tool
 from tests.permissions.conftest import verdict_name
-from tests.permissions.tools import BashLike, make_ctx
+from tests.permissions.tools import decide_bash, make_ctx
 
 RM = {"deny": ("Bash(rm:*)",)}
 PYTEST = {"allow": ("Bash(pytest:*)",)}
@@ -83,8 +82,7 @@ ROWS = [
 @pytest.mark.parametrize(("settings", "command", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
 async def test_wrapper_rows(world, settings, command, expected):
     ctx = make_ctx(world.project, allow=settings.get("allow", ()), deny=settings.get("deny", ()))
-    tool = BashLike()
-    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+    verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, verdict
 
 

@@ -9,10 +9,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from jupyter_agent.core.context import AppState, ToolUseContext, ToolUseOptions
-from jupyter_agent.core.permission_types import PermissionPassthrough, ToolPermissionContext
+from jupyter_agent.core.permission_types import (
+    PermissionDecision,
+    PermissionPassthrough,
+    ToolPermissionContext,
+)
 from jupyter_agent.core.result import ToolResult
 from jupyter_agent.core.tool import Tool
 from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_command
+from jupyter_agent.permissions.decide import has_permission_to_use_tool
 from jupyter_agent.permissions.filesystem import check_read_permission, check_write_permission
 
 
@@ -146,3 +151,9 @@ def make_ctx(
     )
     ctx.set_app_state(lambda s: AppState(tool_permission_context=pc))
     return ctx
+
+
+async def decide_bash(ctx: ToolUseContext, command: str) -> PermissionDecision:
+    """The whole pipeline's decision on one Bash command line (as ``run_tool_use`` asks it)."""
+    tool = BashLike()
+    return await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
