@@ -42,6 +42,9 @@ PROGRAMS = [
     "jq -R .", "sed -n p", "xargs echo", "xargs -a", "grep -f", "git cat-file -p",
     "git grep -h TOKEN", "ls", "file", "md5sum", "stat -c %s", "du --files0-from", "wc --files0-from",
     "cd", "cd -P", "pushd", "cd sub && cat", "cd sub && cat ../",
+    "head -c 100", "tail -c 50", "cut -f1", "column -t", "cmp -l", "expand", "fmt", "grep -o .",
+    "grep -c S", "grep -rl S", "rg -uu -N S", "rg --no-ignore --hidden -N S", "rg -N S", "find . -name",
+    "du -a", "sort -u", "uniq -c", "diff -r .", "xxd -p", "od -An -c", "readlink -f", "rev <",
 ]
 NAMES = [
     ".env", "./.env", "sub/../.env", "env-link", "sub/link-up", ".e*", ".e?v", ".[e]nv", ".[!x]nv",
