@@ -32,10 +32,6 @@ _EXTRA_FORM_PROGRAMS = frozenset({"find", "fd", "git"})  # and names with a slas
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"})  # an extra form, a cd target
 _NOT_READ_ONLY = ReadOnlyCheck(False)
 _READ_ONLY = ReadOnlyCheck(True)
-_TWO_WORD_PROGRAMS = frozenset(
-    {"git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker",
-     "kubectl", "make", "conda", "mamba", "bun", "deno", "npx", "gh", "jupyter", "dotnet"}
-)
 
 
 @dataclass(slots=True)
@@ -289,16 +285,3 @@ def _exec_commands(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if current:
         out.append(tuple(current))
     return out
-
-
-def suggested_prefix(words: tuple[Word, ...]) -> str | None:
-    """``pytest -q tests`` → ``pytest``; ``git push origin`` → ``git push``."""
-    if not words or words[0].literal is None:
-        return None
-    program = words[0].literal
-    if "/" in program:
-        return None
-    second = words[1].literal if len(words) > 1 else None
-    if program in _TWO_WORD_PROGRAMS and second and not second.startswith("-") and "/" not in second:
-        return f"{program} {second}"
-    return program
