@@ -248,7 +248,7 @@ def _extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     return extra
 
 
-_GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
+GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
                                     "--config-env", "--super-prefix"})
 
 
@@ -259,7 +259,7 @@ def _git_without_global_options(form: tuple[Word, ...]) -> tuple[Word, ...] | No
     i = 1
     while i < len(form) and (form[i].literal or "").startswith("-"):
         key = (form[i].literal or "").split("=", 1)[0]
-        i += 2 if key in _GIT_GLOBAL_WITH_VALUE and "=" not in (form[i].literal or "") else 1
+        i += 2 if key in GIT_GLOBAL_WITH_VALUE and "=" not in (form[i].literal or "") else 1
     if i == 1:
         return None
     if i > len(form):

@@ -13,13 +13,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from .bash_analysis import GIT_GLOBAL_WITH_VALUE
 from .bash_words import Word
 from .compiled import PathScope
 from .filesystem import read_deny_below
 from .paths import BadPath, resolve_below
-
-_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
-                                "--config-env", "--super-prefix"})
 
 
 def object_path(value: str) -> str | None:
@@ -43,7 +41,7 @@ def git_folder(words: Sequence[Word], cwd: str) -> tuple[str | None, str | None]
         value = words[i].literal
         if value is None or value[:1] != "-":
             break
-        if value in _GLOBAL_WITH_VALUE and i + 1 < len(words):
+        if value in GIT_GLOBAL_WITH_VALUE and i + 1 < len(words):
             target = words[i + 1].literal
             if value == "-C":
                 folder = _change_to(folder, target)
@@ -80,11 +78,11 @@ def git_read_checks(words: Sequence[Word], cwd: str, scope: PathScope) -> tuple[
     folder, sub = git_folder(words, cwd)
     if folder is None:
         return None, "git -C names a folder only known at run time"
-    top = top_level(folder) if sub == "grep" or any(_has_object_path(w) for w in words[1:]) else folder
-    for word in words[1:]:
-        path = object_path(word.literal or "")
-        if path is None:
-            continue
+    named = [(word, path) for word in words[1:] if (path := object_path(word.literal or "")) is not None]
+    if not named and sub != "grep":
+        return None, None
+    top = top_level(folder)
+    for word, path in named:
         for base in (folder,) if path.startswith(("./", "../")) else (folder, top):
             try:
                 lexical, real = resolve_below(path, base)
@@ -98,8 +96,3 @@ def git_read_checks(words: Sequence[Word], cwd: str, scope: PathScope) -> tuple[
         if rule is not None:
             return None, f"git grep searches {top}, where the rule {rule} denies reading"
     return None, None
-
-
-def _has_object_path(word: Word) -> bool:
-    value = word.literal
-    return value is not None and object_path(value) is not None

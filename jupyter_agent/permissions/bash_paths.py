@@ -16,6 +16,7 @@ from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
 from .bash_analysis import Analysis, CommandInfo
 from .bash_git import git_read_checks
+from .bash_readonly import option_values
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_words import Word
 from .compiled import PathScope
@@ -64,7 +65,7 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
         value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
         if not value:
             continue
-        for path in (value,) if value[0] != "-" else _option_values(value):
+        for path in (value,) if value[0] != "-" else option_values(value, None):
             for cwd in cwds:
                 resolved = _resolved(path, cwd, v)
                 if resolved is None:
@@ -77,14 +78,6 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
                 if rule is not None:
                     v.sticky.append(f"{info.text} names {path}, which the rule {rule} denies reading")
                     return
-
-
-def _option_values(option: str) -> list[str]:
-    """Paths an option word may carry: ``--name=VALUE``; ``-xVALUE`` for any letter x."""
-    if option[:2] == "--":
-        value = option.partition("=")[2]
-        return [value] if value else []
-    return [option[i:] for i in range(2, len(option))]
 
 
 def _resolved(value: str, cwd: str, v: Verdict) -> tuple[str, str] | None:

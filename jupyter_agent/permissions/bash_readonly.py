@@ -231,20 +231,28 @@ def _attached_path(spec: Spec, option: str, found: list[Word] | None) -> list[Wo
     """Add the file an option word names by itself to ``found``: ``--files0-from=F``,
     ``--file=F`` (any long option's value may be a file), ``-fF`` / ``-rfF`` for the
     program's short file options."""
-    value = None
-    if option[1] == "-":
-        value = option.partition("=")[2]
-    elif spec.file_letters:
-        for i in range(1, len(option) - 1):
-            if option[i] in spec.file_letters:
-                value = option[i + 1:]
-                break
-    if not value:
+    values = option_values(option, spec.file_letters)
+    if not values:
         return found
     if found is None:
         found = []
-    found.append(Word(value))
+    found.extend([Word(value) for value in values])
     return found
+
+
+def option_values(option: str, letters: frozenset[str] | None) -> list[str]:
+    """Values an option word carries by itself: ``--name=VALUE``; in a short cluster, the tail
+    after the first letter in ``letters`` (``-fFILE``, ``-rfFILE``), or every tail when
+    ``letters`` is None (any letter may take a value)."""
+    if option[1:2] == "-":
+        value = option.partition("=")[2]
+        return [value] if value else []
+    if letters is None:
+        return [option[i:] for i in range(2, len(option))]
+    for i in range(1, len(option) - 1):
+        if option[i] in letters:
+            return [option[i + 1:]]
+    return []
 
 
 def _option_ok(spec: Spec, option: str) -> bool:
