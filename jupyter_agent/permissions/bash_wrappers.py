@@ -8,7 +8,7 @@ ask; when their payload is a literal it is handed back as a script to analyze fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .bash_words import Word
 
@@ -24,16 +24,13 @@ class _Wrapper:
 
 
 def _w(
-    args: str = "", flags: str | None = "", positional: int = 0, ask: str | None = None, shell: str = ""
+    args: str = "", flags: str | None = "", positional: int = 0, ask: str | None = None, shell: str = "",
+    files: str = "",
 ) -> _Wrapper:
     return _Wrapper(
         frozenset(args.split()), None if flags is None else frozenset(flags.split()), positional, ask,
-        frozenset(shell.split()),
+        frozenset(shell.split()), frozenset(files.split()),
     )
-
-
-def _w_files(files: str, *args: str, **kw: object) -> _Wrapper:
-    return replace(_w(*args, **kw), file_options=frozenset(files.split()))  # type: ignore[arg-type]
 
 
 WRAPPERS: dict[str, _Wrapper] = {
@@ -48,11 +45,11 @@ WRAPPERS: dict[str, _Wrapper] = {
     "command": _w("", "-p"),
     "exec": _w("-a", "-c -l"),
     "stdbuf": _w("-i -o -e --input --output --error"),
-    "xargs": _w_files(
-        "-a --arg-file",
+    "xargs": _w(
         "-I -L -n -P -s -d -a -E --max-args --max-procs --max-chars --delimiter --arg-file "
         "--eof --replace --max-lines",
         "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit --open-tty",
+        files="-a --arg-file",
     ),
     "env": _w("-u --unset", "-i --ignore-environment -0 --null -"),
     "sudo": _w("-u -g -C -D -h -p -r -t -U -T --user --group --chdir --prompt", None,
@@ -257,13 +254,7 @@ def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
             continue
         break
     if has_c:
-        out.ask_reason = f"{words[0].text} -c runs a string as shell code"
-        if i < len(args):
-            script = args[i]
-            if script.literal is not None:
-                out.scripts.append(script.literal)
-            else:
-                out.ask_reason = "a shell running a string only known at run time"
+        _shell_string(words[0].text, tuple(args[i:i + 1]), out)
 
 
 def _file_option(wrapper: _Wrapper, option: tuple[Word, ...], out: Unwrapped) -> None:
