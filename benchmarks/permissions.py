@@ -28,6 +28,7 @@ from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_c
 from jupyter_agent.permissions.bash_rules import compile_bash_pattern  # noqa: E402
 from jupyter_agent.permissions.compiled import combined_regex  # noqa: E402
 from jupyter_agent.permissions.decide import has_permission_to_use_tool  # noqa: E402
+from jupyter_agent.permissions.rules import parse_rule_or_none  # noqa: E402
 
 GOAL = 2.0
 FILES = ["src/app.py", "tests/test_app.py", "README.md", "setup.cfg", "notebooks/a.ipynb", "data/x.csv"]
@@ -150,7 +151,7 @@ def main() -> None:
     for c in cmds[:50]:  # warm up imports and code paths
         _parse(c)
         _cold_decision(tool, c, ctx)
-    allow = combined_regex(compile_bash_pattern(r[5:-1]) for r in RULES)
+    allow = combined_regex(compile_bash_pattern(parse_rule_or_none(r).content) for r in RULES)
     parse_times, walk_times, skeleton_times, decide_times, warm_times = [], [], [], [], []
     for c in cmds:  # side by side, interleaved
         parse_times.append(_time(_parse, c))
