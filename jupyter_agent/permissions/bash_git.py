@@ -1,11 +1,15 @@
-"""Git commands that read files under other names: ``git show HEAD:.env`` and ``git grep``.
+"""Git commands that read files under other names: ``git show HEAD:.env``, ``git grep`` and
+the patches of ``git diff`` / ``git show`` / ``git log -p``.
 
 A read-only git command may name a file inside a revision: ``REV:path``, ``:path`` (the index)
 or ``:N:path`` (a merge stage).  Git reads ``path`` from the repository's top-level folder
 unless it starts with ``./`` or ``../`` (then from the current folder), so the path is checked
 against ``Read`` deny rules from both.  ``git grep`` reads every tracked file of the repository
 it may search, so, like ``grep -r``, it asks when a ``Read`` deny rule may match a file there.
-These checks run only when there are ``Read`` deny rules.
+A command that prints file contents from the repository (a patch, a blob, a stash) asks when a
+``Read`` deny rule covers a file the repository tracks (a committed ``.env``), or when the index
+cannot be read; ``git_contents.py`` tells which invocations print contents.  These checks run
+only when there are ``Read`` deny rules.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from .bash_analysis import GIT_GLOBAL_WITH_VALUE
 from .bash_words import Word
 from .compiled import PathScope
 from .filesystem import read_deny_below
+from .git_contents import shows_contents
+from .git_index import git_dir, tracked_paths
 from .paths import BadPath, resolve_below
 
 
@@ -79,7 +85,8 @@ def git_read_checks(words: Sequence[Word], cwd: str, scope: PathScope) -> tuple[
     if folder is None:
         return None, "git -C names a folder only known at run time"
     named = [(word, path) for word in words[1:] if (path := object_path(word.literal or "")) is not None]
-    if not named and sub != "grep":
+    contents = shows_contents(words)
+    if not named and sub != "grep" and not contents:
         return None, None
     top = top_level(folder)
     for word, path in named:
@@ -95,4 +102,42 @@ def git_read_checks(words: Sequence[Word], cwd: str, scope: PathScope) -> tuple[
         rule = read_deny_below(top, scope)
         if rule is not None:
             return None, f"git grep searches {top}, where the rule {rule} denies reading"
+    if contents:
+        return None, tracked_denied(top, scope)
     return None, None
+
+
+def tracked_denied(top: str, scope: PathScope) -> str | None:
+    """Why a command printing tracked files' contents in the work tree ``top`` must ask, if so."""
+    repo = git_dir(top)
+    if repo is None:
+        if os.path.lexists(os.path.join(top, ".git")):
+            return f"git's repository folder in {top} cannot be found"
+        return None  # not a repository: git prints nothing from one
+    tracked = tracked_paths(repo)
+    if tracked is None:
+        return f"git's index in {repo} cannot be read, so the files it tracks are unknown"
+    key = (top, tuple((text, tuple((p.root, p.text) for p in patterns)) for text, patterns in scope.read_deny))
+    memo = _TRACKED_MEMO.get(key)
+    if memo is None or memo[0] is not tracked:
+        memo = _TRACKED_MEMO[key] = (tracked, _first_denied(top, tracked, scope))
+        if len(_TRACKED_MEMO) > 64:
+            del _TRACKED_MEMO[next(iter(_TRACKED_MEMO))]
+    found = memo[1]
+    if found is None:
+        return None
+    path, rule = found
+    return f"git tracks {path}, which the rule {rule} denies reading, and this command prints tracked files' contents"
+
+
+_TRACKED_MEMO: dict[tuple[object, ...], tuple[tuple[str, ...], tuple[str, str] | None]] = {}
+
+
+def _first_denied(top: str, tracked: tuple[str, ...], scope: PathScope) -> tuple[str, str] | None:
+    base = top.rstrip("/") + "/"
+    for path in tracked:
+        full = base + path
+        rule = scope.read_denied(full, full)
+        if rule is not None:
+            return path, rule
+    return None

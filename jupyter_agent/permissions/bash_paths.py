@@ -21,6 +21,7 @@ from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_words import Word
 from .compiled import PathScope
 from .filesystem import read_deny_below, write_verdict
+from .git_contents import shows_contents
 from .paths import BadPath, ResolvedPath, local_path, protected_reason_of, relative_below, resolve_below
 
 TOOL_NAME = "Bash"
@@ -134,8 +135,8 @@ def path_checks(
 
 def _git_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
     texts = [w.text for w in words]
-    if "grep" not in texts and not any(":" in t for t in texts):
-        return  # no REV:path argument and no grep subcommand: nothing to check (most git lines)
+    if "grep" not in texts and not any(":" in t for t in texts) and not shows_contents(words):
+        return  # no REV:path, no grep, no patch or blob printed: nothing to check (most git lines)
     for cwd in cwds:
         deny, ask = git_read_checks(words, cwd, scope)
         if deny is not None:

@@ -1,0 +1,77 @@
+"""Which read-only git invocations print what tracked files contain.
+
+``git diff`` and ``git show`` print patches unless told to print only names or statistics;
+``git log`` and ``git stash show`` print them once asked to (``-p``); ``git cat-file`` prints
+objects; a pickaxe search (``-S``, ``-G``) tells whether a file ever contained a text, which is
+enough to recover a secret piece by piece.  Anything not known to keep contents out counts as
+printing them (fail closed): an option outside ``_QUIET``, a patch option, a ``show`` of a
+named object (it may be a blob).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .bash_analysis import GIT_GLOBAL_WITH_VALUE
+from .bash_words import Word
+
+# options that print names, statistics or commit data only, or pick which commits / files
+_QUIET_EXACT = frozenset({
+    "-s", "--no-patch", "--stat", "--numstat", "--shortstat", "--name-only", "--name-status",
+    "--summary", "--dirstat", "--raw", "--quiet", "--exit-code", "--oneline", "--graph",
+    "--decorate", "--no-decorate", "--all", "--branches", "--tags", "--remotes", "--reverse",
+    "--first-parent", "--no-merges", "--merges", "--abbrev-commit", "--no-abbrev-commit",
+    "--relative-date", "--color", "--no-color", "--cached", "--staged", "--follow", "--topo-order",
+    "--date-order", "--left-right", "--cherry-pick", "--boundary", "--no-renames", "--full-history",
+    "--ancestry-path", "-z", "--walk-reflogs", "-g", "--no-walk", "--source", "--parents",
+    "--children", "--compact-summary", "--no-ext-diff", "--no-textconv", "-n", "--max-count",
+    "--author", "--committer", "--since", "--until", "--after", "--before", "--skip", "--date",
+    "--format", "--pretty", "--abbrev", "-M", "-C", "-B", "--find-renames", "--find-copies",
+    "--diff-filter", "--grep", "--invert-grep", "--all-match", "-i", "--regexp-ignore-case",
+    "--max-parents", "--min-parents", "--not", "--",
+})
+_QUIET_PREFIXES = (
+    "--stat=", "--dirstat=", "--max-count=", "--author=", "--committer=", "--since=", "--until=",
+    "--after=", "--before=", "--skip=", "--date=", "--format=", "--pretty=", "--abbrev=",
+    "--decorate=", "--find-renames=", "--find-copies=", "--diff-filter=", "--grep=", "--color=",
+    "--max-parents=", "--min-parents=",
+)
+_NO_PATCH = frozenset({
+    "-s", "--no-patch", "--stat", "--numstat", "--shortstat", "--name-only", "--name-status",
+    "--summary", "--dirstat", "--raw", "--quiet", "--compact-summary",
+})
+_PATCH_BY_DEFAULT = frozenset({"diff", "show"})
+_CAT_FILE_QUIET = frozenset({"-t", "-s", "-e"})
+
+
+def shows_contents(words: Sequence[Word]) -> bool:
+    """Might ``git …`` (``words[0]`` is git) print the contents of files it tracks?"""
+    i = 1
+    while i < len(words) and (words[i].literal or "")[:1] == "-":
+        i += 2 if words[i].literal in GIT_GLOBAL_WITH_VALUE else 1
+    if i >= len(words):
+        return False
+    sub, rest = words[i].literal, list(words[i + 1:])
+    if sub == "stash":
+        if not rest or rest[0].literal != "show":
+            return False
+        rest = rest[1:]
+    elif sub == "cat-file":
+        return not (len(rest) == 2 and rest[0].literal in _CAT_FILE_QUIET)  # -t/-s/-e OBJECT
+    elif sub not in ("diff", "show", "log", "whatchanged"):
+        return False
+    options = [w.literal for w in rest if (w.literal or "-")[:1] == "-"]
+    if not all(o is not None and _quiet(o) for o in options):
+        return True  # a patch option, a pickaxe search, or one this table does not know
+    if sub == "show" and any((w.literal or "-")[:1] != "-" for w in rest):
+        return True  # `git show <object>`: the object may be a blob
+    return sub in _PATCH_BY_DEFAULT and not any(o in _NO_PATCH or o.startswith("--stat=") for o in options)
+
+
+def _quiet(option: str) -> bool:
+    if option in _QUIET_EXACT or option.startswith(_QUIET_PREFIXES):
+        return True
+    return option[1:].isdigit() or (option[:2] in ("-n", "-M", "-C", "-B") and option[2:].isdigit())
+
+
+__all__ = ["shows_contents"]
