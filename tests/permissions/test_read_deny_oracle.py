@@ -45,6 +45,8 @@ PROGRAMS = [
     "head -c 100", "tail -c 50", "cut -f1", "column -t", "cmp -l", "expand", "fmt", "grep -o .",
     "grep -c S", "grep -rl S", "rg -uu -N S", "rg --no-ignore --hidden -N S", "rg -N S", "find . -name",
     "du -a", "sort -u", "uniq -c", "diff -r .", "xxd -p", "od -An -c", "readlink -f", "rev <",
+    "git show", "git log -p", "git log --oneline -S SECRET", "git show --stat", "git diff HEAD~0 --",
+    "git log --format=%H", "git show -s", "git stash show -p", "git diff --cached --",
 ]
 NAMES = [
     ".env", "./.env", "sub/../.env", "env-link", "sub/link-up", ".e*", ".e?v", ".[e]nv", ".[!x]nv",
@@ -119,7 +121,7 @@ def _check(world, line: str) -> None:
 def test_the_secret_is_reachable(world):
     """The oracle can fail: these lines do print the token (and are denied)."""
     project, ctx, sandbox = world
-    for line in ("cat .env", "git show HEAD:.env", "xargs -a .env echo", "cat {.env,a.txt}"):
+    for line in ("cat .env", "git show HEAD:.env", "xargs -a .env echo", "cat {.env,a.txt}", "git show", "git log -p"):
         assert TOKEN in _run(line, project, sandbox), line
         assert not isinstance(check_bash_permission(line, ctx), PermissionAllow), line
 
