@@ -175,6 +175,9 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         reason = reason or "a shell keyword where a command was expected"
     inner = unwrapped.innermost
     forms = list(unwrapped.forms)
+    stdin_form = unwrapped.stdin_form
+    if stdin_form is not None:  # xargs: deny/ask rules see an unknown tail
+        forms.append(stdin_form)
     scripts = unwrapped.scripts  # a fresh list of this unwrap
     reads = unwrapped.reads
     for form in unwrapped.forms:
@@ -240,7 +243,7 @@ def _extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if program and "/" in program:
         extra.append((Word(program.rsplit("/", 1)[1]), *form[1:]))
     if program in ("find", "fd"):
-        extra.extend(_exec_commands(form))
+        extra.extend(_exec_commands(form, program == "fd"))
     if program == "git":
         bare = _git_without_global_options(form)
         if bare is not None:
@@ -267,7 +270,7 @@ def _git_without_global_options(form: tuple[Word, ...]) -> tuple[Word, ...] | No
     return (form[0], *form[i:])
 
 
-def _exec_commands(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+def _exec_commands(form: tuple[Word, ...], fd: bool) -> list[tuple[Word, ...]]:
     out: list[tuple[Word, ...]] = []
     current: list[Word] | None = None
     for word in form[1:]:
@@ -278,10 +281,19 @@ def _exec_commands(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
             continue
         if value in (";", "+", "\\;"):
             if current:
-                out.append(tuple(current))
+                out.append(_found_paths(current, fd))
             current = None
         else:
             current.append(word)
     if current:
-        out.append(tuple(current))
+        out.append(_found_paths(current, fd))
     return out
+
+
+def _found_paths(words: list[Word], fd: bool) -> tuple[Word, ...]:
+    """``{}`` (fd: ``{/}``, ``{.}`` …) is a path found at run time (``find push -exec git {} ;``
+    runs ``git push``); fd appends the path when the command has no placeholder."""
+    marked = [Word(w.text, False) if "{" in w.text and "}" in w.text else w for w in words]
+    if fd and all(m is w for m, w in zip(marked, words, strict=True)):
+        marked.append(Word("{}", False))
+    return tuple(marked)

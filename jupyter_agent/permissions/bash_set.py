@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from .bash_words import Word
 
 # `set` options that only change error handling, tracing or globbing.  Not -k / -o keyword: then
-# `cat LD_PRELOAD=x.so f` puts LD_PRELOAD in cat's environment; not -o posix.
-_SET_LETTERS = frozenset("abefhmnptuvxBCEHPT")
+# `cat LD_PRELOAD=x.so f` puts LD_PRELOAD in cat's environment; not -o posix; not -H / -o histexpand
+# / -o history: then even `bash -c` expands `qa !!:1` to the words of an earlier line.
+_SET_LETTERS = frozenset("abefhmnptuvxBCEPT")
 _SET_O_NAMES = frozenset(
-    {"allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall", "histexpand",
-     "history", "ignoreeof", "interactive-comments", "monitor", "noclobber", "noexec", "noglob", "nolog",
+    {"allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall",
+     "ignoreeof", "interactive-comments", "monitor", "noclobber", "noexec", "noglob", "nolog",
      "notify", "nounset", "onecmd", "physical", "pipefail", "privileged", "verbose", "vi", "xtrace"}
 )
 

@@ -95,6 +95,8 @@ DANGEROUS_ENV = frozenset(
 _DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC")
 _CODE_RUNNERS = SHELLS | EVAL_LIKE | {"su", "command"}  # the names _code_runner acts on
 _MAX_DEPTH = 20
+STDIN_WORDS = Word("<words from stdin>", static=False)
+_XARGS_REPLACE = ("-I", "--replace", "-i")
 
 
 def dangerous_env(name: str) -> bool:
@@ -113,10 +115,21 @@ class Unwrapped:
     env: list[str] = field(default_factory=list)  # NAME from `env NAME=VAL`
     lookup_only: bool = False  # `command -v x`: nothing runs
     reads: list[Word] = field(default_factory=list)  # files a wrapper reads: xargs -a FILE
+    replaces: bool = False  # xargs -I: the words from stdin may go anywhere in the command
 
     @property
     def innermost(self) -> tuple[Word, ...]:
         return self.forms[-1]
+
+    @property
+    def stdin_form(self) -> tuple[Word, ...] | None:
+        """xargs: the innermost command with the words it reads — a form for deny and ask rules
+        only, whose unknown tail may complete ``qa push`` (``xargs -I{}``: any word after the
+        program)."""
+        inner = self.forms[-1]
+        if not self.appends_args or not inner:
+            return None
+        return (inner[0], STDIN_WORDS) if self.replaces else (*inner, STDIN_WORDS)
 
 
 def unwrap(words: tuple[Word, ...]) -> Unwrapped:
@@ -155,6 +168,8 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             out.appends_args = True
             if not rest:
                 rest = (Word("echo"),)
+            out.replaces = out.replaces or any(
+                (w.literal or "-I").startswith(_XARGS_REPLACE) for w in current[1:len(current) - len(rest)])
         if not rest:
             return out
         out.forms.append(rest)

@@ -13,6 +13,7 @@ from tests.permissions.tools import BashLike, make_ctx
 RM = {"deny": ("Bash(rm:*)",)}
 ECHO = {"allow": ("Bash(echo:*)",)}
 GIT = {"allow": ("Bash(git:*)",)}
+PUSH = {"allow": ("Bash(git:*)",), "deny": ("Bash(git push:*)",)}
 
 ROWS = [
     # quoting and escaping do not hide the program
@@ -242,6 +243,15 @@ ROWS = [
     # many subcommands: still every one is checked
     ("chain-5000", RM, "true && " * 5000 + "rm x", "deny"),
     ("pipes-2000", {}, "cat a.py" + " | cat" * 2000, "allow"),
+    # deny rules with arguments (found by test_argv_oracle.py; each was allowed before)
+    ("xargs-appends-stdin", PUSH, "echo push | xargs git", "ask"),
+    ("xargs-replace", PUSH, "echo push | xargs -I{} git {}", "ask"),
+    ("xargs-arg-file", PUSH, "xargs -a words.txt git", "ask"),
+    ("xargs-no-rule-match", PUSH, "ls | xargs git status", "allow"),
+    ("history-expansion", PUSH, "set -H -o history\n: push\ngit !!:1", "ask"),
+    ("set-H-not-read-only", {}, "set -H", "ask"),
+    ("find-exec-found-path", {**PUSH, "allow": ("Bash(git:*)", "Bash(find:*)")}, "find push -exec git {} \\;", "ask"),
+    ("fd-exec-appends-path", {**PUSH, "allow": ("Bash(git:*)", "Bash(fd:*)")}, "fd push -x git", "ask"),
 ]
 
 

@@ -1,0 +1,293 @@
+"""Argv oracle: deny and ask rules WITH arguments hold however the arguments are spelled.
+
+Stub programs ``qa`` and ``qb`` in a temp ``bin/`` log their name and their whole argv (one
+file per run, NUL-separated, so arguments may hold blanks, newlines and quotes); the real
+``env``, ``nohup``, ``nice``, ``timeout``, ``xargs`` and ``stdbuf`` are linked beside them, as
+they run their arguments.  Bash runs each line with only that folder on ``PATH`` in a folder
+holding files named ``push``, ``pu``, ``sh``, ``-f`` and ``--force`` (the file ``push`` holds
+the word ``push``), inside ``bwrap`` when it works.  With ``Bash(qa:*)``, ``Bash(qb:*)``
+allowed, ``Bash(qa push:*)`` denied and ``Bash(qb --force:*)`` asked, for every line:
+
+1. a run of ``qa`` whose ``argv[1]`` is exactly ``push`` → the line was not allowed;
+2. a run of ``qb`` whose ``argv[1]`` is exactly ``--force`` → the line was not allowed;
+3. allowed → no run's words, rendered as the rules see them, match the deny or ask pattern
+   (``qa push -f`` too);
+4. a line that ran a stub is not read-only (``is_read_only_command``).
+
+Lines come from a vocabulary that builds ``push`` / ``--force`` indirectly (quotes, escapes,
+expansions, globs, braces, ``$'…'``, line continuations, wrappers, variables, arrays,
+``set --``, ``read``, ``printf -v``, functions, ``eval``, substitutions …) and from fixed rows.
+Raise ``ARGV_ORACLE_EXAMPLES`` (e.g. 20000) to hunt; CI runs a fixed, derandomized set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_agent.core.permission_types import PermissionAllow, PermissionDeny
+from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_command
+from jupyter_agent.permissions.bash_rules import compile_bash_pattern, form_text
+from jupyter_agent.permissions.bash_words import Word
+from tests.permissions.test_bash_exec_oracle import BASH, _sandbox
+from tests.permissions.tools import make_ctx
+
+EXAMPLES = int(os.environ.get("ARGV_ORACLE_EXAMPLES", "300"))
+TIMEOUT = 3.0
+STUBS = ("qa", "qb")
+RUNNERS = ("env", "nohup", "nice", "timeout", "xargs", "stdbuf", "find")  # real programs that run their args
+FILES = {"push": "push\n", "pu": "", "sh": "", "-f": "", "--force": "--force\n", "x": "qa push\n"}
+ALLOW = ("Bash(qa:*)", "Bash(qb:*)")
+DENY = ("Bash(qa push:*)",)
+ASK = ("Bash(qb --force:*)",)
+PATTERNS = [compile_bash_pattern(rule[5:-1]) for rule in DENY + ASK]
+
+pytestmark = pytest.mark.skipif(not os.path.exists(BASH), reason="needs /bin/bash")
+
+PUSH = [
+    "push", "'push'", '"push"', '"pu"sh', "p'u'sh", "pu\\sh", "\\push", "$'push'", "$'\\x70ush'",
+    "$'\\160ush'", "$'p\\u0075sh'", "pu$()sh", "pu${x}sh", "pu${y}sh", "${x:-push}", "${x-push}",
+    "${y:+push}", "$(echo push)", "`echo push`", "{push,x}", "{x,push}", "pu{s,}h", "pu{s}h", "pu?h",
+    "p*", "[p]ush", "p[u]sh", "pu[s]h", "$x", '"$x"', "${a[0]}", "${a[@]}", '"$@"', "$1", "$*",
+    "pu\\\nsh", '$"push"', 'pu""sh', "pu''sh", "\u0440ush", "push\\ ", "${x,,}", "${x^^}",
+    "${x/q/push}", "${!y}", "$(<push)", "$(<p*)", "`<push`", "$( echo pu )sh", "$(echo pu)sh",
+    "pu$(:)sh", "pu\"\"sh", "push$'\\t'x", "@(push)", "+(push)", "p@(u)sh", "\\p\\u\\s\\h",
+    "'p'\"u\"$'s'h", "pu$'\\163'h", "p${x:0:0}ush", "$((0))", "${#x}", "~", "~push", "$'push\\n'",
+]
+FORCE = [
+    "--force", "'--force'", "-\\-force", "--for''ce", "$'--force'", "--f*", "--fo{r,}ce", "{--force,x}",
+    "$(echo --force)", '"--force"', "-${y}-force", "--forc?", "-[-]force", "$x", "\\--force", "-f",
+    "--force=1", "--forc", "$(<--force)", "$'\\x2d-force'", "-*",
+]
+SETUPS = [
+    "", "", "", "", "", "x=push; ", "x=PUSH; ", "x=--force; ", "y=x; ", "set -- push; ", "set -- --force; ",
+    "a=(push); ", "IFS=u; ", "IFS=x; x=qaxpush; ", "read x <<< push; ", "printf -v x push; ",
+    "declare x=push; ", "shopt -s expand_aliases; ", "alias qa='qa push'\n", "f() { qa \"$@\"; }; ",
+    "g() { qb \"$@\"; }; ", "export x=push; ", "eval x=push; ", "x=pu; x+=sh; ", "shopt -s extglob\n",
+    "set -f; ", "shopt -s nocaseglob; ", "GLOBIGNORE=x; ", "unset x; ", "x=$'push'; ", "x='qa push'; ",
+    "declare -n y=x; x=push; ", "set -a; ", "cd .; ", "x=qa; ", "set -H -o history\n: push\n",
+    "set -o history -H\n: --force\n", "set -k; ", "set -x; ", "set -B; ", "set +B; ", "set -o posix\n",
+    "set -H\n", "set -euo pipefail; ", "qa push >/dev/null 2>&1 <<< x & ", "cd /; ", "exec <push; ",
+    "exec 0<push\n", "shopt -s expand_aliases\nalias qa='qa push'\n",
+]
+HEADS_A = [
+    "qa", "qa", "qa", "qa", "command qa", "exec qa", "time qa", "env qa", "nohup qa", "nice qa",
+    "timeout 5 qa", "FOO=1 qa", "x=push qa", "\\qa", "'qa'", "q\\a", "f", "eval qa", "$x", "env -- qa",
+    "env -i qa", "exec -a qb qa", "nice -n 1 qa", "stdbuf -oL qa", "command -- qa", "env FOO=1 qa",
+    "builtin qa", "time -p qa", "! qa", "coproc qa", "xargs qa", "xargs -0 qa", "qa\\\n", "\"qa\"",
+    "xargs -I{} qa", "xargs -n1 qa", "xargs -a push qa", "xargs -- qa", "env - qa", "nohup -- qa",
+    "timeout -- 5 qa", "builtin command qa", "exec -c qa", "time -- qa", "! ! qa", "x=1 y=2 qa",
+]
+HEADS_B = ["qb", "qb", "command qb", "exec qb", "env qb", "g", "nohup qb", "timeout 5 qb", "FOO=1 qb",
+           "xargs qb", "\\qb", "'qb'", "xargs -I% qb", "nice qb", "time qb"]
+# words that leave argv[1] alone or look harmless to a parser: the generator mixes them in so that
+# many lines are allowed and then really run
+PLAIN = ["x", "-f", "--", "'a b'", "pu{s}h", "push\\ ", "push#", "pu#sh", "#", "\\#", "!!:1", "!echo:1",
+         "!:1", "!-1:1", "^x^push", "x=1", "y=push", "{}", "%", "\u0440ush", "push\\;", "'pu'", "sh",
+         "'push '", "$'push\\r'", "-fpush", "--force=1", "--forc", "-f=push", "!#:0", "--\\", "p\\\\ush"]
+TAILS = ["", "", "", " -f", " x", " push", " --force", " 'a b'", " $'\\n'", " >/dev/null", " 2>&1",
+         " <<< push", " <push", " &", " | qb", " # c", "; :", " <<< x=1", " >x", " # push"]
+GAPS = [" ", " ", " ", "\t", " \\\n", " -- ", "  ", " x=1 ", " >/dev/null ", " 2>&1 ", " <x "]
+
+
+@st.composite
+def statement(draw) -> str:
+    """One statement that tries to run ``qa push`` or ``qb --force`` without saying so."""
+    if draw(st.booleans()):
+        head, vocab = draw(st.sampled_from(HEADS_A)), PUSH
+    else:
+        head, vocab = draw(st.sampled_from(HEADS_B)), FORCE
+    words = draw(st.lists(st.sampled_from(vocab + PLAIN + PLAIN), min_size=1, max_size=3))
+    text = head
+    for word in words:
+        text += draw(st.sampled_from(GAPS)) + word
+    return draw(st.sampled_from(SETUPS)) + text + draw(st.sampled_from(TAILS))
+
+
+def _wrap(inner: str, how: int) -> str:
+    return [
+        inner, inner, inner, f"$( {inner} )", f"echo $({inner})", f": <({inner})", f"{{ {inner}; }}",
+        f"( {inner} )", f"if :; then {inner}; fi", f"for v in push; do {inner}; done",
+        f"case push in *) {inner};; esac", f"qb <<EOF\n$({inner})\nEOF", f"x=$({inner})",
+        f"echo push | {inner}", f"while read x; do {inner}; done <<< push", f"qb `{inner}`",
+        f"qa \"$({inner})\"", f"h() {{ {inner}; }}; h", f"eval '{inner}'", f"{inner} &", f"[[ $({inner}) ]]",
+    ][how]
+
+
+LINES = st.builds(
+    lambda first, how, joins: _wrap(first, how) + joins,
+    statement(),
+    st.integers(min_value=0, max_value=20),
+    st.lists(st.tuples(st.sampled_from(["; ", " && ", "\n", " | ", " || "]), statement()), max_size=1).map(
+        lambda pairs: "".join(sep + stmt for sep, stmt in pairs)),
+)
+TOKENS = ["qa", "qb", " ", " ", "push", "--force", "pu", "sh", "\\", "\\\n", "'", '"', "$", "$'", "{", "}",
+          ",", "?", "*", "[", "]", "(", ")", "$(", "`", "x=", "$x", ";", "\n", "|", "&&", "echo ", "-",
+          "=", "#", "\t", "command ", "exec ", "env ", "eval ", "~", "@", "!", "<<<", "<", ">"]
+TOKEN_LINES = st.lists(st.sampled_from(TOKENS), min_size=2, max_size=12).map("".join)
+
+
+@dataclass
+class Run:
+    name: str
+    argv: list[str]
+
+    @property
+    def rendered(self) -> str:
+        """The run's words as a rule sees them (quoted only when needed, as ``form_text`` does)."""
+        return form_text([Word(self.name), *[Word(a) for a in self.argv]])[0]
+
+
+@dataclass
+class Oracle:
+    root: Path
+    work: Path
+    logs: Path
+    bin: Path
+    sandbox: tuple[str, ...]
+
+    def run(self, line: str) -> list[Run] | None:
+        """Every stub run bash made for ``line``; ``None`` on a timeout."""
+        for folder in (self.work, self.logs):
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+        for name, text in FILES.items():
+            (self.work / name).write_text(text)
+        read_end, write_end = os.pipe()
+        # The outer bash waits until every holder of the pipe (background jobs too) has ended.
+        waiter = (f'{BASH} --norc --noprofile -c "$1" {read_end}<&-; exec {write_end}>&-; '
+                  f"read -r -u {read_end} _")
+        args = [*self.sandbox, BASH, "--norc", "--noprofile", "-c", waiter, "oracle", line]
+        proc = subprocess.Popen(
+            args, cwd=self.work, env={"PATH": str(self.bin)}, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            pass_fds=(read_end, write_end),
+        )
+        os.close(read_end)
+        os.close(write_end)
+        try:
+            proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return None
+        return [_record(path.read_bytes()) for path in sorted(self.logs.iterdir())]
+
+
+def _record(data: bytes) -> Run:
+    """``name NUL count NUL arg NUL …`` (written by one stub run)."""
+    fields = data.split(b"\0")
+    name, count = fields[0].decode(), int(fields[1])
+    argv = [f.decode("utf-8", "surrogateescape") for f in fields[2 : 2 + count]]
+    assert len(argv) == count, data
+    return Run(name, argv)
+
+
+def _stub(folder: Path, logs: Path, name: str) -> None:
+    path = folder / name
+    path.write_text(
+        "#!/bin/bash\n"
+        f"f=$(/usr/bin/mktemp '{logs}/run.XXXXXXXX') || exit 99\n"
+        f"printf '%s\\0' {name} \"$#\" \"$@\" > \"$f\"\n"
+    )
+    path.chmod(0o755)
+
+
+@pytest.fixture(scope="module")
+def oracle(tmp_path_factory) -> Oracle:
+    root = tmp_path_factory.mktemp("argv").resolve()
+    folder, logs = root / "bin", root / "logs"
+    folder.mkdir()
+    for name in STUBS:
+        _stub(folder, logs, name)
+    for name in RUNNERS:
+        real = shutil.which(name, path="/usr/bin:/bin")
+        if real is not None:
+            os.symlink(real, folder / name)
+    return Oracle(root, root / "work", logs, folder, _sandbox(root))
+
+
+def _forbidden(run: Run) -> bool:
+    first = run.argv[0] if run.argv else None
+    return (run.name == "qa" and first == "push") or (run.name == "qb" and first == "--force")
+
+
+def check_line(oracle: Oracle, line: str, allow: tuple[str, ...] = ALLOW) -> None:
+    """The invariants of the module docstring for one line (bash runs only when one could fail)."""
+    oracle.work.mkdir(exist_ok=True)
+    ctx = make_ctx(oracle.work, allow=allow, deny=DENY, ask=ASK)
+    decision = check_bash_permission(line, ctx)
+    read_only = is_read_only_command(line, ctx)
+    allowed = isinstance(decision, PermissionAllow)
+    if not allowed and not read_only:
+        return  # nothing bash does could break an invariant
+    runs = oracle.run(line)
+    if runs is None:
+        return  # a loop that never ends: skip
+    if read_only:
+        assert runs == [], (line, runs, "called read-only")
+    if allowed:
+        for run in runs:
+            assert not _forbidden(run), (line, run, "allowed")
+            text = run.rendered
+            assert not any(p.matches(text) for p in PATTERNS), (line, run, text, "allowed")
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(line=st.one_of(LINES, LINES, LINES, TOKEN_LINES))
+def test_generated_lines_never_run_a_denied_argv(oracle, line):
+    check_line(oracle, line)
+
+
+ROWS = [
+    "qa push", "qa 'push'", "qa pu\\sh", "qa $'\\x70ush'", "qa pu?h", "qa p*", "qa {push,x}",
+    "x=push; qa $x", "set -- push; qa \"$@\"", "a=(push); qa ${a[0]}", "qa pu\\\nsh", "qa \\\n push",
+    "command qa push", "exec qa push", "env qa push", "nohup qa push", "timeout 5 qa push",
+    "FOO=1 qa push", "echo $(qa push)", "f() { qa \"$@\"; }; f push", "qa $(<push)", "qb --f*",
+    "qb -\\-force", "qa \u0440ush", "qa -- push", "exec -a push qa push", "set -k; qa x=1 push",
+    # holes the oracle found (each was allowed before the fix)
+    "echo push | xargs qa",  # xargs appends stdin's words: `qa <words from stdin>` may match
+    "echo --force | xargs qb", "xargs -a push qa", "echo push | xargs -I{} qa {}", "echo push | xargs nice qa",
+    "set -H -o history\n: push\nqa !!:1",  # history expansion works in `bash -c` too
+    "set -o history -H\necho push\nqa !echo:1", "set -Ho history\n: --force\nqb !:1",
+]
+
+
+@pytest.mark.parametrize("line", ROWS)
+def test_rows_never_run_a_denied_argv(oracle, line):
+    check_line(oracle, line)
+
+
+FIND_ROWS = [
+    "find push -exec qa {} \\;",  # a hole: `qa {}` is `qa push` at run time (was allowed)
+    "find push -exec qa {} +", "find pu* -exec qa {} \\;", "find --force -maxdepth 0 -exec qb {} \\;",
+    "find push -exec qb -f \\;", "find . -name push -exec qa -- {} \\;",
+]
+
+
+@pytest.mark.parametrize("line", FIND_ROWS)
+def test_find_exec_rows_with_find_allowed(oracle, line):
+    check_line(oracle, line, ALLOW + ("Bash(find:*)",))
+
+
+def test_the_oracle_sees_every_argv(oracle):
+    """The oracle itself: whole argv (blanks, newlines, quotes), globs against the files, runners."""
+    runs = oracle.run("qa push 'a b' $'c\\nd' '\"' ''; qb --f*")
+    assert sorted((r.name, r.argv) for r in runs) == [("qa", ["push", "a b", "c\nd", '"', ""]),
+                                                      ("qb", ["--force"])]
+    assert [r.argv for r in oracle.run("qa pu?h p[u]sh")] == [["push", "push"]]
+    assert [(r.name, r.argv) for r in oracle.run("env FOO=1 nice qa $(<push)")] == [("qa", ["push"])]
+    assert oracle.run("ls /") == []
+    assert oracle.run("while :; do :; done") is None
+    assert [r.rendered for r in oracle.run("qa 'push x' push")] == ["qa 'push x' push"]
+    denied = check_bash_permission("qa push -f", make_ctx(oracle.work, allow=ALLOW, deny=DENY, ask=ASK))
+    assert isinstance(denied, PermissionDeny)
