@@ -4,10 +4,38 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from ..core.context import ToolUseContext
 from ..errors import ToolError
+from ..permissions.filesystem import opened_denial, path_denial
+
+FdGuard = Callable[[int], None]
+
+
+def deny_guard(path: Path, context: ToolUseContext) -> FdGuard:
+    """A guard refusing the open file when the Read deny rules forbid what was really opened."""
+
+    def guard(fd: int) -> None:
+        message = opened_denial(fd, str(path), context)
+        if message is not None:
+            raise ToolError(message)
+
+    return guard
+
+
+def recheck_write(path: Path, context: ToolUseContext) -> Path:
+    """Right before a write: the real target, refused if a deny rule covers it now.
+
+    The permission check ran before the call; a symlink changed since must not redirect the
+    write into a denied file.  The returned real path is what the atomic writer replaces.
+    """
+    real = os.path.realpath(path)
+    message = path_denial(str(path), real, context)
+    if message is not None:
+        raise ToolError(message)
+    return Path(real)
 
 
 def resolve_path(raw: str, context: ToolUseContext) -> Path:
@@ -71,14 +99,19 @@ def existing_target_stat(path: Path) -> os.stat_result | None:
     return st
 
 
-def read_bytes_nofollow_fifo(path: Path) -> bytes:
-    """The whole file's bytes, opened so that a FIFO swapped in after ``stat`` cannot block."""
+def read_bytes_nofollow_fifo(path: Path, guard: FdGuard | None = None) -> bytes:
+    """The whole file's bytes, opened so that a FIFO swapped in after ``stat`` cannot block.
+
+    ``guard(fd)`` runs on the open file before anything is read (it raises to refuse it).
+    """
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise ToolError(f"Cannot open {path}: {exc.strerror or exc}") from None
     try:
         refuse_non_regular(path, os.fstat(fd))
+        if guard is not None:
+            guard(fd)
         with os.fdopen(fd, "rb", closefd=False) as fh:
             return fh.read()
     finally:

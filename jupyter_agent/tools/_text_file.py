@@ -9,7 +9,7 @@ from ..core.atomic import atomic_write_bytes
 from ..core.context import ToolUseContext
 from ..errors import StaleFileError, ToolError
 from ._encoding import SNIFF_BYTES, TextFormat, detect_format
-from ._paths import existing_target_stat, read_bytes_nofollow_fifo
+from ._paths import deny_guard, existing_target_stat, read_bytes_nofollow_fifo, recheck_write
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,16 @@ class CurrentFile:
         return fmt, fmt.decode(self.data)
 
 
-def load_current(path: Path) -> CurrentFile:
-    """Read the file a write would replace; refuse directories, FIFOs and devices (blocking I/O)."""
+def load_current(path: Path, context: ToolUseContext) -> CurrentFile:
+    """Read the file a write would replace; refuse directories, FIFOs and devices (blocking I/O).
+
+    The deny rules are checked again on the file really opened (a link changed since the
+    permission check, or a hard link to a denied file, is refused before a byte is read).
+    """
+    recheck_write(path, context)
     if existing_target_stat(path) is None:
         return CurrentFile(path, None)
-    return CurrentFile(path, read_bytes_nofollow_fifo(path))
+    return CurrentFile(path, read_bytes_nofollow_fifo(path, deny_guard(path, context)))
 
 
 def ensure_writable(current: CurrentFile, context: ToolUseContext, *, require_full: bool) -> None:
@@ -57,7 +62,7 @@ def ensure_writable(current: CurrentFile, context: ToolUseContext, *, require_fu
 
 def write_and_record(path: Path, data: bytes, context: ToolUseContext) -> None:
     """Atomic write (mode and symlinks kept), then record that the agent knows the new content."""
-    atomic_write_bytes(path, data)
+    atomic_write_bytes(recheck_write(path, context), data)
     context.read_file_state.record_write(path, data)
 
 

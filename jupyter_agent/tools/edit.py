@@ -111,7 +111,7 @@ class EditTool(Tool[EditInput, EditOutput]):
 
 
 def _edit(path, input: EditInput, context: ToolUseContext) -> EditOutput:
-    current = load_current(path)
+    current = load_current(path, context)
     if not current.exists:
         if input.old_string:
             raise ToolError(f"File does not exist: {path}. To create it, use Write (or Edit with old_string \"\").")

@@ -106,7 +106,7 @@ class GlobTool(ReadOnlyTool[GlobInput, GlobOutput]):
             raise ToolError(f"Glob failed: {failed.stderr.strip() or f'rg exit code {failed.returncode}'}")
         if results[0].truncated:  # cut mid-line: drop each list's last, partial line
             outputs = [out[:out.rfind(b"\n") + 1] for out in outputs]
-        skip = denied_filter(root, context)
+        skip = denied_filter(root, context, hard_links=False)  # names only: no content to leak
         names, total = newest_of_sorted(outputs, MAX_RESULTS, root, skip)
         ms = int((time.perf_counter() - t0) * 1000)
         return ToolResult(GlobOutput(names, total, total > MAX_RESULTS, ms))

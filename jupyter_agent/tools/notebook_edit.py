@@ -31,7 +31,7 @@ from ..notebook import (
 )
 from ..permissions.filesystem import check_write_permission
 from ._notebook_tool import NotebookTool, notebook_path
-from ._paths import resolve_path
+from ._paths import recheck_write, resolve_path
 
 EditMode = Literal["replace", "insert", "delete"]
 
@@ -113,6 +113,7 @@ class NotebookEditTool(NotebookTool[NotebookEditInput, NotebookEditOutput]):
         return check_write_permission(self, str(resolve_path(input.notebook_path, context)), context)
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
+        recheck_write(resolve_path(input.notebook_path, context), context)  # a link changed since the check
         plan = await self.plan(input, context)
         try:
             applied = await plan.doc.apply(plan.edit, base=plan.base)

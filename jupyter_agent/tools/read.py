@@ -17,7 +17,7 @@ from ..core.result import ContentBlock, ToolResult, text_block
 from ..core.tool import VALID, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.filesystem import check_read_permission
-from ._paths import read_bytes_nofollow_fifo, regular_file_stat, resolve_path
+from ._paths import deny_guard, read_bytes_nofollow_fifo, regular_file_stat, resolve_path
 from ._read_only import ReadOnlyTool
 from .read_image import ImageOutput, is_image_path, media_type_for, prepare_image
 from .read_notebook import read_notebook
@@ -130,7 +130,7 @@ def _read_media(path: Path, input: ReadInput, context: ToolUseContext) -> ImageO
     cap = MAX_PDF_BYTES if path.name.lower().endswith(".pdf") else MAX_IMAGE_BYTES
     if st.st_size > cap:
         raise ToolError(f"{path} is {st.st_size:,} bytes, over the {cap:,}-byte limit for this file type.")
-    data = read_bytes_nofollow_fifo(path)
+    data = read_bytes_nofollow_fifo(path, deny_guard(path, context))
     if path.name.lower().endswith(".pdf"):
         out: ImageOutput | PdfOutput = read_pdf(str(path), data, input.pages)
     else:
@@ -142,7 +142,8 @@ def _read_media(path: Path, input: ReadInput, context: ToolUseContext) -> ImageO
 async def _read_text(path: Path, input: ReadInput, context: ToolUseContext) -> TextReadOutput | UnchangedOutput:
     offset = max(1, input.offset or 1)
     limit = input.limit or DEFAULT_LIMIT
-    window = await asyncio.to_thread(read_window, path, offset, limit, MAX_LINE_CHARS, BUDGET_CHARS)
+    window = await asyncio.to_thread(read_window, path, offset, limit, MAX_LINE_CHARS, BUDGET_CHARS,
+                                     deny_guard(path, context))
     full = offset == 1 and not window.more
     cache = context.read_file_state
     prior = cache.get(path)

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..core.result import ContentBlock, text_block
 from ..errors import ToolError
 from ._encoding import SNIFF_BYTES, TextFormat, detect_format
-from ._paths import refuse_non_regular
+from ._paths import FdGuard, refuse_non_regular
 
 CHUNK = 1024 * 1024
 HASH_MAX_BYTES = 64 * 1024 * 1024  # hash the whole file for staleness checks up to this size
@@ -41,9 +41,14 @@ class TextWindow:
     size: int
 
 
-def read_window(path: Path, offset: int, limit: int, max_line_chars: int, budget_chars: int) -> TextWindow:
-    """Lines ``offset .. offset+limit-1`` (1-based) of ``path``, at most ``budget_chars`` in total."""
-    fd = _open_regular(path)
+def read_window(
+    path: Path, offset: int, limit: int, max_line_chars: int, budget_chars: int, guard: FdGuard | None = None
+) -> TextWindow:
+    """Lines ``offset .. offset+limit-1`` (1-based) of ``path``, at most ``budget_chars`` in total.
+
+    ``guard(fd)`` runs on the open file before anything is read (it raises to refuse it).
+    """
+    fd = _open_regular(path, guard)
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fd)
         hasher = hashlib.sha256() if st.st_size <= HASH_MAX_BYTES else None
@@ -62,7 +67,7 @@ def read_window(path: Path, offset: int, limit: int, max_line_chars: int, budget
                       hasher.hexdigest() if hasher else None, st.st_mtime_ns, st.st_size)
 
 
-def _open_regular(path: Path) -> int:
+def _open_regular(path: Path, guard: FdGuard | None = None) -> int:
     """A read-only fd of a regular file; O_NONBLOCK so that a FIFO can never block the open."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -74,6 +79,8 @@ def _open_regular(path: Path) -> int:
         raise ToolError(f"Cannot open {path}: {exc.strerror or exc}") from None
     try:
         refuse_non_regular(path, os.fstat(fd))
+        if guard is not None:
+            guard(fd)
     except BaseException:
         os.close(fd)
         raise

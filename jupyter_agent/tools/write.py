@@ -85,7 +85,7 @@ class WriteTool(Tool[WriteInput, WriteOutput]):
 
 
 def _write(path, content: str, context: ToolUseContext) -> WriteOutput:
-    current = load_current(path)
+    current = load_current(path, context)
     ensure_writable(current, context, require_full=True)
     fmt, old_text = current.decode()
     # Keep a pure-CRLF file CRLF even when the model writes LF line endings.
