@@ -83,11 +83,14 @@ def build_world(root: Path) -> tuple[Path, Path]:
         "dangling": "nowhere/file", "sub/up": "../.env", "sub/updir": "..", "lockdir": "locked",
         "locked-link": "locked/data.txt", "outlink": str(out), "ipynb-link.ipynb": "secrets/n.ipynb",
         "pem-link.txt": "secrets/key.pem", "swap": "a.txt", "keydir": "keys", "keydir2": "keydir",
+        "dang-sec": "secrets/born.txt", "dang-lock": "locked/born.txt", "dang-ssh": str(home / ".ssh" / "authorized_keys"),
+        "dang-env": "nested/.env.d/../.env",
     }
     for rel, target in links.items():
         os.symlink(target, proj / rel)
     os.link(proj / ".env", proj / "hard-env")
     os.link(proj / "secrets" / "key.pem", proj / "hard-pem.txt")
+    os.link(home / ".ssh" / "id_rsa", proj / "sub" / "hard-rsa")
     return proj, home
 
 
@@ -101,10 +104,11 @@ NAMES = [
     "lockdir/new.txt", "secrets/new.txt", "secdir/new.txt", "nested-link/new.env", "outlink/o.txt",
     "nb.ipynb", "new.txt", "sub", ".", "", "swap", "a.txt/..", ".env\x00", "x/" * 300 + ".env",
     "./" * 200 + ".env", "sub/" + "../sub/" * 100 + "up", "keydir", "keydir2/", "keydir/id.pem", "keys/id.pem",
-    "keydir/new.pem", "keys",
+    "keydir/new.pem", "keys", "dang-sec", "dang-lock", "dang-ssh", "dang-env", "sub/hard-rsa", "..", "../home",
 ]
 PREFIXES = ["", "./", "{proj}/", "{proj}//", "sub/../", "~/../proj/", "file://{proj}/", "{proj}/./sub/../",
-            "././/", "secdir/../", "~/", "{home}/", "sub/updir/"]
+            "././/", "secdir/../", "~/", "{home}/", "sub/updir/", "/proc/self/root{proj}/", "{proj}/sub/up/../",
+            "/proc/self/cwd/"]
 
 
 @dataclass
@@ -196,6 +200,7 @@ async def run_sequence(steps, mode: str, rules=DENY, on_event=None) -> None:
         proj, home = build_world(root)
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("HOME", str(home))
+            mp.chdir(proj)  # /proc/self/cwd is the project, as in a kernel started there
             await _run_checked(steps, mode, rules, proj, home, on_event)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -231,7 +236,7 @@ def _check_files(before: Snapshot, after: Snapshot, proj: Path, asked: bool) -> 
     protected = (str(proj / "secrets"), str(proj / "locked"), str(proj.parent / "home"))
     for p, (data, mode) in before.files.items():
         now = after.files.get(p)
-        if p.startswith(protected) or p.endswith((".env", "hard-pem.txt", "id.pem")):
+        if p.startswith(protected) or p.endswith((".env", "hard-pem.txt", "id.pem", "hard-rsa")):
             assert now == (data, mode), f"{p} changed: {now!r}"
         elif now != (data, mode):
             assert now is not None and now[0] in (WRITTEN.encode(), data.replace(b"SECRET", WRITTEN.encode(), 1)) \
@@ -318,6 +323,8 @@ TOCTOU = [  # (tool, input, link, first target, swapped-in target, read first)
     ("Read", {"file_path": "swap"}, "swap", "a.txt", "keys/id.pem", False),
     ("Read", {"file_path": "swapdir/key.pem"}, "swapdir", "sub", "secrets", False),
     ("Read", {"file_path": "swap.ipynb"}, "swap.ipynb", "nb.ipynb", "secrets/n.ipynb", False),
+    ("Read", {"file_path": "swap.pdf"}, "swap.pdf", "a.txt", "secrets/key.pem", False),
+    ("Read", {"file_path": "swap.png"}, "swap.png", "a.txt", "sub/hard-rsa", False),
     ("Read", {"file_path": "swap"}, "swap", "a.txt", "hard-env", False),
     ("Grep", {"pattern": "TOKEN", "path": "swapdir", "output_mode": "content"}, "swapdir", "sub", "secrets", False),
     ("Grep", {"pattern": "TOKEN", "path": "swapdir"}, "swapdir", "sub", "keys", False),
@@ -357,5 +364,6 @@ async def test_link_swapped_between_check_and_call(case, mode, tmp_path, monkeyp
         assert outcome.is_error and "denied" in outcome.text, outcome.text
     after = snapshot(tmp_path)
     for p, was in before.files.items():
-        if "/secrets/" in p or "/locked/" in p or p.endswith((".env", "hard-pem.txt", "id.pem", "hard-env")):
+        if "/secrets/" in p or "/locked/" in p or "/.ssh/" in p or p.endswith((".env", "hard-pem.txt", "id.pem", "hard-env",
+                                                                               "hard-rsa")):
             assert after.files.get(p) == was, f"{p} changed"

@@ -62,3 +62,48 @@ async def test_glob_hides_denied_file(project, approve):
     assert ".env" in shown
     hidden = await _run(_ctx(project, deny=("Read(./.env)",)), "Glob", {"pattern": "**/*"}, approve)
     assert ".env" not in hidden and "app.py" in hidden
+
+
+@pytest.mark.parametrize("mode", ["content", "files_with_matches", "count"])
+async def test_grep_through_a_linked_folder_keeps_its_real_folders_rules(project, approve, mode):
+    """``keydir`` → ``keys``: the rule ``Read(./keys/*.pem)`` reaches below the real folder."""
+    import os
+
+    (project / "keys").mkdir()
+    (project / "keys" / "id.pem").write_text("SECRET-pem\n")
+    os.symlink("keys", project / "keydir")
+    inp = {"pattern": "SECRET", "path": str(project / "keydir"), "output_mode": mode}
+    assert "id.pem" in await _run(_ctx(project), "Grep", inp, approve)
+    hidden = await _run(_ctx(project, deny=("Read(./keys/*.pem)",)), "Grep", inp, approve)
+    assert "id.pem" not in hidden and "SECRET-pem" not in hidden
+    listed = await _run(_ctx(project, deny=("Read(./keys/*.pem)",)), "Glob", {"pattern": "*", "path": inp["path"]},
+                        approve)
+    assert "id.pem" not in listed
+
+
+@pytest.mark.parametrize("mode", ["content", "files_with_matches", "count"])
+async def test_grep_drops_a_hard_link_to_a_denied_file(project, approve, mode):
+    """A regex over a hard link would tell the secret bit by bit, even in files_with_matches."""
+    import os
+
+    os.link(project / ".env", project / "copy.txt")
+    inp = {"pattern": "SECRET-1", "output_mode": mode}
+    assert "copy.txt" in await _run(_ctx(project), "Grep", inp, approve)
+    hidden = await _run(_ctx(project, deny=("Read(./.env)",)), "Grep", inp, approve)
+    assert "copy.txt" not in hidden and "SECRET-123" not in hidden
+
+
+async def test_hard_link_lookup_fails_closed_past_its_walk_budget(project, approve, monkeypatch):
+    """When the denied folders are too big to walk, a multiply-linked file counts as denied."""
+    import os
+
+    from jupyter_agent.permissions import filesystem
+
+    (project / "big").mkdir()
+    (project / "big" / "data.txt").write_text("SECRET-data\n")
+    os.link(project / "big" / "data.txt", project / "big" / "data2.txt")
+    ctx = _ctx(project, deny=("Read(**/.env)",))
+    inp = {"pattern": "SECRET-data", "output_mode": "files_with_matches"}
+    assert "data2.txt" in await _run(ctx, "Grep", inp, approve)  # walked: not a denied file
+    monkeypatch.setattr(filesystem, "HARD_LINK_WALK", 1)
+    assert "data2.txt" not in await _run(_ctx(project, deny=("Read(**/.env)",)), "Grep", inp, approve)
