@@ -7,8 +7,10 @@ option words, revisions, redirections, substitutions) are decided; each one that
 **allowed** then really runs in bash (inside ``bwrap`` when it works), and the token must not
 appear in its output.  Lines that are denied or ask are not run.
 
-Whole-repository patches (``git log -p``, ``git show`` of a commit, ``git diff``) are left out
-of the vocabulary on purpose: a tracked secret's changes inside them are a documented limit.
+Whole-repository patches (``git log -p``, ``git show`` of a commit) are in the vocabulary: the
+secret is committed, so they must ask.  A second token sits *outside* the working directories
+(a sibling folder, reached also through links in the project, and ``$HOME``): reading outside
+asks, so no allowed line may print that one either.
 Raise ``DENY_ORACLE_EXAMPLES`` to hunt; CI runs a fixed, derandomized set.
 """
 
@@ -30,6 +32,7 @@ from tests.permissions.tools import make_ctx
 BASH = "/bin/bash"
 BWRAP = "/usr/bin/bwrap"
 TOKEN = "TOKEN-5f3a9c"
+OUTSIDE = "OUTSIDE-7d41b0"  # in files outside the working directories
 EXAMPLES = int(os.environ.get("DENY_ORACLE_EXAMPLES", "250"))
 
 pytestmark = pytest.mark.skipif(
@@ -57,6 +60,9 @@ NAMES = [
     "$'.env'", "$'\\x2eenv'", "'.e'\"nv\"", "././/.env", "sub/../env-link", "$(printf .env)",
     "\"$PWD\"/.env", "{a.txt,.env}", ".[[:alpha:]]nv", ".[\\e]nv", "-a.env", "--arg-file=.env",
     "--files0-from=.env", "--from-file=.env", ":0:.env", "sub", "..", "linkdir", "sub/link-up/..",
+    "../outside/o.txt", "out-link", "outdir/o.txt", "outdir", "~/h.txt", "$HOME/h.txt", "../*/o.txt",
+    "../outside", "~", "sub/../../outside/o.txt", "\"$OLDPWD\"/o.txt", "~/../outside/o.txt", "../o*/o.txt",
+    "$(dirname $PWD)/outside/o.txt", "../outside/*", "-C ../outside o.txt", "/proc/self/cwd/../outside/o.txt",
 ]
 JOINS = [" ", " | ", " && ", "; ", " | xargs ", " < "]
 
@@ -69,6 +75,11 @@ def _project(root: Path) -> Path:
     (project / "sub" / "b.txt").write_text("gamma\n")
     os.symlink(project / ".env", project / "env-link")
     os.symlink("../.env", project / "sub" / "link-up")
+    (root / "outside").mkdir()
+    (root / "outside" / "o.txt").write_text(f"OUT={OUTSIDE}\n")
+    (root / "home" / "h.txt").write_text(f"HOME={OUTSIDE}\n")
+    os.symlink(root / "outside" / "o.txt", project / "out-link")
+    os.symlink("../outside", project / "outdir")
     git = ["git", "-c", "user.email=t@t", "-c", "user.name=t", "-c", "commit.gpgsign=false"]
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     subprocess.run(["git", "add", "-A"], cwd=project, check=True)
@@ -86,6 +97,7 @@ def _bwrap_works() -> bool:
 
 def _run(line: str, project: Path, sandbox: bool) -> str:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(project.parent / "home"), "PWD": str(project),
+           "OLDPWD": str(project.parent / "outside"),
            "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
     argv = [BASH, "--norc", "--noprofile", "-c", line]
     if sandbox:
@@ -116,13 +128,16 @@ def _check(world, line: str) -> None:
         return
     output = _run(line, project, sandbox)
     assert TOKEN not in output, f"allowed {line!r}, and it printed the denied file: {output[:300]!r}"
+    assert OUTSIDE not in output, f"allowed {line!r}, and it printed a file outside: {output[:300]!r}"
 
 
 def test_the_secret_is_reachable(world):
     """The oracle can fail: these lines do print the token (and are denied)."""
     project, ctx, sandbox = world
-    for line in ("cat .env", "git show HEAD:.env", "xargs -a .env echo", "cat {.env,a.txt}", "git show", "git log -p"):
-        assert TOKEN in _run(line, project, sandbox), line
+    for line in ("cat .env", "git show HEAD:.env", "xargs -a .env echo", "cat {.env,a.txt}", "git show", "git log -p",
+                 "cat ../outside/o.txt", "cat out-link", "cat ~/h.txt", "grep -r OUT ..", "cat \"$OLDPWD\"/o.txt"):
+        output = _run(line, project, sandbox)
+        assert TOKEN in output or OUTSIDE in output, line
         assert not isinstance(check_bash_permission(line, ctx), PermissionAllow), line
 
 
