@@ -69,3 +69,37 @@ async def test_login_capture_can_be_switched_off(tmp_path, monkeypatch):
     monkeypatch.setenv(environment.LOGIN_ENV_SWITCH, "0")
     env = await environment.session_environment()
     assert "JA_FROM_PROFILE" not in env and environment._login_env is None
+
+
+@pytest.mark.parametrize(
+    "name", ["CDPATH", "BASHOPTS", "SHELLOPTS", "GLOBIGNORE", "POSIXLY_CORRECT", "BASH_ENV", "ENV",
+             "PS4", "PROMPT_COMMAND", "IFS", "BASH_FUNC_ls%%"],
+)
+def test_variables_that_change_how_bash_reads_a_line_are_not_passed_on(name):
+    assert name not in command_environment({name: "x", "PATH": "/usr/bin"})
+    assert name not in command_environment({"PATH": "/usr/bin"}, {name: "x"})
+
+
+async def test_the_command_runs_as_the_permission_check_read_it(tmp_path, approve, monkeypatch):
+    """With the kernel's own CDPATH, BASHOPTS=dotglob and an exported ``ls`` function, allowed
+    read-only lines still do what the analyzer saw: ``cd src`` stays in the project, ``*``
+    skips ``.env``, ``ls`` is the program."""
+    from tests.tasks.shell_support import bash, bash_context
+
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "src").mkdir(parents=True)
+    ctx = bash_context(tmp_path)
+    work = tmp_path / "work"
+    (work / "src").mkdir()
+    (work / ".env").write_text("SECRET=1\n")
+    (work / "a.txt").write_text("a\n")
+    monkeypatch.setenv("CDPATH", str(elsewhere))
+    monkeypatch.setenv("BASHOPTS", "dotglob")
+    monkeypatch.setenv("BASH_FUNC_ls%%", "() { echo hijacked; }")
+    monkeypatch.setattr(environment, "_login_env", {})
+    result = await bash(ctx, approve, "echo * && ls && cd src && pwd")
+    assert approve.asks == []  # read-only and inside the project: nothing was asked
+    lines = result.text.splitlines()
+    assert lines[0] == "a.txt src"
+    assert "hijacked" not in result.text
+    assert lines[-1] == str(work / "src")

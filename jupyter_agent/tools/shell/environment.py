@@ -7,6 +7,12 @@ shell (JupyterHub, a service) ``PATH`` can miss the user's own folders, so once 
 login shell's environment is captured (``bash -l``, 5 s budget) and whatever the kernel lacks is
 added from it: unknown variables, and PATH entries appended after the kernel's own.
 Set ``JUPYTER_AGENT_BASH_LOGIN_ENV=0`` to skip the capture.
+
+The permission check reads each line as a plain ``bash -c`` would, so the variables bash imports
+that change how a line runs are not passed on: ``CDPATH`` (``cd src`` could land elsewhere),
+``BASHOPTS`` / ``SHELLOPTS`` (``dotglob`` makes ``*`` match ``.env``), ``GLOBIGNORE``,
+``POSIXLY_CORRECT`` (posix mode), ``BASH_ENV`` / ``ENV`` (a file every ``bash -c`` runs first)
+and exported functions (``BASH_FUNC_ls%%`` turns ``ls`` into something else).
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ from collections.abc import Mapping
 LOGIN_ENV_SWITCH = "JUPYTER_AGENT_BASH_LOGIN_ENV"
 _DROP = ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "JPY_PARENT_PID", "PYDEVD_USE_FRAME_EVAL")
 _NOT_INHERITED = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})
+# read by bash at start-up; each changes what a line does from what the permission check read
+SHELL_CHANGERS = frozenset({"CDPATH", "BASHOPTS", "SHELLOPTS", "GLOBIGNORE", "POSIXLY_CORRECT",
+                            "BASH_ENV", "ENV", "PS4", "PROMPT_COMMAND", "IFS"})
 _SET = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "TERM": "dumb"}
 _CAPTURE_TIMEOUT = 5.0
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -50,6 +59,8 @@ def command_environment(
             env[key] = value
     for key in _DROP:
         env.pop(key, None)
+    for key in [k for k in env if k in SHELL_CHANGERS or k.startswith("BASH_FUNC_")]:
+        del env[key]
     if env.get("MPLBACKEND", "").startswith("module://"):
         env.pop("MPLBACKEND")
     env.update(_SET)
