@@ -165,8 +165,10 @@ class _Walker:
         assignments: list[tuple[str, Word]] = []
         read = self.words.read
         word_end = -1
-        for child in node.named_children:
+        for child in node.children:
             kind = child.type
+            if not child.is_named and kind != "$":  # a lone `$` is a word (`qa $ x`)
+                continue
             if kind in _REDIRECTS:
                 self._redirect(child)
                 continue

@@ -157,7 +157,9 @@ class WordReader:
             self._scan(node, depth)
             return make_word(text(node), False)
         if not node.is_named and kind == "$":
-            return make_word("$")
+            # tree-sitter's `$` token may be `$$` (the PID) or hold the blanks before it: `" $'"`
+            value = text(node)
+            return make_word(value, value.lstrip(" \t") == "$")
         self.problems.append(f"unsupported word syntax ({kind}): {text(node)[:40]}")
         return make_word(text(node), False)
 

@@ -12,7 +12,9 @@ allowed, ``Bash(qa push:*)`` denied and ``Bash(qb --force:*)`` asked, for every 
 2. a run of ``qb`` whose ``argv[1]`` is exactly ``--force`` → the line was not allowed;
 3. allowed → no run's words, rendered as the rules see them, match the deny or ask pattern
    (``qa push -f`` too);
-4. a line that ran a stub is not read-only (``is_read_only_command``).
+4. a line that ran a stub is not read-only (``is_read_only_command``);
+5. allowed, and the analyzer saw every word of every command as fixed (no problems) → every
+   run's rendered words are one of the analyzer's forms (bash ran what was analyzed, exactly).
 
 Lines come from a vocabulary that builds ``push`` / ``--force`` indirectly (quotes, escapes,
 expansions, globs, braces, ``$'…'``, line continuations, wrappers, variables, arrays,
@@ -35,6 +37,7 @@ from hypothesis import strategies as st
 
 from jupyter_agent.core.permission_types import PermissionAllow, PermissionDeny
 from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_command
+from jupyter_agent.permissions.bash_analysis import analyze_uncached
 from jupyter_agent.permissions.bash_rules import compile_bash_pattern, form_text
 from jupyter_agent.permissions.bash_words import Word
 from tests.permissions.test_bash_exec_oracle import BASH, _sandbox
@@ -43,7 +46,7 @@ from tests.permissions.tools import make_ctx
 EXAMPLES = int(os.environ.get("ARGV_ORACLE_EXAMPLES", "300"))
 TIMEOUT = 3.0
 STUBS = ("qa", "qb")
-RUNNERS = ("env", "nohup", "nice", "timeout", "xargs", "stdbuf", "find")  # real programs that run their args
+RUNNERS = ("env", "nohup", "nice", "timeout", "xargs", "stdbuf", "find", "setsid", "ionice", "taskset", "chrt")  # real programs that run their args
 FILES = {"push": "push\n", "pu": "", "sh": "", "-f": "", "--force": "--force\n", "x": "qa push\n"}
 ALLOW = ("Bash(qa:*)", "Bash(qb:*)")
 DENY = ("Bash(qa push:*)",)
@@ -85,6 +88,8 @@ HEADS_A = [
     "builtin qa", "time -p qa", "! qa", "coproc qa", "xargs qa", "xargs -0 qa", "qa\\\n", "\"qa\"",
     "xargs -I{} qa", "xargs -n1 qa", "xargs -a push qa", "xargs -- qa", "env - qa", "nohup -- qa",
     "timeout -- 5 qa", "builtin command qa", "exec -c qa", "time -- qa", "! ! qa", "x=1 y=2 qa",
+    "setsid qa", "setsid -w qa", "ionice -c 3 qa", "taskset 1 qa", "taskset -c 0 qa", "chrt -o 0 qa",
+    "timeout -k 1 5 qa", "nice -n5 qa", "env -u x -- qa", "stdbuf -i0 -oL qa", "ionice -t qa",
 ]
 HEADS_B = ["qb", "qb", "command qb", "exec qb", "env qb", "g", "nohup qb", "timeout 5 qb", "FOO=1 qb",
            "xargs qb", "\\qb", "'qb'", "xargs -I% qb", "nice qb", "time qb"]
@@ -129,10 +134,21 @@ LINES = st.builds(
     st.lists(st.tuples(st.sampled_from(["; ", " && ", "\n", " | ", " || "]), statement()), max_size=1).map(
         lambda pairs: "".join(sep + stmt for sep, stmt in pairs)),
 )
-TOKENS = ["qa", "qb", " ", " ", "push", "--force", "pu", "sh", "\\", "\\\n", "'", '"', "$", "$'", "{", "}",
+TOKENS = ["qa", "qb", " ", " ", " ", "push", "--force", "pu", "sh", "\\", "\\\n", "'", '"', "$", "$'", "{", "}",
           ",", "?", "*", "[", "]", "(", ")", "$(", "`", "x=", "$x", ";", "\n", "|", "&&", "echo ", "-",
-          "=", "#", "\t", "command ", "exec ", "env ", "eval ", "~", "@", "!", "<<<", "<", ">"]
+          "=", "#", "\t", "command ", "exec ", "env ", "eval ", "~", "@", "!", "<<<", "<", ">", "xargs ",
+          "find push -exec ", "{}", "\\;", "set -H -o history\n", "!!:1", "!:1", "--", "\r", "\u00a0",
+          "\u0440", "$'\\x70'", "''", '""', "-f", "x=1 ", "2>&1 ", "&", "\\ "]
 TOKEN_LINES = st.lists(st.sampled_from(TOKENS), min_size=2, max_size=12).map("".join)
+# words spelled from pieces of ``push``: invariant 5 compares the analyzer's value of each with bash's
+PIECES = ["p", "u", "s", "h", "pu", "sh", "push", "'", '"', "\\", "\\\n", "$", "$'", "{", "}", ",", "#", "!",
+          "-", "--force", "\\x70", "\\160", "x", "~", "=", ":", "@", "%", "^", "(", ")", " ", "\t", "''", '""']
+WORD_LINES = st.tuples(st.sampled_from(["qa ", "qb ", "qa x ", "env qa ", "qa -- "]),
+                       st.lists(st.sampled_from(PIECES), min_size=1, max_size=8)).map(lambda t: t[0] + "".join(t[1]))
+# one small edit anywhere in a line: a line continuation, empty quotes, a backslash …
+EDITS = ["\\\n", "''", '""', "\\", "\t", " ", "\n", "#", "'", '"', "$", "{", "}", ",", "\r"]
+EDITED_LINES = st.tuples(st.one_of(LINES, TOKEN_LINES), st.integers(0, 200), st.sampled_from(EDITS)).map(
+    lambda t: t[0][: t[1] % (len(t[0]) + 1)] + t[2] + t[0][t[1] % (len(t[0]) + 1):])
 
 
 @dataclass
@@ -239,11 +255,17 @@ def check_line(oracle: Oracle, line: str, allow: tuple[str, ...] = ALLOW) -> Non
             assert not _forbidden(run), (line, run, "allowed")
             text = run.rendered
             assert not any(p.matches(text) for p in PATTERNS), (line, run, text, "allowed")
+        analysis = analyze_uncached(line)
+        forms = [form for info in analysis.commands for form in info.form_texts]
+        if not analysis.problems and all(complete for _text, _known, complete in forms):
+            texts = {text for text, _known, _complete in forms}
+            for run in runs:
+                assert run.rendered in texts, (line, run.rendered, sorted(texts), "not what was analyzed")
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(line=st.one_of(LINES, LINES, LINES, TOKEN_LINES))
+@given(line=st.one_of(LINES, LINES, LINES, TOKEN_LINES, EDITED_LINES, WORD_LINES))
 def test_generated_lines_never_run_a_denied_argv(oracle, line):
     check_line(oracle, line)
 
