@@ -1,124 +1,22 @@
-"""The built-in read-only commands and the arguments that keep them read-only.
+"""Whether one command is read-only, and the files it reads.
 
-A command runs without asking only when its program is listed here and none of its arguments
-can write or execute (``-exec``, ``-delete``, ``-i``, ``--output``, …).  GNU tools accept
-abbreviated long options (``sort --out=f`` is ``--output``), so a long option is unsafe when it
-is a prefix of an unsafe one.  Dynamic arguments (``$x``, globs) are accepted only by programs
-for which *no* argument can write.
+A command runs without asking only when its program is in the tables of ``bash_specs`` and
+none of its arguments can write or execute (``-exec``, ``-delete``, ``-i``, ``--output``, …).
+Dynamic arguments (``$x``, globs) are accepted only by programs for which *no* argument can
+write.  The files a read-only command reads are its file arguments, files inside option words
+(``--file=F``, ``-fF``), and, for a listing option (``--files0-from``), the files named inside
+a file: those are only known at run time, which makes the line ask.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 from .bash_sed import sed_files
 from .bash_set import set_is_read_only
+from .bash_specs import GIT_GLOBAL_FLAGS, GIT_SPECS, GIT_SUB_SUB, SPECS, Spec
 from .bash_words import Word
-
-
-@dataclass(frozen=True)
-class Spec:
-    unsafe: frozenset[str] = frozenset()  # "-x" short letters / "--long" / find-style "-name"
-    single_dash_long: bool = False  # find-style options: -name, -delete (no clusters)
-    max_positional: int | None = None
-    only_options: frozenset[str] | None = None  # when set, every option must be one of these
-    dynamic_ok: bool = True
-    reads_paths: bool = True  # positional arguments are files it reads
-    requires_any: frozenset[str] = frozenset()
-    file_letters: frozenset[str] = frozenset()  # short options whose attached value is a file: -fFILE
-    # derived from the fields above once (the tables are constants)
-    unsafe_letters: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
-    unsafe_long: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
-    plain: bool = field(init=False, repr=False, compare=False, default=False)  # no argument matters
-
-    def __post_init__(self) -> None:
-        letters = frozenset(u[1] for u in self.unsafe if len(u) == 2 and u[0] == "-")
-        object.__setattr__(self, "unsafe_letters", letters)
-        object.__setattr__(self, "unsafe_long", tuple(u for u in self.unsafe if u.startswith("--")))
-        plain = not self.unsafe and self.max_positional is None and self.only_options is None
-        plain = plain and self.dynamic_ok and not self.requires_any
-        object.__setattr__(self, "plain", plain)
-
-
-def _s(*unsafe: str, **kw: object) -> Spec:
-    return Spec(unsafe=frozenset(unsafe), **kw)  # type: ignore[arg-type]
-
-
-_NO_PATHS = {"reads_paths": False}
-SPECS: dict[str, Spec] = {
-    **{name: _s() for name in (
-        "cat", "head", "tail", "wc", "ls", "du", "df", "stat", "cut", "tr", "nl", "paste",
-        "fold", "fmt", "rev", "tac", "expand", "unexpand", "strings", "od", "hexdump", "cmp",
-        "diff", "comm", "grep", "egrep", "fgrep", "md5sum", "sha1sum", "sha256sum",
-        "sha512sum", "cksum", "b2sum", "realpath", "readlink", "basename", "dirname", "column",
-        "jq", "look", "wdiff")},
-    **{name: _s(**_NO_PATHS) for name in (
-        "pwd", "echo", "true", "false", ":", "whoami", "id", "groups", "uname", "arch", "nproc",
-        "uptime", "free", "locale", "tty", "which", "type", "whereis", "printenv", "sleep",
-        "seq", "ps", "pgrep", "lsof", "who", "w", "env", "getconf", "users")},
-    "test": _s("-v", "-R", **_NO_PATHS),
-    "[": _s("-v", "-R", **_NO_PATHS),
-    "printf": _s("-v", **_NO_PATHS),
-    "date": _s("-s", "--set", "-f", "--file", **_NO_PATHS),
-    "hostname": Spec(max_positional=0, reads_paths=False, unsafe=frozenset({"-F", "--file"})),
-    "uniq": _s(max_positional=1),
-    "sort": _s("-o", "--output", "--compress-program", "-T", "--temporary-directory",
-               "--random-source", dynamic_ok=False),
-    "tree": _s("-o", "-R", "-H", "--fromfile", dynamic_ok=False),
-    "file": _s("-C", "--compile", "-m", "--magic-file", dynamic_ok=False),
-    "xxd": _s("-r", "--revert", max_positional=1, dynamic_ok=False),
-    "rg": _s("--pre", "--pre-glob", "--search-zip", "-z", "--hostname-bin", dynamic_ok=False),
-    "fd": _s("-x", "--exec", "-X", "--exec-batch", dynamic_ok=False),
-    "find": _s("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
-               "-fprintf", "-fls", single_dash_long=True, dynamic_ok=False),
-    "yq": _s("-i", "--inplace", "--from-file", "--expression-file", "-f", dynamic_ok=False),
-}
-
-for _name, _letters in (("grep", "f"), ("egrep", "f"), ("fgrep", "f"), ("rg", "f"), ("file", "f"),
-                       ("hexdump", "f"), ("diff", "X"), ("du", "X"), ("jq", "fL")):
-    SPECS[_name] = replace(SPECS[_name], file_letters=frozenset(_letters))
-
-_GIT_LOGLIKE = _s("--output", "--ext-diff", dynamic_ok=False)
-GIT_SPECS: dict[str, Spec] = {
-    "status": _s(dynamic_ok=False),
-    "diff": _GIT_LOGLIKE,
-    "log": _GIT_LOGLIKE,
-    "show": _GIT_LOGLIKE,
-    "shortlog": _GIT_LOGLIKE,
-    "blame": _s(dynamic_ok=False),
-    "grep": _s("-O", "--open-files-in-pager", "--ext-grep", dynamic_ok=False),
-    "rev-parse": _s(dynamic_ok=False),
-    "rev-list": _s(dynamic_ok=False),
-    "ls-files": _s(dynamic_ok=False),
-    "ls-tree": _s(dynamic_ok=False),
-    "cat-file": _s("--textconv", "--filters", dynamic_ok=False),
-    "describe": _s(dynamic_ok=False),
-    "merge-base": _s(dynamic_ok=False),
-    "show-ref": _s("--delete", dynamic_ok=False),
-    "for-each-ref": _s(dynamic_ok=False),
-    "count-objects": _s(dynamic_ok=False),
-    "name-rev": _s(dynamic_ok=False),
-    "reflog": Spec(max_positional=0, dynamic_ok=False),
-    "branch": Spec(
-        max_positional=0, dynamic_ok=False,
-        only_options=frozenset({"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose",
-                                "--list", "-l", "--show-current", "--no-color", "--color"}),
-    ),
-    "tag": Spec(max_positional=0, dynamic_ok=False,
-                only_options=frozenset({"-l", "--list", "-n"})),
-    "remote": Spec(max_positional=0, dynamic_ok=False,
-                   only_options=frozenset({"-v", "--verbose"})),
-    "config": Spec(
-        dynamic_ok=False,
-        only_options=frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l",
-                                "--show-origin", "--show-scope", "--null", "-z", "--name-only",
-                                "--local", "--global", "--system"}),
-        requires_any=frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l"}),
-    ),
-}
-_GIT_SUB_SUB = {"stash": frozenset({"list", "show"}), "worktree": frozenset({"list"})}
-_GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-optional-locks"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +45,7 @@ def reads(paths: tuple[Word, ...]) -> ReadOnlyCheck:
 
 
 _STDIN_ARGUMENTS = Word("<arguments from stdin>", static=False)
+_LISTED_FILES = Word("<the files a list names>", static=False)  # sort --files0-from=LIST
 
 
 def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOnlyCheck:
@@ -218,6 +117,8 @@ def _check(spec: Spec, args: Sequence[Word]) -> ReadOnlyCheck:
                 seen.add(value.split("=", 1)[0])
             if len(value) > 2:
                 attached = _attached_path(spec, value, attached)
+            if spec.lists is not None and not _option_ok(spec.lists, value):
+                attached = [*(attached or ()), _LISTED_FILES]
     if spec.max_positional is not None and len(positional) > spec.max_positional:
         return _NOT
     if spec.requires_any and not (seen & spec.requires_any):
@@ -283,7 +184,7 @@ def _git(words: Sequence[Word]) -> ReadOnlyCheck:
             continue
         if flag in ("--version", "--help") and i == n - 1:
             return _YES
-        if flag not in _GIT_GLOBAL_FLAGS:
+        if flag not in GIT_GLOBAL_FLAGS:
             return _NOT  # -c key=val, --git-dir, --exec-path, … can run arbitrary programs
         i += 1
     if i >= n:
@@ -294,7 +195,7 @@ def _git(words: Sequence[Word]) -> ReadOnlyCheck:
     sub, rest = word.text, words[i + 1:]
     spec = GIT_SPECS.get(sub)
     if spec is None:
-        sub_subs = _GIT_SUB_SUB.get(sub)
+        sub_subs = GIT_SUB_SUB.get(sub)
         if sub_subs is None:
             return _NOT
         ok = bool(rest) and rest[0].literal in sub_subs and all(w.literal is not None for w in rest[1:])

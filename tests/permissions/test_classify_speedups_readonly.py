@@ -35,7 +35,7 @@ def test_precomputed_option_sets_decide_like_the_unsafe_list():
     options += ["--o", "--ou", "--re", "--pre", "--ext", "--t", "-rz", "-zr", "-12", "-=x", "--=", "-x=1"]
     for spec in [*ro.SPECS.values(), *ro.GIT_SPECS.values()]:
         assert spec.plain == (not spec.unsafe and spec.max_positional is None and spec.only_options is None
-                              and spec.dynamic_ok and not spec.requires_any)
+                              and spec.dynamic_ok and not spec.requires_any and spec.lists is None)
         for option in options:
             assert ro._option_ok(spec, option) == _option_ok_reference(spec, option), (spec, option)
 
@@ -59,14 +59,14 @@ def _git_reference(args: list[Word]) -> ro.ReadOnlyCheck:
             continue
         if flag in ("--version", "--help") and i == len(args) - 1:
             return ro.ReadOnlyCheck(True)
-        if flag not in ro._GIT_GLOBAL_FLAGS:
+        if flag not in ro.GIT_GLOBAL_FLAGS:
             return ro.ReadOnlyCheck(False)
         i += 1
     if i >= len(args) or args[i].literal is None:
         return ro.ReadOnlyCheck(False)
     sub, rest = args[i].literal or "", args[i + 1:]
-    if sub in ro._GIT_SUB_SUB:
-        ok = bool(rest) and rest[0].literal in ro._GIT_SUB_SUB[sub]
+    if sub in ro.GIT_SUB_SUB:
+        ok = bool(rest) and rest[0].literal in ro.GIT_SUB_SUB[sub]
         return ro.ReadOnlyCheck(ok and all(w.literal is not None for w in rest[1:]))
     spec = ro.GIT_SPECS.get(sub)
     if spec is None or not ro._check(spec, rest).read_only:

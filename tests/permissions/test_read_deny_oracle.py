@@ -50,6 +50,7 @@ PROGRAMS = [
     "du -a", "sort -u", "uniq -c", "diff -r .", "xxd -p", "od -An -c", "readlink -f", "rev <",
     "git show", "git log -p", "git log --oneline -S SECRET", "git show --stat", "git diff HEAD~0 --",
     "git log --format=%H", "git show -s", "git stash show -p", "git diff --cached --",
+    "sort --files0-from", "sort --files0-from=list0", "sha256sum -c sums", "wc --files0-from=list0",
 ]
 NAMES = [
     ".env", "./.env", "sub/../.env", "env-link", "sub/link-up", ".e*", ".e?v", ".[e]nv", ".[!x]nv",
@@ -72,6 +73,8 @@ def _project(root: Path) -> Path:
     (project / "sub").mkdir(parents=True)
     (project / ".env").write_text(f"SECRET={TOKEN}\n")
     (project / "a.txt").write_text("alpha\nbeta\n")
+    (project / "list0").write_text(".env\0")  # names the secret for --files0-from
+    (project / "sums").write_text("0" * 64 + "  .env\n")
     (project / "sub" / "b.txt").write_text("gamma\n")
     os.symlink(project / ".env", project / "env-link")
     os.symlink("../.env", project / "sub" / "link-up")
@@ -135,7 +138,8 @@ def test_the_secret_is_reachable(world):
     """The oracle can fail: these lines do print the token (and are denied)."""
     project, ctx, sandbox = world
     for line in ("cat .env", "git show HEAD:.env", "xargs -a .env echo", "cat {.env,a.txt}", "git show", "git log -p",
-                 "cat ../outside/o.txt", "cat out-link", "cat ~/h.txt", "grep -r OUT ..", "cat \"$OLDPWD\"/o.txt"):
+                 "cat ../outside/o.txt", "cat out-link", "cat ~/h.txt", "grep -r OUT ..", "cat \"$OLDPWD\"/o.txt",
+                 "sort --files0-from=list0"):
         output = _run(line, project, sandbox)
         assert TOKEN in output or OUTSIDE in output, line
         assert not isinstance(check_bash_permission(line, ctx), PermissionAllow), line
