@@ -28,7 +28,7 @@ from .bash_commands import (
     SimpleCommand,
 )
 from .bash_lexcheck import covered_through
-from .bash_words import Node, Word, WordReader
+from .bash_words import Node, Word, WordReader, tilde_expands
 
 LANGUAGE = Language(tree_sitter_bash.language())  # the one Language; bash_parse's parsers use it too
 
@@ -158,7 +158,7 @@ def fast_parse(root: Node, source: str, printable: bool, general: type) -> Parse
             text = source[start:covered]
             if kind in _BARE_WORD:
                 if plain_line:  # (then the line, so the word too, is printable)
-                    if " " in text or tilde and text[0] == "~":
+                    if " " in text or tilde and "~" in text and tilde_expands(text):
                         break  # glued words, ~: the general walker reads them
                 elif not _literal_word(text) or " " in text or not text.isprintable():
                     break
@@ -309,5 +309,5 @@ def _literal_word(text: str) -> bool:
     """A bare word that ``WordReader._plain`` reads as itself: static, no glob, no problem."""
     return not (
         "$" in text or "`" in text or "\\" in text or "*" in text or "?" in text or "[" in text
-        or "{" in text or text.startswith("~")
+        or "{" in text or "~" in text and tilde_expands(text)
     )

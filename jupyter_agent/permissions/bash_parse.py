@@ -167,7 +167,7 @@ class _Walker:
         word_end = -1
         for child in node.children:
             kind = child.type
-            if not child.is_named and kind != "$":  # a lone `$` is a word (`qa $ x`)
+            if not child.is_named and kind not in _WORD_TOKENS:  # `qa $ x`, `qa == x`: words
                 continue
             if kind in _REDIRECTS:
                 self._redirect(child)
@@ -299,6 +299,9 @@ class _Walker:
 
     def _heredoc(self, node: Node) -> None:
         read_heredoc(self, node)
+
+
+_WORD_TOKENS = frozenset({"$", "==", "=~"})
 
 
 def _field_of(parent: Node, child: Node) -> str | None:

@@ -160,6 +160,8 @@ class WordReader:
             # tree-sitter's `$` token may be `$$` (the PID) or hold the blanks before it: `" $'"`
             value = text(node)
             return make_word(value, value.lstrip(" \t") == "$")
+        if not node.is_named and kind in ("==", "=~"):  # `qa == x`: an argument to bash
+            return make_word(text(node))
         self.problems.append(f"unsupported word syntax ({kind}): {text(node)[:40]}")
         return make_word(text(node), False)
 
@@ -170,11 +172,11 @@ class WordReader:
         if "\\" not in text:  # the common case, without a per-character loop
             if not self._in_expansion and (" " in text or "\t" in text or "\n" in text):
                 self.problems.append(f"unexpected whitespace inside the word {text[:40]!r}")
-            glob = text.startswith("~") or "*" in text or "?" in text or "[" in text
+            glob = "*" in text or "?" in text or "[" in text or "~" in text and tilde_expands(text)
             static = "$" not in text and not (glob and _dir_stack_tilde(text))
             return make_word(text, static, glob or _is_brace(text))
         out: list[str] = []
-        static, glob = True, text.startswith("~")
+        static, glob = True, "~" in text and tilde_expands(text)
         escaped = False
         for ch in text:
             if escaped:
@@ -198,9 +200,12 @@ class WordReader:
     def _string(self, node: Node, depth: int) -> Word:
         parts: list[str] = []
         static = True
-        for child in node.children:
+        for index, child in enumerate(node.children):
             kind = child.type
             if kind == '"':
+                value = self.text(child)
+                if value != '"':  # tree-sitter's quote token may hold text before it: `"\\<TAB>"`
+                    parts.append(self._double_quoted(value[1:] if index == 0 else value[:-1]))
                 continue
             if kind == "string_content":
                 parts.append(self._double_quoted(self.text(child)))
@@ -226,10 +231,13 @@ class WordReader:
         return "".join(out)
 
     def _concat(self, node: Node, depth: int) -> Word:
-        parts = [self._read(c, depth + 1) for c in node.children]
+        children = node.children
+        parts = [self._read(c, depth + 1) for c in children]
         text = "".join(p.text for p in parts)
         glob = any(p.glob for p in parts) or _looks_like_brace(parts)
-        return make_word(text, all(p.static for p in parts), glob)
+        # a `$` token before more of the word: `$""` is a translated string (push$"" is push)
+        static = all(p.static for p in parts) and not any(c.type == "$" for c in children[:-1])
+        return make_word(text, static, glob)
 
     def _check_expansion(self, node: Node, depth: int) -> None:
         """``${...}`` is fine with plain operators; subscripts, ``@P``, ``!`` and offsets ask."""
@@ -266,6 +274,15 @@ class WordReader:
     def _scan(self, node: Node, depth: int) -> None:
         for child in node.named_children:
             self._read(child, depth + 1)
+
+
+_ASSIGNMENT_TILDE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=(?:~|.*:~)", re.DOTALL)
+
+
+def tilde_expands(text: str) -> bool:
+    """Bash expands this unquoted ``~``: a leading one, or in an argument that looks like an
+    assignment, one after the ``=`` or a ``:`` (``p=~/x``, ``P=a:~/b``; not ``--file=~/x``)."""
+    return text.startswith("~") or _ASSIGNMENT_TILDE.match(text) is not None
 
 
 def _dir_stack_tilde(text: str) -> bool:

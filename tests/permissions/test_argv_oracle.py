@@ -281,6 +281,10 @@ ROWS = [
     "echo --force | xargs qb", "xargs -a push qa", "echo push | xargs -I{} qa {}", "echo push | xargs nice qa",
     "set -H -o history\n: push\nqa !!:1",  # history expansion works in `bash -c` too
     "set -o history -H\necho push\nqa !echo:1", "set -Ho history\n: --force\nqb !:1",
+    'qa push$""', 'qb --force$""',  # $"" is a translated (empty) string, not a `$`
+    # words the analyzer read differently from bash (invariant 5; fixed)
+    "qa $ x", "qa -- sh''^$$", "qa pupu %\" $'\"", "qa x \"\\\t\"p#", "qa -- \" \"\"\"shpu-", "qa x =~ y",
+    "qa == x", "qa x p=~ P=a:~/b --f=~",
 ]
 
 

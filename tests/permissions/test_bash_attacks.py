@@ -250,6 +250,8 @@ ROWS = [
     ("xargs-no-rule-match", PUSH, "ls | xargs git status", "allow"),
     ("history-expansion", PUSH, "set -H -o history\n: push\ngit !!:1", "ask"),
     ("set-H-not-read-only", {}, "set -H", "ask"),
+    ("translated-empty-string", PUSH, 'git push$""', "ask"),
+    ("translated-string-inside", PUSH, 'git pu$""sh', "ask"),
     ("find-exec-found-path", {**PUSH, "allow": ("Bash(git:*)", "Bash(find:*)")}, "find push -exec git {} \\;", "ask"),
     ("fd-exec-appends-path", {**PUSH, "allow": ("Bash(git:*)", "Bash(fd:*)")}, "fd push -x git", "ask"),
 ]
