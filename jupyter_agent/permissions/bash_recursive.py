@@ -13,13 +13,12 @@ from collections.abc import Sequence
 
 from .bash_words import Word
 
-_RECURSIVE_FLAGS = {
-    "grep": ("r", "R", "--recursive", "--dereference-recursive"),
-    "egrep": ("r", "R", "--recursive", "--dereference-recursive"),
-    "fgrep": ("r", "R", "--recursive", "--dereference-recursive"),
-    "diff": ("r", "--recursive"),
-}
-_ALWAYS_RECURSIVE = frozenset({"rg"})
+_GREP_FLAGS = ("r", "R", "--recursive", "--dereference-recursive")
+_RECURSIVE_FLAGS = {"grep": _GREP_FLAGS, "egrep": _GREP_FLAGS, "fgrep": _GREP_FLAGS}
+_DIRECTORIES = "--directories"  # grep -d ACTION / --directories=ACTION: recurse walks like -r
+_NOT_WALKING = frozenset({"read", "skip"})  # the other actions (argmatch also takes "rec" for recurse)
+# rg walks folders always; diff reads the files inside folder operands even without -r
+_ALWAYS_RECURSIVE = frozenset({"rg", "diff"})
 RECURSIVE_PROGRAMS = frozenset(_RECURSIVE_FLAGS) | _ALWAYS_RECURSIVE  # walked_folders walks no other
 
 
@@ -83,11 +82,28 @@ def _recurses(program: str, args: Sequence[Word]) -> bool:
     flags = _RECURSIVE_FLAGS.get(program)
     if flags is None:
         return False
-    for word in args:
+    for i, word in enumerate(args):
         value = word.literal or ""
+        following = args[i + 1].literal if i + 1 < len(args) else None
+        if value == "--":
+            return False
         if value.startswith("--"):
-            if value.split("=", 1)[0] in flags:
+            name, equals, action = value.partition("=")
+            if len(name) > 2 and any(f.startswith(name) for f in flags if f[:2] == "--"):
+                return True  # GNU abbreviations: --rec is --recursive
+            walks = (action if equals else following) not in _NOT_WALKING
+            if len(name) > 2 and _DIRECTORIES.startswith(name) and walks:
                 return True
-        elif value.startswith("-") and any(f in value[1:] for f in flags if len(f) == 1):
+        elif value.startswith("-") and _short_recurses(value[1:], flags, following):
             return True
+    return False
+
+
+def _short_recurses(cluster: str, flags: Sequence[str], following: str | None) -> bool:
+    """``-rn``, ``-drecurse``, ``-d recurse`` (``-d`` takes the rest of its word, or the next)."""
+    for j, letter in enumerate(cluster):
+        if letter in flags:
+            return True
+        if letter == "d":
+            return (cluster[j + 1:] or following) not in _NOT_WALKING
     return False

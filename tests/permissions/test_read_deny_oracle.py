@@ -51,6 +51,7 @@ PROGRAMS = [
     "git show", "git log -p", "git log --oneline -S SECRET", "git show --stat", "git diff HEAD~0 --",
     "git log --format=%H", "git show -s", "git stash show -p", "git diff --cached --",
     "sort --files0-from", "sort --files0-from=list0", "sha256sum -c sums", "wc --files0-from=list0",
+    "grep -d recurse -h .", "grep --rec -h .", "grep --directories=recurse S", "diff", "diff sub", "diff -q",
 ]
 NAMES = [
     ".env", "./.env", "sub/../.env", "env-link", "sub/link-up", ".e*", ".e?v", ".[e]nv", ".[!x]nv",
@@ -75,6 +76,7 @@ def _project(root: Path) -> Path:
     (project / "a.txt").write_text("alpha\nbeta\n")
     (project / "list0").write_text(".env\0")  # names the secret for --files0-from
     (project / "sums").write_text("0" * 64 + "  .env\n")
+    (project / "sub" / ".env").write_text("OTHER=1\n")  # not denied; `diff . sub` compares it with .env
     (project / "sub" / "b.txt").write_text("gamma\n")
     os.symlink(project / ".env", project / "env-link")
     os.symlink("../.env", project / "sub" / "link-up")
@@ -139,7 +141,7 @@ def test_the_secret_is_reachable(world):
     project, ctx, sandbox = world
     for line in ("cat .env", "git show HEAD:.env", "xargs -a .env echo", "cat {.env,a.txt}", "git show", "git log -p",
                  "cat ../outside/o.txt", "cat out-link", "cat ~/h.txt", "grep -r OUT ..", "cat \"$OLDPWD\"/o.txt",
-                 "sort --files0-from=list0"):
+                 "sort --files0-from=list0", "diff . sub", "grep -d recurse S ."):
         output = _run(line, project, sandbox)
         assert TOKEN in output or OUTSIDE in output, line
         assert not isinstance(check_bash_permission(line, ctx), PermissionAllow), line

@@ -1,0 +1,63 @@
+"""Commands that read the files inside a folder they are given: every spelling of grep's
+recursion (``-r``, ``--rec``, ``-d recurse``, ``--directories=recurse``) and ``diff`` of two
+folders.  With ``Read(./.env)`` denied they ask; real grep and diff are the judge: what is
+allowed must not print the secret."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+SECRET = "SECRET-2b9e77"
+ENV = ("Read(./.env)",)
+
+ROWS = [
+    ("dash-r", "grep -r SECRET .", "ask"),
+    ("long-abbreviated", "grep --rec SECRET .", "ask"),
+    ("long-abbreviated-more", "grep --recur SECRET .", "ask"),
+    ("dereference-abbreviated", "grep --deref SECRET .", "ask"),
+    ("directories-action", "grep -d recurse SECRET .", "ask"),
+    ("directories-attached", "grep -drecurse SECRET .", "ask"),
+    ("directories-abbreviated-action", "grep -drec SECRET .", "ask"),
+    ("directories-long", "grep --directories=recurse SECRET .", "ask"),
+    ("directories-long-separate", "grep --directories recurse SECRET .", "ask"),
+    ("directories-long-abbreviated", "grep --dir=recurse SECRET .", "ask"),
+    ("after-the-pattern", "grep SECRET . -r", "ask"),
+    ("egrep", "egrep -d recurse SECRET .", "ask"),
+    ("diff-two-folders", "diff . sub", "ask"),
+    ("diff-abbreviated-recursive", "diff --rec . sub", "ask"),
+    ("directories-skip", "grep -d skip SECRET .", "allow"),
+    ("directories-read", "grep -nd read SECRET a.txt", "allow"),
+    ("plain-grep", "grep -n SECRET a.txt", "allow"),
+    ("end-of-options", "grep -- -r a.txt", "allow"),
+    ("diff-two-files", "diff a.txt sub/b.txt", "allow"),
+    ("recursive-elsewhere", "grep -r SECRET sub", "allow"),
+]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("recursive")
+    (root / "sub").mkdir()
+    (root / ".env").write_text(f"KEY={SECRET}\n")
+    (root / "sub" / ".env").write_text("KEY=other\n")  # not denied: diff . sub compares the two
+    (root / "a.txt").write_text("a\n")
+    (root / "sub" / "b.txt").write_text("b\n")
+    return root
+
+
+@pytest.mark.parametrize(("command", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+async def test_recursive_read_rows(project, command, expected):
+    verdict = await decide_bash(make_ctx(project, deny=ENV), command)
+    assert verdict_name(verdict) == expected, verdict
+    done = subprocess.run(["/bin/bash", "--norc", "--noprofile", "-c", command], cwd=project,
+                          capture_output=True, text=True, timeout=10, env={"PATH": "/usr/bin:/bin"})
+    printed = SECRET in done.stdout + done.stderr
+    if expected == "allow":
+        assert not printed, command
+    else:
+        assert printed, f"the row should show a real read of the secret: {command}"
