@@ -45,7 +45,9 @@ def reads(paths: tuple[Word, ...]) -> ReadOnlyCheck:
 
 
 _STDIN_ARGUMENTS = Word("<arguments from stdin>", static=False)
-_LISTED_FILES = Word("<the files a list names>", static=False)  # sort --files0-from=LIST
+# words that make jq / yq read files their program text names (Debian's yq runs jq)
+_LOADERS = {"jq": ("import", "include"), "yq": ("load", "import", "include")}
+_LISTED_FILES = Word("<files named inside another file>", static=False)  # sort --files0-from=LIST
 
 
 def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOnlyCheck:
@@ -66,8 +68,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
             files = sed_files(words[1:], appends_args)
             return _NOT if files is None else reads(files)
         return _NOT
-    if program == "yq" and any("load" in w.text for w in words[1:]):
-        return _NOT  # load("f") / load_str("f") read files the arguments do not name
+    if program in _LOADERS and any(k in w.text for w in words[1:] for k in _LOADERS[program]):
+        return _NOT  # files the program text names: load_str("f"), import "secrets/creds" as $c
     if appends_args:  # xargs: more file names arrive on stdin
         if not spec.dynamic_ok:
             return _NOT

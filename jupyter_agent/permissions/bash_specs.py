@@ -3,8 +3,8 @@ read files its arguments do not name.
 
 GNU tools accept abbreviated long options (``sort --out=f`` is ``--output``), so a long option
 matches an entry when it is a prefix of it.  ``lists``: options with which a program reads files
-named *inside* another file (``sort --files0-from=LIST``, ``sha256sum -c LIST``): those files are
-only known at run time.
+named *inside* another file (``sort --files0-from=LIST``, ``sha256sum -c LIST``, ``jq -f PROG``
+whose program may import modules): those files are only known at run time.
 """
 
 from __future__ import annotations
@@ -48,7 +48,9 @@ SPECS: dict[str, Spec] = {
         "fold", "fmt", "rev", "tac", "expand", "unexpand", "strings", "od", "hexdump", "cmp",
         "diff", "comm", "grep", "egrep", "fgrep", "md5sum", "sha1sum", "sha256sum",
         "sha512sum", "cksum", "b2sum", "realpath", "readlink", "basename", "dirname", "column",
-        "jq", "look", "wdiff")},
+        "look", "wdiff")},
+    # a program file may import modules the arguments do not name
+    "jq": _s(lists=_s("-f", "--from-file")),
     **{name: _s(**_NO_PATHS) for name in (
         "pwd", "echo", "true", "false", ":", "whoami", "id", "groups", "uname", "arch", "nproc",
         "uptime", "free", "locale", "tty", "which", "type", "whereis", "printenv", "sleep",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from jupyter_agent.permissions.bash_readonly import check_read_only
@@ -32,6 +35,13 @@ ROWS = [
     ("checksums-cluster", "md5sum -bc sums", "ask"),
     ("checksums-long-abbreviated", "sha1sum --ch sums", "ask"),
     ("checksum-of-a-file", "sha256sum a.py", "allow"),
+    # jq's module system reads files the program text names
+    ("jq-import", "jq -n 'import \"secrets/creds\" as $c; $c'", "ask"),
+    ("jq-include", "jq -n -L sub 'include \"m\"; 1'", "ask"),
+    ("yq-import", "yq -n 'import \"secrets/creds\" as $c; $c'", "ask"),
+    ("jq-program-file", "jq -f prog.jq a.json", "ask"),
+    ("jq-program-file-long", "jq --from-file prog.jq a.json", "ask"),
+    ("jq-plain", "jq -r '.cells | length' a.json", "allow"),
     ("du-plain", "du -sh sub", "allow"),
     ("diff-to-file", "diff --to-file=.env sub", "deny"),
     ("file-namefile", "file -f.env", "deny"),
@@ -103,3 +113,20 @@ async def test_protected_paths_inside_option_words_of_allowed_commands(world, mo
     ctx = make_ctx(world.project, deny=ENV, allow=WRITERS, mode=mode)
     verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, verdict
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="needs jq")
+@pytest.mark.parametrize(
+    ("program", "expected"),
+    [("import \"secrets/creds\" as $c; $c", "ask"), ("include \"secrets/creds\"; leak", "ask"), ("1 + 1", "allow")],
+)
+async def test_real_jq_reads_what_its_modules_name(tmp_path, program, expected):
+    """``Read(./secrets/**)``: real jq imports ``secrets/creds.json`` by the program text alone."""
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "creds.json").write_text('{"key": "TOKEN-jq-41"}')
+    (tmp_path / "secrets" / "creds.jq").write_text('def leak: "TOKEN-jq-41";')
+    command = f"jq -n '{program}'"
+    verdict = await decide_bash(make_ctx(tmp_path, deny=("Read(./secrets/**)",)), command)
+    assert verdict_name(verdict) == expected, verdict
+    done = subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=10)
+    assert ("TOKEN-jq-41" in done.stdout) is (expected == "ask"), done
