@@ -42,7 +42,7 @@ class DenyFilter:
                 stats.append(os.stat(self.folder / p))
             except OSError:
                 continue
-        self.linked.update(denied_links(stats, self.context))
+        self.linked.update(denied_links(stats, path_scope(self.context)))
         self.looked.update((s.st_dev, s.st_ino) for s in stats)
 
     def __call__(self, path: str) -> bool:
@@ -65,7 +65,7 @@ class DenyFilter:
             return False
         key = (st.st_dev, st.st_ino)
         if key not in self.looked:
-            self.linked.update(denied_links([st], self.context))
+            self.linked.update(denied_links([st], path_scope(self.context)))
             self.looked.add(key)
         return key in self.linked
 

@@ -97,7 +97,7 @@ async def test_hard_link_lookup_fails_closed_past_its_walk_budget(project, appro
     """When the denied folders are too big to walk, a multiply-linked file counts as denied."""
     import os
 
-    from jupyter_agent.permissions import filesystem
+    from jupyter_agent.permissions import hard_links
 
     (project / "big").mkdir()
     (project / "big" / "data.txt").write_text("SECRET-data\n")
@@ -105,5 +105,5 @@ async def test_hard_link_lookup_fails_closed_past_its_walk_budget(project, appro
     ctx = _ctx(project, deny=("Read(**/.env)",))
     inp = {"pattern": "SECRET-data", "output_mode": "files_with_matches"}
     assert "data2.txt" in await _run(ctx, "Grep", inp, approve)  # walked: not a denied file
-    monkeypatch.setattr(filesystem, "HARD_LINK_WALK", 1)
+    monkeypatch.setattr(hard_links, "HARD_LINK_WALK", 1)
     assert "data2.txt" not in await _run(_ctx(project, deny=("Read(**/.env)",)), "Grep", inp, approve)
