@@ -110,22 +110,37 @@ def opened_denial(fd: int, path: str, context: ToolUseContext) -> str | None:
 
     The permission check ran on the path before the call; a symlink swapped since, or a hard
     link, would make the open file a denied one.  The file's real path is read from the open
-    descriptor where the system tells it (``/proc/self/fd``), else resolved again.
+    descriptor where the system tells it (``/proc/self/fd``), else resolved again and required
+    to be the same file (same device and inode) as the one open.
     """
-    try:
-        real = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        real = os.path.realpath(path)
+    st = os.fstat(fd)
+    real = _fd_real_path(fd, path, st)
+    if real is None:
+        return f"Cannot read {path}: it changed while it was being opened. Try again."
     lexical = os.path.normpath(path)
     scope = path_scope(context)
     rule = scope.rule("deny", READ_RULES, lexical, real)
     if rule is None and scope.read_deny:
-        rule = hard_link_rule(os.fstat(fd), context)
+        rule = hard_link_rule(st, context)
         if rule is not None:
             return f"Permission to read {path} has been denied by the rule {rule}: it is a hard link to a denied file."
     if rule is None:
         return None
     return f"Permission to read {path} has been denied by the rule {rule}."
+
+
+def _fd_real_path(fd: int, path: str, st: os.stat_result) -> str | None:
+    """The real path of the open ``fd``; None when it cannot be told (fail closed)."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        pass
+    real = os.path.realpath(path)
+    try:
+        now = os.stat(real)
+    except OSError:
+        return None
+    return real if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino) else None
 
 
 def path_denial(path: str, real: str, context: ToolUseContext) -> str | None:

@@ -84,13 +84,14 @@ def build_world(root: Path) -> tuple[Path, Path]:
         "locked-link": "locked/data.txt", "outlink": str(out), "ipynb-link.ipynb": "secrets/n.ipynb",
         "pem-link.txt": "secrets/key.pem", "swap": "a.txt", "keydir": "keys", "keydir2": "keydir",
         "dang-sec": "secrets/born.txt", "dang-lock": "locked/born.txt", "dang-ssh": str(home / ".ssh" / "authorized_keys"),
-        "dang-env": "nested/.env.d/../.env",
+        "dang-env": "nested/.env.d/../.env", "dang-dir": "locked/born", "dang-sdir": "secrets/born",
     }
     for rel, target in links.items():
         os.symlink(target, proj / rel)
     os.link(proj / ".env", proj / "hard-env")
     os.link(proj / "secrets" / "key.pem", proj / "hard-pem.txt")
     os.link(home / ".ssh" / "id_rsa", proj / "sub" / "hard-rsa")
+    os.link(proj / "secrets" / "n.ipynb", proj / "hard-nb.ipynb")
     return proj, home
 
 
@@ -105,6 +106,7 @@ NAMES = [
     "nb.ipynb", "new.txt", "sub", ".", "", "swap", "a.txt/..", ".env\x00", "x/" * 300 + ".env",
     "./" * 200 + ".env", "sub/" + "../sub/" * 100 + "up", "keydir", "keydir2/", "keydir/id.pem", "keys/id.pem",
     "keydir/new.pem", "keys", "dang-sec", "dang-lock", "dang-ssh", "dang-env", "sub/hard-rsa", "..", "../home",
+    "hard-nb.ipynb", "dang-dir/x.txt", "dang-sdir/x.txt",
 ]
 PREFIXES = ["", "./", "{proj}/", "{proj}//", "sub/../", "~/../proj/", "file://{proj}/", "{proj}/./sub/../",
             "././/", "secdir/../", "~/", "{home}/", "sub/updir/", "/proc/self/root{proj}/", "{proj}/sub/up/../",
@@ -236,7 +238,7 @@ def _check_files(before: Snapshot, after: Snapshot, proj: Path, asked: bool) -> 
     protected = (str(proj / "secrets"), str(proj / "locked"), str(proj.parent / "home"))
     for p, (data, mode) in before.files.items():
         now = after.files.get(p)
-        if p.startswith(protected) or p.endswith((".env", "hard-pem.txt", "id.pem", "hard-rsa")):
+        if p.startswith(protected) or p.endswith((".env", "hard-pem.txt", "id.pem", "hard-rsa", "hard-nb.ipynb")):
             assert now == (data, mode), f"{p} changed: {now!r}"
         elif now != (data, mode):
             assert now is not None and now[0] in (WRITTEN.encode(), data.replace(b"SECRET", WRITTEN.encode(), 1)) \
@@ -272,7 +274,9 @@ async def test_no_rules_would_leak(tmp_path, monkeypatch):
 ROWS = [
     (("Read", {}), "", "env-link"), (("Read", {}), "file://{proj}/", ".env"), (("Read", {}), "", "hard-env"),
     (("Read", {}), "", "hard-pem.txt"), (("Read", {}), "", "sub/updir/.env"), (("Read", {}), "", "ipynb-link.ipynb"),
-    (("Read", {}), "", "pem-link.txt"), (("Read", {}), "~/", ".ssh/id_rsa"), (("Read", {}), "", "homelink/.ssh/id_rsa"),
+    (("Read", {}), "", "pem-link.txt"), (("Read", {}), "", "hard-nb.ipynb"), (("Read", {}), "", "sub/hard-rsa"),
+    (("Write", {"content": WRITTEN}), "", "dang-sec"), (("Write", {"content": WRITTEN}), "", "dang-dir/x.txt"),
+    (("Write", {"content": WRITTEN}), "", "dang-ssh"), (("Read", {}), "/proc/self/cwd/", ".env"), (("Read", {}), "~/", ".ssh/id_rsa"), (("Read", {}), "", "homelink/.ssh/id_rsa"),
     (("Grep", {"pattern": "TOKEN", "output_mode": "content"}), "", "secdir"),
     (("Grep", {"pattern": "TOKEN", "output_mode": "content"}), "", "homessh"),
     (("Grep", {"pattern": "TOKEN", "output_mode": "content"}), "", "homelink"),
@@ -367,3 +371,18 @@ async def test_link_swapped_between_check_and_call(case, mode, tmp_path, monkeyp
         if "/secrets/" in p or "/locked/" in p or "/.ssh/" in p or p.endswith((".env", "hard-pem.txt", "id.pem", "hard-env",
                                                                                "hard-rsa")):
             assert after.files.get(p) == was, f"{p} changed"
+
+
+@pytest.mark.parametrize("case", [c for c in TOCTOU if c[0] == "Read"], ids=lambda c: f"{c[2]}->{c[4]}")
+async def test_link_swap_without_proc(case, tmp_path, monkeypatch):
+    """Where ``/proc/self/fd`` cannot tell the open file's path, the path is resolved again and
+    must name the very file that is open; the swapped link is still refused."""
+    real_readlink = os.readlink
+
+    def no_proc(path, *args, **kw):
+        if str(path).startswith("/proc/self/fd/"):
+            raise OSError("no /proc here")
+        return real_readlink(path, *args, **kw)
+
+    monkeypatch.setattr(os, "readlink", no_proc)
+    await test_link_swapped_between_check_and_call(case, "default", tmp_path, monkeypatch)
