@@ -20,7 +20,7 @@ from ..core.permission_types import (
 )
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_paths import Verdict, path_checks, protected_arguments
-from .bash_rules import suggested_prefix
+from .bash_suggest import suggested_prefix
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .paths import BadPath, resolve_below
 from .verdicts import RULE, new_ask, new_update, sticky_ask

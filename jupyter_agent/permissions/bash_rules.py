@@ -118,22 +118,3 @@ def form_text(words: Sequence[Word]) -> tuple[str, str, bool]:
     if first_dynamic < 0:
         return joined, joined, True
     return joined, " ".join(parts[:first_dynamic]), False
-
-
-_TWO_WORD_PROGRAMS = frozenset(
-    {"git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker",
-     "kubectl", "make", "conda", "mamba", "bun", "deno", "npx", "gh", "jupyter", "dotnet"}
-)
-
-
-def suggested_prefix(words: tuple[Word, ...]) -> str | None:
-    """``pytest -q tests`` → ``pytest``; ``git push origin`` → ``git push``."""
-    if not words or words[0].literal is None:
-        return None
-    program = words[0].literal
-    if "/" in program:
-        return None
-    second = words[1].literal if len(words) > 1 else None
-    if program in _TWO_WORD_PROGRAMS and second and not second.startswith("-") and "/" not in second:
-        return f"{program} {second}"
-    return program

@@ -116,10 +116,31 @@ async def test_whole_tool_allow_covers_soft_asks(world):
     [
         ("git push origin main", ("Bash(git push:*)",)),
         ("pytest -q tests/test_x.py", ("Bash(pytest:*)",)),
-        ("npm run build && npm test", ("Bash(npm run:*)", "Bash(npm test:*)")),
+        ("npm run build && npm test", ("Bash(npm run build:*)", "Bash(npm test:*)")),
+        ("npm run test:unit -- --watch", ("Bash(npm run test:unit:*)",)),
         ("ls && ./scripts/deploy.sh", ()),
         ("sudo apt update", ()),
         ("bash -c 'pytest'", ()),
+        # an interpreter: its script or module, never the interpreter itself
+        ("python train.py --epochs 3", ("Bash(python train.py:*)",)),
+        ("python3.11 scripts/fit.py", ("Bash(python3.11 scripts/fit.py:*)",)),
+        ("python -m pytest -q", ("Bash(python -m pytest:*)",)),
+        ("python -c 'print(1)'", ()),
+        ("node -e 'process.exit(1)'", ()),
+        ("bash ./build.sh", ("Bash(bash ./build.sh:*)",)),
+        ("perl -pe 's/a/b/' f", ()),
+        ("env python train.py", ("Bash(python train.py:*)",)),
+        ("python 'my script.py'", ()),
+        # a runner: the thing it runs
+        ("uv run pytest -x", ("Bash(uv run pytest:*)",)),
+        ("uv run python -c 1", ()),
+        ("uv run python train.py", ("Bash(uv run python train.py:*)",)),
+        ("poetry run --verbose pytest", ()),
+        ("docker run --rm -v /:/host img", ()),
+        ("npx prettier --write .", ("Bash(npx prettier:*)",)),
+        # options before the subcommand, or no subcommand: unknown
+        ("git -C sub push", ()),
+        ("git", ()),
     ],
 )
 def test_always_allow_suggestions(world, command, rules):
@@ -127,6 +148,15 @@ def test_always_allow_suggestions(world, command, rules):
     assert isinstance(verdict, PermissionAsk)
     got = verdict.suggestions[0].rules if verdict.suggestions else ()
     assert got == rules
+
+
+async def test_an_accepted_interpreter_suggestion_does_not_allow_inline_code(world):
+    """After "Always allow" on ``python train.py``, that script runs, ``python -c`` still asks."""
+    (rule,) = check_bash_permission("python train.py", make_ctx(world.project)).suggestions[0].rules
+    ctx = make_ctx(world.project, allow=(rule,))
+    assert verdict_name(check_bash_permission("python train.py --lr 0.1", ctx)) == "allow"
+    for other in ("python -c 'import os'", "python evil.py", "python -m http.server", "python"):
+        assert verdict_name(check_bash_permission(other, ctx)) == "ask", other
 
 
 async def test_edit_suggestion_is_a_working_session_rule(world):
