@@ -28,7 +28,8 @@ from .bash_commands import (
     SimpleCommand,
 )
 from .bash_lexcheck import covered_through
-from .bash_words import Node, Word, WordReader, tilde_expands
+from .bash_words import Node, Word, WordReader
+from .bash_wordshape import tilde_expands
 
 LANGUAGE = Language(tree_sitter_bash.language())  # the one Language; bash_parse's parsers use it too
 

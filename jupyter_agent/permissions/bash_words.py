@@ -13,6 +13,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from .bash_wordshape import dir_stack_tilde, is_brace, plain_line, tilde_expands
+
 Node = Any  # tree_sitter.Node
 
 SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
@@ -146,7 +148,6 @@ class WordReader:
         if kind == "arithmetic_expansion":
             self._check_arithmetic(node)
             return make_word(text(node), False)
-            return make_word(value[2:-1]) if "\\" not in value else make_word(value, False)
         if kind == "extglob_pattern" and "$" not in text(node) and "`" not in text(node):
             return make_word(text(node), True, True)  # a case pattern such as a|b or *
         if kind in ("translated_string", "brace_expression"):
@@ -173,8 +174,8 @@ class WordReader:
             if not self._in_expansion and (" " in text or "\t" in text or "\n" in text):
                 self.problems.append(f"unexpected whitespace inside the word {text[:40]!r}")
             glob = "*" in text or "?" in text or "[" in text or "~" in text and tilde_expands(text)
-            static = "$" not in text and not (glob and _dir_stack_tilde(text))
-            return make_word(text, static, glob or _is_brace(text))
+            static = "$" not in text and not (glob and dir_stack_tilde(text))
+            return make_word(text, static, glob or is_brace(text))
         out: list[str] = []
         static, glob = True, "~" in text and tilde_expands(text)
         escaped = False
@@ -194,19 +195,29 @@ class WordReader:
                     static = False
                 out.append(ch)
         value = "".join(out)
-        static = static and not (text.startswith("~") and _dir_stack_tilde(value))
-        return make_word(value, static, glob or _is_brace(value))
+        static = static and not (text.startswith("~") and dir_stack_tilde(value))
+        return make_word(value, static, glob or is_brace(value))
 
     def _string(self, node: Node, depth: int) -> Word:
+        """``"…"``: tree-sitter leaves newlines between its tokens, and its closing quote token
+        may hold text (``"\\<TAB>"``): every byte between the quotes is read, token or not."""
         parts: list[str] = []
         static = True
-        for index, child in enumerate(node.children):
+        children = node.children
+        last = len(children) - 1
+        pos = node.start_byte + 1
+        for index, child in enumerate(children):
             kind = child.type
-            if kind == '"':
-                value = self.text(child)
-                if value != '"':  # tree-sitter's quote token may hold text before it: `"\\<TAB>"`
-                    parts.append(self._double_quoted(value[1:] if index == 0 else value[:-1]))
+            if index == 0 and kind == '"':
                 continue
+            start = child.start_byte
+            if index == last and kind == '"':
+                start = child.end_byte - 1
+            if start > pos:
+                parts.append(self._double_quoted(self._between(node, pos, start)))
+            pos = child.end_byte
+            if index == last and kind == '"':
+                break
             if kind == "string_content":
                 parts.append(self._double_quoted(self.text(child)))
                 continue
@@ -214,6 +225,13 @@ class WordReader:
             static = static and part.static
             parts.append(part.text)
         return make_word("".join(parts), static)
+
+    def _between(self, node: Node, start: int, end: int) -> str:
+        """The source text from byte ``start`` to ``end``, both inside ``node``."""
+        if self.source is not None:
+            return self.source[start:end]
+        base = node.start_byte
+        return node.text[start - base : end - base].decode("utf-8", "surrogateescape")
 
     def _double_quoted(self, text: str) -> str:
         if "`" in text.replace("\\`", "") or "$(" in text.replace("\\$", ""):
@@ -274,37 +292,6 @@ class WordReader:
     def _scan(self, node: Node, depth: int) -> None:
         for child in node.named_children:
             self._read(child, depth + 1)
-
-
-_ASSIGNMENT_TILDE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=(?:~|.*:~)", re.DOTALL)
-
-
-def tilde_expands(text: str) -> bool:
-    """Bash expands this unquoted ``~``: a leading one, or in an argument that looks like an
-    assignment, one after the ``=`` or a ``:`` (``p=~/x``, ``P=a:~/b``; not ``--file=~/x``)."""
-    return text.startswith("~") or _ASSIGNMENT_TILDE.match(text) is not None
-
-
-def _dir_stack_tilde(text: str) -> bool:
-    """``~+``, ``~-``, ``~2``, ``~+1``: bash expands them from $PWD, $OLDPWD and the directory
-    stack as they are when the word runs, so the path is only known at run time."""
-    if not text.startswith("~"):
-        return False
-    prefix = text[1:].split("/", 1)[0]
-    return prefix in ("+", "-") or prefix.lstrip("+-").isdigit()
-
-
-def plain_line(line: str) -> bool:
-    """No character in ``line`` makes a bare word dynamic, a glob, a brace or a problem."""
-    return not (
-        "$" in line or "`" in line or "\\" in line or "*" in line or "?" in line or "[" in line
-        or "{" in line or "~" in line
-    )
-
-
-def _is_brace(value: str) -> bool:
-    """Brace expansion: ``{a,b}`` or ``{1..3}``."""
-    return "{" in value and "}" in value and ("," in value or ".." in value)
 
 
 def _looks_like_brace(parts: list[Word]) -> bool:

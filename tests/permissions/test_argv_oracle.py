@@ -142,7 +142,9 @@ TOKENS = ["qa", "qb", " ", " ", " ", "push", "--force", "pu", "sh", "\\", "\\\n"
 TOKEN_LINES = st.lists(st.sampled_from(TOKENS), min_size=2, max_size=12).map("".join)
 # words spelled from pieces of ``push``: invariant 5 compares the analyzer's value of each with bash's
 PIECES = ["p", "u", "s", "h", "pu", "sh", "push", "'", '"', "\\", "\\\n", "$", "$'", "{", "}", ",", "#", "!",
-          "-", "--force", "\\x70", "\\160", "x", "~", "=", ":", "@", "%", "^", "(", ")", " ", "\t", "''", '""']
+          "-", "--force", "\\x70", "\\160", "x", "~", "=", ":", "@", "%", "^", "(", ")", " ", "\t", "''", '""',
+          "*", "?", "[", "]", ";", "&", "|", "<", ">", "`", "${", "$(", "\n", "\r", "\v", "\u00e9", "\u00a0", "+",
+          "/", ".", "0", "1", "==", "=~", "!="]
 WORD_LINES = st.tuples(st.sampled_from(["qa ", "qb ", "qa x ", "env qa ", "qa -- "]),
                        st.lists(st.sampled_from(PIECES), min_size=1, max_size=8)).map(lambda t: t[0] + "".join(t[1]))
 # one small edit anywhere in a line: a line continuation, empty quotes, a backslash …
@@ -284,7 +286,7 @@ ROWS = [
     'qa push$""', 'qb --force$""',  # $"" is a translated (empty) string, not a `$`
     # words the analyzer read differently from bash (invariant 5; fixed)
     "qa $ x", "qa -- sh''^$$", "qa pupu %\" $'\"", "qa x \"\\\t\"p#", "qa -- \" \"\"\"shpu-", "qa x =~ y",
-    "qa == x", "qa x p=~ P=a:~/b --f=~",
+    "qa == x", "qa x p=~ P=a:~/b --f=~", 'qb "\n"', 'qa "a\n\nb"', 'qa -- "\n\\x70\n"',
 ]
 
 
