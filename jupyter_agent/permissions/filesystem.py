@@ -24,6 +24,7 @@ from ..core.permission_types import (
 )
 from .compiled import READ_RULES, PathScope, compiled_rules
 from .hard_links import denied_links
+from .path_programs import program_on_path
 from .paths import BadPath, ResolvedPath, is_within, protected_reason_of, resolve_path
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
@@ -196,7 +197,7 @@ def write_verdict(
     asked = scope.rule("ask", EDIT_RULES, lexical, real)
     if asked is not None:
         return sticky_ask(f"{_name(tool)} wants to write {path} (rule {asked}).", RULE, asked)
-    protected = protected_reason_of(lexical, real)
+    protected = protected_reason_of(lexical, real) or program_on_path(real)
     if protected is not None:
         return sticky_ask(f"{_name(tool)} wants to write {path}: {protected}.", SAFETY, protected)
     allowed = scope.rule("allow", EDIT_RULES, real, real)

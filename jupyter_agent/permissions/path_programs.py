@@ -1,0 +1,51 @@
+"""Programs on PATH: changing one changes what a command line runs.
+
+The Bash analyzer lets ``rg foo`` run without asking because ``rg`` only reads.  That holds only
+while ``rg`` is the program the user installed: a project's virtual environment is usually on
+PATH (``.venv/bin/rg`` comes with jupyter-agent itself), and it sits inside the working
+directories, where ``acceptEdits`` lets the agent write.  An agent that overwrote
+``.venv/bin/rg`` (a rewrite keeps the file's mode, so it stays executable) would run anything
+the next time it searched.  So writing an existing executable file in a folder on PATH always
+asks, in every mode, like a protected path.  A new file there is not executable, and making it
+so (``chmod``) asks anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from functools import lru_cache
+
+
+def program_on_path(real: str, search_path: str | None = None) -> str | None:
+    """Why writing the real path ``real`` must ask (an executable on PATH), or None.
+
+    ``search_path``: the PATH the commands run with (the kernel's ``PATH`` by default).
+    """
+    folders, relative = _folders(os.environ.get("PATH", "") if search_path is None else search_path)
+    folder = os.path.dirname(real)
+    if folder not in folders and not relative:
+        return None
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return None  # a new file: created without the executable bit
+    if not stat.S_ISREG(mode) or not mode & 0o111:
+        return None
+    return f"{real} is a program in {folder}, a folder on PATH (replacing it changes what commands run)"
+
+
+@lru_cache(maxsize=8)
+def _folders(search_path: str) -> tuple[frozenset[str], bool]:
+    """The real folders of a PATH value, and whether it has a relative entry ("" or "." = the cwd)."""
+    folders: set[str] = set()
+    relative = False
+    for entry in search_path.split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            relative = True  # a folder relative to wherever the command runs: any folder at all
+            continue
+        folders.add(os.path.realpath(entry))
+    return frozenset(folders), relative
+
+
+__all__ = ["program_on_path"]

@@ -1,0 +1,85 @@
+"""Programs on PATH: overwriting ``.venv/bin/rg`` in the project would turn the next read-only
+``rg`` into anything, so that write asks in every mode; the real Write tool and real bash show
+the chain it stops."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+from jupyter_agent.core.registry import TOOL_TARGETS, load_tool
+from jupyter_agent.permissions.bash import check_bash_permission
+from jupyter_agent.permissions.path_programs import program_on_path
+from tests.conftest import RecordingApprover
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import make_ctx
+
+PAYLOAD = "#!/bin/sh\necho PAYLOAD-RAN\n"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "proj" / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    rg = bin_dir / "rg"
+    rg.write_text("#!/bin/sh\necho the real rg\n")
+    rg.chmod(0o755)
+    (bin_dir / "notes.txt").write_text("not a program\n")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    return tmp_path / "proj"
+
+
+async def _write(project, mode, name, approver):
+    """Read (an existing file must be read before it is overwritten), then Write."""
+    ctx = make_ctx(project, mode=mode, tools=tuple(load_tool(TOOL_TARGETS[n]) for n in ("Read", "Write")))
+    path = str(project / name)
+    if os.path.exists(path):
+        read = await run_tool_use(ToolUseRequest("r", "Read", {"file_path": path}), ctx, RecordingApprover())
+        assert not read.is_error, read.text
+    request = ToolUseRequest("w", "Write", {"file_path": path, "content": PAYLOAD})
+    return await run_tool_use(request, ctx, approver)
+
+
+@pytest.mark.parametrize("mode", ["acceptEdits", "bypassPermissions", "default"])
+async def test_overwriting_a_program_on_path_asks_in_every_mode(project, mode, reject):
+    outcome = await _write(project, mode, ".venv/bin/rg", reject)
+    assert [name for name, _ask in reject.asks] == ["Write"]
+    assert "folder on PATH" in reject.asks[0][1].message
+    assert outcome.is_error and "the real rg" in (project / ".venv/bin/rg").read_text()
+
+
+@pytest.mark.parametrize("name", [".venv/bin/new-tool", ".venv/bin/notes.txt", "src.py"])
+async def test_other_files_there_are_ordinary_edits(project, name, reject):
+    outcome = await _write(project, "acceptEdits", name, reject)
+    assert reject.asks == [] and not outcome.is_error, outcome.text
+    assert not os.access(project / name, os.X_OK)  # a new file cannot be run from PATH
+
+
+async def test_the_chain_it_stops(project, approve):
+    """Approved anyway, the rewrite keeps the mode and the next read-only `rg` runs the payload:
+    which is why the write itself must be the question."""
+    assert verdict_name(check_bash_permission("rg foo", make_ctx(project))) == "allow"
+    await _write(project, "acceptEdits", ".venv/bin/rg", approve)
+    assert len(approve.asks) == 1
+    ran = subprocess.run(["bash", "-c", "rg foo"], cwd=project, capture_output=True, text=True,
+                         env={"PATH": os.environ["PATH"]}, timeout=10)
+    assert "PAYLOAD-RAN" in ran.stdout
+
+
+def test_bash_redirects_into_a_program_ask(project):
+    ctx = make_ctx(project, mode="acceptEdits")
+    assert verdict_name(check_bash_permission("echo x > .venv/bin/rg", ctx)) == "ask"
+    assert verdict_name(check_bash_permission("echo x > .venv/bin/notes.txt", ctx)) == "allow"
+
+
+def test_a_relative_path_entry_makes_every_executable_a_program(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    assert program_on_path(str(script), f"/usr/bin{os.pathsep}.") is not None
+    assert program_on_path(str(script), f"/usr/bin{os.pathsep}") is not None  # "" is the cwd too
+    assert program_on_path(str(script), "/usr/bin:/bin") is None
+    assert program_on_path(str(tmp_path / "missing"), ".") is None
