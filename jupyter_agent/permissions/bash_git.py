@@ -102,9 +102,37 @@ def git_read_checks(words: Sequence[Word], cwd: str, scope: PathScope) -> tuple[
         rule = read_deny_below(top, scope)
         if rule is not None:
             return None, f"git grep searches {top}, where the rule {rule} denies reading"
+    if sub == "diff" and ("--no-index" in (w.literal for w in words) or git_dir(top) is None):
+        reason = _walked_operands(words, folder, scope)  # files compared, folders walked
+        if reason is not None:
+            return None, reason
     if contents:
         return None, tracked_denied(top, scope)
     return None, None
+
+
+def _walked_operands(words: Sequence[Word], folder: str, scope: PathScope) -> str | None:
+    """``git diff --no-index A B`` (and any ``git diff`` outside a repository) compares folders
+    recursively, like ``diff -r``: a folder operand in which a Read deny rule may match asks."""
+    after_sub = False
+    for word in words[1:]:
+        value = word.literal
+        if value is None:
+            return f"git diff compares {word.text}, a path only known at run time"
+        if not after_sub:
+            after_sub = value == "diff"
+            continue
+        if value[:1] == "-" and value != "-":
+            continue
+        try:
+            real = resolve_below(value, folder)[1]
+        except BadPath:
+            continue  # reported as a read of the argument itself
+        if os.path.isdir(real):
+            rule = read_deny_below(real, scope)
+            if rule is not None:
+                return f"git diff compares the folder {value}, where the rule {rule} denies reading"
+    return None
 
 
 def tracked_denied(top: str, scope: PathScope) -> str | None:

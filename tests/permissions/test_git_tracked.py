@@ -27,7 +27,7 @@ def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     env = {"PATH": os.environ["PATH"], "HOME": str(repo.parent), "GIT_CONFIG_NOSYSTEM": "1",
            "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "a",
            "GIT_COMMITTER_EMAIL": "a@x", "LC_ALL": "C"}
-    return subprocess.run([GIT, "-C", str(repo), *args], capture_output=True, text=True, env=env,
+    return subprocess.run([GIT, "-C", str(repo), *args], capture_output=True, text=True, errors="replace", env=env,
                           check=check, timeout=30)
 
 
@@ -193,3 +193,27 @@ def test_a_broken_index_is_none_not_an_error(data):
 def test_which_invocations_print_contents(command, contents):
     words = analyze_uncached(command).commands[0].innermost
     assert shows_contents(words) is contents
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("git diff --no-index . sub", "ask"), ("git diff --no-index -- sub ./", "ask"),
+     ("git diff --no-index src/app.py sub/b.txt", "allow"), ("git diff --no-index -- sub src", "allow")],
+)
+async def test_no_index_diff_walks_its_folders(repos, tmp_path, command, expected):
+    """``--no-index`` (or any ``git diff`` outside a repository) compares folders recursively,
+    untracked files included; real git is the judge."""
+    plain = tmp_path / "plain"
+    for folder in (repos["ignored"], plain):
+        (folder / "sub").mkdir(parents=True, exist_ok=True)
+        (folder / "src").mkdir(exist_ok=True)
+        (folder / ".env").write_text(f"KEY={TOKEN}\n")
+        (folder / "sub" / ".env").write_text("KEY=other\n")
+        (folder / "sub" / "b.txt").write_text("b\n")
+        (folder / "src" / "app.py").write_text("print(3)\n")
+        variants = [command] if folder == repos["ignored"] else [command, command.replace(" --no-index", "")]
+        for line in variants:
+            verdict = await decide_bash(make_ctx(folder, deny=ENV), line)
+            assert verdict_name(verdict) == expected, (folder.name, line, verdict)
+            out = git(folder, *line.split()[1:], check=False)
+            assert (TOKEN in out.stdout) is (expected == "ask"), (folder.name, line, out.stdout[:200])
