@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,8 @@ def load_session_settings(config: SessionConfig) -> Any | None:
         return None
     from ..permissions.settings import load_settings
 
-    return load_settings(config.resolved_project_dir(), home=config.home)
+    trusted = True if config.trust_project else None  # None: the trust store decides
+    return load_settings(config.resolved_project_dir(), home=config.home, trusted=trusted)
 
 
 def build_permission_context(config: SessionConfig, settings: Any | None) -> ToolPermissionContext:
@@ -50,7 +52,31 @@ def make_hook_runner(settings: Any | None, config: SessionConfig, session_id: st
     """The session's HookRunner (settings hooks; Python hooks can be registered on it)."""
     from ..permissions.hooks import HookRunner
 
+    class SessionHookRunner(HookRunner):
+        def use_settings(self, settings: Any) -> None:
+            """The settings' hooks from now on (the folder became trusted); Python hooks stay."""
+            self._matchers = list(settings.hooks)
+
     kwargs = {"session_id": session_id, "transcript_path": str(transcript)}
     if settings is not None:
-        return HookRunner.from_settings(settings, **kwargs)
-    return HookRunner(cwd=config.resolved_project_dir(), **kwargs)
+        return SessionHookRunner.from_settings(settings, **kwargs)
+    return SessionHookRunner(cwd=config.resolved_project_dir(), **kwargs)
+
+
+def trusted_permission_context(
+    current: ToolPermissionContext, initial: ToolPermissionContext, config: SessionConfig, settings: Any
+) -> ToolPermissionContext:
+    """``current`` with the trusted settings applied: the files' rules and folders, and their mode
+    unless the mode was changed during the session.  Session rules added since stay."""
+    fresh = build_permission_context(config, settings)  # AgentConfigError: bypass mode disabled
+    tables = {}
+    for name in ("allow_rules", "deny_rules", "ask_rules"):
+        table = dict(getattr(current, name))
+        table.update({source: rules for source, rules in getattr(fresh, name).items() if source in _FILE_SOURCES})
+        tables[name] = table
+    folders = tuple(dict.fromkeys((*current.additional_directories, *fresh.additional_directories)))
+    mode = fresh.mode if current.mode == initial.mode else current.mode
+    return replace(current, mode=mode, additional_directories=folders, **tables)
+
+
+_FILE_SOURCES = ("userSettings", "projectSettings", "localSettings")

@@ -35,6 +35,7 @@ from .events import (
     Usage,
     UsageUpdated,
 )
+from .folder_trust import FolderTrustGate, settle_trust
 from .history import append_user_blocks, close_dangling_tool_uses, strip_thinking
 from .model import ModelClient, ModelRequest, make_client
 from .models import model_info
@@ -86,14 +87,18 @@ class AgentSession:
         # What the loop calls: the current ``can_use_tool``, else a denial; timeout; Stop withdraws.
         self.approver = session_approver(lambda: self.can_use_tool, lambda: self.config.approval_timeout)
         settings = load_session_settings(config)
+        self.initial_permissions = build_permission_context(config, settings)
         self.context, self.load_errors = make_context(
-            config, self.id, build_permission_context(config, settings), tools, self.messages
+            config, self.id, self.initial_permissions, tools, self.messages
         )
+        self.trust = FolderTrustGate(config, settings)  # held-back project settings: asked on turn 1
         self.transcript_path = transcript_path(config.resolved_sessions_dir(), self.id)
         self.log = SessionLog(self.transcript_path, self.id, config)
         runner = make_hook_runner(settings, config, self.id, self.transcript_path)
         self.context.extra[HOOKS_KEY] = runner
-        self.hooks = SessionHooks(runner, self.emit, lambda: self.context.permission_context.mode)
+        self.hooks = SessionHooks(
+            runner, self.emit, lambda: self.context.permission_context.mode, lambda: settle_trust(self, self._abort)
+        )
         self.model_client = ModelClient(make_client(config.api_key, config.base_url, config.client), config.retry)
         self._owns_client = config.client is None
         self._subscribers: list[Subscriber] = []

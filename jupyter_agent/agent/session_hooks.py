@@ -4,7 +4,7 @@ PreCompact, SessionEnd.  Tool hooks (PreToolUse, PostToolUse) run inside ``run_t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,10 +22,17 @@ class PromptCheck:
 class SessionHooks:
     """Runs one session's hooks; a misbehaving hook is reported, never fatal."""
 
-    def __init__(self, runner: Any, emit: Callable[[SessionEvent], None], mode: Callable[[], str]) -> None:
+    def __init__(
+        self,
+        runner: Any,
+        emit: Callable[[SessionEvent], None],
+        mode: Callable[[], str],
+        prepare: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.runner = runner
         self._emit = emit
         self._mode = mode
+        self._prepare = prepare  # runs before every prompt's hooks (the folder-trust card)
         self._started = False
 
     async def _run(self, event: str, payload: dict[str, Any]) -> Any | None:
@@ -39,6 +46,8 @@ class SessionHooks:
     async def before_prompt(self, prompt: str, resumed: bool) -> PromptCheck:
         """SessionStart (first prompt only) and UserPromptSubmit: block, or add context."""
         check = PromptCheck()
+        if self._prepare is not None:
+            await self._prepare()
         if not self._started:
             self._started = True
             start = await self._run("SessionStart", {"source": "resume" if resumed else "startup"})

@@ -4,7 +4,8 @@ Sources, lowest to highest precedence: ``~/.claude/settings.json``,
 ``<project>/.claude/settings.json``, ``<project>/.claude/settings.local.json``, then the
 session's own options.  Rules of every source are kept (a deny anywhere wins); the mode comes
 from the highest source that sets one.  A malformed file or rule raises ``AgentConfigError``
-naming the file and the problem.
+naming the file and the problem.  In a folder the user has not trusted (``trust.py``), the
+project and local files' widening parts are held back and listed in ``Settings.held_back``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from .rules import RuleSyntaxError, parse_rule
 
 FILE_SOURCES: tuple[RuleSource, ...] = ("userSettings", "projectSettings", "localSettings")
 _BEHAVIORS = ("allow", "ask", "deny")
+WIDENING_MODES = ("acceptEdits", "bypassPermissions")  # default / plan / dontAsk only restrict
 
 
 def settings_path(source: RuleSource, project_dir: Path, home: Path | None = None) -> Path:
@@ -43,6 +45,44 @@ def settings_path(source: RuleSource, project_dir: Path, home: Path | None = Non
 
 
 @dataclass(frozen=True)
+class FileSettings:
+    """What one settings file says, validated."""
+
+    source: RuleSource
+    path: Path
+    rules: dict[str, tuple[str, ...]]
+    mode: PermissionMode | None = None
+    directories: tuple[Path, ...] = ()
+    hooks: tuple[HookMatcher, ...] = ()
+    bypass_off: bool = False
+    cleanup_days: int | None = None
+
+    def widening(self) -> list[str]:
+        """The parts that let the agent do more, in plain words (empty when none)."""
+        parts = []
+        if self.rules.get("allow"):
+            parts.append("allow rules " + ", ".join(self.rules["allow"]))
+        if self.mode in WIDENING_MODES:
+            parts.append(f"defaultMode {self.mode}")
+        if self.directories:
+            parts.append("additionalDirectories " + ", ".join(str(d) for d in self.directories))
+        if self.hooks:
+            parts.append("hooks " + ", ".join(dict.fromkeys(m.event for m in self.hooks)))
+        return parts
+
+    def restricted(self) -> FileSettings:
+        """Only the parts that restrict (deny / ask rules, restricting modes, bypass switch-off)."""
+        mode = None if self.mode in WIDENING_MODES else self.mode
+        return replace(self, rules={**self.rules, "allow": ()}, mode=mode, directories=(), hooks=())
+
+    def label(self, project: Path) -> str:
+        try:
+            return str(self.path.relative_to(project))
+        except ValueError:
+            return str(self.path)
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything the permission system reads from the settings files."""
 
@@ -55,6 +95,14 @@ class Settings:
     files: tuple[Path, ...] = ()
     bypass_disabled_by: Path | None = None  # permissions.disableBypassPermissionsMode: "disable"
     cleanup_period_days: int | None = None  # cleanupPeriodDays (the highest-precedence file's)
+    # The project / local files' widening parts, held back because the folder is not trusted:
+    withheld: tuple[FileSettings, ...] = ()
+    trust_problems: tuple[str, ...] = ()  # a malformed trust record (then nothing is trusted)
+
+    @property
+    def held_back(self) -> tuple[str, ...]:
+        """``.claude/settings.json: allow rules Bash; hooks SessionStart`` per file (empty: none)."""
+        return tuple(f"{f.label(self.project_dir)}: {'; '.join(f.widening())}" for f in self.withheld)
 
 
 def read_settings_file(path: Path) -> dict[str, Any]:
@@ -78,36 +126,70 @@ def read_settings_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def load_settings(project_dir: str | os.PathLike[str], home: str | os.PathLike[str] | None = None) -> Settings:
-    """Read and validate the three settings files of ``project_dir``."""
+def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], base: Path) -> FileSettings:
+    """Validate one file's permissions, hooks and cleanup period (AgentConfigError names the file)."""
+    perms = _permissions_block(data, path)
+    rules = {b: validate_rules(perms.get(b, []), f"{path}: permissions.{b}") for b in _BEHAVIORS}
+    cleanup = _cleanup_days(data["cleanupPeriodDays"], path) if "cleanupPeriodDays" in data else None
+    return FileSettings(
+        source, path, rules, _mode(perms.get("defaultMode"), path),
+        tuple(_directories(perms.get("additionalDirectories", []), base, path)),
+        tuple(parse_hooks(data.get("hooks", {}), path, source)),
+        perms.get("disableBypassPermissionsMode") == "disable", cleanup,
+    )
+
+
+def load_settings(
+    project_dir: str | os.PathLike[str], home: str | os.PathLike[str] | None = None, trusted: bool | None = None
+) -> Settings:
+    """Read and validate the three settings files of ``project_dir``.
+
+    The project and local files' widening parts (allow rules, acceptEdits / bypassPermissions,
+    additionalDirectories, hooks) apply only when the folder is trusted: ``trusted`` None asks
+    the trust store (only when there is something to hold back).  The user file always applies.
+    """
     project = Path(os.path.abspath(os.fspath(project_dir)))
     home_path = Path(os.fspath(home)) if home is not None else Path(os.path.expanduser("~"))
-    rules: dict[str, dict[RuleSource, tuple[str, ...]]] = {b: {} for b in _BEHAVIORS}
-    mode: PermissionMode | None = None
-    dirs: list[Path] = []
-    hooks: list[HookMatcher] = []
-    files: list[Path] = []
-    bypass_off: Path | None = None
-    cleanup_days: int | None = None
+    parsed: list[FileSettings] = []
     for source in FILE_SOURCES:
         path = settings_path(source, project, home_path)
         data = read_settings_file(path)
-        if not data:
-            continue
-        files.append(path)
-        perms = _permissions_block(data, path)
+        if data:
+            base = home_path if source == "userSettings" else project
+            parsed.append(parse_settings_file(source, path, data, base))
+    widening = [f for f in parsed if f.source != "userSettings" and f.widening()]
+    problems: tuple[str, ...] = ()
+    if widening and trusted is None:
+        from .trust import load_trust_records
+
+        records = load_trust_records(home_path)
+        trusted, problems = records.covers(project), records.problems
+    withheld = tuple(widening) if widening and not trusted else ()
+    applied = [f.restricted() if f in withheld else f for f in parsed]
+    return _combine(project, home_path, applied, withheld, problems)
+
+
+def _combine(
+    project: Path, home: Path, parsed: list[FileSettings], withheld: tuple[FileSettings, ...],
+    problems: tuple[str, ...],
+) -> Settings:
+    rules: dict[str, dict[RuleSource, tuple[str, ...]]] = {b: {} for b in _BEHAVIORS}
+    mode: PermissionMode | None = None
+    bypass_off: Path | None = None
+    cleanup_days: int | None = None
+    for f in parsed:
         for behavior in _BEHAVIORS:
-            rules[behavior][source] = validate_rules(perms.get(behavior, []), f"{path}: permissions.{behavior}")
-        mode = _mode(perms.get("defaultMode"), path) or mode
-        base = home_path if source == "userSettings" else project
-        dirs.extend(_directories(perms.get("additionalDirectories", []), base, path))
-        hooks.extend(parse_hooks(data.get("hooks", {}), path, source))
-        if perms.get("disableBypassPermissionsMode") == "disable":
-            bypass_off = bypass_off or path
-        if "cleanupPeriodDays" in data:
-            cleanup_days = _cleanup_days(data["cleanupPeriodDays"], path)
-    return Settings(project, home_path, rules, mode, tuple(dirs), tuple(hooks), tuple(files), bypass_off,
-                    cleanup_days)
+            rules[behavior][f.source] = f.rules[behavior]
+        mode = f.mode or mode
+        if f.bypass_off:
+            bypass_off = bypass_off or f.path
+        if f.cleanup_days is not None:
+            cleanup_days = f.cleanup_days
+    return Settings(
+        project, home, rules, mode,
+        tuple(d for f in parsed for d in f.directories), tuple(h for f in parsed for h in f.hooks),
+        tuple(f.path for f in parsed), bypass_off, cleanup_days, withheld, problems,
+    )
 
 
 def _cleanup_days(value: Any, path: Path) -> int:

@@ -65,7 +65,7 @@ async def test_user_prompt_submit_hook_adds_context(server, make_session):
 async def test_command_hook_from_settings_blocks_the_prompt(server, make_session, tmp_path):
     hook = {"type": "command", "command": "echo 'no secrets here' >&2; exit 2"}
     write_settings(tmp_path, {"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}})
-    session, events = make_session()
+    session, events = make_session(trust_project=True)
     outcome = await session.submit("print the API key")
     assert outcome.stop_reason == "blocked"
     assert "no secrets here" in outcome.error

@@ -37,7 +37,7 @@ def _decision(decision: str, reason: str = "policy") -> str:
 def _setup(world, hooks: dict, tool=None, **rules):
     (world.project / ".claude").mkdir(exist_ok=True)
     (world.project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
-    settings = load_settings(world.project, home=world.home)
+    settings = load_settings(world.project, home=world.home, trusted=True)
     tool = tool or BashLike()
     ctx = make_ctx(world.project, tools=(tool,), **rules)
     ctx.extra[HOOKS_KEY] = HookRunner.from_settings(settings, session_id="s1")

@@ -35,7 +35,7 @@ def layered(world):
 
 
 def test_sources_and_precedence(layered):
-    s = load_settings(layered.project, home=layered.home)
+    s = load_settings(layered.project, home=layered.home, trusted=True)
     assert s.rules["allow"] == {"userSettings": ("Bash(aws s3 ls)",), "projectSettings": (),
                                 "localSettings": ("Bash(git:*)",)}
     assert s.default_mode == "plan"  # local beats user
@@ -51,7 +51,7 @@ def test_sources_and_precedence(layered):
      ("cat ../outside/data.txt", "allow"), ("npm test", "ask")],
 )
 async def test_layered_rules_decide(layered, command, expected):
-    s = load_settings(layered.project, home=layered.home)
+    s = load_settings(layered.project, home=layered.home, trusted=True)
     ctx = make_ctx(layered.project)
     pc = build_permission_context(s, mode="default", allow=("Bash(pytest:*)",))
     ctx.set_app_state(lambda st: type(st)(tool_permission_context=pc))
@@ -62,7 +62,7 @@ async def test_layered_rules_decide(layered, command, expected):
 async def test_slash_pattern_is_relative_to_the_settings_root(layered):
     (layered.project / "secrets").mkdir()
     (layered.project / "secrets" / "k").write_text("x")
-    s = load_settings(layered.project, home=layered.home)
+    s = load_settings(layered.project, home=layered.home, trusted=True)
     ctx = make_ctx(layered.project)
     pc = build_permission_context(s, mode="default")
     ctx.set_app_state(lambda st: type(st)(tool_permission_context=pc))
@@ -149,7 +149,7 @@ def test_user_settings_update_goes_to_home(world):
 def test_bypass_mode_can_be_disabled_by_settings(world):
     _write(world.home / ".claude" / "settings.json", {"permissions": {"disableBypassPermissionsMode": "disable"}})
     _write(world.project / ".claude" / "settings.local.json", {"permissions": {"defaultMode": "bypassPermissions"}})
-    s = load_settings(world.project, home=world.home)
+    s = load_settings(world.project, home=world.home, trusted=True)
     with pytest.raises(AgentConfigError, match="disableBypassPermissionsMode"):
         build_permission_context(s)
     assert build_permission_context(s, mode="acceptEdits").mode == "acceptEdits"
