@@ -52,6 +52,7 @@ PROGRAMS = [
     "git log --format=%H", "git show -s", "git stash show -p", "git diff --cached --",
     "sort --files0-from", "sort --files0-from=list0", "sha256sum -c sums", "wc --files0-from=list0",
     "grep -d recurse -h .", "grep --rec -h .", "grep --directories=recurse S", "diff", "diff sub", "diff -q",
+    "git diff --no-index", "git diff --no-index sub", "git diff --no-index -- . ",
 ]
 NAMES = [
     ".env", "./.env", "sub/../.env", "env-link", "sub/link-up", ".e*", ".e?v", ".[e]nv", ".[!x]nv",
@@ -141,7 +142,7 @@ def test_the_secret_is_reachable(world):
     project, ctx, sandbox = world
     for line in ("cat .env", "git show HEAD:.env", "xargs -a .env echo", "cat {.env,a.txt}", "git show", "git log -p",
                  "cat ../outside/o.txt", "cat out-link", "cat ~/h.txt", "grep -r OUT ..", "cat \"$OLDPWD\"/o.txt",
-                 "sort --files0-from=list0", "diff . sub", "grep -d recurse S ."):
+                 "sort --files0-from=list0", "diff . sub", "grep -d recurse S .", "git diff --no-index . sub"):
         output = _run(line, project, sandbox)
         assert TOKEN in output or OUTSIDE in output, line
         assert not isinstance(check_bash_permission(line, ctx), PermissionAllow), line
