@@ -37,7 +37,7 @@ _MODE_WORDS = {
 
 
 class TrustFolderInput(BaseModel):
-    folder: str
+    path: str  # the folder (``path`` also names it on a card that does not know this tool)
     settings: list[str]
 
 
@@ -48,35 +48,34 @@ class TrustFolderTool(Tool[TrustFolderInput, None]):
     input_schema = TrustFolderInput
 
     def render_tool_use_message(self, input: TrustFolderInput) -> str:
-        return f"Trust the settings of {input.folder}?"
+        return f"TrustFolder {input.path}"
 
     async def call(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("TrustFolder is answered by the user, never called")
 
 
-def _file_effects(withheld: Any, project: Path) -> list[str]:
-    lines = [f"{withheld.label(project)} would:"]
+def _file_effects(withheld: Any, project: Path) -> str:
+    """``.claude/settings.json would allow without asking: Bash; run on SessionStart: make.``"""
+    effects = []
     if withheld.rules.get("allow"):
-        lines.append("  - allow without asking: " + ", ".join(withheld.rules["allow"]))
+        effects.append("allow without asking: " + ", ".join(withheld.rules["allow"]))
     if withheld.mode in _MODE_WORDS:
-        lines.append("  - " + _MODE_WORDS[withheld.mode])
+        effects.append(_MODE_WORDS[withheld.mode])
     if withheld.directories:
-        lines.append("  - give access to the folders: " + ", ".join(str(d) for d in withheld.directories))
+        effects.append("give access to the folders: " + ", ".join(str(d) for d in withheld.directories))
     for matcher in withheld.hooks:
         on = f"{matcher.event} ({matcher.matcher})" if matcher.matcher else matcher.event
-        for hook in matcher.hooks:
-            lines.append(f"  - run on {on}: {hook.command}")
-    return lines
+        effects.extend(f"run on {on}: {hook.command}" for hook in matcher.hooks)
+    return f"{withheld.label(project)} would {'; '.join(effects)}."
 
 
 def trust_message(project: Path, withheld: tuple[Any, ...]) -> str:
     """Which folder, and exactly what its settings would do."""
     lines = [f"Do you trust the files in this folder? {project}"]
-    for item in withheld:
-        lines.extend(_file_effects(item, project))
+    lines.extend(_file_effects(item, project) for item in withheld)
     lines.append(
         "Approve: trust this folder (recorded in ~/.jupyter-agent/trusted_folders.json) and apply "
-        "these settings. Deny: ignore them for this session."
+        "these settings. Deny: ignore them for this session (deny and ask rules still apply)."
     )
     return "\n".join(lines)
 
@@ -125,7 +124,7 @@ class FolderTrustGate:
 
     async def _ask(self, approver: CanUseTool, context: ToolUseContext, emit: Callable[[SessionEvent], None]) -> bool:
         tool_use_id = f"trust_{uuid.uuid4().hex[:12]}"
-        input = TrustFolderInput(folder=str(self.project), settings=list(self.held_back))
+        input = TrustFolderInput(path=str(self.project), settings=list(self.held_back))
         ask = PermissionAsk(trust_message(self.project, self.withheld), reason="folder trust")
         raw = input.model_dump()
         emit(PermissionRequested(tool_use_id, TrustFolderTool.name, raw, ask))

@@ -1,0 +1,161 @@
+"""A session in a folder whose committed settings widen permissions asks before trusting them."""
+
+from __future__ import annotations
+
+import json
+
+from jupyter_agent.agent.events import AgentErrorEvent
+from jupyter_agent.core.events import PermissionRequested, ToolCallFinished
+from jupyter_agent.core.permission_types import PermissionAllow, PermissionDeny
+from jupyter_agent.permissions.trust import trust_file
+from jupyter_agent.testing import reply, tool_use
+from jupyter_agent.tools.bash import BashTool
+
+from .history_check import result_text, tool_results
+
+
+class Approver:
+    """Answers the trust card with ``trust`` and tool asks with ``tools``; records what it saw."""
+
+    def __init__(self, server, marker, trust: bool, tools: bool = False) -> None:
+        self.server, self.marker, self.trust, self.tools = server, marker, trust, tools
+        self.asks: list[tuple[str, str]] = []
+        self.seen_at_trust_ask: tuple[int, bool] | None = None
+
+    async def __call__(self, tool, input, context, ask, tool_use_id):
+        self.asks.append((tool.name, ask.message))
+        if tool.name == "TrustFolder":
+            self.seen_at_trust_ask = (len(self.server.message_requests), self.marker.exists())
+            return PermissionAllow() if self.trust else PermissionDeny("not this folder", reason="user denied")
+        return PermissionAllow() if self.tools else PermissionDeny("no", reason="user denied")
+
+
+def _committed_settings(project, marker):
+    folder = project / ".claude"
+    folder.mkdir(parents=True, exist_ok=True)
+    hook = {"type": "command", "command": f"touch {marker}"}
+    (folder / "settings.json").write_text(json.dumps({
+        "permissions": {"allow": ["Bash"], "deny": ["Read(./.env)"]},
+        "hooks": {"SessionStart": [{"hooks": [hook]}]},
+    }))
+
+
+def _push_touch(server):
+    server.push(reply(tool_use("Bash", {"command": "touch x"}, id="b1")), reply("done"))
+
+
+async def test_denied_trust_card_keeps_the_hook_and_the_rule_off(server, make_session, tmp_path):
+    marker = tmp_path / "started"
+    _committed_settings(tmp_path, marker)
+    _push_touch(server)
+    approver = Approver(server, marker, trust=False)
+    session, events = make_session([BashTool()], can_use_tool=approver)
+    assert session.trust.held_back == (".claude/settings.json: allow rules Bash; hooks SessionStart",)
+    await session.submit("make x")
+    assert [name for name, _ in approver.asks] == ["TrustFolder", "Bash"]  # touch x asked
+    message = approver.asks[0][1]
+    assert str(tmp_path) in message and f"run on SessionStart: touch {marker}" in message
+    assert "allow without asking: Bash" in message
+    assert approver.seen_at_trust_ask == (0, False)  # before the model and before the hook
+    assert not marker.exists() and not (tmp_path / "x").exists()
+    [result] = tool_results(server.message_requests[1].messages[-1])
+    assert result["is_error"]
+    notices = [e.message for e in events.of(AgentErrorEvent) if e.kind == "trust"]
+    assert len(notices) == 1 and "not trusted" in notices[0] and "allow rules Bash" in notices[0]
+    assert not trust_file(tmp_path / "home").exists()
+    assert ("projectSettings", "Read(./.env)") in session.context.permission_context.rules("deny")
+    # asked once per session: the next turn does not ask again
+    server.push(reply("ok"))
+    await session.submit("again")
+    assert [name for name, _ in approver.asks].count("TrustFolder") == 1
+
+
+async def test_approved_trust_card_applies_everything_and_is_remembered(server, make_session, tmp_path):
+    marker = tmp_path / "started"
+    _committed_settings(tmp_path, marker)
+    _push_touch(server)
+    approver = Approver(server, marker, trust=True)
+    session, events = make_session([BashTool()], can_use_tool=approver)
+    await session.submit("make x")
+    assert [name for name, _ in approver.asks] == ["TrustFolder"]  # the allow rule applied: no Bash ask
+    assert approver.seen_at_trust_ask == (0, False)
+    assert marker.exists() and (tmp_path / "x").exists()
+    [result] = tool_results(server.message_requests[1].messages[-1])
+    assert not result.get("is_error"), result_text(result)
+    assert json.loads(trust_file(tmp_path / "home").read_text()) == {"folders": [str(tmp_path.resolve())]}
+    finished = [e.outcome for e in events.of(ToolCallFinished) if e.outcome.tool_name == "TrustFolder"]
+    assert len(finished) == 1 and not finished[0].is_error
+    # a second session in the same folder does not ask, and its hook runs from the start
+    marker.unlink()
+    server.push(reply("hello again"))
+    again = Approver(server, marker, trust=False)
+    second, second_events = make_session([BashTool()], can_use_tool=again)
+    assert second.trust.held_back == ()
+    await second.submit("hi")
+    assert again.asks == [] and marker.exists()
+    assert not [e for e in second_events.of(PermissionRequested) if e.tool_name == "TrustFolder"]
+
+
+async def test_no_approver_ignores_the_settings_and_says_so(server, make_session, tmp_path):
+    marker = tmp_path / "started"
+    _committed_settings(tmp_path, marker)
+    _push_touch(server)
+    session, events = make_session([BashTool()])
+    await session.submit("make x")
+    assert not marker.exists() and not (tmp_path / "x").exists()
+    notices = [e.message for e in events.of(AgentErrorEvent) if e.kind == "trust"]
+    assert len(notices) == 1 and "no approver" in notices[0]
+
+
+async def test_trust_project_option_trusts_without_asking_and_records_it(server, make_session, tmp_path):
+    marker = tmp_path / "started"
+    _committed_settings(tmp_path, marker)
+    _push_touch(server)
+    approver = Approver(server, marker, trust=False)
+    session, _ = make_session([BashTool()], can_use_tool=approver, trust_project=True)
+    assert session.trust.held_back == ()
+    await session.submit("make x")
+    assert approver.asks == [] and marker.exists() and (tmp_path / "x").exists()
+    assert json.loads(trust_file(tmp_path / "home").read_text())["folders"] == [str(tmp_path.resolve())]
+
+
+async def test_trust_later_in_the_session_applies_from_the_next_turn(server, make_session, tmp_path):
+    marker = tmp_path / "started"
+    _committed_settings(tmp_path, marker)
+    server.push(reply("first"))
+    approver = Approver(server, marker, trust=False)
+    session, _ = make_session([BashTool()], can_use_tool=approver)
+    await session.submit("hi")
+    assert ("projectSettings", "Bash") not in session.context.permission_context.rules("allow")
+    session.config.trust_project = True  # what %agent --trust does on a running session
+    _push_touch(server)
+    await session.submit("make x")
+    assert ("projectSettings", "Bash") in session.context.permission_context.rules("allow")
+    assert (tmp_path / "x").exists() and [n for n, _ in approver.asks] == ["TrustFolder"]
+    assert trust_file(tmp_path / "home").exists()
+
+
+async def test_a_folder_without_claude_settings_is_never_asked(server, make_session, tmp_path):
+    server.push(reply("ok"))
+    approver = Approver(server, tmp_path / "started", trust=False)
+    session, events = make_session([BashTool()], can_use_tool=approver)
+    await session.submit("hi")
+    assert approver.asks == [] and session.trust.held_back == ()
+    assert not [e for e in events.of(AgentErrorEvent) if e.kind == "trust"]
+    assert not (tmp_path / "home" / ".jupyter-agent").exists()
+
+
+async def test_a_malformed_trust_file_is_reported_and_trusts_nothing(server, make_session, tmp_path):
+    marker = tmp_path / "started"
+    _committed_settings(tmp_path, marker)
+    path = trust_file(tmp_path / "home")
+    path.parent.mkdir(parents=True)
+    path.write_text("{broken")
+    server.push(reply("ok"))
+    approver = Approver(server, marker, trust=True)
+    session, events = make_session([BashTool()], can_use_tool=approver)
+    await session.submit("hi")
+    messages = [e.message for e in events.of(AgentErrorEvent) if e.kind == "trust"]
+    assert any("not valid JSON" in m for m in messages)
+    assert any("trusted for this session only" in m for m in messages)  # approved, not recorded
+    assert path.read_text() == "{broken" and marker.exists()
