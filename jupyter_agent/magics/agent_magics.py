@@ -86,7 +86,7 @@ class AgentMagics(Magics):
         prompt = _expand_command(prompt, session)
         if not prompt:
             if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny \
-                    or opts.approval_timeout is not None or opts.mcp:
+                    or opts.approval_timeout is not None or opts.mcp or opts.trust:
                 return reports.Text(reports.session_text(session))
             raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
         self._start_turn(session, prompt)
@@ -114,6 +114,7 @@ class AgentMagics(Magics):
             notebook_path=cell_context.notebook_path(self.shell),
             approval_timeout=self.approval_timeout if opts.approval_timeout is None else opts.approval_timeout,
             mcp_servers=_mcp_servers(opts.mcp, cwd) or None,
+            trust_project=opts.trust,
         )
 
     def _ensure_session(self, opts: AgentOptions) -> AgentSession:
@@ -171,6 +172,8 @@ class AgentMagics(Magics):
             session.config.model = opts.model
         if opts.approval_timeout is not None:
             session.config.approval_timeout = opts.approval_timeout
+        if opts.trust:  # applied (and recorded) at the start of the next turn
+            session.config.trust_project = True
         if opts.mode or opts.allow or opts.deny:
             reports.update_permissions(session, opts.mode, opts.allow, opts.deny)
         if opts.mcp:
