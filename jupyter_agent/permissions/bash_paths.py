@@ -22,6 +22,7 @@ from .bash_words import Word
 from .compiled import PathScope
 from .filesystem import read_deny_below, write_verdict
 from .git_contents import shows_contents
+from .hard_links import denied_links
 from .paths import BadPath, ResolvedPath, local_path, protected_reason_of, relative_below, resolve_below
 
 TOOL_NAME = "Bash"
@@ -206,11 +207,24 @@ def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> No
                 v.deny = str(exc)
                 return
             rule = scope.read_denied(lexical, real)
+            if rule is None and scope.read_deny:
+                rule = _hard_link_rule(real, scope)
             if rule is not None:
                 v.deny = f"Permission to read {path} has been denied by the rule {rule}."
                 return
             if not scope.inside(real):
                 v.soft.append(f"it reads {path}, outside the working directories")
+
+
+def _hard_link_rule(real: str, scope: PathScope) -> str | None:
+    """The Read deny rule of the file ``real`` is another name of (``ln .env notes.txt``)."""
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None  # nothing there: nothing to read
+    if st.st_nlink < 2:
+        return None
+    return denied_links([st], scope).get((st.st_dev, st.st_ino))
 
 
 def _expand(word: Word, cwd: str, v: Verdict) -> list[str]:

@@ -66,6 +66,7 @@ NAMES = [
     "../outside/o.txt", "out-link", "outdir/o.txt", "outdir", "~/h.txt", "$HOME/h.txt", "../*/o.txt",
     "../outside", "~", "sub/../../outside/o.txt", "\"$OLDPWD\"/o.txt", "~/../outside/o.txt", "../o*/o.txt",
     "$(dirname $PWD)/outside/o.txt", "../outside/*", "-C ../outside o.txt", "/proc/self/cwd/../outside/o.txt",
+    "hl.txt", "h*", "./hl.txt", "< hl.txt",
 ]
 JOINS = [" ", " | ", " && ", "; ", " | xargs ", " < "]
 
@@ -78,6 +79,7 @@ def _project(root: Path) -> Path:
     (project / "list0").write_text(".env\0")  # names the secret for --files0-from
     (project / "sums").write_text("0" * 64 + "  .env\n")
     (project / "sub" / ".env").write_text("OTHER=1\n")  # not denied; `diff . sub` compares it with .env
+    os.link(project / ".env", project / "hl.txt")  # a hard link: the same file under another name
     (project / "sub" / "b.txt").write_text("gamma\n")
     os.symlink(project / ".env", project / "env-link")
     os.symlink("../.env", project / "sub" / "link-up")
@@ -142,7 +144,7 @@ def test_the_secret_is_reachable(world):
     project, ctx, sandbox = world
     for line in ("cat .env", "git show HEAD:.env", "xargs -a .env echo", "cat {.env,a.txt}", "git show", "git log -p",
                  "cat ../outside/o.txt", "cat out-link", "cat ~/h.txt", "grep -r OUT ..", "cat \"$OLDPWD\"/o.txt",
-                 "sort --files0-from=list0", "diff . sub", "grep -d recurse S .", "git diff --no-index . sub"):
+                 "sort --files0-from=list0", "diff . sub", "grep -d recurse S .", "git diff --no-index . sub", "cat hl.txt"):
         output = _run(line, project, sandbox)
         assert TOKEN in output or OUTSIDE in output, line
         assert not isinstance(check_bash_permission(line, ctx), PermissionAllow), line

@@ -5,6 +5,7 @@ allowed must not print the secret."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -61,3 +62,18 @@ async def test_recursive_read_rows(project, command, expected):
         assert not printed, command
     else:
         assert printed, f"the row should show a real read of the secret: {command}"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("cat notes.txt", "deny"), ("grep -h KEY notes.txt", "deny"), ("cat < notes.txt", "deny"),
+     ("head n*", "deny"), ("cat a.txt", "allow")],
+)
+async def test_a_hard_link_to_the_denied_file_is_that_file(project, command, expected):
+    link = project / "notes.txt"
+    if not link.exists():
+        os.link(project / ".env", link)
+    verdict = await decide_bash(make_ctx(project, deny=ENV), command)
+    assert verdict_name(verdict) == expected, verdict
+    done = subprocess.run(["/bin/bash", "-c", command], cwd=project, capture_output=True, text=True, timeout=10)
+    assert (SECRET in done.stdout) is (expected == "deny"), done.stdout
