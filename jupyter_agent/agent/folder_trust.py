@@ -164,15 +164,20 @@ async def settle_trust(session: Any, abort: AbortController | None) -> None:
     from .permission_setup import trusted_permission_context
 
     context = session.context.with_changes(abort_controller=abort or AbortController())
-    settings = await session.trust.settle(session.approver, context, session.emit)
-    if settings is None:
-        return
     try:
+        settings = await session.trust.settle(session.approver, context, session.emit)
+        if settings is None:
+            return
         permissions = trusted_permission_context(
             session.context.permission_context, session.initial_permissions, session.config, settings
         )
-    except AgentConfigError as exc:
+    except AgentConfigError as exc:  # the files changed since the session started, or bypass is disabled
         session.emit(AgentErrorEvent(f"The trusted settings were not applied: {exc}", kind=TRUST_KIND))
         return
     session.context.set_app_state(lambda state: replace(state, tool_permission_context=permissions))
-    session.context.extra[HOOKS_KEY].use_settings(settings)
+    runner = session.context.extra.get(HOOKS_KEY)
+    if hasattr(runner, "use_settings"):
+        runner.use_settings(settings)
+    elif settings.hooks:
+        session.emit(AgentErrorEvent("The trusted settings' hooks were not applied: the session's hook "
+                                     "runner was replaced.", kind=TRUST_KIND))

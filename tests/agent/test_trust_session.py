@@ -159,3 +159,32 @@ async def test_a_malformed_trust_file_is_reported_and_trusts_nothing(server, mak
     assert any("not valid JSON" in m for m in messages)
     assert any("trusted for this session only" in m for m in messages)  # approved, not recorded
     assert path.read_text() == "{broken" and marker.exists()
+
+
+async def test_trusted_settings_that_cannot_apply_are_reported_not_fatal(server, make_session, tmp_path):
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"disableBypassPermissionsMode": "disable"}}))
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"defaultMode": "bypassPermissions"}}))
+    server.push(reply("ok"))
+    approver = Approver(server, tmp_path / "started", trust=True)
+    session, events = make_session([BashTool()], can_use_tool=approver)
+    outcome = await session.submit("hi")
+    assert outcome.stop_reason == "end_turn"
+    assert session.context.permission_context.mode == "default"
+    messages = [e.message for e in events.of(AgentErrorEvent) if e.kind == "trust"]
+    assert len(messages) == 1 and "disableBypassPermissionsMode" in messages[0]
+
+
+async def test_settings_broken_after_start_are_reported_not_fatal(server, make_session, tmp_path):
+    marker = tmp_path / "started"
+    _committed_settings(tmp_path, marker)
+    server.push(reply("ok"))
+    approver = Approver(server, marker, trust=True)
+    session, events = make_session([BashTool()], can_use_tool=approver)
+    (tmp_path / ".claude" / "settings.json").write_text("{broken")
+    outcome = await session.submit("hi")
+    assert outcome.stop_reason == "end_turn" and not marker.exists()
+    messages = [e.message for e in events.of(AgentErrorEvent) if e.kind == "trust"]
+    assert len(messages) == 1 and "not valid JSON" in messages[0]
