@@ -197,7 +197,7 @@ async def test_hook_rows(world, approve, kind, settings, command, expected, text
     tool = BashLike()
     ctx = make_ctx(world.project, tools=(tool,), allow=settings.get("allow", ()), deny=settings.get("deny", ()),
                    ask=settings.get("ask", ()))
-    ctx.extra[HOOKS_KEY] = HookRunner.from_settings(load_settings(world.project, home=world.home))
+    ctx.extra[HOOKS_KEY] = HookRunner.from_settings(load_settings(world.project, home=world.home, trusted=True))
     outcome = await run_tool_use(ToolUseRequest("t1", "Bash", {"command": command}), ctx, approve)
     asked = bool(approve.asks)
     got = "deny" if outcome.is_error else ("ask" if asked else "allow")
