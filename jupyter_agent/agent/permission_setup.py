@@ -68,15 +68,15 @@ def trusted_permission_context(
 ) -> ToolPermissionContext:
     """``current`` with the trusted settings applied: the files' rules and folders, and their mode
     unless the mode was changed during the session.  Session rules added since stay."""
+    from ..permissions.settings import FILE_SOURCES
+
     fresh = build_permission_context(config, settings)  # AgentConfigError: bypass mode disabled
     tables = {}
     for name in ("allow_rules", "deny_rules", "ask_rules"):
         table = dict(getattr(current, name))
-        table.update({source: rules for source, rules in getattr(fresh, name).items() if source in _FILE_SOURCES})
+        table.update({source: rules for source, rules in getattr(fresh, name).items() if source in FILE_SOURCES})
         tables[name] = table
     folders = tuple(dict.fromkeys((*current.additional_directories, *fresh.additional_directories)))
     mode = fresh.mode if current.mode == initial.mode else current.mode
     return replace(current, mode=mode, additional_directories=folders, **tables)
 
-
-_FILE_SOURCES = ("userSettings", "projectSettings", "localSettings")
