@@ -20,6 +20,7 @@ from ..core.permission_types import (
     PermissionUpdate,
 )
 from ..permissions.rules import parse_rule_or_none
+from .powershell_paths import path_problem
 
 TOOL_NAME = "PowerShell"
 READ_ONLY_CMDLETS = frozenset(s.lower() for s in (
@@ -114,9 +115,14 @@ def check_powershell_permission(command: str, context: ToolUseContext) -> Permis
         return PermissionDeny(f"Permission to use PowerShell with command {command} has been denied by rule {rule}.")
     if rule := _rule(context, "ask", statements):
         return PermissionAsk(f"This PowerShell command requires approval (rule {rule}).")
+    problem = path_problem(statements, context)
+    if problem is not None and problem.denied:
+        return PermissionDeny(problem.message)
     if _all_allowed(context, statements):
         return PermissionAllow(reason="allow rules")
     if is_read_only_command(command):
+        if problem is not None:
+            return PermissionAsk(f"Run the PowerShell command {command}? {problem.message}")
         return PermissionAllow(reason="read-only command")
     first = statements[0].split()[0] if statements and statements[0].split() else command
     return PermissionAsk(

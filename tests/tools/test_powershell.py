@@ -123,3 +123,45 @@ async def test_background_task_with_a_stand_in(tmp_path, approve, stand_in):
     running = get_task_registry(ctx).get(re.search(r"ID: (pwsh_\w+)", long.text).group(1))
     await running.stop()
     assert running.status == "killed"
+
+
+def _project(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / ".env").write_text("KEY=1\n")
+    (tmp_path / "a.txt").write_text("a\n")
+    return _ctx(tmp_path, deny=["Read(./.env)"])
+
+
+@pytest.mark.parametrize("command, behavior", [
+    ("Get-Content .env", "deny"),
+    ("gc './.env'", "deny"),
+    ("cat sub/../.env", "ask"),  # `..` is not a plain path
+    ("Select-String -Path .env -Pattern KEY", "deny"),
+    ("Get-FileHash .env", "deny"),
+    ("Get-Content a.txt; Get-Content .env", "deny"),
+    ("Get-Content /etc/passwd", "ask"),
+    ("Get-Content C:\\Windows\\win.ini", "ask"),
+    ("Get-Content \\\\server\\share\\x", "ask"),
+    ("Get-Content env:PATH", "ask"),
+    ("Get-Content ~/.ssh/id_rsa", "ask"),
+    ("Get-Content .e*", "ask"),
+    ("Get-ChildItem -Recurse | Select-String 'KEY'", "ask"),
+    ("gci -r | sls KEY", "ask"),
+    ("Get-ChildItem -Recurse | Get-Content", "ask"),
+    ("Get-ChildItem sub | Select-String -Path a.txt KEY", "allow"),
+    ("Get-ChildItem sub -Recurse | Select-String 'KEY'", "ask"),  # fed by the pipeline: the cwd
+    ("Get-Content a.txt", "allow"),
+    ("Select-String -Path a.txt -Pattern KEY", "allow"),
+    ("Get-ChildItem sub", "allow"),
+    ("Get-Date; Get-Process", "allow"),
+])
+def test_files_a_read_only_statement_reads_are_checked(tmp_path, command, behavior):
+    assert check_powershell_permission(command, _project(tmp_path)).behavior == behavior
+
+
+def test_an_allow_rule_does_not_open_a_denied_file(tmp_path):
+    ctx = _project(tmp_path)
+    allowed = _ctx(tmp_path, deny=["Read(./.env)"], allow=["PowerShell(Get-Content:*)"])
+    assert check_powershell_permission("Get-Content .env", allowed).behavior == "deny"
+    assert check_powershell_permission("Get-Content /etc/passwd", allowed).behavior == "allow"
+    assert check_powershell_permission("Get-Content a.txt", ctx).behavior == "allow"
