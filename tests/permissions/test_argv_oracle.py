@@ -43,7 +43,7 @@ from jupyter_agent.permissions.bash_words import Word
 from tests.permissions.test_bash_exec_oracle import BASH, _sandbox
 from tests.permissions.tools import make_ctx
 
-EXAMPLES = int(os.environ.get("ARGV_ORACLE_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("ARGV_ORACLE_EXAMPLES", "1500"))  # about 8 s
 TIMEOUT = 3.0
 STUBS = ("qa", "qb")
 RUNNERS = ("env", "nohup", "nice", "timeout", "xargs", "stdbuf", "find", "setsid", "ionice", "taskset", "chrt")  # real programs that run their args
@@ -147,6 +147,7 @@ PIECES = ["p", "u", "s", "h", "pu", "sh", "push", "'", '"', "\\", "\\\n", "$", "
           "/", ".", "0", "1", "==", "=~", "!="]
 WORD_LINES = st.tuples(st.sampled_from(["qa ", "qb ", "qa x ", "env qa ", "qa -- "]),
                        st.lists(st.sampled_from(PIECES), min_size=1, max_size=8)).map(lambda t: t[0] + "".join(t[1]))
+WRAPPED_WORD_LINES = st.builds(_wrap, WORD_LINES, st.integers(min_value=0, max_value=20))
 # one small edit anywhere in a line: a line continuation, empty quotes, a backslash …
 EDITS = ["\\\n", "''", '""', "\\", "\t", " ", "\n", "#", "'", '"', "$", "{", "}", ",", "\r"]
 EDITED_LINES = st.tuples(st.one_of(LINES, TOKEN_LINES), st.integers(0, 200), st.sampled_from(EDITS)).map(
@@ -267,7 +268,7 @@ def check_line(oracle: Oracle, line: str, allow: tuple[str, ...] = ALLOW) -> Non
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(line=st.one_of(LINES, LINES, LINES, TOKEN_LINES, EDITED_LINES, WORD_LINES))
+@given(line=st.one_of(LINES, LINES, LINES, TOKEN_LINES, EDITED_LINES, WORD_LINES, WRAPPED_WORD_LINES))
 def test_generated_lines_never_run_a_denied_argv(oracle, line):
     check_line(oracle, line)
 
