@@ -1,17 +1,19 @@
 """Argv oracle: deny and ask rules WITH arguments hold however the arguments are spelled.
 
 Stub programs ``qa`` and ``qb`` in a temp ``bin/`` log their name and their whole argv (one
-file per run, NUL-separated, so arguments may hold blanks, newlines and quotes); the real
-``env``, ``nohup``, ``nice``, ``timeout``, ``xargs`` and ``stdbuf`` are linked beside them, as
-they run their arguments.  Bash runs each line with only that folder on ``PATH`` in a folder
-holding files named ``push``, ``pu``, ``sh``, ``-f`` and ``--force`` (the file ``push`` holds
-the word ``push``), inside ``bwrap`` when it works.  With ``Bash(qa:*)``, ``Bash(qb:*)``
-allowed, ``Bash(qa push:*)`` denied and ``Bash(qb --force:*)`` asked, for every line:
+file per run, NUL-separated, so arguments may hold blanks, newlines and quotes); real programs
+that run their arguments (``env``, ``nohup``, ``nice``, ``timeout``, ``xargs``, ``stdbuf``,
+``find``, ``setsid``, ``ionice``, ``taskset``, ``chrt``) are linked beside them.  Bash runs each
+line with only that folder on ``PATH`` in a folder holding files named ``push``, ``pu``, ``sh``,
+``-f``, ``--force`` and ``x`` (``push`` holds the word ``push``), inside ``bwrap`` when it works.
+With ``Bash(qa:*)``, ``Bash(qb:*)`` allowed, ``Bash(qa push:*)`` denied and
+``Bash(qb --force:*)`` asked, for every line:
 
 1. a run of ``qa`` whose ``argv[1]`` is exactly ``push`` → the line was not allowed;
 2. a run of ``qb`` whose ``argv[1]`` is exactly ``--force`` → the line was not allowed;
-3. allowed → no run's words, rendered as the rules see them, match the deny or ask pattern
-   (``qa push -f`` too);
+3. allowed → no run's words match the deny or ask pattern (``qa push -f`` too).  The words are
+   rendered as the rules see them, quoted when needed: ``qa 'push x'`` (one argument) is not
+   ``qa push …``;
 4. a line that ran a stub is not read-only (``is_read_only_command``);
 5. allowed, and the analyzer saw every word of every command as fixed (no problems) → every
    run's rendered words are one of the analyzer's forms (bash ran what was analyzed, exactly).
@@ -46,7 +48,7 @@ from tests.permissions.tools import make_ctx
 EXAMPLES = int(os.environ.get("ARGV_ORACLE_EXAMPLES", "1500"))  # about 8 s
 TIMEOUT = 3.0
 STUBS = ("qa", "qb")
-RUNNERS = ("env", "nohup", "nice", "timeout", "xargs", "stdbuf", "find", "setsid", "ionice", "taskset", "chrt")  # real programs that run their args
+RUNNERS = ("env", "nohup", "nice", "timeout", "xargs", "stdbuf", "find", "setsid", "ionice", "taskset", "chrt")
 FILES = {"push": "push\n", "pu": "", "sh": "", "-f": "", "--force": "--force\n", "x": "qa push\n"}
 ALLOW = ("Bash(qa:*)", "Bash(qb:*)")
 DENY = ("Bash(qa push:*)",)
