@@ -214,7 +214,9 @@ class WordReader:
             if index == last and kind == '"':
                 start = child.end_byte - 1
             if start > pos:
-                parts.append(self._double_quoted(self._between(node, pos, start)))
+                gap = self._between(node, pos, start)
+                static = static and "$" not in gap and "`" not in gap  # (tree-sitter reads those)
+                parts.append(self._double_quoted(gap))
             pos = child.end_byte
             if index == last and kind == '"':
                 break
