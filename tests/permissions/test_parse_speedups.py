@@ -48,6 +48,8 @@ EXTRA = [
     "x=1 && ls", "export A=1 && ls | wc", "for i in a; do ls; done && ls", "ls && echo \"$x\"",
     "a && b > out 2>&1", "a | b >> log", "a && b 2>&1 | c > out", "a && b > $x", "a && b\n> out",
     "a || b < in > out", "(a && b) > out", "a && b > out\nrm x",
+    "ls $ x", "ls push$\"\"", "ls \"a\n\nb\"", "ls \" \"x", "ls p=~/x P=a:~/b --f=~/x", "ls == x =~ y",
+    "ls x~ p=~", "echo push | xargs git", "find . -exec rm {} \\;",
 ]
 
 
