@@ -20,7 +20,7 @@ from ..core.permission_types import (
 )
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_paths import Verdict, path_checks, protected_arguments
-from .bash_suggest import suggested_prefix
+from .bash_suggest import suggested_rule
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .paths import BadPath, resolve_below
 from .verdicts import RULE, new_ask, new_update, sticky_ask
@@ -113,9 +113,9 @@ def _command_checks(
     if info.innermost and rules is not None and _allowed(rules, text):
         return
     v.soft.append(f"{text} needs approval")
-    prefix = suggested_prefix(info.innermost)
-    if prefix is not None and prefix not in v.prefixes:
-        v.prefixes.append(prefix)
+    rule = suggested_rule(info.innermost)
+    if rule is not None and rule not in v.prefixes:
+        v.prefixes.append(rule)
 
 
 def _allowed(rules: CompiledRules, text: str) -> bool:
@@ -191,7 +191,7 @@ def _result(command: str, v: Verdict, analysis: Analysis) -> PermissionResult:
         return _ALLOWED
     suggestions: tuple[PermissionUpdate, ...] = ()
     if v.prefixes and all(s.endswith("needs approval") for s in v.soft):
-        rules = tuple([f"Bash({p}:*)" for p in v.prefixes])
+        rules = tuple([f"Bash({p})" for p in v.prefixes])
         suggestions = (new_update(rules, "localSettings"),)
     return new_ask(f"Run {command!r}? " + "; ".join(v.soft[:3]), suggestions)
 

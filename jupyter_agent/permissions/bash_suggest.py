@@ -3,9 +3,10 @@
 ``pytest -q tests`` → ``pytest``; ``git push origin`` → ``git push``; ``npm run test`` →
 ``npm run test`` (a runner's script, not every script); ``python x.py`` → ``python x.py``
 (an interpreter's script, never ``python``, which would allow ``python -c`` anything);
-``python -m pytest`` → ``python -m pytest``.  No rule is offered when the words that would make
+``python -m pytest`` → ``python -m pytest``.  No prefix is offered when the words that would make
 it narrow are unknown: inline code (``python -c``, ``node -e``), options before a subcommand
-(``git -C x push``), a program named by its path, or a word that needs quoting.
+(``git -C x push``), a program named by its path; then the exact command is (``Bash(python
+--version)``), as long as no word needs quoting.
 """
 
 from __future__ import annotations
@@ -35,7 +36,20 @@ _INTERPRETERS = frozenset(
 )
 _VERSIONED = re.compile(r"(?:python|pypy|ruby|perl|php|lua)\d+(?:\.\d+)*")
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+@=,:-]*")  # no quoting or glob (test:unit is fine)
-_PATH_WORD = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_.+@=,:/-]*")
+_PATH_WORD = re.compile(r"[A-Za-z0-9_./-][A-Za-z0-9_.+@=,:/-]*")
+_EXACT_WORDS = 8  # a longer exact rule is rarely reused
+
+
+def suggested_rule(words: tuple[Word, ...]) -> str | None:
+    """What to put in the ``Bash(…)`` rule offered for ``words``: ``prefix:*``, else the exact
+    command when every word is plain (``python --version``), else None."""
+    prefix = suggested_prefix(words)
+    if prefix is not None:
+        return prefix + ":*"
+    texts = [w.literal for w in words]
+    if 0 < len(texts) <= _EXACT_WORDS and all(t is not None and _PATH_WORD.fullmatch(t) for t in texts):
+        return " ".join(texts)  # type: ignore[arg-type]
+    return None
 
 
 def suggested_prefix(words: tuple[Word, ...]) -> str | None:
@@ -87,4 +101,4 @@ def _word(texts: list[str | None], i: int, path: bool = False) -> str | None:
     return text if (_PATH_WORD if path else _PLAIN_WORD).fullmatch(text) else None
 
 
-__all__ = ["suggested_prefix"]
+__all__ = ["suggested_prefix", "suggested_rule"]

@@ -58,7 +58,7 @@ def test_quickstart_runs_in_demo_mode_with_approvals(tmp_path: Path):
         clicked: set[str] = set()
         deadline = time.monotonic() + 240
         while len(_turn_ends(h)) < agent_cells and time.monotonic() < deadline:
-            for label in ("Always allow Bash(python:*)", "Approve"):
+            for label in ("Always allow Bash(python --version)", "Approve"):
                 for m in h.widgets("ButtonModel"):
                     state = m["content"]["data"]["state"]
                     comm = m["content"]["comm_id"]
@@ -69,10 +69,10 @@ def test_quickstart_runs_in_demo_mode_with_approvals(tmp_path: Path):
         ends = _turn_ends(h)
         assert len(ends) == agent_cells == 3
         first = ends[0]["content"]["data"]["text/html"]
-        assert "Always allowed Bash(python:*)" in first
+        assert "Always allowed Bash(python --version)" in first
         assert "Here is what happened in this demo turn" in first
         settings = json.loads((tmp_path / ".claude" / "settings.local.json").read_text())
-        assert "Bash(python:*)" in settings["permissions"]["allow"]
+        assert "Bash(python --version)" in settings["permissions"]["allow"]
         edited = nbformat.read(notebook, as_version=4)
         assert any("Notes from the agent" in c.source for c in edited.cells)
     finally:

@@ -118,7 +118,7 @@ async def test_whole_tool_allow_covers_soft_asks(world):
         ("pytest -q tests/test_x.py", ("Bash(pytest:*)",)),
         ("npm run build && npm test", ("Bash(npm run build:*)", "Bash(npm test:*)")),
         ("npm run test:unit -- --watch", ("Bash(npm run test:unit:*)",)),
-        ("ls && ./scripts/deploy.sh", ()),
+        ("ls && ./scripts/deploy.sh", ("Bash(./scripts/deploy.sh)",)),
         ("sudo apt update", ()),
         ("bash -c 'pytest'", ()),
         # an interpreter: its script or module, never the interpreter itself
@@ -126,21 +126,24 @@ async def test_whole_tool_allow_covers_soft_asks(world):
         ("python3.11 scripts/fit.py", ("Bash(python3.11 scripts/fit.py:*)",)),
         ("python -m pytest -q", ("Bash(python -m pytest:*)",)),
         ("python -c 'print(1)'", ()),
-        ("node -e 'process.exit(1)'", ()),
+        ("node -e 'process.exit(1)'", ()),  # a quoted word: not even the exact command
+        ("python --version", ("Bash(python --version)",)),  # no safe prefix: the exact command
+        ("node -e 1", ("Bash(node -e 1)",)),
         ("bash ./build.sh", ("Bash(bash ./build.sh:*)",)),
-        ("perl -pe 's/a/b/' f", ()),
+        ("perl -pe 's/a/b/' f", ("Bash(perl -pe s/a/b/ f)",)),  # exact: the quotes change nothing
         ("env python train.py", ("Bash(python train.py:*)",)),
         ("python 'my script.py'", ()),
         # a runner: the thing it runs
         ("uv run pytest -x", ("Bash(uv run pytest:*)",)),
-        ("uv run python -c 1", ()),
+        ("uv run python -c 1", ("Bash(uv run python -c 1)",)),
         ("uv run python train.py", ("Bash(uv run python train.py:*)",)),
-        ("poetry run --verbose pytest", ()),
-        ("docker run --rm -v /:/host img", ()),
+        ("poetry run --verbose pytest", ("Bash(poetry run --verbose pytest)",)),
+        ("docker run --rm -v /:/host img", ("Bash(docker run --rm -v /:/host img)",)),
         ("npx prettier --write .", ("Bash(npx prettier:*)",)),
         # options before the subcommand, or no subcommand: unknown
-        ("git -C sub push", ()),
-        ("git", ()),
+        ("git -C sub push", ("Bash(git -C sub push)",)),
+        ("git", ("Bash(git)",)),
+        ("ls && ./scripts/deploy.sh --prod", ("Bash(./scripts/deploy.sh --prod)",)),
     ],
 )
 def test_always_allow_suggestions(world, command, rules):
@@ -156,6 +159,15 @@ async def test_an_accepted_interpreter_suggestion_does_not_allow_inline_code(wor
     ctx = make_ctx(world.project, allow=(rule,))
     assert verdict_name(check_bash_permission("python train.py --lr 0.1", ctx)) == "allow"
     for other in ("python -c 'import os'", "python evil.py", "python -m http.server", "python"):
+        assert verdict_name(check_bash_permission(other, ctx)) == "ask", other
+
+
+def test_an_accepted_exact_suggestion_allows_that_command_only(world):
+    (rule,) = check_bash_permission("python --version", make_ctx(world.project)).suggestions[0].rules
+    assert rule == "Bash(python --version)"
+    ctx = make_ctx(world.project, allow=(rule,))
+    assert verdict_name(check_bash_permission("python --version", ctx)) == "allow"
+    for other in ("python --version -c 'import os'", "python --version x.py", "python"):
         assert verdict_name(check_bash_permission(other, ctx)) == "ask", other
 
 
