@@ -2,7 +2,9 @@
 
 Claude Code's settings keys decide: ``enableAllProjectMcpServers``, ``enabledMcpjsonServers``,
 ``disabledMcpjsonServers``.  They are read from the user's and the local (uncommitted) settings
-only; the project's committed ``.claude/settings.json`` cannot approve its own servers.
+only; the project's committed ``.claude/settings.json`` cannot approve its own servers, and the
+local file's approvals count only once the user trusts the folder (``permissions.trust``): a
+cloned repository can ship a ``settings.local.json`` too.  Rejections count everywhere.
 Servers neither enabled nor disabled are pending: not started until the user approves them.
 """
 
@@ -16,6 +18,7 @@ from typing import Literal
 from ..core.atomic import atomic_write_text
 from ..errors import AgentConfigError
 from ..permissions.settings import read_settings_file, settings_path
+from ..permissions.trust import is_trusted
 
 ApprovalState = Literal["approved", "rejected", "pending"]
 
@@ -52,10 +55,12 @@ def load_project_approval(project_dir: Path, home: Path | None = None) -> tuple[
         except AgentConfigError as exc:
             errors.append(str(exc))
             continue
+        disabled |= _names(data.get("disabledMcpjsonServers"))
+        if source == "localSettings" and data and not is_trusted(project_dir, home):
+            continue  # approvals a cloned repository may have shipped
         if isinstance(data.get("enableAllProjectMcpServers"), bool):
             enable_all = data["enableAllProjectMcpServers"]
         enabled |= _names(data.get("enabledMcpjsonServers"))
-        disabled |= _names(data.get("disabledMcpjsonServers"))
     return ProjectServerApproval(enable_all, enabled, disabled), errors
 
 

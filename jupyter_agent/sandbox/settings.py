@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentConfigError
 from ..permissions.settings import FILE_SOURCES, read_settings_file, settings_path
+from ..permissions.trust import is_trusted
 
 if TYPE_CHECKING:
     from ..core.context import ToolUseContext
@@ -37,17 +38,33 @@ class SandboxSettings:
     allow_unsandboxed: bool = True  # dangerouslyDisableSandbox may re-run outside (after asking)
 
 
-def load_sandbox_settings(project_dir: str | os.PathLike[str], home: str | os.PathLike[str] | None = None) -> SandboxSettings:
-    """The merged ``sandbox`` blocks of the user, project and local settings files."""
+def load_sandbox_settings(
+    project_dir: str | os.PathLike[str], home: str | os.PathLike[str] | None = None, trusted: bool | None = None
+) -> SandboxSettings:
+    """The merged ``sandbox`` blocks of the user, project and local settings files.
+
+    In a folder the user has not trusted (``permissions.trust``; ``trusted=None`` looks it up) the
+    project's and local files only restrict: their ``true`` for ``autoAllowBashIfSandboxed`` or
+    ``allowUnsandboxedCommands`` is held back, and a sandbox they turn on asks as before unless
+    the user's own file says sandboxed commands may run unasked.
+    """
     project = Path(os.path.abspath(os.fspath(project_dir)))
     home_path = Path(os.fspath(home)) if home is not None else None
     values: dict[str, bool] = {}
+    user: dict[str, bool] = {}
     for source in FILE_SOURCES:
         path = settings_path(source, project, home_path)
         block = read_settings_file(path).get("sandbox")
         if block is None:
             continue
-        values.update(_parse_block(block, path))
+        parsed = _parse_block(block, path)
+        if source == "userSettings":
+            user = parsed
+        elif not (is_trusted(project, home_path) if trusted is None else trusted):
+            parsed = {k: v for k, v in parsed.items() if k == "enabled" or not v}  # only what restricts
+            if parsed.get("enabled") and "auto_allow" not in user:
+                parsed["auto_allow"] = False
+        values.update(parsed)
     return SandboxSettings(**values)
 
 

@@ -80,6 +80,7 @@ def _project_with_servers(tmp_path):
 
 def test_project_servers_need_approval(tmp_path):
     from jupyter_agent.mcp import McpManager
+    from jupyter_agent.permissions.trust import trust_folder
 
     project, home = _project_with_servers(tmp_path)
     cfg = load_mcp_config(project, home=home)
@@ -90,6 +91,10 @@ def test_project_servers_need_approval(tmp_path):
     assert load_mcp_config(project, home=home).servers == {}
     (project / ".claude/settings.local.json").write_text(json.dumps(
         {"enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"]}))
+    # a cloned repository can ship settings.local.json too: its approvals wait for folder trust
+    cfg = load_mcp_config(project, home=home)
+    assert cfg.servers == {} and set(cfg.pending) == {"a", "c"}  # b's rejection counts anyway
+    trust_folder(project, home)
     cfg = load_mcp_config(project, home=home)
     assert set(cfg.servers) == {"a"} and set(cfg.pending) == {"c"}
     manager = McpManager.from_config(cfg)

@@ -27,8 +27,24 @@ def test_settings_merge_user_project_local(tmp_path):
     _write(home / ".claude" / "settings.json", {"sandbox": {"enabled": True, "allowUnsandboxedCommands": False}})
     _write(project / ".claude" / "settings.json", {"sandbox": {"autoAllowBashIfSandboxed": False}})
     _write(project / ".claude" / "settings.local.json", {"sandbox": {"allowUnsandboxedCommands": True}})
-    assert load_sandbox_settings(project, home) == SandboxSettings(True, False, True)
+    assert load_sandbox_settings(project, home, trusted=True) == SandboxSettings(True, False, True)
     assert load_sandbox_settings(tmp_path / "none", tmp_path / "nohome") == SandboxSettings()
+
+
+def test_an_untrusted_folder_cannot_loosen_the_sandbox(tmp_path):
+    """A cloned repository's files may turn the sandbox on, never let commands skip asking or
+    leave it; once the folder is trusted they apply (the trust file under ``home``)."""
+    from jupyter_agent.permissions.trust import trust_folder
+
+    home, project = tmp_path / "home", tmp_path / "proj"
+    _write(project / ".claude" / "settings.json",
+           {"sandbox": {"enabled": True, "autoAllowBashIfSandboxed": True, "allowUnsandboxedCommands": True}})
+    _write(home / ".claude" / "settings.json", {"sandbox": {"allowUnsandboxedCommands": False}})
+    assert load_sandbox_settings(project, home) == SandboxSettings(True, False, False)
+    trust_folder(project, home)
+    assert load_sandbox_settings(project, home) == SandboxSettings(True, True, True)
+    _write(home / ".claude" / "settings.json", {"sandbox": {"autoAllowBashIfSandboxed": True}})
+    assert load_sandbox_settings(project, home, trusted=False) == SandboxSettings(True, True, True)  # the user's say
 
 
 @pytest.mark.parametrize("block", [[], {"enabled": "yes"}, {"autoAllowBashIfSandboxed": 1}])
