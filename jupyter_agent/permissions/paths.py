@@ -194,7 +194,8 @@ def protected_reason_of(lexical: str, real: str) -> str | None:
     for form in (lexical,) if lexical == real else (lexical, real):
         if "/." not in form:  # every protected name starts with a dot
             continue
-        parts = [p for p in form.split(os.sep) if p]
+        # by lower case: on a case-insensitive disk (macOS, Windows) .GIT/config is .git/config
+        parts = [p.lower() for p in form.split(os.sep) if p]
         for part in parts[:-1]:
             if part in PROTECTED_DIRS:
                 return f"{form} is inside {part}/, a protected folder"
