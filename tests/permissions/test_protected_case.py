@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agent.permissions.bash import check_bash_permission
 from jupyter_agent.permissions.paths import protected_reason_of
 from tests.permissions.conftest import verdict_name
-from tests.permissions.tools import make_ctx
+from tests.permissions.tools import decide_bash, make_ctx
 
 
 @pytest.mark.parametrize(
@@ -25,7 +24,7 @@ def test_ordinary_files(path):
 
 
 @pytest.mark.parametrize("mode", ["acceptEdits", "bypassPermissions"])
-def test_a_redirect_into_an_upper_case_git_folder_asks(tmp_path, mode):
+async def test_a_redirect_into_an_upper_case_git_folder_asks(tmp_path, mode):
     ctx = make_ctx(tmp_path, mode=mode)
-    assert verdict_name(check_bash_permission("echo '[core] fsmonitor=x' >> .GIT/config", ctx)) == "ask"
-    assert verdict_name(check_bash_permission("echo x > notes.txt", ctx)) == "allow"
+    assert verdict_name(await decide_bash(ctx, "echo '[core] fsmonitor=x' >> .GIT/config")) == "ask"
+    assert verdict_name(await decide_bash(ctx, "echo x > notes.txt")) == "allow"
