@@ -40,7 +40,7 @@ from tests.conftest import RecordingApprover
 from tests.permissions.tools import make_ctx
 
 TOKEN, TOKEN2 = "TOKEN-c41e7b", "TOKEN2-9d02aa"
-EXAMPLES = int(os.environ.get("FILE_ORACLE_EXAMPLES", "120"))
+EXAMPLES = int(os.environ.get("FILE_ORACLE_EXAMPLES", "500"))
 DENY = ("Read(./.env)", "Read(**/.env)", "Read(./secrets/**)", "Read(./keys/*.pem)", "Read(~/.ssh/**)",
         "Edit(./locked/**)")
 # The same files denied by literal rules only: no ``**`` rule whose reach covers every folder.
@@ -304,7 +304,7 @@ async def test_fixed_rows(row, mode, rules):
     await run_sequence([(action, prefix, name, True)], mode, rules)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 120,
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 500,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(STEP, min_size=1, max_size=4), mode=st.sampled_from(MODES), rules=st.sampled_from(RULE_SETS))
 async def test_generated_sequences(steps, mode, rules):
