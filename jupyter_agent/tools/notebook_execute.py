@@ -16,13 +16,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext, ToolUseOptions
-from ..core.permission_types import PermissionAsk, PermissionResult, PermissionUpdate
+from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult, PermissionUpdate
 from ..core.result import ContentBlock, ToolResult
 from ..errors import ToolError
 from ..notebook import LiveNotebook, NotebookEditError, get_document
 from ..notebook.bridge import result_as
 from ..notebook.cells import find_cell, source_text
 from ..notebook.protocol import ExecuteCellsArgs, ExecuteCellsResult
+from ..permissions.filesystem import check_read_permission, check_write_permission
 from ._notebook_tool import NotebookTool, notebook_path
 from .read_notebook import OutputBlocks
 
@@ -118,6 +119,12 @@ class NotebookExecuteTool(NotebookTool[NotebookExecuteInput, NotebookExecuteOutp
         return await _plan(input, context)
 
     async def check_permissions(self, input: NotebookExecuteInput, context: ToolUseContext) -> PermissionResult:
+        # Running cells shows their outputs to the model and writes them into the notebook:
+        # a Read or Edit deny rule on the notebook denies, before its cells are even read.
+        for check in (check_read_permission, check_write_permission):
+            verdict = check(self, input.notebook_path, context)
+            if isinstance(verdict, PermissionDeny):
+                return verdict
         try:
             plan = await self.plan(input, context)
             message = _ask_message(plan)

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from jupyter_agent.core.permission_types import PermissionAsk, PermissionUpdate
+from jupyter_agent.core.permission_types import PermissionAsk, PermissionDeny, PermissionUpdate
 from jupyter_agent.tools.notebook_execute import NotebookExecuteInput, NotebookExecuteTool
 from tests.notebook.fake_frontend import FakeFrontend
 from tests.notebook.kernel_driver import TASK_RUNNER, KernelDriver
@@ -262,3 +262,15 @@ async def test_a_timeout_says_the_cells_may_still_run(live):
     out = k.run(f"call_tool('NotebookExecute', notebook_path={str(path)!r}, cell_ids=['slow'], timeout=1)")
     assert out["is_error"] and "did not finish within 0.001 s" in out["text"]
     assert "may still be running" in out["text"]
+
+
+@pytest.mark.parametrize("rule", ["Read(./{name})", "Edit(./{name})", "Read(./**)"])
+async def test_a_deny_rule_on_the_notebook_denies_before_its_cells_are_read(disk, rule):
+    """Running cells shows their outputs to the model and writes them into the notebook."""
+    from tests.permissions.tools import make_ctx
+
+    path, _run = disk
+    ctx = make_ctx(path.parent, deny=(rule.format(name=path.name),))
+    verdict = await NotebookExecuteTool().check_permissions(
+        NotebookExecuteInput(notebook_path=str(path), cell_ids=["c1"]), ctx)
+    assert isinstance(verdict, PermissionDeny) and "denied by the rule" in verdict.message
