@@ -48,6 +48,10 @@ def check_bash_permission(command: str, context: ToolUseContext | None) -> Permi
             return PermissionDeny(verdict.deny)
     if analysis.problems:
         verdict.soft.extend(f"it could not be fully analyzed: {p}" for p in analysis.problems)
+        if rules is not None and (rules.deny_any is not None or rules.ask_any is not None):
+            # unread text may run what a deny or ask rule names: no mode may wave that through
+            verdict.sticky.append(f"it could not be fully analyzed ({analysis.problems[0]}), so a "
+                                  f"deny or ask rule may match what it runs")
     for info in analysis.commands:
         if not info.read_only.read_only or info.ask_reason or info.cd_kind:
             _command_checks(info, rules, cwds, scope, verdict)

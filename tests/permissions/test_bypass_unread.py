@@ -1,0 +1,41 @@
+"""bypassPermissions waves ordinary asks through, never a deny rule: a line the analyzer could not
+fully read may run what a deny (or ask) rule names, so with such rules it asks in every mode.
+Real bash shows what each line would have run."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+ROWS = [
+    ("function-body", "f() { rm victim; }; f", "ask"),
+    ("function-keyword", "function g { rm victim; }; g", "ask"),
+    ("line-continuation", "rm\\\n victim", "ask"),
+    ("continuation-in-a-word", 'r"m\\\n" victim', "ask"),
+    ("plain-deny", "rm victim", "deny"),
+    ("plain-allowed", "ls", "allow"),
+    ("other-program-unread", "f() { ls; }; f", "ask"),  # unread: the rule might match it
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+async def test_bypass_mode_keeps_deny_rules_on_unread_lines(tmp_path, command, expected):
+    (tmp_path / "victim").write_text("x")
+    ctx = make_ctx(tmp_path, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected
+
+
+async def test_without_bash_rules_bypass_still_runs_them(tmp_path):
+    ctx = make_ctx(tmp_path, mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "f() { ls; }; f")) == "allow"
+
+
+@pytest.mark.parametrize("command", [r[1] for r in ROWS if r[0] in ("function-body", "line-continuation")])
+def test_those_lines_really_run_rm(tmp_path, command):
+    (tmp_path / "victim").write_text("x")
+    subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, timeout=10, check=False)
+    assert not (tmp_path / "victim").exists()
