@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +40,7 @@ from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_c
 from jupyter_agent.permissions.bash_analysis import analyze_uncached
 from jupyter_agent.permissions.bash_rules import compile_bash_pattern, form_text
 from jupyter_agent.permissions.bash_words import Word
-from tests.permissions.test_bash_exec_oracle import BASH, _sandbox
+from tests.permissions.oracle_shell import BASH, run_line, sandbox_prefix
 from tests.permissions.tools import make_ctx
 
 EXAMPLES = int(os.environ.get("ARGV_ORACLE_EXAMPLES", "1500"))  # about 8 s
@@ -182,23 +180,7 @@ class Oracle:
             folder.mkdir()
         for name, text in FILES.items():
             (self.work / name).write_text(text)
-        read_end, write_end = os.pipe()
-        # The outer bash waits until every holder of the pipe (background jobs too) has ended.
-        waiter = (f'{BASH} --norc --noprofile -c "$1" {read_end}<&-; exec {write_end}>&-; '
-                  f"read -r -u {read_end} _")
-        args = [*self.sandbox, BASH, "--norc", "--noprofile", "-c", waiter, "oracle", line]
-        proc = subprocess.Popen(
-            args, cwd=self.work, env={"PATH": str(self.bin)}, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-            pass_fds=(read_end, write_end),
-        )
-        os.close(read_end)
-        os.close(write_end)
-        try:
-            proc.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        if not run_line(line, self.sandbox, self.work, self.bin, TIMEOUT):
             return None
         return [_record(path.read_bytes()) for path in sorted(self.logs.iterdir())]
 
@@ -233,7 +215,7 @@ def oracle(tmp_path_factory) -> Oracle:
         real = shutil.which(name, path="/usr/bin:/bin")
         if real is not None:
             os.symlink(real, folder / name)
-    return Oracle(root, root / "work", logs, folder, _sandbox(root))
+    return Oracle(root, root / "work", logs, folder, sandbox_prefix(root))
 
 
 def _forbidden(run: Run) -> bool:

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,10 +28,9 @@ from hypothesis import strategies as st
 from jupyter_agent.core.permission_types import PermissionAllow
 from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_command
 from jupyter_agent.permissions.bash_analysis import analyze_uncached
+from tests.permissions.oracle_shell import BASH, run_line, sandbox_prefix
 from tests.permissions.tools import make_ctx
 
-BASH = "/bin/bash"
-BWRAP = "/usr/bin/bwrap"
 STUBS = {"qa": 0, "qb": 1, "qc": 0}  # name → exit status (qb fails: `while qb` ends)
 RUNNERS = ("nohup",)  # stubs named like wrappers: log, then run their arguments
 EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "400"))
@@ -123,24 +120,7 @@ class Oracle:
         shutil.rmtree(self.work, ignore_errors=True)
         self.work.mkdir()
         self.log.write_bytes(b"")
-        read_end, write_end = os.pipe()
-        # The outer bash waits until every process holding the pipe (the inner bash and all it
-        # started, background jobs included) has ended, so no late stub is missed.
-        waiter = (f'{BASH} --norc --noprofile -c "$1" {read_end}<&-; exec {write_end}>&-; '
-                  f"read -r -u {read_end} _")
-        args = [*self.sandbox, BASH, "--norc", "--noprofile", "-c", waiter, "oracle", line]
-        proc = subprocess.Popen(
-            args, cwd=self.work, env={"PATH": str(self.bin)}, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-            pass_fds=(read_end, write_end),
-        )
-        os.close(read_end)
-        os.close(write_end)
-        try:
-            proc.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        if not run_line(line, self.sandbox, self.work, self.bin, TIMEOUT):
             return None
         records = self.log.read_bytes().split(b"\x1e")
         return [r.split(b"\x1f", 1)[0].decode() for r in records if r]
@@ -156,16 +136,6 @@ def _stub(oracle_bin: Path, log: Path, name: str, status: int, runner: bool) -> 
     path.chmod(0o755)
 
 
-def _sandbox(root: Path) -> tuple[str, ...]:
-    if not os.path.exists(BWRAP):
-        return ()
-    prefix = (BWRAP, "--ro-bind", "/", "/", "--bind", str(root), str(root), "--unshare-all",
-              "--die-with-parent", "--new-session", "--")
-    try:
-        done = subprocess.run([*prefix, BASH, "-c", "exit 0"], capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return ()
-    return prefix if done.returncode == 0 else ()
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +147,7 @@ def oracle(tmp_path_factory) -> Oracle:
         _stub(root / "bin", log, name, status, False)
     for name in RUNNERS:
         _stub(root / "bin", log, name, 0, True)
-    return Oracle(root, root / "work", log, root / "bin", _sandbox(root))
+    return Oracle(root, root / "work", log, root / "bin", sandbox_prefix(root))
 
 
 def _ctx(oracle: Oracle, **rules):
