@@ -23,11 +23,8 @@ from ..errors import AgentError
 from .approval import session_approver
 from .cleanup import DEFAULT_DAYS as DEFAULT_CLEANUP_DAYS
 from .cleanup import start_cleanup
-from .compact import Compaction, CompactionError, compact, estimate_tokens
 from .config import SessionConfig
 from .events import (
-    AgentErrorEvent,
-    Compacted,
     SessionEvent,
     TodosUpdated,
     TurnEnded,
@@ -42,6 +39,7 @@ from .models import model_info
 from .permission_setup import build_permission_context, load_session_settings, make_hook_runner
 from .pricing import cost_usd
 from .prompts import build_system_prompt
+from .session_compaction import CompactionMixin
 from .session_hooks import SessionHooks
 from .session_log import SessionLog
 from .session_setup import (
@@ -65,7 +63,7 @@ Subscriber = Callable[[SessionEvent], None]
 HOOKS_KEY = "hooks"  # where run_tool_use finds the HookRunner (permissions.hooks.HOOKS_KEY)
 
 
-class AgentSession:
+class AgentSession(CompactionMixin):
     """One conversation with the model, run on the current asyncio loop."""
 
     def __init__(
@@ -257,45 +255,6 @@ class AgentSession:
     @property
     def context_window(self) -> int:
         return self.config.context_window or model_info(self.config.model).context_window
-
-    async def maybe_compact(self) -> None:
-        """Compact when the last request came near the context window."""
-        if self._last_context_tokens < self.config.compact_threshold * self.context_window:
-            return
-        try:
-            await self._compact("auto")
-        except CompactionError as err:
-            self.emit(AgentErrorEvent(str(err), kind="compaction"))
-
-    async def compact_now(self) -> bool:
-        """Compact inside a turn (the model said the context window is exceeded)."""
-        try:
-            await self._compact("auto")
-        except CompactionError as err:
-            self.emit(AgentErrorEvent(str(err), kind="compaction"))
-            return False
-        return True
-
-    # -- compaction, resume, shutdown --------------------------------------------------------
-
-    async def compact(self) -> Compaction:
-        """Summarize older turns now (waits for a running turn to finish)."""
-        async with self._the_lock():
-            return await self._compact("manual")
-
-    async def _compact(self, trigger: str) -> Compaction:
-        await self.hooks.pre_compact(trigger)
-        base = await self.build_request()
-        before = self._last_context_tokens or estimate_tokens(self.messages, base.system)
-        result = await compact(self.model_client, base, self.config.keep_recent_turns, before)
-        self.messages[:] = result.messages
-        self._last_context_tokens = result.tokens_after
-        self.log.write(
-            "compaction", summary=result.summary, messages=result.messages,
-            tokens_before=result.tokens_before, tokens_after=result.tokens_after,
-        )
-        self.emit(Compacted(result.tokens_before, result.tokens_after, result.summary))
-        return result
 
     @classmethod
     def resume(
