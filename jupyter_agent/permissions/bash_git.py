@@ -68,15 +68,15 @@ def _change_to(folder: str | None, target: str | None) -> str | None:
 
 
 def top_level(folder: str) -> str:
-    """The repository's top-level folder above ``folder`` (``folder`` itself outside any)."""
-    current = folder
+    """The repository's top-level folder above the absolute, normalized ``folder`` (``folder``
+    itself outside any)."""
+    current = folder.rstrip("/")
     while True:
-        if os.path.lexists(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
+        if os.path.lexists(current + "/.git"):
+            return current or "/"
+        if not current:
             return folder
-        current = parent
+        current = current.rpartition("/")[0]
 
 
 def git_read_checks(words: Sequence[Word], cwd: str, scope: PathScope) -> tuple[str | None, str | None]:
@@ -102,13 +102,14 @@ def git_read_checks(words: Sequence[Word], cwd: str, scope: PathScope) -> tuple[
         rule = read_deny_below(top, scope)
         if rule is not None:
             return None, f"git grep searches {top}, where the rule {rule} denies reading"
-    if sub == "diff" and ("--no-index" in (w.literal for w in words) or git_dir(top) is None):
+    if not contents:
+        return None, None
+    repo = git_dir(top)
+    if sub == "diff" and (repo is None or "--no-index" in (w.literal for w in words)):
         reason = _walked_operands(words, folder, scope)  # files compared, folders walked
         if reason is not None:
             return None, reason
-    if contents:
-        return None, tracked_denied(top, scope)
-    return None, None
+    return None, tracked_denied(top, scope, repo)
 
 
 def _walked_operands(words: Sequence[Word], folder: str, scope: PathScope) -> str | None:
@@ -135,9 +136,9 @@ def _walked_operands(words: Sequence[Word], folder: str, scope: PathScope) -> st
     return None
 
 
-def tracked_denied(top: str, scope: PathScope) -> str | None:
-    """Why a command printing tracked files' contents in the work tree ``top`` must ask, if so."""
-    repo = git_dir(top)
+def tracked_denied(top: str, scope: PathScope, repo: str | None) -> str | None:
+    """Why a command printing tracked files' contents in the work tree ``top`` (repository folder
+    ``repo``, from ``git_dir``) must ask, if so."""
     if repo is None:
         if os.path.lexists(os.path.join(top, ".git")):
             return f"git's repository folder in {top} cannot be found"

@@ -92,8 +92,11 @@ def _plain(spec: Spec, words: Sequence[Word]) -> ReadOnlyCheck:
             positional.append(word)
         elif value == "--":
             options_done = True
-        elif len(value) > 2:
-            attached = _attached_path(spec, value, attached)
+        else:
+            if len(value) > 2:
+                attached = _attached_path(spec, value, attached)
+            if spec.lists is not None and not _option_ok(spec.lists, value):
+                attached = [*(attached or ()), _LISTED_FILES]
     return reads(tuple(positional) if attached is None else (*positional, *attached))
 
 

@@ -33,7 +33,7 @@ class Spec:
         object.__setattr__(self, "unsafe_letters", letters)
         object.__setattr__(self, "unsafe_long", tuple(u for u in self.unsafe if u.startswith("--")))
         plain = not self.unsafe and self.max_positional is None and self.only_options is None
-        plain = plain and self.dynamic_ok and not self.requires_any and self.lists is None
+        plain = plain and self.dynamic_ok and not self.requires_any
         object.__setattr__(self, "plain", plain)
 
 

@@ -11,6 +11,7 @@ file): the caller then asks.
 from __future__ import annotations
 
 import os
+import stat
 import struct
 from functools import lru_cache
 
@@ -22,7 +23,11 @@ _UNSUPPORTED = (b"link", b"sdir")  # split index, sparse index: entries live els
 def git_dir(top: str) -> str | None:
     """The repository folder of the work tree ``top`` (``.git`` or where a ``.git`` file points)."""
     dot_git = os.path.join(top, ".git")
-    if os.path.isdir(dot_git):
+    try:
+        mode = os.stat(dot_git).st_mode
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode):
         return dot_git
     try:
         with open(dot_git, encoding="utf-8") as f:

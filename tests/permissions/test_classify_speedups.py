@@ -70,6 +70,8 @@ def _corpus(n: int = 2500, seed: int = 3) -> list[str]:
         "cd src && ls", "cd -P x", "pushd", "popd", "command -v ls", "sudo rm -rf /", "bash -c 'rm x'",
         "FOO=1 ls", "PATH=/x ls", "x=1", "[ -f a ] && cat a", "[[ $a -eq 1 ]]", "echo \"$(date)\"",
         "ls | sort | uniq -c", "/bin/rm -rf x", "xargs", "nice -n5 cat x", "watch -n 1 'ls'",
+        "wc --files0-from=list a", "du --fil=x -s", "sha256sum -c sums", "md5sum -bc s x", "wc -- --files0-from=x",
+        "cksum --check s", "jq -f prog.jq a.json", "find -files0-from l -name x",
     ]
     for _ in range(n):
         parts = []

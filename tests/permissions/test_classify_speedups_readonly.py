@@ -35,7 +35,7 @@ def test_precomputed_option_sets_decide_like_the_unsafe_list():
     options += ["--o", "--ou", "--re", "--pre", "--ext", "--t", "-rz", "-zr", "-12", "-=x", "--=", "-x=1"]
     for spec in [*ro.SPECS.values(), *ro.GIT_SPECS.values()]:
         assert spec.plain == (not spec.unsafe and spec.max_positional is None and spec.only_options is None
-                              and spec.dynamic_ok and not spec.requires_any and spec.lists is None)
+                              and spec.dynamic_ok and not spec.requires_any)
         for option in options:
             assert ro._option_ok(spec, option) == _option_ok_reference(spec, option), (spec, option)
 
