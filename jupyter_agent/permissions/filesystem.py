@@ -182,7 +182,28 @@ def check_write_permission(tool: Any, path: str, context: ToolUseContext) -> Per
         resolved = resolve_path(path, context.cwd)
     except BadPath as exc:
         return PermissionDeny(str(exc))
+    remember_write_target(resolved.lexical, context)
     return write_verdict(tool, path, resolved, context)
+
+
+CHECKED_WRITES = "checked_write_targets"  # context.extra: {lexical path: real path when checked}
+_MAX_CHECKED = 256
+
+
+def remember_write_target(lexical: str, context: ToolUseContext) -> None:
+    """Where a write to ``lexical`` leads as its permission is checked; the tool compares it right
+    before writing (``checked_write_target``): a link re-pointed in between must not carry an
+    allowed write to a protected or outside file."""
+    checked = context.extra.setdefault(CHECKED_WRITES, {})
+    checked.pop(lexical, None)
+    checked[lexical] = os.path.realpath(lexical)
+    while len(checked) > _MAX_CHECKED:
+        del checked[next(iter(checked))]
+
+
+def checked_write_target(lexical: str, context: ToolUseContext) -> str | None:
+    """The real path ``lexical`` led to when its permission was checked (None: not recorded)."""
+    return context.extra.get(CHECKED_WRITES, {}).get(lexical)
 
 
 def write_verdict(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..core.context import ToolUseContext
 from ..errors import ToolError
-from ..permissions.filesystem import opened_denial, path_denial
+from ..permissions.filesystem import checked_write_target, opened_denial, path_denial
 
 FdGuard = Callable[[int], None]
 
@@ -29,12 +29,19 @@ def recheck_write(path: Path, context: ToolUseContext) -> Path:
     """Right before a write: the real target, refused if a deny rule covers it now.
 
     The permission check ran before the call; a symlink changed since must not redirect the
-    write into a denied file.  The returned real path is what the atomic writer replaces.
+    write: not into a denied file, and not anywhere else than where it led when its permission
+    was checked (a protected or outside file).  The returned real path is what the atomic
+    writer replaces.
     """
     real = os.path.realpath(path)
     message = path_denial(str(path), real, context)
     if message is not None:
         raise ToolError(message)
+    checked = checked_write_target(os.path.normpath(path), context)
+    if checked is not None and checked != real:
+        raise ToolError(f"{path} now leads to {real}, not to {checked} as when its permission was checked "
+                        "(a link changed in between); nothing was written. Try again to have the new target "
+                        "checked.")
     return Path(real)
 
 
