@@ -20,6 +20,8 @@ from typing import Any
 
 from ..core.atomic import atomic_write_text
 from ..errors import AgentConfigError
+from .paths import home_dir as user_home
+from .paths import is_within, real_dir
 
 TRUST_FILE = Path(".jupyter-agent") / "trusted_folders.json"
 CLAUDE_CODE_FILE = Path(".claude.json")
@@ -33,12 +35,13 @@ class TrustRecords:
     problems: tuple[str, ...] = ()
 
     def covers(self, project: str | os.PathLike[str]) -> bool:
-        real = real_path(project)
-        return any(is_within(real, folder) for folder in self.folders)
+        """``project`` is a recorded folder or inside one, by whole components."""
+        real = real_dir(project)
+        return any(is_within(real, str(folder)) for folder in self.folders)
 
 
 def home_dir(home: str | os.PathLike[str] | None) -> Path:
-    return Path(os.fspath(home)) if home is not None else Path(os.path.expanduser("~"))
+    return Path(os.fspath(home)) if home is not None else user_home()
 
 
 def trust_file(home: str | os.PathLike[str] | None = None) -> Path:
@@ -48,12 +51,7 @@ def trust_file(home: str | os.PathLike[str] | None = None) -> Path:
 
 def real_path(path: str | os.PathLike[str]) -> Path:
     """Absolute, with every symlink resolved (the identity a trust decision is about)."""
-    return Path(os.path.realpath(os.path.abspath(os.path.expanduser(os.fspath(path)))))
-
-
-def is_within(path: Path, folder: Path) -> bool:
-    """``path`` is ``folder`` or inside it, by whole components (``/w/proj-evil`` is not in ``/w/proj``)."""
-    return path.parts[: len(folder.parts)] == folder.parts
+    return Path(real_dir(path))
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:
