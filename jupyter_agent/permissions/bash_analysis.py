@@ -14,6 +14,7 @@ from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rules import form_text
 from .bash_words import Word
 from .bash_wrappers import EVAL_LIKE, SHELLS, WRAPPERS, dangerous_env, unwrap
+from .git_words import git_global_options
 
 _MAX_SCRIPT_DEPTH = 4
 SAFE_TEST_OPERATORS = frozenset(
@@ -251,18 +252,11 @@ def _extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     return extra
 
 
-GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
-                                    "--config-env", "--super-prefix"})
-
-
 def _git_without_global_options(form: tuple[Word, ...]) -> tuple[Word, ...] | None:
     """``git -C x --no-pager push`` is also checked as ``git push`` (deny and ask rules)."""
     if len(form) < 2 or (form[1].literal or "")[:1] != "-":
         return None  # the common case: no global option
-    i = 1
-    while i < len(form) and (form[i].literal or "").startswith("-"):
-        key = (form[i].literal or "").split("=", 1)[0]
-        i += 2 if key in GIT_GLOBAL_WITH_VALUE and "=" not in (form[i].literal or "") else 1
+    _options, i = git_global_options(form)
     if i == 1:
         return None
     if i > len(form):

@@ -17,12 +17,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from .bash_analysis import GIT_GLOBAL_WITH_VALUE
 from .bash_words import Word
 from .compiled import PathScope
 from .filesystem import read_deny_below
 from .git_contents import shows_contents
 from .git_index import git_dir, tracked_paths
+from .git_words import git_global_options
 from .paths import BadPath, resolve_below
 
 
@@ -42,18 +42,10 @@ def git_folder(words: Sequence[Word], cwd: str) -> tuple[str | None, str | None]
     """The real folder git works in (``cwd``, or where its ``-C DIR`` options lead; None when
     that is unknown), and its subcommand."""
     folder: str | None = cwd
-    i = 1
-    while i < len(words):
-        value = words[i].literal
-        if value is None or value[:1] != "-":
-            break
-        if value in GIT_GLOBAL_WITH_VALUE and i + 1 < len(words):
-            target = words[i + 1].literal
-            if value == "-C":
-                folder = _change_to(folder, target)
-            i += 2
-            continue
-        i += 1
+    options, i = git_global_options(words)
+    for name, value in options:
+        if name == "-C" and value is not None:
+            folder = _change_to(folder, value.literal)
     sub = words[i].literal if i < len(words) else None
     return folder, sub
 
@@ -79,13 +71,17 @@ def top_level(folder: str) -> str:
         current = current.rpartition("/")[0]
 
 
-def git_read_checks(words: Sequence[Word], cwd: str, scope: PathScope) -> tuple[str | None, str | None]:
-    """``(deny message, ask reason)`` for a read-only git command run in the real folder ``cwd``."""
+def git_read_checks(
+    words: Sequence[Word], cwd: str, scope: PathScope, contents: bool | None = None
+) -> tuple[str | None, str | None]:
+    """``(deny message, ask reason)`` for a read-only git command run in the real folder ``cwd``
+    (``contents``: ``shows_contents(words)``, when the caller knows it already)."""
     folder, sub = git_folder(words, cwd)
     if folder is None:
         return None, "git -C names a folder only known at run time"
     named = [(word, path) for word in words[1:] if (path := object_path(word.literal or "")) is not None]
-    contents = shows_contents(words)
+    if contents is None:
+        contents = shows_contents(words)
     if not named and sub != "grep" and not contents:
         return None, None
     top = top_level(folder)

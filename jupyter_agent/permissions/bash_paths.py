@@ -136,10 +136,11 @@ def path_checks(
 
 def _git_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
     texts = [w.text for w in words]
-    if "grep" not in texts and not any(":" in t for t in texts) and not shows_contents(words):
+    contents = shows_contents(words)
+    if "grep" not in texts and not any(":" in t for t in texts) and not contents:
         return  # no REV:path, no grep, no patch or blob printed: nothing to check (most git lines)
     for cwd in cwds:
-        deny, ask = git_read_checks(words, cwd, scope)
+        deny, ask = git_read_checks(words, cwd, scope, contents)
         if deny is not None:
             v.deny = deny
             return

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .bash_analysis import GIT_GLOBAL_WITH_VALUE
 from .bash_words import Word
+from .git_words import git_global_options
 
 # options that print names, statistics or commit data only, or pick which commits / files
 _QUIET_EXACT = frozenset({
@@ -46,9 +46,7 @@ _CAT_FILE_QUIET = frozenset({"-t", "-s", "-e"})
 
 def shows_contents(words: Sequence[Word]) -> bool:
     """Might ``git …`` (``words[0]`` is git) print the contents of files it tracks?"""
-    i = 1
-    while i < len(words) and (words[i].literal or "")[:1] == "-":
-        i += 2 if words[i].literal in GIT_GLOBAL_WITH_VALUE else 1
+    _options, i = git_global_options(words)
     if i >= len(words):
         return False
     sub, rest = words[i].literal, list(words[i + 1:])
