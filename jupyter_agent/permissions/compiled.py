@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..core.permission_types import RuleBehavior, RuleSource, ToolPermissionContext
 from .bash_rules import BashPattern, compile_bash_pattern
-from .paths import PathPattern, compile_pattern, rule_root
+from .paths import PathPattern, compile_pattern, fold_case, rule_root
 from .rules import PermissionRule, parse_rule_or_none, rule_applies_to_whole_tool
 
 _MAX_ENTRIES = 16
@@ -153,7 +153,7 @@ class CompiledRules:
         found = self._paths.get(key)
         if found is None:
             found = tuple(
-                (text, compile_pattern(rule.content, rule_root(source, project), project))
+                (text, compile_pattern(rule.content, rule_root(source, project), project, fold=behavior != "allow"))
                 for source, text, rule in self.parsed[behavior]
                 if rule.tool_name in names and rule.content is not None
             )
@@ -211,11 +211,17 @@ class PathScope:
 
 
 def _first_match(rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], lexical: str, real: str) -> str | None:
+    folded: tuple[str, str] | None = None
     for text, patterns in rules:
         for p in patterns:
             prefix = p.prefix  # every match starts with it: most paths are ruled out here
-            if (lexical.startswith(prefix) and p.matches(lexical)) or (
-                real != lexical and real.startswith(prefix) and p.matches(real)
+            lex, rl = lexical, real
+            if p.fold:  # deny and ask rules compare names as a case-insensitive disk does
+                if folded is None:
+                    folded = (fold_case(lexical), fold_case(real))
+                lex, rl = folded
+            if (lex.startswith(prefix) and p.matches(lexical)) or (
+                rl != lex and rl.startswith(prefix) and p.matches(real)
             ):
                 return text
     return None

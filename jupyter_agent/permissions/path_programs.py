@@ -7,7 +7,8 @@ directories, where ``acceptEdits`` lets the agent write.  An agent that overwrot
 ``.venv/bin/rg`` (a rewrite keeps the file's mode, so it stays executable) would run anything
 the next time it searched.  So writing an existing executable file in a folder on PATH always
 asks, in every mode, like a protected path.  A new file there is not executable, and making it
-so (``chmod``) asks anyway.
+so (``chmod``) asks anyway.  Folders compare by ``fold_case``: on a case-insensitive disk
+``.VENV/bin`` is ``.venv/bin``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import os
 import stat
 from functools import lru_cache
+
+from .paths import fold_case
 
 
 def program_on_path(real: str, search_path: str | None = None) -> str | None:
@@ -24,7 +27,7 @@ def program_on_path(real: str, search_path: str | None = None) -> str | None:
     """
     folders, relative = _folders(os.environ.get("PATH", "") if search_path is None else search_path)
     folder = os.path.dirname(real)
-    if folder not in folders and not relative:
+    if fold_case(folder) not in folders and not relative:
         return None
     try:
         mode = os.stat(real).st_mode
@@ -37,14 +40,14 @@ def program_on_path(real: str, search_path: str | None = None) -> str | None:
 
 @lru_cache(maxsize=8)
 def _folders(search_path: str) -> tuple[frozenset[str], bool]:
-    """The real folders of a PATH value, and whether it has a relative entry ("" or "." = the cwd)."""
+    """The real folders of a PATH value (case folded), and whether it has a relative entry ("" or "." = the cwd)."""
     folders: set[str] = set()
     relative = False
     for entry in search_path.split(os.pathsep):
         if not entry or not os.path.isabs(entry):
             relative = True  # a folder relative to wherever the command runs: any folder at all
             continue
-        folders.add(os.path.realpath(entry))
+        folders.add(fold_case(os.path.realpath(entry)))
     return frozenset(folders), relative
 
 

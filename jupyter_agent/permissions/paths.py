@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -206,27 +207,49 @@ def protected_reason_of(lexical: str, real: str) -> str | None:
     return None
 
 
+def fold_case(text: str) -> str:
+    """``text`` compared as a case-insensitive disk compares names (macOS APFS/HFS+, Windows NTFS):
+    case folded, and Unicode spelled one way (decomposed, as HFS+ stores it)."""
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
+
+
 @dataclass(frozen=True)
 class PathPattern:
-    """A Read(...)/Edit(...) rule pattern bound to its root folder."""
+    """A Read(...)/Edit(...) rule pattern bound to its root folder.
+
+    ``root`` and ``anchor`` are as written (walks start there).  A folded pattern (deny and ask
+    rules) matches paths by ``fold_case``: on a case-insensitive disk ``.ENV`` *is* ``.env``,
+    so a rule that refuses must not depend on how the model spells a name.  ``prefix`` and the
+    compiled ``spec`` are then in folded form.
+    """
 
     root: str
     spec: pathspec.PathSpec
     text: str
     anchor: str = "/"  # every match starts with root + anchor (the literal head of the pattern)
     prefix: str = ""  # a cheap first test: every match starts with it ("" tests nothing)
+    fold: bool = False
+    folded_root: str = ""  # fold_case(root), when ``fold``
 
     def may_match_below(self, folder: str) -> bool:
         """Could a file somewhere below ``folder`` match?  (For recursive reads like ``grep -r``.)"""
         base = self.root.rstrip(os.sep) + self.anchor
         inside = folder.rstrip(os.sep) + os.sep
+        if self.fold:
+            base, inside, folder = fold_case(base), fold_case(inside), fold_case(folder)
         return base.startswith(inside) or inside.startswith(base) or base == folder
 
     def matches(self, path: str) -> bool:
-        if not path.startswith(self.prefix) or path == self.root or not is_within(path, self.root):
+        """``path``: absolute and normalized; a folded pattern folds it (folding twice is harmless)."""
+        root = self.root
+        if self.fold:
+            path, root = fold_case(path), self.folded_root
+        if not path.startswith(self.prefix) or path == root or not is_within(path, root):
             return False
         # both are absolute and normalized, and path is below root: slicing is the relpath
-        rel = path[len(self.root):].lstrip(os.sep)
+        rel = path[len(root):].lstrip(os.sep)
         return self.spec.match_file(rel)
 
 
@@ -237,16 +260,19 @@ def rule_root(source: RuleSource, project_dir: str) -> str:
     return project_dir
 
 
-def compile_pattern(text: str, source_root: str, project_dir: str) -> tuple[PathPattern, ...]:
+def compile_pattern(
+    text: str, source_root: str, project_dir: str, *, fold: bool = False
+) -> tuple[PathPattern, ...]:
     """``//abs``, ``~/x``, ``/x`` (settings root), ``./x`` / ``x`` (project) → patterns.
 
     Both the root as given and its real path are used, so a symlinked project still matches.
+    ``fold``: match by ``fold_case`` (deny and ask rules; see ``PathPattern``).
     """
-    return _compile(text, source_root, project_dir, os.path.expanduser("~"))
+    return _compile(text, source_root, project_dir, os.path.expanduser("~"), fold)
 
 
 @lru_cache(maxsize=1024)
-def _compile(text: str, source_root: str, project_dir: str, home: str) -> tuple[PathPattern, ...]:
+def _compile(text: str, source_root: str, project_dir: str, home: str, fold: bool) -> tuple[PathPattern, ...]:
     if text.startswith("//"):
         root, pattern = "/", text[1:]
     elif text == "~" or text.startswith("~/"):
@@ -259,11 +285,16 @@ def _compile(text: str, source_root: str, project_dir: str, home: str) -> tuple[
         root, pattern = project_dir, text
     if pattern in ("/", ""):
         pattern = "/**"
-    spec = pathspec.GitIgnoreSpec.from_lines([pattern])
+    spec = pathspec.GitIgnoreSpec.from_lines([fold_case(pattern) if fold else pattern])
     roots = {os.path.normpath(root), os.path.realpath(root)}
     anchor = _anchor(pattern)
     head = "/" if pattern.startswith(("!", "#")) else anchor.rstrip()  # gitignore drops trailing blanks
-    return tuple(PathPattern(r, spec, text, anchor, r.rstrip(os.sep) + head) for r in sorted(roots))
+    if not fold:
+        return tuple(PathPattern(r, spec, text, anchor, r.rstrip(os.sep) + head) for r in sorted(roots))
+    return tuple(
+        PathPattern(r, spec, text, anchor, fold_case(r.rstrip(os.sep) + head), True, fold_case(r))
+        for r in sorted(roots)
+    )
 
 
 def _anchor(pattern: str) -> str:
