@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from pathlib import Path
 
 import pytest
 
@@ -38,6 +39,10 @@ def project(tmp_path):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"contents of {name}\n")
     return root
+
+
+def _contents(path):
+    return Path(path).read_text() if os.path.exists(path) else None
 
 
 def _tools(*names):
@@ -78,12 +83,12 @@ async def test_file_tools_refuse_every_spelling(project, tool, name, expected):
         "Write": {"file_path": path, "content": "overwritten\n"},
         "Edit": {"file_path": path, "old_string": "contents", "new_string": "changed"},
     }[tool]
-    before = open(path).read() if os.path.exists(path) else None
+    before = _contents(path)
     outcome = await run_tool_use(ToolUseRequest("t", tool, inputs), ctx, approver)
     assert approver.asks == []
     if expected == "deny":
         assert outcome.is_error and "denied" in outcome.text.lower(), outcome.text
-        assert (open(path).read() if os.path.exists(path) else None) == before  # nothing written
+        assert _contents(path) == before  # nothing written
     else:
         assert not outcome.is_error and "contents of" in outcome.text
 
