@@ -18,6 +18,7 @@ from ..core.permission_types import (
     PermissionResult,
     PermissionUpdate,
 )
+from . import git_history
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_paths import Verdict, path_checks, protected_arguments
 from .bash_suggest import suggested_rule
@@ -56,6 +57,17 @@ def check_bash_permission(command: str, context: ToolUseContext | None) -> Permi
         if not info.read_only.read_only or info.ask_reason or info.cd_kind:
             _command_checks(info, rules, cwds, scope, verdict)
     return _result(command, verdict, analysis)
+
+
+async def check_bash_permission_async(command: str, context: ToolUseContext | None) -> PermissionResult:
+    """``check_bash_permission`` for the tools: when a check needed something only a subprocess
+    can tell (git's history, ``git_history.py``), it is found out on the loop and the line is
+    decided again; otherwise this is the synchronous decision itself."""
+    result = check_bash_permission(command, context)
+    if git_history.wanted and await git_history.list_wanted():
+        result = check_bash_permission(command, context)
+        git_history.wanted.clear()  # what is still unlisted asks (listed a moment ago, refs moved since)
+    return result
 
 
 def is_read_only_command(command: str, context: ToolUseContext | None = None) -> bool:

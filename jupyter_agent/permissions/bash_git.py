@@ -8,7 +8,9 @@ against ``Read`` deny rules from both.  ``git grep`` reads every tracked file of
 it may search, so, like ``grep -r``, it asks when a ``Read`` deny rule may match a file there.
 A command that prints file contents from the repository (a patch, a blob, a stash) asks when a
 ``Read`` deny rule covers a file the repository tracks (a committed ``.env``), or when the index
-cannot be read; ``git_contents.py`` tells which invocations print contents.  These checks run
+cannot be read; ``git_contents.py`` tells which invocations print contents.  One that prints
+from commits (``git log -p``, ``git show OLD``, ``git diff OLD``) also asks when a denied path is
+anywhere in the history (``git_history.py``: committed once, removed since).  These checks run
 only when there are ``Read`` deny rules.
 """
 
@@ -20,7 +22,8 @@ from collections.abc import Sequence
 from .bash_words import Word
 from .compiled import PathScope
 from .filesystem import read_deny_below
-from .git_contents import shows_contents
+from .git_contents import reads_history, shows_contents
+from .git_history import UNLISTED, history_paths
 from .git_index import git_dir, tracked_paths
 from .git_words import git_global_options
 from .paths import BadPath, resolve_below
@@ -105,7 +108,10 @@ def git_read_checks(
         reason = _walked_operands(words, folder, scope)  # files compared, folders walked
         if reason is not None:
             return None, reason
-    return None, tracked_denied(top, scope, repo)
+    reason = tracked_denied(top, scope, repo)
+    if reason is None and repo is not None and reads_history(words):
+        reason = history_denied(top, scope, repo)
+    return None, reason
 
 
 def _walked_operands(words: Sequence[Word], folder: str, scope: PathScope) -> str | None:
@@ -142,13 +148,7 @@ def tracked_denied(top: str, scope: PathScope, repo: str | None) -> str | None:
     tracked = tracked_paths(repo)
     if tracked is None:
         return f"git's index in {repo} cannot be read, so the files it tracks are unknown"
-    key = (top, tuple((text, tuple((p.root, p.text) for p in patterns)) for text, patterns in scope.read_deny))
-    memo = _TRACKED_MEMO.get(key)
-    if memo is None or memo[0] is not tracked:
-        memo = _TRACKED_MEMO[key] = (tracked, _first_denied(top, tracked, scope))
-        if len(_TRACKED_MEMO) > 64:
-            del _TRACKED_MEMO[next(iter(_TRACKED_MEMO))]
-    found = memo[1]
+    found = _denied_among("index", top, tracked, scope)
     if found is None:
         return None
     path, rule = found
@@ -156,6 +156,36 @@ def tracked_denied(top: str, scope: PathScope, repo: str | None) -> str | None:
 
 
 _TRACKED_MEMO: dict[tuple[object, ...], tuple[tuple[str, ...], tuple[str, str] | None]] = {}
+
+
+def _denied_among(kind: str, top: str, paths: tuple[str, ...], scope: PathScope) -> tuple[str, str] | None:
+    """The first of ``paths`` (relative to ``top``) a Read deny rule covers, with the rule;
+    remembered while ``paths`` is the same tuple (the index and history caches keep it)."""
+    key = (kind, top, tuple((text, tuple((p.root, p.text) for p in patterns)) for text, patterns in scope.read_deny))
+    memo = _TRACKED_MEMO.get(key)
+    if memo is None or memo[0] is not paths:
+        memo = _TRACKED_MEMO[key] = (paths, _first_denied(top, paths, scope))
+        if len(_TRACKED_MEMO) > 64:
+            del _TRACKED_MEMO[next(iter(_TRACKED_MEMO))]
+    return memo[1]
+
+
+def history_denied(top: str, scope: PathScope, repo: str) -> str | None:
+    """Why a command printing from commits in ``top`` must ask: a denied path in the history,
+    a history that could not be listed, or one not listed yet (the async caller lists it and
+    decides again)."""
+    paths = history_paths(repo)
+    if paths is UNLISTED:
+        return f"git's history in {repo} has not been listed yet"
+    if paths is None:
+        return f"git's history in {repo} could not be listed, so the files it holds are unknown"
+    assert isinstance(paths, tuple)
+    found = _denied_among("history", top, paths, scope)
+    if found is None:
+        return None
+    path, rule = found
+    return (f"git's history holds {path}, which the rule {rule} denies reading, and this command "
+            f"prints contents from commits")
 
 
 def _first_denied(top: str, tracked: tuple[str, ...], scope: PathScope) -> tuple[str, str] | None:

@@ -121,6 +121,12 @@ def path_checks(
             _read_check(inner[1], cwds, scope, v)  # `source .env` reads it
         read_only = info.read_only
         if not read_only.read_only:
+            if recursive and program == "git" and shows_contents(inner):
+                # allowed by a rule, not read-only (`git -c x=y log -p`, `git archive HEAD`):
+                # what it prints or exports is checked all the same
+                _git_check(inner, cwds, scope, v)
+                if v.deny:
+                    return
             continue
         for word in read_only.paths:
             _read_check(word, cwds, scope, v)

@@ -1,12 +1,12 @@
-"""Which read-only git invocations print what tracked files contain.
+"""Which git invocations print (or export) what tracked files contain.
 
 ``git diff`` and ``git show`` print patches unless told to print only names or statistics;
-``git log`` and ``git stash show`` print them once asked to (``-p``); ``git cat-file`` prints
-objects; a pickaxe search (``-S``, ``-G``) tells whether a file ever contained a text, which is
-enough to recover a secret piece by piece.  Anything not known to keep contents out counts as
-printing them (fail closed): an option outside ``_QUIET``, a patch option, a ``show`` of a
-named object (it may be a blob).
-"""
+``git log``, ``git reflog`` and ``git stash show`` print them once asked to (``-p``);
+``git cat-file`` prints objects; ``git archive``, ``format-patch``, ``fast-export``, ``clone``
+and the like export them (``_EXPORTS``); a pickaxe search (``-S``, ``-G``) tells whether a file
+ever contained a text, which is enough to recover a secret piece by piece.  Anything not known
+to keep contents out counts as printing them (fail closed): an option outside ``_QUIET``, a
+patch option, a ``show`` of a named object (it may be a blob)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,13 @@ _NO_PATCH = frozenset({
 })
 _PATCH_BY_DEFAULT = frozenset({"diff", "show"})
 _CAT_FILE_QUIET = frozenset({"-t", "-s", "-e"})
+# print or export tracked contents whatever their options (a patch series, a tar, a stream, a
+# bundle, a copy of the files elsewhere); none is read-only, but a rule may allow them
+_EXPORTS = frozenset({
+    "archive", "fast-export", "format-patch", "bundle", "range-diff", "diff-tree", "diff-index",
+    "diff-files", "merge-tree", "unpack-file", "checkout-index", "clone", "worktree", "send-email",
+    "request-pull", "notes",
+})
 
 
 def shows_contents(words: Sequence[Word]) -> bool:
@@ -50,6 +57,13 @@ def shows_contents(words: Sequence[Word]) -> bool:
     if i >= len(words):
         return False
     sub, rest = words[i].literal, list(words[i + 1:])
+    if sub in _EXPORTS:
+        return True
+    if sub == "reflog":  # `git reflog [show]` is `git log -g`: `-p` prints patches
+        if rest and rest[0].literal in ("expire", "delete", "exists"):
+            return False
+        rest = rest[1:] if rest and rest[0].literal == "show" else rest
+        sub = "log"
     if sub == "stash":
         if not rest or rest[0].literal != "show":
             return False
@@ -66,10 +80,30 @@ def shows_contents(words: Sequence[Word]) -> bool:
     return sub in _PATCH_BY_DEFAULT and not any(o in _NO_PATCH or o.startswith("--stat=") for o in options)
 
 
+def reads_history(words: Sequence[Word]) -> bool:
+    """Does a ``git …`` that ``shows_contents`` print from commits (not only the work tree and
+    the index)?  Everything but a plain ``git diff`` (no revision, no ``--cached``) does; so does
+    a ``git diff`` with any operand before ``--`` (it may be a revision)."""
+    _options, i = git_global_options(words)
+    if i >= len(words) or words[i].literal != "diff":
+        return True
+    for word in words[i + 1:]:
+        value = word.literal
+        if value is None or value[:1] != "-" or value == "-":
+            return True  # an operand (or a word only known at run time): may be a revision
+        if value == "--":
+            return False
+        if value == "--no-index":
+            return False  # files on disk, not a repository
+        if value in ("--cached", "--staged") or value.startswith("--merge-base"):
+            return True  # the index against HEAD (or a commit)
+    return False
+
+
 def _quiet(option: str) -> bool:
     if option in _QUIET_EXACT or option.startswith(_QUIET_PREFIXES):
         return True
     return option[1:].isdigit() or (option[:2] in ("-n", "-M", "-C", "-B") and option[2:].isdigit())
 
 
-__all__ = ["shows_contents"]
+__all__ = ["reads_history", "shows_contents"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,7 @@ from pydantic import BaseModel, Field
 from ..core.result import ContentBlock, ContextModifier, ToolResult, text_block
 from ..core.tool import VALID, Tool, ToolProgress, ValidationError, ValidationResult
 from ..errors import ToolError
-from ..permissions.bash import check_bash_permission, is_read_only_command
+from ..permissions.bash import check_bash_permission_async, is_read_only_command
 from ..sandbox.policy import failure_note, sandbox_permission, sandbox_prefix, sandboxed_command
 from ..tasks.registry import get_task_registry
 from ..tasks.shell import start_shell_task
@@ -114,9 +113,7 @@ class BashTool(Tool[BashInput, BashOutput]):
 
     async def check_permissions(self, input: BashInput, context: ToolUseContext) -> PermissionResult:
         context = _at_shell_cwd(context)
-        result = check_bash_permission(input.command, context)
-        if inspect.isawaitable(result):
-            result = await result
+        result = await check_bash_permission_async(input.command, context)
         return await sandbox_permission(input.command, bool(input.dangerouslyDisableSandbox), context, result)
 
     def is_read_only(self, input: BashInput) -> bool:

@@ -17,7 +17,7 @@ from ..core.permission_types import PermissionAllow, PermissionResult
 from ..core.result import ContentBlock, ToolResult, image_block, text_block
 from ..core.tool import VALID, InterruptBehavior, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
-from ..permissions.bash import check_bash_permission
+from ..permissions.bash import check_bash_permission_async
 from ..tasks.registry import get_task_registry
 from .shell.environment import session_environment
 from .shell.state import shell_state
@@ -99,7 +99,7 @@ For ordinary commands with line output, use Bash instead."""
     async def check_permissions(self, input: TerminalCaptureInput, context: ToolUseContext) -> PermissionResult:
         if input.command is None:
             return PermissionAllow()
-        return check_bash_permission(input.command, context)
+        return await check_bash_permission_async(input.command, context)
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
         if input.task_id is not None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from jupyter_agent.permissions import git_history
 from jupyter_agent.permissions.bash_git import object_path, top_level
 from tests.permissions.conftest import verdict_name
+from tests.permissions.test_git_tracked import GIT, git
 from tests.permissions.tools import decide_bash, make_ctx
 
 ENV = ("Read(./.env)",)
@@ -34,11 +36,32 @@ ROWS = [
 ]
 
 
+@pytest.fixture
+def repo_world(world):
+    """The world's project as a real repository: one commit holding a.py (.env never committed)."""
+    if GIT is None:
+        pytest.skip("needs git")
+    git(world.project, "init", "-q")
+    git(world.project, "add", "a.py")
+    git(world.project, "commit", "-q", "-m", "fix: first")
+    git_history.forget()
+    yield world
+    git_history.forget()
+
+
 @pytest.mark.parametrize(("deny", "command", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
-async def test_git_read_rows(world, deny, command, expected):
-    ctx = make_ctx(world.project, deny=deny)
+async def test_git_read_rows(repo_world, deny, command, expected):
+    ctx = make_ctx(repo_world.project, deny=deny)
     verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, verdict
+
+
+async def test_a_folder_git_cannot_read_as_a_repository_asks(world):
+    """``.git`` holding only a config: git would look for a repository further up, whose history
+    is unknown, so commands printing history ask."""
+    git_history.forget()
+    verdict = await decide_bash(make_ctx(world.project, deny=ENV), "git show HEAD")
+    assert verdict_name(verdict) == "ask" and "could not be listed" in verdict.message
 
 
 async def test_from_a_subfolder_the_path_is_also_read_from_the_top_level(world):

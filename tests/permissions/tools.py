@@ -16,7 +16,7 @@ from jupyter_agent.core.permission_types import (
 )
 from jupyter_agent.core.result import ToolResult
 from jupyter_agent.core.tool import Tool
-from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_command
+from jupyter_agent.permissions.bash import check_bash_permission_async, is_read_only_command
 from jupyter_agent.permissions.decide import has_permission_to_use_tool
 from jupyter_agent.permissions.filesystem import check_read_permission, check_write_permission
 
@@ -36,7 +36,7 @@ class BashLike(Tool[BashInput, str]):
 
     async def check_permissions(self, input, context):
         self.context = context
-        return check_bash_permission(input.command, context)
+        return await check_bash_permission_async(input.command, context)
 
     def is_read_only(self, input: BashInput) -> bool:
         return is_read_only_command(input.command, self.context)

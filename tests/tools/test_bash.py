@@ -189,12 +189,12 @@ async def test_permission_check_sees_the_shells_real_directory(tmp_path, approve
 
     seen = []
 
-    def spy(command, context):
+    async def spy(command, context):
         seen.append(Path(context.cwd))
-        return original(command, context)
+        return await original(command, context)
 
-    original = module.check_bash_permission
-    monkeypatch.setattr(module, "check_bash_permission", spy)
+    original = module.check_bash_permission_async
+    monkeypatch.setattr(module, "check_bash_permission_async", spy)
     ctx = bash_context(tmp_path)
     (tmp_path / "work" / "inner").mkdir()
     await bash(ctx, approve, "cd inner")  # ctx itself is not moved: the modifier is dropped

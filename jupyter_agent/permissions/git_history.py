@@ -1,0 +1,147 @@
+"""Every path git's history holds: a secret committed once and removed since is still printed
+by ``git log -p``, ``git show OLD``, ``git diff OLD`` or ``git cat-file``.
+
+The index (``git_index``) tells what is tracked now; the history needs git itself.  Running it
+inside the synchronous permission check would block the kernel's event loop, so the check only
+reads a cache: when the cache does not know the repository in its current state, the check
+records the repository in ``wanted`` and asks, and the Bash tool's async entry point
+(``bash.check_bash_permission_async``) lists the history in a subprocess on the loop, then
+decides again.  A listing is valid while the refs are unchanged (``refs_state``), so it runs
+once per commit, fetch or checkout, not per command.
+
+What is listed: the paths every commit reachable from a ref or a reflog entry changed
+(``--all --reflog``; stashes and their untracked-files commits included), merges against their
+first parent (a file only an evil merge added), root commits in full.  Objects no ref or reflog
+reaches any more (expired, or only in a pack from elsewhere) are not: a documented limit.  A
+listing that fails or takes longer than ``HISTORY_TIMEOUT`` counts as unknown, and the commands
+that would print history ask (fail closed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Iterable
+
+HISTORY_TIMEOUT = 20.0  # seconds for one listing; past it the history counts as unknown
+_MAX_REPOS = 32
+
+# repo → (refs_state, paths or None when the listing failed)
+_LISTED: dict[str, tuple[tuple[object, ...], tuple[str, ...] | None]] = {}
+wanted: set[str] = set()  # repositories a check needed and found unlisted (the async caller lists them)
+
+_UNLISTED = object()
+
+
+def _common_dir(repo: str) -> str:
+    """Where a worktree's refs live (``commondir``), or ``repo`` itself."""
+    try:
+        with open(os.path.join(repo, "commondir"), encoding="utf-8") as f:
+            return os.path.normpath(os.path.join(repo, f.read().strip()))
+    except (OSError, UnicodeDecodeError):
+        return repo
+
+
+def refs_state(repo: str) -> tuple[object, ...]:
+    """What changes whenever a ref or reflog does: HEAD, packed-refs and the HEAD reflog, and
+    every file and folder under ``refs/`` and ``reftable/`` (a ref is rewritten by renaming a
+    lock file over it, which changes its folder too)."""
+    common = _common_dir(repo)
+    state: list[object] = []
+    for path in (os.path.join(repo, "HEAD"), os.path.join(common, "packed-refs"),
+                 os.path.join(common, "logs", "HEAD")):
+        state.append(_stamp(path))
+    for top in (os.path.join(common, "refs"), os.path.join(common, "reftable")):
+        state.extend(_tree_stamps(top))
+    return tuple(state)
+
+
+def _stamp(path: str) -> object:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _tree_stamps(top: str) -> Iterable[object]:
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        yield (folder, _stamp(folder))
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    else:
+                        yield (entry.path, _stamp(entry.path))
+        except OSError:
+            continue
+
+
+def history_paths(repo: str) -> tuple[str, ...] | None | object:
+    """The paths ``repo``'s history holds (relative to its work tree); ``None`` when they could
+    not be listed; ``UNLISTED`` (and ``repo`` added to ``wanted``) when not listed for the
+    current refs yet."""
+    known = _LISTED.get(repo)
+    if known is not None and known[0] == refs_state(repo):
+        return known[1]
+    wanted.add(repo)
+    return _UNLISTED
+
+
+UNLISTED = _UNLISTED
+
+
+async def list_history(repo: str, timeout: float = HISTORY_TIMEOUT) -> None:
+    """List ``repo``'s history with git in a subprocess (on the running loop) into the cache."""
+    state = refs_state(repo)
+    args = (
+        "git", "--no-pager", "--git-dir", repo, "-c", "log.showSignature=false", "-c", "core.quotePath=false",
+        "log", "--all", "--reflog", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent", "-z",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    paths: tuple[str, ...] | None = None
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *args, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL, env=env,
+        )
+    except OSError:
+        proc = None
+    if proc is not None:
+        try:
+            out, _err = await asyncio.wait_for(proc.communicate(), timeout)
+        except asyncio.TimeoutError:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):  # it may have ended just now
+                    proc.kill()
+            await proc.wait()
+        else:
+            if proc.returncode == 0:
+                names = out.decode("utf-8", "surrogateescape").split("\0")
+                paths = tuple(sorted({n for n in names if n}))
+    if len(_LISTED) >= _MAX_REPOS:
+        _LISTED.pop(next(iter(_LISTED)))
+    _LISTED[repo] = (state, paths)
+
+
+async def list_wanted() -> bool:
+    """List every repository a check asked for; True when there was any."""
+    repos = sorted(wanted)
+    wanted.clear()
+    for repo in repos:
+        await list_history(repo)
+    return bool(repos)
+
+
+def forget() -> None:
+    """Drop every listing (tests)."""
+    _LISTED.clear()
+    wanted.clear()
+
+
+__all__ = ["HISTORY_TIMEOUT", "UNLISTED", "forget", "history_paths", "list_history", "list_wanted", "refs_state"]
