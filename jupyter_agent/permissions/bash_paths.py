@@ -9,13 +9,15 @@ path is checked from every folder the line may ``cd`` to.
 
 from __future__ import annotations
 
-import glob as globlib
 import os
+from collections.abc import Iterable
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
 from .bash_analysis import Analysis, CommandInfo
+from .bash_copies import COPYING_PROGRAMS, copied_sources
 from .bash_git import git_read_checks
+from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_words import Word
@@ -26,7 +28,6 @@ from .hard_links import denied_links
 from .paths import BadPath, ResolvedPath, local_path, protected_reason_of, relative_below, resolve_below
 
 TOOL_NAME = "Bash"
-_MAX_GLOB_MATCHES = 200
 
 
 class Verdict:
@@ -60,26 +61,49 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
 
     Any argument may be a destination or a source, so every fixed argument is resolved
     (symlinks too), and so is a path inside an option word (``--output=.git/config``,
-    ``-t.git/hooks``: for an option cluster every tail, since any letter may take a value).
+    ``-t.git/hooks``: for an option cluster every tail, since any letter may take a value) or
+    after ``=`` or ``@`` in another word (``dd if=.env``, ``curl -d @.env``, ``-F f=@.env``).
+    A pattern (``rm -rf .gi*``, ``cp {.env,a} /tmp``) names what it expands to now; one whose
+    files cannot be listed asks when it could name a protected or denied file.
     """
     read_deny = scope is not None and bool(scope.read_deny)
     for word in info.innermost[1:]:
+        if word.static and word.glob and not word.text.startswith("-"):
+            for cwd in cwds:
+                paths = expanded(word, cwd)
+                if paths is None:
+                    if read_deny or "." in word.text:  # every protected name has a dot
+                        v.sticky.append(f"{info.text} names {word.text}, a pattern whose files cannot be "
+                                        f"listed before it runs")
+                        return
+                    continue
+                if _named(info, paths, cwd, scope if read_deny else None, v):
+                    return
+            continue
         value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
         if not value:
             continue
-        for path in (value,) if value[0] != "-" else option_values(value, None):
-            for cwd in cwds:
-                resolved = _resolved(path, cwd, v)
-                if resolved is None:
-                    continue
-                reason = protected_reason_of(*resolved)
-                if reason is not None:
-                    v.sticky.append(f"{info.text} touches {reason}")
-                    return
-                rule = scope.read_denied(*resolved) if read_deny else None  # type: ignore[union-attr]
-                if rule is not None:
-                    v.sticky.append(f"{info.text} names {path}, which the rule {rule} denies reading")
-                    return
+        paths = option_values(value, None) if value[0] == "-" else embedded_paths(value)
+        for cwd in cwds:
+            if _named(info, paths, cwd, scope if read_deny else None, v):
+                return
+
+
+def _named(info: CommandInfo, paths: Iterable[str], cwd: str, scope: PathScope | None, v: Verdict) -> bool:
+    """Record why ``info`` must ask if one of ``paths`` (from ``cwd``) is protected or denied."""
+    for path in paths:
+        resolved = _resolved(path, cwd, v)
+        if resolved is None:
+            continue
+        reason = protected_reason_of(*resolved)
+        if reason is not None:
+            v.sticky.append(f"{info.text} touches {reason}")
+            return True
+        rule = scope.read_denied(*resolved) if scope is not None else None
+        if rule is not None:
+            v.sticky.append(f"{info.text} names {path}, which the rule {rule} denies reading")
+            return True
+    return False
 
 
 def _resolved(value: str, cwd: str, v: Verdict) -> tuple[str, str] | None:
@@ -127,6 +151,8 @@ def path_checks(
                 _git_check(inner, cwds, scope, v)
                 if v.deny:
                     return
+            elif recursive and program in COPYING_PROGRAMS:  # tar cf - ., cp -r . /tmp/x
+                _copy_check(info, cwds, scope, v)
             continue
         for word in read_only.paths:
             _read_check(word, cwds, scope, v)
@@ -166,6 +192,21 @@ def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Ve
             rule = read_deny_below(folder, scope)
             if rule is not None:
                 v.sticky.append(f"it searches {folder}, where the rule {rule} denies reading")
+                return
+
+
+def _copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """``tar cf - .`` reads every file below ``.``: a Read deny rule there makes it ask, in
+    every mode and under a rule that allows the program (``bash_copies.py``)."""
+    for source in copied_sources(info.innermost):
+        for cwd in cwds:
+            resolved = _resolved(source, cwd, v)
+            if resolved is None or not os.path.isdir(resolved[1]):
+                continue
+            rule = read_deny_below(resolved[1], scope)
+            if rule is not None:
+                v.sticky.append(f"{info.text} reads every file below {source}, where the rule {rule} "
+                                f"denies reading")
                 return
 
 
@@ -235,26 +276,13 @@ def _hard_link_rule(real: str, scope: PathScope) -> str | None:
 
 
 def _expand(word: Word, cwd: str, v: Verdict) -> list[str]:
-    """The paths a word names: globs expanded like bash would, right now."""
+    """The paths a word names: braces and globs expanded like bash would, right now."""
     if word.static and not word.glob:
         return [word.text]
     if not word.static:
         return []  # the program accepts any argument; the value is unknown (checked by cwd)
-    if not _globs_like_bash(word.text):
+    paths = expanded(word, cwd)
+    if paths is None:
         v.soft.append(f"{word.text} is a pattern whose files cannot be listed exactly before it runs")
         return []
-    pattern = os.path.expanduser(word.text)
-    matches = globlib.glob(pattern, root_dir=cwd) if not os.path.isabs(pattern) else globlib.glob(pattern)
-    if len(matches) > _MAX_GLOB_MATCHES:
-        v.soft.append(f"{word.text} matches too many files to check")
-        return []
-    return matches or [word.text]
-
-
-def _globs_like_bash(pattern: str) -> bool:
-    """Does Python's ``glob`` list what bash would for ``pattern``?  Not for brace expansion
-    (``{.env,x}``), ``[^…]`` (bash negates, Python matches ``^``), POSIX classes
-    (``[[:alpha:]]``) or backslash escapes (Python's glob has none)."""
-    if "{" in pattern or "\\" in pattern:
-        return False
-    return "[" not in pattern or not ("^" in pattern or "[[" in pattern or "[:" in pattern)
+    return paths

@@ -29,9 +29,10 @@ _NEEDS_QUOTING = re.compile(r"[\s'\"\\]")
 
 
 class _WordCache:
-    """Holds ``Word.rendered`` once computed (a slot outside the dataclass fields)."""
+    """Holds ``Word.rendered`` once computed, and whether the word's braces are exactly bash's
+    (slots outside the dataclass fields)."""
 
-    __slots__ = ("_rendered",)
+    __slots__ = ("_rendered", "_exact_braces")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +63,20 @@ class Word(_WordCache):
 
 _new = object.__new__
 _set_rendered = _WordCache._rendered.__set__  # type: ignore[attr-defined]
+_set_exact_braces = _WordCache._exact_braces.__set__  # type: ignore[attr-defined]
 _set_text = Word.text.__set__  # type: ignore[attr-defined]
 _set_static = Word.static.__set__  # type: ignore[attr-defined]
 _set_glob = Word.glob.__set__  # type: ignore[attr-defined]
+
+
+def exact_braces(word: Word) -> bool:
+    """Is ``word`` one unquoted, unescaped word whose ``text`` holds its braces exactly as bash
+    expands them?  (After quote removal ``{'a,b',c}`` and ``{a\\,b,c}`` read ``{a,b,c}``, which
+    bash does not expand into ``a``, ``b``, ``c``.)"""
+    try:
+        return word._exact_braces  # type: ignore[attr-defined, no-any-return]
+    except AttributeError:
+        return False
 
 
 def make_word(text: str, static: bool = True, glob: bool = False) -> Word:
@@ -175,7 +187,11 @@ class WordReader:
                 self.problems.append(f"unexpected whitespace inside the word {text[:40]!r}")
             glob = "*" in text or "?" in text or "[" in text or "~" in text and tilde_expands(text)
             static = "$" not in text and not (glob and dir_stack_tilde(text))
-            return make_word(text, static, glob or is_brace(text))
+            if not is_brace(text):
+                return make_word(text, static, glob)
+            word = make_word(text, static, True)
+            _set_exact_braces(word, True)  # nothing quoted or escaped: the braces are bash's
+            return word
         out: list[str] = []
         static, glob = True, "~" in text and tilde_expands(text)
         escaped = False
@@ -254,10 +270,14 @@ class WordReader:
         children = node.children
         parts = [self._read(c, depth + 1) for c in children]
         text = "".join(p.text for p in parts)
-        glob = any(p.glob for p in parts) or _looks_like_brace(parts)
+        brace = _looks_like_brace(parts)
+        glob = brace or any(p.glob for p in parts)
         # a `$` token before more of the word: `$""` is a translated string (push$"" is push)
         static = all(p.static for p in parts) and not any(c.type == "$" for c in children[:-1])
-        return make_word(text, static, glob)
+        word = make_word(text, static, glob)
+        if brace and all(c.type == "word" for c in children) and "\\" not in self.text(node):
+            _set_exact_braces(word, True)  # bare words only: no brace character was quoted
+        return word
 
     def _check_expansion(self, node: Node, depth: int) -> None:
         """``${...}`` is fine with plain operators; subscripts, ``@P``, ``!`` and offsets ask."""

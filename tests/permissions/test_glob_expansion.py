@@ -1,6 +1,7 @@
-"""Globs in read arguments are expanded before the check, and only where Python's ``glob``
-lists exactly what bash would; other patterns (braces, ``[^…]``, ``[[:alpha:]]``, escapes in
-brackets) ask.  A word tree-sitter splits in two (``.[\\e]nv``) asks too."""
+"""Braces and globs in read arguments are expanded before the check (braces as bash does, see
+``bash_braces``), globs only where Python's ``glob`` lists exactly what bash would; other
+patterns (``[^…]``, ``[[:alpha:]]``, escapes in brackets) ask.  A word tree-sitter splits in two
+(``.[\\e]nv``) asks too."""
 
 from __future__ import annotations
 
@@ -11,17 +12,19 @@ import subprocess
 import pytest
 
 from jupyter_agent.permissions.bash_parse import parse_uncached
-from jupyter_agent.permissions.bash_paths import _globs_like_bash
+from jupyter_agent.permissions.bash_patterns import globs_like_bash as _globs_like_bash
 from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 ENV = ("Read(./.env)",)
 
 ROWS = [
-    ("brace-list", "cat {.env,a.py}", "ask"),
-    ("brace-inside", "cat .e{n,}v", "ask"),
-    ("brace-dot", "cat .{env,x}", "ask"),
+    ("brace-list", "cat {.env,a.py}", "deny"),
+    ("brace-inside", "cat .e{n,}v", "deny"),
+    ("brace-dot", "cat .{env,x}", "deny"),
     ("brace-outside", "cat {/etc/hostname,a.py}", "ask"),
+    ("brace-harmless", "cat {a,b}.py", "allow"),
+    ("brace-quoted", "cat {'.env',a.py}", "ask"),
     ("caret-negation", "cat .[^x]nv", "ask"),
     ("posix-class", "cat .[[:alpha:]]nv", "ask"),
     ("escape-in-brackets", "cat .[\\e]nv", "ask"),
