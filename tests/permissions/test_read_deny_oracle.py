@@ -67,6 +67,8 @@ NAMES = [
     "../outside", "~", "sub/../../outside/o.txt", "\"$OLDPWD\"/o.txt", "~/../outside/o.txt", "../o*/o.txt",
     "$(dirname $PWD)/outside/o.txt", "../outside/*", "-C ../outside o.txt", "/proc/self/cwd/../outside/o.txt",
     "hl.txt", "h*", "./hl.txt", "< hl.txt",
+    "{,.}env", "{.,}e{n,}v", "x{,.env}", "{sub/..,.}/.env", "{'.env',a.txt}", "{a\\,b,.env}", "{.env,sub/*}",
+    ".{e,x}n{v,}", "{..,.}/proj/.env", "if=.env", "@.env", "k=@.env", "{.e*,a.txt}",
 ]
 JOINS = [" ", " | ", " && ", "; ", " | xargs ", " < "]
 
