@@ -38,7 +38,7 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
     if program in _ARCHIVERS_7Z:
         return operands[2:] if operands[:1] in (["a"], ["u"]) else []
     if program == "find":
-        return _find_starts(fixed) if any(a in _FIND_RUNNERS for a in fixed) else []
+        return find_starts(fixed) if any(a in _FIND_RUNNERS for a in fixed) else []
     return []
 
 
@@ -60,7 +60,7 @@ def _tar_creates(args: Sequence[str]) -> bool:
     return False
 
 
-def _find_starts(args: Sequence[str]) -> list[str]:
+def find_starts(args: Sequence[str]) -> list[str]:
     """find's starting points: the words after ``-H``/``-L``/``-P``/``-D …``/``-O…`` and before
     the expression (``.`` when there are none)."""
     starts: list[str] = []
@@ -74,4 +74,4 @@ def _find_starts(args: Sequence[str]) -> list[str]:
     return starts or ["."]
 
 
-__all__ = ["COPYING_PROGRAMS", "copied_sources"]
+__all__ = ["COPYING_PROGRAMS", "copied_sources", "find_starts"]

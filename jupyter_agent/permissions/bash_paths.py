@@ -21,8 +21,9 @@ from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_words import Word
+from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import PathScope
-from .filesystem import read_deny_below, write_verdict
+from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, write_verdict
 from .git_contents import shows_contents
 from .hard_links import denied_links
 from .paths import BadPath, ResolvedPath, local_path, protected_reason_of, relative_below, resolve_below
@@ -153,6 +154,10 @@ def path_checks(
                     return
             elif recursive and program in COPYING_PROGRAMS:  # tar cf - ., cp -r . /tmp/x
                 _copy_check(info, cwds, scope, v)
+            if program in WRITING_PROGRAMS and scope.rules.paths("deny", EDIT_RULES, scope.project):
+                _edit_check(info, cwds, scope, v)  # rm locked/f, cp a.txt locked/
+                if v.deny:
+                    return
             continue
         for word in read_only.paths:
             _read_check(word, cwds, scope, v)
@@ -208,6 +213,32 @@ def _copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict
                 v.sticky.append(f"{info.text} reads every file below {source}, where the rule {rule} "
                                 f"denies reading")
                 return
+
+
+def _edit_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """An operand a writing program writes (``bash_writes.py``) that an Edit deny rule covers:
+    denied; a folder it writes or removes everything below, where such a rule may match: asks."""
+    for cwd in cwds:
+        for word, recursive in written_targets(info.innermost, cwd):
+            if not word.static:
+                continue  # known only at run time: a rule allowed the program with any argument
+            paths = [word.text] if not word.glob else expanded(word, cwd)
+            if paths is None:
+                v.sticky.append(f"{info.text} writes {word.text}, a pattern whose files cannot be listed")
+                return
+            for path in paths:
+                resolved = _resolved(path, cwd, v)
+                if resolved is None:
+                    continue
+                rule = scope.rule("deny", EDIT_RULES, *resolved)
+                if rule is not None:
+                    v.deny = f"Permission to write {path} ({info.text}) has been denied by the rule {rule}."
+                    return
+                below = edit_deny_below(resolved[1], scope) if recursive else None
+                if below is not None:
+                    v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
+                                    f"{below} denies editing")
+                    return
 
 
 def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolUseContext, v: Verdict) -> None:

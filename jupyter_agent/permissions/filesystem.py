@@ -91,6 +91,14 @@ def read_deny_below(folder: str, scope: PathScope) -> str | None:
     return None
 
 
+def edit_deny_below(folder: str, scope: PathScope) -> str | None:
+    """An Edit deny rule that may match some file below ``folder`` (``rm -r``, ``tar x``)."""
+    for text, patterns in scope.rules.paths("deny", EDIT_RULES, scope.project):
+        if any(p.may_match_below(folder) for p in patterns):
+            return text
+    return None
+
+
 def read_denied(path: str, context: ToolUseContext) -> bool:
     """For search tools filtering results: is reading ``path`` denied by a rule?"""
     try:

@@ -1,0 +1,121 @@
+"""What well-known writing programs write: ``rm locked/f``, ``cp a.txt locked/``, ``sed -i … f``.
+
+A redirection is a write the analyzer sees; so is an operand of these programs.  When an
+``Edit`` deny rule covers what they would write, the line is denied, whatever rule allows the
+program and whatever the mode (a deny at any level wins).  ``written_targets`` gives each
+operand that is written, and whether the program writes or removes everything below it (a
+folder given to ``rm -r``, moved by ``mv``, or that ``tar x`` extracts into).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from .bash_copies import find_starts
+from .bash_words import Word
+
+_EVERY_OPERAND = frozenset({"rmdir", "unlink", "shred", "truncate", "touch", "tee"})
+_MODE_FIRST = frozenset({"chmod", "chown", "chgrp"})  # the first operand is a mode or an owner
+_COPIERS = frozenset({"cp", "install", "ln", "mv"})
+WRITING_PROGRAMS = _EVERY_OPERAND | _MODE_FIRST | _COPIERS | {"rm", "sed", "perl", "dd", "sort", "tar", "unzip", "find"}
+
+
+def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
+    """``(operand, recursive)`` for each operand ``words`` (program first) writes or removes.
+
+    Operands are words as written (the caller expands patterns); ``recursive``: everything below
+    it is written or removed.  ``cwd`` tells whether a destination is an existing folder.
+    """
+    program = words[0].literal if words else None
+    args = list(words[1:])
+    options = [w.literal for w in args if (w.literal or "")[:1] == "-" and w.literal != "-"]
+    operands = [w for w in args if not ((w.literal or "")[:1] == "-" and w.literal != "-")]
+    recursive = any(o is not None and (o in ("--recursive", "-R") or (o[:2] != "--" and ("r" in o or "R" in o)))
+                    for o in options)
+    if program == "rm":
+        return [(w, recursive) for w in operands]
+    if program in _EVERY_OPERAND:
+        return [(w, False) for w in operands]
+    if program in _MODE_FIRST:
+        return [(w, recursive) for w in operands[1:]]
+    if program in _COPIERS:
+        return _copied_to(program, args, operands, cwd)
+    if program in ("sed", "perl"):
+        in_place = any(o is not None and (o.startswith("--in-place") or (o[:2] != "--" and "i" in o)) for o in options)
+        scripted = any(o in ("-e", "-f", "--expression", "--file") or (o or "").startswith(("--expression=", "--file="))
+                       for o in options)
+        files = operands if scripted else operands[1:]  # else the first operand is the script
+        return [(w, False) for w in files] if in_place else []
+    if program == "dd":
+        return [(_value(w, 3), False) for w in operands if (w.literal or "").startswith("of=")]
+    if program == "sort":
+        return _option_targets(args, ("-o",), ("--output=",))
+    if program == "tar":
+        if not any((o or "").startswith(("--extract", "--get")) or (o[:2] != "--" and "x" in o)
+                   for o in options if o is not None) and not (args and "x" in (args[0].literal or "")):
+            return []
+        found = _option_targets(args, ("-C",), ("--directory=",))
+        return [(w, True) for w, _r in found] or [(_literal("."), True)]
+    if program == "unzip":
+        found = _option_targets(args, ("-d",), ())
+        return [(w, True) for w, _r in found] or [(_literal("."), True)]
+    if program == "find" and any(w.literal == "-delete" for w in args):
+        fixed = [w.literal for w in args if w.literal is not None]
+        return [(_literal(start), True) for start in find_starts(fixed)]
+    return []
+
+
+def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -> list[tuple[Word, bool]]:
+    """``cp``/``install``/``ln``/``mv``: the destination (``DEST/name`` for a folder); ``mv``
+    also removes its sources."""
+    target = _option_targets(args, ("-t",), ("--target-directory=",))
+    if target:
+        folder, sources = target[0][0], operands
+    elif len(operands) >= 2 or program != "ln":
+        folder, sources = (operands[-1], operands[:-1]) if operands else (None, [])
+    else:  # ln TARGET: the link is made in the cwd under the target's name
+        folder, sources = _literal("."), operands
+    found: list[tuple[Word, bool]] = []
+    if program == "mv":
+        found.extend((w, True) for w in sources)
+    if folder is None:
+        return found
+    base = folder.literal
+    if target or (base is not None and os.path.isdir(os.path.join(cwd, base))):
+        for source in sources:
+            name = os.path.basename((source.literal or source.text).rstrip("/"))
+            if base is None or not name:
+                found.append((folder, True))  # where it lands is not known: the whole folder
+            else:
+                found.append((_literal(os.path.join(base, name)), program in ("cp", "mv")))
+        return found or [(folder, True)]
+    found.append((folder, program in ("cp", "mv")))
+    return found
+
+
+def _option_targets(args: list[Word], short: tuple[str, ...], long: tuple[str, ...]) -> list[tuple[Word, bool]]:
+    """The values of ``-o FILE`` / ``-oFILE`` / ``--output=FILE`` style options."""
+    found: list[tuple[Word, bool]] = []
+    for i, word in enumerate(args):
+        value = word.literal or ""
+        for name in short:
+            if value == name and i + 1 < len(args):
+                found.append((args[i + 1], False))
+            elif value.startswith(name) and len(value) > len(name) and value[:2] != "--":
+                found.append((_value(word, len(name)), False))
+        for prefix in long:
+            if value.startswith(prefix):
+                found.append((_value(word, len(prefix)), False))
+    return found
+
+
+def _value(word: Word, skip: int) -> Word:
+    return _literal(word.text[skip:]) if word.literal is not None else word
+
+
+def _literal(text: str) -> Word:
+    return Word(text)
+
+
+__all__ = ["WRITING_PROGRAMS", "written_targets"]

@@ -1,0 +1,90 @@
+"""An ``Edit`` deny rule holds against Bash's writing programs, not only redirections: with
+``Edit(./locked/**)`` denied, ``rm locked/f.txt``, ``cp a.txt locked/`` or ``sed -i … locked/f.txt``
+are denied even when a rule allows the program or the mode is bypassPermissions; a folder they
+write or remove everything below (``rm -rf locked``, ``tar x -C locked``) asks.  Each row that
+can run is run by real bash in a fresh project: a refused row must really change ``locked/``,
+an allowed one must leave it as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+DENY = ("Edit(./locked/**)",)
+
+ROWS = [
+    # (allow rule, command, expected)
+    ("Bash(rm:*)", "rm locked/f.txt", "deny"),
+    ("Bash(rm:*)", "rm locked/{f,g}.txt", "deny"),
+    ("Bash(rm:*)", "rm lock*/f.txt", "deny"),
+    ("Bash(rm:*)", "rm -rf locked", "ask"),
+    ("Bash(rm:*)", "rm -rf build", "allow"),
+    ("Bash(cp:*)", "cp a.txt locked/f.txt", "deny"),
+    ("Bash(cp:*)", "cp a.txt locked/", "deny"),
+    ("Bash(cp:*)", "cp -t locked a.txt", "deny"),
+    ("Bash(cp:*)", "cp --target-directory=locked a.txt", "deny"),
+    ("Bash(cp:*)", "cp a.txt b.txt", "allow"),
+    ("Bash(mv:*)", "mv locked/f.txt build/", "deny"),
+    ("Bash(mv:*)", "mv locked build/", "ask"),
+    ("Bash(mv:*)", "mv a.txt b.txt", "allow"),
+    ("Bash(install:*)", "install a.txt locked/", "deny"),
+    ("Bash(ln:*)", "ln -sf /etc/hostname locked/f.txt", "deny"),
+    ("Bash(sed:*)", "sed -i s/keep/gone/ locked/f.txt", "deny"),
+    ("Bash(sed:*)", "sed -n p locked/f.txt", "allow"),
+    ("Bash(sed:*)", "sed -i s/a/b/ a.txt", "allow"),
+    ("Bash(perl:*)", "perl -pi -e s/keep/gone/ locked/f.txt", "deny"),
+    ("Bash(touch:*)", "touch locked/new", "deny"),
+    ("Bash(truncate:*)", "truncate -s 0 locked/f.txt", "deny"),
+    ("Bash(tee:*)", "echo x | tee locked/f.txt", "deny"),
+    ("Bash(chmod:*)", "chmod 600 locked/f.txt", "deny"),
+    ("Bash(chmod:*)", "chmod -R 600 locked", "ask"),
+    ("Bash(dd:*)", "dd if=a.txt of=locked/f.txt status=none", "deny"),
+    ("Bash(sort:*)", "sort -o locked/f.txt a.txt", "deny"),
+    ("Bash(tar:*)", "tar xf ../x.tar -C locked", "ask"),
+    ("Bash(tar:*)", "tar xf ../x.tar", "ask"),  # into the project: locked/ may be overwritten
+    ("Bash(tar:*)", "tar xf ../x.tar -C build", "allow"),
+    ("Bash(find:*)", "find locked -name f.txt -delete", "ask"),
+    ("Bash(find:*)", "find build -delete", "allow"),
+]
+
+
+def _project(root: Path) -> Path:
+    project = root / "proj"
+    for name, text in {"locked/f.txt": "keep\n", "locked/g.txt": "keep\n", "a.txt": "a\n", "build/o.txt": "o\n"}.items():
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    with tarfile.open(root / "x.tar", "w") as archive:  # holds locked/f.txt and f.txt
+        archive.add(project / "a.txt", arcname="locked/f.txt")
+        archive.add(project / "a.txt", arcname="f.txt")
+    return project
+
+
+def _state(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() + oct(p.stat().st_mode)
+            for p in sorted(folder.rglob("*")) if p.is_file() or p.is_symlink()} | {"": str(folder.exists())}
+
+
+@pytest.mark.parametrize(("rule", "command", "expected"), ROWS, ids=[r[1] for r in ROWS])
+async def test_writing_programs_keep_edit_deny_rules(tmp_path, rule, command, expected):
+    project = _project(tmp_path)
+    for mode, allow in (("default", (rule,)), ("bypassPermissions", ())):
+        verdict = await decide_bash(make_ctx(project, allow=allow, deny=DENY, mode=mode), command)
+        assert verdict_name(verdict) == expected, (mode, command, verdict)
+    if expected == "deny":
+        assert "Edit(./locked/**)" in verdict.message
+    if shutil.which(command.replace("echo x | ", "").split()[0]) is None:
+        pytest.skip("program not installed")
+    before = _state(project / "locked")
+    subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=30,
+                   env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    changed = _state(project / "locked") != before
+    assert changed is (expected != "allow"), command  # the row is real: it does (not) touch locked/
