@@ -26,7 +26,15 @@ from .compiled import PathScope
 from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, write_verdict
 from .git_contents import shows_contents
 from .hard_links import denied_links
-from .paths import BadPath, ResolvedPath, local_path, protected_reason_of, relative_below, resolve_below
+from .paths import (
+    BadPath,
+    ResolvedPath,
+    local_path,
+    protected_inside,
+    protected_reason_of,
+    relative_below,
+    resolve_below,
+)
 
 TOOL_NAME = "Bash"
 
@@ -154,8 +162,8 @@ def path_checks(
                     return
             elif recursive and program in COPYING_PROGRAMS:  # tar cf - ., cp -r . /tmp/x
                 _copy_check(info, cwds, scope, v)
-            if program in WRITING_PROGRAMS and scope.rules.paths("deny", EDIT_RULES, scope.project):
-                _edit_check(info, cwds, scope, v)  # rm locked/f, cp a.txt locked/
+            if program in WRITING_PROGRAMS:  # rm locked/f, cp a.txt locked/, rm -rf .
+                _program_write_check(info, cwds, scope, v)
                 if v.deny:
                     return
             continue
@@ -215,12 +223,14 @@ def _copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict
                 return
 
 
-def _edit_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
-    """An operand a writing program writes (``bash_writes.py``) that an Edit deny rule covers:
-    denied; a folder it writes or removes everything below, where such a rule may match: asks."""
+def _program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """What a writing program writes (``bash_writes.py``): an operand an Edit deny rule covers is
+    denied; a folder it writes or removes everything below asks when such a rule may match there,
+    or when a protected folder or file is inside it (``rm -rf .`` takes ``.git`` along)."""
+    edit_deny = bool(scope.rules.paths("deny", EDIT_RULES, scope.project))
     for cwd in cwds:
         for word, recursive in written_targets(info.innermost, cwd):
-            if not word.static:
+            if not word.static or not (edit_deny or recursive):
                 continue  # known only at run time: a rule allowed the program with any argument
             paths = [word.text] if not word.glob else expanded(word, cwd)
             if paths is None:
@@ -230,14 +240,20 @@ def _edit_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict
                 resolved = _resolved(path, cwd, v)
                 if resolved is None:
                     continue
-                rule = scope.rule("deny", EDIT_RULES, *resolved)
+                rule = scope.rule("deny", EDIT_RULES, *resolved) if edit_deny else None
                 if rule is not None:
                     v.deny = f"Permission to write {path} ({info.text}) has been denied by the rule {rule}."
                     return
-                below = edit_deny_below(resolved[1], scope) if recursive else None
+                if not recursive:
+                    continue
+                below = edit_deny_below(resolved[1], scope) if edit_deny else None
                 if below is not None:
                     v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
                                     f"{below} denies editing")
+                    return
+                inside = protected_inside(resolved[1], scope.roots)
+                if inside is not None:
+                    v.sticky.append(f"{info.text} writes or removes what is below {path}, which holds {inside}")
                     return
 
 

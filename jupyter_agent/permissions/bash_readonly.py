@@ -48,6 +48,9 @@ _STDIN_ARGUMENTS = Word("<arguments from stdin>", static=False)
 # words that make jq / yq read files their program text names (Debian's yq runs jq)
 _LOADERS = {"jq": ("import", "include"), "yq": ("load", "import", "include")}
 _LISTED_FILES = Word("<files named inside another file>", static=False)  # sort --files0-from=LIST
+# GNU binutils read more arguments from a response file: `strings @.env` reads .env (and prints
+# its lines in errors); with such a word they are not read-only
+_RESPONSE_FILES = frozenset({"strings", "nm", "objdump", "readelf", "size", "c++filt", "addr2line"})
 
 
 def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOnlyCheck:
@@ -70,6 +73,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
         return _NOT
     if program in _LOADERS and any(k in w.text for w in words[1:] for k in _LOADERS[program]):
         return _NOT  # files the program text names: load_str("f"), import "secrets/creds" as $c
+    if program in _RESPONSE_FILES and any(w.text[:1] == "@" for w in words[1:]):
+        return _NOT  # @FILE: more arguments, read from FILE
     if appends_args:  # xargs: more file names arrive on stdin
         if not spec.dynamic_ok:
             return _NOT

@@ -215,6 +215,23 @@ def fold_case(text: str) -> str:
     return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
 
 
+def protected_inside(folder: str, roots: tuple[str, ...] = ()) -> str | None:
+    """A protected folder or file inside the real folder ``folder``, if one is found: among its
+    entries, and among those of each working directory (``roots``) or home below it
+    (``rm -rf /`` takes the project's ``.git`` along).  Deeper ones (a nested repository) are
+    not looked for."""
+    home = os.path.expanduser("~")
+    for base in (folder, *(r for r in roots if is_within(r, folder)), *((home,) if is_within(home, folder) else ())):
+        try:
+            names = os.listdir(base)
+        except OSError:
+            continue
+        for name in names:
+            if name.lower() in PROTECTED_DIRS or name.lower() in PROTECTED_FILES:
+                return os.path.join(base, name)
+    return None
+
+
 @dataclass(frozen=True)
 class PathPattern:
     """A Read(...)/Edit(...) rule pattern bound to its root folder.

@@ -88,3 +88,42 @@ async def test_writing_programs_keep_edit_deny_rules(tmp_path, rule, command, ex
                    env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     changed = _state(project / "locked") != before
     assert changed is (expected != "allow"), command  # the row is real: it does (not) touch locked/
+
+
+PROTECTED_ROWS = [
+    # (command, expected, run it?) — rm and mv refuse `.` and `..` themselves, so those only decide
+    ("rm -rf .", "ask", False),
+    ("rm -rf ..", "ask", False),
+    ("rm -rf ../proj", "ask", True),
+    ("rm -rf build", "allow", True),
+    ("chmod -R 700 .", "ask", True),
+    ("mv ../proj ../moved", "ask", True),
+    ("find . -delete", "ask", True),
+    ("find build -delete", "allow", True),
+    ("tar xf ../hooks.tar", "ask", True),  # the archive holds .git/hooks/post-commit
+    ("tar xf ../hooks.tar -C build", "allow", True),
+    ("cp -r build/. .", "ask", True),  # build/ holds a .git/hooks/post-commit of its own
+]
+
+
+@pytest.mark.parametrize(("command", "expected", "run"), PROTECTED_ROWS, ids=[r[0] for r in PROTECTED_ROWS])
+async def test_a_folder_holding_protected_paths_asks_in_bypass_mode(tmp_path, command, expected, run):
+    """No rules at all, bypassPermissions: removing, moving or rewriting everything below a folder
+    that holds ``.git`` still asks, as a write to ``.git`` itself does."""
+    project = _project(tmp_path)
+    (project / ".git" / "hooks").mkdir(parents=True)
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "payload").write_text("#!/bin/sh\necho pwned\n")
+    with tarfile.open(tmp_path / "hooks.tar", "w") as archive:
+        archive.add(tmp_path / "payload", arcname=".git/hooks/post-commit")
+    if "build/." in command:
+        (project / "build" / ".git" / "hooks").mkdir(parents=True)
+        shutil.copy(tmp_path / "payload", project / "build" / ".git" / "hooks" / "post-commit")
+    verdict = await decide_bash(make_ctx(project, mode="bypassPermissions"), command)
+    assert verdict_name(verdict) == expected, verdict
+    if not run:
+        return
+    before = _state(project / ".git")
+    subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=30,
+                   env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert (_state(project / ".git") != before) is (expected == "ask"), command

@@ -146,7 +146,7 @@ def test_the_secret_is_reachable(world):
     project, ctx, sandbox = world
     for line in ("cat .env", "git show HEAD:.env", "xargs -a .env echo", "cat {.env,a.txt}", "git show", "git log -p",
                  "cat ../outside/o.txt", "cat out-link", "cat ~/h.txt", "grep -r OUT ..", "cat \"$OLDPWD\"/o.txt",
-                 "sort --files0-from=list0", "diff . sub", "grep -d recurse S .", "git diff --no-index . sub", "cat hl.txt"):
+                 "sort --files0-from=list0", "diff . sub", "grep -d recurse S .", "git diff --no-index . sub", "cat hl.txt", "strings @.env"):
         output = _run(line, project, sandbox)
         assert TOKEN in output or OUTSIDE in output, line
         assert not isinstance(check_bash_permission(line, ctx), PermissionAllow), line
