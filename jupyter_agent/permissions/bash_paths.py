@@ -92,7 +92,12 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
         value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
         if not value:
             continue
-        paths = option_values(value, None) if value[0] == "-" else embedded_paths(value)
+        if value[0] == "-":
+            paths = option_values(value, None)
+        elif "=" in value or "@" in value:
+            paths = embedded_paths(value)
+        else:
+            paths = (value,)
         for cwd in cwds:
             if _named(info, paths, cwd, scope if read_deny else None, v):
                 return

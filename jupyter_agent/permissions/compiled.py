@@ -217,8 +217,9 @@ def _first_match(rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], lexical
             prefix = p.prefix  # every match starts with it: most paths are ruled out here
             lex, rl = lexical, real
             if p.fold:  # deny and ask rules compare names as a case-insensitive disk does
-                if folded is None:
-                    folded = (fold_case(lexical), fold_case(real))
+                if folded is None:  # (ASCII, the common case, inline)
+                    folded = (lexical.lower() if lexical.isascii() else fold_case(lexical),
+                              real.lower() if real.isascii() else fold_case(real))
                 lex, rl = folded
             if (lex.startswith(prefix) and p.matches(lexical)) or (
                 rl != lex and rl.startswith(prefix) and p.matches(real)

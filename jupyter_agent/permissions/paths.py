@@ -262,7 +262,7 @@ class PathPattern:
         """``path``: absolute and normalized; a folded pattern folds it (folding twice is harmless)."""
         root = self.root
         if self.fold:
-            path, root = fold_case(path), self.folded_root
+            path, root = path.lower() if path.isascii() else fold_case(path), self.folded_root
         if not path.startswith(self.prefix) or path == root or not is_within(path, root):
             return False
         # both are absolute and normalized, and path is below root: slicing is the relpath
