@@ -129,9 +129,23 @@ def whole_tool_rule(
     return None
 
 
+@lru_cache(maxsize=256)
+def ascii_host(host: str) -> str:
+    """``host`` lower-cased, without a trailing dot, and in its ASCII (punycode) form, as it is
+    looked up: ``Bücher.DE.`` is ``xn--bcher-kva.de``, so a rule written either way matches."""
+    host = host.strip().lower().rstrip(".")
+    if host.isascii():
+        return host
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return host  # not a name DNS can look up: compared as written
+
+
 def domain_matches(pattern: str, host: str) -> bool:
     """``example.com`` matches that host exactly; ``*.example.com`` matches subdomains only."""
-    pattern, host = pattern.strip().lower().rstrip("."), host.lower().rstrip(".")
+    pattern, host = pattern.strip().lower().rstrip("."), ascii_host(host)
+    pattern = "*." + ascii_host(pattern[2:]) if pattern.startswith("*.") else ascii_host(pattern)
     if not pattern or not host:
         return False
     if pattern.startswith("*."):

@@ -53,6 +53,12 @@ def test_bash_patterns(rule, command, matches):
         ("domain:*.example.com", "https://evilexample.com/", False),
         ("domain:example.com", "https://user@evil.net/?example.com", False),
         ("example.com", "https://example.com/", False),
+        # a host compares in the ASCII form it is looked up by
+        ("domain:xn--bcher-kva.de", "https://bücher.de/", True),
+        ("domain:bücher.de", "https://xn--bcher-kva.de/", True),
+        ("domain:BÜCHER.de", "https://Bücher.DE./", True),
+        ("domain:*.bücher.de", "https://shop.xn--bcher-kva.de/", True),
+        ("domain:bücher.de", "https://buecher.de/", False),
     ],
 )
 def test_domain_rules(rule, url, matches):
