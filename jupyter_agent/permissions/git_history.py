@@ -129,18 +129,28 @@ async def list_history(repo: str, timeout: float = HISTORY_TIMEOUT) -> None:
     _LISTED[repo] = (state, paths)
 
 
+_RUNNING: dict[str, asyncio.Future[None]] = {}  # listings under way: parallel decisions share one
+
+
 async def list_wanted() -> bool:
-    """List every repository a check asked for; True when there was any."""
+    """List every repository a check asked for; True when there was any.  Decisions made in
+    parallel (read-only tools run up to ten at once) wait for one listing per repository."""
     repos = sorted(wanted)
     wanted.clear()
+    loop = asyncio.get_running_loop()
     for repo in repos:
-        await list_history(repo)
+        running = _RUNNING.get(repo)
+        if running is None or running.get_loop() is not loop:
+            running = _RUNNING[repo] = asyncio.ensure_future(list_history(repo))
+            running.add_done_callback(lambda done, repo=repo: _RUNNING.pop(repo, None) if _RUNNING.get(repo) is done else None)
+        await asyncio.shield(running)
     return bool(repos)
 
 
 def forget() -> None:
     """Drop every listing (tests)."""
     _LISTED.clear()
+    _RUNNING.clear()
     wanted.clear()
 
 

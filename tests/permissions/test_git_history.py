@@ -252,3 +252,18 @@ async def test_a_rule_allowing_git_does_not_let_history_out(removed, command):
 async def test_ordinary_git_work_is_still_allowed_by_the_rule(removed, command):
     ctx = make_ctx(removed, deny=ENV, allow=("Bash(git:*)",))
     assert verdict_name(await decide_bash(ctx, command)) == "allow"
+
+
+async def test_parallel_decisions_share_one_listing(removed, monkeypatch):
+    listings = []
+    real = git_history.list_history
+
+    async def counting(repo, timeout=git_history.HISTORY_TIMEOUT):
+        listings.append(repo)
+        await real(repo, timeout)
+
+    monkeypatch.setattr(git_history, "list_history", counting)
+    ctx = make_ctx(removed, deny=ENV)
+    verdicts = await asyncio.gather(*(decide_bash(ctx, c) for c in ("git log -p", "git show HEAD~1", "git diff HEAD~1")))
+    assert [verdict_name(v) for v in verdicts] == ["ask"] * 3
+    assert all("history" in v.message for v in verdicts) and len(listings) == 1
