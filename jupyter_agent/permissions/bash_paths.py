@@ -25,7 +25,7 @@ from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import PathScope
 from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, write_verdict
 from .git_contents import shows_contents
-from .hard_links import denied_links
+from .hard_links import link_rule
 from .paths import (
     BadPath,
     ResolvedPath,
@@ -322,9 +322,7 @@ def _hard_link_rule(real: str, scope: PathScope) -> str | None:
         st = os.stat(real)
     except OSError:
         return None  # nothing there: nothing to read
-    if st.st_nlink < 2:
-        return None
-    return denied_links([st], scope).get((st.st_dev, st.st_ino))
+    return link_rule(st, scope)
 
 
 def _expand(word: Word, cwd: str, v: Verdict) -> list[str]:

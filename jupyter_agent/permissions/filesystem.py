@@ -23,7 +23,7 @@ from ..core.permission_types import (
     RuleBehavior,
 )
 from .compiled import READ_RULES, PathScope, compiled_rules
-from .hard_links import denied_links
+from .hard_links import link_rule
 from .path_programs import program_on_path
 from .paths import BadPath, ResolvedPath, is_within, protected_reason_of, resolve_path
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
@@ -111,7 +111,7 @@ def read_denied(path: str, context: ToolUseContext) -> bool:
 def hard_link_rule(st: os.stat_result, context: ToolUseContext) -> str | None:
     """The Read deny rule naming another link of the inode ``st`` describes (a hard link to a
     denied file), or None."""
-    return denied_links([st], path_scope(context)).get((st.st_dev, st.st_ino))
+    return link_rule(st, path_scope(context))
 
 
 def opened_denial(fd: int, path: str, context: ToolUseContext) -> str | None:

@@ -46,6 +46,13 @@ def denied_links(stats: Iterable[os.stat_result], scope: PathScope) -> dict[tupl
     return found
 
 
+def link_rule(st: os.stat_result, scope: PathScope) -> str | None:
+    """The Read deny rule naming another link of the inode ``st`` describes, or None."""
+    if st.st_nlink < 2:
+        return None
+    return denied_links([st], scope).get((st.st_dev, st.st_ino))
+
+
 def _links_in(base: str, pattern: PathPattern, inodes: set[int], budget: list[int]) -> Iterator[tuple[int, int]]:
     """(dev, ino) of the files at or below ``base`` whose inode is in ``inodes`` and that ``pattern`` denies."""
     stack = [base.rstrip(os.sep) or os.sep]

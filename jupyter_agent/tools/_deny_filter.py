@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..core.context import ToolUseContext
-from ..permissions.filesystem import denied_links, path_scope, read_denied, read_deny_rule_below
+from ..permissions.filesystem import path_scope, read_denied, read_deny_rule_below
+from ..permissions.hard_links import denied_links
 
 IsDenied = Callable[[str], bool]
 _LINE_NO = re.compile(r"^(\d+)([:-])")
