@@ -125,3 +125,63 @@ def test_generated_lines(world, parts):
     root, project, ctx = world
     line = "".join(f"{w} {t}{j}" for w, t, j in parts).rstrip(" |&;\n")
     _check(root, project, ctx, line, SANDBOX)
+
+
+# bypassPermissions, writing programs instead of redirections: whatever runs, the file the Edit
+# rule denies and the protected folders stay as they were
+PROGRAM_WRITERS = [
+    "cp a.txt", "cp -r sub", "mv a.txt", "mv sub", "rm -f", "rm -rf", "touch", "sed -i s/k/X/",
+    "perl -pi -e s/k/X/", "tee", "truncate -s 0", "chmod 600", "ln -sf a.txt", "install -m 644 a.txt",
+    "dd if=a.txt status=none of=", "sort a.txt -o", "cp -t", "chmod -R 700", "cp a.txt sub/../",
+    "cd sub && cp ../a.txt", "cp -rT sub",
+]
+PROGRAM_TARGETS = [
+    "secret.txt", "./secret.txt", "sec*", "{a,secret.txt}", "{secret,x}.txt", "sub/../secret.txt",
+    "link-secret", "hl-secret", ".git/config", ".git", ".claude", ".", "sub", "out.txt", "sub/new.txt",
+    "../proj", "linkdir", ".GIT/config", "SECRET.txt", "s?cret.txt",
+]
+
+
+def _program_world(root: Path) -> Path:
+    project = _world(root)
+    os.symlink("secret.txt", project / "link-secret")
+    os.link(project / "secret.txt", project / "hl-secret")  # the same file under another name
+    (project / "sub" / "b.txt").write_text("keep\n")
+    return project
+
+
+def _guarded(root: Path, project: Path) -> dict[str, str]:
+    tree = _tree(root, project)
+    return {p: d for p, d in tree.items() if not _may_change(p, project) and os.path.relpath(p, project)[:2] != ".."}
+
+
+def _check_program(root: Path, line: str, sandbox: bool) -> None:
+    project = root / "proj"
+    ctx = make_ctx(project, deny=("Edit(./secret.txt)",), mode="bypassPermissions")
+    if not isinstance(check_bash_permission(line, ctx), PermissionAllow):
+        return
+    before = _guarded(root, project)
+    _run(line, project, sandbox)
+    after = _guarded(root, project)
+    wrong = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    assert not wrong, f"allowed {line!r} in bypassPermissions mode, and it changed {wrong}"
+    shutil.rmtree(root)
+    root.mkdir()
+    _program_world(root)
+
+
+@pytest.mark.parametrize("line", [f"{w} {t}" for w in ("cp a.txt", "rm -f", "touch") for t in PROGRAM_TARGETS])
+def test_program_fixed_lines(tmp_path, line):
+    _program_world(tmp_path)
+    _check_program(tmp_path, line, SANDBOX)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 200,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(PROGRAM_WRITERS), st.sampled_from(PROGRAM_TARGETS),
+                          st.sampled_from(JOINS)), min_size=1, max_size=2))
+def test_program_generated_lines(tmp_path_factory, parts):
+    root = tmp_path_factory.mktemp("program-oracle")
+    _program_world(root)
+    line = "".join(f"{w} {t}{j}" for w, t, j in parts).rstrip(" |&;\n")
+    _check_program(root, line, SANDBOX)
