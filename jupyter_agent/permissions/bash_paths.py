@@ -20,7 +20,7 @@ from .bash_git import git_read_checks
 from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
-from .bash_words import Word
+from .bash_words import Word, make_word
 from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import PathScope
 from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, write_verdict
@@ -234,32 +234,50 @@ def _program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v
     or when a protected folder or file is inside it (``rm -rf .`` takes ``.git`` along)."""
     edit_deny = bool(scope.rules.paths("deny", EDIT_RULES, scope.project))
     for cwd in cwds:
-        for word, recursive in written_targets(info.innermost, cwd):
-            if not word.static or not (edit_deny or recursive):
+        argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
+        if argv is None:
+            v.sticky.append(f"{info.text} has a pattern whose files cannot be listed before it runs")
+            return
+        for word, recursive in written_targets(argv, cwd):
+            if not word.static or not (edit_deny or recursive or scope.read_deny):
                 continue  # known only at run time: a rule allowed the program with any argument
-            paths = [word.text] if not word.glob else expanded(word, cwd)
-            if paths is None:
-                v.sticky.append(f"{info.text} writes {word.text}, a pattern whose files cannot be listed")
+            path = word.text
+            resolved = _resolved(path, cwd, v)
+            if resolved is None:
+                continue
+            rule = scope.rule("deny", EDIT_RULES, *resolved) if edit_deny else None
+            rule = rule or _write_link_rule(resolved[1], scope)
+            if rule is not None:
+                v.deny = f"Permission to write {path} ({info.text}) has been denied by the rule {rule}."
                 return
-            for path in paths:
-                resolved = _resolved(path, cwd, v)
-                if resolved is None:
-                    continue
-                rule = scope.rule("deny", EDIT_RULES, *resolved) if edit_deny else None
-                if rule is not None:
-                    v.deny = f"Permission to write {path} ({info.text}) has been denied by the rule {rule}."
-                    return
-                if not recursive:
-                    continue
-                below = edit_deny_below(resolved[1], scope) if edit_deny else None
-                if below is not None:
-                    v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
-                                    f"{below} denies editing")
-                    return
-                inside = protected_inside(resolved[1], scope.roots)
-                if inside is not None:
-                    v.sticky.append(f"{info.text} writes or removes what is below {path}, which holds {inside}")
-                    return
+            if not recursive:
+                continue
+            below = edit_deny_below(resolved[1], scope) if edit_deny else None
+            if below is not None:
+                v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
+                                f"{below} denies editing")
+                return
+            inside = protected_inside(resolved[1], scope.roots)
+            if inside is not None:
+                v.sticky.append(f"{info.text} writes or removes what is below {path}, which holds {inside}")
+                return
+
+
+def _argv_now(words: tuple[Word, ...], cwd: str) -> list[Word] | None:
+    """``words`` with each static pattern replaced by what it expands to now (``bash_patterns``),
+    or None when one cannot be listed exactly."""
+    if not any(w.glob for w in words):
+        return list(words)
+    argv = [words[0]]
+    for word in words[1:]:
+        if not (word.static and word.glob):
+            argv.append(word)
+            continue
+        paths = expanded(word, cwd)
+        if paths is None:
+            return None
+        argv.extend(make_word(p) for p in paths)
+    return argv
 
 
 def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolUseContext, v: Verdict) -> None:
@@ -289,7 +307,26 @@ def _write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseCont
         resolved = ResolvedPath(os.path.normpath(literal), os.path.realpath(literal))
     else:
         resolved = ResolvedPath(*relative_below(literal, cwd))
-    return write_verdict(TOOL_NAME, joined, resolved, context, scope)
+    verdict = write_verdict(TOOL_NAME, joined, resolved, context, scope)
+    if not isinstance(verdict, PermissionDeny):
+        rule = _write_link_rule(resolved.real, scope)
+        if rule is not None:
+            return PermissionDeny(f"Permission to write {literal} has been denied by the rule {rule} "
+                                  f"(it is another name of the file the rule names).")
+    return verdict
+
+
+def _write_link_rule(real: str, scope: PathScope) -> str | None:
+    """A shell write lands in the file itself: through a hard link (``ln secret.txt notes``) it
+    changes the file an Edit (or Read) deny rule names.  That rule, or None."""
+    rules = scope.rules.paths("deny", EDIT_RULES, scope.project) + scope.read_deny
+    if not rules:
+        return None
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None  # a new file: no other name
+    return link_rule(st, scope, rules)
 
 
 def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> None:

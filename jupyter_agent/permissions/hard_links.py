@@ -23,7 +23,11 @@ if TYPE_CHECKING:
 HARD_LINK_WALK = 200_000  # directory entries looked at to find the other names of a hard link
 
 
-def denied_links(stats: Iterable[os.stat_result], scope: PathScope) -> dict[tuple[int, int], str]:
+def denied_links(
+    stats: Iterable[os.stat_result],
+    scope: PathScope,
+    rules: tuple[tuple[str, tuple[PathPattern, ...]], ...] | None = None,
+) -> dict[tuple[int, int], str]:
     """For the multiply-linked regular files among ``stats``: which are a denied file, by rule.
 
     Only a file with several links can be one; then the folders the deny rules reach are walked
@@ -36,7 +40,7 @@ def denied_links(stats: Iterable[os.stat_result], scope: PathScope) -> dict[tupl
         return found
     inodes = {ino for _dev, ino in wanted}
     budget = [HARD_LINK_WALK]
-    for text, patterns in scope.read_deny:
+    for text, patterns in scope.read_deny if rules is None else rules:
         for p in patterns:
             for key in _links_in(p.root.rstrip(os.sep) + p.anchor, p, inodes, budget):
                 if key in wanted:
@@ -46,11 +50,14 @@ def denied_links(stats: Iterable[os.stat_result], scope: PathScope) -> dict[tupl
     return found
 
 
-def link_rule(st: os.stat_result, scope: PathScope) -> str | None:
-    """The Read deny rule naming another link of the inode ``st`` describes, or None."""
+def link_rule(
+    st: os.stat_result, scope: PathScope, rules: tuple[tuple[str, tuple[PathPattern, ...]], ...] | None = None
+) -> str | None:
+    """The deny rule (``rules``, the Read deny rules by default) naming another link of the
+    inode ``st`` describes, or None."""
     if st.st_nlink < 2:
         return None
-    return denied_links([st], scope).get((st.st_dev, st.st_ino))
+    return denied_links([st], scope, rules).get((st.st_dev, st.st_ino))
 
 
 def _links_in(base: str, pattern: PathPattern, inodes: set[int], budget: list[int]) -> Iterator[tuple[int, int]]:

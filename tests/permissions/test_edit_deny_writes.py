@@ -127,3 +127,20 @@ async def test_a_folder_holding_protected_paths_asks_in_bypass_mode(tmp_path, co
     subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=30,
                    env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert (_state(project / ".git") != before) is (expected == "ask"), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cp a.txt hard-link", "echo x > hard-link", "echo x >> hard-link", "dd if=a.txt of={b,hard-link} status=none",
+     "truncate -s 0 hard-link", "tee hard-link < a.txt"],
+)
+async def test_a_hard_link_to_a_denied_file_is_the_file(tmp_path, command):
+    """A shell write lands in the file itself: through a hard link it changes ``locked/f.txt``.
+    (The file tools write by renaming a new file into place, which leaves the linked file be.)"""
+    project = _project(tmp_path)
+    (project / "hard-link").hardlink_to(project / "locked" / "f.txt")
+    verdict = await decide_bash(make_ctx(project, deny=DENY, mode="bypassPermissions"), command)
+    assert verdict_name(verdict) == "deny" and "Edit(./locked/**)" in verdict.message
+    subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=30,
+                   env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert (project / "locked" / "f.txt").read_text() != "keep\n", command  # the row is real

@@ -10,6 +10,7 @@ protected folder, or in the denied file.  Raise ``WRITE_ORACLE_EXAMPLES`` to hun
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import shutil
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from jupyter_agent.core.permission_types import PermissionAllow
 from jupyter_agent.permissions.bash import check_bash_permission
 from tests.permissions.test_read_deny_oracle import BASH, _bwrap_works, _run
-from tests.permissions.tools import make_ctx
+from tests.permissions.tools import decide_bash, make_ctx
 
 EXAMPLES = int(os.environ.get("WRITE_ORACLE_EXAMPLES", "200"))
 
@@ -43,7 +44,7 @@ JOINS = [" && ", "; ", " | ", "\n"]
 
 
 def _tree(root: Path, project: Path) -> dict[str, str]:
-    """Every file and link below ``root`` with a digest of what it is (project-allowed ones apart)."""
+    """Every file and link below ``root`` with a digest of what it is and its mode."""
     seen: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
@@ -51,9 +52,9 @@ def _tree(root: Path, project: Path) -> dict[str, str]:
             if path.is_symlink():
                 seen[str(path)] = "link:" + os.readlink(path)
             elif path.is_file():
-                seen[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+                seen[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest() + oct(path.stat().st_mode)
             else:
-                seen[str(path)] = "dir"
+                seen[str(path)] = "dir" + oct(path.stat().st_mode)
     return seen
 
 
@@ -155,10 +156,15 @@ def _guarded(root: Path, project: Path) -> dict[str, str]:
     return {p: d for p, d in tree.items() if not _may_change(p, project) and os.path.relpath(p, project)[:2] != ".."}
 
 
+def _allowed_in_bypass_mode(project: Path, line: str) -> bool:
+    """The whole pipeline's answer (the mode turns the tool's plain asks into allows)."""
+    ctx = make_ctx(project, deny=("Edit(./secret.txt)",), mode="bypassPermissions")
+    return isinstance(asyncio.run(decide_bash(ctx, line)), PermissionAllow)
+
+
 def _check_program(root: Path, line: str, sandbox: bool) -> None:
     project = root / "proj"
-    ctx = make_ctx(project, deny=("Edit(./secret.txt)",), mode="bypassPermissions")
-    if not isinstance(check_bash_permission(line, ctx), PermissionAllow):
+    if not _allowed_in_bypass_mode(project, line):
         return
     before = _guarded(root, project)
     _run(line, project, sandbox)
@@ -183,5 +189,19 @@ def test_program_fixed_lines(tmp_path, line):
 def test_program_generated_lines(tmp_path_factory, parts):
     root = tmp_path_factory.mktemp("program-oracle")
     _program_world(root)
-    line = "".join(f"{w} {t}{j}" for w, t, j in parts).rstrip(" |&;\n")
+    line = "".join(f"{w}{'' if w.endswith('=') else ' '}{t}{j}" for w, t, j in parts).rstrip(" |&;\n")
     _check_program(root, line, SANDBOX)
+
+
+def test_the_program_oracle_can_see_a_change(tmp_path):
+    """The judge is real: these lines do change what is guarded (and are not allowed), while an
+    ordinary write is allowed in this mode."""
+    assert _allowed_in_bypass_mode(_program_world(tmp_path), "cp a.txt out.txt && rm -rf sub")
+    for line in ("cp a.txt hl-secret", "cp a.txt link-secret", "rm -rf .git", "chmod -R 700 .", "sed -i s/k/X/ sec*"):
+        shutil.rmtree(tmp_path)
+        tmp_path.mkdir()
+        project = _program_world(tmp_path)
+        before = _guarded(tmp_path, project)
+        _run(line, project, SANDBOX)
+        assert _guarded(tmp_path, project) != before, line
+        assert not _allowed_in_bypass_mode(project, line), line
