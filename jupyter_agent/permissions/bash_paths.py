@@ -230,16 +230,18 @@ def _copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict
 
 def _program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
     """What a writing program writes (``bash_writes.py``): an operand an Edit deny rule covers is
-    denied; a folder it writes or removes everything below asks when such a rule may match there,
-    or when a protected folder or file is inside it (``rm -rf .`` takes ``.git`` along)."""
+    denied, one an Edit ask rule covers asks; a folder it writes or removes everything below asks
+    when a deny rule may match there, or when a protected folder or file is inside it
+    (``rm -rf .`` takes ``.git`` along)."""
     edit_deny = bool(scope.rules.paths("deny", EDIT_RULES, scope.project))
+    edit_ask = bool(scope.rules.paths("ask", EDIT_RULES, scope.project))
     for cwd in cwds:
         argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
         if argv is None:
             v.sticky.append(f"{info.text} has a pattern whose files cannot be listed before it runs")
             return
         for word, recursive in written_targets(argv, cwd):
-            if not word.static or not (edit_deny or recursive or scope.read_deny):
+            if not word.static or not (edit_deny or edit_ask or recursive or scope.read_deny):
                 continue  # known only at run time: a rule allowed the program with any argument
             path = word.text
             resolved = _resolved(path, cwd, v)
@@ -249,6 +251,10 @@ def _program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v
             rule = rule or _write_link_rule(resolved[1], scope)
             if rule is not None:
                 v.deny = f"Permission to write {path} ({info.text}) has been denied by the rule {rule}."
+                return
+            asked = scope.rule("ask", EDIT_RULES, *resolved) if edit_ask else None
+            if asked is not None:
+                v.sticky.append(f"{info.text} writes {path} (rule {asked})")
                 return
             if not recursive:
                 continue

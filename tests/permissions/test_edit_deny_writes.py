@@ -144,3 +144,13 @@ async def test_a_hard_link_to_a_denied_file_is_the_file(tmp_path, command):
     subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=30,
                    env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert (project / "locked" / "f.txt").read_text() != "keep\n", command  # the row is real
+
+
+@pytest.mark.parametrize(("command", "expected"), [("cp a.txt locked/f.txt", "ask"), ("rm locked/g.txt", "ask"),
+                                                   ("cp a.txt b.txt", "allow")])
+async def test_an_edit_ask_rule_asks_before_a_writing_program(tmp_path, command, expected):
+    project = _project(tmp_path)
+    for mode, allow in (("default", ("Bash(cp:*)", "Bash(rm:*)")), ("bypassPermissions", ())):
+        ctx = make_ctx(project, allow=allow, ask=DENY, mode=mode)
+        verdict = await decide_bash(ctx, command)
+        assert verdict_name(verdict) == expected, (mode, verdict)
