@@ -30,6 +30,12 @@ from .bash_heredoc import dash_problem, dash_repair, read_heredoc
 from .bash_lexcheck import bad_characters, glued_over_newline, skipped_text
 from .bash_words import Node, Word, WordReader, make_word
 
+# tree-sitter-bash (0.23–0.25, with tree-sitter 0.25 and 0.26) sometimes crashes the process on a
+# code point from U+20000 on in certain places (`{9` + U+99B03 + `9$`), reading memory it should
+# not; random lines with every character below that parse without a crash
+# (tests/permissions/test_parser_crash.py).  Such a line is not parsed at all: it asks.
+UNSAFE_FROM = "\U00020000"
+
 # A tree-sitter Parser is not thread-safe (sharing one across threads crashed the process once):
 # each thread gets its own.
 _LOCAL = threading.local()
@@ -68,6 +74,11 @@ def parse_uncached(command: str) -> ParsedCommand:
         problem = bad_characters(command)
         if problem is not None:
             return ParsedCommand(problems=[problem])
+    if not command.isascii() and max(command) >= UNSAFE_FROM:
+        return ParsedCommand(problems=[
+            f"the command holds U+{ord(max(command)):04X}, a character past U+1FFFF that crashes "
+            f"tree-sitter-bash in some places (it is not parsed)"
+        ])
     try:
         data = command.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a lone surrogate that is not an escaped byte
