@@ -20,8 +20,10 @@ from ..core.permission_types import (
 )
 from . import git_history
 from .bash_analysis import Analysis, CommandInfo, analyze
-from .bash_paths import Verdict, path_checks, protected_arguments
+from .bash_arguments import protected_arguments
+from .bash_paths import path_checks
 from .bash_suggest import suggested_rule
+from .bash_verdict import Verdict
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .paths import BadPath, resolve_below
 from .verdicts import RULE, new_ask, new_update, sticky_ask

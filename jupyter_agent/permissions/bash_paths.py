@@ -10,137 +10,25 @@ path is checked from every folder the line may ``cd`` to.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
 from .bash_analysis import Analysis, CommandInfo
-from .bash_copies import COPYING_PROGRAMS, copied_sources
+from .bash_arguments import copy_check, program_write_check, write_link_rule
+from .bash_copies import COPYING_PROGRAMS
 from .bash_git import git_read_checks
-from .bash_patterns import embedded_paths, expanded
-from .bash_readonly import option_values
+from .bash_patterns import expanded
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
-from .bash_words import Word, make_word
-from .bash_writes import WRITING_PROGRAMS, written_targets
+from .bash_verdict import Verdict, new_memo
+from .bash_words import Word
+from .bash_writes import WRITING_PROGRAMS
 from .compiled import PathScope
-from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, write_verdict
+from .filesystem import read_deny_below, write_verdict
 from .git_contents import shows_contents
 from .hard_links import link_rule
-from .paths import (
-    BadPath,
-    ResolvedPath,
-    local_path,
-    protected_inside,
-    protected_reason_of,
-    relative_below,
-    resolve_below,
-)
+from .paths import BadPath, ResolvedPath, local_path, relative_below, resolve_below
 
 TOOL_NAME = "Bash"
-
-
-class Verdict:
-    """What the parts of a line want; the strongest one wins (deny > sticky ask > ask)."""
-
-    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo")
-
-    def __init__(self) -> None:
-        self.deny: str | None = None
-        self.sticky: list[str] = []
-        self.soft: list[str] = []
-        self.prefixes: list[str] = []
-        self.checked: set[tuple[str, str, bool]] | None = None  # (path, cwd, write) done
-        self.memo: dict[tuple[object, ...], object] | None = None  # filesystem answers, this decision only
-
-    def first_time(self, path: str, cwd: str, write: bool) -> bool:
-        key = (path, cwd, write)
-        if self.checked is None:
-            self.checked = {key}
-            return True
-        if key in self.checked:
-            return False
-        self.checked.add(key)
-        return True
-
-
-def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: PathScope | None = None) -> None:
-    """A writing command naming a protected path (``rm -rf .git``, ``cp x ~/.bashrc``) always asks;
-    so does one naming a file a ``Read`` deny rule covers (``cp .env /tmp``, ``/bin/cat .env``),
-    even in bypassPermissions mode and under an allow rule.
-
-    Any argument may be a destination or a source, so every fixed argument is resolved
-    (symlinks too), and so is a path inside an option word (``--output=.git/config``,
-    ``-t.git/hooks``: for an option cluster every tail, since any letter may take a value) or
-    after ``=`` or ``@`` in another word (``dd if=.env``, ``curl -d @.env``, ``-F f=@.env``).
-    A pattern (``rm -rf .gi*``, ``cp {.env,a} /tmp``) names what it expands to now; one whose
-    files cannot be listed asks when it could name a protected or denied file.
-    """
-    read_deny = scope is not None and bool(scope.read_deny)
-    for word in info.innermost[1:]:
-        if word.static and word.glob and not word.text.startswith("-"):
-            for cwd in cwds:
-                paths = expanded(word, cwd)
-                if paths is None:
-                    if read_deny or "." in word.text:  # every protected name has a dot
-                        v.sticky.append(f"{info.text} names {word.text}, a pattern whose files cannot be "
-                                        f"listed before it runs")
-                        return
-                    continue
-                if _named(info, paths, cwd, scope if read_deny else None, v):
-                    return
-            continue
-        value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
-        if not value:
-            continue
-        if value[0] == "-":
-            paths = option_values(value, None)
-        elif "=" in value or "@" in value:
-            paths = embedded_paths(value)
-        else:
-            paths = (value,)
-        for cwd in cwds:
-            if _named(info, paths, cwd, scope if read_deny else None, v):
-                return
-
-
-def _named(info: CommandInfo, paths: Iterable[str], cwd: str, scope: PathScope | None, v: Verdict) -> bool:
-    """Record why ``info`` must ask if one of ``paths`` (from ``cwd``) is protected or denied."""
-    for path in paths:
-        resolved = _resolved(path, cwd, v)
-        if resolved is None:
-            continue
-        reason = protected_reason_of(*resolved)
-        if reason is not None:
-            v.sticky.append(f"{info.text} touches {reason}")
-            return True
-        rule = scope.read_denied(*resolved) if scope is not None else None
-        if rule is not None:
-            v.sticky.append(f"{info.text} names {path}, which the rule {rule} denies reading")
-            return True
-    return False
-
-
-def _resolved(value: str, cwd: str, v: Verdict) -> tuple[str, str] | None:
-    """``resolve_below(value, cwd)``, once per decision (long lines repeat their arguments)."""
-    memo = v.memo if v.memo is not None else _new_memo(v)
-    key = ("resolved", value, cwd)
-    if key not in memo:
-        try:
-            memo[key] = resolve_below(value, cwd)
-        except BadPath:
-            memo[key] = None
-    return memo[key]  # type: ignore[return-value]
-
-
-def _new_memo(v: Verdict) -> dict[tuple[object, ...], object]:
-    v.memo = {}
-    return v.memo
-
-
-def _tilde_path(word: Word) -> str | None:
-    """A static word with ``~`` expansion only (no glob or brace characters)."""
-    tilde_only = word.static and word.text.startswith("~") and not any(c in word.text for c in "*?[{")
-    return word.text if tilde_only else None
 
 
 def path_checks(
@@ -166,9 +54,9 @@ def path_checks(
                 if v.deny:
                     return
             elif recursive and program in COPYING_PROGRAMS:  # tar cf - ., cp -r . /tmp/x
-                _copy_check(info, cwds, scope, v)
+                copy_check(info, cwds, scope, v)
             if program in WRITING_PROGRAMS:  # rm locked/f, cp a.txt locked/, rm -rf .
-                _program_write_check(info, cwds, scope, v)
+                program_write_check(info, cwds, scope, v)
                 if v.deny:
                     return
             continue
@@ -200,7 +88,7 @@ def _git_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Ve
 
 def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
     """``grep -r KEY .`` reads every file below ``.``: a Read deny rule there makes it ask."""
-    memo = v.memo if v.memo is not None else _new_memo(v)
+    memo = v.memo if v.memo is not None else new_memo(v)
     for cwd in cwds:
         key = ("walked", info.innermost, cwd)
         folders = memo.get(key)
@@ -211,79 +99,6 @@ def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Ve
             if rule is not None:
                 v.sticky.append(f"it searches {folder}, where the rule {rule} denies reading")
                 return
-
-
-def _copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
-    """``tar cf - .`` reads every file below ``.``: a Read deny rule there makes it ask, in
-    every mode and under a rule that allows the program (``bash_copies.py``)."""
-    for source in copied_sources(info.innermost):
-        for cwd in cwds:
-            resolved = _resolved(source, cwd, v)
-            if resolved is None or not os.path.isdir(resolved[1]):
-                continue
-            rule = read_deny_below(resolved[1], scope)
-            if rule is not None:
-                v.sticky.append(f"{info.text} reads every file below {source}, where the rule {rule} "
-                                f"denies reading")
-                return
-
-
-def _program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
-    """What a writing program writes (``bash_writes.py``): an operand an Edit deny rule covers is
-    denied, one an Edit ask rule covers asks; a folder it writes or removes everything below asks
-    when a deny rule may match there, or when a protected folder or file is inside it
-    (``rm -rf .`` takes ``.git`` along)."""
-    edit_deny = bool(scope.rules.paths("deny", EDIT_RULES, scope.project))
-    edit_ask = bool(scope.rules.paths("ask", EDIT_RULES, scope.project))
-    for cwd in cwds:
-        argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
-        if argv is None:
-            v.sticky.append(f"{info.text} has a pattern whose files cannot be listed before it runs")
-            return
-        for word, recursive in written_targets(argv, cwd):
-            if not word.static or not (edit_deny or edit_ask or recursive or scope.read_deny):
-                continue  # known only at run time: a rule allowed the program with any argument
-            path = word.text
-            resolved = _resolved(path, cwd, v)
-            if resolved is None:
-                continue
-            rule = scope.rule("deny", EDIT_RULES, *resolved) if edit_deny else None
-            rule = rule or _write_link_rule(resolved[1], scope)
-            if rule is not None:
-                v.deny = f"Permission to write {path} ({info.text}) has been denied by the rule {rule}."
-                return
-            asked = scope.rule("ask", EDIT_RULES, *resolved) if edit_ask else None
-            if asked is not None:
-                v.sticky.append(f"{info.text} writes {path} (rule {asked})")
-                return
-            if not recursive:
-                continue
-            below = edit_deny_below(resolved[1], scope) if edit_deny else None
-            if below is not None:
-                v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
-                                f"{below} denies editing")
-                return
-            inside = protected_inside(resolved[1], scope.roots)
-            if inside is not None:
-                v.sticky.append(f"{info.text} writes or removes what is below {path}, which holds {inside}")
-                return
-
-
-def _argv_now(words: tuple[Word, ...], cwd: str) -> list[Word] | None:
-    """``words`` with each static pattern replaced by what it expands to now (``bash_patterns``),
-    or None when one cannot be listed exactly."""
-    if not any(w.glob for w in words):
-        return list(words)
-    argv = [words[0]]
-    for word in words[1:]:
-        if not (word.static and word.glob):
-            argv.append(word)
-            continue
-        paths = expanded(word, cwd)
-        if paths is None:
-            return None
-        argv.extend(make_word(p) for p in paths)
-    return argv
 
 
 def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolUseContext, v: Verdict) -> None:
@@ -315,24 +130,11 @@ def _write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseCont
         resolved = ResolvedPath(*relative_below(literal, cwd))
     verdict = write_verdict(TOOL_NAME, joined, resolved, context, scope)
     if not isinstance(verdict, PermissionDeny):
-        rule = _write_link_rule(resolved.real, scope)
+        rule = write_link_rule(resolved.real, scope)
         if rule is not None:
             return PermissionDeny(f"Permission to write {literal} has been denied by the rule {rule} "
                                   f"(it is another name of the file the rule names).")
     return verdict
-
-
-def _write_link_rule(real: str, scope: PathScope) -> str | None:
-    """A shell write lands in the file itself: through a hard link (``ln secret.txt notes``) it
-    changes the file an Edit (or Read) deny rule names.  That rule, or None."""
-    rules = scope.rules.paths("deny", EDIT_RULES, scope.project) + scope.read_deny
-    if not rules:
-        return None
-    try:
-        st = os.stat(real)
-    except OSError:
-        return None  # a new file: no other name
-    return link_rule(st, scope, rules)
 
 
 def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> None:

@@ -1,0 +1,175 @@
+"""Bash permissions for what a command's arguments touch when the command is not read-only (it
+runs because a rule or the mode allows it): a protected or read-denied path it names, however
+spelled (``protected_arguments``); folders a copying program reads whole (``copy_check``); what a
+writing program writes (``program_write_check``), checked against Edit rules, hard links and the
+protected paths inside folders it removes or rewrites.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from .bash_analysis import CommandInfo
+from .bash_copies import copied_sources
+from .bash_patterns import embedded_paths, expanded
+from .bash_readonly import option_values
+from .bash_verdict import Verdict, resolved_once
+from .bash_words import Word, make_word
+from .bash_writes import written_targets
+from .compiled import PathScope
+from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below
+from .hard_links import link_rule
+from .paths import protected_inside, protected_reason_of
+
+
+def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: PathScope | None = None) -> None:
+    """A writing command naming a protected path (``rm -rf .git``, ``cp x ~/.bashrc``) always asks;
+    so does one naming a file a ``Read`` deny rule covers (``cp .env /tmp``, ``/bin/cat .env``),
+    even in bypassPermissions mode and under an allow rule.
+
+    Any argument may be a destination or a source, so every fixed argument is resolved
+    (symlinks too), and so is a path inside an option word (``--output=.git/config``,
+    ``-t.git/hooks``: for an option cluster every tail, since any letter may take a value) or
+    after ``=`` or ``@`` in another word (``dd if=.env``, ``curl -d @.env``, ``-F f=@.env``).
+    A pattern (``rm -rf .gi*``, ``cp {.env,a} /tmp``) names what it expands to now; one whose
+    files cannot be listed asks when it could name a protected or denied file.
+    """
+    read_deny = scope is not None and bool(scope.read_deny)
+    for word in info.innermost[1:]:
+        if word.static and word.glob and not word.text.startswith("-"):
+            for cwd in cwds:
+                paths = expanded(word, cwd)
+                if paths is None:
+                    if read_deny or "." in word.text:  # every protected name has a dot
+                        v.sticky.append(f"{info.text} names {word.text}, a pattern whose files cannot be "
+                                        f"listed before it runs")
+                        return
+                    continue
+                if _named(info, paths, cwd, scope if read_deny else None, v):
+                    return
+            continue
+        value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
+        if not value:
+            continue
+        if value[0] == "-":
+            paths = option_values(value, None)
+        elif "=" in value or "@" in value:
+            paths = embedded_paths(value)
+        else:
+            paths = (value,)
+        for cwd in cwds:
+            if _named(info, paths, cwd, scope if read_deny else None, v):
+                return
+
+
+def _named(info: CommandInfo, paths: Iterable[str], cwd: str, scope: PathScope | None, v: Verdict) -> bool:
+    """Record why ``info`` must ask if one of ``paths`` (from ``cwd``) is protected or denied."""
+    for path in paths:
+        resolved = resolved_once(path, cwd, v)
+        if resolved is None:
+            continue
+        reason = protected_reason_of(*resolved)
+        if reason is not None:
+            v.sticky.append(f"{info.text} touches {reason}")
+            return True
+        rule = scope.read_denied(*resolved) if scope is not None else None
+        if rule is not None:
+            v.sticky.append(f"{info.text} names {path}, which the rule {rule} denies reading")
+            return True
+    return False
+
+
+def _tilde_path(word: Word) -> str | None:
+    """A static word with ``~`` expansion only (no glob or brace characters)."""
+    tilde_only = word.static and word.text.startswith("~") and not any(c in word.text for c in "*?[{")
+    return word.text if tilde_only else None
+
+
+def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """``tar cf - .`` reads every file below ``.``: a Read deny rule there makes it ask, in
+    every mode and under a rule that allows the program (``bash_copies.py``)."""
+    for source in copied_sources(info.innermost):
+        for cwd in cwds:
+            resolved = resolved_once(source, cwd, v)
+            if resolved is None or not os.path.isdir(resolved[1]):
+                continue
+            rule = read_deny_below(resolved[1], scope)
+            if rule is not None:
+                v.sticky.append(f"{info.text} reads every file below {source}, where the rule {rule} "
+                                f"denies reading")
+                return
+
+
+def program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """What a writing program writes (``bash_writes.py``): an operand an Edit deny rule covers is
+    denied, one an Edit ask rule covers asks; a folder it writes or removes everything below asks
+    when a deny rule may match there, or when a protected folder or file is inside it
+    (``rm -rf .`` takes ``.git`` along)."""
+    edit_deny = bool(scope.rules.paths("deny", EDIT_RULES, scope.project))
+    edit_ask = bool(scope.rules.paths("ask", EDIT_RULES, scope.project))
+    for cwd in cwds:
+        argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
+        if argv is None:
+            v.sticky.append(f"{info.text} has a pattern whose files cannot be listed before it runs")
+            return
+        for word, recursive in written_targets(argv, cwd):
+            if not word.static or not (edit_deny or edit_ask or recursive or scope.read_deny):
+                continue  # known only at run time: a rule allowed the program with any argument
+            path = word.text
+            resolved = resolved_once(path, cwd, v)
+            if resolved is None:
+                continue
+            rule = scope.rule("deny", EDIT_RULES, *resolved) if edit_deny else None
+            rule = rule or write_link_rule(resolved[1], scope)
+            if rule is not None:
+                v.deny = f"Permission to write {path} ({info.text}) has been denied by the rule {rule}."
+                return
+            asked = scope.rule("ask", EDIT_RULES, *resolved) if edit_ask else None
+            if asked is not None:
+                v.sticky.append(f"{info.text} writes {path} (rule {asked})")
+                return
+            if not recursive:
+                continue
+            below = edit_deny_below(resolved[1], scope) if edit_deny else None
+            if below is not None:
+                v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
+                                f"{below} denies editing")
+                return
+            inside = protected_inside(resolved[1], scope.roots)
+            if inside is not None:
+                v.sticky.append(f"{info.text} writes or removes what is below {path}, which holds {inside}")
+                return
+
+
+def _argv_now(words: tuple[Word, ...], cwd: str) -> list[Word] | None:
+    """``words`` with each static pattern replaced by what it expands to now (``bash_patterns``),
+    or None when one cannot be listed exactly."""
+    if not any(w.glob for w in words):
+        return list(words)
+    argv = [words[0]]
+    for word in words[1:]:
+        if not (word.static and word.glob):
+            argv.append(word)
+            continue
+        paths = expanded(word, cwd)
+        if paths is None:
+            return None
+        argv.extend(make_word(p) for p in paths)
+    return argv
+
+
+def write_link_rule(real: str, scope: PathScope) -> str | None:
+    """A shell write lands in the file itself: through a hard link (``ln secret.txt notes``) it
+    changes the file an Edit (or Read) deny rule names.  That rule, or None."""
+    rules = scope.rules.paths("deny", EDIT_RULES, scope.project) + scope.read_deny
+    if not rules:
+        return None
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None  # a new file: no other name
+    return link_rule(st, scope, rules)
+
+
+__all__ = ["copy_check", "program_write_check", "protected_arguments", "write_link_rule"]
