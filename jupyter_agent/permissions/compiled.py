@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..core.permission_types import RuleBehavior, RuleSource, ToolPermissionContext
 from .bash_rules import BashPattern, compile_bash_pattern
-from .paths import PathPattern, compile_pattern, fold_case, rule_root
+from .path_patterns import PathPattern, compile_pattern, fold_case, rule_root
 from .rules import PermissionRule, parse_rule_or_none, rule_applies_to_whole_tool
 
 _MAX_ENTRIES = 16

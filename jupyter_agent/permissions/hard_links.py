@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from .paths import PathPattern
+from .path_patterns import PathPattern
 
 if TYPE_CHECKING:
     from .compiled import PathScope

@@ -10,7 +10,8 @@ from pydantic import BaseModel
 from ..core.tool import Tool
 from .bash_analysis import analyze
 from .bash_rules import command_text, compile_bash_pattern
-from .paths import BadPath, compile_pattern, pattern_matches, resolve_path
+from .path_patterns import compile_pattern, pattern_matches
+from .paths import BadPath, resolve_path
 from .rules import parse_rule_or_none
 
 _PATH_FIELDS = ("file_path", "notebook_path", "path")

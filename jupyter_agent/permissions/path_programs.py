@@ -17,7 +17,7 @@ import os
 import stat
 from functools import lru_cache
 
-from .paths import fold_case
+from .path_patterns import fold_case
 
 
 def program_on_path(real: str, search_path: str | None = None) -> str | None:

@@ -19,8 +19,8 @@ import pytest
 from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
 from jupyter_agent.core.registry import TOOL_TARGETS, load_tool
 from jupyter_agent.permissions.filesystem import read_denied
+from jupyter_agent.permissions.path_patterns import fold_case
 from jupyter_agent.permissions.path_programs import program_on_path
-from jupyter_agent.permissions.paths import fold_case
 from tests.conftest import RecordingApprover
 from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx

@@ -31,7 +31,8 @@ from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_c
 from jupyter_agent.permissions.bash_rules import compile_bash_pattern
 from jupyter_agent.permissions.compiled import combined_regex, compiled_rules
 from jupyter_agent.permissions.decide import has_permission_to_use_tool
-from jupyter_agent.permissions.paths import BadPath, compile_pattern, resolve_below, resolve_path
+from jupyter_agent.permissions.path_patterns import compile_pattern
+from jupyter_agent.permissions.paths import BadPath, resolve_below, resolve_path
 from tests.permissions.tools import BashInput, BashLike, make_ctx
 
 
