@@ -77,6 +77,20 @@ def _fresh_listings():
     git_history.forget()
 
 
+@pytest.fixture
+def listings(monkeypatch):
+    """The repositories git's history was listed for, in order (the listing itself is real)."""
+    found: list[str] = []
+    real = git_history.list_history
+
+    async def counting(repo, timeout=git_history.HISTORY_TIMEOUT):
+        found.append(repo)
+        await real(repo, timeout)
+
+    monkeypatch.setattr(git_history, "list_history", counting)
+    return found
+
+
 @pytest.mark.parametrize("command", HISTORY_COMMANDS)
 async def test_commands_printing_history_ask(removed, command):
     verdict = await decide_bash(make_ctx(removed, deny=ENV), command)
@@ -105,15 +119,7 @@ async def test_a_clean_history_runs_without_asking(clean, command):
     assert verdict_name(await decide_bash(make_ctx(clean), command)) == "allow"
 
 
-async def test_listed_once_per_refs_state(clean, monkeypatch):
-    listings = []
-    real = git_history.list_history
-
-    async def counting(repo, timeout=git_history.HISTORY_TIMEOUT):
-        listings.append(repo)
-        await real(repo, timeout)
-
-    monkeypatch.setattr(git_history, "list_history", counting)
+async def test_listed_once_per_refs_state(clean, listings):
     ctx = make_ctx(clean, deny=ENV)
     for _ in range(3):
         assert verdict_name(await decide_bash(ctx, "git log -p")) == "allow"
@@ -254,15 +260,7 @@ async def test_ordinary_git_work_is_still_allowed_by_the_rule(removed, command):
     assert verdict_name(await decide_bash(ctx, command)) == "allow"
 
 
-async def test_parallel_decisions_share_one_listing(removed, monkeypatch):
-    listings = []
-    real = git_history.list_history
-
-    async def counting(repo, timeout=git_history.HISTORY_TIMEOUT):
-        listings.append(repo)
-        await real(repo, timeout)
-
-    monkeypatch.setattr(git_history, "list_history", counting)
+async def test_parallel_decisions_share_one_listing(removed, listings):
     ctx = make_ctx(removed, deny=ENV)
     verdicts = await asyncio.gather(*(decide_bash(ctx, c) for c in ("git log -p", "git show HEAD~1", "git diff HEAD~1")))
     assert [verdict_name(v) for v in verdicts] == ["ask"] * 3
