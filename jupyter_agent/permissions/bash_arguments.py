@@ -110,9 +110,11 @@ def program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v:
     edit_ask = bool(scope.rules.paths("ask", EDIT_RULES, scope.project))
     for cwd in cwds:
         argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
-        if argv is None:
-            v.sticky.append(f"{info.text} has a pattern whose files cannot be listed before it runs")
-            return
+        if argv is None:  # a pattern that cannot be listed: could it name a guarded file?
+            if edit_deny or edit_ask or scope.read_deny or any("." in w.text for w in info.innermost[1:] if w.glob):
+                v.sticky.append(f"{info.text} has a pattern whose files cannot be listed before it runs")
+                return
+            continue
         for word, recursive in written_targets(argv, cwd):
             if not word.static or not (edit_deny or edit_ask or recursive or scope.read_deny):
                 continue  # known only at run time: a rule allowed the program with any argument
