@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .bash_readonly import option_arguments
 from .bash_words import Word
 
 _LAST_IS_DESTINATION = frozenset({"cp", "rsync", "scp"})
@@ -28,7 +29,7 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
     fixed = [a for a in args if a is not None]
     operands = [a for a in fixed if a[:1] != "-" or a == "-"]
     if program in _LAST_IS_DESTINATION:
-        if program == "cp" and any(_cp_target_option(a) for a in fixed):
+        if program == "cp" and option_arguments(words[1:], "t", "--target-directory"):
             return operands  # -t DIR: every operand is a source (DIR too: harmless, it is written)
         return operands[:-1]
     if program == "tar":
@@ -40,13 +41,6 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
     if program == "find":
         return find_starts(fixed) if any(a in _FIND_RUNNERS for a in fixed) else []
     return []
-
-
-def _cp_target_option(arg: str) -> bool:
-    """``-t DIR``, ``-rtDIR`` or ``--target-directory=DIR``: cp's destination is an option."""
-    if arg.startswith("--"):
-        return len(arg) > 3 and "--target-directory".startswith(arg.split("=", 1)[0])
-    return arg.startswith("-") and "t" in arg[1:]
 
 
 def _tar_creates(args: Sequence[str]) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .bash_sed import sed_files
 from .bash_set import set_is_read_only
 from .bash_specs import GIT_GLOBAL_FLAGS, GIT_SPECS, GIT_SUB_SUB, SPECS, Spec
-from .bash_words import Word
+from .bash_words import Word, make_word
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +164,33 @@ def option_values(option: str, letters: frozenset[str] | None) -> list[str]:
         if option[i] in letters:
             return [option[i + 1:]]
     return []
+
+
+def option_arguments(args: Sequence[Word], letter: str, long: str = "") -> list[Word]:
+    """The values given to one option that takes a value: ``-o FILE``, ``-oFILE``, inside a
+    cluster (``-uoFILE``, ``-uo FILE``: the rest of the word after the letter, else the next
+    word), ``--output=FILE`` and ``--output FILE`` with GNU abbreviations (``--out``)."""
+    found: list[Word] = []
+    for i, word in enumerate(args):
+        value = word.literal
+        if value is None or value[:1] != "-" or value == "-" or value == "--":
+            continue
+        following = args[i + 1] if i + 1 < len(args) else None
+        if value[1] == "-":
+            name, equals, rest = value.partition("=")
+            if long and len(name) > 2 and long.startswith(name):
+                if equals:
+                    found.append(make_word(rest))
+                elif following is not None:
+                    found.append(following)
+            continue
+        at = value.find(letter, 1)
+        if at > 0:
+            if value[at + 1:]:
+                found.append(make_word(value[at + 1:]))
+            elif following is not None:
+                found.append(following)
+    return found
 
 
 def _option_ok(spec: Spec, option: str) -> bool:

@@ -13,7 +13,8 @@ import os
 from collections.abc import Sequence
 
 from .bash_copies import find_starts
-from .bash_words import Word
+from .bash_readonly import option_arguments
+from .bash_words import Word, make_word
 
 _EVERY_OPERAND = frozenset({"rmdir", "unlink", "shred", "truncate", "touch", "tee"})
 _MODE_FIRST = frozenset({"chmod", "chown", "chgrp"})  # the first operand is a mode or an owner
@@ -48,34 +49,33 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
         files = operands if scripted else operands[1:]  # else the first operand is the script
         return [(w, False) for w in files] if in_place else []
     if program == "dd":
-        return [(_value(w, 3), False) for w in operands if (w.literal or "").startswith("of=")]
+        return [(make_word(w.literal[3:]), False) for w in operands if (w.literal or "").startswith("of=")]
     if program == "sort":
-        return _option_targets(args, ("-o",), ("--output=",))
+        return [(w, False) for w in option_arguments(args, "o", "--output")]
     if program == "tar":
         if not any((o or "").startswith(("--extract", "--get")) or (o[:2] != "--" and "x" in o)
                    for o in options if o is not None) and not (args and "x" in (args[0].literal or "")):
             return []
-        found = _option_targets(args, ("-C",), ("--directory=",))
-        return [(w, True) for w, _r in found] or [(_literal("."), True)]
+        found = option_arguments(args, "C", "--directory")
+        return [(w, True) for w in found] or [(make_word("."), True)]
     if program == "unzip":
-        found = _option_targets(args, ("-d",), ())
-        return [(w, True) for w, _r in found] or [(_literal("."), True)]
+        return [(w, True) for w in option_arguments(args, "d")] or [(make_word("."), True)]
     if program == "find" and any(w.literal == "-delete" for w in args):
         fixed = [w.literal for w in args if w.literal is not None]
-        return [(_literal(start), True) for start in find_starts(fixed)]
+        return [(make_word(start), True) for start in find_starts(fixed)]
     return []
 
 
 def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -> list[tuple[Word, bool]]:
     """``cp``/``install``/``ln``/``mv``: the destination (``DEST/name`` for a folder); ``mv``
     also removes its sources."""
-    target = _option_targets(args, ("-t",), ("--target-directory=",))
+    target = option_arguments(args, "t", "--target-directory")
     if target:
-        folder, sources = target[0][0], operands
+        folder, sources = target[0], [w for w in operands if w is not target[0]]
     elif len(operands) >= 2 or program != "ln":
         folder, sources = (operands[-1], operands[:-1]) if operands else (None, [])
     else:  # ln TARGET: the link is made in the cwd under the target's name
-        folder, sources = _literal("."), operands
+        folder, sources = make_word("."), operands
     found: list[tuple[Word, bool]] = []
     if program == "mv":
         found.extend((w, True) for w in sources)
@@ -88,34 +88,10 @@ def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -
             if base is None or not name:
                 found.append((folder, True))  # where it lands is not known: the whole folder
             else:
-                found.append((_literal(os.path.join(base, name)), program in ("cp", "mv")))
+                found.append((make_word(os.path.join(base, name)), program in ("cp", "mv")))
         return found or [(folder, True)]
     found.append((folder, program in ("cp", "mv")))
     return found
-
-
-def _option_targets(args: list[Word], short: tuple[str, ...], long: tuple[str, ...]) -> list[tuple[Word, bool]]:
-    """The values of ``-o FILE`` / ``-oFILE`` / ``--output=FILE`` style options."""
-    found: list[tuple[Word, bool]] = []
-    for i, word in enumerate(args):
-        value = word.literal or ""
-        for name in short:
-            if value == name and i + 1 < len(args):
-                found.append((args[i + 1], False))
-            elif value.startswith(name) and len(value) > len(name) and value[:2] != "--":
-                found.append((_value(word, len(name)), False))
-        for prefix in long:
-            if value.startswith(prefix):
-                found.append((_value(word, len(prefix)), False))
-    return found
-
-
-def _value(word: Word, skip: int) -> Word:
-    return _literal(word.text[skip:]) if word.literal is not None else word
-
-
-def _literal(text: str) -> Word:
-    return Word(text)
 
 
 __all__ = ["WRITING_PROGRAMS", "written_targets"]

@@ -31,6 +31,8 @@ ROWS = [
     ("Bash(cp:*)", "cp a.txt locked/", "deny"),
     ("Bash(cp:*)", "cp -t locked a.txt", "deny"),
     ("Bash(cp:*)", "cp --target-directory=locked a.txt", "deny"),
+    ("Bash(cp:*)", "cp -rt locked a.txt", "deny"),  # the option inside a cluster
+    ("Bash(cp:*)", "cp --target locked a.txt", "deny"),  # abbreviated, value in the next word
     ("Bash(cp:*)", "cp a.txt b.txt", "allow"),
     ("Bash(mv:*)", "mv locked/f.txt build/", "deny"),
     ("Bash(mv:*)", "mv locked build/", "ask"),
@@ -48,6 +50,7 @@ ROWS = [
     ("Bash(chmod:*)", "chmod -R 600 locked", "ask"),
     ("Bash(dd:*)", "dd if=a.txt of=locked/f.txt status=none", "deny"),
     ("Bash(sort:*)", "sort -o locked/f.txt a.txt", "deny"),
+    ("Bash(sort:*)", "sort -uo locked/f.txt a.txt", "deny"),
     ("Bash(tar:*)", "tar xf ../x.tar -C locked", "ask"),
     ("Bash(tar:*)", "tar xf ../x.tar", "ask"),  # into the project: locked/ may be overwritten
     ("Bash(tar:*)", "tar xf ../x.tar -C build", "allow"),
