@@ -19,7 +19,7 @@ from .bash_words import Word, make_word
 from .bash_writes import written_targets
 from .compiled import PathScope
 from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below
-from .hard_links import link_rule
+from .hard_links import path_link_rule
 from .paths import protected_inside, protected_reason_of
 
 
@@ -165,13 +165,7 @@ def write_link_rule(real: str, scope: PathScope) -> str | None:
     """A shell write lands in the file itself: through a hard link (``ln secret.txt notes``) it
     changes the file an Edit (or Read) deny rule names.  That rule, or None."""
     rules = scope.rules.paths("deny", EDIT_RULES, scope.project) + scope.read_deny
-    if not rules:
-        return None
-    try:
-        st = os.stat(real)
-    except OSError:
-        return None  # a new file: no other name
-    return link_rule(st, scope, rules)
+    return path_link_rule(real, scope, rules) if rules else None
 
 
 __all__ = ["copy_check", "program_write_check", "protected_arguments", "write_link_rule"]

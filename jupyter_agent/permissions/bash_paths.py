@@ -23,9 +23,8 @@ from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
 from .compiled import PathScope
-from .filesystem import read_deny_below, write_verdict
+from .filesystem import read_deny_below, read_rule_of, write_verdict
 from .git_contents import shows_contents
-from .hard_links import link_rule
 from .paths import BadPath, ResolvedPath, local_path, relative_below, resolve_below
 
 TOOL_NAME = "Bash"
@@ -151,23 +150,12 @@ def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> No
             except BadPath as exc:
                 v.deny = str(exc)
                 return
-            rule = scope.read_denied(lexical, real)
-            if rule is None and scope.read_deny:
-                rule = _hard_link_rule(real, scope)
+            rule = read_rule_of(lexical, real, scope)
             if rule is not None:
                 v.deny = f"Permission to read {path} has been denied by the rule {rule}."
                 return
             if not scope.inside(real):
                 v.soft.append(f"it reads {path}, outside the working directories")
-
-
-def _hard_link_rule(real: str, scope: PathScope) -> str | None:
-    """The Read deny rule of the file ``real`` is another name of (``ln .env notes.txt``)."""
-    try:
-        st = os.stat(real)
-    except OSError:
-        return None  # nothing there: nothing to read
-    return link_rule(st, scope)
 
 
 def _expand(word: Word, cwd: str, v: Verdict) -> list[str]:

@@ -23,7 +23,8 @@ from ..core.permission_types import (
     RuleBehavior,
 )
 from .compiled import READ_RULES, PathScope, compiled_rules
-from .hard_links import link_rule
+from .hard_links import link_rule, path_link_rule
+from .path_patterns import PathPattern
 from .path_programs import program_on_path
 from .paths import BadPath, ResolvedPath, is_within, protected_reason_of, resolve_path
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
@@ -85,18 +86,29 @@ def read_deny_rule_below(folder: str, context: ToolUseContext) -> str | None:
 
 
 def read_deny_below(folder: str, scope: PathScope) -> str | None:
-    for text, patterns in scope.read_deny:
-        if any(p.may_match_below(folder) for p in patterns):
-            return text
-    return None
+    """A Read deny rule that may match some file below ``folder`` (``grep -r``, ``tar cf - .``)."""
+    return _deny_below(scope.read_deny, folder)
 
 
 def edit_deny_below(folder: str, scope: PathScope) -> str | None:
     """An Edit deny rule that may match some file below ``folder`` (``rm -r``, ``tar x``)."""
-    for text, patterns in scope.rules.paths("deny", EDIT_RULES, scope.project):
+    return _deny_below(scope.rules.paths("deny", EDIT_RULES, scope.project), folder)
+
+
+def _deny_below(rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], folder: str) -> str | None:
+    for text, patterns in rules:
         if any(p.may_match_below(folder) for p in patterns):
             return text
     return None
+
+
+def read_rule_of(lexical: str, real: str, scope: PathScope) -> str | None:
+    """The Read deny rule covering a file, by either form of its path or as another name of a
+    denied file (a hard link: ``ln .env notes.txt``), or None."""
+    rule = scope.read_denied(lexical, real)
+    if rule is None and scope.read_deny:
+        rule = path_link_rule(real, scope)
+    return rule
 
 
 def read_denied(path: str, context: ToolUseContext) -> bool:

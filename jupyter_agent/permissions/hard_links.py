@@ -60,6 +60,17 @@ def link_rule(
     return denied_links([st], scope, rules).get((st.st_dev, st.st_ino))
 
 
+def path_link_rule(
+    real: str, scope: PathScope, rules: tuple[tuple[str, tuple[PathPattern, ...]], ...] | None = None
+) -> str | None:
+    """``link_rule`` for the file at the real path ``real`` (None when nothing is there)."""
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None  # nothing there: no other name
+    return link_rule(st, scope, rules)
+
+
 def _links_in(base: str, pattern: PathPattern, inodes: set[int], budget: list[int]) -> Iterator[tuple[int, int]]:
     """(dev, ino) of the files at or below ``base`` whose inode is in ``inodes`` and that ``pattern`` denies."""
     stack = [base.rstrip(os.sep) or os.sep]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..core.context import ToolUseContext
 from ..permissions.compiled import PathScope
-from ..permissions.filesystem import path_scope, read_deny_below
+from ..permissions.filesystem import path_scope, read_deny_below, read_rule_of
 from ..permissions.paths import BadPath, resolve_path
 
 FILE_READERS = frozenset({
@@ -74,7 +74,7 @@ def _check_path(path: str, cwd: str, scope: PathScope, recurse: bool) -> PathPro
         resolved = resolve_path(path, cwd)
     except BadPath as exc:
         return PathProblem(str(exc), denied=True)
-    rule = scope.read_denied(resolved.lexical, resolved.real)
+    rule = read_rule_of(resolved.lexical, resolved.real, scope)
     if rule is not None:
         return PathProblem(f"Permission to read {path} has been denied by the rule {rule}.", denied=True)
     if not scope.inside(resolved.real):

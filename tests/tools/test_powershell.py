@@ -165,3 +165,11 @@ def test_an_allow_rule_does_not_open_a_denied_file(tmp_path):
     assert check_powershell_permission("Get-Content .env", allowed).behavior == "deny"
     assert check_powershell_permission("Get-Content /etc/passwd", allowed).behavior == "allow"
     assert check_powershell_permission("Get-Content a.txt", ctx).behavior == "allow"
+
+
+def test_a_hard_link_to_a_denied_file_is_that_file(tmp_path):
+    """The same read rule as Bash's (``filesystem.read_rule_of``): another name of ``.env`` is ``.env``."""
+    ctx = _project(tmp_path)
+    (tmp_path / "notes.txt").hardlink_to(tmp_path / ".env")
+    assert check_powershell_permission("Get-Content notes.txt", ctx).behavior == "deny"
+    assert check_powershell_permission("Get-Content a.txt", ctx).behavior == "allow"
