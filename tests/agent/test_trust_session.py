@@ -30,7 +30,10 @@ class Approver:
         return PermissionAllow() if self.tools else PermissionDeny("no", reason="user denied")
 
 
-def _committed_settings(project, marker):
+def _committed_settings(project):
+    """A cloned repository's settings: an allow rule, a deny rule and a SessionStart hook that
+    touches the returned marker file."""
+    marker = project / "started"
     folder = project / ".claude"
     folder.mkdir(parents=True, exist_ok=True)
     hook = {"type": "command", "command": f"touch {marker}"}
@@ -38,6 +41,7 @@ def _committed_settings(project, marker):
         "permissions": {"allow": ["Bash"], "deny": ["Read(./.env)"]},
         "hooks": {"SessionStart": [{"hooks": [hook]}]},
     }))
+    return marker
 
 
 def _push_touch(server):
@@ -45,8 +49,7 @@ def _push_touch(server):
 
 
 async def test_denied_trust_card_keeps_the_hook_and_the_rule_off(server, make_session, tmp_path):
-    marker = tmp_path / "started"
-    _committed_settings(tmp_path, marker)
+    marker = _committed_settings(tmp_path)
     _push_touch(server)
     approver = Approver(server, marker, trust=False)
     session, events = make_session([BashTool()], can_use_tool=approver)
@@ -71,8 +74,7 @@ async def test_denied_trust_card_keeps_the_hook_and_the_rule_off(server, make_se
 
 
 async def test_approved_trust_card_applies_everything_and_is_remembered(server, make_session, tmp_path):
-    marker = tmp_path / "started"
-    _committed_settings(tmp_path, marker)
+    marker = _committed_settings(tmp_path)
     _push_touch(server)
     approver = Approver(server, marker, trust=True)
     session, events = make_session([BashTool()], can_use_tool=approver)
@@ -97,8 +99,7 @@ async def test_approved_trust_card_applies_everything_and_is_remembered(server, 
 
 
 async def test_no_approver_ignores_the_settings_and_says_so(server, make_session, tmp_path):
-    marker = tmp_path / "started"
-    _committed_settings(tmp_path, marker)
+    marker = _committed_settings(tmp_path)
     _push_touch(server)
     session, events = make_session([BashTool()])
     await session.submit("make x")
@@ -108,8 +109,7 @@ async def test_no_approver_ignores_the_settings_and_says_so(server, make_session
 
 
 async def test_trust_project_option_trusts_without_asking_and_records_it(server, make_session, tmp_path):
-    marker = tmp_path / "started"
-    _committed_settings(tmp_path, marker)
+    marker = _committed_settings(tmp_path)
     _push_touch(server)
     approver = Approver(server, marker, trust=False)
     session, _ = make_session([BashTool()], can_use_tool=approver, trust_project=True)
@@ -120,8 +120,7 @@ async def test_trust_project_option_trusts_without_asking_and_records_it(server,
 
 
 async def test_trust_later_in_the_session_applies_from_the_next_turn(server, make_session, tmp_path):
-    marker = tmp_path / "started"
-    _committed_settings(tmp_path, marker)
+    marker = _committed_settings(tmp_path)
     server.push(reply("first"))
     approver = Approver(server, marker, trust=False)
     session, _ = make_session([BashTool()], can_use_tool=approver)
@@ -146,8 +145,7 @@ async def test_a_folder_without_claude_settings_is_never_asked(server, make_sess
 
 
 async def test_a_malformed_trust_file_is_reported_and_trusts_nothing(server, make_session, tmp_path):
-    marker = tmp_path / "started"
-    _committed_settings(tmp_path, marker)
+    marker = _committed_settings(tmp_path)
     path = trust_file(tmp_path / "home")
     path.parent.mkdir(parents=True)
     path.write_text("{broken")
@@ -178,8 +176,7 @@ async def test_trusted_settings_that_cannot_apply_are_reported_not_fatal(server,
 
 
 async def test_settings_broken_after_start_are_reported_not_fatal(server, make_session, tmp_path):
-    marker = tmp_path / "started"
-    _committed_settings(tmp_path, marker)
+    marker = _committed_settings(tmp_path)
     server.push(reply("ok"))
     approver = Approver(server, marker, trust=True)
     session, events = make_session([BashTool()], can_use_tool=approver)
