@@ -23,8 +23,9 @@ class DiskNotebook:
 
     backend: Backend = "disk"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, pinned: bool = False) -> None:
         self.path = str(path)
+        self.pinned = pinned  # a checked real path: the write lands there or nowhere (core.atomic)
 
     async def read_bytes(self) -> bytes:
         return await asyncio.to_thread(_read, self.path)
@@ -33,10 +34,10 @@ class DiskNotebook:
         return _parse(await self.read_bytes())
 
     async def apply(self, edit: CellEdit, *, base: bytes | None = None) -> EditApplied:
-        return await asyncio.to_thread(apply_to_file, self.path, edit, base)
+        return await asyncio.to_thread(apply_to_file, self.path, edit, base, self.pinned)
 
 
-def apply_to_file(path: str, edit: CellEdit, base: bytes | None) -> EditApplied:
+def apply_to_file(path: str, edit: CellEdit, base: bytes | None, pinned: bool = False) -> EditApplied:
     """Read, check against ``base``, edit, validate, write atomically.  Runs in a thread."""
     raw = _read(path)
     if base is not None and raw != base:
@@ -46,7 +47,7 @@ def apply_to_file(path: str, edit: CellEdit, base: bytes | None) -> EditApplied:
     applied = apply_edit(nb, edit)
     _validate(nb, before=False)
     data = serialize(nb)
-    atomic_write_bytes(path, data)
+    atomic_write_bytes(path, data, pinned=pinned)
     return EditApplied(
         applied.cell_id, applied.cell_type, applied.language, notebook_bytes=data, cell_hashes=cell_hashes(nb["cells"])
     )

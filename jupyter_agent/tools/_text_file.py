@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.atomic import atomic_write_bytes
+from ..core.atomic import WriteTargetMoved, atomic_write_bytes
 from ..core.context import ToolUseContext
 from ..errors import StaleFileError, ToolError
 from ._encoding import SNIFF_BYTES, TextFormat, detect_format
@@ -62,7 +62,10 @@ def ensure_writable(current: CurrentFile, context: ToolUseContext, *, require_fu
 
 def write_and_record(path: Path, data: bytes, context: ToolUseContext) -> None:
     """Atomic write (mode and symlinks kept), then record that the agent knows the new content."""
-    atomic_write_bytes(recheck_write(path, context), data)
+    try:
+        atomic_write_bytes(recheck_write(path, context), data, pinned=True)
+    except WriteTargetMoved as exc:
+        raise ToolError(f"{exc} Try again to have the new target checked.") from None
     context.read_file_state.record_write(path, data)
 
 

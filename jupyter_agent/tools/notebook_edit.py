@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ..core.atomic import WriteTargetMoved
 from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.file_state import NOT_READ_MESSAGE, PARTIAL_READ_MESSAGE, FileState, content_hash
 from ..core.permission_types import PermissionResult
@@ -22,6 +23,7 @@ from ..errors import StaleFileError, ToolError
 from ..notebook import (
     CellEdit,
     DeleteCell,
+    DiskNotebook,
     EditApplied,
     InsertCell,
     NotebookDocument,
@@ -113,10 +115,13 @@ class NotebookEditTool(NotebookTool[NotebookEditInput, NotebookEditOutput]):
         return check_write_permission(self, str(resolve_path(input.notebook_path, context)), context)
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
-        recheck_write(resolve_path(input.notebook_path, context), context)  # a link changed since the check
+        real = recheck_write(resolve_path(input.notebook_path, context), context)  # a link changed since the check
         plan = await self.plan(input, context)
+        doc = DiskNotebook(real, pinned=True) if plan.doc.backend == "disk" else plan.doc
         try:
-            applied = await plan.doc.apply(plan.edit, base=plan.base)
+            applied = await doc.apply(plan.edit, base=plan.base)
+        except WriteTargetMoved as exc:
+            raise ToolError(f"{exc} Try again to have the new target checked.") from None
         except NotebookEditError as exc:
             if exc.name == "stale_cell" and plan.doc.backend == "live":
                 raise StaleFileError(_STALE_CELL.format(cell_id=_target(plan.edit))) from None

@@ -3,7 +3,10 @@ from __future__ import annotations
 import os
 import stat
 
-from jupyter_agent.core.atomic import atomic_write_bytes, atomic_write_text
+import pytest
+
+from jupyter_agent.core import atomic
+from jupyter_agent.core.atomic import WriteTargetMoved, atomic_write_bytes, atomic_write_text
 
 
 def test_creates_parents_and_leaves_no_temp_files(tmp_path):
@@ -43,10 +46,11 @@ def test_failure_keeps_old_content(tmp_path, monkeypatch):
     f = tmp_path / "a.txt"
     f.write_text("old")
 
-    def broken_replace(src, dst):
+    def broken_replace(src, dst, **kwargs):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", broken_replace)
+    monkeypatch.setattr(os, "rename", broken_replace)
     try:
         atomic_write_text(f, "new")
     except OSError:
@@ -55,3 +59,49 @@ def test_failure_keeps_old_content(tmp_path, monkeypatch):
         raise AssertionError("expected the write to fail")
     assert f.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
+
+
+def test_pinned_write_refuses_a_folder_that_became_a_link(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "sub").symlink_to(outside)  # the checked real path was tmp_path/sub/f.txt
+    with pytest.raises(WriteTargetMoved, match="replaced by a link"):
+        atomic_write_bytes(tmp_path / "sub" / "f.txt", b"x", pinned=True)
+    assert list(outside.iterdir()) == []
+
+
+def test_pinned_write_replaces_a_link_it_finds_instead_of_following_it(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    (tmp_path / "f.txt").symlink_to(victim)
+    atomic_write_bytes(tmp_path / "f.txt", b"new", pinned=True)
+    assert victim.read_text() == "keep"
+    assert not (tmp_path / "f.txt").is_symlink() and (tmp_path / "f.txt").read_bytes() == b"new"
+
+
+@pytest.mark.parametrize("pinned", [True, False])
+def test_a_folder_swapped_after_opening_does_not_move_the_write(tmp_path, monkeypatch, pinned):
+    """Every step after the folder is opened is relative to it: the temp file, the rename and the
+    fsync stay in the opened folder even when its name now leads somewhere else."""
+    if not atomic._DIR_FDS:
+        pytest.skip("this system cannot write relative to an open folder")
+    outside, sub = tmp_path / "outside", tmp_path / "sub"
+    outside.mkdir()
+    sub.mkdir()
+    existing_mode = atomic._existing_mode
+
+    def swap_then_mode(folder, name):
+        os.rename(sub, tmp_path / "sub.old")
+        os.symlink(outside, sub)
+        return existing_mode(folder, name)
+
+    monkeypatch.setattr(atomic, "_existing_mode", swap_then_mode)
+    atomic_write_bytes(sub / "f.txt", b"x", pinned=pinned)
+    assert list(outside.iterdir()) == []
+    assert [p.name for p in (tmp_path / "sub.old").iterdir()] == ["f.txt"]
+
+
+def test_a_long_file_name_gets_a_temp_name_that_fits(tmp_path):
+    name = "n" * 255
+    atomic_write_bytes(tmp_path / name, b"x")
+    assert [p.name for p in tmp_path.iterdir()] == [name]

@@ -66,3 +66,87 @@ async def test_an_unchanged_link_is_written_through(world):
                                  ctx, approver)
     assert not outcome.is_error, outcome.text
     assert (project / "notes.txt").read_text() == "new\n" and os.path.islink(project / "link")
+
+
+def _swap_before_writing(monkeypatch, module, swap):
+    """Run ``swap`` after the tool's last check, right before its atomic writer starts."""
+    write = module.atomic_write_bytes
+
+    def swap_then_write(*args, **kwargs):
+        swap()
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(module, "atomic_write_bytes", swap_then_write)
+
+
+def _folder_swap(project, outside):
+    def swap() -> None:
+        os.rename(project / "sub", project / "sub.old")
+        os.symlink(outside, project / "sub")
+    return swap
+
+
+@pytest.mark.parametrize("tool", ["Write", "Edit"])
+async def test_a_folder_swapped_after_the_last_check_does_not_carry_the_write(world, tool, monkeypatch):
+    from jupyter_agent.tools import _text_file
+
+    project, outside = world
+    (project / "sub").mkdir()
+    (project / "sub" / "profile").write_text("PATH=/usr/bin\n")
+    ctx = make_ctx(project, mode="acceptEdits", tools=tuple(load_tool(TOOL_TARGETS[n]) for n in ("Read", "Write", "Edit")))
+    approver = RecordingApprover()
+    path = str(project / "sub" / "profile")
+    assert not (await run_tool_use(ToolUseRequest("r", "Read", {"file_path": path}), ctx, approver)).is_error
+    _swap_before_writing(monkeypatch, _text_file, _folder_swap(project, outside))
+    data = {"file_path": path, "content": PAYLOAD} if tool == "Write" else \
+        {"file_path": path, "old_string": "PATH", "new_string": PAYLOAD}
+    outcome = await run_tool_use(ToolUseRequest("w", tool, data), ctx, approver)
+    assert outcome.is_error and "replaced by a link" in outcome.text, outcome.text
+    assert (outside / "profile").read_text() == "PATH=/usr/bin\n"
+    assert (project / "sub.old" / "profile").read_text() == "PATH=/usr/bin\n"
+    assert sorted(os.listdir(outside)) == ["profile"] and sorted(os.listdir(project / "sub.old")) == ["profile"]
+
+
+async def test_a_file_swapped_for_a_link_after_the_last_check_is_replaced_not_followed(world, monkeypatch):
+    from jupyter_agent.tools import _text_file
+
+    project, outside = world
+    ctx = make_ctx(project, mode="acceptEdits", tools=tuple(load_tool(TOOL_TARGETS[n]) for n in ("Read", "Write")))
+    approver = RecordingApprover()
+    notes = project / "notes.txt"
+    await run_tool_use(ToolUseRequest("r", "Read", {"file_path": str(notes)}), ctx, approver)
+
+    def swap() -> None:
+        os.unlink(notes)
+        os.symlink(outside / "profile", notes)
+
+    _swap_before_writing(monkeypatch, _text_file, swap)
+    outcome = await run_tool_use(ToolUseRequest("w", "Write", {"file_path": str(notes), "content": "new\n"}), ctx, approver)
+    assert not outcome.is_error, outcome.text
+    assert (outside / "profile").read_text() == "PATH=/usr/bin\n"
+    assert not notes.is_symlink() and notes.read_text() == "new\n"
+
+
+async def test_a_notebook_folder_swapped_after_the_last_check_does_not_carry_the_edit(world, monkeypatch):
+    import nbformat
+
+    from jupyter_agent.notebook import ondisk
+
+    project, outside = world
+    (project / "sub").mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1", id="c1")])
+    for folder in (project / "sub", outside):
+        nbformat.write(nb, folder / "a.ipynb")
+    before = (outside / "a.ipynb").read_bytes()
+    tools = tuple(load_tool(TOOL_TARGETS[n]) for n in ("Read", "NotebookEdit"))
+    ctx = make_ctx(project, mode="acceptEdits", tools=tools)
+    approver = RecordingApprover()
+    path = str(project / "sub" / "a.ipynb")
+    assert not (await run_tool_use(ToolUseRequest("r", "Read", {"file_path": path}), ctx, approver)).is_error
+    _swap_before_writing(monkeypatch, ondisk, _folder_swap(project, outside))
+    outcome = await run_tool_use(
+        ToolUseRequest("e", "NotebookEdit", {"notebook_path": path, "cell_id": "c1", "new_source": "import os"}),
+        ctx, approver)
+    assert outcome.is_error and "replaced by a link" in outcome.text, outcome.text
+    assert (outside / "a.ipynb").read_bytes() == before
+    assert "x = 1" in (project / "sub.old" / "a.ipynb").read_text()
