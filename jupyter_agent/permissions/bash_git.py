@@ -10,8 +10,9 @@ A command that prints file contents from the repository (a patch, a blob, a stas
 ``Read`` deny rule covers a file the repository tracks (a committed ``.env``), or when the index
 cannot be read; ``git_contents.py`` tells which invocations print contents.  One that prints
 from commits (``git log -p``, ``git show OLD``, ``git diff OLD``) also asks when a denied path is
-anywhere in the history (``git_history.py``: committed once, removed since).  These checks run
-only when there are ``Read`` deny rules.
+anywhere in the history (``git_history.py``: committed once, removed since), or when it names
+an object the history listing did not reach (``git_objects.py``).  These checks run only when
+there are ``Read`` deny rules.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from .bash_words import Word
 from .compiled import PathScope
 from .filesystem import read_deny_below
 from .git_contents import reads_history, shows_contents
-from .git_history import UNLISTED, history_paths
+from .git_history import UNLISTED, History, listed_history
 from .git_index import git_dir, tracked_paths
+from .git_objects import unreached_object
 from .git_words import git_global_options
 from .paths import BadPath, resolve_below
 
@@ -110,7 +112,7 @@ def git_read_checks(
             return None, reason
     reason = tracked_denied(top, scope, repo)
     if reason is None and repo is not None and reads_history(words):
-        reason = history_denied(top, scope, repo)
+        reason = history_denied(top, scope, repo, words)
     return None, reason
 
 
@@ -170,22 +172,21 @@ def _denied_among(kind: str, top: str, paths: tuple[str, ...], scope: PathScope)
     return memo[1]
 
 
-def history_denied(top: str, scope: PathScope, repo: str) -> str | None:
-    """Why a command printing from commits in ``top`` must ask: a denied path in the history,
-    a history that could not be listed, or one not listed yet (the async caller lists it and
-    decides again)."""
-    paths = history_paths(repo)
-    if paths is UNLISTED:
+def history_denied(top: str, scope: PathScope, repo: str, words: Sequence[Word]) -> str | None:
+    """Why ``words``, a command printing from commits in ``top``, must ask: a denied path in the
+    history, an object outside it (``git_objects``), a history that could not be listed, or one
+    not listed yet (the async caller lists it and decides again)."""
+    history = listed_history(repo)
+    if history is UNLISTED:
         return f"git's history in {repo} has not been listed yet"
-    if paths is None:
+    if not isinstance(history, History):
         return f"git's history in {repo} could not be listed, so the files it holds are unknown"
-    assert isinstance(paths, tuple)
-    found = _denied_among("history", top, paths, scope)
-    if found is None:
-        return None
-    path, rule = found
-    return (f"git's history holds {path}, which the rule {rule} denies reading, and this command "
-            f"prints contents from commits")
+    found = _denied_among("history", top, history.paths, scope)
+    if found is not None:
+        path, rule = found
+        return (f"git's history holds {path}, which the rule {rule} denies reading, and this command "
+                f"prints contents from commits")
+    return unreached_object(words, history)
 
 
 def _first_denied(top: str, tracked: tuple[str, ...], scope: PathScope) -> tuple[str, str] | None:

@@ -11,24 +11,27 @@ once per commit, fetch or checkout, not per command.
 
 What is listed: the paths every commit reachable from a ref or a reflog entry changed
 (``--all --reflog``; stashes and their untracked-files commits included), merges against their
-first parent (a file only an evil merge added), root commits in full.  Objects no ref or reflog
-reaches any more (expired, or only in a pack from elsewhere) are not: a documented limit.  A
-listing that fails or takes longer than ``HISTORY_TIMEOUT`` counts as unknown, and the commands
-that would print history ask (fail closed).
+first parent (a file only an evil merge added), root commits in full; and the ids of those
+commits.  Objects no ref or reflog reaches (an unstaged blob, a dropped stash) are not listed:
+``git_objects`` makes a command that names one by id ask.  A listing that fails or takes longer
+than ``HISTORY_TIMEOUT`` counts as unknown, and the commands that would print history ask (fail
+closed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 HISTORY_TIMEOUT = 20.0  # seconds for one listing; past it the history counts as unknown
 _MAX_REPOS = 32
 
-# repo → (refs_state, paths or None when the listing failed)
-_LISTED: dict[str, tuple[tuple[object, ...], tuple[str, ...] | None]] = {}
+# repo → (refs_state, its History, or None when the listing failed)
+_LISTED: dict[str, tuple[tuple[object, ...], History | None]] = {}
 wanted: set[str] = set()  # repositories a check needed and found unlisted (the async caller lists them)
 
 _UNLISTED = object()
@@ -81,10 +84,23 @@ def _tree_stamps(top: str) -> Iterable[object]:
             continue
 
 
-def history_paths(repo: str) -> tuple[str, ...] | None | object:
-    """The paths ``repo``'s history holds (relative to its work tree); ``None`` when they could
-    not be listed; ``UNLISTED`` (and ``repo`` added to ``wanted``) when not listed for the
-    current refs yet."""
+@dataclass(frozen=True)
+class History:
+    """What a listing found: the paths the history holds, and every commit it reaches."""
+
+    paths: tuple[str, ...]
+    commits: tuple[str, ...]  # full ids, sorted
+
+    def reaches(self, name: str) -> bool:
+        """Is the hex ``name`` (a full or abbreviated object id) one of the reachable commits?"""
+        name = name.lower()
+        i = bisect.bisect_left(self.commits, name)
+        return i < len(self.commits) and self.commits[i].startswith(name)
+
+
+def listed_history(repo: str) -> History | None | object:
+    """``repo``'s listed history; ``None`` when it could not be listed; ``UNLISTED`` (and
+    ``repo`` added to ``wanted``) when not listed for the current refs yet."""
     known = _LISTED.get(repo)
     if known is not None and known[0] == refs_state(repo):
         return known[1]
@@ -92,41 +108,54 @@ def history_paths(repo: str) -> tuple[str, ...] | None | object:
     return _UNLISTED
 
 
+def history_paths(repo: str) -> tuple[str, ...] | None | object:
+    """The paths ``repo``'s history holds (relative to its work tree), or as ``listed_history``."""
+    history = listed_history(repo)
+    return history.paths if isinstance(history, History) else history
+
+
 UNLISTED = _UNLISTED
 
 
 async def list_history(repo: str, timeout: float = HISTORY_TIMEOUT) -> None:
-    """List ``repo``'s history with git in a subprocess (on the running loop) into the cache."""
+    """List ``repo``'s history with git in subprocesses (on the running loop) into the cache."""
     state = refs_state(repo)
-    args = (
-        "git", "--no-pager", "--git-dir", repo, "-c", "log.showSignature=false", "-c", "core.quotePath=false",
-        "log", "--all", "--reflog", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent", "-z",
+    names, commits = await asyncio.gather(
+        _git_output(repo, timeout, "log", "--all", "--reflog", "--format=", "--name-only", "--no-renames",
+                    "--diff-merges=first-parent", "-z"),
+        _git_output(repo, timeout, "rev-list", "--all", "--reflog"),
     )
+    history = None
+    if names is not None and commits is not None:
+        paths = tuple(sorted({n for n in names.decode("utf-8", "surrogateescape").split("\0") if n}))
+        history = History(paths, tuple(sorted(commits.decode("ascii", "replace").split())))
+    if len(_LISTED) >= _MAX_REPOS:
+        _LISTED.pop(next(iter(_LISTED)))
+    _LISTED[repo] = (state, history)
+
+
+async def _git_output(repo: str, timeout: float, *args: str) -> bytes | None:
+    """What ``git ARGS`` printed in ``repo``, or None when it failed or took too long."""
+    command = ("git", "--no-pager", "--git-dir", repo, "-c", "log.showSignature=false", "-c", "core.quotePath=false",
+               *args)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["GIT_CONFIG_NOSYSTEM"] = "1"
-    paths: tuple[str, ...] | None = None
     try:
         proc = await asyncio.create_subprocess_exec(
-            *args, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            *command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, env=env,
         )
     except OSError:
-        proc = None
-    if proc is not None:
-        try:
-            out, _err = await asyncio.wait_for(proc.communicate(), timeout)
-        except asyncio.TimeoutError:
-            if proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):  # it may have ended just now
-                    proc.kill()
-            await proc.wait()
-        else:
-            if proc.returncode == 0:
-                names = out.decode("utf-8", "surrogateescape").split("\0")
-                paths = tuple(sorted({n for n in names if n}))
-    if len(_LISTED) >= _MAX_REPOS:
-        _LISTED.pop(next(iter(_LISTED)))
-    _LISTED[repo] = (state, paths)
+        return None
+    try:
+        out, _err = await asyncio.wait_for(proc.communicate(), timeout)
+    except asyncio.TimeoutError:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):  # it may have ended just now
+                proc.kill()
+        await proc.wait()
+        return None
+    return out if proc.returncode == 0 else None
 
 
 _RUNNING: dict[str, asyncio.Future[None]] = {}  # listings under way: parallel decisions share one
@@ -154,4 +183,7 @@ def forget() -> None:
     wanted.clear()
 
 
-__all__ = ["HISTORY_TIMEOUT", "UNLISTED", "forget", "history_paths", "list_history", "list_wanted", "refs_state"]
+__all__ = [
+    "HISTORY_TIMEOUT", "UNLISTED", "History", "forget", "history_paths", "list_history", "list_wanted",
+    "listed_history", "refs_state",
+]
