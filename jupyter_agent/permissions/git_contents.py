@@ -3,7 +3,9 @@
 ``git diff`` and ``git show`` print patches unless told to print only names or statistics;
 ``git log``, ``git reflog`` and ``git stash show`` print them once asked to (``-p``);
 ``git cat-file`` prints objects; ``git archive``, ``format-patch``, ``fast-export``, ``clone``
-and the like export them (``_EXPORTS``); a pickaxe search (``-S``, ``-G``) tells whether a file
+and the like export them (``_EXPORTS``), and so does any command run with its work tree put
+elsewhere (``--work-tree``, ``-c core.worktree=``: ``git --work-tree=sub checkout OLD -- .``
+writes OLD's ``.env`` as ``sub/.env``); a pickaxe search (``-S``, ``-G``) tells whether a file
 ever contained a text, which is enough to recover a secret piece by piece.  Anything not known
 to keep contents out counts as printing them (fail closed): an option outside ``_QUIET``, a
 patch option, a ``show`` of a named object (it may be a blob)."""
@@ -47,17 +49,20 @@ _CAT_FILE_QUIET = frozenset({"-t", "-s", "-e"})
 _EXPORTS = frozenset({
     "archive", "fast-export", "format-patch", "bundle", "range-diff", "diff-tree", "diff-index",
     "diff-files", "merge-tree", "unpack-file", "checkout-index", "clone", "worktree", "send-email",
-    "request-pull", "notes",
+    "request-pull", "notes", "read-tree",
 })
+# global options that may put the work tree elsewhere (`--work-tree=sub checkout OLD -- .`
+# writes OLD's files into sub/), directly or through configuration (`core.worktree`, includes)
+_ELSEWHERE = ("--work-tree", "-c", "--config-env")
 
 
 def shows_contents(words: Sequence[Word]) -> bool:
     """Might ``git …`` (``words[0]`` is git) print the contents of files it tracks?"""
-    _options, i = git_global_options(words)
+    options, i = git_global_options(words)
     if i >= len(words):
         return False
     sub, rest = words[i].literal, list(words[i + 1:])
-    if sub in _EXPORTS:
+    if sub in _EXPORTS or any(name.startswith(_ELSEWHERE) for name, _value in options):
         return True
     if sub == "reflog":  # `git reflog [show]` is `git log -g`: `-p` prints patches
         if rest and rest[0].literal in ("expire", "delete", "exists"):

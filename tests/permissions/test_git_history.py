@@ -265,3 +265,19 @@ async def test_parallel_decisions_share_one_listing(removed, listings):
     verdicts = await asyncio.gather(*(decide_bash(ctx, c) for c in ("git log -p", "git show HEAD~1", "git diff HEAD~1")))
     assert [verdict_name(v) for v in verdicts] == ["ask"] * 3
     assert all("history" in v.message for v in verdicts) and len(listings) == 1
+
+
+ELSEWHERE = ["git --work-tree=sub checkout HEAD~1 -- .", "git --work-tree sub restore --source=HEAD~1 -- .",
+             "git read-tree --prefix=sub/ -u HEAD~1"]
+
+
+@pytest.mark.parametrize("command", ELSEWHERE)
+async def test_a_work_tree_put_elsewhere_does_not_let_history_out(removed, command):
+    """Checked out into another folder, the old ``.env`` becomes ``sub/.env``, which
+    ``Read(./.env)`` does not cover: with ``Bash(git:*)`` allowed these ask in every mode."""
+    for mode in ("default", "bypassPermissions"):
+        ctx = make_ctx(removed, deny=ENV, allow=("Bash(git:*)",), mode=mode)
+        assert verdict_name(await decide_bash(ctx, command)) in ("ask", "deny"), (mode, command)
+    (removed / "sub").mkdir()
+    git(removed, *shlex.split(command)[1:])
+    assert TOKEN in (removed / "sub" / ".env").read_text(), command  # the row is real
