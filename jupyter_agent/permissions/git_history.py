@@ -137,7 +137,7 @@ async def list_history(repo: str, timeout: float = HISTORY_TIMEOUT) -> None:
 async def _git_output(repo: str, timeout: float, *args: str) -> bytes | None:
     """What ``git ARGS`` printed in ``repo``, or None when it failed or took too long."""
     command = ("git", "--no-pager", "--git-dir", repo, "-c", "log.showSignature=false", "-c", "core.quotePath=false",
-               *args)
+               "-c", "core.fsmonitor=false", "-c", "diff.external=", *args)  # no program from the repository runs
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["GIT_CONFIG_NOSYSTEM"] = "1"
     try:

@@ -1,0 +1,61 @@
+"""Which repository git would use from a folder, found the way git finds it, and whether that
+repository is one the user made.
+
+git runs programs named in a repository's configuration (``core.fsmonitor`` on ``git status``,
+``diff.*.textconv`` on ``git diff``, hooks on commits).  The project's ``.git`` is a protected
+path, so its configuration is the user's.  But git also takes any folder holding ``HEAD`` and
+``objects`` as a (bare) repository, and such a folder is plain files: a Write into
+``sub/config`` plants ``fsmonitor = <program>``, and ``git -C sub status`` runs it.  So a git
+command whose repository is not a ``.git`` folder (or a ``.git`` file pointing into one, as
+worktrees and submodules do) asks, in every mode and past allow rules.
+
+Like git, the walk goes up from the folder: a ``.git`` entry first, then the folder itself as
+a repository.  Where it differs it asks more: anything with ``HEAD`` and ``objects`` (or
+``commondir``) counts as a repository, and it does not stop at file-system boundaries or
+``GIT_CEILING_DIRECTORIES``.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def planted_repository(folder: str) -> str | None:
+    """The repository git would use from the real, absolute ``folder`` when it is not one the
+    user made (see the module docstring); None when it is, or when there is none."""
+    current = folder.rstrip("/")
+    while True:
+        dot_git = current + "/.git"
+        if os.path.isfile(dot_git):
+            target = _gitfile_target(dot_git, current or "/")
+            return None if target is not None and ".git" in target.split("/") else target or dot_git
+        if os.path.isdir(dot_git) and looks_like_repository(dot_git):
+            return None
+        if looks_like_repository(current or "/"):
+            return current or "/"
+        if not current:
+            return None
+        current = current.rpartition("/")[0]
+
+
+def looks_like_repository(path: str) -> bool:
+    """Might git take ``path`` for a repository folder?  (git also wants ``refs`` and a valid
+    ``HEAD``; asking about more folders than git uses is the safe side.)"""
+    return os.path.lexists(path + "/HEAD") and (
+        os.path.lexists(path + "/objects") or os.path.lexists(path + "/commondir")
+    )
+
+
+def _gitfile_target(dot_git: str, top: str) -> str | None:
+    """Where a ``.git`` file's ``gitdir:`` line points (normalized), or None when unreadable."""
+    try:
+        with open(dot_git, encoding="utf-8") as f:
+            line = f.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    return os.path.normpath(os.path.join(top, line[len("gitdir:"):].strip()))
+
+
+__all__ = ["looks_like_repository", "planted_repository"]
