@@ -116,11 +116,17 @@ def program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v:
                 return
             continue
         for word, recursive in written_targets(argv, cwd):
-            if not word.static or not (edit_deny or edit_ask or recursive or scope.read_deny):
+            if not word.static:
                 continue  # known only at run time: a rule allowed the program with any argument
             path = word.text
             resolved = resolved_once(path, cwd, v)
             if resolved is None:
+                continue
+            reason = protected_reason_of(*resolved)  # where it lands: `cp x.pth site-packages/`
+            if reason is not None:
+                v.sticky.append(f"{info.text} touches {reason}")
+                return
+            if not (edit_deny or edit_ask or recursive or scope.read_deny):
                 continue
             rule = scope.rule("deny", EDIT_RULES, *resolved) if edit_deny else None
             rule = rule or write_link_rule(resolved[1], scope)

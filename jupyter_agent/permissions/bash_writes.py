@@ -82,7 +82,7 @@ def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -
     if folder is None:
         return found
     base = folder.literal
-    if target or (base is not None and os.path.isdir(os.path.join(cwd, base))):
+    if target or (base is not None and (base.endswith("/") or os.path.isdir(os.path.join(cwd, base)))):
         for source in sources:
             name = os.path.basename((source.literal or source.text).rstrip("/"))
             if base is None or not name:

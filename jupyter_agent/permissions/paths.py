@@ -14,11 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", ".jupyter"})
+PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", ".jupyter",
+                            # programs named in them run unasked (ssh's ProxyCommand, git's and pip's
+                            # ~/.config files, credential helpers), or they hold keys: a project in ~
+                            ".ssh", ".gnupg", ".config", ".aws", ".kube", ".docker"})
 PROTECTED_FILES = frozenset(
     {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
      ".zshenv", ".zprofile", ".zlogin", ".mcp.json", ".gitconfig", ".gitmodules", ".inputrc"}
 )
+# run by every Python that starts with them on its path, the kernel included
+STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
+_SITE_DIRS = (os.sep + "site-packages", os.sep + "dist-packages")
 
 
 class BadPath(ValueError):
@@ -185,20 +191,43 @@ def protected_reason(resolved: ResolvedPath) -> str | None:
 
 def protected_reason_of(lexical: str, real: str) -> str | None:
     """``protected_reason`` for the two forms of a path."""
-    if "/." not in lexical and "/." not in real:  # every protected name starts with a dot
-        return None
     for form in (lexical,) if lexical == real else (lexical, real):
-        if "/." not in form:  # every protected name starts with a dot
-            continue
-        # by lower case: on a case-insensitive disk (macOS, Windows) .GIT/config is .git/config
-        parts = [p.lower() for p in form.split(os.sep) if p]
-        for part in parts[:-1]:
-            if part in PROTECTED_DIRS:
-                return f"{form} is inside {part}/, a protected folder"
-        if parts and parts[-1] in PROTECTED_DIRS:
-            return f"{form} is the protected folder {parts[-1]}/"
-        if parts and parts[-1] in PROTECTED_FILES:
-            return f"{form} is a protected file ({parts[-1]})"
+        reason = _dot_reason(form) if "/." in form else None  # every protected name starts with a dot
+        if reason is None:
+            reason = _startup_reason(form)
+        if reason is not None:
+            return reason
+    return None
+
+
+def _dot_reason(form: str) -> str | None:
+    # by lower case: on a case-insensitive disk (macOS, Windows) .GIT/config is .git/config
+    parts = [p.lower() for p in form.split(os.sep) if p]
+    for part in parts[:-1]:
+        if part in PROTECTED_DIRS:
+            return f"{form} is inside {part}/, a protected folder"
+    if parts and parts[-1] in PROTECTED_DIRS:
+        return f"{form} is the protected folder {parts[-1]}/"
+    if parts and parts[-1] in PROTECTED_FILES:
+        return f"{form} is a protected file ({parts[-1]})"
+    return None
+
+
+def _startup_reason(form: str) -> str | None:
+    """Files Python or Jupyter run at start-up: a ``.pth`` file in ``site-packages`` and
+    ``sitecustomize.py`` (every interpreter on that path, the kernel included; a model saved as
+    ``model.pth`` elsewhere is an ordinary file), and Jupyter's data and config folders
+    (``share/jupyter``: kernel specs' commands, lab extensions; ``etc/jupyter``: server
+    configuration), wherever they are (``~/.local``, a project's ``.venv``)."""
+    folded = form.lower()
+    folder, _, name = folded.rpartition(os.sep)
+    if name in STARTUP_FILES or (name.endswith(".pth") and folder.endswith(_SITE_DIRS)):
+        return f"{form} is run by Python at start-up (a protected file)"
+    if "/jupyter" in folded:
+        parts = folded.split(os.sep)
+        for i in range(1, len(parts)):
+            if parts[i] == "jupyter" and parts[i - 1] in ("share", "etc"):
+                return f"{form} is inside {parts[i - 1]}/jupyter/, Jupyter's protected data or configuration"
     return None
 
 

@@ -1,0 +1,65 @@
+"""Files whose contents run without anyone asking: ssh's and git's configuration, credential
+helpers, Python's start-up files, Jupyter's kernel specs, extensions and server configuration.
+With the notebook in the home folder the project *is* home, and acceptEdits would let the
+agent write ``~/.ssh/authorized_keys`` or ``~/.config/git/config`` (``fsmonitor`` runs on every
+``git status``) unasked.  These ask in every mode, through the real Write tool and Bash."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+from jupyter_agent.core.permission_types import PermissionDeny
+from jupyter_agent.core.registry import TOOL_TARGETS, load_tool
+from jupyter_agent.permissions.paths import protected_reason_of
+from tests.conftest import RecordingApprover
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+PROTECTED = [
+    ".ssh/authorized_keys", ".ssh/config", ".config/git/config", ".config/pip/pip.conf",
+    ".config/systemd/user/x.service", ".aws/config", ".docker/config.json", ".kube/config", ".gnupg/gpg.conf",
+    ".local/lib/python3.11/site-packages/evil.pth", ".venv/lib/python3.11/site-packages/x.pth",
+    ".venv/lib/python3.11/site-packages/sitecustomize.py", "lib/usercustomize.py",
+    ".local/share/jupyter/kernels/py/kernel.json", ".venv/share/jupyter/labextensions/x/package.json",
+    ".venv/etc/jupyter/jupyter_server_config.d/x.json", "/usr/local/share/Jupyter/kernels/k/kernel.json",
+]
+ORDINARY = ["models/model.pth", "site-packages-notes/a.pth", "notes/jupyter/a.md", "jupyter/x.py", "share/data.csv",
+            "src/config/settings.py", "config/git/x", ".github/workflows/ci.yml"]
+
+
+@pytest.mark.parametrize("path", PROTECTED)
+def test_protected(path):
+    full = path if path.startswith("/") else f"/home/u/{path}"
+    assert protected_reason_of(full, full) is not None
+
+
+@pytest.mark.parametrize("path", ORDINARY)
+def test_ordinary(path):
+    full = f"/home/u/{path}"
+    assert protected_reason_of(full, full) is None
+
+
+@pytest.mark.parametrize("mode", ["acceptEdits", "bypassPermissions"])
+async def test_the_write_tool_asks_for_each_in_a_home_project(tmp_path, mode):
+    ctx = make_ctx(tmp_path, mode=mode, tools=(load_tool(TOOL_TARGETS["Write"]),))
+    for path in [p for p in PROTECTED if not p.startswith("/")] + ORDINARY:
+        approver = RecordingApprover(PermissionDeny("no"))
+        outcome = await run_tool_use(
+            ToolUseRequest("w", "Write", {"file_path": str(tmp_path / path), "content": "x\n"}), ctx, approver)
+        if path in ORDINARY:
+            assert approver.asks == [] and not outcome.is_error, (path, outcome.text)
+        else:
+            assert len(approver.asks) == 1 and outcome.is_error, (mode, path, outcome.text)
+            assert not (tmp_path / path).exists()
+
+
+@pytest.mark.parametrize("command", ["echo 'ssh-ed25519 AAAA' >> .ssh/authorized_keys",
+                                     "cp x.pth .venv/lib/python3.11/site-packages/",
+                                     "cp x.pth .venv/lib/python3.11/site-packages",
+                                     "mkdir -p .local/share/jupyter/kernels/evil",
+                                     "tee .config/git/config < cfg"])
+async def test_bash_asks_in_every_mode(tmp_path, command):
+    (tmp_path / ".venv/lib/python3.11/site-packages").mkdir(parents=True)
+    for mode in ("default", "acceptEdits", "bypassPermissions"):
+        assert verdict_name(await decide_bash(make_ctx(tmp_path, mode=mode), command)) == "ask", (mode, command)
