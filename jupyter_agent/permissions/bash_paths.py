@@ -46,7 +46,7 @@ def path_checks(
         if len(inner) > 1 and program in ("source", "."):
             _read_check(inner[1], cwds, scope, v)  # `source .env` reads it
         if program == "git":
-            _planted_check(inner, cwds, v)
+            _planted_check(inner, cwds, scope.roots, v)
         read_only = info.read_only
         if not read_only.read_only:
             if recursive and program == "git" and shows_contents(inner):
@@ -74,7 +74,7 @@ def path_checks(
                 return
 
 
-def _planted_check(words: tuple[Word, ...], cwds: list[str], v: Verdict) -> None:
+def _planted_check(words: tuple[Word, ...], cwds: list[str], roots: tuple[str, ...], v: Verdict) -> None:
     """git in a repository that is plain files (``git_discovery``) may run what they name."""
     memo = v.memo if v.memo is not None else new_memo(v)
     for cwd in cwds:
@@ -85,7 +85,7 @@ def _planted_check(words: tuple[Word, ...], cwds: list[str], v: Verdict) -> None
             return
         key = ("planted", folder)
         if key not in memo:
-            memo[key] = planted_repository(folder)
+            memo[key] = planted_repository(folder, roots)
         repo = memo[key]
         if repo is not None:
             v.sticky.append(f"git would use the repository in {repo}, which is not a .git folder: its "

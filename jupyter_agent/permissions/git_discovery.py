@@ -12,28 +12,37 @@ worktrees and submodules do) asks, in every mode and past allow rules.
 Like git, the walk goes up from the folder: a ``.git`` entry first, then the folder itself as
 a repository.  Where it differs it asks more: anything with ``HEAD`` and ``objects`` (or
 ``commondir``) counts as a repository, and it does not stop at file-system boundaries or
-``GIT_CEILING_DIRECTORIES``.
+``GIT_CEILING_DIRECTORIES``; it does stop at the working directories, above which writing
+asks anyway.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Collection
 
 
-def planted_repository(folder: str) -> str | None:
+def planted_repository(folder: str, roots: Collection[str] = ()) -> str | None:
     """The repository git would use from the real, absolute ``folder`` when it is not one the
-    user made (see the module docstring); None when it is, or when there is none."""
+    user made (see the module docstring); None when it is, or when there is none.  The walk
+    stops at the first of ``roots`` (the working directories) it reaches: what git finds above
+    them is the user's, since writing there asks."""
     current = folder.rstrip("/")
     while True:
         dot_git = current + "/.git"
-        if os.path.isfile(dot_git):
+        try:
+            mode = os.stat(dot_git).st_mode
+        except OSError:
+            mode = 0
+        if stat.S_ISREG(mode):
             target = _gitfile_target(dot_git, current or "/")
             return None if target is not None and ".git" in target.split("/") else target or dot_git
-        if os.path.isdir(dot_git) and looks_like_repository(dot_git):
+        if stat.S_ISDIR(mode) and looks_like_repository(dot_git):
             return None
         if looks_like_repository(current or "/"):
             return current or "/"
-        if not current:
+        if not current or (current in roots):
             return None
         current = current.rpartition("/")[0]
 

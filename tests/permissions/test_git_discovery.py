@@ -96,3 +96,15 @@ async def test_no_repository_at_all_and_a_runtime_folder(tmp_path):
     assert verdict_name(await decide_bash(make_ctx(project), "git status")) == "allow"
     verdict = await decide_bash(make_ctx(project, allow=("Bash(git:*)",)), 'git -C "$D" status')
     assert verdict_name(verdict) == "ask"
+
+
+async def test_the_walk_stops_at_the_working_directory(tmp_path):
+    """Above the project, writing asks anyway: a repository there is the user's (a project
+    inside a bare repository's folder), while the same layout inside the project asks."""
+    (tmp_path / "objects").mkdir()
+    (tmp_path / "HEAD").write_text("ref: refs/heads/main\n")
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    assert verdict_name(await decide_bash(make_ctx(project), "git -C src status")) == "allow"
+    assert planted_repository(str(project / "src")) == str(tmp_path)  # with no roots: all the way up
+    assert planted_repository(str(project / "src"), (str(project),)) is None
