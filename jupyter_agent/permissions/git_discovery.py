@@ -22,6 +22,8 @@ import os
 import stat
 from collections.abc import Collection
 
+from .git_index import gitfile_target
+
 
 def planted_repository(folder: str, roots: Collection[str] = ()) -> str | None:
     """The repository git would use from the real, absolute ``folder`` when it is not one the
@@ -36,7 +38,7 @@ def planted_repository(folder: str, roots: Collection[str] = ()) -> str | None:
         except OSError:
             mode = 0
         if stat.S_ISREG(mode):
-            target = _gitfile_target(dot_git, current or "/")
+            target = gitfile_target(dot_git, current or "/")
             return None if target is not None and ".git" in target.split("/") else target or dot_git
         if stat.S_ISDIR(mode) and looks_like_repository(dot_git):
             return None
@@ -53,18 +55,6 @@ def looks_like_repository(path: str) -> bool:
     return os.path.lexists(path + "/HEAD") and (
         os.path.lexists(path + "/objects") or os.path.lexists(path + "/commondir")
     )
-
-
-def _gitfile_target(dot_git: str, top: str) -> str | None:
-    """Where a ``.git`` file's ``gitdir:`` line points (normalized), or None when unreadable."""
-    try:
-        with open(dot_git, encoding="utf-8") as f:
-            line = f.readline().strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if not line.startswith("gitdir:"):
-        return None
-    return os.path.normpath(os.path.join(top, line[len("gitdir:"):].strip()))
 
 
 __all__ = ["looks_like_repository", "planted_repository"]

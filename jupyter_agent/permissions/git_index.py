@@ -29,6 +29,11 @@ def git_dir(top: str) -> str | None:
         return None
     if stat.S_ISDIR(mode):
         return dot_git
+    return gitfile_target(dot_git, top)
+
+
+def gitfile_target(dot_git: str, top: str) -> str | None:
+    """Where a ``.git`` file's ``gitdir:`` line points (normalized), or None when unreadable."""
     try:
         with open(dot_git, encoding="utf-8") as f:
             line = f.readline().strip()
@@ -137,4 +142,4 @@ def _has_unsupported_extension(data: bytes, pos: int, end: int) -> bool:
     return pos != end
 
 
-__all__ = ["git_dir", "parse_index", "tracked_paths"]
+__all__ = ["git_dir", "gitfile_target", "parse_index", "tracked_paths"]

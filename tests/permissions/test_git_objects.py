@@ -12,20 +12,13 @@ import subprocess
 
 import pytest
 
-from jupyter_agent.permissions import git_history
 from jupyter_agent.permissions.git_objects import object_ids
 from tests.permissions.conftest import verdict_name
+from tests.permissions.test_git_history import _fresh_listings  # noqa: F401 (autouse here too)
 from tests.permissions.test_git_tracked import ENV, GIT, TOKEN, git, git_env
 from tests.permissions.tools import decide_bash, make_ctx
 
 pytestmark = pytest.mark.skipif(GIT is None, reason="needs git")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_listings():
-    git_history.forget()
-    yield
-    git_history.forget()
 
 
 @pytest.fixture
