@@ -18,7 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use, run_tools  # noqa: E402
+from jupyter_agent.core.batches import run_tools  # noqa: E402
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use  # noqa: E402
 from jupyter_agent.core.permission_types import PermissionAllow  # noqa: E402
 from tests.support.tools import SleepTool, Tracker, WaitIOTool, WriteStepTool, make_context  # noqa: E402
 

@@ -21,8 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import anthropic  # noqa: E402
 
 from jupyter_agent.agent.retry import RetryPolicy  # noqa: E402
+from jupyter_agent.core.batches import run_tools  # noqa: E402
 from jupyter_agent.core.context import ToolUseContext, ToolUseOptions  # noqa: E402
-from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use, run_tools  # noqa: E402
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use  # noqa: E402
 from jupyter_agent.core.permission_types import PermissionAllow  # noqa: E402
 from jupyter_agent.subagents.runtime import RUNTIME_KEY, SubagentRuntime  # noqa: E402
 from jupyter_agent.testing import ScriptedServer, reply  # noqa: E402

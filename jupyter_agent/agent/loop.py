@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..core.abort import AbortController, Aborted, await_unless_aborted
+from ..core.batches import run_tools
 from ..core.context import ToolUseContext
 from ..core.events import ToolCallFinished
-from ..core.orchestration import ToolCallOutcome, ToolUseRequest, run_tools
+from ..core.orchestration import ToolCallOutcome, ToolUseRequest
 from ..core.result import text_block
 from ..core.tool import CanUseTool
 from .events import AgentErrorEvent, AssistantMessageDone, SessionEvent, Usage

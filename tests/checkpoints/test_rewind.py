@@ -8,7 +8,8 @@ import nbformat
 from jupyter_agent.agent.events import TurnStarted
 from jupyter_agent.checkpoints import CheckpointStore, rewind, with_checkpoints
 from jupyter_agent.checkpoints.store import install_store
-from jupyter_agent.core.orchestration import ToolUseRequest, run_tools
+from jupyter_agent.core.batches import run_tools
+from jupyter_agent.core.orchestration import ToolUseRequest
 from jupyter_agent.tools.edit import EditTool
 from jupyter_agent.tools.notebook_edit import NotebookEditTool
 from jupyter_agent.tools.read import ReadTool

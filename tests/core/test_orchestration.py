@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_agent.core.batches import run_tools
 from jupyter_agent.core.events import (
     PermissionRequested,
     PermissionResolved,
@@ -17,7 +18,6 @@ from jupyter_agent.core.orchestration import (
     NOT_RUN_MESSAGE,
     ToolUseRequest,
     run_tool_use,
-    run_tools,
 )
 from jupyter_agent.core.permission_types import PermissionAllow
 from tests.conftest import RecordingApprover

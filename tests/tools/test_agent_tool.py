@@ -6,8 +6,9 @@ from dataclasses import replace
 import httpx2
 import pytest
 
+from jupyter_agent.core.batches import partition_tool_calls, run_tools
 from jupyter_agent.core.events import ToolCallProgress
-from jupyter_agent.core.orchestration import ToolUseRequest, partition_tool_calls, run_tool_use, run_tools
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
 from jupyter_agent.core.permission_types import PermissionAllow
 from jupyter_agent.subagents.runner import SubagentEvent
 from jupyter_agent.subagents.runtime import RUNTIME_KEY

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from jupyter_agent.core.orchestration import ToolUseRequest, run_tools
+from jupyter_agent.core.batches import run_tools
+from jupyter_agent.core.orchestration import ToolUseRequest
 from jupyter_agent.tools.bash import BashInput, BashTool
 from tests.tasks.shell_support import bash, bash_context
 
@@ -224,7 +225,7 @@ async def test_both_directories_gone_falls_back_to_home(tmp_path, approve):
 
 
 async def test_read_only_commands_run_as_one_parallel_batch(tmp_path, approve):
-    from jupyter_agent.core.orchestration import is_call_concurrency_safe
+    from jupyter_agent.core.batches import is_call_concurrency_safe
 
     ctx = bash_context(tmp_path)
     (tmp_path / "work" / "listed.txt").write_text("x")

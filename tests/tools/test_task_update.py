@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from jupyter_agent.core.orchestration import ToolUseRequest, run_tools
+from jupyter_agent.core.batches import run_tools
+from jupyter_agent.core.orchestration import ToolUseRequest
 from jupyter_agent.tasklist import task_store_for
 from jupyter_agent.tools.task_create import TaskCreateTool
 from jupyter_agent.tools.task_list import TaskListTool

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use, run_tools
+from jupyter_agent.core.batches import run_tools
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
 from jupyter_agent.tools.worktree import EnterWorktreeTool, ExitWorktreeTool, get_worktree
 from tests.support.tools import make_context
 

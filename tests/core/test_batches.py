@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agent.core.orchestration import ToolUseRequest, partition_tool_calls
+from jupyter_agent.core.batches import partition_tool_calls
+from jupyter_agent.core.orchestration import ToolUseRequest
 
 
 def _calls(spec: str) -> list[ToolUseRequest]:
