@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext
-from ..core.permission_types import PermissionAllow, PermissionResult
+from ..core.permission_types import PermissionAllow, PermissionAsk, PermissionResult
 from ..core.result import ContentBlock, ToolResult, image_block, text_block
 from ..core.tool import VALID, InterruptBehavior, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
@@ -99,7 +99,16 @@ For ordinary commands with line output, use Bash instead."""
     async def check_permissions(self, input: TerminalCaptureInput, context: ToolUseContext) -> PermissionResult:
         if input.command is None:
             return PermissionAllow()
-        return await check_bash_permission_async(input.command, context)
+        result = await check_bash_permission_async(input.command, context)
+        if input.keys and isinstance(result, PermissionAllow):
+            # what a program does with typed keys (a pager's `!cmd`, a debugger, a REPL) is not in
+            # the command line the analysis read: asked about unless a rule or the mode allows it
+            return PermissionAsk(
+                f"Type {input.keys!r} into {input.command!r}: keystrokes can make a program run commands "
+                "the permission check cannot see.",
+                reason="keystrokes are typed into the program",
+            )
+        return result
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
         if input.task_id is not None:

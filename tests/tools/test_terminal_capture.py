@@ -90,3 +90,16 @@ async def test_input_errors(tmp_path, approve):
     ]:
         out = await capture(ctx, approve, **payload)
         assert out.is_error and message in out.text, (payload, out.text)
+
+
+async def test_typed_keys_need_approval_even_for_a_read_only_command(tmp_path, reject, approve):
+    """A read-only command line says nothing of what typed keys make the program do (a pager's
+    ``!cmd``, a debugger): with ``keys`` the call asks; without, a read-only command runs."""
+    ctx = make_context([TerminalCaptureTool()], tmp_path)
+    out = await capture(ctx, reject, command="cat", keys=["!touch x\n"], wait_seconds=1, image=False)
+    assert out.is_error and len(reject.asks) == 1 and "keystrokes" in reject.asks[0][1].message
+    assert not (tmp_path / "x").exists()
+    out = await capture(ctx, approve, command="cat", keys=["hello\n", "\x04"], wait_seconds=2, image=False)
+    assert not out.is_error and len(approve.asks) == 1 and "hello" in out.text
+    out = await capture(ctx, approve, command="echo plain", wait_seconds=2, image=False)
+    assert not out.is_error and len(approve.asks) == 1  # no keys: read-only, not asked
