@@ -105,3 +105,17 @@ def test_a_long_file_name_gets_a_temp_name_that_fits(tmp_path):
     name = "n" * 255
     atomic_write_bytes(tmp_path / name, b"x")
     assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
+def test_without_a_name_for_the_open_folder_the_check_compares_what_the_name_leads_to(tmp_path, monkeypatch):
+    """Where the system cannot name an open folder (no /proc, no F_GETPATH), a pinned write
+    compares the opened folder with what its name leads to now."""
+    monkeypatch.setattr(atomic, "_fd_path", lambda fd: None)
+    atomic_write_bytes(tmp_path / "ok.txt", b"x", pinned=True)
+    assert (tmp_path / "ok.txt").read_bytes() == b"x"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "sub").symlink_to(outside)
+    with pytest.raises(WriteTargetMoved):
+        atomic_write_bytes(tmp_path / "sub" / "f.txt", b"x", pinned=True)
+    assert list(outside.iterdir()) == []
