@@ -20,10 +20,16 @@ PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", "
                             ".ssh", ".gnupg", ".config", ".aws", ".kube", ".docker"})
 PROTECTED_FILES = frozenset(
     {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
-     ".zshenv", ".zprofile", ".zlogin", ".mcp.json", ".gitconfig", ".gitmodules", ".inputrc"}
+     ".zshenv", ".zprofile", ".zlogin", ".mcp.json", ".gitconfig", ".gitmodules", ".inputrc",
+     # other start-up files (R and Octave kernels run them in the folder they start in), and
+     # configuration that changes what a program fetches or sends (package indexes, curl's
+     # options, credentials) or what jq reads (~/.jq is sourced into every program)
+     ".rprofile", ".renviron", ".octaverc", ".npmrc", ".yarnrc", ".condarc", ".pypirc", ".curlrc",
+     ".wgetrc", ".netrc", ".jq"}
 )
-# run by every Python that starts with them on its path, the kernel included
-STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
+# run by every Python that starts with them on its path, the kernel included; pip's own
+# configuration inside an environment (``.venv/pip.conf`` picks the package index)
+STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py", "pip.conf", "pip.ini"})
 _SITE_DIRS = (os.sep + "site-packages", os.sep + "dist-packages")
 
 
@@ -222,7 +228,7 @@ def _startup_reason(form: str) -> str | None:
     folded = form.lower()
     folder, _, name = folded.rpartition(os.sep)
     if name in STARTUP_FILES or (name.endswith(".pth") and folder.endswith(_SITE_DIRS)):
-        return f"{form} is run by Python at start-up (a protected file)"
+        return f"{form} is run or read by Python or pip at start-up (a protected file)"
     if "/jupyter" in folded:
         parts = folded.split(os.sep)
         for i in range(1, len(parts)):

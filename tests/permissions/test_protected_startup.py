@@ -23,9 +23,11 @@ PROTECTED = [
     ".venv/lib/python3.11/site-packages/sitecustomize.py", "lib/usercustomize.py",
     ".local/share/jupyter/kernels/py/kernel.json", ".venv/share/jupyter/labextensions/x/package.json",
     ".venv/etc/jupyter/jupyter_server_config.d/x.json", "/usr/local/share/Jupyter/kernels/k/kernel.json",
+    ".Rprofile", "analysis/.Rprofile", ".Renviron", ".npmrc", ".condarc", ".venv/pip.conf", ".pip/pip.conf",
+    ".curlrc", ".netrc", ".jq",
 ]
 ORDINARY = ["models/model.pth", "site-packages-notes/a.pth", "notes/jupyter/a.md", "jupyter/x.py", "share/data.csv",
-            "src/config/settings.py", "config/git/x", ".github/workflows/ci.yml"]
+            "src/config/settings.py", "config/git/x", ".github/workflows/ci.yml", "analysis.R", "pip.txt", "a.jq"]
 
 
 @pytest.mark.parametrize("path", PROTECTED)
