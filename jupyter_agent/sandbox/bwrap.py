@@ -2,8 +2,8 @@
 
 Inside the sandbox the whole filesystem is read-only (``--ro-bind / /``) except the working
 directories, the folder where the shell records its final directory, and a private ``/tmp``
-(a fresh tmpfs, gone when the command ends).  Protected paths inside writable directories
-(``.git/hooks``, ``.git/config``, ``.claude``) are bound read-only again.  All namespaces are
+(a fresh tmpfs, gone when the command ends).  Protected paths at the top of writable directories
+(``.git/hooks``, ``.git/config``, ``.claude``, ``.ssh``, ``.bashrc`` …) are bound read-only again.  All namespaces are
 unshared: no network, its own PID namespace (when the command ends, everything it started is
 killed by the kernel), and ``--die-with-parent`` ties it to the shell that started it.
 """
@@ -17,7 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-PROTECTED_NAMES = (".git/hooks", ".git/config", ".claude")
+from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES
+
+# git's programs and settings (the rest of .git stays writable: commits work), and every other
+# protected folder and file of the permission system (``.claude``, ``.ssh``, ``.bashrc`` …)
+PROTECTED_NAMES = (".git/hooks", ".git/config", *sorted(PROTECTED_DIRS - {".git"}), *sorted(PROTECTED_FILES))
 _BASE_ARGS = ("--die-with-parent", "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 
 

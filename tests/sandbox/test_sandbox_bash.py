@@ -38,13 +38,17 @@ async def test_protected_paths_stay_read_only(tmp_path, approve, bwrap_ok):
     (work / ".git" / "hooks").mkdir(parents=True)
     (work / ".git" / "config").write_text("[core]\n")
     (work / ".claude").mkdir()
+    (work / ".ssh").mkdir()
+    (work / ".bashrc").write_text("# mine\n")
     ctx = sandboxed_context(tmp_path)
     out = await bash(
         ctx, approve,
         "echo evil > .git/hooks/pre-commit; echo evil >> .git/config; echo x > .claude/settings.json; "
+        "python3 -c \"open('.ssh/authorized_keys', 'w')\"; python3 -c \"open('.bashrc', 'a').write('x')\"; "
         "echo fine > .git/HEAD && cat .git/HEAD",
     )
-    assert out.text.count("Read-only file system") == 3 and "fine" in out.text
+    assert out.text.count("Read-only file system") == 5 and "fine" in out.text, out.text
+    assert not (work / ".ssh" / "authorized_keys").exists() and (work / ".bashrc").read_text() == "# mine\n"
     assert not (work / ".git" / "hooks" / "pre-commit").exists()
     assert (work / ".git" / "config").read_text() == "[core]\n"
     assert not (work / ".claude" / "settings.json").exists()
