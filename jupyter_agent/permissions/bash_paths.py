@@ -24,6 +24,7 @@ from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
 from .compiled import PathScope
 from .filesystem import read_deny_below, read_rule_of, write_verdict
+from .git_config import program_setting
 from .git_contents import shows_contents
 from .git_discovery import planted_repository
 from .paths import BadPath, ResolvedPath, local_path, relative_below, resolve_below
@@ -47,6 +48,9 @@ def path_checks(
             _read_check(inner[1], cwds, scope, v)  # `source .env` reads it
         if program == "git":
             _planted_check(inner, cwds, scope.roots, v)
+            setting = program_setting(inner)
+            if setting is not None:
+                v.sticky.append(setting)
         read_only = info.read_only
         if not read_only.read_only:
             if recursive and program == "git" and shows_contents(inner):

@@ -1,0 +1,72 @@
+"""git settings that name a program: ``Bash(git:*)`` allows git, not whatever git is told to run.
+``git config core.fsmonitor "<program>"`` makes every later ``git status`` run it, and
+``git -c core.fsmonitor=<program> status`` runs it at once; such settings (and any written for
+every repository with ``--global``) ask in every mode past the rule, while ordinary settings and
+reads run.  The rows that set a program are run by git to show they are real."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from jupyter_agent.permissions.git_config import runs_program
+from tests.permissions.conftest import verdict_name
+from tests.permissions.test_git_tracked import GIT, git, git_env
+from tests.permissions.tools import decide_bash, make_ctx
+
+pytestmark = pytest.mark.skipif(GIT is None, reason="needs git")
+
+ASK = [
+    'git config core.fsmonitor "touch {marker}; false"', 'git config --local core.fsmonitor "touch {marker}; false"',
+    'git -c core.fsmonitor="touch {marker}; false" status', "git config alias.st '!touch {marker}'",
+    "git config --add include.path ../evil.cfg", "git config diff.nb.textconv cat", "git config set core.pager less",
+    "git config -e", "git config $K $V", "git --config-env=core.pager=P log", "git config --global user.email a@b.c",
+    "git config IncludeIf.gitdir:x.path y", "git config filter.x.clean cat", "git config credential.helper store",
+]
+RUN = [
+    "git config user.email a@b.c", "git config core.fsmonitor", "git config --get core.fsmonitor", "git config --list",
+    "git config --unset core.fsmonitor", "git config remote.origin.url https://example.com/x.git",
+    "git config branch.main.remote origin", "git -c user.name=x commit -q --allow-empty -m m", "git status",
+]
+
+
+@pytest.fixture
+def repo(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    git(project, "init", "-q")
+    (project / "a.txt").write_text("a\n")
+    return project
+
+
+@pytest.mark.parametrize("line", ASK)
+async def test_program_settings_ask_past_the_rule(repo, line):
+    command = line.format(marker=repo.parent / "RAN")
+    for mode in ("default", "acceptEdits", "bypassPermissions"):
+        verdict = await decide_bash(make_ctx(repo, allow=("Bash(git:*)",), mode=mode), command)
+        assert verdict_name(verdict) == "ask", (mode, command, verdict)
+
+
+@pytest.mark.parametrize("line", RUN)
+async def test_ordinary_settings_and_reads_run_under_the_rule(repo, line):
+    verdict = await decide_bash(make_ctx(repo, allow=("Bash(git:*)",)), line)
+    assert verdict_name(verdict) == "allow", (line, verdict)
+
+
+@pytest.mark.parametrize("line", [ASK[0], ASK[2], ASK[3] + " && git st"])
+def test_the_rows_that_set_a_program_really_run_it(repo, line):
+    marker = repo.parent / "RAN"
+    command = line.format(marker=marker)
+    run = ["bash", "-c", f"{command} >/dev/null 2>&1; git status >/dev/null 2>&1; true"]
+    subprocess.run(run, cwd=repo, env=git_env(repo), timeout=30, check=True)
+    assert marker.exists(), command
+
+
+@pytest.mark.parametrize(("key", "expected"), [
+    ("core.fsmonitor", True), ("CORE.FSMONITOR", True), ("diff.jupyternotebook.command", True),
+    ("merge.nb.driver", True), ("alias.co", True), ("remote.origin.uploadpack", True), ("x", True),
+    ("core.autocrlf", False), ("user.email", False), ("remote.origin.url", False), ("diff.renames", False),
+])
+def test_runs_program(key, expected):
+    assert runs_program(key) is expected
