@@ -30,7 +30,6 @@ class ToolRunResult:
     context: ToolUseContext
 
 
-
 def partition_tool_calls(
     calls: Sequence[ToolUseRequest], is_safe: Callable[[ToolUseRequest], bool]
 ) -> list[Batch]:
