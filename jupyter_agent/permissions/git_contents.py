@@ -2,8 +2,9 @@
 
 ``git diff`` and ``git show`` print patches unless told to print only names or statistics;
 ``git log``, ``git reflog`` and ``git stash show`` print them once asked to (``-p``);
-``git cat-file`` prints objects; ``git archive``, ``format-patch``, ``fast-export``, ``clone``
-and the like export them (``_EXPORTS``), and so does any command run with its work tree put
+``git cat-file`` prints objects; ``git archive``, ``format-patch``, ``fast-export``, ``clone``,
+``push`` and the like export them (``_EXPORTS``: a ``.env`` added with ``git add -f .`` and
+pushed leaves the machine), and so does any command run with its work tree put
 elsewhere (``--work-tree``, ``-c core.worktree=``: ``git --work-tree=sub checkout OLD -- .``
 writes OLD's ``.env`` as ``sub/.env``); a pickaxe search (``-S``, ``-G``) tells whether a file
 ever contained a text, which is enough to recover a secret piece by piece.  Anything not known
@@ -49,7 +50,7 @@ _CAT_FILE_QUIET = frozenset({"-t", "-s", "-e"})
 _EXPORTS = frozenset({
     "archive", "fast-export", "format-patch", "bundle", "range-diff", "diff-tree", "diff-index",
     "diff-files", "merge-tree", "unpack-file", "checkout-index", "clone", "worktree", "send-email",
-    "request-pull", "notes", "read-tree",
+    "request-pull", "notes", "read-tree", "push", "send-pack", "subtree", "svn", "p4",
 })
 # global options that may put the work tree elsewhere (`--work-tree=sub checkout OLD -- .`
 # writes OLD's files into sub/), directly or through configuration (`core.worktree`, includes)

@@ -281,3 +281,24 @@ async def test_a_work_tree_put_elsewhere_does_not_let_history_out(removed, comma
     (removed / "sub").mkdir()
     git(removed, *shlex.split(command)[1:])
     assert TOKEN in (removed / "sub" / ".env").read_text(), command  # the row is real
+
+
+async def test_pushing_a_denied_file_asks(removed, clean, tmp_path):
+    """``git add -f .`` copies the ignored ``.env`` into the index without printing it, and a push
+    takes it off the machine: with a denied path tracked or in the history, push asks past
+    ``Bash(git:*)``; a clean repository pushes as the rule says."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    for repo in (removed, clean):
+        git(repo, "remote", "add", "origin", str(remote))
+    ctx = make_ctx(clean, deny=ENV, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "git push -q origin HEAD:refs/heads/clean")) == "allow"
+    for command in ("git add -f .", "git commit -q -m all"):
+        assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+        git(clean, *shlex.split(command)[1:])
+    for repo in (removed, clean):
+        ctx = make_ctx(repo, deny=ENV, allow=("Bash(git:*)",), mode="bypassPermissions")
+        verdict = await decide_bash(ctx, f"git push -q origin HEAD:refs/heads/{repo.name}")
+        assert verdict_name(verdict) == "ask" and ".env" in verdict.message, (repo.name, verdict)
+        git(repo, "push", "-q", "origin", f"HEAD:refs/heads/{repo.name}")
+        assert TOKEN in git(remote, "log", "-p", repo.name).stdout  # the row is real: it left
