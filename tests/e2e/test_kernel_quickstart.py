@@ -58,13 +58,7 @@ def test_quickstart_runs_in_demo_mode_with_approvals(tmp_path: Path):
         clicked: set[str] = set()
         deadline = time.monotonic() + 240
         while len(_turn_ends(h)) < agent_cells and time.monotonic() < deadline:
-            for label in ("Always allow Bash(python --version)", "Approve"):
-                for m in h.widgets("ButtonModel"):
-                    state = m["content"]["data"]["state"]
-                    comm = m["content"]["comm_id"]
-                    if comm not in clicked and state.get("description", "").startswith(label):
-                        clicked.add(comm)
-                        h.click(comm)
+            _answer_cards(h, clicked)
             time.sleep(0.2)
         ends = _turn_ends(h)
         assert len(ends) == agent_cells == 3
@@ -77,3 +71,19 @@ def test_quickstart_runs_in_demo_mode_with_approvals(tmp_path: Path):
         assert any("Notes from the agent" in c.source for c in edited.cells)
     finally:
         h.close()
+
+
+def _answer_cards(h: KernelHarness, clicked: set[str]) -> None:
+    """Answer each complete approval card once: its button row (an HBox, sent after all its
+    buttons) offers "Always allow Bash(python --version)" or else Approve.  Going by rows, not by
+    single buttons, an Approve seen before its card's Always-allow button is never clicked."""
+    buttons = {m["content"]["comm_id"]: m["content"]["data"]["state"].get("description", "")
+               for m in h.widgets("ButtonModel")}
+    for row in h.widgets("HBoxModel"):
+        ids = [ref.removeprefix("IPY_MODEL_") for ref in row["content"]["data"]["state"].get("children", [])]
+        labels = {buttons.get(i, ""): i for i in ids}
+        if "Approve" not in labels or row["content"]["comm_id"] in clicked:
+            continue
+        always = [i for label, i in labels.items() if label.startswith("Always allow Bash(python --version)")]
+        clicked.add(row["content"]["comm_id"])
+        h.click(always[0] if always else labels["Approve"])
