@@ -16,7 +16,7 @@ from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionRes
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import copy_check, program_write_check, write_link_rule
 from .bash_copies import COPYING_PROGRAMS
-from .bash_git import git_folder, git_read_checks
+from .bash_git import git_read_checks
 from .bash_patterns import expanded
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_verdict import Verdict, new_memo
@@ -24,9 +24,8 @@ from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
 from .compiled import PathScope
 from .filesystem import read_deny_below, read_rule_of, write_verdict
-from .git_config import program_setting
 from .git_contents import shows_contents
-from .git_discovery import planted_repository
+from .git_guards import git_guards
 from .paths import BadPath, ResolvedPath, local_path, relative_below, resolve_below
 
 TOOL_NAME = "Bash"
@@ -46,11 +45,10 @@ def path_checks(
         program = inner[0].literal if inner else None
         if len(inner) > 1 and program in ("source", "."):
             _read_check(inner[1], cwds, scope, v)  # `source .env` reads it
-        if program == "git":
-            _planted_check(inner, cwds, scope.roots, v)
-            setting = program_setting(inner)
-            if setting is not None:
-                v.sticky.append(setting)
+        if program == "git":  # what git would run or write that the command line does not show
+            git_guards(inner, cwds, scope, v)
+            if v.deny:
+                return
         read_only = info.read_only
         if not read_only.read_only:
             if recursive and program == "git" and shows_contents(inner):
@@ -76,25 +74,6 @@ def path_checks(
             _git_check(inner, cwds, scope, v)
             if v.deny:
                 return
-
-
-def _planted_check(words: tuple[Word, ...], cwds: list[str], roots: tuple[str, ...], v: Verdict) -> None:
-    """git in a repository that is plain files (``git_discovery``) may run what they name."""
-    memo = v.memo if v.memo is not None else new_memo(v)
-    for cwd in cwds:
-        folder = git_folder(words, cwd)[0]
-        if folder is None:
-            v.sticky.append("git -C names a folder only known at run time, so which repository's "
-                            "configuration git reads is unknown")
-            return
-        key = ("planted", folder)
-        if key not in memo:
-            memo[key] = planted_repository(folder, roots)
-        repo = memo[key]
-        if repo is not None:
-            v.sticky.append(f"git would use the repository in {repo}, which is not a .git folder: its "
-                            "configuration and hooks are plain files that may name programs git runs")
-            return
 
 
 def _git_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
