@@ -115,14 +115,18 @@ def program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v:
                 v.sticky.append(f"{info.text} has a pattern whose files cannot be listed before it runs")
                 return
             continue
+        named = {w.text for w in argv}  # protected_arguments checks these names itself
         for word, recursive in written_targets(argv, cwd):
             if not word.static:
                 continue  # known only at run time: a rule allowed the program with any argument
             path = word.text
+            lands = path not in named  # where a copy lands, a name no argument spells: `cp x.pth site-packages/`
+            if not (lands or edit_deny or edit_ask or recursive or scope.read_deny):
+                continue
             resolved = resolved_once(path, cwd, v)
             if resolved is None:
                 continue
-            reason = protected_reason_of(*resolved)  # where it lands: `cp x.pth site-packages/`
+            reason = protected_reason_of(*resolved) if lands else None
             if reason is not None:
                 v.sticky.append(f"{info.text} touches {reason}")
                 return

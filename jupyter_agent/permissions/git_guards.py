@@ -6,8 +6,6 @@ names (``git_writes``).  Each adds a sticky ask (or a deny, for an Edit-denied p
 
 from __future__ import annotations
 
-import os
-
 from .bash_git import git_folder, top_level
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word
@@ -54,11 +52,9 @@ def _patch_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: 
         if reason is not None:
             v.sticky.append(reason)
             return
-        prefix = next((w.literal[len("--directory="):] for w in words
-                       if (w.literal or "").startswith("--directory=")), "")
         for base in dict.fromkeys((cwd, top_level(cwd))):
             for path in paths:
-                resolved = resolved_once(os.path.join(prefix, path) if prefix else path, base, v)
+                resolved = resolved_once(path, base, v)
                 if resolved is None:
                     v.sticky.append(f"the patch names {path}, which cannot be resolved")
                     return

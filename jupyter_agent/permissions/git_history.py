@@ -108,12 +108,6 @@ def listed_history(repo: str) -> History | None | object:
     return _UNLISTED
 
 
-def history_paths(repo: str) -> tuple[str, ...] | None | object:
-    """The paths ``repo``'s history holds (relative to its work tree), or as ``listed_history``."""
-    history = listed_history(repo)
-    return history.paths if isinstance(history, History) else history
-
-
 UNLISTED = _UNLISTED
 
 
@@ -184,6 +178,6 @@ def forget() -> None:
 
 
 __all__ = [
-    "HISTORY_TIMEOUT", "UNLISTED", "History", "forget", "history_paths", "list_history", "list_wanted",
+    "HISTORY_TIMEOUT", "UNLISTED", "History", "forget", "list_history", "list_wanted",
     "listed_history", "refs_state",
 ]

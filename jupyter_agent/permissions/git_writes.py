@@ -27,7 +27,8 @@ _RENAME = re.compile(r"^(?:rename|copy) (?:from|to) (.+)$")
 
 
 def data_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[str]]:
-    """``(why it must ask, paths a patch writes)`` for ``git …`` run in ``cwd``."""
+    """``(why it must ask, paths a patch writes)`` for ``git …`` run in ``cwd`` (``--directory=``
+    prepended, as git does)."""
     _options, i = git_global_options(words)
     if i >= len(words):
         return None, []
@@ -49,6 +50,7 @@ def data_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[str]]
     if not files:
         return f"git {sub} reads its patch from standard input, so the files it writes are unknown", []
     strip = _strip(options)
+    prefix = next((o[len("--directory="):] for o in options if o and o.startswith("--directory=")), "")
     paths: list[str] = []
     for word in files:
         if word.literal is None or word.literal == "-":
@@ -63,7 +65,7 @@ def data_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[str]]
         paths.extend(patch_paths(data.decode("utf-8", "surrogateescape"), strip))
     if any(p is None for p in paths):
         return f"git {sub} applies a patch that names a file in a form this check does not read", []
-    return None, [p for p in paths if p is not None]
+    return None, [os.path.join(prefix, p) if prefix else p for p in paths if p is not None]
 
 
 def patch_paths(text: str, strip: int = 1) -> Iterator[str | None]:

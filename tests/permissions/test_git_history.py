@@ -173,7 +173,7 @@ async def test_the_synchronous_check_alone_asks_until_listed(removed, clean):
 async def test_a_listing_that_fails_or_times_out_asks(clean, tmp_path, monkeypatch):
     repo = git_dir(str(clean))
     await git_history.list_history(repo, timeout=0)  # no time at all: unknown
-    assert git_history.history_paths(repo) is None
+    assert git_history.listed_history(repo) is None
     verdict = await decide_bash(make_ctx(clean, deny=ENV), "git show HEAD~1")
     assert verdict_name(verdict) == "ask" and "could not be listed" in verdict.message
     git_history.forget()

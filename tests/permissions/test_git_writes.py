@@ -56,7 +56,7 @@ def _ctx(repo, mode="default"):
 @pytest.mark.parametrize(("command", "expected"), [
     ("git apply claude.patch", "ask"), ("git apply --index claude.patch", "ask"), ("git am claude.patch", "ask"),
     ("git apply renamed.patch", "ask"), ("git apply hook.patch", "ask"), ("git apply locked.patch", "deny"),
-    ("git apply quoted.patch", "ask"), ("git apply < claude.patch", "ask"), ("cat claude.patch | git apply", "ask"),
+    ("git apply quoted.patch", "ask"), ("git apply --directory=.claude plain.patch", "ask"), ("git apply < claude.patch", "ask"), ("cat claude.patch | git apply", "ask"),
     ("git apply missing.patch", "ask"), ("git apply $P", "ask"), ("git am --continue", "ask"),
     ("git mktree < t.txt", "ask"), ("git hash-object -w notes.txt", "ask"),
     ("git update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.claude/x", "ask"),
