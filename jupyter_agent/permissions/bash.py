@@ -22,6 +22,7 @@ from . import git_history
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_arguments import protected_arguments
 from .bash_paths import path_checks
+from .bash_rule_skips import skipping_match
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict
 from .compiled import CompiledRules, PathScope, compiled_rules
@@ -110,6 +111,28 @@ def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict) 
                 for rule, pattern in rules.bash_ask:
                     if pattern.matches(text) or (not complete and pattern.may_match(known)):
                         v.sticky.append(f"{text!r} matches the ask rule {rule}")
+    if rules.skip_programs:
+        _skipping_checks(commands, rules, v)
+
+
+def _skipping_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict) -> None:
+    """Deny and ask rules again with options skipped (``docker --context x rm c``)."""
+    programs = rules.skip_programs
+    for info in commands:
+        for k, form in enumerate(info.forms):
+            if not form or form[0].text not in programs:
+                continue
+            text = info.form_texts[k][0]
+            hit = skipping_match(form, rules.deny_skips)
+            if hit is not None:
+                rule, certain = hit
+                if certain:
+                    v.deny = f"Permission to run {text!r} has been denied by the rule {rule} (options skipped)."
+                    return
+                v.sticky.append(f"{text!r} may match the deny rule {rule}")
+            hit = skipping_match(form, rules.ask_skips)
+            if hit is not None:
+                v.sticky.append(f"{text!r} matches the ask rule {hit[0]} (options skipped)")
 
 
 def _command_checks(

@@ -12,6 +12,7 @@ from functools import lru_cache
 from .bash_parse import Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rules import form_text
+from .bash_runners import RUNNER_PROGRAMS, may_run_something, runner_forms
 from .bash_words import Word
 from .bash_wrappers import EVAL_LIKE, SHELLS, WRAPPERS, dangerous_env, unwrap
 from .git_words import git_global_options
@@ -28,8 +29,9 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # Reserved words as a program: tree-sitter read `time { cmd; }` / `coproc x { cmd; }` as commands.
 _KEYWORDS = frozenset({"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "for", "case", "esac", "select", "function", "[[", "]]"})
-_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | _KEYWORDS | {"su", "command", "find", "fd"}
-_EXTRA_FORM_PROGRAMS = frozenset({"find", "fd", "git"})  # and names with a slash
+_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | _KEYWORDS | RUNNER_PROGRAMS | {"su", "command", "find", "fd"}
+_EXTRA_FORM_PROGRAMS = frozenset({"find", "fd", "git"}) | RUNNER_PROGRAMS  # and names with a slash
+_MAX_EXTRA_DEPTH = 4  # `uv run npx rm`: forms found in forms, this deep
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"})  # an extra form, a cd target
 _NOT_READ_ONLY = ReadOnlyCheck(False)
 _READ_ONLY = ReadOnlyCheck(True)
@@ -124,6 +126,12 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
                     read_only = check_read_only(words)
                     commands.append(CommandInfo((words,), words, read_only, None, None, None, nested or cmd.nested, 0))
                 continue
+            if name in RUNNER_PROGRAMS and program.static and not program.glob and not cmd.assignments:
+                extras = _plain_runner_forms(words)
+                if extras is not None:  # npm install, python -m pytest: what _classify would give
+                    commands.append(CommandInfo((words, *extras), words, check_read_only(words), None, None,
+                                                None, nested or cmd.nested, 0))
+                    continue
         info, scripts, reads = _classify(cmd, nested)
         commands.append(info)
         out.redirects.extend([Redirect(word, False) for word in reads])  # xargs -a FILE reads FILE
@@ -159,6 +167,20 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
     return CommandInfo(forms, words, read_only, reason, None, None, nested or cmd.nested, 0)
 
 
+def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | None:
+    """What a runner runs when that is nothing (``npm install``) or only plain commands
+    (``python -m pytest``), which ``_classify`` would not unwrap; else None (``_classify``)."""
+    if not may_run_something(words):
+        return []
+    extras = runner_forms(words)
+    for form in extras:
+        program = form[0]
+        name = program.text
+        if not program.static or program.glob or name in _NOT_PLAIN or name in _EXTRA_FORM_PROGRAMS or "/" in name:
+            return None
+    return extras
+
+
 def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str], list[Word]]:
     """The command's classification, the shell code it runs and the files its wrappers read."""
     nested = nested or cmd.nested
@@ -181,7 +203,9 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         forms.append(stdin_form)
     scripts = unwrapped.scripts  # a fresh list of this unwrap
     reads = unwrapped.reads
-    for form in unwrapped.forms:
+    todo = [(form, 0) for form in unwrapped.forms]
+    while todo:
+        form, depth = todo.pop()
         if not _may_have_extra_forms(form):
             continue
         for extra in _extra_forms(form):  # find -exec sh -c '...' {} ;  → unwrap that too
@@ -189,6 +213,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
             forms.extend(peeled.forms)
             scripts.extend(peeled.scripts)
             reads.extend(peeled.reads)
+            if depth < _MAX_EXTRA_DEPTH:
+                todo.extend((inner, depth + 1) for inner in peeled.forms)
     if unwrapped.lookup_only:
         read_only = _READ_ONLY
     elif reason is not None:
@@ -249,6 +275,8 @@ def _extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         bare = _git_without_global_options(form)
         if bare is not None:
             extra.append(bare)
+    elif program in RUNNER_PROGRAMS:  # uv run rm x → rm x
+        extra.extend(runner_forms(form))
     return extra
 
 

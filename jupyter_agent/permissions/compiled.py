@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.permission_types import RuleBehavior, RuleSource, ToolPermissionContext
+from .bash_rule_skips import Skips, skip_rules
 from .bash_rules import BashPattern, compile_bash_pattern
 from .path_patterns import PathPattern, compile_pattern, fold_case, rule_root
 from .rules import PermissionRule, parse_rule_or_none, rule_applies_to_whole_tool
@@ -60,9 +61,14 @@ class CompiledRules:
     deny_any: re.Pattern[str] | None = None
     ask_any: re.Pattern[str] | None = None
     allow_any: re.Pattern[str] | None = None
+    deny_skips: Skips = field(default_factory=dict)  # deny/ask rules also matched past options
+    ask_skips: Skips = field(default_factory=dict)
+    skip_programs: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.bash_deny, self.bash_ask, self.bash_allow = self.bash("deny"), self.bash("ask"), self.bash("allow")
+        self.deny_skips, self.ask_skips = skip_rules(self.bash_deny), skip_rules(self.bash_ask)
+        self.skip_programs = frozenset(self.deny_skips) | frozenset(self.ask_skips)
         self.deny_any, self.ask_any, self.allow_any = (
             self.bash_any("deny"), self.bash_any("ask"), self.bash_any("allow")
         )

@@ -1,0 +1,266 @@
+"""Programs that run a program their arguments name: ``uv run pytest``, ``npx jest``,
+``docker exec app rm x``, ``python -m pip uninstall x``.
+
+An allow rule for the runner (``Bash(uv run:*)``) allows what it runs, as the user wrote it.
+Deny and ask rules must still see the program inside, or ``uv run rm -rf x`` walks past
+``Bash(rm:*)`` in deny.  ``runner_forms`` gives what a runner may run as extra forms, which
+deny and ask rules match like ``find -exec``'s commands (allow rules never look at them).
+
+Options are read without knowing every runner's full option list: an option this table does
+not name is read both ways (a flag, or an option with a separate value), so every word where
+the command may start begins a form.  A deny rule that matches any of them denies; reading an
+option's value as a program name can deny too much, never too little.  Past ``_MAX_STARTS``
+places, or where a word is only known at run time, the form starts with an unknown word, which
+a deny or ask rule may match (``_rule_checks`` then asks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .bash_words import Word
+
+_MAX_STARTS = 8
+UNKNOWN_PROGRAM = Word("<a program chosen at run time>", static=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Runner:
+    values: frozenset[str] = frozenset()  # options known to take a separate value
+    flags: frozenset[str] = frozenset()  # options known to take none
+    positionals: int = 0  # words before the command: docker exec CONTAINER, direnv exec DIR
+    shell: frozenset[str] = frozenset()  # options whose value is shell code: nix-shell --run
+    command: frozenset[str] = frozenset()  # options after which the command starts: nix develop -c
+
+
+def _r(values: str = "", flags: str = "", positionals: int = 0, shell: str = "", command: str = "") -> _Runner:
+    return _Runner(frozenset(values.split()), frozenset(flags.split()), positionals,
+                   frozenset(shell.split()), frozenset(command.split()))
+
+
+_UV = _r("--with --with-editable --with-requirements --python -p --package --extra --group --only-group "
+         "--env-file --directory --project --index --default-index --index-url --extra-index-url --from",
+         "--no-sync --frozen --locked --isolated --no-project --all-extras --no-dev -q --quiet -v --verbose "
+         "--offline --no-cache -n")
+_ENV_RUN = _r("-n --name -p --prefix --cwd -e --environment", "--no-capture-output --live-stream -v")
+_NODE = _r("-p --package --prefix -w --workspace", "-y --yes --no --no-install -q --quiet", shell="-c --call")
+_CONTAINER = _r("-e --env --env-file -u --user -w --workdir -v --volume -p --publish --name --network "
+                "--entrypoint --mount --platform -l --label --hostname -h --detach-keys",
+                "-i -t -it -d --rm --privileged --interactive --tty --detach --init", 1)
+_KUBECTL = _r("-c --container -n --namespace --context --kubeconfig", "-i -t -it --stdin --tty -q --quiet", 1)
+_PLAIN = _r()
+_NIX = _r("-p --packages -I --arg --argstr --expr -E", "--pure --impure", shell="--run --command")
+
+# (program, words that select running) → how the command is found after them.  The words may
+# have options before them (``uv --quiet run``, ``docker --context x exec``).
+RUNNERS: dict[str, tuple[tuple[tuple[str, ...], _Runner], ...]] = {
+    "uv": ((("run",), _UV), (("tool", "run"), _UV)),
+    "uvx": (((), _UV),),
+    "pipx": ((("run",), _r("--spec --python --pip-args", "--no-cache --system-site-packages")),),
+    "poetry": ((("run",), _r("-C --directory -P --project")),),
+    "pipenv": ((("run",), _PLAIN),),
+    "pdm": ((("run",), _r("-p --project")),),
+    "hatch": ((("run",), _r("-e --env")),),
+    "rye": ((("run",), _PLAIN),),
+    "pixi": ((("run",), _r("-e --environment --manifest-path")),),
+    "conda": ((("run",), _ENV_RUN),),
+    "mamba": ((("run",), _ENV_RUN),),
+    "micromamba": ((("run",), _ENV_RUN),),
+    "npx": (((), _NODE),),
+    "pnpx": (((), _NODE),),
+    "npm": ((("exec",), _NODE), (("x",), _NODE)),
+    "pnpm": ((("exec",), _NODE), (("dlx",), _NODE)),
+    "yarn": ((("exec",), _NODE), (("dlx",), _NODE)),
+    "bunx": (((), _NODE),),
+    "bun": ((("x",), _NODE), (("run",), _NODE)),
+    "tox": ((("exec",), _r("-e --env -c --conf")),),
+    "direnv": ((("exec",), _r("", "", 1)),),
+    "docker": tuple((path, _CONTAINER) for path in (("exec",), ("run",), ("container", "exec"),
+                                                    ("container", "run"), ("compose", "exec"),
+                                                    ("compose", "run"))),
+    "podman": ((("exec",), _CONTAINER), (("run",), _CONTAINER), (("container", "exec"), _CONTAINER),
+               (("container", "run"), _CONTAINER)),
+    "docker-compose": ((("exec",), _CONTAINER), (("run",), _CONTAINER)),
+    "kubectl": ((("exec",), _KUBECTL),),
+    "nix-shell": (((), _NIX),),
+    "nix": ((("develop",), _r(shell="", command="-c --command")), (("shell",), _r(command="-c --command"))),
+    "script": (((), _r("-t --timing -T --log-timing -I --log-in -O --log-out -B --log-io -E --echo",
+                       "-a --append -e --return -f --flush -q --quiet", shell="-c --command")),),
+    "xvfb-run": (((), _r("-n --server-num -e --error-file -f --auth-file -p --xauth-protocol "
+                         "-s --server-args -w --wait", "-a --auto-servernum -l --listen-tcp")),),
+    "valgrind": (((), _PLAIN),),
+    "firejail": (((), _PLAIN),),
+    "fakeroot": (((), _r("-l --lib -s -i --faked", "-u --unknown-is-real")),),
+    "eatmydata": (((), _PLAIN),),
+    "nocache": (((), _PLAIN),),
+    "proxychains": (((), _r("-f", "-q")),),
+    "proxychains4": (((), _r("-f", "-q")),),
+    "torsocks": (((), _r("-u --user -p --pass -a --address -P --port", "-i --isolate -q --quiet")),),
+    "faketime": (((), _r("", "-f", 1)),),
+    "dbus-run-session": (((), _PLAIN),),
+    "catchsegv": (((), _PLAIN),),
+    "chronic": (((), _r("", "-e -v")),),
+    "systemd-run": (((), _r("-p --property -u --unit --slice -E --setenv --working-directory")),),
+    "parallel": (((), _r("-j --jobs -S --sshlogin --joblog --results -a --arg-file")),),
+    "dotenv": (((), _r("-e -f --file -c -v")), (("run",), _r("-f --file"))),
+    "op": ((("run",), _r("--env-file")),),
+    "doppler": ((("run",), _r("-p --project -c --config")),),
+    "infisical": ((("run",), _r("--env --path --projectId")),),
+    "aws-vault": ((("exec",), _r("-d --duration -r --region", "-n --no-session", 1)),),
+}
+PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3", "pythonw"}
+                    | {f"python3.{minor}" for minor in range(6, 16)})
+RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS
+_FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if all(p for p, _r in entries) else None
+                for program, entries in RUNNERS.items()}  # None: runs something with no word first
+
+
+def may_run_something(words: tuple[Word, ...]) -> bool:
+    """False when ``runner_forms(words)`` is surely empty: ``npm install``, ``python app.py``."""
+    program = words[0].text
+    if program in PYTHONS:
+        return any(w.literal is None or (w.text[:1] == "-" and "m" in w.text) for w in words[1:])
+    firsts = _FIRST_WORDS.get(program)
+    return firsts is None or any(w.literal is None or w.text in firsts for w in words[1:])
+
+
+def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """The commands ``form`` (a runner, by its program name) may run; shell code as ``sh -c``."""
+    program = form[0].literal
+    if program in PYTHONS:
+        module = _python_module(form)
+        return [module] if module else []
+    out: list[tuple[Word, ...]] = []
+    for path, runner in RUNNERS.get(program or "", ()):
+        for after in _after_path(form, path):
+            out.extend(_commands(form, after, runner))
+    return _distinct(out)
+
+
+def _after_path(form: tuple[Word, ...], path: tuple[str, ...]) -> list[int]:
+    """Where the words after ``path`` begin, with options (of unknown width) before each word."""
+    places = [1]
+    for word in path:
+        found = []
+        for start in places:
+            for j in _option_skips(form, start):
+                if form[j].literal in (word, None):  # `npm e[x]ec` may be exec
+                    found.append(j + 1)
+        places = sorted(set(found))
+    return places
+
+
+def _option_skips(form: tuple[Word, ...], start: int) -> list[int]:
+    """Each place reachable from ``start`` by skipping options, each a flag or with one value."""
+    seen, todo, out = set(), [start], []
+    while todo:
+        j = todo.pop()
+        if j in seen or j >= len(form):
+            continue
+        seen.add(j)
+        out.append(j)
+        text = form[j].literal
+        if text is None or (text.startswith("-") and text not in ("-", "--")):
+            todo.extend((j + 1, j + 2) if text is None or "=" not in text else (j + 1,))
+    return out
+
+
+def _commands(form: tuple[Word, ...], start: int, runner: _Runner) -> list[tuple[Word, ...]]:
+    starts: set[int] = set()
+    scripts: list[tuple[Word, ...]] = []
+    seen: set[tuple[int, int]] = set()
+    todo = [(start, runner.positionals)]
+    while todo and len(starts) <= _MAX_STARTS:
+        j, left = todo.pop()
+        if (j, left) in seen or j >= len(form):
+            continue
+        seen.add((j, left))
+        text = form[j].literal
+        if text is None:  # only known at run time: an option, a value, a positional or the program
+            todo.extend(((j + 1, left), (j + 2, left)) + (((j + 1, left - 1),) if left else ()))
+            if not left:
+                starts.add(j)
+        elif text == "--":
+            if left:
+                todo.append((j + 1, left))
+            else:
+                starts.add(j + 1)
+        elif text.startswith("-") and text != "-":
+            _option(form, j, left, text, runner, todo, starts, scripts)
+        elif left:
+            todo.append((j + 1, left - 1))
+        else:
+            starts.add(j)
+    if len(starts) > _MAX_STARTS:
+        return [(UNKNOWN_PROGRAM,)]
+    return [form[j:] for j in sorted(starts) if j < len(form)] + scripts
+
+
+def _option(
+    form: tuple[Word, ...], j: int, left: int, text: str, runner: _Runner,
+    todo: list[tuple[int, int]], starts: set[int], scripts: list[tuple[Word, ...]],
+) -> None:
+    key, eq, value = text.partition("=")
+    if not text.startswith("--") and len(text) > 2:  # -qc 'code': a short option among flags
+        for k, letter in enumerate(text[1:], start=2):
+            if "-" + letter in runner.shell:
+                _script(text[k:] or _word(form, j + 1), scripts)
+            elif "-" + letter in runner.command:
+                starts.add(j + 1)  # nix develop -ic rm x: the command is the words after it
+    if key in runner.shell:  # the value is shell code
+        _script(value if eq else _word(form, j + 1), scripts)
+    elif key in runner.command and not eq:
+        starts.add(j + 1)
+    elif eq or key in runner.flags:
+        todo.append((j + 1, left))
+    elif key in runner.values:
+        todo.append((j + 2, left))
+    else:
+        todo.extend(((j + 1, left), (j + 2, left)))
+
+
+def _word(form: tuple[Word, ...], j: int) -> Word | None:
+    return form[j] if j < len(form) else None
+
+
+def _script(code: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
+    """Shell code a runner runs, as the ``sh -c`` form whose script is analyzed."""
+    if isinstance(code, str):
+        code = Word(code)
+    if code is not None:
+        scripts.append((Word("sh"), Word("-c"), code) if code.literal is not None else (UNKNOWN_PROGRAM,))
+
+
+def _python_module(form: tuple[Word, ...]) -> tuple[Word, ...] | None:
+    """``python -I -m pip install x`` runs ``pip install x``; ``-c`` code or a script: None."""
+    i = 1
+    while i < len(form):
+        text = form[i].literal
+        if text is None:  # may be -m: then the next word is the module
+            return form[i + 1:] or None
+        if not text.startswith("-") or text in ("-", "--"):
+            return None  # a script (or code on stdin): no program named by a module
+        if text.startswith("--"):
+            i += 2 if text == "--check-hash-based-pycs" else 1
+            continue
+        for k, letter in enumerate(text[1:], start=2):
+            if letter == "c":
+                return None
+            if letter == "m":
+                name = text[k:]
+                if name:
+                    return (Word(name), *form[i + 1:])
+                return form[i + 1:] or None
+            if letter in "WX":
+                i += 0 if text[k:] else 1  # -Wignore or -W ignore
+                break
+        i += 1
+    return None
+
+
+def _distinct(forms: list[tuple[Word, ...]]) -> list[tuple[Word, ...]]:
+    out: list[tuple[Word, ...]] = []
+    for form in forms:
+        if form and all(form != other for other in out):
+            out.append(form)
+    return out

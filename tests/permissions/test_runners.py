@@ -1,0 +1,189 @@
+"""Deny and ask rules see through runners: ``uv run rm x`` under ``Bash(uv run:*)`` is still ``rm``.
+
+An allow rule for a runner (``uv run``, ``npx``, ``docker exec``, ``python -m`` …) allows what it
+runs; deny and ask rules must match the program it runs.  Options of unknown width are read
+both ways, which may deny a command whose option value happens to be a denied program's name,
+never allow one.  The real-run rows show the runner really runs the program the rule denies.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from jupyter_agent.permissions.bash_analysis import analyze_uncached
+from jupyter_agent.permissions.bash_runners import RUNNERS, runner_forms
+from jupyter_agent.permissions.bash_words import Word
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+RM = ("Bash(rm:*)",)
+RUNNER_ALLOWS = (
+    "Bash(uv:*)", "Bash(uvx:*)", "Bash(poetry run:*)", "Bash(npx:*)", "Bash(npm exec:*)", "Bash(conda run:*)",
+    "Bash(pipenv run:*)", "Bash(hatch run:*)", "Bash(docker:*)", "Bash(kubectl exec:*)", "Bash(direnv exec:*)",
+    "Bash(nix-shell:*)", "Bash(nix develop:*)", "Bash(script:*)", "Bash(python:*)", "Bash(python3:*)",
+    "Bash(fakeroot:*)", "Bash(xvfb-run:*)", "Bash(pnpm dlx:*)", "Bash(tox exec:*)", "Bash(op run:*)",
+)
+
+ROWS = [
+    # the program a runner runs meets the deny rule
+    ("uv-run", "uv run rm x", "deny"),
+    ("uv-run-dashdash", "uv run -- rm -rf build", "deny"),
+    ("uv-global-option", "uv --quiet run rm x", "deny"),
+    ("uv-with-value", "uv run --with requests rm x", "deny"),
+    ("uv-tool-run", "uv tool run rm x", "deny"),
+    ("uvx", "uvx --from pkg rm x", "deny"),
+    ("poetry", "poetry run rm x", "deny"),
+    ("npx", "npx -y rm x", "deny"),
+    ("npx-call", "npx -c 'rm x'", "deny"),
+    ("npm-exec", "npm exec -- rm x", "deny"),
+    ("pnpm-dlx", "pnpm dlx rm x", "deny"),
+    ("conda", "conda run -n base rm x", "deny"),
+    ("pipenv", "pipenv run rm x", "deny"),
+    ("hatch", "hatch run -e test rm x", "deny"),
+    ("docker-exec", "docker exec -it web rm x", "deny"),
+    ("docker-exec-env", "docker exec -e A=1 -u root web rm x", "deny"),
+    ("docker-global", "docker --context prod exec web rm x", "deny"),
+    ("docker-run", "docker run --rm -v a:/a alpine rm x", "deny"),
+    ("docker-compose", "docker compose exec web rm x", "deny"),
+    ("kubectl-exec", "kubectl exec -n prod pod -c web -- rm x", "deny"),
+    ("direnv", "direnv exec . rm x", "deny"),
+    ("nix-shell-run", "nix-shell -p hello --run 'ls; rm x'", "deny"),
+    ("nix-develop", "nix develop -c rm x", "deny"),
+    ("nix-develop-combined", "nix develop -ic rm x", "deny"),
+    ("script-combined-attached", "script -qcrm /dev/null", "deny"),
+    ("script-c", "script -qc 'rm x' /dev/null", "deny"),
+    ("fakeroot", "fakeroot rm x", "deny"),
+    ("xvfb-run", "xvfb-run -a rm x", "deny"),
+    ("tox-exec", "tox exec -e py -- rm x", "deny"),
+    ("op-run", "op run --env-file .env.tpl -- rm x", "deny"),
+    ("python-m", "python -m shutil_rm x", "allow"),  # a module named otherwise: no rule
+    ("slash-name", "/usr/local/bin/uv run rm x", "deny"),
+    ("runner-in-runner", "uv run npx rm x", "deny"),
+    ("wrapper-in-runner", "uv run timeout 5 rm x", "deny"),
+    ("shell-in-runner", "uv run bash -c 'rm x'", "deny"),
+    ("runner-in-wrapper", "timeout 60 uv run rm x", "deny"),
+    ("runner-in-script", "bash -c 'poetry run rm x'", "deny"),
+    # a word known only at run time where the command starts: may be rm, so never allowed
+    ("dynamic-program", "uv run $TOOL x", "ask"),
+    ("dynamic-shell-code", 'nix-shell --run "$CODE"', "ask"),
+    # what the runner runs that no rule names is the runner's allow rule's business
+    ("uv-pytest", "uv run pytest -q", "allow"),
+    ("uv-python-value", "uv run --python 3.12 pytest", "allow"),
+    ("docker-ls", "docker exec web ls", "allow"),
+    ("docker-run-name", "docker run --name rmx alpine ls", "allow"),
+    ("kubectl-ls", "kubectl exec pod -- ls /", "allow"),
+    ("python-script", "python script.py rm", "allow"),
+    ("python-code", "python -c 'print(1)' rm", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+async def test_runner_rows(world, command, expected):
+    ctx = make_ctx(world.project, allow=RUNNER_ALLOWS, deny=RM)
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, verdict
+
+
+PYTHON_ROWS = [
+    ("python -m pip uninstall -y x", "deny"),
+    ("python3 -I -m pip uninstall -y x", "deny"),
+    ("python -Im pip uninstall x", "deny"),
+    ("python -mpip uninstall x", "deny"),
+    ("python -W ignore -m pip uninstall x", "deny"),
+    ("python -X dev -m pip uninstall x", "deny"),
+    ("python3.12 -m pip uninstall x", "deny"),
+    ("python -m pip install x", "allow"),
+    ("python -c 'import pip' -m pip uninstall x", "allow"),  # -c ends python's options
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), PYTHON_ROWS)
+async def test_python_m_runs_the_module_as_its_program(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(python:*)", "Bash(python3:*)", "Bash(python3.12:*)"),
+                   deny=("Bash(pip uninstall:*)",))
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, verdict
+
+
+async def test_an_ask_rule_sees_through_a_runner(world):
+    ctx = make_ctx(world.project, allow=("Bash(uv run:*)",), ask=("Bash(git push:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "uv run git push origin main")) == "ask"
+    assert verdict_name(await decide_bash(ctx, "uv run git status")) == "allow"
+
+
+def test_runner_forms_are_extra_forms_not_the_innermost():
+    (info,) = analyze_uncached("uv run --with rich rm x").commands
+    assert info.text == "uv run --with rich rm x"  # allow rules match what the user allowed
+    texts = [t for t, _known, _complete in info.form_texts]
+    assert "rm x" in texts
+    assert "rich rm x" not in texts  # --with is known to take a value
+
+
+def test_unknown_option_width_gives_both_readings():
+    forms = runner_forms(tuple(Word(w) for w in ("uv", "run", "--bogus", "rm", "x")))
+    assert [" ".join(w.text for w in f) for f in forms] == ["rm x", "x"]
+
+
+def test_too_many_readings_become_an_unknown_program():
+    words = tuple(Word(w) for w in ("uv", "run", *["-a", "b"] * 12, "rm"))
+    (form,) = runner_forms(words)
+    assert not form[0].static
+
+
+def test_every_runner_entry_names_its_path_words():
+    for program, entries in RUNNERS.items():
+        assert entries, program
+        for path, _runner in entries:
+            assert all(word and not word.startswith("-") for word in path), (program, path)
+
+
+def _stub_bin(tmp_path: Path) -> tuple[Path, Path]:
+    marker = tmp_path / "ran"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    stub = bin_dir / "qc"
+    stub.write_text(f"#!/bin/sh\necho qc >> {marker}\n")
+    stub.chmod(0o755)
+    return bin_dir, marker
+
+
+REAL = [
+    ("script", "script -qc qc /dev/null"),
+    ("script", "script -q -e --command 'true; qc' /dev/null"),
+    ("fakeroot", "fakeroot qc"),
+]
+
+
+@pytest.mark.parametrize(("runner", "command"), REAL)
+async def test_the_real_runner_runs_what_the_deny_rule_names(world, tmp_path, runner, command):
+    """Ground truth first (the runner really runs qc), then the decision (denied)."""
+    if shutil.which(runner) is None:
+        pytest.skip(f"{runner} is not installed")
+    bin_dir, marker = _stub_bin(tmp_path)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "dumb"}
+    subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, env=env, timeout=30,
+                   stdin=subprocess.DEVNULL, capture_output=True)
+    assert marker.read_text().strip() == "qc"
+    ctx = make_ctx(world.project, allow=(f"Bash({runner}:*)",), deny=("Bash(qc:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == "deny"
+
+
+GLOB_ROWS = [
+    ("npm e[x]ec rm x", "deny"),  # a glob may expand to the runner's word
+    ("npm $SUB rm x", "deny"),
+    ("python $OPT pip uninstall x", "deny"),
+    ("python -[m] pip uninstall x", "deny"),
+    ("npm install", "allow"),
+    ("python app.py", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), GLOB_ROWS)
+async def test_words_known_at_run_time_may_be_the_runners_words(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(npm:*)", "Bash(python:*)"),
+                   deny=("Bash(rm:*)", "Bash(pip uninstall:*)"))
+    assert verdict_name(await decide_bash(ctx, command)) == expected
