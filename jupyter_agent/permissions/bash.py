@@ -22,7 +22,7 @@ from . import git_history
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_arguments import protected_arguments
 from .bash_paths import path_checks
-from .bash_rule_skips import skipping_match
+from .bash_rule_skips import git_alias_rule, skipping_match
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict
 from .compiled import CompiledRules, PathScope, compiled_rules
@@ -133,6 +133,10 @@ def _skipping_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdi
             hit = skipping_match(form, rules.ask_skips)
             if hit is not None:
                 v.sticky.append(f"{text!r} matches the ask rule {hit[0]} (options skipped)")
+            rule = git_alias_rule(form, rules.deny_skips) or git_alias_rule(form, rules.ask_skips)
+            if rule is not None:
+                v.sticky.append(f"{text!r} runs no git command this analyzer knows: an alias from git's "
+                                f"settings may run what {rule} names")
 
 
 def _command_checks(

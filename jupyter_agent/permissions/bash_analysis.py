@@ -9,28 +9,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from .bash_extra_forms import (
+    EXTRA_FORM_PROGRAMS,
+    FORM_PROGRAMS,
+    extra_forms,
+    git_without_global_options,
+    may_have_extra_forms,
+)
 from .bash_parse import Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rules import form_text
-from .bash_runners import RUNNER_PROGRAMS, may_run_something, runner_forms
+from .bash_runners import may_run_something, runner_forms
+from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms
 from .bash_words import Word
 from .bash_wrappers import EVAL_LIKE, SHELLS, WRAPPERS, dangerous_env, unwrap
-from .git_words import git_global_options
 
 _MAX_SCRIPT_DEPTH = 4
 SAFE_TEST_OPERATORS = frozenset(
     ["-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G", "-L", "-N", "-O", "-S", "-z", "-n", "=", "==", "!=", "<", ">", "=~", "&&", "||", "!", "-o", "-nt", "-ot", "-ef", "(", ")"]
 )
 _CD = frozenset({"cd", "pushd"})
-_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # Programs ``unwrap`` peels or treats as code runners, and find/fd whose ``-exec`` commands are
 # extra forms: every other fixed program name is classified by ``_classify_plain``.
 # (``/bin/rm`` has an extra form too: names with a slash go the general way as well.)
 # Reserved words as a program: tree-sitter read `time { cmd; }` / `coproc x { cmd; }` as commands.
 _KEYWORDS = frozenset({"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "for", "case", "esac", "select", "function", "[[", "]]"})
-_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | _KEYWORDS | RUNNER_PROGRAMS | {"su", "command", "find", "fd"}
-_EXTRA_FORM_PROGRAMS = frozenset({"find", "fd", "git"}) | RUNNER_PROGRAMS  # and names with a slash
+_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | _KEYWORDS | FORM_PROGRAMS | {"su", "command", "find", "fd"}
 _MAX_EXTRA_DEPTH = 4  # `uv run npx rm`: forms found in forms, this deep
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"})  # an extra form, a cd target
 _NOT_READ_ONLY = ReadOnlyCheck(False)
@@ -126,7 +131,7 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
                     read_only = check_read_only(words)
                     commands.append(CommandInfo((words,), words, read_only, None, None, None, nested or cmd.nested, 0))
                 continue
-            if name in RUNNER_PROGRAMS and program.static and not program.glob and not cmd.assignments:
+            if name in FORM_PROGRAMS and program.static and not program.glob and not cmd.assignments:
                 extras = _plain_runner_forms(words)
                 if extras is not None:  # npm install, python -m pytest: what _classify would give
                     commands.append(CommandInfo((words, *extras), words, check_read_only(words), None, None,
@@ -150,14 +155,14 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
     """``_classify`` for a command whose program is a fixed word that wraps nothing.
 
     ``unwrap`` would return the words as the only form, with no reason and no scripts, so the
-    words are classified directly.  Of ``_extra_forms`` only git's applies here, and unwrapping
+    words are classified directly.  Of ``extra_forms`` only git's applies here, and unwrapping
     its extra form (``git …`` again) adds nothing but that form.
     """
     words = cmd.words
     program = words[0].text
     forms: tuple[tuple[Word, ...], ...] = (words,)
     if program == "git":
-        bare = _git_without_global_options(words)
+        bare = git_without_global_options(words)
         if bare is not None:
             forms = (words, bare)
     reason = _env_reason(name for name, _ in cmd.assignments) if cmd.assignments else None
@@ -170,13 +175,13 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
 def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | None:
     """What a runner runs when that is nothing (``npm install``) or only plain commands
     (``python -m pytest``), which ``_classify`` would not unwrap; else None (``_classify``)."""
-    if not may_run_something(words):
-        return []
-    extras = runner_forms(words)
+    extras = runner_forms(words) if may_run_something(words) else []
+    if words[0].text in SYNONYM_PROGRAMS:
+        extras += canonical_forms(words)
     for form in extras:
         program = form[0]
         name = program.text
-        if not program.static or program.glob or name in _NOT_PLAIN or name in _EXTRA_FORM_PROGRAMS or "/" in name:
+        if not program.static or program.glob or name in _NOT_PLAIN or name in EXTRA_FORM_PROGRAMS or "/" in name:
             return None
     return extras
 
@@ -206,9 +211,9 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
     todo = [(form, 0) for form in unwrapped.forms]
     while todo:
         form, depth = todo.pop()
-        if not _may_have_extra_forms(form):
+        if not may_have_extra_forms(form):
             continue
-        for extra in _extra_forms(form):  # find -exec sh -c '...' {} ;  → unwrap that too
+        for extra in extra_forms(form):  # find -exec sh -c '...' {} ;  → unwrap that too
             peeled = unwrap(extra)
             forms.extend(peeled.forms)
             scripts.extend(peeled.scripts)
@@ -252,70 +257,3 @@ def _env_reason(names: object) -> str | None:
         if dangerous_env(name):
             return f"it sets {name}, which changes what programs run"
     return None
-
-
-def _may_have_extra_forms(form: tuple[Word, ...]) -> bool:
-    """False when ``_extra_forms(form)`` is surely empty (a quick test on the program name)."""
-    if not form:
-        return False
-    program = form[0]
-    name = program.text
-    return program.static and not program.glob and (name in _EXTRA_FORM_PROGRAMS or "/" in name)
-
-
-def _extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
-    """``/bin/rm x`` is also checked as ``rm x``; ``find -exec rm {} ;`` yields ``rm {}``."""
-    extra: list[tuple[Word, ...]] = []
-    program = form[0].literal if form else None
-    if program and "/" in program:
-        extra.append((Word(program.rsplit("/", 1)[1]), *form[1:]))
-    if program in ("find", "fd"):
-        extra.extend(_exec_commands(form, program == "fd"))
-    if program == "git":
-        bare = _git_without_global_options(form)
-        if bare is not None:
-            extra.append(bare)
-    elif program in RUNNER_PROGRAMS:  # uv run rm x → rm x
-        extra.extend(runner_forms(form))
-    return extra
-
-
-def _git_without_global_options(form: tuple[Word, ...]) -> tuple[Word, ...] | None:
-    """``git -C x --no-pager push`` is also checked as ``git push`` (deny and ask rules)."""
-    if len(form) < 2 or (form[1].literal or "")[:1] != "-":
-        return None  # the common case: no global option
-    _options, i = git_global_options(form)
-    if i == 1:
-        return None
-    if i > len(form):
-        return None
-    return (form[0], *form[i:])
-
-
-def _exec_commands(form: tuple[Word, ...], fd: bool) -> list[tuple[Word, ...]]:
-    out: list[tuple[Word, ...]] = []
-    current: list[Word] | None = None
-    for word in form[1:]:
-        value = word.literal
-        if current is None:
-            if value in _FIND_EXEC or value in ("-x", "--exec", "-X", "--exec-batch"):
-                current = []
-            continue
-        if value in (";", "+", "\\;"):
-            if current:
-                out.append(_found_paths(current, fd))
-            current = None
-        else:
-            current.append(word)
-    if current:
-        out.append(_found_paths(current, fd))
-    return out
-
-
-def _found_paths(words: list[Word], fd: bool) -> tuple[Word, ...]:
-    """``{}`` (fd: ``{/}``, ``{.}`` …) is a path found at run time (``find push -exec git {} ;``
-    runs ``git push``); fd appends the path when the command has no placeholder."""
-    marked = [Word(w.text, False) if "{" in w.text and "}" in w.text else w for w in words]
-    if fd and all(m is w for m, w in zip(marked, words, strict=True)):
-        marked.append(Word("{}", False))
-    return tuple(marked)

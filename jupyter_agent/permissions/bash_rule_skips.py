@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from .bash_rules import BashPattern
 from .bash_words import Word
+from .git_words import git_global_options
 
 _SPECIAL = frozenset("'\"\\*$`")
 Skips = dict[str, tuple[tuple[str, tuple[str, ...], bool], ...]]  # program → (rule, words, prefix)
@@ -49,6 +50,24 @@ def skipping_match(form: tuple[Word, ...], skips: Skips) -> tuple[str, bool] | N
         if verdict == MAYBE and maybe is None:
             maybe = rule
     return (maybe, False) if maybe is not None else None
+
+
+# git's own commands (2.39's builtins and main commands, and later ones); any other word is an
+# alias from git's settings or a git-<word> program, which may run what a rule names
+GIT_COMMANDS = frozenset(["add", "am", "annotate", "apply", "archimport", "archive", "backfill", "bisect", "blame", "branch", "bugreport", "bundle", "cat-file", "check-attr", "check-ignore", "check-mailmap", "check-ref-format", "checkout", "checkout-index", "cherry", "cherry-pick", "citool", "clean", "clone", "column", "commit", "commit-graph", "commit-tree", "config", "count-objects", "credential", "credential-cache", "credential-store", "cvsexportcommit", "cvsimport", "cvsserver", "daemon", "describe", "diagnose", "diff", "diff-files", "diff-index", "diff-pairs", "diff-tree", "difftool", "fast-export", "fast-import", "fetch", "fetch-pack", "filter-branch", "fmt-merge-msg", "for-each-ref", "for-each-repo", "format-patch", "fsck", "fsck-objects", "fsmonitor--daemon", "gc", "get-tar-commit-id", "grep", "gui", "hash-object", "help", "hook", "http-backend", "http-fetch", "http-push", "imap-send", "index-pack", "init", "init-db", "instaweb", "interpret-trailers", "last-modified", "log", "ls-files", "ls-remote", "ls-tree", "mailinfo", "mailsplit", "maintenance", "merge", "merge-base", "merge-file", "merge-index", "merge-octopus", "merge-one-file", "merge-ours", "merge-recursive", "merge-recursive-ours", "merge-recursive-theirs", "merge-resolve", "merge-subtree", "merge-tree", "mergetool", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes", "p4", "pack-objects", "pack-redundant", "pack-refs", "patch-id", "pickaxe", "prune", "prune-packed", "pull", "push", "quiltimport", "range-diff", "read-tree", "rebase", "receive-pack", "reflog", "refs", "remote", "remote-ext", "remote-fd", "remote-ftp", "remote-ftps", "remote-http", "remote-https", "repack", "replace", "replay", "repo", "request-pull", "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-email", "send-pack", "shell", "shortlog", "show", "show-branch", "show-index", "show-ref", "sparse-checkout", "stage", "stash", "status", "stripspace", "submodule", "subtree", "svn", "switch", "symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index", "update-ref", "update-server-info", "upload-archive", "upload-pack", "var", "verify-commit", "verify-pack", "verify-tag", "version", "whatchanged", "worktree", "write-tree"])
+
+
+def git_alias_rule(form: tuple[Word, ...], skips: Skips) -> str | None:
+    """A git rule (``Bash(git push:*)``) that ``git <word>`` may match through an alias: the
+    word is no git command, so git runs the alias its settings name, or a ``git-<word>``."""
+    rules = skips.get("git")
+    if not rules or not form or form[0].literal != "git":
+        return None
+    _options, i = git_global_options(form)
+    word = form[i].literal if i < len(form) else None
+    if word is None or word in GIT_COMMANDS:
+        return None
+    return rules[0][0]
 
 
 def _has_option(form: tuple[Word, ...]) -> bool:

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..core.permission_types import RuleBehavior, RuleSource, ToolPermissionContext
 from .bash_rule_skips import Skips, skip_rules
 from .bash_rules import BashPattern, compile_bash_pattern
+from .bash_synonyms import canonical_rule
 from .path_patterns import PathPattern, compile_pattern, fold_case, rule_root
 from .rules import PermissionRule, parse_rule_or_none, rule_applies_to_whole_tool
 
@@ -149,6 +150,8 @@ class CompiledRules:
                 for _s, text, rule in self.parsed[behavior]
                 if rule.tool_name == "Bash" and rule.content is not None
             )
+            if behavior != "allow":  # deny and ask rules also in their canonical spelling
+                found = _with_synonyms(found)
             self._bash[behavior] = found
         return found
 
@@ -232,6 +235,17 @@ def _first_match(rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], lexical
             ):
                 return text
     return None
+
+
+def _with_synonyms(patterns: tuple[tuple[str, BashPattern], ...]) -> tuple[tuple[str, BashPattern], ...]:
+    """Deny and ask rules, each also in its subcommand's canonical spelling (``npm i`` → install)."""
+    extra = []
+    for rule, pattern in patterns:
+        if pattern.regex is None:
+            head = canonical_rule(pattern.head)
+            if head is not None:
+                extra.append((rule, BashPattern(head, prefix=pattern.prefix)))
+    return patterns + tuple(extra) if extra else patterns
 
 
 def combined_regex(patterns: Iterable[BashPattern]) -> re.Pattern[str] | None:

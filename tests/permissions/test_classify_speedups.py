@@ -22,10 +22,10 @@ from jupyter_agent.permissions.bash_analysis import (
     Analysis,
     CommandInfo,
     _classify,
-    _extra_forms,
-    _may_have_extra_forms,
     analyze_uncached,
 )
+from jupyter_agent.permissions.bash_extra_forms import extra_forms as _extra_forms
+from jupyter_agent.permissions.bash_extra_forms import may_have_extra_forms as _may_have_extra_forms
 from jupyter_agent.permissions.bash_parse import Redirect, parse_command
 from jupyter_agent.permissions.bash_rules import (
     command_text,

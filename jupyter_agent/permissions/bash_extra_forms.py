@@ -1,0 +1,88 @@
+"""Extra forms of a command, which deny and ask rules match besides the command itself.
+
+``/bin/rm x`` is also ``rm x``; ``find . -exec rm {} ;`` runs ``rm {}``; ``git -C x push`` is
+``git push``; a runner's command (``uv run rm x`` → ``rm x``, ``bash_runners.py``) and a
+subcommand's canonical spelling (``npm pub`` → ``npm publish``, ``bash_synonyms.py``).  Allow
+rules never match an extra form.
+"""
+
+from __future__ import annotations
+
+from .bash_runners import RUNNER_PROGRAMS, runner_forms
+from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms
+from .bash_words import Word
+from .git_words import git_global_options
+
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+FORM_PROGRAMS = RUNNER_PROGRAMS | SYNONYM_PROGRAMS  # uv run rm x → rm x; npm pub → npm publish
+EXTRA_FORM_PROGRAMS = frozenset({"find", "fd", "git"}) | FORM_PROGRAMS  # and names with a slash
+
+
+def may_have_extra_forms(form: tuple[Word, ...]) -> bool:
+    """False when ``extra_forms(form)`` is surely empty (a quick test on the program name)."""
+    if not form:
+        return False
+    program = form[0]
+    name = program.text
+    return program.static and not program.glob and (name in EXTRA_FORM_PROGRAMS or "/" in name)
+
+
+def extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """``/bin/rm x`` is also checked as ``rm x``; ``find -exec rm {} ;`` yields ``rm {}``."""
+    extra: list[tuple[Word, ...]] = []
+    program = form[0].literal if form else None
+    if program and "/" in program:
+        extra.append((Word(program.rsplit("/", 1)[1]), *form[1:]))
+    if program in ("find", "fd"):
+        extra.extend(_exec_commands(form, program == "fd"))
+    if program == "git":
+        bare = git_without_global_options(form)
+        if bare is not None:
+            extra.append(bare)
+    else:
+        if program in RUNNER_PROGRAMS:  # uv run rm x → rm x
+            extra.extend(runner_forms(form))
+        if program in SYNONYM_PROGRAMS:  # npm pub → npm publish
+            extra.extend(canonical_forms(form))
+    return extra
+
+
+def git_without_global_options(form: tuple[Word, ...]) -> tuple[Word, ...] | None:
+    """``git -C x --no-pager push`` is also checked as ``git push`` (deny and ask rules)."""
+    if len(form) < 2 or (form[1].literal or "")[:1] != "-":
+        return None  # the common case: no global option
+    _options, i = git_global_options(form)
+    if i == 1:
+        return None
+    if i > len(form):
+        return None
+    return (form[0], *form[i:])
+
+
+def _exec_commands(form: tuple[Word, ...], fd: bool) -> list[tuple[Word, ...]]:
+    out: list[tuple[Word, ...]] = []
+    current: list[Word] | None = None
+    for word in form[1:]:
+        value = word.literal
+        if current is None:
+            if value in _FIND_EXEC or value in ("-x", "--exec", "-X", "--exec-batch"):
+                current = []
+            continue
+        if value in (";", "+", "\\;"):
+            if current:
+                out.append(_found_paths(current, fd))
+            current = None
+        else:
+            current.append(word)
+    if current:
+        out.append(_found_paths(current, fd))
+    return out
+
+
+def _found_paths(words: list[Word], fd: bool) -> tuple[Word, ...]:
+    """``{}`` (fd: ``{/}``, ``{.}`` …) is a path found at run time (``find push -exec git {} ;``
+    runs ``git push``); fd appends the path when the command has no placeholder."""
+    marked = [Word(w.text, False) if "{" in w.text and "}" in w.text else w for w in words]
+    if fd and all(m is w for m, w in zip(marked, words, strict=True)):
+        marked.append(Word("{}", False))
+    return tuple(marked)
