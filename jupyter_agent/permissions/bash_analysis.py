@@ -124,7 +124,9 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
         if words and cmd.kind == "command":
             program = words[0]
             name = program.text
-            if program.static and not program.glob and name not in _NOT_PLAIN and "/" not in name:
+            if program.static and not program.glob and name not in _NOT_PLAIN and "/" not in name and (
+                name != "git" or not may_run_something(words)  # git rebase -x 'code': the general way
+            ):
                 if cmd.assignments or name in _PLAIN_WITH_MORE:
                     commands.append(_classify_plain(cmd, nested))
                 else:  # _classify_plain's common case, inlined: one form, no reason

@@ -8,7 +8,7 @@ rules never match an extra form.
 
 from __future__ import annotations
 
-from .bash_runners import RUNNER_PROGRAMS, runner_forms
+from .bash_runners import RUNNER_PROGRAMS, may_run_something, runner_forms
 from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms
 from .bash_words import Word
 from .git_words import git_global_options
@@ -39,6 +39,8 @@ def extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         bare = git_without_global_options(form)
         if bare is not None:
             extra.append(bare)
+        if may_run_something(form):  # git rebase -x 'code', git bisect run cmd
+            extra.extend(runner_forms(form))
     else:
         if program in RUNNER_PROGRAMS:  # uv run rm x → rm x
             extra.extend(runner_forms(form))

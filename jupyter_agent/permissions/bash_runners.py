@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bash_words import Word
+from .git_words import git_global_options
 
 _MAX_STARTS = 8
 UNKNOWN_PROGRAM = Word("<a program chosen at run time>", static=False)
@@ -31,11 +32,17 @@ class _Runner:
     positionals: int = 0  # words before the command: docker exec CONTAINER, direnv exec DIR
     shell: frozenset[str] = frozenset()  # options whose value is shell code: nix-shell --run
     command: frozenset[str] = frozenset()  # options after which the command starts: nix develop -c
+    rest: str = "command"  # the words from the first positional on: a "command", "shell" code, or "none"
 
 
-def _r(values: str = "", flags: str = "", positionals: int = 0, shell: str = "", command: str = "") -> _Runner:
+def _r(values: str = "", flags: str = "", positionals: int = 0, shell: str = "", command: str = "",
+       rest: str = "command") -> _Runner:
     return _Runner(frozenset(values.split()), frozenset(flags.split()), positionals,
-                   frozenset(shell.split()), frozenset(command.split()))
+                   frozenset(shell.split()), frozenset(command.split()), rest)
+
+
+def _git_shell(options: str) -> _Runner:
+    return _r(shell=options, rest="none")
 
 
 _UV = _r("--with --with-editable --with-requirements --python -p --package --extra --group --only-group "
@@ -108,6 +115,24 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], _Runner], ...]] = {
     "infisical": ((("run",), _r("--env --path --projectId")),),
     "aws-vault": ((("exec",), _r("-d --duration -r --region", "-n --no-session", 1)),),
 }
+# git subcommands that run what their arguments say (git itself is classified apart: git_*.py)
+GIT_RUNNERS: tuple[tuple[tuple[str, ...], _Runner], ...] = (
+    (("rebase",), _git_shell("-x --exec")),
+    (("bisect", "run"), _r()),
+    (("submodule", "foreach"), _r(flags="--recursive -q --quiet", rest="shell")),
+    (("difftool",), _git_shell("-x --extcmd")),
+    (("filter-branch",), _git_shell("--env-filter --tree-filter --index-filter --parent-filter --msg-filter "
+                                    "--commit-filter --tag-name-filter --setup")),
+    (("fetch",), _git_shell("--upload-pack")),
+    (("pull",), _git_shell("--upload-pack")),
+    (("clone",), _git_shell("-u --upload-pack")),
+    (("ls-remote",), _git_shell("--upload-pack")),
+    (("push",), _git_shell("--receive-pack --exec")),
+    (("archive",), _git_shell("--exec")),
+    (("send-email",), _git_shell("--to-cmd --cc-cmd --sendmail-cmd")),
+    (("instaweb",), _git_shell("--httpd -d --browser -b")),
+)
+_GIT_FIRST_WORDS = frozenset(path[0] for path, _r in GIT_RUNNERS)
 PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3", "pythonw"}
                     | {f"python3.{minor}" for minor in range(6, 16)})
 RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS
@@ -118,6 +143,9 @@ _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if a
 def may_run_something(words: tuple[Word, ...]) -> bool:
     """False when ``runner_forms(words)`` is surely empty: ``npm install``, ``python app.py``."""
     program = words[0].text
+    if program == "git":  # git rebase -x 'code': the subcommand after git's options
+        _options, i = git_global_options(words)
+        return i < len(words) and (words[i].literal is None or words[i].text in _GIT_FIRST_WORDS)
     if program in PYTHONS:
         return any(w.literal is None or (w.text[:1] == "-" and "m" in w.text) for w in words[1:])
     firsts = _FIRST_WORDS.get(program)
@@ -131,7 +159,7 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         module = _python_module(form)
         return [module] if module else []
     out: list[tuple[Word, ...]] = []
-    for path, runner in RUNNERS.get(program or "", ()):
+    for path, runner in GIT_RUNNERS if program == "git" else RUNNERS.get(program or "", ()):
         for after in _after_path(form, path):
             out.extend(_commands(form, after, runner))
     return _distinct(out)
@@ -170,6 +198,7 @@ def _commands(form: tuple[Word, ...], start: int, runner: _Runner) -> list[tuple
     scripts: list[tuple[Word, ...]] = []
     seen: set[tuple[int, int]] = set()
     todo = [(start, runner.positionals)]
+    scan = runner.rest == "none"  # positionals are no command: read every option of the line
     while todo and len(starts) <= _MAX_STARTS:
         j, left = todo.pop()
         if (j, left) in seen or j >= len(form):
@@ -178,22 +207,33 @@ def _commands(form: tuple[Word, ...], start: int, runner: _Runner) -> list[tuple
         text = form[j].literal
         if text is None:  # only known at run time: an option, a value, a positional or the program
             todo.extend(((j + 1, left), (j + 2, left)) + (((j + 1, left - 1),) if left else ()))
-            if not left:
+            if not left and not scan:
                 starts.add(j)
         elif text == "--":
             if left:
                 todo.append((j + 1, left))
-            else:
+            elif not scan:
                 starts.add(j + 1)
         elif text.startswith("-") and text != "-":
             _option(form, j, left, text, runner, todo, starts, scripts)
-        elif left:
-            todo.append((j + 1, left - 1))
+        elif left or scan:
+            todo.append((j + 1, max(left - 1, 0)))
         else:
             starts.add(j)
     if len(starts) > _MAX_STARTS:
         return [(UNKNOWN_PROGRAM,)]
-    return [form[j:] for j in sorted(starts) if j < len(form)] + scripts
+    places = [j for j in sorted(starts) if j < len(form)]
+    if runner.rest == "shell":  # git submodule foreach rm x: the words joined are shell code
+        for j in places:
+            rest = form[j:]
+            if len(rest) == 1:
+                _script(rest[0], scripts)
+            elif all(w.literal is not None for w in rest):
+                _script(" ".join(w.text for w in rest), scripts)
+            else:
+                scripts.append((UNKNOWN_PROGRAM,))
+        return scripts
+    return [form[j:] for j in places] + scripts
 
 
 def _option(

@@ -8,6 +8,7 @@ never allow one.  The real-run rows show the runner really runs the program the 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -187,3 +188,54 @@ async def test_words_known_at_run_time_may_be_the_runners_words(world, command, 
     ctx = make_ctx(world.project, allow=("Bash(npm:*)", "Bash(python:*)"),
                    deny=("Bash(rm:*)", "Bash(pip uninstall:*)"))
     assert verdict_name(await decide_bash(ctx, command)) == expected
+
+
+GIT_ROWS = [
+    # git subcommands that run shell code or a command they are given
+    ("git rebase -x 'rm x' HEAD~3", "deny"),
+    ("git rebase --exec='rm x' HEAD~3", "deny"),
+    ("git rebase HEAD~3 --exec 'ls; rm x'", "deny"),
+    ("git -C . rebase -x 'rm x' HEAD~3", "deny"),
+    ("git bisect run rm x", "deny"),
+    ("git submodule foreach 'rm x'", "deny"),
+    ("git submodule foreach --recursive rm x", "deny"),
+    ("git difftool -x 'rm x'", "deny"),
+    ("git filter-branch --tree-filter 'rm x' HEAD", "deny"),
+    ("git fetch --upload-pack='rm x' origin", "deny"),
+    ("git clone -u 'rm x' origin d", "deny"),
+    ("git push --receive-pack='rm x' origin", "deny"),
+    ("git archive --remote=x --exec='rm x' HEAD", "deny"),
+    ("git send-email --to-cmd='rm x' p.patch", "deny"),
+    ("git re[b]ase -x 'rm x' HEAD", "deny"),  # a glob may expand to rebase
+    # shell code is analyzed like sh -c: a command in it no rule allows asks
+    ("git rebase -x make HEAD~3", "ask"),
+    ("git rebase -x 'pytest -q' HEAD~3", "allow"),
+    ("git submodule foreach 'git status'", "allow"),
+    ("git rebase -x \"$CMD\" HEAD~3", "ask"),
+    ("git fetch origin", "allow"),
+    ("git rebase -i HEAD~3", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), GIT_ROWS)
+async def test_git_subcommands_that_run_commands(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(git:*)", "Bash(pytest:*)"), deny=RM)
+    assert verdict_name(await decide_bash(ctx, command)) == expected
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+async def test_git_rebase_really_runs_its_exec_command(world, tmp_path):
+    """Ground truth: ``git rebase -x qc`` runs qc once per commit; then: denied."""
+    bin_dir, marker = _stub_bin(tmp_path)
+    repo = tmp_path / "repo"
+    env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}", "HOME": str(tmp_path),
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b",
+           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    subprocess.run(["git", "init", "-q", str(repo)], env=env, check=True, capture_output=True)
+    for n in range(2):
+        subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", str(n)], cwd=repo, env=env, check=True)
+    command = "git rebase -q -x qc HEAD~1"
+    subprocess.run(["/bin/bash", "-c", command], cwd=repo, env=env, timeout=60, capture_output=True)
+    assert marker.read_text().split() == ["qc"]
+    ctx = make_ctx(world.project, allow=("Bash(git:*)",), deny=("Bash(qc:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == "deny"
