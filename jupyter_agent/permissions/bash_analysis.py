@@ -19,7 +19,7 @@ from .bash_extra_forms import (
 from .bash_parse import Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rules import form_text
-from .bash_runners import may_run_something, runner_forms
+from .bash_runners import SHELL_CODE, may_run_something, runner_forms
 from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms
 from .bash_words import Word
 from .bash_wrappers import EVAL_LIKE, SHELLS, WRAPPERS, dangerous_env, unwrap
@@ -217,6 +217,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
             continue
         for extra in extra_forms(form):  # find -exec sh -c '...' {} ;  → unwrap that too
             peeled = unwrap(extra)
+            if peeled.ask_reason and extra[0] is not SHELL_CODE:  # uv run sudo x: asks like sudo x
+                reason = reason or peeled.ask_reason
             forms.extend(peeled.forms)
             scripts.extend(peeled.scripts)
             reads.extend(peeled.reads)

@@ -42,7 +42,7 @@ def extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         if may_run_something(form):  # git rebase -x 'code', git bisect run cmd
             extra.extend(runner_forms(form))
     else:
-        if program in RUNNER_PROGRAMS:  # uv run rm x → rm x
+        if program in RUNNER_PROGRAMS and may_run_something(form):  # uv run rm x → rm x
             extra.extend(runner_forms(form))
         if program in SYNONYM_PROGRAMS:  # npm pub → npm publish
             extra.extend(canonical_forms(form))

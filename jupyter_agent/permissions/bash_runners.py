@@ -12,17 +12,24 @@ the command may start begins a form.  A deny rule that matches any of them denie
 option's value as a program name can deny too much, never too little.  Past ``_MAX_STARTS``
 places, or where a word is only known at run time, the form starts with an unknown word, which
 a deny or ask rule may match (``_rule_checks`` then asks).
+
+What a runner runs is unwrapped like any command: ``uv run sudo x``, ``uv run bash -c '…'`` and
+``uv run $TOOL`` ask whatever the runner's allow rule says, as they would on their own.  Shell
+code a runner takes as an option (``git rebase -x '…'``) is analyzed as commands, each needing
+its own rule; only code known at run time asks for itself.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .bash_sed import sed_commands
 from .bash_words import Word
 from .git_words import git_global_options
 
 _MAX_STARTS = 8
 UNKNOWN_PROGRAM = Word("<a program chosen at run time>", static=False)
+SHELL_CODE = Word("sh")  # the program of a form made for shell code a runner takes (`sh -c CODE`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +40,15 @@ class _Runner:
     shell: frozenset[str] = frozenset()  # options whose value is shell code: nix-shell --run
     command: frozenset[str] = frozenset()  # options after which the command starts: nix develop -c
     rest: str = "command"  # the words from the first positional on: a "command", "shell" code, or "none"
+    argv: frozenset[str] = frozenset()  # options whose value is a command line: rsync -e 'ssh -p 22'
+    config: frozenset[str] = frozenset()  # options taking Key=Value settings: ssh -o ProxyCommand=…
 
 
 def _r(values: str = "", flags: str = "", positionals: int = 0, shell: str = "", command: str = "",
-       rest: str = "command") -> _Runner:
+       rest: str = "command", argv: str = "", config: str = "") -> _Runner:
     return _Runner(frozenset(values.split()), frozenset(flags.split()), positionals,
-                   frozenset(shell.split()), frozenset(command.split()), rest)
+                   frozenset(shell.split()), frozenset(command.split()), rest, frozenset(argv.split()),
+                   frozenset(config.split()))
 
 
 def _git_shell(options: str) -> _Runner:
@@ -114,6 +124,19 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], _Runner], ...]] = {
     "doppler": ((("run",), _r("-p --project -c --config")),),
     "infisical": ((("run",), _r("--env --path --projectId")),),
     "aws-vault": ((("exec",), _r("-d --duration -r --region", "-n --no-session", 1)),),
+    # programs one of whose options runs a command (their other words run nothing)
+    "tar": (((), _r("-f --file -C --directory -T --files-from -X --exclude-from", rest="none",
+                    shell="-I --use-compress-program --to-command --info-script --new-volume-script -F "
+                          "--rsh-command")),),
+    "rsync": (((), _r(rest="none", argv="-e --rsh", shell="--rsync-path")),),
+    "zip": (((), _r(rest="none", shell="-TT --unzip-command")),),
+    "sort": (((), _r("-o --output -S --buffer-size -T --temporary-directory -t --field-separator -k --key",
+                     rest="none", shell="--compress-program")),),
+    "wget": (((), _r("-O --output-document -o --output-file", rest="none", shell="--use-askpass")),),
+    "man": (((), _r(rest="none", shell="-P --pager -H --html")),),
+    "ssh": (((), _r("-p -i -l -F -J -L -R -D -b -c -E -e -I -m -O -Q -S -W -w -B", rest="none", config="-o")),),
+    "scp": (((), _r("-P -i -l -F -J -c -D", rest="none", config="-o", shell="-S")),),
+    "sftp": (((), _r("-P -i -l -F -J -c -D -b -B -R", rest="none", config="-o", shell="-S")),),
 }
 # git subcommands that run what their arguments say (git itself is classified apart: git_*.py)
 GIT_RUNNERS: tuple[tuple[tuple[str, ...], _Runner], ...] = (
@@ -135,9 +158,14 @@ GIT_RUNNERS: tuple[tuple[tuple[str, ...], _Runner], ...] = (
 _GIT_FIRST_WORDS = frozenset(path[0] for path, _r in GIT_RUNNERS)
 PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3", "pythonw"}
                     | {f"python3.{minor}" for minor in range(6, 16)})
-RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS
+SEDS = frozenset({"sed", "gsed"})  # GNU sed's `e` runs shell commands
+RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS | SEDS
 _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if all(p for p, _r in entries) else None
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
+
+
+_OPTION_RUNNERS = frozenset(p for p, entries in RUNNERS.items() if all(not path and r.rest == "none"
+                                                                       for path, r in entries))
 
 
 def may_run_something(words: tuple[Word, ...]) -> bool:
@@ -146,8 +174,12 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
     if program == "git":  # git rebase -x 'code': the subcommand after git's options
         _options, i = git_global_options(words)
         return i < len(words) and (words[i].literal is None or words[i].text in _GIT_FIRST_WORDS)
+    if program in SEDS:  # a script with an e, -f FILE, or a word only known at run time
+        return any(w.literal is None or "e" in w.text or (w.text[:1] == "-" and "f" in w.text) for w in words[1:])
     if program in PYTHONS:
         return any(w.literal is None or (w.text[:1] == "-" and "m" in w.text) for w in words[1:])
+    if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something
+        return any(w.literal is None or w.text[:1] == "-" for w in words[1:])
     firsts = _FIRST_WORDS.get(program)
     return firsts is None or any(w.literal is None or w.text in firsts for w in words[1:])
 
@@ -158,6 +190,8 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if program in PYTHONS:
         module = _python_module(form)
         return [module] if module else []
+    if program in SEDS:
+        return _sed_forms(form)
     out: list[tuple[Word, ...]] = []
     for path, runner in GIT_RUNNERS if program == "git" else RUNNERS.get(program or "", ()):
         for after in _after_path(form, path):
@@ -245,18 +279,55 @@ def _option(
         for k, letter in enumerate(text[1:], start=2):
             if "-" + letter in runner.shell:
                 _script(text[k:] or _word(form, j + 1), scripts)
+            elif "-" + letter in runner.argv:
+                _argv(text[k:] or _word(form, j + 1), scripts)
             elif "-" + letter in runner.command:
                 starts.add(j + 1)  # nix develop -ic rm x: the command is the words after it
+            elif "-" + letter in runner.config:
+                _config(text[k:] or _word(form, j + 1), scripts)
+    if key in runner.command and not eq:
+        starts.add(j + 1)
+        return
     if key in runner.shell:  # the value is shell code
         _script(value if eq else _word(form, j + 1), scripts)
-    elif key in runner.command and not eq:
-        starts.add(j + 1)
-    elif eq or key in runner.flags:
+    elif key in runner.argv:  # the value is a command line: rsync -e 'ssh -p 22'
+        _argv(value if eq else _word(form, j + 1), scripts)
+    elif key in runner.config:  # ssh -o ProxyCommand=…
+        _config(value if eq else _word(form, j + 1), scripts)
+    if eq or key in runner.flags:
         todo.append((j + 1, left))
-    elif key in runner.values:
+    elif key in runner.values or key in runner.shell or key in runner.argv or key in runner.config:
         todo.append((j + 2, left))
     else:
         todo.extend(((j + 1, left), (j + 2, left)))
+
+
+def _argv(line: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
+    """A command line given as one value, which the program splits into words and runs."""
+    if isinstance(line, Word):
+        if line.literal is None:
+            scripts.append((UNKNOWN_PROGRAM,))
+            return
+        line = line.text
+    words = tuple(Word(w) for w in (line or "").split())
+    if words:
+        scripts.append(words)
+
+
+_CODE_SETTINGS = frozenset({"proxycommand", "localcommand", "knownhostscommand"})
+
+
+def _config(setting: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
+    """``-o Key=Value`` (or ``Key Value``): the value of a key that names a command is shell code."""
+    if isinstance(setting, Word):
+        if setting.literal is None:
+            scripts.append((UNKNOWN_PROGRAM,))
+            return
+        setting = setting.text
+    text = (setting or "").strip()
+    cut = min((i for i in (text.find("="), text.find(" "), text.find("\t")) if i >= 0), default=len(text))
+    if text[:cut].lower() in _CODE_SETTINGS:
+        _script(text[cut + 1:].lstrip("= \t"), scripts)
 
 
 def _word(form: tuple[Word, ...], j: int) -> Word | None:
@@ -268,7 +339,21 @@ def _script(code: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
     if isinstance(code, str):
         code = Word(code)
     if code is not None:
-        scripts.append((Word("sh"), Word("-c"), code) if code.literal is not None else (UNKNOWN_PROGRAM,))
+        scripts.append((SHELL_CODE, Word("-c"), code) if code.literal is not None else (UNKNOWN_PROGRAM,))
+
+
+def _sed_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """``sed '1e rm x'`` runs ``rm x``; ``s/a/b/e`` or a script not read runs what is known later."""
+    commands = sed_commands(form[1:])
+    if commands is None:
+        return [(UNKNOWN_PROGRAM,)]
+    scripts: list[tuple[Word, ...]] = []
+    for command in commands:
+        if command is None:
+            scripts.append((UNKNOWN_PROGRAM,))
+        else:
+            _script(command, scripts)
+    return _distinct(scripts)
 
 
 def _python_module(form: tuple[Word, ...]) -> tuple[Word, ...] | None:

@@ -43,3 +43,195 @@ def sed_files(args: Sequence[Word], appends_args: bool) -> tuple[Word, ...] | No
     if not all(set(s) <= _SED_SCRIPT_CHARS for s in scripts):
         return None
     return tuple(files)
+
+
+_SED_VALUE_LETTERS = frozenset("l")  # -l N
+_SED_LONG_WITH_VALUE = frozenset({"--line-length"})
+SED_RUNS_UNKNOWN = None  # an `e` whose command is only known at run time (the pattern space)
+
+
+def sed_commands(args: Sequence[Word]) -> list[str | None] | None:
+    """The shell commands GNU sed's ``e`` runs (``1e rm x`` → ``rm x``; ``s/x/y/e`` runs the
+    pattern space: None in the list); None when the script cannot be read (``-f FILE``, a
+    word only known at run time, a script this reader does not follow)."""
+    scripts: list[str] = []
+    positionals: list[str] = []
+    i = 0
+    while i < len(args):
+        value = args[i].literal
+        if value is None:
+            return None
+        i += 1
+        if value == "--sandbox":
+            return []  # e, r and w are refused
+        if value.startswith("--"):
+            key, eq, rest = value.partition("=")
+            if key in ("--expression", "--file") or key in _SED_LONG_WITH_VALUE:
+                if key == "--file":
+                    return None
+                if not eq:
+                    rest = args[i].literal if i < len(args) else None
+                    i += 1
+                if rest is None:
+                    return None
+                if key == "--expression":
+                    scripts.append(rest)
+            continue
+        if value.startswith("-") and value != "-":
+            taken = _short_options(value[1:], args[i].literal if i < len(args) else None, scripts)
+            if taken is None:
+                return None
+            i += taken
+            continue
+        positionals.append(value)
+    if not scripts:  # without -e, the first word that is no option is the script
+        scripts = positionals[:1]
+    runs: list[str | None] = []
+    for script in scripts:
+        found = _executed(script)
+        if found is None:
+            return None
+        runs.extend(found)
+    return runs
+
+
+def _short_options(letters: str, following: str | None, scripts: list[str]) -> int | None:
+    """Read ``-ne SCRIPT``-style bundles: how many following words they took, None if unknown."""
+    for k, letter in enumerate(letters):
+        rest = letters[k + 1:]
+        if letter == "i":
+            return 0  # -i[SUFFIX]: the rest is the suffix (-ie is suffix "e")
+        if letter in "ef" or letter in _SED_VALUE_LETTERS:
+            value = rest or following
+            if value is None or letter == "f":
+                return None
+            if letter == "e":
+                scripts.append(value)
+            return 0 if rest else 1
+    return 0
+
+
+_PLAIN_COMMANDS = frozenset("=dDgGhHnNpPxzF")
+_LINE_COMMANDS = frozenset("aicrRwW#")  # their argument runs to the end of the line
+_LABEL_COMMANDS = frozenset("btT")
+
+
+def _executed(script: str) -> list[str | None] | None:
+    """The commands ``script``'s ``e`` commands and ``s///e`` flags run; None if not followed."""
+    runs: list[str | None] = []
+    i, n = 0, len(script)
+    while i < n:
+        while i < n and script[i] in " \t\n;":
+            i += 1
+        if i >= n:
+            break
+        i = _address(script, i)
+        if i is None:
+            return None
+        while i < n and script[i] in " \t!":
+            i += 1
+        if i >= n:
+            return None
+        command = script[i]
+        i += 1
+        if command in "{}" or command in _PLAIN_COMMANDS:
+            continue
+        if command in _LINE_COMMANDS or command == ":" or command == "e":
+            end = _text_end(script, i) if command in "aic" else _line_end(script, i)
+            if command == "e":
+                runs.append(script[i:end].strip() or None)  # a bare e runs the pattern space
+            i = end
+        elif command in _LABEL_COMMANDS:
+            while i < n and script[i] not in ";\n":
+                i += 1
+        elif command in "lLqQ":
+            while i < n and (script[i].isdigit() or script[i] in " \t"):
+                i += 1
+        elif command in "sy":
+            i = _substitution(script, i, command, runs)
+            if i is None:
+                return None
+        else:
+            return None
+    return runs
+
+
+def _address(script: str, i: int) -> int | None:
+    """Past an address or range (``1``, ``$``, ``/re/I``, ``\\%re%``, ``1,+3``, ``0~2``)."""
+    for _part in range(2):
+        n = len(script)
+        if i < n and (script[i].isdigit() or script[i] in "+~"):
+            i += 1
+            while i < n and (script[i].isdigit() or script[i] == "~"):
+                i += 1
+        elif i < n and script[i] == "$":
+            i += 1
+        elif i < n and script[i] in "/\\":
+            if script[i] == "\\":
+                i += 1
+                if i >= n:
+                    return None
+            end = _delimited(script, i + 1, script[i])
+            if end is None:
+                return None
+            i = end + 1
+            while i < n and script[i] in "IM":
+                i += 1
+        if i < n and script[i] == "," and _part == 0:
+            i += 1
+            continue
+        break
+    return i
+
+
+def _substitution(script: str, i: int, command: str, runs: list[str | None]) -> int | None:
+    """Past ``s/re/text/flags`` (``e`` runs the result) or ``y/abc/xyz/``."""
+    if i >= len(script) or script[i] in "\\\n":
+        return None
+    delimiter = script[i]
+    end = _delimited(script, i + 1, delimiter)
+    end = _delimited(script, end + 1, delimiter) if end is not None else None
+    if end is None:
+        return None
+    i = end + 1
+    if command == "y":
+        return i
+    n = len(script)
+    while i < n and script[i] not in ";\n}":
+        flag = script[i]
+        if flag == "e":
+            runs.append(None)
+        elif flag == "w":
+            return _line_end(script, i + 1)
+        elif not (flag.isdigit() or flag in "gpiImM \t"):
+            return None
+        i += 1
+    return i
+
+
+def _delimited(script: str, i: int, delimiter: str) -> int | None:
+    """The index of the next unescaped ``delimiter`` from ``i``."""
+    while i < len(script):
+        if script[i] == "\\":
+            i += 2
+            continue
+        if script[i] == delimiter:
+            return i
+        i += 1
+    return None
+
+
+def _line_end(script: str, i: int) -> int:
+    """The end of an argument that runs to the end of the line (``a``/``e``/``w``)."""
+    end = script.find("\n", i)
+    return len(script) if end < 0 else end
+
+
+def _text_end(script: str, i: int) -> int:
+    """The end of ``a``/``i``/``c`` text: lines ending in a backslash go on to the next."""
+    while True:
+        end = _line_end(script, i)
+        line = script[i:end]
+        if end >= len(script) or (len(line) - len(line.rstrip("\\"))) % 2 == 0:
+            return end
+        i = end + 1

@@ -40,12 +40,16 @@ from jupyter_agent.permissions.bash_wrappers import _CODE_RUNNERS, WRAPPERS, Unw
 PROGRAMS = sorted(ro.SPECS) + sorted(WRAPPERS) + sorted(_CODE_RUNNERS) + [
     "git", "sed", "find", "fd", "cd", "pushd", "popd", "/bin/rm", "/usr/bin/git", "rm", "python", "npm",
     "$X", "c'a't", "./x.sh", "source", ".", "export", "xargs", "env",
+    # runners and subcommand spellings (bash_runners.py, bash_synonyms.py)
+    "uv", "npx", "docker", "kubectl", "python3", "tar", "ssh", "rsync", "poetry", "conda",
 ]
 ARGS = [
     "x", "src", "'a b'", "''", "\"$HOME\"", "$f", "*.py", "~/x", "{a,b}", ".env", "/etc/passwd", "1,20p",
     "s/a/b/", "-exec", "rm", "{}", "\\;", "+", "HEAD~1", "main", "list", "show", "push", "status", "log",
     "diff", "config", "branch", "stash", "worktree", "'echo hi'", "'rm -rf /'", "FOO=1", "PATH=/x", "5",
     "$(pwd)", "sh", "bash", "true", "git", "cat", "'tab\there'", "$'a\\tb'", "é", "'q\"uote'", "a\\ b",
+    "run", "exec", "-m", "pip", "pub", "container", "rebase", "-x", "'1e ls'", "--to-command=ls", "-e",
+    "ProxyCommand=ls", "-o", "--", "s/a/b/e",
 ]
 
 

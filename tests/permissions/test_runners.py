@@ -17,6 +17,7 @@ import pytest
 
 from jupyter_agent.permissions.bash_analysis import analyze_uncached
 from jupyter_agent.permissions.bash_runners import RUNNERS, runner_forms
+from jupyter_agent.permissions.bash_sed import sed_commands
 from jupyter_agent.permissions.bash_words import Word
 from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
@@ -239,3 +240,103 @@ async def test_git_rebase_really_runs_its_exec_command(world, tmp_path):
     assert marker.read_text().split() == ["qc"]
     ctx = make_ctx(world.project, allow=("Bash(git:*)",), deny=("Bash(qc:*)",))
     assert verdict_name(await decide_bash(ctx, command)) == "deny"
+
+
+ALWAYS_ASK_ROWS = [
+    # what always asks on its own asks inside a runner the user allowed
+    ("uv run sudo ls", "ask"),
+    ("uv run bash -c 'ls'", "ask"),
+    ("uv run $TOOL x", "ask"),
+    ("npx $PKG", "ask"),
+    ("find . -exec sh -c 'ls' \\;", "ask"),
+    ("find . -exec {} \\;", "ask"),  # runs every file it finds
+    ("git rebase -x \"$CMD\" HEAD~2", "ask"),
+    # plain commands inside stay the runner's allow rule's business
+    ("uv run pytest", "allow"),
+    ("find . -name x -exec ls {} \\;", "allow"),
+    ("git rebase -x ls HEAD~2", "allow"),
+    ("docker exec $C ls", "allow"),  # $C is the container
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ALWAYS_ASK_ROWS)
+async def test_what_always_asks_asks_inside_an_allowed_runner(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(uv run:*)", "Bash(find:*)", "Bash(git:*)", "Bash(npx:*)",
+                                         "Bash(docker:*)"))
+    assert verdict_name(await decide_bash(ctx, command)) == expected
+
+
+OPTION_ROWS = [
+    # an option of an allowed program that runs a command or shell code
+    ("tar -xf a.tar --to-command='rm x'", "deny"),
+    ("tar -I 'rm x' -xf a.tar", "deny"),
+    ("tar --use-compress-program='rm x' -xf a.tar", "deny"),
+    ("tar -cf a.tar --checkpoint=1 --rsh-command='rm x' h:a", "deny"),
+    ("rsync -e 'rm x' a b:", "deny"),
+    ("rsync -avze 'rm x' a b:", "deny"),
+    ("rsync --rsh='sudo rm x' a b:", "deny"),
+    ("zip -T -TT 'rm x' out.zip a.txt", "deny"),
+    ("sort --compress-program=rm a.txt", "deny"),
+    ("wget --use-askpass='rm x' http://example.com", "deny"),
+    ("man -P 'rm x' ls", "deny"),
+    ("scp -S rm a b:", "deny"),
+    ("scp -o ProxyCommand='rm x' a b:", "deny"),
+    ("ssh -oProxyCommand='rm x' host", "deny"),
+    ("ssh -o 'LocalCommand rm x' -o PermitLocalCommand=yes host", "deny"),
+    # GNU sed's e command and s///e flag
+    ("sed -n '1e rm x' a.txt", "deny"),
+    ("sed -ne '$e rm x' a.txt", "deny"),
+    ("sed --expression='/a/e rm x' a.txt", "deny"),
+    ("sed 's/x/y/e' a.txt", "ask"),  # runs the pattern space
+    ("sed -f script.sed a.txt", "ask"),  # a script this decision cannot read
+    ("sed \"s/$a/$b/\" a.txt", "ask"),  # $b may end in /e
+    ("sed -n '1e ls' a.txt", "allow"),
+    ("sed --sandbox -n '1e rm x' a.txt", "allow"),  # --sandbox refuses e
+    ("sed -i 's/hello/world/g' a.txt", "allow"),
+    ("sed -ie 's/a/b/' a.txt", "allow"),  # -ie is -i with the suffix e
+    ("sed '/x/a hello; e rm x' a.txt", "allow"),  # appended text, not an e command
+    # everyday uses stay allowed
+    ("rsync -avz -e ssh src host:dst", "allow"),
+    ("tar -czf x.tgz src", "allow"),
+    ("ssh -o StrictHostKeyChecking=no host ls", "allow"),
+    ("man ls", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), OPTION_ROWS)
+async def test_options_that_run_commands(world, command, expected):
+    programs = ("tar", "rsync", "zip", "sort", "wget", "man", "scp", "ssh", "sed")
+    ctx = make_ctx(world.project, allow=tuple(f"Bash({p}:*)" for p in programs), deny=RM)
+    assert verdict_name(await decide_bash(ctx, command)) == expected
+
+
+REAL_OPTIONS = [
+    ("sed", "sed -n '1e qc' a.txt"),
+    ("tar", "tar -cf a.tar --to-command=qc a.txt && tar -xf a.tar --to-command=qc"),
+]
+
+
+@pytest.mark.parametrize(("program", "command"), REAL_OPTIONS)
+async def test_the_real_program_runs_the_option_command(world, tmp_path, program, command):
+    """Ground truth: GNU sed's e and tar's --to-command run qc; then: denied."""
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    bin_dir, marker = _stub_bin(tmp_path)
+    (tmp_path / "a.txt").write_text("line\n")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, env=env, timeout=30, capture_output=True)
+    assert "qc" in marker.read_text().split()
+    ctx = make_ctx(world.project, allow=(f"Bash({program}:*)",), deny=("Bash(qc:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == "deny"
+
+
+def test_sed_text_lines_are_not_commands():
+    def runs(*args):
+        return sed_commands(tuple(Word(a) for a in args))
+
+    assert runs("a\\\nhello e x\\\nmore", "f") == []
+    assert runs("a\\\ntext\n2e id", "f") == ["id"]
+    assert runs("-n", "/a/,/b/{s/x/y/;p}", "f") == []
+    assert runs("-i.bak", "s/a/b/e", "f") == [None]
+    assert runs("f1", "-e", "1e id") == ["id"]  # with -e, every other word is a file
+    assert runs("1k") is None  # a command this reader does not know
