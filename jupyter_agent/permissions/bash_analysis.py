@@ -211,6 +211,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
     scripts = unwrapped.scripts  # a fresh list of this unwrap
     reads = unwrapped.reads
     todo = [(form, 0) for form in unwrapped.forms]
+    if stdin_form is not None:  # ls | xargs uv run: what uv runs comes from stdin
+        todo.append((stdin_form, 0))
     while todo:
         form, depth = todo.pop()
         if not may_have_extra_forms(form):

@@ -340,3 +340,18 @@ def test_sed_text_lines_are_not_commands():
     assert runs("-i.bak", "s/a/b/e", "f") == [None]
     assert runs("f1", "-e", "1e id") == ["id"]  # with -e, every other word is a file
     assert runs("1k") is None  # a command this reader does not know
+
+
+XARGS_ROWS = [
+    ("echo rm x | xargs uv run", "ask"),  # xargs hands uv run its program
+    ("echo x | xargs npx", "ask"),
+    ("ls | xargs git rebase -x", "ask"),
+    ("echo x | xargs uv run rm", "deny"),
+    ("ls | xargs uv run pytest", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), XARGS_ROWS)
+async def test_a_runner_under_xargs_runs_words_from_stdin(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(uv run:*)", "Bash(npx:*)", "Bash(git:*)"), deny=RM)
+    assert verdict_name(await decide_bash(ctx, command)) == expected
