@@ -12,6 +12,7 @@ that the folder it opened is the one the caller checked (see :func:`atomic_write
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -43,13 +44,17 @@ def atomic_write_bytes(
     itself was swapped for a link, the link is replaced, not followed.
     """
     target = Path(os.path.abspath(os.fspath(path))) if pinned else resolve_write_target(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     if not _DIR_FDS:
+        target.parent.mkdir(parents=True, exist_ok=True)
         if pinned and os.path.realpath(target.parent) != str(target.parent):
             raise WriteTargetMoved(_moved(target.parent, os.path.realpath(target.parent)))
         _write_by_name(target, data, mode)
         return target
-    folder = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+    if pinned:  # every folder on the way opened (or created) by name in its parent, never via a link
+        folder = _open_pinned(target.parent)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        folder = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
     try:
         if pinned:
             _check_opened(folder, target.parent)
@@ -64,6 +69,41 @@ def atomic_write_text(
     pinned: bool = False,
 ) -> Path:
     return atomic_write_bytes(path, text.encode(encoding), mode=mode, pinned=pinned)
+
+
+def _open_pinned(folder: Path) -> int:
+    """Open ``folder`` one name at a time from the root, each relative to its open parent and
+    never through a link, creating the missing ones there (a pinned ``mkdir -p``): a folder on
+    the way that became a link raises :class:`WriteTargetMoved` before anything is created
+    beyond it."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC
+    fd = os.open(folder.anchor or os.sep, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+    try:
+        for depth, name in enumerate(folder.parts[1:], start=2):
+            try:
+                try:
+                    step = os.open(name, flags, dir_fd=fd)
+                except FileNotFoundError:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(name, dir_fd=fd)
+                    step = os.open(name, flags, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR) or not _is_link(name, fd):
+                    raise
+                reached = Path(*folder.parts[:depth])
+                raise WriteTargetMoved(_moved(folder, os.path.realpath(reached))) from exc
+            os.close(fd)
+            fd = step
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _is_link(name: str, folder: int) -> bool:
+    with contextlib.suppress(OSError):
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    return False
 
 
 def _write_in(folder: int, name: str, data: bytes, mode: int | None) -> None:

@@ -119,3 +119,25 @@ def test_without_a_name_for_the_open_folder_the_check_compares_what_the_name_lea
     with pytest.raises(WriteTargetMoved):
         atomic_write_bytes(tmp_path / "sub" / "f.txt", b"x", pinned=True)
     assert list(outside.iterdir()) == []
+
+
+def test_a_pinned_write_creates_no_folder_through_a_link(tmp_path):
+    """The checked real path was tmp_path/sub/new/deeper/f.txt; sub became a link to outside
+    before the write: no folder may be created outside (mkdir -p would follow the link)."""
+    if not atomic._DIR_FDS:
+        pytest.skip("this system cannot create folders relative to an open folder")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "sub").symlink_to(outside)
+    with pytest.raises(WriteTargetMoved, match="replaced by a link"):
+        atomic_write_bytes(tmp_path / "sub" / "new" / "deeper" / "f.txt", b"x", pinned=True)
+    assert list(outside.iterdir()) == []
+
+
+def test_a_pinned_write_creates_missing_folders(tmp_path):
+    target = tmp_path / "a" / "b" / "c.txt"
+    assert atomic_write_bytes(target, b"x", pinned=True) == target
+    assert target.read_bytes() == b"x"
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(NotADirectoryError):
+        atomic_write_bytes(tmp_path / "file" / "d.txt", b"x", pinned=True)
