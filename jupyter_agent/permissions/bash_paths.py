@@ -26,6 +26,7 @@ from .compiled import PathScope
 from .filesystem import read_deny_below, read_rule_of, write_verdict
 from .git_contents import shows_contents
 from .git_guards import git_guards
+from .patch_guard import patch_guard
 from .paths import BadPath, ResolvedPath, local_path, relative_below, resolve_below
 
 TOOL_NAME = "Bash"
@@ -47,6 +48,10 @@ def path_checks(
             _read_check(inner[1], cwds, scope, v)  # `source .env` reads it
         if program == "git":  # what git would run or write that the command line does not show
             git_guards(inner, cwds, scope, v)
+            if v.deny:
+                return
+        elif program == "patch":  # the files its patch names (patch_guard.py)
+            patch_guard(inner, [r.target for r in analysis.redirects if not r.write], cwds, scope, v)
             if v.deny:
                 return
         read_only = info.read_only

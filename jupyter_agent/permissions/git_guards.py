@@ -58,14 +58,14 @@ def _patch_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: 
                 if resolved is None:
                     v.sticky.append(f"the patch names {path}, which cannot be resolved")
                     return
-                why = _patched_path_problem(path, resolved, scope, v)
+                why = patched_path_problem(path, resolved, scope, v)
                 if why is not None or v.deny:
                     if why is not None:
                         v.sticky.append(why)
                     return
 
 
-def _patched_path_problem(path: str, resolved: tuple[str, str], scope: PathScope, v: Verdict) -> str | None:
+def patched_path_problem(path: str, resolved: tuple[str, str], scope: PathScope, v: Verdict) -> str | None:
     reason = protected_reason_of(*resolved)
     if reason is not None:
         return f"the patch writes {reason}"
@@ -81,4 +81,4 @@ def _patched_path_problem(path: str, resolved: tuple[str, str], scope: PathScope
     return None
 
 
-__all__ = ["git_guards"]
+__all__ = ["git_guards", "patched_path_problem"]
