@@ -13,12 +13,14 @@ import os
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
+from .archive_guard import ARCHIVE_PROGRAMS, archive_guard
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import copy_check, program_write_check, write_link_rule
 from .bash_copies import COPYING_PROGRAMS
 from .bash_git import git_read_checks
 from .bash_patterns import expanded
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
+from .bash_runners import PYTHONS
 from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
@@ -52,6 +54,10 @@ def path_checks(
                 return
         elif program == "patch":  # the files its patch names (patch_guard.py)
             patch_guard(inner, [r.target for r in analysis.redirects if not r.write], cwds, scope, v)
+            if v.deny:
+                return
+        elif program in ARCHIVE_PROGRAMS or (program in PYTHONS and len(inner) > 2 and inner[1].literal == "-m"):
+            archive_guard(inner, cwds, scope, v)  # the members an extraction writes
             if v.deny:
                 return
         read_only = info.read_only

@@ -65,19 +65,22 @@ def _patch_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: 
                     return
 
 
-def patched_path_problem(path: str, resolved: tuple[str, str], scope: PathScope, v: Verdict) -> str | None:
+def patched_path_problem(
+    path: str, resolved: tuple[str, str], scope: PathScope, v: Verdict, what: str = "patch"
+) -> str | None:
+    """Why writing ``path`` (named in a patch or an archive: ``what``) must ask; a deny goes to ``v``."""
     reason = protected_reason_of(*resolved)
     if reason is not None:
-        return f"the patch writes {reason}"
+        return f"the {what} writes {reason}"
     rule = scope.rule("deny", EDIT_RULES, *resolved)
     if rule is not None:
-        v.deny = f"Permission to write {path} (named in a patch) has been denied by the rule {rule}."
+        v.deny = f"Permission to write {path} (named in the {what}) has been denied by the rule {rule}."
         return None
     asked = scope.rule("ask", EDIT_RULES, *resolved)
     if asked is not None:
-        return f"the patch writes {path} (rule {asked})"
+        return f"the {what} writes {path} (rule {asked})"
     if not scope.inside(resolved[1]):
-        return f"the patch writes {path}, outside the working directories"
+        return f"the {what} writes {path}, outside the working directories"
     return None
 
 

@@ -38,16 +38,24 @@ def patch_guard(words: tuple[Word, ...], stdin: Sequence[Word], cwds: list[str],
         if reason is not None:
             v.sticky.append(reason)
             return
-        for path in paths:
-            resolved = resolved_once(path, cwd, v)
-            if resolved is None:
-                v.sticky.append(f"patch writes {path}, which cannot be resolved")
-                return
-            why = patched_path_problem(path, resolved, scope, v)
-            if why is not None or v.deny:
-                if why is not None:
-                    v.sticky.append(why)
-                return
+        if not check_named_writes(paths, cwd, scope, v, "patch"):
+            return
+
+
+def check_named_writes(paths: Sequence[str], cwd: str, scope: PathScope, v: Verdict, what: str) -> bool:
+    """Check each path a patch or archive (``what``) writes as if written directly; False once
+    one asks or is denied (recorded in ``v``)."""
+    for path in paths:
+        resolved = resolved_once(path, cwd, v)
+        if resolved is None:
+            v.sticky.append(f"the {what} writes {path}, which cannot be resolved")
+            return False
+        why = patched_path_problem(path, resolved, scope, v, what)
+        if why is not None or v.deny:
+            if why is not None:
+                v.sticky.append(why)
+            return False
+    return True
 
 
 def patch_writes(words: Sequence[Word], cwd: str, stdin: Sequence[Word]) -> tuple[str | None, list[str]]:
@@ -127,4 +135,4 @@ def _endings(name: str, strip: int | None) -> list[str]:
     return [name] + ["/".join(parts[k:]) for k in range(1, len(parts))]
 
 
-__all__ = ["patch_guard", "patch_writes"]
+__all__ = ["check_named_writes", "patch_guard", "patch_writes"]

@@ -51,8 +51,8 @@ ROWS = [
     ("Bash(dd:*)", "dd if=a.txt of=locked/f.txt status=none", "deny"),
     ("Bash(sort:*)", "sort -o locked/f.txt a.txt", "deny"),
     ("Bash(sort:*)", "sort -uo locked/f.txt a.txt", "deny"),
-    ("Bash(tar:*)", "tar xf ../x.tar -C locked", "ask"),
-    ("Bash(tar:*)", "tar xf ../x.tar", "ask"),  # into the project: locked/ may be overwritten
+    ("Bash(tar:*)", "tar xf ../x.tar -C locked", "deny"),  # the archive's members are read: f.txt lands there
+    ("Bash(tar:*)", "tar xf ../x.tar", "deny"),  # into the project: it names locked/f.txt
     ("Bash(tar:*)", "tar xf ../x.tar -C build", "allow"),
     ("Bash(find:*)", "find locked -name f.txt -delete", "ask"),
     ("Bash(find:*)", "find build -delete", "allow"),
@@ -104,7 +104,8 @@ PROTECTED_ROWS = [
     ("find . -delete", "ask", True),
     ("find build -delete", "allow", True),
     ("tar xf ../hooks.tar", "ask", True),  # the archive holds .git/hooks/post-commit
-    ("tar xf ../hooks.tar -C build", "allow", True),
+    ("tar xf ../hooks.tar -C build", "ask", False),  # the members are read: build/.git/hooks/… is protected too
+    ("tar xf ../x.tar -C build", "allow", True),
     ("cp -r build/. .", "ask", True),  # build/ holds a .git/hooks/post-commit of its own
 ]
 

@@ -1,0 +1,206 @@
+"""Archive extraction writes the files the archive names: ``tar -xf x.tar`` or ``unzip x.zip``
+may create ``.claude/settings.local.json``, ``.git/hooks/pre-commit`` or ``../../.bashrc``.
+
+Like a patch (``patch_guard.py``), the archive's member list is read when deciding (tar,
+compressed or not, through ``tarfile``; zip through ``zipfile``) and every member is checked as
+if written directly (with ``-C DIR`` / ``-d DIR``): a protected or outside path asks in every
+mode, an Edit-denied one is denied.  An archive that cannot be listed now (standard input, a
+word known only at run time, a format these modules do not read, one over ``_MAX_BYTES``), or
+that holds a link pointing out of the folder it is extracted into, asks.  Listing (``tar -t``,
+``unzip -l``), testing and extracting to standard output write nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import tarfile
+import zipfile
+from collections.abc import Sequence
+
+from .bash_verdict import Verdict
+from .bash_words import Word
+from .compiled import PathScope
+from .patch_guard import check_named_writes
+
+_MAX_BYTES = 50 * 1024 * 1024
+_MAX_MEMBERS = 100_000
+_TAR_VALUE_LETTERS = frozenset("bCfFgHIKLNTVX")  # short options of GNU tar that take a value
+_TAR_LONG_VALUE = frozenset({"--file", "--directory", "--files-from", "--exclude-from", "--format",
+                             "--blocking-factor", "--use-compress-program", "--to-command", "--label",
+                             "--newer", "--starting-file", "--tape-length", "--listed-incremental",
+                             "--info-script", "--exclude", "--owner", "--group", "--mode", "--transform"})
+_UNZIP_NO_WRITE = frozenset("lptvzZ")  # list, pipe, test, verbose, comment, zipinfo
+TAR_PROGRAMS = frozenset({"tar", "gtar", "bsdtar"})
+SEVEN_ZIP = frozenset({"7z", "7za", "7zr"})
+ARCHIVE_PROGRAMS = TAR_PROGRAMS | SEVEN_ZIP | {"unzip", "cpio"}
+
+
+def archive_guard(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """Check every member an extracting ``tar``/``unzip``/``python -m tarfile|zipfile`` writes."""
+    for cwd in cwds:
+        reason, paths = archive_writes(words, cwd)
+        if reason is not None:
+            v.sticky.append(reason)
+            return
+        if not check_named_writes(paths, cwd, scope, v, "archive"):
+            return
+
+
+def archive_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[str]]:
+    """``(why it must ask, the paths it writes)`` for one command (program first)."""
+    texts = [w.literal for w in words]
+    program = texts[0]
+    if program in TAR_PROGRAMS:
+        found = _tar_options(texts[1:])
+    elif program == "unzip":
+        found = _unzip_options(texts[1:])
+    elif program in SEVEN_ZIP:
+        found = _seven_zip_options(texts[1:])
+    elif program == "cpio":  # -i / -p: members or a file list from standard input
+        copies = any(t is None or t in ("--extract", "--pass-through") or (
+            t[:1] == "-" and t[1:2] != "-" and ("i" in t or "p" in t)) for t in texts[1:])
+        return ("cpio extracts or copies what standard input names, so the files it writes are unknown"
+                if copies else None), []
+    elif len(texts) > 3 and texts[1] == "-m" and texts[2] in ("tarfile", "zipfile"):
+        found = _python_options(texts[3:])
+    else:
+        return None, []
+    if isinstance(found, str):
+        return found, []
+    if found is None:
+        return None, []  # nothing extracted
+    archive, folder = found
+    return _members(archive, folder, cwd)
+
+
+def _tar_options(args: list[str | None]) -> tuple[str, str] | str | None:
+    """``(archive, folder)`` when tar extracts; None when it does not; a reason when unknown."""
+    extract = to_stdout = False
+    values: dict[str, str] = {"C": ""}  # f: the archive, C: the folder (the last one given)
+    pending: list[str] = []  # letters waiting for their value, in order (tar xfC a.tar dir)
+    for index, text in enumerate(args):
+        if text is None:
+            return "tar has a word only known at run time"
+        if pending:
+            values[pending.pop(0)] = text
+            continue
+        if text.startswith("--"):
+            key, eq, value = text.partition("=")
+            extract = extract or key in ("--extract", "--get")
+            to_stdout = to_stdout or key == "--to-stdout"
+            letter = {"--file": "f", "--directory": "C"}.get(key, "-" if key in _TAR_LONG_VALUE else None)
+            if letter is not None:
+                if eq:
+                    values[letter] = value
+                else:
+                    pending.append(letter)
+            continue
+        dashed = text.startswith("-")
+        if not dashed and not (index == 0 and text.isalpha()):
+            continue  # a member name (the first word may be a bundle without a dash: xzf)
+        bundle = text[1:] if dashed else text
+        for k, letter in enumerate(bundle):
+            extract = extract or letter == "x"
+            to_stdout = to_stdout or letter == "O"
+            if letter in _TAR_VALUE_LETTERS:
+                if dashed and bundle[k + 1:]:  # -fa.tar, -xzfa.tar: the rest is the value
+                    values[letter] = bundle[k + 1:]
+                    break
+                pending.append(letter)
+    if pending:
+        return "tar has an option without its value"
+    if not extract or to_stdout:
+        return None
+    archive = values.get("f")
+    if archive is None or archive == "-":
+        return "tar extracts an archive from standard input, so the files it writes are unknown"
+    return archive, values["C"]
+
+
+def _unzip_options(args: list[str | None]) -> tuple[str, str] | str | None:
+    archive, folder, i = None, "", 0
+    while i < len(args):
+        text = args[i]
+        i += 1
+        if text is None:
+            return "unzip has a word only known at run time"
+        if text == "-d":
+            value = args[i] if i < len(args) else None
+            if value is None:
+                return "unzip -d has no fixed value"
+            folder = value
+            i += 1
+        elif text.startswith("-d") and len(text) > 2:
+            folder = text[2:]
+        elif text == "-x":
+            break  # the rest are members left out
+        elif text.startswith("-"):
+            if _UNZIP_NO_WRITE.intersection(text[1:]):
+                return None
+        elif archive is None:
+            archive = text
+    if archive is None:
+        return "unzip has no archive named"
+    return archive, folder
+
+
+def _seven_zip_options(args: list[str | None]) -> tuple[str, str] | str | None:
+    """``7z x A -oDIR`` / ``7z e A``: extraction; other commands (``l``, ``t``, ``a``) write no member."""
+    if any(a is None for a in args):
+        return "7z has a word only known at run time"
+    words = [a or "" for a in args]
+    positional = [w for w in words if not w.startswith("-")]
+    if not positional or positional[0] not in ("x", "e"):
+        return None
+    if len(positional) < 2:
+        return "7z has no archive named"
+    folder = next((w[2:] for w in words if w.startswith("-o")), "")
+    return positional[1], folder  # (e keeps only base names: checking whole names is stricter)
+
+
+def _python_options(args: list[str | None]) -> tuple[str, str] | str | None:
+    """``python -m tarfile -e A [DIR]`` / ``python -m zipfile -e A DIR``."""
+    if not args or args[0] not in ("-e", "--extract"):
+        return None
+    rest = args[1:3]
+    if not rest or any(a is None for a in rest):
+        return "python extracts an archive named only at run time"
+    return rest[0] or "", (rest[1] or "") if len(rest) > 1 else ""
+
+
+def _members(archive: str, folder: str, cwd: str) -> tuple[str | None, list[str]]:
+    path = os.path.join(cwd, archive)
+    try:
+        if os.path.getsize(path) > _MAX_BYTES:
+            return f"the archive {archive} is too large to check", []
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as z:
+                infos = z.infolist()
+                if any((i.external_attr >> 16) & 0o170000 == 0o120000 for i in infos):
+                    return f"the archive {archive} holds links", []
+                names = [i.filename for i in infos]
+        else:
+            with tarfile.open(path, "r:*") as t:
+                names = []
+                for member in t:
+                    if len(names) >= _MAX_MEMBERS:
+                        return f"the archive {archive} has too many members to check", []
+                    if (member.issym() or member.islnk()) and _escapes(member.name, member.linkname, member.issym()):
+                        return f"the archive {archive} holds a link out of the folder it is extracted to", []
+                    names.append(member.name)
+    except (OSError, tarfile.TarError, zipfile.BadZipFile, EOFError, ValueError) as exc:
+        return f"the archive {archive} cannot be listed now ({type(exc).__name__})", []
+    return None, [os.path.join(folder, name) for name in dict.fromkeys(names) if name not in ("", ".", "./")]
+
+
+def _escapes(name: str, target: str, symbolic: bool) -> bool:
+    """Does a link member point outside the extraction folder (absolute, or ``..`` past it)?"""
+    if target.startswith("/"):
+        return True
+    base = posixpath.dirname(name) if symbolic else ""
+    joined = posixpath.normpath(posixpath.join(base, target))
+    return joined == ".." or joined.startswith("../")
+
+
+__all__ = ["ARCHIVE_PROGRAMS", "archive_guard", "archive_writes"]
