@@ -5,7 +5,8 @@ Like a patch (``patch_guard.py``), the archive's member list is read when decidi
 compressed or not, through ``tarfile``; zip through ``zipfile``) and every member is checked as
 if written directly (with ``-C DIR`` / ``-d DIR``): a protected or outside path asks in every
 mode, an Edit-denied one is denied.  An archive that cannot be listed now (standard input, a
-word known only at run time, a format these modules do not read, one over ``_MAX_BYTES``), or
+word known only at run time, a format these modules do not read, one too large to list in a
+moment: ``_MAX_BYTES``, ``_MAX_COMPRESSED``), or
 that holds a link pointing out of the folder it is extracted into, asks.  Listing (``tar -t``,
 ``unzip -l``), testing and extracting to standard output write nothing.
 """
@@ -23,7 +24,9 @@ from .bash_words import Word
 from .compiled import PathScope
 from .patch_guard import check_named_writes
 
-_MAX_BYTES = 50 * 1024 * 1024
+_MAX_BYTES = 50 * 1024 * 1024  # a plain tar is listed by seeking from header to header: quick
+_MAX_COMPRESSED = 5 * 1024 * 1024  # a compressed one is read through, on the decision's thread
+_COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd")  # gzip bzip2 xz zstd
 _MAX_MEMBERS = 100_000
 _TAR_VALUE_LETTERS = frozenset("bCfFgHIKLNTVX")  # short options of GNU tar that take a value
 _TAR_LONG_VALUE = frozenset({"--file", "--directory", "--files-from", "--exclude-from", "--format",
@@ -172,7 +175,10 @@ def _python_options(args: list[str | None]) -> tuple[str, str] | str | None:
 def _members(archive: str, folder: str, cwd: str) -> tuple[str | None, list[str]]:
     path = os.path.join(cwd, archive)
     try:
-        if os.path.getsize(path) > _MAX_BYTES:
+        with open(path, "rb") as f:
+            magic = f.read(6)
+        limit = _MAX_COMPRESSED if magic.startswith(_COMPRESSED_MAGIC) else _MAX_BYTES
+        if os.path.getsize(path) > limit:
             return f"the archive {archive} is too large to check", []
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as z:

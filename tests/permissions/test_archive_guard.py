@@ -128,3 +128,13 @@ def test_real_extraction_creates_what_the_archive_names(tmp_path, program, comma
             z.writestr(SETTINGS, "{}")
     subprocess.run(command, shell=True, cwd=tmp_path, check=True, capture_output=True)
     assert (tmp_path / SETTINGS).read_text() == "{}"
+
+
+def test_a_compressed_archive_is_listed_only_when_small(archives, world, monkeypatch):
+    """A compressed tar is read through to be listed, on the decision's thread: over the cap it asks."""
+    from jupyter_agent.permissions import archive_guard
+
+    monkeypatch.setattr(archive_guard, "_MAX_COMPRESSED", 10)
+    reason, paths = archive_writes([Word(w) for w in ["tar", "-xzf", "evil.tgz"]], str(world.project))
+    assert reason is not None and "too large" in reason and paths == []
+    assert archive_writes([Word(w) for w in ["tar", "-xf", "ok.tar"]], str(world.project))[0] is None
