@@ -25,6 +25,7 @@ from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
 from .compiled import PathScope
+from .download_guard import download_guard
 from .filesystem import read_deny_below, read_rule_of, write_verdict
 from .git_contents import shows_contents
 from .git_guards import git_guards
@@ -58,6 +59,10 @@ def path_checks(
                 return
         elif program in ARCHIVE_PROGRAMS or (program in PYTHONS and len(inner) > 2 and inner[1].literal == "-m"):
             archive_guard(inner, cwds, scope, v)  # the members an extraction writes
+            if v.deny:
+                return
+        elif program in ("wget", "curl"):
+            download_guard(inner, cwds, scope, v)  # the files URLs name (wget x/.mcp.json)
             if v.deny:
                 return
         read_only = info.read_only
