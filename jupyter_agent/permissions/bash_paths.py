@@ -25,6 +25,7 @@ from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
 from .compiled import PathScope
+from .copy_guard import COPY_PROGRAMS, copy_guard
 from .download_guard import download_guard
 from .filesystem import read_deny_below, read_rule_of, write_verdict
 from .git_contents import shows_contents
@@ -63,6 +64,10 @@ def path_checks(
                 return
         elif program in ("wget", "curl"):
             download_guard(inner, cwds, scope, v)  # the files URLs name (wget x/.mcp.json)
+            if v.deny:
+                return
+        elif program in COPY_PROGRAMS:
+            copy_guard(inner, cwds, scope, v)  # what a copied folder holds (cp -r src/. out/)
             if v.deny:
                 return
         read_only = info.read_only
