@@ -302,14 +302,19 @@ def _option(
         todo.extend(((j + 1, left), (j + 2, left)))
 
 
+def _text(value: str | Word | None, scripts: list[tuple[Word, ...]]) -> str | None:
+    """An option's value as text; one known only at run time adds an unknown program (None)."""
+    if isinstance(value, Word):
+        if value.literal is None:
+            scripts.append((UNKNOWN_PROGRAM,))
+            return None
+        return value.text
+    return value or ""
+
+
 def _argv(line: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
     """A command line given as one value, which the program splits into words and runs."""
-    if isinstance(line, Word):
-        if line.literal is None:
-            scripts.append((UNKNOWN_PROGRAM,))
-            return
-        line = line.text
-    words = tuple(Word(w) for w in (line or "").split())
+    words = tuple(Word(w) for w in (_text(line, scripts) or "").split())
     if words:
         scripts.append(words)
 
@@ -319,12 +324,7 @@ _CODE_SETTINGS = frozenset({"proxycommand", "localcommand", "knownhostscommand"}
 
 def _config(setting: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
     """``-o Key=Value`` (or ``Key Value``): the value of a key that names a command is shell code."""
-    if isinstance(setting, Word):
-        if setting.literal is None:
-            scripts.append((UNKNOWN_PROGRAM,))
-            return
-        setting = setting.text
-    text = (setting or "").strip()
+    text = (_text(setting, scripts) or "").strip()
     cut = min((i for i in (text.find("="), text.find(" "), text.find("\t")) if i >= 0), default=len(text))
     if text[:cut].lower() in _CODE_SETTINGS:
         _script(text[cut + 1:].lstrip("= \t"), scripts)
