@@ -62,11 +62,13 @@ _UV = _r("--with --with-editable --with-requirements --python -p --package --ext
 _ENV_RUN = _r("-n --name -p --prefix --cwd -e --environment", "--no-capture-output --live-stream -v")
 _NODE = _r("-p --package --prefix -w --workspace", "-y --yes --no --no-install -q --quiet", shell="-c --call")
 _CONTAINER = _r("-e --env --env-file -u --user -w --workdir -v --volume -p --publish --name --network "
-                "--entrypoint --mount --platform -l --label --hostname -h --detach-keys",
-                "-i -t -it -d --rm --privileged --interactive --tty --detach --init", 1)
+                "--mount --platform -l --label --hostname -h --detach-keys",
+                "-i -t -it -d --rm --privileged --interactive --tty --detach --init", 1,
+                argv="--entrypoint")  # docker run --entrypoint rm img x runs rm
 _KUBECTL = _r("-c --container -n --namespace --context --kubeconfig", "-i -t -it --stdin --tty -q --quiet", 1)
 _PLAIN = _r()
-_NIX = _r("-p --packages -I --arg --argstr --expr -E", "--pure --impure", shell="--run --command")
+_NIX = _r("-I --arg --argstr --expr -E", "--pure --impure", shell="--run --command", rest="none")  # -p takes
+# several packages; nix-shell's operands are files: only --run/--command run something
 
 # (program, words that select running) → how the command is found after them.  The words may
 # have options before them (``uv --quiet run``, ``docker --context x exec``).
@@ -100,9 +102,11 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], _Runner], ...]] = {
     "docker-compose": ((("exec",), _CONTAINER), (("run",), _CONTAINER)),
     "kubectl": ((("exec",), _KUBECTL),),
     "nix-shell": (((), _NIX),),
-    "nix": ((("develop",), _r(shell="", command="-c --command")), (("shell",), _r(command="-c --command"))),
-    "script": (((), _r("-t --timing -T --log-timing -I --log-in -O --log-out -B --log-io -E --echo",
-                       "-a --append -e --return -f --flush -q --quiet", shell="-c --command")),),
+    "nix": ((("develop",), _r(command="-c --command", rest="none")),  # nix develop .#dev -c cmd
+            (("shell",), _r(command="-c --command", rest="none"))),
+    "script": (((), _r("-T --log-timing -I --log-in -O --log-out -B --log-io -E --echo -m --logging-format "
+                       "-o --output-limit", "-a --append -e --return -f --flush -q --quiet -t --timing",
+                       shell="-c --command", rest="none")),),  # its operand is the typescript file
     "xvfb-run": (((), _r("-n --server-num -e --error-file -f --auth-file -p --xauth-protocol "
                          "-s --server-args -w --wait", "-a --auto-servernum -l --listen-tcp")),),
     "valgrind": (((), _PLAIN),),

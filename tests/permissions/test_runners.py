@@ -355,3 +355,22 @@ XARGS_ROWS = [
 async def test_a_runner_under_xargs_runs_words_from_stdin(world, command, expected):
     ctx = make_ctx(world.project, allow=("Bash(uv run:*)", "Bash(npx:*)", "Bash(git:*)"), deny=RM)
     assert verdict_name(await decide_bash(ctx, command)) == expected
+
+
+MORE_ROWS = [
+    ("docker run --entrypoint rm alpine -rf /x", "deny"),  # the entrypoint is the program
+    ("docker run --entrypoint=rm alpine x", "deny"),
+    ("nix-shell -p hello cowsay --run 'rm x'", "deny"),  # -p takes several packages
+    ("nix-shell shell.nix --run 'rm x'", "deny"),
+    ("nix develop .#dev -c rm x", "deny"),
+    ("script out.log -c 'rm x'", "deny"),  # the operand is the typescript file
+    ("script -t -c 'rm x' out.log", "deny"),  # -t's file is attached, if any
+    ("docker run --entrypoint ls alpine", "allow"),
+    ("nix develop .#dev -c pytest", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), MORE_ROWS)
+async def test_runner_options_that_name_the_program(world, command, expected):
+    ctx = make_ctx(world.project, allow=RUNNER_ALLOWS, deny=RM)
+    assert verdict_name(await decide_bash(ctx, command)) == expected
