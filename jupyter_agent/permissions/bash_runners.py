@@ -123,7 +123,7 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], _Runner], ...]] = {
     "chronic": (((), _r("", "-e -v")),),
     "systemd-run": (((), _r("-p --property -u --unit --slice -E --setenv --working-directory")),),
     "parallel": (((), _r("-j --jobs -S --sshlogin --joblog --results -a --arg-file")),),
-    "dotenv": (((), _r("-e -f --file -c -v")), (("run",), _r("-f --file"))),
+    "dotenv": (((), _r("-e -f --file -v")), (("run",), _r("-f --file"))),  # -c [env]: read both ways
     "op": ((("run",), _r("--env-file")),),
     "doppler": ((("run",), _r("-p --project -c --config")),),
     "infisical": ((("run",), _r("--env --path --projectId")),),
