@@ -119,7 +119,10 @@ def _skipping_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdi
     """Deny and ask rules again with options skipped (``docker --context x rm c``)."""
     programs = rules.skip_programs
     for info in commands:
-        for k, form in enumerate(info.forms):
+        forms = info.forms
+        if len(forms) == 1 and (not forms[0] or forms[0][0].text not in programs):
+            continue  # the common case: one form, a program no such rule names
+        for k, form in enumerate(forms):
             if not form or form[0].text not in programs:
                 continue
             text = info.form_texts[k][0]

@@ -160,12 +160,24 @@ GIT_RUNNERS: tuple[tuple[tuple[str, ...], _Runner], ...] = (
     (("instaweb",), _git_shell("--httpd -d --browser -b")),
 )
 _GIT_FIRST_WORDS = frozenset(path[0] for path, _r in GIT_RUNNERS)
+# subcommands that run something only through an option (git push --receive-pack=…): its names
+_GIT_BY_OPTION = {path[0]: r.shell for path, r in GIT_RUNNERS if r.rest == "none"}
 PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3", "pythonw"}
                     | {f"python3.{minor}" for minor in range(6, 16)})
 SEDS = frozenset({"sed", "gsed"})  # GNU sed's `e` runs shell commands
 RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS | SEDS
 _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if all(p for p, _r in entries) else None
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
+
+
+def _may_name(word: Word, options: frozenset[str]) -> bool:
+    """May ``word`` be one of ``options`` (``--exec=…``, or ``-x`` among short flags: ``-ix``)?"""
+    text = word.literal
+    if text is None:
+        return True
+    if text.startswith("--"):
+        return text.partition("=")[0] in options
+    return text[:1] == "-" and any("-" + letter in options for letter in text[1:])
 
 
 _OPTION_RUNNERS = frozenset(p for p, entries in RUNNERS.items() if all(not path and r.rest == "none"
@@ -177,7 +189,10 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
     program = words[0].text
     if program == "git":  # git rebase -x 'code': the subcommand after git's options
         _options, i = git_global_options(words)
-        return i < len(words) and (words[i].literal is None or words[i].text in _GIT_FIRST_WORDS)
+        if i >= len(words) or (words[i].literal is not None and words[i].text not in _GIT_FIRST_WORDS):
+            return False
+        shell = _GIT_BY_OPTION.get(words[i].text)
+        return shell is None or any(_may_name(w, shell) for w in words[i + 1:])
     if program in SEDS:  # a script with an e, -f FILE, or a word only known at run time
         return any(w.literal is None or "e" in w.text or (w.text[:1] == "-" and "f" in w.text) for w in words[1:])
     if program in PYTHONS:

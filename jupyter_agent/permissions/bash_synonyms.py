@@ -44,6 +44,7 @@ _DOCKER = {
     ("image", "ls"): ("images",), ("image", "list"): ("images",), ("builder", "build"): ("build",),
 }
 SYNONYM_PROGRAMS = frozenset({"npm", "docker", "podman"})
+_MANAGEMENT = frozenset(first for first, _second in _DOCKER)
 
 
 @lru_cache(maxsize=512)
@@ -78,6 +79,10 @@ def canonical_words(program: str, words: tuple[str, ...]) -> tuple[str, ...] | N
 def canonical_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     """``form`` with its subcommand spelled canonically, at each place options may end."""
     program = form[0].literal or ""
+    if program == "npm" and len(form) > 1 and form[1].literal in _NPM_COMMANDS:
+        return []  # the common case: npm install, npm run test
+    if program != "npm" and not any(w.literal in _MANAGEMENT or w.literal is None for w in form[1:]):
+        return []  # docker build: no management command
     out: list[tuple[Word, ...]] = []
     for j in _subcommand_places(form):
         texts = tuple(w.literal for w in form[j:j + 2])
