@@ -195,7 +195,7 @@ def _members(archive: str, folder: str, cwd: str) -> tuple[str | None, list[str]
                     if (member.issym() or member.islnk()) and _escapes(member.name, member.linkname, member.issym()):
                         return f"the archive {archive} holds a link out of the folder it is extracted to", []
                     names.append(member.name)
-    except (OSError, tarfile.TarError, zipfile.BadZipFile, EOFError, ValueError) as exc:
+    except Exception as exc:  # any listing failure (corrupt headers, unsupported compression): ask
         return f"the archive {archive} cannot be listed now ({type(exc).__name__})", []
     return None, [os.path.join(folder, name) for name in dict.fromkeys(names) if name not in ("", ".", "./")]
 
