@@ -72,7 +72,9 @@ def _parse(program: str, args: Sequence[Word]) -> tuple[bool, list[str], str, bo
                 target = value
         elif text.startswith("-") and text != "-":
             recursive = recursive or any(letter in text[1:] for letter in _RECURSIVE[program])
-            if text[:2] in valued and len(text) == 2:
+            if program == "cp" and text.startswith("-t") and len(text) > 2:
+                target = text[2:]  # -tDIR
+            elif text[:2] in valued and len(text) == 2:
                 value = (args[i].literal if i < len(args) else "") or ""
                 i += 1
                 if text == "-t":

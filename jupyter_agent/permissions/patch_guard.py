@@ -98,12 +98,11 @@ def _writes(options: dict[str, str], operands: list[str], cwd: str, stdin: Seque
     folder = options.get("-d", "")
     if "-o" in options:
         output = options["-o"]
-        return None, [] if output == "-" else [output]
-    if operands:  # ORIGFILE: the one file patched
+        return None, [] if output == "-" else [os.path.join(folder, output)]
+    if operands:  # ORIGFILE [PATCHFILE]: the one file patched
         return None, [os.path.join(folder, operands[0])]
-    # -i FILE and the second operand are read after -d's cd; a redirected stdin was opened before
-    sources = [os.path.join(folder, options["-i"])] if "-i" in options else [
-        os.path.join(folder, o) for o in operands[1:2]]
+    # -i FILE is read after -d's cd; a redirected stdin was opened before it
+    sources = [os.path.join(folder, options["-i"])] if "-i" in options else []
     if not sources:
         if not stdin or any(w.literal is None for w in stdin):
             return "patch reads its patch from a pipe or heredoc, so the files it writes are unknown", []

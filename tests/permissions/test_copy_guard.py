@@ -25,6 +25,7 @@ ROWS = [
     ("cp -r src/. out/", "ask"),
     ("cp -a src out", "ask"),  # out/src/.claude/…
     ("cp -R src/ -t out", "ask"),
+    ("cp -r -tout src", "ask"),
     ("rsync -a src/ out/", "ask"),
     ("rsync --archive --delete src/ out/", "ask"),
     ("cp -r plain/. out/", "allow"),
