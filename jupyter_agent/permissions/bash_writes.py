@@ -56,9 +56,14 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
         if not any((o or "").startswith(("--extract", "--get")) or (o[:2] != "--" and "x" in o)
                    for o in options if o is not None) and not (args and "x" in (args[0].literal or "")):
             return []
+        if any(o == "--to-stdout" or (o is not None and o[:2] != "--" and "O" in o) for o in options) or (
+                args and (args[0].literal or "-")[:1] != "-" and "O" in (args[0].literal or "")):
+            return []  # tar -xOf: members to standard output
         found = option_arguments(args, "C", "--directory")
         return [(w, True) for w in found] or [(make_word("."), True)]
     if program == "unzip":
+        if any(o is not None and o[:2] != "--" and set(o[1:]) & set("lptvzZ") for o in options):
+            return []  # a listing, a test, or members piped to standard output
         return [(w, True) for w in option_arguments(args, "d")] or [(make_word("."), True)]
     if program == "find" and any(w.literal == "-delete" for w in args):
         fixed = [w.literal for w in args if w.literal is not None]

@@ -76,6 +76,11 @@ ROWS = [
     ("tar -xf $A -C sub", "ask"),
     ("tar -tf evil.tar", "allow"),  # listing writes nothing
     ("tar -xOf evil.tar -C sub", "allow"),  # to standard output
+    ("tar -xOf evil.tar", "allow"),  # where .git is: still nothing written
+    ("tar xOf evil.tar", "allow"),
+    ("unzip -p evil.zip", "allow"),  # piped to standard output
+    ("unzip -l evil.zip", "allow"),
+    ("tar -xf ok.tar", "ask"),  # extracting where .git is asks whatever the archive holds
     ("unzip evil.zip -d sub", "ask"),
     ("unzip -o -q -d sub evil.zip", "ask"),
     ("unzip ok.zip -d sub", "allow"),
