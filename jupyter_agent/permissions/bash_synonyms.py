@@ -1,5 +1,5 @@
-"""Subcommands spelled another way: ``npm pub`` is ``npm publish``, ``docker container rm`` is
-``docker rm``.
+"""Subcommands and programs spelled another way: ``npm pub`` is ``npm publish``, ``docker
+container rm`` is ``docker rm``, ``python3.12`` is ``python`` and ``pip3`` is ``pip``.
 
 A deny rule names a subcommand one way (``Bash(npm publish:*)``); the program accepts others:
 npm takes aliases (``npm rm`` → uninstall, ``npm run-script`` → run) and any unambiguous
@@ -43,7 +43,11 @@ _DOCKER = {
     ("container", "ps"): ("ps",), ("image", "rm"): ("rmi",), ("image", "remove"): ("rmi",),
     ("image", "ls"): ("images",), ("image", "list"): ("images",), ("builder", "build"): ("build",),
 }
-SYNONYM_PROGRAMS = frozenset({"npm", "docker", "podman"})
+# program names for one program: python3.12 and python3 are python, pip3 is pip, nodejs is node
+_VERSIONS = ("3", *(f"3.{minor}" for minor in range(6, 16)))
+_PROGRAM_NAMES = {**{f"python{v}": "python" for v in _VERSIONS}, **{f"pip{v}": "pip" for v in _VERSIONS},
+                  "nodejs": "node"}
+SYNONYM_PROGRAMS = frozenset({"npm", "docker", "podman"}) | frozenset(_PROGRAM_NAMES)
 _MANAGEMENT = frozenset(first for first, _second in _DOCKER)
 
 
@@ -79,6 +83,8 @@ def canonical_words(program: str, words: tuple[str, ...]) -> tuple[str, ...] | N
 def canonical_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     """``form`` with its subcommand spelled canonically, at each place options may end."""
     program = form[0].literal or ""
+    if program in _PROGRAM_NAMES:  # python3 x.py is python x.py to a rule naming python
+        return [(Word(_PROGRAM_NAMES[program]), *form[1:])]
     if program == "npm" and len(form) > 1 and form[1].literal in _NPM_COMMANDS:
         return []  # the common case: npm install, npm run test
     if program != "npm" and not any(w.literal in _MANAGEMENT or w.literal is None for w in form[1:]):
@@ -97,6 +103,8 @@ def canonical_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
 def canonical_rule(head: str) -> str | None:
     """A rule's plain words with the subcommand spelled canonically (``npm i`` → ``npm install``)."""
     words = head.split(" ")
+    if words[0] in _PROGRAM_NAMES:  # Bash(python3:*) names python too
+        return " ".join((_PROGRAM_NAMES[words[0]], *words[1:]))
     if len(words) < 2 or words[0] not in SYNONYM_PROGRAMS or words[1].startswith("-"):
         return None
     canonical = canonical_words(words[0], tuple(words[1:3]))

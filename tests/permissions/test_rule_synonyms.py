@@ -125,3 +125,22 @@ async def test_git_really_runs_a_denied_command_through_an_alias(world, tmp_path
     assert tags == ["v1"]
     ctx = make_ctx(world.project, allow=("Bash(git:*)",), deny=("Bash(git tag:*)",))
     assert verdict_name(await decide_bash(ctx, "git t v2")) == "ask"
+
+
+PROGRAM_ROWS = [
+    # (deny, allow, command, expected): one program under several names
+    ("Bash(python:*)", "Bash(python3:*)", "python3 train.py", "deny"),
+    ("Bash(python:*)", "Bash(python3.12:*)", "python3.12 -c 1", "deny"),
+    ("Bash(python3:*)", "Bash(python:*)", "python train.py", "deny"),  # the rule is read as python too
+    ("Bash(pip uninstall:*)", "Bash(pip3:*)", "pip3 uninstall -y x", "deny"),
+    ("Bash(pip uninstall:*)", "Bash(pip3.11:*)", "pip3.11 uninstall x", "deny"),
+    ("Bash(node:*)", "Bash(nodejs:*)", "nodejs app.js", "deny"),
+    ("Bash(pip uninstall:*)", "Bash(pip3:*)", "pip3 install x", "allow"),
+    ("Bash(python:*)", "Bash(python3-config:*)", "python3-config --libs", "allow"),  # another program
+]
+
+
+@pytest.mark.parametrize(("deny", "allow", "command", "expected"), PROGRAM_ROWS)
+async def test_one_program_under_several_names(world, deny, allow, command, expected):
+    ctx = make_ctx(world.project, allow=(allow,), deny=(deny,))
+    assert verdict_name(await decide_bash(ctx, command)) == expected
