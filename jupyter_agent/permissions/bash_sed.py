@@ -69,13 +69,14 @@ def sed_commands(args: Sequence[Word]) -> list[str | None] | None:
             if key in ("--expression", "--file") or key in _SED_LONG_WITH_VALUE:
                 if key == "--file":
                     return None
+                given: str | None = rest
                 if not eq:
-                    rest = args[i].literal if i < len(args) else None
+                    given = args[i].literal if i < len(args) else None
                     i += 1
-                if rest is None:
+                if given is None:
                     return None
                 if key == "--expression":
-                    scripts.append(rest)
+                    scripts.append(given)
             continue
         if value.startswith("-") and value != "-":
             taken = _short_options(value[1:], args[i].literal if i < len(args) else None, scripts)
@@ -125,9 +126,10 @@ def _executed(script: str) -> list[str | None] | None:
             i += 1
         if i >= n:
             break
-        i = _address(script, i)
-        if i is None:
+        past = _address(script, i)
+        if past is None:
             return None
+        i = past
         while i < n and script[i] in " \t!":
             i += 1
         if i >= n:
@@ -148,9 +150,10 @@ def _executed(script: str) -> list[str | None] | None:
             while i < n and (script[i].isdigit() or script[i] in " \t"):
                 i += 1
         elif command in "sy":
-            i = _substitution(script, i, command, runs)
-            if i is None:
+            past = _substitution(script, i, command, runs)
+            if past is None:
                 return None
+            i = past
         else:
             return None
     return runs
