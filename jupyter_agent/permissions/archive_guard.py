@@ -21,8 +21,9 @@ from collections.abc import Sequence
 
 from .bash_verdict import Verdict
 from .bash_words import Word
+from .bash_writes import UNZIP_NO_WRITE
 from .compiled import PathScope
-from .patch_guard import check_named_writes
+from .git_guards import named_writes_guard
 
 _MAX_BYTES = 50 * 1024 * 1024  # a plain tar is listed by seeking from header to header: quick
 _MAX_COMPRESSED = 5 * 1024 * 1024  # a compressed one is read through, on the decision's thread
@@ -33,7 +34,6 @@ _TAR_LONG_VALUE = frozenset({"--file", "--directory", "--files-from", "--exclude
                              "--blocking-factor", "--use-compress-program", "--to-command", "--label",
                              "--newer", "--starting-file", "--tape-length", "--listed-incremental",
                              "--info-script", "--exclude", "--owner", "--group", "--mode", "--transform"})
-_UNZIP_NO_WRITE = frozenset("lptvzZ")  # list, pipe, test, verbose, comment, zipinfo
 TAR_PROGRAMS = frozenset({"tar", "gtar", "bsdtar"})
 SEVEN_ZIP = frozenset({"7z", "7za", "7zr"})
 ARCHIVE_PROGRAMS = TAR_PROGRAMS | SEVEN_ZIP | {"unzip", "cpio"}
@@ -41,13 +41,7 @@ ARCHIVE_PROGRAMS = TAR_PROGRAMS | SEVEN_ZIP | {"unzip", "cpio"}
 
 def archive_guard(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
     """Check every member an extracting ``tar``/``unzip``/``python -m tarfile|zipfile`` writes."""
-    for cwd in cwds:
-        reason, paths = archive_writes(words, cwd)
-        if reason is not None:
-            v.sticky.append(reason)
-            return
-        if not check_named_writes(paths, cwd, scope, v, "archive"):
-            return
+    named_writes_guard(lambda cwd: archive_writes(words, cwd), cwds, scope, v, "archive")
 
 
 def archive_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[str]]:
@@ -139,7 +133,7 @@ def _unzip_options(args: list[str | None]) -> tuple[str, str] | str | None:
         elif text == "-x":
             break  # the rest are members left out
         elif text.startswith("-"):
-            if _UNZIP_NO_WRITE.intersection(text[1:]):
+            if UNZIP_NO_WRITE.intersection(text[1:]):
                 return None
         elif archive is None:
             archive = text

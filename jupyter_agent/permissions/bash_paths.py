@@ -50,24 +50,8 @@ def path_checks(
         program = inner[0].literal if inner else None
         if len(inner) > 1 and program in ("source", "."):
             _read_check(inner[1], cwds, scope, v)  # `source .env` reads it
-        if program == "git":  # what git would run or write that the command line does not show
-            git_guards(inner, cwds, scope, v)
-            if v.deny:
-                return
-        elif program == "patch":  # the files its patch names (patch_guard.py)
-            patch_guard(inner, [r.target for r in analysis.redirects if not r.write], cwds, scope, v)
-            if v.deny:
-                return
-        elif program in ARCHIVE_PROGRAMS or (program in PYTHONS and len(inner) > 2 and inner[1].literal == "-m"):
-            archive_guard(inner, cwds, scope, v)  # the members an extraction writes
-            if v.deny:
-                return
-        elif program in ("wget", "curl"):
-            download_guard(inner, cwds, scope, v)  # the files URLs name (wget x/.mcp.json)
-            if v.deny:
-                return
-        elif program in COPY_PROGRAMS:
-            copy_guard(inner, cwds, scope, v)  # what a copied folder holds (cp -r src/. out/)
+        if program in _GUARDED or (program in PYTHONS and len(inner) > 2 and inner[1].literal == "-m"):
+            _unspelled_checks(program, inner, analysis, cwds, scope, v)
             if v.deny:
                 return
         read_only = info.read_only
@@ -95,6 +79,25 @@ def path_checks(
             _git_check(inner, cwds, scope, v)
             if v.deny:
                 return
+
+
+_GUARDED = ARCHIVE_PROGRAMS | COPY_PROGRAMS | {"git", "patch", "wget", "curl"}
+
+
+def _unspelled_checks(
+    program: str | None, inner: tuple[Word, ...], analysis: Analysis, cwds: list[str], scope: PathScope, v: Verdict
+) -> None:
+    """What a command would run or write that its words do not spell."""
+    if program == "git":  # settings, planted repositories, patch targets (git_guards.py)
+        git_guards(inner, cwds, scope, v)
+    elif program == "patch":  # the files its patch names (patch_guard.py)
+        patch_guard(inner, [r.target for r in analysis.redirects if not r.write], cwds, scope, v)
+    elif program in ("wget", "curl"):  # the files URLs name (wget x/.mcp.json)
+        download_guard(inner, cwds, scope, v)
+    elif program in COPY_PROGRAMS:  # what a copied folder holds (cp -r src/. out/)
+        copy_guard(inner, cwds, scope, v)
+    else:  # the members an extraction writes (tar, unzip, 7z, python -m tarfile|zipfile)
+        archive_guard(inner, cwds, scope, v)
 
 
 def _git_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:

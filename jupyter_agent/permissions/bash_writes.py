@@ -19,6 +19,7 @@ from .bash_words import Word, make_word
 _EVERY_OPERAND = frozenset({"rmdir", "unlink", "shred", "truncate", "touch", "tee"})
 _MODE_FIRST = frozenset({"chmod", "chown", "chgrp"})  # the first operand is a mode or an owner
 _COPIERS = frozenset({"cp", "install", "ln", "mv"})
+UNZIP_NO_WRITE = frozenset("lptvzZ")  # unzip's list, pipe, test, verbose, comment, zipinfo modes
 WRITING_PROGRAMS = _EVERY_OPERAND | _MODE_FIRST | _COPIERS | {"rm", "sed", "perl", "dd", "sort", "tar", "unzip", "find"}
 
 
@@ -62,7 +63,7 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
         found = option_arguments(args, "C", "--directory")
         return [(w, True) for w in found] or [(make_word("."), True)]
     if program == "unzip":
-        if any(o is not None and o[:2] != "--" and set(o[1:]) & set("lptvzZ") for o in options):
+        if any(o is not None and o[:2] != "--" and UNZIP_NO_WRITE.intersection(o[1:]) for o in options):
             return []  # a listing, a test, or members piped to standard output
         return [(w, True) for w in option_arguments(args, "d")] or [(make_word("."), True)]
     if program == "find" and any(w.literal == "-delete" for w in args):
@@ -99,4 +100,4 @@ def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -
     return found
 
 
-__all__ = ["WRITING_PROGRAMS", "written_targets"]
+__all__ = ["UNZIP_NO_WRITE", "WRITING_PROGRAMS", "written_targets"]

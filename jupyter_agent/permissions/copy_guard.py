@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from .bash_verdict import Verdict, resolved_once
 from .bash_words import Word
 from .compiled import PathScope
-from .patch_guard import check_named_writes
+from .git_guards import check_named_writes
 from .paths import protected_inside
 
 COPY_PROGRAMS = frozenset({"cp", "rsync", "scp"})

@@ -5,7 +5,7 @@ argument spells it.
 For ``wget`` without ``-O`` and ``curl -O``/``--remote-name-all``, the name each URL gives (its
 last path segment, as written and percent-decoded; wget keeps a query, names an empty path
 ``index.html``) under ``-P``/``--output-dir`` is checked as if written directly
-(``patch_guard.check_named_writes``).  Where the server or a file chooses the names (``wget -r``,
+(``git_guards.named_writes_guard``).  Where the server or a file chooses the names (``wget -r``,
 ``-m``, ``-p``, ``-i FILE``, ``--content-disposition``, ``--trust-server-names``, ``-e``
 settings, ``curl -J``, ``-K`` config, URL globs) it asks; a word known only at run time asks.
 """
@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 from .bash_verdict import Verdict
 from .bash_words import Word
 from .compiled import PathScope
-from .patch_guard import check_named_writes
+from .git_guards import named_writes_guard
 
 _WGET_VALUE = frozenset({"-O", "-P", "-o", "-a", "-i", "-B", "-e", "-t", "-T", "-w", "-Q", "-U", "-l", "-A",
                          "-R", "-D", "-X", "-I", "--output-document", "--directory-prefix", "--output-file",
@@ -44,13 +44,8 @@ _NAMING = frozenset({"-P", "--directory-prefix", "-O", "--output-document", "--o
 
 
 def download_guard(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
-    reason, paths = downloaded_paths(words)
-    if reason is not None:
-        v.sticky.append(reason)
-        return
-    for cwd in cwds:
-        if not check_named_writes(paths, cwd, scope, v, "download"):
-            return
+    found = downloaded_paths(words)  # the same in every cwd
+    named_writes_guard(lambda _cwd: found, cwds, scope, v, "download")
 
 
 def downloaded_paths(words: Sequence[Word]) -> tuple[str | None, list[str]]:

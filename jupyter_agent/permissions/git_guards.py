@@ -6,6 +6,8 @@ names (``git_writes``).  Each adds a sticky ask (or a deny, for an Edit-denied p
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+
 from .bash_git import git_folder, top_level
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word
@@ -45,29 +47,45 @@ def _planted_check(words: tuple[Word, ...], cwds: list[str], roots: tuple[str, .
 
 
 def _patch_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
-    """``git apply``/``am`` write the files their patches name (``git_writes``): a protected,
-    Edit-denied or outside path among them is checked as if written directly."""
+    """``git apply``/``am`` write the files their patches name (``git_writes``), from the cwd or
+    the repository's top level."""
+    named_writes_guard(lambda cwd: data_writes(words, cwd), cwds, scope, v, "patch",
+                       bases=lambda cwd: dict.fromkeys((cwd, top_level(cwd))))
+
+
+def named_writes_guard(
+    writes: Callable[[str], tuple[str | None, Sequence[str]]], cwds: list[str], scope: PathScope, v: Verdict,
+    what: str, bases: Callable[[str], Iterable[str]] = lambda cwd: (cwd,),
+) -> None:
+    """Check what a command writes though its words do not spell it (the files a patch, an
+    archive, a URL or a copied folder names: ``what``), as if written directly.  ``writes(cwd)``
+    gives ``(why it must ask, the paths)``; each path is resolved below each of ``bases(cwd)``."""
     for cwd in cwds:
-        reason, paths = data_writes(words, cwd)
+        reason, paths = writes(cwd)
         if reason is not None:
             v.sticky.append(reason)
             return
-        for base in dict.fromkeys((cwd, top_level(cwd))):
-            for path in paths:
-                resolved = resolved_once(path, base, v)
-                if resolved is None:
-                    v.sticky.append(f"the patch names {path}, which cannot be resolved")
-                    return
-                why = patched_path_problem(path, resolved, scope, v)
-                if why is not None or v.deny:
-                    if why is not None:
-                        v.sticky.append(why)
-                    return
+        for base in bases(cwd):
+            if not check_named_writes(paths, base, scope, v, what):
+                return
 
 
-def patched_path_problem(
-    path: str, resolved: tuple[str, str], scope: PathScope, v: Verdict, what: str = "patch"
-) -> str | None:
+def check_named_writes(paths: Sequence[str], cwd: str, scope: PathScope, v: Verdict, what: str) -> bool:
+    """Check each path as if written directly; False once one asks or is denied (in ``v``)."""
+    for path in paths:
+        resolved = resolved_once(path, cwd, v)
+        if resolved is None:
+            v.sticky.append(f"the {what} writes {path}, which cannot be resolved")
+            return False
+        why = _named_write_problem(path, resolved, scope, v, what)
+        if why is not None or v.deny:
+            if why is not None:
+                v.sticky.append(why)
+            return False
+    return True
+
+
+def _named_write_problem(path: str, resolved: tuple[str, str], scope: PathScope, v: Verdict, what: str) -> str | None:
     """Why writing ``path`` (named in a patch or an archive: ``what``) must ask; a deny goes to ``v``."""
     reason = protected_reason_of(*resolved)
     if reason is not None:
@@ -84,4 +102,4 @@ def patched_path_problem(
     return None
 
 
-__all__ = ["git_guards", "patched_path_problem"]
+__all__ = ["check_named_writes", "git_guards", "named_writes_guard"]

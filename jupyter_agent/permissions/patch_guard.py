@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from .bash_verdict import Verdict, resolved_once
+from .bash_verdict import Verdict
 from .bash_words import Word
 from .compiled import PathScope
-from .git_guards import patched_path_problem
+from .git_guards import named_writes_guard
 from .git_writes import patch_paths
 
 _MAX_PATCH = 20 * 1024 * 1024
@@ -33,29 +33,7 @@ _LONG_NAMES = {"--strip": "-p", "--directory": "-d", "--input": "-i", "--output"
 def patch_guard(words: tuple[Word, ...], stdin: Sequence[Word], cwds: list[str], scope: PathScope,
                 v: Verdict) -> None:
     """Check every file ``patch`` (``words``, program first) would write, in each possible cwd."""
-    for cwd in cwds:
-        reason, paths = patch_writes(words, cwd, stdin)
-        if reason is not None:
-            v.sticky.append(reason)
-            return
-        if not check_named_writes(paths, cwd, scope, v, "patch"):
-            return
-
-
-def check_named_writes(paths: Sequence[str], cwd: str, scope: PathScope, v: Verdict, what: str) -> bool:
-    """Check each path a patch or archive (``what``) writes as if written directly; False once
-    one asks or is denied (recorded in ``v``)."""
-    for path in paths:
-        resolved = resolved_once(path, cwd, v)
-        if resolved is None:
-            v.sticky.append(f"the {what} writes {path}, which cannot be resolved")
-            return False
-        why = patched_path_problem(path, resolved, scope, v, what)
-        if why is not None or v.deny:
-            if why is not None:
-                v.sticky.append(why)
-            return False
-    return True
+    named_writes_guard(lambda cwd: patch_writes(words, cwd, stdin), cwds, scope, v, "patch")
 
 
 def patch_writes(words: Sequence[Word], cwd: str, stdin: Sequence[Word]) -> tuple[str | None, list[str]]:
@@ -134,4 +112,4 @@ def _endings(name: str, strip: int | None) -> list[str]:
     return [name] + ["/".join(parts[k:]) for k in range(1, len(parts))]
 
 
-__all__ = ["check_named_writes", "patch_guard", "patch_writes"]
+__all__ = ["patch_guard", "patch_writes"]
