@@ -32,6 +32,7 @@ from .git_contents import shows_contents
 from .git_guards import git_guards
 from .patch_guard import patch_guard
 from .paths import BadPath, ResolvedPath, local_path, relative_below, resolve_below
+from .remote_copy_guard import REMOTE_COPY_PROGRAMS, remote_copy_guard
 
 TOOL_NAME = "Bash"
 
@@ -81,7 +82,7 @@ def path_checks(
                 return
 
 
-_GUARDED = ARCHIVE_PROGRAMS | COPY_PROGRAMS | {"git", "patch", "wget", "curl"}
+_GUARDED = ARCHIVE_PROGRAMS | COPY_PROGRAMS | REMOTE_COPY_PROGRAMS | {"git", "patch", "wget", "curl", "aria2c"}
 
 
 def _unspelled_checks(
@@ -92,10 +93,12 @@ def _unspelled_checks(
         git_guards(inner, cwds, scope, v)
     elif program == "patch":  # the files its patch names (patch_guard.py)
         patch_guard(inner, [r.target for r in analysis.redirects if not r.write], cwds, scope, v)
-    elif program in ("wget", "curl"):  # the files URLs name (wget x/.mcp.json)
+    elif program in ("wget", "curl", "aria2c"):  # the files URLs name (wget x/.mcp.json)
         download_guard(inner, cwds, scope, v)
     elif program in COPY_PROGRAMS:  # what a copied folder holds (cp -r src/. out/)
         copy_guard(inner, cwds, scope, v)
+    elif program in REMOTE_COPY_PROGRAMS:  # what lands from a container or a bucket (docker cp c:/x .)
+        remote_copy_guard(inner, cwds, scope, v)
     else:  # the members an extraction writes (tar, unzip, 7z, python -m tarfile|zipfile)
         archive_guard(inner, cwds, scope, v)
 

@@ -138,6 +138,9 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], _Runner], ...]] = {
                      rest="none", shell="--compress-program")),),
     "wget": (((), _r("-O --output-document -o --output-file", rest="none", shell="--use-askpass")),),
     "man": (((), _r(rest="none", shell="-P --pager -H --html")),),
+    "aria2c": (((), _r("-d --dir -o --out -i --input-file -l --log", rest="none",
+                       argv="--on-download-complete --on-download-start --on-download-error --on-download-pause "
+                            "--on-download-stop --on-bt-download-complete")),),
     "ssh": (((), _r("-p -i -l -F -J -L -R -D -b -c -E -e -I -m -O -Q -S -W -w -B", rest="none", config="-o")),),
     "scp": (((), _r("-P -i -l -F -J -c -D", rest="none", config="-o", shell="-S")),),
     "sftp": (((), _r("-P -i -l -F -J -c -D -b -B -R", rest="none", config="-o", shell="-S")),),
@@ -213,12 +216,12 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         return _sed_forms(form)
     out: list[tuple[Word, ...]] = []
     for path, runner in GIT_RUNNERS if program == "git" else RUNNERS.get(program or "", ()):
-        for after in _after_path(form, path):
+        for after in after_path(form, path):
             out.extend(_commands(form, after, runner))
     return _distinct(out)
 
 
-def _after_path(form: tuple[Word, ...], path: tuple[str, ...]) -> list[int]:
+def after_path(form: tuple[Word, ...], path: tuple[str, ...]) -> list[int]:
     """Where the words after ``path`` begin, with options (of unknown width) before each word."""
     places = [1]
     for word in path:

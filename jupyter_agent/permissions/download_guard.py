@@ -8,6 +8,9 @@ last path segment, as written and percent-decoded; wget keeps a query, names an 
 (``git_guards.named_writes_guard``).  Where the server or a file chooses the names (``wget -r``,
 ``-m``, ``-p``, ``-i FILE``, ``--content-disposition``, ``--trust-server-names``, ``-e``
 settings, ``curl -J``, ``-K`` config, URL globs) it asks; a word known only at run time asks.
+``aria2c`` names what it writes after the server's Content-Disposition and follows torrents and
+metalinks it downloads: it asks unless ``-o`` names the file and ``--follow-torrent=false
+--follow-metalink=false`` are given; then ``-d``/``-o`` is checked.
 """
 
 from __future__ import annotations
@@ -43,8 +46,15 @@ _CURL_SERVER_NAMES = frozenset({"-J", "--remote-header-name", "-K", "--config"})
 _NAMING = frozenset({"-P", "--directory-prefix", "-O", "--output-document", "--output-dir", "--url"})
 
 
+_ARIA_VALUE = frozenset({"-d", "--dir", "-o", "--out", "-i", "--input-file", "-T", "--torrent-file", "-M",
+                         "--metalink-file", "-l", "--log", "-s", "--split", "-x", "--max-connection-per-server",
+                         "-j", "--max-concurrent-downloads", "-k", "--min-split-size", "-t", "--timeout",
+                         "-m", "--max-tries", "-U", "--user-agent", "--header", "--conf-path"})
+_ARIA_FILES = frozenset({"-i", "--input-file", "-T", "--torrent-file", "-M", "--metalink-file", "--conf-path"})
+
+
 def download_guard(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
-    found = downloaded_paths(words)  # the same in every cwd
+    found = aria2_paths(words) if words[0].literal == "aria2c" else downloaded_paths(words)  # the same in every cwd
     named_writes_guard(lambda _cwd: found, cwds, scope, v, "download")
 
 
@@ -91,6 +101,38 @@ def downloaded_paths(words: Sequence[Word]) -> tuple[str | None, list[str]]:
     return reason, names
 
 
+def aria2_paths(words: Sequence[Word]) -> tuple[str | None, list[str]]:
+    """``(why it must ask, the file it writes)`` for ``aria2c …``."""
+    options: dict[str, str] = {}
+    args = [w.literal for w in words[1:]]
+    i = 0
+    while i < len(args):
+        text = args[i]
+        i += 1
+        if text is None:
+            return "aria2c has a word only known at run time", []
+        key, eq, value = text.partition("=") if text.startswith("--") else (text[:2], "", text[2:])
+        if text[:1] != "-" or text == "-":
+            continue  # a URL
+        if key in _ARIA_VALUE and not eq and not value:
+            given = args[i] if i < len(args) else ""
+            i += 1
+            if given is None:
+                return "aria2c has a word only known at run time where it names the files it writes", []
+            value = given
+        options[key] = value
+        if key in _ARIA_FILES:
+            return f"aria2c {key} lets a file choose the names it writes", []
+    name = options.get("-o", options.get("--out"))
+    if name is None:
+        return "aria2c writes the name the server gives (Content-Disposition) or the URL's", []
+    if options.get("--follow-torrent") != "false" or options.get("--follow-metalink") != "false":
+        return ("aria2c follows a torrent or metalink it downloads and writes the names it lists "
+                "(unless --follow-torrent=false --follow-metalink=false)"), []
+    folder = options.get("-d", options.get("--dir", ""))
+    return None, [f"{folder.rstrip('/')}/{name}" if folder else name]
+
+
 def _wget_names(options: dict[str, str], urls: list[str]) -> list[str]:
     if options.get("-O", options.get("--output-document")) is not None:
         return []  # one named file (an argument, checked as such)
@@ -125,4 +167,4 @@ def _spellings(name: str, folder: str) -> list[str]:
     return out
 
 
-__all__ = ["download_guard", "downloaded_paths"]
+__all__ = ["aria2_paths", "download_guard", "downloaded_paths"]

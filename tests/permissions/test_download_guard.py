@@ -19,6 +19,7 @@ from jupyter_agent.permissions.download_guard import downloaded_paths
 from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
+_ARIA_PLAIN = "--follow-torrent=false --follow-metalink=false"
 ROWS = [
     ("wget https://example.com/.mcp.json", "ask"),
     ("wget -q -P sub https://example.com/a/.mcp.json", "ask"),  # sub/.mcp.json
@@ -40,13 +41,23 @@ ROWS = [
     ("curl -O https://example.com/data.csv", "allow"),
     ("curl https://example.com/.mcp.json", "allow"),  # to standard output
     ("wget $URL", "ask"),
+    # aria2c: the server's Content-Disposition, torrents and metalinks name what it writes
+    ("aria2c https://example.com/data.csv", "ask"),
+    ("aria2c -o data.csv https://example.com/data.csv", "ask"),  # it would follow a torrent
+    ("aria2c -i urls.txt", "ask"),
+    ("aria2c --conf-path=a.conf -o a --follow-torrent=false --follow-metalink=false https://example.com/a", "ask"),
+    (f"aria2c -d sub -o .mcp.json {_ARIA_PLAIN} https://example.com/a", "ask"),
+    (f"aria2c --dir=locked --out=f.txt {_ARIA_PLAIN} https://example.com/a", "deny"),
+    (f"aria2c -o data.csv {_ARIA_PLAIN} https://example.com/.mcp.json", "allow"),
+    (f"aria2c -x4 -s4 -o data.csv {_ARIA_PLAIN} https://example.com/a", "allow"),
+    (f"aria2c -o $NAME {_ARIA_PLAIN} https://example.com/a", "ask"),
 ]
 
 
 @pytest.mark.parametrize(("command", "expected"), ROWS)
 async def test_download_names_are_checked(world, command, expected):
     deny = ("Edit(./locked/**)",) if "locked" in command else ()
-    for mode, allow in (("default", ("Bash(wget:*)", "Bash(curl:*)")), ("bypassPermissions", ())):
+    for mode, allow in (("default", ("Bash(wget:*)", "Bash(curl:*)", "Bash(aria2c:*)")), ("bypassPermissions", ())):
         ctx = make_ctx(world.project, allow=allow, deny=deny, mode=mode)
         verdict = await decide_bash(ctx, command)
         assert verdict_name(verdict) == expected, (mode, verdict)

@@ -1,4 +1,4 @@
-"""The data-named-write guards (patch, archives, downloads, copies, runners) never raise: any
+"""The data-named-write guards (patch, archives, downloads, copies, remote copies, runners) never raise: any
 argument list gets a decision (a broken check would deny, and say so)."""
 
 from __future__ import annotations
@@ -15,11 +15,14 @@ from jupyter_agent.permissions.bash import check_bash_permission
 from tests.permissions.tools import make_ctx
 
 PROGRAMS = ["tar", "bsdtar", "unzip", "7z", "cpio", "patch", "wget", "curl", "cp", "rsync", "scp",
-            "python -m tarfile", "python -m zipfile", "uv run", "npx", "docker run", "git rebase", "sed", "ssh"]
+            "python -m tarfile", "python -m zipfile", "uv run", "npx", "docker run", "git rebase", "sed", "ssh",
+            "aria2c", "docker cp", "kubectl cp", "aws s3 cp", "aws s3 sync", "gsutil mv", "rclone copy", "rclone move"]
 WORDS = ["-x", "-xf", "xf", "xfC", "-f", "-C", "-d", "-o", "-O", "-p1", "-p", "-i", "-e", "-r", "-a", "--", "-",
          "a.tar", "a.zip", "a.patch", "junk", "sub", ".claude", "host:x", "host:.mcp.json", "https://h/.mcp.json",
          "--file=a.tar", "--directory", "--output-dir", "-J", "--exec", "-x", "'1e ls'", "$X", "*.tar", "-oout",
-         "--remote-name-all", "--to-command=ls", "-I", "ProxyCommand=ls", "-t", "=", "''", "../x", "/etc/x"]
+         "--remote-name-all", "--to-command=ls", "-I", "ProxyCommand=ls", "-t", "=", "''", "../x", "/etc/x",
+         "c:/app/.", "ns/p:/x", "s3://b/.mcp.json", "gs://b/", "r:x", "file://sub", ".", "--recursive",
+         "--follow-torrent=false", "--out=x"]
 
 
 def _files(project):

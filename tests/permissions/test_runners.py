@@ -279,6 +279,8 @@ OPTION_ROWS = [
     ("sort --compress-program=rm a.txt", "deny"),
     ("wget --use-askpass='rm x' http://example.com", "deny"),
     ("man -P 'rm x' ls", "deny"),
+    ("aria2c --on-download-complete=rm https://example.com/a", "deny"),
+    ("aria2c --on-download-error rm https://example.com/a", "deny"),
     ("scp -S rm a b:", "deny"),
     ("scp -o ProxyCommand='rm x' a b:", "deny"),
     ("ssh -oProxyCommand='rm x' host", "deny"),
@@ -305,7 +307,7 @@ OPTION_ROWS = [
 
 @pytest.mark.parametrize(("command", "expected"), OPTION_ROWS)
 async def test_options_that_run_commands(world, command, expected):
-    programs = ("tar", "rsync", "zip", "sort", "wget", "man", "scp", "ssh", "sed")
+    programs = ("tar", "rsync", "zip", "sort", "wget", "man", "scp", "ssh", "sed", "aria2c")
     ctx = make_ctx(world.project, allow=tuple(f"Bash({p}:*)" for p in programs), deny=RM)
     assert verdict_name(await decide_bash(ctx, command)) == expected
 
