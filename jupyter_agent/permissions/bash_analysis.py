@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from .bash_evaluated import EVALUATING, evaluation_reason
 from .bash_extra_forms import (
     EXTRA_FORM_PROGRAMS,
     FORM_PROGRAMS,
@@ -37,7 +38,7 @@ _KEYWORDS = frozenset({"{", "}", "if", "then", "else", "elif", "fi", "do", "done
                        "for", "case", "esac", "select", "function", "[[", "]]"})
 _NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | _KEYWORDS | FORM_PROGRAMS | {"su", "command", "find", "fd"}
 _MAX_EXTRA_DEPTH = 4  # `uv run npx rm`: forms found in forms, this deep
-_PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"})  # an extra form, a cd target
+_PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"}) | EVALUATING  # an extra form, a cd target, code
 _NOT_READ_ONLY = ReadOnlyCheck(False)
 _READ_ONLY = ReadOnlyCheck(True)
 
@@ -133,7 +134,8 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
                     read_only = check_read_only(words)
                     commands.append(CommandInfo((words,), words, read_only, None, None, None, nested or cmd.nested, 0))
                 continue
-            if name in FORM_PROGRAMS and program.static and not program.glob and not cmd.assignments:
+            if (name in FORM_PROGRAMS and program.static and not program.glob and not cmd.assignments
+                    and name not in EVALUATING):  # mapfile -C CODE: a runner that evaluates names
                 extras = _plain_runner_forms(words)
                 if extras is not None:  # npm install, python -m pytest: what _classify would give
                     commands.append(CommandInfo((words, *extras), words, check_read_only(words), None, None,
@@ -168,6 +170,8 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
         if bare is not None:
             forms = (words, bare)
     reason = _env_reason(name for name, _ in cmd.assignments) if cmd.assignments else None
+    if program in EVALUATING:
+        reason = reason or evaluation_reason(words)
     read_only = check_read_only(words) if reason is None else _NOT_READ_ONLY
     if program in _CD or program == "popd":
         return _cd_info(cmd, nested, forms, words, read_only, reason, program, 0)
@@ -204,6 +208,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
            for form in unwrapped.forms if form):
         reason = reason or "a shell keyword where a command was expected"
     inner = unwrapped.innermost
+    if inner and inner[0].literal in EVALUATING:  # builtin printf -v 'a[$(x)]' 1
+        reason = reason or evaluation_reason(inner)
     forms = list(unwrapped.forms)
     stdin_form = unwrapped.stdin_form
     if stdin_form is not None:  # xargs: deny/ask rules see an unknown tail

@@ -138,6 +138,9 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], _Runner], ...]] = {
                      rest="none", shell="--compress-program")),),
     "wget": (((), _r("-O --output-document -o --output-file", rest="none", shell="--use-askpass")),),
     "man": (((), _r(rest="none", shell="-P --pager -H --html")),),
+    "mapfile": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),  # -C: code run every -c lines
+    "readarray": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),
+    "jobs": (((), _r(flags="-l -n -p -r -s", rest="none", command="-x")),),  # jobs -x CMD: runs CMD
     "aria2c": (((), _r("-d --dir -o --out -i --input-file -l --log", rest="none",
                        argv="--on-download-complete --on-download-start --on-download-error --on-download-pause "
                             "--on-download-stop --on-bt-download-complete")),),

@@ -1,0 +1,159 @@
+"""Bash builtins that evaluate a quoted argument as code: ``printf -v 'a[$(rm x)]' 1`` runs
+``rm x`` though the quotes make the analyzer (and any rule) see one fixed word; and builtins
+that change what the rest of the line means.
+
+Bash evaluates an array subscript in a variable name given to a builtin (``printf -v``,
+``read``, ``test -v``/``[ -v``, ``declare``/``typeset``/``local``/``export``/``readonly``,
+``unset``, ``getopts``, ``wait -p``, ``mapfile``/``readarray``), expanding ``$(…)`` in it and
+evaluating variables as arithmetic, whose values may hold more code.  ``let`` evaluates every
+argument as arithmetic; ``declare -i`` evaluates values, ``declare -n`` makes a name whose
+later use evaluates a subscript, and a quoted compound value (``declare -a 'a=($(rm x))'``) is
+expanded again.  (Seen with bash 5.2 for printf -v, read, test -v, [ -v, declare, typeset,
+let, declare -i and the quoted compound value; the others are asked about for other versions.)
+Like ``a[$(rm x)]=1`` and ``$((x))`` written out, these ask whatever rule allows the builtin,
+unless the subscript is a plain number and arithmetic holds numbers only.
+
+The rest of a line is analyzed as bash reads it by default, so these ask too:
+``shopt -s dotglob`` (then ``rm -rf *`` takes ``.git`` and ``cat *`` reads a Read-denied
+``.env``), ``nocaseglob`` (``.GI*``), ``shopt -u globskipdots`` (``.*`` takes ``..``),
+``expand_aliases`` and every other shopt option not known to be harmless; ``set -k`` (``ls
+LD_PRELOAD=./x.so`` sets the variable); ``hash -p /bin/rm ls`` (``ls`` then runs rm); and
+``alias NAME=VALUE`` (code a later command name runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .bash_words import Word
+
+EVALUATING = frozenset({"printf", "read", "test", "[", "declare", "typeset", "local", "export", "readonly",
+                        "unset", "getopts", "wait", "mapfile", "readarray", "let", "shopt", "set", "hash", "alias"})
+# shopt options that change neither what a pattern matches nor what a word runs or names
+_HARMLESS_SHOPT = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist", "checkhash", "lastpipe",
+                             "inherit_errexit", "xpg_echo", "huponexit", "checkjobs", "promptvars", "progcomp",
+                             "progcomp_alias", "hostcomplete", "interactive_comments", "mailwarn",
+                             "no_empty_cmd_completion", "complete_fullquote", "force_fignore", "gnu_errfmt",
+                             "histreedit", "histverify", "shift_verbose", "noexpand_translation"})
+_DECLARES = frozenset({"declare", "typeset", "local", "export", "readonly"})
+_NUMBERS_ONLY = frozenset("0123456789 \t+-*/%<>=!&|^~?:(),")
+# options whose value is a variable name, and the other options that take a value
+_NAME_OPTIONS = {"printf": "v", "read": "a", "wait": "p"}
+_VALUED = {"read": "dinNptu", "mapfile": "dnOsucC", "readarray": "dnOsucC"}
+
+
+def evaluation_reason(words: Sequence[Word]) -> str | None:
+    """Why the builtin ``words`` (program first) must ask: an argument it evaluates as code."""
+    program = words[0].literal
+    if program not in EVALUATING or len(words) < 2:
+        return None
+    texts = [w.literal if w.literal is not None else w.text for w in words[1:]]
+    if program == "let":
+        if all(_NUMBERS_ONLY.issuperset(t) for t in texts):
+            return None
+        return "let evaluates arithmetic on variables, whose values may run code"
+    if program in ("shopt", "set", "hash", "alias"):
+        return _changes_meaning(program, texts)
+    names, values, options = _names(program, texts)
+    for name in names:
+        head, _, _ = name.partition("=") if program in _DECLARES else (name, "", "")
+        if "[" in head and not _plain_subscripts(head):
+            return f"{program} evaluates the array subscript in {head[:40]} (it can run code)"
+    if program in _DECLARES:
+        for value in values:
+            if value.startswith("("):
+                return f"{program} expands the quoted compound value {value[:40]} again (it can run code)"
+            if "i" in options and not _NUMBERS_ONLY.issuperset(value):
+                return f"{program} -i evaluates {value[:40]} as arithmetic (it can run code)"
+            if "n" in options and "[" in value:
+                return f"{program} -n names {value[:40]}, whose subscript is evaluated where it is used"
+        if "i" in options and any("=" not in name for name in names):
+            return f"{program} -i makes later assignments arithmetic (they can run code)"
+    return None
+
+
+def _changes_meaning(program: str, texts: list[str]) -> str | None:
+    """Why ``shopt``/``set``/``hash``/``alias`` changes what later words of the line mean."""
+    options: list[str] = []
+    operands: list[str] = []
+    for k, text in enumerate(texts):
+        if text == "--" or not (text[:1] in "-+" and len(text) > 1):
+            operands = texts[k + (text == "--"):]
+            break
+        options.append(text)
+        if program == "set" and text.endswith("o") and k + 1 < len(texts) and texts[k + 1] == "keyword":
+            return "set -o keyword makes later NAME=VALUE arguments environment settings"
+    letters = "".join(o[1:] for o in options if not o.startswith("--"))
+    if program == "shopt":
+        if "s" not in letters and "u" not in letters:
+            return None  # prints settings
+        changed = [name for name in operands if name not in _HARMLESS_SHOPT]
+        if "o" in letters or changed:  # shopt -so: set -o options
+            return f"shopt changes how the rest of the line is read ({' '.join(changed or operands)[:40]})"
+        return None
+    if program == "set":
+        return "set -k makes later NAME=VALUE arguments environment settings" if "k" in letters else None
+    if program == "hash":
+        return "hash -p makes a command name run another program" if "p" in letters else None
+    if any("=" in t for t in operands):  # alias
+        return "alias defines code that a later command name runs"
+    return None
+
+
+def _names(program: str, texts: list[str]) -> tuple[list[str], list[str], str]:
+    """The words ``program`` takes as variable names, the values a declare-like assigns, and
+    the letters of its options."""
+    if program in ("test", "["):
+        return _test_names(texts), [], ""
+    name_options = _NAME_OPTIONS.get(program, "")
+    valued = _VALUED.get(program, "")
+    names: list[str] = []
+    values: list[str] = []
+    letters = ""
+    operands: list[str] = []
+    i = 0
+    options_done = False
+    while i < len(texts):
+        text = texts[i]
+        i += 1
+        if not options_done and text == "--":
+            options_done = True
+            continue
+        if not options_done and text[:1] in "-+" and len(text) > 1 and program != "let":
+            for k, letter in enumerate(text[1:], 1):
+                letters += letter
+                if letter in name_options or letter in valued:
+                    value = text[k + 1:] or (texts[i] if i < len(texts) else "")
+                    if not text[k + 1:]:
+                        i += 1
+                    if letter in name_options:
+                        names.append(value)
+                    break
+            continue
+        options_done = program not in _DECLARES  # declare x -i y: options anywhere
+        operands.append(text)
+    if program in _DECLARES or program in ("read", "unset", "mapfile", "readarray"):
+        names.extend(operands)
+        values.extend(t.partition("=")[2] for t in operands if "=" in t)
+    elif program == "getopts":
+        names.extend(operands[1:2])
+    return names, values, letters
+
+
+def _test_names(texts: list[str]) -> list[str]:
+    """The operand after each ``-v`` or ``-R`` of a test (``test -v NAME``, ``[ ! -v NAME ]``)."""
+    return [texts[k + 1] for k, t in enumerate(texts[:-1]) if t in ("-v", "-R")]
+
+
+def _plain_subscripts(name: str) -> bool:
+    """``a[0]``, ``a[12]``: every subscript a plain number (nothing to evaluate)."""
+    rest = name
+    while "[" in rest:
+        _, _, after = rest.partition("[")
+        inside, close, rest = after.partition("]")
+        if not close or not inside.isdigit():
+            return False
+    return True
+
+
+__all__ = ["EVALUATING", "evaluation_reason"]

@@ -1,0 +1,112 @@
+"""Builtins that run code hidden in a quoted word, or change what the rest of the line means.
+
+Under rules that allow the builtin (``Bash(printf:*)``, ``Bash(shopt:*)``), a deny rule was
+talked past: ``printf -v 'a[$(touch M)]' 1`` ran ``touch`` with ``Bash(touch:*)`` denied, and
+``shopt -s dotglob; rm -rf *`` removed ``.git`` under ``Bash(rm:*)``.  The real-run tests show
+bash doing it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+BUILTINS = ("printf", "read", "test", "[", "declare", "typeset", "local", "export", "readonly", "unset",
+            "getopts", "wait", "mapfile", "readarray", "let", "shopt", "set", "hash", "alias", "jobs", "rm",
+            "cat", "ls", "echo", "printenv")
+ALLOW = tuple(f"Bash({b}:*)" for b in BUILTINS)
+DENY = ("Bash(touch:*)", "Read(./.env)")
+
+# bash 5.2 runs `touch M` in each of these (test_real_bash_runs_the_hidden_code)
+HIDDEN = [
+    "printf -v 'a[$(touch M)]' 1",
+    "printf -v'a[$(touch M)]' 1",
+    "test -v 'a[$(touch M)]'",
+    "[ -v 'a[$(touch M)]' ]",
+    "declare 'a[$(touch M)]=1'",
+    "typeset 'a[$(touch M)]=1'",
+    "declare -a 'a=($(touch M))'",
+    "declare -i y='a[$(touch M)]'",
+    "declare -i y; y='a[$(touch M)]'",
+    "read 'a[$(touch M)]' <<< x",
+    "read -r 'a[$(touch M)]' < a.py",
+    "let 'a[$(touch M)]=1'",
+    "x='a[$(touch M)]'; let x+1",
+    "mapfile -C 'touch M' -c 1 arr < a.py",
+    "readarray -C 'touch M' -c 1 arr < a.py",
+    "jobs -x touch M",
+]
+ROWS = [
+    *[(line, "deny" if "-C" in line or "jobs" in line else "ask") for line in HIDDEN],
+    # other versions of bash evaluate these names too
+    ("unset 'a[$(touch M)]'", "ask"),
+    ("getopts ab 'a[$(touch M)]'", "ask"),
+    ("wait -p 'a[$(touch M)]'", "ask"),
+    ("export 'a[$(touch M)]=1'", "ask"),
+    ("readonly 'a[$(touch M)]=1'", "ask"),
+    ("mapfile -t 'a[$(touch M)]' < a.py", "ask"),
+    ("declare -n r='a[$(touch M)]'", "ask"),
+    ("read 'a[i]' <<< x", "ask"),  # i's value is evaluated as arithmetic
+    # what the rest of the line means
+    ("shopt -s dotglob; rm -rf *", "ask"),
+    ("shopt -s dotglob; cat *", "ask"),
+    ("shopt -s nocaseglob; cat .EN*", "ask"),
+    ("shopt -u globskipdots; echo .*", "ask"),  # .* takes ..
+    ("shopt -s expand_aliases", "ask"),
+    ("shopt -so keyword", "ask"),
+    ("set -k; ls LD_PRELOAD=./x.so", "ask"),
+    ("set -o keyword; ls LD_PRELOAD=./x.so", "ask"),
+    ("hash -p /usr/bin/touch ls; ls M", "ask"),
+    ("alias ls='touch M'", "ask"),
+    # everyday uses stay allowed
+    ("printf -v out '%s' x", "allow"),
+    ("printf -v 'a[0]' '%s' x", "allow"),
+    ("printf '%s[x]\\n' a", "allow"),
+    ("read -r line < a.py", "allow"),
+    ("read -a arr -p 'name[x]: ' < a.py", "allow"),
+    ("test -v HOME", "allow"),
+    ("test -f 'a[$(x)]'", "allow"),  # a file name, not evaluated
+    ("declare x=1", "allow"),
+    ("declare -i n=5", "allow"),
+    ("declare -n r=HOME", "allow"),
+    ("let 1+2", "allow"),
+    ("getopts ab opt", "allow"),
+    ("jobs", "allow"),
+    ("shopt -s checkwinsize", "allow"),
+    ("shopt dotglob", "allow"),
+    ("set -euo pipefail", "allow"),
+    ("hash ls", "allow"),
+    ("alias", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_hidden_code_and_changed_meaning_ask(world, command, expected):
+    (world.project / "a.py").write_text("x\n")
+    (world.project / "env-link").unlink()  # else `cat *` reads .env without dotglob
+
+    verdict = await decide_bash(make_ctx(world.project, allow=ALLOW, deny=DENY), command)
+    assert verdict_name(verdict) == expected, verdict
+
+
+@pytest.mark.parametrize("command", HIDDEN)
+def test_real_bash_runs_the_hidden_code(tmp_path, command):
+    (tmp_path / "a.py").write_text("x\n")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10)
+    assert (tmp_path / "M").exists(), command
+
+
+@pytest.mark.parametrize(("command", "found"), [
+    ("shopt -s dotglob; echo *", ".git"),
+    ("shopt -s nocaseglob; echo .GI*", ".git"),
+    ("set -k; printenv FOO FOO=bar", "bar"),
+    ("hash -p /bin/echo ls; ls HASHED", "HASHED"),
+])
+def test_real_bash_reads_the_rest_of_the_line_otherwise(tmp_path, command, found):
+    (tmp_path / ".git").mkdir()
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=10)
+    assert found in done.stdout.split(), done
