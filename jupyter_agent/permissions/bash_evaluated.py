@@ -18,7 +18,8 @@ The rest of a line is analyzed as bash reads it by default, so these ask too:
 ``.env``), ``nocaseglob`` (``.GI*``), ``shopt -u globskipdots`` (``.*`` takes ``..``),
 ``expand_aliases`` and every other shopt option not known to be harmless; ``set -k`` (``ls
 LD_PRELOAD=./x.so`` sets the variable); ``hash -p /bin/rm ls`` (``ls`` then runs rm); and
-``alias NAME=VALUE`` (code a later command name runs).
+``alias NAME=VALUE`` (code a later command name runs).  ``compgen -W '$(cmd)'`` expands its
+word list (``-C``/``-F`` run a command or function).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from collections.abc import Sequence
 from .bash_words import Word
 
 EVALUATING = frozenset({"printf", "read", "test", "[", "declare", "typeset", "local", "export", "readonly",
-                        "unset", "getopts", "wait", "mapfile", "readarray", "let", "shopt", "set", "hash", "alias"})
+                        "unset", "getopts", "wait", "mapfile", "readarray", "let", "shopt", "set", "hash", "alias",
+                        "compgen", "complete"})
 # shopt options that change neither what a pattern matches nor what a word runs or names
 _HARMLESS_SHOPT = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist", "checkhash", "lastpipe",
                              "inherit_errexit", "xpg_echo", "huponexit", "checkjobs", "promptvars", "progcomp",
@@ -54,6 +56,8 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
         return "let evaluates arithmetic on variables, whose values may run code"
     if program in ("shopt", "set", "hash", "alias"):
         return _changes_meaning(program, texts)
+    if program in ("compgen", "complete"):
+        return _completion_code(program, texts)
     names, values, options = _names(program, texts)
     for name in names:
         head, _, _ = name.partition("=") if program in _DECLARES else (name, "", "")
@@ -97,6 +101,22 @@ def _changes_meaning(program: str, texts: list[str]) -> str | None:
         return "hash -p makes a command name run another program" if "p" in letters else None
     if any("=" in t for t in operands):  # alias
         return "alias defines code that a later command name runs"
+    return None
+
+
+def _completion_code(program: str, texts: list[str]) -> str | None:
+    """``compgen -W '$(cmd)'`` expands its word list; ``-C CMD`` and ``-F FUNC`` run code."""
+    for k, text in enumerate(texts):
+        if text[:1] != "-" or text[:2] == "--":
+            continue
+        for j, letter in enumerate(text[1:], 1):
+            if letter in "CF":
+                return f"{program} -{letter} runs a command or function to complete"
+            if letter in "WXGP":  # the option's value: a word list, a filter, a glob, a prefix
+                value = text[j + 1:] or (texts[k + 1] if k + 1 < len(texts) else "")
+                if any(c in value for c in "$`"):
+                    return f"{program} -{letter} expands {value[:40]} (it can run code)"
+                break
     return None
 
 

@@ -20,7 +20,8 @@ _EVERY_OPERAND = frozenset({"rmdir", "unlink", "shred", "truncate", "touch", "te
 _MODE_FIRST = frozenset({"chmod", "chown", "chgrp"})  # the first operand is a mode or an owner
 _COPIERS = frozenset({"cp", "install", "ln", "mv"})
 UNZIP_NO_WRITE = frozenset("lptvzZ")  # unzip's list, pipe, test, verbose, comment, zipinfo modes
-WRITING_PROGRAMS = _EVERY_OPERAND | _MODE_FIRST | _COPIERS | {"rm", "sed", "perl", "dd", "sort", "tar", "unzip", "find"}
+WRITING_PROGRAMS = _EVERY_OPERAND | _MODE_FIRST | _COPIERS | {"rm", "sed", "perl", "dd", "sort", "tar", "unzip", "find",
+                                                               "history"}
 
 
 def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
@@ -66,6 +67,9 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
         if any(o is not None and o[:2] != "--" and UNZIP_NO_WRITE.intersection(o[1:]) for o in options):
             return []  # a listing, a test, or members piped to standard output
         return [(w, True) for w in option_arguments(args, "d")] or [(make_word("."), True)]
+    if program == "history":  # history -w FILE / -a FILE writes the list to FILE
+        writes = any(o is not None and o[:2] != "--" and ("w" in o or "a" in o) for o in options)
+        return [(w, False) for w in operands] if writes else []
     if program == "find" and any(w.literal == "-delete" for w in args):
         fixed = [w.literal for w in args if w.literal is not None]
         return [(make_word(start), True) for start in find_starts(fixed)]

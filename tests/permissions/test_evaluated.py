@@ -17,9 +17,9 @@ from tests.permissions.tools import decide_bash, make_ctx
 
 BUILTINS = ("printf", "read", "test", "[", "declare", "typeset", "local", "export", "readonly", "unset",
             "getopts", "wait", "mapfile", "readarray", "let", "shopt", "set", "hash", "alias", "jobs", "rm",
-            "cat", "ls", "echo", "printenv")
+            "cat", "ls", "echo", "printenv", "compgen", "history")
 ALLOW = tuple(f"Bash({b}:*)" for b in BUILTINS)
-DENY = ("Bash(touch:*)", "Read(./.env)")
+DENY = ("Bash(touch:*)", "Read(./.env)", "Edit(./locked/**)")
 
 # bash 5.2 runs `touch M` in each of these (test_real_bash_runs_the_hidden_code)
 HIDDEN = [
@@ -39,9 +39,11 @@ HIDDEN = [
     "mapfile -C 'touch M' -c 1 arr < a.py",
     "readarray -C 'touch M' -c 1 arr < a.py",
     "jobs -x touch M",
+    "compgen -W '$(touch M)' x",
 ]
 ROWS = [
-    *[(line, "deny" if "-C" in line or "jobs" in line else "ask") for line in HIDDEN],
+    *[(line, "deny" if "-C " in line or "jobs" in line else "ask") for line in HIDDEN],
+    ("compgen -C 'touch M' x", "ask"),
     # other versions of bash evaluate these names too
     ("unset 'a[$(touch M)]'", "ask"),
     ("getopts ab 'a[$(touch M)]'", "ask"),
@@ -81,6 +83,13 @@ ROWS = [
     ("set -euo pipefail", "allow"),
     ("hash ls", "allow"),
     ("alias", "allow"),
+    ("compgen -W 'start stop' st", "allow"),
+    ("compgen -c", "allow"),
+    # history -r FILE reads it (then `history` prints it), -w/-a FILE write
+    ("history -r .env; history", "ask"),
+    ("history -w locked/h", "deny"),
+    ("history -a locked/h", "deny"),
+    ("history -w h.txt", "allow"),
 ]
 
 
@@ -98,6 +107,13 @@ def test_real_bash_runs_the_hidden_code(tmp_path, command):
     (tmp_path / "a.py").write_text("x\n")
     subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10)
     assert (tmp_path / "M").exists(), command
+
+
+def test_real_bash_history_prints_the_file_it_reads(tmp_path):
+    (tmp_path / ".env").write_text("SECRET=1\n")
+    done = subprocess.run(["bash", "-c", "history -r .env; history"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=10)
+    assert "SECRET=1" in done.stdout, done
 
 
 @pytest.mark.parametrize(("command", "found"), [
