@@ -14,6 +14,8 @@ from .bash_analysis import CommandInfo
 from .bash_copies import copied_sources
 from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
+from .bash_runners import SEDS
+from .bash_sed import sed_script
 from .bash_verdict import Verdict, resolved_once
 from .bash_words import Word, make_word
 from .bash_writes import written_targets
@@ -60,6 +62,11 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
             paths = (value,)
         for cwd in cwds:
             if _named(info, paths, cwd, scope if read_deny else None, v):
+                return
+    if read_deny and info.innermost[0].literal in SEDS:  # sed 'r .env' prints it
+        script = sed_script(info.innermost[1:])
+        for cwd in cwds if script is not None else ():
+            if _named(info, script.reads, cwd, scope, v):  # type: ignore[union-attr]
                 return
 
 

@@ -7,6 +7,7 @@ command is not read-only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from .bash_words import Word
 
@@ -50,10 +51,28 @@ _SED_LONG_WITH_VALUE = frozenset({"--line-length"})
 SED_RUNS_UNKNOWN = None  # an `e` whose command is only known at run time (the pattern space)
 
 
+@dataclass
+class SedScript:
+    """What a sed script does beyond printing: ``runs`` (GNU ``e``; None: the pattern space),
+    the files ``r``/``R`` read and the files ``w``/``W``/``s///w`` write (``/dev/stdout``,
+    ``/dev/stderr`` and ``/dev/stdin`` excepted)."""
+
+    runs: list[str | None] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+
+
 def sed_commands(args: Sequence[Word]) -> list[str | None] | None:
     """The shell commands GNU sed's ``e`` runs (``1e rm x`` → ``rm x``; ``s/x/y/e`` runs the
     pattern space: None in the list); None when the script cannot be read (``-f FILE``, a
     word only known at run time, a script this reader does not follow)."""
+    script = sed_script(args)
+    return None if script is None else script.runs
+
+
+def sed_script(args: Sequence[Word]) -> SedScript | None:
+    """What sed's script (its ``-e``/``--expression`` parts or first operand) runs, reads and
+    writes; None when it cannot be read (see ``sed_commands``)."""
     scripts: list[str] = []
     positionals: list[str] = []
     i = 0
@@ -63,7 +82,7 @@ def sed_commands(args: Sequence[Word]) -> list[str | None] | None:
             return None
         i += 1
         if value == "--sandbox":
-            return []  # e, r and w are refused
+            return SedScript()  # e, r and w are refused
         if value.startswith("--"):
             key, eq, rest = value.partition("=")
             if key in ("--expression", "--file") or key in _SED_LONG_WITH_VALUE:
@@ -87,13 +106,11 @@ def sed_commands(args: Sequence[Word]) -> list[str | None] | None:
         positionals.append(value)
     if not scripts:  # without -e, the first word that is no option is the script
         scripts = positionals[:1]
-    runs: list[str | None] = []
+    found = SedScript()
     for script in scripts:
-        found = _executed(script)
-        if found is None:
+        if _executed(script, found) is None:
             return None
-        runs.extend(found)
-    return runs
+    return found
 
 
 def _short_options(letters: str, following: str | None, scripts: list[str]) -> int | None:
@@ -117,9 +134,13 @@ _LINE_COMMANDS = frozenset("aicrRwW#")  # their argument runs to the end of the 
 _LABEL_COMMANDS = frozenset("btT")
 
 
-def _executed(script: str) -> list[str | None] | None:
-    """The commands ``script``'s ``e`` commands and ``s///e`` flags run; None if not followed."""
-    runs: list[str | None] = []
+_STANDARD = frozenset({"/dev/stdout", "/dev/stderr", "/dev/stdin"})
+
+
+def _executed(script: str, found: SedScript) -> SedScript | None:
+    """Add what ``script``'s ``e`` commands and ``s///e`` flags run and the files it reads and
+    writes to ``found``; None if not followed."""
+    runs = found.runs
     i, n = 0, len(script)
     while i < n:
         while i < n and script[i] in " \t\n;":
@@ -142,6 +163,8 @@ def _executed(script: str) -> list[str | None] | None:
             end = _text_end(script, i) if command in "aic" else _line_end(script, i)
             if command == "e":
                 runs.append(script[i:end].strip() or None)  # a bare e runs the pattern space
+            elif command in "rRwW":
+                _file(command, script[i:end], found)
             i = end
         elif command in _LABEL_COMMANDS:
             while i < n and script[i] not in ";\n":
@@ -150,13 +173,20 @@ def _executed(script: str) -> list[str | None] | None:
             while i < n and (script[i].isdigit() or script[i] in " \t"):
                 i += 1
         elif command in "sy":
-            past = _substitution(script, i, command, runs)
+            past = _substitution(script, i, command, found)
             if past is None:
                 return None
             i = past
         else:
             return None
-    return runs
+    return found
+
+
+def _file(command: str, text: str, found: SedScript) -> None:
+    """The file of ``r``/``R``/``w``/``W`` (its argument, leading blanks skipped)."""
+    name = text.lstrip(" \t")
+    if name and name not in _STANDARD:
+        (found.reads if command in "rR" else found.writes).append(name)
 
 
 def _address(script: str, i: int) -> int | None:
@@ -187,7 +217,7 @@ def _address(script: str, i: int) -> int | None:
     return i
 
 
-def _substitution(script: str, i: int, command: str, runs: list[str | None]) -> int | None:
+def _substitution(script: str, i: int, command: str, found: SedScript) -> int | None:
     """Past ``s/re/text/flags`` (``e`` runs the result) or ``y/abc/xyz/``."""
     if i >= len(script) or script[i] in "\\\n":
         return None
@@ -203,9 +233,11 @@ def _substitution(script: str, i: int, command: str, runs: list[str | None]) -> 
     while i < n and script[i] not in ";\n}":
         flag = script[i]
         if flag == "e":
-            runs.append(None)
+            found.runs.append(None)
         elif flag == "w":
-            return _line_end(script, i + 1)
+            end = _line_end(script, i + 1)
+            _file("w", script[i + 1:end], found)
+            return end
         elif not (flag.isdigit() or flag in "gpiImM \t"):
             return None
         i += 1

@@ -14,14 +14,15 @@ from collections.abc import Sequence
 
 from .bash_copies import find_starts
 from .bash_readonly import option_arguments
+from .bash_sed import sed_script
 from .bash_words import Word, make_word
 
 _EVERY_OPERAND = frozenset({"rmdir", "unlink", "shred", "truncate", "touch", "tee"})
 _MODE_FIRST = frozenset({"chmod", "chown", "chgrp"})  # the first operand is a mode or an owner
 _COPIERS = frozenset({"cp", "install", "ln", "mv"})
 UNZIP_NO_WRITE = frozenset("lptvzZ")  # unzip's list, pipe, test, verbose, comment, zipinfo modes
-WRITING_PROGRAMS = _EVERY_OPERAND | _MODE_FIRST | _COPIERS | {"rm", "sed", "perl", "dd", "sort", "tar", "unzip", "find",
-                                                               "history"}
+WRITING_PROGRAMS = _EVERY_OPERAND | _MODE_FIRST | _COPIERS | {"rm", "sed", "gsed", "perl", "dd", "sort", "tar",
+                                                               "unzip", "find", "history"}
 
 
 def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
@@ -44,12 +45,14 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
         return [(w, recursive) for w in operands[1:]]
     if program in _COPIERS:
         return _copied_to(program, args, operands, cwd)
-    if program in ("sed", "perl"):
+    if program in ("sed", "gsed", "perl"):
         in_place = any(o is not None and (o.startswith("--in-place") or (o[:2] != "--" and "i" in o)) for o in options)
         scripted = any(o in ("-e", "-f", "--expression", "--file") or (o or "").startswith(("--expression=", "--file="))
                        for o in options)
         files = operands if scripted else operands[1:]  # else the first operand is the script
-        return [(w, False) for w in files] if in_place else []
+        edited = [(w, False) for w in files] if in_place else []
+        script = sed_script(args) if program != "perl" else None  # sed -n 'w out.txt': w and s///w write
+        return edited + [(make_word(path), False) for path in script.writes] if script else edited
     if program == "dd":
         return [(make_word(w.literal[3:]), False) for w in operands if (w.literal or "").startswith("of=")]
     if program == "sort":
