@@ -36,19 +36,27 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
     after ``=`` or ``@`` in another word (``dd if=.env``, ``curl -d @.env``, ``-F f=@.env``).
     A pattern (``rm -rf .gi*``, ``cp {.env,a} /tmp``) names what it expands to now; one whose
     files cannot be listed asks when it could name a protected or denied file.
+
+    A file an ``Edit`` deny or ask rule covers asks too (``curl -o locked/x``, ``gzip locked/f``,
+    ``mkdir locked/x``): the program may write it; so does a folder such a rule covers any new
+    name in (``locked/`` under ``Edit(./locked/**)``: ``pip install --target locked``).  For the programs whose writes are known
+    (``bash_writes.py``) a deny rule denies instead (``program_write_check``).
     """
+    edit = scope is not None and bool(scope.rules.paths("deny", EDIT_RULES, scope.project)
+                                      or scope.rules.paths("ask", EDIT_RULES, scope.project))
     read_deny = scope is not None and bool(scope.read_deny)
+    guarded = scope if read_deny or edit else None
     for word in info.innermost[1:]:
         if word.static and word.glob and not word.text.startswith("-"):
             for cwd in cwds:
                 paths = expanded(word, cwd)
                 if paths is None:
-                    if read_deny or "." in word.text:  # every protected name has a dot
+                    if read_deny or edit or "." in word.text:  # every protected name has a dot
                         v.sticky.append(f"{info.text} names {word.text}, a pattern whose files cannot be "
                                         f"listed before it runs")
                         return
                     continue
-                if _named(info, paths, cwd, scope if read_deny else None, v):
+                if _named(info, paths, cwd, guarded, v, edit):
                     return
             continue
         value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
@@ -61,7 +69,7 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
         else:
             paths = (value,)
         for cwd in cwds:
-            if _named(info, paths, cwd, scope if read_deny else None, v):
+            if _named(info, paths, cwd, guarded, v, edit):
                 return
     if read_deny and info.innermost[0].literal in SEDS:  # sed 'r .env' prints it
         script = sed_script(info.innermost[1:])
@@ -70,8 +78,11 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
                 return
 
 
-def _named(info: CommandInfo, paths: Iterable[str], cwd: str, scope: PathScope | None, v: Verdict) -> bool:
-    """Record why ``info`` must ask if one of ``paths`` (from ``cwd``) is protected or denied."""
+def _named(
+    info: CommandInfo, paths: Iterable[str], cwd: str, scope: PathScope | None, v: Verdict, edit: bool = False
+) -> bool:
+    """Record why ``info`` must ask if one of ``paths`` (from ``cwd``) is protected or denied
+    (by a Read deny rule; with ``edit``, by an Edit deny or ask rule too)."""
     for path in paths:
         resolved = resolved_once(path, cwd, v)
         if resolved is None:
@@ -84,7 +95,21 @@ def _named(info: CommandInfo, paths: Iterable[str], cwd: str, scope: PathScope |
         if rule is not None:
             v.sticky.append(f"{info.text} names {path}, which the rule {rule} denies reading")
             return True
+        if edit and scope is not None:
+            rule = _edit_rule(scope, *resolved)
+            if rule is None:  # a folder, now or once made, that the rule closes (locked/** covers any name in it)
+                rule = _edit_rule(scope, resolved[0] + _NEW_NAME, resolved[1] + _NEW_NAME)
+            if rule is not None:
+                v.sticky.append(f"{info.text} names {path}, which the rule {rule} covers: it may write it")
+                return True
     return False
+
+
+_NEW_NAME = "/jupyter-agent-new-file"  # any name a program may create in a folder
+
+
+def _edit_rule(scope: PathScope, lexical: str, real: str) -> str | None:
+    return scope.rule("deny", EDIT_RULES, lexical, real) or scope.rule("ask", EDIT_RULES, lexical, real)
 
 
 def _tilde_path(word: Word) -> str | None:
