@@ -19,7 +19,7 @@ from .bash_sed import sed_script
 from .bash_verdict import Verdict, resolved_once
 from .bash_words import Word, make_word
 from .bash_writes import written_targets
-from .compiled import PathScope
+from .compiled import PathRules, PathScope, first_match
 from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below
 from .hard_links import path_link_rule
 from .paths import protected_inside, protected_reason_of
@@ -42,8 +42,8 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
     name in (``locked/`` under ``Edit(./locked/**)``: ``pip install --target locked``).  For the programs whose writes are known
     (``bash_writes.py``) a deny rule denies instead (``program_write_check``).
     """
-    edit = scope is not None and bool(scope.rules.paths("deny", EDIT_RULES, scope.project)
-                                      or scope.rules.paths("ask", EDIT_RULES, scope.project))
+    edit = (scope.rules.paths("deny", EDIT_RULES, scope.project) + scope.rules.paths("ask", EDIT_RULES, scope.project)
+            if scope is not None else ())
     read_deny = scope is not None and bool(scope.read_deny)
     guarded = scope if read_deny or edit else None
     for word in info.innermost[1:]:
@@ -62,14 +62,15 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
         value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
         if not value:
             continue
+        named: Iterable[str]
         if value[0] == "-":
-            paths = option_values(value, None)
+            named = option_values(value, None)
         elif "=" in value or "@" in value:
-            paths = embedded_paths(value)
+            named = embedded_paths(value)
         else:
-            paths = (value,)
+            named = (value,)
         for cwd in cwds:
-            if _named(info, paths, cwd, guarded, v, edit):
+            if _named(info, named, cwd, guarded, v, edit):
                 return
     if read_deny and info.innermost[0].literal in SEDS:  # sed 'r .env' prints it
         script = sed_script(info.innermost[1:])
@@ -79,10 +80,10 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
 
 
 def _named(
-    info: CommandInfo, paths: Iterable[str], cwd: str, scope: PathScope | None, v: Verdict, edit: bool = False
+    info: CommandInfo, paths: Iterable[str], cwd: str, scope: PathScope | None, v: Verdict, edit: PathRules = ()
 ) -> bool:
     """Record why ``info`` must ask if one of ``paths`` (from ``cwd``) is protected or denied
-    (by a Read deny rule; with ``edit``, by an Edit deny or ask rule too)."""
+    (by a Read deny rule, or by one of the Edit deny and ask rules ``edit``)."""
     for path in paths:
         resolved = resolved_once(path, cwd, v)
         if resolved is None:
@@ -95,10 +96,10 @@ def _named(
         if rule is not None:
             v.sticky.append(f"{info.text} names {path}, which the rule {rule} denies reading")
             return True
-        if edit and scope is not None:
-            rule = _edit_rule(scope, *resolved)
+        if edit:
+            rule = first_match(edit, *resolved)
             if rule is None:  # a folder, now or once made, that the rule closes (locked/** covers any name in it)
-                rule = _edit_rule(scope, resolved[0] + _NEW_NAME, resolved[1] + _NEW_NAME)
+                rule = first_match(edit, resolved[0] + _NEW_NAME, resolved[1] + _NEW_NAME)
             if rule is not None:
                 v.sticky.append(f"{info.text} names {path}, which the rule {rule} covers: it may write it")
                 return True
@@ -106,10 +107,6 @@ def _named(
 
 
 _NEW_NAME = "/jupyter-agent-new-file"  # any name a program may create in a folder
-
-
-def _edit_rule(scope: PathScope, lexical: str, real: str) -> str | None:
-    return scope.rule("deny", EDIT_RULES, lexical, real) or scope.rule("ask", EDIT_RULES, lexical, real)
 
 
 def _tilde_path(word: Word) -> str | None:

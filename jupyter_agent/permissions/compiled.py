@@ -208,18 +208,22 @@ class PathScope:
 
     def read_denied(self, lexical: str, real: str) -> str | None:
         """The first Read deny rule matching either form of a path."""
-        return _first_match(self.read_deny, lexical, real)
+        return first_match(self.read_deny, lexical, real)
 
     def rule(
         self, behavior: RuleBehavior, names: tuple[str, ...], lexical: str, real: str
     ) -> str | None:
         """The first ``behavior`` path rule among ``names`` matching either form of a path."""
         if behavior == "deny" and names == READ_RULES:
-            return _first_match(self.read_deny, lexical, real)
-        return _first_match(self.rules.paths(behavior, names, self.project), lexical, real)
+            return first_match(self.read_deny, lexical, real)
+        return first_match(self.rules.paths(behavior, names, self.project), lexical, real)
 
 
-def _first_match(rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], lexical: str, real: str) -> str | None:
+PathRules = tuple[tuple[str, tuple[PathPattern, ...]], ...]  # (rule text, its patterns) in order
+
+
+def first_match(rules: PathRules, lexical: str, real: str) -> str | None:
+    """The first of ``rules`` matching either form of a path."""
     folded: tuple[str, str] | None = None
     for text, patterns in rules:
         for p in patterns:
