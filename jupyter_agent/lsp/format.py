@@ -1,7 +1,13 @@
-"""LSP results as text the model can act on: ``path:line:col`` plus the line itself."""
+"""LSP results as text the model can act on: ``path:line:col`` plus the line itself.
+
+A line of a file that a ``Read`` deny rule covers is not shown (``LineCache(denied=...)``): a
+definition, reference or workspace symbol in ``secrets.py`` would otherwise print
+``API_KEY = "sk-…"`` past ``Read(./secrets.py)``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +23,29 @@ SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 MAX_ITEMS = 200
 
 
-class LineCache:
-    """Source lines by path, read once per result."""
+HIDDEN = "(not shown: a Read deny rule covers this file)"
 
-    def __init__(self, cwd: Path) -> None:
+
+class LineCache:
+    """Source lines by path, read once per result; none of a file ``denied(path)`` is true for."""
+
+    def __init__(self, cwd: Path, denied: Callable[[Path], bool] | None = None) -> None:
         self.cwd = cwd
         self._lines: dict[Path, list[str]] = {}
+        self._denied = denied
+        self._verdicts: dict[Path, bool] = {}
+
+    def denied(self, path: Path) -> bool:
+        if self._denied is None:
+            return False
+        found = self._verdicts.get(path)
+        if found is None:
+            found = self._verdicts[path] = self._denied(path)
+        return found
 
     def line(self, path: Path, index: int) -> str:
+        if self.denied(path):
+            return HIDDEN
         if path not in self._lines:
             try:
                 self._lines[path] = path.read_text(encoding="utf-8", errors="replace").splitlines()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -13,7 +13,7 @@ from ..core.permission_types import PermissionResult
 from ..core.result import ToolResult
 from ..core.tool import VALID, InterruptBehavior, ValidationError, ValidationResult
 from ..errors import ToolError
-from ..lsp.client import LspClient
+from ..lsp.client import LspClient, uri_to_path
 from ..lsp.format import (
     LineCache,
     format_diagnostics,
@@ -23,7 +23,7 @@ from ..lsp.format import (
     format_workspace_symbols,
 )
 from ..lsp.manager import SERVERS_ENV, LspSettings, get_lsp_manager, lsp_settings
-from ..permissions.filesystem import check_read_permission, project_dir
+from ..permissions.filesystem import check_read_permission, path_scope, project_dir, read_denied
 from ._paths import resolve_path
 from ._read_only import ReadOnlyTool
 
@@ -95,7 +95,8 @@ Prefer it over Grep when you need the real definition or real uses of a name."""
         language, config = settings.for_path(path)  # type: ignore[misc]
         root = _workspace_root(path, context)
         client = await get_lsp_manager(context).client_for(language, config, root, settings)
-        lines = LineCache(context.cwd)
+        denied = (lambda p: read_denied(str(p), context)) if path_scope(context).read_deny else None
+        lines = LineCache(context.cwd, denied)
         if input.operation == "workspace_symbols":
             result = await client.request("workspace/symbol", {"query": input.query}, settings.request_timeout)
             return ToolResult(format_workspace_symbols(result, lines, input.query or ""))
@@ -109,7 +110,13 @@ Prefer it over Grep when you need the real definition or real uses of a name."""
             return ToolResult(format_document_symbols(result, lines, path))
         pos = {**doc, "position": {"line": input.line - 1, "character": input.character - 1}}
         if input.operation == "hover":
-            return ToolResult(format_hover(await client.request("textDocument/hover", pos, settings.request_timeout)))
+            hover = await client.request("textDocument/hover", pos, settings.request_timeout)
+            if denied is not None:  # the server shows the definition's source: `API_KEY = "sk-…"`
+                hidden = await _defined_in_denied(client, pos, lines, settings.request_timeout)
+                if hidden is not None:
+                    return ToolResult(f"Hover not shown: the symbol is defined in {hidden}, which a Read deny "
+                                      f"rule covers.")
+            return ToolResult(format_hover(hover))
         if input.operation == "definition":
             result = await client.request("textDocument/definition", pos, settings.request_timeout)
             return ToolResult(format_locations(result, lines, "definition(s)"))
@@ -124,6 +131,16 @@ Prefer it over Grep when you need the real definition or real uses of a name."""
 
     def render_tool_result_message(self, output: str) -> str:
         return output.splitlines()[0] if output else ""
+
+
+async def _defined_in_denied(client: LspClient, pos: dict[str, Any], lines: LineCache, timeout: float) -> str | None:
+    """Where the symbol at ``pos`` is defined, when that is a Read-denied file."""
+    result = await client.request("textDocument/definition", pos, timeout)
+    for loc in result if isinstance(result, list) else [result] if isinstance(result, dict) else []:
+        uri = loc.get("uri") or loc.get("targetUri") or ""
+        if uri and lines.denied(uri_to_path(uri)):
+            return lines.show(uri_to_path(uri))
+    return None
 
 
 def _workspace_root(path: Path, context: ToolUseContext) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+from jupyter_agent.core.permission_types import ToolPermissionContext
 from jupyter_agent.lsp.manager import get_lsp_manager, shutdown_lsp
 from jupyter_agent.tools.lsp import LSPTool
 from tests.support.tools import make_context
@@ -73,6 +75,33 @@ async def test_definition_references_hover_symbols(project, approve):
     assert approve.asks == []
     # one server for the workspace, reused by every call
     assert len(get_lsp_manager(ctx).running()) == 1
+
+
+async def test_read_denied_files_show_no_lines_and_no_hover(tmp_path, approve):
+    """With Read(./secret_keys.py) denied, a definition, reference, workspace symbol or hover
+    must not print its source (jedi shows `API_KEY = "sk-live-123"` in each)."""
+    (tmp_path / "secret_keys.py").write_text('API_KEY = "sk-live-123"\n\n\ndef token():\n    return API_KEY\n')
+    (tmp_path / "app.py").write_text("from secret_keys import API_KEY, token\nprint(API_KEY, token())\n")
+    ctx = make_context([LSPTool()], tmp_path)
+    pc = ToolPermissionContext(project_dir=tmp_path, deny_rules={"session": ("Read(./secret_keys.py)",)})
+    ctx.set_app_state(lambda s: dataclasses.replace(s, tool_permission_context=pc))
+    try:
+        outputs = []
+        for payload in (dict(operation="definition", file_path="app.py", line=2, character=7),
+                        dict(operation="references", file_path="app.py", line=2, character=7),
+                        dict(operation="hover", file_path="app.py", line=2, character=7),
+                        dict(operation="workspace_symbols", file_path="app.py", query="API_KEY")):
+            out = await lsp(ctx, approve, **payload)
+            assert not out.is_error, out.text
+            outputs.append(out.text)
+        assert not any("sk-live" in text for text in outputs), outputs
+        assert "secret_keys.py:1:1: (not shown: a Read deny rule covers this file)" in outputs[0]
+        assert "app.py:2:7: print(API_KEY, token())" in outputs[1]  # other files still show their lines
+        assert outputs[2].startswith("Hover not shown: the symbol is defined in secret_keys.py")
+        denied = await lsp(ctx, approve, operation="document_symbols", file_path="secret_keys.py")
+        assert denied.is_error and "sk-live" not in denied.text
+    finally:
+        await shutdown_lsp(ctx)
 
 
 async def test_diagnostics_follow_edits_and_shutdown_stops_the_server(project, approve):
