@@ -14,7 +14,7 @@ from .bash_extra_forms import (
     EXTRA_FORM_PROGRAMS,
     FORM_PROGRAMS,
     extra_forms,
-    git_without_global_options,
+    git_forms,
     may_have_extra_forms,
 )
 from .bash_parse import Redirect, SimpleCommand, parse_command
@@ -166,9 +166,9 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
     program = words[0].text
     forms: tuple[tuple[Word, ...], ...] = (words,)
     if program == "git":
-        bare = git_without_global_options(words)
-        if bare is not None:
-            forms = (words, bare)
+        more = git_forms(words)
+        if more:
+            forms = (words, *more)
     reason = _env_reason(name for name, _ in cmd.assignments) if cmd.assignments else None
     if program in EVALUATING:
         reason = reason or evaluation_reason(words)

@@ -9,7 +9,7 @@ rules never match an extra form.
 from __future__ import annotations
 
 from .bash_runners import RUNNER_PROGRAMS, may_run_something, runner_forms
-from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms
+from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms, git_push_forms
 from .bash_words import Word
 from .git_words import git_global_options
 
@@ -36,9 +36,7 @@ def extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if program in ("find", "fd"):
         extra.extend(_exec_commands(form, program == "fd"))
     if program == "git":
-        bare = git_without_global_options(form)
-        if bare is not None:
-            extra.append(bare)
+        extra.extend(git_forms(form))
         if may_run_something(form):  # git rebase -x 'code', git bisect run cmd
             extra.extend(runner_forms(form))
     else:
@@ -47,6 +45,12 @@ def extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         if program in SYNONYM_PROGRAMS:  # npm pub → npm publish
             extra.extend(canonical_forms(form))
     return extra
+
+
+def git_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """``git -C x push`` as ``git push``; ``git subtree push`` as ``git push`` (``bash_synonyms``)."""
+    bare = git_without_global_options(form)
+    return ([bare] if bare is not None else []) + git_push_forms(bare or form)
 
 
 def git_without_global_options(form: tuple[Word, ...]) -> tuple[Word, ...] | None:

@@ -8,6 +8,10 @@ top-level ones (``docker container rm`` = ``docker rm``, ``docker image rm`` = `
 ``canonical_forms`` gives a command again with its subcommand in the canonical spelling, and
 ``canonical_rule`` does the same to a rule's words, so deny and ask rules meet on one
 spelling.  Allow rules are left as written: a synonym only ever adds a deny or an ask.
+
+git has other commands that push (``git subtree push``, ``git send-pack``, ``git http-push``,
+``git svn dcommit``, ``git p4 submit``): ``git_push_forms`` gives them as ``git push`` too, so
+``Bash(git push:*)`` in deny holds for them (one way: a rule naming them is not widened).
 """
 
 from __future__ import annotations
@@ -49,6 +53,23 @@ _PROGRAM_NAMES = {**{f"python{v}": "python" for v in _VERSIONS}, **{f"pip{v}": "
                   "nodejs": "node"}
 SYNONYM_PROGRAMS = frozenset({"npm", "docker", "podman"}) | frozenset(_PROGRAM_NAMES)
 _MANAGEMENT = frozenset(first for first, _second in _DOCKER)
+
+
+# git commands that push commits to another repository, as git push does
+_GIT_PUSHES = frozenset({("send-pack",), ("http-push",), ("subtree", "push"), ("svn", "dcommit"),
+                         ("svn", "set-tree"), ("p4", "submit")})
+_GIT_PUSH_FIRST = frozenset(path[0] for path in _GIT_PUSHES)
+
+
+def git_push_forms(bare: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """``git subtree push --prefix=x origin main`` as ``git push --prefix=x origin main``;
+    ``bare``: a git command without global options."""
+    if len(bare) < 2 or bare[1].literal not in _GIT_PUSH_FIRST:
+        return []
+    for path in _GIT_PUSHES:
+        if tuple(w.literal for w in bare[1:1 + len(path)]) == path:
+            return [(bare[0], Word("push"), *bare[1 + len(path):])]
+    return []
 
 
 @lru_cache(maxsize=512)

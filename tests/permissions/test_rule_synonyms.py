@@ -52,6 +52,16 @@ ROWS = [
     ("Bash(git push:*)", "git -C . p", "ask"),
     ("Bash(git push:*)", "git status", "allow"),
     ("Bash(git push:*)", "git log --oneline", "allow"),
+    # git's other commands that push
+    ("Bash(git push:*)", "git send-pack ../bare.git main", "deny"),
+    ("Bash(git push:*)", "git -C . send-pack origin main", "deny"),
+    ("Bash(git push:*)", "git http-push https://example.com/r.git main", "deny"),
+    ("Bash(git push:*)", "git subtree push --prefix=lib origin main", "deny"),
+    ("Bash(git push:*)", "git svn dcommit", "deny"),
+    ("Bash(git push:*)", "git p4 submit", "deny"),
+    ("Bash(git push origin main:*)", "git send-pack origin main", "deny"),
+    ("Bash(git push:*)", "git stash push", "allow"),  # not a push to another repository
+    ("Bash(git subtree push:*)", "git push origin main", "allow"),  # the rule is not widened
 ]
 
 
@@ -125,6 +135,20 @@ async def test_git_really_runs_a_denied_command_through_an_alias(world, tmp_path
     assert tags == ["v1"]
     ctx = make_ctx(world.project, allow=("Bash(git:*)",), deny=("Bash(git tag:*)",))
     assert verdict_name(await decide_bash(ctx, "git t v2")) == "ask"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_git_send_pack_really_pushes(tmp_path):
+    """Ground truth for the send-pack rows: the bare repository receives the branch."""
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    repo, bare = tmp_path / "repo", tmp_path / "bare.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], env=env, check=True, capture_output=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], env=env, check=True, capture_output=True)
+    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "x"],
+                   cwd=repo, env=env, check=True, capture_output=True)
+    subprocess.run(["git", "send-pack", "../bare.git", "main"], cwd=repo, env=env, check=True, capture_output=True)
+    heads = subprocess.run(["git", "branch"], cwd=bare, env=env, capture_output=True, text=True).stdout
+    assert "main" in heads
 
 
 PROGRAM_ROWS = [
