@@ -27,13 +27,22 @@ from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .paths import BadPath, resolve_below
-from .verdicts import RULE, new_ask, new_update, sticky_ask
+from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
 _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 
 
 def check_bash_permission(command: str, context: ToolUseContext | None) -> PermissionResult:
-    """Allow / deny / ask for a whole command line (see the module docstring)."""
+    """Allow / deny / ask for a whole command line (see the module docstring).  A check that
+    fails on some input asks, in every mode: it may have been about to deny."""
+    try:
+        return _check(command, context)
+    except Exception as exc:  # fail closed, keep the session going
+        return sticky_ask(f"The permission check of this command failed ({type(exc).__name__}: {exc}); "
+                          f"approve it only if you have read it.", SAFETY, "the check failed")
+
+
+def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
     analysis = analyze(command)
     verdict = Verdict()
     if context is None:

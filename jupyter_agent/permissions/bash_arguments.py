@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterable
 
 from .bash_analysis import CommandInfo
+from .bash_awk import AWKS, awk_program
 from .bash_copies import copied_sources
 from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
@@ -72,11 +73,20 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
         for cwd in cwds:
             if _named(info, named, cwd, guarded, v, edit):
                 return
-    if read_deny and info.innermost[0].literal in SEDS:  # sed 'r .env' prints it
-        script = sed_script(info.innermost[1:])
-        for cwd in cwds if script is not None else ():
-            if _named(info, script.reads, cwd, scope, v):  # type: ignore[union-attr]
+    if read_deny and info.innermost[0].literal in SEDS | AWKS:  # sed 'r .env', awk getline < ".env"
+        reads = _script_reads(info.innermost)
+        for cwd in cwds:
+            if _named(info, reads, cwd, scope, v):
                 return
+
+
+def _script_reads(words: tuple[Word, ...]) -> list[str]:
+    """The files a sed or awk program names for reading (``r FILE``, ``getline < FILE``)."""
+    if words[0].literal in SEDS:
+        script = sed_script(words[1:])
+        return script.reads if script is not None else []
+    program = awk_program(words[1:])
+    return [path for path in program.reads if path is not None] if program is not None else []
 
 
 def _named(

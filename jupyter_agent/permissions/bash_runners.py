@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .bash_awk import AWKS, awk_program
 from .bash_sed import sed_commands
 from .bash_words import Word
 from .git_words import git_global_options
@@ -171,7 +172,7 @@ _GIT_BY_OPTION = {path[0]: r.shell for path, r in GIT_RUNNERS if r.rest == "none
 PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3", "pythonw"}
                     | {f"python3.{minor}" for minor in range(6, 16)})
 SEDS = frozenset({"sed", "gsed"})  # GNU sed's `e` runs shell commands
-RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS | SEDS
+RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS | SEDS | AWKS  # awk: system(), print | "cmd"
 _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if all(p for p, _r in entries) else None
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
 
@@ -203,6 +204,8 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
         return any(w.literal is None or "e" in w.text or (w.text[:1] == "-" and "f" in w.text) for w in words[1:])
     if program in PYTHONS:
         return any(w.literal is None or (w.text[:1] == "-" and "m" in w.text) for w in words[1:])
+    if program in AWKS:  # system(…), a pipe, or a program not read here
+        return any(w.literal is None or "system" in w.text or "|" in w.text or w.text[:1] in "-@" for w in words[1:])
     if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something
         return any(w.literal is None or w.text[:1] == "-" for w in words[1:])
     firsts = _FIRST_WORDS.get(program)
@@ -217,6 +220,8 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         return [module] if module else []
     if program in SEDS:
         return _sed_forms(form)
+    if program in AWKS:
+        return _awk_forms(form)
     out: list[tuple[Word, ...]] = []
     for path, runner in GIT_RUNNERS if program == "git" else RUNNERS.get(program or "", ()):
         for after in after_path(form, path):
@@ -374,6 +379,21 @@ def _sed_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         return [(UNKNOWN_PROGRAM,)]
     scripts: list[tuple[Word, ...]] = []
     for command in commands:
+        if command is None:
+            scripts.append((UNKNOWN_PROGRAM,))
+        else:
+            _script(command, scripts)
+    return _distinct(scripts)
+
+
+def _awk_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """``awk 'BEGIN { system("rm x") }'`` runs ``rm x``; a command built at run time, a coprocess
+    or a program not read here (``-f prog.awk``) runs what is known later."""
+    program = awk_program(form[1:])
+    if program is None:
+        return [(UNKNOWN_PROGRAM,)]
+    scripts: list[tuple[Word, ...]] = []
+    for command in program.runs:
         if command is None:
             scripts.append((UNKNOWN_PROGRAM,))
         else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from .bash_awk import AWKS, awk_program
 from .bash_copies import find_starts
 from .bash_readonly import option_arguments
 from .bash_sed import sed_script
@@ -22,7 +23,7 @@ _MODE_FIRST = frozenset({"chmod", "chown", "chgrp"})  # the first operand is a m
 _COPIERS = frozenset({"cp", "install", "ln", "mv"})
 UNZIP_NO_WRITE = frozenset("lptvzZ")  # unzip's list, pipe, test, verbose, comment, zipinfo modes
 WRITING_PROGRAMS = _EVERY_OPERAND | _MODE_FIRST | _COPIERS | {"rm", "sed", "gsed", "perl", "dd", "sort", "tar",
-                                                               "unzip", "find", "history"}
+                                                               "unzip", "find", "history"} | AWKS
 
 
 def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
@@ -70,6 +71,9 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
         if any(o is not None and o[:2] != "--" and UNZIP_NO_WRITE.intersection(o[1:]) for o in options):
             return []  # a listing, a test, or members piped to standard output
         return [(w, True) for w in option_arguments(args, "d")] or [(make_word("."), True)]
+    if program in AWKS:  # awk '{ print > "out.txt" }'
+        awk = awk_program(args)
+        return [(make_word(path), False) for path in awk.writes if path is not None] if awk else []
     if program == "history":  # history -w FILE / -a FILE writes the list to FILE
         writes = any(o is not None and o[:2] != "--" and ("w" in o or "a" in o) for o in options)
         return [(w, False) for w in operands] if writes else []

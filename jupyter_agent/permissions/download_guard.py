@@ -95,7 +95,10 @@ def downloaded_paths(words: Sequence[Word]) -> tuple[str | None, list[str]]:
             urls.append(text)
     if any(o in options for o in server):
         return f"{program} lets the server or a file choose the names it writes", []
-    reason, names = (None, _wget_names(options, urls)) if wget else _curl_names(options, urls)
+    try:
+        reason, names = (None, _wget_names(options, urls)) if wget else _curl_names(options, urls)
+    except ValueError:  # urlsplit: a bracketed host that is no IPv6 address (`wget 'a[$(ls)]'`)
+        return f"{program} has a URL this check cannot read", []
     if unknown and (names or reason or (wget and "-O" not in options and "--output-document" not in options)):
         return f"{program} has a word only known at run time where it names the files it writes", []
     return reason, names

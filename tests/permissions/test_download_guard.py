@@ -41,6 +41,7 @@ ROWS = [
     ("curl -O https://example.com/data.csv", "allow"),
     ("curl https://example.com/.mcp.json", "allow"),  # to standard output
     ("wget $URL", "ask"),
+    ("wget 'a[$(ls)]'", "ask"),  # urlsplit raised on this (found by test_guard_fuzz)
     # aria2c: the server's Content-Disposition, torrents and metalinks name what it writes
     ("aria2c https://example.com/data.csv", "ask"),
     ("aria2c -o data.csv https://example.com/data.csv", "ask"),  # it would follow a torrent

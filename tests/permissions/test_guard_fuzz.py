@@ -16,13 +16,16 @@ from tests.permissions.tools import make_ctx
 
 PROGRAMS = ["tar", "bsdtar", "unzip", "7z", "cpio", "patch", "wget", "curl", "cp", "rsync", "scp",
             "python -m tarfile", "python -m zipfile", "uv run", "npx", "docker run", "git rebase", "sed", "ssh",
-            "aria2c", "docker cp", "kubectl cp", "aws s3 cp", "aws s3 sync", "gsutil mv", "rclone copy", "rclone move"]
+            "aria2c", "docker cp", "kubectl cp", "aws s3 cp", "aws s3 sync", "gsutil mv", "rclone copy", "rclone move",
+            "awk", "gawk -e", "printf -v", "declare", "shopt -s", "compgen -W"]
 WORDS = ["-x", "-xf", "xf", "xfC", "-f", "-C", "-d", "-o", "-O", "-p1", "-p", "-i", "-e", "-r", "-a", "--", "-",
          "a.tar", "a.zip", "a.patch", "junk", "sub", ".claude", "host:x", "host:.mcp.json", "https://h/.mcp.json",
          "--file=a.tar", "--directory", "--output-dir", "-J", "--exec", "-x", "'1e ls'", "$X", "*.tar", "-oout",
          "--remote-name-all", "--to-command=ls", "-I", "ProxyCommand=ls", "-t", "=", "''", "../x", "/etc/x",
          "c:/app/.", "ns/p:/x", "s3://b/.mcp.json", "gs://b/", "r:x", "file://sub", ".", "--recursive",
-         "--follow-torrent=false", "--out=x"]
+         "--follow-torrent=false", "--out=x",
+         "'BEGIN{system(\"ls\")}'", "'{print > \"o\"}'", "'{print | \"sort\"}'", "'a[$(ls)]'", "'a[0]'",
+         "dotglob", "'\"date\" | getline'", "'/a|b/'", "-F:", "-f"]
 
 
 def _files(project):
@@ -48,3 +51,18 @@ def test_guards_always_decide(tmp_path, program, words):
         ctx = make_ctx(project, allow=(f"Bash({program.split()[0]}:*)",), deny=("Bash(rm:*)",), mode=mode)
         verdict = check_bash_permission(line, ctx)
         assert isinstance(verdict, PermissionAllow | PermissionAsk | PermissionDeny), line
+
+
+def test_a_check_that_fails_asks_in_every_mode(tmp_path, monkeypatch):
+    """A guard raising on some input (urlsplit did on `wget 'a[$(ls)]'`) must not end the decision
+    with an exception, nor allow: it asks, even in bypassPermissions mode."""
+    from jupyter_agent.permissions import bash_paths
+
+    def broken(*args):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(bash_paths, "download_guard", broken)
+    for mode in ("default", "bypassPermissions"):
+        ctx = make_ctx(tmp_path, allow=("Bash(wget:*)",), mode=mode)
+        verdict = check_bash_permission("wget https://example.com/a", ctx)
+        assert isinstance(verdict, PermissionAsk) and "ValueError: boom" in verdict.message, verdict
