@@ -77,6 +77,22 @@ SPECS: dict[str, Spec] = {
     "yq": _s("-i", "--inplace", "--from-file", "--expression-file", "-f", dynamic_ok=False),
 }
 
+# version questions to interpreters and compilers: each prints and exits before running anything
+# (python -V imports no site module, so no .pth file runs; pip --version would, so pip is not here)
+_VERSIONS = frozenset({"-V", "--version", "-VV"})
+for _name in ("python", "python3", *(f"python3.{minor}" for minor in range(6, 16))):
+    SPECS[_name] = Spec(only_options=_VERSIONS, requires_any=_VERSIONS, max_positional=0, reads_paths=False,
+                        dynamic_ok=False)
+SPECS["node"] = Spec(only_options=frozenset({"-v", "--version"}), requires_any=frozenset({"-v", "--version"}),
+                     max_positional=0, reads_paths=False, dynamic_ok=False)
+SPECS["nvcc"] = Spec(only_options=frozenset({"-V", "--version"}), requires_any=frozenset({"-V", "--version"}),
+                     max_positional=0, reads_paths=False, dynamic_ok=False)
+# GPU and CPU facts (nvidia-smi -f FILE writes, -r resets, -pm changes a mode: none of them here)
+SPECS["nvidia-smi"] = Spec(only_options=frozenset({"-L", "--list-gpus", "-q", "--query", "--query-gpu", "--format",
+                                                   "-x", "--xml-format"}),
+                           max_positional=0, reads_paths=False, dynamic_ok=False)
+SPECS["lscpu"] = _s("-s", "--sysroot", **_NO_PATHS)
+
 for _name, _letters in (("grep", "f"), ("egrep", "f"), ("fgrep", "f"), ("rg", "f"), ("file", "f"),
                        ("hexdump", "f"), ("diff", "X"), ("du", "X"), ("jq", "fL")):
     SPECS[_name] = replace(SPECS[_name], file_letters=frozenset(_letters))
