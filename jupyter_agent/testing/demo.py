@@ -46,8 +46,8 @@ def _read_step(body: dict[str, Any]) -> Reply | None:
 def _bash_step(body: dict[str, Any]) -> Reply | None:
     if "Bash" not in _tool_names(body):
         return None
-    call = tool_use("Bash", {"command": "python --version", "description": "Show the Python version"})
-    return reply(text("Now I'll check which Python this kernel's environment has."), call, **_STREAM)
+    call = tool_use("Bash", {"command": "pip list", "description": "List the packages installed here"})
+    return reply(text("Now I'll check which packages this kernel's environment has."), call, **_STREAM)
 
 
 def _edit_step(body: dict[str, Any]) -> Reply | None:

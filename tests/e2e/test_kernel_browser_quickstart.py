@@ -44,7 +44,7 @@ def _click_through(page, turns: int) -> int:
     deadline = time.monotonic() + 180
     finished = 0
     while time.monotonic() < deadline:
-        for label in ("Always allow Bash(python --version)", "Approve"):
+        for label in ("Always allow Bash(pip list:*)", "Approve"):
             buttons = page.locator(f".jupyter-agent-approval button:not([disabled]):has-text('{label}')")
             if buttons.count():
                 # A button clicked a moment ago is disabled by the kernel soon after: skip it then.

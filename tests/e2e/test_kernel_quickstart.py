@@ -63,10 +63,10 @@ def test_quickstart_runs_in_demo_mode_with_approvals(tmp_path: Path):
         ends = _turn_ends(h)
         assert len(ends) == agent_cells == 3
         first = ends[0]["content"]["data"]["text/html"]
-        assert "Always allowed Bash(python --version)" in first
+        assert "Always allowed Bash(pip list:*)" in first
         assert "Here is what happened in this demo turn" in first
         settings = json.loads((tmp_path / ".claude" / "settings.local.json").read_text())
-        assert "Bash(python --version)" in settings["permissions"]["allow"]
+        assert "Bash(pip list:*)" in settings["permissions"]["allow"]
         edited = nbformat.read(notebook, as_version=4)
         assert any("Notes from the agent" in c.source for c in edited.cells)
     finally:
@@ -75,7 +75,7 @@ def test_quickstart_runs_in_demo_mode_with_approvals(tmp_path: Path):
 
 def _answer_cards(h: KernelHarness, clicked: set[str]) -> None:
     """Answer each complete approval card once: its button row (an HBox, sent after all its
-    buttons) offers "Always allow Bash(python --version)" or else Approve.  Going by rows, not by
+    buttons) offers "Always allow Bash(pip list:*)" or else Approve.  Going by rows, not by
     single buttons, an Approve seen before its card's Always-allow button is never clicked."""
     buttons = {m["content"]["comm_id"]: m["content"]["data"]["state"].get("description", "")
                for m in h.widgets("ButtonModel")}
@@ -84,6 +84,6 @@ def _answer_cards(h: KernelHarness, clicked: set[str]) -> None:
         labels = {buttons.get(i, ""): i for i in ids}
         if "Approve" not in labels or row["content"]["comm_id"] in clicked:
             continue
-        always = [i for label, i in labels.items() if label.startswith("Always allow Bash(python --version)")]
+        always = [i for label, i in labels.items() if label.startswith("Always allow Bash(pip list:*)")]
         clicked.add(row["content"]["comm_id"])
         h.click(always[0] if always else labels["Approve"])

@@ -127,7 +127,7 @@ async def test_whole_tool_allow_covers_soft_asks(world):
         ("python -m pytest -q", ("Bash(python -m pytest:*)",)),
         ("python -c 'print(1)'", ()),
         ("node -e 'process.exit(1)'", ()),  # a quoted word: not even the exact command
-        ("python --version", ("Bash(python --version)",)),  # no safe prefix: the exact command
+        ("python --help", ("Bash(python --help)",)),  # no safe prefix: the exact command
         ("node -e 1", ("Bash(node -e 1)",)),
         ("bash ./build.sh", ("Bash(bash ./build.sh:*)",)),
         ("perl -pe 's/a/b/' f", ("Bash(perl -pe s/a/b/ f)",)),  # exact: the quotes change nothing
@@ -163,11 +163,11 @@ async def test_an_accepted_interpreter_suggestion_does_not_allow_inline_code(wor
 
 
 def test_an_accepted_exact_suggestion_allows_that_command_only(world):
-    (rule,) = check_bash_permission("python --version", make_ctx(world.project)).suggestions[0].rules
-    assert rule == "Bash(python --version)"
+    (rule,) = check_bash_permission("python --help", make_ctx(world.project)).suggestions[0].rules
+    assert rule == "Bash(python --help)"
     ctx = make_ctx(world.project, allow=(rule,))
-    assert verdict_name(check_bash_permission("python --version", ctx)) == "allow"
-    for other in ("python --version -c 'import os'", "python --version x.py", "python"):
+    assert verdict_name(check_bash_permission("python --help", ctx)) == "allow"
+    for other in ("python --help -c 'import os'", "python --help x.py", "python"):
         assert verdict_name(check_bash_permission(other, ctx)) == "ask", other
 
 
