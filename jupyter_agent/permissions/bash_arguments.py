@@ -40,8 +40,9 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
 
     A file an ``Edit`` deny or ask rule covers asks too (``curl -o locked/x``, ``gzip locked/f``,
     ``mkdir locked/x``): the program may write it; so does a folder such a rule covers any new
-    name in (``locked/`` under ``Edit(./locked/**)``: ``pip install --target locked``).  For the programs whose writes are known
-    (``bash_writes.py``) a deny rule denies instead (``program_write_check``).
+    name in (``locked`` under ``Edit(./locked/**)``: ``pip install --target locked``).  For the
+    programs whose writes are known (``bash_writes.py``) a deny rule denies instead
+    (``program_write_check``).
     """
     edit = (scope.rules.paths("deny", EDIT_RULES, scope.project) + scope.rules.paths("ask", EDIT_RULES, scope.project)
             if scope is not None else ())
