@@ -82,7 +82,8 @@ def path_checks(
                 return
 
 
-_GUARDED = ARCHIVE_PROGRAMS | COPY_PROGRAMS | REMOTE_COPY_PROGRAMS | {"git", "patch", "wget", "curl", "aria2c"}
+_GUARDED = ARCHIVE_PROGRAMS | COPY_PROGRAMS | REMOTE_COPY_PROGRAMS | {
+    "git", "patch", "wget", "curl", "aria2c", "sftp"}
 
 
 def _unspelled_checks(
@@ -99,6 +100,9 @@ def _unspelled_checks(
         copy_guard(inner, cwds, scope, v)
     elif program in REMOTE_COPY_PROGRAMS:  # what lands from a container or a bucket (docker cp c:/x .)
         remote_copy_guard(inner, cwds, scope, v)
+    elif program == "sftp":  # its commands come from a batch file or standard input, never from a person
+        v.sticky.append("sftp runs the commands of its batch (a file or standard input): `get` writes files "
+                        "named there and `!cmd` runs a local command")
     else:  # the members an extraction writes (tar, unzip, 7z, python -m tarfile|zipfile)
         archive_guard(inner, cwds, scope, v)
 

@@ -37,12 +37,16 @@ ROWS = [
     ("rsync -a host:/x/ out/", "ask"),
     ("rsync -a --files-from=list.txt . out/", "ask"),
     ("cp -r $SRC out/", "ask"),
+    # sftp's commands come from a batch file or stdin (sftp(1): `get` writes, `!cmd` runs locally)
+    ("sftp -b batch.txt host", "ask"),
+    ("sftp host <<< 'get .mcp.json'", "ask"),
 ]
 
 
 @pytest.mark.parametrize(("command", "expected"), ROWS)
 async def test_copied_names_are_checked(trees, world, command, expected):
-    for mode, allow in (("default", ("Bash(cp:*)", "Bash(rsync:*)", "Bash(scp:*)")), ("bypassPermissions", ())):
+    for mode, allow in (("default", ("Bash(cp:*)", "Bash(rsync:*)", "Bash(scp:*)", "Bash(sftp:*)")),
+                        ("bypassPermissions", ())):
         verdict = await decide_bash(make_ctx(world.project, allow=allow, mode=mode), command)
         assert verdict_name(verdict) == expected, (mode, verdict)
 
