@@ -21,9 +21,8 @@ its own rule; only code known at run time asks for itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .bash_awk import AWKS, awk_program
+from .bash_runner_table import GIT_RUNNERS, PYTHONS, RUNNERS, SEDS, Runner
 from .bash_sed import sed_commands
 from .bash_words import Word
 from .git_words import git_global_options
@@ -31,147 +30,9 @@ from .git_words import git_global_options
 _MAX_STARTS = 8
 UNKNOWN_PROGRAM = Word("<a program chosen at run time>", static=False)
 SHELL_CODE = Word("sh")  # the program of a form made for shell code a runner takes (`sh -c CODE`)
-
-
-@dataclass(frozen=True, slots=True)
-class _Runner:
-    values: frozenset[str] = frozenset()  # options known to take a separate value
-    flags: frozenset[str] = frozenset()  # options known to take none
-    positionals: int = 0  # words before the command: docker exec CONTAINER, direnv exec DIR
-    shell: frozenset[str] = frozenset()  # options whose value is shell code: nix-shell --run
-    command: frozenset[str] = frozenset()  # options after which the command starts: nix develop -c
-    rest: str = "command"  # the words from the first positional on: a "command", "shell" code, or "none"
-    argv: frozenset[str] = frozenset()  # options whose value is a command line: rsync -e 'ssh -p 22'
-    config: frozenset[str] = frozenset()  # options taking Key=Value settings: ssh -o ProxyCommand=…
-
-
-def _r(values: str = "", flags: str = "", positionals: int = 0, shell: str = "", command: str = "",
-       rest: str = "command", argv: str = "", config: str = "") -> _Runner:
-    return _Runner(frozenset(values.split()), frozenset(flags.split()), positionals,
-                   frozenset(shell.split()), frozenset(command.split()), rest, frozenset(argv.split()),
-                   frozenset(config.split()))
-
-
-def _git_shell(options: str) -> _Runner:
-    return _r(shell=options, rest="none")
-
-
-_UV = _r("--with --with-editable --with-requirements --python -p --package --extra --group --only-group "
-         "--env-file --directory --project --index --default-index --index-url --extra-index-url --from",
-         "--no-sync --frozen --locked --isolated --no-project --all-extras --no-dev -q --quiet -v --verbose "
-         "--offline --no-cache -n")
-_ENV_RUN = _r("-n --name -p --prefix --cwd -e --environment", "--no-capture-output --live-stream -v")
-_NODE = _r("-p --package --prefix -w --workspace", "-y --yes --no --no-install -q --quiet", shell="-c --call")
-_CONTAINER = _r("-e --env --env-file -u --user -w --workdir -v --volume -p --publish --name --network "
-                "--mount --platform -l --label --hostname -h --detach-keys",
-                "-i -t -it -d --rm --privileged --interactive --tty --detach --init", 1,
-                argv="--entrypoint")  # docker run --entrypoint rm img x runs rm
-_KUBECTL = _r("-c --container -n --namespace --context --kubeconfig", "-i -t -it --stdin --tty -q --quiet", 1)
-_PLAIN = _r()
-_NIX = _r("-I --arg --argstr --expr -E", "--pure --impure", shell="--run --command", rest="none")  # -p takes
-# several packages; nix-shell's operands are files: only --run/--command run something
-
-# (program, words that select running) → how the command is found after them.  The words may
-# have options before them (``uv --quiet run``, ``docker --context x exec``).
-RUNNERS: dict[str, tuple[tuple[tuple[str, ...], _Runner], ...]] = {
-    "uv": ((("run",), _UV), (("tool", "run"), _UV)),
-    "uvx": (((), _UV),),
-    "pipx": ((("run",), _r("--spec --python --pip-args", "--no-cache --system-site-packages")),),
-    "poetry": ((("run",), _r("-C --directory -P --project")),),
-    "pipenv": ((("run",), _PLAIN),),
-    "pdm": ((("run",), _r("-p --project")),),
-    "hatch": ((("run",), _r("-e --env")),),
-    "rye": ((("run",), _PLAIN),),
-    "pixi": ((("run",), _r("-e --environment --manifest-path")),),
-    "conda": ((("run",), _ENV_RUN),),
-    "mamba": ((("run",), _ENV_RUN),),
-    "micromamba": ((("run",), _ENV_RUN),),
-    "npx": (((), _NODE),),
-    "pnpx": (((), _NODE),),
-    "npm": ((("exec",), _NODE), (("x",), _NODE)),
-    "pnpm": ((("exec",), _NODE), (("dlx",), _NODE)),
-    "yarn": ((("exec",), _NODE), (("dlx",), _NODE)),
-    "bunx": (((), _NODE),),
-    "bun": ((("x",), _NODE), (("run",), _NODE)),
-    "tox": ((("exec",), _r("-e --env -c --conf")),),
-    "direnv": ((("exec",), _r("", "", 1)),),
-    "docker": tuple((path, _CONTAINER) for path in (("exec",), ("run",), ("container", "exec"),
-                                                    ("container", "run"), ("compose", "exec"),
-                                                    ("compose", "run"))),
-    "podman": ((("exec",), _CONTAINER), (("run",), _CONTAINER), (("container", "exec"), _CONTAINER),
-               (("container", "run"), _CONTAINER)),
-    "docker-compose": ((("exec",), _CONTAINER), (("run",), _CONTAINER)),
-    "kubectl": ((("exec",), _KUBECTL),),
-    "nix-shell": (((), _NIX),),
-    "nix": ((("develop",), _r(command="-c --command", rest="none")),  # nix develop .#dev -c cmd
-            (("shell",), _r(command="-c --command", rest="none"))),
-    "script": (((), _r("-T --log-timing -I --log-in -O --log-out -B --log-io -E --echo -m --logging-format "
-                       "-o --output-limit", "-a --append -e --return -f --flush -q --quiet -t --timing",
-                       shell="-c --command", rest="none")),),  # its operand is the typescript file
-    "xvfb-run": (((), _r("-n --server-num -e --error-file -f --auth-file -p --xauth-protocol "
-                         "-s --server-args -w --wait", "-a --auto-servernum -l --listen-tcp")),),
-    "valgrind": (((), _PLAIN),),
-    "firejail": (((), _PLAIN),),
-    "fakeroot": (((), _r("-l --lib -s -i --faked", "-u --unknown-is-real")),),
-    "eatmydata": (((), _PLAIN),),
-    "nocache": (((), _PLAIN),),
-    "proxychains": (((), _r("-f", "-q")),),
-    "proxychains4": (((), _r("-f", "-q")),),
-    "torsocks": (((), _r("-u --user -p --pass -a --address -P --port", "-i --isolate -q --quiet")),),
-    "faketime": (((), _r("", "-f", 1)),),
-    "dbus-run-session": (((), _PLAIN),),
-    "catchsegv": (((), _PLAIN),),
-    "chronic": (((), _r("", "-e -v")),),
-    "systemd-run": (((), _r("-p --property -u --unit --slice -E --setenv --working-directory")),),
-    "parallel": (((), _r("-j --jobs -S --sshlogin --joblog --results -a --arg-file")),),
-    "dotenv": (((), _r("-e -f --file -v")), (("run",), _r("-f --file"))),  # -c [env]: read both ways
-    "op": ((("run",), _r("--env-file")),),
-    "doppler": ((("run",), _r("-p --project -c --config")),),
-    "infisical": ((("run",), _r("--env --path --projectId")),),
-    "aws-vault": ((("exec",), _r("-d --duration -r --region", "-n --no-session", 1)),),
-    # programs one of whose options runs a command (their other words run nothing)
-    "tar": (((), _r("-f --file -C --directory -T --files-from -X --exclude-from", rest="none",
-                    shell="-I --use-compress-program --to-command --info-script --new-volume-script -F "
-                          "--rsh-command")),),
-    "rsync": (((), _r(rest="none", argv="-e --rsh", shell="--rsync-path")),),
-    "zip": (((), _r(rest="none", shell="-TT --unzip-command")),),
-    "sort": (((), _r("-o --output -S --buffer-size -T --temporary-directory -t --field-separator -k --key",
-                     rest="none", shell="--compress-program")),),
-    "wget": (((), _r("-O --output-document -o --output-file", rest="none", shell="--use-askpass")),),
-    "man": (((), _r(rest="none", shell="-P --pager -H --html")),),
-    "mapfile": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),  # -C: code run every -c lines
-    "readarray": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),
-    "jobs": (((), _r(flags="-l -n -p -r -s", rest="none", command="-x")),),  # jobs -x CMD: runs CMD
-    "aria2c": (((), _r("-d --dir -o --out -i --input-file -l --log", rest="none",
-                       argv="--on-download-complete --on-download-start --on-download-error --on-download-pause "
-                            "--on-download-stop --on-bt-download-complete")),),
-    "ssh": (((), _r("-p -i -l -F -J -L -R -D -b -c -E -e -I -m -O -Q -S -W -w -B", rest="none", config="-o")),),
-    "scp": (((), _r("-P -i -l -F -J -c -D", rest="none", config="-o", shell="-S")),),
-    "sftp": (((), _r("-P -i -l -F -J -c -D -b -B -R", rest="none", config="-o", shell="-S")),),
-}
-# git subcommands that run what their arguments say (git itself is classified apart: git_*.py)
-GIT_RUNNERS: tuple[tuple[tuple[str, ...], _Runner], ...] = (
-    (("rebase",), _git_shell("-x --exec")),
-    (("bisect", "run"), _r()),
-    (("submodule", "foreach"), _r(flags="--recursive -q --quiet", rest="shell")),
-    (("difftool",), _git_shell("-x --extcmd")),
-    (("filter-branch",), _git_shell("--env-filter --tree-filter --index-filter --parent-filter --msg-filter "
-                                    "--commit-filter --tag-name-filter --setup")),
-    (("fetch",), _git_shell("--upload-pack")),
-    (("pull",), _git_shell("--upload-pack")),
-    (("clone",), _git_shell("-u --upload-pack")),
-    (("ls-remote",), _git_shell("--upload-pack")),
-    (("push",), _git_shell("--receive-pack --exec")),
-    (("archive",), _git_shell("--exec")),
-    (("send-email",), _git_shell("--to-cmd --cc-cmd --sendmail-cmd")),
-    (("instaweb",), _git_shell("--httpd -d --browser -b")),
-)
 _GIT_FIRST_WORDS = frozenset(path[0] for path, _r in GIT_RUNNERS)
 # subcommands that run something only through an option (git push --receive-pack=…): its names
 _GIT_BY_OPTION = {path[0]: r.shell for path, r in GIT_RUNNERS if r.rest == "none"}
-PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3", "pythonw"}
-                    | {f"python3.{minor}" for minor in range(6, 16)})
-SEDS = frozenset({"sed", "gsed"})  # GNU sed's `e` runs shell commands
 RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS | SEDS | AWKS  # awk: system(), print | "cmd"
 _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if all(p for p, _r in entries) else None
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
@@ -257,7 +118,7 @@ def _option_skips(form: tuple[Word, ...], start: int) -> list[int]:
     return out
 
 
-def _commands(form: tuple[Word, ...], start: int, runner: _Runner) -> list[tuple[Word, ...]]:
+def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[Word, ...]]:
     starts: set[int] = set()
     scripts: list[tuple[Word, ...]] = []
     seen: set[tuple[int, int]] = set()
@@ -301,7 +162,7 @@ def _commands(form: tuple[Word, ...], start: int, runner: _Runner) -> list[tuple
 
 
 def _option(
-    form: tuple[Word, ...], j: int, left: int, text: str, runner: _Runner,
+    form: tuple[Word, ...], j: int, left: int, text: str, runner: Runner,
     todo: list[tuple[int, int]], starts: set[int], scripts: list[tuple[Word, ...]],
 ) -> None:
     key, eq, value = text.partition("=")

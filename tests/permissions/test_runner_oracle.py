@@ -1,6 +1,6 @@
 """Runner oracle: real bash runs generated lines through stub runners, and what ran judges us.
 
-Stubs named like runners in ``bash_runners.py`` (``eatmydata``, ``faketime``, ``uv``) log their
+Stubs named like runners in ``bash_runner_table.py`` (``eatmydata``, ``faketime``, ``uv``) log their
 name, read their options the way a real program might (including options the analyzer's table
 does not know, which each stub reads in its own hidden way) and ``exec`` the command they
 find; ``qa`` and ``qc`` only log.  With ``Bash(qa:*)`` and the runners allowed and
