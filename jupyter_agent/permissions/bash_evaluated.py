@@ -19,7 +19,7 @@ The rest of a line is analyzed as bash reads it by default, so these ask too:
 ``expand_aliases`` and every other shopt option not known to be harmless; ``set -k`` (``ls
 LD_PRELOAD=./x.so`` sets the variable); ``hash -p /bin/rm ls`` (``ls`` then runs rm); and
 ``alias NAME=VALUE`` (code a later command name runs).  ``compgen -W '$(cmd)'`` expands its
-word list (``-C``/``-F`` run a command or function).
+word list (``-C``/``-F`` run a command or function); ``jobs -x CMD`` runs ``CMD``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .bash_words import Word
 
 EVALUATING = frozenset({"printf", "read", "test", "[", "declare", "typeset", "local", "export", "readonly",
                         "unset", "getopts", "wait", "mapfile", "readarray", "let", "shopt", "set", "hash", "alias",
-                        "compgen", "complete"})
+                        "compgen", "complete", "jobs"})
 # shopt options that change neither what a pattern matches nor what a word runs or names
 _HARMLESS_SHOPT = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist", "checkhash", "lastpipe",
                              "inherit_errexit", "xpg_echo", "huponexit", "checkjobs", "promptvars", "progcomp",
@@ -58,6 +58,8 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
         return _changes_meaning(program, texts)
     if program in ("compgen", "complete"):
         return _completion_code(program, texts)
+    if program == "jobs":  # jobs -x CMD ARGS runs CMD (a runner; deny rules see it too)
+        return "jobs -x runs a command" if any(t[:1] == "-" and "x" in t for t in texts) else None
     names, values, options = _names(program, texts)
     for name in names:
         head, _, _ = name.partition("=") if program in _DECLARES else (name, "", "")

@@ -6,6 +6,9 @@ empty folder (inside ``bwrap`` when it works), so only builtins and the stubs ca
 line (generated from a token vocabulary, or one of the fixed rows below):
 
 1. allowed with ``Bash(qa:*)``, ``Bash(qb:*)`` as the only allow rules → bash ran only qa/qb;
+   and likewise with rules that also allow bash's builtins (``Bash(printf:*)``,
+   ``Bash(declare:*)``, ``Bash(shopt:*)`` …, ``BUILTIN_RULES``): a builtin may not run code
+   hidden in a quoted word (``printf -v 'a[$(qc)]' 1``) or change what a later word runs;
 2. bash ran ``qc`` → not allowed with ``Bash(qc:*)`` denied (deny or ask);
 3. the analysis has no problems → every program bash ran is one of the analyzer's commands
    (or the analyzer saw a program name it cannot know or a command that always asks);
@@ -32,6 +35,10 @@ from tests.permissions.oracle_shell import BASH, run_line, sandbox_prefix
 from tests.permissions.tools import make_ctx
 
 STUBS = {"qa": 0, "qb": 1, "qc": 0}  # name → exit status (qb fails: `while qb` ends)
+BUILTINS = ("printf", "read", "test", "[", "declare", "typeset", "local", "export", "readonly", "unset", "getopts",
+            "wait", "mapfile", "readarray", "let", "shopt", "set", "hash", "alias", "compgen", "jobs", "history",
+            "echo", "type", "cd", "true", ":")
+BUILTIN_RULES = tuple(f"Bash({b}:*)" for b in BUILTINS)
 RUNNERS = ("nohup",)  # stubs named like wrappers: log, then run their arguments
 EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "400"))
 TIMEOUT = 3.0
@@ -58,6 +65,9 @@ TOKENS = [
     "local ", "readonly ", "typeset ", "x[", "$(qa)", ":", "true", "echo ", "printf %s ",
     "{qa;}", "{", "\u00a0", ">|", "2>&-", "((", '$"', "qa=1 ", "select v in qc; do ", "function f { ",
     "\u00e9", "x\u00e9 ",
+    "printf -v ", "'a[$(qc)]' ", "'a[0]' ", "read ", "<<< x", "let ", "test -v ", "[ -v ", "declare -i y; y=",
+    "declare -n r=", "$r", "mapfile -C qc -c 1 a ", "compgen -W ", "shopt -s expand_aliases\n", "alias qa=qc\n",
+    "hash -p \"$(command -v qc)\" qa; ", "jobs -x ", "set -k; ", "shopt -s dotglob; ", "export -n ",
 ]
 
 
@@ -174,10 +184,11 @@ def check_line(oracle: Oracle, line: str) -> None:
     """The invariants of the module docstring for one line (bash runs only if needed)."""
     oracle.work.mkdir(exist_ok=True)
     allowed = check_bash_permission(line, _ctx(oracle, allow=("Bash(qa:*)", "Bash(qb:*)")))
+    builtins = check_bash_permission(line, _ctx(oracle, allow=("Bash(qa:*)", "Bash(qb:*)", *BUILTIN_RULES)))
     denied = check_bash_permission(line, _ctx(oracle, deny=("Bash(qc:*)",)))
     problems, names, unknown = _analyzer_programs(line)
     read_only = is_read_only_command(line, _ctx(oracle))
-    if not isinstance(allowed, PermissionAllow) and not isinstance(denied, PermissionAllow) and (
+    if not any(isinstance(v, PermissionAllow) for v in (allowed, builtins, denied)) and (
         problems or unknown
     ) and not read_only:
         return  # nothing bash does could break an invariant
@@ -186,6 +197,8 @@ def check_line(oracle: Oracle, line: str) -> None:
         return  # a loop that never ends: skip
     if isinstance(allowed, PermissionAllow):
         assert set(ran) - set(RUNNERS) <= {"qa", "qb"}, (line, ran, "allowed with only qa/qb allowed")
+    if isinstance(builtins, PermissionAllow):
+        assert set(ran) - set(RUNNERS) <= {"qa", "qb"}, (line, ran, "allowed with qa/qb and builtins allowed")
     if "qc" in ran:
         assert not isinstance(denied, PermissionAllow), (line, ran, "allowed with qc denied")
     if not problems and not unknown:
@@ -246,6 +259,22 @@ ROWS = [
     "qa <<'EOF' && qc\nx\nEOF",
     "qa <<EOF |& qc $(qb)\nx\nEOF",
     "qa << EOF && qa <<B\nx\nEOF\ny\nB\nqa << EOF | qb\nz\nEOF\n",  # tree-sitter swaps the bodies
+    # builtins allowed by rules that run code hidden in a quoted word (found by hand, session 8)
+    "printf -v 'a[$(qc)]' 1",
+    "read 'a[$(qc)]' <<< x",
+    "test -v 'a[$(qc)]'",
+    "[ -v 'a[$(qc)]' ]",
+    "declare 'a[$(qc)]=1'",
+    "declare -a 'a=($(qc))'",
+    "declare -i y='a[$(qc)]'",
+    "declare -i y; y='a[$(qc)]'",
+    "let 'a[$(qc)]=1'",
+    "x='a[$(qc)]'; let x+1",
+    "mapfile -C qc -c 1 a <<< x",
+    "compgen -W '$(qc)' x",
+    "jobs -x qc",
+    "hash -p \"$(command -v qc)\" qa; qa",
+    "shopt -s expand_aliases\nalias qa=qc\nqa",
 ]
 
 
