@@ -67,7 +67,7 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
                                   f"deny or ask rule may match what it runs")
     for info in analysis.commands:
         if not info.read_only.read_only or info.ask_reason or info.cd_kind:
-            _command_checks(info, rules, cwds, scope, verdict)
+            _command_checks(info, rules, cwds, scope, verdict, command)
     return _result(command, verdict, analysis)
 
 
@@ -152,13 +152,14 @@ def _skipping_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdi
 
 
 def _command_checks(
-    info: CommandInfo, rules: CompiledRules | None, cwds: list[str], scope: PathScope | None, v: Verdict
+    info: CommandInfo, rules: CompiledRules | None, cwds: list[str], scope: PathScope | None, v: Verdict,
+    line: str = "",
 ) -> None:
     read_only = info.read_only.read_only
     if read_only and not info.ask_reason and not info.cd_kind:
         return  # the common case: nothing to add (its paths were checked in _path_checks)
     if not read_only and not info.cd_kind:
-        protected_arguments(info, cwds, v, scope)
+        protected_arguments(info, cwds, v, scope, line)
     text = info.text
     if info.ask_reason:
         v.soft.append(f"{text or 'the command'}: {info.ask_reason}")

@@ -21,12 +21,14 @@ from .bash_verdict import Verdict, resolved_once
 from .bash_words import Word, make_word
 from .bash_writes import written_targets
 from .compiled import PathRules, PathScope, first_match
-from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below
+from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, read_rule_of
 from .hard_links import path_link_rule
 from .paths import protected_inside, protected_reason_of
 
 
-def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: PathScope | None = None) -> None:
+def protected_arguments(
+    info: CommandInfo, cwds: list[str], v: Verdict, scope: PathScope | None = None, line: str = ""
+) -> None:
     """A writing command naming a protected path (``rm -rf .git``, ``cp x ~/.bashrc``) always asks;
     so does one naming a file a ``Read`` deny rule covers (``cp .env /tmp``, ``/bin/cat .env``),
     even in bypassPermissions mode and under an allow rule.
@@ -43,6 +45,12 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
     name in (``locked`` under ``Edit(./locked/**)``: ``pip install --target locked``).  For the
     programs whose writes are known (``bash_writes.py``) a deny rule denies instead
     (``program_write_check``).
+
+    With such rules, a word known only at run time asks too (``cp $(echo .env) /tmp``,
+    ``F=.env; cp $F /tmp``, ``cp ~+/.env /tmp``, ``cp $X/../.env /tmp``), unless it is one
+    variable from the environment that the line ``line`` does not set (``--lr $LR``); and so does
+    a path the kernel resolves per process (``/proc/self/cwd/.env``, ``/dev/fd/3``).  A hard link
+    to a Read-denied file counts as the file.
     """
     edit = (scope.rules.paths("deny", EDIT_RULES, scope.project) + scope.rules.paths("ask", EDIT_RULES, scope.project)
             if scope is not None else ())
@@ -63,6 +71,10 @@ def protected_arguments(info: CommandInfo, cwds: list[str], v: Verdict, scope: P
             continue
         value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
         if not value:
+            if guarded is not None and not word.static and not _environment_value(word.text, line):
+                v.sticky.append(f"{info.text} names {word.text}, known only at run time, where a Read or Edit "
+                                f"rule may apply")
+                return
             continue
         named: Iterable[str]
         if value[0] == "-":
@@ -103,7 +115,10 @@ def _named(
         if reason is not None:
             v.sticky.append(f"{info.text} touches {reason}")
             return True
-        rule = scope.read_denied(*resolved) if scope is not None else None
+        if scope is not None and resolved[0].startswith(_PER_PROCESS):
+            v.sticky.append(f"{info.text} names {path}, which the kernel resolves for the process that opens it")
+            return True
+        rule = read_rule_of(*resolved, scope) if scope is not None else None
         if rule is not None:
             v.sticky.append(f"{info.text} names {path}, which the rule {rule} denies reading")
             return True
@@ -118,6 +133,39 @@ def _named(
 
 
 _NEW_NAME = "/jupyter-agent-new-file"  # any name a program may create in a folder
+_PER_PROCESS = ("/proc/", "/dev/fd/")
+_SHELL_PATHS = frozenset({"PWD", "OLDPWD", "HOME", "CDPATH", "DIRSTACK", "BASH_SOURCE", "_"})
+
+
+def _environment_value(text: str, line: str) -> bool:
+    """Is the word ``text`` one variable from the environment (``$LR``, ``"${LR}"``), which the
+    line ``line`` does not set?  Its value is the user's, not the line's."""
+    inner = text[1:-1] if len(text) > 1 and text[0] == text[-1] == '"' else text
+    if inner.startswith("${") and inner.endswith("}"):
+        name = inner[2:-1]
+    elif inner.startswith("$"):
+        name = inner[1:]
+    else:
+        return False
+    if not name or not (name[0].isalpha() or name[0] == "_") or not all(c.isalnum() or c == "_" for c in name):
+        return False  # $1, $@, ${x:-…}: set by the line, or more than a name
+    return name not in _SHELL_PATHS and not _mentioned_unexpanded(name, line)
+
+
+def _mentioned_unexpanded(name: str, line: str) -> bool:
+    """Does ``name`` occur in ``line`` other than right after ``$`` or ``${`` (``F=``,
+    ``for F in``, ``read F``): then the line may set it."""
+    start = 0
+    while (at := line.find(name, start)) >= 0:
+        start = at + 1
+        end = at + len(name)
+        if (at and (line[at - 1].isalnum() or line[at - 1] == "_")) or (
+                end < len(line) and (line[end].isalnum() or line[end] == "_")):
+            continue  # part of a longer word
+        if line[at - 1:at] == "$" or line[max(0, at - 2):at] == "${":
+            continue
+        return True
+    return False
 
 
 def _tilde_path(word: Word) -> str | None:

@@ -7,6 +7,8 @@ it asks even in bypassPermissions mode and under a matching allow rule (dontAsk:
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from jupyter_agent.permissions.decide import has_permission_to_use_tool
@@ -45,3 +47,33 @@ async def test_without_read_deny_rules_nothing_changes(world):
     tool = BashLike()
     verdict = await has_permission_to_use_tool(tool, tool.input_schema(command="cp .env /tmp/x"), ctx)
     assert verdict_name(verdict) == "allow"
+
+
+RUN_TIME_ROWS = [
+    # a word known only at run time, under a rule that allows the program (session 8: each ran)
+    ("cp $(echo .env) /tmp/stolen", "ask"),
+    ("cp `echo .env` /tmp/stolen", "ask"),
+    ("F=.env; cp $F /tmp/stolen", "ask"),
+    ("for f in .env; do cp $f /tmp/stolen; done", "ask"),
+    ("cp ~+/.env /tmp/stolen", "ask"),  # ~+ is $PWD
+    ("cp \"$PWD/.env\" /tmp/stolen", "ask"),
+    ("cp $X/../.env /tmp/stolen", "ask"),  # any folder, then ..
+    ("LR=1; python train.py --lr $LR", "ask"),  # the line sets it
+    ("cp hard.txt /tmp/stolen", "ask"),  # a hard link to .env
+    ("cp /proc/self/cwd/.env /tmp/stolen", "ask"),  # /proc/self is whoever opens it
+    ("python train.py --lr $LR", "allow"),  # one variable from the environment
+    ("python train.py --lr \"${LR}\"", "allow"),
+    ("cp a.py b.py", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), RUN_TIME_ROWS)
+async def test_words_known_at_run_time_under_read_deny_rules(world, command, expected):
+    os.link(world.project / ".env", world.project / "hard.txt")
+    ctx = make_ctx(world.project, allow=("Bash(cp:*)", "Bash(python:*)"), deny=("Read(./.env)",))
+    tool = BashLike()
+    verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+    assert verdict_name(verdict) == expected, (command, verdict)
+    without = make_ctx(world.project, allow=("Bash(cp:*)", "Bash(python:*)"))
+    if command.startswith(("cp $", "cp `", "F=", "for ", "LR=")):  # without such rules they run as allowed
+        assert verdict_name(await has_permission_to_use_tool(tool, tool.input_schema(command=command), without)) == "allow"

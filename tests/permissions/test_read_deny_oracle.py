@@ -128,7 +128,9 @@ def world(tmp_path_factory):
     (root / "home").mkdir()
     project = _project(root)
     ctx = make_ctx(project, deny=("Read(./.env)",))
-    return project, ctx, _bwrap_works()
+    with pytest.MonkeyPatch.context() as patch:  # decide with the HOME the lines run with (`~/../proj/.env`)
+        patch.setenv("HOME", str(root / "home"))
+        yield project, ctx, _bwrap_works()
 
 
 def _check(world, line: str) -> None:
@@ -159,6 +161,22 @@ ROWS += [f"git show {n}" for n in NAMES if ":" in n]  # (a bare `git show` print
 @pytest.mark.parametrize("line", ROWS)
 def test_fixed_lines(world, line):
     _check(world, line)
+
+
+# programs a rule allows that read a file named inside their script (not an argument)
+SCRIPT_READS = ["sed 'r {}' a.txt", "sed -n '1R {}' a.txt", "awk 'BEGIN {{ while ((getline l < \"{}\") > 0) print l }}'",
+                "history -r {}; history"]
+SCRIPT_RULES = ("Bash(sed:*)", "Bash(awk:*)", "Bash(history:*)")
+PLAIN_NAMES = [n for n in NAMES if not any(c in n for c in " '\"\\$`<{") and not n.startswith("-")]
+
+
+@pytest.mark.parametrize("line", [t.format(n) for t in SCRIPT_READS for n in PLAIN_NAMES])
+def test_rule_allowed_programs_reading_files_their_scripts_name(world, line):
+    project, _ctx, sandbox = world
+    verdict = check_bash_permission(line, make_ctx(project, deny=("Read(./.env)",), allow=SCRIPT_RULES))
+    if isinstance(verdict, PermissionAllow):
+        output = _run(line, project, sandbox)
+        assert TOKEN not in output, f"allowed {line!r}, and it printed the denied file: {output[:300]!r}"
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 250,
