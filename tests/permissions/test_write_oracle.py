@@ -193,6 +193,21 @@ def test_program_generated_lines(tmp_path_factory, parts):
     _check_program(root, line, SANDBOX)
 
 
+# files named inside a script or built at run time, and programs outside the known writers
+SCRIPT_WRITERS = [
+    "sed -n 'w {}' a.txt", "sed -n 's/k/X/w {}' a.txt", "awk '{{ print > \"{}\" }}' a.txt",
+    "history -s x; history -w {}", "cp a.txt $(echo {})", "F={}; cp a.txt $F", "cp a.txt ~+/{}",
+    "split -b 1 a.txt {}", "gzip -f {}", "xz -f {}", "mkdir -p {}/x",
+]
+
+
+@pytest.mark.parametrize("line", [w.format(t) for w in SCRIPT_WRITERS for t in PROGRAM_TARGETS
+                                  if not any(c in t for c in "*?{")])
+def test_program_script_lines(tmp_path, line):
+    _program_world(tmp_path)
+    _check_program(tmp_path, line, SANDBOX)
+
+
 def test_the_program_oracle_can_see_a_change(tmp_path):
     """The judge is real: these lines do change what is guarded (and are not allowed), while an
     ordinary write is allowed in this mode."""
