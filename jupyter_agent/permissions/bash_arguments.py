@@ -19,7 +19,7 @@ from .bash_runners import SEDS
 from .bash_sed import sed_script
 from .bash_verdict import Verdict, resolved_once
 from .bash_words import Word, make_word
-from .bash_writes import written_targets
+from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
 from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, read_rule_of
 from .hard_links import path_link_rule
@@ -48,7 +48,9 @@ def protected_arguments(
 
     With such rules, a word known only at run time asks too (``cp $(echo .env) /tmp``,
     ``F=.env; cp $F /tmp``, ``cp ~+/.env /tmp``, ``cp $X/../.env /tmp``), unless it is one
-    variable from the environment that the line ``line`` does not set (``--lr $LR``); and so does
+    variable from the environment that the line ``line`` does not set (``--lr $LR``); for a
+    known writer it asks without any rule (``cp a.txt $(echo .git/config)``: a protected path
+    at run time); and so does
     a path the kernel resolves per process (``/proc/self/cwd/.env``, ``/dev/fd/3``).  A hard link
     to a Read-denied file counts as the file.
     """
@@ -56,6 +58,7 @@ def protected_arguments(
             if scope is not None else ())
     read_deny = scope is not None and bool(scope.read_deny)
     guarded = scope if read_deny or edit else None
+    writer = info.innermost[0].literal in WRITING_PROGRAMS  # its operands name what it writes
     for word in info.innermost[1:]:
         if word.static and word.glob and not word.text.startswith("-"):
             for cwd in cwds:
@@ -71,9 +74,9 @@ def protected_arguments(
             continue
         value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
         if not value:
-            if guarded is not None and not word.static and not _environment_value(word.text, line):
-                v.sticky.append(f"{info.text} names {word.text}, known only at run time, where a Read or Edit "
-                                f"rule may apply")
+            if (guarded is not None or writer) and not word.static and not _environment_value(word.text, line):
+                where = "a protected path" if guarded is None else "a protected path or a Read or Edit rule"
+                v.sticky.append(f"{info.text} names {word.text}, known only at run time, where {where} may apply")
                 return
             continue
         named: Iterable[str]

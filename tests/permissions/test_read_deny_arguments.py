@@ -74,6 +74,21 @@ async def test_words_known_at_run_time_under_read_deny_rules(world, command, exp
     tool = BashLike()
     verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
     assert verdict_name(verdict) == expected, (command, verdict)
-    without = make_ctx(world.project, allow=("Bash(cp:*)", "Bash(python:*)"))
-    if command.startswith(("cp $", "cp `", "F=", "for ", "LR=")):  # without such rules they run as allowed
-        assert verdict_name(await has_permission_to_use_tool(tool, tool.input_schema(command=command), without)) == "allow"
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("python train.py --out $OUT/model.pt", "allow"),  # no rule to apply: as the allow rule says
+    ("python train.py --out $(date +%s).pt", "allow"),
+    ("cp a.py $(echo .git/config)", "ask"),  # a known writer: a protected path at run time
+    ("F=.git/config; cp a.py $F", "ask"),
+    ("echo x | tee $(echo .claude/settings.json)", "ask"),
+    ("rm -rf $(echo .git)", "ask"),
+    ("cp a.py $DEST", "allow"),  # one variable from the environment
+])
+async def test_words_known_at_run_time_without_path_rules(world, command, expected):
+    for mode, allow in (("default", ("Bash(cp:*)", "Bash(python:*)", "Bash(tee:*)", "Bash(rm:*)")),
+                        ("bypassPermissions", ())):
+        ctx = make_ctx(world.project, allow=allow, mode=mode)
+        tool = BashLike()
+        verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+        assert verdict_name(verdict) == expected, (mode, command, verdict)
