@@ -116,18 +116,13 @@ def _tokens(source: str) -> list[tuple[str, str]] | None:
             out.append(("re", source[i + 1:j]))
             i = j + 1
             continue
-        if c.isalpha() or c == "_" or c == "@":
+        name = c.isalpha() or c in "_@"
+        if name or c.isdigit() or (c == "." and source[i + 1:i + 2].isdigit()):
+            also = "_" if name else "."  # a name: letters, digits, _; a number: digits, letters (1e3, 0x1f), .
             j = i + 1
-            while j < n and (source[j].isalnum() or source[j] == "_"):
+            while j < n and (source[j].isalnum() or source[j] == also):
                 j += 1
-            out.append(("name", source[i:j]))
-            i = j
-            continue
-        if c.isdigit() or (c == "." and source[i + 1:i + 2].isdigit()):
-            j = i + 1
-            while j < n and (source[j].isalnum() or source[j] == "."):
-                j += 1
-            out.append(("num", source[i:j]))
+            out.append(("name" if name else "num", source[i:j]))
             i = j
             continue
         two = source[i:i + 2]
