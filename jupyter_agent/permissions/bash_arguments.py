@@ -17,7 +17,7 @@ from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
 from .bash_runners import SEDS
 from .bash_sed import sed_script
-from .bash_verdict import Verdict, resolved_once
+from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word, make_word
 from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
@@ -110,29 +110,38 @@ def _named(
 ) -> bool:
     """Record why ``info`` must ask if one of ``paths`` (from ``cwd``) is protected or denied
     (by a Read deny rule, or by one of the Edit deny and ask rules ``edit``)."""
+    memo = v.memo if v.memo is not None else new_memo(v)
     for path in paths:
-        resolved = resolved_once(path, cwd, v)
-        if resolved is None:
-            continue
-        reason = protected_reason_of(*resolved)
-        if reason is not None:
-            v.sticky.append(f"{info.text} touches {reason}")
+        key = ("named", path, cwd, scope is not None, bool(edit))  # long lines repeat their arguments
+        if key in memo:
+            why = memo[key]
+        else:
+            why = memo[key] = _why_named(path, cwd, scope, v, edit)
+        if why is not None:
+            v.sticky.append(f"{info.text} {why}")
             return True
-        if scope is not None and resolved[0].startswith(_PER_PROCESS):
-            v.sticky.append(f"{info.text} names {path}, which the kernel resolves for the process that opens it")
-            return True
-        rule = read_rule_of(*resolved, scope) if scope is not None else None
-        if rule is not None:
-            v.sticky.append(f"{info.text} names {path}, which the rule {rule} denies reading")
-            return True
-        if edit:
-            rule = first_match(edit, *resolved)
-            if rule is None:  # a folder, now or once made, that the rule closes (locked/** covers any name in it)
-                rule = first_match(edit, resolved[0] + _NEW_NAME, resolved[1] + _NEW_NAME)
-            if rule is not None:
-                v.sticky.append(f"{info.text} names {path}, which the rule {rule} covers: it may write it")
-                return True
     return False
+
+
+def _why_named(path: str, cwd: str, scope: PathScope | None, v: Verdict, edit: PathRules) -> str | None:
+    resolved = resolved_once(path, cwd, v)
+    if resolved is None:
+        return None
+    reason = protected_reason_of(*resolved)
+    if reason is not None:
+        return f"touches {reason}"
+    if scope is not None and resolved[0].startswith(_PER_PROCESS):
+        return f"names {path}, which the kernel resolves for the process that opens it"
+    rule = read_rule_of(*resolved, scope) if scope is not None else None
+    if rule is not None:
+        return f"names {path}, which the rule {rule} denies reading"
+    if edit:
+        rule = first_match(edit, *resolved)
+        if rule is None:  # a folder, now or once made, that the rule closes (locked/** covers any name in it)
+            rule = first_match(edit, resolved[0] + _NEW_NAME, resolved[1] + _NEW_NAME)
+        if rule is not None:
+            return f"names {path}, which the rule {rule} covers: it may write it"
+    return None
 
 
 _NEW_NAME = "/jupyter-agent-new-file"  # any name a program may create in a folder
