@@ -150,8 +150,12 @@ _SHELL_PATHS = frozenset({"PWD", "OLDPWD", "HOME", "CDPATH", "DIRSTACK", "BASH_S
 
 
 def _environment_value(text: str, line: str) -> bool:
-    """Is the word ``text`` one variable from the environment (``$LR``, ``"${LR}"``), which the
-    line ``line`` does not set?  Its value is the user's, not the line's."""
+    """Is the word ``text`` one variable from the environment (``$LR``, ``"${LR}"``, also as
+    an option's value: ``--lr=$LR``), which the line ``line`` does not set?  Its value is the
+    user's, not the line's."""
+    option, equals, value = text.partition("=")
+    if text[:1] == "-" and equals and "/" not in option and "$" not in option:
+        text = value  # --lr=$LR: the option name is no path
     inner = text[1:-1] if len(text) > 1 and text[0] == text[-1] == '"' else text
     if inner.startswith("${") and inner.endswith("}"):
         name = inner[2:-1]

@@ -63,6 +63,9 @@ RUN_TIME_ROWS = [
     ("cp /proc/self/cwd/.env /tmp/stolen", "ask"),  # /proc/self is whoever opens it
     ("python train.py --lr $LR", "allow"),  # one variable from the environment
     ("python train.py --lr \"${LR}\"", "allow"),
+    ("python train.py --lr=$LR", "allow"),  # an option's value
+    ("python train.py --out=$X/../.env", "ask"),
+    ("python train.py --cfg=$(echo .env)", "ask"),
     ("cp a.py b.py", "allow"),
 ]
 
