@@ -54,8 +54,7 @@ def protected_arguments(
     a path the kernel resolves per process (``/proc/self/cwd/.env``, ``/dev/fd/3``).  A hard link
     to a Read-denied file counts as the file.
     """
-    edit = (scope.rules.paths("deny", EDIT_RULES, scope.project) + scope.rules.paths("ask", EDIT_RULES, scope.project)
-            if scope is not None else ())
+    edit = scope.edit_rules if scope is not None else ()
     read_deny = scope is not None and bool(scope.read_deny)
     guarded = scope if read_deny or edit else None
     writer = info.innermost[0].literal in WRITING_PROGRAMS  # its operands name what it writes
@@ -210,8 +209,7 @@ def program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v:
     denied, one an Edit ask rule covers asks; a folder it writes or removes everything below asks
     when a deny rule may match there, or when a protected folder or file is inside it
     (``rm -rf .`` takes ``.git`` along)."""
-    edit_deny = bool(scope.rules.paths("deny", EDIT_RULES, scope.project))
-    edit_ask = bool(scope.rules.paths("ask", EDIT_RULES, scope.project))
+    edit_deny, edit_ask = bool(scope.edit_deny), bool(scope.edit_ask)
     for cwd in cwds:
         argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
         if argv is None:  # a pattern that cannot be listed: could it name a guarded file?
@@ -278,7 +276,7 @@ def _argv_now(words: tuple[Word, ...], cwd: str) -> list[Word] | None:
 def write_link_rule(real: str, scope: PathScope) -> str | None:
     """A shell write lands in the file itself: through a hard link (``ln secret.txt notes``) it
     changes the file an Edit (or Read) deny rule names.  That rule, or None."""
-    rules = scope.rules.paths("deny", EDIT_RULES, scope.project) + scope.read_deny
+    rules = scope.edit_deny + scope.read_deny
     return path_link_rule(real, scope, rules) if rules else None
 
 

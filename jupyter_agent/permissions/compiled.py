@@ -21,7 +21,9 @@ from .path_patterns import PathPattern, compile_pattern, fold_case, rule_root
 from .rules import PermissionRule, parse_rule_or_none, rule_applies_to_whole_tool
 
 _MAX_ENTRIES = 16
+PathRules = tuple[tuple[str, tuple[PathPattern, ...]], ...]  # (rule text, its patterns) in order
 READ_RULES = ("Read",)
+EDIT_RULES = ("Edit", "Write", "NotebookEdit")
 
 
 @dataclass(frozen=True)
@@ -197,10 +199,16 @@ class PathScope:
     read_deny: tuple[tuple[str, tuple[PathPattern, ...]], ...]
     root_texts: tuple[str, ...] = ()  # the roots as str(Path(root)) spells them (rule suggestions)
     root_prefixes: tuple[str, ...] = ()  # each root with one trailing "/"
+    edit_deny: PathRules = ()  # the Edit deny rules, then the Edit ask rules, as seen from here
+    edit_ask: PathRules = ()
+    edit_rules: PathRules = ()  # both: a file either covers may not be written without a question
 
     def __post_init__(self) -> None:
         self.root_texts = tuple(str(Path(r)) for r in self.roots)
         self.root_prefixes = tuple(r if r.endswith("/") else r + "/" for r in self.roots)
+        self.edit_deny = self.rules.paths("deny", EDIT_RULES, self.project)
+        self.edit_ask = self.rules.paths("ask", EDIT_RULES, self.project)
+        self.edit_rules = self.edit_deny + self.edit_ask
 
     def inside(self, real: str) -> bool:
         """Is the absolute real path ``real`` in one of the working directories (by components)?"""
@@ -216,10 +224,9 @@ class PathScope:
         """The first ``behavior`` path rule among ``names`` matching either form of a path."""
         if behavior == "deny" and names == READ_RULES:
             return first_match(self.read_deny, lexical, real)
+        if names == EDIT_RULES and behavior != "allow":
+            return first_match(self.edit_deny if behavior == "deny" else self.edit_ask, lexical, real)
         return first_match(self.rules.paths(behavior, names, self.project), lexical, real)
-
-
-PathRules = tuple[tuple[str, tuple[PathPattern, ...]], ...]  # (rule text, its patterns) in order
 
 
 def first_match(rules: PathRules, lexical: str, real: str) -> str | None:

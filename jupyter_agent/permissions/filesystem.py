@@ -22,14 +22,12 @@ from ..core.permission_types import (
     PermissionUpdate,
     RuleBehavior,
 )
-from .compiled import READ_RULES, PathScope, compiled_rules
+from .compiled import EDIT_RULES, READ_RULES, PathScope, compiled_rules
 from .hard_links import link_rule, path_link_rule
 from .path_patterns import PathPattern
 from .path_programs import program_on_path
 from .paths import BadPath, ResolvedPath, is_within, protected_reason_of, resolve_path
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
-
-EDIT_RULES = ("Edit", "Write", "NotebookEdit")
 
 
 def project_dir(context: ToolUseContext) -> Path:
@@ -92,7 +90,7 @@ def read_deny_below(folder: str, scope: PathScope) -> str | None:
 
 def edit_deny_below(folder: str, scope: PathScope) -> str | None:
     """An Edit deny rule that may match some file below ``folder`` (``rm -r``, ``tar x``)."""
-    return _deny_below(scope.rules.paths("deny", EDIT_RULES, scope.project), folder)
+    return _deny_below(scope.edit_deny, folder)
 
 
 def _deny_below(rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], folder: str) -> str | None:
