@@ -48,7 +48,6 @@ def sed_files(args: Sequence[Word], appends_args: bool) -> tuple[Word, ...] | No
 
 _SED_VALUE_LETTERS = frozenset("l")  # -l N
 _SED_LONG_WITH_VALUE = frozenset({"--line-length"})
-SED_RUNS_UNKNOWN = None  # an `e` whose command is only known at run time (the pattern space)
 
 
 @dataclass
