@@ -153,6 +153,24 @@ def _stub_bin(tmp_path: Path) -> tuple[Path, Path]:
     return bin_dir, marker
 
 
+def _ran_the_stub(tmp_path: Path, program: str, command: str) -> str:
+    """Run ``command`` in real bash with a stub ``qc`` on PATH (and ``a.txt`` to read); what
+    the stub logged.  Skips when ``program`` is not installed."""
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    bin_dir, marker = _stub_bin(tmp_path)
+    (tmp_path / "a.txt").write_text("line\n")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "dumb"}
+    subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, env=env, timeout=30,
+                   stdin=subprocess.DEVNULL, capture_output=True)
+    return marker.read_text() if marker.exists() else ""
+
+
+async def _denied_under_its_rule(world, program: str, command: str) -> bool:
+    ctx = make_ctx(world.project, allow=(f"Bash({program}:*)",), deny=("Bash(qc:*)",))
+    return verdict_name(await decide_bash(ctx, command)) == "deny"
+
+
 REAL = [
     ("script", "script -qc qc /dev/null"),
     ("script", "script -q -e --command 'true; qc' /dev/null"),
@@ -163,15 +181,8 @@ REAL = [
 @pytest.mark.parametrize(("runner", "command"), REAL)
 async def test_the_real_runner_runs_what_the_deny_rule_names(world, tmp_path, runner, command):
     """Ground truth first (the runner really runs qc), then the decision (denied)."""
-    if shutil.which(runner) is None:
-        pytest.skip(f"{runner} is not installed")
-    bin_dir, marker = _stub_bin(tmp_path)
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "dumb"}
-    subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, env=env, timeout=30,
-                   stdin=subprocess.DEVNULL, capture_output=True)
-    assert marker.read_text().strip() == "qc"
-    ctx = make_ctx(world.project, allow=(f"Bash({runner}:*)",), deny=("Bash(qc:*)",))
-    assert verdict_name(await decide_bash(ctx, command)) == "deny"
+    assert _ran_the_stub(tmp_path, runner, command).strip() == "qc"
+    assert await _denied_under_its_rule(world, runner, command)
 
 
 GLOB_ROWS = [
@@ -238,8 +249,7 @@ async def test_git_rebase_really_runs_its_exec_command(world, tmp_path):
     command = "git rebase -q -x qc HEAD~1"
     subprocess.run(["/bin/bash", "-c", command], cwd=repo, env=env, timeout=60, capture_output=True)
     assert marker.read_text().split() == ["qc"]
-    ctx = make_ctx(world.project, allow=("Bash(git:*)",), deny=("Bash(qc:*)",))
-    assert verdict_name(await decide_bash(ctx, command)) == "deny"
+    assert await _denied_under_its_rule(world, "git", command)
 
 
 ALWAYS_ASK_ROWS = [
@@ -321,15 +331,8 @@ REAL_OPTIONS = [
 @pytest.mark.parametrize(("program", "command"), REAL_OPTIONS)
 async def test_the_real_program_runs_the_option_command(world, tmp_path, program, command):
     """Ground truth: GNU sed's e and tar's --to-command run qc; then: denied."""
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed")
-    bin_dir, marker = _stub_bin(tmp_path)
-    (tmp_path / "a.txt").write_text("line\n")
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
-    subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, env=env, timeout=30, capture_output=True)
-    assert "qc" in marker.read_text().split()
-    ctx = make_ctx(world.project, allow=(f"Bash({program}:*)",), deny=("Bash(qc:*)",))
-    assert verdict_name(await decide_bash(ctx, command)) == "deny"
+    assert "qc" in _ran_the_stub(tmp_path, program, command).split()
+    assert await _denied_under_its_rule(world, program, command)
 
 
 def test_sed_text_lines_are_not_commands():
