@@ -3,9 +3,12 @@
 Inside the sandbox the whole filesystem is read-only (``--ro-bind / /``) except the working
 directories, the folder where the shell records its final directory, and a private ``/tmp``
 (a fresh tmpfs, gone when the command ends).  Protected paths at the top of writable directories
-(``.git/hooks``, ``.git/config``, ``.claude``, ``.ssh``, ``.bashrc`` …) are bound read-only again.  All namespaces are
-unshared: no network, its own PID namespace (when the command ends, everything it started is
-killed by the kernel), and ``--die-with-parent`` ties it to the shell that started it.
+(``.git/hooks``, ``.git/config``, ``.claude``, ``.ssh``, ``.bashrc`` …) are bound read-only again,
+as are the paths the permission rules cover (``masks.py``: hidden or read-only), and every
+folder between a writable root and such a path is bound onto itself so it cannot be renamed
+away.  All namespaces are unshared: no network, its own PID namespace (when the command ends,
+everything it started is killed by the kernel), and ``--die-with-parent`` ties it to the shell
+that started it.
 """
 
 from __future__ import annotations
@@ -13,15 +16,18 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES
+from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES, is_within
+from .masks import Masks
 
 # git's programs and settings (the rest of .git stays writable: commits work), and every other
 # protected folder and file of the permission system (``.claude``, ``.ssh``, ``.bashrc`` …)
 PROTECTED_NAMES = (".git/hooks", ".git/config", *sorted(PROTECTED_DIRS - {".git"}), *sorted(PROTECTED_FILES))
+MASKED_VALUE = "(hidden by sandbox.credentials)"
 _BASE_ARGS = ("--die-with-parent", "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 
 
@@ -80,16 +86,89 @@ def protected_paths(directories: Iterable[Path]) -> list[Path]:
     return found
 
 
-def bwrap_args(bwrap: str, *, writable: Iterable[Path], cwd: Path) -> list[str]:
-    """The argv prefix that runs a program confined (append the program and its arguments)."""
+def bwrap_args(
+    bwrap: str,
+    *,
+    writable: Iterable[Path],
+    cwd: Path,
+    masks: Masks | None = None,
+    env_unset: Iterable[str] = (),
+    env_mask: Iterable[str] = (),
+) -> list[str]:
+    """The argv prefix that runs a program confined (append the program and its arguments).
+
+    ``masks``: what the rules hide and keep read-only (``masks.py``); ``env_unset`` / ``env_mask``:
+    variables removed, or replaced by a placeholder, inside.
+    """
     real = _unique(Path(os.path.realpath(d)) for d in writable if os.path.isdir(d))
     args = [bwrap, *_BASE_ARGS, "--tmpfs", "/tmp"]
     for directory in real:
         args += ["--bind", str(directory), str(directory)]
-    for path in protected_paths(real):
-        args += ["--ro-bind", str(path), str(path)]
+    args += mount_args([str(d) for d in real], [str(p) for p in protected_paths(real)], masks or Masks())
+    for name in env_unset:
+        args += ["--unsetenv", name]
+    for name in env_mask:
+        args += ["--setenv", name, MASKED_VALUE]
     args += ["--setenv", "TMPDIR", "/tmp", "--chdir", str(cwd), "--"]
     return args
+
+
+def mount_args(roots: Sequence[str], protected: Iterable[str], masks: Masks) -> list[str]:
+    """Binds after the writable roots: pins, read-only paths, then hidden ones, parents first.
+
+    A *pin* binds a folder onto itself: a mount point cannot be renamed, so no folder between a
+    writable root and a bound path can be moved away and replaced by a fresh, writable copy.
+    Nothing is bound inside a hidden folder (that would show it again).
+    """
+    hidden = {p: is_dir for p, is_dir in masks.hidden if _visible(p, roots)}
+    read_only = [p for p in dict.fromkeys([*protected, *masks.read_only]) if _visible(p, roots)]
+
+    def in_hidden(path: str) -> bool:
+        return any(is_within(path, h) and path != h for h in hidden)
+
+    bound = [p for p in read_only if not in_hidden(p) and p not in hidden] + list(hidden)
+    pins: set[str] = set()
+    for path in bound:
+        root = max((r for r in roots if is_within(path, r) and path != r), key=len, default=None)
+        folder = os.path.dirname(path)
+        while root is not None and folder != root and is_within(folder, root):
+            pins.add(folder)
+            folder = os.path.dirname(folder)
+    pins = {p for p in pins if p not in roots and not any(is_within(p, b) for b in bound)}
+    blank_file, blank_folder = blanks()
+    ops = [(p, "--bind", p) for p in pins]
+    ops += [(p, "--ro-bind", p) for p in bound if p not in hidden]
+    ops += [(p, "--ro-bind", blank_folder if is_dir else blank_file) for p, is_dir in hidden.items() if not in_hidden(p)]
+    ops.sort(key=lambda op: (op[0].count(os.sep), op[0]))
+    args: list[str] = []
+    for path, how, source in ops:
+        args += [how, source, path]
+    return args
+
+
+def _visible(path: str, roots: Sequence[str]) -> bool:
+    """Is the host's ``path`` seen in the sandbox (the sandbox has its own /tmp, /proc, /dev)?"""
+    if any(is_within(path, r) for r in roots):
+        return True
+    return not any(is_within(path, own) for own in ("/tmp", "/proc", "/dev", "/sys"))
+
+
+_blanks: tuple[str, str] | None = None
+
+
+def blanks() -> tuple[str, str]:
+    """An empty file and an empty folder, both mode 000: what a hidden path shows in the sandbox."""
+    global _blanks
+    if _blanks is None or not (os.path.isfile(_blanks[0]) and os.path.isdir(_blanks[1])):
+        base = tempfile.mkdtemp(prefix="jupyter-agent-blank-")
+        file, folder = os.path.join(base, "file"), os.path.join(base, "folder")
+        with open(file, "x"):
+            pass
+        os.mkdir(folder)
+        os.chmod(file, 0)
+        os.chmod(folder, 0)
+        _blanks = (file, folder)
+    return _blanks
 
 
 def _unique(paths: Iterable[Path]) -> list[Path]:

@@ -6,21 +6,27 @@
   "needs approval" runs sandboxed without asking; deny rules, ask rules and safety asks remain.
 * Fail closed: with the sandbox enabled and bwrap unusable, nothing is auto-allowed and the
   call fails with "sandbox unavailable" unless the user approved running it outside.
+* The sandbox enforces the path rules a command's text cannot show (``masks.py``); a command
+  is run unasked only when it can enforce all of them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.permission_types import PermissionAllow, PermissionAsk, PermissionDeny, PermissionResult
 from ..errors import AgentConfigError, ToolError
+from ..permissions.compiled import READ_RULES, PathRules, compiled_rules
+from ..permissions.path_patterns import compile_pattern, rule_root
 from ..permissions.verdicts import SAFETY, is_sticky, sticky_ask
-from .bwrap import bwrap_args, probe
+from .bwrap import blanks, bwrap_args, probe
+from .masks import Masks, compute_masks
 from .settings import SandboxSettings, sandbox_settings
 
 if TYPE_CHECKING:
@@ -50,7 +56,11 @@ def settings_or_deny(context: ToolUseContext) -> SandboxSettings | PermissionDen
 
 
 async def sandbox_permission(
-    command: str, unsandboxed: bool, context: ToolUseContext, result: PermissionResult
+    command: str,
+    unsandboxed: bool,
+    context: ToolUseContext,
+    result: PermissionResult,
+    extra_writable: Sequence[Path] = (),
 ) -> PermissionResult:
     """``result`` (Bash's own verdict) adjusted for the sandbox settings."""
     settings = settings_or_deny(context)
@@ -63,13 +73,47 @@ async def sandbox_permission(
             return PermissionDeny(UNSANDBOXED_DENIED)
         return sticky_ask(f"Run {command!r} outside the sandbox?", SAFETY, "dangerouslyDisableSandbox")
     soft_ask = isinstance(result, PermissionAsk) and not is_sticky(result)
-    if soft_ask and settings.auto_allow and (await probe()).ok:
+    if isinstance(result, PermissionAsk) and soft_ask and settings.auto_allow and (await probe()).ok:
+        masks = await sandbox_masks(context, settings, [*working_directories(context), *extra_writable])
+        if masks.gaps:  # the sandbox cannot hold every rule: the user decides, as without it
+            gap = f"(The sandbox cannot run it unasked: {masks.gaps[0]}.)"
+            return PermissionAsk(f"{result.message}\n{gap}".strip(), result.suggestions, result.reason)
         return PermissionAllow(reason="runs in the sandbox")
     return result
 
 
+def mask_rules(context: ToolUseContext, settings: SandboxSettings) -> tuple[PathRules, PathRules]:
+    """The read rules (hidden) and write rules (read-only) the sandbox enforces."""
+    pc = context.permission_context
+    project = os.fspath(pc.project_dir or context.cwd)
+    rules = compiled_rules(pc)
+    scope = rules.scope(project)
+    reads = scope.read_deny + rules.paths("ask", READ_RULES, project) + _setting_rules("denyRead", settings.deny_read, project)
+    writes = scope.edit_deny + scope.edit_ask + _setting_rules("denyWrite", settings.deny_write, project)
+    return reads, writes
+
+
+def _setting_rules(key: str, items: Sequence[tuple[Any, str]], project: str) -> PathRules:
+    return tuple(
+        (f"{key}({text})", compile_pattern(text, rule_root(source, project), project, fold=True)) for source, text in items
+    )
+
+
+async def sandbox_masks(context: ToolUseContext, settings: SandboxSettings, writable: Sequence[Path]) -> Masks:
+    """What the sandbox hides and keeps read-only for this session's rules (walked off the loop)."""
+    reads, writes = mask_rules(context, settings)
+    if not reads and not writes:
+        return Masks()
+    real = [os.path.realpath(w) for w in writable if os.path.isdir(w)]
+    return await asyncio.to_thread(compute_masks, reads, writes, real)
+
+
 async def sandbox_prefix(
-    unsandboxed: bool, context: ToolUseContext, cwd: Path, extra_writable: Sequence[Path] = ()
+    unsandboxed: bool,
+    context: ToolUseContext,
+    cwd: Path,
+    extra_writable: Sequence[Path] = (),
+    environment: Mapping[str, str] | None = None,
 ) -> list[str] | None:
     """The bwrap argv prefix for this call; None when it runs outside.  ToolError: unavailable."""
     settings = sandbox_settings(context)
@@ -84,7 +128,12 @@ async def sandbox_prefix(
         )
     for directory in extra_writable:  # bound into the sandbox, so it must exist first
         directory.mkdir(parents=True, exist_ok=True)
-    return bwrap_args(available.path, writable=[*working_directories(context), *extra_writable], cwd=cwd)
+    writable = [*working_directories(context), *extra_writable]
+    env = os.environ if environment is None else environment
+    return bwrap_args(
+        available.path, writable=writable, cwd=cwd, masks=await sandbox_masks(context, settings, writable),
+        env_unset=settings.env_deny, env_mask=[n for n in settings.env_mask if n in env],
+    )
 
 
 def working_directories(context: ToolUseContext) -> list[Path]:
@@ -99,6 +148,21 @@ def failure_note(output: str, exit_code: int | None) -> str | None:
     if not exit_code:
         return None
     return SANDBOX_NOTE if _SANDBOX_SYMPTOMS.search(output[-20_000:]) else None
+
+
+def hidden_note(prefix: Sequence[str], command: str, output: str) -> str | None:
+    """A note naming the hidden paths the command or its output mentions (read from ``prefix``)."""
+    stand_ins = set(blanks())
+    hidden = [prefix[i + 2] for i, arg in enumerate(prefix[:-2]) if arg == "--ro-bind" and prefix[i + 1] in stand_ins]
+    text = command + "\n" + output[-20_000:]
+    named = [p for p in hidden if os.path.basename(p) in text]
+    if not named:
+        return None
+    shown = ", ".join(named[:5]) + (" …" if len(named) > 5 else "")
+    return (
+        f"In the sandbox these paths are hidden by the permission rules (they read as empty and "
+        f"unreadable): {shown}. Use the Read tool for them if the task needs them (the user decides)."
+    )
 
 
 def sandboxed_command(prefix: Sequence[str], command: str) -> str:

@@ -1,7 +1,15 @@
-"""The ``sandbox`` block of the Claude Code settings files, merged (later sources win per key).
+"""The ``sandbox`` block of the Claude Code settings files, merged (later sources win per key;
+lists are joined across files).
 
     {"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true,
-                 "allowUnsandboxedCommands": true}}
+                 "allowUnsandboxedCommands": true,
+                 "filesystem": {"denyRead": ["~/.aws/**"], "denyWrite": ["./deploy/"]},
+                 "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}],
+                                 "envVars": [{"name": "AWS_SECRET_ACCESS_KEY", "mode": "deny"}]}}}
+
+Paths are written as in ``Read(...)`` rules (``//abs``, ``~/x``, ``/x`` from the settings root,
+``./x`` and ``x`` from the project).  A credential variable in ``deny`` mode is removed from a
+sandboxed command's environment; in ``mask`` mode it is there with a placeholder value.
 
 A session (or a test) may set a ``SandboxSettings`` in ``app_state.extra["sandbox"]``; it then
 wins over the files.  A malformed block raises ``AgentConfigError`` naming the file.
@@ -10,10 +18,12 @@ wins over the files.  A malformed block raises ``AgentConfigError`` naming the f
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.permission_types import RuleSource
 from ..errors import AgentConfigError
 from ..permissions.settings import FILE_SOURCES, read_settings_file, settings_path
 from ..permissions.trust import is_trusted
@@ -36,6 +46,10 @@ class SandboxSettings:
     enabled: bool = False
     auto_allow: bool = True  # sandboxed commands run without asking (ask rules still ask)
     allow_unsandboxed: bool = True  # dangerouslyDisableSandbox may re-run outside (after asking)
+    deny_read: tuple[tuple[RuleSource, str], ...] = ()  # (settings source, path pattern)
+    deny_write: tuple[tuple[RuleSource, str], ...] = ()
+    env_deny: tuple[str, ...] = ()  # variable names
+    env_mask: tuple[str, ...] = ()
 
 
 def load_sandbox_settings(
@@ -52,12 +66,15 @@ def load_sandbox_settings(
     home_path = Path(os.fspath(home)) if home is not None else None
     values: dict[str, bool] = {}
     user: dict[str, bool] = {}
+    lists: dict[str, tuple[Any, ...]] = {}
     for source in FILE_SOURCES:
         path = settings_path(source, project, home_path)
         block = read_settings_file(path).get("sandbox")
         if block is None:
             continue
         parsed = _parse_block(block, path)
+        for key, items in _parse_lists(block, path, source).items():  # they only restrict: always kept
+            lists[key] = lists.get(key, ()) + items
         if source == "userSettings":
             user = parsed
         elif not (is_trusted(project, home_path) if trusted is None else trusted):
@@ -65,7 +82,8 @@ def load_sandbox_settings(
             if parsed.get("enabled") and "auto_allow" not in user:
                 parsed["auto_allow"] = False
         values.update(parsed)
-    return SandboxSettings(**values)
+    fields: dict[str, Any] = {**values, **{k: tuple(dict.fromkeys(v)) for k, v in lists.items()}}
+    return SandboxSettings(**fields)
 
 
 def _parse_block(block: Any, path: Path) -> dict[str, bool]:
@@ -79,6 +97,56 @@ def _parse_block(block: Any, path: Path) -> dict[str, bool]:
             raise AgentConfigError(f"Settings file {path}: sandbox.{key} must be true or false.")
         parsed[attr] = block[key]
     return parsed
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MODES = ("deny", "mask")
+
+
+def _parse_lists(block: dict[str, Any], path: Path, source: RuleSource) -> dict[str, tuple[Any, ...]]:
+    """``filesystem.denyRead`` / ``denyWrite`` and ``credentials.files`` / ``envVars``."""
+    lists: dict[str, list[Any]] = {"deny_read": [], "deny_write": [], "env_deny": [], "env_mask": []}
+    filesystem = _object(block, "filesystem", path)
+    for key, attr in (("denyRead", "deny_read"), ("denyWrite", "deny_write")):
+        for item in _list(filesystem, key, f"sandbox.filesystem.{key}", path):
+            if not isinstance(item, str) or not item.strip() or "\x00" in item:
+                raise AgentConfigError(f"Settings file {path}: sandbox.filesystem.{key} must list paths.")
+            lists[attr].append((source, item.strip()))
+    credentials = _object(block, "credentials", path)
+    for item in _list(credentials, "files", "sandbox.credentials.files", path):
+        where = _entry(item, "path", path, "sandbox.credentials.files")
+        if not where.strip() or "\x00" in where:
+            raise AgentConfigError(f"Settings file {path}: sandbox.credentials.files needs a path.")
+        lists["deny_read"].append((source, where.strip()))  # deny and mask: hidden either way
+    for item in _list(credentials, "envVars", "sandbox.credentials.envVars", path):
+        name = _entry(item, "name", path, "sandbox.credentials.envVars")
+        if not _NAME.fullmatch(name):
+            raise AgentConfigError(f"Settings file {path}: {name!r} in sandbox.credentials.envVars is not a variable name.")
+        lists["env_deny" if item["mode"] == "deny" else "env_mask"].append(name)
+    return {k: tuple(v) for k, v in lists.items() if v}
+
+
+def _object(block: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
+    value = block.get(key, {})
+    if not isinstance(value, dict):
+        raise AgentConfigError(f"Settings file {path}: sandbox.{key} must be an object.")
+    return value
+
+
+def _list(block: dict[str, Any], key: str, where: str, path: Path) -> list[Any]:
+    value = block.get(key, [])
+    if not isinstance(value, list):
+        raise AgentConfigError(f"Settings file {path}: {where} must be a list.")
+    return value
+
+
+def _entry(item: Any, key: str, path: Path, where: str) -> str:
+    """The ``key`` of one credentials entry, after checking its ``mode``."""
+    if not isinstance(item, dict) or not isinstance(item.get(key), str):
+        raise AgentConfigError(f"Settings file {path}: each entry of {where} needs a {key!r} string.")
+    if item.get("mode") not in _MODES:
+        raise AgentConfigError(f"Settings file {path}: the mode of {item[key]!r} in {where} must be 'deny' or 'mask'.")
+    return str(item[key])
 
 
 def sandbox_settings(context: ToolUseContext) -> SandboxSettings:

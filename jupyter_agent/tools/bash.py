@@ -15,7 +15,7 @@ from ..core.result import ContentBlock, ContextModifier, ToolResult, text_block
 from ..core.tool import VALID, Tool, ToolProgress, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.bash import check_bash_permission_async, is_read_only_command
-from ..sandbox.policy import failure_note, sandbox_permission, sandbox_prefix, sandboxed_command
+from ..sandbox.policy import failure_note, hidden_note, sandbox_permission, sandbox_prefix, sandboxed_command
 from ..tasks.registry import get_task_registry
 from ..tasks.shell import start_shell_task
 from .bash_prompt import BASH_PROMPT, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
@@ -114,7 +114,9 @@ class BashTool(Tool[BashInput, BashOutput]):
     async def check_permissions(self, input: BashInput, context: ToolUseContext) -> PermissionResult:
         context = _at_shell_cwd(context)
         result = await check_bash_permission_async(input.command, context)
-        return await sandbox_permission(input.command, bool(input.dangerouslyDisableSandbox), context, result)
+        return await sandbox_permission(
+            input.command, bool(input.dangerouslyDisableSandbox), context, result, [context.session_dir / "bash"]
+        )
 
     def is_read_only(self, input: BashInput) -> bool:
         try:
@@ -156,7 +158,7 @@ class BashTool(Tool[BashInput, BashOutput]):
         try:
             env = await session_environment()
             sandbox = await sandbox_prefix(
-                bool(input.dangerouslyDisableSandbox), context, cwd, [context.session_dir / "bash"]
+                bool(input.dangerouslyDisableSandbox), context, cwd, [context.session_dir / "bash"], env
             )
             if sandbox is not None and input.run_in_background:
                 input = input.model_copy(update={"command": sandboxed_command(sandbox, input.command)})
@@ -200,8 +202,10 @@ class BashTool(Tool[BashInput, BashOutput]):
             _remove(files.cwd)
         if summary.saved_path != files.output:
             _remove(files.output)
-        note = failure_note(summary.text, outcome.exit_code) if sandbox else None
-        output = _output(summary, outcome, timeout_ms, (*notes, note) if note else notes)
+        if sandbox:
+            found = (failure_note(summary.text, outcome.exit_code), hidden_note(sandbox, input.command, summary.text))
+            notes = (*notes, *filter(None, found))
+        output = _output(summary, outcome, timeout_ms, notes)
         return ToolResult(output, context_modifier=_move_to(state, outcome, context.cwd))
 
     async def _start_background(

@@ -47,7 +47,27 @@ def test_an_untrusted_folder_cannot_loosen_the_sandbox(tmp_path):
     assert load_sandbox_settings(project, home, trusted=False) == SandboxSettings(True, True, True)  # the user's say
 
 
-@pytest.mark.parametrize("block", [[], {"enabled": "yes"}, {"autoAllowBashIfSandboxed": 1}])
+def test_path_and_credential_lists_join_across_files_even_untrusted(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "proj"
+    _write(home / ".claude" / "settings.json", {"sandbox": {
+        "filesystem": {"denyRead": ["~/.aws/**"]},
+        "credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "deny"}], "files": [{"path": "~/.netrc", "mode": "mask"}]},
+    }})
+    _write(project / ".claude" / "settings.json", {"sandbox": {
+        "filesystem": {"denyRead": ["./private/"], "denyWrite": ["./deploy/"]},
+        "credentials": {"envVars": [{"name": "OPENAI_API_KEY", "mode": "mask", "injectHosts": ["api.openai.com"]}]},
+    }})
+    got = load_sandbox_settings(project, home, trusted=False)  # lists only restrict: an untrusted file's count
+    assert got.deny_read == (("userSettings", "~/.aws/**"), ("userSettings", "~/.netrc"), ("projectSettings", "./private/"))
+    assert got.deny_write == (("projectSettings", "./deploy/"),)
+    assert got.env_deny == ("GH_TOKEN",) and got.env_mask == ("OPENAI_API_KEY",)
+
+
+@pytest.mark.parametrize("block", [
+    [], {"enabled": "yes"}, {"autoAllowBashIfSandboxed": 1}, {"filesystem": []}, {"filesystem": {"denyRead": "x"}},
+    {"filesystem": {"denyWrite": [""]}}, {"credentials": {"envVars": [{"name": "A B", "mode": "deny"}]}},
+    {"credentials": {"envVars": [{"name": "TOKEN", "mode": "hide"}]}}, {"credentials": {"files": [{"mode": "deny"}]}},
+])
 def test_malformed_settings_name_the_file(tmp_path, block):
     _write(tmp_path / ".claude" / "settings.json", {"sandbox": block})
     with pytest.raises(AgentConfigError, match="settings.json"):
