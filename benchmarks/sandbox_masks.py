@@ -13,6 +13,7 @@ bubblewrap; prints why when it is missing.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import statistics
 import sys
 import tempfile
@@ -72,7 +73,14 @@ async def main() -> None:
         print(f"RESULT sandbox_masks ratio=unmeasured goal=<={GOAL} fall short")
         print(f"RESULT sandbox_masks_cold ratio=unmeasured goal=<={COLD_GOAL} fall short")
         return
-    work = _project(Path(tempfile.mkdtemp(prefix="sandbox-masks-")))
+    root = Path(tempfile.mkdtemp(prefix="sandbox-masks-"))
+    try:
+        await _measure(_project(root))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+async def _measure(work: Path) -> None:
     tool = BashTool()
     plain, ruled = _context(work, ()), _context(work, RULES)
     await _once(tool, plain)

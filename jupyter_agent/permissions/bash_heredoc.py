@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .bash_secrets import secret_expansion
 from .bash_words import Node, Word, WordReader, make_word
 
 _QUOTES = "'\"\\"
@@ -61,6 +62,9 @@ def read_heredoc(walker: Any, node: Node) -> None:
     problem = end_problem(text, body_text, walker.text(end), dashed) or _end_line_problem(end, dashed)
     if problem is None and body is not None and not any(q in text for q in _QUOTES):
         problem = body_problem(body)
+        secret = secret_expansion(body_text)
+        if problem is None and secret:  # the body goes to the program: cat prints it
+            problem = f"a here-document expands ${secret}, which may hold a credential"
         for child in body.named_children:
             if child.type not in _PLAIN_CHILDREN and not _number_arithmetic(walker.text(child)):
                 walker.words.read(child)

@@ -28,6 +28,7 @@ from .bash_commands import (  # noqa: F401 (SimpleCommand: re-exported)
 from .bash_fastparse import LANGUAGE, fast_parse
 from .bash_heredoc import dash_problem, dash_repair, read_heredoc
 from .bash_lexcheck import bad_characters, glued_over_newline, skipped_text
+from .bash_secrets import secret_expansion
 from .bash_words import Node, Word, WordReader, make_word
 
 # tree-sitter-bash (0.23–0.25, with tree-sitter 0.25 and 0.26) sometimes crashes the process on a
@@ -288,6 +289,9 @@ class _Walker:
         if kind == "herestring_redirect":
             for child in node.named_children:
                 self.words.read(child)
+            secret = secret_expansion(self.text(node))
+            if secret:
+                self.out.problems.append(f"a here-string expands ${secret}, which may hold a credential")
             return
         if kind != "file_redirect":
             self.out.problems.append(f"unsupported redirection: {kind}")

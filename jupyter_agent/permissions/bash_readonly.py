@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .bash_secrets import prints_secrets
 from .bash_sed import sed_files
 from .bash_set import set_is_read_only
 from .bash_specs import GIT_GLOBAL_FLAGS, GIT_SPECS, GIT_SUB_SUB, SPECS, Spec
@@ -61,6 +62,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
     if not first.static or first.glob:
         return _NOT
     program = first.text
+    if prints_secrets(program, words):
+        return _NOT
     spec = SPECS.get(program)
     if spec is None:
         if program == "git":

@@ -167,7 +167,8 @@ class _Walk:
                 continue
             seen.add(folder)
             try:
-                entries = list(os.scandir(folder))
+                with os.scandir(folder) as found:
+                    entries = list(found)
             except OSError:
                 continue
             self.budget -= len(entries)
