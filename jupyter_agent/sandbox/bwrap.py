@@ -23,11 +23,13 @@ from pathlib import Path
 
 from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES, is_within
 from .masks import Masks
+from .seccomp import FD, TRAMPOLINE, filter_file
 
 # git's programs and settings (the rest of .git stays writable: commits work), and every other
 # protected folder and file of the permission system (``.claude``, ``.ssh``, ``.bashrc`` …)
 PROTECTED_NAMES = (".git/hooks", ".git/config", *sorted(PROTECTED_DIRS - {".git"}), *sorted(PROTECTED_FILES))
 MASKED_VALUE = "(hidden by sandbox.credentials)"
+_OWN = ("/tmp", "/proc", "/dev", "/sys")  # folders the sandbox has its own of
 _BASE_ARGS = ("--die-with-parent", "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 
 
@@ -63,7 +65,7 @@ async def probe(bwrap: str | None = None) -> Availability:
 async def _try(path: str) -> Availability:
     try:
         proc = await asyncio.create_subprocess_exec(
-            path, *_BASE_ARGS, "--", "true",
+            *bwrap_args(path, writable=(), cwd=Path("/")), "true",  # the seccomp filter included
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         )
         out, _ = await asyncio.wait_for(proc.communicate(), 30)
@@ -71,7 +73,7 @@ async def _try(path: str) -> Availability:
         return Availability(False, path, f"{path} could not be run: {exc}")
     if proc.returncode != 0:
         text = out.decode(errors="replace").strip() or f"exit code {proc.returncode}"
-        return Availability(False, path, f"{path} cannot create namespaces here: {text}")
+        return Availability(False, path, f"{path} cannot create namespaces (or apply a seccomp filter) here: {text}")
     return Availability(True, path)
 
 
@@ -94,34 +96,44 @@ def bwrap_args(
     masks: Masks | None = None,
     env_unset: Iterable[str] = (),
     env_mask: Iterable[str] = (),
+    unix_sockets: bool = False,
 ) -> list[str]:
     """The argv prefix that runs a program confined (append the program and its arguments).
 
     ``masks``: what the rules hide and keep read-only (``masks.py``); ``env_unset`` / ``env_mask``:
-    variables removed, or replaced by a placeholder, inside.
+    variables removed, or replaced by a placeholder, inside.  Unless ``unix_sockets``, the host's
+    ``/run`` is replaced by an empty one and ``socket(AF_UNIX)`` fails (``seccomp.py``); the
+    prefix then starts with a ``sh`` that opens the filter for bwrap.
     """
     real = _unique(Path(os.path.realpath(d)) for d in writable if os.path.isdir(d))
+    own = _OWN if unix_sockets else (*_OWN, "/run")
     args = [bwrap, *_BASE_ARGS, "--tmpfs", "/tmp"]
+    if not unix_sockets:
+        args += ["--tmpfs", "/run"]
     for directory in real:
         args += ["--bind", str(directory), str(directory)]
-    args += mount_args([str(d) for d in real], [str(p) for p in protected_paths(real)], masks or Masks())
+    args += mount_args([str(d) for d in real], [str(p) for p in protected_paths(real)], masks or Masks(), own)
     for name in env_unset:
         args += ["--unsetenv", name]
     for name in env_mask:
         args += ["--setenv", name, MASKED_VALUE]
-    args += ["--setenv", "TMPDIR", "/tmp", "--chdir", str(cwd), "--"]
-    return args
+    args += ["--setenv", "TMPDIR", "/tmp", "--chdir", str(cwd)]
+    bpf = None if unix_sockets else filter_file()
+    if bpf is not None:
+        return [*TRAMPOLINE, bpf, *args, "--seccomp", str(FD), "--"]
+    return [*args, "--"]
 
 
-def mount_args(roots: Sequence[str], protected: Iterable[str], masks: Masks) -> list[str]:
+def mount_args(roots: Sequence[str], protected: Iterable[str], masks: Masks, own: Sequence[str] = ()) -> list[str]:
     """Binds after the writable roots: pins, read-only paths, then hidden ones, parents first.
 
     A *pin* binds a folder onto itself: a mount point cannot be renamed, so no folder between a
     writable root and a bound path can be moved away and replaced by a fresh, writable copy.
     Nothing is bound inside a hidden folder (that would show it again).
     """
-    hidden = {p: is_dir for p, is_dir in masks.hidden if _visible(p, roots)}
-    read_only = [p for p in dict.fromkeys([*protected, *masks.read_only]) if _visible(p, roots)]
+    own = own or _OWN
+    hidden = {p: is_dir for p, is_dir in masks.hidden if _visible(p, roots, own)}
+    read_only = [p for p in dict.fromkeys([*protected, *masks.read_only]) if _visible(p, roots, own)]
 
     def in_hidden(path: str) -> bool:
         return any(is_within(path, h) and path != h for h in hidden)
@@ -146,11 +158,11 @@ def mount_args(roots: Sequence[str], protected: Iterable[str], masks: Masks) -> 
     return args
 
 
-def _visible(path: str, roots: Sequence[str]) -> bool:
-    """Is the host's ``path`` seen in the sandbox (the sandbox has its own /tmp, /proc, /dev)?"""
+def _visible(path: str, roots: Sequence[str], own: Sequence[str]) -> bool:
+    """Is the host's ``path`` seen in the sandbox (which has its own ``own`` folders: /tmp, /proc …)?"""
     if any(is_within(path, r) for r in roots):
         return True
-    return not any(is_within(path, own) for own in ("/tmp", "/proc", "/dev", "/sys"))
+    return not any(is_within(path, folder) for folder in own)
 
 
 _blanks: tuple[str, str] | None = None

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import platform
 import re
 import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +29,7 @@ from ..permissions.path_patterns import compile_pattern, rule_root
 from ..permissions.verdicts import SAFETY, is_sticky, sticky_ask
 from .bwrap import blanks, bwrap_args, probe
 from .masks import Masks, compute_masks
+from .seccomp import filter_file
 from .settings import SandboxSettings, sandbox_settings
 
 if TYPE_CHECKING:
@@ -38,7 +41,7 @@ UNSANDBOXED_DENIED = (
 )
 SANDBOX_NOTE = (
     "The command ran in the sandbox (read-only filesystem outside the working directories and "
-    "/tmp, protected paths read-only, no network) and may have failed because of it. If it must "
+    "/tmp, protected paths read-only, no network, no Unix sockets) and may have failed because of it. If it must "
     "run outside, call Bash again with dangerouslyDisableSandbox: true (the user will be asked)."
 )
 _SANDBOX_SYMPTOMS = re.compile(
@@ -75,6 +78,8 @@ async def sandbox_permission(
     soft_ask = isinstance(result, PermissionAsk) and not is_sticky(result)
     if isinstance(result, PermissionAsk) and soft_ask and settings.auto_allow and (await probe()).ok:
         masks = await sandbox_masks(context, settings, [*working_directories(context), *extra_writable])
+        if not settings.allow_unix_sockets and filter_file() is None:
+            masks = replace(masks, gaps=(*masks.gaps, f"Unix sockets cannot be blocked on {platform.machine()}"))
         if masks.gaps:  # the sandbox cannot hold every rule: the user decides, as without it
             gap = f"(The sandbox cannot run it unasked: {masks.gaps[0]}.)"
             return PermissionAsk(f"{result.message}\n{gap}".strip(), result.suggestions, result.reason)
@@ -133,6 +138,7 @@ async def sandbox_prefix(
     return bwrap_args(
         available.path, writable=writable, cwd=cwd, masks=await sandbox_masks(context, settings, writable),
         env_unset=settings.env_deny, env_mask=[n for n in settings.env_mask if n in env],
+        unix_sockets=settings.allow_unix_sockets,
     )
 
 

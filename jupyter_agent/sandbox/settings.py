@@ -2,7 +2,7 @@
 lists are joined across files).
 
     {"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true,
-                 "allowUnsandboxedCommands": true,
+                 "allowUnsandboxedCommands": true, "network": {"allowAllUnixSockets": false},
                  "filesystem": {"denyRead": ["~/.aws/**"], "denyWrite": ["./deploy/"]},
                  "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}],
                                  "envVars": [{"name": "AWS_SECRET_ACCESS_KEY", "mode": "deny"}]}}}
@@ -46,6 +46,7 @@ class SandboxSettings:
     enabled: bool = False
     auto_allow: bool = True  # sandboxed commands run without asking (ask rules still ask)
     allow_unsandboxed: bool = True  # dangerouslyDisableSandbox may re-run outside (after asking)
+    allow_unix_sockets: bool = False  # network.allowAllUnixSockets: no seccomp filter, the host's /run
     deny_read: tuple[tuple[RuleSource, str], ...] = ()  # (settings source, path pattern)
     deny_write: tuple[tuple[RuleSource, str], ...] = ()
     env_deny: tuple[str, ...] = ()  # variable names
@@ -96,6 +97,11 @@ def _parse_block(block: Any, path: Path) -> dict[str, bool]:
         if not isinstance(block[key], bool):
             raise AgentConfigError(f"Settings file {path}: sandbox.{key} must be true or false.")
         parsed[attr] = block[key]
+    network = _object(block, "network", path)
+    if "allowAllUnixSockets" in network:
+        if not isinstance(network["allowAllUnixSockets"], bool):
+            raise AgentConfigError(f"Settings file {path}: sandbox.network.allowAllUnixSockets must be true or false.")
+        parsed["allow_unix_sockets"] = network["allowAllUnixSockets"]
     return parsed
 
 
