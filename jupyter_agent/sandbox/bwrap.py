@@ -27,7 +27,12 @@ from .seccomp import FD, TRAMPOLINE, filter_file
 
 # git's programs and settings (the rest of .git stays writable: commits work), and every other
 # protected folder and file of the permission system (``.claude``, ``.ssh``, ``.bashrc`` …)
-PROTECTED_NAMES = (".git/hooks", ".git/config", *sorted(PROTECTED_DIRS - {".git"}), *sorted(PROTECTED_FILES))
+PROTECTED_NAMES = (".git/hooks", ".git/config", ".git/config.worktree", *sorted(PROTECTED_DIRS - {".git"}),
+                   *sorted(PROTECTED_FILES))
+# inside .git/modules (a submodule's git folder, nested for nested submodules) and .git/worktrees:
+# what git runs programs from when it works there (a submodule's core.fsmonitor runs on `git status`)
+_GIT_INNER = frozenset({"hooks", "config", "config.worktree"})
+_GIT_INNER_WALK = 20_000
 MASKED_VALUE = "(hidden by sandbox.credentials)"
 _OWN = ("/tmp", "/proc", "/dev", "/sys")  # folders the sandbox has its own of
 _BASE_ARGS = ("--die-with-parent", "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
@@ -85,6 +90,31 @@ def protected_paths(directories: Iterable[Path]) -> list[Path]:
             candidate = directory / name
             if os.path.lexists(candidate) and not candidate.is_symlink():
                 found.append(candidate)
+        found += _git_inner(directory / ".git")
+    return found
+
+
+def _git_inner(git: Path) -> list[Path]:
+    """Existing hooks folders and config files of the submodules and worktrees inside ``git``."""
+    found: list[Path] = []
+    stack = [git / "modules", git / "worktrees"]
+    budget = _GIT_INNER_WALK
+    while stack and budget > 0:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    budget -= 1
+                    if entry.is_symlink():
+                        continue
+                    if entry.name in _GIT_INNER:
+                        found.append(Path(entry.path))
+                    elif entry.is_dir() and entry.name not in ("objects", "refs", "logs"):
+                        stack.append(Path(entry.path))
+        except OSError:
+            continue
+    if stack:  # too big to look through: keep all of it read-only
+        found += [p for p in (git / "modules", git / "worktrees") if p.is_dir()]
     return found
 
 

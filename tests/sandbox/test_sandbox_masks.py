@@ -221,3 +221,52 @@ def test_unchanged_folders_are_not_read_again_and_changed_ones_are(tmp_path, mon
     found = compute_masks(rules, [], [str(tmp_path)])
     assert {p for p, _d in found.hidden} == {str(tmp_path / "a" / "b" / ".env")}
     assert sorted(os.path.relpath(p, tmp_path) for p in scanned) == ["a/b", "c", "c/tools/b"]
+
+
+async def test_submodule_and_worktree_git_settings_stay_read_only(tmp_path, work, approve, bwrap_ok):
+    """A submodule's config runs programs too (``core.fsmonitor`` on the next ``git status``)."""
+    git = work / ".git"
+    for folder in ("modules/sub/hooks", "modules/sub/modules/inner/hooks", "modules/sub/objects", "worktrees/w"):
+        (git / folder).mkdir(parents=True)
+    for name in ("modules/sub/config", "modules/sub/modules/inner/config", "worktrees/w/config.worktree"):
+        (git / name).write_text("[core]\n")
+    (work / "poke.py").write_text(
+        "for name in open('names.txt').read().split():\n"
+        "    try:\n        open(name, 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n'); print('wrote', name)\n"
+        "    except OSError as exc:\n        print(exc)\n"
+    )
+    names = ["modules/sub/config", "modules/sub/hooks/post-checkout", "modules/sub/modules/inner/config",
+             "worktrees/w/config.worktree", "modules/sub/objects/pack-1"]
+    (work / "names.txt").write_text("\n".join(f".git/{n}" for n in names))
+    out = await bash(ruled(tmp_path), approve, "python3 poke.py")
+    assert approve.asks == []
+    assert out.text.count("Read-only file system") == 4, out.text
+    assert "wrote .git/modules/sub/objects/pack-1" in out.text  # a submodule can still commit
+    assert (git / "modules" / "sub" / "config").read_text() == "[core]\n"
+
+
+async def test_a_submodule_cannot_be_given_a_program_to_run_on_git_status(tmp_path, approve, bwrap_ok):
+    """End to end with git: the attack is real outside the sandbox, and refused inside it."""
+    import subprocess
+
+    def git(*args, cwd):
+        subprocess.run(["git", "-c", "protocol.file.allow=always", *args], cwd=cwd, check=True, capture_output=True)
+
+    (tmp_path / "inner").mkdir()
+    git("init", "-q", cwd=tmp_path / "inner")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i", cwd=tmp_path / "inner")
+    work = tmp_path / "work"
+    work.mkdir()
+    git("init", "-q", cwd=work)
+    git("submodule", "add", "-q", str(tmp_path / "inner"), "sub", cwd=work)
+    (work / "sub" / "new.txt").write_text("a change, so git status looks inside")
+    payload = "[core]\n\tfsmonitor = \"touch ../PWNED; false\"\n"
+    (work / "poke.py").write_text(f"open('.git/' + 'modules/sub/config', 'a').write({payload!r})\n")
+    out = await bash(ruled(tmp_path), approve, "python3 poke.py")
+    assert approve.asks == [] and "Read-only file system" in out.text, out.text
+    subprocess.run(["git", "status", "--short"], cwd=work, capture_output=True)
+    assert not (work / "PWNED").exists()
+    with open(work / ".git" / "modules" / "sub" / "config", "a") as config:  # what the command tried
+        config.write(payload)
+    subprocess.run(["git", "status", "--short"], cwd=work, capture_output=True)
+    assert (work / "PWNED").exists()  # git would have run it
