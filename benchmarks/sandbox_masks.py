@@ -4,7 +4,9 @@ A project of 20,000 files (a virtual environment's worth) with the usual secret 
 (``Read(.env)``, ``Read(.env.*)``, ``Read(./secrets/**)``, ``Read(**/*.pem)``, ``Edit(./.git/**)``)
 and the same project with no rules.  Each round takes one ``true`` through the Bash tool's
 permission check and call, sandboxed, both ways; the figures are ratios of medians, with
-rules / without.  Steady state: folders unchanged since the last command are not read again
+rules / without.  Every sandboxed call also walks the project for protected paths at any depth
+(before and after the command: ``sandbox/protected.py``), with rules or without; the unsandboxed
+call is printed for reference.  Steady state: folders unchanged since the last command are not read again
 (goal: at most 1.5x).  Cold: the remembered folders are dropped before each call, so the project
 is walked in full, as for the first command of a session (goal: at most 2x).  Needs
 bubblewrap; prints why when it is missing.
@@ -66,6 +68,14 @@ async def _once(tool: BashTool, ctx: ToolUseContext) -> float:
     return time.perf_counter() - t0
 
 
+async def _call(tool: BashTool, ctx: ToolUseContext) -> float:
+    """The call alone, unsandboxed (it would ask: the check is not part of the figure)."""
+    t0 = time.perf_counter()
+    result = await tool.call(BashInput(command="python3 -c pass"), ctx, None, None)
+    assert result.data.exit_code == 0, result.data
+    return time.perf_counter() - t0
+
+
 async def main() -> None:
     available = await probe()
     if not available.ok:
@@ -86,15 +96,19 @@ async def _measure(work: Path) -> None:
     await _once(tool, plain)
     await _once(tool, ruled)
     await asyncio.sleep(2.5)  # the new project's folders settle (see masks._Memo)
-    without, with_rules, cold = [], [], []
+    bare = _context(work, ())
+    bare.set_app_state(lambda s: replace(s, extra={**s.extra, APP_STATE_KEY: SandboxSettings(enabled=False)}))
+    without, with_rules, cold, unsandboxed = [], [], [], []
     for _ in range(ROUNDS):
+        unsandboxed.append(await _call(tool, bare))
         without.append(await _once(tool, plain))
         with_rules.append(await _once(tool, ruled))
         masks._MEMOS.clear()
         cold.append(await _once(tool, ruled))
-    a, b, c = (statistics.median(x) * 1e3 for x in (without, with_rules, cold))
+    a, b, c, u = (statistics.median(x) * 1e3 for x in (without, with_rules, cold, unsandboxed))
     print(f"sandboxed call, 20,000-file project: {a:.1f} ms without rules; with {len(RULES)} rules "
-          f"{b:.1f} ms ({b / a:.2f}x), walking the whole project {c:.1f} ms ({c / a:.2f}x)")
+          f"{b:.1f} ms ({b / a:.2f}x), walking the whole project {c:.1f} ms ({c / a:.2f}x); "
+          f"the same call unsandboxed {u:.1f} ms")
     for name, ratio, goal in (("sandbox_masks", b / a, GOAL), ("sandbox_masks_cold", c / a, COLD_GOAL)):
         print(f"RESULT {name} ratio={ratio:.2f} goal=<={goal} {'pass' if ratio <= goal else 'fall short'}")
 

@@ -83,14 +83,18 @@ async def _try(path: str) -> Availability:
 
 
 def protected_paths(directories: Iterable[Path]) -> list[Path]:
-    """Existing protected paths inside the writable ``directories``."""
+    """Existing protected paths directly inside ``directories`` (the writable ones, and those
+    holding a protected path deeper down)."""
     found = []
     for directory in directories:
         for name in PROTECTED_NAMES:
             candidate = directory / name
             if os.path.lexists(candidate) and not candidate.is_symlink():
                 found.append(candidate)
-        found += _git_inner(directory / ".git")
+        git = directory / ".git"
+        if git.is_file() and not git.is_symlink():  # a gitfile (worktree, submodule): where git's folder is
+            found.append(git)
+        found += _git_inner(git)
     return found
 
 
@@ -127,13 +131,15 @@ def bwrap_args(
     env_unset: Iterable[str] = (),
     env_mask: Iterable[str] = (),
     unix_sockets: bool = False,
+    nested: Iterable[str] = (),
 ) -> list[str]:
     """The argv prefix that runs a program confined (append the program and its arguments).
 
     ``masks``: what the rules hide and keep read-only (``masks.py``); ``env_unset`` / ``env_mask``:
     variables removed, or replaced by a placeholder, inside.  Unless ``unix_sockets``, the host's
     ``/run`` is replaced by an empty one and ``socket(AF_UNIX)`` fails (``seccomp.py``); the
-    prefix then starts with a ``sh`` that opens the filter for bwrap.
+    prefix then starts with a ``sh`` that opens the filter for bwrap.  ``nested``: protected
+    paths found deeper in the writable folders (``protected.py``); theirs are kept read-only too.
     """
     real = _unique(Path(os.path.realpath(d)) for d in writable if os.path.isdir(d))
     own = _OWN if unix_sockets else (*_OWN, "/run")
@@ -142,7 +148,9 @@ def bwrap_args(
         args += ["--tmpfs", "/run"]
     for directory in real:
         args += ["--bind", str(directory), str(directory)]
-    args += mount_args([str(d) for d in real], [str(p) for p in protected_paths(real)], masks or Masks(), own)
+    folders = [*real, *(Path(os.path.dirname(p)) for p in nested)]
+    protected = [str(p) for p in protected_paths(dict.fromkeys(folders))]
+    args += mount_args([str(d) for d in real], protected, masks or Masks(), own)
     for name in env_unset:
         args += ["--unsetenv", name]
     for name in env_mask:

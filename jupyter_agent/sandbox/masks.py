@@ -51,7 +51,7 @@ def compute_masks(
     read_rules: PathRules, write_rules: PathRules, writable: Sequence[str], budget: int = WALK_BUDGET
 ) -> Masks:
     """The masks for these rules; ``writable``: the real paths of the folders bound writable."""
-    walk = _Walk(budget)
+    walk = _Walk(budget, budget)
     for start, group in _groups(read_rules).items():
         walk.run(start, group)
     read_only: dict[str, None] = {}
@@ -64,9 +64,19 @@ def compute_masks(
     return Masks(tuple(walk.hidden.items()), tuple(read_only), tuple(walk.gaps))
 
 
+def find_matches(rules: PathRules, budget: int = WALK_BUDGET) -> tuple[dict[str, bool], tuple[str, ...]]:
+    """The existing paths ``rules`` match (real path → is a folder; not below a matched folder),
+    and the gaps (a walk past its budget)."""
+    walk = _Walk(budget, budget)
+    for start, group in _groups(rules).items():
+        walk.run(start, group)
+    return walk.hidden, tuple(walk.gaps)
+
+
 @dataclass
 class _Walk:
     budget: int
+    limit: int  # the budget at the start (for messages)
     hidden: dict[str, bool] = field(default_factory=dict)
     gaps: list[str] = field(default_factory=list)
     links: dict[tuple[int, int], int] = field(default_factory=dict)  # hidden multiply-linked files
@@ -89,7 +99,7 @@ class _Walk:
             lexical, real, chain, inside, paths = stack.pop()
             if inside:  # below a hidden folder: only other names of its files matter
                 if not self._inside(lexical, real, chain, stack):
-                    self.gap(f"the folders {_rules(group)} reaches hold more than {WALK_BUDGET:,} entries")
+                    self.gap(f"the folders {_rules(group)} reaches hold more than {self.limit:,} entries")
                     return
                 continue
             found = memo.outcome(lexical, real, paths, match)
@@ -97,7 +107,7 @@ class _Walk:
                 continue
             self.budget -= found.count
             if self.budget < 0:
-                self.gap(f"the folders {_rules(group)} reaches hold more than {WALK_BUDGET:,} entries")
+                self.gap(f"the folders {_rules(group)} reaches hold more than {self.limit:,} entries")
                 return
             for path, entry_real, is_dir in found.hits:
                 if os.path.exists(entry_real):
@@ -336,7 +346,7 @@ def _bind_existing(
     start: str, group: list[tuple[str, PathPattern]], writable: Sequence[str], read_only: dict[str, None], walk: _Walk
 ) -> None:
     """Best effort when the user approves anyway: existing matches inside writable folders."""
-    probe = _Walk(walk.budget)
+    probe = _Walk(walk.budget, walk.limit)
     probe.run(start, group)
     walk.budget = probe.budget
     for real in probe.hidden:

@@ -18,7 +18,7 @@ import platform
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ from ..permissions.path_patterns import compile_pattern, rule_root
 from ..permissions.verdicts import SAFETY, is_sticky, sticky_ask
 from .bwrap import blanks, bwrap_args, probe
 from .masks import Masks, compute_masks
+from .protected import PROTECTED_GAP, disarm, existing_protected
 from .seccomp import filter_file
 from .settings import SandboxSettings, sandbox_settings
 
@@ -77,7 +78,7 @@ async def sandbox_permission(
         return sticky_ask(f"Run {command!r} outside the sandbox?", SAFETY, "dangerouslyDisableSandbox")
     soft_ask = isinstance(result, PermissionAsk) and not is_sticky(result)
     if isinstance(result, PermissionAsk) and soft_ask and settings.auto_allow and (await probe()).ok:
-        masks = await sandbox_masks(context, settings, [*working_directories(context), *extra_writable])
+        masks, _found = await sandbox_masks(context, settings, [*working_directories(context), *extra_writable])
         if not settings.allow_unix_sockets and filter_file() is None:
             masks = replace(masks, gaps=(*masks.gaps, f"Unix sockets cannot be blocked on {platform.machine()}"))
         if masks.gaps:  # the sandbox cannot hold every rule: the user decides, as without it
@@ -104,13 +105,36 @@ def _setting_rules(key: str, items: Sequence[tuple[Any, str]], project: str) -> 
     )
 
 
-async def sandbox_masks(context: ToolUseContext, settings: SandboxSettings, writable: Sequence[Path]) -> Masks:
-    """What the sandbox hides and keeps read-only for this session's rules (walked off the loop)."""
+@dataclass(frozen=True)
+class Confinement:
+    """One sandboxed call: bwrap's argv prefix, the writable folders (real paths), and the
+    protected paths found in them before it ran (None when the walk was incomplete)."""
+
+    args: list[str]
+    writable: tuple[str, ...]
+    protected: frozenset[str] | None
+
+    def disarm(self) -> str | None:
+        """After the command: rename the protected paths it created (``protected.disarm``)."""
+        if self.protected is None:
+            return None
+        return disarm(self.protected, self.writable)
+
+
+async def sandbox_masks(
+    context: ToolUseContext, settings: SandboxSettings, writable: Sequence[Path]
+) -> tuple[Masks, frozenset[str]]:
+    """What the sandbox hides and keeps read-only for this session's rules, and the protected
+    paths of the writable folders at any depth (both walked off the loop; gaps in the masks)."""
     reads, writes = mask_rules(context, settings)
-    if not reads and not writes:
-        return Masks()
     real = [os.path.realpath(w) for w in writable if os.path.isdir(w)]
-    return await asyncio.to_thread(compute_masks, reads, writes, real)
+
+    def walk() -> tuple[Masks, frozenset[str]]:
+        masks = compute_masks(reads, writes, real) if reads or writes else Masks()
+        found, gaps = existing_protected(real)
+        return (replace(masks, gaps=masks.gaps + gaps) if gaps else masks), found
+
+    return await asyncio.to_thread(walk)
 
 
 async def sandbox_prefix(
@@ -119,8 +143,8 @@ async def sandbox_prefix(
     cwd: Path,
     extra_writable: Sequence[Path] = (),
     environment: Mapping[str, str] | None = None,
-) -> list[str] | None:
-    """The bwrap argv prefix for this call; None when it runs outside.  ToolError: unavailable."""
+) -> Confinement | None:
+    """How this call is confined; None when it runs outside.  ToolError: unavailable."""
     settings = sandbox_settings(context)
     if not settings.enabled or (unsandboxed and settings.allow_unsandboxed):
         return None
@@ -135,11 +159,15 @@ async def sandbox_prefix(
         directory.mkdir(parents=True, exist_ok=True)
     writable = [*working_directories(context), *extra_writable]
     env = os.environ if environment is None else environment
-    return bwrap_args(
-        available.path, writable=writable, cwd=cwd, masks=await sandbox_masks(context, settings, writable),
+    masks, protected = await sandbox_masks(context, settings, writable)
+    args = bwrap_args(
+        available.path, writable=writable, cwd=cwd, masks=masks,
         env_unset=settings.env_deny, env_mask=[n for n in settings.env_mask if n in env],
-        unix_sockets=settings.allow_unix_sockets,
+        unix_sockets=settings.allow_unix_sockets, nested=protected,
     )
+    complete = not any(g.startswith(PROTECTED_GAP) for g in masks.gaps)
+    real = tuple(os.path.realpath(w) for w in writable if os.path.isdir(w))
+    return Confinement(args, real, protected if complete else None)
 
 
 def working_directories(context: ToolUseContext) -> list[Path]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 from ..tools.shell.output import FileFollower
@@ -19,8 +20,16 @@ class ShellTask(BackgroundTask):
     kind = "local_bash"
     id_prefix = "bash"
 
-    def __init__(self, task_id: str, command: str, description: str, process: ShellProcess):
+    def __init__(
+        self,
+        task_id: str,
+        command: str,
+        description: str,
+        process: ShellProcess,
+        after: Callable[[], str | None] | None = None,
+    ):
         super().__init__(task_id, description or command)
+        self._after = after  # run in a thread once the command ends; its note ends the output
         self.command = command
         self.process = process
         self._follower = FileFollower(process.files.output)
@@ -34,13 +43,23 @@ class ShellTask(BackgroundTask):
         return self.process.files.output
 
     async def _run(self) -> None:
-        code = await self.process.wait()
+        try:
+            code = await self.process.wait()
+        finally:
+            if self._after is not None:
+                await asyncio.shield(asyncio.to_thread(self._note_after))
         with contextlib.suppress(OSError):  # a background command does not move the session
             self.process.files.cwd.unlink()
         if self._stopped:
             self._finish("killed", code)
         else:
             self._finish("completed" if code == 0 else "failed", code)
+
+    def _note_after(self) -> None:
+        note = self._after() if self._after is not None else None
+        if note:
+            with contextlib.suppress(OSError), open(self.output_path, "a", encoding="utf-8") as out:
+                out.write(f"\n[{note}]\n")
 
     async def read_new(self, max_chars: int) -> str:
         async with self._read_lock:
@@ -105,11 +124,12 @@ async def start_shell_task(
     env: dict[str, str],
     directory: Path,
     kill_grace: float = DEFAULT_KILL_GRACE,
+    after: Callable[[], str | None] | None = None,
 ) -> ShellTask:
     """Start ``command`` in the background and register it; returns as soon as it runs."""
     task_id = registry.new_id(ShellTask.id_prefix)
     files = ShellFiles(output=directory / f"{task_id}.output", cwd=directory / f"{task_id}.cwd")
     process = await ShellProcess.start(command, cwd=cwd, env=env, files=files, kill_grace=kill_grace)
-    task = ShellTask(task_id, command, description, process)
+    task = ShellTask(task_id, command, description, process, after)
     registry.add(task)
     return task

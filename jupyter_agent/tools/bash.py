@@ -15,7 +15,14 @@ from ..core.result import ContentBlock, ContextModifier, ToolResult, text_block
 from ..core.tool import VALID, Tool, ToolProgress, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.bash import check_bash_permission_async, is_read_only_command
-from ..sandbox.policy import failure_note, hidden_note, sandbox_permission, sandbox_prefix, sandboxed_command
+from ..sandbox.policy import (
+    Confinement,
+    failure_note,
+    hidden_note,
+    sandbox_permission,
+    sandbox_prefix,
+    sandboxed_command,
+)
 from ..tasks.registry import get_task_registry
 from ..tasks.shell import start_shell_task
 from .bash_prompt import BASH_PROMPT, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
@@ -161,9 +168,9 @@ class BashTool(Tool[BashInput, BashOutput]):
                 bool(input.dangerouslyDisableSandbox), context, cwd, [context.session_dir / "bash"], env
             )
             if sandbox is not None and input.run_in_background:
-                input = input.model_copy(update={"command": sandboxed_command(sandbox, input.command)})
+                input = input.model_copy(update={"command": sandboxed_command(sandbox.args, input.command)})
             if input.run_in_background:
-                return ToolResult(await self._start_background(input, context, cwd, env, notes))
+                return ToolResult(await self._start_background(input, context, cwd, env, notes, sandbox))
             return await self._run(input, context, state, cwd, env, notes, on_progress, sandbox)
         except OSError as exc:
             raise ToolError(f"Could not run the command: {exc}") from exc
@@ -177,14 +184,14 @@ class BashTool(Tool[BashInput, BashOutput]):
         env: dict[str, str],
         notes: tuple[str, ...],
         on_progress: Any,
-        sandbox: list[str] | None = None,
+        sandbox: Confinement | None = None,
     ) -> ToolResult[BashOutput]:
         files = ShellFiles.under(context.session_dir / "bash", secrets.token_hex(6))
         timeout_ms = input.timeout or DEFAULT_TIMEOUT_MS
         try:
             process = await ShellProcess.start(
                 input.command, cwd=cwd, env=env, files=files, kill_grace=self.kill_grace,
-                prefix=sandbox or (),
+                prefix=sandbox.args if sandbox else (),
             )
         except OSError:
             _remove(files.output)
@@ -197,13 +204,19 @@ class BashTool(Tool[BashInput, BashOutput]):
             summary = await _summarize(files)
         except BaseException:  # cancelled (the user's stop) or failed: keep no output file
             _remove(files.output)
+            if sandbox:  # what it created is disarmed all the same (nothing to report it in)
+                with contextlib.suppress(BaseException):
+                    await asyncio.shield(asyncio.to_thread(sandbox.disarm))
             raise
         finally:
             _remove(files.cwd)
         if summary.saved_path != files.output:
             _remove(files.output)
         if sandbox:
-            found = (failure_note(summary.text, outcome.exit_code), hidden_note(sandbox, input.command, summary.text))
+            found = (
+                failure_note(summary.text, outcome.exit_code), hidden_note(sandbox.args, input.command, summary.text),
+                await asyncio.to_thread(sandbox.disarm),
+            )
             notes = (*notes, *filter(None, found))
         output = _output(summary, outcome, timeout_ms, notes)
         return ToolResult(output, context_modifier=_move_to(state, outcome, context.cwd))
@@ -215,6 +228,7 @@ class BashTool(Tool[BashInput, BashOutput]):
         cwd: Path,
         env: dict[str, str],
         notes: tuple[str, ...],
+        sandbox: Confinement | None = None,
     ) -> BashOutput:
         task = await start_shell_task(
             get_task_registry(context),
@@ -224,6 +238,7 @@ class BashTool(Tool[BashInput, BashOutput]):
             env=env,
             directory=context.session_dir / "tasks",
             kill_grace=self.kill_grace,
+            after=sandbox.disarm if sandbox else None,
         )
         text = (
             f"Command running in background with ID: {task.id}. "
