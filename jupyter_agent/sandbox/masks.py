@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..permissions.path_patterns import PathPattern
+from ..permissions.path_patterns import PathPattern, fold_case
 from ..permissions.paths import is_within
 
 PathRules = Sequence[tuple[str, Sequence[PathPattern]]]  # (rule text, its patterns)
@@ -88,8 +88,8 @@ class _Walk:
 
     def run(self, start: str, group: list[tuple[str, PathPattern]]) -> None:
         """Walk ``start`` (following symlinked folders, not in cycles), hiding what ``group`` matches."""
-        match = _Matcher(group)
         memo = _memo_for(group)
+        match = _Matcher(group, memo.names)
         real_start = os.path.realpath(start)
         inside = match.hit(start, os.path.isdir(real_start), match.paths)
         if inside:
@@ -252,6 +252,7 @@ class _Memo:
     def __init__(self, patterns: tuple[PathPattern, ...]) -> None:
         self.patterns = patterns  # keeps the ids in the key alive
         self.folders: dict[tuple[str, str], tuple[tuple[int, int, int], _Outcome]] = {}
+        self.names: dict[tuple[str, bool], tuple[str, ...]] = {}  # _Matcher's memo of names
         self.lock = threading.Lock()
 
     def outcome(
@@ -284,23 +285,34 @@ def _memo_for(group: list[tuple[str, PathPattern]]) -> _Memo:
     with _MEMOS_LOCK:
         memo = _MEMOS.get(key)
         if memo is None or memo.patterns != patterns:
-            if len(_MEMOS) >= 8:
+            if len(_MEMOS) >= 32:
                 _MEMOS.pop(next(iter(_MEMOS)))
             memo = _MEMOS[key] = _Memo(patterns)
         return memo
 
 
 class _Matcher:
-    """One walk's patterns: those matching by name alone answer from a memo of names."""
+    """One walk's patterns.  Those matching by a name alone answer from a set (a plain name,
+    ``.env``) or from a memo of names kept with the walk's ``_Memo`` (``*.pem``)."""
 
-    def __init__(self, group: list[tuple[str, PathPattern]]) -> None:
-        self.names = [p for _t, p in group if _by_name(p)]
+    def __init__(self, group: list[tuple[str, PathPattern]], memo: dict[tuple[str, bool], tuple[str, ...]]) -> None:
+        by_name = [p for _t, p in group if _by_name(p)]
+        self.literal: dict[str, list[tuple[str, PathPattern]]] = {}  # folded name → (root, pattern)
+        for p in by_name:
+            if _plain_name(p):
+                self.literal.setdefault(fold_case(_bare(p.text)), []).append((p.root, p))
+        self.names = [p for p in by_name if not _plain_name(p)]
         self.paths = tuple(p for _t, p in group if not _by_name(p))
-        self.name_roots = tuple(dict.fromkeys(p.root for p in self.names))
-        self.memo: dict[tuple[str, bool], tuple[str, ...]] = {}
+        self.name_roots = tuple(dict.fromkeys(p.root for p in by_name))
+        self.memo = memo
 
     def hit(self, path: str, is_dir: bool, paths: tuple[PathPattern, ...], name: str | None = None) -> bool:
         """Does a name pattern or one of ``paths`` match ``path`` (a folder when ``is_dir``)?"""
+        if self.literal:
+            base = os.path.basename(path) if name is None else name
+            for root, p in self.literal.get(fold_case(base), ()):
+                if (p.fold or base == _bare(p.text)) and _below(path, root):
+                    return True
         if self.names:
             key = (os.path.basename(path) if name is None else name, is_dir)
             roots = self.memo.get(key)
@@ -387,12 +399,25 @@ def _matches(p: PathPattern, path: str, is_dir: bool) -> bool:
 
 def _by_name(p: PathPattern) -> bool:
     """Does ``p`` match by a file's name alone, at any depth (``.env``, ``*.pem``, ``**/.env``)?"""
-    text = p.text
-    while text.startswith("**/"):
-        text = text[3:]
+    text = _bare(p.text)
     if not text or text.startswith(("/", "~", "./")):
         return False  # anchored
     return "/" not in text.rstrip("/")
+
+
+def _bare(text: str) -> str:
+    """A name pattern without its leading ``**/`` (which changes nothing in gitignore)."""
+    while text.startswith("**/"):
+        text = text[3:]
+    return text
+
+
+def _plain_name(p: PathPattern) -> bool:
+    """A name pattern with no wildcard, escape, negation or folder-only slash (``.env``, ``.git``)."""
+    text = _bare(p.text)
+    return bool(text) and not _GLOB.search(text) and not text.startswith(("!", "#")) and "/" not in text and (
+        text == text.strip()
+    )
 
 
 def _below(path: str, root: str) -> bool:

@@ -76,8 +76,8 @@ async def sandbox_permission(
         if not settings.allow_unsandboxed:
             return PermissionDeny(UNSANDBOXED_DENIED)
         return sticky_ask(f"Run {command!r} outside the sandbox?", SAFETY, "dangerouslyDisableSandbox")
-    soft_ask = isinstance(result, PermissionAsk) and not is_sticky(result)
-    if isinstance(result, PermissionAsk) and soft_ask and settings.auto_allow and (await probe()).ok:
+    soft_ask = isinstance(result, PermissionAsk) and not is_sticky(result)  # "needs approval" only
+    if soft_ask and settings.auto_allow and isinstance(result, PermissionAsk) and (await probe()).ok:
         masks, _found = await sandbox_masks(context, settings, [*working_directories(context), *extra_writable])
         if not settings.allow_unix_sockets and filter_file() is None:
             masks = replace(masks, gaps=(*masks.gaps, f"Unix sockets cannot be blocked on {platform.machine()}"))
