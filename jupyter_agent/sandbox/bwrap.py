@@ -150,6 +150,8 @@ def bwrap_args(
         args += ["--bind", str(directory), str(directory)]
     folders = [*real, *(Path(os.path.dirname(p)) for p in nested)]
     protected = [str(p) for p in protected_paths(dict.fromkeys(folders))]
+    # a repository's folder keeps only its settings read-only (commits still work); the rest whole
+    protected += [p for p in nested if os.path.basename(p).lower() != ".git" or not os.path.isdir(p)]
     args += mount_args([str(d) for d in real], protected, masks or Masks(), own)
     for name in env_unset:
         args += ["--unsetenv", name]

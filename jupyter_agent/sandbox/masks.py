@@ -25,7 +25,7 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..permissions.path_patterns import PathPattern, fold_case
@@ -305,6 +305,8 @@ class _Matcher:
         self.paths = tuple(p for _t, p in group if not _by_name(p))
         self.name_roots = tuple(dict.fromkeys(p.root for p in by_name))
         self.memo = memo
+        # a test of a path pattern's last component: a match's name must pass it
+        self.lasts = {id(p): _last_component(p) for p in self.paths}
 
     def hit(self, path: str, is_dir: bool, paths: tuple[PathPattern, ...], name: str | None = None) -> bool:
         """Does a name pattern or one of ``paths`` match ``path`` (a folder when ``is_dir``)?"""
@@ -322,7 +324,14 @@ class _Matcher:
                 )
             if roots and any(_below(path, r) for r in roots):
                 return True
-        return any(_matches(p, path, is_dir) for p in paths)
+        if not paths:
+            return False
+        base = os.path.basename(path) if name is None else name
+        for p in paths:
+            last = self.lasts.get(id(p))
+            if (last is None or last(base)) and _matches(p, path, is_dir):
+                return True
+        return False
 
     def below(self, folder: str, paths: tuple[PathPattern, ...]) -> tuple[PathPattern, ...] | None:
         """Of ``paths``, those that may match below ``folder``; None when no pattern may."""
@@ -403,6 +412,21 @@ def _by_name(p: PathPattern) -> bool:
     if not text or text.startswith(("/", "~", "./")):
         return False  # anchored
     return "/" not in text.rstrip("/")
+
+
+def _last_component(p: PathPattern) -> Callable[[str], bool] | None:
+    """A quick test a name must pass to match ``p``'s last component (``**/site-packages/*.pth``:
+    ``*.pth``), or None when the component says nothing about a name (``**``, negations).  Only
+    literal text and ``*`` are tested this way, on ASCII names; anything else passes."""
+    text = p.text.rstrip("/")
+    last = text.rsplit("/", 1)[-1]
+    if not last or "**" in last or text.startswith(("!", "#")) or last != last.strip() or not last.isascii():
+        return None
+    if _GLOB.search(last.replace("*", "")):
+        return None  # ?, [...] or an escape: left to the pattern itself
+    body = ".*".join(re.escape(part) for part in last.split("*"))
+    regex = re.compile(body, re.IGNORECASE | re.DOTALL if p.fold else re.DOTALL)
+    return lambda name: not name.isascii() or regex.fullmatch(name) is not None
 
 
 def _bare(text: str) -> str:

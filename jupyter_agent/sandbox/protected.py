@@ -1,5 +1,8 @@
 """Protected paths at any depth of the writable folders: read-only while a sandboxed command
-runs, and disarmed when a command creates a new one.
+runs, and disarmed when a command creates a new one.  Besides the protected names (``.git``,
+``.claude``, ``.bashrc`` …) these are what Python runs at start-up in an environment kept in the
+project (``sitecustomize.py``, a ``.pth`` file in ``site-packages``: the kernel may be that
+environment's) and Jupyter's data and configuration folders there (``share/jupyter``).
 
 What a protected path configures runs *outside* the sandbox later: git runs a nested
 repository's ``core.fsmonitor`` and hooks on the project's next ``git status`` once the index
@@ -16,10 +19,12 @@ import os
 from collections.abc import Iterable, Sequence
 
 from ..permissions.path_patterns import compile_pattern
-from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES
+from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES, STARTUP_FILES
 from .masks import PathRules, find_matches
 
-NAMES = tuple(sorted(PROTECTED_DIRS | PROTECTED_FILES))
+NAMES = tuple(sorted(PROTECTED_DIRS | PROTECTED_FILES | STARTUP_FILES))
+# what Python and Jupyter run or read at start-up, in an environment inside the project (.venv)
+STARTUP_PATTERNS = ("**/site-packages/*.pth", "**/dist-packages/*.pth", "**/share/jupyter", "**/etc/jupyter")
 SUFFIX = ".blocked-by-sandbox"
 PROTECTED_GAP = "the protected paths of the working folders: "
 WALK = 1_000_000  # entries: every command walks the working folders (remembered by ctime)
@@ -27,7 +32,7 @@ WALK = 1_000_000  # entries: every command walks the working folders (remembered
 
 def protected_rules(writable: Iterable[str]) -> PathRules:
     """Every protected name, at any depth below each writable folder (compared case-folded)."""
-    return [(name, compile_pattern(name, root, root, fold=True)) for root in writable for name in NAMES]
+    return [(name, compile_pattern(name, root, root, fold=True)) for root in writable for name in (*NAMES, *STARTUP_PATTERNS)]
 
 
 def existing_protected(writable: Sequence[str]) -> tuple[frozenset[str], tuple[str, ...]]:

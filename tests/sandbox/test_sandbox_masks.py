@@ -270,3 +270,27 @@ async def test_a_submodule_cannot_be_given_a_program_to_run_on_git_status(tmp_pa
         config.write(payload)
     subprocess.run(["git", "status", "--short"], cwd=work, capture_output=True)
     assert (work / "PWNED").exists()  # git would have run it
+
+
+def test_the_quick_name_test_never_turns_away_a_match(tmp_path):
+    from jupyter_agent.sandbox.masks import _last_component
+
+    root = str(tmp_path)
+    cases = {
+        "**/site-packages/*.pth": ["site-packages/a.pth", "site-packages/A.PTH", "site-packages/.pth"],
+        "./config/*.yaml": ["config/x.yaml", "config/X.YAML", "config/.yaml"],
+        "**/share/jupyter": ["share/jupyter", "share/JUPYTER", "x/share/Jupyter"],
+        "a/b?c": ["a/bxc"],
+        "**/x[0-9].txt": ["q/x1.txt"],
+        "./data/Ünï*.csv": ["data/Ünïcode.csv", "data/ünïCODE.csv"],
+        "**/k*e*y": ["a/kEEy", "a/key"],
+    }
+    for text, paths in cases.items():
+        p = compile_pattern(text, root, root, fold=True)[0]
+        quick = _last_component(p)
+        for rel in paths:
+            full = os.path.join(root, rel)
+            assert p.matches(full), (text, rel)
+            assert quick is None or quick(os.path.basename(full)), (text, rel)
+        if quick is not None:
+            assert not quick("unrelated.txt")

@@ -105,3 +105,27 @@ async def test_files_that_were_there_before_are_left_alone(tmp_path, approve, bw
     (work / "sub" / ".npmrc").write_text("registry=x\n")
     out = await bash(sandboxed_context(tmp_path), approve, "ls -a sub")
     assert ".npmrc" in out.text and "renamed" not in out.text and (work / "sub" / ".npmrc").exists()
+
+
+async def test_python_start_up_files_in_a_project_environment(tmp_path, approve, bwrap_ok):
+    """A ``.pth`` file in a project ``.venv``'s site-packages runs in every Python of that
+    environment, the kernel included: existing ones stay read-only, new ones are renamed."""
+    work = tmp_path / "work"
+    site = work / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "distutils-precedence.pth").write_text("import os\n")
+    (work / ".venv" / "share" / "jupyter" / "kernels").mkdir(parents=True)
+    (work / "plant.py").write_text(
+        "import os\nsite = '.venv/lib/python3.11/site-packages/'\n"
+        "for name, text in ((site + 'distutils-precedence.pth', 'import evil'), (site + 'evil.pth', 'import evil'),"
+        " (site + 'sitecustomize.py', 'import evil'), ('.venv/share/jupyter/kernels/k.json', '{}'),"
+        " (site + 'module.py', 'x = 1')):\n"
+        "    try:\n        open(name, 'a').write(text); print('wrote', name)\n"
+        "    except OSError as exc:\n        print(exc)\n"
+    )
+    out = await bash(sandboxed_context(tmp_path), approve, "python3 plant.py")
+    assert out.text.count("Read-only file system") == 2, out.text  # the existing .pth, share/jupyter
+    assert (site / "distutils-precedence.pth").read_text() == "import os\n"
+    assert not (site / "evil.pth").exists() and (site / "evil.pth.blocked-by-sandbox").exists()
+    assert not (site / "sitecustomize.py").exists() and (site / "sitecustomize.py.blocked-by-sandbox").exists()
+    assert (site / "module.py").read_text() == "x = 1"  # ordinary files are the project's
