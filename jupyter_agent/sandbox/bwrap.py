@@ -35,7 +35,10 @@ _GIT_INNER = frozenset({"hooks", "config", "config.worktree"})
 _GIT_INNER_WALK = 20_000
 MASKED_VALUE = "(hidden by sandbox.credentials)"
 _OWN = ("/tmp", "/proc", "/dev", "/sys")  # folders the sandbox has its own of
-_BASE_ARGS = ("--die-with-parent", "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+# --cap-drop ALL: run by root (a container's Jupyter often is), bwrap would keep every capability,
+# and the command could unmount the read-only binds (or mount a disk); --new-session: no terminal
+_BASE_ARGS = ("--die-with-parent", "--unshare-all", "--cap-drop", "ALL", "--new-session",
+              "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 
 
 @dataclass(frozen=True)

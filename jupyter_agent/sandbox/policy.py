@@ -194,8 +194,8 @@ def hidden_note(prefix: Sequence[str], command: str, output: str) -> str | None:
         return None
     shown = ", ".join(named[:5]) + (" …" if len(named) > 5 else "")
     return (
-        f"In the sandbox these paths are hidden by the permission rules (they read as empty and "
-        f"unreadable): {shown}. Use the Read tool for them if the task needs them (the user decides)."
+        f"In the sandbox these paths are hidden by the permission rules (an empty stand-in that "
+        f"cannot be read): {shown}. Use the Read tool for them if the task needs them (the user decides)."
     )
 
 

@@ -177,3 +177,14 @@ async def test_without_the_sandbox_nothing_changes(tmp_path, approve, outside):
     out = await bash(ctx, approve, f"echo x > {outside}/plain.txt")
     assert not out.is_error and (outside / "plain.txt").exists() and len(approve.asks) == 1
     assert os.path.exists(outside / "plain.txt")
+
+
+async def test_no_capabilities_even_when_run_by_root(tmp_path, approve, bwrap_ok):
+    """Run by root, bwrap keeps every capability unless told otherwise, and a command could then
+    unmount the read-only binds; with none, it cannot (and a root-owned file is not readable)."""
+    work = tmp_path / "work"
+    (work / ".git" / "hooks").mkdir(parents=True)
+    out = await bash(sandboxed_context(tmp_path), approve,
+                     "grep CapEff /proc/self/status; umount .git/hooks; echo umount=$?; touch .git/hooks/x")
+    assert "CapEff:\t0000000000000000" in out.text and "umount=0" not in out.text, out.text
+    assert not (work / ".git" / "hooks" / "x").exists()

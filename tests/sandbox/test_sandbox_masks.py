@@ -61,7 +61,8 @@ async def test_a_read_denied_file_is_hidden_from_a_computed_path(tmp_path, work,
     out = await bash(ctx, approve, READ_ENV + "nv")
     assert approve.asks == []  # python needs approval, so it ran unasked only because it is sandboxed
     assert "s3cret" not in out.text
-    assert "hidden by the permission rules" not in out.text  # ".env" appears nowhere to tie a note to
+    assert "Permission denied: '.env'" in out.text  # the stand-in is unreadable, even for root
+    assert "hidden by the permission rules" in out.text  # and the model is told why
     wrote = await bash(ctx, approve, "python3 -c \"open('.env', 'w').write('x')\"; rm -f .env; mv .env e2")
     assert (work / ".env").read_text() == "API_KEY=s3cret\n" and not (work / "e2").exists(), wrote.text
     listed = await bash(ctx, approve, "ls -a")
