@@ -36,9 +36,11 @@ _GIT_INNER_WALK = 20_000
 MASKED_VALUE = "(hidden by sandbox.credentials)"
 _OWN = ("/tmp", "/proc", "/dev", "/sys")  # folders the sandbox has its own of
 # --cap-drop ALL: run by root (a container's Jupyter often is), bwrap would keep every capability,
-# and the command could unmount the read-only binds (or mount a disk); --new-session: no terminal
+# and the command could unmount the read-only binds (or mount a disk); --new-session: no terminal.
+# /proc/sys read-only: even without capabilities root owns the kernel's settings there, and
+# kernel.core_pattern = "|program" runs a program as root on the host at the next crash.
 _BASE_ARGS = ("--die-with-parent", "--unshare-all", "--cap-drop", "ALL", "--new-session",
-              "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+              "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys")
 
 
 @dataclass(frozen=True)

@@ -188,3 +188,11 @@ async def test_no_capabilities_even_when_run_by_root(tmp_path, approve, bwrap_ok
                      "grep CapEff /proc/self/status; umount .git/hooks; echo umount=$?; touch .git/hooks/x")
     assert "CapEff:\t0000000000000000" in out.text and "umount=0" not in out.text, out.text
     assert not (work / ".git" / "hooks" / "x").exists()
+
+
+async def test_kernel_settings_stay_read_only_even_for_root(tmp_path, approve, bwrap_ok):
+    """Without capabilities, root still owns /proc/sys: kernel.core_pattern = "|program" would run
+    a program as root on the host.  The test writes back the value already there (harmless)."""
+    out = await bash(sandboxed_context(tmp_path), approve,
+                     "v=$(cat /proc/sys/kernel/core_pattern); printf '%s\\n' \"$v\" > /proc/sys/kernel/core_pattern")
+    assert "Read-only file system" in out.text, out.text
