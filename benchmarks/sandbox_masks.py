@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jupyter_agent.core.context import ToolUseContext, ToolUseOptions  # noqa: E402
 from jupyter_agent.core.permission_types import PermissionAllow, ToolPermissionContext  # noqa: E402
-from jupyter_agent.sandbox import masks  # noqa: E402
+from jupyter_agent.sandbox import walk  # noqa: E402
 from jupyter_agent.sandbox.bwrap import probe  # noqa: E402
 from jupyter_agent.sandbox.settings import APP_STATE_KEY, SandboxSettings  # noqa: E402
 from jupyter_agent.tools.bash import BashInput, BashTool  # noqa: E402
@@ -95,7 +95,7 @@ async def _measure(work: Path) -> None:
     plain, ruled = _context(work, ()), _context(work, RULES)
     await _once(tool, plain)
     await _once(tool, ruled)
-    await asyncio.sleep(2.5)  # the new project's folders settle (see masks._Memo)
+    await asyncio.sleep(2.5)  # the new project's folders settle (see walk._Memo)
     bare = _context(work, ())
     bare.set_app_state(lambda s: replace(s, extra={**s.extra, APP_STATE_KEY: SandboxSettings(enabled=False)}))
     without, with_rules, cold, unsandboxed = [], [], [], []
@@ -103,7 +103,7 @@ async def _measure(work: Path) -> None:
         unsandboxed.append(await _call(tool, bare))
         without.append(await _once(tool, plain))
         with_rules.append(await _once(tool, ruled))
-        masks._MEMOS.clear()
+        walk._MEMOS.clear()
         cold.append(await _once(tool, ruled))
     a, b, c, u = (statistics.median(x) * 1e3 for x in (without, with_rules, cold, unsandboxed))
     print(f"sandboxed call, 20,000-file project: {a:.1f} ms without rules; with {len(RULES)} rules "

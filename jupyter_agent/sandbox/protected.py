@@ -18,9 +18,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 
+from ..permissions.compiled import PathRules
 from ..permissions.path_patterns import compile_pattern
 from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES, STARTUP_FILES
-from .masks import PathRules, find_matches
+from .walk import find_matches
 
 NAMES = tuple(sorted(PROTECTED_DIRS | PROTECTED_FILES | STARTUP_FILES))
 # what Python and Jupyter run or read at start-up, in an environment inside the project (.venv)
@@ -32,7 +33,9 @@ WALK = 1_000_000  # entries: every command walks the working folders (remembered
 
 def protected_rules(writable: Iterable[str]) -> PathRules:
     """Every protected name, at any depth below each writable folder (compared case-folded)."""
-    return [(name, compile_pattern(name, root, root, fold=True)) for root in writable for name in (*NAMES, *STARTUP_PATTERNS)]
+    return tuple(
+        (name, compile_pattern(name, root, root, fold=True)) for root in writable for name in (*NAMES, *STARTUP_PATTERNS)
+    )
 
 
 def existing_protected(writable: Sequence[str]) -> tuple[frozenset[str], tuple[str, ...]]:

@@ -200,17 +200,17 @@ def test_write_rules_bind_the_named_path_or_report_a_gap(tmp_path):
 
 
 def test_unchanged_folders_are_not_read_again_and_changed_ones_are(tmp_path, monkeypatch):
-    from jupyter_agent.sandbox import masks as masks_module
+    from jupyter_agent.sandbox import walk as walk_module
 
     for name in ("a/x.py", "a/b/y.py", "c/z.py"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("")
     (tmp_path / "c" / "tools").symlink_to(tmp_path / "a")  # a folder with a symlink is always read
-    now = masks_module.time.time_ns()
-    monkeypatch.setattr(masks_module.time, "time_ns", lambda: now + 10**10)  # every folder looks settled
+    now = walk_module.time.time_ns()
+    monkeypatch.setattr(walk_module.time, "time_ns", lambda: now + 10**10)  # every folder looks settled
     scanned: list[str] = []
-    real_scan = masks_module._scan
-    monkeypatch.setattr(masks_module, "_scan", lambda lexical, *a: scanned.append(lexical) or real_scan(lexical, *a))
+    real_scan = walk_module._scan
+    monkeypatch.setattr(walk_module, "_scan", lambda lexical, *a: scanned.append(lexical) or real_scan(lexical, *a))
     rules = _rules(".env", project=str(tmp_path))
     assert compute_masks(rules, [], [str(tmp_path)]).hidden == ()
     assert len(scanned) == 6  # root, a, a/b, c, and c/tools, c/tools/b through the symlink
@@ -274,7 +274,7 @@ async def test_a_submodule_cannot_be_given_a_program_to_run_on_git_status(tmp_pa
 
 
 def test_the_quick_name_test_never_turns_away_a_match(tmp_path):
-    from jupyter_agent.sandbox.masks import _last_component
+    from jupyter_agent.sandbox.match import last_component
 
     root = str(tmp_path)
     cases = {
@@ -288,7 +288,7 @@ def test_the_quick_name_test_never_turns_away_a_match(tmp_path):
     }
     for text, paths in cases.items():
         p = compile_pattern(text, root, root, fold=True)[0]
-        quick = _last_component(p)
+        quick = last_component(p)
         for rel in paths:
             full = os.path.join(root, rel)
             assert p.matches(full), (text, rel)
