@@ -78,7 +78,8 @@ async def sandbox_permission(
         return sticky_ask(f"Run {command!r} outside the sandbox?", SAFETY, "dangerouslyDisableSandbox")
     soft_ask = isinstance(result, PermissionAsk) and not is_sticky(result)  # "needs approval" only
     if soft_ask and settings.auto_allow and isinstance(result, PermissionAsk) and (await probe()).ok:
-        masks, _found = await sandbox_masks(context, settings, [*working_directories(context), *extra_writable])
+        writable = [*working_directories(context, settings), *extra_writable]
+        masks, _found = await sandbox_masks(context, settings, writable)
         if not settings.allow_unix_sockets and filter_file() is None:
             masks = replace(masks, gaps=(*masks.gaps, f"Unix sockets cannot be blocked on {platform.machine()}"))
         if masks.gaps:  # the sandbox cannot hold every rule: the user decides, as without it
@@ -157,7 +158,7 @@ async def sandbox_prefix(
         )
     for directory in extra_writable:  # bound into the sandbox, so it must exist first
         directory.mkdir(parents=True, exist_ok=True)
-    writable = [*working_directories(context), *extra_writable]
+    writable = [*working_directories(context, settings), *extra_writable]
     env = os.environ if environment is None else environment
     masks, protected = await sandbox_masks(context, settings, writable)
     args = bwrap_args(
@@ -170,11 +171,24 @@ async def sandbox_prefix(
     return Confinement(args, real, protected if complete else None)
 
 
-def working_directories(context: ToolUseContext) -> list[Path]:
-    """The project directory, the additional directories, and the session's start directory."""
+def working_directories(context: ToolUseContext, settings: SandboxSettings) -> list[Path]:
+    """The project directory, the additional directories, and the folders
+    ``sandbox.filesystem.allowWrite`` names: what the sandbox binds writable."""
     pc = context.permission_context
-    dirs: list[Any] = [pc.project_dir or context.cwd, *pc.additional_directories]
+    project = os.fspath(pc.project_dir or context.cwd)
+    dirs: list[Any] = [project, *pc.additional_directories]
+    dirs += [_allowed_folder(text, source, project) for source, text in settings.allow_write]
     return [Path(os.path.abspath(os.fspath(d))) for d in dirs]
+
+
+def _allowed_folder(text: str, source: Any, project: str) -> str:
+    """An ``allowWrite`` entry as a path: ``//abs``, ``~/x``, ``/x`` (settings root), ``./x`` or ``x``."""
+    if text.startswith("//"):
+        return os.path.normpath(text[1:])
+    if text == "~" or text.startswith("~/"):
+        return os.path.normpath(os.path.expanduser(text))
+    root = rule_root(source, project) if text.startswith("/") else project
+    return os.path.normpath(os.path.join(root, text.lstrip("/").removeprefix("./")))
 
 
 def failure_note(output: str, exit_code: int | None) -> str | None:

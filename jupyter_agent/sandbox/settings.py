@@ -3,12 +3,14 @@ lists are joined across files).
 
     {"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true,
                  "allowUnsandboxedCommands": true, "network": {"allowAllUnixSockets": false},
-                 "filesystem": {"denyRead": ["~/.aws/**"], "denyWrite": ["./deploy/"]},
+                 "filesystem": {"denyRead": ["~/.aws/**"], "denyWrite": ["./deploy/"],
+                                "allowWrite": ["~/.cache/matplotlib"]},
                  "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}],
                                  "envVars": [{"name": "AWS_SECRET_ACCESS_KEY", "mode": "deny"}]}}}
 
 Paths are written as in ``Read(...)`` rules (``//abs``, ``~/x``, ``/x`` from the settings root,
-``./x`` and ``x`` from the project).  A credential variable in ``deny`` mode is removed from a
+``./x`` and ``x`` from the project); ``allowWrite`` names folders (no patterns), and an untrusted
+project's files cannot add to it.  A credential variable in ``deny`` mode is removed from a
 sandboxed command's environment; in ``mask`` mode it is there with a placeholder value.
 
 A session (or a test) may set a ``SandboxSettings`` in ``app_state.extra["sandbox"]``; it then
@@ -51,6 +53,7 @@ class SandboxSettings:
     deny_write: tuple[tuple[RuleSource, str], ...] = ()
     env_deny: tuple[str, ...] = ()  # variable names
     env_mask: tuple[str, ...] = ()
+    allow_write: tuple[tuple[RuleSource, str], ...] = ()  # filesystem.allowWrite: more writable folders
 
 
 def load_sandbox_settings(
@@ -74,11 +77,13 @@ def load_sandbox_settings(
         if block is None:
             continue
         parsed = _parse_block(block, path)
-        for key, items in _parse_lists(block, path, source).items():  # they only restrict: always kept
-            lists[key] = lists.get(key, ()) + items
+        trusted_here = source == "userSettings" or (is_trusted(project, home_path) if trusted is None else trusted)
+        for key, items in _parse_lists(block, path, source).items():  # they restrict: always kept …
+            if key != "allow_write" or trusted_here:  # … but allowWrite loosens
+                lists[key] = lists.get(key, ()) + items
         if source == "userSettings":
             user = parsed
-        elif not (is_trusted(project, home_path) if trusted is None else trusted):
+        elif not trusted_here:
             parsed = {k: v for k, v in parsed.items() if k == "enabled" or not v}  # only what restricts
             if parsed.get("enabled") and "auto_allow" not in user:
                 parsed["auto_allow"] = False
@@ -111,9 +116,9 @@ _MODES = ("deny", "mask")
 
 def _parse_lists(block: dict[str, Any], path: Path, source: RuleSource) -> dict[str, tuple[Any, ...]]:
     """``filesystem.denyRead`` / ``denyWrite`` and ``credentials.files`` / ``envVars``."""
-    lists: dict[str, list[Any]] = {"deny_read": [], "deny_write": [], "env_deny": [], "env_mask": []}
+    lists: dict[str, list[Any]] = {"deny_read": [], "deny_write": [], "env_deny": [], "env_mask": [], "allow_write": []}
     filesystem = _object(block, "filesystem", path)
-    for key, attr in (("denyRead", "deny_read"), ("denyWrite", "deny_write")):
+    for key, attr in (("denyRead", "deny_read"), ("denyWrite", "deny_write"), ("allowWrite", "allow_write")):
         for item in _list(filesystem, key, f"sandbox.filesystem.{key}", path):
             if not isinstance(item, str) or not item.strip() or "\x00" in item:
                 raise AgentConfigError(f"Settings file {path}: sandbox.filesystem.{key} must list paths.")

@@ -57,10 +57,13 @@ def test_path_and_credential_lists_join_across_files_even_untrusted(tmp_path):
         "filesystem": {"denyRead": ["./private/"], "denyWrite": ["./deploy/"]},
         "credentials": {"envVars": [{"name": "OPENAI_API_KEY", "mode": "mask", "injectHosts": ["api.openai.com"]}]},
     }})
+    _write(project / ".claude" / "settings.local.json", {"sandbox": {"filesystem": {"allowWrite": ["~/.cache"]}}})
     got = load_sandbox_settings(project, home, trusted=False)  # lists only restrict: an untrusted file's count
     assert got.deny_read == (("userSettings", "~/.aws/**"), ("userSettings", "~/.netrc"), ("projectSettings", "./private/"))
     assert got.deny_write == (("projectSettings", "./deploy/"),)
     assert got.env_deny == ("GH_TOKEN",) and got.env_mask == ("OPENAI_API_KEY",)
+    assert got.allow_write == ()  # … except allowWrite, which loosens
+    assert load_sandbox_settings(project, home, trusted=True).allow_write == (("localSettings", "~/.cache"),)
 
 
 @pytest.mark.parametrize("block", [

@@ -295,3 +295,13 @@ def test_the_quick_name_test_never_turns_away_a_match(tmp_path):
             assert quick is None or quick(os.path.basename(full)), (text, rel)
         if quick is not None:
             assert not quick("unrelated.txt")
+
+
+async def test_allow_write_adds_a_writable_folder(tmp_path, work, approve, bwrap_ok, outside):
+    (outside / "cache").mkdir()
+    (work / "fill.py").write_text(f"open({str(outside / 'cache' / 'fonts.json')!r}, 'w').write('{{}}')\n")
+    refused = await bash(ruled(tmp_path), approve, "python3 fill.py")
+    assert "Read-only file system" in refused.text and not (outside / "cache" / "fonts.json").exists()
+    allowed = ruled(tmp_path, allow_write=(("userSettings", f"/{outside}/cache"),))
+    out = await bash(allowed, approve, "python3 fill.py")
+    assert (outside / "cache" / "fonts.json").read_text() == "{}", out.text
