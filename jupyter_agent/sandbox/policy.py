@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.permission_types import PermissionAllow, PermissionAsk, PermissionDeny, PermissionResult
 from ..errors import AgentConfigError, ToolError
+from ..permissions.bash_analysis import analyze
+from ..permissions.bash_rules import compile_bash_pattern
 from ..permissions.compiled import READ_RULES, PathRules, compiled_rules
 from ..permissions.path_patterns import compile_pattern, rule_root
 from ..permissions.verdicts import SAFETY, is_sticky, sticky_ask
@@ -76,6 +78,8 @@ async def sandbox_permission(
         if not settings.allow_unsandboxed:
             return PermissionDeny(UNSANDBOXED_DENIED)
         return sticky_ask(f"Run {command!r} outside the sandbox?", SAFETY, "dangerouslyDisableSandbox")
+    if excluded_by(command, settings):  # runs outside the sandbox: asked about as without it
+        return result
     soft_ask = isinstance(result, PermissionAsk) and not is_sticky(result)  # "needs approval" only
     if soft_ask and settings.auto_allow and isinstance(result, PermissionAsk) and (await probe()).ok:
         writable = [*working_directories(context, settings), *extra_writable]
@@ -144,10 +148,11 @@ async def sandbox_prefix(
     cwd: Path,
     extra_writable: Sequence[Path] = (),
     environment: Mapping[str, str] | None = None,
+    command: str = "",
 ) -> Confinement | None:
     """How this call is confined; None when it runs outside.  ToolError: unavailable."""
     settings = sandbox_settings(context)
-    if not settings.enabled or (unsandboxed and settings.allow_unsandboxed):
+    if not settings.enabled or (unsandboxed and settings.allow_unsandboxed) or excluded_by(command, settings):
         return None
     available = await probe()
     if not available.ok or available.path is None:
@@ -169,6 +174,20 @@ async def sandbox_prefix(
     complete = not any(g.startswith(PROTECTED_GAP) for g in masks.gaps)
     real = tuple(os.path.realpath(w) for w in writable if os.path.isdir(w))
     return Confinement(args, real, protected if complete else None)
+
+
+def excluded_by(command: str, settings: SandboxSettings) -> str | None:
+    """The ``excludedCommands`` entry one of the line's commands matches (``docker`` matches
+    ``docker ps`` as ``Bash(docker:*)`` would), or None.  A line that names one runs outside."""
+    if not settings.excluded or not command:
+        return None
+    patterns = [(e, compile_bash_pattern(e if "*" in e else e + ":*")) for e in settings.excluded]
+    for info in analyze(command).commands:
+        for text, _fixed, _all_fixed in info.form_texts:
+            for entry, pattern in patterns:
+                if pattern.matches(text):
+                    return entry
+    return None
 
 
 def working_directories(context: ToolUseContext, settings: SandboxSettings) -> list[Path]:

@@ -3,6 +3,7 @@ lists are joined across files).
 
     {"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true,
                  "allowUnsandboxedCommands": true, "network": {"allowAllUnixSockets": false},
+                 "excludedCommands": ["docker", "git push"],
                  "filesystem": {"denyRead": ["~/.aws/**"], "denyWrite": ["./deploy/"],
                                 "allowWrite": ["~/.cache/matplotlib"]},
                  "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}],
@@ -10,7 +11,8 @@ lists are joined across files).
 
 Paths are written as in ``Read(...)`` rules (``//abs``, ``~/x``, ``/x`` from the settings root,
 ``./x`` and ``x`` from the project); ``allowWrite`` names folders (no patterns), and an untrusted
-project's files cannot add to it.  A credential variable in ``deny`` mode is removed from a
+project's files cannot add to it, nor to ``excludedCommands`` (command prefixes, as in ``Bash``
+rules, that run outside the sandbox and are asked about as without it).  A credential variable in ``deny`` mode is removed from a
 sandboxed command's environment; in ``mask`` mode it is there with a placeholder value.
 
 A session (or a test) may set a ``SandboxSettings`` in ``app_state.extra["sandbox"]``; it then
@@ -54,6 +56,7 @@ class SandboxSettings:
     env_deny: tuple[str, ...] = ()  # variable names
     env_mask: tuple[str, ...] = ()
     allow_write: tuple[tuple[RuleSource, str], ...] = ()  # filesystem.allowWrite: more writable folders
+    excluded: tuple[str, ...] = ()  # excludedCommands: command prefixes that run outside the sandbox
 
 
 def load_sandbox_settings(
@@ -79,7 +82,7 @@ def load_sandbox_settings(
         parsed = _parse_block(block, path)
         trusted_here = source == "userSettings" or (is_trusted(project, home_path) if trusted is None else trusted)
         for key, items in _parse_lists(block, path, source).items():  # they restrict: always kept …
-            if key != "allow_write" or trusted_here:  # … but allowWrite loosens
+            if key not in _LOOSENING or trusted_here:  # … but allowWrite and excludedCommands loosen
                 lists[key] = lists.get(key, ()) + items
         if source == "userSettings":
             user = parsed
@@ -111,12 +114,19 @@ def _parse_block(block: Any, path: Path) -> dict[str, bool]:
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LOOSENING = frozenset({"allow_write", "excluded"})
 _MODES = ("deny", "mask")
 
 
 def _parse_lists(block: dict[str, Any], path: Path, source: RuleSource) -> dict[str, tuple[Any, ...]]:
     """``filesystem.denyRead`` / ``denyWrite`` and ``credentials.files`` / ``envVars``."""
-    lists: dict[str, list[Any]] = {"deny_read": [], "deny_write": [], "env_deny": [], "env_mask": [], "allow_write": []}
+    lists: dict[str, list[Any]] = {
+        "deny_read": [], "deny_write": [], "env_deny": [], "env_mask": [], "allow_write": [], "excluded": []
+    }
+    for item in _list(block, "excludedCommands", "sandbox.excludedCommands", path):
+        if not isinstance(item, str) or not item.strip():
+            raise AgentConfigError(f"Settings file {path}: sandbox.excludedCommands must list commands.")
+        lists["excluded"].append(item.strip())
     filesystem = _object(block, "filesystem", path)
     for key, attr in (("denyRead", "deny_read"), ("denyWrite", "deny_write"), ("allowWrite", "allow_write")):
         for item in _list(filesystem, key, f"sandbox.filesystem.{key}", path):

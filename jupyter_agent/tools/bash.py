@@ -165,7 +165,7 @@ class BashTool(Tool[BashInput, BashOutput]):
         try:
             env = await session_environment()
             sandbox = await sandbox_prefix(
-                bool(input.dangerouslyDisableSandbox), context, cwd, [context.session_dir / "bash"], env
+                bool(input.dangerouslyDisableSandbox), context, cwd, [context.session_dir / "bash"], env, input.command
             )
             if sandbox is not None and input.run_in_background:
                 input = input.model_copy(update={"command": sandboxed_command(sandbox.args, input.command)})

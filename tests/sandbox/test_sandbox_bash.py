@@ -196,3 +196,20 @@ async def test_kernel_settings_stay_read_only_even_for_root(tmp_path, approve, b
     out = await bash(sandboxed_context(tmp_path), approve,
                      "v=$(cat /proc/sys/kernel/core_pattern); printf '%s\\n' \"$v\" > /proc/sys/kernel/core_pattern")
     assert "Read-only file system" in out.text, out.text
+
+
+async def test_excluded_commands_run_outside_and_are_asked_about(tmp_path, approve, bwrap_ok, outside):
+    ctx = sandboxed_context(tmp_path, excluded=("python3 -c",))
+    script = f"open({str(outside / 'made.txt')!r}, 'w').write('x')"
+    out = await bash(ctx, approve, f"python3 -c \"{script}\"")
+    assert (outside / "made.txt").exists(), out.text  # outside the sandbox: the write went through
+    assert len(approve.asks) == 1  # and it was asked about, as without the sandbox
+    (tmp_path / "work" / "s.py").write_text(script)
+    inside = await bash(ctx, approve, "python3 s.py")  # no match: sandboxed, run unasked
+    assert "Read-only file system" in inside.text and len(approve.asks) == 1
+    from jupyter_agent.sandbox.policy import excluded_by
+    from jupyter_agent.sandbox.settings import SandboxSettings
+
+    docker = SandboxSettings(enabled=True, excluded=("docker",))
+    assert excluded_by("timeout 60 docker ps && ls", docker) == "docker"
+    assert excluded_by("dockerd --help", docker) is None and excluded_by("ls", docker) is None

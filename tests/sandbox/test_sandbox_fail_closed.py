@@ -57,19 +57,22 @@ def test_path_and_credential_lists_join_across_files_even_untrusted(tmp_path):
         "filesystem": {"denyRead": ["./private/"], "denyWrite": ["./deploy/"]},
         "credentials": {"envVars": [{"name": "OPENAI_API_KEY", "mode": "mask", "injectHosts": ["api.openai.com"]}]},
     }})
-    _write(project / ".claude" / "settings.local.json", {"sandbox": {"filesystem": {"allowWrite": ["~/.cache"]}}})
+    _write(project / ".claude" / "settings.local.json",
+           {"sandbox": {"filesystem": {"allowWrite": ["~/.cache"]}, "excludedCommands": ["docker"]}})
     got = load_sandbox_settings(project, home, trusted=False)  # lists only restrict: an untrusted file's count
     assert got.deny_read == (("userSettings", "~/.aws/**"), ("userSettings", "~/.netrc"), ("projectSettings", "./private/"))
     assert got.deny_write == (("projectSettings", "./deploy/"),)
     assert got.env_deny == ("GH_TOKEN",) and got.env_mask == ("OPENAI_API_KEY",)
-    assert got.allow_write == ()  # … except allowWrite, which loosens
-    assert load_sandbox_settings(project, home, trusted=True).allow_write == (("localSettings", "~/.cache"),)
+    assert got.allow_write == () and got.excluded == ()  # … except allowWrite and excludedCommands: they loosen
+    trusted = load_sandbox_settings(project, home, trusted=True)
+    assert trusted.allow_write == (("localSettings", "~/.cache"),) and trusted.excluded == ("docker",)
 
 
 @pytest.mark.parametrize("block", [
     [], {"enabled": "yes"}, {"autoAllowBashIfSandboxed": 1}, {"filesystem": []}, {"filesystem": {"denyRead": "x"}},
     {"filesystem": {"denyWrite": [""]}}, {"credentials": {"envVars": [{"name": "A B", "mode": "deny"}]}},
     {"credentials": {"envVars": [{"name": "TOKEN", "mode": "hide"}]}}, {"credentials": {"files": [{"mode": "deny"}]}},
+    {"excludedCommands": "docker"}, {"excludedCommands": [""]}, {"network": {"allowAllUnixSockets": "yes"}},
 ])
 def test_malformed_settings_name_the_file(tmp_path, block):
     _write(tmp_path / ".claude" / "settings.json", {"sandbox": block})
