@@ -9,7 +9,7 @@ repository's ``core.fsmonitor`` and hooks on the project's next ``git status`` o
 has a gitlink to it (and JupyterLab's git panel runs ``git status`` on its own), editors read
 ``.vscode``, shells ``.bashrc``, agents ``.claude`` and ``.mcp.json``.  So before a sandboxed
 command every existing protected file or folder in the writable folders, at any depth, is found
-(the ``masks`` walk, remembered by ctime) and kept read-only like those at the top; after it,
+(``walk.py``, remembered by ctime) and kept read-only like those at the top; after it,
 one the command created is renamed to ``NAME.blocked-by-sandbox`` and the result says so.
 """
 

@@ -10,10 +10,11 @@ lists are joined across files).
                                  "envVars": [{"name": "AWS_SECRET_ACCESS_KEY", "mode": "deny"}]}}}
 
 Paths are written as in ``Read(...)`` rules (``//abs``, ``~/x``, ``/x`` from the settings root,
-``./x`` and ``x`` from the project); ``allowWrite`` names folders (no patterns), and an untrusted
-project's files cannot add to it, nor to ``excludedCommands`` (command prefixes, as in ``Bash``
-rules, that run outside the sandbox and are asked about as without it).  A credential variable in ``deny`` mode is removed from a
-sandboxed command's environment; in ``mask`` mode it is there with a placeholder value.
+``./x`` and ``x`` from the project); ``allowWrite`` names folders (no patterns).  An untrusted
+project's files cannot add to ``allowWrite`` nor to ``excludedCommands`` (command prefixes, as in
+``Bash`` rules, that run outside the sandbox and are asked about as without it).  A credential
+variable in ``deny`` mode is removed from a sandboxed command's environment; in ``mask`` mode it
+is there with a placeholder value.
 
 A session (or a test) may set a ``SandboxSettings`` in ``app_state.extra["sandbox"]``; it then
 wins over the files.  A malformed block raises ``AgentConfigError`` naming the file.
@@ -119,7 +120,8 @@ _MODES = ("deny", "mask")
 
 
 def _parse_lists(block: dict[str, Any], path: Path, source: RuleSource) -> dict[str, tuple[Any, ...]]:
-    """``filesystem.denyRead`` / ``denyWrite`` and ``credentials.files`` / ``envVars``."""
+    """``excludedCommands``, ``filesystem.denyRead`` / ``denyWrite`` / ``allowWrite`` and
+    ``credentials.files`` / ``envVars``, by ``SandboxSettings`` field."""
     lists: dict[str, list[Any]] = {
         "deny_read": [], "deny_write": [], "env_deny": [], "env_mask": [], "allow_write": [], "excluded": []
     }
