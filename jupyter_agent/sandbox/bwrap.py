@@ -23,16 +23,12 @@ from pathlib import Path
 
 from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES, is_within
 from .masks import Masks
+from .protected import git_settings
 from .seccomp import FD, TRAMPOLINE, filter_file
 
-# git's programs and settings (the rest of .git stays writable: commits work), and every other
-# protected folder and file of the permission system (``.claude``, ``.ssh``, ``.bashrc`` …)
-PROTECTED_NAMES = (".git/hooks", ".git/config", ".git/config.worktree", *sorted(PROTECTED_DIRS - {".git"}),
-                   *sorted(PROTECTED_FILES))
-# inside .git/modules (a submodule's git folder, nested for nested submodules) and .git/worktrees:
-# what git runs programs from when it works there (a submodule's core.fsmonitor runs on `git status`)
-_GIT_INNER = frozenset({"hooks", "config", "config.worktree"})
-_GIT_INNER_WALK = 20_000
+# every protected folder and file of the permission system (``.claude``, ``.ssh``, ``.bashrc`` …)
+# (a repository's own settings: git_settings)
+PROTECTED_NAMES = (*sorted(PROTECTED_DIRS - {".git"}), *sorted(PROTECTED_FILES))
 MASKED_VALUE = "(hidden by sandbox.credentials)"
 _OWN = ("/tmp", "/proc", "/dev", "/sys")  # folders the sandbox has its own of
 # --cap-drop ALL: run by root (a container's Jupyter often is), bwrap would keep every capability,
@@ -99,31 +95,7 @@ def protected_paths(directories: Iterable[Path]) -> list[Path]:
         git = directory / ".git"
         if git.is_file() and not git.is_symlink():  # a gitfile (worktree, submodule): where git's folder is
             found.append(git)
-        found += _git_inner(git)
-    return found
-
-
-def _git_inner(git: Path) -> list[Path]:
-    """Existing hooks folders and config files of the submodules and worktrees inside ``git``."""
-    found: list[Path] = []
-    stack = [git / "modules", git / "worktrees"]
-    budget = _GIT_INNER_WALK
-    while stack and budget > 0:
-        folder = stack.pop()
-        try:
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    budget -= 1
-                    if entry.is_symlink():
-                        continue
-                    if entry.name in _GIT_INNER:
-                        found.append(Path(entry.path))
-                    elif entry.is_dir() and entry.name not in ("objects", "refs", "logs"):
-                        stack.append(Path(entry.path))
-        except OSError:
-            continue
-    if stack:  # too big to look through: keep all of it read-only
-        found += [p for p in (git / "modules", git / "worktrees") if p.is_dir()]
+        found += [Path(p) for p in git_settings(str(git))]
     return found
 
 

@@ -31,7 +31,7 @@ from ..permissions.path_patterns import compile_pattern, rule_root
 from ..permissions.verdicts import SAFETY, is_sticky, sticky_ask
 from .bwrap import blanks, bwrap_args, probe
 from .masks import Masks, compute_masks
-from .protected import PROTECTED_GAP, disarm, existing_protected
+from .protected import PROTECTED_GAP, disarm, existing_protected, repository_settings
 from .seccomp import filter_file
 from .settings import SandboxSettings, sandbox_settings
 
@@ -118,12 +118,13 @@ class Confinement:
     args: list[str]
     writable: tuple[str, ...]
     protected: frozenset[str] | None
+    git_settings: frozenset[str] = frozenset()  # inside the repository folders, before it ran
 
     def disarm(self) -> str | None:
         """After the command: rename the protected paths it created (``protected.disarm``)."""
         if self.protected is None:
             return None
-        return disarm(self.protected, self.writable)
+        return disarm(self.protected, self.writable, self.git_settings)
 
 
 async def sandbox_masks(
@@ -173,7 +174,7 @@ async def sandbox_prefix(
     )
     complete = not any(g.startswith(PROTECTED_GAP) for g in masks.gaps)
     real = tuple(os.path.realpath(w) for w in writable if os.path.isdir(w))
-    return Confinement(args, real, protected if complete else None)
+    return Confinement(args, real, protected if complete else None, repository_settings(protected, real))
 
 
 def excluded_by(command: str, settings: SandboxSettings) -> str | None:

@@ -29,6 +29,12 @@ STARTUP_PATTERNS = ("**/site-packages/*.pth", "**/dist-packages/*.pth", "**/shar
 SUFFIX = ".blocked-by-sandbox"
 PROTECTED_GAP = "the protected paths of the working folders: "
 WALK = 1_000_000  # entries: every command walks the working folders (remembered by ctime)
+# in a repository's folder, and in each submodule's and worktree's inside it (.git/modules/…,
+# nested for nested submodules; .git/worktrees/…): where git finds programs to run.  commondir
+# points git at another folder for its settings, config.worktree adds settings.  The rest of
+# .git stays writable, so commits work.
+GIT_SETTINGS = frozenset({"hooks", "config", "config.worktree", "commondir"})
+_GIT_WALK = 20_000
 
 
 def protected_rules(writable: Iterable[str]) -> PathRules:
@@ -44,10 +50,45 @@ def existing_protected(writable: Sequence[str]) -> tuple[frozenset[str], tuple[s
     return frozenset(found), tuple(PROTECTED_GAP + g for g in gaps)
 
 
-def disarm(before: frozenset[str], writable: Sequence[str]) -> str | None:
-    """Rename the protected paths that appeared since ``before``; a note for the result, or None."""
+def git_settings(git: str) -> list[str]:
+    """The existing ``GIT_SETTINGS`` entries of the repository folder ``git`` and of the
+    submodules and worktrees inside it; past the walk's budget, those two folders whole."""
+    found = [os.path.join(git, name) for name in sorted(GIT_SETTINGS) if os.path.lexists(os.path.join(git, name))]
+    stack = [os.path.join(git, "modules"), os.path.join(git, "worktrees")]
+    budget = _GIT_WALK
+    while stack and budget > 0:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    budget -= 1
+                    if entry.is_symlink():
+                        continue
+                    if entry.name in GIT_SETTINGS:
+                        found.append(entry.path)
+                    elif entry.is_dir() and entry.name not in ("objects", "refs", "logs"):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    if stack:  # too big to look through: all of it
+        found += [p for p in (os.path.join(git, "modules"), os.path.join(git, "worktrees")) if os.path.isdir(p)]
+    return found
+
+
+def repository_settings(protected: Iterable[str], writable: Iterable[str]) -> frozenset[str]:
+    """``git_settings`` of every repository folder among ``protected`` and at the top of ``writable``."""
+    gits = {p for p in protected if os.path.basename(p).lower() == ".git" and os.path.isdir(p)}
+    gits |= {os.path.join(w, ".git") for w in writable if os.path.isdir(os.path.join(w, ".git"))}
+    return frozenset(p for git in sorted(gits) for p in git_settings(git))
+
+
+def disarm(before: frozenset[str], writable: Sequence[str], git_before: frozenset[str] = frozenset()) -> str | None:
+    """Rename the protected paths, and the settings inside repository folders, that appeared
+    since ``before`` / ``git_before``; a note for the result, or None."""
     after, gaps = existing_protected(writable)
     new = sorted(p for p in after - before if not any(p.startswith(b + os.sep) for b in before))
+    inside = repository_settings(after & before, writable) - git_before
+    new += sorted(p for p in inside if not any(p.startswith(b + os.sep) for b in git_before))
     moved, failed = [], []
     for path in new:
         target = _free_name(path + SUFFIX)

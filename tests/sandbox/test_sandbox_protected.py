@@ -129,3 +129,32 @@ async def test_python_start_up_files_in_a_project_environment(tmp_path, approve,
     assert not (site / "evil.pth").exists() and (site / "evil.pth.blocked-by-sandbox").exists()
     assert not (site / "sitecustomize.py").exists() and (site / "sitecustomize.py.blocked-by-sandbox").exists()
     assert (site / "module.py").read_text() == "x = 1"  # ordinary files are the project's
+
+
+# a second copy of the repository's folder with a program in its settings, and .git/commondir
+# pointing git at it: git reads its settings (and runs core.fsmonitor) from there
+REDIRECT = f"""import os, shutil
+shutil.copytree("." + "git", "elsewhere", ignore=shutil.ignore_patterns("hooks"))
+open(os.path.join("elsewhere", "config"), "a").write({FSMONITOR.replace("../PWNED", "PWNED")!r})
+open(os.path.join("." + "git", "commondir"), "w").write(os.path.abspath("elsewhere") + "\\n")
+print("redirected")
+"""
+
+
+async def test_a_repository_cannot_be_pointed_at_other_settings(tmp_path, approve, bwrap_ok):
+    work = _project(tmp_path)
+    (work / "redirect.py").write_text(REDIRECT)
+    out = await bash(sandboxed_context(tmp_path), approve, "python3 redirect.py")
+    assert "redirected" in out.text and "commondir → commondir.blocked-by-sandbox" in out.text, out.text
+    (work / "x.txt").write_text("a change")
+    _git("status", "--short", cwd=work)
+    assert not (work / "PWNED").exists()
+
+
+def test_the_redirect_would_run_its_program_outside(tmp_path):
+    work = _project(tmp_path)
+    (work / "redirect.py").write_text(REDIRECT)
+    subprocess.run(["python3", "redirect.py"], cwd=work, check=True, capture_output=True)
+    (work / "x.txt").write_text("a change")
+    _git("status", "--short", cwd=work)
+    assert (work / "PWNED").exists()
