@@ -95,3 +95,17 @@ async def test_mcp_servers_reach_a_new_session(ip, tmp_path):
 async def test_bad_mcp_value_is_a_usage_error(ip):
     with pytest.raises(UsageError, match="--mcp"):
         ip.run_line_magic("agent", "--new --mcp '{not json'")
+
+
+async def test_sandbox_option_turns_the_sandbox_on_for_the_session(ip, tmp_path):
+    from jupyter_agent.sandbox.settings import sandbox_settings
+
+    assert parse_options("--sandbox run the tests").sandbox and parse_options("--sandbox x").prompt == "x"
+    ip.run_line_magic("agent", "--new")
+    session = ip._jupyter_agent_magics.session
+    assert not sandbox_settings(session.context).enabled  # no settings file turns it on here
+    ip.run_line_magic("agent", "--sandbox")  # on the running session, from the next command
+    assert session.config.sandbox and sandbox_settings(session.context).enabled
+    ip.run_line_magic("agent", "--new --sandbox")
+    fresh = ip._jupyter_agent_magics.session
+    assert fresh is not session and sandbox_settings(fresh.context).enabled

@@ -68,6 +68,7 @@ class SessionConfig:
     home: Path | None = None  # the user's home for ~/.claude files (tests point it elsewhere)
     load_settings: bool = True  # read .claude/settings*.json
     trust_project: bool = False  # trust the project's .claude settings without asking (and record it)
+    sandbox: bool = False  # Bash runs in the sandbox whatever the settings files say (%agent --sandbox)
     load_mcp: bool = True  # MCP servers from ~/.claude.json, ~/.claude/settings.json, approved .mcp.json
     mcp_servers: dict[str, Any] | None = None  # extra servers, as .mcp.json "mcpServers" entries
 

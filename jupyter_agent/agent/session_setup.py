@@ -15,6 +15,7 @@ from ..core.context import AppState, AppStateStore, ThinkingConfig, ToolUseConte
 from ..core.permission_types import ToolPermissionContext
 from ..core.tool import Tool
 from ..errors import AgentConfigError
+from ..sandbox.settings import FORCE_KEY
 from .config import SessionConfig
 from .prompts import PromptInputs
 from .toolset import select_tools
@@ -59,7 +60,9 @@ def make_context(
         options=options,
         cwd=Path(config.cwd),
         session_dir=config.resolved_sessions_dir() / session_id,
-        app_state_store=AppStateStore(AppState(tool_permission_context=permission_context)),
+        app_state_store=AppStateStore(
+            AppState(tool_permission_context=permission_context, extra={FORCE_KEY: True} if config.sandbox else {})
+        ),
         messages=messages,
     )
     return context, broken

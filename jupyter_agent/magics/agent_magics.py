@@ -41,6 +41,7 @@ class AgentMagics(Magics):
     project_dir = Unicode(None, allow_none=True, help="Project root (default: the kernel's cwd).").tag(config=True)
     stream_interval = Float(0.15, help="Seconds between transcript updates while text streams.").tag(config=True)
     show_context = Bool(True, help="Tell the agent the notebook path, cell id and last error.").tag(config=True)
+    sandbox = Bool(False, help="Run new sessions' Bash commands in the bubblewrap sandbox.").tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         # Set before the traitlets init: loading config may fire the observers below.
@@ -86,7 +87,7 @@ class AgentMagics(Magics):
         prompt = _expand_command(prompt, session)
         if not prompt:
             if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny \
-                    or opts.approval_timeout is not None or opts.mcp or opts.trust:
+                    or opts.approval_timeout is not None or opts.mcp or opts.trust or opts.sandbox:
                 return reports.Text(reports.session_text(session))
             raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
         self._start_turn(session, prompt)
@@ -115,6 +116,7 @@ class AgentMagics(Magics):
             approval_timeout=self.approval_timeout if opts.approval_timeout is None else opts.approval_timeout,
             mcp_servers=_mcp_servers(opts.mcp, cwd) or None,
             trust_project=opts.trust,
+            sandbox=opts.sandbox or self.sandbox,
         )
 
     def _ensure_session(self, opts: AgentOptions) -> AgentSession:
@@ -174,6 +176,11 @@ class AgentMagics(Magics):
             session.config.approval_timeout = opts.approval_timeout
         if opts.trust:  # applied (and recorded) at the start of the next turn
             session.config.trust_project = True
+        if opts.sandbox:  # from the next command on
+            from ..sandbox.settings import turn_on
+
+            session.config.sandbox = True
+            turn_on(session.context)
         if opts.mode or opts.allow or opts.deny:
             reports.update_permissions(session, opts.mode, opts.allow, opts.deny)
         if opts.mcp:

@@ -18,7 +18,7 @@ from ..core.permission_types import PERMISSION_MODES
 
 _SESSION_ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.:-]{6,}$")
 _VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout", "--mcp"}
-_FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help", "--trust"}
+_FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help", "--trust", "--sandbox"}
 
 
 @dataclass
@@ -37,6 +37,7 @@ class AgentOptions:
     cost: bool = False
     tools: bool = False
     trust: bool = False
+    sandbox: bool = False
     prompt: str = ""
 
     @property
@@ -64,6 +65,8 @@ class AgentOptions:
           help="MCP servers for this session: .mcp.json-style JSON text or a path to such a file (repeatable).")
 @argument("--trust", action="store_true",
           help="Trust this folder's .claude settings (allow rules, mode, hooks) without asking, and remember it.")
+@argument("--sandbox", action="store_true",
+          help="Run this session's Bash commands in the bubblewrap sandbox (sandbox.enabled, for this session).")
 @argument("--rewind", nargs="?", const=1, type=int, default=None, metavar="N",
           help="Restore files and cells to how they were before the last N turns (default 1).")
 @argument("--stop", action="store_true", help="Stop the running turn.")
@@ -154,6 +157,7 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
         cost=args.cost,
         tools=args.tools,
         trust=args.trust,
+        sandbox=args.sandbox,
         prompt=prompt,
     )
     if opts.approval_timeout is not None and not opts.approval_timeout > 0:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ..core.context import ToolUseContext
 
 APP_STATE_KEY = "sandbox"
+FORCE_KEY = "sandbox_on"  # app_state.extra: True turns the sandbox on for the session
 _KEYS = {
     "enabled": "enabled",
     "autoAllowBashIfSandboxed": "auto_allow",
@@ -172,10 +173,18 @@ def _entry(item: Any, key: str, path: Path, where: str) -> str:
     return str(item[key])
 
 
+def turn_on(context: ToolUseContext) -> None:
+    """Run the session's Bash commands in the sandbox from now on, whatever the files say."""
+    context.set_app_state(lambda s: replace(s, extra={**s.extra, FORCE_KEY: True}))
+
+
 def sandbox_settings(context: ToolUseContext) -> SandboxSettings:
-    """This session's sandbox settings: the app-state override, else the settings files."""
-    override = context.get_app_state().extra.get(APP_STATE_KEY)
+    """This session's sandbox settings: the app-state override, else the settings files (with
+    the sandbox on when the session says so: ``FORCE_KEY``, ``%agent --sandbox``)."""
+    extra = context.get_app_state().extra
+    override = extra.get(APP_STATE_KEY)
     if isinstance(override, SandboxSettings):
         return override
     project = context.permission_context.project_dir or context.cwd
-    return load_sandbox_settings(project)
+    loaded = load_sandbox_settings(project)
+    return replace(loaded, enabled=True) if extra.get(FORCE_KEY) and not loaded.enabled else loaded
