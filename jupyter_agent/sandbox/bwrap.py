@@ -24,6 +24,7 @@ from pathlib import Path
 from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES, is_within
 from .masks import Masks
 from .protected import git_settings
+from .proxy import FORWARDER, PROXY_ENV, PROXY_URL
 from .seccomp import FD, TRAMPOLINE, filter_file
 
 # every protected folder and file of the permission system (``.claude``, ``.ssh``, ``.bashrc`` …)
@@ -109,6 +110,7 @@ def bwrap_args(
     env_mask: Iterable[str] = (),
     unix_sockets: bool = False,
     nested: Iterable[str] = (),
+    proxy: tuple[str, int] | None = None,
 ) -> list[str]:
     """The argv prefix that runs a program confined (append the program and its arguments).
 
@@ -117,6 +119,8 @@ def bwrap_args(
     ``/run`` is replaced by an empty one and ``socket(AF_UNIX)`` fails (``seccomp.py``); the
     prefix then starts with a ``sh`` that opens the filter for bwrap.  ``nested``: protected
     paths found deeper in the writable folders (``protected.py``); theirs are kept read-only too.
+    ``proxy``: (a Python, the inherited link's fd): the command runs under ``proxy.FORWARDER``,
+    with the proxy variables pointing at it.
     """
     real = _unique(Path(os.path.realpath(d)) for d in writable if os.path.isdir(d))
     own = _OWN if unix_sockets else (*_OWN, "/run")
@@ -134,11 +138,16 @@ def bwrap_args(
         args += ["--unsetenv", name]
     for name in env_mask:
         args += ["--setenv", name, MASKED_VALUE]
+    if proxy is not None:
+        for name in PROXY_ENV:
+            args += ["--setenv", name, PROXY_URL]
+        args += ["--unsetenv", "NO_PROXY", "--unsetenv", "no_proxy"]
     args += ["--setenv", "TMPDIR", "/tmp", "--chdir", str(cwd)]
+    inside = ["--"] if proxy is None else ["--", proxy[0], "-c", FORWARDER, str(proxy[1])]
     bpf = None if unix_sockets else filter_file()
     if bpf is not None:
-        return [*TRAMPOLINE, bpf, *args, "--seccomp", str(FD), "--"]
-    return [*args, "--"]
+        return [*TRAMPOLINE, bpf, *args, "--seccomp", str(FD), *inside]
+    return [*args, *inside]
 
 
 def mount_args(roots: Sequence[str], protected: Iterable[str], masks: Masks, own: Sequence[str] = ()) -> list[str]:

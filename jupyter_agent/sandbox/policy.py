@@ -32,6 +32,7 @@ from ..permissions.verdicts import SAFETY, is_sticky, sticky_ask
 from .bwrap import blanks, bwrap_args, probe
 from .masks import Masks, compute_masks
 from .protected import PROTECTED_GAP, disarm, existing_protected, repository_settings
+from .proxy import ProxyLink, forwarder_python
 from .seccomp import filter_file
 from .settings import SandboxSettings, sandbox_settings
 
@@ -44,12 +45,13 @@ UNSANDBOXED_DENIED = (
 )
 SANDBOX_NOTE = (
     "The command ran in the sandbox (read-only filesystem outside the working directories and "
-    "/tmp, protected paths read-only, no network, no Unix sockets) and may have failed because of it. If it must "
+    "/tmp, protected paths read-only, no network but sandbox.network.allowedDomains, no Unix sockets) "
+    "and may have failed because of it. If it must "
     "run outside, call Bash again with dangerouslyDisableSandbox: true (the user will be asked)."
 )
 _SANDBOX_SYMPTOMS = re.compile(
     r"Read-only file system|Network is unreachable|Temporary failure in name resolution|"
-    r"Could not resolve host|Name or service not known|getaddrinfo|^bwrap: ",
+    r"Could not resolve host|Name or service not known|getaddrinfo|^bwrap: |jupyter-agent sandbox: ",
     re.MULTILINE,
 )
 
@@ -119,6 +121,22 @@ class Confinement:
     writable: tuple[str, ...]
     protected: frozenset[str] | None
     git_settings: frozenset[str] = frozenset()  # inside the repository folders, before it ran
+    link: ProxyLink | None = None  # the network to allowedDomains (proxy.py)
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        """File descriptors the sandbox must inherit."""
+        return (self.link.theirs.fileno(),) if self.link is not None else ()
+
+    def started(self) -> None:
+        """The command runs: the kernel's end of the network link starts serving."""
+        if self.link is not None:
+            self.link.started()
+
+    def abandon(self) -> None:
+        """The command did not start: nothing to serve."""
+        if self.link is not None:
+            self.link.close()
 
     def disarm(self) -> str | None:
         """After the command: rename the protected paths it created (``protected.disarm``)."""
@@ -167,14 +185,17 @@ async def sandbox_prefix(
     writable = [*working_directories(context, settings), *extra_writable]
     env = os.environ if environment is None else environment
     masks, protected = await sandbox_masks(context, settings, writable)
+    python = forwarder_python() if settings.allowed_domains else None
+    link = ProxyLink(settings.allowed_domains) if python else None
     args = bwrap_args(
         available.path, writable=writable, cwd=cwd, masks=masks,
         env_unset=settings.env_deny, env_mask=[n for n in settings.env_mask if n in env],
         unix_sockets=settings.allow_unix_sockets, nested=protected,
+        proxy=(python, link.theirs.fileno()) if python and link else None,
     )
     complete = not any(g.startswith(PROTECTED_GAP) for g in masks.gaps)
     real = tuple(os.path.realpath(w) for w in writable if os.path.isdir(w))
-    return Confinement(args, real, protected if complete else None, repository_settings(protected, real))
+    return Confinement(args, real, protected if complete else None, repository_settings(protected, real), link)
 
 
 def excluded_by(command: str, settings: SandboxSettings) -> str | None:

@@ -4,6 +4,7 @@ lists are joined across files).
     {"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true,
                  "allowUnsandboxedCommands": true, "network": {"allowAllUnixSockets": false},
                  "excludedCommands": ["docker", "git push"],
+                 "network": {"allowedDomains": ["pypi.org", "files.pythonhosted.org"]},
                  "filesystem": {"denyRead": ["~/.aws/**"], "denyWrite": ["./deploy/"],
                                 "allowWrite": ["~/.cache/matplotlib"]},
                  "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}],
@@ -11,8 +12,9 @@ lists are joined across files).
 
 Paths are written as in ``Read(...)`` rules (``//abs``, ``~/x``, ``/x`` from the settings root,
 ``./x`` and ``x`` from the project); ``allowWrite`` names folders (no patterns).  An untrusted
-project's files cannot add to ``allowWrite`` nor to ``excludedCommands`` (command prefixes, as in
-``Bash`` rules, that run outside the sandbox and are asked about as without it).  A credential
+project's files cannot add to ``allowWrite``, ``network.allowedDomains`` (hosts reached through
+the kernel's proxy) nor ``excludedCommands`` (command prefixes, as in ``Bash`` rules, that run
+outside the sandbox and are asked about as without it).  A credential
 variable in ``deny`` mode is removed from a sandboxed command's environment; in ``mask`` mode it
 is there with a placeholder value.
 
@@ -59,6 +61,7 @@ class SandboxSettings:
     env_mask: tuple[str, ...] = ()
     allow_write: tuple[tuple[RuleSource, str], ...] = ()  # filesystem.allowWrite: more writable folders
     excluded: tuple[str, ...] = ()  # excludedCommands: command prefixes that run outside the sandbox
+    allowed_domains: tuple[str, ...] = ()  # network.allowedDomains: reached through the kernel's proxy
 
 
 def load_sandbox_settings(
@@ -116,7 +119,7 @@ def _parse_block(block: Any, path: Path) -> dict[str, bool]:
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_LOOSENING = frozenset({"allow_write", "excluded"})
+_LOOSENING = frozenset({"allow_write", "excluded", "allowed_domains"})
 _MODES = ("deny", "mask")
 
 
@@ -124,8 +127,13 @@ def _parse_lists(block: dict[str, Any], path: Path, source: RuleSource) -> dict[
     """``excludedCommands``, ``filesystem.denyRead`` / ``denyWrite`` / ``allowWrite`` and
     ``credentials.files`` / ``envVars``, by ``SandboxSettings`` field."""
     lists: dict[str, list[Any]] = {
-        "deny_read": [], "deny_write": [], "env_deny": [], "env_mask": [], "allow_write": [], "excluded": []
+        "deny_read": [], "deny_write": [], "env_deny": [], "env_mask": [], "allow_write": [], "excluded": [],
+        "allowed_domains": [],
     }
+    for item in _list(_object(block, "network", path), "allowedDomains", "sandbox.network.allowedDomains", path):
+        if not isinstance(item, str) or not item.strip() or any(c in item for c in "/: \x00"):
+            raise AgentConfigError(f"Settings file {path}: sandbox.network.allowedDomains must list host names.")
+        lists["allowed_domains"].append(item.strip().lower())
     for item in _list(block, "excludedCommands", "sandbox.excludedCommands", path):
         if not isinstance(item, str) or not item.strip():
             raise AgentConfigError(f"Settings file {path}: sandbox.excludedCommands must list commands.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..tools.shell.output import FileFollower
@@ -125,11 +125,14 @@ async def start_shell_task(
     directory: Path,
     kill_grace: float = DEFAULT_KILL_GRACE,
     after: Callable[[], str | None] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> ShellTask:
     """Start ``command`` in the background and register it; returns as soon as it runs."""
     task_id = registry.new_id(ShellTask.id_prefix)
     files = ShellFiles(output=directory / f"{task_id}.output", cwd=directory / f"{task_id}.cwd")
-    process = await ShellProcess.start(command, cwd=cwd, env=env, files=files, kill_grace=kill_grace)
+    process = await ShellProcess.start(
+        command, cwd=cwd, env=env, files=files, kill_grace=kill_grace, pass_fds=pass_fds
+    )
     task = ShellTask(task_id, command, description, process, after)
     registry.add(task)
     return task

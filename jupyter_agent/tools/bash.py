@@ -191,11 +191,15 @@ class BashTool(Tool[BashInput, BashOutput]):
         try:
             process = await ShellProcess.start(
                 input.command, cwd=cwd, env=env, files=files, kill_grace=self.kill_grace,
-                prefix=sandbox.args if sandbox else (),
+                prefix=sandbox.args if sandbox else (), pass_fds=sandbox.pass_fds if sandbox else (),
             )
         except OSError:
             _remove(files.output)
+            if sandbox:
+                sandbox.abandon()
             raise
+        if sandbox:
+            sandbox.started()
         on_line = (lambda line: on_progress(ToolProgress("", line))) if on_progress else None
         try:
             outcome = await run_foreground(
@@ -230,16 +234,24 @@ class BashTool(Tool[BashInput, BashOutput]):
         notes: tuple[str, ...],
         sandbox: Confinement | None = None,
     ) -> BashOutput:
-        task = await start_shell_task(
-            get_task_registry(context),
-            input.command,
-            description=input.description or _first_line(input.command),
-            cwd=cwd,
-            env=env,
-            directory=context.session_dir / "tasks",
-            kill_grace=self.kill_grace,
-            after=sandbox.disarm if sandbox else None,
-        )
+        try:
+            task = await start_shell_task(
+                get_task_registry(context),
+                input.command,
+                description=input.description or _first_line(input.command),
+                cwd=cwd,
+                env=env,
+                directory=context.session_dir / "tasks",
+                kill_grace=self.kill_grace,
+                after=sandbox.disarm if sandbox else None,
+                pass_fds=sandbox.pass_fds if sandbox else (),
+            )
+        except BaseException:
+            if sandbox:
+                sandbox.abandon()
+            raise
+        if sandbox:
+            sandbox.started()
         text = (
             f"Command running in background with ID: {task.id}. "
             f"Output is being written to: {task.output_path}\n"

@@ -78,8 +78,10 @@ class ShellProcess:
         files: ShellFiles,
         kill_grace: float = DEFAULT_KILL_GRACE,
         prefix: Sequence[str] = (),
+        pass_fds: Sequence[int] = (),
     ) -> ShellProcess:
-        """Start ``command``; ``prefix`` (e.g. a sandbox's argv) runs bash inside it."""
+        """Start ``command``; ``prefix`` (e.g. a sandbox's argv) runs bash inside it; ``pass_fds``
+        stay open in it (the sandbox's network link)."""
         files.output.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             files.cwd.unlink()
@@ -95,6 +97,7 @@ class ShellProcess:
                 cwd=str(cwd),
                 env=env,
                 start_new_session=True,
+                pass_fds=tuple(pass_fds),
             )
         finally:
             os.close(fd)

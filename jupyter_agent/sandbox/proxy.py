@@ -1,0 +1,189 @@
+"""The network of a sandboxed command: only the domains ``sandbox.network.allowedDomains`` names.
+
+The sandbox has a network namespace of its own with nothing but loopback, and no Unix sockets
+(``seccomp.py``).  To let ``pip install`` reach ``pypi.org`` and nothing else:
+
+* before bwrap starts, the kernel makes a socket pair; one end stays with the kernel (a
+  ``ProxyLink``), the other is inherited into the sandbox (a socket that already exists is not
+  what the filter refuses);
+* inside, ``FORWARDER`` listens on ``127.0.0.1:3128``, starts the command as its child (so the
+  port is open before the command runs, and its exit status is the command's), and hands every
+  connection it accepts to the kernel as a file descriptor over the pair (``SCM_RIGHTS``);
+* the kernel reads the request on that connection: ``CONNECT host:port`` (HTTPS) or a plain
+  ``GET http://host/…``.  An allowed host is connected and the bytes relayed both ways; any
+  other gets ``403`` with a message naming the setting.
+
+``HTTP_PROXY`` / ``HTTPS_PROXY`` (and the lower-case forms) point programs at the forwarder;
+one that ignores them finds no network, as before.  The link closes itself when the sandbox's
+end is gone (every process inside has exited).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+from ..permissions.rules import domain_matches
+
+PORT = 3128
+PROXY_URL = f"http://127.0.0.1:{PORT}"
+PROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy")
+_HEAD_LIMIT = 64 * 1024
+_CONNECT_TIMEOUT = 30.0
+
+# run inside the sandbox: argv = [python, -c, FORWARDER, link fd, command...]
+FORWARDER = f"PORT = {PORT}\n" + r"""
+import os, socket, sys, threading
+link = socket.socket(fileno=int(sys.argv[1]))
+server = socket.socket()
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+server.bind(("127.0.0.1", PORT))
+server.listen(64)
+def hand_over():
+    while True:
+        conn, _ = server.accept()
+        try:
+            socket.send_fds(link, [b"c"], [conn.fileno()])
+        except OSError:
+            pass
+        conn.close()
+threading.Thread(target=hand_over, daemon=True).start()
+pid = os.fork()
+if pid == 0:
+    server.close(); link.close()
+    os.execvp(sys.argv[2], sys.argv[2:])
+os._exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"""
+
+
+def forwarder_python() -> str | None:
+    """A Python the sandbox can run (the kernel's own interpreter, not a path under /tmp)."""
+    for candidate in (os.path.realpath(sys.executable), "/usr/bin/python3"):
+        if os.path.isfile(candidate) and not candidate.startswith("/tmp/"):
+            return candidate
+    return None
+
+
+class ProxyLink:
+    """The kernel's end of one sandboxed command's network: hands accepted connections to ``serve``."""
+
+    def __init__(self, domains: Sequence[str]) -> None:
+        self.domains = tuple(domains)
+        self._mine, self.theirs = socket.socketpair()
+        self.theirs.set_inheritable(True)
+        self._mine.setblocking(False)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def started(self) -> None:
+        """Call once the sandbox holds its end: the kernel's copy closes and reading begins."""
+        self.theirs.close()
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(self._mine.fileno(), self._readable)
+
+    def close(self) -> None:
+        if self._loop is not None:
+            with contextlib.suppress(Exception):
+                self._loop.remove_reader(self._mine.fileno())
+        self.theirs.close()
+        self._mine.close()
+
+    def _readable(self) -> None:
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(self._mine, 64, 16)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data, fds = b"", []
+        for fd in fds:
+            task = asyncio.ensure_future(serve(fd, self.domains))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        if not data and not fds:  # every process inside has exited
+            self.close()
+
+
+async def serve(fd: int, domains: Sequence[str]) -> None:
+    """One connection from inside: relay it to an allowed host, or refuse it."""
+    try:
+        client = socket.socket(fileno=fd)  # anything but a stream socket is refused here
+        if client.type != socket.SOCK_STREAM:
+            client.close()
+            return
+    except OSError:
+        os.close(fd)
+        return
+    client.setblocking(False)
+    reader, writer = await asyncio.open_connection(sock=client, limit=_HEAD_LIMIT)
+    try:
+        await _serve(reader, writer, domains)
+    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+        pass
+    finally:
+        writer.close()
+
+
+async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, domains: Sequence[str]) -> None:
+    head = await reader.readuntil(b"\r\n\r\n")
+    line, _, rest = head.partition(b"\r\n")
+    method, target, version = line.decode("latin-1").split(" ", 2)
+    if method.upper() == "CONNECT":
+        host, port = _host_port(target, 443)
+        forward = b""
+    else:
+        url = urlsplit(target)
+        if url.scheme != "http" or not url.hostname:
+            return await _refuse(writer, 400, f"send requests through the proxy as CONNECT or http:// URLs, not {target!r}")
+        host, port = url.hostname, url.port or 80
+        path = url.path or "/"
+        headers = [h for h in rest.split(b"\r\n") if h and not h.lower().startswith((b"proxy-", b"connection:"))]
+        forward = b"\r\n".join([f"{method} {path}{'?' + url.query if url.query else ''} {version}".encode("latin-1"),
+                                *headers, b"Connection: close", b"", b""])
+    if not any(domain_matches(d, host) for d in domains):
+        return await _refuse(writer, 403, f"{host} is not in sandbox.network.allowedDomains")
+    try:
+        up_reader, up_writer = await asyncio.wait_for(asyncio.open_connection(host, port), _CONNECT_TIMEOUT)
+    except (OSError, asyncio.TimeoutError) as exc:
+        return await _refuse(writer, 502, f"could not reach {host}:{port}: {exc}")
+    if forward:
+        up_writer.write(forward)
+    else:
+        writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+    try:
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+    finally:
+        up_writer.close()
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+    except OSError:
+        pass
+
+
+async def _refuse(writer: asyncio.StreamWriter, status: int, why: str) -> None:
+    reason = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
+    body = f"jupyter-agent sandbox: {why}\n".encode()
+    writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}\r\n"
+                 "Connection: close\r\n\r\n".encode() + body)
+    with contextlib.suppress(OSError):
+        await writer.drain()
+
+
+def _host_port(target: str, default: int) -> tuple[str, int]:
+    """``host:port`` or ``[v6]:port`` of a CONNECT line."""
+    if target.startswith("["):
+        host, _, port = target[1:].partition("]")
+        return host, int(port.lstrip(":") or default)
+    host, sep, port = target.rpartition(":")
+    return (host, int(port)) if sep else (target, default)

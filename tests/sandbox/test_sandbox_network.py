@@ -1,0 +1,134 @@
+"""The sandbox's network, for real: only ``sandbox.network.allowedDomains``, through the kernel's
+proxy (connections handed over from inside as file descriptors), by plain HTTP and CONNECT."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+
+import pytest
+
+from jupyter_agent.sandbox.settings import load_sandbox_settings
+from tests.tasks.shell_support import bash
+
+from .conftest import sandboxed_context
+
+FETCH = """import sys, urllib.request, urllib.error
+for url in sys.argv[1:]:
+    try:
+        print(url, urllib.request.urlopen(url, timeout=20).read().decode())
+    except urllib.error.HTTPError as exc:
+        print(url, exc.code, exc.read().decode().strip())
+    except OSError as exc:
+        print(url, "failed:", exc)
+"""
+
+TUNNEL = """import http.client, sys
+conn = http.client.HTTPConnection("127.0.0.1", 3128, timeout=20)
+conn.set_tunnel("127.0.0.1", int(sys.argv[1]))
+conn.request("GET", "/tunnelled")
+print("tunnel:", conn.getresponse().read().decode())
+"""
+
+
+@pytest.fixture
+def upstream():
+    seen: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append(self.path)
+            body = f"hello from upstream {self.path}".encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1], seen
+    server.shutdown()
+
+
+async def test_allowed_domains_are_reached_and_others_refused(tmp_path, approve, bwrap_ok, upstream):
+    port, seen = upstream
+    ctx = sandboxed_context(tmp_path, allowed_domains=("127.0.0.1",))
+    (tmp_path / "work" / "fetch.py").write_text(FETCH)
+    out = await bash(ctx, approve, f"python3 fetch.py http://127.0.0.1:{port}/allowed http://localhost:{port}/refused")
+    assert "hello from upstream /allowed" in out.text, out.text
+    assert "403 jupyter-agent sandbox: localhost is not in sandbox.network.allowedDomains" in out.text
+    assert seen == ["/allowed"] and approve.asks == []
+    (tmp_path / "work" / "tunnel.py").write_text(TUNNEL)
+    tunnel = await bash(ctx, approve, f"python3 tunnel.py {port}")
+    assert "tunnel: hello from upstream /tunnelled" in tunnel.text, tunnel.text
+    status = await bash(ctx, approve, "exit 3")
+    assert status.result.data.exit_code == 3  # the command's own status, under the forwarder
+
+
+async def test_without_allowed_domains_there_is_no_network(tmp_path, approve, bwrap_ok, upstream):
+    port, seen = upstream
+    ctx = sandboxed_context(tmp_path)
+    (tmp_path / "work" / "fetch.py").write_text(FETCH)
+    out = await bash(ctx, approve, f"python3 fetch.py http://127.0.0.1:{port}/x")
+    assert "failed:" in out.text and seen == []
+
+
+def test_allowed_domains_setting_is_held_back_in_an_untrusted_folder(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"sandbox": {"network": {"allowedDomains": ["pypi.org", "*.pythonhosted.org"]}}})
+    )
+    assert load_sandbox_settings(project, home, trusted=True).allowed_domains == ("pypi.org", "*.pythonhosted.org")
+    assert load_sandbox_settings(project, home, trusted=False).allowed_domains == ()
+
+
+async def test_a_background_command_has_the_same_network(tmp_path, approve, bwrap_ok, upstream):
+    from tests.tasks.shell_support import call
+
+    port, seen = upstream
+    ctx = sandboxed_context(tmp_path, allowed_domains=("127.0.0.1",))
+    (tmp_path / "work" / "fetch.py").write_text(FETCH)
+    started = await bash(ctx, approve, f"python3 fetch.py http://127.0.0.1:{port}/bg", run_in_background=True)
+    task_id = started.result.data.background_task_id
+    result = await call(ctx, approve, "TaskOutput", {"task_id": task_id, "block": True, "timeout": 30000})
+    assert "hello from upstream /bg" in result.text and seen == ["/bg"], result.text
+
+
+async def test_what_is_handed_over_must_be_a_stream_socket(tmp_path):
+    """A process inside could hand over any descriptor: a file is closed, not served, and the
+    link goes on serving connections."""
+    import asyncio
+    import os
+    import socket
+
+    from jupyter_agent.sandbox.proxy import ProxyLink
+
+    link = ProxyLink(("allowed.example",))
+    inside = link.theirs.dup()  # what the forwarder would hold
+    link.started()
+    try:
+        open_before = len(os.listdir("/proc/self/fd"))
+        fd = os.open(tmp_path, os.O_RDONLY)
+        socket.send_fds(inside, [b"c"], [fd])
+        os.close(fd)
+        for _ in range(100):  # the kernel side receives its own copy, and must close it
+            await asyncio.sleep(0.01)
+            if len(os.listdir("/proc/self/fd")) == open_before:
+                break
+        assert len(os.listdir("/proc/self/fd")) == open_before
+        mine, theirs = socket.socketpair()
+        socket.send_fds(inside, [b"c"], [theirs.fileno()])
+        theirs.close()
+        mine.sendall(b"CONNECT elsewhere.example:443 HTTP/1.1\r\n\r\n")
+        mine.setblocking(False)
+        reply = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(mine, 4096), 10)
+        assert reply.startswith(b"HTTP/1.1 403") and b"elsewhere.example is not in" in reply
+        mine.close()
+    finally:
+        inside.close()
+        link.close()
