@@ -2,9 +2,8 @@
 lists are joined across files).
 
     {"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true,
-                 "allowUnsandboxedCommands": true, "network": {"allowAllUnixSockets": false},
-                 "excludedCommands": ["docker", "git push"],
-                 "network": {"allowedDomains": ["pypi.org", "files.pythonhosted.org"]},
+                 "allowUnsandboxedCommands": true, "excludedCommands": ["docker", "git push"],
+                 "network": {"allowAllUnixSockets": false, "allowedDomains": ["pypi.org"]},
                  "filesystem": {"denyRead": ["~/.aws/**"], "denyWrite": ["./deploy/"],
                                 "allowWrite": ["~/.cache/matplotlib"]},
                  "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}],
