@@ -36,7 +36,7 @@ PROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROX
 _HEAD_LIMIT = 64 * 1024
 _CONNECT_TIMEOUT = 30.0
 
-# run inside the sandbox: argv = [python, -c, FORWARDER, link fd, command...]
+# run inside the sandbox: argv = [python, -I, -c, FORWARDER, link fd, command...]
 FORWARDER = f"PORT = {PORT}\n" + r"""
 import os, socket, sys, threading
 link = socket.socket(fileno=int(sys.argv[1]))
@@ -57,7 +57,8 @@ pid = os.fork()
 if pid == 0:
     server.close(); link.close()
     os.execvp(sys.argv[2], sys.argv[2:])
-os._exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+os._exit(128 - code if code < 0 else code)  # killed by a signal: 128 + its number, as bash says
 """
 
 

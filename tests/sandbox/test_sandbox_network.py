@@ -132,3 +132,11 @@ async def test_what_is_handed_over_must_be_a_stream_socket(tmp_path):
     finally:
         inside.close()
         link.close()
+
+
+async def test_a_command_killed_by_a_signal_says_so(tmp_path, approve, bwrap_ok):
+    ctx = sandboxed_context(tmp_path, allowed_domains=("127.0.0.1",))
+    out = await bash(ctx, approve, "python3 -c \"import os, signal; os.kill(os.getpid(), signal.SIGTERM)\"; echo status=$?")
+    assert "status=143" in out.text, out.text  # bash's own view, under the forwarder
+    killed = await bash(ctx, approve, "kill -TERM $$")
+    assert killed.result.data.exit_code == 143, killed.result.data  # as unsandboxed
