@@ -40,11 +40,7 @@ def prints_secrets(program: str, words: Sequence[Word]) -> bool:
         return True
     if program in _SILENT:
         return False
-    return any(not w.static and _names_secret(w.text) for w in words)
-
-
-def _names_secret(text: str) -> bool:
-    return secret_expansion(text) is not None
+    return any(not w.static and secret_expansion(w.text) is not None for w in words)
 
 
 def secret_expansion(text: str) -> str | None:

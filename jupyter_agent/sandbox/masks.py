@@ -21,17 +21,16 @@ is not run unasked.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..permissions.compiled import PathRules
 from ..permissions.path_patterns import PathPattern
 from ..permissions.paths import is_within
+from .match import GLOB
 from .walk import WALK_BUDGET, Walk, groups
 
 MAX_MOUNTS = 4_000
-_GLOB = re.compile(r"[*?\[\\]")
 
 
 @dataclass(frozen=True)
@@ -139,5 +138,5 @@ def _literal(p: PathPattern) -> tuple[str, bool]:
             rest = rest[len(lead):]
             break
     rest = rest.lstrip("/")
-    exact = bool(p.anchor.strip("/")) and not _GLOB.search(rest.removesuffix("/**").rstrip("/"))
+    exact = bool(p.anchor.strip("/")) and not GLOB.search(rest.removesuffix("/**").rstrip("/"))
     return (base.rstrip(os.sep) or os.sep), exact

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from ..permissions.path_patterns import PathPattern, fold_case
 
-_GLOB = re.compile(r"[*?\[\\]")
+GLOB = re.compile(r"[*?\[\\]")  # a wildcard or an escape in a gitignore pattern
 
 
 class Matcher:
@@ -31,13 +31,13 @@ class Matcher:
 
     def hit(self, path: str, is_dir: bool, paths: tuple[PathPattern, ...], name: str | None = None) -> bool:
         """Does a name pattern or one of ``paths`` match ``path`` (a folder when ``is_dir``)?"""
+        base = os.path.basename(path) if name is None else name
         if self.literal:
-            base = os.path.basename(path) if name is None else name
             for root, p in self.literal.get(fold_case(base), ()):
                 if (p.fold or base == bare(p.text)) and below_root(path, root):
                     return True
         if self.names:
-            key = (os.path.basename(path) if name is None else name, is_dir)
+            key = (base, is_dir)
             roots = self.memo.get(key)
             if roots is None:  # the roots below which a name pattern matches this name
                 roots = self.memo[key] = tuple(
@@ -45,9 +45,6 @@ class Matcher:
                 )
             if roots and any(below_root(path, r) for r in roots):
                 return True
-        if not paths:
-            return False
-        base = os.path.basename(path) if name is None else name
         for p in paths:
             last = self.lasts.get(id(p))
             if (last is None or last(base)) and matches(p, path, is_dir):
@@ -82,7 +79,7 @@ def last_component(p: PathPattern) -> Callable[[str], bool] | None:
     last = text.rsplit("/", 1)[-1]
     if not last or "**" in last or text.startswith(("!", "#")) or last != last.strip() or not last.isascii():
         return None
-    if _GLOB.search(last.replace("*", "")):
+    if GLOB.search(last.replace("*", "")):
         return None  # ?, [...] or an escape: left to the pattern itself
     body = ".*".join(re.escape(part) for part in last.split("*"))
     regex = re.compile(body, re.IGNORECASE | re.DOTALL if p.fold else re.DOTALL)
@@ -99,7 +96,7 @@ def bare(text: str) -> str:
 def plain_name(p: PathPattern) -> bool:
     """A name pattern with no wildcard, escape, negation or folder-only slash (``.env``, ``.git``)."""
     text = bare(p.text)
-    return bool(text) and not _GLOB.search(text) and not text.startswith(("!", "#")) and "/" not in text and (
+    return bool(text) and not GLOB.search(text) and not text.startswith(("!", "#")) and "/" not in text and (
         text == text.strip()
     )
 
