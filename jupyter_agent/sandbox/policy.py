@@ -27,6 +27,7 @@ from ..errors import AgentConfigError, ToolError
 from ..permissions.bash_analysis import analyze
 from ..permissions.bash_rules import compile_bash_pattern
 from ..permissions.compiled import READ_RULES, PathRules, compiled_rules
+from ..permissions.filesystem import working_directories
 from ..permissions.path_patterns import compile_pattern, rule_root
 from ..permissions.verdicts import SAFETY, is_sticky, sticky_ask
 from .bwrap import blanks, bwrap_args, probe
@@ -84,8 +85,7 @@ async def sandbox_permission(
         return result
     soft_ask = isinstance(result, PermissionAsk) and not is_sticky(result)  # "needs approval" only
     if soft_ask and settings.auto_allow and isinstance(result, PermissionAsk) and (await probe()).ok:
-        writable = [*working_directories(context, settings), *extra_writable]
-        masks, _found = await sandbox_masks(context, settings, writable)
+        masks, _found = await sandbox_masks(context, settings, writable_folders(context, settings, extra_writable))
         if not settings.allow_unix_sockets and filter_file() is None:
             masks = replace(masks, gaps=(*masks.gaps, f"Unix sockets cannot be blocked on {platform.machine()}"))
         if masks.gaps:  # the sandbox cannot hold every rule: the user decides, as without it
@@ -146,12 +146,12 @@ class Confinement:
 
 
 async def sandbox_masks(
-    context: ToolUseContext, settings: SandboxSettings, writable: Sequence[Path]
+    context: ToolUseContext, settings: SandboxSettings, real: Sequence[str]
 ) -> tuple[Masks, frozenset[str]]:
     """What the sandbox hides and keeps read-only for this session's rules, and the protected
-    paths of the writable folders at any depth (both walked off the loop; gaps in the masks)."""
+    paths of the writable folders ``real`` at any depth (both walked off the loop; gaps in the
+    masks)."""
     reads, writes = mask_rules(context, settings)
-    real = [os.path.realpath(w) for w in writable if os.path.isdir(w)]
 
     def walk() -> tuple[Masks, frozenset[str]]:
         masks = compute_masks(reads, writes, real) if reads or writes else Masks()
@@ -182,19 +182,18 @@ async def sandbox_prefix(
         )
     for directory in extra_writable:  # bound into the sandbox, so it must exist first
         directory.mkdir(parents=True, exist_ok=True)
-    writable = [*working_directories(context, settings), *extra_writable]
+    real = writable_folders(context, settings, extra_writable)
     env = os.environ if environment is None else environment
-    masks, protected = await sandbox_masks(context, settings, writable)
+    masks, protected = await sandbox_masks(context, settings, real)
     python = forwarder_python() if settings.allowed_domains else None
     link = ProxyLink(settings.allowed_domains) if python else None
     args = bwrap_args(
-        available.path, writable=writable, cwd=cwd, masks=masks,
+        available.path, writable=[Path(w) for w in real], cwd=cwd, masks=masks,
         env_unset=settings.env_deny, env_mask=[n for n in settings.env_mask if n in env],
         unix_sockets=settings.allow_unix_sockets, nested=protected,
         proxy=(python, link.theirs.fileno()) if python and link else None,
     )
     complete = not any(g.startswith(PROTECTED_GAP) for g in masks.gaps)
-    real = tuple(os.path.realpath(w) for w in writable if os.path.isdir(w))
     return Confinement(args, real, protected if complete else None, repository_settings(protected, real), link)
 
 
@@ -212,14 +211,16 @@ def excluded_by(command: str, settings: SandboxSettings) -> str | None:
     return None
 
 
-def working_directories(context: ToolUseContext, settings: SandboxSettings) -> list[Path]:
-    """The project directory, the additional directories, and the folders
-    ``sandbox.filesystem.allowWrite`` names: what the sandbox binds writable."""
-    pc = context.permission_context
-    project = os.fspath(pc.project_dir or context.cwd)
-    dirs: list[Any] = [project, *pc.additional_directories]
-    dirs += [_allowed_folder(text, source, project) for source, text in settings.allow_write]
-    return [Path(os.path.abspath(os.fspath(d))) for d in dirs]
+def writable_folders(
+    context: ToolUseContext, settings: SandboxSettings, extra: Sequence[Path] = ()
+) -> tuple[str, ...]:
+    """What the sandbox binds writable, as existing real folders: the working directories (the
+    project and ``additionalDirectories``), the folders ``sandbox.filesystem.allowWrite`` names,
+    and ``extra`` (the session's scratch folder)."""
+    project = os.fspath(context.permission_context.project_dir or context.cwd)
+    allowed = [_allowed_folder(text, source, project) for source, text in settings.allow_write]
+    folders = [*map(str, working_directories(context)), *allowed, *map(str, extra)]
+    return tuple(dict.fromkeys(os.path.realpath(f) for f in folders if os.path.isdir(f)))
 
 
 def _allowed_folder(text: str, source: Any, project: str) -> str:
