@@ -19,18 +19,15 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jupyter_agent.core.context import ToolUseContext, ToolUseOptions  # noqa: E402
-from jupyter_agent.core.permission_types import PermissionAllow, ToolPermissionContext  # noqa: E402
+from _sandbox_common import sandbox_available, sandbox_context, timed_call  # noqa: E402
+
 from jupyter_agent.sandbox import walk  # noqa: E402
-from jupyter_agent.sandbox.bwrap import probe  # noqa: E402
-from jupyter_agent.sandbox.settings import APP_STATE_KEY, SandboxSettings  # noqa: E402
-from jupyter_agent.tools.bash import BashInput, BashTool  # noqa: E402
+from jupyter_agent.sandbox.settings import SandboxSettings  # noqa: E402
+from jupyter_agent.tools.bash import BashTool  # noqa: E402
 
 ROUNDS = 30
 GOAL, COLD_GOAL = 1.5, 2.0
@@ -50,38 +47,12 @@ def _project(root: Path) -> Path:
     return work
 
 
-def _context(work: Path, rules: tuple[str, ...]) -> ToolUseContext:
-    ctx = ToolUseContext(options=ToolUseOptions(tools=(BashTool(),)), cwd=work, session_dir=work.parent / "session")
-    pc = ToolPermissionContext(deny_rules={"projectSettings": rules}, project_dir=work)
-    sandbox = SandboxSettings(enabled=True)
-    ctx.set_app_state(lambda s: replace(s, tool_permission_context=pc, extra={**s.extra, APP_STATE_KEY: sandbox}))
-    return ctx
-
-
-async def _once(tool: BashTool, ctx: ToolUseContext) -> float:
-    command = BashInput(command="python3 -c pass")  # asks without the sandbox: the sandbox allows it
-    t0 = time.perf_counter()
-    verdict = await tool.check_permissions(command, ctx)
-    assert isinstance(verdict, PermissionAllow), verdict
-    result = await tool.call(command, ctx, None, None)
-    assert result.data.exit_code == 0, result.data
-    return time.perf_counter() - t0
-
-
-async def _call(tool: BashTool, ctx: ToolUseContext) -> float:
-    """The call alone, unsandboxed (it would ask: the check is not part of the figure)."""
-    t0 = time.perf_counter()
-    result = await tool.call(BashInput(command="python3 -c pass"), ctx, None, None)
-    assert result.data.exit_code == 0, result.data
-    return time.perf_counter() - t0
+ON, OFF = SandboxSettings(enabled=True), SandboxSettings(enabled=False)
+COMMAND = "python3 -c pass"  # asks without the sandbox: the sandbox allows it
 
 
 async def main() -> None:
-    available = await probe()
-    if not available.ok:
-        print(f"bubblewrap cannot sandbox here ({available.reason}): nothing measured")
-        print(f"RESULT sandbox_masks ratio=unmeasured goal=<={GOAL} fall short")
-        print(f"RESULT sandbox_masks_cold ratio=unmeasured goal=<={COLD_GOAL} fall short")
+    if not await sandbox_available((("sandbox_masks", GOAL), ("sandbox_masks_cold", COLD_GOAL))):
         return
     root = Path(tempfile.mkdtemp(prefix="sandbox-masks-"))
     try:
@@ -92,19 +63,17 @@ async def main() -> None:
 
 async def _measure(work: Path) -> None:
     tool = BashTool()
-    plain, ruled = _context(work, ()), _context(work, RULES)
-    await _once(tool, plain)
-    await _once(tool, ruled)
+    plain, ruled, bare = sandbox_context(work, ON), sandbox_context(work, ON, RULES), sandbox_context(work, OFF)
+    await timed_call(tool, plain, COMMAND, checked=True)
+    await timed_call(tool, ruled, COMMAND, checked=True)
     await asyncio.sleep(2.5)  # the new project's folders settle (see walk._Memo)
-    bare = _context(work, ())
-    bare.set_app_state(lambda s: replace(s, extra={**s.extra, APP_STATE_KEY: SandboxSettings(enabled=False)}))
     without, with_rules, cold, unsandboxed = [], [], [], []
     for _ in range(ROUNDS):
-        unsandboxed.append(await _call(tool, bare))
-        without.append(await _once(tool, plain))
-        with_rules.append(await _once(tool, ruled))
+        unsandboxed.append(await timed_call(tool, bare, COMMAND))  # it would ask: the check is left out
+        without.append(await timed_call(tool, plain, COMMAND, checked=True))
+        with_rules.append(await timed_call(tool, ruled, COMMAND, checked=True))
         walk._MEMOS.clear()
-        cold.append(await _once(tool, ruled))
+        cold.append(await timed_call(tool, ruled, COMMAND, checked=True))
     a, b, c, u = (statistics.median(x) * 1e3 for x in (without, with_rules, cold, unsandboxed))
     print(f"sandboxed call, 20,000-file project: {a:.1f} ms without rules; with {len(RULES)} rules "
           f"{b:.1f} ms ({b / a:.2f}x), walking the whole project {c:.1f} ms ({c / a:.2f}x); "

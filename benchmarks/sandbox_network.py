@@ -16,16 +16,14 @@ import statistics
 import sys
 import tempfile
 import threading
-import time
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jupyter_agent.core.context import ToolUseContext, ToolUseOptions  # noqa: E402
-from jupyter_agent.sandbox.bwrap import probe  # noqa: E402
-from jupyter_agent.sandbox.settings import APP_STATE_KEY, SandboxSettings  # noqa: E402
-from jupyter_agent.tools.bash import BashInput, BashTool  # noqa: E402
+from _sandbox_common import sandbox_available, sandbox_context, timed_call  # noqa: E402
+
+from jupyter_agent.sandbox.settings import SandboxSettings  # noqa: E402
+from jupyter_agent.tools.bash import BashTool  # noqa: E402
 
 ROUNDS = 7
 GOAL = 2.0
@@ -44,25 +42,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def _context(work: Path, sandbox: SandboxSettings) -> ToolUseContext:
-    ctx = ToolUseContext(options=ToolUseOptions(tools=(BashTool(),)), cwd=work, session_dir=work.parent / "session")
-    ctx.set_app_state(lambda s: replace(s, extra={**s.extra, APP_STATE_KEY: sandbox}))
-    return ctx
-
-
-async def _fetch(tool: BashTool, ctx: ToolUseContext, url: str) -> float:
-    command = f"python3 -c \"import urllib.request; assert len(urllib.request.urlopen('{url}').read()) == {SIZE}\""
-    t0 = time.perf_counter()
-    result = await tool.call(BashInput(command=command), ctx, None, None)
-    assert result.data.exit_code == 0, result.data
-    return time.perf_counter() - t0
+def _command(url: str) -> str:
+    return f"python3 -c \"import urllib.request; assert len(urllib.request.urlopen('{url}').read()) == {SIZE}\""
 
 
 async def main() -> None:
-    available = await probe()
-    if not available.ok:
-        print(f"bubblewrap cannot sandbox here ({available.reason}): nothing measured")
-        print(f"RESULT sandbox_network ratio=unmeasured goal=<={GOAL} fall short")
+    if not await sandbox_available((("sandbox_network", GOAL),)):
         return
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -71,14 +56,15 @@ async def main() -> None:
     (root / "work").mkdir()
     try:
         tool = BashTool()
-        direct = _context(root / "work", SandboxSettings(enabled=False))
-        proxied = _context(root / "work", SandboxSettings(enabled=True, allowed_domains=("127.0.0.1",)))
-        await _fetch(tool, direct, url)
-        await _fetch(tool, proxied, url)
+        direct = sandbox_context(root / "work", SandboxSettings(enabled=False))
+        proxied = sandbox_context(root / "work", SandboxSettings(enabled=True, allowed_domains=("127.0.0.1",)))
+        command = _command(url)
+        await timed_call(tool, direct, command)
+        await timed_call(tool, proxied, command)
         plain, through = [], []
         for _ in range(ROUNDS):
-            plain.append(await _fetch(tool, direct, url))
-            through.append(await _fetch(tool, proxied, url))
+            plain.append(await timed_call(tool, direct, command))
+            through.append(await timed_call(tool, proxied, command))
     finally:
         server.shutdown()
         shutil.rmtree(root, ignore_errors=True)
