@@ -2,12 +2,12 @@
 
 A project of 20,000 files (a virtual environment's worth) with the usual secret rules
 (``Read(.env)``, ``Read(.env.*)``, ``Read(./secrets/**)``, ``Read(**/*.pem)``, ``Edit(./.git/**)``)
-and the same project with no rules.  Each round takes one ``true`` through the Bash tool's
-permission check and call, sandboxed, both ways; the figures are ratios of medians, with
+and the same project with no rules.  Each round takes one ``python3 -c pass`` through the Bash
+tool's permission check and call, sandboxed, both ways; the figures are ratios of medians, with
 rules / without.  Every sandboxed call also walks the project for protected paths at any depth
 (before and after the command: ``sandbox/protected.py``), with rules or without; the unsandboxed
-call is printed for reference.  Steady state: folders unchanged since the last command are not read again
-(goal: at most 1.5x).  Cold: the remembered folders are dropped before each call, so the project
+call is printed for reference.  Steady state: folders unchanged since the last command are not
+read again (goal: at most 1.5x).  Cold: the remembered folders are dropped before each call, so the project
 is walked in full, as for the first command of a session (goal: at most 2x).  Needs
 bubblewrap; prints why when it is missing.
 """
