@@ -123,7 +123,10 @@ async def serve(fd: int, domains: Sequence[str]) -> None:
     reader, writer = await asyncio.open_connection(sock=client, limit=_HEAD_LIMIT)
     try:
         await _serve(reader, writer, domains)
-    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+    except (asyncio.LimitOverrunError, ValueError):  # not a request line, a bad port, a huge head
+        with contextlib.suppress(OSError):
+            await _refuse(writer, 400, "not a proxy request (CONNECT host:port, or an http:// URL)")
+    except (OSError, asyncio.IncompleteReadError):  # the program went away
         pass
     finally:
         writer.close()

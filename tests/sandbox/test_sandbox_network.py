@@ -140,3 +140,34 @@ async def test_a_command_killed_by_a_signal_says_so(tmp_path, approve, bwrap_ok)
     assert "status=143" in out.text, out.text  # bash's own view, under the forwarder
     killed = await bash(ctx, approve, "kill -TERM $$")
     assert killed.result.data.exit_code == 143, killed.result.data  # as unsandboxed
+
+
+@pytest.mark.parametrize(("request_bytes", "status"), [
+    (b"GARBAGE\r\n\r\n", b"400"),
+    (b"CONNECT allowed.example:notaport HTTP/1.1\r\n\r\n", b"400"),
+    (b"GET /relative HTTP/1.1\r\nHost: allowed.example\r\n\r\n", b"400"),
+    (b"x" * 70_000, b"400"),  # no end of the head within the limit
+    (b"GET http://elsewhere.example/ HTTP/1.1\r\n\r\n", b"403"),
+])
+async def test_a_malformed_request_gets_a_clear_answer(request_bytes, status):
+    import asyncio
+    import socket
+
+    from jupyter_agent.sandbox.proxy import ProxyLink
+
+    link = ProxyLink(("allowed.example",))
+    inside = link.theirs.dup()
+    link.started()
+    mine, theirs = socket.socketpair()
+    try:
+        socket.send_fds(inside, [b"c"], [theirs.fileno()])
+        theirs.close()
+        mine.sendall(request_bytes)
+        mine.shutdown(socket.SHUT_WR)
+        mine.setblocking(False)
+        reply = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(mine, 4096), 10)
+        assert reply.startswith(b"HTTP/1.1 " + status) and b"jupyter-agent sandbox: " in reply, reply
+    finally:
+        mine.close()
+        inside.close()
+        link.close()
