@@ -18,6 +18,8 @@ import secrets
 import stat
 from pathlib import Path
 
+from . import own_writes
+
 _DIR_FDS = os.open in os.supports_dir_fd and os.rename in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -44,11 +46,13 @@ def atomic_write_bytes(
     itself was swapped for a link, the link is replaced, not followed.
     """
     target = Path(os.path.abspath(os.fspath(path))) if pinned else resolve_write_target(path)
+    created = _missing_folders(target.parent)
     if not _DIR_FDS:
         target.parent.mkdir(parents=True, exist_ok=True)
         if pinned and os.path.realpath(target.parent) != str(target.parent):
             raise WriteTargetMoved(_moved(target.parent, os.path.realpath(target.parent)))
         _write_by_name(target, data, mode)
+        own_writes.remember(target, data, created)
         return target
     if pinned:  # every folder on the way opened (or created) by name in its parent, never via a link
         folder = _open_pinned(target.parent)
@@ -61,7 +65,17 @@ def atomic_write_bytes(
         _write_in(folder, target.name, data, mode)
     finally:
         os.close(folder)
+    own_writes.remember(target, data, created)
     return target
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """The folders a write to a file in ``folder`` will create (none, usually: one lstat)."""
+    missing = []
+    while not os.path.lexists(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 def atomic_write_text(

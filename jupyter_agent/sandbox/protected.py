@@ -10,7 +10,8 @@ has a gitlink to it (and JupyterLab's git panel runs ``git status`` on its own),
 ``.vscode``, shells ``.bashrc``, agents ``.claude`` and ``.mcp.json``.  So before a sandboxed
 command every existing protected file or folder in the writable folders, at any depth, is found
 (``walk.py``, remembered by ctime) and kept read-only like those at the top; after it,
-one the command created is renamed to ``NAME.blocked-by-sandbox`` and the result says so.
+one the command created is renamed to ``NAME.blocked-by-sandbox`` and the result says so
+(not one the kernel itself wrote meanwhile, unchanged: ``core/own_writes.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 
+from ..core.own_writes import only_ours
 from ..permissions.compiled import PathRules
 from ..permissions.path_patterns import compile_pattern
 from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES, STARTUP_FILES
@@ -89,6 +91,7 @@ def disarm(before: frozenset[str], writable: Sequence[str], git_before: frozense
     new = sorted(p for p in after - before if not any(p.startswith(b + os.sep) for b in before))
     inside = repository_settings(after & before, writable) - git_before
     new += sorted(p for p in inside if not any(p.startswith(b + os.sep) for b in git_before))
+    new = [p for p in new if not only_ours(p)]  # the kernel's own (an "Always allow" saved meanwhile)
     moved, failed = [], []
     for path in new:
         target = _free_name(path + SUFFIX)
