@@ -14,6 +14,7 @@ permissions (``check_permissions`` inside the pipeline) → ``call``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
@@ -56,6 +57,10 @@ class ToolProgress:
 
 
 ProgressCallback = Callable[[ToolProgress], None]
+
+# The id of the tool use whose ``call`` is running (set by ``orchestration`` for the call's task):
+# a tool that asks the user something mid-call (the sandbox's network) routes the ask to its card.
+CURRENT_TOOL_USE_ID: ContextVar[str | None] = ContextVar("current_tool_use_id", default=None)
 # can_use_tool(tool, input, context, ask, tool_use_id) -> allow (maybe with updated input) | deny
 CanUseTool = Callable[
     ["Tool[Any, Any]", BaseModel, "ToolUseContext", PermissionAsk, str], Awaitable[UserDecision]

@@ -143,7 +143,7 @@ def bwrap_args(
             args += ["--setenv", name, PROXY_URL]
         args += ["--unsetenv", "NO_PROXY", "--unsetenv", "no_proxy"]
     args += ["--setenv", "TMPDIR", "/tmp", "--chdir", str(cwd)]
-    inside = ["--"] if proxy is None else ["--", proxy[0], "-I", "-c", FORWARDER, str(proxy[1])]
+    inside = ["--"] if proxy is None else ["--", proxy[0], "-I", "-S", "-c", FORWARDER, str(proxy[1])]
     bpf = None if unix_sockets else filter_file()
     if bpf is not None:
         return [*TRAMPOLINE, bpf, *args, "--seccomp", str(FD), *inside]

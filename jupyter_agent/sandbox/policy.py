@@ -32,6 +32,7 @@ from ..permissions.path_patterns import compile_pattern, rule_root
 from ..permissions.verdicts import SAFETY, is_sticky, sticky_ask
 from .bwrap import blanks, bwrap_args, probe
 from .masks import Masks, compute_masks
+from .network import Ask, NetworkGate
 from .protected import PROTECTED_GAP, disarm, existing_protected, repository_settings
 from .proxy import ProxyLink, forwarder_python
 from .seccomp import filter_file
@@ -46,7 +47,7 @@ UNSANDBOXED_DENIED = (
 )
 SANDBOX_NOTE = (
     "The command ran in the sandbox (read-only filesystem outside the working directories and "
-    "/tmp, protected paths read-only, no network but sandbox.network.allowedDomains, no Unix sockets) "
+    "/tmp, protected paths read-only, network only to the hosts allowed or approved, no Unix sockets) "
     "and may have failed because of it. If it must "
     "run outside, call Bash again with dangerouslyDisableSandbox: true (the user will be asked)."
 )
@@ -121,7 +122,8 @@ class Confinement:
     writable: tuple[str, ...]
     protected: frozenset[str] | None
     git_settings: frozenset[str] = frozenset()  # inside the repository folders, before it ran
-    link: ProxyLink | None = None  # the network to allowedDomains (proxy.py)
+    link: ProxyLink | None = None  # the network, through the kernel's proxy (proxy.py)
+    gate: NetworkGate | None = None  # which hosts it may reach (network.py)
 
     @property
     def pass_fds(self) -> tuple[int, ...]:
@@ -137,6 +139,10 @@ class Confinement:
         """The command did not start: nothing to serve."""
         if self.link is not None:
             self.link.close()
+
+    def network_note(self) -> str | None:
+        """For the model: the connections refused while the command ran."""
+        return self.gate.notes() if self.gate is not None else None
 
     def disarm(self) -> str | None:
         """After the command: rename the protected paths it created (``protected.disarm``)."""
@@ -168,8 +174,12 @@ async def sandbox_prefix(
     extra_writable: Sequence[Path] = (),
     environment: Mapping[str, str] | None = None,
     command: str = "",
+    ask: Ask | None = None,
 ) -> Confinement | None:
-    """How this call is confined; None when it runs outside.  ToolError: unavailable."""
+    """How this call is confined; None when it runs outside.  ToolError: unavailable.
+
+    ``ask``: how to ask the user about a host the settings neither allow nor refuse (the
+    Bash call's card); None refuses such hosts."""
     settings = sandbox_settings(context)
     if not settings.enabled or (unsandboxed and settings.allow_unsandboxed) or excluded_by(command, settings):
         return None
@@ -185,8 +195,9 @@ async def sandbox_prefix(
     real = writable_folders(context, settings, extra_writable)
     env = os.environ if environment is None else environment
     masks, protected = await sandbox_masks(context, settings, real)
-    python = forwarder_python() if settings.allowed_domains else None
-    link = ProxyLink(settings.allowed_domains) if python else None
+    gate = NetworkGate(context, settings, ask)
+    python = forwarder_python() if gate.reaches_anything() else None  # else: no network at all
+    link = ProxyLink(gate.check, on_close=gate.close) if python else None
     args = bwrap_args(
         available.path, writable=[Path(w) for w in real], cwd=cwd, masks=masks,
         env_unset=settings.env_deny, env_mask=[n for n in settings.env_mask if n in env],
@@ -194,7 +205,7 @@ async def sandbox_prefix(
         proxy=(python, link.theirs.fileno()) if python and link else None,
     )
     complete = not any(g.startswith(PROTECTED_GAP) for g in masks.gaps)
-    return Confinement(args, real, protected if complete else None, repository_settings(protected, real), link)
+    return Confinement(args, real, protected if complete else None, repository_settings(protected, real), link, gate)
 
 
 def excluded_by(command: str, settings: SandboxSettings) -> str | None:

@@ -3,7 +3,8 @@ lists are joined across files).
 
     {"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true,
                  "allowUnsandboxedCommands": true, "excludedCommands": ["docker", "git push"],
-                 "network": {"allowAllUnixSockets": false, "allowedDomains": ["pypi.org"]},
+                 "network": {"allowAllUnixSockets": false, "allowedDomains": ["pypi.org"],
+                             "deniedDomains": ["*.evil.example", "localhost:6379"]},
                  "filesystem": {"denyRead": ["~/.aws/**"], "denyWrite": ["./deploy/"],
                                 "allowWrite": ["~/.cache/matplotlib"]},
                  "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}],
@@ -12,7 +13,7 @@ lists are joined across files).
 Paths are written as in ``Read(...)`` rules (``//abs``, ``~/x``, ``/x`` from the settings root,
 ``./x`` and ``x`` from the project); ``allowWrite`` names folders (no patterns).  An untrusted
 project's files cannot add to ``allowWrite``, ``network.allowedDomains`` (hosts reached through
-the kernel's proxy) nor ``excludedCommands`` (command prefixes, as in ``Bash`` rules, that run
+the kernel's proxy without asking; ``network.py``) nor ``excludedCommands`` (command prefixes, as in ``Bash`` rules, that run
 outside the sandbox and are asked about as without it).  A credential
 variable in ``deny`` mode is removed from a sandboxed command's environment; in ``mask`` mode it
 is there with a placeholder value.
@@ -33,6 +34,7 @@ from ..core.permission_types import RuleSource
 from ..errors import AgentConfigError
 from ..permissions.settings import FILE_SOURCES, read_settings_file, settings_path
 from ..permissions.trust import is_trusted
+from .network import parse_host_entry
 
 if TYPE_CHECKING:
     from ..core.context import ToolUseContext
@@ -61,6 +63,7 @@ class SandboxSettings:
     allow_write: tuple[tuple[RuleSource, str], ...] = ()  # filesystem.allowWrite: more writable folders
     excluded: tuple[str, ...] = ()  # excludedCommands: command prefixes that run outside the sandbox
     allowed_domains: tuple[str, ...] = ()  # network.allowedDomains: reached through the kernel's proxy
+    denied_domains: tuple[str, ...] = ()  # network.deniedDomains: refused without asking (``network.py``)
 
 
 def load_sandbox_settings(
@@ -127,12 +130,16 @@ def _parse_lists(block: dict[str, Any], path: Path, source: RuleSource) -> dict[
     ``credentials.files`` / ``envVars``, by ``SandboxSettings`` field."""
     lists: dict[str, list[Any]] = {
         "deny_read": [], "deny_write": [], "env_deny": [], "env_mask": [], "allow_write": [], "excluded": [],
-        "allowed_domains": [],
+        "allowed_domains": [], "denied_domains": [],
     }
-    for item in _list(_object(block, "network", path), "allowedDomains", "sandbox.network.allowedDomains", path):
-        if not isinstance(item, str) or not item.strip() or any(c in item for c in "/: \x00"):
-            raise AgentConfigError(f"Settings file {path}: sandbox.network.allowedDomains must list host names.")
-        lists["allowed_domains"].append(item.strip().lower())
+    network = _object(block, "network", path)
+    for key, attr in (("allowedDomains", "allowed_domains"), ("deniedDomains", "denied_domains")):
+        for item in _list(network, key, f"sandbox.network.{key}", path):
+            try:
+                parse_host_entry(item if isinstance(item, str) else "")
+            except ValueError as exc:
+                raise AgentConfigError(f"Settings file {path}: sandbox.network.{key} must list host names: {exc}.") from None
+            lists[attr].append(item.strip().lower())
     for item in _list(block, "excludedCommands", "sandbox.excludedCommands", path):
         if not isinstance(item, str) or not item.strip():
             raise AgentConfigError(f"Settings file {path}: sandbox.excludedCommands must list commands.")

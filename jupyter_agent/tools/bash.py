@@ -15,6 +15,7 @@ from ..core.result import ContentBlock, ContextModifier, ToolResult, text_block
 from ..core.tool import VALID, Tool, ToolProgress, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.bash import check_bash_permission_async, is_read_only_command
+from ..sandbox.network import asker
 from ..sandbox.policy import (
     Confinement,
     failure_note,
@@ -165,7 +166,8 @@ class BashTool(Tool[BashInput, BashOutput]):
         try:
             env = await session_environment()
             sandbox = await sandbox_prefix(
-                bool(input.dangerouslyDisableSandbox), context, cwd, [context.session_dir / "bash"], env, input.command
+                bool(input.dangerouslyDisableSandbox), context, cwd, [context.session_dir / "bash"], env, input.command,
+                ask=asker(self, input, context, can_use_tool),
             )
             if sandbox is not None and input.run_in_background:
                 input = input.model_copy(update={"command": sandboxed_command(sandbox.args, input.command)})
@@ -219,6 +221,7 @@ class BashTool(Tool[BashInput, BashOutput]):
         if sandbox:
             found = (
                 failure_note(summary.text, outcome.exit_code), hidden_note(sandbox.args, input.command, summary.text),
+                sandbox.network_note(),
                 await asyncio.to_thread(sandbox.disarm),
             )
             notes = (*notes, *filter(None, found))

@@ -44,6 +44,8 @@ class PendingAnswer(Generic[T]):
         return self.future.done()
 
     async def wait(self, timeout: float | None = None) -> T:
+        """The answer.  A waiter that is cancelled leaves the future open (``dismiss`` then still
+        answers it, and the widget shows it)."""
         if timeout is None:
-            return await self.future
+            return await asyncio.shield(self.future)
         return await asyncio.wait_for(asyncio.shield(self.future), timeout)

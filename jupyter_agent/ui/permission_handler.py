@@ -116,23 +116,25 @@ class WidgetPermissionHandler:
                 return await self._plan(transcript, tool_use_id, raw)
             return await self._approve(transcript, tool, input, context, ask, tool_use_id)
         except asyncio.TimeoutError:
-            transcript.close_asks()
             return PermissionDeny(TIMEOUT_MESSAGE.format(tool=tool.name, seconds=self.timeout))
-        except asyncio.CancelledError:  # the turn was stopped or timed out by the session
-            transcript.close_asks()
-            raise
 
-    async def _wait(self, awaitable: Any) -> Any:
-        if self.timeout is None:
-            return await awaitable
-        return await asyncio.wait_for(awaitable, self.timeout)
+    async def _wait(self, widget: Any) -> Any:
+        """The widget's answer.  Withdrawn (the turn stopped, the session timed it out, or the
+        command that asked has ended) or timed out: this widget alone is dismissed."""
+        try:
+            if self.timeout is None:
+                return await widget.wait()
+            return await asyncio.wait_for(widget.wait(), self.timeout)
+        except (asyncio.CancelledError, asyncio.TimeoutError):
+            widget.dismiss()
+            raise
 
     async def _approve(
         self, transcript: Transcript, tool: Tool[Any, Any], input: BaseModel,
         context: ToolUseContext, ask: PermissionAsk, tool_use_id: str,
     ) -> UserDecision:
         panel = transcript.ask_permission(tool_use_id, tool, input, ask, agent_id=context.agent_id)
-        choice = await self._wait(panel.wait())
+        choice = await self._wait(panel)
         match choice:
             case Approved():
                 return PermissionAllow(reason="user approved")
@@ -153,7 +155,7 @@ class WidgetPermissionHandler:
     async def _questions(self, transcript: Transcript, tool_use_id: str, raw: dict[str, Any]) -> UserDecision:
         questions = list(raw.get("questions") or [])
         form = transcript.ask_questions(tool_use_id, questions)
-        answers: Answers | None = await self._wait(form.wait())
+        answers: Answers | None = await self._wait(form)
         if answers is None:
             return PermissionDeny(DISMISSED_MESSAGE, reason="dismissed")
         return PermissionAllow(updated_input={"questions": questions, "answers": answers.answers})
@@ -161,7 +163,7 @@ class WidgetPermissionHandler:
     async def _plan(self, transcript: Transcript, tool_use_id: str, raw: dict[str, Any]) -> UserDecision:
         plan = str(raw.get("plan", ""))
         widget = transcript.ask_plan(tool_use_id, plan)
-        choice = await self._wait(widget.wait())
+        choice = await self._wait(widget)
         match choice:
             case PlanApproved(mode=mode):
                 # ExitPlanMode's contract: the tool switches to ``mode`` when it runs.

@@ -53,6 +53,8 @@ class ToolCard(widgets.VBox):
         self._started: float | None = None
         self._elapsed: float | None = None
         self._ticker: asyncio.TimerHandle | None = None
+        self._open_asks = 0  # a running call may ask mid-way (the sandbox's network), more than once
+        self._after_ask = "pending"
         self.toggle = widgets.ToggleButton(
             value=True, icon="chevron-down", layout=widgets.Layout(width="32px")
         )
@@ -87,7 +89,11 @@ class ToolCard(widgets.VBox):
         self._refresh_title()
 
     def ask(self, ask: PermissionAsk, loop: asyncio.AbstractEventLoop | None = None) -> ApprovalPanel:
-        """Show the permission panel; the caller awaits ``panel.wait()``."""
+        """Show the permission panel; the caller awaits ``panel.wait()``.  A running call that
+        asks (a host its sandboxed command wants to reach) is running again once answered."""
+        if self.state != "asking":
+            self._after_ask = "running" if self.state == "running" else "pending"
+        self._open_asks += 1
         self.state = "asking"
         self.expand(True)
         self.approval = ApprovalPanel(ask, loop)
@@ -135,8 +141,11 @@ class ToolCard(widgets.VBox):
 
     def _on_decision(self, choice: ApprovalChoice) -> None:
         self.decision = describe_choice(choice)
-        if self.state == "asking":
-            self.state = "pending"
+        self._open_asks = max(0, self._open_asks - 1)
+        if self.state == "asking" and not self._open_asks:
+            self.state = self._after_ask
+            if self.state == "running":
+                self._schedule_tick()
         self._refresh_title()
 
     def _on_toggle(self, change: dict[str, Any]) -> None:

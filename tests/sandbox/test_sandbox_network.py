@@ -54,27 +54,52 @@ def upstream():
     server.shutdown()
 
 
-async def test_allowed_domains_are_reached_and_others_refused(tmp_path, approve, bwrap_ok, upstream):
+async def test_allowed_domains_are_reached_and_others_asked_about(tmp_path, reject, bwrap_ok, upstream):
     port, seen = upstream
     ctx = sandboxed_context(tmp_path, allowed_domains=("127.0.0.1",))
     (tmp_path / "work" / "fetch.py").write_text(FETCH)
-    out = await bash(ctx, approve, f"python3 fetch.py http://127.0.0.1:{port}/allowed http://localhost:{port}/refused")
+    out = await bash(ctx, reject, f"python3 fetch.py http://127.0.0.1:{port}/allowed http://localhost:{port}/refused")
     assert "hello from upstream /allowed" in out.text, out.text
-    assert "403 jupyter-agent sandbox: localhost is not in sandbox.network.allowedDomains" in out.text
-    assert seen == ["/allowed"] and approve.asks == []
+    assert "403 jupyter-agent sandbox: the user refused the connection to localhost." in out.text
+    assert seen == ["/allowed"]
+    [(tool, question)] = reject.asks  # the command itself ran unasked; the new host was asked about
+    assert tool == "Bash" and f"localhost (port {port})" in question.message
+    assert question.suggestions[0].rules == ("WebFetch(domain:localhost)",)
+    assert f"Network requests the sandbox refused (the program got HTTP 403):\nlocalhost:{port}: the user refused" in out.text
     (tmp_path / "work" / "tunnel.py").write_text(TUNNEL)
-    tunnel = await bash(ctx, approve, f"python3 tunnel.py {port}")
+    tunnel = await bash(ctx, reject, f"python3 tunnel.py {port}")
     assert "tunnel: hello from upstream /tunnelled" in tunnel.text, tunnel.text
-    status = await bash(ctx, approve, "exit 3")
+    status = await bash(ctx, reject, "exit 3")
     assert status.result.data.exit_code == 3  # the command's own status, under the forwarder
 
 
-async def test_without_allowed_domains_there_is_no_network(tmp_path, approve, bwrap_ok, upstream):
+async def test_an_approved_host_is_reached_and_not_asked_about_again(tmp_path, approve, bwrap_ok, upstream):
     port, seen = upstream
     ctx = sandboxed_context(tmp_path)
     (tmp_path / "work" / "fetch.py").write_text(FETCH)
-    out = await bash(ctx, approve, f"python3 fetch.py http://127.0.0.1:{port}/x")
-    assert "failed:" in out.text and seen == []
+    first = await bash(ctx, approve, f"python3 fetch.py http://localhost:{port}/one http://localhost:{port}/two")
+    second = await bash(ctx, approve, f"python3 fetch.py http://localhost:{port}/three")
+    assert "upstream /two" in first.text and "upstream /three" in second.text, (first.text, second.text)
+    assert seen == ["/one", "/two", "/three"] and len(approve.asks) == 1
+
+
+async def test_a_program_that_ignores_the_proxy_finds_no_network(tmp_path, approve, bwrap_ok, upstream):
+    port, seen = upstream
+    ctx = sandboxed_context(tmp_path)
+    direct = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)"
+    out = await bash(ctx, approve, f'python3 -c "{direct}" 2>&1 | tail -1')
+    assert "Connection refused" in out.text and seen == [] and approve.asks == [], out.text
+
+
+async def test_with_nobody_to_ask_a_command_gets_no_proxy(tmp_path, approve, bwrap_ok, upstream):
+    from dataclasses import replace
+
+    port, seen = upstream
+    ctx = sandboxed_context(tmp_path)
+    ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(s.tool_permission_context, mode="dontAsk")))
+    (tmp_path / "work" / "fetch.py").write_text(FETCH)
+    out = await bash(ctx, approve, f"echo proxy=${{HTTPS_PROXY:-none}}; python3 fetch.py http://localhost:{port}/x")
+    assert "proxy=none" in out.text and "failed:" in out.text and seen == [] and approve.asks == [], out.text
 
 
 def test_allowed_domains_setting_is_held_back_in_an_untrusted_folder(tmp_path):
@@ -171,3 +196,36 @@ async def test_a_malformed_request_gets_a_clear_answer(request_bytes, status):
         mine.close()
         inside.close()
         link.close()
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "polled"])
+def test_the_forwarder_hands_over_connections_and_returns_the_commands_status(tmp_path, pidfd):
+    """The forwarder on its own (outside a sandbox, on a free port): each accepted connection
+    reaches the link as a descriptor, and its exit status is the command's.  ``polled``: as on
+    a kernel without pidfd_open (before Linux 5.3)."""
+    import socket
+    import subprocess
+    import sys
+
+    from jupyter_agent.sandbox.proxy import FORWARDER, PORT
+
+    with socket.socket() as probe_port:
+        probe_port.bind(("127.0.0.1", 0))
+        free = probe_port.getsockname()[1]
+    code = FORWARDER.replace(f"PORT = {PORT}", f"PORT = {free}")
+    if not pidfd:
+        code = code.replace("os.pidfd_open(pid)", "os.no_pidfd_open_here(pid)")
+    mine, theirs = socket.socketpair()
+    client = f"import socket, time; time.sleep(0.3); socket.create_connection(('127.0.0.1', {free})).close()"
+    command = [sys.executable, "-I", "-S", "-c", code, str(theirs.fileno()), "sh", "-c",
+               f'{sys.executable} -c "{client}"; exit 7']
+    done = subprocess.run(command, pass_fds=[theirs.fileno()], timeout=30)
+    theirs.close()
+    assert done.returncode == 7
+    mine.settimeout(5)
+    data, fds, _flags, _addr = socket.recv_fds(mine, 16, 4)
+    assert data == b"c" and len(fds) == 1
+    handed = socket.socket(fileno=fds[0])
+    assert handed.type == socket.SOCK_STREAM
+    handed.close()
+    mine.close()

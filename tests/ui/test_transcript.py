@@ -151,3 +151,43 @@ async def test_a_queued_turn_says_so_until_it_starts():
     assert "running" in second.footer.value and "queued" not in second.footer.value
     assert first.blocks[0].text == "for one" and second.blocks[0].text == "for two"
     assert first.done and not second.done
+
+
+class MidCallAskTool(GuardedTool):
+    """Runs without asking, then asks mid-call (as a sandboxed command asks about a host)."""
+
+    name = "MidCallAsk"
+
+    def __init__(self) -> None:
+        self.resume = asyncio.Event()
+
+    async def check_permissions(self, input, context):
+        from jupyter_agent.core.permission_types import PermissionAllow
+
+        return PermissionAllow()
+
+    async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
+        from jupyter_agent.core.tool import ToolResult
+        from jupyter_agent.sandbox.network import asker
+
+        answer = await asker(self, input, context, can_use_tool)(PermissionAsk(f"Reach {input.path}?"))
+        await self.resume.wait()
+        return ToolResult(f"{type(answer).__name__} for {input.path}")
+
+
+async def test_a_question_asked_mid_call_shows_on_its_card_and_the_card_runs_on(tmp_path):
+    tool = MidCallAskTool()
+    ctx, transcript, handler = _setup(tmp_path, tool)
+    run = _run(ctx, transcript, handler, "tu9", "MidCallAsk", {"path": "pypi.org"})
+    panel = await _panel(transcript, "tu9")  # on this call's card: the tool does not know its id
+    card = transcript.cards["tu9"]
+    assert card.state == "asking" and "Reach pypi.org?" in panel.message.value
+    panel.approve.click()
+    for _ in range(100):
+        if card.state != "asking":
+            break
+        await asyncio.sleep(0.01)
+    assert card.state == "running"
+    tool.resume.set()
+    outcome = await asyncio.wait_for(run, 5)
+    assert outcome.text == "PermissionAllow for pypi.org" and card.state == "done"

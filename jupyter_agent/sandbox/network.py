@@ -1,0 +1,194 @@
+"""Which hosts a sandboxed command may reach: allowed, refused, or asked about once.
+
+The kernel's proxy (``proxy.py``) calls ``NetworkGate.check(host, port)`` for every connection a
+sandboxed program opens.  In Claude Code's order:
+
+1. ``sandbox.network.deniedDomains``, or a ``WebFetch(domain:…)`` deny rule: refused, never asked;
+2. ``sandbox.network.allowedDomains``, a ``WebFetch(domain:…)`` allow rule, or a host the user
+   allowed earlier in the session: connected;
+3. anything else is asked about on the Bash call's card ("Network request outside the
+   sandbox").  Approve remembers the host for the rest of the session; *Always allow* saves
+   ``WebFetch(domain:host)`` to ``.claude/settings.local.json``; Deny refuses it for the rest of
+   this command.  ``dontAsk`` and ``plan`` refuse instead of asking, ``bypassPermissions``
+   connects (a ``WebFetch`` ask rule still asks).
+
+An entry is a host (``pypi.org``), its subdomains (``*.pythonhosted.org``), or either with a
+port (``localhost:8888``: that port only).  The same host asked about by several connections at
+once is asked once; past ``MAX_OPEN_QUESTIONS`` open questions, other new hosts are refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from ..core.permission_types import PermissionAllow, PermissionAsk, PermissionUpdate, UserDecision
+from ..core.tool import CURRENT_TOOL_USE_ID, CanUseTool, Tool
+from ..permissions.rules import ascii_host, content_rule_for, domain_matches, host_rule_matches
+
+if TYPE_CHECKING:
+    from ..core.context import ToolUseContext
+    from .settings import SandboxSettings
+
+MAX_OPEN_QUESTIONS = 5  # per command: a program trying many hosts does not flood the notebook
+GRANTS_KEY = "sandbox_hosts"  # app_state.extra: hosts the user allowed this session (a frozenset)
+Ask = Callable[[PermissionAsk], Awaitable[UserDecision]]
+
+
+class _Ask:
+    """The rules leave a host to the user."""
+
+
+ASK = _Ask()
+_NO_ASK_MODES = {"dontAsk": "dontAsk mode refuses what it would ask", "plan": "plan mode runs nothing that needs asking"}
+
+
+def parse_host_entry(text: str) -> tuple[str, int | None]:
+    """``host`` or ``*.host``, with an optional ``:port``; ValueError says what is wrong."""
+    host, port = text.strip(), None
+    if host.count(":") == 1:
+        host, _, digits = host.partition(":")
+        if not (digits.isdigit() and 0 < int(digits) < 65536):
+            raise ValueError(f"{text!r} has no valid port after ':'")
+        port = int(digits)
+    if not host or any(c in host for c in "/: \t\x00@[]") or "*" in host.removeprefix("*."):
+        raise ValueError(f"{text!r} is not a host name (pypi.org, *.example.com, localhost:8888)")
+    return host.lower(), port
+
+
+def entry_matches(entry: str, host: str, port: int) -> bool:
+    """Does a domains-list entry cover ``host:port``?"""
+    pattern, only = parse_host_entry(entry)
+    return (only is None or only == port) and domain_matches(pattern, host)
+
+
+@dataclass
+class NetworkGate:
+    """One sandboxed command's network decisions (``check``) and what it reports (``notes``)."""
+
+    context: ToolUseContext
+    settings: SandboxSettings
+    ask: Ask | None = None  # None: nobody can be asked (refused instead)
+    refused: dict[str, str] = field(default_factory=dict)  # "host:port" -> why (reported once)
+    _pending: dict[str, asyncio.Future[str | None]] = field(default_factory=dict)
+
+    def reaches_anything(self) -> bool:
+        """Could any connection succeed?  (If not, the command needs no proxy at all.)"""
+        pc = self.context.permission_context
+        if self.settings.allowed_domains or self._grants() or pc.mode == "bypassPermissions":
+            return True
+        if self.ask is not None and pc.mode not in _NO_ASK_MODES:
+            return True
+        return any(rule.startswith("WebFetch(domain:") for _source, rule in pc.rules("allow"))
+
+    async def check(self, host: str, port: int) -> str | None:
+        """None: connect.  Otherwise why not (the refused program is told, with a 403)."""
+        host = ascii_host(host)
+        key = f"{host}:{port}"
+        if key in self.refused:
+            return self.refused[key]
+        why = self._rules(host, port)
+        if why is not ASK:
+            return None if why is None else self._refuse(key, str(why))
+        if key not in self._pending:
+            if sum(not p.done() for p in self._pending.values()) >= MAX_OPEN_QUESTIONS:
+                return self._refuse(key, f"{host} was not asked about: {MAX_OPEN_QUESTIONS} questions are already open")
+            self._pending[key] = asyncio.ensure_future(self._ask(host, port))
+        return await asyncio.shield(self._pending[key])
+
+    def close(self) -> None:
+        """The command has ended: questions still open are withdrawn (their panels close)."""
+        for pending in self._pending.values():
+            pending.cancel()
+
+    def notes(self) -> str | None:
+        """For the model: the connections refused while the command ran."""
+        if not self.refused:
+            return None
+        lines = [f"{key}: {why}" for key, why in self.refused.items()]
+        return (
+            "Network requests the sandbox refused (the program got HTTP 403):\n" + "\n".join(lines)
+            + "\nThese were refused by the user or the settings: do not retry them another way "
+            "(such as dangerouslyDisableSandbox); ask the user if the task needs them."
+        )
+
+    def _rules(self, host: str, port: int) -> str | None | _Ask:
+        """None: allowed; a text: refused; ``ASK``: the user decides."""
+        pc = self.context.permission_context
+        for entry in self.settings.denied_domains:
+            if entry_matches(entry, host, port):
+                return f"{host} is in sandbox.network.deniedDomains ({entry})"
+        if rule := content_rule_for(pc, "deny", "WebFetch", lambda c: host_rule_matches(c, host)):
+            return f"{host} is denied by the rule {rule}"
+        if rule := content_rule_for(pc, "ask", "WebFetch", lambda c: host_rule_matches(c, host)):
+            return ASK if pc.mode not in _NO_ASK_MODES else f"{host} needs approval (rule {rule}); {_NO_ASK_MODES[pc.mode]}"
+        if any(entry_matches(e, host, port) for e in self.settings.allowed_domains) or host in self._grants():
+            return None
+        if content_rule_for(pc, "allow", "WebFetch", lambda c: host_rule_matches(c, host)):
+            return None
+        if pc.mode == "bypassPermissions":
+            return None
+        if pc.mode in _NO_ASK_MODES:
+            return f"{host} is not in sandbox.network.allowedDomains, and {_NO_ASK_MODES[pc.mode]}"
+        return ASK
+
+    async def _ask(self, host: str, port: int) -> str | None:
+        key = f"{host}:{port}"
+        if self.ask is None:
+            return self._refuse(key, f"{host} is not in sandbox.network.allowedDomains (nobody can be asked)")
+        question = PermissionAsk(
+            f"Network request outside the sandbox: {host} (port {port}). Allow this connection?",
+            suggestions=(PermissionUpdate(rules=(f"WebFetch(domain:{host})",), destination="localSettings"),),
+            reason="sandbox network",
+        )
+        try:
+            answer = await self.ask(question)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a broken approver refuses (fail closed)
+            return self._refuse(key, f"the request to approve {host} failed: {exc}")
+        if isinstance(answer, PermissionAllow):
+            self._grant(host)
+            return None
+        return self._refuse(key, f"the user refused the connection to {host}. {answer.message}")
+
+    def _refuse(self, key: str, why: str) -> str:
+        self.refused.setdefault(key, why)
+        return why
+
+    def _grants(self) -> frozenset[str]:
+        return self.context.get_app_state().extra.get(GRANTS_KEY, frozenset())
+
+    def _grant(self, host: str) -> None:
+        self.context.set_app_state(
+            lambda s: replace(s, extra={**s.extra, GRANTS_KEY: s.extra.get(GRANTS_KEY, frozenset()) | {host}})
+        )
+
+
+def asker(tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, can_use_tool: CanUseTool | None) -> Ask | None:
+    """How a running tool call asks about a host: through ``can_use_tool``, on the call's own card
+    (None without one: such hosts are refused)."""
+    if can_use_tool is None:
+        return None
+    tool_use_id = CURRENT_TOOL_USE_ID.get() or ""
+
+    async def ask(question: PermissionAsk) -> UserDecision:
+        return await can_use_tool(tool, input, context, question, tool_use_id)
+
+    return ask
+
+
+def static_gate(domains: Sequence[str]) -> Callable[[str, int], Awaitable[str | None]]:
+    """A check that allows ``domains`` and refuses the rest without asking (tests, tools)."""
+
+    async def check(host: str, port: int) -> str | None:
+        host = ascii_host(host)
+        if any(entry_matches(e, host, port) for e in domains):
+            return None
+        return f"{host} is not in sandbox.network.allowedDomains"
+
+    return check
