@@ -12,6 +12,13 @@ sandboxed program opens.  In Claude Code's order:
    this command.  ``dontAsk`` and ``plan`` refuse instead of asking, ``bypassPermissions``
    connects (a ``WebFetch`` ask rule still asks).
 
+A *local* target (``localhost``, a loopback or private address) is this machine or its network,
+where a program listening runs outside the sandbox: its question says so, offers no *Always
+allow*, and an approval covers that port only.  A name is looked up only once it is allowed (a
+refused name sends no DNS query), and one that leads to a local address is refused unless the
+settings or an allow rule name it (``named``): an approved ``evil.example`` pointing at
+127.0.0.1 does not reach the Jupyter server.
+
 An entry is a host (``pypi.org``), its subdomains (``*.pythonhosted.org``), or either with a
 port (``localhost:8888``: that port only).  The same host asked about by several connections at
 once is asked once; past ``MAX_OPEN_QUESTIONS`` open questions, other new hosts are refused.
@@ -20,6 +27,7 @@ once is asked once; past ``MAX_OPEN_QUESTIONS`` open questions, other new hosts 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -35,7 +43,7 @@ if TYPE_CHECKING:
     from .settings import SandboxSettings
 
 MAX_OPEN_QUESTIONS = 5  # per command: a program trying many hosts does not flood the notebook
-GRANTS_KEY = "sandbox_hosts"  # app_state.extra: hosts the user allowed this session (a frozenset)
+GRANTS_KEY = "sandbox_hosts"  # app_state.extra: hosts ("host:port" when local) allowed this session
 Ask = Callable[[PermissionAsk], Awaitable[UserDecision]]
 
 
@@ -58,6 +66,19 @@ def parse_host_entry(text: str) -> tuple[str, int | None]:
     if not host or any(c in host for c in "/: \t\x00@[]") or "*" in host.removeprefix("*."):
         raise ValueError(f"{text!r} is not a host name (pypi.org, *.example.com, localhost:8888)")
     return host.lower(), port
+
+
+def is_local(host: str) -> bool:
+    """``localhost`` (and ``*.localhost``), or a loopback, private, link-local or unspecified address."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback or address.is_private or address.is_link_local or address.is_unspecified
 
 
 def entry_matches(entry: str, host: str, port: int) -> bool:
@@ -88,17 +109,27 @@ class NetworkGate:
     async def check(self, host: str, port: int) -> str | None:
         """None: connect.  Otherwise why not (the refused program is told, with a 403)."""
         host = ascii_host(host)
+        local = is_local(host)
         key = f"{host}:{port}"
         if key in self.refused:
             return self.refused[key]
-        why = self._rules(host, port)
+        why = self._rules(host, port, local)
         if why is not ASK:
             return None if why is None else self._refuse(key, str(why))
         if key not in self._pending:
             if sum(not p.done() for p in self._pending.values()) >= MAX_OPEN_QUESTIONS:
                 return self._refuse(key, f"{host} was not asked about: {MAX_OPEN_QUESTIONS} questions are already open")
-            self._pending[key] = asyncio.ensure_future(self._ask(host, port))
+            self._pending[key] = asyncio.ensure_future(self._ask(host, port, local))
         return await asyncio.shield(self._pending[key])
+
+    def named(self, host: str, port: int) -> bool:
+        """Do the settings or an allow rule name this host (not merely an approval or the mode)?
+        Only such a name may lead to a local address (``proxy.py`` checks what it resolves to)."""
+        host = ascii_host(host)
+        if any(entry_matches(e, host, port) for e in self.settings.allowed_domains):
+            return True
+        pc = self.context.permission_context
+        return content_rule_for(pc, "allow", "WebFetch", lambda c: host_rule_matches(c, host)) is not None
 
     def close(self) -> None:
         """The command has ended: questions still open are withdrawn (their panels close)."""
@@ -116,7 +147,7 @@ class NetworkGate:
             "(such as dangerouslyDisableSandbox); ask the user if the task needs them."
         )
 
-    def _rules(self, host: str, port: int) -> str | None | _Ask:
+    def _rules(self, host: str, port: int, local: bool) -> str | None | _Ask:
         """None: allowed; a text: refused; ``ASK``: the user decides."""
         pc = self.context.permission_context
         for entry in self.settings.denied_domains:
@@ -126,7 +157,10 @@ class NetworkGate:
             return f"{host} is denied by the rule {rule}"
         if rule := content_rule_for(pc, "ask", "WebFetch", lambda c: host_rule_matches(c, host)):
             return ASK if pc.mode not in _NO_ASK_MODES else f"{host} needs approval (rule {rule}); {_NO_ASK_MODES[pc.mode]}"
-        if any(entry_matches(e, host, port) for e in self.settings.allowed_domains) or host in self._grants():
+        granted = self._grants()
+        if any(entry_matches(e, host, port) for e in self.settings.allowed_domains) or (
+            f"{host}:{port}" in granted if local else host in granted
+        ):
             return None
         if content_rule_for(pc, "allow", "WebFetch", lambda c: host_rule_matches(c, host)):
             return None
@@ -136,15 +170,16 @@ class NetworkGate:
             return f"{host} is not in sandbox.network.allowedDomains, and {_NO_ASK_MODES[pc.mode]}"
         return ASK
 
-    async def _ask(self, host: str, port: int) -> str | None:
+    async def _ask(self, host: str, port: int, local: bool) -> str | None:
         key = f"{host}:{port}"
         if self.ask is None:
             return self._refuse(key, f"{host} is not in sandbox.network.allowedDomains (nobody can be asked)")
-        question = PermissionAsk(
-            f"Network request outside the sandbox: {host} (port {port}). Allow this connection?",
-            suggestions=(PermissionUpdate(rules=(f"WebFetch(domain:{host})",), destination="localSettings"),),
-            reason="sandbox network",
-        )
+        text = f"Network request outside the sandbox: {host} (port {port}). Allow this connection?"
+        if local:
+            text += (f" {host} is this machine or its local network: whatever listens on port {port} "
+                     "runs outside the sandbox (a Jupyter server, a database).")
+        rule = PermissionUpdate(rules=(f"WebFetch(domain:{host})",), destination="localSettings")
+        question = PermissionAsk(text, suggestions=() if local else (rule,), reason="sandbox network")
         try:
             answer = await self.ask(question)
         except asyncio.CancelledError:
@@ -152,7 +187,7 @@ class NetworkGate:
         except Exception as exc:  # a broken approver refuses (fail closed)
             return self._refuse(key, f"the request to approve {host} failed: {exc}")
         if isinstance(answer, PermissionAllow):
-            self._grant(host)
+            self._grant(key if local else host)
             return None
         return self._refuse(key, f"the user refused the connection to {host}. {answer.message}")
 
@@ -182,13 +217,14 @@ def asker(tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, can_u
     return ask
 
 
-def static_gate(domains: Sequence[str]) -> Callable[[str, int], Awaitable[str | None]]:
-    """A check that allows ``domains`` and refuses the rest without asking (tests, tools)."""
+class StaticGate:
+    """Allows ``domains`` and refuses the rest without asking (tests, tools)."""
 
-    async def check(host: str, port: int) -> str | None:
-        host = ascii_host(host)
-        if any(entry_matches(e, host, port) for e in domains):
-            return None
-        return f"{host} is not in sandbox.network.allowedDomains"
+    def __init__(self, domains: Sequence[str]) -> None:
+        self.domains = tuple(domains)
 
-    return check
+    async def check(self, host: str, port: int) -> str | None:
+        return None if self.named(host, port) else f"{ascii_host(host)} is not in sandbox.network.allowedDomains"
+
+    def named(self, host: str, port: int) -> bool:
+        return any(entry_matches(e, ascii_host(host), port) for e in self.domains)

@@ -197,7 +197,7 @@ async def sandbox_prefix(
     masks, protected = await sandbox_masks(context, settings, real)
     gate = NetworkGate(context, settings, ask)
     python = forwarder_python() if gate.reaches_anything() else None  # else: no network at all
-    link = ProxyLink(gate.check, on_close=gate.close) if python else None
+    link = ProxyLink(gate, on_close=gate.close) if python else None
     args = bwrap_args(
         available.path, writable=[Path(w) for w in real], cwd=cwd, masks=masks,
         env_unset=settings.env_deny, env_mask=[n for n in settings.env_mask if n in env],

@@ -26,12 +26,20 @@ import contextlib
 import os
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol
 from urllib.parse import urlsplit
 
-from .network import static_gate
+from .network import StaticGate, is_local
 
-Check = Callable[[str, int], Awaitable["str | None"]]  # (host, port) -> None to connect, else why not
+
+class Gate(Protocol):
+    """Which hosts a command may reach (``network.NetworkGate``)."""
+
+    async def check(self, host: str, port: int) -> str | None: ...  # None: connect; else why not
+
+    def named(self, host: str, port: int) -> bool: ...  # may it lead to a local address?
+
 
 PORT = 3128
 PROXY_URL = f"http://127.0.0.1:{PORT}"
@@ -91,8 +99,8 @@ def forwarder_python() -> str | None:
 class ProxyLink:
     """The kernel's end of one sandboxed command's network: hands accepted connections to ``serve``."""
 
-    def __init__(self, check: Check | Sequence[str], on_close: Callable[[], None] | None = None) -> None:
-        self.check: Check = check if callable(check) else static_gate(check)
+    def __init__(self, gate: Gate | Sequence[str], on_close: Callable[[], None] | None = None) -> None:
+        self.gate: Gate = StaticGate(gate) if isinstance(gate, Sequence) else gate
         self._on_close = on_close
         self._mine, self.theirs = socket.socketpair()
         self.theirs.set_inheritable(True)
@@ -127,14 +135,14 @@ class ProxyLink:
         except OSError:
             data, fds = b"", []
         for fd in fds:
-            task = asyncio.ensure_future(serve(fd, self.check))
+            task = asyncio.ensure_future(serve(fd, self.gate))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         if not data and not fds:  # every process inside has exited
             self.close()
 
 
-async def serve(fd: int, check: Check) -> None:
+async def serve(fd: int, gate: Gate) -> None:
     """One connection from inside: relay it to an allowed host, or refuse it."""
     try:
         client = socket.socket(fileno=fd)  # anything but a stream socket is refused here
@@ -147,7 +155,7 @@ async def serve(fd: int, check: Check) -> None:
     client.setblocking(False)
     reader, writer = await asyncio.open_connection(sock=client, limit=_HEAD_LIMIT)
     try:
-        await _serve(reader, writer, check)
+        await _serve(reader, writer, gate)
     except (asyncio.LimitOverrunError, ValueError):  # not a request line, a bad port, a huge head
         with contextlib.suppress(OSError):
             await _refuse(writer, 400, "not a proxy request (CONNECT host:port, or an http:// URL)")
@@ -157,7 +165,7 @@ async def serve(fd: int, check: Check) -> None:
         writer.close()
 
 
-async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, check: Check) -> None:
+async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, gate: Gate) -> None:
     head = await reader.readuntil(b"\r\n\r\n")
     line, _, rest = head.partition(b"\r\n")
     method, target, version = line.decode("latin-1").split(" ", 2)
@@ -173,11 +181,19 @@ async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, che
         headers = [h for h in rest.split(b"\r\n") if h and not h.lower().startswith((b"proxy-", b"connection:"))]
         forward = b"\r\n".join([f"{method} {path}{'?' + url.query if url.query else ''} {version}".encode("latin-1"),
                                 *headers, b"Connection: close", b"", b""])
-    refused = await check(host, port)
+    refused = await gate.check(host, port)  # before any DNS query: a refused name is not looked up
     if refused is not None:
         return await _refuse(writer, 403, refused)
     try:
-        up_reader, up_writer = await asyncio.wait_for(asyncio.open_connection(host, port), _CONNECT_TIMEOUT)
+        addresses = await _resolve(host, port)
+    except OSError as exc:
+        return await _refuse(writer, 502, f"could not resolve {host}: {exc}")
+    local = next((a for a in addresses if is_local(a)), None)
+    if local is not None and not is_local(host) and not gate.named(host, port):
+        return await _refuse(writer, 403, f"{host} leads to {local}, an address of this machine or its network; "
+                             "name it in sandbox.network.allowedDomains to reach it")
+    try:
+        up_reader, up_writer = await asyncio.wait_for(_connect(addresses, port), _CONNECT_TIMEOUT)
     except (OSError, asyncio.TimeoutError) as exc:
         return await _refuse(writer, 502, f"could not reach {host}:{port}: {exc}")
     if forward:
@@ -188,6 +204,23 @@ async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, che
         await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
     finally:
         up_writer.close()
+
+
+async def _resolve(host: str, port: int) -> list[str]:
+    """The addresses ``host`` has (looked up once: the connection goes to what was checked)."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+async def _connect(addresses: list[str], port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """The first of ``addresses`` that answers."""
+    error: OSError = OSError(f"no address for port {port}")
+    for address in addresses:
+        try:
+            return await asyncio.open_connection(address, port)
+        except OSError as exc:
+            error = exc
+    raise error
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

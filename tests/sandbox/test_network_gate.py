@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -219,3 +220,34 @@ async def test_a_program_trying_many_hosts_does_not_flood_the_notebook(tmp_path)
     assert answers[:MAX_OPEN_QUESTIONS] == [None] * MAX_OPEN_QUESTIONS
     assert all("questions are already open" in a for a in answers[MAX_OPEN_QUESTIONS:])
     assert await gate.check("later.example", 443) is None  # answered questions make room again
+
+
+@pytest.mark.parametrize(("host", "local"), [
+    ("localhost", True), ("app.localhost", True), ("127.0.0.1", True), ("127.8.9.1", True), ("::1", True),
+    ("[::1]", True), ("::ffff:127.0.0.1", True), ("10.1.2.3", True), ("192.168.0.5", True), ("172.16.0.1", True),
+    ("169.254.169.254", True), ("0.0.0.0", True), ("fe80::1%eth0", True), ("fd00::1", True),
+    ("8.8.8.8", False), ("pypi.org", False), ("localhost.example.com", False), ("2606:4700::1111", False),
+])
+def test_what_counts_as_this_machine_or_its_network(host, local):
+    from jupyter_agent.sandbox.network import is_local
+
+    assert is_local(host) is local
+
+
+async def test_a_local_target_is_asked_about_with_a_caution_and_approved_port_by_port(tmp_path):
+    asker = Asker()
+    gate, ctx = gate_for(tmp_path, asker)
+    assert await gate.check("localhost", 8000) is None
+    [question] = asker.questions
+    assert "whatever listens on port 8000 runs outside the sandbox" in question.message
+    assert question.suggestions == ()  # no Always allow for this machine
+    assert ctx.get_app_state().extra[GRANTS_KEY] == frozenset({"localhost:8000"})
+    assert await gate.check("localhost", 8000) is None and len(asker.questions) == 1
+    assert await gate.check("localhost", 8888) is None and len(asker.questions) == 2  # another port: asked
+
+
+def test_only_the_settings_or_an_allow_rule_name_a_host(tmp_path):
+    gate, ctx = gate_for(tmp_path, Asker(), allow=("WebFetch(domain:docs.example)",), allowed_domains=("db.example:5432",))
+    ctx.set_app_state(lambda s: replace(s, extra={**s.extra, GRANTS_KEY: frozenset({"approved.example"})}))
+    assert gate.named("docs.example", 443) and gate.named("db.example", 5432)
+    assert not gate.named("db.example", 5433) and not gate.named("approved.example", 443)

