@@ -8,6 +8,10 @@ the rules itself:
 * each existing path a *read* rule covers (``Read`` deny and ask rules, ``sandbox.filesystem.
   denyRead``, ``sandbox.credentials.files``) is bound over by an empty, unreadable stand-in, a
   folder wholesale, and so is every other hard link of such a file;
+* what ``denyRead`` alone hides is *carved* around the working directories and the paths
+  ``sandbox.filesystem.allowRead`` names: a hidden folder holding one is replaced by its other
+  entries, down the way to it (``denyRead: ["~/"]`` with the project in ``~/work/proj``).  The
+  permission rules and ``credentials.files`` are never carved;
 * each existing path a *write* rule covers (``Edit`` deny and ask rules, ``sandbox.filesystem.
   denyWrite``) inside a writable folder is bound read-only;
 * each folder between a writable root and a bound path is bound onto itself: a mount point
@@ -43,12 +47,24 @@ class Masks:
 
 
 def compute_masks(
-    read_rules: PathRules, write_rules: PathRules, writable: Sequence[str], budget: int = WALK_BUDGET
+    read_rules: PathRules,
+    write_rules: PathRules,
+    writable: Sequence[str],
+    budget: int = WALK_BUDGET,
+    open_rules: PathRules = (),
+    reopened: Sequence[str] = (),
 ) -> Masks:
-    """The masks for these rules; ``writable``: the real paths of the folders bound writable."""
+    """The masks for these rules; ``writable``: the real paths of the folders bound writable.
+    ``open_rules`` (``denyRead``) hide too, carved around ``writable`` and ``reopened`` (the
+    real paths ``allowRead`` names)."""
     walk = Walk(budget, budget)
     for start, group in groups(read_rules).items():
         walk.run(start, group)
+    if open_rules:
+        fixed = dict(walk.hidden)
+        for start, group in groups(open_rules).items():
+            walk.run(start, group)
+        _carve(walk, fixed, [k for k in dict.fromkeys([*writable, *reopened]) if os.path.lexists(k)])
     read_only: dict[str, None] = {}
     for text, patterns in write_rules:
         for p in patterns:
@@ -57,6 +73,57 @@ def compute_masks(
     if len(walk.hidden) + len(read_only) > MAX_MOUNTS:
         walk.gap(f"the rules cover more than {MAX_MOUNTS:,} existing paths")
     return Masks(tuple(walk.hidden.items()), tuple(read_only), tuple(walk.gaps))
+
+
+def _carve(walk: Walk, fixed: dict[str, bool], keep: list[str]) -> None:
+    """Show ``keep`` again where only the open rules hid it (``fixed``: what the others hid)."""
+    for path, is_dir in list(walk.hidden.items()):
+        if path in fixed:
+            continue
+        if any(is_within(path, k) for k in keep):  # at or below a kept path
+            del walk.hidden[path]
+        elif is_dir and any(is_within(k, path) for k in keep):  # holds one: hide the rest of it
+            del walk.hidden[path]
+            _hide_around(walk, path, [k for k in keep if is_within(k, path)])
+    for key, names in list(walk.names.items()):  # links matter only for what stays hidden
+        still = {n for n in names if _under_hidden(n, walk.hidden)}
+        if still:
+            walk.names[key] = still
+        else:
+            del walk.names[key], walk.links[key]
+
+
+def _under_hidden(path: str, hidden: dict[str, bool]) -> bool:
+    """Is ``path`` hidden, or inside a hidden folder?"""
+    while True:
+        if path in hidden:
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
+def _hide_around(walk: Walk, folder: str, kept: list[str]) -> None:
+    """Hide every entry of ``folder`` but the kept paths and the folders on the way to them."""
+    stack = [folder]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as found:
+                entries = list(found)
+        except OSError:
+            continue
+        walk.budget -= len(entries)
+        for entry in entries:
+            path = entry.path
+            if any(is_within(path, k) for k in kept):
+                continue
+            if any(is_within(k, path) for k in kept):
+                stack.append(path)
+            elif not entry.is_symlink():  # a link shows its target, hidden or not on its own
+                walk.hide(path)
+    if walk.budget < 0:
+        walk.gap(f"the folders around {', '.join(kept)} hold more than {walk.limit:,} entries")
 
 
 def _find_other_links(walk: Walk, writable: Sequence[str]) -> None:

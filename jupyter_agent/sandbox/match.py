@@ -77,6 +77,8 @@ def last_component(p: PathPattern) -> Callable[[str], bool] | None:
     literal text and ``*`` are tested this way, on ASCII names; anything else passes."""
     text = p.text.rstrip("/")
     last = text.rsplit("/", 1)[-1]
+    if text in ("", "~", "/", ".") or (p.anchor.strip("/") == "" and text.startswith(("~", "//", "./", "/"))):
+        return None  # only an anchor (``~/``, ``//``): it covers every name below it
     if not last or "**" in last or text.startswith(("!", "#")) or last != last.strip() or not last.isascii():
         return None
     if GLOB.search(last.replace("*", "")):

@@ -34,7 +34,7 @@ from .bwrap import blanks, bwrap_args, probe
 from .masks import Masks, compute_masks
 from .network import Ask, NetworkGate
 from .protected import PROTECTED_GAP, disarm, existing_protected, repository_settings
-from .proxy import ProxyLink, forwarder_python
+from .proxy import ProxyLink, forwarder_home, forwarder_python
 from .seccomp import filter_file
 from .settings import SandboxSettings, sandbox_settings
 
@@ -96,15 +96,17 @@ async def sandbox_permission(
     return result
 
 
-def mask_rules(context: ToolUseContext, settings: SandboxSettings) -> tuple[PathRules, PathRules]:
-    """The read rules (hidden) and write rules (read-only) the sandbox enforces."""
+def mask_rules(context: ToolUseContext, settings: SandboxSettings) -> tuple[PathRules, PathRules, PathRules]:
+    """The read rules (hidden), write rules (read-only) and ``denyRead`` (hidden, but carved
+    around the working directories and ``allowRead``) the sandbox enforces."""
     pc = context.permission_context
     project = os.fspath(pc.project_dir or context.cwd)
     rules = compiled_rules(pc)
     scope = rules.scope(project)
-    reads = scope.read_deny + rules.paths("ask", READ_RULES, project) + _setting_rules("denyRead", settings.deny_read, project)
+    reads = (scope.read_deny + rules.paths("ask", READ_RULES, project)
+             + _setting_rules("credentials.files", settings.credential_files, project))
     writes = scope.edit_deny + scope.edit_ask + _setting_rules("denyWrite", settings.deny_write, project)
-    return reads, writes
+    return reads, writes, _setting_rules("denyRead", settings.deny_read, project)
 
 
 def _setting_rules(key: str, items: Sequence[tuple[Any, str]], project: str) -> PathRules:
@@ -157,10 +159,14 @@ async def sandbox_masks(
     """What the sandbox hides and keeps read-only for this session's rules, and the protected
     paths of the writable folders ``real`` at any depth (both walked off the loop; gaps in the
     masks)."""
-    reads, writes = mask_rules(context, settings)
+    reads, writes, opened = mask_rules(context, settings)
+    project = os.fspath(context.permission_context.project_dir or context.cwd)
+    reopened = [os.path.realpath(settings_path(text, source, project)) for source, text in settings.allow_read]
+    if opened and (runtime := forwarder_home()) is not None:  # the network's forwarder runs on it
+        reopened.append(runtime)
 
     def walk() -> tuple[Masks, frozenset[str]]:
-        masks = compute_masks(reads, writes, real) if reads or writes else Masks()
+        masks = compute_masks(reads, writes, real, open_rules=opened, reopened=reopened) if reads or writes or opened else Masks()
         found, gaps = existing_protected(real)
         return (replace(masks, gaps=masks.gaps + gaps) if gaps else masks), found
 
@@ -229,13 +235,13 @@ def writable_folders(
     project and ``additionalDirectories``), the folders ``sandbox.filesystem.allowWrite`` names,
     and ``extra`` (the session's scratch folder)."""
     project = os.fspath(context.permission_context.project_dir or context.cwd)
-    allowed = [_allowed_folder(text, source, project) for source, text in settings.allow_write]
+    allowed = [settings_path(text, source, project) for source, text in settings.allow_write]
     folders = [*map(str, working_directories(context)), *allowed, *map(str, extra)]
     return tuple(dict.fromkeys(os.path.realpath(f) for f in folders if os.path.isdir(f)))
 
 
-def _allowed_folder(text: str, source: Any, project: str) -> str:
-    """An ``allowWrite`` entry as a path: ``//abs``, ``~/x``, ``/x`` (settings root), ``./x`` or ``x``."""
+def settings_path(text: str, source: Any, project: str) -> str:
+    """An ``allowWrite`` / ``allowRead`` entry as a path: ``//abs``, ``~/x``, ``/x`` (settings root), ``./x`` or ``x``."""
     if text.startswith("//"):
         return os.path.normpath(text[1:])
     if text == "~" or text.startswith("~/"):

@@ -88,6 +88,13 @@ os._exit(128 - code if code < 0 else code)  # killed by a signal: 128 + its numb
 """
 
 
+def forwarder_home() -> str | None:
+    """The installation the forwarder's Python runs from (kept readable when ``denyRead`` hides
+    the folder it is in, such as ``~/.pyenv``), or None when it is not the kernel's own."""
+    python, home = forwarder_python(), os.path.realpath(sys.base_prefix)
+    return home if python is not None and python.startswith(home.rstrip(os.sep) + os.sep) else None
+
+
 def forwarder_python() -> str | None:
     """A Python the sandbox can run (the kernel's own interpreter, not a path under /tmp)."""
     for candidate in (os.path.realpath(sys.executable), "/usr/bin/python3"):

@@ -5,14 +5,15 @@ lists are joined across files).
                  "allowUnsandboxedCommands": true, "excludedCommands": ["docker", "git push"],
                  "network": {"allowAllUnixSockets": false, "allowedDomains": ["pypi.org"],
                              "deniedDomains": ["*.evil.example", "localhost:6379"]},
-                 "filesystem": {"denyRead": ["~/.aws/**"], "denyWrite": ["./deploy/"],
-                                "allowWrite": ["~/.cache/matplotlib"]},
+                 "filesystem": {"denyRead": ["~/"], "allowRead": ["~/.cache/pip"],
+                                "denyWrite": ["./deploy/"], "allowWrite": ["~/.cache/matplotlib"]},
                  "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}],
                                  "envVars": [{"name": "AWS_SECRET_ACCESS_KEY", "mode": "deny"}]}}}
 
 Paths are written as in ``Read(...)`` rules (``//abs``, ``~/x``, ``/x`` from the settings root,
-``./x`` and ``x`` from the project); ``allowWrite`` names folders (no patterns).  An untrusted
-project's files cannot add to ``allowWrite``, ``network.allowedDomains`` (hosts reached through
+``./x`` and ``x`` from the project); ``allowWrite`` names folders and ``allowRead`` paths (no
+patterns): ``allowRead`` shows again what ``denyRead`` alone hides there.  An untrusted
+project's files cannot add to ``allowWrite``, ``allowRead``, ``network.allowedDomains`` (hosts reached through
 the kernel's proxy without asking; ``network.py``) nor ``excludedCommands`` (command prefixes, as in ``Bash`` rules, that run
 outside the sandbox and are asked about as without it).  A credential
 variable in ``deny`` mode is removed from a sandboxed command's environment; in ``mask`` mode it
@@ -57,6 +58,8 @@ class SandboxSettings:
     allow_unsandboxed: bool = True  # dangerouslyDisableSandbox may re-run outside (after asking)
     allow_unix_sockets: bool = False  # network.allowAllUnixSockets: no seccomp filter, the host's /run
     deny_read: tuple[tuple[RuleSource, str], ...] = ()  # (settings source, path pattern)
+    allow_read: tuple[tuple[RuleSource, str], ...] = ()  # filesystem.allowRead: shown again within denyRead
+    credential_files: tuple[tuple[RuleSource, str], ...] = ()  # credentials.files: hidden, never shown again
     deny_write: tuple[tuple[RuleSource, str], ...] = ()
     env_deny: tuple[str, ...] = ()  # variable names
     env_mask: tuple[str, ...] = ()
@@ -121,16 +124,16 @@ def _parse_block(block: Any, path: Path) -> dict[str, bool]:
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_LOOSENING = frozenset({"allow_write", "excluded", "allowed_domains"})
+_LOOSENING = frozenset({"allow_write", "allow_read", "excluded", "allowed_domains"})
 _MODES = ("deny", "mask")
 
 
 def _parse_lists(block: dict[str, Any], path: Path, source: RuleSource) -> dict[str, tuple[Any, ...]]:
-    """``excludedCommands``, ``filesystem.denyRead`` / ``denyWrite`` / ``allowWrite`` and
+    """``excludedCommands``, ``filesystem.denyRead`` / ``denyWrite`` / ``allowWrite`` / ``allowRead`` and
     ``credentials.files`` / ``envVars``, by ``SandboxSettings`` field."""
     lists: dict[str, list[Any]] = {
         "deny_read": [], "deny_write": [], "env_deny": [], "env_mask": [], "allow_write": [], "excluded": [],
-        "allowed_domains": [], "denied_domains": [],
+        "allowed_domains": [], "denied_domains": [], "allow_read": [], "credential_files": [],
     }
     network = _object(block, "network", path)
     for key, attr in (("allowedDomains", "allowed_domains"), ("deniedDomains", "denied_domains")):
@@ -145,17 +148,23 @@ def _parse_lists(block: dict[str, Any], path: Path, source: RuleSource) -> dict[
             raise AgentConfigError(f"Settings file {path}: sandbox.excludedCommands must list commands.")
         lists["excluded"].append(item.strip())
     filesystem = _object(block, "filesystem", path)
-    for key, attr in (("denyRead", "deny_read"), ("denyWrite", "deny_write"), ("allowWrite", "allow_write")):
+    for key, attr in (("denyRead", "deny_read"), ("denyWrite", "deny_write"), ("allowWrite", "allow_write"),
+                      ("allowRead", "allow_read")):
         for item in _list(filesystem, key, f"sandbox.filesystem.{key}", path):
             if not isinstance(item, str) or not item.strip() or "\x00" in item:
                 raise AgentConfigError(f"Settings file {path}: sandbox.filesystem.{key} must list paths.")
-            lists[attr].append((source, item.strip()))
+            text = item.strip()
+            if key == "allowRead":
+                text = text.removesuffix("/**") or text
+                if any(c in text for c in "*?["):
+                    raise AgentConfigError(f"Settings file {path}: sandbox.filesystem.allowRead names paths, not patterns ({item!r}).")
+            lists[attr].append((source, text))
     credentials = _object(block, "credentials", path)
     for item in _list(credentials, "files", "sandbox.credentials.files", path):
         where = _entry(item, "path", path, "sandbox.credentials.files")
         if not where.strip() or "\x00" in where:
             raise AgentConfigError(f"Settings file {path}: sandbox.credentials.files needs a path.")
-        lists["deny_read"].append((source, where.strip()))  # deny and mask: hidden either way
+        lists["credential_files"].append((source, where.strip()))  # deny and mask: hidden either way
     for item in _list(credentials, "envVars", "sandbox.credentials.envVars", path):
         name = _entry(item, "name", path, "sandbox.credentials.envVars")
         if not _NAME.fullmatch(name):

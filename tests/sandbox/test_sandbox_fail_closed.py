@@ -57,15 +57,17 @@ def test_path_and_credential_lists_join_across_files_even_untrusted(tmp_path):
         "filesystem": {"denyRead": ["./private/"], "denyWrite": ["./deploy/"]},
         "credentials": {"envVars": [{"name": "OPENAI_API_KEY", "mode": "mask", "injectHosts": ["api.openai.com"]}]},
     }})
-    _write(project / ".claude" / "settings.local.json",
-           {"sandbox": {"filesystem": {"allowWrite": ["~/.cache"]}, "excludedCommands": ["docker"]}})
+    _write(project / ".claude" / "settings.local.json", {"sandbox": {
+        "filesystem": {"allowWrite": ["~/.cache"], "allowRead": ["~/.aws/config", "~/.ssh/**"]}, "excludedCommands": ["docker"]}})
     got = load_sandbox_settings(project, home, trusted=False)  # lists only restrict: an untrusted file's count
-    assert got.deny_read == (("userSettings", "~/.aws/**"), ("userSettings", "~/.netrc"), ("projectSettings", "./private/"))
+    assert got.deny_read == (("userSettings", "~/.aws/**"), ("projectSettings", "./private/"))
+    assert got.credential_files == (("userSettings", "~/.netrc"),)
     assert got.deny_write == (("projectSettings", "./deploy/"),)
     assert got.env_deny == ("GH_TOKEN",) and got.env_mask == ("OPENAI_API_KEY",)
-    assert got.allow_write == () and got.excluded == ()  # … except allowWrite and excludedCommands: they loosen
+    assert got.allow_write == () and got.excluded == () and got.allow_read == ()  # … except what loosens
     trusted = load_sandbox_settings(project, home, trusted=True)
     assert trusted.allow_write == (("localSettings", "~/.cache"),) and trusted.excluded == ("docker",)
+    assert trusted.allow_read == (("localSettings", "~/.aws/config"), ("localSettings", "~/.ssh"))
 
 
 @pytest.mark.parametrize("block", [
