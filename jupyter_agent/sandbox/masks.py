@@ -205,5 +205,6 @@ def _literal(p: PathPattern) -> tuple[str, bool]:
             rest = rest[len(lead):]
             break
     rest = rest.lstrip("/")
-    exact = bool(p.anchor.strip("/")) and not GLOB.search(rest.removesuffix("/**").rstrip("/"))
+    head = rest.removesuffix("/**").rstrip("/")
+    exact = (bool(p.anchor.strip("/")) or not head) and not GLOB.search(head)  # "~/": the anchor folder whole
     return (base.rstrip(os.sep) or os.sep), exact

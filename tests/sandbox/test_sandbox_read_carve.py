@@ -121,3 +121,9 @@ async def test_in_the_sandbox(outside, approve, bwrap_ok):
     assert approve.asks == [], approve.asks
     assert "app.py content of work/app.py" in out.text and "content of shared/readme.txt" in out.text, out.text
     assert "content of private.txt" not in out.text and "content of work/.env" not in out.text, out.text
+
+
+def test_a_write_rule_named_by_its_anchor_alone_keeps_that_folder_read_only(home):
+    project = str(home / "code" / "proj")
+    masks = compute_masks((), _rules("~/", project=project), [project])
+    assert masks.read_only == (project,) and masks.gaps == ()  # not "may match a file a command creates"
