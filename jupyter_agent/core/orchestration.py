@@ -37,7 +37,7 @@ from .result import (
     text_block,
     tool_result_block,
 )
-from .tool import CURRENT_TOOL_USE_ID, CanUseTool, Tool, ToolProgress, ValidationError
+from .tool import CanUseTool, Tool, ToolProgress, ValidationError, start_call
 
 INTERRUPTED_MESSAGE = "Interrupted by user: the tool call was stopped before it finished."
 NOT_RUN_MESSAGE = "Interrupted by user: the tool call was not run."
@@ -242,11 +242,7 @@ async def _call(
             progress = ToolProgress(req.id, progress.data)
         emit(ToolCallProgress(progress))
 
-    token = CURRENT_TOOL_USE_ID.set(req.id)  # the call's task copies the context it starts in
-    try:
-        task = asyncio.ensure_future(tool.call(parsed, context, can_use_tool, parent_message, on_progress))
-    finally:
-        CURRENT_TOOL_USE_ID.reset(token)
+    task = start_call(req.id, tool.call(parsed, context, can_use_tool, parent_message, on_progress))
     try:
         result = await _await_unless_aborted(task, tool, context)
     except Aborted:

@@ -13,7 +13,8 @@ permissions (``check_permissions`` inside the pipeline) → ``call``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
@@ -61,6 +62,15 @@ ProgressCallback = Callable[[ToolProgress], None]
 # The id of the tool use whose ``call`` is running (set by ``orchestration`` for the call's task):
 # a tool that asks the user something mid-call (the sandbox's network) routes the ask to its card.
 CURRENT_TOOL_USE_ID: ContextVar[str | None] = ContextVar("current_tool_use_id", default=None)
+
+
+def start_call(tool_use_id: str, call: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+    """``call`` as a task that sees ``CURRENT_TOOL_USE_ID`` (a task copies the context it starts in)."""
+    token = CURRENT_TOOL_USE_ID.set(tool_use_id)
+    try:
+        return asyncio.ensure_future(call)
+    finally:
+        CURRENT_TOOL_USE_ID.reset(token)
 # can_use_tool(tool, input, context, ask, tool_use_id) -> allow (maybe with updated input) | deny
 CanUseTool = Callable[
     ["Tool[Any, Any]", BaseModel, "ToolUseContext", PermissionAsk, str], Awaitable[UserDecision]

@@ -135,14 +135,7 @@ def _parse_lists(block: dict[str, Any], path: Path, source: RuleSource) -> dict[
         "deny_read": [], "deny_write": [], "env_deny": [], "env_mask": [], "allow_write": [], "excluded": [],
         "allowed_domains": [], "denied_domains": [], "allow_read": [], "credential_files": [],
     }
-    network = _object(block, "network", path)
-    for key, attr in (("allowedDomains", "allowed_domains"), ("deniedDomains", "denied_domains")):
-        for item in _list(network, key, f"sandbox.network.{key}", path):
-            try:
-                parse_host_entry(item if isinstance(item, str) else "")
-            except ValueError as exc:
-                raise AgentConfigError(f"Settings file {path}: sandbox.network.{key} must list host names: {exc}.") from None
-            lists[attr].append(item.strip().lower())
+    _parse_domains(_object(block, "network", path), path, lists)
     for item in _list(block, "excludedCommands", "sandbox.excludedCommands", path):
         if not isinstance(item, str) or not item.strip():
             raise AgentConfigError(f"Settings file {path}: sandbox.excludedCommands must list commands.")
@@ -171,6 +164,17 @@ def _parse_lists(block: dict[str, Any], path: Path, source: RuleSource) -> dict[
             raise AgentConfigError(f"Settings file {path}: {name!r} in sandbox.credentials.envVars is not a variable name.")
         lists["env_deny" if item["mode"] == "deny" else "env_mask"].append(name)
     return {k: tuple(v) for k, v in lists.items() if v}
+
+
+def _parse_domains(network: dict[str, Any], path: Path, lists: dict[str, list[Any]]) -> None:
+    """``network.allowedDomains`` / ``deniedDomains``: host names, each with an optional ``:port``."""
+    for key, attr in (("allowedDomains", "allowed_domains"), ("deniedDomains", "denied_domains")):
+        for item in _list(network, key, f"sandbox.network.{key}", path):
+            try:
+                parse_host_entry(item if isinstance(item, str) else "")
+            except ValueError as exc:
+                raise AgentConfigError(f"Settings file {path}: sandbox.network.{key} must list host names: {exc}.") from None
+            lists[attr].append(item.strip().lower())
 
 
 def _object(block: dict[str, Any], key: str, path: Path) -> dict[str, Any]:

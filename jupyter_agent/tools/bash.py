@@ -28,7 +28,7 @@ from ..tasks.registry import get_task_registry
 from ..tasks.shell import start_shell_task
 from .bash_prompt import BASH_PROMPT, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from .shell.environment import session_environment
-from .shell.output import OutputSummary, summarize_output
+from .shell.output import OutputSummary, summarize_soon
 from .shell.process import DEFAULT_KILL_GRACE, ShellFiles, ShellProcess
 from .shell.run import RunOutcome, run_foreground
 from .shell.state import ShellState, shell_state
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from ..core.permission_types import PermissionResult
 
 MAX_COMMAND_CHARS = 100_000
-_INLINE_SUMMARY_BYTES = 16 << 10
 
 
 class BashInput(BaseModel):
@@ -207,7 +206,7 @@ class BashTool(Tool[BashInput, BashOutput]):
             outcome = await run_foreground(
                 process, timeout=timeout_ms / 1000, abort=context.abort_controller, on_line=on_line
             )
-            summary = await _summarize(files)
+            summary = await summarize_soon(files.output)
         except BaseException:  # cancelled (the user's stop) or failed: keep no output file
             _remove(files.output)
             if sandbox:  # what it created is disarmed all the same (nothing to report it in)
@@ -262,18 +261,6 @@ class BashTool(Tool[BashInput, BashOutput]):
         )
         return BashOutput(text, background_task_id=task.id, output_path=str(task.output_path),
                           notes=notes)
-
-
-async def _summarize(files: ShellFiles) -> OutputSummary:
-    """The output summary; small outputs inline, big ones in a thread (they are read whole)."""
-    try:
-        small = files.output.stat().st_size <= _INLINE_SUMMARY_BYTES
-    except OSError:
-        small = True
-    full_text = files.output.with_suffix(".txt")
-    if small:
-        return summarize_output(files.output, full_text)
-    return await asyncio.to_thread(summarize_output, files.output, full_text)
 
 
 def _output(

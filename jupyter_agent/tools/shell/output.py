@@ -7,6 +7,7 @@ described, never decoded.  ``summarize_output`` does blocking file work: run it 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,21 @@ class OutputSummary:
 def _read_sample(path: Path, size: int = 8192) -> bytes:
     with open(path, "rb") as fh:
         return fh.read(size)
+
+
+_INLINE_SUMMARY_BYTES = 16 << 10  # smaller outputs are summarized on the loop (no thread hop)
+
+
+async def summarize_soon(raw: Path) -> OutputSummary:
+    """``summarize_output`` of ``raw`` next to it (``.txt``); big outputs in a thread (read whole)."""
+    try:
+        small = raw.stat().st_size <= _INLINE_SUMMARY_BYTES
+    except OSError:
+        small = True
+    full_text = raw.with_suffix(".txt")
+    if small:
+        return summarize_output(raw, full_text)
+    return await asyncio.to_thread(summarize_output, raw, full_text)
 
 
 def summarize_output(raw: Path, full_text: Path, limit: int = MAX_INLINE_CHARS) -> OutputSummary:
