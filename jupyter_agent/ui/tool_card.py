@@ -91,8 +91,8 @@ class ToolCard(widgets.VBox):
     def ask(self, ask: PermissionAsk, loop: asyncio.AbstractEventLoop | None = None) -> ApprovalPanel:
         """Show the permission panel; the caller awaits ``panel.wait()``.  A running call that
         asks (a host its sandboxed command wants to reach) is running again once answered."""
-        if self.state != "asking":
-            self._after_ask = "running" if self.state == "running" else "pending"
+        if self.state != "asking":  # answered: back to it (a background command asks after "done")
+            self._after_ask = self.state
         self._open_asks += 1
         self.state = "asking"
         self.expand(True)

@@ -191,3 +191,17 @@ async def test_a_question_asked_mid_call_shows_on_its_card_and_the_card_runs_on(
     tool.resume.set()
     outcome = await asyncio.wait_for(run, 5)
     assert outcome.text == "PermissionAllow for pypi.org" and card.state == "done"
+
+
+async def test_a_question_on_a_finished_card_leaves_it_finished(tmp_path):
+    """A background command asks after its call's card is done (its network, say)."""
+    from jupyter_agent.ui.tool_card import ToolCard
+
+    card = ToolCard("tu10", "Bash")
+    card.start()
+    card.finish(is_error=False, summary="started in the background")
+    panel = card.ask(PermissionAsk("Network request outside the sandbox: pypi.org (port 443)."))
+    assert card.state == "asking"
+    panel.approve.click()
+    await asyncio.wait_for(panel.wait(), 5)
+    assert card.state == "done" and card.decision == "Approved"
