@@ -152,6 +152,12 @@ class Confinement:
             return None
         return disarm(self.protected, self.writable, self.git_settings)
 
+    def after_background(self) -> str | None:
+        """A background command's closing notes (in a thread, once it ended): what it created
+        that was disarmed, and the connections refused."""
+        notes = [n for n in (self.disarm(), self.network_note()) if n]
+        return "\n".join(notes) or None
+
 
 async def sandbox_masks(
     context: ToolUseContext, settings: SandboxSettings, real: Sequence[str]

@@ -245,7 +245,7 @@ class BashTool(Tool[BashInput, BashOutput]):
                 env=env,
                 directory=context.session_dir / "tasks",
                 kill_grace=self.kill_grace,
-                after=sandbox.disarm if sandbox else None,
+                after=sandbox.after_background if sandbox else None,
                 pass_fds=sandbox.pass_fds if sandbox else (),
             )
         except BaseException:

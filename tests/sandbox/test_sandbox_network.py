@@ -179,6 +179,20 @@ async def test_a_background_command_has_the_same_network(tmp_path, approve, bwra
     assert "hello from upstream /bg" in result.text and seen == ["/bg"], result.text
 
 
+async def test_a_background_commands_refused_connections_end_its_output(tmp_path, reject, bwrap_ok, upstream):
+    from tests.tasks.shell_support import call
+
+    port, seen = upstream
+    ctx = sandboxed_context(tmp_path)
+    (tmp_path / "work" / "fetch.py").write_text(FETCH)
+    started = await bash(ctx, reject, f"python3 fetch.py http://localhost:{port}/bg", run_in_background=True)
+    task_id = started.result.data.background_task_id
+    result = await call(ctx, reject, "TaskOutput", {"task_id": task_id, "block": True, "timeout": 30000})
+    assert "403 jupyter-agent sandbox: the user refused the connection to localhost" in result.text, result.text
+    assert f"Network requests the sandbox refused (the program got HTTP 403):\nlocalhost:{port}" in result.text
+    assert seen == []
+
+
 async def test_what_is_handed_over_must_be_a_stream_socket(tmp_path):
     """A process inside could hand over any descriptor: a file is closed, not served, and the
     link goes on serving connections."""
