@@ -71,6 +71,8 @@ def start_call(tool_use_id: str, call: Coroutine[Any, Any, Any]) -> asyncio.Task
         return asyncio.ensure_future(call)
     finally:
         CURRENT_TOOL_USE_ID.reset(token)
+
+
 # can_use_tool(tool, input, context, ask, tool_use_id) -> allow (maybe with updated input) | deny
 CanUseTool = Callable[
     ["Tool[Any, Any]", BaseModel, "ToolUseContext", PermissionAsk, str], Awaitable[UserDecision]

@@ -53,9 +53,10 @@ SANDBOX_NOTE = (
 )
 _SANDBOX_SYMPTOMS = re.compile(
     r"Read-only file system|Network is unreachable|Temporary failure in name resolution|"
-    r"Could not resolve host|Name or service not known|getaddrinfo|^bwrap: |jupyter-agent sandbox: ",
+    r"Could not resolve host|Name or service not known|getaddrinfo|^bwrap: ",
     re.MULTILINE,
 )
+_PROXY_ANSWER = "jupyter-agent sandbox: "  # a 403 or 502 from the kernel's proxy
 
 
 def settings_or_deny(context: ToolUseContext) -> SandboxSettings | PermissionDeny:
@@ -256,11 +257,16 @@ def settings_path(text: str, source: Any, project: str) -> str:
     return os.path.normpath(os.path.join(root, text.lstrip("/").removeprefix("./")))
 
 
-def failure_note(output: str, exit_code: int | None) -> str | None:
-    """A note for the model when a sandboxed command failed in a way the sandbox explains."""
+def failure_note(output: str, exit_code: int | None, refusals_reported: bool = False) -> str | None:
+    """A note for the model when a sandboxed command failed in a way the sandbox explains.
+    ``refusals_reported``: the network's own note names the refused connections (and says not
+    to get round them), so the proxy's answers alone do not suggest running outside."""
     if not exit_code:
         return None
-    return SANDBOX_NOTE if _SANDBOX_SYMPTOMS.search(output[-20_000:]) else None
+    tail = output[-20_000:]
+    if _SANDBOX_SYMPTOMS.search(tail) or (not refusals_reported and _PROXY_ANSWER in tail):
+        return SANDBOX_NOTE
+    return None
 
 
 def hidden_note(prefix: Sequence[str], command: str, output: str) -> str | None:

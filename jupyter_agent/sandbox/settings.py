@@ -13,9 +13,10 @@ lists are joined across files).
 Paths are written as in ``Read(...)`` rules (``//abs``, ``~/x``, ``/x`` from the settings root,
 ``./x`` and ``x`` from the project); ``allowWrite`` names folders and ``allowRead`` paths (no
 patterns): ``allowRead`` shows again what ``denyRead`` alone hides there.  An untrusted
-project's files cannot add to ``allowWrite``, ``allowRead``, ``network.allowedDomains`` (hosts reached through
-the kernel's proxy without asking; ``network.py``) nor ``excludedCommands`` (command prefixes, as in ``Bash`` rules, that run
-outside the sandbox and are asked about as without it).  A credential
+project's files cannot add to ``allowWrite``, ``allowRead``, ``network.allowedDomains`` (hosts
+reached through the kernel's proxy without asking; ``network.py``) nor ``excludedCommands``
+(command prefixes, as in ``Bash`` rules, that run outside the sandbox and are asked about as
+without it).  A credential
 variable in ``deny`` mode is removed from a sandboxed command's environment; in ``mask`` mode it
 is there with a placeholder value.
 

@@ -218,10 +218,10 @@ class BashTool(Tool[BashInput, BashOutput]):
         if summary.saved_path != files.output:
             _remove(files.output)
         if sandbox:
+            refused = sandbox.network_note()
             found = (
-                failure_note(summary.text, outcome.exit_code), hidden_note(sandbox.args, input.command, summary.text),
-                sandbox.network_note(),
-                await asyncio.to_thread(sandbox.disarm),
+                failure_note(summary.text, outcome.exit_code, refused is not None),
+                hidden_note(sandbox.args, input.command, summary.text), refused, await asyncio.to_thread(sandbox.disarm),
             )
             notes = (*notes, *filter(None, found))
         output = _output(summary, outcome, timeout_ms, notes)

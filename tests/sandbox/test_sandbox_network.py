@@ -82,6 +82,8 @@ async def test_allowed_domains_are_reached_and_others_asked_about(tmp_path, reje
     assert f"this machine or its local network: whatever listens on port {port} runs outside" in question.message
     assert question.suggestions == ()  # no "Always allow" for this machine
     assert f"Network requests the sandbox refused (the program got HTTP 403):\nlocalhost:{port}: the user refused" in out.text
+    failed = await bash(ctx, reject, f"python3 fetch.py http://localhost:{port}/again; exit 1")
+    assert "refused the connection" in failed.text and "dangerouslyDisableSandbox: true (the user" not in failed.text
     (tmp_path / "work" / "tunnel.py").write_text(TUNNEL)
     tunnel = await bash(ctx, reject, f"python3 tunnel.py {port}")
     assert "tunnel: hello from upstream /tunnelled" in tunnel.text, tunnel.text
