@@ -189,7 +189,7 @@ class NetworkGate:
         if isinstance(answer, PermissionAllow):
             self._grant(key if local else host)
             return None
-        return self._refuse(key, f"the user refused the connection to {host}. {answer.message}")
+        return self._refuse(key, f"the connection to {host} was not approved: {answer.message}")
 
     def _refuse(self, key: str, why: str) -> str:
         self.refused.setdefault(key, why)

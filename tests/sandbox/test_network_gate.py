@@ -100,7 +100,7 @@ async def test_bypass_connects_but_an_ask_rule_still_asks_and_a_deny_rule_refuse
     gate, _ = gate_for(tmp_path, asker, mode="bypassPermissions", ask=("WebFetch(domain:ask.example)",),
                        deny=("WebFetch(domain:deny.example)",))
     assert await gate.check("new.example", 443) is None
-    assert "refused the connection to ask.example" in await gate.check("ask.example", 443)
+    assert "the connection to ask.example was not approved" in await gate.check("ask.example", 443)
     assert "denied by the rule" in await gate.check("deny.example", 443)
     assert len(asker.questions) == 1
 
@@ -123,10 +123,10 @@ async def test_a_refusal_holds_for_the_rest_of_the_command_and_is_reported(tmp_p
     gate, ctx = gate_for(tmp_path, asker)
     for _ in range(3):  # pip retries: asked once
         why = await gate.check("new.example", 443)
-        assert why.startswith("the user refused the connection to new.example")
+        assert why.startswith("the connection to new.example was not approved: ")
     assert len(asker.questions) == 1 and GRANTS_KEY not in ctx.get_app_state().extra
     note = gate.notes()
-    assert "new.example:443: the user refused" in note and "The user doesn't want to proceed." in note
+    assert "new.example:443: the connection to new.example was not approved" in note and "The user doesn't want to proceed." in note
 
 
 async def test_connections_to_one_host_at_once_ask_once(tmp_path):
@@ -251,3 +251,11 @@ def test_only_the_settings_or_an_allow_rule_name_a_host(tmp_path):
     ctx.set_app_state(lambda s: replace(s, extra={**s.extra, GRANTS_KEY: frozenset({"approved.example"})}))
     assert gate.named("docs.example", 443) and gate.named("db.example", 5432)
     assert not gate.named("db.example", 5433) and not gate.named("approved.example", 443)
+
+
+async def test_nobody_attached_or_a_timeout_is_reported_as_such(tmp_path):
+    from jupyter_agent.agent.approval import NO_APPROVER_MESSAGE
+
+    gate, _ = gate_for(tmp_path, Asker(PermissionDeny(NO_APPROVER_MESSAGE.format(tool="Bash"), reason="no approver")))
+    why = await gate.check("new.example", 443)
+    assert why.startswith("the connection to new.example was not approved: Bash needs the user's approval, but no one")

