@@ -200,3 +200,15 @@ def test_interpolation_errors_do_not_touch_the_session(ip):
     with pytest.raises(UsageError, match="NameError"):
         ip.run_line_magic("agent", "--new explain {no_such_variable}")
     assert magics.session is before
+
+
+def test_add_dir_adds_a_working_directory_to_a_new_and_a_live_session(ip, tmp_path):
+    first, second = tmp_path / "data", tmp_path / "more"
+    first.mkdir()
+    second.mkdir()
+    status = ip.run_line_magic("agent", f"--new --add-dir {first}")
+    magics = ip._jupyter_agent_magics
+    assert f"session {magics.session.id}" in str(status)
+    assert first in magics.session.context.permission_context.additional_directories
+    ip.run_line_magic("agent", f"--add-dir {second}")
+    assert magics.session.context.permission_context.additional_directories[-2:] == (first, second)

@@ -90,6 +90,9 @@ class ToolPermissionContext:
     ask_rules: dict[RuleSource, tuple[str, ...]] = field(default_factory=_empty_rules)
     additional_directories: tuple[Path, ...] = ()
     project_dir: Path | None = None
+    # permissions.blockReadsOutsideWorkingDirectories: the file tools refuse reads outside the
+    # working directories in every mode; Bash asks about them in every mode
+    block_outside_reads: bool = False
 
     def rules(self, behavior: RuleBehavior) -> list[tuple[RuleSource, str]]:
         """All rules of one behaviour as (source, rule) pairs, highest precedence first."""

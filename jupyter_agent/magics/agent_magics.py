@@ -86,7 +86,7 @@ class AgentMagics(Magics):
         session = self._ensure_session(opts)
         prompt = _expand_command(prompt, session)
         if not prompt:
-            if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny \
+            if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny or opts.add_dir \
                     or opts.approval_timeout is not None or opts.mcp or opts.trust or opts.sandbox:
                 return reports.Text(reports.session_text(session))
             raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
@@ -108,6 +108,7 @@ class AgentMagics(Magics):
             mode=opts.mode or self.mode,  # type: ignore[arg-type]
             allow=[*self.allow, *opts.allow],
             deny=[*self.deny, *opts.deny],
+            additional_directories=[Path(d) for d in opts.add_dir],
             max_turns=self.max_turns,
             thinking_budget=self.thinking_budget,
             base_url=self.base_url,
@@ -181,8 +182,8 @@ class AgentMagics(Magics):
 
             session.config.sandbox = True
             turn_on(session.context)
-        if opts.mode or opts.allow or opts.deny:
-            reports.update_permissions(session, opts.mode, opts.allow, opts.deny)
+        if opts.mode or opts.allow or opts.deny or opts.add_dir:
+            reports.update_permissions(session, opts.mode, opts.allow, opts.deny, tuple(map(Path, opts.add_dir)))
         if opts.mcp:
             servers = _mcp_servers(opts.mcp, Path.cwd())
             manager = session.tool_pool.mcp

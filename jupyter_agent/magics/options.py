@@ -7,6 +7,7 @@ the ``--resume=ID`` form or when the next word looks like a session id (has a di
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..core.permission_types import PERMISSION_MODES
 
 _SESSION_ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.:-]{6,}$")
-_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout", "--mcp"}
+_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout", "--mcp", "--add-dir"}
 _FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help", "--trust", "--sandbox"}
 
 
@@ -29,6 +30,7 @@ class AgentOptions:
     mode: str | None = None
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
+    add_dir: list[str] = field(default_factory=list)
     approval_timeout: float | None = None
     mcp: list[str] = field(default_factory=list)
     rewind: int | None = None
@@ -49,6 +51,14 @@ class AgentOptions:
         return "rewind" if self.rewind is not None else None
 
 
+def _folder(value: str) -> str:
+    """An ``--add-dir`` value as the absolute path of an existing folder."""
+    path = os.path.abspath(os.path.expanduser(value))
+    if not os.path.isdir(path):
+        raise UsageError(f"%agent --add-dir: {value!r} is not a folder")
+    return path
+
+
 @magic_arguments()
 @argument("--new", action="store_true", help="Start a new session (the old one stays on disk).")
 @argument("--resume", nargs="?", const="", default=None, metavar="ID",
@@ -59,6 +69,8 @@ class AgentOptions:
           help="Allow rule for this session, e.g. 'Bash(pytest:*)' (repeatable).")
 @argument("--deny", action="append", default=[], metavar="RULE",
           help="Deny rule for this session, e.g. 'Read(./.env)' (repeatable).")
+@argument("--add-dir", action="append", default=[], metavar="DIR",
+          help="Add a working directory for this session, beside the project (repeatable).")
 @argument("--approval-timeout", type=float, metavar="SECONDS",
           help="Deny an approval nobody answers within SECONDS (headless runs).")
 @argument("--mcp", action="append", default=[], metavar="SERVERS",
@@ -149,6 +161,7 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
         mode=args.mode,
         allow=list(args.allow or []),
         deny=list(args.deny or []),
+        add_dir=[_folder(value) for value in args.add_dir or []],
         approval_timeout=args.approval_timeout,
         mcp=list(args.mcp or []),
         rewind=args.rewind,

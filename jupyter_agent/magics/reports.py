@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..ui import render
@@ -60,13 +61,17 @@ def session_text(session: AgentSession) -> str:
     )
 
 
-def update_permissions(session: AgentSession, mode: str | None, allow: list[str], deny: list[str]) -> None:
-    """Change the live session's mode and add session rules."""
+def update_permissions(
+    session: AgentSession, mode: str | None, allow: list[str], deny: list[str], add_dirs: tuple[Path, ...] = ()
+) -> None:
+    """Change the live session's mode, add session rules and working directories."""
 
     def _update(state: Any) -> Any:
         perm = state.tool_permission_context
         if mode:
             perm = replace(perm, mode=mode)
+        if add_dirs:
+            perm = replace(perm, additional_directories=tuple(dict.fromkeys((*perm.additional_directories, *add_dirs))))
         if allow:
             rules = dict(perm.allow_rules)
             rules["session"] = tuple(dict.fromkeys((*rules.get("session", ()), *allow)))

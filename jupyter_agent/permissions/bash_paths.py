@@ -191,7 +191,8 @@ def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> No
                 v.deny = f"Permission to read {path} has been denied by the rule {rule}."
                 return
             if not scope.inside(real):
-                v.soft.append(f"it reads {path}, outside the working directories")
+                outside = v.sticky if scope.rules.context.block_outside_reads else v.soft  # asked in every mode
+                outside.append(f"it reads {path}, outside the working directories")
 
 
 def _expand(word: Word, cwd: str, v: Verdict) -> list[str]:

@@ -180,6 +180,8 @@ def check_read_permission(tool: Any, path: str, context: ToolUseContext) -> Perm
     denied = matching_rule(context, "deny", READ_RULES, resolved)
     if denied is not None:
         return PermissionDeny(f"Permission to read {path} has been denied by the rule {denied}.")
+    if context.permission_context.block_outside_reads and not _readable_when_blocked(resolved.real, context):
+        return PermissionDeny(BLOCKED_READ.format(path=path))
     asked = matching_rule(context, "ask", READ_RULES, resolved)
     if asked is not None:
         return sticky_ask(f"{_name(tool)} wants to read {path} (rule {asked}).", RULE, asked)
@@ -193,6 +195,18 @@ def check_read_permission(tool: Any, path: str, context: ToolUseContext) -> Perm
         f"{_name(tool)} wants to read {path}, outside the working directories.",
         suggestions=(PermissionUpdate(rules=(f"Read(/{folder}/**)",), destination="session"),),
     )
+
+
+BLOCKED_READ = (
+    "Reading {path} is blocked: it is outside the working directories, and the settings say "
+    "permissions.blockReadsOutsideWorkingDirectories. Work inside the working directories, or ask the "
+    "user to add that folder to them (permissions.additionalDirectories, or %agent --add-dir)."
+)
+
+
+def _readable_when_blocked(real: str, context: ToolUseContext) -> bool:
+    """Inside the working directories, or the session's own folder (saved outputs, plans)."""
+    return real_in_working_directories(real, context) or is_within(real, os.path.realpath(context.session_dir))
 
 
 def check_write_permission(tool: Any, path: str, context: ToolUseContext) -> PermissionResult:

@@ -56,6 +56,7 @@ class FileSettings:
     hooks: tuple[HookMatcher, ...] = ()
     bypass_off: bool = False
     cleanup_days: int | None = None
+    block_reads: bool = False  # permissions.blockReadsOutsideWorkingDirectories (restricts: always kept)
 
     def widening(self) -> list[str]:
         """The parts that let the agent do more, in plain words (empty when none)."""
@@ -98,6 +99,7 @@ class Settings:
     # The project / local files' widening parts, held back because the folder is not trusted:
     withheld: tuple[FileSettings, ...] = ()
     trust_problems: tuple[str, ...] = ()  # a malformed trust record (then nothing is trusted)
+    block_reads_by: Path | None = None  # the file setting permissions.blockReadsOutsideWorkingDirectories
 
     @property
     def held_back(self) -> tuple[str, ...]:
@@ -135,7 +137,7 @@ def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], ba
         source, path, rules, _mode(perms.get("defaultMode"), path),
         tuple(_directories(perms.get("additionalDirectories", []), base, path)),
         tuple(parse_hooks(data.get("hooks", {}), path, source)),
-        perms.get("disableBypassPermissionsMode") == "disable", cleanup,
+        perms.get("disableBypassPermissionsMode") == "disable", cleanup, _block_reads(perms, path),
     )
 
 
@@ -189,7 +191,15 @@ def _combine(
         project, home, rules, mode,
         tuple(d for f in parsed for d in f.directories), tuple(h for f in parsed for h in f.hooks),
         tuple(f.path for f in parsed), bypass_off, cleanup_days, withheld, problems,
+        next((f.path for f in parsed if f.block_reads), None),  # any file's true holds (it restricts)
     )
+
+
+def _block_reads(perms: dict[str, Any], path: Path) -> bool:
+    value = perms.get("blockReadsOutsideWorkingDirectories", False)
+    if not isinstance(value, bool):
+        raise AgentConfigError(f"{path}: permissions.blockReadsOutsideWorkingDirectories must be true or false")
+    return value
 
 
 def _cleanup_days(value: Any, path: Path) -> int:
@@ -275,6 +285,7 @@ def build_permission_context(
         ask_rules=tables["ask"],
         additional_directories=settings.additional_directories + tuple(extra_dirs),
         project_dir=settings.project_dir,
+        block_outside_reads=settings.block_reads_by is not None,
     )
 
 

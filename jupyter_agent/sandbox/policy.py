@@ -34,7 +34,7 @@ from .bwrap import blanks, bwrap_args, probe
 from .masks import Masks, compute_masks
 from .network import Ask, NetworkGate
 from .protected import PROTECTED_GAP, disarm, existing_protected, repository_settings
-from .proxy import ProxyLink, forwarder_home, forwarder_python
+from .proxy import ProxyLink, forwarder_python, kernel_python_folders
 from .seccomp import filter_file
 from .settings import SandboxSettings, sandbox_settings
 
@@ -107,7 +107,8 @@ def mask_rules(context: ToolUseContext, settings: SandboxSettings) -> tuple[Path
     reads = (scope.read_deny + rules.paths("ask", READ_RULES, project)
              + _setting_rules("credentials.files", settings.credential_files, project))
     writes = scope.edit_deny + scope.edit_ask + _setting_rules("denyWrite", settings.deny_write, project)
-    return reads, writes, _setting_rules("denyRead", settings.deny_read, project)
+    deny_read = settings.deny_read + ((("userSettings", "~/"),) if pc.block_outside_reads else ())  # your home
+    return reads, writes, _setting_rules("denyRead", deny_read, project)
 
 
 def _setting_rules(key: str, items: Sequence[tuple[Any, str]], project: str) -> PathRules:
@@ -169,8 +170,8 @@ async def sandbox_masks(
     reads, writes, opened = mask_rules(context, settings)
     project = os.fspath(context.permission_context.project_dir or context.cwd)
     reopened = [os.path.realpath(settings_path(text, source, project)) for source, text in settings.allow_read]
-    if opened and (runtime := forwarder_home()) is not None:  # the network's forwarder runs on it
-        reopened.append(runtime)
+    if opened:  # the network's forwarder runs on the kernel's Python, and so may the command
+        reopened += kernel_python_folders()
 
     def walk() -> tuple[Masks, frozenset[str]]:
         masks = compute_masks(reads, writes, real, open_rules=opened, reopened=reopened) if reads or writes or opened else Masks()

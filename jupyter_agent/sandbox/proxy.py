@@ -88,11 +88,11 @@ os._exit(128 - code if code < 0 else code)  # killed by a signal: 128 + its numb
 """
 
 
-def forwarder_home() -> str | None:
-    """The installation the forwarder's Python runs from (kept readable when ``denyRead`` hides
-    the folder it is in, such as ``~/.pyenv``), or None when it is not the kernel's own."""
-    python, home = forwarder_python(), os.path.realpath(sys.base_prefix)
-    return home if python is not None and python.startswith(home.rstrip(os.sep) + os.sep) else None
+def kernel_python_folders() -> tuple[str, ...]:
+    """The kernel's Python: its environment and the installation under it (real paths).  Kept
+    readable when ``denyRead`` hides the folder they are in (``~/.pyenv``, ``~/venvs/ds``): the
+    network forwarder runs on it, and a sandboxed ``python`` finds the kernel's packages."""
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)))
 
 
 def forwarder_python() -> str | None:

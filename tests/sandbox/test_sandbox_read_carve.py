@@ -94,13 +94,13 @@ def test_allow_read_is_held_back_in_an_untrusted_folder_and_takes_paths_only(tmp
         load_sandbox_settings(project, tmp_path / "h", trusted=True)
 
 
-async def test_the_forwarders_python_stays_readable(tmp_path, monkeypatch):
+async def test_the_kernels_python_stays_readable(tmp_path, monkeypatch):
     from jupyter_agent.sandbox import policy
     from jupyter_agent.sandbox.settings import SandboxSettings
 
     runtime = tmp_path / "opt" / "python"
     _tree(tmp_path, "opt/python/bin/python3", "opt/secret", "work/app.py")
-    monkeypatch.setattr(policy, "forwarder_home", lambda: str(runtime))
+    monkeypatch.setattr(policy, "kernel_python_folders", lambda: (str(runtime),))
     settings = SandboxSettings(enabled=True, deny_read=(("userSettings", f"/{tmp_path}/opt/"),))
     ctx = ruled(tmp_path)
     masks, _found = await policy.sandbox_masks(ctx, settings, [str(tmp_path / "work")])
