@@ -169,6 +169,15 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture
+def server():
+    """The scripted Anthropic-compatible model server (push replies, then point a session at it)."""
+    from jupyter_agent.testing import ScriptedServer
+
+    with ScriptedServer() as srv:
+        yield srv
+
+
+@pytest.fixture
 def page(browser, request):
     """A fresh browser page; a screenshot lands in test-results/ when the test fails."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})

@@ -10,17 +10,11 @@ import json
 import nbformat
 import pytest
 
-from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
+from jupyter_agent.testing import reply, text, tool_use
 
 from .browser_helpers import cell_locator, cells, dialogs, open_notebook, select_cell, wait_cell_count
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
-
-
-@pytest.fixture
-def server():
-    with ScriptedServer() as srv:
-        yield srv
 
 
 def _tool_results(server) -> dict[str, dict]:

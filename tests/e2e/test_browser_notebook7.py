@@ -42,12 +42,6 @@ def nb7(tmp_path_factory) -> Iterator[Lab]:
         yield server
 
 
-@pytest.fixture
-def server():
-    with ScriptedServer() as srv:
-        yield srv
-
-
 def _setup_source(server: ScriptedServer) -> str:
     return (
         "%load_ext jupyter_agent\n"

@@ -17,12 +17,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 
 @pytest.fixture
-def server():
-    with ScriptedServer() as srv:
-        yield srv
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     work = tmp_path / "project"
     work.mkdir()

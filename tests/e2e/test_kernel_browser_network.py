@@ -6,51 +6,22 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import http.server
 import json
-import threading
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from jupyter_agent.sandbox.bwrap import probe
-from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
+from jupyter_agent.testing import reply, text, tool_use
+from tests.sandbox.test_sandbox_network import upstream  # noqa: F401 (a fixture)
 
 from .browser_helpers import open_notebook
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 
-@pytest.fixture
-def server():
-    with ScriptedServer() as srv:
-        yield srv
-
-
-@pytest.fixture
-def upstream():
-    seen: list[str] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            seen.append(self.path)
-            body = b"rows=42"
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield httpd.server_address[1], seen
-    httpd.shutdown()
-
-
-def test_a_network_question_is_answered_on_the_bash_card(lab, page, server, upstream):
+def test_a_network_question_is_answered_on_the_bash_card(lab, page, server, upstream):  # noqa: F811
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # Playwright's loop runs in this thread
         available = pool.submit(asyncio.run, probe()).result()
     if not available.ok:
@@ -59,7 +30,7 @@ def test_a_network_question_is_answered_on_the_bash_card(lab, page, server, upst
     fetch = f"python3 -c \"import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:{port}/data.csv').read().decode())\""
     server.push(
         reply(text("Fetching it."), tool_use("Bash", {"command": fetch})),
-        reply(text("Fetched: the file has **42 rows**.")),
+        reply(text("Fetched: the server says hello.")),
     )
     setup = (
         "%load_ext jupyter_agent\n"
@@ -78,7 +49,7 @@ def test_a_network_question_is_answered_on_the_bash_card(lab, page, server, upst
     assert seen == []  # the connection waits for the answer
     page.get_by_role("button", name="Approve").click()
 
-    page.get_by_text("Fetched: the file has").wait_for(timeout=60_000)
+    page.get_by_text("Fetched: the server says").wait_for(timeout=60_000)
     assert seen == ["/data.csv"]
     card = page.locator(".jupyter-agent-card").first.inner_text()
-    assert "rows=42" in card and "Approved" in card
+    assert "hello from upstream /data.csv" in card and "Approved" in card

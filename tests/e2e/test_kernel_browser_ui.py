@@ -9,17 +9,11 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
+from jupyter_agent.testing import reply, text, tool_use
 
 from .browser_helpers import open_notebook
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
-
-
-@pytest.fixture
-def server():
-    with ScriptedServer() as srv:
-        yield srv
 
 
 def test_approve_in_jupyterlab_and_the_saved_notebook_keeps_the_audit(lab, page, server):
