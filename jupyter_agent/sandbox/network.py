@@ -96,6 +96,9 @@ class NetworkGate:
     ask: Ask | None = None  # None: nobody can be asked (refused instead)
     refused: dict[str, str] = field(default_factory=dict)  # "host:port" -> why (reported once)
     _pending: dict[str, asyncio.Future[str | None]] = field(default_factory=dict)
+    _open: int = 0  # questions waiting for the user now
+    _waited: float = 0.0  # seconds with a question open, before the current stretch
+    _since: float = 0.0  # when the current stretch began
 
     def reaches_anything(self) -> bool:
         """Could any connection succeed?  (If not, the command needs no proxy at all.)"""
@@ -130,6 +133,12 @@ class NetworkGate:
             return True
         pc = self.context.permission_context
         return content_rule_for(pc, "allow", "WebFetch", lambda c: host_rule_matches(c, host)) is not None
+
+    def waiting(self) -> float:
+        """Seconds spent with a question open so far (the command's timeout does not count them)."""
+        if not self._open:
+            return self._waited
+        return self._waited + asyncio.get_running_loop().time() - self._since
 
     def close(self) -> None:
         """The command has ended: questions still open are withdrawn (their panels close)."""
@@ -180,12 +189,20 @@ class NetworkGate:
                      "runs outside the sandbox (a Jupyter server, a database).")
         rule = PermissionUpdate(rules=(f"WebFetch(domain:{host})",), destination="localSettings")
         question = PermissionAsk(text, suggestions=() if local else (rule,), reason="sandbox network")
+        loop = asyncio.get_running_loop()
+        if not self._open:
+            self._since = loop.time()
+        self._open += 1
         try:
             answer = await self.ask(question)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a broken approver refuses (fail closed)
             return self._refuse(key, f"the request to approve {host} failed: {exc}")
+        finally:
+            self._open -= 1
+            if not self._open:
+                self._waited += loop.time() - self._since
         if isinstance(answer, PermissionAllow):
             self._grant(key if local else host)
             return None

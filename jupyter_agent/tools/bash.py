@@ -204,7 +204,8 @@ class BashTool(Tool[BashInput, BashOutput]):
         on_line = (lambda line: on_progress(ToolProgress("", line))) if on_progress else None
         try:
             outcome = await run_foreground(
-                process, timeout=timeout_ms / 1000, abort=context.abort_controller, on_line=on_line
+                process, timeout=timeout_ms / 1000, abort=context.abort_controller, on_line=on_line,
+                waiting=sandbox.gate.waiting if sandbox and sandbox.gate else None,
             )
             summary = await summarize_soon(files.output)
         except BaseException:  # cancelled (the user's stop) or failed: keep no output file

@@ -259,3 +259,18 @@ async def test_nobody_attached_or_a_timeout_is_reported_as_such(tmp_path):
     gate, _ = gate_for(tmp_path, Asker(PermissionDeny(NO_APPROVER_MESSAGE.format(tool="Bash"), reason="no approver")))
     why = await gate.check("new.example", 443)
     assert why.startswith("the connection to new.example was not approved: Bash needs the user's approval, but no one")
+
+
+async def test_the_time_a_question_waits_for_the_user_is_counted(tmp_path):
+    opened = asyncio.Event()
+    gate, _ = gate_for(tmp_path, Asker(gate=opened))
+    assert gate.waiting() == 0.0
+    first = asyncio.ensure_future(gate.check("one.example", 443))
+    second = asyncio.ensure_future(gate.check("two.example", 443))  # overlapping questions count once
+    await asyncio.sleep(0.2)
+    assert 0.15 <= gate.waiting() < 0.35
+    opened.set()
+    await asyncio.gather(first, second)
+    settled = gate.waiting()
+    await asyncio.sleep(0.1)
+    assert gate.waiting() == settled  # no question open: the clock stands

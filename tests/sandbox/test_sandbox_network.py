@@ -300,3 +300,24 @@ def test_the_forwarder_hands_over_connections_and_returns_the_commands_status(tm
     assert handed.type == socket.SOCK_STREAM
     handed.close()
     mine.close()
+
+
+async def test_the_commands_timeout_does_not_count_the_time_the_user_takes(tmp_path, bwrap_ok, upstream):
+    """Asked with a 1.5 s timeout, answered after 3 s: the command still finishes."""
+    import asyncio
+
+    from jupyter_agent.core.permission_types import PermissionAllow
+
+    port, seen = upstream
+
+    async def slow_user(tool, input, context, ask, tool_use_id):
+        await asyncio.sleep(3)
+        return PermissionAllow()
+
+    ctx = sandboxed_context(tmp_path)
+    (tmp_path / "work" / "fetch.py").write_text(FETCH)
+    out = await bash(ctx, slow_user, f"python3 fetch.py http://localhost:{port}/slow", timeout=1500)
+    assert "hello from upstream /slow" in out.text and seen == ["/slow"], out.text
+    assert not out.result.data.timed_out and out.result.data.exit_code == 0
+    quick = await bash(ctx, slow_user, "sleep 3", timeout=1500)  # no question: the timeout holds
+    assert quick.result.data.timed_out, quick.text

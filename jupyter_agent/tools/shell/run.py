@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ...core.abort import AbortController
 from .output import FileFollower
@@ -42,13 +43,23 @@ async def run_foreground(
     timeout: float,
     abort: AbortController,
     on_line: Callable[[str], None] | None = None,
+    waiting: Callable[[], float] | None = None,
 ) -> RunOutcome:
-    """Wait for ``process``; kill its group on timeout or abort (also when we are cancelled)."""
+    """Wait for ``process``; kill its group on timeout or abort (also when we are cancelled).
+    ``waiting``: the seconds spent so far waiting for the user (a question the command's network
+    asked); the timeout does not count them."""
     exited = process.exited()
     stop = asyncio.ensure_future(abort.wait())
     tail = asyncio.ensure_future(_follow(process, on_line)) if on_line else None
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    waiters: set[asyncio.Future[Any]] = {exited, stop}
     try:
-        done, _ = await asyncio.wait({exited, stop}, timeout=timeout, return_when="FIRST_COMPLETED")
+        while True:
+            left = timeout + (waiting() if waiting else 0.0) - (loop.time() - started)
+            done, _ = await asyncio.wait(waiters, timeout=max(left, 0.0), return_when="FIRST_COMPLETED")
+            if done or waiting is None or timeout + waiting() - (loop.time() - started) <= 0:
+                break
         if exited not in done:
             await process.kill(INTERRUPTED if stop in done else TIMED_OUT)
         code = await process.wait()
