@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .settings import SandboxSettings
 
 MAX_OPEN_QUESTIONS = 5  # per command: a program trying many hosts does not flood the notebook
+MAX_WAIT_CREDIT = 600.0  # seconds of waiting for the user a command's timeout may leave out
 GRANTS_KEY = "sandbox_hosts"  # app_state.extra: hosts ("host:port" when local) allowed this session
 Ask = Callable[[PermissionAsk], Awaitable[UserDecision]]
 
@@ -135,10 +136,13 @@ class NetworkGate:
         return content_rule_for(pc, "allow", "WebFetch", lambda c: host_rule_matches(c, host)) is not None
 
     def waiting(self) -> float:
-        """Seconds spent with a question open so far (the command's timeout does not count them)."""
-        if not self._open:
-            return self._waited
-        return self._waited + asyncio.get_running_loop().time() - self._since
+        """Seconds spent with a question open so far, up to ``MAX_WAIT_CREDIT`` (the command's
+        timeout does not count them; the cap keeps a command that leaves a question open from
+        running on past its timeout for ever)."""
+        total = self._waited
+        if self._open:
+            total += asyncio.get_running_loop().time() - self._since
+        return min(total, MAX_WAIT_CREDIT)
 
     def close(self) -> None:
         """The command has ended: questions still open are withdrawn (their panels close)."""

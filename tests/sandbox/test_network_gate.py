@@ -12,7 +12,13 @@ import pytest
 
 from jupyter_agent.core.permission_types import PermissionAllow, PermissionDeny
 from jupyter_agent.errors import AgentConfigError
-from jupyter_agent.sandbox.network import GRANTS_KEY, NetworkGate, entry_matches, parse_host_entry
+from jupyter_agent.sandbox.network import (
+    GRANTS_KEY,
+    MAX_WAIT_CREDIT,
+    NetworkGate,
+    entry_matches,
+    parse_host_entry,
+)
 from jupyter_agent.sandbox.settings import SandboxSettings, load_sandbox_settings
 from tests.permissions.tools import make_ctx
 
@@ -274,3 +280,5 @@ async def test_the_time_a_question_waits_for_the_user_is_counted(tmp_path):
     settled = gate.waiting()
     await asyncio.sleep(0.1)
     assert gate.waiting() == settled  # no question open: the clock stands
+    gate._waited = 10_000.0
+    assert gate.waiting() == MAX_WAIT_CREDIT  # a question left open does not buy endless time
