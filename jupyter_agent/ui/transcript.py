@@ -14,15 +14,14 @@ from typing import Any
 import ipywidgets as widgets
 from pydantic import BaseModel
 
-from ..agent import events as ev
-from ..core import events as tev
-from ..core.permission_types import PermissionAsk, PermissionDeny
-from . import render, tool_views
+from ..core.permission_types import PermissionAsk
+from . import render
 from .approval import ApprovalPanel
 from .blocks import NoteBlock, ThinkingBlock
 from .markdown_stream import StreamingMarkdown
 from .questions import PlanApproval, QuestionForm
 from .tool_card import ToolCard
+from .transcript_events import HANDLERS
 
 FindTool = Callable[[str], Any]
 
@@ -73,103 +72,13 @@ class Transcript(widgets.VBox):
 
     def handle(self, event: Any) -> None:
         """Apply one session event (unknown events are ignored)."""
-        handler = _HANDLERS.get(type(event))
+        handler = HANDLERS.get(type(event))
         if handler is not None:
             handler(self, event)
-
-    def _on_turn_started(self, e: ev.TurnStarted) -> None:
-        self.started = time.monotonic()  # a queued turn's clock starts now
-        self._attempt_start = len(self.blocks)
-        self.footer.value = self._footer_html("running")
 
     def mark_queued(self) -> None:
         """Another turn runs first: say so until this one starts."""
         self.footer.value = self._footer_html("queued behind the running turn")
-
-    def _on_text(self, e: ev.TextDelta) -> None:
-        block = self._this_reply_last()
-        if not isinstance(block, StreamingMarkdown):
-            block = self._add(StreamingMarkdown(self.interval))
-        block.append(e.text)
-
-    def _on_thinking(self, e: ev.ThinkingDelta) -> None:
-        block = self._this_reply_last()
-        if not isinstance(block, ThinkingBlock):
-            block = self._add(ThinkingBlock(self.interval))
-        block.append(e.text)
-
-    def _on_tool_streaming(self, e: ev.ToolUseStreaming) -> None:
-        self.card(e.tool_use_id, e.tool_name)
-
-    def _on_permission(self, e: tev.PermissionRequested) -> None:
-        self.card(e.tool_use_id, e.tool_name).set_input(self._parsed(e.tool_name, e.input))
-
-    def _on_started(self, e: tev.ToolCallStarted) -> None:
-        card = self.card(e.tool_use_id, e.tool_name)
-        card.set_input(self._parsed(e.tool_name, e.input))
-        card.start()
-
-    def _on_progress(self, e: tev.ToolCallProgress) -> None:
-        card = self.cards.get(e.progress.tool_use_id)
-        if card is None:  # an unstamped progress: the most recent running card
-            card = next((c for c in reversed(self.cards.values()) if c.state == "running"), None)
-        if card is not None:
-            agent_id = getattr(e.progress.data, "agent_id", None)  # a SubagentEvent
-            if isinstance(agent_id, str):
-                self._agent_cards[agent_id] = card
-            card.add_progress(e.progress.data)
-
-    def _on_finished(self, e: tev.ToolCallFinished) -> None:
-        outcome = e.outcome
-        card = self.card(outcome.tool_use_id, outcome.tool_name)
-        data = outcome.result.data if outcome.result is not None else None
-        if outcome.input is not None and not card.detail_html:
-            card.set_input(outcome.input)
-        summary = tool_views.result_summary(card.tool, outcome.tool_name, data, outcome.text, outcome.is_error)
-        body = "" if outcome.is_error else tool_views.result_body_html(outcome.tool_name, data, outcome.input)
-        denied = outcome.decision in ("deny", "user-deny")
-        card.finish(is_error=outcome.is_error, summary=summary, body_html=body, denied=denied)
-
-    def _on_resolved(self, e: tev.PermissionResolved) -> None:
-        card = self.cards.get(e.tool_use_id)
-        if card is not None and not card.decision and isinstance(e.decision, PermissionDeny):
-            card.decision = "Denied"
-
-    def _on_usage(self, e: ev.UsageUpdated) -> None:
-        self.usage, self.cost_usd = e.turn, e.cost_usd
-        self.footer.value = self._footer_html("running")
-
-    def _on_todos(self, e: ev.TodosUpdated) -> None:
-        self.todos = list(e.todos)
-        self.todo_view.value = render.todos_html(self.todos)
-
-    def _on_message_done(self, e: ev.AssistantMessageDone) -> None:
-        self._attempt_start = len(self.blocks)
-
-    def _on_error(self, e: ev.AgentErrorEvent) -> None:
-        if e.retrying:
-            self._drop_partial_reply()
-        text = f"{e.message} (retrying…)" if e.retrying else e.message
-        self._add(NoteBlock(text, error=not e.retrying))
-
-    def _drop_partial_reply(self) -> None:
-        """The reply is retried from the start: remove its streamed text, thinking and tool input."""
-        head, tail = self.blocks[: self._attempt_start], self.blocks[self._attempt_start :]
-        void = [b for b in tail if _partial(b)]
-        if not void:
-            return
-        for block in void:
-            _discard(block)
-            if isinstance(block, ToolCard):
-                self.cards.pop(block.tool_use_id, None)
-        self.blocks = head + [b for b in tail if b not in void]
-        self.body.children = tuple(c for c in self.body.children if c not in void)
-
-    def _on_compacted(self, e: ev.Compacted) -> None:
-        self._add(NoteBlock(f"Conversation compacted: {e.tokens_before} → {e.tokens_after} tokens"))
-
-    def _on_turn_ended(self, e: ev.TurnEnded) -> None:
-        self.finish(e.stop_reason, e.duration_s, e.usage)
 
     # -- asks (called by WidgetPermissionHandler) ------------------------------------------------
 
@@ -320,20 +229,6 @@ class Transcript(widgets.VBox):
         return f'<span style="color:{render.MUTED_FG};font-size:12px">{render.escape(text)}</span>'
 
 
-def _partial(block: Any) -> bool:
-    """Streamed by a reply still in flight: text, thinking, or a tool card not yet acted on."""
-    if isinstance(block, ToolCard):
-        return block.state == "pending" and block.approval is None
-    return isinstance(block, StreamingMarkdown | ThinkingBlock)
-
-
-def _discard(block: Any) -> None:
-    throttle = getattr(block, "throttle", None)
-    if throttle is not None:
-        throttle.cancel()
-    block.close()
-
-
 def _record(card: ToolCard, text: str) -> None:
     card.decision = text
 
@@ -341,22 +236,3 @@ def _record(card: ToolCard, text: str) -> None:
 def _plan_text(choice: Any) -> str:
     mode = getattr(choice, "mode", None)
     return f"Plan approved (mode {mode})" if mode else f"Keep planning: {getattr(choice, 'feedback', '')}"
-
-
-_HANDLERS: dict[type, Callable[[Transcript, Any], None]] = {
-    ev.TurnStarted: Transcript._on_turn_started,
-    ev.TextDelta: Transcript._on_text,
-    ev.ThinkingDelta: Transcript._on_thinking,
-    ev.ToolUseStreaming: Transcript._on_tool_streaming,
-    ev.AssistantMessageDone: Transcript._on_message_done,
-    ev.UsageUpdated: Transcript._on_usage,
-    ev.TodosUpdated: Transcript._on_todos,
-    ev.AgentErrorEvent: Transcript._on_error,
-    ev.Compacted: Transcript._on_compacted,
-    ev.TurnEnded: Transcript._on_turn_ended,
-    tev.PermissionRequested: Transcript._on_permission,
-    tev.PermissionResolved: Transcript._on_resolved,
-    tev.ToolCallStarted: Transcript._on_started,
-    tev.ToolCallProgress: Transcript._on_progress,
-    tev.ToolCallFinished: Transcript._on_finished,
-}

@@ -1,0 +1,161 @@
+"""How a ``Transcript`` follows the session's events: one function per event type (``HANDLERS``).
+
+Kept apart from ``transcript.py`` for size; they are the transcript's own handlers and use its
+internals (``_add``, ``_parsed``, the reply being streamed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..agent import events as ev
+from ..core import events as tev
+from ..core.permission_types import PermissionDeny
+from . import render, tool_views
+from .blocks import NoteBlock, ThinkingBlock
+from .markdown_stream import StreamingMarkdown
+from .tool_card import ToolCard
+
+if TYPE_CHECKING:
+    from .transcript import Transcript
+
+
+def on_turn_started(t: Transcript, e: ev.TurnStarted) -> None:
+    t.started = time.monotonic()  # a queued turn's clock starts now
+    t._attempt_start = len(t.blocks)
+    t.footer.value = t._footer_html("running")
+
+
+def on_text(t: Transcript, e: ev.TextDelta) -> None:
+    block = t._this_reply_last()
+    if not isinstance(block, StreamingMarkdown):
+        block = t._add(StreamingMarkdown(t.interval))
+    block.append(e.text)
+
+
+def on_thinking(t: Transcript, e: ev.ThinkingDelta) -> None:
+    block = t._this_reply_last()
+    if not isinstance(block, ThinkingBlock):
+        block = t._add(ThinkingBlock(t.interval))
+    block.append(e.text)
+
+
+def on_tool_streaming(t: Transcript, e: ev.ToolUseStreaming) -> None:
+    t.card(e.tool_use_id, e.tool_name)
+
+
+def on_permission(t: Transcript, e: tev.PermissionRequested) -> None:
+    t.card(e.tool_use_id, e.tool_name).set_input(t._parsed(e.tool_name, e.input))
+
+
+def on_started(t: Transcript, e: tev.ToolCallStarted) -> None:
+    card = t.card(e.tool_use_id, e.tool_name)
+    card.set_input(t._parsed(e.tool_name, e.input))
+    card.start()
+
+
+def on_progress(t: Transcript, e: tev.ToolCallProgress) -> None:
+    card = t.cards.get(e.progress.tool_use_id)
+    if card is None:  # an unstamped progress: the most recent running card
+        card = next((c for c in reversed(t.cards.values()) if c.state == "running"), None)
+    if card is not None:
+        agent_id = getattr(e.progress.data, "agent_id", None)  # a SubagentEvent
+        if isinstance(agent_id, str):
+            t._agent_cards[agent_id] = card
+        card.add_progress(e.progress.data)
+
+
+def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
+    outcome = e.outcome
+    card = t.card(outcome.tool_use_id, outcome.tool_name)
+    data = outcome.result.data if outcome.result is not None else None
+    if outcome.input is not None and not card.detail_html:
+        card.set_input(outcome.input)
+    summary = tool_views.result_summary(card.tool, outcome.tool_name, data, outcome.text, outcome.is_error)
+    body = "" if outcome.is_error else tool_views.result_body_html(outcome.tool_name, data, outcome.input)
+    denied = outcome.decision in ("deny", "user-deny")
+    card.finish(is_error=outcome.is_error, summary=summary, body_html=body, denied=denied)
+
+
+def on_resolved(t: Transcript, e: tev.PermissionResolved) -> None:
+    card = t.cards.get(e.tool_use_id)
+    if card is not None and not card.decision and isinstance(e.decision, PermissionDeny):
+        card.decision = "Denied"
+
+
+def on_usage(t: Transcript, e: ev.UsageUpdated) -> None:
+    t.usage, t.cost_usd = e.turn, e.cost_usd
+    t.footer.value = t._footer_html("running")
+
+
+def on_todos(t: Transcript, e: ev.TodosUpdated) -> None:
+    t.todos = list(e.todos)
+    t.todo_view.value = render.todos_html(t.todos)
+
+
+def on_message_done(t: Transcript, e: ev.AssistantMessageDone) -> None:
+    t._attempt_start = len(t.blocks)
+
+
+def on_error(t: Transcript, e: ev.AgentErrorEvent) -> None:
+    if e.retrying:
+        drop_partial_reply(t)
+    text = f"{e.message} (retrying…)" if e.retrying else e.message
+    t._add(NoteBlock(text, error=not e.retrying))
+
+
+def drop_partial_reply(t: Transcript) -> None:
+    """The reply is retried from the start: remove its streamed text, thinking and tool input."""
+    head, tail = t.blocks[: t._attempt_start], t.blocks[t._attempt_start :]
+    void = [b for b in tail if _partial(b)]
+    if not void:
+        return
+    for block in void:
+        _discard(block)
+        if isinstance(block, ToolCard):
+            t.cards.pop(block.tool_use_id, None)
+    t.blocks = head + [b for b in tail if b not in void]
+    t.body.children = tuple(c for c in t.body.children if c not in void)
+
+
+def on_compacted(t: Transcript, e: ev.Compacted) -> None:
+    t._add(NoteBlock(f"Conversation compacted: {e.tokens_before} → {e.tokens_after} tokens"))
+
+
+def on_turn_ended(t: Transcript, e: ev.TurnEnded) -> None:
+    t.finish(e.stop_reason, e.duration_s, e.usage)
+
+
+def _partial(block: Any) -> bool:
+    """Streamed by a reply still in flight: text, thinking, or a tool card not yet acted on."""
+    if isinstance(block, ToolCard):
+        return block.state == "pending" and block.approval is None
+    return isinstance(block, StreamingMarkdown | ThinkingBlock)
+
+
+def _discard(block: Any) -> None:
+    throttle = getattr(block, "throttle", None)
+    if throttle is not None:
+        throttle.cancel()
+    block.close()
+
+
+HANDLERS: dict[type, Callable[[Transcript, Any], None]] = {
+    ev.TurnStarted: on_turn_started,
+    ev.TextDelta: on_text,
+    ev.ThinkingDelta: on_thinking,
+    ev.ToolUseStreaming: on_tool_streaming,
+    ev.AssistantMessageDone: on_message_done,
+    ev.UsageUpdated: on_usage,
+    ev.TodosUpdated: on_todos,
+    ev.AgentErrorEvent: on_error,
+    ev.Compacted: on_compacted,
+    ev.TurnEnded: on_turn_ended,
+    tev.PermissionRequested: on_permission,
+    tev.PermissionResolved: on_resolved,
+    tev.ToolCallStarted: on_started,
+    tev.ToolCallProgress: on_progress,
+    tev.ToolCallFinished: on_finished,
+}
