@@ -171,11 +171,7 @@ class NetworkGate:
         if rule := content_rule_for(pc, "ask", "WebFetch", lambda c: host_rule_matches(c, host)):
             return ASK if pc.mode not in _NO_ASK_MODES else f"{host} needs approval (rule {rule}); {_NO_ASK_MODES[pc.mode]}"
         granted = self._grants()
-        if any(entry_matches(e, host, port) for e in self.settings.allowed_domains) or (
-            f"{host}:{port}" in granted if local else host in granted
-        ):
-            return None
-        if content_rule_for(pc, "allow", "WebFetch", lambda c: host_rule_matches(c, host)):
+        if self.named(host, port) or (f"{host}:{port}" in granted if local else host in granted):
             return None
         if pc.mode == "bypassPermissions":
             return None

@@ -54,11 +54,14 @@ async def run_foreground(
     loop = asyncio.get_running_loop()
     started = loop.time()
     waiters: set[asyncio.Future[Any]] = {exited, stop}
+
+    def left() -> float:  # seconds until the timeout, the user's thinking time left out
+        return timeout + (waiting() if waiting else 0.0) - (loop.time() - started)
+
     try:
         while True:
-            left = timeout + (waiting() if waiting else 0.0) - (loop.time() - started)
-            done, _ = await asyncio.wait(waiters, timeout=max(left, 0.0), return_when="FIRST_COMPLETED")
-            if done or waiting is None or timeout + waiting() - (loop.time() - started) <= 0:
+            done, _ = await asyncio.wait(waiters, timeout=max(left(), 0.0), return_when="FIRST_COMPLETED")
+            if done or waiting is None or left() <= 0:
                 break
         if exited not in done:
             await process.kill(INTERRUPTED if stop in done else TIMED_OUT)
