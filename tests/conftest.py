@@ -1,8 +1,16 @@
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from jupyter_agent.core.permission_types import PermissionAllow, PermissionAsk, PermissionDeny
+from jupyter_agent.permissions import managed
+
+# The machine's own managed settings (/etc/claude-code) never reach a test: this folder does not
+# exist.  Tests of the managed settings point ``MANAGED_DIR`` at a folder of their own.
+managed.MANAGED_DIR = Path(tempfile.gettempdir()) / "jupyter-agent-tests-no-managed-settings"
 
 
 class RecordingApprover:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from traitlets import TraitError
 
 from jupyter_agent.magics import cell_context
 from jupyter_agent.magics.interpolate import InterpolationError, interpolate
@@ -212,3 +213,28 @@ def test_add_dir_adds_a_working_directory_to_a_new_and_a_live_session(ip, tmp_pa
     assert first in magics.session.context.permission_context.additional_directories
     ip.run_line_magic("agent", f"--add-dir {second}")
     assert magics.session.context.permission_context.additional_directories[-2:] == (first, second)
+
+
+def test_a_live_session_cannot_be_switched_past_the_managed_policy(ip, tmp_path, monkeypatch):
+    from jupyter_agent.permissions import managed
+
+    policy = tmp_path / "policy"
+    policy.mkdir()
+    (policy / "managed-settings.json").write_text(
+        '{"permissions": {"disableBypassPermissionsMode": "disable", "allowManagedPermissionRulesOnly": true}}')
+    monkeypatch.setattr(managed, "MANAGED_DIR", policy)
+    magics = ip._jupyter_agent_magics
+    ip.run_line_magic("agent", "--new --mode acceptEdits")
+    with pytest.raises(UsageError, match="disableBypassPermissionsMode"):
+        ip.run_line_magic("agent", "--mode bypassPermissions")
+    with pytest.raises(TraitError, match="disableBypassPermissionsMode"):
+        magics.mode = "bypassPermissions"  # %config AgentMagics.mode = ...
+    assert magics.mode == "default"  # the setting keeps its value too
+    with pytest.raises(UsageError, match="allowManagedPermissionRulesOnly"):
+        ip.run_line_magic("agent", '--allow "Bash(pytest:*)"')
+    perm = magics.session.context.permission_context
+    assert perm.mode == "acceptEdits" and perm.rules("allow") == []
+    with pytest.raises(UsageError, match="disableBypassPermissionsMode"):
+        ip.run_line_magic("agent", "--new --mode bypassPermissions")
+    monkeypatch.undo()
+    ip.run_line_magic("agent", "--new")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -76,11 +77,14 @@ def session_approver(
     get_handler: Callable[[], CanUseTool | None], get_timeout: Callable[[], float | None]
 ) -> CanUseTool:
     """The ``can_use_tool`` a session's loop uses: the current UI handler (read at each ask),
-    denied when there is none, bounded by the timeout, withdrawn by Stop."""
+    denied when there is none, bounded by the timeout, withdrawn by Stop.  Under the managed
+    settings' allowManagedPermissionRulesOnly no ask offers "Always allow"."""
 
     async def approve(
         tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, ask: PermissionAsk, tool_use_id: str
     ) -> UserDecision:
+        if ask.suggestions and context.permission_context.managed_rules_only:
+            ask = replace(ask, suggestions=())
         handler = get_handler()
         if handler is None:
             return await deny_without_approver(tool, input, context, ask, tool_use_id)

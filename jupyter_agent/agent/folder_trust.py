@@ -88,6 +88,17 @@ def ignored_notice(project: Path, held_back: tuple[str, ...], why: str) -> str:
     )
 
 
+def managed_notices(settings: Any | None) -> tuple[str, ...]:
+    """What the managed settings' allowManagedPermissionRulesOnly leaves out, for the user."""
+    ignored = getattr(settings, "ignored_allow", ())
+    managed = getattr(settings, "managed", None)
+    if not ignored or managed is None:
+        return ()
+    listed = "; ".join(f"{path}: {', '.join(rules)}" for path, rules in ignored)
+    return (f"These allow rules are ignored: {managed.path} sets allowManagedPermissionRulesOnly, so only the "
+            f"administrator's allow rules apply ({listed}). Such calls are asked about instead.",)
+
+
 class FolderTrustGate:
     """Asks once per session; returns reloaded settings when the folder became trusted."""
 
@@ -96,6 +107,7 @@ class FolderTrustGate:
         self.withheld: tuple[Any, ...] = tuple(getattr(settings, "withheld", ()))
         self.held_back: tuple[str, ...] = tuple(getattr(settings, "held_back", ()))
         self.problems: tuple[str, ...] = tuple(getattr(settings, "trust_problems", ()))
+        self.notices: tuple[str, ...] = managed_notices(settings)  # said once, on the first turn
         self.asked = False
         self.recorded = False
 
@@ -107,6 +119,9 @@ class FolderTrustGate:
         """Before the first turn's hooks: trust (``trust_project``) or ask; settings to use, or None."""
         if not self.config.load_settings:
             return None
+        for notice in self.notices:
+            emit(AgentErrorEvent(notice, kind="settings"))
+        self.notices = ()
         if self.config.trust_project and not self.recorded:
             self.recorded = True
             await self._record(emit)

@@ -84,7 +84,7 @@ class AgentSession(CompactionMixin):
         self.can_use_tool = can_use_tool
         # What the loop calls: the current ``can_use_tool``, else a denial; timeout; Stop withdraws.
         self.approver = session_approver(lambda: self.can_use_tool, lambda: self.config.approval_timeout)
-        settings = load_session_settings(config)
+        self.settings = settings = load_session_settings(config)
         self.initial_permissions = build_permission_context(config, settings)
         self.context, self.load_errors = make_context(
             config, self.id, self.initial_permissions, tools, self.messages

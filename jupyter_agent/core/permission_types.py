@@ -19,15 +19,18 @@ PERMISSION_MODES: tuple[PermissionMode, ...] = (
     "bypassPermissions",
 )
 
-# Where a rule came from, lowest precedence first (``session`` = magic flags / Python API).
-RuleSource = Literal["userSettings", "projectSettings", "localSettings", "cliArg", "session"]
+# Where a rule came from, lowest precedence first (``session`` = magic flags / Python API;
+# ``policySettings`` = the administrator's managed-settings.json, which nothing overrides).
+RuleSource = Literal["userSettings", "projectSettings", "localSettings", "cliArg", "session", "policySettings"]
 RULE_SOURCES: tuple[RuleSource, ...] = (
     "userSettings",
     "projectSettings",
     "localSettings",
     "cliArg",
     "session",
+    "policySettings",
 )
+_HIGHEST_FIRST = tuple(reversed(RULE_SOURCES))
 RuleBehavior = Literal["allow", "deny", "ask"]
 
 
@@ -93,11 +96,29 @@ class ToolPermissionContext:
     # permissions.blockReadsOutsideWorkingDirectories: the file tools refuse reads outside the
     # working directories in every mode; Bash asks about them in every mode
     block_outside_reads: bool = False
+    # allowManagedPermissionRulesOnly in the managed settings: only their allow rules count (deny
+    # and ask rules of every source still do: they only restrict) and nothing offers "Always allow"
+    managed_rules_only: bool = False
+    # permissions.disableBypassPermissionsMode: "disable" (the file that says so): no context in
+    # bypassPermissions mode can be made, whichever way the mode is changed during the session
+    bypass_disabled_by: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode == "bypassPermissions" and self.bypass_disabled_by is not None:
+            from ..errors import AgentConfigError
+
+            raise AgentConfigError(
+                f"bypassPermissions mode is disabled by {self.bypass_disabled_by} "
+                "(permissions.disableBypassPermissionsMode). Use another mode."
+            )
 
     def rules(self, behavior: RuleBehavior) -> list[tuple[RuleSource, str]]:
         """All rules of one behaviour as (source, rule) pairs, highest precedence first."""
         table = {"allow": self.allow_rules, "deny": self.deny_rules, "ask": self.ask_rules}[behavior]
+        sources: tuple[RuleSource, ...] = (
+            ("policySettings",) if self.managed_rules_only and behavior == "allow" else _HIGHEST_FIRST
+        )
         out: list[tuple[RuleSource, str]] = []
-        for source in reversed(RULE_SOURCES):
+        for source in sources:
             out.extend((source, rule) for rule in table.get(source, ()))
         return out

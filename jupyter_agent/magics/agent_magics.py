@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
-from traitlets import Bool, Enum, Float, Int, List, Unicode, default, observe
+from traitlets import Bool, Enum, Float, Int, List, TraitError, Unicode, default, observe, validate
 
 from ..core.permission_types import PERMISSION_MODES
 from . import cell_context, reports
@@ -183,7 +183,12 @@ class AgentMagics(Magics):
             session.config.sandbox = True
             turn_on(session.context)
         if opts.mode or opts.allow or opts.deny or opts.add_dir:
-            reports.update_permissions(session, opts.mode, opts.allow, opts.deny, tuple(map(Path, opts.add_dir)))
+            from ..errors import AgentConfigError
+
+            try:
+                reports.update_permissions(session, opts.mode, opts.allow, opts.deny, tuple(map(Path, opts.add_dir)))
+            except AgentConfigError as exc:  # nothing was changed
+                raise UsageError(f"%agent: {exc}") from None
         if opts.mcp:
             servers = _mcp_servers(opts.mcp, Path.cwd())
             manager = session.tool_pool.mcp
@@ -196,10 +201,19 @@ class AgentMagics(Magics):
         if self.session is not None:
             self.session.config.model = change["new"]
 
-    @observe("mode")
-    def _mode_changed(self, change: dict[str, Any]) -> None:
+    @validate("mode")
+    def _check_mode(self, proposal: Any) -> str:
+        """A new mode applies to the running session too; a mode a settings file disables is
+        refused (the session and this setting keep their mode)."""
+        value = str(proposal["value"])
         if self.session is not None:
-            reports.update_permissions(self.session, change["new"], [], [])
+            from ..errors import AgentConfigError
+
+            try:
+                reports.update_permissions(self.session, value, [], [])
+            except AgentConfigError as exc:
+                raise TraitError(f"AgentMagics.mode: {exc}") from None
+        return value
 
     # -- turns ---------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import AgentConfigError
 from ..ui import render
 
 if TYPE_CHECKING:
@@ -64,7 +65,13 @@ def session_text(session: AgentSession) -> str:
 def update_permissions(
     session: AgentSession, mode: str | None, allow: list[str], deny: list[str], add_dirs: tuple[Path, ...] = ()
 ) -> None:
-    """Change the live session's mode, add session rules and working directories."""
+    """Change the live session's mode, add session rules and working directories.
+    ``AgentConfigError`` (nothing changed): bypassPermissions is disabled by a settings file, or
+    allow rules under the managed settings' allowManagedPermissionRulesOnly."""
+    if allow and session.context.permission_context.managed_rules_only:
+        from ..permissions.settings import managed_only_message
+
+        raise AgentConfigError(managed_only_message(getattr(session, "settings", None), allow))
 
     def _update(state: Any) -> Any:
         perm = state.tool_permission_context

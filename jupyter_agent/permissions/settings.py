@@ -2,8 +2,10 @@
 
 Sources, lowest to highest precedence: ``~/.claude/settings.json``,
 ``<project>/.claude/settings.json``, ``<project>/.claude/settings.local.json``, then the
-session's own options.  Rules of every source are kept (a deny anywhere wins); the mode comes
-from the highest source that sets one.  A malformed file or rule raises ``AgentConfigError``
+session's own options, and above everything the administrator's managed settings
+(``managed.py``: ``/etc/claude-code/managed-settings.json`` and ``managed-settings.d/``).
+Rules of every source are kept (a deny anywhere wins); the mode comes from the highest source
+that sets one.  A malformed file or rule raises ``AgentConfigError``
 naming the file and the problem.  In a folder the user has not trusted (``trust.py``), the
 project and local files' widening parts are held back and listed in ``Settings.held_back``.
 """
@@ -28,6 +30,7 @@ from .hooks_config import HookMatcher, parse_hooks
 from .rules import RuleSyntaxError, parse_rule
 
 FILE_SOURCES: tuple[RuleSource, ...] = ("userSettings", "projectSettings", "localSettings")
+POLICY: RuleSource = "policySettings"
 _BEHAVIORS = ("allow", "ask", "deny")
 WIDENING_MODES = ("acceptEdits", "bypassPermissions")  # default / plan / dontAsk only restrict
 
@@ -57,6 +60,10 @@ class FileSettings:
     bypass_off: bool = False
     cleanup_days: int | None = None
     block_reads: bool = False  # permissions.blockReadsOutsideWorkingDirectories (restricts: always kept)
+    hooks_off: bool = False  # disableAllHooks
+    # managed settings only: allowManagedPermissionRulesOnly / allowManagedHooksOnly
+    managed_rules_only: bool = False
+    managed_hooks_only: bool = False
 
     def widening(self) -> list[str]:
         """The parts that let the agent do more, in plain words (empty when none)."""
@@ -100,6 +107,13 @@ class Settings:
     withheld: tuple[FileSettings, ...] = ()
     trust_problems: tuple[str, ...] = ()  # a malformed trust record (then nothing is trusted)
     block_reads_by: Path | None = None  # the file setting permissions.blockReadsOutsideWorkingDirectories
+    managed: FileSettings | None = None  # the administrator's managed settings (all files merged)
+    # allow rules of the other files that allowManagedPermissionRulesOnly leaves out, by file
+    ignored_allow: tuple[tuple[Path, tuple[str, ...]], ...] = ()
+
+    @property
+    def managed_rules_only(self) -> bool:
+        return self.managed is not None and self.managed.managed_rules_only
 
     @property
     def held_back(self) -> tuple[str, ...]:
@@ -133,32 +147,45 @@ def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], ba
     perms = _permissions_block(data, path)
     rules = {b: validate_rules(perms.get(b, []), f"{path}: permissions.{b}") for b in _BEHAVIORS}
     cleanup = _cleanup_days(data["cleanupPeriodDays"], path) if "cleanupPeriodDays" in data else None
+    managed = source == POLICY  # the allowManaged* keys count only there, as in Claude Code
     return FileSettings(
         source, path, rules, _mode(perms.get("defaultMode"), path),
         tuple(_directories(perms.get("additionalDirectories", []), base, path)),
         tuple(parse_hooks(data.get("hooks", {}), path, source)),
-        perms.get("disableBypassPermissionsMode") == "disable", cleanup, _block_reads(perms, path),
+        perms.get("disableBypassPermissionsMode") == "disable", cleanup,
+        _flag(perms, "blockReadsOutsideWorkingDirectories", path, "permissions."),
+        _flag(data, "disableAllHooks", path),
+        managed and _flag(perms, "allowManagedPermissionRulesOnly", path, "permissions."),
+        managed and _flag(data, "allowManagedHooksOnly", path),
     )
 
 
 def load_settings(
-    project_dir: str | os.PathLike[str], home: str | os.PathLike[str] | None = None, trusted: bool | None = None
+    project_dir: str | os.PathLike[str],
+    home: str | os.PathLike[str] | None = None,
+    trusted: bool | None = None,
+    managed_dir: str | os.PathLike[str] | None = None,
 ) -> Settings:
-    """Read and validate the three settings files of ``project_dir``.
+    """Read and validate the three settings files of ``project_dir`` and the managed settings.
 
     The project and local files' widening parts (allow rules, acceptEdits / bypassPermissions,
     additionalDirectories, hooks) apply only when the folder is trusted: ``trusted`` None asks
-    the trust store (only when there is something to hold back).  The user file always applies.
+    the trust store (only when there is something to hold back).  The user file and the managed
+    settings (``managed_dir``, default: the platform's folder) always apply.
     """
+    from .managed import load_managed_settings
+
     project = Path(os.path.abspath(os.fspath(project_dir)))
     home_path = Path(os.fspath(home)) if home is not None else Path(os.path.expanduser("~"))
+    managed = load_managed_settings(project, managed_dir)
     parsed: list[FileSettings] = []
+    ignored: list[tuple[Path, tuple[str, ...]]] = []
     for source in FILE_SOURCES:
         path = settings_path(source, project, home_path)
         data = read_settings_file(path)
         if data:
             base = home_path if source == "userSettings" else project
-            parsed.append(parse_settings_file(source, path, data, base))
+            parsed.append(_under_policy(parse_settings_file(source, path, data, base), managed, ignored))
     widening = [f for f in parsed if f.source != "userSettings" and f.widening()]
     problems: tuple[str, ...] = ()
     if widening and trusted is None:
@@ -168,13 +195,32 @@ def load_settings(
         trusted, problems = records.covers(project), records.problems
     withheld = tuple(widening) if widening and not trusted else ()
     applied = [f.restricted() if f in withheld else f for f in parsed]
-    return _combine(project, home_path, applied, withheld, problems)
+    return replace(_combine(project, home_path, applied, withheld, problems, managed), ignored_allow=tuple(ignored))
+
+
+def _under_policy(
+    f: FileSettings, managed: FileSettings | None, ignored: list[tuple[Path, tuple[str, ...]]]
+) -> FileSettings:
+    """``f`` without what the managed settings shut out (allowManagedPermissionRulesOnly: its allow
+    rules, listed in ``ignored``; allowManagedHooksOnly / disableAllHooks: its hooks), so that
+    what never applies is not offered for folder trust either."""
+    if managed is None:
+        return f
+    if managed.managed_rules_only and f.rules["allow"]:
+        ignored.append((f.path, f.rules["allow"]))
+        f = replace(f, rules={**f.rules, "allow": ()})
+    if managed.managed_hooks_only or managed.hooks_off:
+        f = replace(f, hooks=())
+    return f
 
 
 def _combine(
     project: Path, home: Path, parsed: list[FileSettings], withheld: tuple[FileSettings, ...],
-    problems: tuple[str, ...],
+    problems: tuple[str, ...], managed: FileSettings | None = None,
 ) -> Settings:
+    if managed is not None:
+        parsed = [*parsed, managed]  # the highest source: its mode and cleanup period win
+    hooks = _live_hooks(parsed, managed)
     rules: dict[str, dict[RuleSource, tuple[str, ...]]] = {b: {} for b in _BEHAVIORS}
     mode: PermissionMode | None = None
     bypass_off: Path | None = None
@@ -189,16 +235,28 @@ def _combine(
             cleanup_days = f.cleanup_days
     return Settings(
         project, home, rules, mode,
-        tuple(d for f in parsed for d in f.directories), tuple(h for f in parsed for h in f.hooks),
+        tuple(d for f in parsed for d in f.directories), hooks,
         tuple(f.path for f in parsed), bypass_off, cleanup_days, withheld, problems,
         next((f.path for f in parsed if f.block_reads), None),  # any file's true holds (it restricts)
+        managed,
     )
 
 
-def _block_reads(perms: dict[str, Any], path: Path) -> bool:
-    value = perms.get("blockReadsOutsideWorkingDirectories", False)
+def _live_hooks(parsed: list[FileSettings], managed: FileSettings | None) -> tuple[HookMatcher, ...]:
+    """The hooks that run: ``disableAllHooks`` in a user / project / local file turns off those
+    files' hooks, in the managed settings every file's; ``allowManagedHooksOnly`` keeps only the
+    managed ones.  (Hooks registered from Python are the session's own and always run.)"""
+    if managed is not None and managed.hooks_off:
+        return ()
+    if any(f.hooks_off for f in parsed if f is not managed):
+        return managed.hooks if managed is not None else ()
+    return tuple(h for f in parsed for h in f.hooks)  # allowManagedHooksOnly: the others have none
+
+
+def _flag(block: dict[str, Any], key: str, path: Path, prefix: str = "") -> bool:
+    value = block.get(key, False)
     if not isinstance(value, bool):
-        raise AgentConfigError(f"{path}: permissions.blockReadsOutsideWorkingDirectories must be true or false")
+        raise AgentConfigError(f"{path}: {prefix}{key} must be true or false")
     return value
 
 
@@ -272,12 +330,10 @@ def build_permission_context(
         if extra:
             tables[behavior][source] = tables[behavior].get(source, ()) + extra
     extra_dirs = _directories(list(additional_directories), settings.project_dir, "additional directories option")
+    if session["allow"] and settings.managed_rules_only:
+        raise AgentConfigError(managed_only_message(settings, session["allow"]))
     final_mode = mode or settings.default_mode or "default"
-    if final_mode == "bypassPermissions" and settings.bypass_disabled_by is not None:
-        raise AgentConfigError(
-            f"bypassPermissions mode is disabled by {settings.bypass_disabled_by} "
-            "(permissions.disableBypassPermissionsMode). Use another mode."
-        )
+    disabled_by = os.fspath(settings.bypass_disabled_by) if settings.bypass_disabled_by is not None else None
     return ToolPermissionContext(
         mode=final_mode,
         allow_rules=tables["allow"],
@@ -286,7 +342,16 @@ def build_permission_context(
         additional_directories=settings.additional_directories + tuple(extra_dirs),
         project_dir=settings.project_dir,
         block_outside_reads=settings.block_reads_by is not None,
+        managed_rules_only=settings.managed_rules_only,
+        bypass_disabled_by=disabled_by,  # AgentConfigError now if the mode is bypassPermissions
     )
+
+
+def managed_only_message(settings: Settings | None, rules: Iterable[str]) -> str:
+    """Why allow rules given for the session cannot be used."""
+    where = settings.managed.path if settings is not None and settings.managed is not None else "the managed settings"
+    return (f"Allow rules {', '.join(rules)} cannot be added: {where} sets allowManagedPermissionRulesOnly, "
+            "so only the administrator's allow rules apply. Approve the calls one at a time instead.")
 
 
 def apply_permission_update(update: Any, context: Any, project_dir: Any = None, **kwargs: Any) -> Any:

@@ -32,6 +32,10 @@ def apply_permission_update(
     Returns the settings file written, or None for session-only updates.
     """
     rules = validate_rules(list(update.rules), f"{update.behavior} rule update")
+    if update.behavior == "allow" and context.permission_context.managed_rules_only:
+        from .settings import managed_only_message
+
+        raise AgentConfigError(managed_only_message(None, rules))
     context.set_app_state(lambda state: _with_rules(state, update, rules))
     if update.destination not in FILE_SOURCES:
         return None

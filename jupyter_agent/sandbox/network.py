@@ -34,7 +34,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ..core.permission_types import PermissionAllow, PermissionAsk, PermissionUpdate, UserDecision
+from ..core.permission_types import (
+    PermissionAllow,
+    PermissionAsk,
+    PermissionUpdate,
+    ToolPermissionContext,
+    UserDecision,
+)
 from ..core.tool import CURRENT_TOOL_USE_ID, CanUseTool, Tool
 from ..permissions.rules import ascii_host, content_rule_for, domain_matches, host_rule_matches
 
@@ -103,7 +109,10 @@ class NetworkGate:
 
     def reaches_anything(self) -> bool:
         """Could any connection succeed?  (If not, the command needs no proxy at all.)"""
-        pc = self.context.permission_context
+        pc = self._allowing()
+        if self.settings.managed_domains_only:
+            return bool(self.settings.allowed_domains) or any(
+                rule.startswith("WebFetch(domain:") for _source, rule in pc.rules("allow"))
         if self.settings.allowed_domains or self._grants() or pc.mode == "bypassPermissions":
             return True
         if self.ask is not None and pc.mode not in _NO_ASK_MODES:
@@ -132,8 +141,15 @@ class NetworkGate:
         host = ascii_host(host)
         if any(entry_matches(e, host, port) for e in self.settings.allowed_domains):
             return True
+        return content_rule_for(self._allowing(), "allow", "WebFetch", lambda c: host_rule_matches(c, host)) is not None
+
+    def _allowing(self) -> ToolPermissionContext:
+        """The permission context whose allow rules may open a host: under the managed settings'
+        allowManagedDomainsOnly only the administrator's (``policySettings``)."""
         pc = self.context.permission_context
-        return content_rule_for(pc, "allow", "WebFetch", lambda c: host_rule_matches(c, host)) is not None
+        if not self.settings.managed_domains_only:
+            return pc
+        return replace(pc, allow_rules={"policySettings": pc.allow_rules.get("policySettings", ())})
 
     def waiting(self) -> float:
         """Seconds spent with a question open so far, up to ``MAX_WAIT_CREDIT`` (the command's
@@ -168,6 +184,9 @@ class NetworkGate:
                 return f"{host} is in sandbox.network.deniedDomains ({entry})"
         if rule := content_rule_for(pc, "deny", "WebFetch", lambda c: host_rule_matches(c, host)):
             return f"{host} is denied by the rule {rule}"
+        if self.settings.managed_domains_only and not self.named(host, port):
+            return (f"{host} is not among the hosts the administrator allows (the managed settings' "
+                    "sandbox.network.allowManagedDomainsOnly)")
         if rule := content_rule_for(pc, "ask", "WebFetch", lambda c: host_rule_matches(c, host)):
             return ASK if pc.mode not in _NO_ASK_MODES else f"{host} needs approval (rule {rule}); {_NO_ASK_MODES[pc.mode]}"
         granted = self._grants()

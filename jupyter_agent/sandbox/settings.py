@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.permission_types import RuleSource
 from ..errors import AgentConfigError
-from ..permissions.settings import FILE_SOURCES, read_settings_file, settings_path
+from ..permissions.managed import read_managed
+from ..permissions.settings import FILE_SOURCES, POLICY, read_settings_file, settings_path
 from ..permissions.trust import is_trusted
 from .network import parse_host_entry
 
@@ -68,12 +69,19 @@ class SandboxSettings:
     excluded: tuple[str, ...] = ()  # excludedCommands: command prefixes that run outside the sandbox
     allowed_domains: tuple[str, ...] = ()  # network.allowedDomains: reached through the kernel's proxy
     denied_domains: tuple[str, ...] = ()  # network.deniedDomains: refused without asking (``network.py``)
+    # network.allowManagedDomainsOnly in the managed settings: only the administrator's
+    # allowedDomains and WebFetch allow rules reach anything; the rest is refused unasked
+    managed_domains_only: bool = False
 
 
 def load_sandbox_settings(
-    project_dir: str | os.PathLike[str], home: str | os.PathLike[str] | None = None, trusted: bool | None = None
+    project_dir: str | os.PathLike[str],
+    home: str | os.PathLike[str] | None = None,
+    trusted: bool | None = None,
+    managed_dir: str | os.PathLike[str] | None = None,
 ) -> SandboxSettings:
-    """The merged ``sandbox`` blocks of the user, project and local settings files.
+    """The merged ``sandbox`` blocks of the user, project and local settings files, and above
+    them the managed settings' (``permissions/managed.py``; always trusted, their switches win).
 
     In a folder the user has not trusted (``permissions.trust``; ``trusted=None`` looks it up) the
     project's and local files only restrict: their ``true`` for ``autoAllowBashIfSandboxed`` or
@@ -85,13 +93,25 @@ def load_sandbox_settings(
     values: dict[str, bool] = {}
     user: dict[str, bool] = {}
     lists: dict[str, tuple[Any, ...]] = {}
+    managed, managed_path = read_managed(managed_dir)
+    blocks: list[tuple[RuleSource, Path, Any]] = []
     for source in FILE_SOURCES:
         path = settings_path(source, project, home_path)
-        block = read_settings_file(path).get("sandbox")
+        blocks.append((source, path, read_settings_file(path).get("sandbox")))
+    if managed_path is not None:
+        blocks.append((POLICY, managed_path, managed.get("sandbox")))
+    domains_only = False
+    for source, path, block in blocks:
         if block is None:
             continue
         parsed = _parse_block(block, path)
-        trusted_here = source == "userSettings" or (is_trusted(project, home_path) if trusted is None else trusted)
+        if source == POLICY:
+            domains_only = _managed_domains_only(block, path)
+            if domains_only:  # only the administrator's hosts: the other files' are dropped
+                lists.pop("allowed_domains", None)
+        trusted_here = source in ("userSettings", POLICY) or (
+            is_trusted(project, home_path) if trusted is None else trusted
+        )
         for key, items in _parse_lists(block, path, source).items():  # they restrict: always kept …
             if key not in _LOOSENING or trusted_here:  # … but allowWrite and excludedCommands loosen
                 lists[key] = lists.get(key, ()) + items
@@ -103,7 +123,14 @@ def load_sandbox_settings(
                 parsed["auto_allow"] = False
         values.update(parsed)
     fields: dict[str, Any] = {**values, **{k: tuple(dict.fromkeys(v)) for k, v in lists.items()}}
-    return SandboxSettings(**fields)
+    return SandboxSettings(**fields, managed_domains_only=domains_only)
+
+
+def _managed_domains_only(block: dict[str, Any], path: Path) -> bool:
+    value = _object(block, "network", path).get("allowManagedDomainsOnly", False)
+    if not isinstance(value, bool):
+        raise AgentConfigError(f"Settings file {path}: sandbox.network.allowManagedDomainsOnly must be true or false.")
+    return value
 
 
 def _parse_block(block: Any, path: Path) -> dict[str, bool]:
