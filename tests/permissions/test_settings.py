@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -152,4 +153,7 @@ def test_bypass_mode_can_be_disabled_by_settings(world):
     s = load_settings(world.project, home=world.home, trusted=True)
     with pytest.raises(AgentConfigError, match="disableBypassPermissionsMode"):
         build_permission_context(s)
-    assert build_permission_context(s, mode="acceptEdits").mode == "acceptEdits"
+    pc = build_permission_context(s, mode="acceptEdits")
+    assert pc.mode == "acceptEdits"
+    with pytest.raises(AgentConfigError, match="disableBypassPermissionsMode"):  # nor later in the session
+        dataclasses.replace(pc, mode="bypassPermissions")
