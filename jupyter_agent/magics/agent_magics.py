@@ -194,7 +194,9 @@ class AgentMagics(Magics):
             manager = session.tool_pool.mcp
             if manager is None:
                 raise UsageError("%agent --mcp: this session started without MCP; use --new --mcp ... to add servers")
-            manager.add_servers(servers)
+            problems = manager.add_servers(servers)
+            if problems:  # the others were added
+                raise UsageError("%agent --mcp: " + "; ".join(problems))
 
     @observe("model")
     def _model_changed(self, change: dict[str, Any]) -> None:

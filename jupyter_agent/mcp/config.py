@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union
 
-McpScope = Literal["user", "project", "session"]
+McpScope = Literal["user", "project", "session", "managed"]  # managed: the administrator's managed-mcp.json
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -163,7 +163,8 @@ def load_mcp_config(
     extra: Mapping[str, object] | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> McpConfigSet:
-    """Merge user settings, the project's ``.mcp.json`` and ``extra`` (``{name: entry}``)."""
+    """Merge user settings, the project's ``.mcp.json``, ``extra`` (``{name: entry}``) and the
+    administrator's ``managed-mcp.json`` (which ``policy.py`` lets no other server beside)."""
     result = McpConfigSet()
     user_home = home if home is not None else Path.home()
     files: list[tuple[Path, McpScope]] = [
@@ -182,6 +183,11 @@ def load_mcp_config(
         result.add(entries, errors)
     if extra:
         result.add(*parse_mcp_servers(dict(extra), "session", environ))
+    from .policy import managed_servers
+
+    managed = managed_servers()
+    if managed is not None:  # the administrator's servers (the only ones then: ``policy.py``)
+        result.add(*parse_mcp_servers(managed, "managed", environ))
     return result
 
 

@@ -45,7 +45,12 @@ class McpManager:
         self.connect_timeout = connect_timeout
         self.config_errors = list(config_errors)
         self.connections: dict[str, McpConnection] = {}
-        self.pending: dict[str, McpServerEntry] = dict(pending or {})
+        from .policy import load_mcp_policy
+
+        self.policy = load_mcp_policy()  # the administrator's managed settings
+        self.pending: dict[str, McpServerEntry] = {
+            name: entry for name, entry in (pending or {}).items() if not self._refused(entry)
+        }
         self._lock = asyncio.Lock()
         for entry in entries:
             self.add(entry)
@@ -63,8 +68,11 @@ class McpManager:
         """Servers from the user's settings, the project's ``.mcp.json`` and ``extra``."""
         return cls.from_config(load_mcp_config(project_dir, extra=extra), **kwargs)
 
-    def add(self, entry: McpServerEntry) -> McpConnection:
-        """Add (or replace, if not yet started) a server; it starts on the next ``ensure_started``."""
+    def add(self, entry: McpServerEntry) -> McpConnection | None:
+        """Add (or replace, if not yet started) a server; it starts on the next ``ensure_started``.
+        None: the managed settings do not let it start (the reason is in ``config_errors``)."""
+        if self._refused(entry):
+            return None
         old = self.connections.get(entry.name)
         if old is not None and old.status != "pending":
             raise ValueError(f"MCP server {entry.name!r} is already running; close it first")
@@ -75,10 +83,19 @@ class McpManager:
     def add_servers(self, servers: Mapping[str, object]) -> list[str]:
         """Add servers given as ``{name: mcpServers entry}``; returns the problems found."""
         entries, errors = parse_mcp_servers(dict(servers), "session")
-        for entry in entries:
-            self.add(entry)
         self.config_errors.extend(errors)
+        for entry in entries:
+            reason = self.policy.refusal(entry)
+            if reason is not None:
+                errors.append(reason)
+            self.add(entry)
         return errors
+
+    def _refused(self, entry: McpServerEntry) -> bool:
+        reason = self.policy.refusal(entry)
+        if reason is not None and reason not in self.config_errors:
+            self.config_errors.append(reason)
+        return reason is not None
 
     def approve(self, names: Iterable[str], *, project_dir: Path | None = None) -> list[str]:
         """Start using pending project servers; with ``project_dir``, remember it in local settings."""
