@@ -224,7 +224,8 @@ def test_a_live_session_cannot_be_switched_past_the_managed_policy(ip, tmp_path,
         '{"permissions": {"disableBypassPermissionsMode": "disable", "allowManagedPermissionRulesOnly": true}}')
     monkeypatch.setattr(managed, "MANAGED_DIR", policy)
     magics = ip._jupyter_agent_magics
-    ip.run_line_magic("agent", "--new --mode acceptEdits")
+    status = ip.run_line_magic("agent", "--new --mode acceptEdits")
+    assert f"managed settings {policy / 'managed-settings.json'}" in status
     with pytest.raises(UsageError, match="disableBypassPermissionsMode"):
         ip.run_line_magic("agent", "--mode bypassPermissions")
     with pytest.raises(TraitError, match="disableBypassPermissionsMode"):

@@ -56,9 +56,11 @@ def tools_text(session: AgentSession) -> str:
 def session_text(session: AgentSession) -> str:
     perm = session.context.permission_context
     msgs = len(session.messages)
+    policy = getattr(getattr(session, "settings", None), "managed", None)
     return (
         f"Agent session {session.id} · model {session.config.model} · mode {perm.mode}"
         + (f" · {msgs} messages so far" if msgs else "")
+        + (f" · managed settings {policy.path}" if policy is not None else "")
     )
 
 

@@ -17,6 +17,7 @@ refuses every server (fail closed).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,9 +61,8 @@ def load_mcp_policy(folder: str | Path | None = None) -> McpPolicy:
         data, label = read_managed(base)
         exclusive = None
         path = base / MANAGED_MCP
-        raw = read_settings_file(path)
-        if raw:
-            servers = raw.get("mcpServers", {})
+        if os.path.lexists(path):  # even an empty one: then no server runs
+            servers = read_settings_file(path).get("mcpServers", {})
             if not isinstance(servers, dict):
                 raise AgentConfigError(f"{path}: mcpServers must be an object")
             exclusive = tuple(servers)

@@ -106,16 +106,18 @@ def merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_FOLDER: list[Any] = [None, ""]  # (MANAGED_DIR it was worked out for, the folder's prefix)
+_FOLDER: list[Any] = [None, ()]  # (MANAGED_DIR they were worked out for, the folder's prefixes)
 
 
 def managed_reason(form: str) -> str | None:
     """Why ``form`` (an absolute, normalized path, as written or real) is protected as the
-    managed settings folder or a file in it; None when it is not there."""
+    managed settings folder or a file in it; None when it is not there.  The folder counts as
+    named and as its real path (a symlinked ``/etc/claude-code``)."""
     if _FOLDER[0] is not MANAGED_DIR or not _FOLDER[1]:
-        _FOLDER[:] = [MANAGED_DIR, os.path.normcase(os.fspath(managed_dir())).rstrip(os.sep) + os.sep]
-    prefix = _FOLDER[1]
+        folder = os.fspath(managed_dir())
+        _FOLDER[:] = [MANAGED_DIR, tuple(dict.fromkeys(
+            os.path.normcase(f).rstrip(os.sep) + os.sep for f in (folder, os.path.realpath(folder))))]
     path = os.path.normcase(form)
-    if path.startswith(prefix) or path + os.sep == prefix:
+    if path.startswith(_FOLDER[1]) or path + os.sep in _FOLDER[1]:
         return f"{form} is the administrator's managed settings (a protected path)"
     return None

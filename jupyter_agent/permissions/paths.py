@@ -228,10 +228,9 @@ def _startup_reason(form: str) -> str | None:
     (``share/jupyter``: kernel specs' commands, lab extensions; ``etc/jupyter``: server
     configuration), wherever they are (``~/.local``, a project's ``.venv``)."""
     folded = form.lower()
-    if "claude" in folded or managed.MANAGED_DIR is not None:
-        reason = managed.managed_reason(form)
-        if reason is not None:
-            return reason
+    reason = managed.managed_reason(form)
+    if reason is not None:
+        return reason
     folder, _, name = folded.rpartition(os.sep)
     if name in STARTUP_FILES or (name.endswith(".pth") and folder.endswith(_SITE_DIRS)):
         return f"{form} is run or read by Python or pip at start-up (a protected file)"

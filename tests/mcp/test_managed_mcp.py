@@ -4,7 +4,6 @@ settings and the exclusive ``managed-mcp.json``; a real demo server where one mu
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
@@ -13,7 +12,7 @@ from jupyter_agent.mcp.config import HttpServerConfig, McpServerEntry, StdioServ
 from jupyter_agent.mcp.policy import McpPolicy, load_mcp_policy
 from jupyter_agent.permissions import managed
 
-from .conftest import DEMO, demo_stdio_entry
+from .conftest import demo_stdio_entry
 
 
 @pytest.fixture
@@ -78,6 +77,11 @@ def test_managed_mcp_json_is_the_only_source(policy, tmp_path):
     assert manager.add_servers({"later": {"command": "x"}}) == [
         "MCP server 'later' was not started: the administrator's managed-mcp.json decides which MCP servers run"]
     assert "later" not in manager.connections
+
+
+def test_an_empty_managed_mcp_json_runs_no_server(policy):
+    (policy / "managed-mcp.json").write_text("{}")
+    assert "managed-mcp.json decides" in load_mcp_policy().refusal(_entry("any"))
 
 
 def test_pending_project_servers_the_policy_denies_are_not_offered(policy, tmp_path):

@@ -218,6 +218,18 @@ async def test_the_policy_folder_is_protected_in_every_mode(world, policy, mode)
     assert verdict_name(ordinary) == "allow"
 
 
+async def test_a_symlinked_policy_folder_is_protected_under_its_real_name_too(world, monkeypatch):
+    real = world.root / "opt-policy"
+    real.mkdir()
+    (world.root / "etc").mkdir()
+    (world.root / "etc" / "claude-code").symlink_to(real)
+    monkeypatch.setattr(managed, "MANAGED_DIR", world.root / "etc" / "claude-code")
+    ctx = make_ctx(world.project, mode="bypassPermissions")
+    for target in (real / "managed-settings.json", world.root / "etc" / "claude-code" / "managed-settings.json"):
+        verdict = await has_permission_to_use_tool(EditLike(), PathInput(file_path=str(target)), ctx)
+        assert verdict_name(verdict) == "ask", target
+
+
 def test_the_platform_folders():
     assert managed.platform_managed_dir().name in ("claude-code", "ClaudeCode")
     assert managed.merge({"a": {"b": [1], "c": 1}}, {"a": {"b": [1, 2], "c": 2}, "d": 3}) == {
