@@ -188,11 +188,13 @@ def python_version() -> str:
     return sys.version.split()[0]
 
 
-def start_agent_kernel(server_url: str, project: Path, home: Path) -> KernelHarness:
+def start_agent_kernel(server_url: str, project: Path, home: Path, managed_dir: Path | None = None) -> KernelHarness:
     """A real kernel in ``project`` with ``%load_ext jupyter_agent``, talking to ``server_url``.
 
-    HOME and the agent's home live under ``home``, so no user settings leak in.  The session and
-    widget modules are imported up front: a fresh venv compiles the SDK on first import.
+    HOME and the agent's home live under ``home``, so no user settings leak in; the managed
+    settings are read from ``managed_dir`` (default: a folder under ``home`` that does not
+    exist, so the machine's ``/etc/claude-code`` does not either).  The session and widget
+    modules are imported up front: a fresh venv compiles the SDK on first import.
     """
     project.mkdir(parents=True, exist_ok=True)
     home.mkdir(parents=True, exist_ok=True)
@@ -204,6 +206,9 @@ def start_agent_kernel(server_url: str, project: Path, home: Path) -> KernelHarn
     }
     harness = KernelHarness(project, env)
     harness.run("%load_ext jupyter_agent")
+    policy = managed_dir if managed_dir is not None else home / "no-managed-settings"
+    harness.run(f"import jupyter_agent.permissions.managed\njupyter_agent.permissions.managed.MANAGED_DIR = "
+                f"__import__('pathlib').Path({str(policy)!r})")
     harness.run("import jupyter_agent.agent.session, jupyter_agent.ui.transcript", timeout=300)
     return harness
 
