@@ -66,6 +66,9 @@ def test_cell_magic_prompt_is_the_cell():
         ("--bogus", "unknown option --bogus"),
         ("--stop --cost", "one of --stop, --cost"),
         ("--cost hello", "--cost takes no prompt"),
+        ("--permissions list them", "--permissions takes no prompt"),
+        ("--permissions --tools", "one of --tools, --permissions"),
+        ("--forget", "--forget needs a value"),
         ("--model", "--model needs a value"),
     ],
 )
@@ -237,5 +240,52 @@ def test_a_live_session_cannot_be_switched_past_the_managed_policy(ip, tmp_path,
     assert perm.mode == "acceptEdits" and perm.rules("allow") == []
     with pytest.raises(UsageError, match="disableBypassPermissionsMode"):
         ip.run_line_magic("agent", "--new --mode bypassPermissions")
+    monkeypatch.undo()
+    ip.run_line_magic("agent", "--new")
+
+
+def test_permissions_lists_the_rules_and_forget_removes_one(ip, tmp_path, monkeypatch):
+    import json
+
+    from jupyter_agent.permissions import managed
+
+    project, home, policy = tmp_path / "proj", tmp_path / "home", tmp_path / "policy"
+    (project / ".claude").mkdir(parents=True)
+    (home / ".claude").mkdir(parents=True)
+    policy.mkdir()
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"model": "keep", "permissions": {
+        "allow": ["Bash(pytest:*)", "Bash(make:*)"], "deny": ["Bash(make:*)"]}}, indent=4))
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"ask": ["Bash(git push:*)"]}}))
+    (policy / "managed-settings.json").write_text(json.dumps({"permissions": {"deny": ["Bash(curl:*)"]}}))
+    monkeypatch.setattr(managed, "MANAGED_DIR", policy)
+    monkeypatch.setenv("HOME", str(home))
+    magics = ip._jupyter_agent_magics
+    monkeypatch.setattr(magics, "project_dir", str(project))
+    ip.run_line_magic("agent", '--new --allow "Bash(ls:*)"')
+    text = ip.run_line_magic("agent", "--permissions")
+    lines = text.splitlines()
+    assert lines[0] == f"Session {magics.session.id} · mode default"
+    assert f"Working directories: {project} (project)" in lines
+    assert f"Managed settings: {policy / 'managed-settings.json'}" in lines
+    rows = [line.split() for line in lines if line.startswith("  ")]
+    assert rows == [["deny", "Bash(curl:*)", "managed", "settings"],
+                    ["deny", "Bash(make:*)", ".claude/settings.local.json"],
+                    ["ask", "Bash(git", "push:*)", str(home / ".claude" / "settings.json")],
+                    ["allow", "Bash(ls:*)", "session", "option"]]
+    # the folder is not trusted: the local file's allow rules wait, and the listing says so
+    assert ("Held back until you trust this folder: .claude/settings.local.json: allow rules Bash(pytest:*), "
+            "Bash(make:*)") in lines
+    done = ip.run_line_magic("agent", '--forget "Bash(make:*)" --forget "Bash(ls:*)"')
+    assert done == "Removed Bash(make:*) from .claude/settings.local.json.\nRemoved Bash(ls:*) from session option."
+    saved = json.loads(local.read_text())
+    assert saved == {"model": "keep", "permissions": {"allow": ["Bash(pytest:*)"], "deny": []}}
+    perm = magics.session.context.permission_context
+    assert all("Bash(make:*)" not in rule and rule != "Bash(ls:*)" for _, rule in perm.rules("allow") + perm.rules("deny"))
+    with pytest.raises(UsageError, match="administrator's"):
+        ip.run_line_magic("agent", '--forget "Bash(curl:*)"')
+    with pytest.raises(UsageError, match="no settings file or session has it"):
+        ip.run_line_magic("agent", '--forget "Bash(nothing:*)"')
+    assert ("policySettings", "Bash(curl:*)") in magics.session.context.permission_context.rules("deny")
     monkeypatch.undo()
     ip.run_line_magic("agent", "--new")

@@ -75,6 +75,8 @@ class AgentMagics(Magics):
                 return reports.Text(reports.cost_text(self.session))
             case "tools":
                 return reports.Text(reports.tools_text(self._ensure_session(opts)))
+            case "permissions":
+                return reports.Text(reports.permissions_text(self._ensure_session(opts)))
             case "compact":
                 return self._compact()
             case "rewind":
@@ -84,8 +86,11 @@ class AgentMagics(Magics):
         except InterpolationError as exc:
             raise UsageError(f"%agent: {exc}") from None
         session = self._ensure_session(opts)
+        forgotten = self._forget(session, opts.forget)
         prompt = _expand_command(prompt, session)
         if not prompt:
+            if forgotten:
+                return reports.Text("\n".join(forgotten))
             if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny or opts.add_dir \
                     or opts.approval_timeout is not None or opts.mcp or opts.trust or opts.sandbox:
                 return reports.Text(reports.session_text(session))
@@ -197,6 +202,19 @@ class AgentMagics(Magics):
             problems = manager.add_servers(servers)
             if problems:  # the others were added
                 raise UsageError("%agent --mcp: " + "; ".join(problems))
+
+    @staticmethod
+    def _forget(session: AgentSession, rules: list[str]) -> list[str]:
+        """``--forget RULE``: what was removed, rule by rule (UsageError at the first that cannot be)."""
+        from ..errors import AgentConfigError
+
+        done = []
+        for rule in rules:
+            try:
+                done.append(reports.forget_rule(session, rule))
+            except AgentConfigError as exc:
+                raise UsageError("%agent --forget: " + "\n".join([*done, str(exc)])) from None
+        return done
 
     @observe("model")
     def _model_changed(self, change: dict[str, Any]) -> None:

@@ -18,8 +18,9 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..core.permission_types import PERMISSION_MODES
 
 _SESSION_ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.:-]{6,}$")
-_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout", "--mcp", "--add-dir"}
-_FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help", "--trust", "--sandbox"}
+_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout", "--mcp", "--add-dir", "--forget"}
+_FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help", "--trust", "--sandbox", "--permissions"}
+_ACTIONS = ("stop", "compact", "cost", "tools", "permissions")
 
 
 @dataclass
@@ -31,6 +32,7 @@ class AgentOptions:
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
     add_dir: list[str] = field(default_factory=list)
+    forget: list[str] = field(default_factory=list)
     approval_timeout: float | None = None
     mcp: list[str] = field(default_factory=list)
     rewind: int | None = None
@@ -38,14 +40,15 @@ class AgentOptions:
     compact: bool = False
     cost: bool = False
     tools: bool = False
+    permissions: bool = False
     trust: bool = False
     sandbox: bool = False
     prompt: str = ""
 
     @property
     def action(self) -> str | None:
-        """The one non-prompt action asked for (stop / compact / cost / tools), if any."""
-        for name in ("stop", "compact", "cost", "tools"):
+        """The one non-prompt action asked for (stop / compact / cost / tools / permissions), if any."""
+        for name in _ACTIONS:
             if getattr(self, name):
                 return name
         return "rewind" if self.rewind is not None else None
@@ -71,6 +74,8 @@ def _folder(value: str) -> str:
           help="Deny rule for this session, e.g. 'Read(./.env)' (repeatable).")
 @argument("--add-dir", action="append", default=[], metavar="DIR",
           help="Add a working directory for this session, beside the project (repeatable).")
+@argument("--forget", action="append", default=[], metavar="RULE",
+          help="Remove a rule from this session and from the user / project / local settings files (repeatable).")
 @argument("--approval-timeout", type=float, metavar="SECONDS",
           help="Deny an approval nobody answers within SECONDS (headless runs).")
 @argument("--mcp", action="append", default=[], metavar="SERVERS",
@@ -85,6 +90,8 @@ def _folder(value: str) -> str:
 @argument("--compact", action="store_true", help="Summarise the conversation to free context.")
 @argument("--cost", action="store_true", help="Show tokens and cost so far.")
 @argument("--tools", action="store_true", help="List the tools the model can call.")
+@argument("--permissions", action="store_true",
+          help="List the mode, working directories and permission rules in effect, and where each rule comes from.")
 @argument("prompt", nargs="*", help="What to ask the agent; {expr} interpolates Python values.")
 def agent_usage(line: str) -> None:
     """Talk to the coding agent in this kernel: ``%agent [options] prompt``."""
@@ -162,6 +169,7 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
         allow=list(args.allow or []),
         deny=list(args.deny or []),
         add_dir=[_folder(value) for value in args.add_dir or []],
+        forget=list(args.forget or []),
         approval_timeout=args.approval_timeout,
         mcp=list(args.mcp or []),
         rewind=args.rewind,
@@ -169,6 +177,7 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
         compact=args.compact,
         cost=args.cost,
         tools=args.tools,
+        permissions=args.permissions,
         trust=args.trust,
         sandbox=args.sandbox,
         prompt=prompt,
@@ -177,7 +186,7 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
         raise UsageError(f"%agent: --approval-timeout must be a positive number of seconds\n\n{usage_text()}")
     if opts.rewind is not None and opts.rewind < 1:
         raise UsageError(f"%agent: --rewind takes a number of turns, 1 or more\n\n{usage_text()}")
-    actions = [a for a in ("stop", "compact", "cost", "tools") if getattr(opts, a)]
+    actions = [a for a in _ACTIONS if getattr(opts, a)]
     actions += ["rewind"] if opts.rewind is not None else []
     if len(actions) > 1:
         raise UsageError(f"%agent: use one of --{', --'.join(actions)} at a time\n\n{usage_text()}")

@@ -139,3 +139,80 @@ def rewind_widget(session: AgentSession | None, turns: int) -> Any:
 
     asyncio.get_running_loop().create_task(_run())
     return status
+
+
+_SOURCE_LABELS = {"cliArg": "session option", "session": "this session", "policySettings": "managed settings"}
+
+
+def _source_label(session: AgentSession, source: str) -> str:
+    from ..permissions.settings import FILE_SOURCES, settings_path
+
+    if source not in FILE_SOURCES:
+        return _SOURCE_LABELS.get(source, source)
+    project = session.config.resolved_project_dir()
+    path = settings_path(source, project, session.config.home)  # type: ignore[arg-type]
+    try:
+        return str(path.relative_to(project))
+    except ValueError:
+        return str(path)
+
+
+def permissions_text(session: AgentSession) -> str:
+    """``%agent --permissions``: the mode, working directories and every rule in effect, by source."""
+    perm = session.context.permission_context
+    project = perm.project_dir or session.config.resolved_project_dir()
+    lines = [f"Session {session.id} · mode {perm.mode}",
+             "Working directories: " + ", ".join([f"{project} (project)", *map(str, perm.additional_directories)])]
+    settings = getattr(session, "settings", None)
+    policy = getattr(settings, "managed", None)
+    if policy is not None:
+        only = " (only its allow rules apply)" if perm.managed_rules_only else ""
+        lines.append(f"Managed settings: {policy.path}{only}")
+    if perm.block_outside_reads:
+        lines.append("Reads outside the working directories are refused (blockReadsOutsideWorkingDirectories)")
+    rows = [(behavior, rule, _source_label(session, source))
+            for behavior in ("deny", "ask", "allow") for source, rule in perm.rules(behavior)]  # type: ignore[arg-type]
+    if rows:
+        width = max(len(rule) for _, rule, _ in rows)
+        lines.append("Rules (deny, then ask, then allow; the first match wins):")
+        lines.extend(f"  {behavior:<5}  {rule:<{width}}  {label}" for behavior, rule, label in rows)
+    else:
+        lines.append("No rules: anything not read-only is asked about.")
+    for path, rules in getattr(settings, "ignored_allow", ()):
+        lines.append(f"Ignored (allowManagedPermissionRulesOnly): {', '.join(rules)} in {path}")
+    lines.extend(f"Held back until you trust this folder: {item}" for item in session.trust.held_back)
+    lines.append('Remove a rule: %agent --forget "RULE"')
+    return "\n".join(lines)
+
+
+def forget_rule(session: AgentSession, rule: str) -> str:
+    """``%agent --forget RULE``: remove ``rule`` from the session and from the user, project and
+    local settings files (atomically; the rest of each file is kept).  The managed settings'
+    rules stay.  ``AgentConfigError`` when the rule is nowhere to be removed."""
+    from ..permissions.settings import FILE_SOURCES, settings_path
+    from ..permissions.updates import remove_rule_from_file
+
+    perm = session.context.permission_context
+    tables = {"allow_rules": perm.allow_rules, "ask_rules": perm.ask_rules, "deny_rules": perm.deny_rules}
+    where: dict[str, None] = {}
+    changed: dict[str, Any] = {}
+    for name, table in tables.items():
+        kept = {}
+        for source, rules in table.items():
+            if rule in rules and source != "policySettings":
+                where[_source_label(session, source)] = None
+                rules = tuple(r for r in rules if r != rule)
+            kept[source] = rules
+        changed[name] = kept
+    project = session.config.resolved_project_dir()
+    for source in FILE_SOURCES:
+        if remove_rule_from_file(settings_path(source, project, session.config.home), rule):  # type: ignore[arg-type]
+            where[_source_label(session, source)] = None
+    managed = any(rule in table.get("policySettings", ()) for table in tables.values())
+    if not where:
+        why = "it is the administrator's (managed settings)" if managed else "no settings file or session has it"
+        raise AgentConfigError(f"{rule} cannot be removed: {why}. %agent --permissions lists the rules.")
+    session.context.set_app_state(lambda state: replace(state, tool_permission_context=replace(
+        state.tool_permission_context, **changed)))
+    note = " The managed settings' own copy of it stays." if managed else ""
+    return f"Removed {rule} from {', '.join(where)}.{note}"

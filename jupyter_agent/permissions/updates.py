@@ -10,6 +10,7 @@ import json
 import os
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..core.atomic import atomic_write_text
 from ..core.context import AppState, ToolUseContext
@@ -52,7 +53,8 @@ def _with_rules(state: AppState, update: PermissionUpdate, rules: tuple[str, ...
     table = dict(getattr(pc, _TABLES[update.behavior]))
     existing = table.get(update.destination, ())
     table[update.destination] = existing + tuple(r for r in rules if r not in existing)
-    new_pc: ToolPermissionContext = replace(pc, **{_TABLES[update.behavior]: table})
+    changes: dict[str, Any] = {_TABLES[update.behavior]: table}
+    new_pc: ToolPermissionContext = replace(pc, **changes)
     return replace(state, tool_permission_context=new_pc)
 
 
@@ -70,3 +72,18 @@ def add_rules_to_file(path: Path, behavior: str, rules: tuple[str, ...]) -> None
         return
     current.extend(added)
     atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def remove_rule_from_file(path: Path, rule: str) -> list[str]:
+    """Remove ``rule`` from ``permissions.allow / ask / deny`` in ``path``, atomically (everything
+    else kept); returns the behaviours it was removed from (empty: the file does not have it)."""
+    data = read_settings_file(path)
+    perms = data.get("permissions")
+    if not isinstance(perms, dict):
+        return []
+    removed = [b for b in _TABLES if isinstance(perms.get(b), list) and rule in perms[b]]
+    for behavior in removed:
+        perms[behavior] = [r for r in perms[behavior] if r != rule]
+    if removed:
+        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return removed
