@@ -65,7 +65,7 @@ def _file_effects(withheld: Any, project: Path) -> str:
         effects.append("give access to the folders: " + ", ".join(str(d) for d in withheld.directories))
     for matcher in withheld.hooks:
         on = f"{matcher.event} ({matcher.matcher})" if matcher.matcher else matcher.event
-        effects.extend(f"run on {on}: {hook.command}" for hook in matcher.hooks)
+        effects.extend(f"run on {on}: {hook.describe}" for hook in matcher.hooks)
     return f"{withheld.label(project)} would {'; '.join(effects)}."
 
 

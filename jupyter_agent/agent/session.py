@@ -34,6 +34,7 @@ from .events import (
 )
 from .folder_trust import FolderTrustGate, settle_trust
 from .history import append_user_blocks, close_dangling_tool_uses, strip_thinking
+from .hook_model import session_prompt_model
 from .model import ModelClient, ModelRequest, make_client
 from .models import model_info
 from .permission_setup import build_permission_context, load_session_settings, make_hook_runner
@@ -98,6 +99,7 @@ class AgentSession(CompactionMixin):
             runner, self.emit, lambda: self.context.permission_context.mode, lambda: settle_trust(self, self._abort)
         )
         self.model_client = ModelClient(make_client(config.api_key, config.base_url, config.client), config.retry)
+        runner.prompt_model = session_prompt_model(self)  # prompt hooks ask the session's client
         self._owns_client = config.client is None
         self._subscribers: list[Subscriber] = []
         self._lock: asyncio.Lock | None = None

@@ -1,4 +1,4 @@
-"""Hooks: settings command hooks and Python callables, run for agent and tool events.
+"""Hooks: settings hooks (command, http, prompt) and Python callables, run for agent and tool events.
 
     runner = HookRunner.from_settings(settings, session_id="abc")
     runner.register("PreToolUse", my_async_check, matcher="Bash")
@@ -24,8 +24,18 @@ from ..core.tool import Tool
 from ..errors import AgentConfigError
 from .hook_commands import run_command_hook
 from .hook_match import matcher_applies
+from .hook_remote import PromptModel, run_http_hook, run_prompt_hook
 from .hook_response import HookOutcome, HookResponse, response_from_json
-from .hooks_config import DEFAULT_TIMEOUT, HOOK_EVENTS, TOOL_EVENTS, HookMatcher, validate_matcher
+from .hooks_config import (
+    DEFAULT_TIMEOUT,
+    HOOK_EVENTS,
+    TOOL_EVENTS,
+    CommandHook,
+    Hook,
+    HookMatcher,
+    HttpHook,
+    validate_matcher,
+)
 
 if TYPE_CHECKING:
     from ..core.context import ToolUseContext
@@ -63,6 +73,7 @@ class HookRunner:
         base = dict(os.environ if env is None else env)
         base.setdefault("CLAUDE_PROJECT_DIR", self.cwd)
         self._env = base
+        self.prompt_model: PromptModel | None = None  # the session's model, for prompt hooks
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> HookRunner:
@@ -105,13 +116,21 @@ class HookRunner:
         jobs: list[Awaitable[HookResponse]] = []
         for m in self._matchers:
             if m.event == event and matcher_applies(m.matcher, subject, tool, tool_input, self.cwd):
-                jobs.extend(run_command_hook(h, full, self.cwd, self._env) for h in m.hooks)
+                jobs.extend(self._job(h, full) for h in m.hooks)
         for p in list(self._python):
             if p.event == event and matcher_applies(p.matcher, subject, tool, tool_input, self.cwd):
                 jobs.append(_run_python(p, dict(full)))
         if not jobs:
             return HookOutcome()
         return HookOutcome.merge(list(await asyncio.gather(*jobs)))
+
+
+    def _job(self, hook: Hook, payload: dict[str, Any]) -> Awaitable[HookResponse]:
+        if isinstance(hook, CommandHook):
+            return run_command_hook(hook, payload, self.cwd, self._env)
+        if isinstance(hook, HttpHook):
+            return run_http_hook(hook, payload, self._env)
+        return run_prompt_hook(hook, payload, self.prompt_model)
 
 
 def _subject(event: str, payload: Mapping[str, Any]) -> str | None:

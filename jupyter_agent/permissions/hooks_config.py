@@ -27,6 +27,10 @@ HOOK_EVENTS = TOOL_EVENTS | frozenset(
 DEFAULT_TIMEOUT = 60.0
 
 
+PROMPT_TIMEOUT = 30.0
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 @dataclass(frozen=True)
 class CommandHook:
     """A shell command that receives the event as JSON on stdin."""
@@ -34,12 +38,50 @@ class CommandHook:
     command: str
     timeout: float = DEFAULT_TIMEOUT
 
+    @property
+    def describe(self) -> str:
+        return self.command
+
+
+@dataclass(frozen=True)
+class HttpHook:
+    """An HTTP endpoint that receives the event as a JSON POST and answers like a command's stdout.
+    ``$VAR`` / ``${VAR}`` in a header value is taken from the environment only for the names in
+    ``allowed_env_vars`` (others become empty)."""
+
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    allowed_env_vars: tuple[str, ...] = ()
+    timeout: float = DEFAULT_TIMEOUT
+
+    @property
+    def describe(self) -> str:
+        return f"POST {self.url}"
+
+
+@dataclass(frozen=True)
+class PromptHook:
+    """A question to a model about the event (``$ARGUMENTS`` is the event's JSON); the model
+    answers ``{"ok": true}`` or ``{"ok": false, "reason": "..."}`` (a block, as exit 2)."""
+
+    prompt: str
+    model: str | None = None  # None: the small fast model
+    timeout: float = PROMPT_TIMEOUT
+
+    @property
+    def describe(self) -> str:
+        text = " ".join(self.prompt.split())
+        return f"ask a model: {text[:80]}{'…' if len(text) > 80 else ''}"
+
+
+Hook = CommandHook | HttpHook | PromptHook
+
 
 @dataclass(frozen=True)
 class HookMatcher:
     event: str
     matcher: str
-    hooks: tuple[CommandHook, ...]
+    hooks: tuple[Hook, ...]
     source: RuleSource = "session"
     path: Path | None = None
 
@@ -75,18 +117,49 @@ def _group(group: object, event: str, where: str, path: Path | None, source: Rul
     return HookMatcher(event, matcher, tuple(_hook(h, f"{where}.hooks[{j}]") for j, h in enumerate(hooks)), source, path)
 
 
-def _hook(hook: object, where: str) -> CommandHook:
+def _hook(hook: object, where: str) -> Hook:
     if not isinstance(hook, dict):
         raise AgentConfigError(f"{where} must be an object like {{\"type\": \"command\", \"command\": \"...\"}}.")
-    if hook.get("type", "command") != "command":
-        raise AgentConfigError(f"{where}: hook type {hook.get('type')!r} is not supported (use \"command\").")
-    command = hook.get("command")
-    if not isinstance(command, str) or not command.strip():
-        raise AgentConfigError(f"{where}.command must be a non-empty string.")
-    timeout: Any = hook.get("timeout", DEFAULT_TIMEOUT)
+    kind = hook.get("type", "command")
+    if kind == "command":
+        return CommandHook(_text(hook, "command", where), _timeout(hook, where, DEFAULT_TIMEOUT))
+    if kind == "http":
+        return _http(hook, where)
+    if kind == "prompt":
+        model = hook.get("model")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise AgentConfigError(f"{where}.model must be a model name such as \"haiku\".")
+        return PromptHook(_text(hook, "prompt", where), model, _timeout(hook, where, PROMPT_TIMEOUT))
+    raise AgentConfigError(
+        f"{where}: hook type {kind!r} is not supported (use \"command\", \"http\" or \"prompt\")."
+    )
+
+
+def _http(hook: dict[str, Any], where: str) -> HttpHook:
+    url = _text(hook, "url", where)
+    if not url.startswith(("http://", "https://")):
+        raise AgentConfigError(f"{where}.url must be an http:// or https:// URL.")
+    headers = hook.get("headers", {})
+    if not isinstance(headers, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise AgentConfigError(f"{where}.headers must be an object of strings.")
+    names = hook.get("allowedEnvVars", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and _ENV_NAME.fullmatch(n) for n in names):
+        raise AgentConfigError(f"{where}.allowedEnvVars must list environment variable names.")
+    return HttpHook(url, tuple(headers.items()), tuple(names), _timeout(hook, where, DEFAULT_TIMEOUT))
+
+
+def _text(hook: dict[str, Any], key: str, where: str) -> str:
+    value = hook.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise AgentConfigError(f"{where}.{key} must be a non-empty string.")
+    return value
+
+
+def _timeout(hook: dict[str, Any], where: str, default: float) -> float:
+    timeout: Any = hook.get("timeout", default)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise AgentConfigError(f"{where}.timeout must be a positive number of seconds.")
-    return CommandHook(command, float(timeout))
+    return float(timeout)
 
 
 def validate_matcher(matcher: str, where: str) -> None:

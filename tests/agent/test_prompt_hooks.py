@@ -1,0 +1,63 @@
+"""Prompt hooks in a whole session: the scripted model server answers both the turn and the
+hook's question, through the real SDK."""
+
+from __future__ import annotations
+
+import json
+
+from jupyter_agent.agent.events import AgentErrorEvent
+from jupyter_agent.permissions.hook_remote import PROMPT_SYSTEM
+from jupyter_agent.testing import reply, text, tool_use
+from jupyter_agent.tools.bash import BashTool
+
+
+def _session_hooks(tmp_path, hooks):
+    (tmp_path / ".claude").mkdir(exist_ok=True)
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+
+
+async def test_a_prompt_hook_asks_the_sessions_model_and_blocks_a_tool(server, make_session, tmp_path):
+    _session_hooks(tmp_path, {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "prompt", "prompt": "Refuse anything that deletes files. Event: $ARGUMENTS", "model": "haiku"}]}]})
+    (tmp_path / "keep.txt").write_text("x")
+    server.push(
+        reply(tool_use("Bash", {"command": "rm keep.txt"}, id="b1")),
+        reply(text('{"ok": false, "reason": "Deleting files is not allowed here; move them to trash/."}')),
+        reply(text("Understood.")),
+    )
+    session, _events = make_session([BashTool()], trust_project=True)
+    outcome = await session.submit("tidy up")
+    assert outcome.stop_reason == "end_turn" and (tmp_path / "keep.txt").exists()
+    hook_request = server.message_requests[1]
+    assert hook_request.body["model"] == "claude-haiku-5-5" and hook_request.body["system"] == PROMPT_SYSTEM
+    asked = hook_request.messages[0]["content"]
+    assert asked.startswith("Refuse anything that deletes files. Event: {") and '"command": "rm keep.txt"' in asked
+    results = [b for b in server.message_requests[2].messages[-1]["content"] if b.get("type") == "tool_result"]
+    assert results[0]["is_error"] and "move them to trash/" in json.dumps(results[0]["content"])
+
+
+async def test_a_stop_prompt_hook_sends_the_agent_back_to_work(server, make_session, tmp_path):
+    _session_hooks(tmp_path, {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Did it run the tests?"}]}]})
+    server.push(
+        reply(text("All done.")),
+        reply(text('{"ok": false, "reason": "You have not run the tests yet."}')),
+        reply(text("Tests pass now.")),
+        reply(text('{"ok": true}')),
+    )
+    session, _events = make_session([], trust_project=True)
+    outcome = await session.submit("fix it")
+    assert outcome.stop_reason == "end_turn"
+    assert server.message_requests[1].body["model"] == session.config.model  # no small model configured
+    assert "Did it run the tests?\n\nThe event:\n{" in server.message_requests[1].messages[0]["content"]
+    follow_up = json.dumps(server.message_requests[2].messages[-1])
+    assert "You have not run the tests yet." in follow_up
+    assert len(server.message_requests) == 4
+
+
+async def test_a_prompt_hook_whose_model_fails_is_reported_not_fatal(server, make_session, tmp_path):
+    _session_hooks(tmp_path, {"UserPromptSubmit": [{"hooks": [{"type": "prompt", "prompt": "Is this safe?"}]}]})
+    server.push(reply(text("no JSON here")), reply(text("Hello.")))
+    session, events = make_session([], trust_project=True)
+    outcome = await session.submit("hi")
+    assert outcome.stop_reason == "end_turn"
+    assert any("did not answer" in e.message for e in events.of(AgentErrorEvent))
