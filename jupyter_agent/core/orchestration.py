@@ -190,7 +190,9 @@ async def _decide_permission(
 ) -> tuple[BaseModel, str] | ToolCallOutcome:
     """The input to run with and how it was allowed, or the error outcome."""
     if decide is None:
-        from ..permissions.decide import has_permission_to_use_tool as decide
+        from ..permissions.decide import has_permission_to_use_tool
+
+        decide = has_permission_to_use_tool
     try:
         verdict = await decide(tool, parsed, context)
         if hook is not None:  # a PreToolUse hook's permissionDecision (never lifts a deny)
@@ -200,6 +202,18 @@ async def _decide_permission(
     except Exception as exc:  # fail closed: a broken check is a denial the model can read
         return _error(req, f"Permission check failed: {_describe_exception(exc)}", decision="deny")
     label = "allow"
+    runner = context.extra.get("hooks")  # a permissions.hooks.HookRunner, if any
+    if isinstance(verdict, PermissionAsk) and runner is not None:
+        try:
+            answered = await _permission_request_hooks(runner, req, tool, parsed, context, verdict, decide)
+        except Exception as exc:  # fail closed: a broken re-check is a denial
+            answered = PermissionDeny(f"Permission check failed: {_describe_exception(exc)}")
+        if answered is not None:
+            verdict = answered
+        else:
+            from ..permissions.tool_hooks import notify_permission_prompt
+
+            notify_permission_prompt(runner, tool, context)
     if isinstance(verdict, PermissionAsk):
         emit(PermissionRequested(req.id, tool.name, _observable(tool, parsed), verdict))
         try:
@@ -224,6 +238,25 @@ async def _decide_permission(
             return _error(req, "Permission was not granted.", decision="deny")
         case _:
             assert_never(verdict)
+
+
+async def _permission_request_hooks(
+    runner: Any, req: ToolUseRequest, tool: Tool[Any, Any], parsed: BaseModel, context: ToolUseContext,
+    ask: PermissionAsk, decide: PermissionDecider,
+) -> PermissionDecision | None:
+    """PermissionRequest hooks' answer in the user's place (None: ask the user).  An allow that
+    rewrites the input is decided again: a deny for the new input stays a deny."""
+    from ..permissions.tool_hooks import permission_request
+
+    answer = await permission_request(runner, req.id, tool, parsed, context, ask)
+    if isinstance(answer, PermissionAllow) and answer.updated_input is not None:
+        reparsed = parse_tool_input(tool, answer.updated_input)
+        if isinstance(reparsed, str):
+            return PermissionDeny(f"A PermissionRequest hook's updatedInput is not valid: {reparsed}")
+        again = await decide(tool, reparsed, context)
+        if isinstance(again, PermissionDeny):
+            return again
+    return answer
 
 
 async def _call(

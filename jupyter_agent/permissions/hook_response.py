@@ -3,7 +3,8 @@
 A command hook's JSON output and a Python hook's returned dict use Claude Code's fields:
 ``continue``/``stopReason``, ``decision: "block"``/``reason``, ``systemMessage`` and
 ``hookSpecificOutput: {permissionDecision, permissionDecisionReason, updatedInput,
-additionalContext}``.
+additionalContext}`` (PermissionRequest: ``hookSpecificOutput.decision: {behavior, message,
+updatedInput}``, read into the same fields).
 """
 
 from __future__ import annotations
@@ -40,20 +41,26 @@ def response_from_json(data: object, name: str) -> HookResponse:
     if not isinstance(specific, dict):
         specific = {}
     decision = specific.get("permissionDecision")
+    reason_text = specific.get("permissionDecisionReason")
+    updated = specific.get("updatedInput")
+    request = specific.get("decision")  # PermissionRequest: {"behavior": "allow" | "deny", ...}
+    if isinstance(request, dict) and decision is None:
+        decision = request.get("behavior", "ask")
+        reason_text = request.get("message")
+        updated = request.get("updatedInput", updated)
     error = None
     if data.get("decision") == "approve" and decision is None:
         decision = "allow"
     if decision is not None and decision not in _DECISION_RANK:
         error = f"hook {name} gave an unknown permissionDecision {decision!r}; asking instead"
         decision = "ask"
-    updated = specific.get("updatedInput")
     if updated is not None and not isinstance(updated, dict):
         error, updated = f"hook {name} gave an updatedInput that is not an object", None
     return HookResponse(
         blocked=data.get("decision") == "block",
         reason=_str(data.get("reason")),
         permission_decision=decision,
-        permission_reason=_str(specific.get("permissionDecisionReason")),
+        permission_reason=_str(reason_text),
         updated_input=updated,
         additional_context=_str(specific.get("additionalContext")),
         system_message=_str(data.get("systemMessage")),

@@ -21,7 +21,7 @@ from .rules import RuleSyntaxError, parse_rule
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 HOOK_EVENTS = TOOL_EVENTS | frozenset(
-    {"UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd", "Notification",
+    {"UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "Notification",
      "PreCompact"}
 )
 DEFAULT_TIMEOUT = 60.0

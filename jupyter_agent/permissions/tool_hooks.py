@@ -1,12 +1,18 @@
-"""PreToolUse / PostToolUse / PostToolUseFailure around one tool call (used by run_tool_use).
+"""The hooks around one tool call (used by run_tool_use): PreToolUse, PermissionRequest,
+Notification, PostToolUse / PostToolUseFailure.
 
 A PreToolUse hook may block (exit 2 or ``decision: "block"``), deny, ask, allow or rewrite
 the input.  Its "allow" skips only a plain prompt: a deny (rule, tool or mode) stays a deny,
-and an ask from an ask rule or a protected path still asks.
+and an ask from an ask rule or a protected path still asks.  A PermissionRequest hook answers
+an ask in the user's place (``hookSpecificOutput.decision.behavior``): its deny (or a block)
+refuses, its allow approves — again only a plain prompt, never a sticky ask — and anything
+else leaves the question to the user, who is then sent a Notification (``permission_prompt``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -61,6 +67,51 @@ async def pre_tool_use(
     return await runner.run(
         "PreToolUse", payload, tool=tool, tool_input=parsed, permission_mode=context.permission_context.mode
     )
+
+
+async def permission_request(
+    runner: HookRunner, tool_use_id: str, tool: Tool[Any, Any], parsed: BaseModel, context: ToolUseContext,
+    ask: PermissionAsk,
+) -> PermissionAllow | PermissionDeny | None:
+    """PermissionRequest hooks' answer to ``ask`` (None: the user is asked).  An allow's
+    ``updatedInput`` is merged over the input (the caller checks the result against the deny
+    rules again)."""
+    if not runner.has_hooks("PermissionRequest"):
+        return None
+    payload = {"tool_name": tool.name, "tool_input": _observable(parsed), "tool_use_id": tool_use_id,
+               "permission_suggestions": [{"type": "addRules", "rules": list(u.rules), "behavior": u.behavior,
+                                           "destination": u.destination} for u in ask.suggestions]}
+    try:
+        outcome = await runner.run("PermissionRequest", payload, tool=tool, tool_input=parsed,
+                                   permission_mode=context.permission_context.mode)
+    except Exception:  # a broken hook leaves the question to the user
+        return None
+    if outcome.blocked or outcome.permission_decision == "deny":
+        why = outcome.permission_reason or (outcome.block_message if outcome.blocked else None)
+        return PermissionDeny(why or f"A PermissionRequest hook denied this {tool.name} call.")
+    if outcome.permission_decision == "allow" and not is_sticky(ask):
+        updated = {**_observable(parsed), **outcome.updated_input} if outcome.updated_input else None
+        return PermissionAllow(updated_input=updated, reason="PermissionRequest hook")
+    return None
+
+
+_NOTIFYING: set[asyncio.Task[Any]] = set()
+
+
+def notify_permission_prompt(runner: HookRunner, tool: Tool[Any, Any], context: ToolUseContext) -> None:
+    """Notification hooks (``notification_type: permission_prompt``), in the background: the
+    question is shown at once, whatever the hooks do."""
+    if not runner.has_hooks("Notification"):
+        return
+    payload = {"message": f"Claude needs your permission to use {tool.name}", "notification_type": "permission_prompt"}
+
+    async def notify() -> None:
+        with contextlib.suppress(Exception):  # a notification is best effort
+            await runner.run("Notification", payload, permission_mode=context.permission_context.mode)
+
+    task = asyncio.get_running_loop().create_task(notify())
+    _NOTIFYING.add(task)
+    task.add_done_callback(_NOTIFYING.discard)
 
 
 def combine_with_hook(

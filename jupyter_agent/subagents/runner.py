@@ -199,9 +199,65 @@ async def run_subagent(
         runtime.max_tokens, on_event or (lambda _e: None),
     )
     host.project_dir, host.home = runtime.project_dir, runtime.home
-    host.record_user_blocks([{"type": "text", "text": prompt}])
-    result = await run_query(host, context.abort_controller, can_use_tool, LoopLimits(runtime.max_requests))
+    hooks = _SubagentHooks(parent.extra.get("hooks"), agent_id, agent.name, parent, on_event)
+    blocks = [{"type": "text", "text": prompt}]
+    blocks += [{"type": "text", "text": c} for c in await hooks.start()]
+    host.record_user_blocks(blocks)
+    limits = LoopLimits(runtime.max_requests)
+    result = await run_query(host, context.abort_controller, can_use_tool, limits)
+    for attempt in range(MAX_STOP_CONTINUATIONS):  # a SubagentStop hook that blocks: go on
+        if result.error is not None or context.abort_controller.aborted:
+            break
+        reason = await hooks.stop(attempt)
+        if reason is None:
+            break
+        host.record_user_blocks([{"type": "text", "text": f"A SubagentStop hook says: {reason}"}])
+        result = await run_query(host, context.abort_controller, can_use_tool, limits)
     return SubagentResult(
         agent_id, agent.name, result.stop_reason, result.text, host.usage, host.tool_uses, result.error,
         host.cost_usd,
     )
+
+
+MAX_STOP_CONTINUATIONS = 3  # as for the session's Stop hooks
+
+
+@dataclass
+class _SubagentHooks:
+    """SubagentStart (its additionalContext joins the subagent's prompt) and SubagentStop (a
+    block sends the subagent back to work with the reason), matched by the agent's type."""
+
+    runner: Any
+    agent_id: str
+    agent_type: str
+    parent: ToolUseContext
+    on_event: Callable[[SubagentEvent], None] | None
+
+    async def _run(self, event: str, extra: dict[str, Any]) -> Any | None:
+        if self.runner is None or not self.runner.has_hooks(event):
+            return None
+        payload = {"agent_id": self.agent_id, "agent_type": self.agent_type, **extra}
+        try:
+            outcome = await self.runner.run(event, payload, permission_mode=self.parent.permission_context.mode)
+        except Exception as exc:  # a broken hook is reported, never fatal
+            self._report(f"{event} hook failed: {type(exc).__name__}: {exc}")
+            return None
+        for error in outcome.errors:
+            self._report(f"{event} hook: {error}")
+        return outcome
+
+    def _report(self, text: str) -> None:
+        from ..agent.events import AgentErrorEvent
+
+        if self.on_event is not None:
+            self.on_event(SubagentEvent(self.agent_id, self.agent_type, AgentErrorEvent(text, kind="hook")))
+
+    async def start(self) -> tuple[str, ...]:
+        outcome = await self._run("SubagentStart", {})
+        return tuple(outcome.additional_context) if outcome is not None else ()
+
+    async def stop(self, attempt: int) -> str | None:
+        outcome = await self._run("SubagentStop", {"stop_hook_active": attempt > 0})
+        if outcome is None or not outcome.blocked:
+            return None
+        return str(outcome.block_message)
