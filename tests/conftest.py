@@ -33,3 +33,12 @@ def approve():
 @pytest.fixture
 def reject():
     return RecordingApprover(PermissionDeny("The user said no: use a different file."))
+
+
+@pytest.fixture
+def managed_policy(tmp_path, monkeypatch) -> Path:
+    """An empty folder that is this test's managed settings folder (``/etc/claude-code``)."""
+    folder = tmp_path / "managed-policy"
+    folder.mkdir()
+    monkeypatch.setattr(managed, "MANAGED_DIR", folder)
+    return folder

@@ -10,17 +10,13 @@ import pytest
 from jupyter_agent.mcp import McpManager
 from jupyter_agent.mcp.config import HttpServerConfig, McpServerEntry, StdioServerConfig, load_mcp_config
 from jupyter_agent.mcp.policy import McpPolicy, load_mcp_policy
-from jupyter_agent.permissions import managed
 
 from .conftest import demo_stdio_entry
 
 
 @pytest.fixture
-def policy(tmp_path, monkeypatch):
-    folder = tmp_path / "policy"
-    folder.mkdir()
-    monkeypatch.setattr(managed, "MANAGED_DIR", folder)
-    return folder
+def policy(managed_policy):
+    return managed_policy
 
 
 def _settings(folder, **data):

@@ -12,10 +12,10 @@ import pytest
 from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
 from jupyter_agent.errors import AgentConfigError
 from jupyter_agent.permissions.hook_remote import read_verdict
-from jupyter_agent.permissions.hooks import HOOKS_KEY, HookRunner
+from jupyter_agent.permissions.hooks import HOOKS_KEY
 from jupyter_agent.permissions.hooks_config import HttpHook, PromptHook
 from jupyter_agent.permissions.settings import load_settings
-from tests.permissions.tools import BashLike, make_ctx
+from tests.permissions.test_hooks import _setup
 
 
 class Endpoint:
@@ -55,16 +55,6 @@ def endpoint():
     server = Endpoint()
     yield server
     server.close()
-
-
-def _setup(world, hooks, env=None):
-    (world.project / ".claude").mkdir(exist_ok=True)
-    (world.project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
-    settings = load_settings(world.project, home=world.home, trusted=True)
-    tool = BashLike()
-    ctx = make_ctx(world.project, tools=(tool,))
-    ctx.extra[HOOKS_KEY] = HookRunner.from_settings(settings, session_id="s1", env=env)
-    return tool, ctx
 
 
 def _http(url, **extra):

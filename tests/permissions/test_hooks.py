@@ -34,13 +34,13 @@ def _decision(decision: str, reason: str = "policy") -> str:
     return f"json.load(sys.stdin)\nprint(json.dumps({out!r}))\n"
 
 
-def _setup(world, hooks: dict, tool=None, **rules):
+def _setup(world, hooks: dict, tool=None, env=None, **rules):
     (world.project / ".claude").mkdir(exist_ok=True)
     (world.project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
     settings = load_settings(world.project, home=world.home, trusted=True)
     tool = tool or BashLike()
     ctx = make_ctx(world.project, tools=(tool,), **rules)
-    ctx.extra[HOOKS_KEY] = HookRunner.from_settings(settings, session_id="s1")
+    ctx.extra[HOOKS_KEY] = HookRunner.from_settings(settings, session_id="s1", env=env)
     return tool, ctx
 
 

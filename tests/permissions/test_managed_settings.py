@@ -25,12 +25,8 @@ def _write(path, data):
 
 
 @pytest.fixture
-def policy(world, monkeypatch):
-    """Where the managed settings live for this test (an empty folder to start with)."""
-    folder = world.root / "etc-claude-code"
-    folder.mkdir()
-    monkeypatch.setattr(managed, "MANAGED_DIR", folder)
-    return folder
+def policy(managed_policy):
+    return managed_policy
 
 
 def _context(world, settings, **options):

@@ -5,38 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-import textwrap
 
 import pytest
 
 from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
-from jupyter_agent.permissions.hooks import HOOKS_KEY, HookRunner
-from jupyter_agent.permissions.settings import load_settings
-from tests.permissions.tools import BashLike, EditLike, make_ctx
-
-
-def _script(tmp_path, name: str, body: str) -> str:
-    path = tmp_path / name
-    path.write_text(f"#!{sys.executable}\nimport json, sys\n" + textwrap.dedent(body))
-    path.chmod(0o755)
-    return str(path)
+from tests.permissions.test_hooks import _script, _setup
+from tests.permissions.tools import EditLike
 
 
 def _answer(behavior: str | None, **extra) -> str:
     decision = {"behavior": behavior, **extra} if behavior else None
     out = {"hookSpecificOutput": {"hookEventName": "PermissionRequest", **({"decision": decision} if decision else {})}}
     return f"d = json.load(sys.stdin)\nopen(sys.argv[0] + '.seen', 'a').write(json.dumps(d) + '\\n')\nprint(json.dumps({out!r}))\n"
-
-
-def _setup(world, hooks: dict, tool=None, **rules):
-    (world.project / ".claude").mkdir(exist_ok=True)
-    (world.project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
-    settings = load_settings(world.project, home=world.home, trusted=True)
-    tool = tool or BashLike()
-    ctx = make_ctx(world.project, tools=(tool,), **rules)
-    ctx.extra[HOOKS_KEY] = HookRunner.from_settings(settings, session_id="s1")
-    return tool, ctx
 
 
 def _request(script: str, matcher: str = "Bash") -> dict:

@@ -8,7 +8,6 @@ from dataclasses import replace
 
 import pytest
 
-from jupyter_agent.permissions import managed
 from jupyter_agent.sandbox.network import GRANTS_KEY, NetworkGate
 from jupyter_agent.sandbox.settings import SandboxSettings, load_sandbox_settings
 from tests.permissions.tools import make_ctx
@@ -21,11 +20,8 @@ def _write(path, data):
 
 
 @pytest.fixture
-def policy(tmp_path, monkeypatch):
-    folder = tmp_path / "policy"
-    folder.mkdir()
-    monkeypatch.setattr(managed, "MANAGED_DIR", folder)
-    return folder
+def policy(managed_policy):
+    return managed_policy
 
 
 @pytest.mark.parametrize("trusted", [True, False])
