@@ -257,7 +257,8 @@ def test_permissions_lists_the_rules_and_forget_removes_one(ip, tmp_path, monkey
     local.write_text(json.dumps({"model": "keep", "permissions": {
         "allow": ["Bash(pytest:*)", "Bash(make:*)"], "deny": ["Bash(make:*)"]}}, indent=4))
     (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"ask": ["Bash(git push:*)"]}}))
-    (policy / "managed-settings.json").write_text(json.dumps({"permissions": {"deny": ["Bash(curl:*)"]}}))
+    (policy / "managed-settings.json").write_text(json.dumps({"permissions": {"deny": ["Bash(curl:*)"]}, "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "http://127.0.0.1:9/audit"}]}]}}))
     monkeypatch.setattr(managed, "MANAGED_DIR", policy)
     monkeypatch.setenv("HOME", str(home))
     magics = ip._jupyter_agent_magics
@@ -268,7 +269,9 @@ def test_permissions_lists_the_rules_and_forget_removes_one(ip, tmp_path, monkey
     assert lines[0] == f"Session {magics.session.id} · mode default"
     assert f"Working directories: {project} (project)" in lines
     assert f"Managed settings: {policy / 'managed-settings.json'}" in lines
-    rows = [line.split() for line in lines if line.startswith("  ")]
+    assert lines[-3:] == ["Hooks:", f"  PreToolUse (Bash): POST http://127.0.0.1:9/audit — {policy / 'managed-settings.json'}",
+                          'Remove a rule: %agent --forget "RULE"']
+    rows = [line.split() for line in lines if line.startswith("  ") and "POST" not in line]
     assert rows == [["deny", "Bash(curl:*)", "managed", "settings"],
                     ["deny", "Bash(make:*)", ".claude/settings.local.json"],
                     ["ask", "Bash(git", "push:*)", str(home / ".claude" / "settings.json")],

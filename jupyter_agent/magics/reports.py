@@ -181,6 +181,11 @@ def permissions_text(session: AgentSession) -> str:
     for path, rules in getattr(settings, "ignored_allow", ()):
         lines.append(f"Ignored (allowManagedPermissionRulesOnly): {', '.join(rules)} in {path}")
     lines.extend(f"Held back until you trust this folder: {item}" for item in session.trust.held_back)
+    runner = session.context.extra.get("hooks")
+    hooks = runner.describe(project) if hasattr(runner, "describe") else []
+    if hooks:
+        lines.append("Hooks:")
+        lines.extend(f"  {line}" for line in hooks)
     lines.append('Remove a rule: %agent --forget "RULE"')
     return "\n".join(lines)
 

@@ -13,9 +13,11 @@ the same JSON fields as a command hook's output).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -91,6 +93,18 @@ class HookRunner:
         self._python.append(entry)
         return lambda: self._python.remove(entry) if entry in self._python else None
 
+    def describe(self, project: str | os.PathLike[str] | None = None) -> list[str]:
+        """One line per hook: event, matcher, what it runs and where it was configured."""
+        lines = []
+        for m in self._matchers:
+            where = _relative(m.path, project) if m.path is not None else "session"
+            on = f"{m.event} ({m.matcher})" if m.matcher not in ("", "*") else m.event
+            lines.extend(f"{on}: {h.describe} — {where}" for h in m.hooks)
+        for p in self._python:
+            on = f"{p.event} ({p.matcher})" if p.matcher not in ("", "*") else p.event
+            lines.append(f"{on}: {getattr(p.callback, '__name__', 'python hook')}() — Python")
+        return lines
+
     def has_hooks(self, event: str) -> bool:
         return any(m.event == event for m in self._matchers) or any(p.event == event for p in self._python)
 
@@ -131,6 +145,13 @@ class HookRunner:
         if isinstance(hook, HttpHook):
             return run_http_hook(hook, payload, self._env)
         return run_prompt_hook(hook, payload, self.prompt_model)
+
+
+def _relative(path: os.PathLike[str], project: str | os.PathLike[str] | None) -> str:
+    if project is not None:
+        with contextlib.suppress(ValueError):
+            return os.fspath(Path(path).relative_to(project))
+    return os.fspath(path)
 
 
 def _subject(event: str, payload: Mapping[str, Any]) -> str | None:
