@@ -88,15 +88,24 @@ def ignored_notice(project: Path, held_back: tuple[str, ...], why: str) -> str:
     )
 
 
-def managed_notices(settings: Any | None) -> tuple[str, ...]:
-    """What the managed settings' allowManagedPermissionRulesOnly leaves out, for the user."""
+def settings_notices(settings: Any | None) -> tuple[str, ...]:
+    """What the settings say that does not apply here, for the user: allow rules that the
+    managed settings' allowManagedPermissionRulesOnly leaves out, and hooks for Claude Code
+    events that jupyter-agent does not have."""
+    from ..permissions.hooks_config import CLAUDE_CODE_ONLY_EVENTS
+
+    notices = []
     ignored = getattr(settings, "ignored_allow", ())
     managed = getattr(settings, "managed", None)
-    if not ignored or managed is None:
-        return ()
-    listed = "; ".join(f"{path}: {', '.join(rules)}" for path, rules in ignored)
-    return (f"These allow rules are ignored: {managed.path} sets allowManagedPermissionRulesOnly, so only the "
-            f"administrator's allow rules apply ({listed}). Such calls are asked about instead.",)
+    if ignored and managed is not None:
+        listed = "; ".join(f"{path}: {', '.join(rules)}" for path, rules in ignored)
+        notices.append(f"These allow rules are ignored: {managed.path} sets allowManagedPermissionRulesOnly, so "
+                       f"only the administrator's allow rules apply ({listed}). Such calls are asked about instead.")
+    unfired = sorted({m.event for m in getattr(settings, "hooks", ()) if m.event in CLAUDE_CODE_ONLY_EVENTS})
+    if unfired:
+        notices.append(f"Hooks for {', '.join(unfired)} do not run here: jupyter-agent has no such events "
+                       "(Claude Code's other hooks in the same settings do run).")
+    return tuple(notices)
 
 
 class FolderTrustGate:
@@ -107,7 +116,7 @@ class FolderTrustGate:
         self.withheld: tuple[Any, ...] = tuple(getattr(settings, "withheld", ()))
         self.held_back: tuple[str, ...] = tuple(getattr(settings, "held_back", ()))
         self.problems: tuple[str, ...] = tuple(getattr(settings, "trust_problems", ()))
-        self.notices: tuple[str, ...] = managed_notices(settings)  # said once, on the first turn
+        self.notices: tuple[str, ...] = settings_notices(settings)  # said once, on the first turn
         self.asked = False
         self.recorded = False
 

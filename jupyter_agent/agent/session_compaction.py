@@ -57,4 +57,5 @@ class CompactionMixin:
             tokens_before=result.tokens_before, tokens_after=result.tokens_after,
         )
         self.emit(Compacted(result.tokens_before, result.tokens_after, result.summary))
+        await self.hooks.post_compact(trigger, result.summary)
         return result

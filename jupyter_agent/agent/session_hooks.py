@@ -1,5 +1,5 @@
 """Session-level hooks (settings ``hooks`` and Python hooks): SessionStart, UserPromptSubmit, Stop,
-PreCompact, SessionEnd.  Tool hooks (PreToolUse, PostToolUse) run inside ``run_tool_use``.
+PreCompact, PostCompact, SessionEnd.  Tool hooks (PreToolUse, PostToolUse) run inside ``run_tool_use``.
 """
 
 from __future__ import annotations
@@ -72,6 +72,9 @@ class SessionHooks:
 
     async def pre_compact(self, trigger: str) -> None:
         await self._run("PreCompact", {"trigger": trigger, "custom_instructions": ""})
+
+    async def post_compact(self, trigger: str, summary: str) -> None:
+        await self._run("PostCompact", {"trigger": trigger, "compact_summary": summary})
 
     async def session_end(self, reason: str = "other") -> None:
         await self._run("SessionEnd", {"reason": reason})

@@ -22,7 +22,13 @@ from .rules import RuleSyntaxError, parse_rule
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 HOOK_EVENTS = TOOL_EVENTS | frozenset(
     {"UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "Notification",
-     "PreCompact"}
+     "PreCompact", "PostCompact"}
+)
+# Claude Code's other events: a settings file may name them (it is shared with Claude Code), but
+# nothing here fires them; the session says so once.  Any other name is a mistake (an error).
+CLAUDE_CODE_ONLY_EVENTS = frozenset(
+    {"StopFailure", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult",
+     "WorktreeCreate", "WorktreeRemove", "ConfigChange", "InstructionsLoaded", "CwdChanged", "FileChanged"}
 )
 DEFAULT_TIMEOUT = 60.0
 
@@ -93,7 +99,7 @@ def parse_hooks(block: object, path: Path | None, source: RuleSource) -> list[Ho
         raise AgentConfigError(f"{where}: 'hooks' must be an object keyed by event name.")
     out: list[HookMatcher] = []
     for event, groups in block.items():
-        if event not in HOOK_EVENTS:
+        if event not in HOOK_EVENTS and event not in CLAUDE_CODE_ONLY_EVENTS:
             raise AgentConfigError(
                 f"{where}: unknown hook event {event!r}. Known: {', '.join(sorted(HOOK_EVENTS))}."
             )

@@ -61,3 +61,28 @@ async def test_a_prompt_hook_whose_model_fails_is_reported_not_fatal(server, mak
     outcome = await session.submit("hi")
     assert outcome.stop_reason == "end_turn"
     assert any("did not answer" in e.message for e in events.of(AgentErrorEvent))
+
+
+async def test_compaction_hooks_and_claude_code_only_events(server, make_session, tmp_path):
+    """PreCompact and PostCompact run around a compaction (PostCompact sees the summary); hooks
+    for Claude Code events that do not exist here are accepted and named once, not fatal."""
+    log = tmp_path / "compact.log"
+    record = f"python3 -c \"import sys; open({str(log)!r}, 'a').write(sys.stdin.read() + chr(10))\""
+    _session_hooks(tmp_path, {
+        "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": record}]}],
+        "PostCompact": [{"hooks": [{"type": "command", "command": record}]}],
+        "TeammateIdle": [{"hooks": [{"type": "command", "command": "true"}]}],
+        "ConfigChange": [{"hooks": [{"type": "command", "command": "true"}]}],
+    })
+    session, events = make_session([], trust_project=True, keep_recent_turns=1)
+    for i in range(3):
+        server.push(reply(text(f"answer {i}")))
+        await session.submit(f"question {i}")
+    server.push(reply(text("SUMMARY: three questions.")))
+    await session.compact()
+    pre, post = (json.loads(line) for line in log.read_text().splitlines())
+    assert (pre["hook_event_name"], pre["trigger"]) == ("PreCompact", "manual")
+    assert (post["hook_event_name"], post["compact_summary"]) == ("PostCompact", "SUMMARY: three questions.")
+    notices = [e.message for e in events.of(AgentErrorEvent) if e.kind == "settings"]
+    assert notices == ["Hooks for ConfigChange, TeammateIdle do not run here: jupyter-agent has no such events "
+                       "(Claude Code's other hooks in the same settings do run)."]
