@@ -101,6 +101,9 @@ def settings_notices(settings: Any | None) -> tuple[str, ...]:
         listed = "; ".join(f"{path}: {', '.join(rules)}" for path, rules in ignored)
         notices.append(f"These allow rules are ignored: {managed.path} sets allowManagedPermissionRulesOnly, so "
                        f"only the administrator's allow rules apply ({listed}). Such calls are asked about instead.")
+    for path, mode in getattr(settings, "foreign_modes", ()):
+        notices.append(f"{path} sets defaultMode {mode!r}, Claude Code's classifier mode, which jupyter-agent does "
+                       "not have: that file sets no mode here (anything not allowed is asked about).")
     unfired = sorted({m.event for m in getattr(settings, "hooks", ()) if m.event in CLAUDE_CODE_ONLY_EVENTS})
     if unfired:
         notices.append(f"Hooks for {', '.join(unfired)} do not run here: jupyter-agent has no such events "

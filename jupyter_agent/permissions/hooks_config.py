@@ -28,6 +28,7 @@ HOOK_EVENTS = TOOL_EVENTS | frozenset(
 # nothing here fires them; the session says so once.  Any other name is a mistake (an error).
 CLAUDE_CODE_ONLY_EVENTS = frozenset(
     {"StopFailure", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult",
+     "PermissionDenied",
      "WorktreeCreate", "WorktreeRemove", "ConfigChange", "InstructionsLoaded", "CwdChanged", "FileChanged"}
 )
 DEFAULT_TIMEOUT = 60.0

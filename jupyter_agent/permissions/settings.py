@@ -64,6 +64,7 @@ class FileSettings:
     # managed settings only: allowManagedPermissionRulesOnly / allowManagedHooksOnly
     managed_rules_only: bool = False
     managed_hooks_only: bool = False
+    foreign_mode: str | None = None  # a Claude Code defaultMode not available here ("auto"): ignored
 
     def widening(self) -> list[str]:
         """The parts that let the agent do more, in plain words (empty when none)."""
@@ -110,6 +111,7 @@ class Settings:
     managed: FileSettings | None = None  # the administrator's managed settings (all files merged)
     # allow rules of the other files that allowManagedPermissionRulesOnly leaves out, by file
     ignored_allow: tuple[tuple[Path, tuple[str, ...]], ...] = ()
+    foreign_modes: tuple[tuple[Path, str], ...] = ()  # files whose defaultMode exists only in Claude Code
 
     @property
     def managed_rules_only(self) -> bool:
@@ -157,6 +159,7 @@ def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], ba
         _flag(data, "disableAllHooks", path),
         managed and _flag(perms, "allowManagedPermissionRulesOnly", path, "permissions."),
         managed and _flag(data, "allowManagedHooksOnly", path),
+        perms.get("defaultMode") if perms.get("defaultMode") in CLAUDE_CODE_ONLY_MODES else None,
     )
 
 
@@ -238,7 +241,7 @@ def _combine(
         tuple(d for f in parsed for d in f.directories), hooks,
         tuple(f.path for f in parsed), bypass_off, cleanup_days, withheld, problems,
         next((f.path for f in parsed if f.block_reads), None),  # any file's true holds (it restricts)
-        managed,
+        managed, (), tuple((f.path, f.foreign_mode) for f in parsed if f.foreign_mode),
     )
 
 
@@ -291,8 +294,11 @@ def validate_rules(rules: object, where: str) -> tuple[str, ...]:
     return tuple(rules)
 
 
+CLAUDE_CODE_ONLY_MODES = ("auto",)  # Claude Code's classifier mode: not here; the file sets no mode
+
+
 def _mode(value: object, path: Path) -> PermissionMode | None:
-    if value is None:
+    if value is None or value in CLAUDE_CODE_ONLY_MODES:
         return None
     if value not in PERMISSION_MODES:
         raise AgentConfigError(
