@@ -74,17 +74,28 @@ def with_timeout(handler: CanUseTool, seconds: float) -> CanUseTool:
 
 
 def session_approver(
-    get_handler: Callable[[], CanUseTool | None], get_timeout: Callable[[], float | None]
+    get_handler: Callable[[], CanUseTool | None], get_timeout: Callable[[], float | None], reviewer: Any = None
 ) -> CanUseTool:
     """The ``can_use_tool`` a session's loop uses: the current UI handler (read at each ask),
-    denied when there is none, bounded by the timeout, withdrawn by Stop.  Under the managed
-    settings' allowManagedPermissionRulesOnly no ask offers "Always allow"."""
+    denied when there is none, bounded by the timeout, withdrawn by Stop.  In auto mode the
+    ``reviewer`` (``auto_mode.AutoModeReviewer``) decides first when it may; a question that
+    then reaches the user runs the Notification hooks.  Under the managed settings'
+    allowManagedPermissionRulesOnly no ask offers "Always allow"."""
 
     async def approve(
         tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, ask: PermissionAsk, tool_use_id: str
     ) -> UserDecision:
+        if reviewer is not None and reviewer.applies(context, ask):
+            decided = await reviewer.decide(tool, input, context, ask)
+            if decided is not None:
+                return decided  # type: ignore[no-any-return]
         if ask.suggestions and context.permission_context.managed_rules_only:
             ask = replace(ask, suggestions=())
+        runner = context.extra.get("hooks")  # the user is about to be asked: Notification hooks
+        if runner is not None and ask.reason != "folder trust":
+            from ..permissions.tool_hooks import notify_permission_prompt
+
+            notify_permission_prompt(runner, tool, context)
         handler = get_handler()
         if handler is None:
             return await deny_without_approver(tool, input, context, ask, tool_use_id)

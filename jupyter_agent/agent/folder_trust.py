@@ -33,6 +33,7 @@ HOOKS_KEY = "hooks"  # where the session keeps its HookRunner (permissions.hooks
 _MODE_WORDS = {
     "acceptEdits": "start in acceptEdits mode (file edits run without asking)",
     "bypassPermissions": "start in bypassPermissions mode (every tool call runs without asking)",
+    "auto": "start in auto mode (a model approves tool calls in your place)",
 }
 
 
@@ -101,9 +102,6 @@ def settings_notices(settings: Any | None) -> tuple[str, ...]:
         listed = "; ".join(f"{path}: {', '.join(rules)}" for path, rules in ignored)
         notices.append(f"These allow rules are ignored: {managed.path} sets allowManagedPermissionRulesOnly, so "
                        f"only the administrator's allow rules apply ({listed}). Such calls are asked about instead.")
-    for path, mode in getattr(settings, "foreign_modes", ()):
-        notices.append(f"{path} sets defaultMode {mode!r}, Claude Code's classifier mode, which jupyter-agent does "
-                       "not have: that file sets no mode here (anything not allowed is asked about).")
     unfired = sorted({m.event for m in getattr(settings, "hooks", ()) if m.event in CLAUDE_CODE_ONLY_EVENTS})
     if unfired:
         notices.append(f"Hooks for {', '.join(unfired)} do not run here: jupyter-agent has no such events "

@@ -21,6 +21,7 @@ from ..core.context import AppState
 from ..core.tool import CanUseTool, Tool
 from ..errors import AgentError
 from .approval import session_approver
+from .auto_mode import AutoModeReviewer
 from .cleanup import DEFAULT_DAYS as DEFAULT_CLEANUP_DAYS
 from .cleanup import start_cleanup
 from .config import SessionConfig
@@ -84,7 +85,10 @@ class AgentSession(CompactionMixin):
         self.cost_usd = 0.0
         self.can_use_tool = can_use_tool
         # What the loop calls: the current ``can_use_tool``, else a denial; timeout; Stop withdraws.
-        self.approver = session_approver(lambda: self.can_use_tool, lambda: self.config.approval_timeout)
+        self.auto_mode = AutoModeReviewer(self)  # decides first in auto mode
+        self.approver = session_approver(
+            lambda: self.can_use_tool, lambda: self.config.approval_timeout, self.auto_mode
+        )
         self.settings = settings = load_session_settings(config)
         self.initial_permissions = build_permission_context(config, settings)
         self.context, self.load_errors = make_context(

@@ -210,10 +210,6 @@ async def _decide_permission(
             answered = PermissionDeny(f"Permission check failed: {_describe_exception(exc)}")
         if answered is not None:
             verdict = answered
-        else:
-            from ..permissions.tool_hooks import notify_permission_prompt
-
-            notify_permission_prompt(runner, tool, context)
     if isinstance(verdict, PermissionAsk):
         emit(PermissionRequested(req.id, tool.name, _observable(tool, parsed), verdict))
         try:

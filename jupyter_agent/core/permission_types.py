@@ -10,13 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union
 
-PermissionMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
+# auto: what would ask the user is decided by a model first (``agent/auto_mode.py``)
+PermissionMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = (
     "default",
     "acceptEdits",
     "plan",
     "dontAsk",
     "bypassPermissions",
+    "auto",
 )
 
 # Where a rule came from, lowest precedence first (``session`` = magic flags / Python API;
@@ -102,15 +104,15 @@ class ToolPermissionContext:
     # permissions.disableBypassPermissionsMode: "disable" (the file that says so): no context in
     # bypassPermissions mode can be made, whichever way the mode is changed during the session
     bypass_disabled_by: str | None = None
+    auto_disabled_by: str | None = None  # permissions.disableAutoMode: "disable", likewise
 
     def __post_init__(self) -> None:
-        if self.mode == "bypassPermissions" and self.bypass_disabled_by is not None:
-            from ..errors import AgentConfigError
+        for mode, by, key in (("bypassPermissions", self.bypass_disabled_by, "disableBypassPermissionsMode"),
+                              ("auto", self.auto_disabled_by, "disableAutoMode")):
+            if self.mode == mode and by is not None:
+                from ..errors import AgentConfigError
 
-            raise AgentConfigError(
-                f"bypassPermissions mode is disabled by {self.bypass_disabled_by} "
-                "(permissions.disableBypassPermissionsMode). Use another mode."
-            )
+                raise AgentConfigError(f"{mode} mode is disabled by {by} (permissions.{key}). Use another mode.")
 
     def rules(self, behavior: RuleBehavior) -> list[tuple[RuleSource, str]]:
         """All rules of one behaviour as (source, rule) pairs, highest precedence first."""

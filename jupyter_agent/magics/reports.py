@@ -75,6 +75,9 @@ def update_permissions(
 
         raise AgentConfigError(managed_only_message(getattr(session, "settings", None), allow))
 
+    if mode == "auto" and hasattr(session, "auto_mode"):
+        session.auto_mode.resume()  # a paused reviewer decides again
+
     def _update(state: Any) -> Any:
         perm = state.tool_permission_context
         if mode:

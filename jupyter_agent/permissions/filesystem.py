@@ -257,8 +257,8 @@ def write_verdict(
     if allowed is not None:
         return PermissionAllow(reason=f"rule {allowed}")
     inside = scope.inside(real)
-    if inside and scope.rules.context.mode == "acceptEdits":
-        return PermissionAllow(reason="acceptEdits mode")
+    if inside and scope.rules.context.mode in ("acceptEdits", "auto"):  # auto: as acceptEdits, unclassified
+        return PermissionAllow(reason=f"{scope.rules.context.mode} mode")
     rule = _edit_rule_for(real, scope)
     return new_ask(_write_message(tool, path, resolved, inside), (new_update((rule,), "session"),))
 

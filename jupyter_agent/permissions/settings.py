@@ -32,7 +32,7 @@ from .rules import RuleSyntaxError, parse_rule
 FILE_SOURCES: tuple[RuleSource, ...] = ("userSettings", "projectSettings", "localSettings")
 POLICY: RuleSource = "policySettings"
 _BEHAVIORS = ("allow", "ask", "deny")
-WIDENING_MODES = ("acceptEdits", "bypassPermissions")  # default / plan / dontAsk only restrict
+WIDENING_MODES = ("acceptEdits", "bypassPermissions", "auto")  # default / plan / dontAsk only restrict
 
 
 def settings_path(source: RuleSource, project_dir: Path, home: Path | None = None) -> Path:
@@ -64,7 +64,7 @@ class FileSettings:
     # managed settings only: allowManagedPermissionRulesOnly / allowManagedHooksOnly
     managed_rules_only: bool = False
     managed_hooks_only: bool = False
-    foreign_mode: str | None = None  # a Claude Code defaultMode not available here ("auto"): ignored
+    auto_off: bool = False  # permissions.disableAutoMode: "disable"
 
     def widening(self) -> list[str]:
         """The parts that let the agent do more, in plain words (empty when none)."""
@@ -111,7 +111,7 @@ class Settings:
     managed: FileSettings | None = None  # the administrator's managed settings (all files merged)
     # allow rules of the other files that allowManagedPermissionRulesOnly leaves out, by file
     ignored_allow: tuple[tuple[Path, tuple[str, ...]], ...] = ()
-    foreign_modes: tuple[tuple[Path, str], ...] = ()  # files whose defaultMode exists only in Claude Code
+    auto_disabled_by: Path | None = None  # permissions.disableAutoMode: "disable"
 
     @property
     def managed_rules_only(self) -> bool:
@@ -159,7 +159,7 @@ def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], ba
         _flag(data, "disableAllHooks", path),
         managed and _flag(perms, "allowManagedPermissionRulesOnly", path, "permissions."),
         managed and _flag(data, "allowManagedHooksOnly", path),
-        perms.get("defaultMode") if perms.get("defaultMode") in CLAUDE_CODE_ONLY_MODES else None,
+        perms.get("disableAutoMode") == "disable",
     )
 
 
@@ -198,7 +198,9 @@ def load_settings(
         trusted, problems = records.covers(project), records.problems
     withheld = tuple(widening) if widening and not trusted else ()
     applied = [f.restricted() if f in withheld else f for f in parsed]
-    return replace(_combine(project, home_path, applied, withheld, problems, managed), ignored_allow=tuple(ignored))
+    combined = _combine(project, home_path, applied, withheld, problems, managed)
+    auto_off = next((f.path for f in [*parsed, *([managed] if managed else [])] if f.auto_off), None)
+    return replace(combined, ignored_allow=tuple(ignored), auto_disabled_by=auto_off)
 
 
 def _under_policy(
@@ -241,7 +243,7 @@ def _combine(
         tuple(d for f in parsed for d in f.directories), hooks,
         tuple(f.path for f in parsed), bypass_off, cleanup_days, withheld, problems,
         next((f.path for f in parsed if f.block_reads), None),  # any file's true holds (it restricts)
-        managed, (), tuple((f.path, f.foreign_mode) for f in parsed if f.foreign_mode),
+        managed,
     )
 
 
@@ -294,11 +296,8 @@ def validate_rules(rules: object, where: str) -> tuple[str, ...]:
     return tuple(rules)
 
 
-CLAUDE_CODE_ONLY_MODES = ("auto",)  # Claude Code's classifier mode: not here; the file sets no mode
-
-
 def _mode(value: object, path: Path) -> PermissionMode | None:
-    if value is None or value in CLAUDE_CODE_ONLY_MODES:
+    if value is None:
         return None
     if value not in PERMISSION_MODES:
         raise AgentConfigError(
@@ -339,7 +338,7 @@ def build_permission_context(
     if session["allow"] and settings.managed_rules_only:
         raise AgentConfigError(managed_only_message(settings, session["allow"]))
     final_mode = mode or settings.default_mode or "default"
-    disabled_by = os.fspath(settings.bypass_disabled_by) if settings.bypass_disabled_by is not None else None
+    bypass_off, auto_off = settings.bypass_disabled_by, settings.auto_disabled_by
     return ToolPermissionContext(
         mode=final_mode,
         allow_rules=tables["allow"],
@@ -349,7 +348,9 @@ def build_permission_context(
         project_dir=settings.project_dir,
         block_outside_reads=settings.block_reads_by is not None,
         managed_rules_only=settings.managed_rules_only,
-        bypass_disabled_by=disabled_by,  # AgentConfigError now if the mode is bypassPermissions
+        # AgentConfigError now if the mode is one of them
+        bypass_disabled_by=os.fspath(bypass_off) if bypass_off is not None else None,
+        auto_disabled_by=os.fspath(auto_off) if auto_off is not None else None,
     )
 
 

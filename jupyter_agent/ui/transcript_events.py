@@ -81,7 +81,11 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
 
 def on_resolved(t: Transcript, e: tev.PermissionResolved) -> None:
     card = t.cards.get(e.tool_use_id)
-    if card is not None and not card.decision and isinstance(e.decision, PermissionDeny):
+    if card is None or card.decision:
+        return
+    if getattr(e.decision, "reason", None) == "auto mode":  # decided by auto mode's reviewer
+        card.decision = "Denied by auto mode" if isinstance(e.decision, PermissionDeny) else "Approved by auto mode"
+    elif isinstance(e.decision, PermissionDeny):
         card.decision = "Denied"
 
 

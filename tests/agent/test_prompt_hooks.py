@@ -86,15 +86,3 @@ async def test_compaction_hooks_and_claude_code_only_events(server, make_session
     notices = [e.message for e in events.of(AgentErrorEvent) if e.kind == "settings"]
     assert notices == ["Hooks for ConfigChange, TeammateIdle do not run here: jupyter-agent has no such events "
                        "(Claude Code's other hooks in the same settings do run)."]
-
-
-async def test_a_user_file_in_claude_codes_auto_mode_starts_a_session_that_asks(server, make_session, tmp_path):
-    home = tmp_path / "home" / ".claude"
-    home.mkdir(parents=True)
-    (home / "settings.json").write_text(json.dumps({"permissions": {"defaultMode": "auto"}}))
-    server.push(reply(text("Hi.")))
-    session, events = make_session([])
-    await session.submit("hello")
-    assert session.context.permission_context.mode == "default"
-    [notice] = [e.message for e in events.of(AgentErrorEvent) if e.kind == "settings"]
-    assert "sets defaultMode 'auto'" in notice and "asked about" in notice

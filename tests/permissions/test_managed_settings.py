@@ -230,3 +230,15 @@ def test_the_platform_folders():
     assert managed.platform_managed_dir().name in ("claude-code", "ClaudeCode")
     assert managed.merge({"a": {"b": [1], "c": 1}}, {"a": {"b": [1, 2], "c": 2}, "d": 3}) == {
         "a": {"b": [1, 2], "c": 2}, "d": 3}
+
+
+def test_auto_mode_can_be_disabled_like_bypass(world, policy):
+    _write(policy / "managed-settings.json", {"permissions": {"disableAutoMode": "disable"}})
+    _write(world.home / ".claude" / "settings.json", {"permissions": {"defaultMode": "auto"}})
+    s = load_settings(world.project, home=world.home)
+    with pytest.raises(AgentConfigError, match=r"auto mode is disabled by .*permissions.disableAutoMode"):
+        build_permission_context(s)
+    pc = build_permission_context(s, mode="default")
+    with pytest.raises(AgentConfigError, match="disableAutoMode"):
+        replace(pc, mode="auto")
+    assert replace(pc, mode="bypassPermissions").mode == "bypassPermissions"  # only auto is off

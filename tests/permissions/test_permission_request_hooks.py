@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from jupyter_agent.agent.approval import session_approver
 from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
 from tests.permissions.test_hooks import _script, _setup
 from tests.permissions.tools import EditLike
@@ -82,7 +83,8 @@ async def test_no_answer_leaves_it_to_the_user_who_is_notified(world, approve):
     hooks = {**_request(quiet), "Notification": [{"matcher": "permission_prompt",
                                                     "hooks": [{"type": "command", "command": notify}]}]}
     tool, ctx = _setup(world, hooks)
-    assert not (await _bash(ctx, "pip install requests", approve)).is_error
+    asking = session_approver(lambda: approve, lambda: None)  # a session's approver notifies
+    assert not (await _bash(ctx, "pip install requests", asking)).is_error
     assert [name for name, _ in approve.asks] == ["Bash"] and tool.calls == ["pip install requests"]
     for _ in range(100):  # the notification runs beside the question, not before it
         if _seen(notify):

@@ -157,16 +157,3 @@ def test_bypass_mode_can_be_disabled_by_settings(world):
     assert pc.mode == "acceptEdits"
     with pytest.raises(AgentConfigError, match="disableBypassPermissionsMode"):  # nor later in the session
         dataclasses.replace(pc, mode="bypassPermissions")
-
-
-def test_claude_codes_auto_mode_sets_no_mode_here(world):
-    _write(world.home / ".claude" / "settings.json", {"permissions": {"defaultMode": "auto"}})
-    _write(world.project / ".claude" / "settings.local.json", {"permissions": {"defaultMode": "acceptEdits"}})
-    s = load_settings(world.project, home=world.home, trusted=True)
-    assert s.default_mode == "acceptEdits"  # the local file's mode; the user file's "auto" sets none
-    assert s.foreign_modes == ((world.home / ".claude" / "settings.json", "auto"),)
-    _write(world.project / ".claude" / "settings.local.json", {})
-    assert build_permission_context(load_settings(world.project, home=world.home, trusted=True)).mode == "default"
-    _write(world.project / ".claude" / "settings.local.json", {"permissions": {"defaultMode": "autoo"}})
-    with pytest.raises(AgentConfigError, match="defaultMode 'autoo' is not one of"):
-        load_settings(world.project, home=world.home, trusted=True)
