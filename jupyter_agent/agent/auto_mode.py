@@ -106,6 +106,7 @@ class AutoModeReviewer:
         except Exception as exc:  # no answer: the user decides
             self._note(f"Auto mode could not review a {tool.name} call ({type(exc).__name__}); asking you.")
             return None
+        self.session.add_side_usage(reply, params["model"])
         answer = "".join(getattr(block, "text", "") for block in reply.content)
         verdict = read_verdict(answer, "auto mode")
         if verdict.error is not None:

@@ -35,6 +35,7 @@ def session_prompt_model(session: AgentSession) -> PromptModel:
             "messages": [{"role": "user", "content": text}],
         }
         message = await asyncio.wait_for(session.model_client.client.messages.create(**params), timeout)
+        session.add_side_usage(message, params["model"])
         return "".join(getattr(block, "text", "") for block in message.content)
 
     return ask

@@ -227,6 +227,17 @@ class AgentSession(CompactionMixin):
         turn_cost = cost_usd(turn, self.config.model, self.config.prices)
         self.emit(UsageUpdated(turn, self.usage, turn_cost, self.cost_usd))
 
+    def add_side_usage(self, response: Any, model: str) -> None:
+        """The tokens of a request beside the conversation (a prompt hook, auto mode's reviewer):
+        counted in the session's totals and cost, not in the context size."""
+        raw = getattr(response, "usage", None)
+        usage = Usage(*(int(getattr(raw, f, 0) or 0) for f in (
+            "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")))
+        cost = cost_usd(usage, model, self.config.prices)
+        self.usage = self.usage + usage
+        self.cost_usd += cost
+        self.log.write("usage", usage=usage.__dict__, cost_usd=cost, side=True)
+
     async def build_request(self) -> ModelRequest:
         self._follow_model_change()
         self.context = await self.tool_pool.ensure(self.context, self.emit)
