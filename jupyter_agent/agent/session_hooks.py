@@ -1,5 +1,5 @@
 """Session-level hooks (settings ``hooks`` and Python hooks): SessionStart, UserPromptSubmit, Stop,
-PreCompact, PostCompact, SessionEnd.  Tool hooks (PreToolUse, PostToolUse) run inside ``run_tool_use``.
+StopFailure, PreCompact, PostCompact, SessionEnd.  Tool hooks (PreToolUse, PostToolUse) run inside ``run_tool_use``.
 """
 
 from __future__ import annotations
@@ -61,14 +61,18 @@ class SessionHooks:
             check.context.extend(outcome.additional_context)
         return check
 
-    async def continue_reason(self, attempt: int) -> str | None:
+    async def continue_reason(self, attempt: int, last_text: str = "") -> str | None:
         """A Stop hook that blocks makes the model go on, with its reason as the next input."""
         if attempt >= MAX_STOP_CONTINUATIONS:
             return None
-        outcome = await self._run("Stop", {"stop_hook_active": attempt > 0})
+        outcome = await self._run("Stop", {"stop_hook_active": attempt > 0, "last_assistant_message": last_text})
         if outcome is None or not outcome.blocked:
             return None
         return outcome.block_message
+
+    async def stop_failure(self, error: str) -> None:
+        """StopFailure: the turn ended because the API failed (instead of Stop; it cannot block)."""
+        await self._run("StopFailure", {"error": error})
 
     async def pre_compact(self, trigger: str) -> None:
         await self._run("PreCompact", {"trigger": trigger, "custom_instructions": ""})

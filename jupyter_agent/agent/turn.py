@@ -67,11 +67,13 @@ async def _hooked_query(session: AgentSession, prompt: str, abort: AbortControll
     result = await run_query(session, abort, session.approver, limits)
     attempt = 0
     while result.stop_reason == "end_turn":
-        reason = await session.hooks.continue_reason(attempt)
+        reason = await session.hooks.continue_reason(attempt, result.text)
         if reason is None:
             break
         attempt += 1
         session.record_user_blocks([{"type": "text", "text": f"Stop hook feedback:\n{reason}"}])
         more = await run_query(session, abort, session.approver, limits)
         result = LoopResult(more.stop_reason, result.usage + more.usage, more.text, more.error)
+    if result.stop_reason == "error" and result.error:  # the model could not be reached
+        await session.hooks.stop_failure(result.error)
     return result

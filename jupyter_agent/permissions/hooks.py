@@ -76,6 +76,8 @@ class HookRunner:
         base.setdefault("CLAUDE_PROJECT_DIR", self.cwd)
         self._env = base
         self.prompt_model: PromptModel | None = None  # the session's model, for prompt hooks
+        self._ran_once: set[int] = set()  # ids of "once" hooks that have run
+        self._background: set[asyncio.Task[HookResponse]] = set()
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> HookRunner:
@@ -95,7 +97,7 @@ class HookRunner:
 
     def describe(self, project: str | os.PathLike[str] | None = None) -> list[str]:
         """One line per hook: event, matcher, what it runs and where it was configured."""
-        lines = []
+        lines: list[str] = []
         for m in self._matchers:
             where = _relative(m.path, project) if m.path is not None else "session"
             on = f"{m.event} ({m.matcher})" if m.matcher not in ("", "*") else m.event
@@ -130,7 +132,7 @@ class HookRunner:
         jobs: list[Awaitable[HookResponse]] = []
         for m in self._matchers:
             if m.event == event and matcher_applies(m.matcher, subject, tool, tool_input, self.cwd):
-                jobs.extend(self._job(h, full) for h in m.hooks)
+                jobs.extend(self._job(h, full) for h in m.hooks if self._now(h, full))
         for p in list(self._python):
             if p.event == event and matcher_applies(p.matcher, subject, tool, tool_input, self.cwd):
                 jobs.append(_run_python(p, dict(full)))
@@ -138,6 +140,20 @@ class HookRunner:
             return HookOutcome()
         return HookOutcome.merge(list(await asyncio.gather(*jobs)))
 
+
+    def _now(self, hook: Hook, payload: dict[str, Any]) -> bool:
+        """Whether ``hook`` is waited for now: a spent ``once`` hook does not run; an ``async``
+        one is started in the background (its answer is ignored)."""
+        if hook.once:
+            if id(hook) in self._ran_once:
+                return False
+            self._ran_once.add(id(hook))
+        if not hook.background:
+            return True
+        task: asyncio.Task[HookResponse] = asyncio.ensure_future(self._job(hook, payload))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return False
 
     def _job(self, hook: Hook, payload: dict[str, Any]) -> Awaitable[HookResponse]:
         if isinstance(hook, CommandHook):

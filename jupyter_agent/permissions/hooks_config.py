@@ -11,7 +11,7 @@ permission rule.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +22,12 @@ from .rules import RuleSyntaxError, parse_rule
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 HOOK_EVENTS = TOOL_EVENTS | frozenset(
     {"UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "Notification",
-     "PreCompact", "PostCompact"}
+     "PreCompact", "PostCompact", "StopFailure"}
 )
 # Claude Code's other events: a settings file may name them (it is shared with Claude Code), but
 # nothing here fires them; the session says so once.  Any other name is a mistake (an error).
 CLAUDE_CODE_ONLY_EVENTS = frozenset(
-    {"StopFailure", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult",
+    {"TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult",
      "PermissionDenied",
      "WorktreeCreate", "WorktreeRemove", "ConfigChange", "InstructionsLoaded", "CwdChanged", "FileChanged"}
 )
@@ -44,6 +44,8 @@ class CommandHook:
 
     command: str
     timeout: float = DEFAULT_TIMEOUT
+    background: bool = False  # "async": started, not waited for (its answer cannot decide anything)
+    once: bool = False  # "once": runs the first time only, per session
 
     @property
     def describe(self) -> str:
@@ -60,6 +62,8 @@ class HttpHook:
     headers: tuple[tuple[str, str], ...] = ()
     allowed_env_vars: tuple[str, ...] = ()
     timeout: float = DEFAULT_TIMEOUT
+    background: bool = False
+    once: bool = False
 
     @property
     def describe(self) -> str:
@@ -74,6 +78,8 @@ class PromptHook:
     prompt: str
     model: str | None = None  # None: the small fast model
     timeout: float = PROMPT_TIMEOUT
+    background: bool = False
+    once: bool = False
 
     @property
     def describe(self) -> str:
@@ -128,15 +134,16 @@ def _hook(hook: object, where: str) -> Hook:
     if not isinstance(hook, dict):
         raise AgentConfigError(f"{where} must be an object like {{\"type\": \"command\", \"command\": \"...\"}}.")
     kind = hook.get("type", "command")
+    flags: dict[str, Any] = {"background": _bool(hook, "async", where), "once": _bool(hook, "once", where)}
     if kind == "command":
-        return CommandHook(_text(hook, "command", where), _timeout(hook, where, DEFAULT_TIMEOUT))
+        return CommandHook(_text(hook, "command", where), _timeout(hook, where, DEFAULT_TIMEOUT), **flags)
     if kind == "http":
-        return _http(hook, where)
+        return replace(_http(hook, where), **flags)
     if kind == "prompt":
         model = hook.get("model")
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise AgentConfigError(f"{where}.model must be a model name such as \"haiku\".")
-        return PromptHook(_text(hook, "prompt", where), model, _timeout(hook, where, PROMPT_TIMEOUT))
+        return PromptHook(_text(hook, "prompt", where), model, _timeout(hook, where, PROMPT_TIMEOUT), **flags)
     raise AgentConfigError(
         f"{where}: hook type {kind!r} is not supported (use \"command\", \"http\" or \"prompt\")."
     )
@@ -153,6 +160,13 @@ def _http(hook: dict[str, Any], where: str) -> HttpHook:
     if not isinstance(names, list) or not all(isinstance(n, str) and _ENV_NAME.fullmatch(n) for n in names):
         raise AgentConfigError(f"{where}.allowedEnvVars must list environment variable names.")
     return HttpHook(url, tuple(headers.items()), tuple(names), _timeout(hook, where, DEFAULT_TIMEOUT))
+
+
+def _bool(hook: dict[str, Any], key: str, where: str) -> bool:
+    value = hook.get(key, False)
+    if not isinstance(value, bool):
+        raise AgentConfigError(f"{where}.{key} must be true or false.")
+    return value
 
 
 def _text(hook: dict[str, Any], key: str, where: str) -> str:

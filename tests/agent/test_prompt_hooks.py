@@ -3,11 +3,12 @@ hook's question, through the real SDK."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from jupyter_agent.agent.events import AgentErrorEvent
 from jupyter_agent.permissions.hook_remote import PROMPT_SYSTEM
-from jupyter_agent.testing import reply, text, tool_use
+from jupyter_agent.testing import fault_status, reply, text, tool_use
 from jupyter_agent.tools.bash import BashTool
 
 
@@ -86,3 +87,39 @@ async def test_compaction_hooks_and_claude_code_only_events(server, make_session
     notices = [e.message for e in events.of(AgentErrorEvent) if e.kind == "settings"]
     assert notices == ["Hooks for ConfigChange, TeammateIdle do not run here: jupyter-agent has no such events "
                        "(Claude Code's other hooks in the same settings do run)."]
+
+
+def _recorder(tmp_path, name):
+    log = tmp_path / f"{name}.log"
+    return f"python3 -c \"import sys; open({str(log)!r}, 'a').write(sys.stdin.read() + chr(10))\"", log
+
+
+async def test_stop_failure_once_and_async_hooks(server, make_session, tmp_path):
+    failure, failure_log = _recorder(tmp_path, "failure")
+    stop, stop_log = _recorder(tmp_path, "stop")
+    once, once_log = _recorder(tmp_path, "once")
+    late = tmp_path / "late.txt"
+    slow = f"sleep 0.5; echo late > {late}; echo no >&2; exit 2"  # would block, if it were waited for
+    _session_hooks(tmp_path, {
+        "StopFailure": [{"hooks": [{"type": "command", "command": failure}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": stop}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": once, "once": True},
+                                        {"type": "command", "command": slow, "async": True}]}],
+    })
+    session, _events = make_session([], trust_project=True)
+    server.push(reply(text("First answer.")))
+    outcome = await session.submit("one")
+    assert outcome.stop_reason == "end_turn" and not late.exists()  # the async hook did not hold the turn
+    [stopped] = [json.loads(line) for line in stop_log.read_text().splitlines()]
+    assert stopped["last_assistant_message"] == "First answer."
+    server.push(fault_status(401))
+    outcome = await session.submit("two")
+    assert outcome.stop_reason == "error" and not stop_log.read_text().count("\n") > 1  # no Stop for a failure
+    [failed] = [json.loads(line) for line in failure_log.read_text().splitlines()]
+    assert failed["hook_event_name"] == "StopFailure" and failed["error"]
+    assert len(once_log.read_text().splitlines()) == 1  # "once": the first prompt only
+    for _ in range(100):
+        if late.exists():
+            break
+        await asyncio.sleep(0.05)
+    assert late.read_text().strip() == "late"  # it did run, in the background
