@@ -269,6 +269,7 @@ def test_permissions_lists_the_rules_and_forget_removes_one(ip, tmp_path, monkey
     assert lines[0] == f"Session {magics.session.id} · mode default"
     assert f"Working directories: {project} (project)" in lines
     assert f"Managed settings: {policy / 'managed-settings.json'}" in lines
+    assert "Sandbox: off (Bash commands run as you; %agent --sandbox turns it on)" in lines
     assert lines[-3:] == ["Hooks:", f"  PreToolUse (Bash): POST http://127.0.0.1:9/audit — {policy / 'managed-settings.json'}",
                           'Remove a rule: %agent --forget "RULE"']
     rows = [line.split() for line in lines if line.startswith("  ") and "POST" not in line]
@@ -290,5 +291,8 @@ def test_permissions_lists_the_rules_and_forget_removes_one(ip, tmp_path, monkey
     with pytest.raises(UsageError, match="no settings file or session has it"):
         ip.run_line_magic("agent", '--forget "Bash(nothing:*)"')
     assert ("policySettings", "Bash(curl:*)") in magics.session.context.permission_context.rules("deny")
+    ip.run_line_magic("agent", "--sandbox")
+    assert "Sandbox: on for Bash (bubblewrap) · hosts reached unasked: none; others are asked about" in \
+        ip.run_line_magic("agent", "--permissions").splitlines()
     monkeypatch.undo()
     ip.run_line_magic("agent", "--new")

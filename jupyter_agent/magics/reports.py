@@ -173,6 +173,7 @@ def permissions_text(session: AgentSession) -> str:
         lines.append(f"Managed settings: {policy.path}{only}")
     if perm.block_outside_reads:
         lines.append("Reads outside the working directories are refused (blockReadsOutsideWorkingDirectories)")
+    lines.append(_sandbox_line(session))
     rows = [(behavior, rule, _source_label(session, source))
             for behavior in ("deny", "ask", "allow") for source, rule in perm.rules(behavior)]  # type: ignore[arg-type]
     if rows:
@@ -191,6 +192,21 @@ def permissions_text(session: AgentSession) -> str:
         lines.extend(f"  {line}" for line in hooks)
     lines.append('Remove a rule: %agent --forget "RULE"')
     return "\n".join(lines)
+
+
+def _sandbox_line(session: AgentSession) -> str:
+    from ..errors import AgentConfigError as ConfigError
+    from ..sandbox.settings import sandbox_settings
+
+    try:
+        sandbox = sandbox_settings(session.context)
+    except ConfigError as exc:
+        return f"Sandbox: the settings cannot be read ({exc})"
+    if not sandbox.enabled:
+        return "Sandbox: off (Bash commands run as you; %agent --sandbox turns it on)"
+    hosts = ", ".join(sandbox.allowed_domains) or "none"
+    only = "; only the administrator's" if sandbox.managed_domains_only else "; others are asked about"
+    return f"Sandbox: on for Bash (bubblewrap) · hosts reached unasked: {hosts}{only}"
 
 
 def forget_rule(session: AgentSession, rule: str) -> str:
