@@ -198,3 +198,14 @@ async def _run_python(entry: _Registered, payload: dict[str, Any]) -> HookRespon
 def get_hook_runner(context: ToolUseContext) -> HookRunner | None:
     runner = context.extra.get(HOOKS_KEY)
     return runner if isinstance(runner, HookRunner) else None
+
+
+async def gate(context: ToolUseContext, event: str, payload: Mapping[str, Any]) -> str | None:
+    """Run ``event``'s hooks for a step a hook may refuse (TaskCreated, TaskCompleted): the
+    reason when one blocks (exit 2 or ``decision: "block"``), else None.  A hook that fails
+    is not a refusal (as for every hook's errors)."""
+    runner = get_hook_runner(context)
+    if runner is None or not runner.has_hooks(event):
+        return None
+    outcome = await runner.run(event, payload, permission_mode=context.permission_context.mode)
+    return outcome.block_message if outcome.blocked else None

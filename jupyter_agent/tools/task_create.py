@@ -10,7 +10,9 @@ from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAllow, PermissionResult
 from ..core.result import ToolResult
 from ..core.tool import Tool
-from ..tasklist import Task, task_store_for
+from ..errors import ToolError
+from ..permissions.hooks import gate
+from ..tasklist import Task, TaskUpdate, task_store_for
 
 
 class TaskCreateInput(BaseModel):
@@ -38,9 +40,13 @@ class TaskCreateTool(Tool[TaskCreateInput, Task]):
         return PermissionAllow()
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
-        task = await task_store_for(context).create(
-            input.subject, input.description, input.activeForm, input.metadata
-        )
+        store = task_store_for(context)
+        task = await store.create(input.subject, input.description, input.activeForm, input.metadata)
+        payload = {"task_id": task.id, "task_subject": task.subject, "task_description": task.description}
+        refused = await gate(context, "TaskCreated", payload)
+        if refused is not None:  # a TaskCreated hook said no: the task is taken back
+            await store.update(task.id, TaskUpdate(status="deleted"))
+            raise ToolError(f"A TaskCreated hook refused this task: {refused}")
         return ToolResult(task)
 
     def map_result_to_content(self, data: Task, tool_use_id: str):

@@ -12,6 +12,7 @@ from ..core.permission_types import PermissionAllow, PermissionResult
 from ..core.result import ToolResult
 from ..core.tool import Tool
 from ..errors import ToolError
+from ..permissions.hooks import gate
 from ..tasklist import Task, TaskUpdate, task_store_for
 from ..tasklist.model import TaskListError, UpdateStatus
 
@@ -70,11 +71,28 @@ class TaskUpdateTool(Tool[TaskUpdateInput, TaskUpdateOutput]):
             add_blocked_by=tuple(input.addBlockedBy or ()),
             metadata=input.metadata,
         )
+        store = task_store_for(context)
+        if input.status == "completed":
+            await self._may_complete(context, store, input.taskId)
         try:
-            task, changed = await task_store_for(context).update(input.taskId, upd)
+            task, changed = await store.update(input.taskId, upd)
         except TaskListError as exc:
             raise ToolError(str(exc)) from None
         return ToolResult(TaskUpdateOutput(input.taskId.lstrip("#"), task, changed))
+
+    @staticmethod
+    async def _may_complete(context: ToolUseContext, store: Any, task_id: str) -> None:
+        """TaskCompleted hooks may keep a task open (exit 2: the reason goes to the model)."""
+        try:
+            task = await store.get(task_id)
+        except TaskListError as exc:
+            raise ToolError(str(exc)) from None
+        if task is None or task.status == "completed":
+            return
+        payload = {"task_id": task.id, "task_subject": task.subject, "task_description": task.description}
+        refused = await gate(context, "TaskCompleted", payload)
+        if refused is not None:
+            raise ToolError(f"A TaskCompleted hook kept task #{task.id} open: {refused}")
 
     def map_result_to_content(self, data: TaskUpdateOutput, tool_use_id: str):
         if "deleted" in data.changed:

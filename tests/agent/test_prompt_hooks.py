@@ -9,7 +9,12 @@ import json
 from jupyter_agent.agent.events import AgentErrorEvent
 from jupyter_agent.permissions.hook_remote import PROMPT_SYSTEM
 from jupyter_agent.testing import fault_status, reply, text, tool_use
+from jupyter_agent.tasklist import task_store_for
 from jupyter_agent.tools.bash import BashTool
+from jupyter_agent.tools.task_create import TaskCreateTool
+from jupyter_agent.tools.task_update import TaskUpdateTool
+
+from .history_check import result_text, tool_results
 
 
 def _session_hooks(tmp_path, hooks):
@@ -123,3 +128,31 @@ async def test_stop_failure_once_and_async_hooks(server, make_session, tmp_path)
             break
         await asyncio.sleep(0.05)
     assert late.read_text().strip() == "late"  # it did run, in the background
+
+
+async def test_task_hooks_can_refuse_a_task_and_keep_one_open(server, make_session, tmp_path):
+    no_deploys = ("python3 -c \"import json,sys; d=json.load(sys.stdin); "
+                  "sys.exit(print('No deploy tasks here.', file=sys.stderr) or 2) if 'deploy' in d['task_subject'] else 0\"")
+    tests_first = (f"python3 -c \"import os,sys; sys.exit(0 if os.path.exists({str(tmp_path / 'passed')!r}) "
+                   "else print('Run the tests before closing a task.', file=sys.stderr) or 2)\"")
+    _session_hooks(tmp_path, {"TaskCreated": [{"hooks": [{"type": "command", "command": no_deploys}]}],
+                              "TaskCompleted": [{"hooks": [{"type": "command", "command": tests_first}]}]})
+    server.push(
+        reply(tool_use("TaskCreate", {"subject": "Fix the parser", "description": "d"}, id="c1"),
+              tool_use("TaskCreate", {"subject": "deploy to prod", "description": "d"}, id="c2")),
+        reply(tool_use("TaskUpdate", {"taskId": "1", "status": "completed"}, id="u1")),
+        reply(text("Done.")),
+    )
+    session, _events = make_session([TaskCreateTool(), TaskUpdateTool()], trust_project=True)
+    await session.submit("plan it")
+    created = {r["tool_use_id"]: r for r in tool_results(server.message_requests[1].messages[-1])}
+    assert not created["c1"].get("is_error")
+    assert created["c2"]["is_error"] and "No deploy tasks here." in result_text(created["c2"])
+    [closing] = tool_results(server.message_requests[2].messages[-1])
+    assert closing["is_error"] and "Run the tests before closing a task." in result_text(closing)
+    tasks = (await task_store_for(session.context).list()).tasks
+    assert [(t.subject, t.status) for t in tasks] == [("Fix the parser", "pending")]  # the refused one is gone
+    (tmp_path / "passed").write_text("")
+    server.push(reply(tool_use("TaskUpdate", {"taskId": "1", "status": "completed"})), reply(text("Closed.")))
+    await session.submit("close it")
+    assert [t.status for t in (await task_store_for(session.context).list()).tasks] == ["completed"]
