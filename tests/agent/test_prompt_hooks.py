@@ -8,8 +8,8 @@ import json
 
 from jupyter_agent.agent.events import AgentErrorEvent
 from jupyter_agent.permissions.hook_remote import PROMPT_SYSTEM
-from jupyter_agent.testing import fault_status, reply, text, tool_use
 from jupyter_agent.tasklist import task_store_for
+from jupyter_agent.testing import fault_status, reply, text, tool_use
 from jupyter_agent.tools.bash import BashTool
 from jupyter_agent.tools.task_create import TaskCreateTool
 from jupyter_agent.tools.task_update import TaskUpdateTool
