@@ -242,8 +242,10 @@ class AgentSession(CompactionMixin):
         self._follow_model_change()
         self.context = await self.tool_pool.ensure(self.context, self.emit)
         if self._system is None:
-            system = await asyncio.to_thread(build_system_prompt, prompt_inputs(self.config))
+            inputs = prompt_inputs(self.config)
+            system = await asyncio.to_thread(build_system_prompt, inputs)
             self._system = system + _skills_blocks(self.context.options.commands)
+            await self.hooks.instructions_loaded(inputs.project_dir, inputs.home)
         tools, system_extra = await self.tool_pool.request_tools(self.context)
         config = self.config
         return ModelRequest(

@@ -1,11 +1,12 @@
 """Session-level hooks (settings ``hooks`` and Python hooks): SessionStart, UserPromptSubmit, Stop,
-StopFailure, PreCompact, PostCompact, SessionEnd.  Tool hooks (PreToolUse, PostToolUse) run inside ``run_tool_use``.
+StopFailure, PreCompact, PostCompact, InstructionsLoaded, SessionEnd.  Tool hooks (PreToolUse, PostToolUse) run inside ``run_tool_use``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .events import AgentErrorEvent, SessionEvent
@@ -34,6 +35,7 @@ class SessionHooks:
         self._mode = mode
         self._prepare = prepare  # runs before every prompt's hooks (the folder-trust card)
         self._started = False
+        self._loaded: set[str] = set()  # memory files InstructionsLoaded has reported
 
     async def _run(self, event: str, payload: dict[str, Any]) -> Any | None:
         if self.runner is None or not self.runner.has_hooks(event):
@@ -69,6 +71,20 @@ class SessionHooks:
         if outcome is None or not outcome.blocked:
             return None
         return outcome.block_message
+
+    async def instructions_loaded(self, project: Path, home: Path) -> None:
+        """InstructionsLoaded, once per CLAUDE.md file the system prompt took in (it cannot block)."""
+        if self.runner is None or not self.runner.has_hooks("InstructionsLoaded"):
+            return
+        from .prompts import memory_files
+
+        for path in memory_files(project, home):
+            if str(path) in self._loaded:
+                continue
+            self._loaded.add(str(path))
+            kind = "User" if path.parent == home / ".claude" else "Local" if path.name == "CLAUDE.local.md" else "Project"
+            await self._run("InstructionsLoaded", {"file_path": str(path), "memory_type": kind,
+                                                   "load_reason": "session_start"})
 
     async def stop_failure(self, error: str) -> None:
         """StopFailure: the turn ended because the API failed (instead of Stop; it cannot block)."""

@@ -174,7 +174,7 @@ def _subject(event: str, payload: Mapping[str, Any]) -> str | None:
     if event in TOOL_EVENTS:
         return payload.get("tool_name")
     value = (payload.get("source") or payload.get("trigger") or payload.get("reason")
-             or payload.get("notification_type") or payload.get("agent_type"))
+             or payload.get("notification_type") or payload.get("agent_type") or payload.get("load_reason"))
     return value if isinstance(value, str) else None
 
 

@@ -22,14 +22,14 @@ from .rules import RuleSyntaxError, parse_rule
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 HOOK_EVENTS = TOOL_EVENTS | frozenset(
     {"UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "Notification",
-     "PreCompact", "PostCompact", "StopFailure", "TaskCreated", "TaskCompleted"}
+     "PreCompact", "PostCompact", "StopFailure", "TaskCreated", "TaskCompleted", "InstructionsLoaded"}
 )
 # Claude Code's other events: a settings file may name them (it is shared with Claude Code), but
 # nothing here fires them; the session says so once.  Any other name is a mistake (an error).
 CLAUDE_CODE_ONLY_EVENTS = frozenset(
     {"TeammateIdle", "Elicitation", "ElicitationResult",
      "PermissionDenied",
-     "WorktreeCreate", "WorktreeRemove", "ConfigChange", "InstructionsLoaded", "CwdChanged", "FileChanged"}
+     "WorktreeCreate", "WorktreeRemove", "ConfigChange", "CwdChanged", "FileChanged"}
 )
 DEFAULT_TIMEOUT = 60.0
 

@@ -156,3 +156,20 @@ async def test_task_hooks_can_refuse_a_task_and_keep_one_open(server, make_sessi
     server.push(reply(tool_use("TaskUpdate", {"taskId": "1", "status": "completed"})), reply(text("Closed.")))
     await session.submit("close it")
     assert [t.status for t in (await task_store_for(session.context).list()).tasks] == ["completed"]
+
+
+async def test_instructions_loaded_names_each_memory_file_once(server, make_session, tmp_path):
+    loaded, log = _recorder(tmp_path, "loaded")
+    _session_hooks(tmp_path, {"InstructionsLoaded": [{"matcher": "session_start",
+                                                      "hooks": [{"type": "command", "command": loaded}]}]})
+    (tmp_path / "CLAUDE.md").write_text("Use pandas.\n")
+    (tmp_path / "home" / ".claude").mkdir(parents=True)
+    (tmp_path / "home" / ".claude" / "CLAUDE.md").write_text("Be brief.\n")
+    session, _events = make_session([], trust_project=True)
+    for prompt in ("one", "two"):
+        server.push(reply(text("ok")))
+        await session.submit(prompt)
+    seen = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(e["file_path"], e["memory_type"]) for e in seen] == [
+        (str(tmp_path / "home" / ".claude" / "CLAUDE.md"), "User"), (str(tmp_path / "CLAUDE.md"), "Project")]
+    assert "Use pandas." in json.dumps(server.message_requests[0].body["system"])
