@@ -124,6 +124,11 @@ class AutoModeReviewer:
                        "stopped deciding: you are asked again. %agent --mode auto turns it back on.")
             return None
         reason = (verdict.reason or "it is not clearly part of the task.").strip()
+        from ..permissions.hooks import gate
+
+        payload = {"tool_name": tool.name, "tool_input": input.model_dump(mode="json", exclude_none=True),
+                   "reason": reason}
+        await gate(context, "PermissionDenied", payload, tool, input)  # PermissionDenied hooks hear of it
         return PermissionDeny(BLOCKED.format(tool=tool.name, reason=reason), reason="auto mode")
 
     def review_text(self, tool: Tool[Any, Any], input: BaseModel, ask: PermissionAsk) -> str:

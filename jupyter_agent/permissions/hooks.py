@@ -200,12 +200,16 @@ def get_hook_runner(context: ToolUseContext) -> HookRunner | None:
     return runner if isinstance(runner, HookRunner) else None
 
 
-async def gate(context: ToolUseContext, event: str, payload: Mapping[str, Any]) -> str | None:
+async def gate(
+    context: ToolUseContext, event: str, payload: Mapping[str, Any],
+    tool: Tool[Any, Any] | None = None, tool_input: BaseModel | None = None,
+) -> str | None:
     """Run ``event``'s hooks for a step a hook may refuse (TaskCreated, TaskCompleted): the
     reason when one blocks (exit 2 or ``decision: "block"``), else None.  A hook that fails
     is not a refusal (as for every hook's errors)."""
     runner = get_hook_runner(context)
     if runner is None or not runner.has_hooks(event):
         return None
-    outcome = await runner.run(event, payload, permission_mode=context.permission_context.mode)
+    outcome = await runner.run(event, payload, tool=tool, tool_input=tool_input,
+                               permission_mode=context.permission_context.mode)
     return outcome.block_message if outcome.blocked else None

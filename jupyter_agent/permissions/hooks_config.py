@@ -19,17 +19,17 @@ from ..core.permission_types import RuleSource
 from ..errors import AgentConfigError
 from .rules import RuleSyntaxError, parse_rule
 
-TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
+TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"})
 HOOK_EVENTS = TOOL_EVENTS | frozenset(
     {"UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "Notification",
-     "PreCompact", "PostCompact", "StopFailure", "TaskCreated", "TaskCompleted", "InstructionsLoaded"}
+     "PreCompact", "PostCompact", "StopFailure", "TaskCreated", "TaskCompleted", "InstructionsLoaded",
+     "CwdChanged"}
 )
 # Claude Code's other events: a settings file may name them (it is shared with Claude Code), but
 # nothing here fires them; the session says so once.  Any other name is a mistake (an error).
 CLAUDE_CODE_ONLY_EVENTS = frozenset(
     {"TeammateIdle", "Elicitation", "ElicitationResult",
-     "PermissionDenied",
-     "WorktreeCreate", "WorktreeRemove", "ConfigChange", "CwdChanged", "FileChanged"}
+     "WorktreeCreate", "WorktreeRemove", "ConfigChange", "FileChanged"}
 )
 DEFAULT_TIMEOUT = 60.0
 

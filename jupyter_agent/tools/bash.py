@@ -15,6 +15,7 @@ from ..core.result import ContentBlock, ContextModifier, ToolResult, text_block
 from ..core.tool import VALID, Tool, ToolProgress, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.bash import check_bash_permission_async, is_read_only_command
+from ..permissions.hooks import gate
 from ..sandbox.network import asker
 from ..sandbox.policy import (
     Confinement,
@@ -226,7 +227,11 @@ class BashTool(Tool[BashInput, BashOutput]):
             )
             notes = (*notes, *filter(None, found))
         output = _output(summary, outcome, timeout_ms, notes)
-        return ToolResult(output, context_modifier=_move_to(state, outcome, context.cwd))
+        before = state.cwd
+        moved = _move_to(state, outcome, context.cwd)
+        if state.cwd != before:  # CwdChanged hooks hear of it (they cannot refuse it)
+            await gate(context, "CwdChanged", {"old_cwd": str(before), "new_cwd": str(state.cwd)})
+        return ToolResult(output, context_modifier=moved)
 
     async def _start_background(
         self,

@@ -136,3 +136,18 @@ async def test_auto_mode_from_the_settings_files(server, make_session, tmp_path)
     session, _events = make_session([BashTool()])
     assert session.context.permission_context.mode == "default"  # a cloned repository's: held back
     assert session.trust.held_back == (".claude/settings.json: defaultMode auto",)
+
+
+async def test_permission_denied_hooks_hear_of_each_refusal(server, auto, tmp_path):
+    log = tmp_path / "denied.log"
+    record = f"python3 -c \"import sys; open({str(log)!r}, 'a').write(sys.stdin.read() + chr(10))\""
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"hooks": {
+        "PermissionDenied": [{"matcher": "Bash", "hooks": [{"type": "command", "command": record}]}]}}))
+    server.route(_is_review, reply(text('{"ok": false, "reason": "Not asked for."}')), name="review")
+    server.push(reply(tool_use("Bash", {"command": "touch x"})), reply(text("Done.")))
+    session, _events, _user = auto(trust_project=True)
+    await session.submit("go")
+    [denied] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert (denied["hook_event_name"], denied["tool_name"], denied["reason"]) == ("PermissionDenied", "Bash", "Not asked for.")
+    assert denied["tool_input"] == {"command": "touch x"}

@@ -173,3 +173,15 @@ async def test_instructions_loaded_names_each_memory_file_once(server, make_sess
     assert [(e["file_path"], e["memory_type"]) for e in seen] == [
         (str(tmp_path / "home" / ".claude" / "CLAUDE.md"), "User"), (str(tmp_path / "CLAUDE.md"), "Project")]
     assert "Use pandas." in json.dumps(server.message_requests[0].body["system"])
+
+
+async def test_cwd_changed_hears_of_a_cd_that_stays(server, make_session, tmp_path):
+    changed, log = _recorder(tmp_path, "cwd")
+    _session_hooks(tmp_path, {"CwdChanged": [{"hooks": [{"type": "command", "command": changed}]}]})
+    (tmp_path / "sub").mkdir()
+    server.push(reply(tool_use("Bash", {"command": "cd sub"}, id="a"), tool_use("Bash", {"command": "pwd"}, id="b")),
+                reply(text("ok")))
+    session, _events = make_session([BashTool()], trust_project=True, mode="bypassPermissions")
+    await session.submit("go into sub")
+    [moved] = [json.loads(line) for line in log.read_text().splitlines()]  # `pwd` moved nowhere
+    assert (moved["old_cwd"], moved["new_cwd"]) == (str(tmp_path), str(tmp_path / "sub"))
