@@ -58,4 +58,7 @@ class CompactionMixin:
         )
         self.emit(Compacted(result.tokens_before, result.tokens_after, result.summary))
         await self.hooks.post_compact(trigger, result.summary)
+        context = await self.hooks.restart_after_compaction()  # SessionStart, source "compact"
+        if context and self.messages:  # what the hooks re-add joins the summary
+            self.messages[0]["content"][1:1] = [{"type": "text", "text": text} for text in context]
         return result

@@ -96,5 +96,11 @@ class SessionHooks:
     async def post_compact(self, trigger: str, summary: str) -> None:
         await self._run("PostCompact", {"trigger": trigger, "compact_summary": summary})
 
+    async def restart_after_compaction(self) -> list[str]:
+        """SessionStart with source ``compact``: the context its hooks add (to re-add what the
+        summary should not lose)."""
+        outcome = await self._run("SessionStart", {"source": "compact"})
+        return list(outcome.additional_context) if outcome is not None else []
+
     async def session_end(self, reason: str = "other") -> None:
         await self._run("SessionEnd", {"reason": reason})

@@ -185,3 +185,22 @@ async def test_cwd_changed_hears_of_a_cd_that_stays(server, make_session, tmp_pa
     await session.submit("go into sub")
     [moved] = [json.loads(line) for line in log.read_text().splitlines()]  # `pwd` moved nowhere
     assert (moved["old_cwd"], moved["new_cwd"]) == (str(tmp_path), str(tmp_path / "sub"))
+
+
+async def test_session_start_after_compaction_re_adds_context(server, make_session, tmp_path):
+    reminder = json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                  "additionalContext": "Reminder: the data is in UTF-16."}})
+    (tmp_path / "hook.json").write_text(reminder)
+    _session_hooks(tmp_path, {"SessionStart": [{"matcher": "compact", "hooks": [
+        {"type": "command", "command": f"cat {tmp_path / 'hook.json'}"}]}]})
+    session, _events = make_session([], trust_project=True, keep_recent_turns=1)
+    for i in range(3):
+        server.push(reply(text(f"answer {i}")))
+        await session.submit(f"question {i}")
+    assert "UTF-16" not in json.dumps(server.message_requests[0].messages)  # "startup" does not match
+    server.push(reply(text("SUMMARY.")))
+    await session.compact()
+    server.push(reply(text("ok")))
+    await session.submit("go on")
+    first = server.message_requests[-1].messages[0]["content"]
+    assert "SUMMARY." in first[0]["text"] and first[1]["text"] == "Reminder: the data is in UTF-16."
