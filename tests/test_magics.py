@@ -291,6 +291,9 @@ def test_permissions_lists_the_rules_and_forget_removes_one(ip, tmp_path, monkey
     with pytest.raises(UsageError, match="no settings file or session has it"):
         ip.run_line_magic("agent", '--forget "Bash(nothing:*)"')
     assert ("policySettings", "Bash(curl:*)") in magics.session.context.permission_context.rules("deny")
+    ip.run_line_magic("agent", "--mode auto")
+    assert "Auto mode: the reviewer decides what would ask you; so far 0 approved, 0 refused" in \
+        ip.run_line_magic("agent", "--permissions").splitlines()
     ip.run_line_magic("agent", "--sandbox")
     assert "Sandbox: on for Bash (bubblewrap) · hosts reached unasked: none; others are asked about" in \
         ip.run_line_magic("agent", "--permissions").splitlines()

@@ -174,6 +174,13 @@ def permissions_text(session: AgentSession) -> str:
     if perm.block_outside_reads:
         lines.append("Reads outside the working directories are refused (blockReadsOutsideWorkingDirectories)")
     lines.append(_sandbox_line(session))
+    reviewer = getattr(session, "auto_mode", None)
+    if perm.mode == "auto" and reviewer is not None:
+        allowed = sum(1 for _tool, ok in reviewer.decided if ok)
+        state = ("paused after its refusals: you are asked (%agent --mode auto resumes it)" if reviewer.paused
+                 else "decides what would ask you")
+        lines.append(f"Auto mode: the reviewer {state}; so far {allowed} approved, "
+                     f"{len(reviewer.decided) - allowed} refused")
     rows = [(behavior, rule, _source_label(session, source))
             for behavior in ("deny", "ask", "allow") for source, rule in perm.rules(behavior)]  # type: ignore[arg-type]
     if rows:
