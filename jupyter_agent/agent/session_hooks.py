@@ -1,5 +1,6 @@
 """Session-level hooks (settings ``hooks`` and Python hooks): SessionStart, UserPromptSubmit, Stop,
-StopFailure, PreCompact, PostCompact, InstructionsLoaded, SessionEnd.  Tool hooks (PreToolUse, PostToolUse) run inside ``run_tool_use``.
+StopFailure, PreCompact, PostCompact, InstructionsLoaded, SessionEnd.  Tool hooks (PreToolUse,
+PermissionRequest, PostToolUse, …) run inside ``run_tool_use``.
 """
 
 from __future__ import annotations
