@@ -62,30 +62,38 @@ def managed_files(folder: Path) -> list[Path]:
     return files
 
 
-def read_managed(folder: str | os.PathLike[str] | None = None) -> tuple[dict[str, Any], Path | None]:
-    """The merged managed settings and the path that names them ({} and None when there are none)."""
+def _read_files(folder: str | os.PathLike[str] | None) -> tuple[Path, list[tuple[Path, dict[str, Any]]]]:
+    """The managed settings folder and each of its files' JSON, in merge order."""
     from .settings import read_settings_file
 
     base = Path(folder) if folder is not None else managed_dir()
+    return base, [(path, read_settings_file(path)) for path in managed_files(base)]
+
+
+def _merged(base: Path, files: list[tuple[Path, dict[str, Any]]]) -> tuple[dict[str, Any], Path | None]:
     merged: dict[str, Any] = {}
-    files = managed_files(base)
-    for path in files:
-        merged = merge(merged, read_settings_file(path))
+    for _path, data in files:
+        merged = merge(merged, data)
     if not merged:
         return {}, None
-    return merged, files[0] if len(files) == 1 else base
+    return merged, files[0][0] if len(files) == 1 else base
+
+
+def read_managed(folder: str | os.PathLike[str] | None = None) -> tuple[dict[str, Any], Path | None]:
+    """The merged managed settings and the path that names them ({} and None when there are none)."""
+    return _merged(*_read_files(folder))
 
 
 def load_managed_settings(
     project: Path, folder: str | os.PathLike[str] | None = None
 ) -> FileSettings | None:
     """The managed settings, validated file by file (errors name the file), then merged."""
-    from .settings import POLICY, parse_settings_file, read_settings_file
+    from .settings import POLICY, parse_settings_file
 
-    base = Path(folder) if folder is not None else managed_dir()
-    for path in managed_files(base):
-        parse_settings_file(POLICY, path, read_settings_file(path), project)
-    merged, label = read_managed(base)
+    base, files = _read_files(folder)
+    for path, data in files:
+        parse_settings_file(POLICY, path, data, project)
+    merged, label = _merged(base, files)
     if label is None:
         return None
     return parse_settings_file(POLICY, label, merged, project)
