@@ -198,9 +198,7 @@ def load_settings(
         trusted, problems = records.covers(project), records.problems
     withheld = tuple(widening) if widening and not trusted else ()
     applied = [f.restricted() if f in withheld else f for f in parsed]
-    combined = _combine(project, home_path, applied, withheld, problems, managed)
-    auto_off = next((f.path for f in [*parsed, *([managed] if managed else [])] if f.auto_off), None)
-    return replace(combined, ignored_allow=tuple(ignored), auto_disabled_by=auto_off)
+    return replace(_combine(project, home_path, applied, withheld, problems, managed), ignored_allow=tuple(ignored))
 
 
 def _under_policy(
@@ -228,22 +226,22 @@ def _combine(
     hooks = _live_hooks(parsed, managed)
     rules: dict[str, dict[RuleSource, tuple[str, ...]]] = {b: {} for b in _BEHAVIORS}
     mode: PermissionMode | None = None
-    bypass_off: Path | None = None
     cleanup_days: int | None = None
     for f in parsed:
         for behavior in _BEHAVIORS:
             rules[behavior][f.source] = f.rules[behavior]
         mode = f.mode or mode
-        if f.bypass_off:
-            bypass_off = bypass_off or f.path
         if f.cleanup_days is not None:
             cleanup_days = f.cleanup_days
+
+    def first(flag: str) -> Path | None:  # a switch that only restricts: any file's true holds
+        return next((f.path for f in parsed if getattr(f, flag)), None)
+
     return Settings(
         project, home, rules, mode,
         tuple(d for f in parsed for d in f.directories), hooks,
-        tuple(f.path for f in parsed), bypass_off, cleanup_days, withheld, problems,
-        next((f.path for f in parsed if f.block_reads), None),  # any file's true holds (it restricts)
-        managed,
+        tuple(f.path for f in parsed), first("bypass_off"), cleanup_days, withheld, problems,
+        first("block_reads"), managed, auto_disabled_by=first("auto_off"),
     )
 
 
