@@ -49,7 +49,7 @@ class McpManager:
 
         self.policy = load_mcp_policy()  # the administrator's managed settings
         self.pending: dict[str, McpServerEntry] = {
-            name: entry for name, entry in (pending or {}).items() if not self._refused(entry)
+            name: entry for name, entry in (pending or {}).items() if self._refusal(entry) is None
         }
         self._lock = asyncio.Lock()
         for entry in entries:
@@ -71,8 +71,9 @@ class McpManager:
     def add(self, entry: McpServerEntry) -> McpConnection | None:
         """Add (or replace, if not yet started) a server; it starts on the next ``ensure_started``.
         None: the managed settings do not let it start (the reason is in ``config_errors``)."""
-        if self._refused(entry):
-            return None
+        return None if self._refusal(entry) is not None else self._connect(entry)
+
+    def _connect(self, entry: McpServerEntry) -> McpConnection:
         old = self.connections.get(entry.name)
         if old is not None and old.status != "pending":
             raise ValueError(f"MCP server {entry.name!r} is already running; close it first")
@@ -85,17 +86,19 @@ class McpManager:
         entries, errors = parse_mcp_servers(dict(servers), "session")
         self.config_errors.extend(errors)
         for entry in entries:
-            reason = self.policy.refusal(entry)
-            if reason is not None:
+            reason = self._refusal(entry)
+            if reason is None:
+                self._connect(entry)
+            else:
                 errors.append(reason)
-            self.add(entry)
         return errors
 
-    def _refused(self, entry: McpServerEntry) -> bool:
+    def _refusal(self, entry: McpServerEntry) -> str | None:
+        """Why the managed settings do not let ``entry`` start (recorded in ``config_errors``)."""
         reason = self.policy.refusal(entry)
         if reason is not None and reason not in self.config_errors:
             self.config_errors.append(reason)
-        return reason is not None
+        return reason
 
     def approve(self, names: Iterable[str], *, project_dir: Path | None = None) -> list[str]:
         """Start using pending project servers; with ``project_dir``, remember it in local settings."""
