@@ -73,6 +73,21 @@ class SessionHooks:
             return None
         return outcome.block_message
 
+    async def subagent_start(self, agent_id: str, agent_type: str) -> list[str]:
+        """SubagentStart: the context its hooks add to the subagent's prompt."""
+        outcome = await self._run("SubagentStart", {"agent_id": agent_id, "agent_type": agent_type})
+        return list(outcome.additional_context) if outcome is not None else []
+
+    async def subagent_continue_reason(self, agent_id: str, agent_type: str, attempt: int) -> str | None:
+        """A SubagentStop hook that blocks sends the subagent back to work, as Stop does the session."""
+        if attempt >= MAX_STOP_CONTINUATIONS:
+            return None
+        payload = {"agent_id": agent_id, "agent_type": agent_type, "stop_hook_active": attempt > 0}
+        outcome = await self._run("SubagentStop", payload)
+        if outcome is None or not outcome.blocked:
+            return None
+        return str(outcome.block_message)
+
     async def instructions_loaded(self, project: Path, home: Path) -> None:
         """InstructionsLoaded, once per CLAUDE.md file the system prompt took in (it cannot block)."""
         if self.runner is None or not self.runner.has_hooks("InstructionsLoaded"):

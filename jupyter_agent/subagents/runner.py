@@ -21,6 +21,7 @@ from ..agent.events import SessionEvent, Usage
 from ..agent.history import append_user_blocks
 from ..agent.loop import LoopLimits, run_query
 from ..agent.model import ModelClient, ModelRequest
+from ..agent.session_hooks import SessionHooks
 from ..agent.toolset import api_tools
 from ..core.context import ToolUseContext
 from ..core.tool import CanUseTool, Tool
@@ -199,18 +200,18 @@ async def run_subagent(
         runtime.max_tokens, on_event or (lambda _e: None),
     )
     host.project_dir, host.home = runtime.project_dir, runtime.home
-    hooks = _SubagentHooks(parent.extra.get("hooks"), agent_id, agent.name, parent, on_event)
-    blocks = [{"type": "text", "text": prompt}]
-    blocks += [{"type": "text", "text": c} for c in await hooks.start()]
-    host.record_user_blocks(blocks)
+    # SubagentStart / SubagentStop: the session's hooks, their errors shown on the subagent's card
+    hooks = SessionHooks(parent.extra.get("hooks"), host.emit, lambda: parent.permission_context.mode)
+    started = await hooks.subagent_start(agent_id, agent.name)
+    host.record_user_blocks([{"type": "text", "text": t} for t in (prompt, *started)])
     limits = LoopLimits(runtime.max_requests)
     result = await run_query(host, context.abort_controller, can_use_tool, limits)
-    for attempt in range(MAX_STOP_CONTINUATIONS):  # a SubagentStop hook that blocks: go on
-        if result.error is not None or context.abort_controller.aborted:
-            break
-        reason = await hooks.stop(attempt)
+    attempt = 0
+    while result.error is None and not context.abort_controller.aborted:
+        reason = await hooks.subagent_continue_reason(agent_id, agent.name, attempt)
         if reason is None:
             break
+        attempt += 1
         host.record_user_blocks([{"type": "text", "text": f"A SubagentStop hook says: {reason}"}])
         result = await run_query(host, context.abort_controller, can_use_tool, limits)
     return SubagentResult(
@@ -218,46 +219,3 @@ async def run_subagent(
         host.cost_usd,
     )
 
-
-MAX_STOP_CONTINUATIONS = 3  # as for the session's Stop hooks
-
-
-@dataclass
-class _SubagentHooks:
-    """SubagentStart (its additionalContext joins the subagent's prompt) and SubagentStop (a
-    block sends the subagent back to work with the reason), matched by the agent's type."""
-
-    runner: Any
-    agent_id: str
-    agent_type: str
-    parent: ToolUseContext
-    on_event: Callable[[SubagentEvent], None] | None
-
-    async def _run(self, event: str, extra: dict[str, Any]) -> Any | None:
-        if self.runner is None or not self.runner.has_hooks(event):
-            return None
-        payload = {"agent_id": self.agent_id, "agent_type": self.agent_type, **extra}
-        try:
-            outcome = await self.runner.run(event, payload, permission_mode=self.parent.permission_context.mode)
-        except Exception as exc:  # a broken hook is reported, never fatal
-            self._report(f"{event} hook failed: {type(exc).__name__}: {exc}")
-            return None
-        for error in outcome.errors:
-            self._report(f"{event} hook: {error}")
-        return outcome
-
-    def _report(self, text: str) -> None:
-        from ..agent.events import AgentErrorEvent
-
-        if self.on_event is not None:
-            self.on_event(SubagentEvent(self.agent_id, self.agent_type, AgentErrorEvent(text, kind="hook")))
-
-    async def start(self) -> tuple[str, ...]:
-        outcome = await self._run("SubagentStart", {})
-        return tuple(outcome.additional_context) if outcome is not None else ()
-
-    async def stop(self, attempt: int) -> str | None:
-        outcome = await self._run("SubagentStop", {"stop_hook_active": attempt > 0})
-        if outcome is None or not outcome.blocked:
-            return None
-        return str(outcome.block_message)
