@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, UserDecision
 from ..core.tool import CanUseTool, Tool
+
+if TYPE_CHECKING:
+    from .auto_mode import AutoModeReviewer
 
 NO_APPROVER_MESSAGE = (
     "{tool} needs the user's approval, but no one is there to approve it (no approval handler is "
@@ -74,7 +77,8 @@ def with_timeout(handler: CanUseTool, seconds: float) -> CanUseTool:
 
 
 def session_approver(
-    get_handler: Callable[[], CanUseTool | None], get_timeout: Callable[[], float | None], reviewer: Any = None
+    get_handler: Callable[[], CanUseTool | None], get_timeout: Callable[[], float | None],
+    reviewer: AutoModeReviewer | None = None,
 ) -> CanUseTool:
     """The ``can_use_tool`` a session's loop uses: the current UI handler (read at each ask),
     denied when there is none, bounded by the timeout, withdrawn by Stop.  In auto mode the
@@ -88,7 +92,7 @@ def session_approver(
         if reviewer is not None and reviewer.applies(context, ask):
             decided = await reviewer.decide(tool, input, context, ask)
             if decided is not None:
-                return decided  # type: ignore[no-any-return]
+                return decided
         if ask.suggestions and context.permission_context.managed_rules_only:
             ask = replace(ask, suggestions=())
         runner = context.extra.get("hooks")  # the user is about to be asked: Notification hooks

@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from ..core.permission_types import PermissionAllow, PermissionAsk, PermissionDeny, UserDecision
 from ..core.tool import Tool
 from ..permissions.hook_remote import read_verdict
+from ..permissions.hooks import gate
 from ..permissions.verdicts import is_sticky
 from .events import AgentErrorEvent
 
@@ -124,8 +125,6 @@ class AutoModeReviewer:
                        "stopped deciding: you are asked again. %agent --mode auto turns it back on.")
             return None
         reason = (verdict.reason or "it is not clearly part of the task.").strip()
-        from ..permissions.hooks import gate
-
         payload = {"tool_name": tool.name, "tool_input": input.model_dump(mode="json", exclude_none=True),
                    "reason": reason}
         await gate(context, "PermissionDenied", payload, tool, input)  # PermissionDenied hooks hear of it

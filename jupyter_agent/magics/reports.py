@@ -192,8 +192,10 @@ def permissions_text(session: AgentSession) -> str:
     for path, rules in getattr(settings, "ignored_allow", ()):
         lines.append(f"Ignored (allowManagedPermissionRulesOnly): {', '.join(rules)} in {path}")
     lines.extend(f"Held back until you trust this folder: {item}" for item in session.trust.held_back)
-    runner = session.context.extra.get("hooks")
-    hooks = runner.describe(project) if hasattr(runner, "describe") else []
+    from ..permissions.hooks import get_hook_runner
+
+    runner = get_hook_runner(session.context)
+    hooks = runner.describe(project) if runner is not None else []
     if hooks:
         lines.append("Hooks:")
         lines.extend(f"  {line}" for line in hooks)
@@ -202,12 +204,11 @@ def permissions_text(session: AgentSession) -> str:
 
 
 def _sandbox_line(session: AgentSession) -> str:
-    from ..errors import AgentConfigError as ConfigError
     from ..sandbox.settings import sandbox_settings
 
     try:
         sandbox = sandbox_settings(session.context)
-    except ConfigError as exc:
+    except AgentConfigError as exc:
         return f"Sandbox: the settings cannot be read ({exc})"
     if not sandbox.enabled:
         return "Sandbox: off (Bash commands run as you; %agent --sandbox turns it on)"
