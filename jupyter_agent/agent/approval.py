@@ -95,9 +95,11 @@ def session_approver(
                 return decided
         if ask.suggestions and context.permission_context.managed_rules_only:
             ask = replace(ask, suggestions=())
-        runner = context.extra.get("hooks")  # the user is about to be asked: Notification hooks
+        from ..permissions.hooks import get_hook_runner
+        from ..permissions.tool_hooks import notify_permission_prompt
+
+        runner = get_hook_runner(context)  # the user is about to be asked: Notification hooks
         if runner is not None and ask.reason != "folder trust":
-            from ..permissions.tool_hooks import notify_permission_prompt
 
             notify_permission_prompt(runner, tool, context)
         handler = get_handler()
