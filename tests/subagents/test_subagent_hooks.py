@@ -13,13 +13,8 @@ from jupyter_agent.subagents.runtime import attach_subagents
 from jupyter_agent.testing import ScriptedServer, reply, text, tool_use
 from jupyter_agent.tools.agent_tool import AgentTool
 from jupyter_agent.tools.read import ReadTool
+from tests.subagents.test_session_integration import _is_subagent
 from tests.support.sessions import scripted_config
-
-
-def _is_subagent(body) -> bool:
-    system = body.get("system") or []
-    first = system[0].get("text", "") if system and isinstance(system[0], dict) else str(system)
-    return first.startswith("You are a read-only code exploration agent")
 
 
 def _hook_script(tmp_path, name, output, block_first=False):

@@ -120,11 +120,12 @@ class KernelHarness:
 
     # -- widgets ---------------------------------------------------------------------------
 
-    def widgets(self, model: str, **state: Any) -> list[Msg]:
-        """comm_open messages of widget ``model`` whose state matches ``state``, oldest first."""
+    def widgets(self, model: str, after: int = 0, **state: Any) -> list[Msg]:
+        """comm_open messages of widget ``model`` whose state matches ``state``, oldest first
+        (only those from message ``after`` on)."""
         with self._lock:
             found = []
-            for m in self.messages:
+            for m in self.messages[after:]:
                 if m["msg_type"] != "comm_open":
                     continue
                 st = m["content"].get("data", {}).get("state", {})
@@ -213,11 +214,13 @@ def start_agent_kernel(server_url: str, project: Path, home: Path, managed_dir: 
     return harness
 
 
-def agent_kernel(server_url: str, tmp_path: Path) -> Iterator[tuple[KernelHarness, Path]]:
+def agent_kernel(
+    server_url: str, tmp_path: Path, managed_dir: Path | None = None
+) -> Iterator[tuple[KernelHarness, Path]]:
     """For a fixture (``yield from``): ``start_agent_kernel`` in ``tmp_path/project``, home in
     ``tmp_path/home``; yields the harness and the project folder, closes the kernel after."""
     project = tmp_path / "project"
-    harness = start_agent_kernel(server_url, project, tmp_path / "home")
+    harness = start_agent_kernel(server_url, project, tmp_path / "home", managed_dir)
     try:
         yield harness, project
     finally:
