@@ -25,6 +25,7 @@ from ..core.orchestration import ToolCallOutcome
 from ..core.permission_types import PermissionAllow, PermissionAsk
 from ..core.tool import CanUseTool, Tool
 from ..errors import AgentConfigError
+from ..tools.shell.environment import use_settings_env
 from .config import SessionConfig
 from .events import AgentErrorEvent, SessionEvent
 
@@ -200,6 +201,8 @@ async def settle_trust(session: Any, abort: AbortController | None) -> None:
         session.emit(AgentErrorEvent(f"The trusted settings were not applied: {exc}", kind=TRUST_KIND))
         return
     session.context.set_app_state(lambda state: replace(state, tool_permission_context=permissions))
+    if settings.env:  # commands, hooks and servers started from now on (the API client keeps its start-up values)
+        use_settings_env(session.context, settings.env)
     runner = session.context.extra.get(HOOKS_KEY)
     if hasattr(runner, "use_settings"):
         runner.use_settings(settings)

@@ -20,6 +20,7 @@ from ..core.abort import AbortController
 from ..core.context import AppState
 from ..core.tool import CanUseTool, Tool
 from ..errors import AgentError
+from ..tools.shell.environment import settings_env, use_settings_env
 from .approval import session_approver
 from .auto_mode import AutoModeReviewer
 from .cleanup import DEFAULT_DAYS as DEFAULT_CLEANUP_DAYS
@@ -102,7 +103,13 @@ class AgentSession(CompactionMixin):
         self.hooks = SessionHooks(
             runner, self.emit, lambda: self.context.permission_context.mode, lambda: settle_trust(self, self._abort)
         )
-        self.model_client = ModelClient(make_client(config.api_key, config.base_url, config.client), config.retry)
+        env = settings.env if settings is not None else {}
+        if env:
+            use_settings_env(self.context, env)
+        self.model_client = ModelClient(make_client(
+            config.api_key or env.get("ANTHROPIC_API_KEY"), config.base_url or env.get("ANTHROPIC_BASE_URL"),
+            config.client,
+        ), config.retry)
         runner.prompt_model = session_prompt_model(self)  # prompt hooks ask the session's client
         self._owns_client = config.client is None
         self._subscribers: list[Subscriber] = []
@@ -111,7 +118,9 @@ class AgentSession(CompactionMixin):
         self._generation = 0
         self._tasks: set[asyncio.Task[Any]] = set()
         self._system: list[dict[str, Any]] | None = None
-        self.tool_pool = ToolPool(make_mcp_manager(config, self.context.session_dir), self.load_errors)
+        self.tool_pool = ToolPool(
+            make_mcp_manager(config, self.context.session_dir, lambda: settings_env(self.context)), self.load_errors
+        )
         self._last_context_tokens = 0
         self._request_model: str | None = None
         self.closed = False

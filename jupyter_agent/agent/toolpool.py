@@ -8,6 +8,8 @@ until ToolSearch discovers them; their names go into a system block instead.
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +20,11 @@ from .stream import Emit
 from .toolset import api_tools
 
 
-def make_mcp_manager(config: SessionConfig, session_dir: Path) -> Any | None:
-    """An McpManager for the configured servers (nothing starts yet), or None without any."""
+def make_mcp_manager(
+    config: SessionConfig, session_dir: Path, environment: Callable[[], Mapping[str, str]] | None = None
+) -> Any | None:
+    """An McpManager for the configured servers (nothing starts yet), or None without any.
+    ``environment``: the session's settings ``env`` (``${VAR}`` in ``.mcp.json`` sees it too)."""
     if not config.load_mcp and not config.mcp_servers:
         return None
     try:
@@ -28,10 +33,12 @@ def make_mcp_manager(config: SessionConfig, session_dir: Path) -> Any | None:
     except ImportError:
         return None
     project = config.resolved_project_dir() if config.load_mcp else None
-    loaded = load_mcp_config(project, home=config.home, extra=config.mcp_servers or None)
+    settings_env = environment() if environment is not None else {}
+    environ = {**os.environ, **settings_env} if settings_env else None
+    loaded = load_mcp_config(project, home=config.home, extra=config.mcp_servers or None, environ=environ)
     if not loaded.servers and not loaded.pending and not loaded.errors:
         return None
-    return McpManager.from_config(loaded, log_dir=session_dir / "mcp")
+    return McpManager.from_config(loaded, log_dir=session_dir / "mcp", environment=environment)
 
 
 class ToolPool:

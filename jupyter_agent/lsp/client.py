@@ -7,6 +7,7 @@ import contextlib
 import itertools
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +47,14 @@ class LspClient:
         self._err_reader = asyncio.ensure_future(self._read_stderr())
 
     @classmethod
-    async def start(cls, argv: list[str], root: Path, language: str, timeout: float = REQUEST_TIMEOUT) -> LspClient:
+    async def start(
+        cls, argv: list[str], root: Path, language: str, timeout: float = REQUEST_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+    ) -> LspClient:
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, cwd=str(root), start_new_session=True,
+                stderr=asyncio.subprocess.PIPE, cwd=str(root), env=env, start_new_session=True,
             )
         except OSError as exc:
             raise LspError(f"Could not start the {language} language server {argv[0]!r}: {exc}") from exc

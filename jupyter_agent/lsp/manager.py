@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -98,7 +99,10 @@ class LspManager:
         self._clients: dict[tuple[str, Path], LspClient] = {}
         self._locks: dict[tuple[str, Path], asyncio.Lock] = {}
 
-    async def client_for(self, language: str, config: ServerConfig, root: Path, settings: LspSettings) -> LspClient:
+    async def client_for(
+        self, language: str, config: ServerConfig, root: Path, settings: LspSettings,
+        env: Mapping[str, str] | None = None,
+    ) -> LspClient:
         key = (language, root)
         async with self._locks.setdefault(key, asyncio.Lock()):
             client = self._clients.get(key)
@@ -106,7 +110,7 @@ class LspManager:
                 return client
             if client is not None:  # it died: start a new one
                 await client.kill()
-            client = await LspClient.start(list(config.command), root, language, settings.start_timeout)
+            client = await LspClient.start(list(config.command), root, language, settings.start_timeout, env)
             self._clients[key] = client
             _LIVE.add(client)
             return client

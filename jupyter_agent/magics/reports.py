@@ -174,6 +174,10 @@ def permissions_text(session: AgentSession) -> str:
     if perm.block_outside_reads:
         lines.append("Reads outside the working directories are refused (blockReadsOutsideWorkingDirectories)")
     lines.append(_sandbox_line(session))
+    from ..tools.shell.environment import settings_env
+
+    if env := settings_env(session.context):  # names only: the values may be keys
+        lines.append("Environment from the settings files (env): " + ", ".join(env))
     reviewer = getattr(session, "auto_mode", None)
     if perm.mode == "auto" and reviewer is not None:
         allowed = sum(1 for _tool, ok in reviewer.decided if ok)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,8 +48,12 @@ class McpCallError(Exception):
 class McpConnection:
     """A named server: its status, its tools and resources, and calls to it."""
 
-    def __init__(self, entry: McpServerEntry, *, log_dir: Path | None = None) -> None:
+    def __init__(
+        self, entry: McpServerEntry, *, log_dir: Path | None = None,
+        environment: Callable[[], Mapping[str, str]] | None = None,
+    ) -> None:
         self.entry = entry
+        self._environment = environment  # variables laid over the kernel's (settings ``env``)
         self.name = entry.name
         self.status: ConnectionStatus = "pending"
         self.error: str | None = None
@@ -104,7 +108,8 @@ class McpConnection:
     async def _transport(self, stack: AsyncExitStack) -> Any:
         config = self.entry.config
         if isinstance(config, StdioServerConfig):
-            env = {**get_default_environment(), **os.environ, **config.env}
+            settings_env = self._environment() if self._environment is not None else {}
+            env = {**get_default_environment(), **os.environ, **settings_env, **config.env}
             params = StdioServerParameters(
                 command=config.command, args=list(config.args), env=env, cwd=config.cwd
             )

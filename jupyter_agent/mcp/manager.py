@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -40,8 +40,10 @@ class McpManager:
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         config_errors: Iterable[str] = (),
         pending: Mapping[str, McpServerEntry] | None = None,
+        environment: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         self._log_dir = log_dir
+        self._environment = environment  # the session's settings ``env``, read when a server starts
         self.connect_timeout = connect_timeout
         self.config_errors = list(config_errors)
         self.connections: dict[str, McpConnection] = {}
@@ -77,7 +79,7 @@ class McpManager:
         old = self.connections.get(entry.name)
         if old is not None and old.status != "pending":
             raise ValueError(f"MCP server {entry.name!r} is already running; close it first")
-        conn = McpConnection(entry, log_dir=self._log_dir)
+        conn = McpConnection(entry, log_dir=self._log_dir, environment=self._environment)
         self.connections[entry.name] = conn
         return conn
 

@@ -8,7 +8,9 @@ directories, where ``acceptEdits`` lets the agent write.  An agent that overwrot
 the next time it searched.  So writing an existing executable file in a folder on PATH always
 asks, in every mode, like a protected path.  A new file there is not executable, and making it
 so (``chmod``) asks anyway.  Folders compare by ``fold_case``: on a case-insensitive disk
-``.VENV/bin`` is ``.venv/bin``.
+``.VENV/bin`` is ``.venv/bin``.  Besides the kernel's PATH, the folders of every other PATH the
+agent's commands may run with count: the login shell's and a settings file's ``env.PATH``
+(``add_search_path``; the union only grows, so a folder once on a PATH stays protected).
 """
 
 from __future__ import annotations
@@ -19,15 +21,24 @@ from functools import lru_cache
 
 from .path_patterns import fold_case
 
+_EXTRA_PATHS: list[str] = []  # other PATH values commands run with (add_search_path)
+
+
+def add_search_path(value: str) -> None:
+    """Also protect the programs in the folders of ``value``, a PATH some commands run with."""
+    if value not in _EXTRA_PATHS:
+        _EXTRA_PATHS.append(value)
+
 
 def program_on_path(real: str, search_path: str | None = None) -> str | None:
     """Why writing the real path ``real`` must ask (an executable on PATH), or None.
 
     ``search_path``: the PATH the commands run with (the kernel's ``PATH`` by default).
     """
-    folders, relative = _folders(os.environ.get("PATH", "") if search_path is None else search_path)
+    values = [os.environ.get("PATH", ""), *_EXTRA_PATHS] if search_path is None else [search_path]
     folder = os.path.dirname(real)
-    if fold_case(folder) not in folders and not relative:
+    key = fold_case(folder)
+    if not any(key in folders or relative for folders, relative in map(_folders, values)):
         return None
     try:
         mode = os.stat(real).st_mode
@@ -38,7 +49,7 @@ def program_on_path(real: str, search_path: str | None = None) -> str | None:
     return f"{real} is a program in {folder}, a folder on PATH (replacing it changes what commands run)"
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=32)
 def _folders(search_path: str) -> tuple[frozenset[str], bool]:
     """The real folders of a PATH value (case folded), and whether it has a relative entry ("" or "." = the cwd)."""
     folders: set[str] = set()
@@ -51,4 +62,4 @@ def _folders(search_path: str) -> tuple[frozenset[str], bool]:
     return frozenset(folders), relative
 
 
-__all__ = ["program_on_path"]
+__all__ = ["add_search_path", "program_on_path"]

@@ -5,7 +5,7 @@ Sources, lowest to highest precedence: ``~/.claude/settings.json``,
 session's own options, and above everything the administrator's managed settings
 (``managed.py``: ``/etc/claude-code/managed-settings.json`` and ``managed-settings.d/``).
 Rules of every source are kept (a deny anywhere wins); the mode comes from the highest source
-that sets one.  A malformed file or rule raises ``AgentConfigError``
+that sets one; the ``env`` blocks merge per variable, the higher source winning.  A malformed file or rule raises ``AgentConfigError``
 naming the file and the problem.  In a folder the user has not trusted (``trust.py``), the
 project and local files' widening parts are held back and listed in ``Settings.held_back``.
 """
@@ -65,6 +65,7 @@ class FileSettings:
     managed_rules_only: bool = False
     managed_hooks_only: bool = False
     auto_off: bool = False  # permissions.disableAutoMode: "disable"
+    env: tuple[tuple[str, str], ...] = ()  # the ``env`` block: variables for every process the agent starts
 
     def widening(self) -> list[str]:
         """The parts that let the agent do more, in plain words (empty when none)."""
@@ -77,12 +78,14 @@ class FileSettings:
             parts.append("additionalDirectories " + ", ".join(str(d) for d in self.directories))
         if self.hooks:
             parts.append("hooks " + ", ".join(dict.fromkeys(m.event for m in self.hooks)))
+        if self.env:  # PATH=./bin would make `ls` run the project's own program
+            parts.append("env " + ", ".join(name for name, _ in self.env))
         return parts
 
     def restricted(self) -> FileSettings:
         """Only the parts that restrict (deny / ask rules, restricting modes, bypass switch-off)."""
         mode = None if self.mode in WIDENING_MODES else self.mode
-        return replace(self, rules={**self.rules, "allow": ()}, mode=mode, directories=(), hooks=())
+        return replace(self, rules={**self.rules, "allow": ()}, mode=mode, directories=(), hooks=(), env=())
 
     def label(self, project: Path) -> str:
         try:
@@ -112,6 +115,7 @@ class Settings:
     # allow rules of the other files that allowManagedPermissionRulesOnly leaves out, by file
     ignored_allow: tuple[tuple[Path, tuple[str, ...]], ...] = ()
     auto_disabled_by: Path | None = None  # permissions.disableAutoMode: "disable"
+    env: dict[str, str] = field(default_factory=dict)  # the files' ``env`` blocks, merged (later files win)
 
     @property
     def managed_rules_only(self) -> bool:
@@ -160,6 +164,7 @@ def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], ba
         managed and _flag(perms, "allowManagedPermissionRulesOnly", path, "permissions."),
         managed and _flag(data, "allowManagedHooksOnly", path),
         perms.get("disableAutoMode") == "disable",
+        _environment(data.get("env", {}), path),
     )
 
 
@@ -227,7 +232,9 @@ def _combine(
     rules: dict[str, dict[RuleSource, tuple[str, ...]]] = {b: {} for b in _BEHAVIORS}
     mode: PermissionMode | None = None
     cleanup_days: int | None = None
+    env: dict[str, str] = {}
     for f in parsed:
+        env.update(f.env)
         for behavior in _BEHAVIORS:
             rules[behavior][f.source] = f.rules[behavior]
         mode = f.mode or mode
@@ -241,7 +248,7 @@ def _combine(
         project, home, rules, mode,
         tuple(d for f in parsed for d in f.directories), hooks,
         tuple(f.path for f in parsed), first("bypass_off"), cleanup_days, withheld, problems,
-        first("block_reads"), managed, auto_disabled_by=first("auto_off"),
+        first("block_reads"), managed, auto_disabled_by=first("auto_off"), env=env,
     )
 
 
@@ -268,6 +275,23 @@ def _cleanup_days(value: Any, path: Path) -> int:
         raise AgentConfigError(f"{path}: cleanupPeriodDays must be a whole number of days (0 keeps every "
                                f"session), not {value!r}")
     return value
+
+
+def _environment(value: object, path: Path) -> tuple[tuple[str, str], ...]:
+    """The ``env`` block as (name, value) pairs: names without ``=`` or NUL, string values (a
+    number is taken as its digits, as a shell would read it)."""
+    if not isinstance(value, dict):
+        raise AgentConfigError(f"Settings file {path}: 'env' must be an object of variable names and string values.")
+    pairs = []
+    for name, raw in value.items():
+        if not name or "=" in name or "\0" in name:
+            raise AgentConfigError(f"Settings file {path}: env has an invalid variable name {name!r}.")
+        if isinstance(raw, int | float) and not isinstance(raw, bool):
+            raw = str(raw)
+        if not isinstance(raw, str) or "\0" in raw:
+            raise AgentConfigError(f"Settings file {path}: env.{name} must be a string, not {json.dumps(raw)}.")
+        pairs.append((name, raw))
+    return tuple(pairs)
 
 
 def _permissions_block(data: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -164,7 +164,7 @@ class BashTool(Tool[BashInput, BashOutput]):
         cwd, note = state.start_dir()
         notes = (note,) if note else ()
         try:
-            env = await session_environment()
+            env = await session_environment(context)
             sandbox = await sandbox_prefix(
                 bool(input.dangerouslyDisableSandbox), context, cwd, [context.session_dir / "bash"], env, input.command,
                 ask=asker(self, input, context, can_use_tool),

@@ -26,6 +26,7 @@ from ..lsp.manager import SERVERS_ENV, LspSettings, get_lsp_manager, lsp_setting
 from ..permissions.filesystem import check_read_permission, path_scope, project_dir, read_denied
 from ._paths import resolve_path
 from ._read_only import ReadOnlyTool
+from .shell.environment import process_environment
 
 Operation = Literal["definition", "references", "hover", "document_symbols", "workspace_symbols", "diagnostics"]
 _NEEDS_POSITION = ("definition", "references", "hover")
@@ -94,7 +95,7 @@ Prefer it over Grep when you need the real definition or real uses of a name."""
         settings = lsp_settings(context)
         language, config = settings.for_path(path)  # type: ignore[misc]
         root = _workspace_root(path, context)
-        client = await get_lsp_manager(context).client_for(language, config, root, settings)
+        client = await get_lsp_manager(context).client_for(language, config, root, settings, process_environment(context))
         denied = (lambda p: read_denied(str(p), context)) if path_scope(context).read_deny else None
         lines = LineCache(context.cwd, denied)
         if input.operation == "workspace_symbols":

@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +27,7 @@ from ..tasks.registry import get_task_registry
 from .bash_prompt import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from .powershell_permissions import check_powershell_permission, is_read_only_command
 from .powershell_task import start_powershell_task
+from .shell.environment import process_environment
 from .shell.output import MAX_INLINE_CHARS
 
 PWSH_ENV = "JUPYTER_AGENT_PWSH"
@@ -70,10 +72,12 @@ def _limit(text: str) -> tuple[str, int]:
     return text[:half] + "\n...\n" + text[-half:], len(text) - 2 * half
 
 
-async def run_powershell(exe: str, command: str, cwd: str, timeout_s: float) -> PowerShellOutput:
+async def run_powershell(
+    exe: str, command: str, cwd: str, timeout_s: float, env: Mapping[str, str] | None = None
+) -> PowerShellOutput:
     kwargs = {"start_new_session": True} if sys.platform != "win32" else {}
     proc = await asyncio.create_subprocess_exec(
-        exe, "-NoProfile", "-NonInteractive", "-Command", command, cwd=cwd,
+        exe, "-NoProfile", "-NonInteractive", "-Command", command, cwd=cwd, env=env,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, **kwargs,
     )
     try:
@@ -142,13 +146,13 @@ This is the shell on Windows: use it where you would use Bash elsewhere.
         if input.run_in_background:
             task = await start_powershell_task(
                 get_task_registry(context), exe, input.command, description=input.description or input.command,
-                cwd=str(context.cwd), directory=context.session_dir / "powershell",
+                cwd=str(context.cwd), directory=context.session_dir / "powershell", env=process_environment(context),
             )
             return ToolResult(PowerShellOutput(
                 output=f"Command running in background with ID: {task.id}. Output is being written to: {task.output_path}"
             ))
         try:
-            out = await run_powershell(exe, input.command, str(context.cwd), timeout_s)
+            out = await run_powershell(exe, input.command, str(context.cwd), timeout_s, process_environment(context))
         except OSError as exc:
             raise ToolError(f"Could not run PowerShell ({exe}): {exc}") from exc
         return ToolResult(out)

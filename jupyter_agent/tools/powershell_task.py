@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..tasks.base import BackgroundTask
@@ -57,7 +58,8 @@ class PowerShellTask(BackgroundTask):
 
 
 async def start_powershell_task(
-    registry: TaskRegistry, exe: str, command: str, *, description: str, cwd: str, directory: Path
+    registry: TaskRegistry, exe: str, command: str, *, description: str, cwd: str, directory: Path,
+    env: Mapping[str, str] | None = None,
 ) -> PowerShellTask:
     task_id = registry.new_id(PowerShellTask.id_prefix)
     directory.mkdir(parents=True, exist_ok=True)
@@ -65,7 +67,7 @@ async def start_powershell_task(
     kwargs = {"start_new_session": True} if sys.platform != "win32" else {}
     with open(output, "wb") as sink:
         proc = await asyncio.create_subprocess_exec(
-            exe, "-NoProfile", "-NonInteractive", "-Command", command, cwd=cwd,
+            exe, "-NoProfile", "-NonInteractive", "-Command", command, cwd=cwd, env=env,
             stdin=asyncio.subprocess.DEVNULL, stdout=sink, stderr=asyncio.subprocess.STDOUT, **kwargs,
         )
     task = PowerShellTask(task_id, command, description, proc, output)

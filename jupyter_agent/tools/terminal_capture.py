@@ -120,7 +120,7 @@ For ordinary commands with line output, use Bash instead."""
         cwd, _note = shell_state(context).start_dir()
         try:
             cap = await run_in_pty(
-                input.command, cwd=cwd, env=await session_environment(), rows=input.rows, cols=input.cols,
+                input.command, cwd=cwd, env=await session_environment(context), rows=input.rows, cols=input.cols,
                 wait_seconds=input.wait_seconds, keys=input.keys, image=input.image,
             )
         except OSError as exc:

@@ -12,7 +12,7 @@ from jupyter_agent.mcp.config import HttpServerConfig, McpServerEntry, StdioServ
 from jupyter_agent.mcp.connection import McpCallError
 from jupyter_agent.mcp.manager import McpManager
 
-from .conftest import demo_stdio_entry
+from .conftest import DEMO, demo_stdio_entry
 
 
 def _alive(pid: int) -> bool:
@@ -132,5 +132,29 @@ async def test_ensure_started_is_lazy_and_idempotent(tmp_path):
         first = pid_file.read_text()
         await manager.ensure_started()
         assert pid_file.read_text() == first
+    finally:
+        await manager.aclose()
+
+
+async def test_a_stdio_server_starts_with_the_sessions_settings_env(tmp_path, monkeypatch):
+    """The settings files' ``env`` reaches the servers the session starts (read when each one
+    starts), and ``${VAR}`` in a server's configuration sees it too."""
+    from jupyter_agent.agent.config import SessionConfig
+    from jupyter_agent.agent.toolpool import make_mcp_manager
+
+    monkeypatch.delenv("DEMO_PID_FILE", raising=False)
+    pid_file = tmp_path / "pid"
+    settings_env = {"JA_DEMO_ARG": str(DEMO)}
+    config = SessionConfig(
+        cwd=tmp_path, home=tmp_path / "home", load_mcp=False,
+        mcp_servers={"demo": {"command": sys.executable, "args": ["${JA_DEMO_ARG}"]}},
+    )
+    manager = make_mcp_manager(config, tmp_path / "session", lambda: settings_env)
+    assert manager.connections["demo"].entry.config.args == (str(DEMO),)
+    settings_env["DEMO_PID_FILE"] = str(pid_file)  # set after the manager was made: read at start
+    try:
+        await manager.ensure_started()
+        assert manager.connections["demo"].status == "connected", manager.connections["demo"].error
+        assert _alive(int(pid_file.read_text()))
     finally:
         await manager.aclose()

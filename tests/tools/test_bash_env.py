@@ -103,3 +103,28 @@ async def test_the_command_runs_as_the_permission_check_read_it(tmp_path, approv
     assert lines[0] == "a.txt src"
     assert "hijacked" not in result.text
     assert lines[-1] == str(work / "src")
+
+
+async def test_the_settings_env_block_reaches_commands_but_not_the_kernel(tmp_path, approve, monkeypatch):
+    """Variables from the settings files are laid over the kernel's for each command (a PATH
+    there finds its programs); the kernel's own ``os.environ`` is left alone, and the variables
+    that change how bash reads a line are still dropped."""
+    from tests.tasks.shell_support import bash, bash_context
+
+    monkeypatch.setattr(environment, "_login_env", {})
+    monkeypatch.setenv("JA_KERNEL_ONLY", "kernel")
+    monkeypatch.setenv("JA_OVERRIDDEN", "kernel")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "ja-hello").write_text("#!/bin/sh\necho hello from the settings PATH\n")
+    (tools / "ja-hello").chmod(0o755)
+    ctx = bash_context(tmp_path)
+    environment.use_settings_env(ctx, {
+        "JA_OVERRIDDEN": "settings", "JA_NEW": "new value", "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}",
+        "BASH_ENV": str(tmp_path / "startup.sh"),
+    })
+    (tmp_path / "startup.sh").write_text("echo startup file ran\n")
+    result = await bash(ctx, approve, 'echo "$JA_KERNEL_ONLY/$JA_OVERRIDDEN/$JA_NEW" && ja-hello', timeout=20000)
+    assert result.text.splitlines() == ["kernel/settings/new value", "hello from the settings PATH"]
+    assert os.environ["JA_OVERRIDDEN"] == "kernel" and "JA_NEW" not in os.environ
+    assert "BASH_ENV" not in await environment.session_environment(ctx)

@@ -6,7 +6,9 @@ make no sense for a subprocess; those are removed.  When Jupyter was not started
 shell (JupyterHub, a service) ``PATH`` can miss the user's own folders, so once per process the
 login shell's environment is captured (``bash -l``, 5 s budget) and whatever the kernel lacks is
 added from it: unknown variables, and PATH entries appended after the kernel's own.
-Set ``JUPYTER_AGENT_BASH_LOGIN_ENV=0`` to skip the capture.
+Set ``JUPYTER_AGENT_BASH_LOGIN_ENV=0`` to skip the capture.  The settings files' ``env`` block
+(``app_state.extra[ENV_KEY]``, put there by the session) is laid over the kernel's variables for
+every process the agent starts; the kernel's own ``os.environ`` is left alone.
 
 The permission check reads each line as a plain ``bash -c`` would, so the variables bash imports
 that change how a line runs are not passed on: ``CDPATH`` (``cd src`` could land elsewhere),
@@ -23,8 +25,16 @@ import os
 import re
 import shutil
 from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ...permissions.path_programs import add_search_path
+
+if TYPE_CHECKING:
+    from ...core.context import ToolUseContext
 
 LOGIN_ENV_SWITCH = "JUPYTER_AGENT_BASH_LOGIN_ENV"
+ENV_KEY = "settings_env"  # app_state.extra: the settings files' merged ``env`` block
 _DROP = ("FORCE_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "JPY_PARENT_PID", "PYDEVD_USE_FRAME_EVAL")
 _NOT_INHERITED = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})
 # read by bash at start-up; each changes what a line does from what the permission check read
@@ -67,16 +77,44 @@ def command_environment(
     return env
 
 
-async def session_environment() -> dict[str, str]:
-    """The environment for this process's commands (login capture done once, then cached)."""
+def settings_env(context: ToolUseContext | None) -> Mapping[str, str]:
+    """The settings files' ``env`` block for this session ({} without one)."""
+    if context is None:
+        return {}
+    value = context.get_app_state().extra.get(ENV_KEY)
+    return value if isinstance(value, Mapping) else {}
+
+
+def use_settings_env(context: ToolUseContext, env: Mapping[str, str]) -> None:
+    """Run the session's processes with ``env`` over the kernel's variables from now on.  A PATH
+    it sets is registered with the permission check: its programs are protected like the
+    kernel's (``path_programs.py``)."""
+    if "PATH" in env:
+        add_search_path(env["PATH"])
+    frozen = dict(env)
+    context.set_app_state(lambda s: replace(s, extra={**s.extra, ENV_KEY: frozen}))
+
+
+def process_environment(context: ToolUseContext | None, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``base`` (the kernel's variables) with the session's settings ``env`` over it: what a hook,
+    an MCP server or a language server starts with."""
+    return {**(os.environ if base is None else base), **settings_env(context)}
+
+
+async def session_environment(context: ToolUseContext | None = None) -> dict[str, str]:
+    """The environment for this process's commands (login capture done once, then cached),
+    with the session's settings ``env`` over the kernel's variables."""
     global _login_env
+    base: Mapping[str, Any] = process_environment(context) if settings_env(context) else os.environ
     if os.environ.get(LOGIN_ENV_SWITCH, "1") in ("0", "false", "no"):
-        return command_environment(os.environ)
+        return command_environment(base)
     if _login_env is None:
         # No lock: calls racing on the very first capture each run it (harmless), and a lock
         # would tie this module to one event loop.
         _login_env = await _capture_login_env()
-    return command_environment(os.environ, _login_env)
+        if "PATH" in _login_env:  # the folders it adds hold programs the commands run
+            add_search_path(_login_env["PATH"])
+    return command_environment(base, _login_env)
 
 
 async def _capture_login_env() -> dict[str, str]:
