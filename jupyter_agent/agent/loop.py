@@ -13,6 +13,7 @@ from ..core.events import ToolCallFinished
 from ..core.orchestration import ToolCallOutcome, ToolUseRequest
 from ..core.result import text_block
 from ..core.tool import CanUseTool
+from ..permissions.hooks import get_hook_runner
 from .events import AgentErrorEvent, AssistantMessageDone, SessionEvent, Usage
 from .history import INTERRUPT_TEXT
 from .model import ModelCallError, ModelClient, ModelRequest
@@ -182,4 +183,7 @@ async def _run_tool_calls(
             if message.get("role") == "user":
                 content = message.get("content")
                 results.extend([text_block(content)] if isinstance(content, str) else list(content))
+    runner = get_hook_runner(host.context)
+    if runner is not None and host.context.agent_id is None:  # the session's own loop, not a subagent's
+        results.extend(text_block(text) for text in runner.take_finished())
     host.record_user_blocks(results)

@@ -316,6 +316,10 @@ class AgentSession(CompactionMixin):
                 await task
         with contextlib.suppress(Exception):
             await self.hooks.session_end()
+        runner = self.context.extra.get(HOOKS_KEY)
+        if hasattr(runner, "aclose"):  # async hooks still running: a moment, then stopped
+            with contextlib.suppress(Exception):
+                await runner.aclose()
         with contextlib.suppress(Exception):
             await self.tool_pool.aclose()
         if self.hands is not None:

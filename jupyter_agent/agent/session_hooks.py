@@ -51,6 +51,9 @@ class SessionHooks:
         check = PromptCheck()
         if self._prepare is not None:
             await self._prepare()
+        take_finished = getattr(self.runner, "take_finished", None)
+        if take_finished is not None:  # async hooks that finished after the last step
+            check.context.extend(take_finished())
         if not self._started:
             self._started = True
             start = await self._run("SessionStart", {"source": "resume" if resumed else "startup"})

@@ -26,15 +26,7 @@ async def run_command_hook(
 ) -> HookResponse:
     data = json.dumps(payload, default=str).encode("utf-8")
     try:
-        proc = await asyncio.create_subprocess_shell(
-            hook.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=dict(env),
-            start_new_session=True,
-        )
+        proc = await _start(hook.command, cwd, env)
     except OSError as exc:
         return HookResponse(error=f"hook {hook.command!r} could not start: {exc}")
     try:
@@ -52,6 +44,33 @@ async def run_command_hook(
     if proc.returncode != 0:
         return HookResponse(error=f"hook {hook.command!r} exited with {proc.returncode}: {stderr}")
     return interpret_stdout(stdout, hook.command)
+
+
+async def _start(command: str, cwd: str, env: Mapping[str, str]) -> asyncio.subprocess.Process:
+    """Start the hook's shell in its own process group.  Cancelled while it starts, the group is
+    killed once it exists: asyncio alone would close the pipes it has not connected yet and wait
+    for the command to end by itself (forever, for one reading its stdin)."""
+    starting = asyncio.ensure_future(asyncio.create_subprocess_shell(
+        command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cwd,
+        env=dict(env),
+        start_new_session=True,
+    ))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        starting.add_done_callback(_kill_when_started)
+        raise
+
+
+def _kill_when_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    if starting.cancelled() or starting.exception() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(starting.result().pid, signal.SIGKILL)
 
 
 def interpret_stdout(stdout: str, name: str) -> HookResponse:

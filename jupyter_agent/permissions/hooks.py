@@ -78,6 +78,7 @@ class HookRunner:
         self.prompt_model: PromptModel | None = None  # the session's model, for prompt hooks
         self._ran_once: set[int] = set()  # ids of "once" hooks that have run
         self._background: set[asyncio.Task[HookResponse]] = set()
+        self._finished: list[str] = []  # what finished async hooks said, for the model's next step
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> HookRunner:
@@ -143,7 +144,8 @@ class HookRunner:
 
     def _now(self, hook: Hook, payload: dict[str, Any]) -> bool:
         """Whether ``hook`` is waited for now: a spent ``once`` hook does not run; an ``async``
-        one is started in the background (its answer is ignored)."""
+        one is started in the background: its ``additionalContext`` / ``systemMessage`` (or plain
+        output) reach the model with its next step (``take_finished``); nothing else it says counts."""
         if hook.once:
             if id(hook) in self._ran_once:
                 return False
@@ -153,7 +155,36 @@ class HookRunner:
         task: asyncio.Task[HookResponse] = asyncio.ensure_future(self._job(hook, payload))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        task.add_done_callback(lambda done: self._keep_answer(str(payload.get("hook_event_name")), done))
         return False
+
+    def _keep_answer(self, event: str, task: asyncio.Task[HookResponse]) -> None:
+        if task.cancelled() or task.exception() is not None:
+            return  # run_*_hook turn failures into an error response; this is only a safety net
+        response = task.result()
+        for text in (response.additional_context, response.system_message):
+            if text and text.strip():
+                self._finished.append(f"An async {event} hook finished: {text.strip()}")
+
+    def take_finished(self) -> list[str]:
+        """What async hooks that finished since the last call said (each once)."""
+        finished, self._finished = self._finished, []
+        return finished
+
+    async def wait_background(self, timeout: float | None = None) -> None:
+        """Wait until the async hooks started so far have finished (at most ``timeout`` seconds)."""
+        if self._background:
+            await asyncio.wait(set(self._background), timeout=timeout)
+
+    async def aclose(self, grace: float = 1.0) -> None:
+        """The session ends: async hooks still running get ``grace`` seconds, then are stopped
+        (a command hook's process group is killed)."""
+        await self.wait_background(grace)
+        running = set(self._background)
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.wait(running)
 
     def _job(self, hook: Hook, payload: dict[str, Any]) -> Awaitable[HookResponse]:
         if isinstance(hook, CommandHook):

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
+from pydantic import BaseModel
 
 from jupyter_agent.agent.events import AgentErrorEvent
+from jupyter_agent.core.result import ToolResult
+from jupyter_agent.core.tool import Tool
 from jupyter_agent.errors import AgentConfigError
 from jupyter_agent.testing import reply, tool_use
 from tests.support.tools import SleepTool, WriteStepTool
@@ -90,3 +94,62 @@ async def test_stop_hook_makes_the_model_continue(server, make_session):
     assert calls == [False, True]
     last = server.message_requests[1].messages[-1]
     assert "Run the tests first." in blocks(last)[-1]["text"]
+
+
+class _WaitForHooksInput(BaseModel):
+    pass
+
+
+class _WaitForHooks(Tool[_WaitForHooksInput, str]):
+    """Returns once the async hooks started so far have finished (a deterministic mid-turn gap)."""
+
+    name = "WaitForHooks"
+    input_schema = _WaitForHooksInput
+
+    def is_read_only(self, input) -> bool:
+        return True
+
+    async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
+        await context.extra["hooks"].wait_background(20)
+        return ToolResult("waited")
+
+
+def _async_hook(tmp_path, output: str) -> dict:
+    script = tmp_path / "async_hook.py"
+    script.write_text(f"import sys\nsys.stdin.read()\nprint({output!r})\n")
+    return {"type": "command", "command": f"{sys.executable} {script}", "async": True}
+
+
+async def test_an_async_hooks_answer_reaches_the_model_with_the_next_tool_results(server, make_session, tmp_path):
+    """Claude Code delivers what a finished async hook says (additionalContext, systemMessage)
+    with the next conversation step; its decision fields count for nothing."""
+    output = json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "deny",
+                                                "additionalContext": "lint: 2 warnings in a.py"},
+                         "systemMessage": "the linter ran"})
+    write_settings(tmp_path, {"hooks": {"PostToolUse": [{"matcher": "WriteStep",
+                                                         "hooks": [_async_hook(tmp_path, output)]}]}})
+    server.push(reply(tool_use("WriteStep", {"label": "w"}, id="w1")),
+                reply(tool_use("WaitForHooks", {}, id="h1")), reply("done"))
+    session, _ = make_session([WriteStepTool(), _WaitForHooks()], trust_project=True)
+    outcome = await session.submit("edit and lint")
+    assert outcome.error is None
+    first, second = (server.message_requests[i].messages[-1]["content"] for i in (1, 2))
+    assert [b["type"] for b in first] == ["tool_result"]  # the hook had not finished yet
+    assert not first[0].get("is_error")  # its "deny" came too late to decide anything, as it must
+    texts = [b["text"] for b in second if b["type"] == "text"]
+    assert texts == ["An async PostToolUse hook finished: lint: 2 warnings in a.py",
+                     "An async PostToolUse hook finished: the linter ran"]
+    assert session.context.extra["hooks"].take_finished() == []  # each said once
+
+
+async def test_an_async_hook_that_finishes_after_the_turn_is_heard_with_the_next_prompt(
+    server, make_session, tmp_path
+):
+    write_settings(tmp_path, {"hooks": {"Stop": [{"hooks": [_async_hook(tmp_path, "tests: 12 passed")]}]}})
+    server.push(reply("first"), reply("second"))
+    session, _ = make_session(trust_project=True)
+    await session.submit("one")
+    await session.context.extra["hooks"].wait_background(20)
+    await session.submit("two")
+    texts = [b["text"] for b in blocks(server.message_requests[1].messages[-1])]
+    assert texts == ["two", "An async Stop hook finished: tests: 12 passed"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 
@@ -265,3 +266,58 @@ async def test_python_hook_api_errors_and_regex_matchers(world):
     assert seen == ["mcp__github__create_issue", "mcp__slack__post"]
     timed_out = await runner.run("PreToolUse", {"tool_name": "Slow", "tool_input": {}})
     assert not timed_out.blocked and "timed out" in timed_out.errors[0]
+
+
+def _live(marker: str) -> list[str]:
+    import psutil
+
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        try:
+            if proc.info["status"] != psutil.STATUS_ZOMBIE and marker in " ".join(proc.info["cmdline"] or ()):
+                found.append(" ".join(proc.info["cmdline"]))
+        except psutil.Error:
+            continue
+    return found
+
+
+async def test_a_hook_cancelled_while_it_starts_is_killed_not_waited_for(tmp_path):
+    """asyncio alone, cancelled mid-start, would wait for the command to end by itself: here a
+    shell whose child sleeps and whose stdin is never closed.  The whole group is killed."""
+    import asyncio
+    import uuid
+
+    from jupyter_agent.permissions.hook_commands import run_command_hook
+    from jupyter_agent.permissions.hooks_config import CommandHook
+
+    marker = f"{400 + uuid.uuid4().int % 500}.{uuid.uuid4().int % 10**6:06d}"
+    hook = CommandHook(command=f"sleep {marker}; cat", timeout=600)
+    task = asyncio.ensure_future(run_command_hook(hook, {}, str(tmp_path), dict(os.environ)))
+    await asyncio.sleep(0)  # inside create_subprocess_shell now
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=20)
+    assert done == {task} and task.cancelled()
+    for _ in range(100):
+        if not _live(marker):
+            break
+        await asyncio.sleep(0.05)
+    assert _live(marker) == []
+
+
+async def test_closing_the_runner_stops_async_hooks_still_running(tmp_path):
+    import asyncio
+    import uuid
+
+    marker = f"{400 + uuid.uuid4().int % 500}.{uuid.uuid4().int % 10**6:06d}"
+    hooks = {"Stop": [{"hooks": [{"type": "command", "command": f"sleep {marker}; true", "async": True}]}]}
+    from jupyter_agent.permissions.hooks_config import parse_hooks
+
+    runner = HookRunner(parse_hooks(hooks, tmp_path / "settings.json", "userSettings"), cwd=tmp_path)
+    await runner.run("Stop", {})
+    for _ in range(100):  # the hook's shell and its sleep are running
+        if _live(marker):
+            break
+        await asyncio.sleep(0.05)
+    assert _live(marker)
+    await asyncio.wait_for(runner.aclose(grace=0.1), 20)
+    assert _live(marker) == [] and runner.take_finished() == []
