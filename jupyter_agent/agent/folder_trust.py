@@ -107,6 +107,11 @@ def settings_notices(settings: Any | None) -> tuple[str, ...]:
     if unfired:
         notices.append(f"Hooks for {', '.join(unfired)} do not run here: jupyter-agent has no such events "
                        "(Claude Code's other hooks in the same settings do run).")
+    shared = getattr(settings, "ignored_auto_mode", None)
+    if shared is not None:
+        notices.append(f"The autoMode block in {shared} is not read, as in Claude Code: a committed file could "
+                       "write auto mode's rules for everyone. Put it in ~/.claude/settings.json or "
+                       ".claude/settings.local.json.")
     return tuple(notices)
 
 
@@ -201,6 +206,7 @@ async def settle_trust(session: Any, abort: AbortController | None) -> None:
         session.emit(AgentErrorEvent(f"The trusted settings were not applied: {exc}", kind=TRUST_KIND))
         return
     session.context.set_app_state(lambda state: replace(state, tool_permission_context=permissions))
+    session.settings = settings  # auto mode's reviewer reads its autoMode rules from here
     if settings.env:  # commands, hooks and servers started from now on (the API client keeps its start-up values)
         use_settings_env(session.context, settings.env)
     runner = session.context.extra.get(HOOKS_KEY)

@@ -185,6 +185,11 @@ def permissions_text(session: AgentSession) -> str:
                  else "decides what would ask you")
         lines.append(f"Auto mode: the reviewer {state}; so far {allowed} approved, "
                      f"{len(reviewer.decided) - allowed} refused")
+        configured = getattr(settings, "auto_mode", None) or {}
+        if configured:
+            sections = ", ".join(f"{name} ({len([e for e in rules if e != '$defaults'])}"
+                                 f"{' + built-in' if '$defaults' in rules else ''})" for name, rules in configured.items())
+            lines.append(f"Auto mode's rules from the settings files (autoMode): {sections}; other sections built in")
     rows = [(behavior, rule, _source_label(session, source))
             for behavior in ("deny", "ask", "allow") for source, rule in perm.rules(behavior)]  # type: ignore[arg-type]
     if rows:

@@ -33,6 +33,9 @@ FILE_SOURCES: tuple[RuleSource, ...] = ("userSettings", "projectSettings", "loca
 POLICY: RuleSource = "policySettings"
 _BEHAVIORS = ("allow", "ask", "deny")
 WIDENING_MODES = ("acceptEdits", "bypassPermissions", "auto")  # default / plan / dontAsk only restrict
+# autoMode is read from these only: a committed .claude/settings.json could write the reviewer's rules
+AUTO_MODE_SOURCES: tuple[RuleSource, ...] = ("userSettings", "localSettings", POLICY)
+AUTO_MODE_SECTIONS = ("environment", "allow", "soft_deny", "hard_deny")
 
 
 def settings_path(source: RuleSource, project_dir: Path, home: Path | None = None) -> Path:
@@ -66,6 +69,8 @@ class FileSettings:
     managed_hooks_only: bool = False
     auto_off: bool = False  # permissions.disableAutoMode: "disable"
     env: tuple[tuple[str, str], ...] = ()  # the ``env`` block: variables for every process the agent starts
+    # the ``autoMode`` block: prose rules for auto mode's reviewer, (section, entries) pairs
+    auto_rules: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def widening(self) -> list[str]:
         """The parts that let the agent do more, in plain words (empty when none)."""
@@ -80,12 +85,15 @@ class FileSettings:
             parts.append("hooks " + ", ".join(dict.fromkeys(m.event for m in self.hooks)))
         if self.env:  # PATH=./bin would make `ls` run the project's own program
             parts.append("env " + ", ".join(name for name, _ in self.env))
+        if self.auto_rules:  # "allow: anything" would let auto mode's reviewer wave everything through
+            parts.append("autoMode " + ", ".join(section for section, _ in self.auto_rules))
         return parts
 
     def restricted(self) -> FileSettings:
         """Only the parts that restrict (deny / ask rules, restricting modes, bypass switch-off)."""
         mode = None if self.mode in WIDENING_MODES else self.mode
-        return replace(self, rules={**self.rules, "allow": ()}, mode=mode, directories=(), hooks=(), env=())
+        return replace(self, rules={**self.rules, "allow": ()}, mode=mode, directories=(), hooks=(), env=(),
+                       auto_rules=())
 
     def label(self, project: Path) -> str:
         try:
@@ -116,6 +124,9 @@ class Settings:
     ignored_allow: tuple[tuple[Path, tuple[str, ...]], ...] = ()
     auto_disabled_by: Path | None = None  # permissions.disableAutoMode: "disable"
     env: dict[str, str] = field(default_factory=dict)  # the files' ``env`` blocks, merged (later files win)
+    # the ``autoMode`` sections of the user, local and managed files, each list joined in that order
+    auto_mode: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    ignored_auto_mode: Path | None = None  # the shared project file's autoMode: never read (``AUTO_MODE_SOURCES``)
 
     @property
     def managed_rules_only(self) -> bool:
@@ -165,6 +176,7 @@ def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], ba
         managed and _flag(data, "allowManagedHooksOnly", path),
         perms.get("disableAutoMode") == "disable",
         _environment(data.get("env", {}), path),
+        _auto_rules(data.get("autoMode", {}), path),
     )
 
 
@@ -188,12 +200,16 @@ def load_settings(
     managed = load_managed_settings(project, managed_dir)
     parsed: list[FileSettings] = []
     ignored: list[tuple[Path, tuple[str, ...]]] = []
+    ignored_auto: Path | None = None
     for source in FILE_SOURCES:
         path = settings_path(source, project, home_path)
         data = read_settings_file(path)
         if data:
             base = home_path if source == "userSettings" else project
-            parsed.append(_under_policy(parse_settings_file(source, path, data, base), managed, ignored))
+            f = parse_settings_file(source, path, data, base)
+            if f.auto_rules and source not in AUTO_MODE_SOURCES:
+                ignored_auto, f = path, replace(f, auto_rules=())
+            parsed.append(_under_policy(f, managed, ignored))
     widening = [f for f in parsed if f.source != "userSettings" and f.widening()]
     problems: tuple[str, ...] = ()
     if widening and trusted is None:
@@ -203,7 +219,8 @@ def load_settings(
         trusted, problems = records.covers(project), records.problems
     withheld = tuple(widening) if widening and not trusted else ()
     applied = [f.restricted() if f in withheld else f for f in parsed]
-    return replace(_combine(project, home_path, applied, withheld, problems, managed), ignored_allow=tuple(ignored))
+    combined = _combine(project, home_path, applied, withheld, problems, managed)
+    return replace(combined, ignored_allow=tuple(ignored), ignored_auto_mode=ignored_auto)
 
 
 def _under_policy(
@@ -233,8 +250,11 @@ def _combine(
     mode: PermissionMode | None = None
     cleanup_days: int | None = None
     env: dict[str, str] = {}
+    auto_mode: dict[str, tuple[str, ...]] = {}
     for f in parsed:
         env.update(f.env)
+        for section, entries in f.auto_rules:
+            auto_mode[section] = auto_mode.get(section, ()) + entries
         for behavior in _BEHAVIORS:
             rules[behavior][f.source] = f.rules[behavior]
         mode = f.mode or mode
@@ -248,7 +268,7 @@ def _combine(
         project, home, rules, mode,
         tuple(d for f in parsed for d in f.directories), hooks,
         tuple(f.path for f in parsed), first("bypass_off"), cleanup_days, withheld, problems,
-        first("block_reads"), managed, auto_disabled_by=first("auto_off"), env=env,
+        first("block_reads"), managed, auto_disabled_by=first("auto_off"), env=env, auto_mode=auto_mode,
     )
 
 
@@ -292,6 +312,23 @@ def _environment(value: object, path: Path) -> tuple[tuple[str, str], ...]:
             raise AgentConfigError(f"Settings file {path}: env.{name} must be a string, not {json.dumps(raw)}.")
         pairs.append((name, raw))
     return tuple(pairs)
+
+
+def _auto_rules(value: object, path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The ``autoMode`` block: each known section a list of prose rules (blank entries dropped;
+    other keys, which newer Claude Code versions may add, are left alone)."""
+    if not isinstance(value, dict):
+        raise AgentConfigError(f"Settings file {path}: 'autoMode' must be an object with lists of rules "
+                               f"({', '.join(AUTO_MODE_SECTIONS)}).")
+    sections = []
+    for section in AUTO_MODE_SECTIONS:
+        if section not in value:
+            continue
+        entries = value[section]
+        if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+            raise AgentConfigError(f"Settings file {path}: autoMode.{section} must be a list of strings.")
+        sections.append((section, tuple(e.strip() for e in entries if e.strip())))
+    return tuple(sections)
 
 
 def _permissions_block(data: dict[str, Any], path: Path) -> dict[str, Any]:
