@@ -5,9 +5,11 @@ Sources, lowest to highest precedence: ``~/.claude/settings.json``,
 session's own options, and above everything the administrator's managed settings
 (``managed.py``: ``/etc/claude-code/managed-settings.json`` and ``managed-settings.d/``).
 Rules of every source are kept (a deny anywhere wins); the mode comes from the highest source
-that sets one; the ``env`` blocks merge per variable, the higher source winning.  A malformed file or rule raises ``AgentConfigError``
-naming the file and the problem.  In a folder the user has not trusted (``trust.py``), the
-project and local files' widening parts are held back and listed in ``Settings.held_back``.
+that sets one; the ``env`` blocks merge per variable, the higher source winning; the
+``autoMode`` sections of the user, local and managed files are joined (the committed project
+file's is never read).  A malformed file or rule raises ``AgentConfigError`` naming the file
+and the problem.  In a folder the user has not trusted (``trust.py``), the project and local
+files' widening parts are held back and listed in ``Settings.held_back``.
 """
 
 from __future__ import annotations
