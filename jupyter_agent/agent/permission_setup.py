@@ -58,6 +58,7 @@ def make_hook_runner(settings: Any | None, config: SessionConfig, session_id: st
             """The settings' hooks and ``env`` from now on (the folder became trusted); Python hooks stay."""
             self._matchers = list(settings.hooks)
             self._env.update(settings.env)
+            self.http_policy = settings.http_hook_policy
 
     kwargs: dict[str, Any] = {"session_id": session_id, "transcript_path": str(transcript)}
     if settings is not None:

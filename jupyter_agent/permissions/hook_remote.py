@@ -11,6 +11,11 @@
   on).  The older ``{"decision": "approve" | "block", "reason": ...}`` form is read too.  An
   answer that is neither is a non-blocking error, as for a command hook printing nonsense.
 
+The settings' ``allowedHttpHookUrls`` (URL patterns, ``*`` for any characters) and
+``httpHookAllowedEnvVars`` (variable names) bound every ``http`` hook when any file sets them
+(``HttpHookPolicy``): a URL no pattern matches is not called (a non-blocking error), and a
+hook's ``allowedEnvVars`` are cut to the listed names.
+
 The session gives its runner a ``PromptModel`` (``AgentSession``: the session's own client); a
 runner without one reports every prompt hook as an error.
 """
@@ -21,6 +26,7 @@ import asyncio
 import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -41,8 +47,34 @@ PROMPT_SYSTEM = (
 )
 
 
-def fill_headers(hook: HttpHook, env: Mapping[str, str]) -> dict[str, str]:
-    allowed = set(hook.allowed_env_vars)
+@dataclass(frozen=True)
+class HttpHookPolicy:
+    """``allowedHttpHookUrls`` / ``httpHookAllowedEnvVars`` merged over the settings files (None:
+    no file sets it, no limit; an empty list: no URL at all / no variable at all)."""
+
+    urls: tuple[str, ...] | None = None
+    env_vars: tuple[str, ...] | None = None
+
+    def refusal(self, url: str) -> str | None:
+        """Why ``url`` may not be called, or None."""
+        if self.urls is None or any(_url_pattern(p).fullmatch(url) for p in self.urls):
+            return None
+        listed = ", ".join(self.urls) or "no URL at all"
+        return f"the settings' allowedHttpHookUrls do not include {url} (allowed: {listed})"
+
+    def variables(self, hook: HttpHook) -> tuple[str, ...]:
+        """The hook's ``allowedEnvVars`` that the settings let it fill in."""
+        if self.env_vars is None:
+            return hook.allowed_env_vars
+        return tuple(name for name in hook.allowed_env_vars if name in self.env_vars)
+
+
+def _url_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.DOTALL)
+
+
+def fill_headers(hook: HttpHook, env: Mapping[str, str], policy: HttpHookPolicy | None = None) -> dict[str, str]:
+    allowed = set((policy or HttpHookPolicy()).variables(hook))
 
     def value(match: re.Match[str]) -> str:
         name = match.group(1) or match.group(2)
@@ -51,10 +83,15 @@ def fill_headers(hook: HttpHook, env: Mapping[str, str]) -> dict[str, str]:
     return {key: _VAR.sub(value, text) for key, text in hook.headers}
 
 
-async def run_http_hook(hook: HttpHook, payload: Mapping[str, object], env: Mapping[str, str]) -> HookResponse:
+async def run_http_hook(
+    hook: HttpHook, payload: Mapping[str, object], env: Mapping[str, str], policy: HttpHookPolicy | None = None
+) -> HookResponse:
     name = hook.describe
+    refusal = (policy or HttpHookPolicy()).refusal(hook.url)
+    if refusal is not None:
+        return HookResponse(error=f"hook {name} was not called: {refusal}")
     body = json.dumps(payload, default=str)
-    headers = {"Content-Type": "application/json", **fill_headers(hook, env)}
+    headers = {"Content-Type": "application/json", **fill_headers(hook, env, policy)}
     try:
         async with httpx.AsyncClient(timeout=hook.timeout, follow_redirects=False) as client:
             response = await client.post(hook.url, content=body, headers=headers)

@@ -26,7 +26,7 @@ from ..core.tool import Tool
 from ..errors import AgentConfigError
 from .hook_commands import run_command_hook
 from .hook_match import matcher_applies
-from .hook_remote import PromptModel, run_http_hook, run_prompt_hook
+from .hook_remote import HttpHookPolicy, PromptModel, run_http_hook, run_prompt_hook
 from .hook_response import HookOutcome, HookResponse, response_from_json
 from .hooks_config import (
     DEFAULT_TIMEOUT,
@@ -76,6 +76,7 @@ class HookRunner:
         base.setdefault("CLAUDE_PROJECT_DIR", self.cwd)
         self._env = base
         self.prompt_model: PromptModel | None = None  # the session's model, for prompt hooks
+        self.http_policy = HttpHookPolicy()  # allowedHttpHookUrls / httpHookAllowedEnvVars
         self._ran_once: set[int] = set()  # ids of "once" hooks that have run
         self._background: set[asyncio.Task[HookResponse]] = set()
         self._finished: list[str] = []  # what finished async hooks said, for the model's next step
@@ -83,7 +84,9 @@ class HookRunner:
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> HookRunner:
         kwargs.setdefault("cwd", settings.project_dir)
-        return cls(settings.hooks, **kwargs)
+        runner = cls(settings.hooks, **kwargs)
+        runner.http_policy = settings.http_hook_policy
+        return runner
 
     def register(
         self, event: str, callback: PythonHook, matcher: str = "", timeout: float = DEFAULT_TIMEOUT
@@ -190,7 +193,7 @@ class HookRunner:
         if isinstance(hook, CommandHook):
             return run_command_hook(hook, payload, self.cwd, self._env)
         if isinstance(hook, HttpHook):
-            return run_http_hook(hook, payload, self._env)
+            return run_http_hook(hook, payload, self._env, self.http_policy)
         return run_prompt_hook(hook, payload, self.prompt_model)
 
 

@@ -28,6 +28,7 @@ from ..core.permission_types import (
     ToolPermissionContext,
 )
 from ..errors import AgentConfigError
+from .hook_remote import HttpHookPolicy
 from .hooks_config import HookMatcher, parse_hooks
 from .rules import RuleSyntaxError, parse_rule
 
@@ -73,6 +74,8 @@ class FileSettings:
     env: tuple[tuple[str, str], ...] = ()  # the ``env`` block: variables for every process the agent starts
     # the ``autoMode`` block: prose rules for auto mode's reviewer, (section, entries) pairs
     auto_rules: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    http_hook_urls: tuple[str, ...] | None = None  # allowedHttpHookUrls (None: not set here)
+    http_hook_env: tuple[str, ...] | None = None  # httpHookAllowedEnvVars (None: not set here)
 
     def widening(self) -> list[str]:
         """The parts that let the agent do more, in plain words (empty when none)."""
@@ -89,13 +92,17 @@ class FileSettings:
             parts.append("env " + ", ".join(name for name, _ in self.env))
         if self.auto_rules:  # "allow: anything" would let auto mode's reviewer wave everything through
             parts.append("autoMode " + ", ".join(section for section, _ in self.auto_rules))
+        if self.http_hook_urls:  # the lists of every file are joined: entries widen another file's list
+            parts.append("allowedHttpHookUrls " + ", ".join(self.http_hook_urls))
+        if self.http_hook_env:
+            parts.append("httpHookAllowedEnvVars " + ", ".join(self.http_hook_env))
         return parts
 
     def restricted(self) -> FileSettings:
         """Only the parts that restrict (deny / ask rules, restricting modes, bypass switch-off)."""
         mode = None if self.mode in WIDENING_MODES else self.mode
         return replace(self, rules={**self.rules, "allow": ()}, mode=mode, directories=(), hooks=(), env=(),
-                       auto_rules=())
+                       auto_rules=(), http_hook_urls=None, http_hook_env=None)
 
     def label(self, project: Path) -> str:
         try:
@@ -129,6 +136,7 @@ class Settings:
     # the ``autoMode`` sections of the user, local and managed files, each list joined in that order
     auto_mode: dict[str, tuple[str, ...]] = field(default_factory=dict)
     ignored_auto_mode: Path | None = None  # the shared project file's autoMode: never read (``AUTO_MODE_SOURCES``)
+    http_hook_policy: HttpHookPolicy = field(default_factory=HttpHookPolicy)  # the files' lists, joined
 
     @property
     def managed_rules_only(self) -> bool:
@@ -179,6 +187,8 @@ def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], ba
         perms.get("disableAutoMode") == "disable",
         _environment(data.get("env", {}), path),
         _auto_rules(data.get("autoMode", {}), path),
+        _names(data, "allowedHttpHookUrls", path),
+        _names(data, "httpHookAllowedEnvVars", path),
     )
 
 
@@ -253,10 +263,16 @@ def _combine(
     cleanup_days: int | None = None
     env: dict[str, str] = {}
     auto_mode: dict[str, tuple[str, ...]] = {}
+    urls: tuple[str, ...] | None = None
+    env_vars: tuple[str, ...] | None = None
     for f in parsed:
         env.update(f.env)
         for section, entries in f.auto_rules:
             auto_mode[section] = auto_mode.get(section, ()) + entries
+        if f.http_hook_urls is not None:
+            urls = (urls or ()) + f.http_hook_urls
+        if f.http_hook_env is not None:
+            env_vars = (env_vars or ()) + f.http_hook_env
         for behavior in _BEHAVIORS:
             rules[behavior][f.source] = f.rules[behavior]
         mode = f.mode or mode
@@ -271,6 +287,7 @@ def _combine(
         tuple(d for f in parsed for d in f.directories), hooks,
         tuple(f.path for f in parsed), first("bypass_off"), cleanup_days, withheld, problems,
         first("block_reads"), managed, auto_disabled_by=first("auto_off"), env=env, auto_mode=auto_mode,
+        http_hook_policy=HttpHookPolicy(urls, env_vars),
     )
 
 
@@ -331,6 +348,16 @@ def _auto_rules(value: object, path: Path) -> tuple[tuple[str, tuple[str, ...]],
             raise AgentConfigError(f"Settings file {path}: autoMode.{section} must be a list of strings.")
         sections.append((section, tuple(e.strip() for e in entries if e.strip())))
     return tuple(sections)
+
+
+def _names(data: dict[str, Any], key: str, path: Path) -> tuple[str, ...] | None:
+    """A top-level list of strings (``allowedHttpHookUrls``), or None when the file does not set it."""
+    if key not in data:
+        return None
+    value = data[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise AgentConfigError(f"Settings file {path}: {key} must be a list of non-empty strings.")
+    return tuple(v.strip() for v in value)
 
 
 def _permissions_block(data: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -135,3 +135,51 @@ def test_reading_the_models_verdict(answer, blocked, reason, error):
     response = read_verdict(answer, "h")
     assert (response.blocked, response.reason) == (blocked, reason)
     assert (response.error is None) if error is None else error in response.error
+
+
+async def test_allowed_http_hook_urls_and_variables_from_the_settings_bound_every_http_hook(world, endpoint):
+    """allowedHttpHookUrls (``*`` patterns) and httpHookAllowedEnvVars, joined over the files:
+    a URL outside them is not called; a hook fills in only the variables both lists allow."""
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "http", "url": endpoint.url + "/allowed/a", "headers": {"A": "$TOKEN", "B": "$SECRET"},
+         "allowedEnvVars": ["TOKEN", "SECRET"]},
+        {"type": "http", "url": endpoint.url + "/elsewhere"},
+    ]}]}
+    (world.home / ".claude").mkdir()
+    (world.home / ".claude" / "settings.json").write_text(json.dumps(
+        {"allowedHttpHookUrls": [endpoint.url + "/allowed/*"], "httpHookAllowedEnvVars": ["TOKEN"]}))
+    _tool, ctx = _setup(world, hooks, env={"TOKEN": "t0k", "SECRET": "s3cret"})
+    outcome = await ctx.extra[HOOKS_KEY].run("PreToolUse", {"tool_name": "Bash", "tool_input": {}})
+    [(path, headers, _payload)] = endpoint.requests
+    assert path == "/allowed/a" and headers["A"] == "t0k" and headers["B"] == ""
+    [error] = outcome.errors
+    assert f"POST {endpoint.url}/elsewhere was not called" in error and "allowedHttpHookUrls" in error
+
+
+async def test_an_empty_url_list_calls_no_http_hook_and_an_unset_one_limits_nothing(world, endpoint):
+    (world.home / ".claude").mkdir()
+    (world.home / ".claude" / "settings.json").write_text(json.dumps({"allowedHttpHookUrls": []}))
+    _tool, ctx = _setup(world, _http(endpoint.url))
+    outcome = await ctx.extra[HOOKS_KEY].run("PreToolUse", {"tool_name": "Bash", "tool_input": {}})
+    assert endpoint.requests == [] and "(allowed: no URL at all)" in outcome.errors[0]
+    (world.home / ".claude" / "settings.json").write_text("{}")
+    _tool, ctx = _setup(world, _http(endpoint.url))
+    outcome = await ctx.extra[HOOKS_KEY].run("PreToolUse", {"tool_name": "Bash", "tool_input": {}})
+    assert len(endpoint.requests) == 1 and outcome.errors == ()
+
+
+def test_the_url_lists_join_and_an_untrusted_folder_cannot_widen_them(world):
+    (world.home / ".claude").mkdir()
+    (world.home / ".claude" / "settings.json").write_text(json.dumps({"allowedHttpHookUrls": ["https://a/*"]}))
+    (world.project / ".claude").mkdir()
+    (world.project / ".claude" / "settings.local.json").write_text(json.dumps(
+        {"allowedHttpHookUrls": ["https://evil/*"], "httpHookAllowedEnvVars": ["AWS_SECRET_ACCESS_KEY"]}))
+    trusted = load_settings(world.project, home=world.home, trusted=True).http_hook_policy
+    assert trusted.urls == ("https://a/*", "https://evil/*") and trusted.env_vars == ("AWS_SECRET_ACCESS_KEY",)
+    untrusted = load_settings(world.project, home=world.home, trusted=False)
+    assert untrusted.http_hook_policy.urls == ("https://a/*",) and untrusted.http_hook_policy.env_vars is None
+    assert untrusted.held_back == (".claude/settings.local.json: allowedHttpHookUrls https://evil/*; "
+                                   "httpHookAllowedEnvVars AWS_SECRET_ACCESS_KEY",)
+    (world.home / ".claude" / "settings.json").write_text(json.dumps({"allowedHttpHookUrls": "https://a/*"}))
+    with pytest.raises(AgentConfigError, match="allowedHttpHookUrls must be a list of non-empty strings"):
+        load_settings(world.project, home=world.home)
