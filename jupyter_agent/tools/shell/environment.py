@@ -95,10 +95,10 @@ def use_settings_env(context: ToolUseContext, env: Mapping[str, str]) -> None:
     context.set_app_state(lambda s: replace(s, extra={**s.extra, ENV_KEY: frozen}))
 
 
-def process_environment(context: ToolUseContext | None, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``base`` (the kernel's variables) with the session's settings ``env`` over it: what a hook,
-    an MCP server or a language server starts with."""
-    return {**(os.environ if base is None else base), **settings_env(context)}
+def process_environment(context: ToolUseContext | None) -> dict[str, str]:
+    """The kernel's variables with the session's settings ``env`` over them: what PowerShell and
+    a language server start with."""
+    return {**os.environ, **settings_env(context)}
 
 
 async def session_environment(context: ToolUseContext | None = None) -> dict[str, str]:
