@@ -27,6 +27,7 @@ from .cleanup import DEFAULT_DAYS as DEFAULT_CLEANUP_DAYS
 from .cleanup import start_cleanup
 from .config import SessionConfig
 from .events import (
+    AgentErrorEvent,
     SessionEvent,
     TodosUpdated,
     TurnEnded,
@@ -99,6 +100,7 @@ class AgentSession(CompactionMixin):
         self.transcript_path = transcript_path(config.resolved_sessions_dir(), self.id)
         self.log = SessionLog(self.transcript_path, self.id, config)
         runner = make_hook_runner(settings, config, self.id, self.transcript_path)
+        runner.on_notice = lambda text: self.emit(AgentErrorEvent(text, kind="hook"))  # tool hooks' too
         self.context.extra[HOOKS_KEY] = runner
         self.hooks = SessionHooks(
             runner, self.emit, lambda: self.context.permission_context.mode, lambda: settle_trust(self, self._abort)

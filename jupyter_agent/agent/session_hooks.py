@@ -42,8 +42,9 @@ class SessionHooks:
         if self.runner is None or not self.runner.has_hooks(event):
             return None
         outcome = await self.runner.run(event, payload, permission_mode=self._mode())
-        for error in outcome.errors:
-            self._emit(AgentErrorEvent(f"{event} hook: {error}", kind="hook"))
+        if getattr(self.runner, "on_notice", None) is None:  # else the runner has told the user already
+            for error in outcome.errors:
+                self._emit(AgentErrorEvent(f"{event} hook: {error}", kind="hook"))
         return outcome
 
     async def before_prompt(self, prompt: str, resumed: bool) -> PromptCheck:

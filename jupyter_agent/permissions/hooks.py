@@ -77,6 +77,8 @@ class HookRunner:
         self._env = base
         self.prompt_model: PromptModel | None = None  # the session's model, for prompt hooks
         self.http_policy = HttpHookPolicy()  # allowedHttpHookUrls / httpHookAllowedEnvVars
+        # tells the user what hooks say to them (systemMessage) and how they failed; set by the session
+        self.on_notice: Callable[[str], None] | None = None
         self._ran_once: set[int] = set()  # ids of "once" hooks that have run
         self._background: set[asyncio.Task[HookResponse]] = set()
         self._finished: list[str] = []  # what finished async hooks said, for the model's next step
@@ -142,7 +144,14 @@ class HookRunner:
                 jobs.append(_run_python(p, dict(full)))
         if not jobs:
             return HookOutcome()
-        return HookOutcome.merge(list(await asyncio.gather(*jobs)))
+        outcome = HookOutcome.merge(list(await asyncio.gather(*jobs)))
+        self._tell(event, (*outcome.errors, *outcome.system_messages))
+        return outcome
+
+    def _tell(self, event: str, texts: Sequence[str]) -> None:
+        if self.on_notice is not None:
+            for text in texts:
+                self.on_notice(f"{event} hook: {text}")
 
 
     def _now(self, hook: Hook, payload: dict[str, Any]) -> bool:
@@ -165,6 +174,7 @@ class HookRunner:
         if task.cancelled() or task.exception() is not None:
             return  # run_*_hook turn failures into an error response; this is only a safety net
         response = task.result()
+        self._tell(event, [response.error] if response.error else [])  # its systemMessage goes to the model
         for text in (response.additional_context, response.system_message):
             if text and text.strip():
                 self._finished.append(f"An async {event} hook finished: {text.strip()}")

@@ -153,3 +153,25 @@ async def test_an_async_hook_that_finishes_after_the_turn_is_heard_with_the_next
     await session.submit("two")
     texts = [b["text"] for b in blocks(server.message_requests[1].messages[-1])]
     assert texts == ["two", "An async Stop hook finished: tests: 12 passed"]
+
+
+async def test_the_user_hears_tool_hooks_failures_and_messages_once_each(server, make_session, tmp_path):
+    """A tool hook that fails (exit 1) and one that prints a ``systemMessage`` reach the user as
+    hook warnings, as session hooks' failures do; the call goes on."""
+    failing = {"type": "command", "command": "echo 'lint server down' >&2; exit 1"}
+    saying = {"type": "command", "command": "echo '{\"systemMessage\": \"Formatted the file.\"}'"}
+    prompt_failing = {"type": "command", "command": "exit 3"}
+    write_settings(tmp_path, {"hooks": {"PreToolUse": [{"matcher": "WriteStep", "hooks": [failing]}],
+                                        "PostToolUse": [{"matcher": "WriteStep", "hooks": [saying]}],
+                                        "UserPromptSubmit": [{"hooks": [prompt_failing]}]}})
+    server.push(reply(tool_use("WriteStep", {"label": "w"}, id="w1")), reply("done"))
+    session, events = make_session([WriteStepTool()], trust_project=True)
+    outcome = await session.submit("write")
+    assert outcome.error is None
+    [result] = tool_results(server.message_requests[1].messages[-1])
+    assert not result.get("is_error")
+    warnings = [e.message for e in events.of(AgentErrorEvent) if e.kind == "hook"]
+    assert len(warnings) == 3, warnings
+    assert warnings[0].startswith("UserPromptSubmit hook: hook 'exit 3' exited with 3")
+    assert warnings[1].startswith("PreToolUse hook: hook ") and warnings[1].endswith("exited with 1: lint server down")
+    assert warnings[2] == "PostToolUse hook: Formatted the file."
