@@ -63,6 +63,12 @@ def test_scripts_run_in_subprocesses_with_failures_reported(run_all, tmp_path):
     assert len(rows) == 1 and rows[0].verdict.startswith("exit 1: boom") and not rows[0].passed
     rows, _ = run_all.run_script(silent, 60)
     assert [r.verdict for r in rows] == ["no RESULT line"]
+    short = _script(tmp_path, "short", "import sys\nprint('RESULT short ratio=3 goal=<=2 fall short')\nsys.exit(1)\n")
+    rows, _ = run_all.run_script(short, 60)  # a goal that falls short is not also a crash
+    assert [r.verdict for r in rows] == ["fall short"]
+    broken = _script(tmp_path, "broken", "print('RESULT b ratio=3 goal=<=2 fall short')\nraise ValueError('late')\n")
+    rows, _ = run_all.run_script(broken, 60)
+    assert [r.verdict for r in rows][0] == "fall short" and rows[-1].verdict.startswith("exit 1: ValueError: late")
     rows, took = run_all.run_script(slow, 1.0)
     assert rows[-1].verdict == "timed out after 1s"
     assert took == 1.0
