@@ -208,6 +208,11 @@ def permissions_text(session: AgentSession) -> str:
     if hooks:
         lines.append("Hooks:")
         lines.extend(f"  {line}" for line in hooks)
+    policy = getattr(runner, "http_policy", None)
+    if policy is not None and policy.urls is not None:
+        lines.append("HTTP hooks may call only (allowedHttpHookUrls): " + (", ".join(policy.urls) or "no URL"))
+    if policy is not None and policy.env_vars is not None:
+        lines.append("HTTP hooks may fill in only (httpHookAllowedEnvVars): " + (", ".join(policy.env_vars) or "none"))
     lines.append('Remove a rule: %agent --forget "RULE"')
     return "\n".join(lines)
 

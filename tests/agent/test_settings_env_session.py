@@ -29,7 +29,8 @@ async def test_commands_and_hooks_see_the_variables_and_the_report_names_them(se
     seen = tmp_path / "hook-saw.txt"
     hook = {"type": "command", "command": f'printf %s "$JA_TEAM_TOKEN" > "{seen}"'}
     write_settings(tmp_path, {"env": {"JA_TEAM_TOKEN": "s3cret-value", "JA_REGION": "eu"},
-                              "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+                              "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]},
+                              "allowedHttpHookUrls": ["https://hooks.example.com/*"], "httpHookAllowedEnvVars": []})
     server.push(reply(tool_use("Bash", {"command": 'echo "token=$JA_TEAM_TOKEN region=$JA_REGION"'}, id="b1")),
                 reply("done"))
     session, _ = make_session([BashTool()], can_use_tool=approve_all, trust_project=True)
@@ -40,6 +41,8 @@ async def test_commands_and_hooks_see_the_variables_and_the_report_names_them(se
     report = permissions_text(session)
     assert "Environment from the settings files (env): JA_TEAM_TOKEN, JA_REGION" in report
     assert "s3cret-value" not in report
+    assert "HTTP hooks may call only (allowedHttpHookUrls): https://hooks.example.com/*" in report
+    assert "HTTP hooks may fill in only (httpHookAllowedEnvVars): none" in report
 
 
 async def test_an_untrusted_folder_holds_its_variables_back(server, make_session, tmp_path, monkeypatch):
