@@ -26,7 +26,7 @@ import re
 import shutil
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...permissions.path_programs import add_search_path
 
@@ -105,7 +105,8 @@ async def session_environment(context: ToolUseContext | None = None) -> dict[str
     """The environment for this process's commands (login capture done once, then cached),
     with the session's settings ``env`` over the kernel's variables."""
     global _login_env
-    base: Mapping[str, Any] = process_environment(context) if settings_env(context) else os.environ
+    env = settings_env(context)
+    base: Mapping[str, str] = {**os.environ, **env} if env else os.environ
     if os.environ.get(LOGIN_ENV_SWITCH, "1") in ("0", "false", "no"):
         return command_environment(base)
     if _login_env is None:
