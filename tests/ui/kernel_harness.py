@@ -107,9 +107,13 @@ class KernelHarness:
         return msg["header"]["msg_id"]
 
     def run(self, code: str, cell_id: str | None = None, timeout: float = 60) -> Msg:
-        """Execute and wait for the reply; raise with the traceback if the cell failed."""
+        """Execute and wait for the reply and for the cell's outputs (its iopub ``idle`` status
+        comes after them: the reply, on another channel, can arrive first); raise with the
+        traceback if the cell failed."""
         msg_id = self.execute(code, cell_id)
         reply = self.shell_reply(msg_id, timeout)
+        self.wait_for(lambda m: m["msg_type"] == "status" and m["parent_header"].get("msg_id") == msg_id
+                      and m["content"].get("execution_state") == "idle", timeout)
         if reply["content"]["status"] != "ok":
             raise AssertionError("cell failed:\n" + "\n".join(reply["content"].get("traceback", [])))
         return reply
