@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core.process_start import start_process
 from ..errors import ToolError
 
 REQUEST_TIMEOUT = 30.0
@@ -52,10 +53,10 @@ class LspClient:
         env: Mapping[str, str] | None = None,
     ) -> LspClient:
         try:
-            proc = await asyncio.create_subprocess_exec(
+            proc = await start_process(asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, cwd=str(root), env=env, start_new_session=True,
-            )
+            ))
         except OSError as exc:
             raise LspError(f"Could not start the {language} language server {argv[0]!r}: {exc}") from exc
         client = cls(proc, root, language)

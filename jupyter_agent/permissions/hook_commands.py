@@ -15,6 +15,7 @@ import os
 import signal
 from collections.abc import Mapping
 
+from ..core.process_start import start_process
 from .hook_response import HookResponse, response_from_json
 from .hooks_config import CommandHook
 
@@ -47,10 +48,9 @@ async def run_command_hook(
 
 
 async def _start(command: str, cwd: str, env: Mapping[str, str]) -> asyncio.subprocess.Process:
-    """Start the hook's shell in its own process group.  Cancelled while it starts, the group is
-    killed once it exists: asyncio alone would close the pipes it has not connected yet and wait
-    for the command to end by itself (forever, for one reading its stdin)."""
-    starting = asyncio.ensure_future(asyncio.create_subprocess_shell(
+    """Start the hook's shell in its own process group; cancelled while it starts, the group is
+    killed once it exists (``start_process``)."""
+    return await start_process(asyncio.create_subprocess_shell(
         command,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
@@ -59,18 +59,6 @@ async def _start(command: str, cwd: str, env: Mapping[str, str]) -> asyncio.subp
         env=dict(env),
         start_new_session=True,
     ))
-    try:
-        return await asyncio.shield(starting)
-    except asyncio.CancelledError:
-        starting.add_done_callback(_kill_when_started)
-        raise
-
-
-def _kill_when_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    if starting.cancelled() or starting.exception() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(starting.result().pid, signal.SIGKILL)
 
 
 def interpret_stdout(stdout: str, name: str) -> HookResponse:

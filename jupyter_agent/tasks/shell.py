@@ -126,12 +126,15 @@ async def start_shell_task(
     kill_grace: float = DEFAULT_KILL_GRACE,
     after: Callable[[], str | None] | None = None,
     pass_fds: Sequence[int] = (),
+    on_abandon: Callable[[], None] | None = None,
 ) -> ShellTask:
-    """Start ``command`` in the background and register it; returns as soon as it runs."""
+    """Start ``command`` in the background and register it; returns as soon as it runs.
+    Cancelled while it starts: see ``ShellProcess.start`` (``on_abandon`` runs after the kill)."""
     task_id = registry.new_id(ShellTask.id_prefix)
     files = ShellFiles(output=directory / f"{task_id}.output", cwd=directory / f"{task_id}.cwd")
     process = await ShellProcess.start(
-        command, cwd=cwd, env=env, files=files, kill_grace=kill_grace, pass_fds=pass_fds
+        command, cwd=cwd, env=env, files=files, kill_grace=kill_grace, pass_fds=pass_fds,
+        on_abandon=on_abandon,
     )
     task = ShellTask(task_id, command, description, process, after)
     registry.add(task)

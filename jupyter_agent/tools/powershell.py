@@ -9,10 +9,8 @@ Not yet: a working directory that persists between calls (each call starts in ``
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
-import signal
 import sys
 from collections.abc import Mapping
 
@@ -20,13 +18,14 @@ from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.permission_types import PermissionResult
+from ..core.process_start import start_process
 from ..core.result import ToolResult
 from ..core.tool import VALID, InterruptBehavior, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..tasks.registry import get_task_registry
 from .bash_prompt import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from .powershell_permissions import check_powershell_permission, is_read_only_command
-from .powershell_task import start_powershell_task
+from .powershell_task import kill_powershell, start_powershell_task
 from .shell.environment import process_environment
 from .shell.output import MAX_INLINE_CHARS
 
@@ -76,29 +75,21 @@ async def run_powershell(
     exe: str, command: str, cwd: str, timeout_s: float, env: Mapping[str, str] | None = None
 ) -> PowerShellOutput:
     kwargs = {"start_new_session": True} if sys.platform != "win32" else {}
-    proc = await asyncio.create_subprocess_exec(
+    proc = await start_process(asyncio.create_subprocess_exec(
         exe, "-NoProfile", "-NonInteractive", "-Command", command, cwd=cwd, env=env,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, **kwargs,
-    )
+    ), abandon=kill_powershell)
     try:
         data, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
         timed_out = False
     except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
-        _kill(proc)
+        kill_powershell(proc)
         data, _ = await proc.communicate()
         if isinstance(exc, asyncio.CancelledError):
             raise
         timed_out = True
     text, cut = _limit(data.decode("utf-8", errors="replace").rstrip())
     return PowerShellOutput(output=text, exit_code=proc.returncode, timed_out=timed_out, truncated_chars=cut)
-
-
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, OSError):
-        if sys.platform == "win32":
-            proc.kill()
-        else:
-            os.killpg(proc.pid, signal.SIGKILL)
 
 
 class PowerShellTool(Tool[PowerShellInput, PowerShellOutput]):

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..core.process_start import start_process
 from ..tasks.base import BackgroundTask
 from ..tasks.registry import TaskRegistry
 from .shell.output import FileFollower
@@ -50,11 +51,17 @@ class PowerShellTask(BackgroundTask):
 
     def kill_now(self) -> None:
         self._stopped = True
+        kill_powershell(self.proc)
+
+
+def kill_powershell(proc: asyncio.subprocess.Process | None) -> None:
+    """SIGKILL a PowerShell process and (off Windows) its process group; ``None``: nothing."""
+    if proc is not None:
         with contextlib.suppress(ProcessLookupError, OSError):
             if sys.platform == "win32":
-                self.proc.kill()
+                proc.kill()
             else:
-                os.killpg(self.proc.pid, signal.SIGKILL)
+                os.killpg(proc.pid, signal.SIGKILL)
 
 
 async def start_powershell_task(
@@ -65,11 +72,18 @@ async def start_powershell_task(
     directory.mkdir(parents=True, exist_ok=True)
     output = directory / f"{task_id}.output"
     kwargs = {"start_new_session": True} if sys.platform != "win32" else {}
-    with open(output, "wb") as sink:
-        proc = await asyncio.create_subprocess_exec(
-            exe, "-NoProfile", "-NonInteractive", "-Command", command, cwd=cwd, env=env,
-            stdin=asyncio.subprocess.DEVNULL, stdout=sink, stderr=asyncio.subprocess.STDOUT, **kwargs,
-        )
+    sink = open(output, "wb")  # noqa: SIM115 - closed once the start is over, cancelled or not
+
+    async def spawn() -> asyncio.subprocess.Process:
+        try:
+            return await asyncio.create_subprocess_exec(
+                exe, "-NoProfile", "-NonInteractive", "-Command", command, cwd=cwd, env=env,
+                stdin=asyncio.subprocess.DEVNULL, stdout=sink, stderr=asyncio.subprocess.STDOUT, **kwargs,
+            )
+        finally:
+            sink.close()
+
+    proc = await start_process(spawn(), abandon=kill_powershell)
     task = PowerShellTask(task_id, command, description, proc, output)
     registry.add(task)
     return task

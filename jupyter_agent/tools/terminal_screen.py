@@ -16,6 +16,8 @@ from pathlib import Path
 import pyte
 from PIL import Image, ImageDraw, ImageFont
 
+from ..core.process_start import kill_process_group, start_process
+
 QUIET_SECONDS = 0.3  # output is "settled" after this long without new bytes
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
@@ -63,13 +65,25 @@ class PtyRun:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", self.rows, self.cols, 0, 0))
         env = {**env, "TERM": "xterm-256color", "LINES": str(self.rows), "COLUMNS": str(self.cols)}
+
+        async def spawn() -> asyncio.subprocess.Process:
+            try:
+                return await asyncio.create_subprocess_exec(
+                    "/bin/bash", "-c", command, stdin=slave, stdout=slave, stderr=slave,
+                    cwd=str(cwd), env=env, preexec_fn=_controlling_tty,
+                )
+            finally:  # once the start is over, even for a cancelled caller
+                os.close(slave)
+
+        def abandon(proc: asyncio.subprocess.Process | None) -> None:
+            kill_process_group(proc)  # _controlling_tty made it a session (and group) leader
+            os.close(master)
+
         try:
-            self._proc = await asyncio.create_subprocess_exec(
-                "/bin/bash", "-c", command, stdin=slave, stdout=slave, stderr=slave,
-                cwd=str(cwd), env=env, preexec_fn=_controlling_tty,
-            )
-        finally:
-            os.close(slave)
+            self._proc = await start_process(spawn(), abandon=abandon)
+        except OSError:
+            os.close(master)
+            raise
         self._master = master
         os.set_blocking(master, False)
         asyncio.get_running_loop().add_reader(master, self._on_readable)

@@ -138,3 +138,35 @@ async def test_a_daemon_started_by_a_finished_command_is_left_alone(tmp_path, ap
     finally:
         for proc in live_with(mark):
             proc.kill()
+
+
+def _open_fds() -> set[str]:
+    import os
+
+    return set(os.listdir("/proc/self/fd"))
+
+
+async def test_a_command_cancelled_while_it_starts_leaves_nothing_running(tmp_path):
+    """Cancelled between the fork and asyncio's bookkeeping, CPython SIGKILLs the shell alone and
+    forgets what it began.  The loop is held for a moment after the fork (as a busy kernel
+    would), so the shell has started its children by the time the cancellation is seen: all of
+    them (the one that left the group with ``setsid`` too) must die, and the output file's
+    descriptor must be closed, not leaked."""
+    import time
+
+    from jupyter_agent.tools.shell.process import ShellFiles, ShellProcess
+
+    mark = token()
+    abandoned = []
+    before = _open_fds()
+    task = asyncio.ensure_future(ShellProcess.start(
+        f"sleep {mark} & setsid sleep {mark} & sleep {mark}; wait", cwd=tmp_path, env={"PATH": "/usr/bin:/bin"},
+        files=ShellFiles.under(tmp_path, "c"), on_abandon=lambda: abandoned.append(True),
+    ))
+    await asyncio.sleep(0)  # the start is under way (the fork done, in the old code)
+    time.sleep(0.3)  # the loop is held: the shell starts its sleeps meanwhile
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=20)
+    assert done == {task} and task.cancelled()
+    assert await eventually(lambda: live_with(mark) == [] and abandoned == [True])
+    assert await eventually(lambda: _open_fds() <= before)

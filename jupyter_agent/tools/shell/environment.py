@@ -20,7 +20,6 @@ and exported functions (``BASH_FUNC_ls%%`` turns ``ls`` into something else).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import shutil
@@ -28,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ...core.process_start import kill_process_group, start_process
 from ...permissions.path_programs import add_search_path
 
 if TYPE_CHECKING:
@@ -121,21 +121,22 @@ async def session_environment(context: ToolUseContext | None = None) -> dict[str
 async def _capture_login_env() -> dict[str, str]:
     """``bash -l`` run once to print its environment; {} when it fails or is slow."""
     try:
-        proc = await asyncio.create_subprocess_exec(
+        proc = await start_process(asyncio.create_subprocess_exec(
             find_bash(), "-l", "-c", "env -0",
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             start_new_session=True,
-        )
+        ))
     except OSError:
         return {}
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), _CAPTURE_TIMEOUT)
-    except asyncio.TimeoutError:
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, 9)
-        await proc.wait()
+    except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
+        kill_process_group(proc)
+        await asyncio.shield(proc.wait())
+        if isinstance(exc, asyncio.CancelledError):
+            raise
         return {}
     if proc.returncode != 0:
         return {}

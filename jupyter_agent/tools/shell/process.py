@@ -12,10 +12,11 @@ import contextlib
 import os
 import shlex
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...core.process_start import start_process
 from .environment import find_bash
 from .process_group import (
     ESCAPE_MARKER,
@@ -79,28 +80,35 @@ class ShellProcess:
         kill_grace: float = DEFAULT_KILL_GRACE,
         prefix: Sequence[str] = (),
         pass_fds: Sequence[int] = (),
+        on_abandon: Callable[[], None] | None = None,
     ) -> ShellProcess:
         """Start ``command``; ``prefix`` (e.g. a sandbox's argv) runs bash inside it; ``pass_fds``
-        stay open in it (the sandbox's network link)."""
+        stay open in it (the sandbox's network link).  Cancelled while it starts, the command is
+        killed, with all it began, once the start is over; then ``on_abandon`` runs (to release
+        ``pass_fds``, which must stay open until then)."""
         files.output.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             files.cwd.unlink()
-        fd = os.open(files.output, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
         marker = uuid.uuid4().hex
         env = {**env, ESCAPE_MARKER: marker}
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *prefix, find_bash(), "-c", wrapper_script(files.cwd), "bash", command,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=fd,
-                stderr=fd,
-                cwd=str(cwd),
-                env=env,
-                start_new_session=True,
-                pass_fds=tuple(pass_fds),
-            )
-        finally:
-            os.close(fd)
+        fd = os.open(files.output, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+
+        async def spawn() -> asyncio.subprocess.Process:
+            try:
+                return await asyncio.create_subprocess_exec(
+                    *prefix, find_bash(), "-c", wrapper_script(files.cwd), "bash", command,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=fd,
+                    stderr=fd,
+                    cwd=str(cwd),
+                    env=env,
+                    start_new_session=True,
+                    pass_fds=tuple(pass_fds),
+                )
+            finally:  # only once the start is over: a cancelled caller must not close it early
+                os.close(fd)
+
+        proc = await start_process(spawn(), abandon=lambda started: _abandon(started, marker, on_abandon))
         return cls(proc, files, kill_grace, marker)
 
     @property
@@ -144,3 +152,12 @@ class ShellProcess:
         except OSError:
             return None
         return Path(text) if text else None
+
+
+def _abandon(proc: asyncio.subprocess.Process | None, marker: str, then: Callable[[], None] | None) -> None:
+    """A command whose caller was cancelled while it started: kill all it may have begun."""
+    if proc is not None:
+        kill_group_now(proc.pid)
+        kill_escapees_now(marker)
+    if then is not None:
+        then()
