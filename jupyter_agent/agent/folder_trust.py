@@ -68,6 +68,16 @@ def _file_effects(withheld: Any, project: Path) -> str:
     for matcher in withheld.hooks:
         on = f"{matcher.event} ({matcher.matcher})" if matcher.matcher else matcher.event
         effects.extend(f"run on {on}: {hook.describe}" for hook in matcher.hooks)
+    if withheld.env:
+        effects.append("set for every command, hook and server: " + ", ".join(name for name, _ in withheld.env))
+    if withheld.auto_rules:
+        effects.append("add auto mode reviewer rules: " + ", ".join(section for section, _ in withheld.auto_rules))
+    if withheld.http_hook_urls:
+        effects.append("let HTTP hooks reach: " + ", ".join(withheld.http_hook_urls))
+    if withheld.http_hook_env:
+        effects.append("let HTTP hooks send the variables: " + ", ".join(withheld.http_hook_env))
+    if withheld.mcp_allowed:
+        effects.append("allow the MCP servers: " + ", ".join(str(i.value) for i in withheld.mcp_allowed))
     return f"{withheld.label(project)} would {'; '.join(effects)}."
 
 
@@ -209,6 +219,11 @@ async def settle_trust(session: Any, abort: AbortController | None) -> None:
     session.settings = settings  # auto mode's reviewer reads its autoMode rules from here
     if settings.env:  # commands, hooks and servers started from now on (the API client keeps its start-up values)
         use_settings_env(session.context, settings.env)
+    mcp = session.tool_pool.mcp
+    if hasattr(mcp, "use_policy") and settings.mcp_lists:  # a project's allowedMcpServers joins now
+        from ..mcp.policy import load_mcp_policy
+
+        mcp.use_policy(load_mcp_policy(files=settings.mcp_lists))
     runner = session.context.extra.get(HOOKS_KEY)
     if hasattr(runner, "use_settings"):
         runner.use_settings(settings)

@@ -121,7 +121,8 @@ class AgentSession(CompactionMixin):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._system: list[dict[str, Any]] | None = None
         self.tool_pool = ToolPool(
-            make_mcp_manager(config, self.context.session_dir, lambda: settings_env(self.context)), self.load_errors
+            make_mcp_manager(config, self.context.session_dir, lambda: settings_env(self.context), settings),
+            self.load_errors,
         )
         self._last_context_tokens = 0
         self._request_model: str | None = None

@@ -213,6 +213,11 @@ def permissions_text(session: AgentSession) -> str:
         lines.append("HTTP hooks may call only (allowedHttpHookUrls): " + (", ".join(policy.urls) or "no URL"))
     if policy is not None and policy.env_vars is not None:
         lines.append("HTTP hooks may fill in only (httpHookAllowedEnvVars): " + (", ".join(policy.env_vars) or "none"))
+    mcp = getattr(session.tool_pool, "mcp", None)
+    mcp_policy = getattr(mcp, "policy", None)
+    if mcp_policy is not None and (mcp_lines := mcp_policy.summary()):
+        lines.append("MCP servers:")
+        lines.extend(f"  {line}" for line in mcp_lines)
     lines.append('Remove a rule: %agent --forget "RULE"')
     return "\n".join(lines)
 

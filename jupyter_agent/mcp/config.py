@@ -14,9 +14,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
-McpScope = Literal["user", "project", "session", "managed"]  # managed: the administrator's managed-mcp.json
+if TYPE_CHECKING:
+    from .policy import McpPolicy
+
+McpScope = Literal["user", "project", "session", "managed"]  # managed: managed-mcp.json or managedMcpServers
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -149,6 +152,7 @@ class McpConfigSet:
     servers: dict[str, McpServerEntry] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     pending: dict[str, McpServerEntry] = field(default_factory=dict)  # project servers to approve
+    policy: McpPolicy | None = None  # what decided the managed servers (McpManager reuses it)
 
     def add(self, entries: list[McpServerEntry], errors: list[str]) -> None:
         for entry in entries:
@@ -162,10 +166,15 @@ def load_mcp_config(
     home: Path | None = None,
     extra: Mapping[str, object] | None = None,
     environ: Mapping[str, str] | None = None,
+    policy: McpPolicy | None = None,
 ) -> McpConfigSet:
-    """Merge user settings, the project's ``.mcp.json``, ``extra`` (``{name: entry}``) and the
-    administrator's ``managed-mcp.json`` (which ``policy.py`` lets no other server beside)."""
-    result = McpConfigSet()
+    """Merge user settings, the project's ``.mcp.json``, ``extra`` (``{name: entry}``), then the
+    administrator's ``managedMcpServers`` and ``managed-mcp.json`` (which ``policy.py`` lets no
+    other server beside).  ``policy``: the one to use (default: the managed settings' own)."""
+    from .policy import load_mcp_policy
+
+    result = McpConfigSet(policy=policy if policy is not None else load_mcp_policy())
+    managed = result.policy
     user_home = home if home is not None else Path.home()
     files: list[tuple[Path, McpScope]] = [
         (user_home / ".claude.json", "user"),
@@ -183,11 +192,12 @@ def load_mcp_config(
         result.add(entries, errors)
     if extra:
         result.add(*parse_mcp_servers(dict(extra), "session", environ))
-    from .policy import managed_servers
-
-    managed = managed_servers()
-    if managed is not None:  # the administrator's servers (the only ones then: ``policy.py``)
-        result.add(*parse_mcp_servers(managed, "managed", environ))
+    assert managed is not None
+    result.errors.extend(managed.notices)
+    if managed.provided_servers:  # beside the user's own, replacing one of the same name
+        result.add(*parse_mcp_servers(dict(managed.provided_servers), "managed", environ))
+    if managed.managed_servers is not None:  # the administrator's servers (the only ones then)
+        result.add(*parse_mcp_servers(managed.managed_servers, "managed", environ))
     return result
 
 

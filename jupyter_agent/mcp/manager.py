@@ -13,6 +13,7 @@ from .connection import DEFAULT_CONNECT_TIMEOUT, ConnectionStatus, McpConnection
 
 if TYPE_CHECKING:
     from ..tools.mcp_tool import MCPTool
+    from .policy import McpPolicy
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class McpManager:
         config_errors: Iterable[str] = (),
         pending: Mapping[str, McpServerEntry] | None = None,
         environment: Callable[[], Mapping[str, str]] | None = None,
+        policy: McpPolicy | None = None,
     ) -> None:
         self._log_dir = log_dir
         self._environment = environment  # the session's settings ``env``, read when a server starts
@@ -49,9 +51,11 @@ class McpManager:
         self.connections: dict[str, McpConnection] = {}
         from .policy import load_mcp_policy
 
-        self.policy = load_mcp_policy()  # the administrator's managed settings
+        # the administrator's managed settings, joined with the settings files' lists
+        self.policy = policy if policy is not None else load_mcp_policy()
+        self.refused: dict[str, tuple[McpServerEntry, bool]] = {}  # (entry, was pending), for use_policy
         self.pending: dict[str, McpServerEntry] = {
-            name: entry for name, entry in (pending or {}).items() if self._refusal(entry) is None
+            name: entry for name, entry in (pending or {}).items() if self._refusal(entry, pending=True) is None
         }
         self._lock = asyncio.Lock()
         for entry in entries:
@@ -59,6 +63,7 @@ class McpManager:
 
     @classmethod
     def from_config(cls, config: McpConfigSet, **kwargs: object) -> McpManager:
+        kwargs.setdefault("policy", config.policy)
         return cls(
             config.servers.values(), config_errors=config.errors, pending=config.pending, **kwargs  # type: ignore[arg-type]
         )
@@ -95,12 +100,33 @@ class McpManager:
                 errors.append(reason)
         return errors
 
-    def _refusal(self, entry: McpServerEntry) -> str | None:
-        """Why the managed settings do not let ``entry`` start (recorded in ``config_errors``)."""
+    def _refusal(self, entry: McpServerEntry, pending: bool = False) -> str | None:
+        """Why the policy does not let ``entry`` start (recorded in ``config_errors``)."""
         reason = self.policy.refusal(entry)
-        if reason is not None and reason not in self.config_errors:
-            self.config_errors.append(reason)
+        if reason is not None:
+            self.refused[entry.name] = (entry, pending)
+            if reason not in self.config_errors:
+                self.config_errors.append(reason)
         return reason
+
+    def use_policy(self, policy: McpPolicy) -> list[str]:
+        """Decide again with ``policy`` (the folder became trusted, so its allow list joins):
+        refused servers it lets start are added (a project server goes back to the approval
+        list); returns their names.  Nothing running is stopped: trust only widens."""
+        self.policy = policy
+        admitted = []
+        for name, (entry, pending) in list(self.refused.items()):
+            if policy.refusal(entry) is not None or name in self.connections:
+                continue
+            del self.refused[name]
+            refused_text = f"MCP server {name!r} was not started: "
+            self.config_errors = [e for e in self.config_errors if not e.startswith(refused_text)]
+            if pending:
+                self.pending[name] = entry
+            else:
+                self._connect(entry)
+                admitted.append(name)
+        return admitted
 
     def approve(self, names: Iterable[str], *, project_dir: Path | None = None) -> list[str]:
         """Start using pending project servers; with ``project_dir``, remember it in local settings."""

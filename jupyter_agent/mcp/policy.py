@@ -1,109 +1,346 @@
-"""Which MCP servers the administrator's managed settings let a session start.
+"""Which MCP servers a session may start: the administrator's controls and the lists in settings.
 
-As in Claude Code, two places in the managed settings folder (``permissions/managed.py``):
+As in Claude Code:
 
-- ``managed-mcp.json`` (``{"mcpServers": {...}}``): exclusive control.  Its servers are the
-  only ones; servers from ``~/.claude.json``, the user's settings, a project's ``.mcp.json``
-  and ``%agent --mcp`` are not started.
-- ``allowedMcpServers`` / ``deniedMcpServers`` in ``managed-settings.json``: lists of
-  ``{"serverName": "github"}``, ``{"serverCommand": ["npx", "-y", "pkg"]}`` (the exact command
-  and arguments) or ``{"serverUrl": "https://*.corp.example/*"}`` (``*`` spans anything).  A
-  denied server never starts; when ``allowedMcpServers`` is present (even empty) only the
-  servers it lists start.  The deny list wins.
+- ``managed-mcp.json`` in the managed settings folder (``permissions/managed.py``),
+  ``{"mcpServers": {...}}``: exclusive control.  Its servers (and ``managedMcpServers``) are the
+  only ones; servers from ``~/.claude.json``, the user's settings, a project's ``.mcp.json`` and
+  ``%agent --mcp`` are not started.  An empty map: no server at all.
+- ``managedMcpServers`` in the managed settings: remote servers every user gets beside their own
+  (``https://`` only, no command, ``env``, ``headersHelper`` or ``${VAR}``; a bad entry is left
+  out with a notice).  It replaces a user's or project's server of the same name; a
+  ``managed-mcp.json`` entry of the same name replaces it.
+- ``allowedMcpServers`` / ``deniedMcpServers`` in any settings file (user, project, local,
+  managed): lists of ``{"serverName": "github"}``, ``{"serverCommand": ["npx", "-y", "pkg"]}``
+  (the exact command and arguments) or ``{"serverUrl": "https://*.corp.example/*"}``.  The
+  files' lists are joined; ``allowManagedMcpServersOnly: true`` in the managed settings keeps
+  only the managed allow list (deny lists always join, so a user can block a server for
+  themselves).  A project's allow list widens what the others allow, so it waits for folder
+  trust like the project's other widening settings.
 
-Every server passes ``McpManager.add``, which asks ``refusal``; a policy that cannot be read
-refuses every server (fail closed).
+A server is checked in order: a deny entry that matches (by name, command or URL) refuses it;
+then, when an allow list is set anywhere (even ``[]``), a remote server must match one of its
+``serverUrl`` entries and a stdio server one of its ``serverCommand`` entries — a
+``serverName`` entry counts only when the list has none of that kind.  The organisation's own
+servers skip the allow list: ``managedMcpServers`` and ``managed-mcp.json`` entries, except a
+``managed-mcp.json`` entry that uses ``${VAR}`` (its real command or URL comes from the user's
+environment).
+
+``serverCommand`` and ``serverUrl`` entries may use ``${VAR}`` / ``${VAR:-default}``: an allow
+entry expands from the kernel's environment at start plus the managed ``env`` block (never a
+project's), and is ignored when a variable is unset or sits in the URL's scheme or host; a
+deny entry falls back to the user's settings ``env`` and, failing that, matches anything there.
+URL patterns: ``*`` spans anything, scheme and host compare case-insensitively, a trailing dot
+on the host and a default port (``:443``, ``:80``) are ignored, and a pattern without a path
+covers every path.  A deny pattern without a port covers every port.
+
+Every server passes ``McpManager.add``, which asks ``refusal``; a managed policy that cannot be
+read refuses every server (fail closed).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import AgentConfigError
+from ..permissions.mcp_lists import ALLOWED_NAME, ListEntry, SettingsLists, parse_server_list
 from .config import HttpServerConfig, McpServerEntry, StdioServerConfig
 
 MANAGED_MCP = "managed-mcp.json"
-_KINDS = ("serverName", "serverCommand", "serverUrl")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_URL = re.compile(r"([^:/?#]*)://([^/?#]*)(.*)", re.DOTALL)
+_DEFAULT_PORTS = {"https": ":443", "http": ":80", "wss": ":443", "ws": ":80"}
+_ANY = "\0any\0"  # a wildcard that came from the entry itself (a value's own ``*`` stays literal)
 
 
 @dataclass(frozen=True)
 class McpPolicy:
-    allowed: tuple[dict[str, Any], ...] | None = None  # None: no allow list
-    denied: tuple[dict[str, Any], ...] = ()
+    allowed: tuple[ListEntry, ...] | None = None  # None: no allow list anywhere
+    denied: tuple[ListEntry, ...] = ()
     exclusive: tuple[str, ...] | None = None  # managed-mcp.json's server names
-    source: str = "the managed settings"
-    problem: str | None = None  # the policy could not be read: nothing starts
+    provided: tuple[str, ...] = ()  # managedMcpServers' names
+    checked_managed: frozenset[str] = frozenset()  # managed-mcp.json servers using ${VAR}: checked all the same
+    problem: str | None = None  # the managed policy could not be read: nothing starts
+    managed_servers: Mapping[str, Any] | None = None  # managed-mcp.json's mcpServers (None: no file)
+    provided_servers: Mapping[str, Any] = field(default_factory=dict)  # the valid managedMcpServers
+    notices: tuple[str, ...] = ()  # managedMcpServers entries left out, and why
+    allow_env: Mapping[str, str] = field(default_factory=dict)  # what allow entries expand from
+    deny_env: Mapping[str, str] = field(default_factory=dict)  # what deny entries expand from
+    deny_fallback: Mapping[str, str] = field(default_factory=dict)  # the user's env block: after defaults
+    managed_only: bool = False  # allowManagedMcpServersOnly: the other files' allow lists do not count
 
     def refusal(self, entry: McpServerEntry) -> str | None:
         """Why ``entry`` may not start (None: it may)."""
         if self.problem is not None:
             return f"MCP server {entry.name!r} was not started: {self.problem}"
-        if self.exclusive is not None and (entry.scope != "managed" or entry.name not in self.exclusive):
+        ours = entry.scope == "managed" and (entry.name in (self.exclusive or ()) or entry.name in self.provided)
+        if self.exclusive is not None and not ours:
             return (f"MCP server {entry.name!r} was not started: the administrator's {MANAGED_MCP} decides "
                     "which MCP servers run")
-        if any(_matches(item, entry) for item in self.denied):
-            return f"MCP server {entry.name!r} was not started: deniedMcpServers in {self.source}"
-        if self.allowed is not None and not any(_matches(item, entry) for item in self.allowed):
-            return f"MCP server {entry.name!r} was not started: it is not in allowedMcpServers in {self.source}"
-        return None
+        for item in self.denied:
+            if _matches(item, entry, self.deny_env, deny=True, fallback=self.deny_fallback):
+                return f"MCP server {entry.name!r} was not started: it matches deniedMcpServers {item.describe()}"
+        if self.allowed is None or (ours and entry.name not in self.checked_managed):
+            return None
+        remote = isinstance(entry.config, HttpServerConfig)
+        kind = "serverUrl" if remote else "serverCommand"
+        candidates = [i for i in self.allowed if i.kind == kind] or [i for i in self.allowed if i.kind == "serverName"]
+        if any(_matches(item, entry, self.allow_env, deny=False) for item in candidates):
+            return None
+        need = kind if any(i.kind == kind for i in self.allowed) else "serverName"
+        what = "its name" if need == "serverName" else "its URL" if remote else "its command"
+        return (f"MCP server {entry.name!r} was not started: {what} matches no {need} entry in "
+                f"allowedMcpServers ({self._allow_sources()})")
+
+    def _allow_sources(self) -> str:
+        return ", ".join(dict.fromkeys(i.where for i in self.allowed or ())) or "an empty list"
+
+    def with_lists(self, files: Iterable[SettingsLists]) -> McpPolicy:
+        """This (managed) policy joined with the user / project / local files' lists."""
+        files = list(files)
+        denied = self.denied + tuple(i for f in files for i in f.denied)
+        allowed = self.allowed
+        if not self.managed_only:
+            for f in files:
+                if f.allowed is not None:
+                    allowed = (allowed or ()) + f.allowed
+        fallback = {k: v for f in files for k, v in f.env}
+        return replace(self, allowed=allowed, denied=denied, deny_fallback={**fallback, **self.deny_fallback})
+
+    def summary(self) -> list[str]:
+        """For ``%agent --permissions``: one line per control in force."""
+        lines = []
+        if self.problem:
+            lines.append(f"no MCP server starts: {self.problem}")
+        if self.exclusive is not None:
+            names = ", ".join(self.exclusive) or "none"
+            lines.append(f"{MANAGED_MCP} decides which servers run: {names}")
+        if self.provided:
+            lines.append("managedMcpServers: " + ", ".join(self.provided))
+        if self.allowed is not None:
+            only = " (allowManagedMcpServersOnly)" if self.managed_only else ""
+            lines.append("allowedMcpServers" + only + ": " + ("; ".join(i.describe() for i in self.allowed) or "[] (none)"))
+        if self.denied:
+            lines.append("deniedMcpServers: " + "; ".join(i.describe() for i in self.denied))
+        return lines
 
 
-def load_mcp_policy(folder: str | Path | None = None) -> McpPolicy:
+def load_mcp_policy(
+    folder: str | Path | None = None, files: Sequence[SettingsLists] = (), environ: Mapping[str, str] | None = None
+) -> McpPolicy:
+    """The managed controls (``folder``: the managed settings folder), joined with ``files``'
+    lists.  ``environ``: what allow entries expand from (default: the kernel's environment)."""
     from ..permissions.managed import managed_dir, read_managed
     from ..permissions.settings import read_settings_file
 
     base = Path(folder) if folder is not None else managed_dir()
     try:
         data, label = read_managed(base)
-        exclusive = None
+        where = str(label or base)
+        servers = None
         path = base / MANAGED_MCP
-        if os.path.lexists(path):  # even an empty one: then no server runs
+        if os.path.lexists(path):  # even an empty one: then no server runs (but managedMcpServers)
             servers = read_settings_file(path).get("mcpServers", {})
             if not isinstance(servers, dict):
                 raise AgentConfigError(f"{path}: mcpServers must be an object")
-            exclusive = tuple(servers)
-        return McpPolicy(
-            _entries(data, "allowedMcpServers", label) if "allowedMcpServers" in data else None,
-            _entries(data, "deniedMcpServers", label) or (), exclusive, str(label or base),
+        managed_only = data.get("allowManagedMcpServersOnly", False)
+        if not isinstance(managed_only, bool):
+            raise AgentConfigError(f"{where}: allowManagedMcpServersOnly must be true or false")
+        env = data.get("env", {})
+        managed_env = {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+        provided, notices = _provided(data.get("managedMcpServers"), where)
+        policy = McpPolicy(
+            parse_server_list(data["allowedMcpServers"], "allowedMcpServers", where)
+            if "allowedMcpServers" in data else None,
+            parse_server_list(data.get("deniedMcpServers", []), "deniedMcpServers", where),
+            tuple(servers) if servers is not None else None,
+            tuple(provided),
+            frozenset(name for name, raw in (servers or {}).items() if _uses_variables(raw)),
+            managed_servers=servers,
+            provided_servers=provided,
+            notices=tuple(notices),
+            allow_env={**(os.environ if environ is None else environ), **managed_env},
+            deny_env={**(os.environ if environ is None else environ), **managed_env},
+            managed_only=managed_only,
         )
     except AgentConfigError as exc:
         return McpPolicy(problem=f"the managed settings cannot be read ({exc})")
+    return policy.with_lists(files) if files else policy
 
 
-def managed_servers(folder: str | Path | None = None) -> object:
-    """``managed-mcp.json``'s ``mcpServers`` (None when there is no such file)."""
-    from ..permissions.managed import managed_dir
-    from ..permissions.settings import read_settings_file
-
-    base = Path(folder) if folder is not None else managed_dir()
-    try:
-        raw = read_settings_file(base / MANAGED_MCP)
-    except AgentConfigError:
-        return None  # load_mcp_policy refuses every server then
-    return raw.get("mcpServers") if raw else None
-
-
-def _entries(data: dict[str, Any], key: str, where: object) -> tuple[dict[str, Any], ...]:
-    items = data.get(key, [])
-    if not isinstance(items, list) or not all(
-        isinstance(i, dict) and len(i) == 1 and next(iter(i)) in _KINDS for i in items
-    ):
-        raise AgentConfigError(f"{where}: {key} must list objects like {{\"serverName\": \"github\"}}, "
-                               "{\"serverCommand\": [...]} or {\"serverUrl\": \"https://...\"}")
-    return tuple(items)
+def _provided(value: object, where: str) -> tuple[dict[str, Any], list[str]]:
+    """``managedMcpServers``: the entries that pass Claude Code's checks, and a notice per other."""
+    if value is None:
+        return {}, []
+    if not isinstance(value, dict):
+        return {}, [f"{where}: managedMcpServers was not loaded: it must be an object keyed by server name "
+                    "(the list form is Claude Desktop's setting, not Claude Code's)"]
+    kept: dict[str, Any] = {}
+    notices = []
+    for name, raw in value.items():
+        why = _provided_problem(str(name), raw)
+        if why is None:
+            kept[str(name)] = raw
+        else:
+            notices.append(f"{where}: managedMcpServers {name!r} was not loaded: {why}")
+    return kept, notices
 
 
-def _matches(item: dict[str, Any], entry: McpServerEntry) -> bool:
+def _provided_problem(name: str, raw: object) -> str | None:
+    if not ALLOWED_NAME.fullmatch(name):
+        return "a server name may only use letters, digits, '-' and '_'"
+    if not isinstance(raw, dict):
+        return "an entry must be an object"
+    if raw.get("type") not in ("http", "sse", "streamable-http"):
+        return "type must be http or sse (managed settings never name a program to run)"
+    for key in ("command", "args", "env", "headersHelper"):
+        if key in raw:
+            return f"{key!r} is not allowed here (managed settings never name a program to run)"
+    url = raw.get("url")
+    if not isinstance(url, str) or not url.lower().startswith("https://"):
+        return "url must be an https:// URL"
+    headers = raw.get("headers", {})
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        return "headers must be an object of strings"
+    for text in _strings(raw):
+        if "${" in text:
+            return "values are taken literally here: no ${VAR}"
+        if any(unicodedata.category(c) in ("Cc", "Cf") for c in text):
+            return "a key or value holds a control or invisible character"
+    return None
+
+
+def _strings(value: object) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield str(k)
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _uses_variables(raw: object) -> bool:
+    return any(_VAR.search(text) for text in _strings(raw))
+
+
+def _matches(
+    item: ListEntry, entry: McpServerEntry, env: Mapping[str, str], *, deny: bool,
+    fallback: Mapping[str, str] | None = None,
+) -> bool:
     config = entry.config
-    if "serverName" in item:
-        return bool(item["serverName"] == entry.name)
-    if "serverCommand" in item:
-        return isinstance(config, StdioServerConfig) and list(item["serverCommand"]) == [config.command, *config.args]
-    pattern = str(item["serverUrl"])
+    if item.kind == "serverName":
+        return item.value == entry.name
+    if item.kind == "serverCommand":
+        if not isinstance(config, StdioServerConfig):
+            return False
+        actual = [config.command, *config.args]
+        assert isinstance(item.value, tuple)
+        if len(actual) != len(item.value):
+            return False
+        for pattern, arg in zip(item.value, actual, strict=True):
+            expanded = _expand(pattern, env, deny, fallback)
+            if expanded is None or re.fullmatch(_regex(expanded, wild=False), arg) is None:
+                return False
+        return True
     if not isinstance(config, HttpServerConfig):
         return False
-    return re.fullmatch(".*".join(map(re.escape, pattern.split("*"))), config.url) is not None
+    assert isinstance(item.value, str)
+    return _url_matches(item.value, config.url, env, deny, fallback)
+
+
+def _expand(text: str, env: Mapping[str, str], deny: bool, fallback: Mapping[str, str] | None = None) -> str | None:
+    """``text`` with its variables filled in (a value's characters literal): from ``env``, else
+    the ``:-default``, else ``fallback``.  None: an allow entry with an unset variable (ignored);
+    in a deny entry an unset variable matches anything."""
+    out = []
+    last = 0
+    for match in _VAR.finditer(text):
+        out.append(text[last:match.start()])
+        name, default = match.group(1), match.group(2)
+        value = env.get(name, default)
+        if value is None and fallback is not None:
+            value = fallback.get(name)
+        if value is None:
+            if not deny:
+                return None
+            out.append(_ANY)
+        else:
+            out.append(value.replace("*", "\0star\0"))
+        last = match.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _regex(text: str, *, wild: bool) -> str:
+    """A pattern's regex: ``_ANY`` spans anything; with ``wild`` the entry's own ``*`` too."""
+    parts = []
+    for piece in re.split(f"({re.escape(_ANY)}|\\*)" if wild else f"({re.escape(_ANY)})", text):
+        if piece in (_ANY, "*"):
+            parts.append(".*")
+        else:
+            parts.append(re.escape(piece.replace("\0star\0", "*")))
+    return "".join(parts)
+
+
+def _split_url(text: str) -> tuple[str, str, str] | None:
+    match = _URL.fullmatch(text)
+    if match is None:
+        return None
+    scheme, authority, rest = match.groups()
+    return scheme.lower(), authority.lower(), rest
+
+
+def _host_port(scheme: str, authority: str) -> tuple[str, str]:
+    """The host (no user info, no trailing dot) and the port (empty for the scheme's default)."""
+    host = authority.rsplit("@", 1)[-1]
+    port = ""
+    match = re.fullmatch(r"(.*?)(:[0-9*]*|:\0any\0)?", host, re.DOTALL)
+    if match is not None:
+        host, port = match.group(1), match.group(2) or ""
+    if port == _DEFAULT_PORTS.get(scheme):
+        port = ""
+    return host.removesuffix("."), port
+
+
+def _unclear(authority: str) -> bool:
+    """An authority that URL parsers read differently (``a.com\\@b.com``: a browser goes to a.com)."""
+    return authority.count("@") > 1 or any(c == "\\" or c.isspace() or not c.isprintable() for c in authority)
+
+
+def _url_matches(
+    pattern: str, url: str, env: Mapping[str, str], deny: bool, fallback: Mapping[str, str] | None = None
+) -> bool:
+    raw = _split_url(pattern)
+    if raw is None:
+        return False
+    if not deny and _VAR.search(raw[0] + "://" + raw[1]):
+        return False  # the environment must not decide which host an allow entry lets in
+    expanded = _expand(pattern, env, deny, fallback)
+    target = _split_url(url)
+    parts = _split_url(expanded) if expanded is not None else None
+    if parts is None or target is None:
+        return False
+    p_scheme, p_authority, p_rest = parts
+    u_scheme, u_authority, u_rest = target
+    if _unclear(u_authority):
+        return deny  # an allow entry never lets it in; any URL deny entry keeps it out
+    if re.fullmatch(_regex(p_scheme, wild=True), u_scheme) is None:
+        return False
+    p_host, p_port = _host_port(p_scheme, p_authority)
+    u_host, u_port = _host_port(u_scheme, u_authority)
+    if re.fullmatch(_regex(p_host, wild=True), u_host) is None:
+        return False
+    if not (p_port == u_port or (deny and not p_port) or re.fullmatch(_regex(p_port, wild=True), u_port)):
+        return False
+    if not p_rest:  # no path: every path on that host
+        return True
+    return re.fullmatch(_regex(p_rest, wild=True), u_rest or "/") is not None

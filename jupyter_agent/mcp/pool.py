@@ -91,6 +91,8 @@ async def assemble_tool_pool(
         pool = [t for t in pool if t.name not in RESOURCE_TOOL_NAMES]
     pool = filter_tools_by_deny_rules(pool, permission_context)
     defer = (policy or DeferPolicy.from_env()).defer_mcp(sum(1 for t in pool if is_mcp_tool(t)))
+    if not any(t.name == TOOL_SEARCH_NAME for t in pool):  # nothing could discover them: send them all
+        defer = False
     for tool in pool:
         if is_mcp_tool(tool):
             tool.should_defer = defer  # type: ignore[misc]  # an MCPTool instance attribute

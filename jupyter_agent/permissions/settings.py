@@ -30,6 +30,7 @@ from ..core.permission_types import (
 from ..errors import AgentConfigError
 from .hook_remote import HttpHookPolicy
 from .hooks_config import HookMatcher, parse_hooks
+from .mcp_lists import ListEntry, SettingsLists, parse_server_list
 from .rules import RuleSyntaxError, parse_rule
 
 FILE_SOURCES: tuple[RuleSource, ...] = ("userSettings", "projectSettings", "localSettings")
@@ -76,6 +77,9 @@ class FileSettings:
     auto_rules: tuple[tuple[str, tuple[str, ...]], ...] = ()
     http_hook_urls: tuple[str, ...] | None = None  # allowedHttpHookUrls (None: not set here)
     http_hook_env: tuple[str, ...] | None = None  # httpHookAllowedEnvVars (None: not set here)
+    # allowedMcpServers / deniedMcpServers (not the managed file's: mcp/policy.py reads those)
+    mcp_allowed: tuple[ListEntry, ...] | None = None
+    mcp_denied: tuple[ListEntry, ...] = ()
 
     def widening(self) -> list[str]:
         """The parts that let the agent do more, in plain words (empty when none)."""
@@ -96,13 +100,15 @@ class FileSettings:
             parts.append("allowedHttpHookUrls " + ", ".join(self.http_hook_urls))
         if self.http_hook_env:
             parts.append("httpHookAllowedEnvVars " + ", ".join(self.http_hook_env))
+        if self.mcp_allowed:  # the files' allow lists are joined: entries widen another file's list
+            parts.append("allowedMcpServers " + ", ".join(str(i.value) for i in self.mcp_allowed))
         return parts
 
     def restricted(self) -> FileSettings:
         """Only the parts that restrict (deny / ask rules, restricting modes, bypass switch-off)."""
         mode = None if self.mode in WIDENING_MODES else self.mode
         return replace(self, rules={**self.rules, "allow": ()}, mode=mode, directories=(), hooks=(), env=(),
-                       auto_rules=(), http_hook_urls=None, http_hook_env=None)
+                       auto_rules=(), http_hook_urls=None, http_hook_env=None, mcp_allowed=None)
 
     def label(self, project: Path) -> str:
         try:
@@ -137,6 +143,8 @@ class Settings:
     auto_mode: dict[str, tuple[str, ...]] = field(default_factory=dict)
     ignored_auto_mode: Path | None = None  # the shared project file's autoMode: never read (``AUTO_MODE_SOURCES``)
     http_hook_policy: HttpHookPolicy = field(default_factory=HttpHookPolicy)  # the files' lists, joined
+    # the user / project / local files' allowedMcpServers / deniedMcpServers (``mcp/policy.py``)
+    mcp_lists: tuple[SettingsLists, ...] = ()
 
     @property
     def managed_rules_only(self) -> bool:
@@ -189,6 +197,7 @@ def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], ba
         _auto_rules(data.get("autoMode", {}), path),
         _names(data, "allowedHttpHookUrls", path),
         _names(data, "httpHookAllowedEnvVars", path),
+        *(_mcp_lists(data, str(path)) if not managed else (None, ())),
     )
 
 
@@ -279,6 +288,11 @@ def _combine(
         if f.cleanup_days is not None:
             cleanup_days = f.cleanup_days
 
+    mcp_lists = tuple(  # a deny entry's unset ${VAR} may come from the user's own env block
+        SettingsLists(str(f.path), f.mcp_allowed, f.mcp_denied, f.env if f.source == "userSettings" else ())
+        for f in parsed if f is not managed and (f.mcp_allowed is not None or f.mcp_denied)
+    )
+
     def first(flag: str) -> Path | None:  # a switch that only restricts: any file's true holds
         return next((f.path for f in parsed if getattr(f, flag)), None)
 
@@ -287,7 +301,7 @@ def _combine(
         tuple(d for f in parsed for d in f.directories), hooks,
         tuple(f.path for f in parsed), first("bypass_off"), cleanup_days, withheld, problems,
         first("block_reads"), managed, auto_disabled_by=first("auto_off"), env=env, auto_mode=auto_mode,
-        http_hook_policy=HttpHookPolicy(urls, env_vars),
+        http_hook_policy=HttpHookPolicy(urls, env_vars), mcp_lists=mcp_lists,
     )
 
 
@@ -300,6 +314,12 @@ def _live_hooks(parsed: list[FileSettings], managed: FileSettings | None) -> tup
     if any(f.hooks_off for f in parsed if f is not managed):
         return managed.hooks if managed is not None else ()
     return tuple(h for f in parsed for h in f.hooks)  # allowManagedHooksOnly: the others have none
+
+
+def _mcp_lists(data: dict[str, Any], where: str) -> tuple[tuple[ListEntry, ...] | None, tuple[ListEntry, ...]]:
+    allowed = parse_server_list(data["allowedMcpServers"], "allowedMcpServers", where) \
+        if "allowedMcpServers" in data else None
+    return allowed, parse_server_list(data.get("deniedMcpServers", []), "deniedMcpServers", where)
 
 
 def _flag(block: dict[str, Any], key: str, path: Path, prefix: str = "") -> bool:

@@ -185,3 +185,59 @@ async def test_settings_broken_after_start_are_reported_not_fatal(server, make_s
     assert outcome.stop_reason == "end_turn" and not marker.exists()
     messages = [e.message for e in events.of(AgentErrorEvent) if e.kind == "trust"]
     assert len(messages) == 1 and "not valid JSON" in messages[0]
+
+
+async def test_mcp_lists_in_the_settings_files_decide_which_servers_start(server, make_session, tmp_path, managed_policy):
+    """The managed list allows one server; the user's own file blocks another; the project's
+    list (which widens the managed one) waits for the trust card, then its server starts and
+    its tools are sent with that same turn's first request."""
+    import sys
+
+    from tests.mcp.conftest import DEMO
+
+    demo = {"command": sys.executable, "args": [str(DEMO)]}
+    (managed_policy / "managed-settings.json").write_text(json.dumps({"allowedMcpServers": [{"serverName": "corp"}]}))
+    (tmp_path / "home" / ".claude").mkdir(parents=True)
+    (tmp_path / "home" / ".claude" / "settings.json").write_text(json.dumps(
+        {"deniedMcpServers": [{"serverName": "blocked"}], "allowedMcpServers": [{"serverName": "blocked"}]}))
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"allowedMcpServers": [{"serverName": "team"}]}))
+    approver = Approver(server, tmp_path / "none", trust=True)
+    session, events = make_session([], can_use_tool=approver, mcp_servers={"corp": demo, "team": demo, "blocked": demo})
+    assert session.trust.held_back == (".claude/settings.json: allowedMcpServers team",)
+    assert set(session.tool_pool.mcp.connections) == {"corp"}
+    server.push(reply("hello"))
+    await session.submit("hi")
+    assert [name for name, _ in approver.asks] == ["TrustFolder"]
+    assert "would allow the MCP servers: team." in approver.asks[0][1]
+    sent = {t["name"] for t in server.message_requests[0].body["tools"]}
+    assert {"mcp__corp__add", "mcp__team__add"} <= sent and not any("blocked" in n for n in sent)
+    shown = [e.message for e in events.of(AgentErrorEvent) if e.kind == "mcp"]
+    assert any("'blocked' was not started: it matches deniedMcpServers" in m for m in shown)
+    assert not any("'team' was not started" in m for m in shown)
+    from jupyter_agent.magics.reports import permissions_text
+
+    report = permissions_text(session)
+    assert "MCP servers:\n  allowedMcpServers: " in report and '{"serverName": "team"}' in report
+    assert 'deniedMcpServers: {"serverName": "blocked"}' in report
+
+
+def test_the_trust_card_names_every_widening_part(tmp_path):
+    """A file that only sets variables, reviewer rules, HTTP-hook limits or MCP servers still says
+    what trusting it would do (the card once read "would ." for such a file)."""
+    from jupyter_agent.agent.folder_trust import trust_message
+    from jupyter_agent.permissions.settings import load_settings
+
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.local.json").write_text(json.dumps({
+        "env": {"PATH": "./bin", "API_URL": "x"},
+        "autoMode": {"allow": ["anything"]},
+        "allowedHttpHookUrls": ["https://hooks.example/*"],
+        "httpHookAllowedEnvVars": ["TOKEN"],
+        "allowedMcpServers": [{"serverUrl": "https://mcp.example/*"}],
+    }))
+    settings = load_settings(tmp_path, home=tmp_path / "home", trusted=False, managed_dir=tmp_path / "none")
+    text = trust_message(tmp_path, settings.withheld)
+    assert (".claude/settings.local.json would set for every command, hook and server: PATH, API_URL; "
+            "add auto mode reviewer rules: allow; let HTTP hooks reach: https://hooks.example/*; "
+            "let HTTP hooks send the variables: TOKEN; allow the MCP servers: https://mcp.example/*.") in text
