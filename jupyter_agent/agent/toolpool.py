@@ -21,10 +21,13 @@ from .toolset import api_tools
 
 
 def make_mcp_manager(
-    config: SessionConfig, session_dir: Path, environment: Callable[[], Mapping[str, str]] | None = None
+    config: SessionConfig, session_dir: Path, environment: Callable[[], Mapping[str, str]] | None = None,
+    settings: Any | None = None,
 ) -> Any | None:
     """An McpManager for the configured servers (nothing starts yet), or None without any.
-    ``environment``: the session's settings ``env`` (``${VAR}`` in ``.mcp.json`` sees it too)."""
+    ``environment``: the session's settings ``env`` (``${VAR}`` in ``.mcp.json`` sees it too);
+    ``settings``: the session's settings files, whose ``allowedMcpServers`` / ``deniedMcpServers``
+    join the managed ones."""
     if not config.load_mcp and not config.mcp_servers:
         return None
     try:
@@ -35,7 +38,11 @@ def make_mcp_manager(
     project = config.resolved_project_dir() if config.load_mcp else None
     settings_env = environment() if environment is not None else {}
     environ = {**os.environ, **settings_env} if settings_env else None
-    loaded = load_mcp_config(project, home=config.home, extra=config.mcp_servers or None, environ=environ)
+    from ..mcp.policy import load_mcp_policy
+
+    policy = load_mcp_policy(files=getattr(settings, "mcp_lists", ()))
+    loaded = load_mcp_config(project, home=config.home, extra=config.mcp_servers or None, environ=environ,
+                             policy=policy)
     if not loaded.servers and not loaded.pending and not loaded.errors:
         return None
     return McpManager.from_config(loaded, log_dir=session_dir / "mcp", environment=environment)
@@ -49,21 +56,29 @@ class ToolPool:
         self.load_errors = list(load_errors or [])  # built-in tools whose module failed to import
         self._ready = False
         self._cache: tuple[frozenset[str], list[dict[str, Any]], str] | None = None
+        self._reported: set[str] = set()  # MCP problems already shown
 
     async def ensure(self, context: ToolUseContext, emit: Emit) -> ToolUseContext:
-        """Start MCP servers and add their tools (first call only); returns the context to use."""
+        """Start MCP servers and add their tools; returns the context to use.  The first call
+        starts every configured server; a later one only servers added since (``%agent --mcp``,
+        or allowed once the folder was trusted), if any."""
         if self._ready:
-            return context
-        self._ready = True
-        for problem in self.load_errors:
-            emit(AgentErrorEvent(f"Tool not available: {problem}", kind="tools"))
-        if self.mcp is None:
-            return context
+            if self.mcp is None or not any(c.status == "pending" for c in self.mcp.connections.values()):
+                return context
+        else:
+            self._ready = True
+            for problem in self.load_errors:
+                emit(AgentErrorEvent(f"Tool not available: {problem}", kind="tools"))
+            if self.mcp is None:
+                return context
         from ..mcp.pool import assemble_tool_pool
 
         pool = await assemble_tool_pool(context.options.tools, self.mcp, context.permission_context)
         for problem in [*self.mcp.config_errors, *_failed_servers(self.mcp)]:
-            emit(AgentErrorEvent(f"MCP: {problem}", kind="mcp"))
+            if problem not in self._reported:  # each once, not again when a server joins later
+                self._reported.add(problem)
+                emit(AgentErrorEvent(f"MCP: {problem}", kind="mcp"))
+        self._cache = None
         options = dataclasses.replace(context.options, tools=tuple(pool))
         return context.with_changes(options=options)
 

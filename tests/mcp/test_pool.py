@@ -88,3 +88,14 @@ async def test_api_tools_for_request_follows_discovery(manager):
     tools, prompt = await api_tools_for_request(pool, with_discovered(AppState(), ["mcp__demo__add"]), options)
     assert [t["name"] for t in tools] == ["ToolSearch", "mcp__demo__add"]
     assert tools[1]["input_schema"]["required"] == ["a", "b"] and "mcp__demo__add" not in prompt
+
+
+async def test_without_toolsearch_nothing_is_deferred(manager):
+    """Deferred tools are reached only through ToolSearch: a pool without it sends them all."""
+    from jupyter_agent.mcp.pool import is_deferred
+    from jupyter_agent.tools.tool_search import ToolSearchTool
+
+    pool = await assemble_tool_pool([SleepTool()], manager, ToolPermissionContext(), DeferPolicy("always"))
+    assert any(t.name.startswith("mcp__") for t in pool) and not any(is_deferred(t) for t in pool)
+    searchable = await assemble_tool_pool([ToolSearchTool()], manager, ToolPermissionContext(), DeferPolicy("always"))
+    assert all(is_deferred(t) for t in searchable if t.name.startswith("mcp__"))

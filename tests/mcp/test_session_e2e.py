@@ -73,3 +73,30 @@ async def test_toolsearch_discovers_then_calls_deferred_tool(server, manager, tm
     assert _tool_results(third)[-1]["content"][0]["text"] == "42"
     sent_next, deferred = tools_for_request(session.context.options.tools, session.context.get_app_state())
     assert "mcp__demo__add" in [t.name for t in sent_next] and "mcp__demo__add" not in deferred
+
+
+async def test_a_server_added_to_a_running_session_starts_and_its_tools_are_sent(server, tmp_path, approve):
+    """``%agent --mcp`` on a session that has already run a turn: the new server starts before
+    the next request, whose tool list has its tools (the first server's are still there)."""
+    import sys
+
+    from .conftest import DEMO
+
+    demo = {"command": sys.executable, "args": [str(DEMO)]}
+    config = scripted_config(server, tmp_path, retry=RetryPolicy(max_retries=0), load_settings=False,
+                             mcp_servers={"first": demo})
+    session = AgentSession(config, can_use_tool=approve, tools=[])
+    try:
+        server.push(reply("hello"))
+        await session.submit("hi")
+        assert session.tool_pool.mcp.add_servers({"second": demo}) == []
+        server.push(reply(tool_use("mcp__second__add", {"a": 1, "b": 2})), reply("3"))
+        await session.submit("add")
+    finally:
+        await session.aclose()
+    first_turn, second_turn, third = (r.body for r in server.message_requests)
+    assert "mcp__first__add" in {t["name"] for t in first_turn["tools"]}
+    assert {"mcp__first__add", "mcp__second__add"} <= {t["name"] for t in second_turn["tools"]}
+    (result,) = [b for m in third["messages"] if m["role"] == "user" and isinstance(m["content"], list)
+                 for b in m["content"] if b.get("type") == "tool_result"]
+    assert result["content"][0]["text"] == "3" and not result.get("is_error")
