@@ -78,13 +78,15 @@ def with_timeout(handler: CanUseTool, seconds: float) -> CanUseTool:
 
 def session_approver(
     get_handler: Callable[[], CanUseTool | None], get_timeout: Callable[[], float | None],
-    reviewer: AutoModeReviewer | None = None,
+    reviewer: AutoModeReviewer | None = None, get_prompt_tool: Callable[[], str | None] = lambda: None,
 ) -> CanUseTool:
     """The ``can_use_tool`` a session's loop uses: the current UI handler (read at each ask),
     denied when there is none, bounded by the timeout, withdrawn by Stop.  In auto mode the
-    ``reviewer`` (``auto_mode.AutoModeReviewer``) decides first when it may; a question that
-    then reaches the user runs the Notification hooks.  Under the managed settings'
-    allowManagedPermissionRulesOnly no ask offers "Always allow"."""
+    ``reviewer`` (``auto_mode.AutoModeReviewer``) decides first when it may; with a permission
+    prompt tool (``get_prompt_tool``, ``prompt_tool.py``) that MCP tool answers in the user's
+    place (not the folder-trust card); a question that then reaches the user runs the
+    Notification hooks.  Under the managed settings' allowManagedPermissionRulesOnly no ask
+    offers "Always allow"."""
 
     async def approve(
         tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, ask: PermissionAsk, tool_use_id: str
@@ -93,6 +95,16 @@ def session_approver(
             decided = await reviewer.decide(tool, input, context, ask)
             if decided is not None:
                 return decided
+        prompt_tool = get_prompt_tool()
+        if prompt_tool and ask.reason != "folder trust":
+            from .prompt_tool import ask_prompt_tool
+
+            async def by_tool(*args: Any) -> UserDecision:
+                return await ask_prompt_tool(prompt_tool, *args)
+
+            timeout = get_timeout()
+            answer = with_timeout(by_tool, timeout) if timeout is not None else by_tool
+            return await until_stopped(answer)(tool, input, context, ask, tool_use_id)
         if ask.suggestions and context.permission_context.managed_rules_only:
             ask = replace(ask, suggestions=())
         from ..permissions.hooks import get_hook_runner

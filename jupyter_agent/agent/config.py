@@ -56,6 +56,8 @@ class SessionConfig:
     system_prompt_extra: str = ""
     approval_timeout: float | None = None
     client: Any = None
+    # An MCP tool (``mcp__server__tool``) that answers asks instead of a person (``prompt_tool.py``)
+    permission_prompt_tool: str | None = None
     # Additions beyond the agreed shape (all optional):
     effort: str | None = None  # "low" | "medium" | "high" | "xhigh" | "max" (adaptive models)
     retry: RetryPolicy = field(default_factory=RetryPolicy)

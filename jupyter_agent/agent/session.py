@@ -89,7 +89,8 @@ class AgentSession(CompactionMixin):
         # What the loop calls: the current ``can_use_tool``, else a denial; timeout; Stop withdraws.
         self.auto_mode = AutoModeReviewer(self)  # decides first in auto mode
         self.approver = session_approver(
-            lambda: self.can_use_tool, lambda: self.config.approval_timeout, self.auto_mode
+            lambda: self.can_use_tool, lambda: self.config.approval_timeout, self.auto_mode,
+            lambda: self.config.permission_prompt_tool,
         )
         self.settings = settings = load_session_settings(config)
         self.initial_permissions = build_permission_context(config, settings)

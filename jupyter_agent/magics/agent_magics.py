@@ -34,6 +34,9 @@ class AgentMagics(Magics):
     allow = List(Unicode(), help="Extra allow rules for new sessions, e.g. 'Bash(pytest:*)'.").tag(config=True)
     deny = List(Unicode(), help="Extra deny rules for new sessions, e.g. 'Read(./.env)'.").tag(config=True)
     approval_timeout = Float(None, allow_none=True, help="Deny an unanswered ask after this many seconds.").tag(config=True)
+    permission_prompt_tool = Unicode(
+        None, allow_none=True, help="An MCP tool (mcp__server__tool) that answers approvals instead of a person."
+    ).tag(config=True)
     base_url = Unicode(None, allow_none=True, help="Messages API base URL (default: ANTHROPIC_BASE_URL).").tag(config=True)
     api_key = Unicode(None, allow_none=True, help="API key (default: ANTHROPIC_API_KEY).").tag(config=True)
     max_turns = Int(100, help="Model requests allowed in one turn.").tag(config=True)
@@ -55,6 +58,12 @@ class AgentMagics(Magics):
     def _default_approval_timeout(self) -> float | None:
         value = os.environ.get("JUPYTER_AGENT_APPROVAL_TIMEOUT")  # headless runs set it
         return float(value) if value else None
+
+    @default("permission_prompt_tool")
+    def _default_permission_prompt_tool(self) -> str | None:
+        from ..agent.prompt_tool import PROMPT_TOOL_ENV
+
+        return os.environ.get(PROMPT_TOOL_ENV) or None  # headless runs set it
 
     @default("model")
     def _default_model(self) -> str:
@@ -92,7 +101,8 @@ class AgentMagics(Magics):
             if forgotten:
                 return reports.Text("\n".join(forgotten))
             if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny or opts.add_dir \
-                    or opts.approval_timeout is not None or opts.mcp or opts.trust or opts.sandbox:
+                    or opts.approval_timeout is not None or opts.mcp or opts.trust or opts.sandbox \
+                    or opts.permission_prompt_tool:
                 return reports.Text(reports.session_text(session))
             raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
         self._start_turn(session, prompt)
@@ -120,6 +130,7 @@ class AgentMagics(Magics):
             api_key=self.api_key,
             notebook_path=cell_context.notebook_path(self.shell),
             approval_timeout=self.approval_timeout if opts.approval_timeout is None else opts.approval_timeout,
+            permission_prompt_tool=opts.permission_prompt_tool or self.permission_prompt_tool,
             mcp_servers=_mcp_servers(opts.mcp, cwd) or None,
             trust_project=opts.trust,
             sandbox=opts.sandbox or self.sandbox,
@@ -180,6 +191,8 @@ class AgentMagics(Magics):
             session.config.model = opts.model
         if opts.approval_timeout is not None:
             session.config.approval_timeout = opts.approval_timeout
+        if opts.permission_prompt_tool:  # from the next ask on
+            session.config.permission_prompt_tool = opts.permission_prompt_tool
         if opts.trust:  # applied (and recorded) at the start of the next turn
             session.config.trust_project = True
         if opts.sandbox:  # from the next command on

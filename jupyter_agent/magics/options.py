@@ -17,8 +17,10 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..core.permission_types import PERMISSION_MODES
 
+PROMPT_TOOL_NAME = re.compile(r"mcp__[A-Za-z0-9_-]+?__[A-Za-z0-9_.-]+")
 _SESSION_ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.:-]{6,}$")
-_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout", "--mcp", "--add-dir", "--forget"}
+_VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout", "--mcp", "--add-dir", "--forget",
+                  "--permission-prompt-tool"}
 _FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help", "--trust", "--sandbox", "--permissions"}
 _ACTIONS = ("stop", "compact", "cost", "tools", "permissions")
 
@@ -34,6 +36,7 @@ class AgentOptions:
     add_dir: list[str] = field(default_factory=list)
     forget: list[str] = field(default_factory=list)
     approval_timeout: float | None = None
+    permission_prompt_tool: str | None = None
     mcp: list[str] = field(default_factory=list)
     rewind: int | None = None
     stop: bool = False
@@ -78,6 +81,8 @@ def _folder(value: str) -> str:
           help="Remove a rule from this session and from the user / project / local settings files (repeatable).")
 @argument("--approval-timeout", type=float, metavar="SECONDS",
           help="Deny an approval nobody answers within SECONDS (headless runs).")
+@argument("--permission-prompt-tool", metavar="TOOL",
+          help="An MCP tool (mcp__server__tool) that answers approvals instead of a person (headless runs).")
 @argument("--mcp", action="append", default=[], metavar="SERVERS",
           help="MCP servers for this session: .mcp.json-style JSON text or a path to such a file (repeatable).")
 @argument("--trust", action="store_true",
@@ -171,6 +176,7 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
         add_dir=[_folder(value) for value in args.add_dir or []],
         forget=list(args.forget or []),
         approval_timeout=args.approval_timeout,
+        permission_prompt_tool=args.permission_prompt_tool,
         mcp=list(args.mcp or []),
         rewind=args.rewind,
         stop=args.stop,
@@ -184,6 +190,9 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
     )
     if opts.approval_timeout is not None and not opts.approval_timeout > 0:
         raise UsageError(f"%agent: --approval-timeout must be a positive number of seconds\n\n{usage_text()}")
+    if opts.permission_prompt_tool is not None and not PROMPT_TOOL_NAME.fullmatch(opts.permission_prompt_tool):
+        raise UsageError("%agent: --permission-prompt-tool takes an MCP tool's name, mcp__SERVER__TOOL, "
+                         f"not {opts.permission_prompt_tool!r}\n\n{usage_text()}")
     if opts.rewind is not None and opts.rewind < 1:
         raise UsageError(f"%agent: --rewind takes a number of turns, 1 or more\n\n{usage_text()}")
     actions = [a for a in _ACTIONS if getattr(opts, a)]

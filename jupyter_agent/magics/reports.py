@@ -174,6 +174,9 @@ def permissions_text(session: AgentSession) -> str:
     if perm.block_outside_reads:
         lines.append("Reads outside the working directories are refused (blockReadsOutsideWorkingDirectories)")
     lines.append(_sandbox_line(session))
+    if tool := getattr(session.config, "permission_prompt_tool", None):
+        lines.append(f"Approvals are answered by the MCP tool {tool} (--permission-prompt-tool), not by you; "
+                     "the folder-trust card still asks you")
     from ..tools.shell.environment import settings_env
 
     if env := settings_env(session.context):  # names only: the values may be keys

@@ -111,3 +111,38 @@ def test_approval_timeout_option_is_parsed_and_checked():
     for bad in ("--approval-timeout 0 x", "--approval-timeout -3 x", "--approval-timeout soon x"):
         with pytest.raises(UsageError):
             parse_options(bad)
+
+
+def test_a_permission_prompt_tool_answers_in_a_headless_run(server, dirs, monkeypatch, tmp_path):
+    """``JUPYTER_AGENT_PERMISSION_PROMPT_TOOL`` names an MCP approval tool; the notebook's
+    ``%agent`` line brings its server with ``--mcp``.  The tool, not a timeout, decides."""
+    import sys
+
+    work, home = dirs
+    log = tmp_path / "asked.jsonl"
+    approver = ROOT / "tests" / "mcp" / "servers" / "approver_server.py"
+    servers = json.dumps({"approver": {"command": sys.executable, "args": [str(approver)],
+                                       "env": {"APPROVER_LOG": str(log)}}})
+    monkeypatch.setenv("JUPYTER_AGENT_PERMISSION_PROMPT_TOOL", "mcp__approver__approve")
+    server.push(reply(tool_use("Bash", {"command": "touch made.txt"}, id="b1"),
+                      tool_use("Bash", {"command": "rm -f made.txt"}, id="b2")))
+    server.push(reply("Made it."))
+    printed = _run(_notebook(server.url, f"%agent --approval-timeout 30 --mcp '{servers}' create made.txt"), work, home)
+    assert "turns done: ['end_turn']" in printed and "made: True" in printed
+    result = _tool_result_text(server)
+    assert "Deleting files needs a ticket." in result and "No one answered" not in result
+    assert [json.loads(line)["input"]["command"] for line in log.read_text().splitlines()] == [
+        "touch made.txt", "rm -f made.txt"]
+
+
+def test_permission_prompt_tool_option_is_parsed_and_checked():
+    from IPython.core.error import UsageError
+
+    from jupyter_agent.magics.options import parse_options
+
+    assert parse_options("--permission-prompt-tool mcp__ci__approve go").permission_prompt_tool == "mcp__ci__approve"
+    assert parse_options("go").permission_prompt_tool is None
+    for bad in ("--permission-prompt-tool approve go", "--permission-prompt-tool mcp__ci go",
+                "--permission-prompt-tool Bash go"):
+        with pytest.raises(UsageError):
+            parse_options(bad)
