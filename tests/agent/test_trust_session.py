@@ -241,3 +241,26 @@ def test_the_trust_card_names_every_widening_part(tmp_path):
     assert (".claude/settings.local.json would set for every command, hook and server: PATH, API_URL; "
             "add auto mode reviewer rules: allow; let HTTP hooks reach: https://hooks.example/*; "
             "let HTTP hooks send the variables: TOKEN; allow the MCP servers: https://mcp.example/*.") in text
+
+
+async def test_a_project_mcp_server_allowed_by_trust_given_later_starts_on_the_next_turn(
+    server, make_session, tmp_path, managed_policy
+):
+    import sys
+
+    from tests.mcp.conftest import DEMO
+
+    demo = {"command": sys.executable, "args": [str(DEMO)]}
+    (managed_policy / "managed-settings.json").write_text(json.dumps({"allowedMcpServers": [{"serverName": "corp"}]}))
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"allowedMcpServers": [{"serverName": "team"}]}))
+    approver = Approver(server, tmp_path / "none", trust=False)
+    session, _ = make_session([], can_use_tool=approver, mcp_servers={"corp": demo, "team": demo})
+    server.push(reply("first"))
+    await session.submit("hi")
+    first = {t["name"] for t in server.message_requests[0].body["tools"]}
+    assert "mcp__corp__add" in first and not any(n.startswith("mcp__team__") for n in first)
+    session.config.trust_project = True  # %agent --trust on the running session
+    server.push(reply("second"))
+    await session.submit("again")
+    assert "mcp__team__add" in {t["name"] for t in server.message_requests[1].body["tools"]}
