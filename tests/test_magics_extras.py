@@ -109,3 +109,23 @@ async def test_sandbox_option_turns_the_sandbox_on_for_the_session(ip, tmp_path)
     ip.run_line_magic("agent", "--new --sandbox")
     fresh = ip._jupyter_agent_magics.session
     assert fresh is not session and sandbox_settings(fresh.context).enabled
+
+
+async def test_mcp_servers_join_a_running_session_that_started_without_any(ip, server, tmp_path):
+    """``%agent --mcp`` after a turn: the session gets an MCP manager, the server starts before
+    the next request, and that request carries its tools."""
+    import sys
+
+    from tests.mcp.conftest import DEMO
+
+    server.push(reply(text("first")), reply(text("second")))
+    ip.run_line_magic("agent", "--new")
+    await _run(ip, "hello", "cell-a")
+    session = ip._jupyter_agent_magics.session
+    assert session.tool_pool.mcp is None
+    spec = json.dumps({"demo": {"command": sys.executable, "args": [str(DEMO)]}})
+    ip.run_line_magic("agent", f"--mcp '{spec}'")
+    await _run(ip, "again", "cell-b")
+    first, second = (r.body for r in server.message_requests)
+    assert not any(t["name"].startswith("mcp__") for t in first.get("tools", []))
+    assert "mcp__demo__add" in {t["name"] for t in second["tools"]}

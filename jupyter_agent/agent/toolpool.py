@@ -48,6 +48,18 @@ def make_mcp_manager(
     return McpManager.from_config(loaded, log_dir=session_dir / "mcp", environment=environment)
 
 
+def empty_mcp_manager(
+    session_dir: Path, environment: Callable[[], Mapping[str, str]] | None = None, settings: Any | None = None
+) -> Any:
+    """An McpManager with no servers yet, under the same policy as ``make_mcp_manager``'s, for a
+    session that started without MCP and is given servers later (``%agent --mcp``)."""
+    from ..mcp.manager import McpManager
+    from ..mcp.policy import load_mcp_policy
+
+    policy = load_mcp_policy(files=getattr(settings, "mcp_lists", ()))
+    return McpManager(log_dir=session_dir / "mcp", environment=environment, policy=policy)
+
+
 class ToolPool:
     """Assembles the pool once per session and answers "which tools does this request send"."""
 

@@ -210,8 +210,12 @@ class AgentMagics(Magics):
         if opts.mcp:
             servers = _mcp_servers(opts.mcp, Path.cwd())
             manager = session.tool_pool.mcp
-            if manager is None:
-                raise UsageError("%agent --mcp: this session started without MCP; use --new --mcp ... to add servers")
+            if manager is None:  # a session that started without MCP gets a manager now
+                from ..agent.toolpool import empty_mcp_manager
+                from ..tools.shell.environment import settings_env
+
+                manager = session.tool_pool.mcp = empty_mcp_manager(
+                    session.context.session_dir, lambda: settings_env(session.context), session.settings)
             problems = manager.add_servers(servers)
             if problems:  # the others were added
                 raise UsageError("%agent --mcp: " + "; ".join(problems))
