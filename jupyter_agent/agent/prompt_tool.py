@@ -40,7 +40,7 @@ async def ask_prompt_tool(
         return _deny(name, tool, "is not available (is its MCP server configured and running?)")
     arguments = {"tool_name": tool.name, "input": input.model_dump(mode="json"), "tool_use_id": tool_use_id}
     try:
-        result = await connection.call_tool(target.tool_name, arguments, timeout=ANSWER_TIMEOUT)
+        result = await connection.call_tool(getattr(target, "tool_name", name), arguments, timeout=ANSWER_TIMEOUT)
     except Exception as exc:  # fail closed
         return _deny(name, tool, f"failed ({exc})")
     text = "".join(getattr(block, "text", "") for block in result.content).strip()
