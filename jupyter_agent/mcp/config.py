@@ -198,6 +198,8 @@ def load_mcp_config(
         result.add(*parse_mcp_servers(dict(managed.provided_servers), "managed", environ))
     if managed.managed_servers is not None:  # the administrator's servers (the only ones then)
         result.add(*parse_mcp_servers(managed.managed_servers, "managed", environ))
+    for name in [n for n in result.pending if n in result.servers and result.servers[n].scope == "managed"]:
+        del result.pending[name]  # the organisation's server of that name wins: nothing to approve
     return result
 
 

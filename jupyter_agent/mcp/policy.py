@@ -31,8 +31,9 @@ entry expands from the kernel's environment at start plus the managed ``env`` bl
 project's), and is ignored when a variable is unset or sits in the URL's scheme or host; a
 deny entry falls back to the user's settings ``env`` and, failing that, matches anything there.
 URL patterns: ``*`` spans anything, scheme and host compare case-insensitively, a trailing dot
-on the host and a default port (``:443``, ``:80``) are ignored, and a pattern without a path
-covers every path.  A deny pattern without a port covers every port.
+on the host is ignored, a pattern without a path covers every path, and one without a port
+means the scheme's default port (a deny pattern: every port).  A URL whose host parsers read
+differently (``a.example\\@b.example``, ``%``-encoding) matches no allow and every URL deny entry.
 
 Every server passes ``McpManager.add``, which asks ``refusal``; a managed policy that cannot be
 read refuses every server (fail closed).
@@ -299,21 +300,21 @@ def _split_url(text: str) -> tuple[str, str, str] | None:
     return scheme.lower(), authority.lower(), rest
 
 
-def _host_port(scheme: str, authority: str) -> tuple[str, str]:
-    """The host (no user info, no trailing dot) and the port (empty for the scheme's default)."""
+def _host_port(authority: str) -> tuple[str, str]:
+    """The host (no user info, no trailing dot) and the port as written (``:8080``, or empty)."""
     host = authority.rsplit("@", 1)[-1]
     port = ""
     match = re.fullmatch(r"(.*?)(:[0-9*]*|:\0any\0)?", host, re.DOTALL)
     if match is not None:
         host, port = match.group(1), match.group(2) or ""
-    if port == _DEFAULT_PORTS.get(scheme):
-        port = ""
     return host.removesuffix("."), port
 
 
 def _unclear(authority: str) -> bool:
     """An authority that URL parsers read differently (``a.com\\@b.com``: a browser goes to a.com)."""
-    return authority.count("@") > 1 or any(c == "\\" or c.isspace() or not c.isprintable() for c in authority)
+    host = authority.rsplit("@", 1)[-1]
+    return authority.count("@") > 1 or "%" in host or any(
+        c == "\\" or c.isspace() or not c.isprintable() for c in authority)
 
 
 def _url_matches(
@@ -335,11 +336,16 @@ def _url_matches(
         return deny  # an allow entry never lets it in; any URL deny entry keeps it out
     if re.fullmatch(_regex(p_scheme, wild=True), u_scheme) is None:
         return False
-    p_host, p_port = _host_port(p_scheme, p_authority)
-    u_host, u_port = _host_port(u_scheme, u_authority)
+    p_host, p_port = _host_port(p_authority)
+    u_host, u_port = _host_port(u_authority)
     if re.fullmatch(_regex(p_host, wild=True), u_host) is None:
         return False
-    if not (p_port == u_port or (deny and not p_port) or re.fullmatch(_regex(p_port, wild=True), u_port)):
+    default = _DEFAULT_PORTS.get(u_scheme, "")
+    u_port = u_port or default
+    if not p_port:  # no port in the pattern: the scheme's default (for a deny entry: any port)
+        if not (deny or u_port == default):
+            return False
+    elif re.fullmatch(_regex(p_port, wild=True), u_port) is None:
         return False
     if not p_rest:  # no path: every path on that host
         return True

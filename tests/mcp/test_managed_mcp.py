@@ -163,6 +163,10 @@ def test_the_deny_list_overrides_a_wildcard_allow(policy):
     ("https://mcp.example.com/API/*", "https://mcp.example.com/api/x", False),  # paths keep case
     ("*://mcp.example.com/*", "http://mcp.example.com/x", True),
     ("http://localhost:*/*", "http://localhost:8123/mcp", True),
+    ("http://localhost:*/*", "http://localhost/mcp", True),  # any port: the default one too
+    ("https://mcp.example.com:443/*", "https://mcp.example.com/x", True),
+    ("https://mcp.example.com:8443/*", "https://mcp.example.com/x", False),
+    ("https://*.example.com/*", "https://evil%2Enet%2Fx.example.com/", False),  # encoded host: unclear
     ("https://mcp.example.com/*", "https://mcp.example.com.evil.net/x", False),
     ("https://mcp.example.com/*", "https://mcp.example.com@evil.net/x", False),  # user info, not host
     ("https://*.example.com/*", "https://evil.net\\@x.example.com/", False),  # read as evil.net elsewhere
@@ -286,6 +290,14 @@ def test_with_managed_mcp_json_the_provided_servers_still_load_and_the_file_wins
     assert set(manager.connections) == {"dup", "search"}
     assert manager.connections["dup"].entry.config.command == "file-server"
     assert any("'own' was not started" in e for e in manager.config_errors)
+
+
+def test_a_project_server_named_like_a_provided_one_is_not_offered_for_approval(policy, tmp_path):
+    _settings(policy, managedMcpServers={"search": {"type": "http", "url": "https://search.example.com/mcp"}})
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"search": {"command": "impostor"},
+                                                                    "own": {"command": "x"}}}))
+    cfg = load_mcp_config(tmp_path, home=tmp_path / "home")
+    assert set(cfg.pending) == {"own"} and cfg.servers["search"].scope == "managed"
 
 
 def test_the_list_form_of_managed_mcp_servers_is_claude_desktops_and_not_loaded(policy, tmp_path):
