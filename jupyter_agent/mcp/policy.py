@@ -310,11 +310,30 @@ def _host_port(authority: str) -> tuple[str, str]:
     return host.removesuffix("."), port
 
 
-def _unclear(authority: str) -> bool:
-    """An authority that URL parsers read differently (``a.com\\@b.com``: a browser goes to a.com)."""
-    host = authority.rsplit("@", 1)[-1]
-    return authority.count("@") > 1 or "%" in host or any(
-        c == "\\" or c.isspace() or not c.isprintable() for c in authority)
+_CLEAR_HOST = re.compile(r"(?P<host>[a-z0-9._-]+|\[[0-9a-f:.]+\])(?P<port>:[0-9]{1,5})?")
+
+
+def _clear_target(url: str) -> tuple[str, str, str, str] | None:
+    """A server URL as (scheme, host, port, rest), or None when URL parsers may read it
+    differently: a blank, control character or backslash anywhere (``a.com\\@b.com``: a
+    browser goes to a.com), more than one ``@``, or a host that is not plain ASCII letters,
+    digits, dots and dashes (``%``-encoding, other scripts' full stops, a stray ``:``, an
+    empty label)."""
+    if any(c.isspace() or not c.isprintable() or c == "\\" for c in url):
+        return None
+    parts = _split_url(url)
+    if parts is None:
+        return None
+    scheme, authority, rest = parts
+    if authority.count("@") > 1:
+        return None
+    match = _CLEAR_HOST.fullmatch(authority.rsplit("@", 1)[-1])
+    if match is None:
+        return None
+    host = match["host"].removesuffix(".")
+    if not host.startswith("[") and not all(host.split(".")):
+        return None  # an empty label (``.corp.example``, ``a..b``)
+    return scheme, host, match["port"] or "", rest
 
 
 def _url_matches(
@@ -326,18 +345,17 @@ def _url_matches(
     if not deny and _VAR.search(raw[0] + "://" + raw[1]):
         return False  # the environment must not decide which host an allow entry lets in
     expanded = _expand(pattern, env, deny, fallback)
-    target = _split_url(url)
     parts = _split_url(expanded) if expanded is not None else None
-    if parts is None or target is None:
+    if parts is None:
         return False
-    p_scheme, p_authority, p_rest = parts
-    u_scheme, u_authority, u_rest = target
-    if _unclear(u_authority):
+    target = _clear_target(url)
+    if target is None:
         return deny  # an allow entry never lets it in; any URL deny entry keeps it out
+    p_scheme, p_authority, p_rest = parts
+    u_scheme, u_host, u_port, u_rest = target
     if re.fullmatch(_regex(p_scheme, wild=True), u_scheme) is None:
         return False
     p_host, p_port = _host_port(p_authority)
-    u_host, u_port = _host_port(u_authority)
     if re.fullmatch(_regex(p_host, wild=True), u_host) is None:
         return False
     default = _DEFAULT_PORTS.get(u_scheme, "")
@@ -349,4 +367,27 @@ def _url_matches(
         return False
     if not p_rest:  # no path: every path on that host
         return True
-    return re.fullmatch(_regex(p_rest, wild=True), u_rest or "/") is not None
+    path, mark, query = u_rest.partition("#")[0].partition("?")  # the fragment is never sent
+    if "%2e" in path.lower():
+        return deny  # a server may decode it into a dot segment: no path entry can vouch for it
+    path = _without_dot_segments(path if path.startswith("/") else "/" + path)  # as the client sends it
+    return re.fullmatch(_regex(p_rest, wild=True), path + mark + query) is not None
+
+
+def _without_dot_segments(path: str) -> str:
+    """``/v1/../admin`` → ``/admin``, ``/v1/./x`` → ``/v1/x`` (RFC 3986 section 5.2.4)."""
+    out: list[str] = []
+    segments = path.split("/")[1:]
+    for i, segment in enumerate(segments):
+        last = i == len(segments) - 1
+        if segment == "..":
+            if out:
+                out.pop()
+            if last:
+                out.append("")
+        elif segment == ".":
+            if last:
+                out.append("")
+        else:
+            out.append(segment)
+    return "/" + "/".join(out)

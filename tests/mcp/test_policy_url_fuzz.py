@@ -1,0 +1,76 @@
+"""The allow list's URL matching against the parser the MCP client really uses (httpx): a URL
+an allow entry lets in must be one whose host, as httpx reads it, the entry names.  Each case
+starts from a URL the entry allows and inserts characters that confuse parsers
+(``@ \\ # ? % : [ ] /``, dots, case, blanks) at random places."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import httpx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jupyter_agent.mcp.config import HttpServerConfig, McpServerEntry
+from jupyter_agent.mcp.policy import McpPolicy
+from jupyter_agent.permissions.mcp_lists import parse_server_list
+
+PATTERNS = {  # pattern: (the host it names, the path it is limited to)
+    "https://mcp.corp.example/*": (re.compile(r"mcp\.corp\.example"), "/"),
+    "https://*.corp.example/*": (re.compile(r".+\.corp\.example"), "/"),
+    "https://mcp.corp.example": (re.compile(r"mcp\.corp\.example"), "/"),
+    "https://mcp.corp.example/v1/*": (re.compile(r"mcp\.corp\.example"), "/v1/"),
+}
+BASES = ["https://mcp.corp.example/v1/mcp", "https://MCP.corp.example./v1/x?y=1", "https://u:p@mcp.corp.example:443/v1/",
+         "https://mcp.corp.example/v1/a/b"]
+INSERTS = ["@", "\\", "#", "?", "%2e", "%2E%2e", "%40", ":", ":8443", "[", "]", "/", "//", ".", "..", "/..", "/../",
+           "./", "evil.net", "evil.net@", "@evil.net", "\t", " ", "%", "a.corp.example", "Corp", "\u0130", "\u3002"]
+
+
+def _allowed(pattern: str, url: str) -> bool:
+    policy = McpPolicy(allowed=parse_server_list([{"serverUrl": pattern}], "allowedMcpServers", "test"))
+    return policy.refusal(McpServerEntry("s", HttpServerConfig(url=url), "user")) is None
+
+
+def test_the_starting_urls_are_allowed():  # so that the property below is not checked on nothing
+    assert all(_allowed(p, b) for p in PATTERNS for b in BASES)
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> str:
+    url = draw(st.sampled_from(BASES))
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(url)))
+        url = url[:at] + draw(st.sampled_from(INSERTS)) + url[at:]
+    return url
+
+
+@settings(max_examples=int(os.environ.get("URL_FUZZ_EXAMPLES", "3000")), deadline=None, derandomize=os.environ.get("URL_FUZZ_RANDOM") is None)
+@given(st.sampled_from(sorted(PATTERNS)), mutated())
+def test_an_allowed_url_is_one_whose_real_host_the_entry_names(pattern, url):
+    if not _allowed(pattern, url):
+        return
+    parsed = httpx.URL(url)  # what the client connects to; it must parse
+    host, path = PATTERNS[pattern]
+    assert parsed.scheme == "https", url
+    assert host.fullmatch(parsed.host.removesuffix(".")), (url, parsed.host)
+    assert parsed.port in (None, 443), (url, parsed.port)
+    assert parsed.raw_path.decode().startswith(path), (url, parsed.raw_path)
+
+
+@settings(max_examples=int(os.environ.get("URL_FUZZ_EXAMPLES", "3000")), deadline=None,
+          derandomize=os.environ.get("URL_FUZZ_RANDOM") is None)
+@given(st.sampled_from(sorted(PATTERNS)), mutated())
+def test_a_url_whose_real_host_a_deny_entry_names_is_refused(pattern, url):
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL:
+        return  # the client could not connect to it at all
+    host, path = PATTERNS[pattern]
+    if parsed.scheme != "https" or not host.fullmatch(parsed.host.removesuffix(".")):
+        return
+    if not parsed.raw_path.decode().startswith(path) or parsed.port not in (None, 443):
+        return
+    policy = McpPolicy(denied=parse_server_list([{"serverUrl": pattern}], "deniedMcpServers", "test"))
+    assert policy.refusal(McpServerEntry("s", HttpServerConfig(url=url), "user")) is not None, url
