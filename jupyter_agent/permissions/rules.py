@@ -129,15 +129,18 @@ def whole_tool_rule(
     return None
 
 
+_OTHER_DOTS = str.maketrans("\u3002\uff0e\uff61", "...")  # the full stops IDNA reads as dots
+
+
 @lru_cache(maxsize=256)
 def ascii_host(host: str) -> str:
     """``host`` lower-cased, without a trailing dot, and in its ASCII (punycode) form, as it is
     looked up: ``Bücher.DE.`` is ``xn--bcher-kva.de``, so a rule written either way matches."""
-    host = host.strip().lower().rstrip(".")
+    host = host.strip().lower().translate(_OTHER_DOTS).rstrip(".")  # `evil.com。` is `evil.com` to IDNA
     if host.isascii():
         return host
     try:
-        return host.encode("idna").decode("ascii")
+        return host.encode("idna").decode("ascii").rstrip(".")
     except UnicodeError:
         return host  # not a name DNS can look up: compared as written
 
