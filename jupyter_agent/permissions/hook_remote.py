@@ -11,7 +11,8 @@
   on).  The older ``{"decision": "approve" | "block", "reason": ...}`` form is read too.  An
   answer that is neither is a non-blocking error, as for a command hook printing nonsense.
 
-The settings' ``allowedHttpHookUrls`` (URL patterns, ``*`` for any characters) and
+The settings' ``allowedHttpHookUrls`` (URL patterns, ``url_patterns.py``: ``*`` for any
+characters within a part, scheme, host, port and path matched as httpx will read the URL) and
 ``httpHookAllowedEnvVars`` (variable names) bound every ``http`` hook when any file sets them
 (``HttpHookPolicy``): a URL no pattern matches is not called (a non-blocking error), and a
 hook's ``allowedEnvVars`` are cut to the listed names.
@@ -34,6 +35,7 @@ import httpx
 from .hook_commands import interpret_stdout
 from .hook_response import HookResponse, response_from_json
 from .hooks_config import HttpHook, PromptHook
+from .url_patterns import url_matches
 
 _MAX_TEXT = 10_000
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
@@ -57,7 +59,7 @@ class HttpHookPolicy:
 
     def refusal(self, url: str) -> str | None:
         """Why ``url`` may not be called, or None."""
-        if self.urls is None or any(_url_pattern(p).fullmatch(url) for p in self.urls):
+        if self.urls is None or any(url_matches(p, url) for p in self.urls):
             return None
         listed = ", ".join(self.urls) or "no URL at all"
         return f"the settings' allowedHttpHookUrls do not include {url} (allowed: {listed})"
@@ -67,10 +69,6 @@ class HttpHookPolicy:
         if self.env_vars is None:
             return hook.allowed_env_vars
         return tuple(name for name in hook.allowed_env_vars if name in self.env_vars)
-
-
-def _url_pattern(pattern: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.DOTALL)
 
 
 def fill_headers(hook: HttpHook, env: Mapping[str, str], policy: HttpHookPolicy | None = None) -> dict[str, str]:

@@ -183,3 +183,19 @@ def test_the_url_lists_join_and_an_untrusted_folder_cannot_widen_them(world):
     (world.home / ".claude" / "settings.json").write_text(json.dumps({"allowedHttpHookUrls": "https://a/*"}))
     with pytest.raises(AgentConfigError, match="allowedHttpHookUrls must be a list of non-empty strings"):
         load_settings(world.project, home=world.home)
+
+
+@pytest.mark.parametrize(("url", "called"), [
+    ("https://hooks.example.com/h", True),
+    ("https://a.hooks.example.com/h", True),
+    ("https://evil.net/x?.example.com/", False),  # a plain glob over the whole text let this in
+    ("https://evil.net/.example.com/h", False),
+    ("https://hooks.example.com@evil.net/h", False),
+    ("https://evil.net\\@hooks.example.com/h", False),
+    ("https://hooks.example.com:8443/h", False),
+])
+def test_http_hook_url_patterns_are_matched_part_by_part(url, called):
+    from jupyter_agent.permissions.hook_remote import HttpHookPolicy
+
+    policy = HttpHookPolicy(urls=("https://*.example.com/*",))
+    assert (policy.refusal(url) is None) is called
