@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 from urllib.parse import urlsplit
 
+from ..permissions.rules import ascii_host
 from .network import StaticGate, is_local
 
 
@@ -185,9 +186,14 @@ async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, gat
             return await _refuse(writer, 400, f"send requests through the proxy as CONNECT or http:// URLs, not {target!r}")
         host, port = url.hostname, url.port or 80
         path = url.path or "/"
-        headers = [h for h in rest.split(b"\r\n") if h and not h.lower().startswith((b"proxy-", b"connection:"))]
+        skip = (b"proxy-", b"connection:", b"host:")  # the Host header is the one checked, not the program's
+        headers = [h for h in rest.split(b"\r\n") if h and not h.lower().startswith(skip)]
+        name = ascii_host(host)
+        name = f"[{name}]" if ":" in name else name  # an IPv6 address
+        authority = name if port == 80 else f"{name}:{port}"
         forward = b"\r\n".join([f"{method} {path}{'?' + url.query if url.query else ''} {version}".encode("latin-1"),
-                                *headers, b"Connection: close", b"", b""])
+                                f"Host: {authority}".encode("latin-1", "replace"), *headers, b"Connection: close",
+                                b"", b""])
     refused = await gate.check(host, port)  # before any DNS query: a refused name is not looked up
     if refused is not None:
         return await _refuse(writer, 403, refused)

@@ -321,3 +321,46 @@ async def test_the_commands_timeout_does_not_count_the_time_the_user_takes(tmp_p
     assert not out.result.data.timed_out and out.result.data.exit_code == 0
     quick = await bash(ctx, slow_user, "sleep 3", timeout=1500)  # no question: the timeout holds
     assert quick.result.data.timed_out, quick.text
+
+
+async def test_a_plain_http_request_carries_the_host_that_was_checked():
+    """``Host: evil.example`` on a request for an allowed host would reach another site on a
+    shared server (domain fronting); the proxy sends the checked host instead."""
+    import asyncio
+    import socket
+
+    from jupyter_agent.sandbox.proxy import ProxyLink
+
+    seen: list[str] = []
+
+    async def upstream(reader, writer):
+        head = await reader.readuntil(b"\r\n\r\n")
+        seen.extend(h.decode() for h in head.split(b"\r\n") if h.lower().startswith(b"host:"))
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(upstream, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    link = ProxyLink(("127.0.0.1",))
+    inside = link.theirs.dup()
+    link.started()
+    mine, theirs = socket.socketpair()
+    try:
+        socket.send_fds(inside, [b"c"], [theirs.fileno()])
+        theirs.close()
+        mine.sendall(f"GET http://127.0.0.1:{port}/x HTTP/1.1\r\nHost: evil.example\r\nhost: b\r\n\r\n".encode())
+        mine.setblocking(False)
+        loop = asyncio.get_running_loop()
+        reply = b""
+        while not reply.endswith(b"ok"):
+            chunk = await asyncio.wait_for(loop.sock_recv(mine, 4096), 10)
+            if not chunk:
+                break
+            reply += chunk
+        assert reply.startswith(b"HTTP/1.1 200") and seen == [f"Host: 127.0.0.1:{port}"], (reply, seen)
+    finally:
+        mine.close()
+        inside.close()
+        link.close()
+        server.close()
