@@ -11,6 +11,8 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
+from ..permissions.rules import ascii_host
+
 HTTP_HOSTS_ENV = "JUPYTER_AGENT_WEBFETCH_HTTP_HOSTS"
 USER_AGENT = "jupyter-agent/0.1 (WebFetch; +https://pypi.org/project/jupyter-agent/)"
 REDIRECT_CODES = (301, 302, 303, 307, 308)
@@ -67,14 +69,23 @@ def upgrade_url(url: str, http_hosts: frozenset[str] = frozenset()) -> str:
 
 
 def _site(host: str) -> str:
-    host = host.lower()
+    host = ascii_host(host)  # as DNS reads it: `Good.com。` is good.com
     return host[4:] if host.startswith("www.") else host
 
 
 def is_same_site(a: str, b: str) -> bool:
-    """Same scheme-independent host (``www.`` ignored) and port."""
-    pa, pb = urlsplit(a), urlsplit(b)
-    return _site(pa.hostname or "") == _site(pb.hostname or "") and _port(pa) == _port(pb)
+    """Same host (``www.`` ignored) and port, both http(s).  A URL that cannot be read (a port
+    that is no number) or that URL parsers may read differently (a blank, control character or
+    backslash) is not the same site: the redirect goes back to the model."""
+    if any(c.isspace() or not c.isprintable() or c == "\\" for c in b):
+        return False
+    try:
+        pa, pb = urlsplit(a), urlsplit(b)
+        if pa.scheme not in ("http", "https") or pb.scheme not in ("http", "https") or not pb.hostname:
+            return False
+        return _site(pa.hostname or "") == _site(pb.hostname) and _port(pa) == _port(pb)
+    except ValueError:
+        return False
 
 
 def _port(parts: Any) -> int | None:
