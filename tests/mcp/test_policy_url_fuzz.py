@@ -5,16 +5,16 @@ starts from a URL the entry allows and inserts characters that confuse parsers
 
 from __future__ import annotations
 
-import os
 import re
 
 import httpx
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from jupyter_agent.mcp.config import HttpServerConfig, McpServerEntry
 from jupyter_agent.mcp.policy import McpPolicy
 from jupyter_agent.permissions.mcp_lists import parse_server_list
+from tests.support.url_fuzz import FUZZ_SETTINGS, insertions
 
 PATTERNS = {  # pattern: (the host it names, the path it is limited to)
     "https://mcp.corp.example/*": (re.compile(r"mcp\.corp\.example"), "/"),
@@ -37,17 +37,8 @@ def test_the_starting_urls_are_allowed():  # so that the property below is not c
     assert all(_allowed(p, b) for p in PATTERNS for b in BASES)
 
 
-@st.composite
-def mutated(draw: st.DrawFn) -> str:
-    url = draw(st.sampled_from(BASES))
-    for _ in range(draw(st.integers(0, 3))):
-        at = draw(st.integers(0, len(url)))
-        url = url[:at] + draw(st.sampled_from(INSERTS)) + url[at:]
-    return url
-
-
-@settings(max_examples=int(os.environ.get("URL_FUZZ_EXAMPLES", "3000")), deadline=None, derandomize=os.environ.get("URL_FUZZ_RANDOM") is None)
-@given(st.sampled_from(sorted(PATTERNS)), mutated())
+@FUZZ_SETTINGS
+@given(st.sampled_from(sorted(PATTERNS)), insertions(BASES, INSERTS))
 def test_an_allowed_url_is_one_whose_real_host_the_entry_names(pattern, url):
     if not _allowed(pattern, url):
         return
@@ -59,9 +50,8 @@ def test_an_allowed_url_is_one_whose_real_host_the_entry_names(pattern, url):
     assert parsed.raw_path.decode().startswith(path), (url, parsed.raw_path)
 
 
-@settings(max_examples=int(os.environ.get("URL_FUZZ_EXAMPLES", "3000")), deadline=None,
-          derandomize=os.environ.get("URL_FUZZ_RANDOM") is None)
-@given(st.sampled_from(sorted(PATTERNS)), mutated())
+@FUZZ_SETTINGS
+@given(st.sampled_from(sorted(PATTERNS)), insertions(BASES, INSERTS))
 def test_a_url_whose_real_host_a_deny_entry_names_is_refused(pattern, url):
     try:
         parsed = httpx.URL(url)

@@ -5,27 +5,17 @@ other scripts, case and full-width letters into URLs of that host."""
 
 from __future__ import annotations
 
-import os
 from urllib.parse import urlsplit
 
 import httpx
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 
 from jupyter_agent.permissions.rules import ascii_host, domain_matches
+from tests.support.url_fuzz import FUZZ_SETTINGS, insertions
 
 BASES = ["https://evil.com/x", "http://EVIL.com:8080/a?b#c", "https://api.evil.com./", "https://evil.com"]
 INSERTS = ["@", "\\", "#", "?", "/", ":", ".", "\u3002", "\uff0e", "\uff61", "\u00ad", "\u200b", "ｅ", "Ｅ", "%2e",
            "%65", "[", "]", " ", "good.com", "good.com@", "xn--", "-"]
-
-
-@st.composite
-def mutated(draw: st.DrawFn) -> str:
-    url = draw(st.sampled_from(BASES))
-    for _ in range(draw(st.integers(0, 3))):
-        at = draw(st.integers(0, len(url)))
-        url = url[:at] + draw(st.sampled_from(INSERTS)) + url[at:]
-    return url
 
 
 def _checked_host(url: str) -> str | None:
@@ -44,9 +34,8 @@ def test_the_starting_urls_are_denied():
     assert all(domain_matches("*.evil.com" if "api." in b else "evil.com", _checked_host(b) or "") for b in BASES)
 
 
-@settings(max_examples=int(os.environ.get("URL_FUZZ_EXAMPLES", "3000")), deadline=None,
-          derandomize=os.environ.get("URL_FUZZ_RANDOM") is None)
-@given(mutated())
+@FUZZ_SETTINGS
+@given(insertions(BASES, INSERTS))
 def test_a_url_httpx_would_send_to_a_denied_host_is_denied(url):
     try:
         target = ascii_host(httpx.URL(url).host)

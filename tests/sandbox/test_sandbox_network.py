@@ -3,6 +3,7 @@ proxy (connections handed over from inside as file descriptors), by plain HTTP a
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import threading
@@ -249,20 +250,30 @@ async def test_a_malformed_request_gets_a_clear_answer(request_bytes, status):
     import asyncio
     import socket
 
+    with _proxied(("allowed.example",)) as mine:
+        mine.sendall(request_bytes)
+        mine.shutdown(socket.SHUT_WR)
+        reply = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(mine, 4096), 10)
+        assert reply.startswith(b"HTTP/1.1 " + status) and b"jupyter-agent sandbox: " in reply, reply
+
+
+@contextlib.contextmanager
+def _proxied(allowed):
+    """A connection handed to the kernel's proxy as the forwarder inside a sandbox hands one
+    over (a descriptor over the link); yields this end, non-blocking."""
+    import socket
+
     from jupyter_agent.sandbox.proxy import ProxyLink
 
-    link = ProxyLink(("allowed.example",))
+    link = ProxyLink(allowed)
     inside = link.theirs.dup()
     link.started()
     mine, theirs = socket.socketpair()
     try:
         socket.send_fds(inside, [b"c"], [theirs.fileno()])
         theirs.close()
-        mine.sendall(request_bytes)
-        mine.shutdown(socket.SHUT_WR)
         mine.setblocking(False)
-        reply = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(mine, 4096), 10)
-        assert reply.startswith(b"HTTP/1.1 " + status) and b"jupyter-agent sandbox: " in reply, reply
+        yield mine
     finally:
         mine.close()
         inside.close()
@@ -327,9 +338,6 @@ async def test_a_plain_http_request_carries_the_host_that_was_checked():
     """``Host: evil.example`` on a request for an allowed host would reach another site on a
     shared server (domain fronting); the proxy sends the checked host instead."""
     import asyncio
-    import socket
-
-    from jupyter_agent.sandbox.proxy import ProxyLink
 
     seen: list[str] = []
 
@@ -342,25 +350,17 @@ async def test_a_plain_http_request_carries_the_host_that_was_checked():
 
     server = await asyncio.start_server(upstream, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    link = ProxyLink(("127.0.0.1",))
-    inside = link.theirs.dup()
-    link.started()
-    mine, theirs = socket.socketpair()
     try:
-        socket.send_fds(inside, [b"c"], [theirs.fileno()])
-        theirs.close()
-        mine.sendall(f"GET http://127.0.0.1:{port}/x HTTP/1.1\r\nHost: evil.example\r\nhost: b\r\n\r\n".encode())
-        mine.setblocking(False)
-        loop = asyncio.get_running_loop()
-        reply = b""
-        while not reply.endswith(b"ok"):
-            chunk = await asyncio.wait_for(loop.sock_recv(mine, 4096), 10)
-            if not chunk:
-                break
-            reply += chunk
+        with _proxied(("127.0.0.1",)) as mine:
+            loop = asyncio.get_running_loop()
+            await loop.sock_sendall(mine, f"GET http://127.0.0.1:{port}/x HTTP/1.1\r\nHost: evil.example\r\n"
+                                          "host: b\r\n\r\n".encode())
+            reply = b""
+            while not reply.endswith(b"ok"):
+                chunk = await asyncio.wait_for(loop.sock_recv(mine, 4096), 10)
+                if not chunk:
+                    break
+                reply += chunk
         assert reply.startswith(b"HTTP/1.1 200") and seen == [f"Host: 127.0.0.1:{port}"], (reply, seen)
     finally:
-        mine.close()
-        inside.close()
-        link.close()
         server.close()

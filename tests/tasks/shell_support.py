@@ -80,3 +80,17 @@ async def eventually(predicate: Any, seconds: float = 10.0) -> bool:
             return True
         await asyncio.sleep(0.02)
     return bool(predicate())
+
+
+async def cancel_mid_start(starting: Any) -> None:
+    """Run the coroutine ``starting`` (a process start) until it first waits, hold the event
+    loop for 0.3 s (as a busy kernel would; the child starts its own children meanwhile), then
+    cancel it; it must end as cancelled, promptly."""
+    import time
+
+    task = asyncio.ensure_future(starting)
+    await asyncio.sleep(0)  # the start is under way (the fork done, in asyncio's own code)
+    time.sleep(0.3)
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=20)
+    assert done == {task} and task.cancelled()

@@ -6,7 +6,15 @@ import asyncio
 
 from jupyter_agent.core.orchestration import INTERRUPTED_MESSAGE
 from jupyter_agent.tools.bash import BashInput, BashTool
-from tests.tasks.shell_support import bash, bash_context, eventually, live_with, sleeps_with, token
+from tests.tasks.shell_support import (
+    bash,
+    bash_context,
+    cancel_mid_start,
+    eventually,
+    live_with,
+    sleeps_with,
+    token,
+)
 
 
 async def test_timeout_kills_the_command_and_says_so(tmp_path, approve):
@@ -152,21 +160,14 @@ async def test_a_command_cancelled_while_it_starts_leaves_nothing_running(tmp_pa
     would), so the shell has started its children by the time the cancellation is seen: all of
     them (the one that left the group with ``setsid`` too) must die, and the output file's
     descriptor must be closed, not leaked."""
-    import time
-
     from jupyter_agent.tools.shell.process import ShellFiles, ShellProcess
 
     mark = token()
     abandoned = []
     before = _open_fds()
-    task = asyncio.ensure_future(ShellProcess.start(
+    await cancel_mid_start(ShellProcess.start(
         f"sleep {mark} & setsid sleep {mark} & sleep {mark}; wait", cwd=tmp_path, env={"PATH": "/usr/bin:/bin"},
         files=ShellFiles.under(tmp_path, "c"), on_abandon=lambda: abandoned.append(True),
     ))
-    await asyncio.sleep(0)  # the start is under way (the fork done, in the old code)
-    time.sleep(0.3)  # the loop is held: the shell starts its sleeps meanwhile
-    task.cancel()
-    done, _ = await asyncio.wait({task}, timeout=20)
-    assert done == {task} and task.cancelled()
     assert await eventually(lambda: live_with(mark) == [] and abandoned == [True])
     assert await eventually(lambda: _open_fds() <= before)

@@ -155,17 +155,9 @@ async def test_malformed_server_config_is_reported_not_raised(tmp_path, approve,
 async def test_a_server_cancelled_while_it_starts_is_killed_not_waited_for(tmp_path):
     """The loop is held just after the fork, then the start is cancelled: asyncio alone would
     SIGKILL the direct child and wait on pipes its children still hold.  Here all of it dies."""
-    import asyncio
-    import time
-
     from jupyter_agent.lsp.client import LspClient
-    from tests.tasks.shell_support import eventually, live_with, token
+    from tests.tasks.shell_support import cancel_mid_start, eventually, live_with, token
 
     mark = token()
-    task = asyncio.ensure_future(LspClient.start(["bash", "-c", f"sleep {mark} & sleep {mark}; wait"], tmp_path, "python"))
-    await asyncio.sleep(0)
-    time.sleep(0.3)
-    task.cancel()
-    done, _ = await asyncio.wait({task}, timeout=20)
-    assert done == {task} and task.cancelled()
+    await cancel_mid_start(LspClient.start(["bash", "-c", f"sleep {mark} & sleep {mark}; wait"], tmp_path, "python"))
     assert await eventually(lambda: live_with(mark) == [])

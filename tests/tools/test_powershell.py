@@ -179,14 +179,12 @@ def test_a_hard_link_to_a_denied_file_is_that_file(tmp_path):
 async def test_a_command_cancelled_while_it_starts_is_killed_whole(tmp_path, stand_in, background):
     """The loop is held just after the fork, then the start is cancelled: what the command
     started dies with it, and (in the background) the output file is not left open."""
-    import asyncio
     import os
-    import time
 
     from jupyter_agent.tasks.registry import TaskRegistry
     from jupyter_agent.tools.powershell import find_powershell, run_powershell
     from jupyter_agent.tools.powershell_task import start_powershell_task
-    from tests.tasks.shell_support import eventually, live_with, token
+    from tests.tasks.shell_support import cancel_mid_start, eventually, live_with, token
 
     mark = token()
     command = f"sleep {mark} & sleep {mark}; wait"
@@ -196,11 +194,6 @@ async def test_a_command_cancelled_while_it_starts_is_killed_whole(tmp_path, sta
                                          directory=tmp_path / "tasks")
     else:
         starting = run_powershell(find_powershell(), command, str(tmp_path), 60)
-    task = asyncio.ensure_future(starting)
-    await asyncio.sleep(0)
-    time.sleep(0.3)
-    task.cancel()
-    done, _ = await asyncio.wait({task}, timeout=20)
-    assert done == {task} and task.cancelled()
+    await cancel_mid_start(starting)
     assert await eventually(lambda: live_with(mark) == [])
     assert await eventually(lambda: set(os.listdir("/proc/self/fd")) <= before)

@@ -108,20 +108,11 @@ async def test_typed_keys_need_approval_even_for_a_read_only_command(tmp_path, r
 async def test_a_pty_run_cancelled_while_it_starts_kills_it_and_closes_the_pty(tmp_path):
     """As for Bash: the loop is held after the fork, then the start is cancelled.  The command's
     session dies whole and neither end of the pty stays open in the kernel."""
-    import asyncio
-    import time
-
     from jupyter_agent.tools.terminal_screen import PtyRun
-    from tests.tasks.shell_support import eventually, token
+    from tests.tasks.shell_support import cancel_mid_start, eventually, token
 
     mark = token()
     before = set(os.listdir("/proc/self/fd"))
-    run = PtyRun(24, 80)
-    task = asyncio.ensure_future(run.start(f"sleep {mark} & sleep {mark}; wait", tmp_path, {"PATH": "/usr/bin:/bin"}))
-    await asyncio.sleep(0)
-    time.sleep(0.3)
-    task.cancel()
-    done, _ = await asyncio.wait({task}, timeout=20)
-    assert done == {task} and task.cancelled()
+    await cancel_mid_start(PtyRun(24, 80).start(f"sleep {mark} & sleep {mark}; wait", tmp_path, {"PATH": "/usr/bin:/bin"}))
     assert await eventually(lambda: live_with(mark) == [])
     assert await eventually(lambda: set(os.listdir("/proc/self/fd")) <= before)

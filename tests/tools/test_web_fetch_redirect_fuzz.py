@@ -5,14 +5,12 @@ pass as "same site".  Random parser-confusing insertions into same-site and othe
 
 from __future__ import annotations
 
-import os
-
 import httpx
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 
 from jupyter_agent.permissions.rules import ascii_host
 from jupyter_agent.tools.web_fetch_http import is_same_site
+from tests.support.url_fuzz import FUZZ_SETTINGS, insertions
 
 START = "https://good.com/start"
 BASES = ["https://good.com/next", "https://www.good.com/a?b#c", "//good.com/x", "/relative", "https://evil.net/",
@@ -21,18 +19,8 @@ INSERTS = ["@", "\\", "#", "?", "/", ":", ".", "\u3002", "\uff0e", "%2e", "evil.
            "good.com", ":8443", "\t", " ", "[", "]"]
 
 
-@st.composite
-def locations(draw: st.DrawFn) -> str:
-    url = draw(st.sampled_from(BASES))
-    for _ in range(draw(st.integers(0, 3))):
-        at = draw(st.integers(0, len(url)))
-        url = url[:at] + draw(st.sampled_from(INSERTS)) + url[at:]
-    return url
-
-
-@settings(max_examples=int(os.environ.get("URL_FUZZ_EXAMPLES", "3000")), deadline=None,
-          derandomize=os.environ.get("URL_FUZZ_RANDOM") is None)
-@given(locations())
+@FUZZ_SETTINGS
+@given(insertions(BASES, INSERTS))
 def test_a_same_site_redirect_is_one_httpx_sends_to_the_same_host(location):
     from urllib.parse import urljoin
 
