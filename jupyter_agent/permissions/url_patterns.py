@@ -10,7 +10,8 @@ parsers may read differently (a blank, control character or backslash anywhere, 
 host that is not plain ASCII letters, digits, dots and dashes, ``%2e`` in the path) matches no
 allow pattern and every deny pattern.  ``${VAR}`` / ``${VAR:-default}`` in a pattern are filled
 from ``env`` (a value's own ``*`` is literal); see ``expand_pattern`` for unset variables.
-Property tests check both directions against httpx (``tests/mcp/test_policy_url_fuzz.py``).
+Property tests check both directions against httpx2 (the MCP SDK's HTTP client) and httpx
+(WebFetch, HTTP hooks): ``tests/mcp/test_policy_url_fuzz.py``.
 """
 
 from __future__ import annotations
@@ -144,19 +145,13 @@ def url_matches(
 
 
 def _without_dot_segments(path: str) -> str:
-    """``/v1/../admin`` → ``/admin``, ``/v1/./x`` → ``/v1/x`` (RFC 3986 section 5.2.4)."""
+    """``/v1/../admin`` → ``/admin``, ``/v1/./x`` → ``/v1/x``, as httpx and httpx2 send them
+    (a trailing ``.`` or ``..`` leaves no trailing slash: ``/v1/mcp/..`` → ``/v1``)."""
     out: list[str] = []
-    segments = path.split("/")[1:]
-    for i, segment in enumerate(segments):
-        last = i == len(segments) - 1
+    for segment in path.split("/")[1:]:
         if segment == "..":
             if out:
                 out.pop()
-            if last:
-                out.append("")
-        elif segment == ".":
-            if last:
-                out.append("")
-        else:
+        elif segment != ".":
             out.append(segment)
     return "/" + "/".join(out)

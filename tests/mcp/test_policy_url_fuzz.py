@@ -1,5 +1,6 @@
-"""The allow list's URL matching against the parser the MCP client really uses (httpx): a URL
-an allow entry lets in must be one whose host, as httpx reads it, the entry names.  Each case
+"""The allow list's URL matching against the parsers the clients really use (httpx2 for the
+MCP SDK's transports, httpx for WebFetch and HTTP hooks): a URL an allow entry lets in must be
+one whose host, as each of them reads it, the entry names.  Each case
 starts from a URL the entry allows and inserts characters that confuse parsers
 (``@ \\ # ? % : [ ] /``, dots, case, blanks) at random places."""
 
@@ -37,30 +38,45 @@ def test_the_starting_urls_are_allowed():  # so that the property below is not c
     assert all(_allowed(p, b) for p in PATTERNS for b in BASES)
 
 
+def _parsed(url: str) -> list[object]:
+    """``url`` as each client library reads it: httpx2 (the MCP SDK's HTTP transports) and httpx
+    (WebFetch, HTTP hooks); a library that cannot read it sends nothing."""
+    import httpx2
+
+    out = []
+    for library in (httpx2, httpx):
+        try:
+            out.append(library.URL(url))
+        except Exception:  # InvalidURL, or an IDNA error: that client refuses the URL
+            continue
+    return out
+
+
 @FUZZ_SETTINGS
 @given(st.sampled_from(sorted(PATTERNS)), insertions(BASES, INSERTS))
 def test_an_allowed_url_is_one_whose_real_host_the_entry_names(pattern, url):
     if not _allowed(pattern, url):
         return
-    parsed = httpx.URL(url)  # what the client connects to; it must parse
     host, path = PATTERNS[pattern]
-    assert parsed.scheme == "https", url
-    assert host.fullmatch(parsed.host.removesuffix(".")), (url, parsed.host)
-    assert parsed.port in (None, 443), (url, parsed.port)
-    assert parsed.raw_path.decode().startswith(path), (url, parsed.raw_path)
+    readings = _parsed(url)
+    assert readings, url  # an allowed URL is one the clients can connect to
+    for parsed in readings:
+        assert parsed.scheme == "https", url
+        assert host.fullmatch(parsed.host.removesuffix(".")), (url, parsed.host)
+        assert parsed.port in (None, 443), (url, parsed.port)
+        assert parsed.raw_path.decode().startswith(path), (url, parsed.raw_path)
 
 
 @FUZZ_SETTINGS
 @given(st.sampled_from(sorted(PATTERNS)), insertions(BASES, INSERTS))
 def test_a_url_whose_real_host_a_deny_entry_names_is_refused(pattern, url):
-    try:
-        parsed = httpx.URL(url)
-    except httpx.InvalidURL:
-        return  # the client could not connect to it at all
     host, path = PATTERNS[pattern]
-    if parsed.scheme != "https" or not host.fullmatch(parsed.host.removesuffix(".")):
-        return
-    if not parsed.raw_path.decode().startswith(path) or parsed.port not in (None, 443):
-        return
+    reaches = [
+        parsed for parsed in _parsed(url)
+        if parsed.scheme == "https" and host.fullmatch(parsed.host.removesuffix("."))
+        and parsed.raw_path.decode().startswith(path) and parsed.port in (None, 443)
+    ]
+    if not reaches:
+        return  # no client would connect to the denied place
     policy = McpPolicy(denied=parse_server_list([{"serverUrl": pattern}], "deniedMcpServers", "test"))
     assert policy.refusal(McpServerEntry("s", HttpServerConfig(url=url), "user")) is not None, url
