@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -96,27 +97,23 @@ def session_approver(
             if decided is not None:
                 return decided
         prompt_tool = get_prompt_tool()
-        if prompt_tool and ask.reason != "folder trust":
+        handler: CanUseTool | None
+        if prompt_tool and ask.reason != "folder trust":  # an MCP tool answers in the user's place
             from .prompt_tool import ask_prompt_tool
 
-            async def by_tool(*args: Any) -> UserDecision:
-                return await ask_prompt_tool(prompt_tool, *args)
+            handler = functools.partial(ask_prompt_tool, prompt_tool)
+        else:
+            if ask.suggestions and context.permission_context.managed_rules_only:
+                ask = replace(ask, suggestions=())
+            from ..permissions.hooks import get_hook_runner
+            from ..permissions.tool_hooks import notify_permission_prompt
 
-            timeout = get_timeout()
-            answer = with_timeout(by_tool, timeout) if timeout is not None else by_tool
-            return await until_stopped(answer)(tool, input, context, ask, tool_use_id)
-        if ask.suggestions and context.permission_context.managed_rules_only:
-            ask = replace(ask, suggestions=())
-        from ..permissions.hooks import get_hook_runner
-        from ..permissions.tool_hooks import notify_permission_prompt
-
-        runner = get_hook_runner(context)  # the user is about to be asked: Notification hooks
-        if runner is not None and ask.reason != "folder trust":
-
-            notify_permission_prompt(runner, tool, context)
-        handler = get_handler()
-        if handler is None:
-            return await deny_without_approver(tool, input, context, ask, tool_use_id)
+            runner = get_hook_runner(context)  # the user is about to be asked: Notification hooks
+            if runner is not None and ask.reason != "folder trust":
+                notify_permission_prompt(runner, tool, context)
+            handler = get_handler()
+            if handler is None:
+                return await deny_without_approver(tool, input, context, ask, tool_use_id)
         timeout = get_timeout()
         if timeout is not None:
             handler = with_timeout(handler, timeout)

@@ -68,8 +68,7 @@ class McpPolicy:
     managed_servers: Mapping[str, Any] | None = None  # managed-mcp.json's mcpServers (None: no file)
     provided_servers: Mapping[str, Any] = field(default_factory=dict)  # the valid managedMcpServers
     notices: tuple[str, ...] = ()  # managedMcpServers entries left out, and why
-    allow_env: Mapping[str, str] = field(default_factory=dict)  # what allow entries expand from
-    deny_env: Mapping[str, str] = field(default_factory=dict)  # what deny entries expand from
+    env: Mapping[str, str] = field(default_factory=dict)  # what entries expand from (start-up + managed env)
     deny_fallback: Mapping[str, str] = field(default_factory=dict)  # the user's env block: after defaults
     managed_only: bool = False  # allowManagedMcpServersOnly: the other files' allow lists do not count
 
@@ -82,14 +81,14 @@ class McpPolicy:
             return (f"MCP server {entry.name!r} was not started: the administrator's {MANAGED_MCP} decides "
                     "which MCP servers run")
         for item in self.denied:
-            if _matches(item, entry, self.deny_env, deny=True, fallback=self.deny_fallback):
+            if _matches(item, entry, self.env, deny=True, fallback=self.deny_fallback):
                 return f"MCP server {entry.name!r} was not started: it matches deniedMcpServers {item.describe()}"
         if self.allowed is None or (ours and entry.name not in self.checked_managed):
             return None
         remote = isinstance(entry.config, HttpServerConfig)
         kind = "serverUrl" if remote else "serverCommand"
         candidates = [i for i in self.allowed if i.kind == kind] or [i for i in self.allowed if i.kind == "serverName"]
-        if any(_matches(item, entry, self.allow_env, deny=False) for item in candidates):
+        if any(_matches(item, entry, self.env, deny=False) for item in candidates):
             return None
         need = kind if any(i.kind == kind for i in self.allowed) else "serverName"
         what = "its name" if need == "serverName" else "its URL" if remote else "its command"
@@ -163,8 +162,7 @@ def load_mcp_policy(
             managed_servers=servers,
             provided_servers=provided,
             notices=tuple(notices),
-            allow_env={**(os.environ if environ is None else environ), **managed_env},
-            deny_env={**(os.environ if environ is None else environ), **managed_env},
+            env={**(os.environ if environ is None else environ), **managed_env},
             managed_only=managed_only,
         )
     except AgentConfigError as exc:

@@ -81,13 +81,19 @@ def _host_port(authority: str) -> tuple[str, str]:
 _CLEAR_HOST = re.compile(r"(?P<host>[a-z0-9._-]+|\[[0-9a-f:.]+\])(?P<port>:[0-9]{1,5})?")
 
 
+def unclear_text(url: str) -> bool:
+    """A blank, control character or backslash anywhere: URL parsers read such a URL
+    differently (``a.com\\@b.com`` is b.com to urllib and httpx, a.com to a browser)."""
+    return any(c.isspace() or not c.isprintable() or c == "\\" for c in url)
+
+
 def _clear_target(url: str) -> tuple[str, str, str, str] | None:
     """A server URL as (scheme, host, port, rest), or None when URL parsers may read it
     differently: a blank, control character or backslash anywhere (``a.com\\@b.com``: a
     browser goes to a.com), more than one ``@``, or a host that is not plain ASCII letters,
     digits, dots and dashes (``%``-encoding, other scripts' full stops, a stray ``:``, an
     empty label)."""
-    if any(c.isspace() or not c.isprintable() or c == "\\" for c in url):
+    if unclear_text(url):
         return None
     parts = _split_url(url)
     if parts is None:

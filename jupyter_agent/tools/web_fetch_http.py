@@ -12,6 +12,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import httpx
 
 from ..permissions.rules import ascii_host
+from ..permissions.url_patterns import unclear_text
 
 HTTP_HOSTS_ENV = "JUPYTER_AGENT_WEBFETCH_HTTP_HOSTS"
 USER_AGENT = "jupyter-agent/0.1 (WebFetch; +https://pypi.org/project/jupyter-agent/)"
@@ -77,7 +78,7 @@ def is_same_site(a: str, b: str) -> bool:
     """Same host (``www.`` ignored) and port, both http(s).  A URL that cannot be read (a port
     that is no number) or that URL parsers may read differently (a blank, control character or
     backslash) is not the same site: the redirect goes back to the model."""
-    if any(c.isspace() or not c.isprintable() or c == "\\" for c in b):
+    if unclear_text(b):
         return False
     try:
         pa, pb = urlsplit(a), urlsplit(b)
