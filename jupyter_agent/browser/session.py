@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 STATE_KEY = "web_browser"
 CHROMIUM_ENV = "JUPYTER_AGENT_CHROMIUM"
-ACTION_TIMEOUT_MS = 30_000
+ACTION_TIMEOUT_MS = 5_000  # a click or type on a selector that never appears fails after 5 s
+NAVIGATION_TIMEOUT_MS = 30_000  # a page load may take longer
 VIEWPORT = {"width": 1280, "height": 800}
 
 
@@ -75,6 +76,7 @@ class BrowserSession:
             self._browser = await self._pw.chromium.launch(executable_path=exe, headless=True)
             context = await self._browser.new_context(viewport=VIEWPORT)
             context.set_default_timeout(ACTION_TIMEOUT_MS)
+            context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
             self._page = await context.new_page()
             await self._page.route("**/*", self._guard)
         except Exception as exc:

@@ -103,8 +103,10 @@ async def test_stop_failure_once_and_async_hooks(server, make_session, tmp_path)
     failure, failure_log = _recorder(tmp_path, "failure")
     stop, stop_log = _recorder(tmp_path, "stop")
     once, once_log = _recorder(tmp_path, "once")
-    late = tmp_path / "late.txt"
-    slow = f"sleep 0.5; echo late > {late}; echo no >&2; exit 2"  # would block, if it were waited for
+    late, gate = tmp_path / "late.txt", tmp_path / "gate"
+    # It finishes only once the test opens the gate (or after 20 s): would block, if it were waited for.
+    slow = (f"i=0; while [ ! -e {gate} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+            f"echo late > {late}; echo no >&2; exit 2")
     _session_hooks(tmp_path, {
         "StopFailure": [{"hooks": [{"type": "command", "command": failure}]}],
         "Stop": [{"hooks": [{"type": "command", "command": stop}]}],
@@ -115,6 +117,7 @@ async def test_stop_failure_once_and_async_hooks(server, make_session, tmp_path)
     server.push(reply(text("First answer.")))
     outcome = await session.submit("one")
     assert outcome.stop_reason == "end_turn" and not late.exists()  # the async hook did not hold the turn
+    gate.touch()
     [stopped] = [json.loads(line) for line in stop_log.read_text().splitlines()]
     assert stopped["last_assistant_message"] == "First answer."
     server.push(fault_status(401))

@@ -98,6 +98,12 @@ async def test_subagent_write_is_approved_in_the_parents_transcript(tmp_path):
     assert asks == []  # the parent's own events: the ask came from inside the subagent
 
 
+def _shown(path) -> str:
+    """A path as a progress line shows it: at most 80 characters (tmp_path's length varies)."""
+    text = str(path)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 async def test_subagent_progress_shows_one_line_per_tool_call(tmp_path):
     (tmp_path / "a.txt").write_text("alpha\n")
     transcript = Transcript("explore")
@@ -116,7 +122,7 @@ async def test_subagent_progress_shows_one_line_per_tool_call(tmp_path):
         await runtime.client.close()
     assert out.text == "a.txt says alpha."
     tail = transcript.cards["toolu_agent"].tail
-    assert tail[0] == f"Explore: Read {tmp_path / 'a.txt'}"
-    assert tail[1] == f"Explore: Read {tmp_path / 'missing.txt'}"
+    assert tail[0] == f"Explore: Read {_shown(tmp_path / 'a.txt')}"
+    assert tail[1] == f"Explore: Read {_shown(tmp_path / 'missing.txt')}"
     assert tail[2].startswith("Explore: Read failed: ")
     assert len(tail) == 3  # text deltas and usage add no lines

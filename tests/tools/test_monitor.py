@@ -26,7 +26,11 @@ async def test_status_shows_kernel_tasks_and_live_processes(tmp_path, reject):
     (tmp_path / "tasks").mkdir()
     task = await _start(ctx, tmp_path, "sleep 30")
     try:
-        out = await _monitor(ctx, reject)
+        for _ in range(200):  # the task's shell starts `sleep` a moment after the task starts
+            out = await _monitor(ctx, reject)
+            if "(sleep)" in out.text:
+                break
+            await asyncio.sleep(0.05)
         assert not out.is_error and reject.asks == []
         assert f"kernel pid {os.getpid()}" in out.text and "MB RSS" in out.text
         assert "Background tasks: 1" in out.text and f"{task.id} [local_bash] running" in out.text

@@ -111,3 +111,4 @@ async def test_input_errors(site, ctx, approve):
     await browse(ctx, approve, action="navigate", url=site + "/")
     out = await browse(ctx, approve, action="click", selector="#does-not-exist")
     assert out.is_error and "click failed" in out.text
+    assert "5000ms" in out.text  # an action gives up after 5 s, not Playwright's 30 s
