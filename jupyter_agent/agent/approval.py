@@ -22,6 +22,11 @@ NO_APPROVER_MESSAGE = (
     "attached to this session), so the call was not run. Continue without it, or tell the user "
     "which permission rule would allow it."
 )
+NO_PROMPTS_MESSAGE = (
+    "{tool} needs the user's approval, and {path} sets permissions.denyInsteadOfPrompting (nobody is "
+    "asked), so the call was not run. Continue without it, or tell the user which permission rule "
+    "would allow it."
+)
 TIMEOUT_MESSAGE = (
     "No one answered: the user did not answer the approval request for {tool} within {seconds:g} "
     "seconds, so the "
@@ -85,8 +90,8 @@ def session_approver(
     denied when there is none, bounded by the timeout, withdrawn by Stop.  In auto mode the
     ``reviewer`` (``auto_mode.AutoModeReviewer``) decides first when it may; with a permission
     prompt tool (``get_prompt_tool``, ``prompt_tool.py``) that MCP tool answers in the user's
-    place (not the folder-trust card); a question that then reaches the user runs the
-    Notification hooks.  Under the managed settings' allowManagedPermissionRulesOnly no ask
+    place (not the folder-trust card); under permissions.denyInsteadOfPrompting what is left is
+    denied instead of shown; a question that then reaches the user runs the Notification hooks.  Under the managed settings' allowManagedPermissionRulesOnly no ask
     offers "Always allow"."""
 
     async def approve(
@@ -103,6 +108,10 @@ def session_approver(
 
             handler = functools.partial(ask_prompt_tool, prompt_tool)
         else:
+            prompts_off = context.permission_context.prompts_off_by
+            if prompts_off is not None and ask.reason != "folder trust":  # never wait for a person
+                return PermissionDeny(NO_PROMPTS_MESSAGE.format(tool=tool.name, path=prompts_off),
+                                      reason="denyInsteadOfPrompting")
             if ask.suggestions and context.permission_context.managed_rules_only:
                 ask = replace(ask, suggestions=())
             from ..permissions.hooks import get_hook_runner

@@ -98,6 +98,13 @@ class ToolPermissionContext:
     # permissions.blockReadsOutsideWorkingDirectories: the file tools refuse reads outside the
     # working directories in every mode; Bash asks about them in every mode
     block_outside_reads: bool = False
+    # permissions.blockWritesOutsideWorkingDirectories: Write, Edit, NotebookEdit (and
+    # NotebookExecute) refuse paths outside the working directories in every mode; Bash asks
+    # about writing there in every mode
+    block_outside_writes: bool = False
+    # permissions.denyInsteadOfPrompting (the file that says so): a call that would wait for a
+    # person is denied at once (hooks, auto mode's reviewer and a prompt tool still answer first)
+    prompts_off_by: str | None = None
     # allowManagedPermissionRulesOnly in the managed settings: only their allow rules count (deny
     # and ask rules of every source still do: they only restrict) and nothing offers "Always allow"
     managed_rules_only: bool = False

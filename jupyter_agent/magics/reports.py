@@ -173,6 +173,12 @@ def permissions_text(session: AgentSession) -> str:
         lines.append(f"Managed settings: {policy.path}{only}")
     if perm.block_outside_reads:
         lines.append("Reads outside the working directories are refused (blockReadsOutsideWorkingDirectories)")
+    if perm.block_outside_writes:
+        lines.append("Writes outside the working directories are refused (blockWritesOutsideWorkingDirectories; "
+                     "Bash asks about them in every mode)")
+    if perm.prompts_off_by is not None:
+        lines.append(f"Nothing is asked: a call that needs approval is denied (denyInsteadOfPrompting, "
+                     f"{perm.prompts_off_by})")
     lines.append(_sandbox_line(session))
     if tool := getattr(session.config, "permission_prompt_tool", None):
         lines.append(f"Approvals are answered by the MCP tool {tool} (--permission-prompt-tool), not by you; "

@@ -210,6 +210,7 @@ def program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v:
     when a deny rule may match there, or when a protected folder or file is inside it
     (``rm -rf .`` takes ``.git`` along)."""
     edit_deny, edit_ask = bool(scope.edit_deny), bool(scope.edit_ask)
+    blocked = scope.rules.context.block_outside_writes  # blockWritesOutsideWorkingDirectories
     for cwd in cwds:
         argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
         if argv is None:  # a pattern that cannot be listed: could it name a guarded file?
@@ -223,7 +224,7 @@ def program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v:
                 continue  # known only at run time: a rule allowed the program with any argument
             path = word.text
             lands = path not in named  # where a copy lands, a name no argument spells: `cp x.pth site-packages/`
-            if not (lands or edit_deny or edit_ask or recursive or scope.read_deny):
+            if not (lands or edit_deny or edit_ask or recursive or scope.read_deny or blocked):
                 continue
             resolved = resolved_once(path, cwd, v)
             if resolved is None:
@@ -231,6 +232,10 @@ def program_write_check(info: CommandInfo, cwds: list[str], scope: PathScope, v:
             reason = protected_reason_of(*resolved) if lands else None
             if reason is not None:
                 v.sticky.append(f"{info.text} touches {reason}")
+                return
+            if blocked and not scope.inside(resolved[1]):  # asked in every mode
+                v.sticky.append(f"{info.text} writes {path}, outside the working directories, where the "
+                                "settings block writing (permissions.blockWritesOutsideWorkingDirectories)")
                 return
             if not (edit_deny or edit_ask or recursive or scope.read_deny):
                 continue

@@ -27,12 +27,13 @@ from .bash_writes import WRITING_PROGRAMS
 from .compiled import PathScope
 from .copy_guard import COPY_PROGRAMS, copy_guard
 from .download_guard import download_guard
-from .filesystem import read_deny_below, read_rule_of, write_verdict
+from .filesystem import read_deny_below, read_rule_of, write_blocked, write_verdict
 from .git_contents import shows_contents
 from .git_guards import git_guards
 from .patch_guard import patch_guard
 from .paths import BadPath, ResolvedPath, local_path, relative_below, resolve_below
 from .remote_copy_guard import REMOTE_COPY_PROGRAMS, remote_copy_guard
+from .verdicts import SAFETY, sticky_ask
 
 TOOL_NAME = "Bash"
 
@@ -169,6 +170,10 @@ def _write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseCont
         if rule is not None:
             return PermissionDeny(f"Permission to write {literal} has been denied by the rule {rule} "
                                   f"(it is another name of the file the rule names).")
+        if write_blocked(resolved.real, context):  # asked in every mode, as reads under the read block
+            return sticky_ask("outside the working directories, where the settings block writing "
+                              "(permissions.blockWritesOutsideWorkingDirectories)", SAFETY,
+                              "blockWritesOutsideWorkingDirectories")
     return verdict
 
 

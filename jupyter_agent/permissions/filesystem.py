@@ -168,7 +168,7 @@ def path_denial(path: str, real: str, context: ToolUseContext) -> str | None:
     scope = path_scope(context)
     rule = scope.rule("deny", EDIT_RULES, lexical, real) or scope.rule("deny", READ_RULES, lexical, real)
     if rule is None:
-        return None
+        return BLOCKED_WRITE.format(path=path) if write_blocked(real, context) else None
     return f"Permission to write {path} has been denied by the rule {rule}."
 
 
@@ -204,18 +204,36 @@ BLOCKED_READ = (
 )
 
 
+BLOCKED_WRITE = (
+    "Writing {path} is blocked: it is outside the working directories, and the settings say "
+    "permissions.blockWritesOutsideWorkingDirectories. Write inside the working directories, or ask the "
+    "user to add that folder to them (permissions.additionalDirectories, or %agent --add-dir)."
+)
+
+
 def _readable_when_blocked(real: str, context: ToolUseContext) -> bool:
     """Inside the working directories, or the session's own folder (saved outputs, plans)."""
     return real_in_working_directories(real, context) or is_within(real, os.path.realpath(context.session_dir))
 
 
+def write_blocked(real: str, context: ToolUseContext) -> bool:
+    """Does blockWritesOutsideWorkingDirectories refuse writing ``real`` (a real path)?  The
+    working directories and the session's own folder stay writable."""
+    return context.permission_context.block_outside_writes and not _readable_when_blocked(real, context)
+
+
 def check_write_permission(tool: Any, path: str, context: ToolUseContext) -> PermissionResult:
+    """The file tools' write check: deny rules, then (when the settings say so) the block on
+    writing outside the working directories — in every mode — then ``write_verdict``'s asks."""
     try:
         resolved = resolve_path(path, context.cwd)
     except BadPath as exc:
         return PermissionDeny(str(exc))
     remember_write_target(resolved.lexical, context)
-    return write_verdict(tool, path, resolved, context)
+    verdict = write_verdict(tool, path, resolved, context)
+    if not isinstance(verdict, PermissionDeny) and write_blocked(resolved.real, context):
+        return PermissionDeny(BLOCKED_WRITE.format(path=path))
+    return verdict
 
 
 CHECKED_WRITES = "checked_write_targets"  # context.extra: {lexical path: real path when checked}

@@ -80,6 +80,8 @@ class FileSettings:
     # allowedMcpServers / deniedMcpServers (not the managed file's: mcp/policy.py reads those)
     mcp_allowed: tuple[ListEntry, ...] | None = None
     mcp_denied: tuple[ListEntry, ...] = ()
+    block_writes: bool = False  # permissions.blockWritesOutsideWorkingDirectories (restricts: always kept)
+    no_prompts: bool = False  # permissions.denyInsteadOfPrompting (restricts: always kept)
 
     def widening(self) -> list[str]:
         """The parts that let the agent do more, in plain words (empty when none)."""
@@ -138,6 +140,8 @@ class Settings:
     # allow rules of the other files that allowManagedPermissionRulesOnly leaves out, by file
     ignored_allow: tuple[tuple[Path, tuple[str, ...]], ...] = ()
     auto_disabled_by: Path | None = None  # permissions.disableAutoMode: "disable"
+    block_writes_by: Path | None = None  # the file setting permissions.blockWritesOutsideWorkingDirectories
+    prompts_off_by: Path | None = None  # the file setting permissions.denyInsteadOfPrompting
     env: dict[str, str] = field(default_factory=dict)  # the files' ``env`` blocks, merged (later files win)
     # the ``autoMode`` sections of the user, local and managed files, each list joined in that order
     auto_mode: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -198,6 +202,8 @@ def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], ba
         _names(data, "allowedHttpHookUrls", path),
         _names(data, "httpHookAllowedEnvVars", path),
         *(_mcp_lists(data, str(path)) if not managed else (None, ())),
+        block_writes=_flag(perms, "blockWritesOutsideWorkingDirectories", path, "permissions."),
+        no_prompts=_flag(perms, "denyInsteadOfPrompting", path, "permissions."),
     )
 
 
@@ -302,6 +308,7 @@ def _combine(
         tuple(f.path for f in parsed), first("bypass_off"), cleanup_days, withheld, problems,
         first("block_reads"), managed, auto_disabled_by=first("auto_off"), env=env, auto_mode=auto_mode,
         http_hook_policy=HttpHookPolicy(urls, env_vars), mcp_lists=mcp_lists,
+        block_writes_by=first("block_writes"), prompts_off_by=first("no_prompts"),
     )
 
 
@@ -455,6 +462,8 @@ def build_permission_context(
         additional_directories=settings.additional_directories + tuple(extra_dirs),
         project_dir=settings.project_dir,
         block_outside_reads=settings.block_reads_by is not None,
+        block_outside_writes=settings.block_writes_by is not None,
+        prompts_off_by=os.fspath(settings.prompts_off_by) if settings.prompts_off_by is not None else None,
         managed_rules_only=settings.managed_rules_only,
         # AgentConfigError now if the mode is one of them
         bypass_disabled_by=os.fspath(bypass_off) if bypass_off is not None else None,

@@ -9,8 +9,8 @@ sandboxed program opens.  In Claude Code's order:
 3. anything else is asked about on the Bash call's card ("Network request outside the
    sandbox").  Approve remembers the host for the rest of the session; *Always allow* saves
    ``WebFetch(domain:host)`` to ``.claude/settings.local.json``; Deny refuses it for the rest of
-   this command.  ``dontAsk`` and ``plan`` refuse instead of asking, ``bypassPermissions``
-   connects (a ``WebFetch`` ask rule still asks).
+   this command.  ``dontAsk``, ``plan`` and ``permissions.denyInsteadOfPrompting`` refuse
+   instead of asking, ``bypassPermissions`` connects (a ``WebFetch`` ask rule still asks).
 
 A *local* target (``localhost``, a loopback or private address) is this machine or its network,
 where a program listening runs outside the sandbox: its question says so, offers no *Always
@@ -60,6 +60,15 @@ class _Ask:
 
 ASK = _Ask()
 _NO_ASK_MODES = {"dontAsk": "dontAsk mode refuses what it would ask", "plan": "plan mode runs nothing that needs asking"}
+
+
+def _no_ask(pc: ToolPermissionContext) -> str | None:
+    """Why nobody is asked about a host in this context (None: the user may be asked)."""
+    if pc.mode in _NO_ASK_MODES:
+        return _NO_ASK_MODES[pc.mode]
+    if pc.prompts_off_by is not None:
+        return f"{pc.prompts_off_by} sets permissions.denyInsteadOfPrompting (nobody is asked)"
+    return None
 
 
 def parse_host_entry(text: str) -> tuple[str, int | None]:
@@ -115,7 +124,7 @@ class NetworkGate:
                 rule.startswith("WebFetch(domain:") for _source, rule in pc.rules("allow"))
         if self.settings.allowed_domains or self._grants() or pc.mode == "bypassPermissions":
             return True
-        if self.ask is not None and pc.mode not in _NO_ASK_MODES:
+        if self.ask is not None and _no_ask(pc) is None:
             return True
         return any(rule.startswith("WebFetch(domain:") for _source, rule in pc.rules("allow"))
 
@@ -188,15 +197,15 @@ class NetworkGate:
             return (f"{host} is not among the hosts the administrator allows (the managed settings' "
                     "sandbox.network.allowManagedDomainsOnly)")
         if rule := content_rule_for(pc, "ask", "WebFetch", lambda c: host_rule_matches(c, host)):
-            return ASK if pc.mode not in _NO_ASK_MODES else f"{host} needs approval (rule {rule}); {_NO_ASK_MODES[pc.mode]}"
+            why = _no_ask(pc)
+            return ASK if why is None else f"{host} needs approval (rule {rule}); {why}"
         granted = self._grants()
         if self.named(host, port) or (f"{host}:{port}" in granted if local else host in granted):
             return None
         if pc.mode == "bypassPermissions":
             return None
-        if pc.mode in _NO_ASK_MODES:
-            return f"{host} is not in sandbox.network.allowedDomains, and {_NO_ASK_MODES[pc.mode]}"
-        return ASK
+        why = _no_ask(pc)
+        return ASK if why is None else f"{host} is not in sandbox.network.allowedDomains, and {why}"
 
     async def _ask(self, host: str, port: int, local: bool) -> str | None:
         key = f"{host}:{port}"

@@ -96,6 +96,8 @@ class AskUserQuestionTool(Tool[AskUserQuestionInput, AskUserQuestionOutput]):
     async def check_permissions(self, input: AskUserQuestionInput, context: ToolUseContext) -> PermissionResult:
         if context.permission_context.mode == "dontAsk":
             return PermissionDeny(NO_ONE_TO_ASK.format(why="dontAsk mode"))
+        if context.permission_context.prompts_off_by is not None:
+            return PermissionDeny(NO_ONE_TO_ASK.format(why="the settings say permissions.denyInsteadOfPrompting"))
         if context.options.is_non_interactive:
             return PermissionDeny(NO_ONE_TO_ASK.format(why="non-interactive run"))
         message = "Answer questions?" if len(input.questions) > 1 else input.questions[0].question
