@@ -3,7 +3,8 @@
 Per simple command (after env assignments and wrappers are stripped): a ``Bash(...)`` deny rule
 on any form denies the line; an ask rule asks (sticky); ``sudo``/``bash -c``/``eval``/``$cmd``
 always ask; otherwise an allow rule or the read-only set lets it run.  The files a line touches
-are checked in ``bash_paths.py``.  ``cd``/``pushd`` outside the working directories ask.
+are checked in ``bash_paths.py``.  ``cd``/``pushd`` outside the working directories ask.  In
+acceptEdits the plain filesystem commands on files inside them run (``bash_accept_edits.py``).
 Anything the analyzer does not understand asks.
 """
 
@@ -19,6 +20,7 @@ from ..core.permission_types import (
     PermissionUpdate,
 )
 from . import git_history
+from .bash_accept_edits import ACCEPT_EDITS_MODES, FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_arguments import protected_arguments
 from .bash_paths import path_checks
@@ -170,6 +172,9 @@ def _command_checks(
         return
     if info.innermost and rules is not None and _allowed(rules, text):
         return
+    if (scope is not None and scope.rules.context.mode in ACCEPT_EDITS_MODES and info.innermost
+            and info.innermost[0].literal in FILESYSTEM_COMMANDS and accept_edits_allows(info, cwds, scope)):
+        return  # mkdir / touch / cp / mv / rm of files inside the working directories
     v.soft.append(f"{text} needs approval")
     rule = suggested_rule(info.innermost)
     if rule is not None and rule not in v.prefixes:

@@ -28,7 +28,7 @@ def test_auto_mode_decides_without_a_card(server: ScriptedServer, kernel):
                  reply(text('{"ok": false, "reason": "Removing data/ was not part of the request."}')),
                  name="review")
     server.push(
-        reply(tool_use("Bash", {"command": "touch report.txt"}, id="touch"),
+        reply(tool_use("Bash", {"command": "install -D /dev/null report.txt"}, id="touch"),
               tool_use("Bash", {"command": "rm -rf data"}, id="rm")),
         reply(text("report.txt is ready.")),
     )

@@ -1,0 +1,136 @@
+"""acceptEdits for Bash: the common filesystem commands that only make, copy, move or remove
+files inside the working directories run without asking, as in Claude Code ("reads, file edits,
+and common filesystem commands (mkdir, touch, mv, cp, etc.)").
+
+Only a plain command qualifies: ``mkdir``, ``touch``, ``cp``, ``mv``, ``rmdir`` or ``rm`` with no
+wrapper (``xargs rm`` takes its files from stdin), options from a short list per program (no
+``rm -r``, no ``cp -L``, nothing unknown), and fixed words only (no ``$var``, pattern or ``~``).
+Every path it names — sources too — must lead, links followed, inside the working directories,
+to no protected path, program on PATH or file a deny / ask rule covers; where ``cp`` / ``mv``
+put a file into a folder, the name it lands on is checked as well.  This only replaces the
+"needs approval" of such a command: every other check of the line (redirections, protected
+names, read-deny rules, copies of folders) still runs and still asks or denies.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .bash_analysis import CommandInfo
+from .bash_arguments import write_link_rule
+from .compiled import EDIT_RULES, PathScope
+from .filesystem import read_rule_of
+from .path_programs import program_on_path
+from .paths import BadPath, protected_reason_of, resolve_below
+
+ACCEPT_EDITS_MODES = ("acceptEdits", "auto")  # auto: what acceptEdits allows needs no review
+
+# program -> (flags without a value, options taking a value that is not a path, options taking a path)
+_OPTIONS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {
+    "mkdir": (frozenset({"-p", "-v", "--parents", "--verbose"}), frozenset({"-m", "--mode"}), frozenset()),
+    "touch": (frozenset({"-a", "-c", "-m", "--no-create"}), frozenset({"-d", "--date", "-t"}),
+              frozenset({"-r", "--reference"})),
+    "cp": (frozenset({"-r", "-R", "--recursive", "-f", "--force", "-n", "--no-clobber", "-u", "--update", "-v",
+                      "--verbose", "-p", "-a", "--archive", "-P", "--no-dereference", "-T",
+                      "--no-target-directory"}), frozenset(), frozenset({"-t", "--target-directory"})),
+    "mv": (frozenset({"-f", "--force", "-n", "--no-clobber", "-u", "--update", "-v", "--verbose", "-T",
+                      "--no-target-directory"}), frozenset(), frozenset({"-t", "--target-directory"})),
+    "rmdir": (frozenset({"-v", "--verbose", "--ignore-fail-on-non-empty"}), frozenset(), frozenset()),
+    "rm": (frozenset({"-f", "--force", "-v", "--verbose"}), frozenset(), frozenset()),
+}
+FILESYSTEM_COMMANDS = frozenset(_OPTIONS)
+
+
+def accept_edits_allows(info: CommandInfo, cwds: list[str], scope: PathScope) -> bool:
+    """Does acceptEdits let this command run without asking (see the module docstring)?"""
+    words = info.innermost
+    if not words or len(info.forms) != 1 or info.forms[0] is not words or info.ask_reason or info.cd_kind:
+        return False
+    program = words[0].literal
+    if program not in _OPTIONS:
+        return False
+    parsed = _paths(program, [w.literal if w.static and not w.glob else None for w in words[1:]])
+    if parsed is None:
+        return False
+    paths, target = parsed
+    if not paths:
+        return False
+    for cwd in cwds:
+        for path in paths:
+            if not _writable(path, cwd, scope):
+                return False
+        if program in ("cp", "mv") and not _landings_clear(paths, target, cwd):
+            return False
+    return True
+
+
+def _paths(program: str, texts: list[str | None]) -> tuple[list[str], str | None] | None:
+    """The path operands (option values that are paths included) and a ``-t`` folder, or None
+    when a word is unknown, not fixed, or an option not on the program's list."""
+    flags, valued, path_valued = _OPTIONS[program]
+    paths: list[str] = []
+    target: str | None = None
+    options_done = False
+    i = 0
+    while i < len(texts):
+        text = texts[i]
+        i += 1
+        if text is None or text.startswith("~") or text in ("", "-"):
+            return None
+        if options_done or not text.startswith("-"):
+            paths.append(text)
+            continue
+        if text == "--":
+            options_done = True
+            continue
+        name, eq, value = text.partition("=")
+        if text in flags:
+            continue
+        if not text.startswith("--") and len(text) > 2 and all(f"-{c}" in flags for c in text[1:]):
+            continue  # bundled short flags: -pv, -rf is refused (-r is not an rm flag)
+        if name in valued or name in path_valued:
+            if not eq:
+                if i >= len(texts) or texts[i] is None:
+                    return None
+                value = texts[i]  # type: ignore[assignment]
+                i += 1
+            if name in path_valued:
+                if not value or value.startswith("~"):
+                    return None
+                paths.append(value)
+                if name in ("-t", "--target-directory"):
+                    target = value
+            continue
+        if not text.startswith("--") and text[:2] in valued and len(text) > 2:  # -m755
+            continue
+        return None
+    return paths, target
+
+
+def _writable(path: str, cwd: str, scope: PathScope) -> bool:
+    try:
+        lexical, real = resolve_below(path, cwd)
+    except BadPath:
+        return False
+    if not scope.inside(real) or protected_reason_of(lexical, real) is not None or program_on_path(real):
+        return False
+    if read_rule_of(lexical, real, scope) is not None or write_link_rule(real, scope) is not None:
+        return False
+    return scope.rule("deny", EDIT_RULES, lexical, real) is None and scope.rule("ask", EDIT_RULES, lexical, real) is None
+
+
+def _landings_clear(paths: list[str], target: str | None, cwd: str) -> bool:
+    """Where ``cp`` / ``mv`` put each source when the target is a folder: no protected name."""
+    folder = target if target is not None else paths[-1]
+    sources = [p for p in paths if p != folder] if target is not None else paths[:-1]
+    try:
+        real_folder = resolve_below(folder, cwd)[1]
+    except BadPath:
+        return False
+    if not os.path.isdir(real_folder):
+        return True  # a file target: its own name was checked
+    for source in sources:
+        landing = os.path.join(real_folder, os.path.basename(source.rstrip("/")) or source)
+        if protected_reason_of(landing, landing) is not None:
+            return False
+    return True
