@@ -128,6 +128,29 @@ def test_generated_lines(world, parts):
     _check(root, project, ctx, line, SANDBOX)
 
 
+# acceptEdits lets mkdir / touch / cp / mv / rmdir / rm run unasked on files inside the working
+# directories (bash_accept_edits.py): whatever it allows, nothing outside or protected changes
+ACCEPT_WRITERS = [
+    "cp a.txt", "cp -r sub", "cp -a sub", "cp -rT sub", "mv a.txt", "mv sub", "rm -f", "rm", "rmdir", "touch",
+    "touch -r a.txt", "mkdir -p", "mkdir", "cp -t", "mv -t", "cp a.txt sub/../", "cd sub && cp ../a.txt",
+]
+
+
+@pytest.mark.parametrize("line", [f"{w} {t}" for w in ACCEPT_WRITERS for t in TARGETS])
+def test_accept_edits_filesystem_lines(world, line):
+    root, project, ctx = world
+    _check(root, project, ctx, line, SANDBOX)
+
+
+def test_the_oracle_sees_a_filesystem_command_write_outside(world):
+    root, project, ctx = world
+    for line in ("cp a.txt linkdir/", "touch ../outside/new", "mv a.txt link-out"):
+        assert not isinstance(check_bash_permission(line, ctx), PermissionAllow), line
+    _run("cp a.txt linkdir/ && touch ../outside/new", project, SANDBOX)
+    assert (root / "outside" / "a.txt").exists() and (root / "outside" / "new").exists()
+    assert isinstance(check_bash_permission("cp a.txt sub/ && touch sub/new && mkdir -p sub/x", ctx), PermissionAllow)
+
+
 # bypassPermissions, writing programs instead of redirections: whatever runs, the file the Edit
 # rule denies and the protected folders stay as they were
 PROGRAM_WRITERS = [
