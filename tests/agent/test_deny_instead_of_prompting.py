@@ -98,3 +98,23 @@ async def test_the_sandbox_refuses_new_hosts_instead_of_asking(tmp_path):
     refused = await gate.check("new.example", 443)
     assert "denyInsteadOfPrompting" in refused and "/home/me/.claude/settings.json" in refused
     assert await gate.check("pypi.org", 443) is None and asked == []  # the settings still allow
+
+
+async def test_a_subagent_is_not_waited_for_either(server, make_session, tmp_path):
+    from jupyter_agent.subagents.runtime import attach_subagents
+    from jupyter_agent.tools.agent_tool import AgentTool
+
+    _user_settings(tmp_path, permissions={"denyInsteadOfPrompting": True})
+    server.route(lambda body: "You are an agent working for a coding assistant" in str(body.get("system")),
+                 reply(tool_use("Bash", {"command": "touch made.txt"}, id="s1")),
+                 reply("The file could not be made: nobody is asked here."), name="sub")
+    server.push(reply(tool_use("Agent", {"description": "make it", "prompt": "make made.txt",
+                                         "subagent_type": "general-purpose"}, id="a1")),
+                reply("The helper could not make the file."))
+    person = RecordingApprover(PermissionAllow())
+    session, _events = make_session([AgentTool(), BashTool()], can_use_tool=person)
+    attach_subagents(session)
+    await session.submit("make a file with a helper")
+    [inner] = tool_results([r for r in server.message_requests if r.route == "sub"][1].messages[-1])
+    assert inner["is_error"] and KEY in result_text(inner)
+    assert person.asks == [] and not (tmp_path / "made.txt").exists()
