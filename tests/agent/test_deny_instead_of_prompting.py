@@ -118,3 +118,11 @@ async def test_a_subagent_is_not_waited_for_either(server, make_session, tmp_pat
     [inner] = tool_results([r for r in server.message_requests if r.route == "sub"][1].messages[-1])
     assert inner["is_error"] and KEY in result_text(inner)
     assert person.asks == [] and not (tmp_path / "made.txt").exists()
+
+
+async def test_permissions_report_names_the_write_block(server, make_session, tmp_path):
+    _user_settings(tmp_path, permissions={"blockWritesOutsideWorkingDirectories": True})
+    session, _events = make_session([BashTool()])
+    assert session.context.permission_context.block_outside_writes
+    assert "Writes outside the working directories are refused (blockWritesOutsideWorkingDirectories" in \
+        permissions_text(session)

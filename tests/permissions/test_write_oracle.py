@@ -142,6 +142,16 @@ def test_accept_edits_filesystem_lines(world, line):
     _check(root, project, ctx, line, SANDBOX)
 
 
+@settings(max_examples=EXAMPLES // 2, deadline=None, derandomize=EXAMPLES <= 200,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(ACCEPT_WRITERS + WRITERS), st.sampled_from(TARGETS), st.sampled_from(JOINS)),
+                min_size=2, max_size=3))
+def test_accept_edits_generated_lines(world, parts):
+    root, project, ctx = world
+    line = "".join(f"{w} {t}{j}" for w, t, j in parts).rstrip(" |&;\n")
+    _check(root, project, ctx, line, SANDBOX)
+
+
 def test_the_oracle_sees_a_filesystem_command_write_outside(world):
     root, project, ctx = world
     for line in ("cp a.txt linkdir/", "touch ../outside/new", "mv a.txt link-out"):
