@@ -4,7 +4,9 @@ and common filesystem commands (mkdir, touch, mv, cp, etc.)").
 
 Only a plain command qualifies: ``mkdir``, ``touch``, ``cp``, ``mv``, ``rmdir`` or ``rm`` with no
 wrapper (``xargs rm`` takes its files from stdin), options from a short list per program (no
-``rm -r``, no ``cp -L``, nothing unknown), and fixed words only (no ``$var``, pattern or ``~``).
+``rm -r``, no ``cp -L``, nothing unknown), and fixed words only (no ``$var`` or ``~``; a pattern
+such as ``*.tmp`` is expanded as bash would now, and asks if it cannot be told exactly or names
+a file beginning with ``-``, which the program would read as an option).
 Every path it names — sources too — must lead, links followed, inside the working directories,
 to no protected path, program on PATH or file a deny / ask rule covers; where ``cp`` / ``mv``
 put a file into a folder, the name it lands on is checked as well.  This only replaces the
@@ -18,6 +20,8 @@ import os
 
 from .bash_analysis import CommandInfo
 from .bash_arguments import write_link_rule
+from .bash_patterns import expanded
+from .bash_words import Word
 from .compiled import EDIT_RULES, PathScope
 from .filesystem import read_rule_of
 from .path_programs import program_on_path
@@ -49,19 +53,36 @@ def accept_edits_allows(info: CommandInfo, cwds: list[str], scope: PathScope) ->
     program = words[0].literal
     if program not in _OPTIONS:
         return False
-    parsed = _paths(program, [w.literal if w.static and not w.glob else None for w in words[1:]])
-    if parsed is None:
-        return False
-    paths, target = parsed
-    if not paths:
-        return False
     for cwd in cwds:
+        texts = _texts(words[1:], cwd)
+        parsed = _paths(program, texts) if texts is not None else None
+        if parsed is None:
+            return False
+        paths, target = parsed
+        if not paths:
+            return False
         for path in paths:
             if not _writable(path, cwd, scope):
                 return False
         if program in ("cp", "mv") and not _landings_clear(paths, target, cwd):
             return False
     return True
+
+
+def _texts(words: tuple[Word, ...], cwd: str) -> list[str | None] | None:
+    """The arguments as bash passes them from ``cwd`` (patterns expanded), or None."""
+    out: list[str | None] = []
+    for word in words:
+        if not word.static:
+            return None
+        if not word.glob:
+            out.append(word.literal)
+            continue
+        found = expanded(word, cwd)
+        if found is None or any(name.startswith("-") for name in found):  # `rm *` with a file named -rf
+            return None
+        out.extend(found)
+    return out
 
 
 def _paths(program: str, texts: list[str | None]) -> tuple[list[str], str | None] | None:
