@@ -91,8 +91,8 @@ def session_approver(
     ``reviewer`` (``auto_mode.AutoModeReviewer``) decides first when it may; with a permission
     prompt tool (``get_prompt_tool``, ``prompt_tool.py``) that MCP tool answers in the user's
     place (not the folder-trust card); under permissions.denyInsteadOfPrompting what is left is
-    denied instead of shown; a question that then reaches the user runs the Notification hooks.  Under the managed settings' allowManagedPermissionRulesOnly no ask
-    offers "Always allow"."""
+    denied instead of shown; a question that then reaches the user runs the Notification hooks.
+    Under the managed settings' allowManagedPermissionRulesOnly no ask offers "Always allow"."""
 
     async def approve(
         tool: Tool[Any, Any], input: BaseModel, context: ToolUseContext, ask: PermissionAsk, tool_use_id: str
