@@ -16,7 +16,7 @@ from jupyter_agent.testing import reply, tool_use
 from jupyter_agent.tools.ask_user_question import AskUserQuestionTool
 from jupyter_agent.tools.bash import BashTool
 from tests.conftest import RecordingApprover
-from tests.permissions.tools import make_ctx
+from tests.permissions.tools import make_ctx, with_permissions
 
 from .history_check import result_text, tool_results
 
@@ -83,17 +83,13 @@ async def test_without_the_setting_the_person_is_asked(server, make_session, tmp
 
 
 async def test_the_sandbox_refuses_new_hosts_instead_of_asking(tmp_path):
-    from dataclasses import replace
-
     asked = []
 
     async def person(question):
         asked.append(question)
         return PermissionAllow()
 
-    ctx = make_ctx(tmp_path)
-    ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(
-        s.tool_permission_context, prompts_off_by="/home/me/.claude/settings.json")))
+    ctx = with_permissions(make_ctx(tmp_path), prompts_off_by="/home/me/.claude/settings.json")
     gate = NetworkGate(ctx, SandboxSettings(enabled=True, allowed_domains=("pypi.org",)), person)
     refused = await gate.check("new.example", 443)
     assert "denyInsteadOfPrompting" in refused and "/home/me/.claude/settings.json" in refused

@@ -5,7 +5,6 @@ home outside them; ``%agent --add-dir`` adds a working directory."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 
@@ -14,21 +13,16 @@ from jupyter_agent.core.permission_types import PermissionAsk
 from jupyter_agent.core.registry import TOOL_TARGETS, load_tool
 from jupyter_agent.errors import AgentConfigError
 from jupyter_agent.permissions.settings import build_permission_context, load_settings
-from tests.permissions.tools import decide_bash, make_ctx
+from tests.permissions.tools import decide_bash, make_ctx, project_and_outside, with_permissions
 
 
 def _blocking(ctx):
-    ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(s.tool_permission_context,
-                                                                           block_outside_reads=True)))
-    return ctx
+    return with_permissions(ctx, block_outside_reads=True)
 
 
 @pytest.fixture
 def places(tmp_path):
-    project, outside = tmp_path / "proj", tmp_path / "elsewhere"
-    for folder in (project, outside):
-        folder.mkdir()
-        (folder / "notes.txt").write_text(f"notes in {folder.name}\n")
+    project, outside = project_and_outside(tmp_path)
     return project, outside
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 
 import nbformat
 import pytest
@@ -18,23 +17,19 @@ from jupyter_agent.core.registry import TOOL_TARGETS, load_tool
 from jupyter_agent.errors import AgentConfigError
 from jupyter_agent.permissions.filesystem import path_denial
 from jupyter_agent.permissions.settings import build_permission_context, load_settings
-from tests.permissions.tools import decide_bash, make_ctx
+from tests.permissions.tools import decide_bash, make_ctx, project_and_outside, with_permissions
 
 KEY = "permissions.blockWritesOutsideWorkingDirectories"
 
 
 def _blocking(ctx):
-    ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(s.tool_permission_context,
-                                                                           block_outside_writes=True)))
-    return ctx
+    return with_permissions(ctx, block_outside_writes=True)
 
 
 @pytest.fixture
 def places(tmp_path):
-    project, outside = tmp_path / "proj", tmp_path / "elsewhere"
+    project, outside = project_and_outside(tmp_path)
     for folder in (project, outside):
-        folder.mkdir()
-        (folder / "notes.txt").write_text(f"notes in {folder.name}\n")
         nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1", id="c1")]), folder / "nb.ipynb")
     return project, outside
 

@@ -157,3 +157,20 @@ async def decide_bash(ctx: ToolUseContext, command: str) -> PermissionDecision:
     """The whole pipeline's decision on one Bash command line (as ``run_tool_use`` asks it)."""
     tool = BashLike()
     return await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
+
+
+def with_permissions(ctx: ToolUseContext, **changes: Any) -> ToolUseContext:
+    """``ctx`` with its permission context's fields changed (e.g. ``block_outside_reads=True``)."""
+    from dataclasses import replace
+
+    ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(s.tool_permission_context, **changes)))
+    return ctx
+
+
+def project_and_outside(tmp_path: Path) -> tuple[Path, Path]:
+    """Two folders beside each other, ``proj`` and ``elsewhere``, each with a notes.txt."""
+    project, outside = tmp_path / "proj", tmp_path / "elsewhere"
+    for folder in (project, outside):
+        folder.mkdir()
+        (folder / "notes.txt").write_text(f"notes in {folder.name}\n")
+    return project, outside
