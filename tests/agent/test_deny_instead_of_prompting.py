@@ -94,6 +94,10 @@ async def test_the_sandbox_refuses_new_hosts_instead_of_asking(tmp_path):
     refused = await gate.check("new.example", 443)
     assert "denyInsteadOfPrompting" in refused and "/home/me/.claude/settings.json" in refused
     assert await gate.check("pypi.org", 443) is None and asked == []  # the settings still allow
+    closed = NetworkGate(ctx, SandboxSettings(enabled=True), person)
+    assert not closed.reaches_anything()  # nothing could connect: the command gets no proxy at all
+    plain = NetworkGate(make_ctx(tmp_path), SandboxSettings(enabled=True), person)
+    assert plain.reaches_anything()  # without the setting the user could be asked
 
 
 async def test_a_subagent_is_not_waited_for_either(server, make_session, tmp_path):
