@@ -65,6 +65,22 @@ async def test_the_file_tools_refuse_writes_outside_in_every_mode(places, approv
     assert [name for name, _ask in approve.asks if name != "Read"] == []  # refused outright, never asked
 
 
+async def test_notebook_execute_refuses_a_notebook_outside(places):
+    """Running cells writes their outputs into the notebook: outside, refused before any cell is read."""
+    from jupyter_agent.tools.notebook_execute import NotebookExecuteInput, NotebookExecuteTool
+
+    project, outside = places
+    tool = NotebookExecuteTool()
+    for mode in ("default", "bypassPermissions"):
+        ctx = _blocking(make_ctx(project, mode=mode))
+        verdict = await tool.check_permissions(
+            NotebookExecuteInput(notebook_path=str(outside / "nb.ipynb"), cell_ids=["c1"]), ctx)
+        assert isinstance(verdict, PermissionDeny) and KEY in verdict.message
+    inside = await tool.check_permissions(
+        NotebookExecuteInput(notebook_path=str(project / "nb.ipynb"), cell_ids=["c1"]), _blocking(make_ctx(project)))
+    assert not isinstance(inside, PermissionDeny)
+
+
 async def test_inside_the_working_directories_nothing_changes(places, approve):
     project, outside = places
     ctx = _blocking(make_ctx(project, tools=_file_tools(), mode="acceptEdits", additional=(outside,)))
