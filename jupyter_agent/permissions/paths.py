@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlparse
 from . import managed
 
 PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", ".jupyter",
+                            ".husky",  # its hook scripts run on the next `git commit`
                             # programs named in them run unasked (ssh's ProxyCommand, git's and pip's
                             # ~/.config files, credential helpers), or they hold keys: a project in ~
                             ".ssh", ".gnupg", ".config", ".aws", ".kube", ".docker"})

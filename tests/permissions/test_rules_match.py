@@ -156,6 +156,8 @@ async def test_read_paths(world, rules, path, expected):
         ({"ask": ("Edit(./a.py)",), "mode": "acceptEdits"}, "{P}/a.py", "ask"),
         ({"mode": "acceptEdits"}, "{P}/.vscode/settings.json", "ask"),
         ({"mode": "acceptEdits"}, "{P}/sub/.idea/x.xml", "ask"),
+        ({"mode": "acceptEdits"}, "{P}/.husky/pre-commit", "ask"),  # runs on the next commit
+        ({"mode": "bypassPermissions"}, "{P}/.husky/_/h", "ask"),
         ({"mode": "acceptEdits"}, "{P}/linkdir/../escaped.py", "ask"),  # .. after a symlinked folder
         ({"mode": "acceptEdits"}, "{P}/sub/../a.py", "allow"),
     ],
