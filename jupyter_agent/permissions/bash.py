@@ -20,7 +20,7 @@ from ..core.permission_types import (
     PermissionUpdate,
 )
 from . import git_history
-from .bash_accept_edits import ACCEPT_EDITS_MODES, FILESYSTEM_COMMANDS, accept_edits_allows
+from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_arguments import protected_arguments
 from .bash_paths import path_checks
@@ -28,6 +28,7 @@ from .bash_rule_skips import git_alias_rule, skipping_match
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict
 from .compiled import CompiledRules, PathScope, compiled_rules
+from .filesystem import ACCEPT_EDITS_MODES
 from .paths import BadPath, resolve_below
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
@@ -69,7 +70,7 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
                                   f"deny or ask rule may match what it runs")
     for info in analysis.commands:
         if not info.read_only.read_only or info.ask_reason or info.cd_kind:
-            _command_checks(info, rules, cwds, scope, verdict, command)
+            _command_checks(info, rules, cwds, scope, verdict, command, context)
     return _result(command, verdict, analysis)
 
 
@@ -155,7 +156,7 @@ def _skipping_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdi
 
 def _command_checks(
     info: CommandInfo, rules: CompiledRules | None, cwds: list[str], scope: PathScope | None, v: Verdict,
-    line: str = "",
+    line: str = "", context: ToolUseContext | None = None,
 ) -> None:
     read_only = info.read_only.read_only
     if read_only and not info.ask_reason and not info.cd_kind:
@@ -172,8 +173,9 @@ def _command_checks(
         return
     if info.innermost and rules is not None and _allowed(rules, text):
         return
-    if (scope is not None and scope.rules.context.mode in ACCEPT_EDITS_MODES and info.innermost
-            and info.innermost[0].literal in FILESYSTEM_COMMANDS and accept_edits_allows(info, cwds, scope)):
+    if (context is not None and scope is not None and scope.rules.context.mode in ACCEPT_EDITS_MODES
+            and info.innermost and info.innermost[0].literal in FILESYSTEM_COMMANDS
+            and accept_edits_allows(info, cwds, scope, context)):
         return  # mkdir / touch / cp / mv / rm of files inside the working directories
     v.soft.append(f"{text} needs approval")
     rule = suggested_rule(info.innermost)

@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import os
 
+from ..core.context import ToolUseContext
+from ..core.permission_types import PermissionAllow
 from .bash_analysis import CommandInfo
-from .bash_arguments import write_link_rule
+from .bash_paths import write_result
 from .bash_patterns import expanded
 from .bash_words import Word
-from .compiled import EDIT_RULES, PathScope
-from .filesystem import read_rule_of
-from .path_programs import program_on_path
+from .compiled import PathScope
 from .paths import BadPath, protected_reason_of, resolve_below
-
-ACCEPT_EDITS_MODES = ("acceptEdits", "auto")  # auto: what acceptEdits allows needs no review
 
 # program -> (flags without a value, options taking a value that is not a path, options taking a path)
 _OPTIONS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {
@@ -45,7 +43,7 @@ _OPTIONS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {
 FILESYSTEM_COMMANDS = frozenset(_OPTIONS)
 
 
-def accept_edits_allows(info: CommandInfo, cwds: list[str], scope: PathScope) -> bool:
+def accept_edits_allows(info: CommandInfo, cwds: list[str], scope: PathScope, context: ToolUseContext) -> bool:
     """Does acceptEdits let this command run without asking (see the module docstring)?"""
     words = info.innermost
     if not words or len(info.forms) != 1 or info.forms[0] is not words or info.ask_reason or info.cd_kind:
@@ -62,7 +60,7 @@ def accept_edits_allows(info: CommandInfo, cwds: list[str], scope: PathScope) ->
         if not paths:
             return False
         for path in paths:
-            if not _writable(path, cwd, scope):
+            if not _writable(path, cwd, scope, context):
                 return False
         if program in ("cp", "mv") and not _landings_clear(paths, target, cwd):
             return False
@@ -128,16 +126,15 @@ def _paths(program: str, texts: list[str | None]) -> tuple[list[str], str | None
     return paths, target
 
 
-def _writable(path: str, cwd: str, scope: PathScope) -> bool:
+def _writable(path: str, cwd: str, scope: PathScope, context: ToolUseContext) -> bool:
+    """Inside the working directories, and a shell write there would be allowed in this mode
+    (``bash_paths.write_result``: no deny or ask rule, protected path, program on PATH or hard
+    link to a denied file)."""
     try:
-        lexical, real = resolve_below(path, cwd)
+        real = resolve_below(path, cwd)[1]
     except BadPath:
         return False
-    if not scope.inside(real) or protected_reason_of(lexical, real) is not None or program_on_path(real):
-        return False
-    if read_rule_of(lexical, real, scope) is not None or write_link_rule(real, scope) is not None:
-        return False
-    return scope.rule("deny", EDIT_RULES, lexical, real) is None and scope.rule("ask", EDIT_RULES, lexical, real) is None
+    return scope.inside(real) and isinstance(write_result(path, cwd, scope, context), PermissionAllow)
 
 
 def _landings_clear(paths: list[str], target: str | None, cwd: str) -> bool:

@@ -145,7 +145,7 @@ def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolU
     for cwd in cwds:
         if not v.first_time(literal, cwd, True):
             continue
-        result = _write_result(literal, cwd, scope, context)
+        result = write_result(literal, cwd, scope, context)
         if isinstance(result, PermissionDeny):
             v.deny = result.message
             return
@@ -153,8 +153,9 @@ def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolU
             (v.sticky if result.reason else v.soft).append(f"it writes to {literal}: {result.message}")
 
 
-def _write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseContext) -> PermissionResult:
-    """``check_write_permission`` of ``cwd/literal`` (a redirect target is never ``~``-expanded)."""
+def write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseContext) -> PermissionResult:
+    """``check_write_permission`` of ``cwd/literal`` for a shell write (a redirect target is never
+    ``~``-expanded): also refused through a hard link to a denied file."""
     joined = literal if literal[:1] == "/" else ("" if cwd == "/" else cwd) + "/" + literal
     try:
         local_path(joined)

@@ -236,6 +236,7 @@ def check_write_permission(tool: Any, path: str, context: ToolUseContext) -> Per
     return verdict
 
 
+ACCEPT_EDITS_MODES = ("acceptEdits", "auto")  # auto: what acceptEdits allows needs no review
 CHECKED_WRITES = "checked_write_targets"  # context.extra: {lexical path: real path when checked}
 _MAX_CHECKED = 256
 
@@ -275,7 +276,7 @@ def write_verdict(
     if allowed is not None:
         return PermissionAllow(reason=f"rule {allowed}")
     inside = scope.inside(real)
-    if inside and scope.rules.context.mode in ("acceptEdits", "auto"):  # auto: as acceptEdits, unclassified
+    if inside and scope.rules.context.mode in ACCEPT_EDITS_MODES:
         return PermissionAllow(reason=f"{scope.rules.context.mode} mode")
     rule = _edit_rule_for(real, scope)
     return new_ask(_write_message(tool, path, resolved, inside), (new_update((rule,), "session"),))
