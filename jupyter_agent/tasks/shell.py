@@ -48,8 +48,6 @@ class ShellTask(BackgroundTask):
         finally:
             if self._after is not None:
                 await asyncio.shield(asyncio.to_thread(self._note_after))
-        with contextlib.suppress(OSError):  # a background command does not move the session
-            self.process.files.cwd.unlink()
         if self._stopped:
             self._finish("killed", code)
         else:
@@ -131,10 +129,10 @@ async def start_shell_task(
     """Start ``command`` in the background and register it; returns as soon as it runs.
     Cancelled while it starts: see ``ShellProcess.start`` (``on_abandon`` runs after the kill)."""
     task_id = registry.new_id(ShellTask.id_prefix)
-    files = ShellFiles(output=directory / f"{task_id}.output", cwd=directory / f"{task_id}.cwd")
-    process = await ShellProcess.start(
+    files = ShellFiles(output=directory / f"{task_id}.output")
+    process = await ShellProcess.start(  # a background command does not move the session
         command, cwd=cwd, env=env, files=files, kill_grace=kill_grace, pass_fds=pass_fds,
-        on_abandon=on_abandon,
+        on_abandon=on_abandon, track_cwd=False,
     )
     task = ShellTask(task_id, command, description, process, after)
     registry.add(task)

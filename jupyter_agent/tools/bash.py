@@ -216,8 +216,6 @@ class BashTool(Tool[BashInput, BashOutput]):
                 with contextlib.suppress(BaseException):
                     await asyncio.shield(asyncio.to_thread(sandbox.disarm))
             raise
-        finally:
-            _remove(files.cwd)
         if summary.saved_path != files.output:
             _remove(files.output)
         if sandbox:

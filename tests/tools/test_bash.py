@@ -69,6 +69,36 @@ async def test_cd_inside_a_failing_command_still_moves(tmp_path, approve):
     assert (await bash(ctx, approve, "pwd")).text == "/"
 
 
+async def test_cd_into_a_name_with_edge_spaces_and_a_newline_persists(tmp_path, approve):
+    """The shell reports its directory verbatim: a name ending in spaces, or holding a newline,
+    is followed, not trimmed into some other folder."""
+    ctx = bash_context(tmp_path)
+    odd = tmp_path / "work" / " odd\nname  "
+    odd.mkdir()
+    await bash(ctx, approve, "cd \"$(printf ' odd\\nname  ')\"")
+    assert (await bash(ctx, approve, "pwd")).text == str(odd.resolve())
+
+
+async def test_commands_inherit_only_their_standard_descriptors(tmp_path, approve):
+    """The pipe the shell reports its directory through is not passed on: a program sees
+    stdin, stdout and stderr (and what it opens itself: ``ls`` its directory), nothing more."""
+    ctx = bash_context(tmp_path)
+    listed = await bash(ctx, approve, "ls /proc/self/fd")
+    assert sorted(listed.text.split()) == ["0", "1", "2", "3"]
+
+
+async def test_commands_leave_no_descriptor_or_file_behind(tmp_path, approve):
+    """Finished, failed, interrupted-by-syntax, exec'd: the kernel's descriptors are as before
+    and the session's bash folder holds no leftover files."""
+    ctx = bash_context(tmp_path)
+    await bash(ctx, approve, "true")
+    before = set(os.listdir("/proc/self/fd"))
+    for command in ("true", "cd / && exit 3", "echo 'unterminated", "exec true", "kill -9 $$"):
+        await bash(ctx, approve, command)
+    assert set(os.listdir("/proc/self/fd")) <= before
+    assert os.listdir(ctx.session_dir / "bash") == []
+
+
 async def test_environment_does_not_persist(tmp_path, approve):
     ctx = bash_context(tmp_path)
     await bash(ctx, approve, "export JA_TEST_VAR=set_here; JA_OTHER=x")

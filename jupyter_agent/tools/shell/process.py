@@ -3,12 +3,17 @@
 stdout and stderr both go to one file opened for appending, so they stay in order, a
 grandchild that keeps the descriptor open cannot make anyone wait for EOF, and a kernel busy
 with a user's cell never stalls the command on a full pipe.  stdin is /dev/null.
+
+The directory a command ends in comes back through a pipe the shell alone holds: its EXIT trap
+prints ``pwd -P`` there, and the command itself runs with that descriptor closed, so nothing it
+starts inherits it (nor can keep it open).  A pipe, not a file: creating, reading and removing a
+file per command cost about half a millisecond more, a third of the tool's overhead on a
+trivial command.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shlex
 import uuid
@@ -32,23 +37,25 @@ DEFAULT_KILL_GRACE = 2.0
 
 @dataclass(frozen=True)
 class ShellFiles:
-    """Where a command's output and final working directory go."""
+    """Where a command's output goes."""
 
     output: Path
-    cwd: Path
 
     @classmethod
     def under(cls, directory: Path, name: str) -> ShellFiles:
-        return cls(output=directory / f"{name}.log", cwd=directory / f"{name}.cwd")
+        return cls(output=directory / f"{name}.log")
 
 
-def wrapper_script(cwd_file: Path) -> str:
-    """The bash program that runs the command given as ``$1`` and records ``pwd -P`` on exit."""
-    on_exit = f"pwd -P >| {shlex.quote(str(cwd_file))} 2>/dev/null"
+def wrapper_script(cwd_fd: int | None) -> str:
+    """The bash program that runs the command given as ``$1``; with ``cwd_fd``, it prints
+    ``pwd -P`` to that descriptor on exit, and the command runs with the descriptor closed."""
+    if cwd_fd is None:
+        return '__jupyter_agent_command=$1; shift\neval "$__jupyter_agent_command"\n'
+    on_exit = f"pwd -P 2>/dev/null >&{cwd_fd}"  # stderr first: a shell killed mid-command runs the trap with the pipe shut, quietly
     return (
         f"trap {shlex.quote(on_exit)} EXIT\n"
         '__jupyter_agent_command=$1; shift\n'
-        'eval "$__jupyter_agent_command"\n'
+        f'eval "$__jupyter_agent_command" {cwd_fd}>&-\n'
     )
 
 
@@ -60,8 +67,12 @@ def exit_code_of(returncode: int) -> int:
 class ShellProcess:
     """A running command: its own session and process group, output in ``files.output``."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, files: ShellFiles, kill_grace: float, marker: str = ""):
+    def __init__(
+        self, proc: asyncio.subprocess.Process, files: ShellFiles, kill_grace: float, marker: str = "",
+        cwd_reader: int | None = None,
+    ):
         self._proc = proc
+        self._cwd_reader = cwd_reader  # the read end of the pipe the EXIT trap prints to
         self.marker = marker  # ESCAPE_MARKER's value in this command's environment
         self.files = files
         self.pgid = proc.pid  # start_new_session: the shell leads its own group
@@ -81,35 +92,44 @@ class ShellProcess:
         prefix: Sequence[str] = (),
         pass_fds: Sequence[int] = (),
         on_abandon: Callable[[], None] | None = None,
+        track_cwd: bool = True,
     ) -> ShellProcess:
         """Start ``command``; ``prefix`` (e.g. a sandbox's argv) runs bash inside it; ``pass_fds``
         stay open in it (the sandbox's network link).  Cancelled while it starts, the command is
         killed, with all it began, once the start is over; then ``on_abandon`` runs (to release
-        ``pass_fds``, which must stay open until then)."""
+        ``pass_fds``, which must stay open until then).  ``track_cwd``: have ``final_cwd``."""
         files.output.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            files.cwd.unlink()
         marker = uuid.uuid4().hex
         env = {**env, ESCAPE_MARKER: marker}
         fd = os.open(files.output, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        reader, writer = os.pipe() if track_cwd else (None, None)
+        if reader is not None:
+            os.set_blocking(reader, False)  # read once the shell is gone: what is there, or nothing
 
         async def spawn() -> asyncio.subprocess.Process:
             try:
                 return await asyncio.create_subprocess_exec(
-                    *prefix, find_bash(), "-c", wrapper_script(files.cwd), "bash", command,
+                    *prefix, find_bash(), "-c", wrapper_script(writer), "bash", command,
                     stdin=asyncio.subprocess.DEVNULL,
                     stdout=fd,
                     stderr=fd,
                     cwd=str(cwd),
                     env=env,
                     start_new_session=True,
-                    pass_fds=tuple(pass_fds),
+                    pass_fds=(*pass_fds, *([writer] if writer is not None else [])),
                 )
             finally:  # only once the start is over: a cancelled caller must not close it early
                 os.close(fd)
+                if writer is not None:
+                    os.close(writer)
 
-        proc = await start_process(spawn(), abandon=lambda started: _abandon(started, marker, on_abandon))
-        return cls(proc, files, kill_grace, marker)
+        try:
+            proc = await start_process(spawn(), abandon=lambda started: _abandon(started, marker, on_abandon))
+        except BaseException:
+            if reader is not None:
+                os.close(reader)
+            raise
+        return cls(proc, files, kill_grace, marker, reader)
 
     @property
     def returncode(self) -> int | None:
@@ -146,12 +166,25 @@ class ShellProcess:
         return self.returncode is None or bool(group_members(self.pgid))
 
     def final_cwd(self) -> Path | None:
-        """The directory the command ended in, if it got to record one."""
-        try:
-            text = self.files.cwd.read_text(encoding="utf-8", errors="surrogateescape").strip()
-        except OSError:
+        """The directory the command ended in, if it got to record one (read once, after the
+        shell has exited; later calls, and a process started without ``track_cwd``, give None)."""
+        reader, self._cwd_reader = self._cwd_reader, None
+        if reader is None:
             return None
-        return Path(text) if text else None
+        try:
+            data = os.read(reader, 1 << 16)
+        except OSError:  # nothing written (killed, or ended by exec)
+            return None
+        finally:
+            os.close(reader)
+        text = os.fsdecode(data[:-1] if data.endswith(b"\n") else data)
+        return Path(text) if text.startswith("/") else None
+
+    def close(self) -> None:
+        """Release the directory pipe without reading it (the caller gave up on the command)."""
+        reader, self._cwd_reader = self._cwd_reader, None
+        if reader is not None:
+            os.close(reader)
 
 
 def _abandon(proc: asyncio.subprocess.Process | None, marker: str, then: Callable[[], None] | None) -> None:

@@ -66,10 +66,12 @@ async def run_foreground(
         if exited not in done:
             await process.kill(INTERRUPTED if stop in done else TIMED_OUT)
         code = await process.wait()
+        final_cwd = process.final_cwd()
     except asyncio.CancelledError:
         await process.kill(INTERRUPTED)
         raise
     finally:
+        process.close()
         stop.cancel()
         if tail is not None:
             tail.cancel()
@@ -79,7 +81,7 @@ async def run_foreground(
         exit_code=code,
         timed_out=process.killed_by == TIMED_OUT,
         interrupted=process.killed_by == INTERRUPTED,
-        final_cwd=process.final_cwd(),
+        final_cwd=final_cwd,
     )
 
 
