@@ -124,15 +124,13 @@ async def start_shell_task(
     kill_grace: float = DEFAULT_KILL_GRACE,
     after: Callable[[], str | None] | None = None,
     pass_fds: Sequence[int] = (),
-    on_abandon: Callable[[], None] | None = None,
 ) -> ShellTask:
-    """Start ``command`` in the background and register it; returns as soon as it runs.
-    Cancelled while it starts: see ``ShellProcess.start`` (``on_abandon`` runs after the kill)."""
+    """Start ``command`` in the background and register it; returns as soon as it runs."""
     task_id = registry.new_id(ShellTask.id_prefix)
     files = ShellFiles(output=directory / f"{task_id}.output")
     process = await ShellProcess.start(  # a background command does not move the session
         command, cwd=cwd, env=env, files=files, kill_grace=kill_grace, pass_fds=pass_fds,
-        on_abandon=on_abandon, track_cwd=False,
+        track_cwd=False,
     )
     task = ShellTask(task_id, command, description, process, after)
     registry.add(task)

@@ -194,11 +194,10 @@ class BashTool(Tool[BashInput, BashOutput]):
             process = await ShellProcess.start(
                 input.command, cwd=cwd, env=env, files=files, kill_grace=self.kill_grace,
                 prefix=sandbox.args if sandbox else (), pass_fds=sandbox.pass_fds if sandbox else (),
-                on_abandon=sandbox.abandon if sandbox else None,
             )
-        except BaseException as exc:
+        except BaseException:
             _remove(files.output)
-            if sandbox and not isinstance(exc, asyncio.CancelledError):  # cancelled: on_abandon
+            if sandbox:
                 sandbox.abandon()
             raise
         if sandbox:
@@ -252,10 +251,9 @@ class BashTool(Tool[BashInput, BashOutput]):
                 kill_grace=self.kill_grace,
                 after=sandbox.after_background if sandbox else None,
                 pass_fds=sandbox.pass_fds if sandbox else (),
-                on_abandon=sandbox.abandon if sandbox else None,
             )
-        except BaseException as exc:
-            if sandbox and not isinstance(exc, asyncio.CancelledError):  # cancelled: on_abandon
+        except BaseException:
+            if sandbox:
                 sandbox.abandon()
             raise
         if sandbox:

@@ -128,3 +128,50 @@ async def test_the_settings_env_block_reaches_commands_but_not_the_kernel(tmp_pa
     assert result.text.splitlines() == ["kernel/settings/new value", "hello from the settings PATH"]
     assert os.environ["JA_OVERRIDDEN"] == "kernel" and "JA_NEW" not in os.environ
     assert "BASH_ENV" not in await environment.session_environment(ctx)
+
+
+async def test_each_command_sees_the_kernels_variables_as_they_are_now(tmp_path, approve, monkeypatch):
+    """The environment is remembered between commands only while nothing it is built from
+    changed: a cell's ``os.environ[...] = ...``, a removal, a settings ``env`` change all reach
+    the very next command; a caller changing the dict it got changes nothing for the next."""
+    from tests.tasks.shell_support import bash, bash_context
+
+    monkeypatch.setattr(environment, "_login_env", {})
+    ctx = bash_context(tmp_path)
+    show = 'echo "${JA_LIVE-unset}|${JA_FROM_SETTINGS-unset}"'
+    monkeypatch.setenv("JA_LIVE", "one")
+    assert (await bash(ctx, approve, show)).text == "one|unset"
+    monkeypatch.setenv("JA_LIVE", "two")
+    assert (await bash(ctx, approve, show)).text == "two|unset"
+    environment.use_settings_env(ctx, {"JA_FROM_SETTINGS": "s1"})
+    assert (await bash(ctx, approve, show)).text == "two|s1"
+    environment.use_settings_env(ctx, {"JA_FROM_SETTINGS": "s2"})
+    monkeypatch.delenv("JA_LIVE")
+    assert (await bash(ctx, approve, show)).text == "unset|s2"
+    given = await environment.session_environment(ctx)
+    given["JA_LIVE"] = "tampered"
+    assert "JA_LIVE" not in await environment.session_environment(ctx)
+
+
+async def test_bash_is_looked_up_again_when_path_changes(tmp_path, approve, monkeypatch):
+    """The bash found on the kernel's PATH is remembered for that PATH only: a folder put in
+    front of it with its own ``bash`` is used from the next command on, and dropped again."""
+    from tests.tasks.shell_support import bash, bash_context
+
+    real = environment.find_bash()
+    front = tmp_path / "front"
+    front.mkdir()
+    used = tmp_path / "front-bash-used"
+    (front / "bash").write_text(f'#!{real}\necho x >> "{used}"\nexec "{real}" "$@"\n')
+    (front / "bash").chmod(0o755)
+    monkeypatch.setattr(environment, "_login_env", {})
+    ctx = bash_context(tmp_path)
+    assert (await bash(ctx, approve, "echo before")).text == "before"
+    assert not used.exists()
+    original = os.environ["PATH"]
+    monkeypatch.setenv("PATH", f"{front}{os.pathsep}{original}")
+    assert (await bash(ctx, approve, "echo in front")).text == "in front"
+    assert used.read_text() == "x\n"
+    monkeypatch.setenv("PATH", original)
+    assert (await bash(ctx, approve, "echo after")).text == "after"
+    assert used.read_text() == "x\n"

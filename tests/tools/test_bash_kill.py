@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from jupyter_agent.core.orchestration import INTERRUPTED_MESSAGE
 from jupyter_agent.tools.bash import BashInput, BashTool
 from tests.tasks.shell_support import (
     bash,
     bash_context,
-    cancel_mid_start,
     eventually,
     live_with,
     sleeps_with,
@@ -154,20 +155,26 @@ def _open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
 
-async def test_a_command_cancelled_while_it_starts_leaves_nothing_running(tmp_path):
-    """Cancelled between the fork and asyncio's bookkeeping, CPython SIGKILLs the shell alone and
-    forgets what it began.  The loop is held for a moment after the fork (as a busy kernel
-    would), so the shell has started its children by the time the cancellation is seen: all of
-    them (the one that left the group with ``setsid`` too) must die, and the output file's
-    descriptor must be closed, not leaked."""
+async def test_a_command_start_cannot_be_cut_off_after_the_fork(tmp_path):
+    """asyncio's own subprocess start suspends between the fork and handing the process over,
+    and a caller cancelled there left the command's children running.  ``ShellProcess.start``
+    never suspends: driven by hand, one step finishes it, so there is no point at which a
+    cancellation could land with a process nobody owns.  The command it returns, and all it
+    began (the one that left the group with ``setsid`` too), is then killed, and nothing the
+    start opened stays open."""
     from jupyter_agent.tools.shell.process import ShellFiles, ShellProcess
 
     mark = token()
-    abandoned = []
     before = _open_fds()
-    await cancel_mid_start(ShellProcess.start(
+    starting = ShellProcess.start(
         f"sleep {mark} & setsid sleep {mark} & sleep {mark}; wait", cwd=tmp_path, env={"PATH": "/usr/bin:/bin"},
-        files=ShellFiles.under(tmp_path, "c"), on_abandon=lambda: abandoned.append(True),
-    ))
-    assert await eventually(lambda: live_with(mark) == [] and abandoned == [True])
+        files=ShellFiles.under(tmp_path, "c"),
+    )
+    with pytest.raises(StopIteration) as finished:
+        starting.send(None)
+    process = finished.value.value
+    assert await eventually(lambda: sleeps_with(mark) == 3)
+    await process.kill("stopped")
+    process.close()
+    assert live_with(mark) == []
     assert await eventually(lambda: _open_fds() <= before)

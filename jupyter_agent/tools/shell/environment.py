@@ -47,11 +47,20 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _login_env: dict[str, str] | None = None
 
 
+_bash_found: tuple[str | None, str] | None = None  # (the kernel's PATH, the bash found on it)
+
+
 def find_bash() -> str:
-    """The bash executable; raises FileNotFoundError when there is none."""
+    """The bash executable; raises FileNotFoundError when there is none.  Looked up again when
+    the kernel's PATH changed or the one found is no longer there."""
+    global _bash_found
+    path = os.environ.get("PATH")
+    if _bash_found is not None and _bash_found[0] == path and os.access(_bash_found[1], os.X_OK):
+        return _bash_found[1]
     found = shutil.which("bash") or ("/bin/bash" if os.path.exists("/bin/bash") else None)
     if found is None:
         raise FileNotFoundError("bash was not found on PATH; the Bash tool needs bash.")
+    _bash_found = (path, found)
     return found
 
 
@@ -103,19 +112,40 @@ def process_environment(context: ToolUseContext | None) -> dict[str, str]:
 
 async def session_environment(context: ToolUseContext | None = None) -> dict[str, str]:
     """The environment for this process's commands (login capture done once, then cached),
-    with the session's settings ``env`` over the kernel's variables."""
+    with the session's settings ``env`` over the kernel's variables.  Built again only when
+    one of those changed (a cell's ``os.environ[...] = ...`` is seen by the next command)."""
     global _login_env
     env = settings_env(context)
+    login: Mapping[str, str] | None = None
+    if os.environ.get(LOGIN_ENV_SWITCH, "1") not in ("0", "false", "no"):
+        if _login_env is None:
+            # No lock: calls racing on the very first capture each run it (harmless), and a lock
+            # would tie this module to one event loop.
+            _login_env = await _capture_login_env()
+            if "PATH" in _login_env:  # the folders it adds hold programs the commands run
+                add_search_path(_login_env["PATH"])
+        login = _login_env
+    return dict(_built_environment(env, login))
+
+
+_last_built: tuple[object, Mapping[str, str], Mapping[str, str] | None, dict[str, str]] | None = None
+
+
+def _built_environment(env: Mapping[str, str], login: Mapping[str, str] | None) -> dict[str, str]:
+    """``command_environment`` of the kernel's variables (``env`` over them) and ``login``,
+    remembered for as long as all three stay equal.  The kernel's variables are compared as
+    ``os.environ`` keeps them (bytes, one C-level comparison); without that store, no memory."""
+    global _last_built
+    raw = getattr(os.environ, "_data", None)
+    snapshot = dict(raw) if isinstance(raw, dict) else None
+    last = _last_built
+    if snapshot is not None and last is not None and last[0] == snapshot and last[1] == env and last[2] is login:
+        return last[3]
     base: Mapping[str, str] = {**os.environ, **env} if env else os.environ
-    if os.environ.get(LOGIN_ENV_SWITCH, "1") in ("0", "false", "no"):
-        return command_environment(base)
-    if _login_env is None:
-        # No lock: calls racing on the very first capture each run it (harmless), and a lock
-        # would tie this module to one event loop.
-        _login_env = await _capture_login_env()
-        if "PATH" in _login_env:  # the folders it adds hold programs the commands run
-            add_search_path(_login_env["PATH"])
-    return command_environment(base, _login_env)
+    built = command_environment(base, login)
+    if snapshot is not None:
+        _last_built = (snapshot, dict(env), login, built)
+    return built
 
 
 async def _capture_login_env() -> dict[str, str]:

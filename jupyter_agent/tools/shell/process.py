@@ -16,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+import subprocess
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.process_start import start_process
+from ...core.child_process import ChildProcess, start_child
 from .environment import find_bash
 from .process_group import (
     ESCAPE_MARKER,
@@ -68,7 +69,7 @@ class ShellProcess:
     """A running command: its own session and process group, output in ``files.output``."""
 
     def __init__(
-        self, proc: asyncio.subprocess.Process, files: ShellFiles, kill_grace: float, marker: str = "",
+        self, proc: ChildProcess, files: ShellFiles, kill_grace: float, marker: str = "",
         cwd_reader: int | None = None,
     ):
         self._proc = proc
@@ -91,13 +92,12 @@ class ShellProcess:
         kill_grace: float = DEFAULT_KILL_GRACE,
         prefix: Sequence[str] = (),
         pass_fds: Sequence[int] = (),
-        on_abandon: Callable[[], None] | None = None,
         track_cwd: bool = True,
     ) -> ShellProcess:
         """Start ``command``; ``prefix`` (e.g. a sandbox's argv) runs bash inside it; ``pass_fds``
-        stay open in it (the sandbox's network link).  Cancelled while it starts, the command is
-        killed, with all it began, once the start is over; then ``on_abandon`` runs (to release
-        ``pass_fds``, which must stay open until then).  ``track_cwd``: have ``final_cwd``."""
+        stay open in it (the sandbox's network link).  ``track_cwd``: have ``final_cwd``.  The
+        start does not wait on anything (``child_process.py``): a cancelled caller cannot leave
+        a process nobody owns."""
         files.output.parent.mkdir(parents=True, exist_ok=True)
         marker = uuid.uuid4().hex
         env = {**env, ESCAPE_MARKER: marker}
@@ -105,30 +105,25 @@ class ShellProcess:
         reader, writer = os.pipe() if track_cwd else (None, None)
         if reader is not None:
             os.set_blocking(reader, False)  # read once the shell is gone: what is there, or nothing
-
-        async def spawn() -> asyncio.subprocess.Process:
-            try:
-                return await asyncio.create_subprocess_exec(
-                    *prefix, find_bash(), "-c", wrapper_script(writer), "bash", command,
-                    stdin=asyncio.subprocess.DEVNULL,
-                    stdout=fd,
-                    stderr=fd,
-                    cwd=str(cwd),
-                    env=env,
-                    start_new_session=True,
-                    pass_fds=(*pass_fds, *([writer] if writer is not None else [])),
-                )
-            finally:  # only once the start is over: a cancelled caller must not close it early
-                os.close(fd)
-                if writer is not None:
-                    os.close(writer)
-
         try:
-            proc = await start_process(spawn(), abandon=lambda started: _abandon(started, marker, on_abandon))
+            proc = start_child(
+                [*prefix, find_bash(), "-c", wrapper_script(writer), "bash", command],
+                stdin=subprocess.DEVNULL,
+                stdout=fd,
+                stderr=fd,
+                cwd=str(cwd),
+                env=env,
+                start_new_session=True,
+                pass_fds=(*pass_fds, *([writer] if writer is not None else [])),
+            )
         except BaseException:
             if reader is not None:
                 os.close(reader)
             raise
+        finally:
+            os.close(fd)
+            if writer is not None:
+                os.close(writer)
         return cls(proc, files, kill_grace, marker, reader)
 
     @property
@@ -186,11 +181,3 @@ class ShellProcess:
         if reader is not None:
             os.close(reader)
 
-
-def _abandon(proc: asyncio.subprocess.Process | None, marker: str, then: Callable[[], None] | None) -> None:
-    """A command whose caller was cancelled while it started: kill all it may have begun."""
-    if proc is not None:
-        kill_group_now(proc.pid)
-        kill_escapees_now(marker)
-    if then is not None:
-        then()
