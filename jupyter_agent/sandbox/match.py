@@ -28,6 +28,13 @@ class Matcher:
         self.memo = memo
         # a test of a path pattern's last component: a match's name must pass it
         self.lasts = {id(p): last_component(p) for p in self.paths}
+        # all of them at once (one regular expression per name, not one call per pattern), when
+        # every path pattern has one: a name that passes none skips the path patterns
+        sources = [last_source(p) for p in self.paths]
+        self.any_last = (
+            re.compile("|".join(f"(?:{s})" for s in sources if s is not None), re.DOTALL)
+            if self.paths and None not in sources else None
+        )
 
     def hit(self, path: str, is_dir: bool, paths: tuple[PathPattern, ...], name: str | None = None) -> bool:
         """Does a name pattern or one of ``paths`` match ``path`` (a folder when ``is_dir``)?"""
@@ -45,6 +52,8 @@ class Matcher:
                 )
             if roots and any(below_root(path, r) for r in roots):
                 return True
+        if not paths or (self.any_last is not None and base.isascii() and self.any_last.fullmatch(base) is None):
+            return False
         for p in paths:
             last = self.lasts.get(id(p))
             if (last is None or last(base)) and matches(p, path, is_dir):
@@ -75,6 +84,16 @@ def last_component(p: PathPattern) -> Callable[[str], bool] | None:
     """A quick test a name must pass to match ``p``'s last component (``**/site-packages/*.pth``:
     ``*.pth``), or None when the component says nothing about a name (``**``, negations).  Only
     literal text and ``*`` are tested this way, on ASCII names; anything else passes."""
+    source = last_source(p)
+    if source is None:
+        return None
+    regex = re.compile(source, re.DOTALL)
+    return lambda name: not name.isascii() or regex.fullmatch(name) is not None
+
+
+def last_source(p: PathPattern) -> str | None:
+    """``last_component``'s test as a regular expression an ASCII name must match in full
+    (case-insensitive for a folded pattern), or None."""
     text = p.text.rstrip("/")
     last = text.rsplit("/", 1)[-1]
     if text in ("", "~", "/", ".") or (p.anchor.strip("/") == "" and text.startswith(("~", "//", "./", "/"))):
@@ -84,8 +103,7 @@ def last_component(p: PathPattern) -> Callable[[str], bool] | None:
     if GLOB.search(last.replace("*", "")):
         return None  # ?, [...] or an escape: left to the pattern itself
     body = ".*".join(re.escape(part) for part in last.split("*"))
-    regex = re.compile(body, re.IGNORECASE | re.DOTALL if p.fold else re.DOTALL)
-    return lambda name: not name.isascii() or regex.fullmatch(name) is not None
+    return f"(?i:{body})" if p.fold else body
 
 
 def bare(text: str) -> str:

@@ -297,6 +297,33 @@ def test_the_quick_name_test_never_turns_away_a_match(tmp_path):
             assert not quick("unrelated.txt")
 
 
+def test_the_combined_name_test_of_a_walk_never_turns_away_a_match(tmp_path):
+    """A walk tests each name against all its path patterns' last components at once (one
+    regular expression); every pattern must still find its matches through it, folded or not,
+    and a pattern with no quick test switches the combined test off."""
+    from jupyter_agent.sandbox.match import Matcher
+
+    root = str(tmp_path)
+    folded = {
+        "**/site-packages/*.pth": ["site-packages/a.pth", "lib/site-packages/A.PTH"],
+        "**/share/jupyter": ["share/jupyter", "x/share/JUPYTER"],
+        "./config/*.yaml": ["config/X.YAML"],
+    }
+    exact = {"./Docs/*.MD": ["Docs/x.MD"]}
+    group = [(t, compile_pattern(t, root, root, fold=True)[0]) for t in folded]
+    group += [(t, compile_pattern(t, root, root)[0]) for t in exact]
+    match = Matcher(group, {})
+    assert match.any_last is not None
+    for rel in [r for rels in (*folded.values(), *exact.values()) for r in rels]:
+        assert match.hit(os.path.join(root, rel), False, match.paths), rel
+    for rel in ("Docs/x.md", "config/x.yml", "site-packages/a.pthx", "share/jupyter-lab", "unrelated.txt"):
+        assert not match.hit(os.path.join(root, rel), False, match.paths), rel
+    opaque = compile_pattern("./logs/**", root, root, fold=True)[0]
+    wide = Matcher([*group, ("./logs/**", opaque)], {})
+    assert wide.any_last is None and wide.hit(os.path.join(root, "logs", "x.txt"), False, wide.paths)
+    assert match.hit(os.path.join(root, "site-packages", "ünï.pth"), False, match.paths)  # non-ASCII: tested in full
+
+
 async def test_allow_write_adds_a_writable_folder(tmp_path, work, approve, bwrap_ok, outside):
     (outside / "cache").mkdir()
     (work / "fill.py").write_text(f"open({str(outside / 'cache' / 'fonts.json')!r}, 'w').write('{{}}')\n")
