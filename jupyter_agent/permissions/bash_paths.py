@@ -67,7 +67,7 @@ def path_checks(
             elif recursive and program in COPYING_PROGRAMS:  # tar cf - ., cp -r . /tmp/x
                 copy_check(info, cwds, scope, v)
             if program in WRITING_PROGRAMS:  # rm locked/f, cp a.txt locked/, rm -rf .
-                program_write_check(info, cwds, scope, v)
+                program_write_check(info, cwds, scope, v, lambda real: write_blocked(real, context))
                 if v.deny:
                     return
             continue

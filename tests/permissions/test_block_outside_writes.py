@@ -136,6 +136,18 @@ async def test_bash_asks_about_writes_outside_in_every_mode(places, mode):
     assert isinstance(await decide_bash(plain, f"touch {outside}/made"), PermissionAllow)
 
 
+async def test_bash_may_still_write_the_sessions_folder(places):
+    """The session's own folder stays writable for Bash too: a redirection there and a writing
+    program's target there are not caught by the block (as the file tools are not)."""
+    project, _outside = places
+    ctx = _blocking(make_ctx(project, mode="bypassPermissions", allow=("Bash(cp:*)", "Bash(echo:*)")))
+    own = ctx.session_dir / "outputs"
+    own.mkdir(parents=True)
+    for command in (f"echo x > {own}/out.txt", f"cp notes.txt {own}/", f"cp notes.txt {own}/copy.txt"):
+        verdict = await decide_bash(ctx, command)
+        assert isinstance(verdict, PermissionAllow), (command, verdict)
+
+
 async def test_bash_still_denies_by_rule(places):
     project, outside = places
     ctx = _blocking(make_ctx(project, mode="bypassPermissions", deny=(f"Edit(/{outside}/**)",)))
