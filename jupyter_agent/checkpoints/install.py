@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..agent.events import Compacted, TurnStarted
 from .model import RewindReport
 from .persist import CheckpointDisk
 from .rewind import rewind
@@ -31,11 +32,10 @@ def install_checkpoints(session: Any) -> CheckpointStore:
 
 
 def _on_event(session: Any, store: CheckpointStore, event: Any) -> None:
-    """Open a checkpoint per turn, noting how long the conversation was when the turn began."""
-    from ..agent.events import Compacted, TurnStarted
-
-    store.on_event(event)
+    """Open a checkpoint per turn, noting how long the conversation was when the turn began.
+    Called for every event, each streamed text delta too: nothing but two type tests for those."""
     if isinstance(event, TurnStarted):
+        store.on_event(event)
         store.turns[-1].message_count = len(session.messages)
         store.save(store.turns[-1])
     elif isinstance(event, Compacted):  # the history was rewritten: old positions mean nothing
