@@ -19,6 +19,7 @@ import contextlib
 import os
 import subprocess
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -58,6 +59,10 @@ class ChildProcess:
             os.close(pidfd)
             return False
         self._pidfd = pidfd
+        # a loop closed while the child runs never calls back: the pidfd is closed once this
+        # object is collected (not before: the loop's reader holds it while the loop lives)
+        self._held = [pidfd]
+        weakref.finalize(self, _close_held, self._held)
         return True
 
     def _pidfd_ready(self) -> None:
@@ -71,7 +76,7 @@ class ChildProcess:
         if pidfd is not None:
             with contextlib.suppress(Exception):  # the loop may already be closed
                 self._loop.remove_reader(pidfd)
-            os.close(pidfd)
+            _close_held(self._held)
 
     def _wait_in_thread(self) -> None:
         self._popen.wait()
@@ -81,6 +86,12 @@ class ChildProcess:
     def _settle(self) -> None:
         if not self._exit.done() and self._popen.returncode is not None:
             self._exit.set_result(self._popen.returncode)
+
+
+def _close_held(held: list[int]) -> None:
+    """Close the descriptor in ``held`` once, whoever gets there first."""
+    if held:
+        os.close(held.pop())
 
 
 def start_child(args: Sequence[str], **popen_options: Any) -> ChildProcess:

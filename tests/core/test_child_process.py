@@ -71,3 +71,19 @@ async def test_without_pidfds_one_thread_waits_for_the_child(monkeypatch, how):
             break
         await asyncio.sleep(0.02)
     assert threading.active_count() == threads
+
+
+def test_a_loop_closed_while_the_child_runs_leaks_no_descriptor():
+    """The loop that watched the child is gone before the child ends (a test's loop, a
+    session's helper loop): its pidfd is closed once nothing refers to the child any more."""
+    import gc
+
+    before = _fds()
+
+    async def start_and_leave() -> int:
+        return _start("sleep", "30").pid
+
+    pid = asyncio.run(start_and_leave())
+    gc.collect()
+    assert _fds() <= before
+    os.kill(pid, signal.SIGKILL)
