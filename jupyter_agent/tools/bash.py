@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from ..core.result import ContentBlock, ContextModifier, ToolResult, text_block
 from ..core.tool import VALID, Tool, ToolProgress, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.bash import check_bash_permission_async, is_read_only_command
+from ..permissions.filesystem import real_in_working_directories
 from ..permissions.hooks import gate
 from ..sandbox.network import asker
 from ..sandbox.policy import (
@@ -28,7 +30,7 @@ from ..sandbox.policy import (
 from ..tasks.registry import get_task_registry
 from ..tasks.shell import start_shell_task
 from .bash_prompt import BASH_PROMPT, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
-from .shell.environment import session_environment
+from .shell.environment import session_environment, settings_env
 from .shell.output import OutputSummary, summarize_soon
 from .shell.process import DEFAULT_KILL_GRACE, ShellFiles, ShellProcess
 from .shell.run import RunOutcome, run_foreground
@@ -224,9 +226,9 @@ class BashTool(Tool[BashInput, BashOutput]):
                 hidden_note(sandbox.args, input.command, summary.text), refused, await asyncio.to_thread(sandbox.disarm),
             )
             notes = (*notes, *filter(None, found))
-        output = _output(summary, outcome, timeout_ms, notes)
         before = state.cwd
-        moved = _move_to(state, outcome, context.cwd)
+        moved, reset = _move_to(state, outcome, context)
+        output = _output(summary, outcome, timeout_ms, (*notes, reset) if reset else notes)
         if state.cwd != before:  # CwdChanged hooks hear of it (they cannot refuse it)
             await gate(context, "CwdChanged", {"old_cwd": str(before), "new_cwd": str(state.cwd)})
         return ToolResult(output, context_modifier=moved)
@@ -281,15 +283,34 @@ def _output(
     )
 
 
-def _move_to(state: ShellState, outcome: RunOutcome, context_cwd: Path) -> ContextModifier | None:
-    """Record the command's final directory; a modifier that moves ``context.cwd`` there."""
+def _move_to(state: ShellState, outcome: RunOutcome, context: ToolUseContext) -> tuple[ContextModifier | None, str | None]:
+    """Record the command's final directory, and a modifier that moves ``context.cwd`` there.
+    A directory outside the working directories is not kept (nor any, with
+    ``MAINTAIN_PROJECT_DIR`` set): the shell goes back to the project directory, and the note
+    that says so is returned too."""
     new = outcome.final_cwd
     if new is None or not new.is_dir():
-        return None
+        return None, None
+    note = None
+    home = state.project_dir
+    if _maintain_project_dir(context) or not real_in_working_directories(os.path.realpath(new), context):
+        if os.path.realpath(new) != os.path.realpath(home):
+            note = f"Shell cwd was reset to {home}"
+        new = home
     state.cwd = new
-    if new == Path(context_cwd):
-        return None
-    return lambda ctx: ctx.with_changes(cwd=new)
+    if new == Path(context.cwd):
+        return None, note
+    return (lambda ctx: ctx.with_changes(cwd=new)), note
+
+
+MAINTAIN_PROJECT_DIR = "CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR"
+
+
+def _maintain_project_dir(context: ToolUseContext) -> bool:
+    """Claude Code's switch: every command starts in the project directory (kernel environment
+    or the settings files' ``env`` block)."""
+    value = settings_env(context).get(MAINTAIN_PROJECT_DIR, os.environ.get(MAINTAIN_PROJECT_DIR, ""))
+    return value.strip().lower() in ("1", "true", "yes", "on")
 
 
 def _first_line(command: str, limit: int = 80) -> str:

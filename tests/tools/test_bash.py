@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from jupyter_agent.core.batches import run_tools
 from jupyter_agent.core.orchestration import ToolUseRequest
 from jupyter_agent.tools.bash import BashInput, BashTool
@@ -58,15 +60,65 @@ async def test_cd_persists_between_calls(tmp_path, approve):
 async def test_cd_persists_on_the_same_context_object(tmp_path, approve):
     """Even when the caller drops the context modifier (a parallel read-only batch)."""
     ctx = bash_context(tmp_path)
-    await bash(ctx, approve, "cd /")
-    assert (await bash(ctx, approve, "pwd")).text == "/"
+    (tmp_path / "work" / "sub").mkdir()
+    await bash(ctx, approve, "cd sub")
+    assert (await bash(ctx, approve, "pwd")).text == str(tmp_path / "work" / "sub")
 
 
 async def test_cd_inside_a_failing_command_still_moves(tmp_path, approve):
     ctx = bash_context(tmp_path)
-    outcome = await bash(ctx, approve, "cd / && exit 4")
+    (tmp_path / "work" / "sub").mkdir()
+    outcome = await bash(ctx, approve, "cd sub && exit 4")
     assert outcome.text == "(no output)\nExit code 4"
-    assert (await bash(ctx, approve, "pwd")).text == "/"
+    assert (await bash(ctx, approve, "pwd")).text == str(tmp_path / "work" / "sub")
+
+
+async def test_a_directory_outside_the_working_directories_is_not_kept(tmp_path, approve):
+    """As in Claude Code: a command may end outside the project (it was asked about), but the
+    next one starts in the project directory again, and the result says so; a link inside the
+    project that leads out counts as outside; the way back in needs no note."""
+    ctx = bash_context(tmp_path)
+    work = tmp_path / "work"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (work / "out").symlink_to(elsewhere)
+    left = await bash(ctx, approve, f"cd {elsewhere} && pwd")
+    assert left.text == f"{elsewhere}\nShell cwd was reset to {work}"
+    assert (await bash(ctx, approve, "pwd")).text == str(work)
+    assert (await bash(ctx, approve, "cd out")).text == f"(no output)\nShell cwd was reset to {work}"
+    assert (await bash(ctx, approve, "pwd")).text == str(work)
+    (work / "sub").mkdir()
+    assert (await bash(ctx, approve, "cd sub && cd ..")).text == "(no output)"
+
+
+async def test_an_additional_directory_is_kept(tmp_path, approve):
+    from dataclasses import replace
+
+    ctx = bash_context(tmp_path)
+    extra = tmp_path / "data"
+    extra.mkdir()
+    perm = replace(ctx.permission_context, additional_directories=(str(extra),))
+    ctx.set_app_state(lambda s: replace(s, tool_permission_context=perm))
+    assert (await bash(ctx, approve, f"cd {extra}")).text == "(no output)"
+    assert (await bash(ctx, approve, "pwd")).text == str(extra)
+
+
+@pytest.mark.parametrize("where", ["kernel", "settings"])
+async def test_maintain_project_working_dir_returns_after_every_command(tmp_path, approve, monkeypatch, where):
+    """``CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR=1``: every command starts in the project
+    directory, set in the kernel's environment or in a settings file's ``env`` block."""
+    from jupyter_agent.tools.shell.environment import use_settings_env
+
+    ctx = bash_context(tmp_path)
+    work = tmp_path / "work"
+    (work / "sub").mkdir()
+    if where == "kernel":
+        monkeypatch.setenv("CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR", "1")
+    else:
+        monkeypatch.delenv("CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR", raising=False)
+        use_settings_env(ctx, {"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "true"})
+    assert (await bash(ctx, approve, "cd sub && pwd")).text == f"{work / 'sub'}\nShell cwd was reset to {work}"
+    assert (await bash(ctx, approve, "pwd")).text == str(work)
 
 
 async def test_cd_into_a_name_with_edge_spaces_and_a_newline_persists(tmp_path, approve):
@@ -211,8 +263,9 @@ def test_read_only_fails_closed_and_is_concurrency_safety(monkeypatch):
 async def test_runs_in_the_session_environment_not_the_kernels_cwd(tmp_path, approve):
     ctx = bash_context(tmp_path)
     before = os.getcwd()
-    outcome = await bash(ctx, approve, "cd / && pwd")
-    assert outcome.text == "/" and os.getcwd() == before
+    (tmp_path / "work" / "sub").mkdir()
+    outcome = await bash(ctx, approve, "cd sub && pwd")
+    assert outcome.text == str(tmp_path / "work" / "sub") and os.getcwd() == before
 
 
 async def test_permission_check_sees_the_shells_real_directory(tmp_path, approve, monkeypatch):

@@ -72,11 +72,12 @@ async def test_blocking_read_times_out_on_a_running_task(tmp_path, approve):
 
 async def test_successful_task_reports_completed(tmp_path, approve):
     ctx = bash_context(tmp_path)
-    await bash(ctx, approve, "cd /")  # the background command starts in the session's cwd
+    (tmp_path / "work" / "sub").mkdir()
+    await bash(ctx, approve, "cd sub")  # the background command starts in the session's cwd
     task_id = task_id_of(await bash(ctx, approve, "pwd; echo err >&2", run_in_background=True))
     outcome = await read(ctx, approve, task_id)
     assert "<status>completed</status>" in outcome.text and "<exit_code>0</exit_code>" in outcome.text
-    assert "<output>\n/\nerr\n</output>" in outcome.text
+    assert f"<output>\n{tmp_path / 'work' / 'sub'}\nerr\n</output>" in outcome.text
 
 
 async def test_big_background_output_shows_the_newest_part(tmp_path, approve):
