@@ -292,7 +292,7 @@ def _move_to(state: ShellState, outcome: RunOutcome, context: ToolUseContext) ->
     if new is None or not new.is_dir():
         return None, None
     note = None
-    home = state.project_dir
+    home = state.home_dir()
     if _maintain_project_dir(context) or not real_in_working_directories(os.path.realpath(new), context):
         if os.path.realpath(new) != os.path.realpath(home):
             note = f"Shell cwd was reset to {home}"

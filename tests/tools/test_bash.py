@@ -91,6 +91,17 @@ async def test_a_directory_outside_the_working_directories_is_not_kept(tmp_path,
     assert (await bash(ctx, approve, "cd sub && cd ..")).text == "(no output)"
 
 
+async def test_after_another_tool_moved_the_session_the_shell_goes_back_there(tmp_path, approve):
+    """A worktree (``EnterWorktree`` moves ``context.cwd``) is where a command that left the
+    working directories leads back to, not the main checkout."""
+    ctx = bash_context(tmp_path)
+    tree = tmp_path / "work" / ".worktrees" / "feature"
+    tree.mkdir(parents=True)
+    moved = ctx.with_changes(cwd=tree)
+    assert (await bash(moved, approve, "cd /")).text == f"(no output)\nShell cwd was reset to {tree}"
+    assert (await bash(moved, approve, "pwd")).text == str(tree)
+
+
 async def test_an_additional_directory_is_kept(tmp_path, approve):
     from dataclasses import replace
 

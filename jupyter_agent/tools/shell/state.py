@@ -26,12 +26,19 @@ class ShellState:
     cwd: Path
     project_dir: Path
     seen_context_cwd: Path | None = None
+    home: Path | None = None  # where a command that ends outside the working directories leads back to
 
     def follow_context(self, context_cwd: Path) -> None:
-        """Adopt ``context_cwd`` when it changed and the change did not come from this shell."""
+        """Adopt ``context_cwd`` when it changed and the change did not come from this shell
+        (``EnterWorktree``): it is also where the shell goes back to from now on."""
         if context_cwd not in (self.cwd, self.seen_context_cwd):
-            self.cwd = context_cwd
+            self.cwd = self.home = context_cwd
         self.seen_context_cwd = context_cwd
+
+    def home_dir(self) -> Path:
+        """The directory the shell returns to (``bash.py``): the project's, or the one another
+        tool moved the session to."""
+        return self.home if self.home is not None else self.project_dir
 
     def start_dir(self) -> tuple[Path, str | None]:
         """The directory the next command runs in, and a note when it had to fall back."""
