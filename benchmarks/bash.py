@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from jupyter_agent.core.context import ToolUseContext, ToolUseOptions  # noqa: E402
 from jupyter_agent.tools.bash import BashInput, BashTool  # noqa: E402
 
-ROUNDS = 40
+ROUNDS = 120
 GOALS = {"trivial": 1.5, "seq200k": 2.0}
 
 
