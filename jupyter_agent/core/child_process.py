@@ -32,7 +32,7 @@ class ChildProcess:
         self.pid = popen.pid
         self._loop = loop
         self._exit: asyncio.Future[int] = loop.create_future()
-        self._pidfd: int | None = None
+        self._pidfd: list[int] = []  # the pidfd while it is open (closed once, by whoever gets there first)
         if not self._watch_pidfd():
             threading.Thread(target=self._wait_in_thread, name=f"wait-{self.pid}", daemon=True).start()
 
@@ -58,11 +58,10 @@ class ChildProcess:
         except (NotImplementedError, OSError, ValueError):  # a loop that cannot watch descriptors
             os.close(pidfd)
             return False
-        self._pidfd = pidfd
+        self._pidfd.append(pidfd)
         # a loop closed while the child runs never calls back: the pidfd is closed once this
         # object is collected (not before: the loop's reader holds it while the loop lives)
-        self._held = [pidfd]
-        weakref.finalize(self, _close_held, self._held)
+        weakref.finalize(self, _close_held, self._pidfd)
         return True
 
     def _pidfd_ready(self) -> None:
@@ -72,11 +71,10 @@ class ChildProcess:
         self._settle()
 
     def _stop_watching(self) -> None:
-        pidfd, self._pidfd = self._pidfd, None
-        if pidfd is not None:
+        if self._pidfd:
             with contextlib.suppress(Exception):  # the loop may already be closed
-                self._loop.remove_reader(pidfd)
-            _close_held(self._held)
+                self._loop.remove_reader(self._pidfd[0])
+            _close_held(self._pidfd)
 
     def _wait_in_thread(self) -> None:
         self._popen.wait()

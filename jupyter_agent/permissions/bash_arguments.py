@@ -205,15 +205,13 @@ def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict)
 
 
 def program_write_check(
-    info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict,
-    write_blocked: Callable[[str], bool] | None = None,
+    info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict, write_blocked: Callable[[str], bool],
 ) -> None:
     """What a writing program writes (``bash_writes.py``): an operand an Edit deny rule covers is
     denied, one an Edit ask rule covers asks; a folder it writes or removes everything below asks
     when a deny rule may match there, or when a protected folder or file is inside it
     (``rm -rf .`` takes ``.git`` along).  ``write_blocked``: whether blockWritesOutsideWorking-
-    Directories refuses a real path (``filesystem.write_blocked``; without it, anything outside
-    the working directories is)."""
+    Directories refuses a real path (``filesystem.write_blocked``)."""
     edit_deny, edit_ask = bool(scope.edit_deny), bool(scope.edit_ask)
     blocked = scope.rules.context.block_outside_writes  # blockWritesOutsideWorkingDirectories
     for cwd in cwds:
@@ -239,7 +237,7 @@ def program_write_check(
                 v.sticky.append(f"{info.text} touches {reason}")
                 return
             # asked in every mode
-            if blocked and (write_blocked(resolved[1]) if write_blocked else not scope.inside(resolved[1])):
+            if blocked and write_blocked(resolved[1]):
                 v.sticky.append(f"{info.text} writes {path}, outside the working directories, where the "
                                 "settings block writing (permissions.blockWritesOutsideWorkingDirectories)")
                 return

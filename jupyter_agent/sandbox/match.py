@@ -27,10 +27,10 @@ class Matcher:
         self.name_roots = tuple(dict.fromkeys(p.root for p in named))
         self.memo = memo
         # a test of a path pattern's last component: a match's name must pass it
-        self.lasts = {id(p): last_component(p) for p in self.paths}
+        sources = [last_source(p) for p in self.paths]
+        self.lasts = {id(p): _name_test(s) for p, s in zip(self.paths, sources, strict=True)}
         # all of them at once (one regular expression per name, not one call per pattern), when
         # every path pattern has one: a name that passes none skips the path patterns
-        sources = [last_source(p) for p in self.paths]
         self.any_last = (
             re.compile("|".join(f"(?:{s})" for s in sources if s is not None), re.DOTALL)
             if self.paths and None not in sources else None
@@ -84,7 +84,10 @@ def last_component(p: PathPattern) -> Callable[[str], bool] | None:
     """A quick test a name must pass to match ``p``'s last component (``**/site-packages/*.pth``:
     ``*.pth``), or None when the component says nothing about a name (``**``, negations).  Only
     literal text and ``*`` are tested this way, on ASCII names; anything else passes."""
-    source = last_source(p)
+    return _name_test(last_source(p))
+
+
+def _name_test(source: str | None) -> Callable[[str], bool] | None:
     if source is None:
         return None
     regex = re.compile(source, re.DOTALL)

@@ -293,8 +293,9 @@ def _move_to(state: ShellState, outcome: RunOutcome, context: ToolUseContext) ->
         return None, None
     note = None
     home = state.home_dir()
-    if _maintain_project_dir(context) or not real_in_working_directories(os.path.realpath(new), context):
-        if os.path.realpath(new) != os.path.realpath(home):
+    real = os.path.realpath(new)
+    if _maintain_project_dir(context) or not real_in_working_directories(real, context):
+        if real != os.path.realpath(home):
             note = f"Shell cwd was reset to {home}"
         new = home
     state.cwd = new
