@@ -11,21 +11,18 @@ started with ``start_new_session=True``) and re-raises the cancellation.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import signal
 from collections.abc import Callable, Coroutine
 from typing import Any
+
+from .child_process import kill_group
 
 Process = asyncio.subprocess.Process
 
 
 def kill_process_group(proc: Process | None) -> None:
     """SIGKILL the group that ``proc`` leads (it was started with ``start_new_session=True``)."""
-    if proc is None:
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    if proc is not None:
+        kill_group(proc.pid)
 
 
 async def start_process(

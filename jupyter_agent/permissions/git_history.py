@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import contextlib
 import os
+import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from ..core.child_process import run_child
 
 HISTORY_TIMEOUT = 20.0  # seconds for one listing; past it the history counts as unknown
 _MAX_REPOS = 32
@@ -129,29 +131,20 @@ async def list_history(repo: str, timeout: float = HISTORY_TIMEOUT) -> None:
 
 
 async def _git_output(repo: str, timeout: float, *args: str) -> bytes | None:
-    """What ``git ARGS`` printed in ``repo``, or None when it failed or took too long."""
+    """What ``git ARGS`` printed in ``repo``, or None when it failed, took too long or printed
+    more than ``_MAX_LISTING`` bytes."""
     command = ("git", "--no-pager", "--git-dir", repo, "-c", "log.showSignature=false", "-c", "core.quotePath=false",
                "-c", "core.fsmonitor=false", "-c", "diff.external=", *args)  # no program from the repository runs
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["GIT_CONFIG_NOSYSTEM"] = "1"
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL, env=env,
-        )
-    except OSError:
+        done = await run_child(command, stderr=subprocess.DEVNULL, timeout=timeout, limit=_MAX_LISTING, env=env)
+    except (OSError, asyncio.TimeoutError):
         return None
-    try:
-        out, _err = await asyncio.wait_for(proc.communicate(), timeout)
-    except asyncio.TimeoutError:
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):  # it may have ended just now
-                proc.kill()
-        await proc.wait()
-        return None
-    return out if proc.returncode == 0 else None
+    return done.stdout if done.returncode == 0 and not done.cut else None
 
 
+_MAX_LISTING = 256 << 20
 _RUNNING: dict[str, asyncio.Future[None]] = {}  # listings under way: parallel decisions share one
 
 

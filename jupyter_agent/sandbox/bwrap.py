@@ -16,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.child_process import run_child
 from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES, is_within
 from .masks import Masks
 from .protected import git_settings
@@ -70,16 +72,15 @@ async def probe(bwrap: str | None = None) -> Availability:
 
 
 async def _try(path: str) -> Availability:
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *bwrap_args(path, writable=(), cwd=Path("/")), "true",  # the seccomp filter included
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        )
-        out, _ = await asyncio.wait_for(proc.communicate(), 30)
-    except (OSError, asyncio.TimeoutError) as exc:
+    try:  # the seccomp filter included
+        done = await run_child([*bwrap_args(path, writable=(), cwd=Path("/")), "true"], stderr=subprocess.STDOUT,
+                               timeout=30)
+    except asyncio.TimeoutError:  # first: an OSError too, since Python 3.11
+        return Availability(False, path, f"{path} could not be run: it did not finish within 30 s")
+    except OSError as exc:
         return Availability(False, path, f"{path} could not be run: {exc}")
-    if proc.returncode != 0:
-        text = out.decode(errors="replace").strip() or f"exit code {proc.returncode}"
+    if done.returncode != 0:
+        text = done.stdout.decode(errors="replace").strip() or f"exit code {done.returncode}"
         return Availability(False, path, f"{path} cannot create namespaces (or apply a seccomp filter) here: {text}")
     return Availability(True, path)
 

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..core.child_process import run_child
 from ..core.context import AppState, ToolUseContext
 from ..core.result import ToolResult
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
@@ -60,11 +61,8 @@ def _with_worktree(state: AppState, wt: WorktreeSession | None, old: WorktreeSes
 
 async def git(cwd: Path, *args: str) -> tuple[int, str, str]:
     """Run git without blocking the loop: (exit code, stdout, stderr)."""
-    proc = await asyncio.create_subprocess_exec(
-        "git", *args, cwd=str(cwd), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await proc.communicate()
-    return proc.returncode or 0, out.decode(errors="replace").strip(), err.decode(errors="replace").strip()
+    done = await run_child(["git", *args], cwd=str(cwd))
+    return done.returncode, done.stdout.decode(errors="replace").strip(), done.stderr.decode(errors="replace").strip()
 
 
 async def _git_ok(cwd: Path, *args: str) -> str:

@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from jupyter_agent.core.child_process import start_child
+from jupyter_agent.core.child_process import run_child, start_child
+from tests.tasks.shell_support import eventually, sleeps_with, token
 
 
 def _fds() -> set[str]:
@@ -87,3 +88,73 @@ def test_a_loop_closed_while_the_child_runs_leaks_no_descriptor():
     gc.collect()
     assert _fds() <= before
     os.kill(pid, signal.SIGKILL)
+
+
+# run_child: a child run to its end with its pipes served by the loop
+
+
+async def test_input_and_output_larger_than_the_pipes_cross_without_a_thread():
+    """2 MB through ``cat`` both ways at once (a pipe holds 64 kB: writing all before reading
+    would deadlock); no thread serves it, and no descriptor stays open."""
+    before_fds = _fds()
+    threads = threading.active_count()
+    data = os.urandom(2 << 20)
+    running = asyncio.ensure_future(run_child(["sh", "-c", "cat; echo done >&2"], input=data, timeout=30))
+    await asyncio.sleep(0.05)
+    assert threading.active_count() == threads
+    done = await running
+    assert (done.returncode, done.stdout, done.stderr, done.cut) == (0, data, b"done\n", False)
+    assert _fds() <= before_fds
+
+
+async def test_a_child_that_does_not_read_its_input_is_no_error():
+    done = await run_child(["sh", "-c", "echo ok; exit 4"], input=b"x" * (1 << 20), timeout=30)
+    assert (done.returncode, done.stdout) == (4, b"ok\n")
+
+
+async def test_output_past_the_limit_is_drained_and_dropped():
+    done = await run_child(["sh", "-c", "head -c 5000000 /dev/zero; head -c 300000 /dev/zero >&2; echo end >&2"],
+                           timeout=30, limit=1000)
+    assert (done.returncode, len(done.stdout), len(done.stderr), done.cut) == (0, 1000, 1000, True)
+
+
+@pytest.mark.parametrize(("stderr", "out", "err"), [
+    (subprocess.STDOUT, b"o\ne\n", b""), (subprocess.DEVNULL, b"o\n", b""), (subprocess.PIPE, b"o\n", b"e\n"),
+])
+async def test_stderr_can_join_stdout_or_be_dropped(stderr, out, err):
+    done = await run_child(["sh", "-c", "echo o; echo e >&2"], stderr=stderr, timeout=30)
+    assert (done.stdout, done.stderr) == (out, err)
+
+
+@pytest.mark.parametrize("end", ["timeout", "cancel"])
+async def test_a_timeout_or_a_cancellation_kills_the_whole_group(end):
+    """The child's own child (which holds the output pipe open) dies with it."""
+    marker = token()
+    running = asyncio.ensure_future(
+        run_child(["sh", "-c", f"sleep {marker} & sleep {marker}; wait"], input=b"", timeout=0.5 if end == "timeout" else 60))
+    assert await eventually(lambda: sleeps_with(marker) == 2)
+    if end == "cancel":
+        running.cancel()
+    with pytest.raises(asyncio.TimeoutError if end == "timeout" else asyncio.CancelledError):
+        await asyncio.wait_for(running, 20)
+    assert await eventually(lambda: sleeps_with(marker) == 0)
+
+
+async def test_a_program_that_cannot_be_run_raises_oserror_and_leaks_nothing(tmp_path):
+    before_fds = _fds()
+    with pytest.raises(FileNotFoundError):
+        await run_child([str(tmp_path / "missing")], input=b"x", timeout=5)
+    assert _fds() <= before_fds
+
+
+def test_a_loop_that_cannot_watch_pipes_talks_to_the_child_from_a_thread():
+    class NoReaders(asyncio.SelectorEventLoop):
+        def add_reader(self, *args):
+            raise NotImplementedError
+
+    async def main():
+        return await run_child(["sh", "-c", "cat; exit 3"], input=b"through a thread", timeout=30)
+
+    with asyncio.Runner(loop_factory=NoReaders) as runner:
+        done = runner.run(main())
+    assert (done.returncode, done.stdout, done.cut) == (3, b"through a thread", False)
