@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -57,13 +56,13 @@ def make_hook_runner(settings: Any | None, config: SessionConfig, session_id: st
         def use_settings(self, settings: Any) -> None:
             """The settings' hooks and ``env`` from now on (the folder became trusted); Python hooks stay."""
             self._matchers = list(settings.hooks)
-            self._env.update(settings.env)
+            self.extra_env.update(settings.env)
             self.http_policy = settings.http_hook_policy
 
     kwargs: dict[str, Any] = {"session_id": session_id, "transcript_path": str(transcript)}
     if settings is not None:
         if settings.env:  # hook commands see the settings' variables, as Bash commands do
-            kwargs["env"] = {**os.environ, **settings.env}
+            kwargs["env"] = dict(settings.env)
         return SessionHookRunner.from_settings(settings, **kwargs)
     return SessionHookRunner(cwd=config.resolved_project_dir(), **kwargs)
 

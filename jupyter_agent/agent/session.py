@@ -101,6 +101,7 @@ class AgentSession(CompactionMixin):
         self.transcript_path = transcript_path(config.resolved_sessions_dir(), self.id)
         self.log = SessionLog(self.transcript_path, self.id, config)
         runner = make_hook_runner(settings, config, self.id, self.transcript_path)
+        runner.env_files.folder = self.context.session_dir / ".claude" / "session-env"  # CLAUDE_ENV_FILE
         runner.on_notice = lambda text: self.emit(AgentErrorEvent(text, kind="hook"))  # tool hooks' too
         self.context.extra[HOOKS_KEY] = runner
         self.hooks = SessionHooks(

@@ -183,10 +183,15 @@ def permissions_text(session: AgentSession) -> str:
     if tool := getattr(session.config, "permission_prompt_tool", None):
         lines.append(f"Approvals are answered by the MCP tool {tool} (--permission-prompt-tool), not by you; "
                      "the folder-trust card still asks you")
+    from ..permissions.hooks import HOOKS_KEY, HookRunner
     from ..tools.shell.environment import settings_env
 
     if env := settings_env(session.context):  # names only: the values may be keys
         lines.append("Environment from the settings files (env): " + ", ".join(env))
+    runner = session.context.extra.get(HOOKS_KEY)
+    if isinstance(runner, HookRunner) and (names := runner.env_files.names()):
+        lines.append("Environment for Bash from SessionStart/CwdChanged hooks (CLAUDE_ENV_FILE; -: unset): "
+                     + ", ".join(names))
     reviewer = getattr(session, "auto_mode", None)
     if perm.mode == "auto" and reviewer is not None:
         allowed = sum(1 for _tool, ok in reviewer.decided if ok)

@@ -1,4 +1,4 @@
-"""Run one command hook: the event JSON on stdin, an asyncio subprocess, a timeout.
+"""Run one command hook: the event JSON on stdin, a child the event loop watches, a timeout.
 
 Exit 0: stdout is JSON (interpreted) or plain text (extra context).  Exit 2: the call is
 blocked and stderr goes to the model.  Any other exit, a timeout or a failure to start is a
@@ -9,17 +9,17 @@ group is killed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
-import signal
 from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
 
-from ..core.process_start import start_process
+from ..core.child_process import run_child
 from .hook_response import HookResponse, response_from_json
 from .hooks_config import CommandHook
 
-_MAX_TEXT = 10_000
+MAX_TEXT = 10_000  # characters of one hook text the model sees (as in Claude Code)
+MAX_OUTPUT = 8 << 20  # bytes of a hook's output read at all
 
 
 async def run_command_hook(
@@ -27,52 +27,40 @@ async def run_command_hook(
 ) -> HookResponse:
     data = json.dumps(payload, default=str).encode("utf-8")
     try:
-        proc = await _start(hook.command, cwd, env)
+        done = await run_child(["/bin/sh", "-c", hook.command], input=data, timeout=hook.timeout, limit=MAX_OUTPUT,
+                               cwd=cwd, env=env)
+    except asyncio.TimeoutError:  # first: an OSError too, since Python 3.11
+        return HookResponse(error=f"hook {hook.command!r} timed out after {hook.timeout:g}s")
     except OSError as exc:
         return HookResponse(error=f"hook {hook.command!r} could not start: {exc}")
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(data), hook.timeout)
-    except asyncio.TimeoutError:
-        await _kill(proc)
-        return HookResponse(error=f"hook {hook.command!r} timed out after {hook.timeout:g}s")
-    except asyncio.CancelledError:
-        await _kill(proc)
-        raise
-    stdout = out.decode("utf-8", "replace").strip()[:_MAX_TEXT]
-    stderr = err.decode("utf-8", "replace").strip()[:_MAX_TEXT]
-    if proc.returncode == 2:
+    stdout = done.stdout.decode("utf-8", "replace").strip()
+    stderr = done.stderr.decode("utf-8", "replace").strip()[:MAX_TEXT]
+    if done.returncode == 2:
         return HookResponse(blocked=True, reason=stderr or f"Blocked by hook {hook.command!r}.")
-    if proc.returncode != 0:
-        return HookResponse(error=f"hook {hook.command!r} exited with {proc.returncode}: {stderr}")
-    return interpret_stdout(stdout, hook.command)
+    if done.returncode != 0:
+        return HookResponse(error=f"hook {hook.command!r} exited with {done.returncode}: {stderr}")
+    return interpret_stdout(stdout, hook.command, cut=done.cut)
 
 
-async def _start(command: str, cwd: str, env: Mapping[str, str]) -> asyncio.subprocess.Process:
-    """Start the hook's shell in its own process group; cancelled while it starts, the group is
-    killed once it exists (``start_process``)."""
-    return await start_process(asyncio.create_subprocess_shell(
-        command,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=cwd,
-        env=dict(env),
-        start_new_session=True,
-    ))
-
-
-def interpret_stdout(stdout: str, name: str) -> HookResponse:
+def interpret_stdout(stdout: str, name: str, *, cut: bool = False) -> HookResponse:
+    """A hook's answer: a JSON object (read whole, however long: an ``updatedInput`` may carry a
+    file), else plain text, extra context.  What reaches the model is cut at ``MAX_TEXT``
+    characters per field; output past ``MAX_OUTPUT`` bytes is not read as JSON."""
     if stdout.startswith("{"):
+        if cut:
+            return HookResponse(error=f"hook {name!r} answered with more than {MAX_OUTPUT >> 20} MiB, which was not read")
         try:
-            return response_from_json(json.loads(stdout), name)
+            return capped(response_from_json(json.loads(stdout), name))
         except json.JSONDecodeError:
-            return HookResponse(error=f"hook {name!r} printed invalid JSON", additional_context=stdout)
-    return HookResponse(additional_context=stdout or None)
+            return HookResponse(error=f"hook {name!r} printed invalid JSON", additional_context=stdout[:MAX_TEXT])
+    return HookResponse(additional_context=stdout[:MAX_TEXT] or None)
 
 
-async def _kill(proc: asyncio.subprocess.Process) -> None:
-    if proc.returncode is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(Exception):
-        await proc.wait()
+def capped(response: HookResponse) -> HookResponse:
+    """``response`` with each text the model or the user reads cut at ``MAX_TEXT`` characters."""
+    texts: dict[str, Any] = {name: value[:MAX_TEXT] for name in _TEXTS
+                             if isinstance(value := getattr(response, name), str) and len(value) > MAX_TEXT}
+    return replace(response, **texts) if texts else response
+
+
+_TEXTS = ("reason", "permission_reason", "additional_context", "system_message", "stop_reason")

@@ -32,12 +32,11 @@ from typing import Any
 
 import httpx
 
-from .hook_commands import interpret_stdout
+from .hook_commands import MAX_OUTPUT, interpret_stdout
 from .hook_response import HookResponse, response_from_json
 from .hooks_config import HttpHook, PromptHook
 from .url_patterns import url_matches
 
-_MAX_TEXT = 10_000
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # (prompt text, model or None, timeout in seconds) -> the model's answer as text
 PromptModel = Callable[[str, "str | None", float], Awaitable[str]]
@@ -91,16 +90,27 @@ async def run_http_hook(
     body = json.dumps(payload, default=str)
     headers = {"Content-Type": "application/json", **fill_headers(hook, env, policy)}
     try:
-        async with httpx.AsyncClient(timeout=hook.timeout, follow_redirects=False) as client:
-            response = await client.post(hook.url, content=body, headers=headers)
+        async with httpx.AsyncClient(timeout=hook.timeout, follow_redirects=False) as client, \
+                client.stream("POST", hook.url, content=body, headers=headers) as response:
+            answer, cut = await _read_capped(response)
     except httpx.TimeoutException:
         return HookResponse(error=f"hook {name} timed out after {hook.timeout:g}s")
     except httpx.HTTPError as exc:
         return HookResponse(error=f"hook {name} failed: {type(exc).__name__}: {exc}")
-    text = response.text.strip()[:_MAX_TEXT]
+    text = answer.decode(response.encoding or "utf-8", "replace").strip()
     if not 200 <= response.status_code < 300:
         return HookResponse(error=f"hook {name} answered HTTP {response.status_code}: {text[:500]}")
-    return interpret_stdout(text, name)
+    return interpret_stdout(text, name, cut=cut)
+
+
+async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
+    """The body, at most ``MAX_OUTPUT`` bytes of it (True: there was more, left unread)."""
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > MAX_OUTPUT:
+            return bytes(body[:MAX_OUTPUT]), True
+    return bytes(body), False
 
 
 def prompt_text(hook: PromptHook, payload: Mapping[str, object]) -> str:

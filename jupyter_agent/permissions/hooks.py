@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from ..core.tool import Tool
 from ..errors import AgentConfigError
 from .hook_commands import run_command_hook
+from .hook_env import ENV_FILE_EVENTS, ENV_FILE_VARIABLE, HookEnvironment
 from .hook_match import matcher_applies
 from .hook_remote import HttpHookPolicy, PromptModel, run_http_hook, run_prompt_hook
 from .hook_response import HookOutcome, HookResponse, response_from_json
@@ -56,7 +57,8 @@ class _Registered:
 
 
 class HookRunner:
-    """Runs the hooks of one session; put it in ``context.extra[HOOKS_KEY]``."""
+    """Runs the hooks of one session; put it in ``context.extra[HOOKS_KEY]``.  ``env``: variables
+    hooks get over the kernel's environment, which is read afresh for every hook."""
 
     def __init__(
         self,
@@ -72,9 +74,8 @@ class HookRunner:
         self.cwd = os.fspath(cwd) if cwd is not None else os.getcwd()
         self.session_id = session_id
         self.transcript_path = transcript_path
-        base = dict(os.environ if env is None else env)
-        base.setdefault("CLAUDE_PROJECT_DIR", self.cwd)
-        self._env = base
+        self.extra_env = dict(env or {})  # set over the kernel's environment (a settings file's ``env``)
+        self.env_files = HookEnvironment()  # CLAUDE_ENV_FILE (the session sets its folder)
         self.prompt_model: PromptModel | None = None  # the session's model, for prompt hooks
         self.http_policy = HttpHookPolicy()  # allowedHttpHookUrls / httpHookAllowedEnvVars
         # tells the user what hooks say to them (systemMessage) and how they failed; set by the session
@@ -135,17 +136,28 @@ class HookRunner:
             **payload,
         }
         subject = _subject(event, full)
+        env_files = event in ENV_FILE_EVENTS and self.env_files.folder is not None
+        if env_files and event == "CwdChanged":
+            self.env_files.forget(event)  # the variables were for the directory left behind
         jobs: list[Awaitable[HookResponse]] = []
+        index = 0  # a command hook's place among the event's: its CLAUDE_ENV_FILE
         for m in self._matchers:
-            if m.event == event and matcher_applies(m.matcher, subject, tool, tool_input, self.cwd):
-                jobs.extend(self._job(h, full) for h in m.hooks if self._now(h, full))
+            if m.event != event:
+                continue
+            applies = matcher_applies(m.matcher, subject, tool, tool_input, self.cwd)
+            for h in m.hooks:
+                index += isinstance(h, CommandHook)
+                if applies and self._now(h, full):
+                    env_file = self.env_files.file_for(event, index) if isinstance(h, CommandHook) else None
+                    jobs.append(self._job(h, full, env_file))
         for p in list(self._python):
             if p.event == event and matcher_applies(p.matcher, subject, tool, tool_input, self.cwd):
                 jobs.append(_run_python(p, dict(full)))
         if not jobs:
             return HookOutcome()
         outcome = HookOutcome.merge(list(await asyncio.gather(*jobs)))
-        self._tell(event, (*outcome.errors, *outcome.system_messages))
+        problem = await self.env_files.read(event, self._environment()) if env_files else None
+        self._tell(event, (*outcome.errors, *((problem,) if problem else ()), *outcome.system_messages))
         return outcome
 
     def _tell(self, event: str, texts: Sequence[str]) -> None:
@@ -199,11 +211,20 @@ class HookRunner:
         if running:
             await asyncio.wait(running)
 
-    def _job(self, hook: Hook, payload: dict[str, Any]) -> Awaitable[HookResponse]:
+    def _environment(self) -> dict[str, str]:
+        """The environment a hook gets: the kernel's as it is now (a cell may have changed it
+        since the session began) with ``extra_env`` over it, and ``CLAUDE_PROJECT_DIR`` unless
+        one of them sets it."""
+        return {"CLAUDE_PROJECT_DIR": self.cwd, **os.environ, **self.extra_env}
+
+    def _job(self, hook: Hook, payload: dict[str, Any], env_file: Path | None = None) -> Awaitable[HookResponse]:
         if isinstance(hook, CommandHook):
-            return run_command_hook(hook, payload, self.cwd, self._env)
+            env = self._environment()
+            if env_file is not None:
+                env[ENV_FILE_VARIABLE] = str(env_file)
+            return run_command_hook(hook, payload, self.cwd, env)
         if isinstance(hook, HttpHook):
-            return run_http_hook(hook, payload, self._env, self.http_policy)
+            return run_http_hook(hook, payload, self._environment(), self.http_policy)
         return run_prompt_hook(hook, payload, self.prompt_model)
 
 

@@ -87,6 +87,17 @@ async def test_a_failing_http_hook_is_reported_and_does_not_block(world, endpoin
     assert not outcome.blocked and any(error in e for e in outcome.errors)
 
 
+async def test_an_http_hooks_long_answer_is_read_whole_and_an_oversized_one_is_refused(world, endpoint):
+    long = "y" * 40_000
+    endpoint.body = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": long}}})
+    _tool, ctx = _setup(world, _http(endpoint.url))
+    outcome = await ctx.extra[HOOKS_KEY].run("PreToolUse", {"tool_name": "Bash", "tool_input": {}})
+    assert not outcome.errors and outcome.updated_input == {"command": long}
+    endpoint.body = "{" + " " * (9 << 20)
+    outcome = await ctx.extra[HOOKS_KEY].run("PreToolUse", {"tool_name": "Bash", "tool_input": {}})
+    assert outcome.updated_input is None and any("more than 8 MiB" in e for e in outcome.errors)
+
+
 async def test_an_http_hook_that_cannot_connect_is_reported(world, endpoint):
     url = endpoint.url
     endpoint.close()

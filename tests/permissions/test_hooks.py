@@ -99,6 +99,49 @@ async def test_updated_input_changes_what_call_receives(world, approve):
     assert not outcome.is_error and tool.calls == ["echo rewritten"]
 
 
+async def test_a_long_json_answer_is_read_whole(world, approve):
+    """An updatedInput may carry a whole file: JSON past the 10,000 characters the model is
+    shown of a hook's text is still read as JSON (it was cut there and read as invalid)."""
+    long = "x" * 30_000
+    body = ("json.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', "
+            f"'updatedInput': {{'command': 'echo {long}'}}, 'additionalContext': 'c' * 25000}}}}))\n")
+    tool, ctx = _setup(world, _pre(_script(world.root, "long.py", body)))
+    runner = ctx.extra[HOOKS_KEY]
+    result = await runner.run("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "ls"}})
+    assert not result.errors and result.updated_input == {"command": f"echo {long}"}
+    assert result.additional_context == ("c" * 10_000,)  # what reaches the model is still cut
+    outcome = await _run(ctx, "ls", approve)
+    assert not outcome.is_error and tool.calls == [f"echo {long}"]
+
+
+@pytest.mark.parametrize(("output", "expected"), [
+    ("print('t' * 25000)", ("t" * 10_000,)),  # plain text: extra context, cut
+    ("sys.stdout.write('{' + ' ' * (9 << 20))", ()),  # past 8 MiB: not read as JSON, drained all the same
+])
+async def test_long_plain_output_is_cut_and_an_oversized_answer_is_refused(world, output, expected):
+    _tool, ctx = _setup(world, _pre(_script(world.root, "loud.py", f"sys.stdin.read()\n{output}\n")))
+    result = await ctx.extra[HOOKS_KEY].run("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "ls"}})
+    assert result.additional_context == expected and not result.blocked
+    assert bool(result.errors) == (not expected)
+    assert all("more than 8 MiB" in e for e in result.errors)
+
+
+async def test_hooks_see_the_kernels_environment_as_it_is_now(world, monkeypatch):
+    """A cell that sets a variable after the session began reaches the next hook (as it reaches
+    the next Bash command); the runner's own variables (a settings ``env``) stay on top."""
+    body = ("json.load(sys.stdin)\nimport os\nprint(json.dumps({'hookSpecificOutput': {'additionalContext': "
+            "'|'.join(os.environ.get(k, '-') for k in ('LATE_VAR', 'FROM_SETTINGS', 'CLAUDE_PROJECT_DIR'))}}))\n")
+    monkeypatch.setenv("FROM_SETTINGS", "kernel")
+    _tool, ctx = _setup(world, _pre(_script(world.root, "env.py", body)), env={"FROM_SETTINGS": "settings"})
+    runner = ctx.extra[HOOKS_KEY]
+    event = {"tool_name": "Bash", "tool_input": {"command": "ls"}}
+    first = await runner.run("PreToolUse", event)
+    monkeypatch.setenv("LATE_VAR", "set in a cell")
+    second = await runner.run("PreToolUse", event)
+    assert first.additional_context == (f"-|settings|{world.project}",)
+    assert second.additional_context == (f"set in a cell|settings|{world.project}",)
+
+
 async def test_updated_input_is_checked_again(world, approve):
     body = "json.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'updatedInput': {'command': 'rm -rf x'}}}))\n"
     tool, ctx = _setup(world, _pre(_script(world.root, "evil.py", body)), deny=("Bash(rm:*)",))

@@ -8,7 +8,9 @@ login shell's environment is captured (``bash -l``, 5 s budget) and whatever the
 added from it: unknown variables, and PATH entries appended after the kernel's own.
 Set ``JUPYTER_AGENT_BASH_LOGIN_ENV=0`` to skip the capture.  The settings files' ``env`` block
 (``app_state.extra[ENV_KEY]``, put there by the session) is laid over the kernel's variables for
-every process the agent starts; the kernel's own ``os.environ`` is left alone.
+every process the agent starts, and for Bash commands, the variables SessionStart and CwdChanged
+hooks left in ``CLAUDE_ENV_FILE`` over those (``permissions/hook_env.py``); the kernel's own
+``os.environ`` is left alone.
 
 The permission check reads each line as a plain ``bash -c`` would, so the variables bash imports
 that change how a line runs are not passed on: ``CDPATH`` (``cd src`` could land elsewhere),
@@ -23,11 +25,12 @@ import asyncio
 import os
 import re
 import shutil
+import subprocess
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ...core.process_start import kill_process_group, start_process
+from ...core.child_process import run_child
 from ...permissions.path_programs import add_search_path
 
 if TYPE_CHECKING:
@@ -116,6 +119,9 @@ async def session_environment(context: ToolUseContext | None = None) -> dict[str
     one of those changed (a cell's ``os.environ[...] = ...`` is seen by the next command)."""
     global _login_env
     env = settings_env(context)
+    hook_set, hook_unset = hook_variables(context)
+    if hook_set:
+        env = {**env, **hook_set}
     login: Mapping[str, str] | None = None
     if os.environ.get(LOGIN_ENV_SWITCH, "1") not in ("0", "false", "no"):
         if _login_env is None:
@@ -125,51 +131,53 @@ async def session_environment(context: ToolUseContext | None = None) -> dict[str
             if "PATH" in _login_env:  # the folders it adds hold programs the commands run
                 add_search_path(_login_env["PATH"])
         login = _login_env
-    return dict(_built_environment(env, login))
+    return dict(_built_environment(env, login, hook_unset))
 
 
-_last_built: tuple[object, Mapping[str, str], Mapping[str, str] | None, dict[str, str]] | None = None
+def hook_variables(context: ToolUseContext | None) -> tuple[dict[str, str], frozenset[str]]:
+    """What the session's SessionStart / CwdChanged hooks left in ``CLAUDE_ENV_FILE``: the
+    variables set, and the names unset."""
+    from ...permissions.hooks import get_hook_runner
+
+    runner = get_hook_runner(context) if context is not None else None
+    return runner.env_files.overlay() if runner is not None else ({}, frozenset())
 
 
-def _built_environment(env: Mapping[str, str], login: Mapping[str, str] | None) -> dict[str, str]:
+_last_built: tuple[object, dict[str, str], Mapping[str, str] | None, frozenset[str], dict[str, str]] | None = None
+
+
+def _built_environment(
+    env: Mapping[str, str], login: Mapping[str, str] | None, unset: frozenset[str] = frozenset()
+) -> dict[str, str]:
     """``command_environment`` of the kernel's variables (``env`` over them) and ``login``,
-    remembered for as long as all three stay equal.  The kernel's variables are compared as
-    ``os.environ`` keeps them (bytes, one C-level comparison); without that store, no memory."""
+    ``unset`` taken out, remembered for as long as all four stay equal.  The kernel's variables
+    are compared as ``os.environ`` keeps them (bytes, one C-level comparison); without that
+    store, no memory."""
     global _last_built
     raw = getattr(os.environ, "_data", None)
     snapshot = dict(raw) if isinstance(raw, dict) else None
     last = _last_built
-    if snapshot is not None and last is not None and last[0] == snapshot and last[1] == env and last[2] is login:
-        return last[3]
+    if (snapshot is not None and last is not None and last[0] == snapshot and last[1] == env and last[2] is login
+            and last[3] == unset):
+        return last[4]
     base: Mapping[str, str] = {**os.environ, **env} if env else os.environ
     built = command_environment(base, login)
+    for name in unset:  # after the login variables, which would bring an unset one back
+        built.pop(name, None)
     if snapshot is not None:
-        _last_built = (snapshot, dict(env), login, built)
+        _last_built = (snapshot, dict(env), login, unset, built)
     return built
 
 
 async def _capture_login_env() -> dict[str, str]:
     """``bash -l`` run once to print its environment; {} when it fails or is slow."""
     try:
-        proc = await start_process(asyncio.create_subprocess_exec(
-            find_bash(), "-l", "-c", "env -0",
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
-        ))
-    except OSError:
+        done = await run_child([find_bash(), "-l", "-c", "env -0"], stderr=subprocess.DEVNULL, timeout=_CAPTURE_TIMEOUT)
+    except (OSError, asyncio.TimeoutError):
         return {}
-    try:
-        out, _ = await asyncio.wait_for(proc.communicate(), _CAPTURE_TIMEOUT)
-    except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
-        kill_process_group(proc)
-        await asyncio.shield(proc.wait())
-        if isinstance(exc, asyncio.CancelledError):
-            raise
+    if done.returncode != 0:
         return {}
-    if proc.returncode != 0:
-        return {}
+    out = done.stdout
     env = {}
     for item in out.decode("utf-8", "replace").split("\0"):
         key, sep, value = item.partition("=")
