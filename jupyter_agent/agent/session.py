@@ -21,6 +21,7 @@ from ..core.context import AppState
 from ..core.tool import CanUseTool, Tool
 from ..errors import AgentError
 from ..tools.shell.environment import settings_env, use_settings_env
+from ..tools.shell.state import shell_state
 from .approval import session_approver
 from .auto_mode import AutoModeReviewer
 from .cleanup import DEFAULT_DAYS as DEFAULT_CLEANUP_DAYS
@@ -102,6 +103,7 @@ class AgentSession(CompactionMixin):
         self.log = SessionLog(self.transcript_path, self.id, config)
         runner = make_hook_runner(settings, config, self.id, self.transcript_path)
         runner.env_files.folder = self.context.session_dir / ".claude" / "session-env"  # CLAUDE_ENV_FILE
+        runner.current_dir = lambda: str(shell_state(self.context).cwd)  # hooks run where a `cd` went
         runner.on_notice = lambda text: self.emit(AgentErrorEvent(text, kind="hook"))  # tool hooks' too
         self.context.extra[HOOKS_KEY] = runner
         self.hooks = SessionHooks(

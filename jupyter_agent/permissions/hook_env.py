@@ -67,10 +67,10 @@ class HookEnvironment:
         found = [p for p in self.folder.iterdir() if p.name.startswith(prefix) and p.name.endswith(".sh")]
         return sorted(found, key=lambda p: int(p.name[len(prefix):-3]) if p.name[len(prefix):-3].isdigit() else -1)
 
-    async def read(self, event: str, base: Mapping[str, str]) -> str | None:
-        """Read ``event``'s files against ``base`` (the environment the hooks ran with), with the
-        variables of the events before it laid on, and keep the variables they set or unset; a
-        problem to report, or None."""
+    async def read(self, event: str, base: Mapping[str, str], cwd: str) -> str | None:
+        """Read ``event``'s files in ``cwd`` against ``base`` (where and with what the hooks ran),
+        with the variables of the events before it laid on, and keep the variables they set or
+        unset; a problem to report, or None."""
         files = [p for p in self._files(event) if _size(p) > 0]
         if not files:
             self._variables.pop(event, None)
@@ -87,7 +87,8 @@ class HookEnvironment:
         try:
             # set -a: a plain NAME=value is kept too; no loop variable of ours joins the variables
             script = "set -a; " + " ".join(f". {shlex.quote(str(p))} >/dev/null;" for p in files) + " env -0"
-            done = await run_child([bash, "--noprofile", "--norc", "-c", script], env=env, timeout=_CAPTURE_TIMEOUT)
+            done = await run_child([bash, "--noprofile", "--norc", "-c", script], env=env, cwd=cwd,
+                                   timeout=_CAPTURE_TIMEOUT)
         except asyncio.TimeoutError:  # first: an OSError too, since Python 3.11
             return f"{ENV_FILE_VARIABLE}: reading the variables took more than {_CAPTURE_TIMEOUT:g} s; none were kept"
         except OSError as exc:

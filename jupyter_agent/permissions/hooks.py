@@ -76,6 +76,9 @@ class HookRunner:
         self.transcript_path = transcript_path
         self.extra_env = dict(env or {})  # set over the kernel's environment (a settings file's ``env``)
         self.env_files = HookEnvironment()  # CLAUDE_ENV_FILE (the session sets its folder)
+        # where the session is now (the folder a Bash ``cd`` moved to): hooks run there and say
+        # so in ``cwd``; ``cwd`` above stays the project (CLAUDE_PROJECT_DIR, rule matchers)
+        self.current_dir: Callable[[], str] | None = None
         self.prompt_model: PromptModel | None = None  # the session's model, for prompt hooks
         self.http_policy = HttpHookPolicy()  # allowedHttpHookUrls / httpHookAllowedEnvVars
         # tells the user what hooks say to them (systemMessage) and how they failed; set by the session
@@ -130,7 +133,7 @@ class HookRunner:
         full = {
             "session_id": self.session_id,
             "transcript_path": self.transcript_path,
-            "cwd": self.cwd,
+            "cwd": self._here(),
             "permission_mode": permission_mode,
             "hook_event_name": event,
             **payload,
@@ -156,7 +159,7 @@ class HookRunner:
         if not jobs:
             return HookOutcome()
         outcome = HookOutcome.merge(list(await asyncio.gather(*jobs)))
-        problem = await self.env_files.read(event, self._environment()) if env_files else None
+        problem = await self.env_files.read(event, self._environment(), full["cwd"]) if env_files else None
         self._tell(event, (*outcome.errors, *((problem,) if problem else ()), *outcome.system_messages))
         return outcome
 
@@ -211,6 +214,11 @@ class HookRunner:
         if running:
             await asyncio.wait(running)
 
+    def _here(self) -> str:
+        """The session's current folder (the project when it is unknown or gone)."""
+        here = self.current_dir() if self.current_dir is not None else None
+        return here if here and os.path.isdir(here) else self.cwd
+
     def _environment(self) -> dict[str, str]:
         """The environment a hook gets: the kernel's as it is now (a cell may have changed it
         since the session began) with ``extra_env`` over it, and ``CLAUDE_PROJECT_DIR`` unless
@@ -222,7 +230,7 @@ class HookRunner:
             env = self._environment()
             if env_file is not None:
                 env[ENV_FILE_VARIABLE] = str(env_file)
-            return run_command_hook(hook, payload, self.cwd, env)
+            return run_command_hook(hook, payload, str(payload.get("cwd") or self.cwd), env)
         if isinstance(hook, HttpHook):
             return run_http_hook(hook, payload, self._environment(), self.http_policy)
         return run_prompt_hook(hook, payload, self.prompt_model)

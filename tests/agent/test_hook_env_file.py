@@ -82,16 +82,21 @@ async def test_what_would_change_how_bash_reads_a_line_is_not_carried_over(serve
     assert out.splitlines() == ["file", "[][][yes]"]
 
 
-async def test_cwd_changed_hooks_set_variables_for_the_directory_entered(server, make_session, tmp_path):
+async def test_cwd_changed_hooks_run_in_the_directory_entered_and_set_its_variables(server, make_session, tmp_path):
+    """A direnv-like hook: it runs in the folder ``cd`` went to (and says so in ``cwd``), and
+    what it sets holds there only."""
     for name in ("one", "two"):
         (tmp_path / name).mkdir()
     hook = script(tmp_path, "direnv_like.py", """
         event = json.load(sys.stdin)
-        if event["new_cwd"].endswith("/one"):
+        assert event["cwd"] == os.getcwd() == event["new_cwd"], (event, os.getcwd())
+        if os.getcwd().endswith("/one"):
             with open(os.environ["CLAUDE_ENV_FILE"], "a") as f:
-                f.write("export JA_WHERE=one\\n")
+                f.write("export JA_WHERE=$PWD\\n")
     """)
-    write_hooks(tmp_path, {"CwdChanged": [{"hooks": [command(hook)]}]})
+    seen = tmp_path / "pre.txt"
+    write_hooks(tmp_path, {"CwdChanged": [{"hooks": [command(hook)]}],
+                           "PreToolUse": [{"hooks": [command(f'pwd >> "{seen}"')]}]})
     probe = 'echo "[${JA_WHERE-none}]"'
     server.push(reply(tool_use("Bash", {"command": "cd one"}, id="b1")),
                 reply(tool_use("Bash", {"command": probe}, id="b2")),
@@ -99,8 +104,10 @@ async def test_cwd_changed_hooks_set_variables_for_the_directory_entered(server,
                 reply(tool_use("Bash", {"command": probe}, id="b4")), reply("done"))
     session, _ = make_session([BashTool()], can_use_tool=approve_all, trust_project=True)
     await session.submit("move around")
-    assert results(server, 2) == ["[one]"]
+    assert results(server, 2) == [f"[{tmp_path / 'one'}]"]
     assert results(server, 4) == ["[none]"]  # the variables of the folder left behind are dropped
+    assert seen.read_text().split() == [str(tmp_path), str(tmp_path / "one"), str(tmp_path / "one"),
+                                        str(tmp_path / "two")]
 
 
 def _runner(tmp_path, hooks: dict) -> HookRunner:
