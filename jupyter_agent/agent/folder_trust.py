@@ -25,9 +25,9 @@ from ..core.orchestration import ToolCallOutcome
 from ..core.permission_types import PermissionAllow, PermissionAsk
 from ..core.tool import CanUseTool, Tool
 from ..errors import AgentConfigError
-from ..tools.shell.environment import use_settings_env
 from .config import SessionConfig
 from .events import AgentErrorEvent, SessionEvent
+from .settings_watch import use_session_settings
 
 TRUST_KIND = "trust"
 HOOKS_KEY = "hooks"  # where the session keeps its HookRunner (permissions.hooks.HOOKS_KEY)
@@ -216,17 +216,6 @@ async def settle_trust(session: Any, abort: AbortController | None) -> None:
         session.emit(AgentErrorEvent(f"The trusted settings were not applied: {exc}", kind=TRUST_KIND))
         return
     session.context.set_app_state(lambda state: replace(state, tool_permission_context=permissions))
-    session.settings = settings  # auto mode's reviewer reads its autoMode rules from here
-    if settings.env:  # commands, hooks and servers started from now on (the API client keeps its start-up values)
-        use_settings_env(session.context, settings.env)
-    mcp = session.tool_pool.mcp
-    if hasattr(mcp, "use_policy") and settings.mcp_lists:  # a project's allowedMcpServers joins now
-        from ..mcp.policy import load_mcp_policy
-
-        mcp.use_policy(load_mcp_policy(files=settings.mcp_lists))
-    runner = session.context.extra.get(HOOKS_KEY)
-    if hasattr(runner, "use_settings"):
-        runner.use_settings(settings)
-    elif settings.hooks:
-        session.emit(AgentErrorEvent("The trusted settings' hooks were not applied: the session's hook "
-                                     "runner was replaced.", kind=TRUST_KIND))
+    use_session_settings(session, settings)  # env, a project's allowedMcpServers, hooks, autoMode rules
+    if getattr(session, "settings_watch", None) is not None:
+        session.settings_watch.mark_applied()  # these files are in force now

@@ -122,6 +122,9 @@ async def _next_step(
     if reason == "pause_turn":
         return None  # a server tool paused: send the reply back as is and the model resumes
     if reply.tool_uses:
+        refresh = getattr(host, "refresh_settings", None)
+        if refresh is not None:  # a deny rule added in the editor mid-turn holds for these calls
+            await refresh()
         await _run_tool_calls(host, reply, abort, can_use_tool)
         if abort.aborted:
             host.record_user_blocks([text_block(INTERRUPT_TEXT)])

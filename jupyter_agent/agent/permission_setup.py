@@ -56,7 +56,7 @@ def make_hook_runner(settings: Any | None, config: SessionConfig, session_id: st
         def use_settings(self, settings: Any) -> None:
             """The settings' hooks and ``env`` from now on (the folder became trusted); Python hooks stay."""
             self._matchers = list(settings.hooks)
-            self.extra_env.update(settings.env)
+            self.extra_env = dict(settings.env)
             self.http_policy = settings.http_hook_policy
 
     kwargs: dict[str, Any] = {"session_id": session_id, "transcript_path": str(transcript)}
@@ -65,6 +65,39 @@ def make_hook_runner(settings: Any | None, config: SessionConfig, session_id: st
             kwargs["env"] = dict(settings.env)
         return SessionHookRunner.from_settings(settings, **kwargs)
     return SessionHookRunner(cwd=config.resolved_project_dir(), **kwargs)
+
+
+def reloaded_permission_context(
+    current: ToolPermissionContext, config: SessionConfig, old: Any | None, settings: Any
+) -> tuple[ToolPermissionContext, str | None]:
+    """``current`` with the settings files read again: their rules, folders and switches replace
+    the old files', while the session's own (options, rules and folders added since, the mode)
+    stay; a mode the files now disable falls back to ``default`` (the note says so).
+    AgentConfigError when the session's options cannot stand beside the new files."""
+    from ..permissions.settings import FILE_SOURCES
+    from ..permissions.settings import build_permission_context as from_settings
+
+    files = (*FILE_SOURCES, "policySettings")
+    fresh = from_settings(settings, mode="default", allow=config.allow, ask=config.ask, deny=config.deny,
+                          additional_directories=config.additional_directories)
+    tables = {}
+    for name in ("allow_rules", "deny_rules", "ask_rules"):
+        table = {source: rules for source, rules in getattr(current, name).items() if source not in files}
+        table.update({source: rules for source, rules in getattr(fresh, name).items() if source in files})
+        tables[name] = table
+    gone = set(old.additional_directories) if old is not None else set()
+    folders = tuple(dict.fromkeys((*(d for d in current.additional_directories if d not in gone),
+                                   *fresh.additional_directories)))
+    mode, note = current.mode, None
+    for disabled, by in (("bypassPermissions", fresh.bypass_disabled_by), ("auto", fresh.auto_disabled_by)):
+        if mode == disabled and by is not None:
+            mode, note = "default", f"{disabled} mode is now disabled by {by}; the session is back in default mode."
+    return replace(
+        current, mode=mode, additional_directories=folders, block_outside_reads=fresh.block_outside_reads,
+        block_outside_writes=fresh.block_outside_writes, prompts_off_by=fresh.prompts_off_by,
+        managed_rules_only=fresh.managed_rules_only, bypass_disabled_by=fresh.bypass_disabled_by,
+        auto_disabled_by=fresh.auto_disabled_by, **tables,
+    ), note
 
 
 def trusted_permission_context(

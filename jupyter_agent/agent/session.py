@@ -57,6 +57,7 @@ from .session_setup import (
     prompt_inputs,
     shutdown_tool_services,
 )
+from .settings_watch import SettingsWatch
 from .toolpool import ToolPool, make_mcp_manager
 from .transcript import find_transcript, load_transcript, transcript_path
 from .turn import TurnOutcome, run_turn
@@ -99,6 +100,7 @@ class AgentSession(CompactionMixin):
             config, self.id, self.initial_permissions, tools, self.messages
         )
         self.trust = FolderTrustGate(config, settings)  # held-back project settings: asked on turn 1
+        self.settings_watch = SettingsWatch(self) if settings is not None else None  # edits on disk apply
         self.transcript_path = transcript_path(config.resolved_sessions_dir(), self.id)
         self.log = SessionLog(self.transcript_path, self.id, config)
         runner = make_hook_runner(settings, config, self.id, self.transcript_path)
@@ -107,7 +109,7 @@ class AgentSession(CompactionMixin):
         runner.on_notice = lambda text: self.emit(AgentErrorEvent(text, kind="hook"))  # tool hooks' too
         self.context.extra[HOOKS_KEY] = runner
         self.hooks = SessionHooks(
-            runner, self.emit, lambda: self.context.permission_context.mode, lambda: settle_trust(self, self._abort)
+            runner, self.emit, lambda: self.context.permission_context.mode, self._before_turn
         )
         env = settings.env if settings is not None else {}
         if env:
@@ -188,6 +190,16 @@ class AgentSession(CompactionMixin):
         self._generation += 1
         if self._abort is not None:
             self._abort.abort("Interrupted by user")
+
+    async def _before_turn(self) -> None:
+        """Folder trust on the first turn; then settings files changed on disk are applied."""
+        await settle_trust(self, self._abort)
+        await self.refresh_settings()
+
+    async def refresh_settings(self) -> None:
+        """Apply the settings files if they changed on disk (before every turn and tool batch)."""
+        if self.settings_watch is not None:
+            await self.settings_watch.refresh()
 
     def _the_lock(self) -> asyncio.Lock:
         if self._lock is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -212,8 +212,10 @@ def load_settings(
     home: str | os.PathLike[str] | None = None,
     trusted: bool | None = None,
     managed_dir: str | os.PathLike[str] | None = None,
+    contents: Mapping[Path, dict[str, Any]] | None = None,
 ) -> Settings:
-    """Read and validate the three settings files of ``project_dir`` and the managed settings.
+    """Read and validate the three settings files of ``project_dir`` and the managed settings
+    (``contents``: a user, project or local file's JSON as already read, in place of the disk's).
 
     The project and local files' widening parts (allow rules, acceptEdits / bypassPermissions,
     additionalDirectories, hooks) apply only when the folder is trusted: ``trusted`` None asks
@@ -230,7 +232,7 @@ def load_settings(
     ignored_auto: Path | None = None
     for source in FILE_SOURCES:
         path = settings_path(source, project, home_path)
-        data = read_settings_file(path)
+        data = contents[path] if contents is not None and path in contents else read_settings_file(path)
         if data:
             base = home_path if source == "userSettings" else project
             f = parse_settings_file(source, path, data, base)

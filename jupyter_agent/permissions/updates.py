@@ -19,6 +19,23 @@ from ..errors import AgentConfigError
 from .settings import FILE_SOURCES, read_settings_file, settings_path, validate_rules
 
 _TABLES = {"allow": "allow_rules", "deny": "deny_rules", "ask": "ask_rules"}
+# settings files this process rewrote, with their ``file_signature`` just after: a session that
+# notices the change on disk knows it made it itself (its rules are in force already)
+OWN_WRITES: dict[Path, object] = {}
+
+
+def file_signature(path: Path) -> object:
+    """What a change on disk changes: times, size, inode (None: no file)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
+def _written(path: Path, text: str) -> None:
+    atomic_write_text(path, text)
+    OWN_WRITES[path] = file_signature(path)
 
 
 def apply_permission_update(
@@ -71,7 +88,7 @@ def add_rules_to_file(path: Path, behavior: str, rules: tuple[str, ...]) -> None
     if not added:
         return
     current.extend(added)
-    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    _written(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def remove_rule_from_file(path: Path, rule: str) -> list[str]:
@@ -85,5 +102,5 @@ def remove_rule_from_file(path: Path, rule: str) -> list[str]:
     for behavior in removed:
         perms[behavior] = [r for r in perms[behavior] if r != rule]
     if removed:
-        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        _written(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return removed
