@@ -57,7 +57,7 @@ from .session_setup import (
     prompt_inputs,
     shutdown_tool_services,
 )
-from .settings_watch import SettingsWatch
+from .settings_watch import REFRESH_KEY, SettingsWatch
 from .toolpool import ToolPool, make_mcp_manager
 from .transcript import find_transcript, load_transcript, transcript_path
 from .turn import TurnOutcome, run_turn
@@ -101,6 +101,7 @@ class AgentSession(CompactionMixin):
         )
         self.trust = FolderTrustGate(config, settings)  # held-back project settings: asked on turn 1
         self.settings_watch = SettingsWatch(self) if settings is not None else None  # edits on disk apply
+        self.context.extra[REFRESH_KEY] = self.refresh_settings  # subagents' loops look too
         self.transcript_path = transcript_path(config.resolved_sessions_dir(), self.id)
         self.log = SessionLog(self.transcript_path, self.id, config)
         runner = make_hook_runner(settings, config, self.id, self.transcript_path)

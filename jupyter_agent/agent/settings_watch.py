@@ -36,6 +36,7 @@ from .events import AgentErrorEvent
 _SOURCE_NAMES = {"userSettings": "user_settings", "projectSettings": "project_settings",
                  "localSettings": "local_settings", "policySettings": "policy_settings"}
 Signature = tuple[tuple[str, Path, object], ...]
+REFRESH_KEY = "refresh_settings"  # context.extra: the session's refresh, which its subagents' loops call too
 
 
 class SettingsWatch:
@@ -48,6 +49,7 @@ class SettingsWatch:
         self.session = session
         self.signature = self._read()
         self.held: set[Path] = set()  # files whose last change was blocked
+        self._lock: asyncio.Lock | None = None
         self.applied: dict[Path, dict[str, Any]] = {}
         for source, path in self._files():
             if source != "policySettings":
@@ -86,7 +88,14 @@ class SettingsWatch:
                     self.applied[path] = read_settings_file(path)
 
     async def refresh(self) -> bool:
-        """Apply the settings files if they changed since the last look; True when applied."""
+        """Apply the settings files if they changed since the last look; True when applied.
+        Loops running side by side (subagents) wait for one another's look."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            return await self._refresh()
+
+    async def _refresh(self) -> bool:
         now = self._read()
         if now == self.signature:
             return False

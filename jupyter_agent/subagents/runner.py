@@ -137,6 +137,14 @@ class SubagentHost:
             self.tool_uses += 1
         self.forward(SubagentEvent(self.agent_id, self.agent.name, event))
 
+    async def refresh_settings(self) -> None:
+        """The session's settings files changed on disk: applied before this subagent's next tool calls too."""
+        from ..agent.settings_watch import REFRESH_KEY
+
+        refresh = self.context.extra.get(REFRESH_KEY)
+        if refresh is not None:
+            await refresh()
+
     def record_message(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
 

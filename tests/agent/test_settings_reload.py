@@ -182,3 +182,25 @@ async def test_always_allow_writes_are_the_sessions_own_no_hook_no_notice(server
     assert results(server, 2) == ["two"] and results(server, 4) == ["three"]
     assert notices(events) == [] and not log.exists()
     assert json.loads((tmp_path / ".claude" / "settings.local.json").read_text())["permissions"]["allow"] == ["Bash(touch:*)"]
+
+
+async def test_a_subagent_follows_an_edit_made_while_it_works(server, make_session, tmp_path):
+    from jupyter_agent.subagents.runtime import attach_subagents
+    from jupyter_agent.tools.agent_tool import AgentTool
+
+    local = tmp_path / ".claude" / "settings.local.json"
+    write(tmp_path, {"permissions": {"allow": ["Bash(touch:*)"]}}, "settings.local.json")
+    edit = f"echo '{json.dumps({'permissions': {'deny': ['Bash(touch:*)']}})}' > {local}"
+    server.route(lambda body: "You are an agent working for a coding assistant" in str(body.get("system")),
+                 reply(tool_use("Bash", {"command": edit}, id="s1")),
+                 reply(tool_use("Bash", {"command": "touch made.txt"}, id="s2")),
+                 reply("done"), name="sub")
+    server.push(reply(tool_use("Agent", {"description": "edit", "prompt": "edit the settings, then touch",
+                                         "subagent_type": "general-purpose"}, id="a1")), reply("ok"))
+    session, events = make_session([AgentTool(), BashTool()], can_use_tool=Approver(), trust_project=True)
+    attach_subagents(session)
+    await session.submit("go")
+    [inner] = tool_results([r for r in server.message_requests if r.route == "sub"][2].messages[-1])
+    assert inner["is_error"] and "Bash(touch:*)" in result_text(inner)
+    assert not (tmp_path / "made.txt").exists()
+    assert "Settings reloaded: .claude/settings.local.json changed." in notices(events)
