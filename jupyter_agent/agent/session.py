@@ -198,9 +198,13 @@ class AgentSession(CompactionMixin):
         await self.refresh_settings()
 
     async def refresh_settings(self) -> None:
-        """Apply the settings files if they changed on disk (before every turn and tool batch)."""
+        """Before every turn and tool batch: apply the settings files if they changed on disk,
+        and run FileChanged hooks for the watched files that changed."""
         if self.settings_watch is not None:
             await self.settings_watch.refresh()
+        check_files = getattr(self.context.extra.get(HOOKS_KEY), "check_files", None)
+        if check_files is not None:
+            await check_files(self.context.permission_context.mode)
 
     def _the_lock(self) -> asyncio.Lock:
         if self._lock is None:

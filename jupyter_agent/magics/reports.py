@@ -190,7 +190,7 @@ def permissions_text(session: AgentSession) -> str:
         lines.append("Environment from the settings files (env): " + ", ".join(env))
     runner = session.context.extra.get(HOOKS_KEY)
     if isinstance(runner, HookRunner) and (names := runner.env_files.names()):
-        lines.append("Environment for Bash from SessionStart/CwdChanged hooks (CLAUDE_ENV_FILE; -: unset): "
+        lines.append("Environment for Bash from hooks (CLAUDE_ENV_FILE; -: unset): "
                      + ", ".join(names))
     reviewer = getattr(session, "auto_mode", None)
     if perm.mode == "auto" and reviewer is not None:

@@ -1,5 +1,5 @@
-"""``CLAUDE_ENV_FILE``: variables that ``SessionStart`` and ``CwdChanged`` command hooks leave
-for the Bash commands that follow (Claude Code's way to activate a virtualenv, load ``nvm`` or
+"""``CLAUDE_ENV_FILE``: variables that ``SessionStart``, ``CwdChanged`` and ``FileChanged``
+command hooks leave for the Bash commands that follow (Claude Code's way to activate a virtualenv, load ``nvm`` or
 run ``direnv export bash`` once for the whole session).
 
 Each such hook gets its own file (``<event>-hook-<n>.sh`` in the session's
@@ -11,8 +11,8 @@ was unset.  Functions, aliases and shell options are not carried over, and the v
 change how bash reads a line (``CDPATH``, ``BASH_ENV``, exported functions, …) are dropped again
 where every command's environment is built, so the permission check still reads each line as it
 will run.  ``CwdChanged`` files start empty at every change of directory (its variables are for
-the directory left behind); a ``SessionStart`` hook's file is rewritten only when that hook runs
-again, so a ``compact`` hook does not drop what a ``startup`` hook set.
+the directory left behind); a ``SessionStart`` or ``FileChanged`` hook's file is rewritten only
+when that hook runs again, so a ``compact`` hook does not drop what a ``startup`` hook set.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 from ..core.child_process import run_child
 from .path_programs import add_search_path
 
-ENV_FILE_EVENTS = ("SessionStart", "CwdChanged")  # in the order their variables are laid on
+ENV_FILE_EVENTS = ("SessionStart", "CwdChanged", "FileChanged")  # in the order their variables are laid on
 ENV_FILE_VARIABLE = "CLAUDE_ENV_FILE"
 _CAPTURE_TIMEOUT = 5.0
 _BASH_OWN = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})  # set by bash itself, not by the file

@@ -9,6 +9,7 @@ updatedInput}``, read into the same fields).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -31,6 +32,7 @@ class HookResponse:
     stop: bool = False
     stop_reason: str | None = None
     error: str | None = None
+    watch_paths: tuple[str, ...] = ()  # SessionStart / CwdChanged: more files for FileChanged hooks
 
 
 def response_from_json(data: object, name: str) -> HookResponse:
@@ -67,6 +69,8 @@ def response_from_json(data: object, name: str) -> HookResponse:
         stop=data.get("continue") is False,
         stop_reason=_str(data.get("stopReason")),
         error=error,
+        watch_paths=tuple(p for p in specific.get("watchPaths") or () if isinstance(p, str) and os.path.isabs(p))
+        if isinstance(specific.get("watchPaths"), list) else (),
     )
 
 
@@ -89,6 +93,7 @@ class HookOutcome:
     stop_reason: str | None = None
     errors: tuple[str, ...] = ()
     ran: int = 0
+    watch_paths: tuple[str, ...] = ()
 
     @property
     def block_message(self) -> str:
@@ -116,4 +121,5 @@ class HookOutcome:
             stop_reason=next((r.stop_reason for r in responses if r.stop_reason), None),
             errors=tuple(r.error for r in responses if r.error),
             ran=len(responses),
+            watch_paths=tuple(dict.fromkeys(p for r in responses for p in r.watch_paths)),
         )

@@ -39,6 +39,7 @@ from .hooks_config import (
     HttpHook,
     validate_matcher,
 )
+from .updates import file_signature
 
 if TYPE_CHECKING:
     from ..core.context import ToolUseContext
@@ -79,6 +80,8 @@ class HookRunner:
         # where the session is now (the folder a Bash ``cd`` moved to): hooks run there and say
         # so in ``cwd``; ``cwd`` above stays the project (CLAUDE_PROJECT_DIR, rule matchers)
         self.current_dir: Callable[[], str] | None = None
+        self.watch_paths: set[str] = set()  # absolute paths SessionStart / CwdChanged hooks asked to watch
+        self._watched: dict[str, object] | None = None  # FileChanged: each watched path's file signature
         self.prompt_model: PromptModel | None = None  # the session's model, for prompt hooks
         self.http_policy = HttpHookPolicy()  # allowedHttpHookUrls / httpHookAllowedEnvVars
         # tells the user what hooks say to them (systemMessage) and how they failed; set by the session
@@ -147,7 +150,8 @@ class HookRunner:
         for m in self._matchers:
             if m.event != event:
                 continue
-            applies = matcher_applies(m.matcher, subject, tool, tool_input, self.cwd)
+            applies = (_names_file(m.matcher, str(full.get("file_path"))) if event == "FileChanged"
+                       else matcher_applies(m.matcher, subject, tool, tool_input, self.cwd))
             for h in m.hooks:
                 index += isinstance(h, CommandHook)
                 if applies and self._now(h, full):
@@ -159,9 +163,37 @@ class HookRunner:
         if not jobs:
             return HookOutcome()
         outcome = HookOutcome.merge(list(await asyncio.gather(*jobs)))
+        if outcome.watch_paths and event in ("SessionStart", "CwdChanged"):
+            self.watch_paths.update(outcome.watch_paths)
         problem = await self.env_files.read(event, self._environment(), full["cwd"]) if env_files else None
         self._tell(event, (*outcome.errors, *((problem,) if problem else ()), *outcome.system_messages))
         return outcome
+
+    async def check_files(self, permission_mode: str = "default") -> list[str]:
+        """FileChanged: run its hooks for each watched file that was created, changed or deleted
+        since the last look (the first look only records them).  Watched: the file names its
+        matchers list (``.envrc|.env``), in the session's current folder, and the ``watchPaths``
+        SessionStart and CwdChanged hooks gave.  Returns the paths that changed."""
+        if not self.has_hooks("FileChanged"):
+            return []
+        here = self._here()
+        names = {n for m in self._matchers if m.event == "FileChanged" for n in m.matcher.split("|") if n not in ("", "*")}
+        paths = {os.path.join(here, n) for n in names if "/" not in n} | {n for n in names if os.path.isabs(n)}
+        now = {path: file_signature(Path(path)) for path in sorted(paths | self.watch_paths)}
+        before, self._watched = self._watched, now
+        if before is None:
+            return []
+        changed = []
+        for path, signature in now.items():
+            if path not in before or before[path] == signature:
+                continue  # newly watched (another folder), or unchanged
+            old = before[path]
+            event, kind = (("add", "created") if old is None else ("unlink", "deleted") if signature is None
+                           else ("change", "modified"))
+            changed.append(path)
+            await self.run("FileChanged", {"file_path": path, "event": event, "change_type": kind},
+                           permission_mode=permission_mode)
+        return changed
 
     def _tell(self, event: str, texts: Sequence[str]) -> None:
         if self.on_notice is not None:
@@ -234,6 +266,13 @@ class HookRunner:
         if isinstance(hook, HttpHook):
             return run_http_hook(hook, payload, self._environment(), self.http_policy)
         return run_prompt_hook(hook, payload, self.prompt_model)
+
+
+def _names_file(matcher: str, path: str) -> bool:
+    """A FileChanged matcher lists file names (or absolute paths), literally: ``.envrc|.env``."""
+    if matcher in ("", "*"):
+        return True
+    return any(name in (path, os.path.basename(path)) for name in matcher.split("|"))
 
 
 def _relative(path: os.PathLike[str], project: str | os.PathLike[str] | None) -> str:

@@ -63,7 +63,7 @@ async def test_a_session_start_hook_sets_unsets_and_extends_path_for_every_comma
         assert path.startswith("/opt/ja-tools:") and len(path) > len("/opt/ja-tools:")
     env_dir = session.context.session_dir / ".claude" / "session-env"
     assert [p.name for p in env_dir.iterdir()] == ["sessionstart-hook-1.sh"]
-    assert ("Environment for Bash from SessionStart/CwdChanged hooks (CLAUDE_ENV_FILE; -: unset): "
+    assert ("Environment for Bash from hooks (CLAUDE_ENV_FILE; -: unset): "
             "JA_FOO, JA_PLAIN, PATH, -JA_DROP_ME") in permissions_text(session)
 
 

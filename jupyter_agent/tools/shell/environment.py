@@ -8,9 +8,9 @@ login shell's environment is captured (``bash -l``, 5 s budget) and whatever the
 added from it: unknown variables, and PATH entries appended after the kernel's own.
 Set ``JUPYTER_AGENT_BASH_LOGIN_ENV=0`` to skip the capture.  The settings files' ``env`` block
 (``app_state.extra[ENV_KEY]``, put there by the session) is laid over the kernel's variables for
-every process the agent starts, and for Bash commands, the variables SessionStart and CwdChanged
-hooks left in ``CLAUDE_ENV_FILE`` over those (``permissions/hook_env.py``); the kernel's own
-``os.environ`` is left alone.
+every process the agent starts, and for Bash commands, the variables SessionStart, CwdChanged
+and FileChanged hooks left in ``CLAUDE_ENV_FILE`` over those (``permissions/hook_env.py``); the
+kernel's own ``os.environ`` is left alone.
 
 The permission check reads each line as a plain ``bash -c`` would, so the variables bash imports
 that change how a line runs are not passed on: ``CDPATH`` (``cd src`` could land elsewhere),
@@ -135,8 +135,8 @@ async def session_environment(context: ToolUseContext | None = None) -> dict[str
 
 
 def hook_variables(context: ToolUseContext | None) -> tuple[dict[str, str], frozenset[str]]:
-    """What the session's SessionStart / CwdChanged hooks left in ``CLAUDE_ENV_FILE``: the
-    variables set, and the names unset."""
+    """What the session's SessionStart / CwdChanged / FileChanged hooks left in
+    ``CLAUDE_ENV_FILE``: the variables set, and the names unset."""
     from ...permissions.hooks import get_hook_runner
 
     runner = get_hook_runner(context) if context is not None else None
