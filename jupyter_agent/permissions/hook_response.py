@@ -33,6 +33,7 @@ class HookResponse:
     stop_reason: str | None = None
     error: str | None = None
     watch_paths: tuple[str, ...] = ()  # SessionStart / CwdChanged: more files for FileChanged hooks
+    worktree_path: str | None = None  # WorktreeCreate: the folder it made (else its plain output says)
 
 
 def response_from_json(data: object, name: str) -> HookResponse:
@@ -71,6 +72,7 @@ def response_from_json(data: object, name: str) -> HookResponse:
         error=error,
         watch_paths=tuple(p for p in specific.get("watchPaths") or () if isinstance(p, str) and os.path.isabs(p))
         if isinstance(specific.get("watchPaths"), list) else (),
+        worktree_path=_str(specific.get("worktreePath")),
     )
 
 
@@ -94,6 +96,7 @@ class HookOutcome:
     errors: tuple[str, ...] = ()
     ran: int = 0
     watch_paths: tuple[str, ...] = ()
+    worktree_path: str | None = None
 
     @property
     def block_message(self) -> str:
@@ -122,4 +125,5 @@ class HookOutcome:
             errors=tuple(r.error for r in responses if r.error),
             ran=len(responses),
             watch_paths=tuple(dict.fromkeys(p for r in responses for p in r.watch_paths)),
+            worktree_path=next((r.worktree_path for r in responses if r.worktree_path), None),
         )

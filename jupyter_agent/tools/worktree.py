@@ -7,6 +7,11 @@
 ``ExitWorktree`` goes back to the original directory and either keeps the worktree or removes
 it with its branch — refusing while it holds uncommitted changes or new commits unless
 ``discard_changes`` is true.
+
+With ``WorktreeCreate`` hooks configured, they make the worktree instead (another version
+control system, a copy): the path they print is entered, with no git at all, and on
+``remove`` the ``WorktreeRemove`` hooks get it to remove (they also run after git removes one
+of its own).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from ..core.context import AppState, ToolUseContext
 from ..core.result import ToolResult
 from ..core.tool import VALID, Tool, ValidationError, ValidationResult
 from ..errors import ToolError
+from ..permissions.hooks import get_hook_runner
 
 STATE_KEY = "worktree"
 # Not Claude Code's ``.claude/worktrees``: every write under ``.claude/`` is a protected-path ask
@@ -41,6 +47,7 @@ class WorktreeSession:
     path: Path
     branch: str
     base_commit: str
+    made_by_hook: bool = False  # by WorktreeCreate hooks (no git): WorktreeRemove hooks remove it
 
 
 def get_worktree(state: AppState) -> WorktreeSession | None:
@@ -98,6 +105,13 @@ class EnterWorktreeTool(Tool[EnterWorktreeInput, WorktreeSession]):
         return VALID
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
+        runner = get_hook_runner(context)
+        if runner is not None and runner.has_hooks("WorktreeCreate"):  # your command instead of git
+            name = input.name or f"wt-{secrets.token_hex(3)}"
+            path = await _hooked_worktree(runner, name, context)
+            wt = WorktreeSession(Path(context.cwd), Path(context.cwd), path, "", "", made_by_hook=True)
+            context.set_app_state(lambda s: _with_worktree(s, wt))
+            return ToolResult(wt, context_modifier=lambda ctx: ctx.with_changes(cwd=path))
         code, root, _ = await git(context.cwd, "rev-parse", "--show-toplevel")
         if code != 0:
             raise ToolError(f"{context.cwd} is not inside a git repository; worktrees need one.")
@@ -117,11 +131,43 @@ class EnterWorktreeTool(Tool[EnterWorktreeInput, WorktreeSession]):
         return ToolResult(wt, context_modifier=lambda ctx: ctx.with_changes(cwd=target))
 
     def map_result_to_content(self, data: WorktreeSession, tool_use_id: str) -> list[Any]:
+        made = "(made by a WorktreeCreate hook)" if data.made_by_hook else f"on branch {data.branch}"
         text = (
-            f"Created worktree at {data.path} on branch {data.branch}. The session now works in "
+            f"Created worktree at {data.path} {made}. The session now works in "
             "the worktree; call ExitWorktree (keep or remove) to leave it."
         )
         return [{"type": "text", "text": text}]
+
+
+async def _hooked_worktree(runner: Any, name: str, context: ToolUseContext) -> Path:
+    """The folder the WorktreeCreate hooks made for ``name``: the path they printed (or gave as
+    ``hookSpecificOutput.worktreePath``).  Any failure fails the creation: there is no git
+    fallback, as in Claude Code."""
+    outcome = await runner.run("WorktreeCreate", {"name": name}, permission_mode=context.permission_context.mode)
+    if outcome.blocked or outcome.stop:
+        raise ToolError(f"The WorktreeCreate hook refused: {outcome.block_message}")
+    if outcome.errors:
+        raise ToolError("WorktreeCreate hook failed: " + "; ".join(outcome.errors))
+    printed = [line.strip() for text in outcome.additional_context for line in text.splitlines() if line.strip()]
+    text = outcome.worktree_path or (printed[-1] if printed else None)
+    if not text:
+        raise ToolError("The WorktreeCreate hook did not print the path of the worktree it made.")
+    path = Path(text)
+    if not path.is_absolute():
+        raise ToolError(f"The WorktreeCreate hook printed {text!r}, which is not an absolute path.")
+    if not path.is_dir():
+        raise ToolError(f"The WorktreeCreate hook printed {text}, which is not a folder.")
+    return path
+
+
+async def _run_remove_hooks(context: ToolUseContext, wt: WorktreeSession) -> bool:
+    """WorktreeRemove hooks for ``wt`` (they cannot refuse; what fails is reported by the
+    runner); True when there were any."""
+    runner = get_hook_runner(context)
+    if runner is None or not runner.has_hooks("WorktreeRemove"):
+        return False
+    await runner.run("WorktreeRemove", {"worktree_path": str(wt.path)}, permission_mode=context.permission_context.mode)
+    return True
 
 
 def _same_place(cwd: Path, repo: Path, worktree: Path) -> Path:
@@ -161,6 +207,7 @@ class ExitWorktreeOutput:
     worktree: WorktreeSession
     action: str
     discarded: str = ""
+    remove_hooks: bool = False  # WorktreeRemove hooks ran
 
 
 class ExitWorktreeTool(Tool[ExitWorktreeInput, ExitWorktreeOutput]):
@@ -184,8 +231,10 @@ class ExitWorktreeTool(Tool[ExitWorktreeInput, ExitWorktreeOutput]):
         wt = get_worktree(context.get_app_state())
         if wt is None:
             raise ToolError("Not in a worktree created by EnterWorktree; there is nothing to exit.")
-        discarded = ""
-        if input.action == "remove":
+        discarded, hooked = "", False
+        if input.action == "remove" and wt.made_by_hook:
+            hooked = await _run_remove_hooks(context, wt)  # they remove it; there is no git to ask
+        elif input.action == "remove":
             discarded = await _pending_work(wt)
             if discarded and not input.discard_changes:
                 raise ToolError(
@@ -194,17 +243,21 @@ class ExitWorktreeTool(Tool[ExitWorktreeInput, ExitWorktreeOutput]):
                 )
             await _git_ok(wt.repo_root, "worktree", "remove", "--force", str(wt.path))
             await _git_ok(wt.repo_root, "branch", "-D", wt.branch)
+            hooked = await _run_remove_hooks(context, wt)  # clean-up beside git's
         context.set_app_state(lambda s: _with_worktree(s, None, wt))
         back = wt.original_cwd
         return ToolResult(
-            ExitWorktreeOutput(wt, input.action, discarded),
+            ExitWorktreeOutput(wt, input.action, discarded, hooked),
             context_modifier=lambda ctx: ctx.with_changes(cwd=back),
         )
 
     def map_result_to_content(self, data: ExitWorktreeOutput, tool_use_id: str) -> list[Any]:
         wt = data.worktree
         if data.action == "keep":
-            text = f"Left the worktree; it is kept at {wt.path} on branch {wt.branch}."
+            text = f"Left the worktree; it is kept at {wt.path}" + (f" on branch {wt.branch}." if wt.branch else ".")
+        elif wt.made_by_hook:
+            text = (f"Handed the worktree {wt.path} to the WorktreeRemove hooks to remove." if data.remove_hooks else
+                    f"Left the worktree; {wt.path} stays on disk: no WorktreeRemove hook is configured to remove it.")
         else:
             text = f"Removed the worktree {wt.path} and branch {wt.branch}"
             text += f" (discarded {data.discarded})." if data.discarded else "."

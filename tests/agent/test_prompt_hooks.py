@@ -78,7 +78,7 @@ async def test_compaction_hooks_and_claude_code_only_events(server, make_session
         "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": record}]}],
         "PostCompact": [{"hooks": [{"type": "command", "command": record}]}],
         "TeammateIdle": [{"hooks": [{"type": "command", "command": "true"}]}],
-        "WorktreeCreate": [{"hooks": [{"type": "command", "command": "true"}]}],
+        "Elicitation": [{"hooks": [{"type": "command", "command": "true"}]}],
     })
     session, events = make_session([], trust_project=True, keep_recent_turns=1)
     for i in range(3):
@@ -90,7 +90,7 @@ async def test_compaction_hooks_and_claude_code_only_events(server, make_session
     assert (pre["hook_event_name"], pre["trigger"]) == ("PreCompact", "manual")
     assert (post["hook_event_name"], post["compact_summary"]) == ("PostCompact", "SUMMARY: three questions.")
     notices = [e.message for e in events.of(AgentErrorEvent) if e.kind == "settings"]
-    assert notices == ["Hooks for TeammateIdle, WorktreeCreate do not run here: jupyter-agent has no such events "
+    assert notices == ["Hooks for Elicitation, TeammateIdle do not run here: jupyter-agent has no such events "
                        "(Claude Code's other hooks in the same settings do run)."]
 
 
