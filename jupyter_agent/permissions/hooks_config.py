@@ -23,12 +23,12 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "Per
 HOOK_EVENTS = TOOL_EVENTS | frozenset(
     {"UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "Notification",
      "PreCompact", "PostCompact", "StopFailure", "TaskCreated", "TaskCompleted", "InstructionsLoaded",
-     "CwdChanged", "ConfigChange", "FileChanged", "WorktreeCreate", "WorktreeRemove"}
+     "CwdChanged", "ConfigChange", "FileChanged", "WorktreeCreate", "WorktreeRemove", "TeammateIdle"}
 )
 # Claude Code's other events: a settings file may name them (it is shared with Claude Code), but
 # nothing here fires them; the session says so once.  Any other name is a mistake (an error).
 CLAUDE_CODE_ONLY_EVENTS = frozenset(
-    {"TeammateIdle", "Elicitation", "ElicitationResult"}
+    {"Elicitation", "ElicitationResult"}
 )
 DEFAULT_TIMEOUT = 60.0
 

@@ -30,6 +30,7 @@ STATE_KEY = "team"
 LEAD_DELIVERY_KEY = "team_lead_delivery"  # context.extra: callable(TeamMessage), set by the session
 LEAD = "lead"
 TeammateStatus = Literal["idle", "busy", "stopped", "failed"]
+MAX_IDLE_CONTINUATIONS = 3  # TeammateIdle hooks send a teammate back to work at most this often per message
 
 
 @dataclass(frozen=True)
@@ -59,20 +60,52 @@ class Teammate:
             message = await self.queue.get()
             self.status = "busy"
             self.host.record_user_blocks([{"type": "text", "text": f"Message from {message.sender}:\n{message.text}"}])
-            try:
-                result = await run_query(self.host, self.abort, self.can_use_tool, self._limits)
-            except Exception as exc:  # a broken turn is reported, the teammate lives on
-                reply = f"(teammate {self.name} failed: {type(exc).__name__}: {exc})"
-            else:
-                reply = result.text.strip() or f"(teammate {self.name} finished without a reply)"
-                if result.stop_reason == "error":
-                    reply = f"(teammate {self.name} failed: {result.error})"
+            reply = await self._turn()
+            stop = False
+            for _ in range(MAX_IDLE_CONTINUATIONS):  # TeammateIdle hooks may send it back to work
+                if not self.queue.empty() or reply.startswith(f"(teammate {self.name} failed"):
+                    break
+                verdict = await self._idle_hooks()
+                if verdict is None:
+                    break
+                stop, reason = verdict
+                if stop:
+                    break
+                self.host.record_user_blocks([{"type": "text", "text": f"TeammateIdle hook feedback:\n{reason}"}])
+                reply = await self._turn()
             self.handled += 1
-            self.status = "idle" if self.queue.empty() else "busy"
+            self.status = "stopped" if stop else "idle" if self.queue.empty() else "busy"
             # Answer the writer; the answer to an answer goes to the lead, so two teammates
             # can never bounce replies back and forth forever.
             to = LEAD if message.is_reply else message.sender
             self.team.deliver(TeamMessage(self.name, to, reply, is_reply=True))
+            if stop:
+                return
+
+    async def _turn(self) -> str:
+        """Run the conversation until the model ends its turn: its reply (or why it failed)."""
+        try:
+            result = await run_query(self.host, self.abort, self.can_use_tool, self._limits)
+        except Exception as exc:  # a broken turn is reported, the teammate lives on
+            return f"(teammate {self.name} failed: {type(exc).__name__}: {exc})"
+        if result.stop_reason == "error":
+            return f"(teammate {self.name} failed: {result.error})"
+        return result.text.strip() or f"(teammate {self.name} finished without a reply)"
+
+    async def _idle_hooks(self) -> tuple[bool, str] | None:
+        """TeammateIdle hooks, as the teammate is about to go idle: None lets it; (False, reason)
+        sends it back to work with the reason (exit 2 / ``decision: "block"``); (True, reason)
+        stops it (``continue: false``)."""
+        from ..permissions.hooks import get_hook_runner
+
+        runner = get_hook_runner(self.host.context)
+        if runner is None or not runner.has_hooks("TeammateIdle"):
+            return None
+        outcome = await runner.run("TeammateIdle", {"teammate_name": self.name, "team_name": self.team.name},
+                                   permission_mode=self.host.context.permission_context.mode)
+        if outcome.stop:
+            return True, outcome.stop_reason or "stopped by a TeammateIdle hook"
+        return (False, outcome.block_message) if outcome.blocked else None
 
     async def stop(self) -> None:
         self.abort.abort("Team deleted")

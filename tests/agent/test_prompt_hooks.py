@@ -77,7 +77,7 @@ async def test_compaction_hooks_and_claude_code_only_events(server, make_session
     _session_hooks(tmp_path, {
         "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": record}]}],
         "PostCompact": [{"hooks": [{"type": "command", "command": record}]}],
-        "TeammateIdle": [{"hooks": [{"type": "command", "command": "true"}]}],
+        "ElicitationResult": [{"hooks": [{"type": "command", "command": "true"}]}],
         "Elicitation": [{"hooks": [{"type": "command", "command": "true"}]}],
     })
     session, events = make_session([], trust_project=True, keep_recent_turns=1)
@@ -90,7 +90,7 @@ async def test_compaction_hooks_and_claude_code_only_events(server, make_session
     assert (pre["hook_event_name"], pre["trigger"]) == ("PreCompact", "manual")
     assert (post["hook_event_name"], post["compact_summary"]) == ("PostCompact", "SUMMARY: three questions.")
     notices = [e.message for e in events.of(AgentErrorEvent) if e.kind == "settings"]
-    assert notices == ["Hooks for Elicitation, TeammateIdle do not run here: jupyter-agent has no such events "
+    assert notices == ["Hooks for Elicitation, ElicitationResult do not run here: jupyter-agent has no such events "
                        "(Claude Code's other hooks in the same settings do run)."]
 
 

@@ -103,3 +103,31 @@ async def test_teammates_cannot_manage_the_team(server, tmp_path):
     ctx = _ctx(server, tmp_path)
     sub = ctx.with_changes(agent_id="alice")
     assert "Only the main agent" in (await _run(sub, "TeamCreate", {"team_name": "x"})).text
+
+
+async def test_teammate_idle_hooks_send_a_teammate_back_to_work_or_stop_it(server, tmp_path):
+    """Exit 2 from a TeammateIdle hook: the teammate keeps working with the hook's words (its
+    reply is the later turn's); ``continue: false``: it stops after replying."""
+    from jupyter_agent.permissions.hooks import HOOKS_KEY, HookRunner
+    from jupyter_agent.permissions.hooks_config import parse_hooks
+
+    count = tmp_path / "count"
+    guard = (f"n=$(cat {count} 2>/dev/null || echo 0); echo $((n+1)) > {count}; "
+             f"if [ $n = 0 ]; then echo 'run the tests before you stop' >&2; exit 2; fi; "
+             f"if [ $n = 2 ]; then echo '{{\"continue\": false, \"stopReason\": \"enough\"}}'; fi")
+    server.route(member("carol"), reply(text("carol: done")), reply(text("carol: tests pass, done")),
+                 reply(text("carol: second job done")))
+    ctx = _ctx(server, tmp_path)
+    ctx.extra[HOOKS_KEY] = HookRunner(parse_hooks({"TeammateIdle": [{"hooks": [{"type": "command", "command": guard}]}]},
+                                                  tmp_path / "settings.json", "userSettings"), cwd=tmp_path)
+    await _run(ctx, "TeamCreate", {"team_name": "crew"})
+    team = get_team(ctx.get_app_state())
+    await _run(ctx, "Agent", {"description": "worker", "prompt": "Do the job", "name": "carol"})
+    await asyncio.wait_for(team.wait_for_lead_messages(1), 20)
+    assert [m.text for m in team.lead_inbox] == ["carol: tests pass, done"]
+    carol = [r for r in server.message_requests if r.route.startswith("route")]
+    assert last_text(carol[1]) == "TeammateIdle hook feedback:\nrun the tests before you stop"
+    team.deliver(type(team.lead_inbox[0])("lead", "carol", "one more job"))
+    await asyncio.wait_for(team.wait_for_lead_messages(2), 20)
+    assert team.lead_inbox[-1].text == "carol: second job done"
+    assert team.members["carol"].status == "stopped"
