@@ -30,7 +30,6 @@ from .events import AgentErrorEvent, SessionEvent
 from .settings_watch import use_session_settings
 
 TRUST_KIND = "trust"
-HOOKS_KEY = "hooks"  # where the session keeps its HookRunner (permissions.hooks.HOOKS_KEY)
 _MODE_WORDS = {
     "acceptEdits": "start in acceptEdits mode (file edits run without asking)",
     "bypassPermissions": "start in bypassPermissions mode (every tool call runs without asking)",

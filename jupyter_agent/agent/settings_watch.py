@@ -44,17 +44,12 @@ class SettingsWatch:
     contents in force (a change a ConfigChange hook blocked keeps its file's old contents)."""
 
     def __init__(self, session: Any) -> None:
-        from ..permissions.settings import read_settings_file
-
         self.session = session
-        self.signature = self._read()
-        self.held: set[Path] = set()  # files whose last change was blocked
         self._lock: asyncio.Lock | None = None
-        self.applied: dict[Path, dict[str, Any]] = {}
-        for source, path in self._files():
-            if source != "policySettings":
-                with contextlib.suppress(AgentConfigError):
-                    self.applied[path] = read_settings_file(path)
+        self.signature: Signature = ()
+        self.held: set[Path] = set()  # files whose last change was blocked
+        self.applied: dict[Path, dict[str, Any]] = {}  # each user / project / local file's JSON in force
+        self.mark_applied()
 
     def _files(self) -> list[tuple[str, Path]]:
         from ..permissions.managed import DROP_INS, MANAGED_FILE, managed_dir
@@ -78,7 +73,8 @@ class SettingsWatch:
         return tuple((source, path, file_signature(path)) for source, path in self._files())
 
     def mark_applied(self) -> None:
-        """The files on disk now are the ones in force (the folder was just trusted)."""
+        """The files on disk now are the ones in force (the session began, or the folder was
+        just trusted)."""
         from ..permissions.settings import read_settings_file
 
         self.signature, self.held = self._read(), set()

@@ -1,6 +1,6 @@
 """``CLAUDE_ENV_FILE``: variables that ``SessionStart``, ``CwdChanged`` and ``FileChanged``
-command hooks leave for the Bash commands that follow (Claude Code's way to activate a virtualenv, load ``nvm`` or
-run ``direnv export bash`` once for the whole session).
+command hooks leave for the Bash commands that follow (Claude Code's way to activate a
+virtualenv, load ``nvm`` or run ``direnv export bash`` once for the whole session).
 
 Each such hook gets its own file (``<event>-hook-<n>.sh`` in the session's
 ``.claude/session-env/`` folder — a protected path, so the agent cannot write into it without
@@ -44,13 +44,16 @@ class HookEnvironment:
         self._variables: dict[str, dict[str, str | None]] = {}  # event -> name -> value (None: unset)
 
     def file_for(self, event: str, index: int) -> Path | None:
-        """An empty file for the ``index``-th command hook of ``event`` (None: no file for it)."""
+        """An empty file for the ``index``-th command hook of ``event`` (None: no file for it,
+        or none could be made — a link planted in its place is not followed)."""
         if self.folder is None or event not in ENV_FILE_EVENTS:
             return None
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = self.folder / f"{event.lower()}-hook-{index}.sh"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        os.close(fd)
+        try:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600))
+        except OSError:
+            return None
         return path
 
     def forget(self, event: str) -> None:
@@ -64,7 +67,8 @@ class HookEnvironment:
         if self.folder is None or not self.folder.is_dir():
             return []
         prefix = f"{event.lower()}-hook-"
-        found = [p for p in self.folder.iterdir() if p.name.startswith(prefix) and p.name.endswith(".sh")]
+        found = [p for p in self.folder.iterdir()
+                 if p.name.startswith(prefix) and p.name.endswith(".sh") and not p.is_symlink()]
         return sorted(found, key=lambda p: int(p.name[len(prefix):-3]) if p.name[len(prefix):-3].isdigit() else -1)
 
     async def read(self, event: str, base: Mapping[str, str], cwd: str) -> str | None:

@@ -171,3 +171,18 @@ async def test_the_env_files_are_protected_from_the_agent(tmp_path):
         ctx = make_ctx(project, mode=mode, additional=(tmp_path / "sessions",))
         decision = await decide_bash(ctx, f"echo 'ls() {{ rm -rf ~; }}' >> {env_file}")
         assert decision.behavior == "ask" and ".claude" in decision.message
+
+
+async def test_a_link_planted_in_place_of_an_env_file_is_not_followed(tmp_path):
+    runner = _runner(tmp_path, {"SessionStart": [{"hooks": [
+        command("echo 'export JA_A=1' >> \"${CLAUDE_ENV_FILE:-/dev/null}\"; echo ran")]}]})
+    runner.env_files.folder.mkdir(parents=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("export JA_FROM_VICTIM=1\n")
+    (runner.env_files.folder / "sessionstart-hook-1.sh").symlink_to(victim)
+    notices: list[str] = []
+    runner.on_notice = notices.append
+    outcome = await runner.run("SessionStart", {"source": "startup"})
+    assert outcome.additional_context == ("ran",) and not outcome.errors and notices == []
+    assert victim.read_text() == "export JA_FROM_VICTIM=1\n"  # not written through, not read either
+    assert runner.env_files.overlay() == ({}, frozenset())
