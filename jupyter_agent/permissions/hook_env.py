@@ -34,6 +34,7 @@ ENV_FILE_VARIABLE = "CLAUDE_ENV_FILE"
 _CAPTURE_TIMEOUT = 5.0
 _BASH_OWN = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})  # set by bash itself, not by the file
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MARKER = "--jupyter-agent-env-marker--"  # no NAME=value item of env -0 can equal it
 
 
 class HookEnvironment:
@@ -89,21 +90,26 @@ class HookEnvironment:
         env = {k: v for k, v in env.items() if k not in ("BASH_ENV", "ENV") and not k.startswith("BASH_FUNC_")}
         bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
         try:
-            # set -a: a plain NAME=value is kept too; no loop variable of ours joins the variables
-            script = "set -a; " + " ".join(f". {shlex.quote(str(p))} >/dev/null;" for p in files) + " env -0"
+            # The environment as this bash has it before the files (bash drops or sets some
+            # variables itself: PS1 outside an interactive shell, SHLVL, PWD), a marker, then
+            # after them.  set -a: a plain NAME=value is kept too; no variable of ours joins in.
+            script = (f"env -0; printf '%s\\0' {_MARKER}; set -a; "
+                      + " ".join(f". {shlex.quote(str(p))} >/dev/null;" for p in files) + " env -0")
             done = await run_child([bash, "--noprofile", "--norc", "-c", script], env=env, cwd=cwd,
                                    timeout=_CAPTURE_TIMEOUT)
         except asyncio.TimeoutError:  # first: an OSError too, since Python 3.11
             return f"{ENV_FILE_VARIABLE}: reading the variables took more than {_CAPTURE_TIMEOUT:g} s; none were kept"
         except OSError as exc:
             return f"{ENV_FILE_VARIABLE}: the variables could not be read: {exc}"
-        after = _parse(done.stdout)
-        if done.returncode != 0 or after is None:
+        before, _sep, rest = done.stdout.partition(b"\0" + _MARKER.encode() + b"\0")
+        after = _parse(rest)
+        if done.returncode != 0 or not _sep or after is None:
             return f"{ENV_FILE_VARIABLE}: the variables could not be read (bash exited with {done.returncode})"
+        start = _parse(before + b"\0") or {}
         variables: dict[str, str | None] = {
-            name: value for name, value in after.items() if name not in _BASH_OWN and env.get(name) != value
+            name: value for name, value in after.items() if name not in _BASH_OWN and start.get(name) != value
         }
-        variables.update((name, None) for name in env if name not in after and name not in _BASH_OWN)
+        variables.update((name, None) for name in start if name not in after and name not in _BASH_OWN)
         self._variables[event] = variables
         if variables.get("PATH"):  # the programs in the folders it adds are protected like PATH's
             add_search_path(variables["PATH"] or "")

@@ -116,7 +116,8 @@ def _runner(tmp_path, hooks: dict) -> HookRunner:
     return runner
 
 
-async def test_a_compact_hook_does_not_drop_what_the_startup_hook_set(tmp_path):
+async def test_a_compact_hook_does_not_drop_what_the_startup_hook_set(tmp_path, monkeypatch):
+    monkeypatch.setenv("PS1", "$ ")  # bash drops it outside an interactive shell: that is not the file's doing
     runner = _runner(tmp_path, {"SessionStart": [
         {"matcher": "startup", "hooks": [command("echo 'export JA_A=1' >> \"$CLAUDE_ENV_FILE\"")]},
         {"matcher": "compact", "hooks": [command("echo 'export JA_B=2' >> \"$CLAUDE_ENV_FILE\"")]},
