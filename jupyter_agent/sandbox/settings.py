@@ -34,9 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.permission_types import RuleSource
 from ..errors import AgentConfigError
-from ..permissions.managed import read_managed
+from ..permissions.managed import DROP_INS, MANAGED_FILE, managed_files, read_managed
+from ..permissions.managed import managed_dir as managed_folder
 from ..permissions.settings import FILE_SOURCES, POLICY, read_settings_file, settings_path
-from ..permissions.trust import is_trusted
+from ..permissions.trust import CLAUDE_CODE_FILE, is_trusted, trust_file
+from ..permissions.updates import file_signature
 from .network import parse_host_entry
 
 if TYPE_CHECKING:
@@ -87,8 +89,50 @@ def load_sandbox_settings(
     project's and local files only restrict: their ``true`` for ``autoAllowBashIfSandboxed`` or
     ``allowUnsandboxedCommands`` is held back, and a sandbox they turn on asks as before unless
     the user's own file says sandboxed commands may run unasked.
+
+    Every Bash call asks, so the last result is kept and the files are read again only when one
+    of them, the managed ones or the trust records changed (by their ``stat`` signatures).
     """
     project = Path(os.path.abspath(os.fspath(project_dir)))
+    global _last_loaded
+    key = _inputs(project, home, trusted, managed_dir)
+    last = _last_loaded
+    if last is not None and last[0] == key:
+        return last[1]
+    loaded = _load(project, home, trusted, managed_dir)
+    _last_loaded = (key, loaded)
+    return loaded
+
+
+# the last settings read, with what they were read from: every Bash call asks for them, and
+# reading and parsing the files costs ~150 µs where comparing their signatures costs ~15 µs
+_last_loaded: tuple[object, SandboxSettings] | None = None
+
+
+def _inputs(project: Path, home: str | os.PathLike[str] | None, trusted: bool | None,
+            managed_dir: str | os.PathLike[str] | None) -> object:
+    """Everything the settings depend on: the folders, and each file's signature (times, size,
+    inode) — the three settings files, the managed ones, and the folder-trust records."""
+    home_path = Path(os.fspath(home)) if home is not None else Path(os.path.expanduser("~"))
+    folder = Path(os.fspath(managed_dir)) if managed_dir is not None else managed_folder()
+    paths = [settings_path(source, project, home_path) for source in FILE_SOURCES]
+    paths += [*_managed_files(folder), folder / MANAGED_FILE, folder / DROP_INS]
+    paths += [trust_file(home_path), home_path / CLAUDE_CODE_FILE]
+    return (project, os.path.realpath(project), home_path, trusted, folder,
+            tuple((p, file_signature(p)) for p in paths))
+
+
+def _managed_files(folder: Path) -> list[Path]:
+    try:
+        return managed_files(folder)
+    except AgentConfigError:
+        return []  # reading the settings will say why
+
+
+def _load(
+    project: Path, home: str | os.PathLike[str] | None, trusted: bool | None,
+    managed_dir: str | os.PathLike[str] | None,
+) -> SandboxSettings:
     home_path = Path(os.fspath(home)) if home is not None else None
     values: dict[str, bool] = {}
     user: dict[str, bool] = {}

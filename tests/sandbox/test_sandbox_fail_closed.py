@@ -31,6 +31,30 @@ def test_settings_merge_user_project_local(tmp_path):
     assert load_sandbox_settings(tmp_path / "none", tmp_path / "nohome") == SandboxSettings()
 
 
+def test_the_files_are_read_again_only_when_one_changed(tmp_path, monkeypatch):
+    """Every Bash call asks for these settings: the last ones are kept while the files (and the
+    managed ones, and the trust records) stay as they were."""
+    from jupyter_agent.sandbox import settings as module
+
+    home, project = tmp_path / "home", tmp_path / "proj"
+    _write(project / ".claude" / "settings.json", {"sandbox": {"enabled": True}})
+    reads: list[str] = []
+    real_read = module.read_settings_file
+    monkeypatch.setattr(module, "read_settings_file", lambda path: reads.append(path.name) or real_read(path))
+    first = load_sandbox_settings(project, home)
+    assert first.enabled and len(reads) == 3
+    assert load_sandbox_settings(project, home) is first and len(reads) == 3
+    _write(project / ".claude" / "settings.json", {"sandbox": {"enabled": False}})
+    assert not load_sandbox_settings(project, home).enabled and len(reads) == 6
+    _write(project / ".claude" / "settings.local.json", {"sandbox": {"enabled": True, "excludedCommands": ["docker"]}})
+    assert load_sandbox_settings(project, home).excluded == ()  # not trusted: excludedCommands loosens
+    from jupyter_agent.permissions.trust import trust_folder
+
+    trust_folder(project, home)  # the trust record changed: read again, the folder's files apply
+    assert load_sandbox_settings(project, home).excluded == ("docker",)
+    assert load_sandbox_settings(tmp_path / "elsewhere", home) != load_sandbox_settings(project, home)
+
+
 def test_an_untrusted_folder_cannot_loosen_the_sandbox(tmp_path):
     """A cloned repository's files may turn the sandbox on, never let commands skip asking or
     leave it; once the folder is trusted they apply (the trust file under ``home``)."""
