@@ -140,15 +140,15 @@ async def run_child(
         try:
             return await asyncio.wait_for(loop.run_in_executor(None, _communicate, popen, input, limit), timeout)
         except BaseException:
-            kill_group(child.pid)
+            kill_group_now(child.pid)
             raise
     except BaseException:
-        kill_group(child.pid)
+        kill_group_now(child.pid)
         raise
     expired: list[bool] = []
 
     def stop() -> None:
-        kill_group(child.pid)
+        kill_group_now(child.pid)
         pipes.close()
 
     def expire() -> None:
@@ -177,10 +177,11 @@ def _communicate(popen: subprocess.Popen[bytes], data: bytes | None, limit: int)
     return Captured(popen.returncode, out[:limit], (err or b"")[:limit], len(out) > limit)
 
 
-def kill_group(pid: int) -> None:
-    """SIGKILL the process group ``pid`` leads (a child started in a new session)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+def kill_group_now(pgid: int) -> None:
+    """SIGKILL the process group ``pgid`` (a child started in a new session leads its own) at
+    once, with nothing to await: a timeout, a cancellation, interpreter exit."""
+    with contextlib.suppress(OSError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 class _Pipes:

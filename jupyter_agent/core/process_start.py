@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from .child_process import kill_group
+from .child_process import kill_group_now
 
 Process = asyncio.subprocess.Process
 
@@ -22,7 +22,7 @@ Process = asyncio.subprocess.Process
 def kill_process_group(proc: Process | None) -> None:
     """SIGKILL the group that ``proc`` leads (it was started with ``start_new_session=True``)."""
     if proc is not None:
-        kill_group(proc.pid)
+        kill_group_now(proc.pid)
 
 
 async def start_process(

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.child_process import ChildProcess, start_child
+from ...core.child_process import ChildProcess, kill_group_now, start_child
 from .environment import find_bash
 from .process_group import (
     ESCAPE_MARKER,
@@ -30,7 +30,6 @@ from .process_group import (
     kill_escapees,
     kill_escapees_now,
     kill_group,
-    kill_group_now,
 )
 
 DEFAULT_KILL_GRACE = 2.0

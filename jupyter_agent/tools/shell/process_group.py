@@ -103,12 +103,6 @@ async def _kill_group(pgid: int, grace: float) -> None:
     await wait_group_gone(pgid, 5.0)
 
 
-def kill_group_now(pgid: int) -> None:
-    """SIGKILL the group at once (for interpreter exit, where nothing can be awaited)."""
-    with contextlib.suppress(OSError):
-        os.killpg(pgid, signal.SIGKILL)
-
-
 def marked_processes(marker: str) -> list[int]:
     """Live processes (of this user, on Linux) whose environment holds ``ESCAPE_MARKER=marker``."""
     if not _has_proc():
