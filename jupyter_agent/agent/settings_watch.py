@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..core.permission_types import RuleSource
 from ..errors import AgentConfigError
 from ..permissions.updates import file_signature
 from .events import AgentErrorEvent
@@ -51,23 +51,11 @@ class SettingsWatch:
         self.applied: dict[Path, dict[str, Any]] = {}  # each user / project / local file's JSON in force
         self.mark_applied()
 
-    def _files(self) -> list[tuple[str, Path]]:
-        from ..permissions.managed import DROP_INS, MANAGED_FILE, managed_dir
-        from ..permissions.settings import FILE_SOURCES, settings_path
+    def _files(self) -> list[tuple[RuleSource, Path]]:
+        from ..permissions.settings import settings_files
 
         config = self.session.config
-        project, home = config.resolved_project_dir(), Path(config.home) if config.home else Path.home()
-        files = [(source, settings_path(source, project, home)) for source in FILE_SOURCES]
-        folder = managed_dir()
-        files += [("policySettings", folder / MANAGED_FILE), ("policySettings", folder / DROP_INS)]
-        drop_ins = folder / DROP_INS
-        if drop_ins.is_dir():
-            try:
-                names = sorted(os.listdir(drop_ins))
-            except OSError:
-                names = []
-            files += [("policySettings", drop_ins / n) for n in names if n.endswith(".json")]
-        return files
+        return settings_files(config.resolved_project_dir(), Path(config.home) if config.home else None)
 
     def _read(self) -> Signature:
         return tuple((source, path, file_signature(path)) for source, path in self._files())

@@ -14,6 +14,7 @@ files' widening parts are held back and listed in ``Settings.held_back``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -52,6 +53,22 @@ def settings_path(source: RuleSource, project_dir: Path, home: Path | None = Non
     if source == "localSettings":
         return project_dir / ".claude" / "settings.local.json"
     raise ValueError(f"{source} is not stored in a file")
+
+
+def settings_files(
+    project_dir: Path, home: Path | None = None, managed: str | os.PathLike[str] | None = None
+) -> list[tuple[RuleSource, Path]]:
+    """Every file the settings are read from, by source, to notice that one changed: the user,
+    project and local files, the managed file, its drop-in folder (a drop-in added or removed
+    changes it) and each drop-in read (``managed``: its folder, default the platform's)."""
+    from .managed import DROP_INS, MANAGED_FILE, managed_dir, managed_files
+
+    folder = Path(os.fspath(managed)) if managed is not None else managed_dir()
+    files = [(source, settings_path(source, project_dir, home)) for source in FILE_SOURCES]
+    files += [(POLICY, folder / MANAGED_FILE), (POLICY, folder / DROP_INS)]
+    with contextlib.suppress(AgentConfigError):  # an unreadable folder: reading the settings says why
+        files += [(POLICY, path) for path in managed_files(folder) if path.parent == folder / DROP_INS]
+    return files
 
 
 @dataclass(frozen=True)

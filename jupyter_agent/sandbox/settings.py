@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.permission_types import RuleSource
 from ..errors import AgentConfigError
-from ..permissions.managed import DROP_INS, MANAGED_FILE, managed_files, read_managed
 from ..permissions.managed import managed_dir as managed_folder
-from ..permissions.settings import FILE_SOURCES, POLICY, read_settings_file, settings_path
+from ..permissions.managed import read_managed
+from ..permissions.settings import FILE_SOURCES, POLICY, read_settings_file, settings_files, settings_path
 from ..permissions.trust import CLAUDE_CODE_FILE, is_trusted, trust_file
 from ..permissions.updates import file_signature
 from .network import parse_host_entry
@@ -115,18 +115,10 @@ def _inputs(project: Path, home: str | os.PathLike[str] | None, trusted: bool | 
     inode) — the three settings files, the managed ones, and the folder-trust records."""
     home_path = Path(os.fspath(home)) if home is not None else Path(os.path.expanduser("~"))
     folder = Path(os.fspath(managed_dir)) if managed_dir is not None else managed_folder()
-    paths = [settings_path(source, project, home_path) for source in FILE_SOURCES]
-    paths += [*_managed_files(folder), folder / MANAGED_FILE, folder / DROP_INS]
+    paths = [path for _source, path in settings_files(project, home_path, folder)]
     paths += [trust_file(home_path), home_path / CLAUDE_CODE_FILE]
     return (project, os.path.realpath(project), home_path, trusted, folder,
             tuple((p, file_signature(p)) for p in paths))
-
-
-def _managed_files(folder: Path) -> list[Path]:
-    try:
-        return managed_files(folder)
-    except AgentConfigError:
-        return []  # reading the settings will say why
 
 
 def _load(
