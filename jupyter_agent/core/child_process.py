@@ -163,7 +163,11 @@ async def run_child(
             await child.wait()
     except BaseException:
         stop()
-        raise  # the pidfd (or its thread) still reaps the killed child
+        # a SIGKILLed process still runs until it is scheduled: the caller gets control back
+        # once it is gone (a second cancellation, or a child stuck in the kernel, cuts that short)
+        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+            await asyncio.wait_for(child.wait(), _GONE_WITHIN)
+        raise
     finally:
         if timer is not None:
             timer.cancel()
@@ -175,6 +179,9 @@ async def run_child(
 def _communicate(popen: subprocess.Popen[bytes], data: bytes | None, limit: int) -> Captured:
     out, err = popen.communicate(data)
     return Captured(popen.returncode, out[:limit], (err or b"")[:limit], len(out) > limit)
+
+
+_GONE_WITHIN = 5.0  # seconds a killed child is waited for
 
 
 def kill_group_now(pgid: int) -> None:

@@ -140,6 +140,28 @@ async def test_a_timeout_or_a_cancellation_kills_the_whole_group(end):
     assert await eventually(lambda: sleeps_with(marker) == 0)
 
 
+async def test_a_cancelled_run_returns_once_the_killed_child_is_gone(monkeypatch):
+    """SIGKILL is not instant: the child dies when it is next scheduled (on a busy machine, some
+    time later).  A cancelled ``run_child`` hands control back after the child is gone, so a
+    caller that stops its hooks or commands finds nothing left running.  The delay is made
+    certain here by a kill that lands 0.3 s late."""
+    from jupyter_agent.core import child_process
+
+    marker = token()
+    kill = os.killpg
+
+    def late_kill(pgid: int, sig: int) -> None:
+        threading.Timer(0.3, kill, (pgid, sig)).start()
+
+    running = asyncio.ensure_future(run_child(["sleep", marker], input=b"", timeout=60))
+    assert await eventually(lambda: sleeps_with(marker) == 1)
+    monkeypatch.setattr(child_process.os, "killpg", late_kill)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(running, 20)
+    assert sleeps_with(marker) == 0
+
+
 async def test_a_program_that_cannot_be_run_raises_oserror_and_leaks_nothing(tmp_path):
     before_fds = _fds()
     with pytest.raises(FileNotFoundError):

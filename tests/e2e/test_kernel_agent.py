@@ -126,9 +126,15 @@ def test_stop_cancels_a_running_bash(kernel, server, project):
         reply(text("never requested")),
     )
     start = len(h.messages)
-    msg_id = h.execute('%agent --allow "Bash(sleep:*)" wait a minute', cell_id="cell-stop")
+    # acceptEdits lets the redirection into the project write: the command runs, nothing asks
+    msg_id = h.execute('%agent --mode acceptEdits --allow "Bash(sleep:*)" wait a minute', cell_id="cell-stop")
     stop = h.wait_widget("ButtonModel", after=start, description="Stop")
-    h.wait_for(lambda m: m["msg_type"] == "comm_msg" and "running" in str(m["content"]["data"].get("state", {}).get("value", "")), start=start)
+    # the Bash card's title, not the footer's "running" shown before the model is even asked
+    def bash_running(m):
+        value = str(m["content"]["data"].get("state", {}).get("value", "")) if m["msg_type"] == "comm_msg" else ""
+        return "▶" in value and "sleep 60" in value
+
+    h.wait_for(bash_running, start=start)
     h.click(stop)
     data = turn_end(h, msg_id, timeout=30)  # far less than the 60 s the command would take
     assert data["text/plain"].endswith("[interrupted]")
