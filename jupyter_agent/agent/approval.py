@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from ..core.context import ToolUseContext
+from ..core.permission_types import ELICITATION_REASON as ELICITATION
 from ..core.permission_types import PermissionAsk, PermissionDeny, UserDecision
 from ..core.tool import CanUseTool, Tool
 
@@ -103,7 +104,8 @@ def session_approver(
                 return decided
         prompt_tool = get_prompt_tool()
         handler: CanUseTool | None
-        if prompt_tool and ask.reason != "folder trust":  # an MCP tool answers in the user's place
+        own = ask.reason in ("folder trust", ELICITATION)  # only the user answers these
+        if prompt_tool and not own:  # an MCP tool answers in the user's place
             from .prompt_tool import ask_prompt_tool
 
             handler = functools.partial(ask_prompt_tool, prompt_tool)
@@ -119,7 +121,7 @@ def session_approver(
 
             runner = get_hook_runner(context)  # the user is about to be asked: Notification hooks
             if runner is not None and ask.reason != "folder trust":
-                notify_permission_prompt(runner, tool, context)
+                notify_permission_prompt(runner, tool, context, elicitation=ask.reason == ELICITATION)
             handler = get_handler()
             if handler is None:
                 return await deny_without_approver(tool, input, context, ask, tool_use_id)

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ..core.permission_types import PermissionAllow, PermissionAsk, PermissionDeny, UserDecision
+from ..core.permission_types import (
+    ELICITATION_REASON,
+    PermissionAllow,
+    PermissionAsk,
+    PermissionDeny,
+    UserDecision,
+)
 from ..core.tool import Tool
 from ..permissions.hook_remote import read_verdict
 from ..permissions.hooks import gate
@@ -43,7 +49,7 @@ if TYPE_CHECKING:
 MAX_CONSECUTIVE_BLOCKS = 3
 MAX_TOTAL_BLOCKS = 20
 TIMEOUT = 30.0
-USERS_OWN = ("folder trust", "sandbox network")  # ask reasons only the user answers
+USERS_OWN = ("folder trust", "sandbox network", ELICITATION_REASON)  # ask reasons only the user answers
 _REQUESTS = 10  # the user's latest requests shown to the classifier
 _REQUEST_CHARS = 2_000
 _INPUT_CHARS = 8_000

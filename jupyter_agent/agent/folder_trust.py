@@ -101,10 +101,8 @@ def ignored_notice(project: Path, held_back: tuple[str, ...], why: str) -> str:
 
 def settings_notices(settings: Any | None) -> tuple[str, ...]:
     """What the settings say that does not apply here, for the user: allow rules that the
-    managed settings' allowManagedPermissionRulesOnly leaves out, and hooks for Claude Code
-    events that jupyter-agent does not have."""
-    from ..permissions.hooks_config import CLAUDE_CODE_ONLY_EVENTS
-
+    managed settings' allowManagedPermissionRulesOnly leaves out, and an autoMode block in a
+    shared file."""
     notices = []
     ignored = getattr(settings, "ignored_allow", ())
     managed = getattr(settings, "managed", None)
@@ -112,10 +110,6 @@ def settings_notices(settings: Any | None) -> tuple[str, ...]:
         listed = "; ".join(f"{path}: {', '.join(rules)}" for path, rules in ignored)
         notices.append(f"These allow rules are ignored: {managed.path} sets allowManagedPermissionRulesOnly, so "
                        f"only the administrator's allow rules apply ({listed}). Such calls are asked about instead.")
-    unfired = sorted({m.event for m in getattr(settings, "hooks", ()) if m.event in CLAUDE_CODE_ONLY_EVENTS})
-    if unfired:
-        notices.append(f"Hooks for {', '.join(unfired)} do not run here: jupyter-agent has no such events "
-                       "(Claude Code's other hooks in the same settings do run).")
     shared = getattr(settings, "ignored_auto_mode", None)
     if shared is not None:
         notices.append(f"The autoMode block in {shared} is not read, as in Claude Code: a committed file could "

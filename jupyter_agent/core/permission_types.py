@@ -67,6 +67,9 @@ class PermissionAsk:
     behavior: Literal["ask"] = "ask"
 
 
+ELICITATION_REASON = "mcp elicitation"  # an MCP server's form: only the user answers it
+
+
 @dataclass(frozen=True)
 class PermissionPassthrough:
     """A tool's ``check_permissions`` has no opinion; the mode and the rules decide."""

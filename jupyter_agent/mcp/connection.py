@@ -5,6 +5,12 @@ so each connection runs ``_serve`` as its own task: it connects, lists the tools
 ready, then waits for ``aclose``.  Calls from any task go through the shared client session.
 A server that dies (crash, exit) marks the connection failed; calls then fail with a message
 the model can read, and the rest of the session is unaffected.
+
+A server may ask the user for input while a call runs (``elicitation.py``): the call that is
+running registers how its user is asked (``on_elicit``).  On 2026-07-28 the request comes back
+as the call's own result and is fulfilled inside that call, so it reaches exactly that call's
+asker; an ``elicitation/create`` (2025-11-25) arrives on the connection's reader and goes to
+the most recent call still running.  With no call running nobody can be asked: ``cancel``.
 """
 
 from __future__ import annotations
@@ -12,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +33,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from .config import HttpServerConfig, McpServerEntry, StdioServerConfig
+from .elicitation import ElicitAnswer, Elicitation, FormSchemaError, elicitation_from_params
+
+Elicit = Callable[[Elicitation], Awaitable[ElicitAnswer]]
+_CALLS_ASKER: ContextVar[Elicit | None] = ContextVar("mcp_calls_asker", default=None)
 
 ConnectionStatus = Literal["pending", "connected", "failed", "closed"]
 DEFAULT_CONNECT_TIMEOUT = float(os.environ.get("MCP_TIMEOUT", "30000")) / 1000
@@ -65,6 +76,7 @@ class McpConnection:
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
+        self._askers: list[Elicit] = []  # the running calls' ways to ask their user, oldest first
 
     def __repr__(self) -> str:
         return f"<McpConnection {self.name} {self.status}>"
@@ -87,7 +99,7 @@ class McpConnection:
         try:
             async with AsyncExitStack() as stack:
                 transport = await self._transport(stack)
-                client = await stack.enter_async_context(Client(transport))
+                client = await stack.enter_async_context(Client(transport, elicitation_callback=self._elicited))
                 self._client = client
                 self.capabilities = client.server_capabilities
                 self.instructions = client.instructions
@@ -157,6 +169,7 @@ class McpConnection:
         arguments: dict[str, Any],
         timeout: float = DEFAULT_TOOL_TIMEOUT,
         on_progress: Callable[[McpProgress], None] | None = None,
+        on_elicit: Elicit | None = None,
     ) -> mcp_types.CallToolResult:
         client = self._live_client()
         callback = None
@@ -166,7 +179,41 @@ class McpConnection:
                 on_progress(McpProgress(progress, total, message))
 
         call = client.call_tool(tool, arguments, read_timeout_seconds=timeout, progress_callback=callback)
-        return await self._guard(call, tool)
+        with self._asking(on_elicit):
+            return await self._guard(call, tool)
+
+    @contextlib.contextmanager
+    def _asking(self, on_elicit: Elicit | None) -> Any:
+        """While a call runs, an elicitation goes to its user."""
+        if on_elicit is None:
+            yield
+            return
+        self._askers.append(on_elicit)
+        token = _CALLS_ASKER.set(on_elicit)
+        try:
+            yield
+        finally:
+            _CALLS_ASKER.reset(token)
+            self._askers.remove(on_elicit)
+
+    async def _elicited(self, context: Any, params: Any) -> mcp_types.ElicitResult | mcp_types.ErrorData:
+        """The SDK's elicitation callback: a form we cannot show is an error for the server;
+        otherwise the running call's user (and the hooks) answer."""
+        try:
+            elicitation = elicitation_from_params(self.name, params)
+        except FormSchemaError as exc:
+            return mcp_types.ErrorData(code=mcp_types.INVALID_PARAMS, message=f"Cannot show this form: {exc}.")
+        asker = _CALLS_ASKER.get() or (self._askers[-1] if self._askers else None)
+        if asker is None:
+            return mcp_types.ElicitResult(action="cancel")
+        try:
+            answer = await asker(elicitation)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a broken asker sends nothing
+            return mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=f"The client failed to ask: {exc}")
+        content = answer.content if answer.action == "accept" and elicitation.mode == "form" else None
+        return mcp_types.ElicitResult(action=answer.action, content=content)
 
     async def list_resources(self) -> list[mcp_types.Resource]:
         client = self._live_client()
@@ -180,9 +227,10 @@ class McpConnection:
                 break
         return out
 
-    async def read_resource(self, uri: str) -> mcp_types.ReadResourceResult:
+    async def read_resource(self, uri: str, on_elicit: Elicit | None = None) -> mcp_types.ReadResourceResult:
         client = self._live_client()
-        return await self._guard(client.read_resource(uri), "resources/read")
+        with self._asking(on_elicit):
+            return await self._guard(client.read_resource(uri), "resources/read")
 
     async def _guard(self, call: Any, what: str) -> Any:
         """Await ``call``; a dead connection or protocol failure becomes ``McpCallError``."""

@@ -4,7 +4,8 @@ A command hook's JSON output and a Python hook's returned dict use Claude Code's
 ``continue``/``stopReason``, ``decision: "block"``/``reason``, ``systemMessage`` and
 ``hookSpecificOutput: {permissionDecision, permissionDecisionReason, updatedInput,
 additionalContext}`` (PermissionRequest: ``hookSpecificOutput.decision: {behavior, message,
-updatedInput}``, read into the same fields).
+updatedInput}``, read into the same fields; Elicitation / ElicitationResult:
+``hookSpecificOutput: {action, content}``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any, Literal
 
 HookDecision = Literal["allow", "deny", "ask"]
 _DECISION_RANK = {"allow": 0, "ask": 1, "deny": 2}
+# MCP elicitation answers, least to most refusing: several hooks agree on the most refusing
+_ACTION_RANK = {"accept": 0, "cancel": 1, "decline": 2}
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,8 @@ class HookResponse:
     error: str | None = None
     watch_paths: tuple[str, ...] = ()  # SessionStart / CwdChanged: more files for FileChanged hooks
     worktree_path: str | None = None  # WorktreeCreate: the folder it made (else its plain output says)
+    elicitation_action: str | None = None  # Elicitation / ElicitationResult: accept, decline, cancel
+    elicitation_content: dict[str, Any] | None = None
 
 
 def response_from_json(data: object, name: str) -> HookResponse:
@@ -59,6 +64,11 @@ def response_from_json(data: object, name: str) -> HookResponse:
         decision = "ask"
     if updated is not None and not isinstance(updated, dict):
         error, updated = f"hook {name} gave an updatedInput that is not an object", None
+    action, content = specific.get("action"), specific.get("content")
+    if action is not None and action not in _ACTION_RANK:
+        error, action = f"hook {name} gave an unknown elicitation action {action!r}", None
+    if content is not None and not isinstance(content, dict):
+        error, content = f"hook {name} gave elicitation content that is not an object", None
     return HookResponse(
         blocked=data.get("decision") == "block",
         reason=_str(data.get("reason")),
@@ -73,6 +83,8 @@ def response_from_json(data: object, name: str) -> HookResponse:
         watch_paths=tuple(p for p in specific.get("watchPaths") or () if isinstance(p, str) and os.path.isabs(p))
         if isinstance(specific.get("watchPaths"), list) else (),
         worktree_path=_str(specific.get("worktreePath")),
+        elicitation_action=action,
+        elicitation_content=content,
     )
 
 
@@ -97,6 +109,8 @@ class HookOutcome:
     ran: int = 0
     watch_paths: tuple[str, ...] = ()
     worktree_path: str | None = None
+    elicitation_action: str | None = None
+    elicitation_content: dict[str, Any] | None = None
 
     @property
     def block_message(self) -> str:
@@ -112,6 +126,8 @@ class HookOutcome:
             ):
                 decision, reason = r.permission_decision, r.permission_reason
         updated = next((r.updated_input for r in reversed(responses) if r.updated_input is not None), None)
+        answers = [r for r in responses if r.elicitation_action]
+        answer = max(answers, key=lambda r: _ACTION_RANK[r.elicitation_action or "accept"], default=None)
         return cls(
             blocked=any(r.blocked for r in responses),
             block_reasons=tuple(r.reason or "Blocked by a hook." for r in responses if r.blocked),
@@ -126,4 +142,6 @@ class HookOutcome:
             ran=len(responses),
             watch_paths=tuple(dict.fromkeys(p for r in responses for p in r.watch_paths)),
             worktree_path=next((r.worktree_path for r in responses if r.worktree_path), None),
+            elicitation_action=answer.elicitation_action if answer else None,
+            elicitation_content=answer.elicitation_content if answer else None,
         )

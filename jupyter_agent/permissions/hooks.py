@@ -195,6 +195,10 @@ class HookRunner:
                            permission_mode=permission_mode)
         return changed
 
+    def notify(self, event: str, text: str) -> None:
+        """Tell the user something about ``event``'s hooks (the session's notice line)."""
+        self._tell(event, (text,))
+
     def _tell(self, event: str, texts: Sequence[str]) -> None:
         if self.on_notice is not None:
             for text in texts:
@@ -285,6 +289,8 @@ def _relative(path: os.PathLike[str], project: str | os.PathLike[str] | None) ->
 def _subject(event: str, payload: Mapping[str, Any]) -> str | None:
     if event in TOOL_EVENTS:
         return payload.get("tool_name")
+    if event in ("Elicitation", "ElicitationResult"):
+        return payload.get("mcp_server_name")
     value = (payload.get("source") or payload.get("trigger") or payload.get("reason")
              or payload.get("notification_type") or payload.get("agent_type") or payload.get("load_reason"))
     return value if isinstance(value, str) else None

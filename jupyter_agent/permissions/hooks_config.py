@@ -20,15 +20,13 @@ from ..errors import AgentConfigError
 from .rules import RuleSyntaxError, parse_rule
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"})
+# Every Claude Code event fires here; any other name is a mistake (an error, so a guard hook
+# cannot be silently lost to a typo).
 HOOK_EVENTS = TOOL_EVENTS | frozenset(
     {"UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "Notification",
      "PreCompact", "PostCompact", "StopFailure", "TaskCreated", "TaskCompleted", "InstructionsLoaded",
-     "CwdChanged", "ConfigChange", "FileChanged", "WorktreeCreate", "WorktreeRemove", "TeammateIdle"}
-)
-# Claude Code's other events: a settings file may name them (it is shared with Claude Code), but
-# nothing here fires them; the session says so once.  Any other name is a mistake (an error).
-CLAUDE_CODE_ONLY_EVENTS = frozenset(
-    {"Elicitation", "ElicitationResult"}
+     "CwdChanged", "ConfigChange", "FileChanged", "WorktreeCreate", "WorktreeRemove", "TeammateIdle",
+     "Elicitation", "ElicitationResult"}
 )
 DEFAULT_TIMEOUT = 60.0
 
@@ -105,7 +103,7 @@ def parse_hooks(block: object, path: Path | None, source: RuleSource) -> list[Ho
         raise AgentConfigError(f"{where}: 'hooks' must be an object keyed by event name.")
     out: list[HookMatcher] = []
     for event, groups in block.items():
-        if event not in HOOK_EVENTS and event not in CLAUDE_CODE_ONLY_EVENTS:
+        if event not in HOOK_EVENTS:
             raise AgentConfigError(
                 f"{where}: unknown hook event {event!r}. Known: {', '.join(sorted(HOOK_EVENTS))}."
             )

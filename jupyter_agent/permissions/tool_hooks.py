@@ -98,12 +98,17 @@ async def permission_request(
 _NOTIFYING: set[asyncio.Task[Any]] = set()
 
 
-def notify_permission_prompt(runner: HookRunner, tool: Tool[Any, Any], context: ToolUseContext) -> None:
-    """Notification hooks (``notification_type: permission_prompt``), in the background: the
-    question is shown at once, whatever the hooks do."""
+def notify_permission_prompt(
+    runner: HookRunner, tool: Tool[Any, Any], context: ToolUseContext, elicitation: bool = False,
+) -> None:
+    """Notification hooks (``notification_type: permission_prompt``, or ``elicitation_dialog``
+    for an MCP server's form), in the background: the question is shown at once, whatever the
+    hooks do."""
     if not runner.has_hooks("Notification"):
         return
-    payload = {"message": f"Claude needs your permission to use {tool.name}", "notification_type": "permission_prompt"}
+    payload = ({"message": f"An MCP server needs your input ({tool.name})", "notification_type": "elicitation_dialog"}
+               if elicitation else
+               {"message": f"Claude needs your permission to use {tool.name}", "notification_type": "permission_prompt"})
 
     async def notify() -> None:
         with contextlib.suppress(Exception):  # a notification is best effort

@@ -99,7 +99,9 @@ Parameters:
         if conn.status == "connected" and not conn.supports_resources:
             raise ToolError(f'Server "{input.server}" does not support resources.')
         try:
-            result = await conn.read_resource(input.uri)
+            from ..mcp.elicitation import asker_for_call
+
+            result = await conn.read_resource(input.uri, on_elicit=asker_for_call(self, input, context, can_use_tool))
         except McpCallError as exc:
             raise ToolError(str(exc)) from exc
         blocks = resource_contents_to_blocks(list(result.contents))

@@ -112,11 +112,13 @@ class MCPTool(Tool[McpToolInput, list[ContentBlock]]):
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
         from ..mcp.connection import McpCallError
+        from ..mcp.elicitation import asker_for_call
 
         try:
             report = (lambda p: on_progress(ToolProgress("", p))) if on_progress else None
             result = await self.connection.call_tool(
-                self.tool_name, input.model_dump(mode="json"), on_progress=report
+                self.tool_name, input.model_dump(mode="json"), on_progress=report,
+                on_elicit=asker_for_call(self, input, context, can_use_tool),
             )
         except McpCallError as exc:
             raise ToolError(f"{exc} The tool {self.name} is unavailable; continue without it.") from exc

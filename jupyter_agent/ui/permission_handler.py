@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from typing_extensions import assert_never
 
 from ..core.permission_types import (
+    ELICITATION_REASON,
     PermissionAllow,
     PermissionAsk,
     PermissionDeny,
@@ -114,6 +115,8 @@ class WidgetPermissionHandler:
                 return await self._questions(transcript, tool_use_id, raw)
             if tool.name == "ExitPlanMode":
                 return await self._plan(transcript, tool_use_id, raw)
+            if ask.reason == ELICITATION_REASON and getattr(ask, "elicitation", None) is not None:
+                return await self._elicitation(transcript, tool, context, ask, tool_use_id)
             return await self._approve(transcript, tool, input, context, ask, tool_use_id)
         except asyncio.TimeoutError:
             return PermissionDeny(TIMEOUT_MESSAGE.format(tool=tool.name, seconds=self.timeout))
@@ -159,6 +162,18 @@ class WidgetPermissionHandler:
         if answers is None:
             return PermissionDeny(DISMISSED_MESSAGE, reason="dismissed")
         return PermissionAllow(updated_input={"questions": questions, "answers": answers.answers})
+
+    async def _elicitation(
+        self, transcript: Transcript, tool: Tool[Any, Any], context: ToolUseContext, ask: PermissionAsk,
+        tool_use_id: str,
+    ) -> UserDecision:
+        """An MCP server's form: what the user did, as ``mcp.elicitation.answer_from_decision``
+        reads it (a dismissed form is ``cancel``)."""
+        form = transcript.ask_elicitation(tool_use_id, tool, ask.elicitation,  # type: ignore[attr-defined]
+                                          agent_id=context.agent_id)
+        answer = await self._wait(form)
+        return PermissionAllow(updated_input={"action": answer.action, "content": answer.content},
+                               reason=f"elicitation {answer.action}")
 
     async def _plan(self, transcript: Transcript, tool_use_id: str, raw: dict[str, Any]) -> UserDecision:
         plan = str(raw.get("plan", ""))

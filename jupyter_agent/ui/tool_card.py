@@ -102,6 +102,19 @@ class ToolCard(widgets.VBox):
         self._refresh_title()
         return self.approval
 
+    def ask_form(self, form: Any) -> Any:
+        """A form the running call waits for (an MCP server's elicitation): shown like an
+        approval panel; ``form.pending`` answers it."""
+        if self.state != "asking":
+            self._after_ask = self.state
+        self._open_asks += 1
+        self.state = "asking"
+        self.expand(True)
+        form.pending.on_answer(lambda answer: self._answered(getattr(form, "describe", str)(answer)))
+        self.body.children = (*self.body.children, form)
+        self._refresh_title()
+        return form
+
     def start(self) -> None:
         self.state = "running"
         self._started = time.monotonic()
@@ -140,7 +153,10 @@ class ToolCard(widgets.VBox):
     # -- rendering -----------------------------------------------------------------------------
 
     def _on_decision(self, choice: ApprovalChoice) -> None:
-        self.decision = describe_choice(choice)
+        self._answered(describe_choice(choice))
+
+    def _answered(self, text: str) -> None:
+        self.decision = text
         self._open_asks = max(0, self._open_asks - 1)
         if self.state == "asking" and not self._open_asks:
             self.state = self._after_ask

@@ -102,6 +102,14 @@ class Transcript(widgets.VBox):
         card.expand(True)
         return self._track(form)
 
+    def ask_elicitation(self, tool_use_id: str, tool: Any, elicitation: Any, agent_id: str | None = None) -> Any:
+        """An MCP server's form (or link) on the card of the call it came from."""
+        from .elicitation_form import ElicitationForm
+
+        parent = self._agent_cards.get(agent_id) if agent_id else None
+        card = self.card(tool_use_id, getattr(tool, "name", "tool"), tool, parent=parent)
+        return self._track(card.ask_form(ElicitationForm(elicitation, self.loop)))
+
     def ask_plan(self, tool_use_id: str, plan: str) -> PlanApproval:
         card = self.card(tool_use_id, "ExitPlanMode")
         widget = PlanApproval(plan, self.loop)

@@ -178,3 +178,28 @@ def test_rerunning_the_cell_stops_its_old_turn(kernel, server, project):
     assert not (project / "first.txt").exists()
     last = server.message_requests[-1].messages
     assert "second request" in json.dumps(last)
+
+
+def test_an_mcp_servers_form_is_filled_in_the_cell(kernel, server, project):
+    """An MCP tool asks for input mid-call: the form appears on its card in the cell, the user
+    types and submits (comm messages, as from JupyterLab), and the server gets the values."""
+    import sys
+
+    from tests.mcp.conftest import ELICIT_SERVER
+
+    h = kernel
+    config = json.dumps({"asker": {"command": sys.executable, "args": [str(ELICIT_SERVER)]}})
+    server.push(reply(tool_use("mcp__asker__book", {})), reply(text("Booked.")))
+    start = len(h.messages)
+    msg_id = h.execute(f"%agent --mcp '{config}' --allow mcp__asker book a table for two", cell_id="cell-mcp")
+    name = h.wait_widget("TextModel", after=start, placeholder="")
+    guests = h.wait_widget("TextModel", after=start, value="2", placeholder="a whole number")
+    submit = h.wait_widget("ButtonModel", after=start, description="Submit")
+    h.set_value(name, "Ada")
+    h.set_value(guests, "4")
+    h.click(submit)
+    data = turn_end(h, msg_id)
+    [result] = tool_results(server)
+    assert json.loads(result_text(result)) == {"action": "accept", "content": {
+        "name": "Ada", "guests": 4, "vegetarian": False}}
+    assert "Input sent" in data["text/html"]

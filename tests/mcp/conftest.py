@@ -11,9 +11,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from jupyter_agent.mcp import McpManager
 from jupyter_agent.mcp.config import McpServerEntry, StdioServerConfig
 
 DEMO = Path(__file__).parent / "servers" / "demo_server.py"
+ELICIT_SERVER = Path(__file__).parent / "servers" / "elicit_server.py"
 
 
 def demo_stdio_entry(name: str = "demo", pid_file: Path | None = None) -> McpServerEntry:
@@ -61,3 +63,24 @@ def _serve(transport: str, path: str):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.fixture(params=["2026-07-28", "2025-11-25"])
+async def asker(request, tmp_path, monkeypatch):
+    """The server, reached the current way (the tool's answer is an InputRequiredResult the
+    client fulfils and retries) and the 2025-11-25 way (the real SDK client made to connect
+    with the initialize handshake: the server sends elicitation/create mid-call)."""
+    if request.param == "2025-11-25":
+        import functools
+
+        from mcp import Client
+
+        from jupyter_agent.mcp import connection
+
+        monkeypatch.setattr(connection, "Client", functools.partial(Client, mode="legacy"))
+    entry = McpServerEntry("asker", StdioServerConfig(command=sys.executable, args=(str(ELICIT_SERVER),)))
+    manager = McpManager([entry], log_dir=tmp_path / "logs")
+    await manager.ensure_started()
+    manager.protocol = request.param
+    yield manager
+    await manager.aclose()
