@@ -92,32 +92,42 @@ def load_sandbox_settings(
 
     Every Bash call asks, so the last result is kept and the files are read again only when one
     of them, the managed ones or the trust records changed (by their ``stat`` signatures).
+
+    A file that no longer parses (an editor saving as you type) leaves the last settings read
+    for the same folders in force until it parses again, as the permission rules do (the
+    session reports the file once); with nothing read before, ``AgentConfigError`` (the
+    sandbox then refuses to run commands: it fails closed).
     """
     project = Path(os.path.abspath(os.fspath(project_dir)))
-    global _last_loaded
-    key = _inputs(project, home, trusted, managed_dir)
-    last = _last_loaded
-    if last is not None and last[0] == key:
+    where, signatures = _inputs(project, home, trusted, managed_dir)
+    last = _last_loaded.get(where)
+    if last is not None and last[0] == signatures:
         return last[1]
-    loaded = _load(project, home, trusted, managed_dir)
-    _last_loaded = (key, loaded)
+    try:
+        loaded = _load(project, home, trusted, managed_dir)
+    except AgentConfigError:
+        if last is None:
+            raise
+        return last[1]
+    _last_loaded[where] = (signatures, loaded)
     return loaded
 
 
-# the last settings read, with what they were read from: every Bash call asks for them, and
-# reading and parsing the files costs ~150 µs where comparing their signatures costs ~15 µs
-_last_loaded: tuple[object, SandboxSettings] | None = None
+# the last settings read for each set of folders, with the signatures of the files they were
+# read from: every Bash call asks for them, and reading and parsing the files costs ~150 µs
+# where comparing their signatures costs ~15 µs
+_last_loaded: dict[object, tuple[object, SandboxSettings]] = {}
 
 
 def _inputs(project: Path, home: str | os.PathLike[str] | None, trusted: bool | None,
-            managed_dir: str | os.PathLike[str] | None) -> object:
+            managed_dir: str | os.PathLike[str] | None) -> tuple[object, object]:
     """Everything the settings depend on: the folders, and each file's signature (times, size,
     inode) — the three settings files, the managed ones, and the folder-trust records."""
     home_path = Path(os.fspath(home)) if home is not None else Path(os.path.expanduser("~"))
     folder = Path(os.fspath(managed_dir)) if managed_dir is not None else managed_folder()
     paths = [path for _source, path in settings_files(project, home_path, folder)]
     paths += [trust_file(home_path), home_path / CLAUDE_CODE_FILE]
-    return (project, os.path.realpath(project), home_path, trusted, folder,
+    return ((project, os.path.realpath(project), home_path, trusted, folder),
             tuple((p, file_signature(p)) for p in paths))
 
 

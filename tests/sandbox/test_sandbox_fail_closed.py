@@ -111,6 +111,18 @@ async def test_project_settings_file_turns_the_sandbox_on(tmp_path, approve):
     _write(tmp_path / "work" / ".claude" / "settings.json", {"sandbox": {"enabled": True, "autoAllowBashIfSandboxed": False}})
     verdict = await BashTool().check_permissions(BashInput(command="touch x", dangerouslyDisableSandbox=True), ctx)
     assert isinstance(verdict, PermissionAsk) and "outside the sandbox" in verdict.message
+    # saved half-way (an editor saving as you type): the settings in force stay, as for the rules
+    (tmp_path / "work" / ".claude" / "settings.json").write_text('{"sandbox": {"enabled": tr')
+    held = await BashTool().check_permissions(BashInput(command="touch x", dangerouslyDisableSandbox=True), ctx)
+    assert isinstance(held, PermissionAsk) and "outside the sandbox" in held.message
+    _write(tmp_path / "work" / ".claude" / "settings.json", {"sandbox": {"enabled": 3}})
+    still = await BashTool().check_permissions(BashInput(command="touch x", dangerouslyDisableSandbox=True), ctx)
+    assert isinstance(still, PermissionAsk) and "outside the sandbox" in still.message
+
+
+async def test_settings_that_never_parsed_refuse_every_command(tmp_path):
+    """Nothing read before for these folders: a broken file leaves nothing to keep — fail closed."""
+    ctx = bash_context(tmp_path)
     _write(tmp_path / "work" / ".claude" / "settings.json", {"sandbox": {"enabled": 3}})
     broken = await BashTool().check_permissions(BashInput(command="ls"), ctx)
     assert isinstance(broken, PermissionDeny) and "sandbox settings are invalid" in broken.message
