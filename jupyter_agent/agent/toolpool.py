@@ -69,13 +69,18 @@ class ToolPool:
         self._ready = False
         self._cache: tuple[frozenset[str], list[dict[str, Any]], str] | None = None
         self._reported: set[str] = set()  # MCP problems already shown
+        self._tool_lists = 0  # the MCP servers' tool-list version the pool was assembled from
 
     async def ensure(self, context: ToolUseContext, emit: Emit) -> ToolUseContext:
         """Start MCP servers and add their tools; returns the context to use.  The first call
         starts every configured server; a later one only servers added since (``%agent --mcp``,
-        or allowed once the folder was trusted), if any."""
+        or allowed once the folder was trusted), if any, and takes in a server's changed tool
+        list (a tool it added or removed while it runs)."""
         if self._ready:
-            if self.mcp is None or not any(c.status == "pending" for c in self.mcp.connections.values()):
+            if self.mcp is None:
+                return context
+            starting = any(c.status == "pending" for c in self.mcp.connections.values())
+            if not starting and await self.mcp.tool_lists_version() == self._tool_lists:
                 return context
         else:
             self._ready = True
@@ -84,12 +89,21 @@ class ToolPool:
             if self.mcp is None:
                 return context
         from ..mcp.pool import assemble_tool_pool
+        from ..tools.mcp_tool import MCPTool
 
-        pool = await assemble_tool_pool(context.options.tools, self.mcp, context.permission_context)
+        before = {t.name for t in context.options.tools if isinstance(t, MCPTool)}
+        base = [t for t in context.options.tools if not isinstance(t, MCPTool)]  # the servers' tools anew
+        self._tool_lists = await self.mcp.tool_lists_version()
+        pool = await assemble_tool_pool(base, self.mcp, context.permission_context)
         for problem in [*self.mcp.config_errors, *_failed_servers(self.mcp)]:
             if problem not in self._reported:  # each once, not again when a server joins later
                 self._reported.add(problem)
                 emit(AgentErrorEvent(f"MCP: {problem}", kind="mcp"))
+        after = {t.name for t in pool if isinstance(t, MCPTool)}
+        if before and before != after:
+            changes = [f"{sign} {', '.join(sorted(names))}" for sign, names in
+                       (("added", after - before), ("removed", before - after)) if names]
+            emit(AgentErrorEvent(f"MCP tools changed: {'; '.join(changes)}.", kind="mcp"))
         self._cache = None
         options = dataclasses.replace(context.options, tools=tuple(pool))
         return context.with_changes(options=options)

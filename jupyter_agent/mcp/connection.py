@@ -11,6 +11,12 @@ running registers how its user is asked (``on_elicit``).  On 2026-07-28 the requ
 as the call's own result and is fulfilled inside that call, so it reaches exactly that call's
 asker; an ``elicitation/create`` (2025-11-25) arrives on the connection's reader and goes to
 the most recent call still running.  With no call running nobody can be asked: ``cancel``.
+
+A server's tool list may change while it runs (a tool unlocked after signing in): on
+2026-07-28 the connection listens for the change (``subscriptions/listen``, when the server
+offers it), before that the server just says so (``notifications/tools/list_changed``).
+Either way the tools are fetched again (``tools_generation`` counts the fetches) and the
+session's next request carries them.
 """
 
 from __future__ import annotations
@@ -77,6 +83,9 @@ class McpConnection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._askers: list[Elicit] = []  # the running calls' ways to ask their user, oldest first
+        self.tools_generation = 0  # how often the tool list was fetched again after a change
+        self._refetching: asyncio.Task[None] | None = None
+        self._refetch_again = False
 
     def __repr__(self) -> str:
         return f"<McpConnection {self.name} {self.status}>"
@@ -99,14 +108,21 @@ class McpConnection:
         try:
             async with AsyncExitStack() as stack:
                 transport = await self._transport(stack)
-                client = await stack.enter_async_context(Client(transport, elicitation_callback=self._elicited))
+                client = await stack.enter_async_context(
+                    Client(transport, elicitation_callback=self._elicited, message_handler=self._heard))
                 self._client = client
                 self.capabilities = client.server_capabilities
                 self.instructions = client.instructions
                 self.tools = await self._list_tools(client) if client.server_capabilities.tools else []
                 self.status = "connected"
                 self._ready.set()
-                await self._stop.wait()
+                listening = asyncio.ensure_future(self._listen(client)) if self._listens(client) else None
+                try:
+                    await self._stop.wait()
+                finally:
+                    for task in (listening, self._refetching):
+                        if task is not None:
+                            task.cancel()
         except asyncio.CancelledError:
             pass
         except BaseException as exc:  # a dying server must never take the session down
@@ -138,6 +154,67 @@ class McpConnection:
             return open(os.devnull, "w")  # noqa: SIM115 - closed by the exit stack
         self._log_dir.mkdir(parents=True, exist_ok=True)
         return open(self._log_dir / f"{self.name}.log", "a", encoding="utf-8")  # noqa: SIM115
+
+    # -- a tool list that changes ------------------------------------------------------------
+
+    @staticmethod
+    def _listens(client: Client) -> bool:
+        tools = client.server_capabilities.tools
+        return bool(tools and tools.list_changed) and client.protocol_version >= "2026"
+
+    async def _listen(self, client: Client) -> None:
+        """2026-07-28: a ``subscriptions/listen`` stream of tool-list changes; a stream that is
+        lost is opened again (a few times), with the tools fetched again since nothing is replayed."""
+        for _attempt in range(3):
+            try:
+                async with client.listen(tools_list_changed=True) as events:
+                    async for _event in events:
+                        self.tools_changed()
+                return  # the server closed it gracefully
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if self._stop.is_set() or self._client is None:
+                    return
+                self.tools_changed()
+                await asyncio.sleep(0.5)
+
+    async def _heard(self, message: Any) -> None:
+        """The SDK's message handler: a tool-list change notice (servers send it whatever their
+        capabilities say); anything else is left to the SDK."""
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            self.tools_changed()
+
+    def tools_changed(self) -> None:
+        """Fetch the tool list again, in the background; notices that arrive meanwhile fold
+        into one more fetch.  Started at once, so a call whose result follows the notice finds
+        the fetch under way (``tools_settled`` waits for it)."""
+        if self._refetching is not None and not self._refetching.done():
+            self._refetch_again = True
+            return
+        self._refetching = asyncio.ensure_future(self._refetch())
+
+    async def _refetch(self) -> None:
+        while True:
+            self._refetch_again = False
+            client = self._client
+            if client is None or self.status != "connected":
+                return
+            try:
+                self.tools = await self._list_tools(client)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the old list stays; the next notice tries again
+                return
+            self.tools_generation += 1
+            if not self._refetch_again:
+                return
+
+    async def tools_settled(self, timeout: float = 5.0) -> None:
+        """Wait (at most ``timeout`` seconds) for a fetch of the tool list under way."""
+        task = self._refetching
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=timeout)
 
     @staticmethod
     async def _list_tools(client: Client) -> list[mcp_types.Tool]:

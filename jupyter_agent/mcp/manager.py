@@ -155,6 +155,13 @@ class McpManager:
 
         return [MCPTool(conn, spec) for conn in self.connected() for spec in conn.tools]
 
+    async def tool_lists_version(self) -> int:
+        """A number that grows whenever a connected server's tool list changed: the tool lists
+        being fetched again are waited for first (briefly), so a request sent after a call
+        that changed them carries the new tools."""
+        await asyncio.gather(*(c.tools_settled() for c in self.connected()))
+        return sum(c.tools_generation for c in self.connections.values())
+
     def status(self) -> list[ServerStatus]:
         out = [ServerStatus(c.name, c.status, len(c.tools), c.error) for c in self.connections.values()]
         hint = "approve it to start it (project .mcp.json)"
