@@ -55,6 +55,22 @@ async def test_unknown_command_names_the_known_ones(ip, tmp_path):
         ip.run_line_magic("agent", "/nope x")
 
 
+async def test_an_mcp_prompt_is_run_by_its_server(ip, server):
+    """``/mcp__server__prompt`` is no custom command: the magic passes it on, the server (started
+    for the turn) renders it."""
+    import sys
+
+    from tests.mcp.conftest import DEMO
+
+    config = json.dumps({"demo": {"command": sys.executable, "args": [str(DEMO)]}})
+    server.push(reply(text("Yesterday: three commits.")))
+    ip.run_line_magic("agent", f"--new --mcp '{config}'")
+    await _run(ip, "/mcp__demo__standup", "cell-mcp-prompt")
+    reminder, prompt = server.message_requests[-1].messages[-1]["content"][:2]
+    assert "typed in the %agent cell with id cell-mcp-prompt" in reminder["text"]  # the cell's context stays
+    assert prompt["text"] == "Summarize yesterday's commits."
+
+
 async def test_a_path_at_the_start_is_not_a_command(ip, server):
     server.push(reply(text("Looked.")))
     ip.run_line_magic("agent", "--new")

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.abort import AbortController
 from .events import AgentErrorEvent, TurnEnded, TurnStarted, Usage
@@ -52,17 +52,48 @@ async def run_turn(session: AgentSession, turn_id: str, prompt: str, abort: Abor
     return TurnOutcome(turn_id, result.stop_reason, result.text, result.usage, result.error)
 
 
+def _after_reminder(prompt: str) -> tuple[str, str]:
+    """(the ``<system-reminder>`` the magic put in front, what the user typed)."""
+    end = "</system-reminder>"
+    if prompt.startswith("<system-reminder>") and end in prompt:
+        cut = prompt.index(end) + len(end)
+        return prompt[:cut], prompt[cut:].strip()
+    return "", prompt.strip()
+
+
+async def _mcp_prompt(session: AgentSession, prompt: str) -> tuple[list[dict[str, Any]], str | None]:
+    """The servers are started (as for a request) and the named prompt rendered by its server:
+    (its blocks, None), or ([], why not)."""
+    from ..mcp.prompts import McpPromptError, expand_mcp_prompt
+
+    session.context = await session.tool_pool.ensure(session.context, session.emit)
+    try:
+        return [dict(b) for b in await expand_mcp_prompt(session.tool_pool.mcp, prompt)], None
+    except McpPromptError as exc:
+        return [], str(exc)
+
+
 async def _hooked_query(session: AgentSession, prompt: str, abort: AbortController) -> LoopResult:
     if not prompt.strip():
         message = "The prompt is empty: write what the agent should do after %agent."
         session.emit(AgentErrorEvent(message, kind="api"))
         return LoopResult("error", Usage(), error=message)
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+    reminder, typed = _after_reminder(prompt)
+    if typed.startswith("/mcp__"):  # /mcp__server__prompt args: the server writes the message
+        blocks, problem = await _mcp_prompt(session, typed)
+        if problem is not None:
+            session.emit(AgentErrorEvent(problem, kind="mcp"))
+            return LoopResult("error", Usage(), error=problem)
+        if reminder:
+            blocks.insert(0, {"type": "text", "text": reminder})
+        prompt = "\n\n".join(b["text"] for b in blocks if b.get("type") == "text")
     check = await session.hooks.before_prompt(prompt, session.log.resumed)
     if check.blocked is not None:
         session.emit(AgentErrorEvent(check.blocked, kind="hook"))
         return LoopResult("blocked", Usage(), error=check.blocked)
     extra = [{"type": "text", "text": text} for text in check.context]
-    session.record_user_blocks([{"type": "text", "text": prompt}, *extra])
+    session.record_user_blocks([*blocks, *extra])
     limits = LoopLimits(session.config.max_turns, session.config.max_continuations)
     result = await run_query(session, abort, session.approver, limits)
     attempt = 0

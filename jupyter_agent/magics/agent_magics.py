@@ -338,6 +338,8 @@ def _expand_command(prompt: str, session: AgentSession) -> str:
     first = prompt.split(maxsplit=1)[0] if prompt.strip() else ""
     if not first.startswith("/") or "/" in first[1:] or len(first) == 1:
         return prompt  # not a command (a path such as /tmp/data.csv is just text)
+    if first.startswith("/mcp__"):  # an MCP server's prompt: its server renders it when the turn starts
+        return prompt
     from ..skills.expand import expand_command
 
     expanded = expand_command(prompt, session.context.options.commands)

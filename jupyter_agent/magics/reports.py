@@ -50,6 +50,14 @@ def tools_text(session: AgentSession) -> str:
         lines.append(f"  {tool.name:<22} {first_line(doc[0], 90) if doc else ''}")
     errors = getattr(session, "load_errors", None) or []
     lines.extend(f"  (not loaded: {e})" for e in errors)
+    manager = getattr(getattr(session, "tool_pool", None), "mcp", None)
+    if manager is not None:
+        from ..mcp.prompts import prompt_commands
+
+        commands = prompt_commands(manager)
+        if commands:
+            lines.append(f"{len(commands)} MCP prompts you can run (%agent /name args):")
+            lines.extend(f"  {first_line(c.describe(), 110)}" for c in commands)
     return "\n".join(lines)
 
 

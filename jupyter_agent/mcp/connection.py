@@ -75,6 +75,7 @@ class McpConnection:
         self.status: ConnectionStatus = "pending"
         self.error: str | None = None
         self.tools: list[mcp_types.Tool] = []
+        self.prompts: list[mcp_types.Prompt] = []  # its prompts: commands /mcp__<server>__<prompt>
         self.instructions: str | None = None
         self.capabilities: mcp_types.ServerCapabilities | None = None
         self._log_dir = log_dir
@@ -114,6 +115,7 @@ class McpConnection:
                 self.capabilities = client.server_capabilities
                 self.instructions = client.instructions
                 self.tools = await self._list_tools(client) if client.server_capabilities.tools else []
+                self.prompts = await self._list_prompts(client) if client.server_capabilities.prompts else []
                 self.status = "connected"
                 self._ready.set()
                 listening = asyncio.ensure_future(self._listen(client)) if self._listens(client) else None
@@ -227,6 +229,28 @@ class McpConnection:
             if not cursor:
                 break
         return tools
+
+    @staticmethod
+    async def _list_prompts(client: Client) -> list[mcp_types.Prompt]:
+        """Its prompts; a server that fails to list them just offers none."""
+        prompts: list[mcp_types.Prompt] = []
+        cursor: str | None = None
+        try:
+            for _page in range(100):
+                page = await client.list_prompts(cursor=cursor)
+                prompts.extend(page.prompts)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            return prompts
+        return prompts
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> mcp_types.GetPromptResult:
+        client = self._live_client()
+        return await self._guard(client.get_prompt(name, arguments), "prompts/get")
 
     def _fail(self, message: str) -> None:
         if self.status in ("pending", "connected"):

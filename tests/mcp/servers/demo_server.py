@@ -92,6 +92,30 @@ def pixel_resource() -> bytes:
     return PNG_1X1
 
 
+@server.prompt(title="Review a pull request", description="Review a pull request with the given focus.")
+def review_pr(number: str, focus: str = "correctness") -> list:
+    """Two messages: the request, and an image the reviewer should look at."""
+    from mcp.server.mcpserver.prompts.base import UserMessage
+    from mcp_types import ImageContent
+
+    return [UserMessage(f"Review pull request #{number}, focusing on {focus}."),
+            UserMessage(ImageContent(type="image", data=base64.b64encode(PNG_1X1).decode(), mime_type="image/png"))]
+
+
+@server.prompt()
+def dialogue() -> list:
+    """A prompt written as a short exchange."""
+    from mcp.server.mcpserver.prompts.base import AssistantMessage, UserMessage
+
+    return [UserMessage("Is the build green?"), AssistantMessage("It was red this morning."), UserMessage("Fix it.")]
+
+
+@server.prompt()
+def standup() -> str:
+    """What did we do yesterday?"""
+    return "Summarize yesterday's commits."
+
+
 if __name__ == "__main__":
     pid_file = os.environ.get("DEMO_PID_FILE")
     if pid_file:
