@@ -248,6 +248,12 @@ class McpConnection:
             return prompts
         return prompts
 
+    async def refresh_prompts(self) -> None:
+        """List its prompts again (a command named none of them: the server may have added it)."""
+        client = self._client
+        if client is not None and self.status == "connected" and client.server_capabilities.prompts:
+            self.prompts = await self._list_prompts(client)
+
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> mcp_types.GetPromptResult:
         client = self._live_client()
         return await self._guard(client.get_prompt(name, arguments), "prompts/get")

@@ -73,6 +73,11 @@ async def expand_mcp_prompt(manager: McpManager | None, text: str) -> list[Conte
     name, _, rest = text.strip()[1:].partition(" ")
     commands = prompt_commands(manager)
     command = next((c for c in commands if c.name == name), None)
+    if command is None and manager is not None:  # a prompt the server added since it started?
+        for conn in manager.connected():
+            await conn.refresh_prompts()
+        commands = prompt_commands(manager)
+        command = next((c for c in commands if c.name == name), None)
     if command is None or manager is None:
         known = ", ".join(f"/{c.name}" for c in commands) or "none (no connected server offers prompts)"
         raise McpPromptError(f"Unknown MCP prompt /{name}. MCP prompts: {known}.")

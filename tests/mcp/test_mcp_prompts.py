@@ -93,6 +93,19 @@ async def test_what_the_prompt_puts_in_the_assistants_mouth_is_marked(server, tm
         "Is the build green?", "(assistant) It was red this morning.", "Fix it."]
 
 
+async def test_a_prompt_the_server_added_later_is_found(server, tmp_path, approve):
+    session, _ = _session(server, tmp_path, approve)
+    server.push(reply("hi"), reply("Retro done."))
+    try:
+        await session.submit("hello")  # the servers start
+        await session.tool_pool.mcp.connections["demo"].call_tool("new_prompt", {"name": "retro"})
+        outcome = await session.submit("/mcp__demo__retro")
+    finally:
+        await session.aclose()
+    assert outcome.text == "Retro done."
+    assert server.message_requests[-1].messages[-1]["content"][0]["text"] == "The retro prompt."
+
+
 def test_arguments_bind_by_position_and_the_rest_joins_the_last():
     from mcp_types import Prompt, PromptArgument
 

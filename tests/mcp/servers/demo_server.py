@@ -11,6 +11,7 @@ import sys
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.prompts.base import Prompt
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import ToolAnnotations
 
@@ -108,6 +109,13 @@ def dialogue() -> list:
     from mcp.server.mcpserver.prompts.base import AssistantMessage, UserMessage
 
     return [UserMessage("Is the build green?"), AssistantMessage("It was red this morning."), UserMessage("Fix it.")]
+
+
+@server.tool()
+def new_prompt(name: str) -> str:
+    """Add a prompt named ``name`` (a server whose prompts change while it runs)."""
+    server.add_prompt(Prompt.from_function(lambda: f"The {name} prompt.", name=name))
+    return f"added {name}"
 
 
 @server.prompt()
