@@ -105,7 +105,8 @@ class ToolPool:
                        (("added", after - before), ("removed", before - after)) if names]
             emit(AgentErrorEvent(f"MCP tools changed: {'; '.join(changes)}.", kind="mcp"))
         self._cache = None
-        options = dataclasses.replace(context.options, tools=tuple(pool))
+        # the resource tools (and Monitor) find the servers in the options
+        options = dataclasses.replace(context.options, tools=tuple(pool), mcp_clients=tuple(self.mcp.connected()))
         return context.with_changes(options=options)
 
     async def request_tools(self, context: ToolUseContext) -> tuple[list[dict[str, Any]], list[str]]:

@@ -92,6 +92,10 @@ async def _hooked_query(session: AgentSession, prompt: str, abort: AbortControll
     if check.blocked is not None:
         session.emit(AgentErrorEvent(check.blocked, kind="hook"))
         return LoopResult("blocked", Usage(), error=check.blocked)
+    if "@" in typed and not typed.startswith("/mcp__"):  # @file, @folder, @server:uri: read now, sent along
+        from .mentions import attach_mentions
+
+        blocks += await attach_mentions(session, typed)
     extra = [{"type": "text", "text": text} for text in check.context]
     session.record_user_blocks([*blocks, *extra])
     limits = LoopLimits(session.config.max_turns, session.config.max_continuations)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from jupyter_agent.agent.retry import RetryPolicy
@@ -100,3 +102,26 @@ async def test_a_server_added_to_a_running_session_starts_and_its_tools_are_sent
     (result,) = [b for m in third["messages"] if m["role"] == "user" and isinstance(m["content"], list)
                  for b in m["content"] if b.get("type") == "tool_result"]
     assert result["content"][0]["text"] == "3" and not result.get("is_error")
+
+
+async def test_the_resource_tools_find_the_sessions_servers(server, tmp_path, approve):
+    """In a session (not only with hand-built options) the resource tools see the servers."""
+    import sys
+
+    from jupyter_agent.tools.mcp_resources import ListMcpResourcesTool, ReadMcpResourceTool
+
+    from .conftest import DEMO
+
+    config = scripted_config(server, tmp_path, retry=RetryPolicy(max_retries=0), load_settings=False,
+                             mcp_servers={"demo": {"command": sys.executable, "args": [str(DEMO)]}})
+    session = AgentSession(config, can_use_tool=approve, tools=[ListMcpResourcesTool(), ReadMcpResourceTool()])
+    server.push(reply(tool_use("ListMcpResourcesTool", {})),
+                reply(tool_use("ReadMcpResourceTool", {"server": "demo", "uri": "note://hello"})), reply("done"))
+    try:
+        await session.submit("what resources are there?")
+    finally:
+        await session.aclose()
+    listed = _tool_results(server.message_requests[1])[-1]
+    read = _tool_results(server.message_requests[2])[-1]
+    assert not listed.get("is_error") and "note://hello" in json.dumps(listed)
+    assert not read.get("is_error") and read["content"][0]["text"] == "hello from the demo server"

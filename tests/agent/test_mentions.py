@@ -1,0 +1,139 @@
+"""@ mentions: ``explain @app.py`` sends the file along, read by the real Read tool."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from jupyter_agent.agent.mentions import find_mentions
+from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
+from jupyter_agent.testing import reply, text, tool_use
+from jupyter_agent.tools.edit import EditTool
+from jupyter_agent.tools.read import ReadTool
+
+
+def test_what_counts_as_a_mention():
+    assert find_mentions('look at @src/app.py, then @"my notes.txt". Mail ada@example.com or @ada.') == [
+        "src/app.py", "my notes.txt", "ada"]
+    assert find_mentions("@a @a (@b) end") == ["a"]  # "(@b)" is not at a word start
+    assert find_mentions("no mentions here") == []
+
+
+def _sent(server) -> list[dict]:
+    return [{k: v for k, v in b.items() if k != "cache_control"} for b in server.message_requests[0].messages[0]["content"]]
+
+
+async def test_a_mentioned_file_goes_along_and_counts_as_read(server, make_session, tmp_path, approve):
+    app = tmp_path / "app.py"
+    app.write_text("def main():\n    return 41\n")
+    session, _ = make_session([ReadTool(), EditTool()], can_use_tool=approve, load_settings=False)
+    server.push(
+        reply(text("It returns 41."), tool_use("Edit", {"file_path": str(app), "old_string": "41", "new_string": "42"})),
+        reply(text("Fixed.")),
+    )
+    outcome = await session.submit("why does @app.py return 41? Make it 42.")
+    assert outcome.text == "Fixed."
+    sent = _sent(server)
+    assert sent[0] == {"type": "text", "text": "why does @app.py return 41? Make it 42."}
+    assert f'Read was called with {json.dumps({"file_path": str(app)})}' in sent[1]["text"]
+    assert "def main():" in sent[2]["text"] and "return 41" in sent[2]["text"]
+    # the mention counted as reading it: the Edit was allowed without a Read first
+    [result] = [b for b in server.message_requests[1].messages[-1]["content"] if b.get("type") == "tool_result"]
+    assert not result.get("is_error"), result
+    assert app.read_text() == "def main():\n    return 42\n"
+
+
+async def test_a_folder_is_listed_and_words_that_name_nothing_stay_text(server, make_session, tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.csv").write_text("x\n")
+    (tmp_path / "data" / "raw").mkdir()
+    session, _ = make_session([ReadTool()], load_settings=False)
+    server.push(reply(text("ok")))
+    await session.submit("use @data/ and @dataclass, ask @ada")
+    sent = _sent(server)
+    assert len(sent) == 2 and "The user mentioned the folder @data/" in sent[1]["text"]
+    assert sent[1]["text"].endswith("Its entries:\na.csv\nraw/\n</system-reminder>")
+
+
+async def test_a_denied_file_is_not_attached_and_the_prompt_says_so(server, make_session, tmp_path):
+    (tmp_path / ".env").write_text("TOKEN=secret\n")
+    (tmp_path / "home" / ".claude").mkdir(parents=True)
+    (tmp_path / "home" / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Read(./.env)"]}}))
+    session, _ = make_session([ReadTool()], trust_project=True)
+    server.push(reply(text("ok")))
+    await session.submit("what is in @.env")
+    sent = json.dumps(_sent(server))
+    assert "secret" not in sent and "it could not be attached" in sent and "Read(./.env)" in sent
+
+
+async def test_a_file_outside_the_project_is_read_without_asking(server, make_session, tmp_path, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "notes.md"
+    outside.write_text("# Notes\nship it\n")
+    asked = []
+
+    async def approver(tool, input, context, ask, tool_use_id):
+        asked.append(tool.name)
+        from jupyter_agent.core.permission_types import PermissionDeny
+
+        return PermissionDeny("no")
+
+    session, _ = make_session([ReadTool()], can_use_tool=approver, load_settings=False)
+    server.push(reply(text("ok")))
+    await session.submit(f"summarize @{outside}")
+    assert "ship it" in json.dumps(_sent(server)) and asked == []  # typed by the user: not asked
+
+
+async def test_an_mcp_resource_is_read_from_its_server(server, make_session, tmp_path):
+    from jupyter_agent.tools.mcp_resources import ListMcpResourcesTool, ReadMcpResourceTool
+    from tests.mcp.conftest import DEMO
+
+    session, _ = make_session([ListMcpResourcesTool(), ReadMcpResourceTool()], load_settings=False,
+                              mcp_servers={"demo": {"command": sys.executable, "args": [str(DEMO)]}})
+    server.push(reply(text("ok")))
+    await session.submit("summarize @demo:note://hello please")
+    sent = _sent(server)
+    assert 'ReadMcpResourceTool was called with {"server": "demo", "uri": "note://hello"}' in sent[1]["text"]
+    assert sent[2]["text"] == "hello from the demo server"
+
+
+async def test_a_blocked_prompt_reads_nothing(server, make_session, tmp_path):
+    """UserPromptSubmit hooks run before the mentions are read."""
+    secret = tmp_path / "big.txt"
+    secret.write_text("payload\n")
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [
+        {"hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}}))
+    session, events = make_session([ReadTool()], trust_project=True)
+    outcome = await session.submit("read @big.txt")
+    assert outcome.stop_reason == "blocked" and server.message_requests == []
+    from jupyter_agent.core.events import ToolCallStarted
+
+    assert not events.of(ToolCallStarted)
+
+
+@pytest.mark.parametrize("typed", ["@missing.txt", "email me@home.org"])
+async def test_nothing_to_attach_sends_the_prompt_alone(server, make_session, typed):
+    session, _ = make_session([ReadTool()], load_settings=False)
+    server.push(reply(text("ok")))
+    await session.submit(typed)
+    assert _sent(server) == [{"type": "text", "text": typed}]
+
+
+async def test_run_tool_use_still_needs_a_read_before_an_edit(tmp_path):
+    """The control: without the mention the Edit of an unread file is refused."""
+    from tests.support.tools import make_context
+
+    app = tmp_path / "app.py"
+    app.write_text("x = 41\n")
+    ctx = make_context([EditTool()], tmp_path)
+
+    async def allow(*_a):
+        from jupyter_agent.core.permission_types import PermissionAllow
+
+        return PermissionAllow()
+
+    out = await run_tool_use(ToolUseRequest("e", "Edit", {"file_path": str(app), "old_string": "41",
+                                                          "new_string": "42"}), ctx, allow)
+    assert out.is_error and "read" in out.text.lower()
