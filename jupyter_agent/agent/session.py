@@ -173,15 +173,20 @@ class AgentSession(CompactionMixin):
     def running(self) -> bool:
         return self._abort is not None
 
-    def submit(self, prompt: str) -> asyncio.Task[TurnOutcome]:
-        """Schedule a turn on the running loop and return its task at once (queued while busy)."""
+    def submit(self, prompt: str, *, typed: bool = False) -> asyncio.Task[TurnOutcome]:
+        """Schedule a turn on the running loop and return its task at once (queued while busy).
+
+        ``typed=True``: the user wrote ``prompt`` (``%agent`` passes it), so its ``@`` mentions are
+        read without asking and ``/mcp__server__prompt`` runs the server's prompt.  Prompts the
+        agent's own machinery sends (scheduled jobs, teammates' messages) are plain text: a job
+        the model scheduled must not read ``@~/.ssh/id_rsa`` unasked."""
         if self.closed:
             raise AgentError("This agent session is closed; start a new one (or resume it).")
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             loop = asyncio.get_event_loop()
-        task = loop.create_task(self._run(prompt, self._generation))
+        task = loop.create_task(self._run(prompt, self._generation, typed))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
@@ -211,7 +216,7 @@ class AgentSession(CompactionMixin):
             self._lock = asyncio.Lock()
         return self._lock
 
-    async def _run(self, prompt: str, generation: int) -> TurnOutcome:
+    async def _run(self, prompt: str, generation: int, typed: bool = False) -> TurnOutcome:
         async with self._the_lock():
             if self.hands is not None:  # a resumed session's checkpoints load in a thread
                 await self.hands.ready()
@@ -222,7 +227,7 @@ class AgentSession(CompactionMixin):
                 return TurnOutcome(turn_id, "interrupted", "", Usage())
             self._abort = AbortController()
             try:
-                return await run_turn(self, turn_id, prompt, self._abort)
+                return await run_turn(self, turn_id, prompt, self._abort, typed=typed)
             finally:
                 self._abort = None
 

@@ -30,13 +30,15 @@ class TurnOutcome:
     error: str | None = None
 
 
-async def run_turn(session: AgentSession, turn_id: str, prompt: str, abort: AbortController) -> TurnOutcome:
+async def run_turn(
+    session: AgentSession, turn_id: str, prompt: str, abort: AbortController, typed: bool = False,
+) -> TurnOutcome:
     """Run ``prompt`` to the end of the model's turn; never raises except on cancellation."""
     started = time.perf_counter()
     session.emit(TurnStarted(turn_id, prompt))
     result = LoopResult("error", Usage())
     try:
-        result = await _hooked_query(session, prompt, abort)
+        result = await _hooked_query(session, prompt, abort, typed)
     except asyncio.CancelledError:
         result = LoopResult("interrupted", result.usage)
         raise
@@ -73,15 +75,15 @@ async def _mcp_prompt(session: AgentSession, prompt: str) -> tuple[list[dict[str
         return [], str(exc)
 
 
-async def _hooked_query(session: AgentSession, prompt: str, abort: AbortController) -> LoopResult:
+async def _hooked_query(session: AgentSession, prompt: str, abort: AbortController, typed: bool) -> LoopResult:
     if not prompt.strip():
         message = "The prompt is empty: write what the agent should do after %agent."
         session.emit(AgentErrorEvent(message, kind="api"))
         return LoopResult("error", Usage(), error=message)
     blocks: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
-    reminder, typed = _after_reminder(prompt)
-    if typed.startswith("/mcp__"):  # /mcp__server__prompt args: the server writes the message
-        blocks, problem = await _mcp_prompt(session, typed)
+    reminder, text = _after_reminder(prompt)
+    if typed and text.startswith("/mcp__"):  # /mcp__server__prompt args: the server writes the message
+        blocks, problem = await _mcp_prompt(session, text)
         if problem is not None:
             session.emit(AgentErrorEvent(problem, kind="mcp"))
             return LoopResult("error", Usage(), error=problem)
@@ -92,10 +94,10 @@ async def _hooked_query(session: AgentSession, prompt: str, abort: AbortControll
     if check.blocked is not None:
         session.emit(AgentErrorEvent(check.blocked, kind="hook"))
         return LoopResult("blocked", Usage(), error=check.blocked)
-    if "@" in typed and not typed.startswith("/mcp__"):  # @file, @folder, @server:uri: read now, sent along
+    if typed and "@" in text and not text.startswith("/mcp__"):  # @file, @folder, @server:uri: read now
         from .mentions import attach_mentions
 
-        blocks += await attach_mentions(session, typed)
+        blocks += await attach_mentions(session, text)
     extra = [{"type": "text", "text": text} for text in check.context]
     session.record_user_blocks([*blocks, *extra])
     limits = LoopLimits(session.config.max_turns, session.config.max_continuations)

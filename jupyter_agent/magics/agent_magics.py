@@ -282,7 +282,7 @@ class AgentMagics(Magics):
         display = LiveDisplay(transcript, transcript.static_html(), label, shell=self.shell)
         transcript.on_done(lambda t: display.update(t.static_html(), f"{label} [{t.stop_reason}]"))
         reminder = cell_context.gather(self.shell, cell_id).reminder() if self.show_context else ""
-        turn.task = session.submit(reminder + prompt)
+        turn.task = session.submit(reminder + prompt, typed=True)
         turn.task.add_done_callback(lambda task: router.task_done(turn, task))
 
     def cell_id(self) -> str | None:

@@ -26,6 +26,7 @@ wins over the files.  A malformed block raises ``AgentConfigError`` naming the f
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, replace
@@ -93,10 +94,11 @@ def load_sandbox_settings(
     Every Bash call asks, so the last result is kept and the files are read again only when one
     of them, the managed ones or the trust records changed (by their ``stat`` signatures).
 
-    A file that no longer parses (an editor saving as you type) leaves the last settings read
+    A file that is no JSON any more (an editor saving as you type) leaves the last settings read
     for the same folders in force until it parses again, as the permission rules do (the
-    session reports the file once); with nothing read before, ``AgentConfigError`` (the
-    sandbox then refuses to run commands: it fails closed).
+    session reports the file once).  With nothing read before, or a file that parses but says
+    something invalid, ``AgentConfigError`` (the sandbox then refuses to run commands, naming
+    the mistake: it fails closed).
     """
     project = Path(os.path.abspath(os.fspath(project_dir)))
     where, signatures = _inputs(project, home, trusted, managed_dir)
@@ -106,7 +108,7 @@ def load_sandbox_settings(
     try:
         loaded = _load(project, home, trusted, managed_dir)
     except AgentConfigError:
-        if last is None:
+        if last is None or not _half_saved(signatures):
             raise
         return last[1]
     _last_loaded[where] = (signatures, loaded)
@@ -117,6 +119,20 @@ def load_sandbox_settings(
 # read from: every Bash call asks for them, and reading and parsing the files costs ~150 µs
 # where comparing their signatures costs ~15 µs
 _last_loaded: dict[object, tuple[object, SandboxSettings]] = {}
+
+
+def _half_saved(signatures: object) -> bool:
+    """Is one of the files (as ``_inputs`` listed them) there but not JSON?"""
+    for path, signature in signatures:  # type: ignore[attr-defined]
+        if signature is None or path.suffix != ".json":
+            continue
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        except ValueError:
+            return True
+    return False
 
 
 def _inputs(project: Path, home: str | os.PathLike[str] | None, trusted: bool | None,

@@ -33,7 +33,7 @@ async def test_a_mentioned_file_goes_along_and_counts_as_read(server, make_sessi
         reply(text("It returns 41."), tool_use("Edit", {"file_path": str(app), "old_string": "41", "new_string": "42"})),
         reply(text("Fixed.")),
     )
-    outcome = await session.submit("why does @app.py return 41? Make it 42.")
+    outcome = await session.submit("why does @app.py return 41? Make it 42.", typed=True)
     assert outcome.text == "Fixed."
     sent = _sent(server)
     assert sent[0] == {"type": "text", "text": "why does @app.py return 41? Make it 42."}
@@ -51,7 +51,7 @@ async def test_a_folder_is_listed_and_words_that_name_nothing_stay_text(server, 
     (tmp_path / "data" / "raw").mkdir()
     session, _ = make_session([ReadTool()], load_settings=False)
     server.push(reply(text("ok")))
-    await session.submit("use @data/ and @dataclass, ask @ada")
+    await session.submit("use @data/ and @dataclass, ask @ada", typed=True)
     sent = _sent(server)
     assert len(sent) == 2 and "The user mentioned the folder @data/" in sent[1]["text"]
     assert sent[1]["text"].endswith("Its entries:\na.csv\nraw/\n</system-reminder>")
@@ -63,7 +63,7 @@ async def test_a_denied_file_is_not_attached_and_the_prompt_says_so(server, make
     (tmp_path / "home" / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Read(./.env)"]}}))
     session, _ = make_session([ReadTool()], trust_project=True)
     server.push(reply(text("ok")))
-    await session.submit("what is in @.env")
+    await session.submit("what is in @.env", typed=True)
     sent = json.dumps(_sent(server))
     assert "secret" not in sent and "it could not be attached" in sent and "Read(./.env)" in sent
 
@@ -81,7 +81,7 @@ async def test_a_file_outside_the_project_is_read_without_asking(server, make_se
 
     session, _ = make_session([ReadTool()], can_use_tool=approver, load_settings=False)
     server.push(reply(text("ok")))
-    await session.submit(f"summarize @{outside}")
+    await session.submit(f"summarize @{outside}", typed=True)
     assert "ship it" in json.dumps(_sent(server)) and asked == []  # typed by the user: not asked
 
 
@@ -92,7 +92,7 @@ async def test_an_mcp_resource_is_read_from_its_server(server, make_session, tmp
     session, _ = make_session([ListMcpResourcesTool(), ReadMcpResourceTool()], load_settings=False,
                               mcp_servers={"demo": {"command": sys.executable, "args": [str(DEMO)]}})
     server.push(reply(text("ok")))
-    await session.submit("summarize @demo:note://hello please")
+    await session.submit("summarize @demo:note://hello please", typed=True)
     sent = _sent(server)
     assert 'ReadMcpResourceTool was called with {"server": "demo", "uri": "note://hello"}' in sent[1]["text"]
     assert sent[2]["text"] == "hello from the demo server"
@@ -106,19 +106,19 @@ async def test_a_blocked_prompt_reads_nothing(server, make_session, tmp_path):
     (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [
         {"hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}}))
     session, events = make_session([ReadTool()], trust_project=True)
-    outcome = await session.submit("read @big.txt")
+    outcome = await session.submit("read @big.txt", typed=True)
     assert outcome.stop_reason == "blocked" and server.message_requests == []
     from jupyter_agent.core.events import ToolCallStarted
 
     assert not events.of(ToolCallStarted)
 
 
-@pytest.mark.parametrize("typed", ["@missing.txt", "email me@home.org"])
-async def test_nothing_to_attach_sends_the_prompt_alone(server, make_session, typed):
+@pytest.mark.parametrize("words", ["@missing.txt", "email me@home.org"])
+async def test_nothing_to_attach_sends_the_prompt_alone(server, make_session, words):
     session, _ = make_session([ReadTool()], load_settings=False)
     server.push(reply(text("ok")))
-    await session.submit(typed)
-    assert _sent(server) == [{"type": "text", "text": typed}]
+    await session.submit(words, typed=True)
+    assert _sent(server) == [{"type": "text", "text": words}]
 
 
 async def test_run_tool_use_still_needs_a_read_before_an_edit(tmp_path):
@@ -137,3 +137,17 @@ async def test_run_tool_use_still_needs_a_read_before_an_edit(tmp_path):
     out = await run_tool_use(ToolUseRequest("e", "Edit", {"file_path": str(app), "old_string": "41",
                                                           "new_string": "42"}), ctx, allow)
     assert out.is_error and "read" in out.text.lower()
+
+
+async def test_a_prompt_the_agent_sent_itself_reads_nothing(server, make_session, tmp_path, tmp_path_factory):
+    """A scheduled job's prompt (the model wrote it with CronCreate) or a teammate's message is
+    not the user typing: its @ mentions and /mcp__ commands stay text, so a job cannot read a
+    file outside the project without the question a Read would ask."""
+    secret = tmp_path_factory.mktemp("elsewhere") / "id_rsa"
+    secret.write_text("PRIVATE KEY\n")
+    session, _ = make_session([ReadTool()], load_settings=False)
+    server.push(reply(text("ok")), reply(text("ok")))
+    await session.submit(f"every hour: summarize @{secret}")  # as the scheduler submits
+    await session.submit("/mcp__demo__standup")
+    assert _sent(server) == [{"type": "text", "text": f"every hour: summarize @{secret}"}]
+    assert server.message_requests[1].messages[-1]["content"][0]["text"] == "/mcp__demo__standup"

@@ -36,7 +36,7 @@ async def test_the_servers_prompt_becomes_the_users_message(server, tmp_path, ap
     session, _ = _session(server, tmp_path, approve)
     server.push(reply("Looks fine."))
     try:
-        outcome = await session.submit('/mcp__demo__review_pr 42 speed and memory')
+        outcome = await session.submit('/mcp__demo__review_pr 42 speed and memory', typed=True)
         commands = {c.name: c for c in prompt_commands(session.tool_pool.mcp)}
         listing = tools_text(session)
     finally:
@@ -56,8 +56,8 @@ async def test_an_optional_argument_may_be_left_out_and_quotes_group_words(serve
     session, _ = _session(server, tmp_path, approve)
     server.push(reply("ok"), reply("ok"))
     try:
-        await session.submit("/mcp__demo__review_pr 7")
-        await session.submit('/mcp__demo__review_pr "7 and 8" tests')
+        await session.submit("/mcp__demo__review_pr 7", typed=True)
+        await session.submit('/mcp__demo__review_pr "7 and 8" tests', typed=True)
     finally:
         await session.aclose()
     texts = [r.messages[-1]["content"][0]["text"] for r in server.message_requests]
@@ -74,7 +74,7 @@ async def test_an_optional_argument_may_be_left_out_and_quotes_group_words(serve
 async def test_a_wrong_command_is_an_error_and_the_model_is_not_asked(server, tmp_path, approve, prompt, problem):
     session, errors = _session(server, tmp_path, approve)
     try:
-        outcome = await session.submit(prompt)
+        outcome = await session.submit(prompt, typed=True)
     finally:
         await session.aclose()
     assert outcome.stop_reason == "error" and problem in outcome.error and any(problem in e for e in errors)
@@ -85,7 +85,7 @@ async def test_what_the_prompt_puts_in_the_assistants_mouth_is_marked(server, tm
     session, _ = _session(server, tmp_path, approve)
     server.push(reply("On it."))
     try:
-        await session.submit("/mcp__demo__dialogue")
+        await session.submit("/mcp__demo__dialogue", typed=True)
     finally:
         await session.aclose()
     [request] = server.message_requests
@@ -99,7 +99,7 @@ async def test_a_prompt_the_server_added_later_is_found(server, tmp_path, approv
     try:
         await session.submit("hello")  # the servers start
         await session.tool_pool.mcp.connections["demo"].call_tool("new_prompt", {"name": "retro"})
-        outcome = await session.submit("/mcp__demo__retro")
+        outcome = await session.submit("/mcp__demo__retro", typed=True)
     finally:
         await session.aclose()
     assert outcome.text == "Retro done."

@@ -115,13 +115,22 @@ async def test_project_settings_file_turns_the_sandbox_on(tmp_path, approve):
     (tmp_path / "work" / ".claude" / "settings.json").write_text('{"sandbox": {"enabled": tr')
     held = await BashTool().check_permissions(BashInput(command="touch x", dangerouslyDisableSandbox=True), ctx)
     assert isinstance(held, PermissionAsk) and "outside the sandbox" in held.message
+    # valid JSON that says something invalid is a mistake to name, not a save in progress
     _write(tmp_path / "work" / ".claude" / "settings.json", {"sandbox": {"enabled": 3}})
-    still = await BashTool().check_permissions(BashInput(command="touch x", dangerouslyDisableSandbox=True), ctx)
-    assert isinstance(still, PermissionAsk) and "outside the sandbox" in still.message
+    broken = await BashTool().check_permissions(BashInput(command="ls"), ctx)
+    assert isinstance(broken, PermissionDeny) and "sandbox settings are invalid" in broken.message
 
 
 async def test_settings_that_never_parsed_refuse_every_command(tmp_path):
-    """Nothing read before for these folders: a broken file leaves nothing to keep — fail closed."""
+    """Nothing read before for these folders: a half-saved file leaves nothing to keep — fail closed."""
+    ctx = bash_context(tmp_path)
+    (tmp_path / "work" / ".claude").mkdir(parents=True)
+    (tmp_path / "work" / ".claude" / "settings.json").write_text('{"sandbox": {"enabled": tr')
+    assert isinstance(await BashTool().check_permissions(BashInput(command="ls"), ctx), PermissionDeny)
+
+
+async def test_invalid_settings_refuse_every_command(tmp_path):
+    """A file that parses but says something invalid: the mistake is named — fail closed."""
     ctx = bash_context(tmp_path)
     _write(tmp_path / "work" / ".claude" / "settings.json", {"sandbox": {"enabled": 3}})
     broken = await BashTool().check_permissions(BashInput(command="ls"), ctx)
