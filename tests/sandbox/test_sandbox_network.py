@@ -298,19 +298,29 @@ def test_the_forwarder_hands_over_connections_and_returns_the_commands_status(tm
     if not pidfd:
         code = code.replace("os.pidfd_open(pid)", "os.no_pidfd_open_here(pid)")
     mine, theirs = socket.socketpair()
-    client = f"import socket, time; time.sleep(0.3); socket.create_connection(('127.0.0.1', {free})).close()"
-    command = [sys.executable, "-I", "-S", "-c", code, str(theirs.fileno()), "sh", "-c",
-               f'{sys.executable} -c "{client}"; exit 7']
-    done = subprocess.run(command, pass_fds=[theirs.fileno()], timeout=30)
+    # the client connects (again until the forwarder listens) and stays until its connection is
+    # closed from the far end: the command cannot end before the forwarder handed it over
+    client = ("import socket, time\n"
+              "for _ in range(200):\n"
+              "    try:\n"
+              f"        s = socket.create_connection(('127.0.0.1', {free})); break\n"
+              "    except OSError: time.sleep(0.05)\n"
+              "s.recv(1)\n")
+    command = [sys.executable, "-I", "-S", "-c", code, str(theirs.fileno()), sys.executable, "-c",
+               client + "raise SystemExit(7)\n"]
+    forwarder = subprocess.Popen(command, pass_fds=[theirs.fileno()])
     theirs.close()
-    assert done.returncode == 7
-    mine.settimeout(5)
-    data, fds, _flags, _addr = socket.recv_fds(mine, 16, 4)
-    assert data == b"c" and len(fds) == 1
-    handed = socket.socket(fileno=fds[0])
-    assert handed.type == socket.SOCK_STREAM
-    handed.close()
-    mine.close()
+    try:
+        mine.settimeout(30)
+        data, fds, _flags, _addr = socket.recv_fds(mine, 16, 4)
+        assert data == b"c" and len(fds) == 1
+        handed = socket.socket(fileno=fds[0])
+        assert handed.type == socket.SOCK_STREAM
+        handed.close()  # the client's recv ends: it exits with 7
+        assert forwarder.wait(timeout=30) == 7
+    finally:
+        forwarder.kill()
+        mine.close()
 
 
 async def test_the_commands_timeout_does_not_count_the_time_the_user_takes(tmp_path, bwrap_ok, upstream):
