@@ -220,33 +220,17 @@ class McpConnection:
 
     @staticmethod
     async def _list_tools(client: Client) -> list[mcp_types.Tool]:
-        tools: list[mcp_types.Tool] = []
-        cursor: str | None = None
-        for _page in range(100):
-            page = await client.list_tools(cursor=cursor)
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return tools
+        return await _all_pages(lambda cursor: client.list_tools(cursor=cursor), "tools")
 
     @staticmethod
     async def _list_prompts(client: Client) -> list[mcp_types.Prompt]:
         """Its prompts; a server that fails to list them just offers none."""
-        prompts: list[mcp_types.Prompt] = []
-        cursor: str | None = None
         try:
-            for _page in range(100):
-                page = await client.list_prompts(cursor=cursor)
-                prompts.extend(page.prompts)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
+            return await _all_pages(lambda cursor: client.list_prompts(cursor=cursor), "prompts")
         except asyncio.CancelledError:
             raise
         except Exception:
-            return prompts
-        return prompts
+            return []
 
     async def refresh_prompts(self) -> None:
         """List its prompts again (a command named none of them: the server may have added it)."""
@@ -324,15 +308,8 @@ class McpConnection:
 
     async def list_resources(self) -> list[mcp_types.Resource]:
         client = self._live_client()
-        out: list[mcp_types.Resource] = []
-        cursor: str | None = None
-        for _page in range(100):
-            page = await self._guard(client.list_resources(cursor=cursor), "resources/list")
-            out.extend(page.resources)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return out
+        return await _all_pages(lambda cursor: self._guard(client.list_resources(cursor=cursor), "resources/list"),
+                                "resources")
 
     async def read_resource(self, uri: str, on_elicit: Elicit | None = None) -> mcp_types.ReadResourceResult:
         client = self._live_client()
@@ -363,6 +340,19 @@ class McpConnection:
                     await task
         if self.status in ("pending", "connected"):
             self.status = "closed"
+
+
+async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], field: str) -> list[Any]:
+    """Every item of a paginated list (``tools``, ``prompts``, ``resources``), at most 100 pages."""
+    items: list[Any] = []
+    cursor: str | None = None
+    for _page in range(100):
+        page = await fetch(cursor)
+        items.extend(getattr(page, field))
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return items
 
 
 def _is_connection_loss(exc: BaseException) -> bool:
