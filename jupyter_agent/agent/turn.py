@@ -98,7 +98,7 @@ async def _hooked_query(session: AgentSession, prompt: str, abort: AbortControll
         from .mentions import attach_mentions
 
         blocks += await attach_mentions(session, text)
-    extra = [{"type": "text", "text": text} for text in check.context]
+    extra = [{"type": "text", "text": note} for note in check.context]
     session.record_user_blocks([*blocks, *extra])
     limits = LoopLimits(session.config.max_turns, session.config.max_continuations)
     result = await run_query(session, abort, session.approver, limits)

@@ -67,7 +67,11 @@ class _Input:
         return raw
 
     def widgets(self) -> list[widgets.Widget]:
-        return [self.widget] if self.field.kind == "boolean" else [self.label, self.widget]
+        if self.field.kind != "boolean":
+            return [self.label, self.widget]
+        # a checkbox carries its own title; its description (if any) follows it
+        return [self.widget, widgets.HTML(render.muted(self.field.description))] if self.field.description \
+            else [self.widget]
 
     def disable(self) -> None:
         for w in [self.widget, *self.boxes]:
