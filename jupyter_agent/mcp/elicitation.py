@@ -95,7 +95,6 @@ class ElicitAnswer:
 
     action: Action
     content: dict[str, Any] | None = None
-    by: str = "user"  # or "hook": who answered (for the card)
 
 
 @dataclass(frozen=True)
@@ -309,13 +308,13 @@ def hook_answer(specific_action: str | None, content: object, elicitation: Elici
     if specific_action is None:
         return None, None
     if specific_action != "accept":
-        return ElicitAnswer(specific_action, by="hook"), None  # type: ignore[arg-type]
+        return ElicitAnswer(specific_action), None  # type: ignore[arg-type]
     if elicitation.mode == "url":
-        return ElicitAnswer("accept", by="hook"), None
+        return ElicitAnswer("accept"), None
     clean, problems = check_content(elicitation.fields, content if content is not None else {})
     if problems:
         return None, "; ".join(f"{name or 'content'} {why}" for name, why in problems.items())
-    return ElicitAnswer("accept", clean, by="hook"), None
+    return ElicitAnswer("accept", clean), None
 
 
 # -- one elicitation, end to end ------------------------------------------------------------
@@ -333,7 +332,7 @@ async def answer_elicitation(
     if hooks is not None and hooks.has_hooks("Elicitation"):
         outcome = await hooks.run("Elicitation", elicitation.hook_payload(), permission_mode=permission_mode)
         if outcome.blocked:
-            answer = ElicitAnswer("decline", by="hook")
+            answer = ElicitAnswer("decline")
         else:
             answer, problem = hook_answer(outcome.elicitation_action, outcome.elicitation_content, elicitation)
             if problem:
@@ -348,12 +347,12 @@ async def answer_elicitation(
             payload["content"] = answer.content
         outcome = await hooks.run("ElicitationResult", payload, permission_mode=permission_mode)
         if outcome.blocked:
-            return ElicitAnswer("decline", by="hook")
+            return ElicitAnswer("decline")
         changed, problem = hook_answer(outcome.elicitation_action, outcome.elicitation_content, elicitation)
         if problem:  # the user's answer was changed into something unsendable: refuse, send nothing
             hooks.notify("ElicitationResult", f"its answer for {elicitation.server} cannot be sent ({problem}); "
                          "declined")
-            return ElicitAnswer("decline", by="hook")
+            return ElicitAnswer("decline")
         if changed is not None:
             answer = changed
     return answer
