@@ -42,9 +42,7 @@ def cost_text(session: AgentSession | None) -> str:
 
 def tools_text(session: AgentSession) -> str:
     tools = session.context.options.tools
-    if not tools:
-        return "The model can call no tools in this session."
-    lines = [f"{len(tools)} tools the model can call:"]
+    lines = [f"{len(tools)} tools the model can call:" if tools else "The model can call no tools in this session."]
     for tool in tools:
         doc = (type(tool).__doc__ or "").strip().splitlines()
         lines.append(f"  {tool.name:<22} {first_line(doc[0], 90) if doc else ''}")
@@ -54,6 +52,11 @@ def tools_text(session: AgentSession) -> str:
     if manager is not None:
         from ..mcp.prompts import prompt_commands
 
+        statuses = manager.status()
+        if statuses:
+            lines.append("MCP servers:")
+            lines.extend(f"  {s.line()}" + (" — starts with the next prompt" if s.status == "pending" else "")
+                         for s in statuses)
         commands = prompt_commands(manager)
         if commands:
             lines.append(f"{len(commands)} MCP prompts you can run (%agent /name args):")

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ServerStatus:
-    """What the user sees per server (``%agent --mcp-status``, the transcript header)."""
+    """What the user sees per server (``%agent --tools``, the session's MCP notices)."""
 
     name: str
     status: ConnectionStatus | Literal["needs-approval"]

@@ -35,6 +35,8 @@ def _session(server, tmp_path, approve):
 async def test_the_servers_prompt_becomes_the_users_message(server, tmp_path, approve):
     session, _ = _session(server, tmp_path, approve)
     server.push(reply("Looks fine."))
+    before = tools_text(session)  # the servers start with the first prompt
+    assert "MCP servers:\n  demo: pending (0 tools) — starts with the next prompt" in before
     try:
         outcome = await session.submit('/mcp__demo__review_pr 42 speed and memory', typed=True)
         commands = {c.name: c for c in prompt_commands(session.tool_pool.mcp)}
@@ -48,7 +50,7 @@ async def test_the_servers_prompt_becomes_the_users_message(server, tmp_path, ap
     assert first[1]["type"] == "image" and first[1]["source"]["media_type"] == "image/png"
     assert commands["mcp__demo__review_pr"].usage() == "/mcp__demo__review_pr number [focus]"
     assert commands["mcp__demo__standup"].describe() == "/mcp__demo__standup — What did we do yesterday?"
-    assert "3 MCP prompts you can run (%agent /name args):" in listing
+    assert "MCP servers:\n  demo: connected (" in listing and "3 MCP prompts you can run (%agent /name args):" in listing
     assert "  /mcp__demo__review_pr number [focus] — Review a pull request with the given focus." in listing
 
 
