@@ -177,8 +177,13 @@ class Settings:
         return tuple(f"{f.label(self.project_dir)}: {'; '.join(f.widening())}" for f in self.withheld)
 
 
+class SettingsNotJson(AgentConfigError):
+    """A settings file that is not JSON (an editor caught saving it half-way)."""
+
+
 def read_settings_file(path: Path) -> dict[str, Any]:
-    """The JSON object in ``path`` ({} when absent); AgentConfigError when malformed."""
+    """The JSON object in ``path`` ({} when absent or empty); ``SettingsNotJson`` when it does not
+    parse, AgentConfigError when it cannot be read or holds no object."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -190,7 +195,7 @@ def read_settings_file(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise AgentConfigError(
+        raise SettingsNotJson(
             f"Settings file {path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
         ) from exc
     if not isinstance(data, dict):

@@ -26,7 +26,6 @@ wins over the files.  A malformed block raises ``AgentConfigError`` naming the f
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, replace
@@ -37,7 +36,14 @@ from ..core.permission_types import RuleSource
 from ..errors import AgentConfigError
 from ..permissions.managed import managed_dir as managed_folder
 from ..permissions.managed import read_managed
-from ..permissions.settings import FILE_SOURCES, POLICY, read_settings_file, settings_files, settings_path
+from ..permissions.settings import (
+    FILE_SOURCES,
+    POLICY,
+    SettingsNotJson,
+    read_settings_file,
+    settings_files,
+    settings_path,
+)
 from ..permissions.trust import CLAUDE_CODE_FILE, is_trusted, trust_file
 from ..permissions.updates import file_signature
 from .network import parse_host_entry
@@ -107,8 +113,8 @@ def load_sandbox_settings(
         return last[1]
     try:
         loaded = _load(project, home, trusted, managed_dir)
-    except AgentConfigError:
-        if last is None or not _half_saved(signatures):
+    except SettingsNotJson:
+        if last is None:
             raise
         return last[1]
     _last_loaded[where] = (signatures, loaded)
@@ -119,20 +125,6 @@ def load_sandbox_settings(
 # read from: every Bash call asks for them, and reading and parsing the files costs ~150 µs
 # where comparing their signatures costs ~15 µs
 _last_loaded: dict[object, tuple[object, SandboxSettings]] = {}
-
-
-def _half_saved(signatures: object) -> bool:
-    """Is one of the files (as ``_inputs`` listed them) there but not JSON?"""
-    for path, signature in signatures:  # type: ignore[attr-defined]
-        if signature is None or path.suffix != ".json":
-            continue
-        try:
-            json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
-            continue
-        except ValueError:
-            return True
-    return False
 
 
 def _inputs(project: Path, home: str | os.PathLike[str] | None, trusted: bool | None,

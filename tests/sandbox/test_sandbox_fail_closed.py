@@ -171,3 +171,17 @@ def test_command_line_binds_working_dirs_and_protected_paths(tmp_path):
     assert f"--bind {work.resolve()} {work.resolve()}" in joined
     assert f"--ro-bind {work.resolve()}/.git/hooks" in joined
     assert "missing" not in joined and args[-1] == "--"
+
+
+def test_an_empty_file_beside_an_invalid_one_is_no_save_in_progress(tmp_path):
+    """An empty settings file reads as {}: it must not make an invalid neighbour look half-saved
+    (the last good settings would then hide the mistake)."""
+    home, project = tmp_path / "home", tmp_path / "proj"
+    _write(project / ".claude" / "settings.json", {"sandbox": {"enabled": True}})
+    assert load_sandbox_settings(project, home).enabled
+    (project / ".claude" / "settings.local.json").write_text("")
+    _write(project / ".claude" / "settings.json", {"sandbox": {"enabled": "yes"}})
+    with pytest.raises(AgentConfigError, match="sandbox.enabled must be true or false"):
+        load_sandbox_settings(project, home)
+    (project / ".claude" / "settings.json").write_text('{"sandbox": {"enab')  # now half-saved: kept
+    assert load_sandbox_settings(project, home).enabled
