@@ -14,6 +14,7 @@ names nothing (``@dataclass``, ``@ada``, an e-mail address) stays plain text.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import uuid
@@ -104,7 +105,8 @@ async def _read(session: AgentSession, name: str, tool: str, input: dict[str, An
     outcome = await run_tool_use(request, session.context, _user_mentioned, on_event=session.emit)
     if outcome.is_error:
         return [_note(f"The user mentioned @{name}; it could not be attached: {outcome.text}")]
-    head = _note(f"The user mentioned @{name}: {tool} was called with {_json(input)} and returned:")
+    head = _note(f"The user mentioned @{name}: {tool} was called with {json.dumps(input, ensure_ascii=False)} "
+                 "and returned:")
     return [head, *(dict(b) for b in outcome.content)]
 
 
@@ -122,9 +124,3 @@ def _listing(path: Path, denied: Callable[[str], bool]) -> str:
 
 def _note(text: str) -> dict[str, Any]:
     return {"type": "text", "text": f"<system-reminder>\n{text}\n</system-reminder>"}
-
-
-def _json(data: dict[str, Any]) -> str:
-    import json
-
-    return json.dumps(data, ensure_ascii=False)

@@ -79,8 +79,9 @@ class ToolPool:
         if self._ready:
             if self.mcp is None:
                 return context
+            version = await self.mcp.tool_lists_version()
             starting = any(c.status == "pending" for c in self.mcp.connections.values())
-            if not starting and await self.mcp.tool_lists_version() == self._tool_lists:
+            if not starting and version == self._tool_lists:
                 return context
         else:
             self._ready = True
@@ -88,12 +89,13 @@ class ToolPool:
                 emit(AgentErrorEvent(f"Tool not available: {problem}", kind="tools"))
             if self.mcp is None:
                 return context
+            version = await self.mcp.tool_lists_version()
         from ..mcp.pool import assemble_tool_pool
         from ..tools.mcp_tool import MCPTool
 
         before = {t.name for t in context.options.tools if isinstance(t, MCPTool)}
         base = [t for t in context.options.tools if not isinstance(t, MCPTool)]  # the servers' tools anew
-        self._tool_lists = await self.mcp.tool_lists_version()
+        self._tool_lists = version  # read before the lists are: a change meanwhile is taken next time
         pool = await assemble_tool_pool(base, self.mcp, context.permission_context)
         for problem in [*self.mcp.config_errors, *_failed_servers(self.mcp)]:
             if problem not in self._reported:  # each once, not again when a server joins later

@@ -279,7 +279,7 @@ def _formatted(fmt: str, value: str) -> bool:
     return True
 
 
-def parse_number(f: FormField, text: str) -> Any:
+def parse_number(text: str) -> Any:
     """What the user typed in a number field: an int or float, ``None`` for an empty box, the
     text itself when it is no number (``check_content`` then says so)."""
     text = text.strip()

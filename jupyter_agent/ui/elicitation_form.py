@@ -63,10 +63,10 @@ class _Input:
             return [value for (value, _), box in zip(f.options, self.boxes, strict=True) if box.value]
         raw = self.widget.value  # type: ignore[attr-defined]
         if f.kind in ("number", "integer"):
-            return parse_number(f, str(raw))
+            return parse_number(str(raw))
         return raw
 
-    def widgets(self) -> list[widgets.Widget]:
+    def parts(self) -> list[widgets.Widget]:
         if self.field.kind != "boolean":
             return [self.label, self.widget]
         # a checkbox carries its own title; its description (if any) follows it
@@ -95,7 +95,7 @@ class ElicitationForm(widgets.VBox):
         self.decline = widgets.Button(description="Decline")
         self.cancel = widgets.Button(description="Cancel")
         self.status = widgets.HTML()
-        fields = [w for i in self.inputs for w in i.widgets()]
+        fields = [w for i in self.inputs for w in i.parts()]
         super().__init__([self.header, *fields, widgets.HBox([self.submit, self.decline, self.cancel]), self.status])
         loop_ = self.pending.loop
         # a click may come on a subshell thread: the form is read and checked on the loop
