@@ -14,17 +14,12 @@ from jupyter_agent.mcp.elicitation import ElicitAnswer, Elicitation, form_fields
 from jupyter_agent.ui.elicitation_form import ElicitationForm
 from jupyter_agent.ui.permission_handler import WidgetPermissionHandler
 from jupyter_agent.ui.transcript import Transcript
+from tests.support.cards import widget_on_card
 from tests.support.tools import make_context
 
 
 async def _form(transcript: Transcript, tool_use_id: str) -> ElicitationForm:
-    for _ in range(1000):
-        card = transcript.cards.get(tool_use_id)
-        found = [w for w in (card.body.children if card else ()) if isinstance(w, ElicitationForm)]
-        if found:
-            return found[0]
-        await asyncio.sleep(0.01)
-    raise AssertionError("no form appeared on the card")
+    return await widget_on_card(transcript, tool_use_id, ElicitationForm, seconds=10)
 
 
 def _setup(tmp_path, manager):

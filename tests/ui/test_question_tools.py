@@ -10,6 +10,7 @@ from jupyter_agent.tools.ask_user_question import AskUserQuestionTool
 from jupyter_agent.tools.plan_mode import ExitPlanModeTool
 from jupyter_agent.ui.permission_handler import WidgetPermissionHandler
 from jupyter_agent.ui.transcript import Transcript
+from tests.support.cards import widget_on_card
 from tests.support.tools import make_context
 
 QUESTIONS = {
@@ -20,16 +21,6 @@ QUESTIONS = {
          "options": [{"label": "auth", "description": ""}, {"label": "api", "description": ""}]},
     ]
 }
-
-
-async def _widget(transcript: Transcript, tool_use_id: str, kind: type):
-    for _ in range(500):
-        card = transcript.cards.get(tool_use_id)
-        found = [w for w in (card.body.children if card else ()) if isinstance(w, kind)]
-        if found:
-            return found[0]
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"no {kind.__name__} appeared")
 
 
 def _setup(tmp_path, tool, mode="default"):
@@ -46,7 +37,7 @@ async def test_question_form_answers_ask_user_question(tmp_path):
     run = asyncio.create_task(
         run_tool_use(ToolUseRequest("q1", "AskUserQuestion", QUESTIONS), ctx, handler, on_event=transcript.handle)
     )
-    form = await _widget(transcript, "q1", QuestionForm)
+    form = await widget_on_card(transcript, "q1", QuestionForm)
     form.questions[0].select.value = "SQLite"
     form.questions[1].choices[1].value = True
     form.questions[1].other.value = "admin UI"
@@ -64,7 +55,7 @@ async def test_plan_approval_switches_mode(tmp_path):
     ctx, transcript, handler = _setup(tmp_path, ExitPlanModeTool(), mode="plan")
     req = ToolUseRequest("p1", "ExitPlanMode", {"plan": "1. Add tests\n2. Fix the bug"})
     run = asyncio.create_task(run_tool_use(req, ctx, handler, on_event=transcript.handle))
-    widget = await _widget(transcript, "p1", PlanApproval)
+    widget = await widget_on_card(transcript, "p1", PlanApproval)
     assert "<li>Add tests</li>" in widget.plan.value
     widget.mode.value = "acceptEdits"
     widget.approve.click()
@@ -79,7 +70,7 @@ async def test_keep_planning_sends_feedback_and_stays_in_plan_mode(tmp_path):
     ctx, transcript, handler = _setup(tmp_path, ExitPlanModeTool(), mode="plan")
     req = ToolUseRequest("p2", "ExitPlanMode", {"plan": "Rewrite everything"})
     run = asyncio.create_task(run_tool_use(req, ctx, handler, on_event=transcript.handle))
-    widget = await _widget(transcript, "p2", PlanApproval)
+    widget = await widget_on_card(transcript, "p2", PlanApproval)
     widget.feedback.value = "Smaller steps, please."
     widget.keep.click()
     outcome = await asyncio.wait_for(run, 5)
