@@ -273,7 +273,8 @@ class AgentMagics(Magics):
         cell_id = self.cell_id()
         router.stop_cell(cell_id)
         transcript = Transcript(
-            prompt, model=session.config.model, find_tool=session.context.find_tool, interval=self.stream_interval
+            prompt, model=session.config.model, find_tool=session.context.find_tool, interval=self.stream_interval,
+            root=session.context.cwd,
         )
         turn = Turn(transcript, cell_id)
         transcript.on_stop = lambda: router.stop(turn)

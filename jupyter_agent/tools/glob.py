@@ -115,4 +115,4 @@ class GlobTool(ReadOnlyTool[GlobInput, GlobOutput]):
         return data.to_content()
 
     def render_tool_result_message(self, output: GlobOutput) -> str:
-        return f"Found {output.num_files} files"
+        return f"Found {output.num_files} file{'' if output.num_files == 1 else 's'}"

@@ -147,7 +147,8 @@ class GrepTool(ReadOnlyTool[GrepInput, GrepOutput]):
         return data.to_content()
 
     def render_tool_result_message(self, output: GrepOutput) -> str:
-        return f"{output.total} {'lines' if output.mode == 'content' else 'files'}"
+        noun = "line" if output.mode == "content" else "file"
+        return f"{output.total} {noun}{'' if output.total == 1 else 's'}"
 
 
 def _shape(input: GrepInput, lines: list[str]) -> GrepOutput:

@@ -14,9 +14,11 @@ class ThinkingBlock(widgets.VBox):
     def __init__(self, interval: float = 0.1) -> None:
         self.text = ""
         self.toggle = widgets.ToggleButton(
-            value=False, description="Thinking", icon="chevron-right", layout=widgets.Layout(width="auto")
+            value=False, description="Thinking", icon="chevron-right",
+            layout=widgets.Layout(width="auto", align_self="flex-start"),
         )
         self.content = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.content.add_class(render.RENDERED_HTML_CLASS)
         super().__init__([self.toggle, self.content])
         self.add_class("jupyter-agent-thinking")
         self.toggle.observe(self._on_toggle, names="value")

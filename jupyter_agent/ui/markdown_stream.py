@@ -41,6 +41,7 @@ class StreamingMarkdown(widgets.VBox):
         self._live = widgets.HTML()
         super().__init__(children=[self._live])
         self.add_class("jupyter-agent-text")
+        self.add_class(render.RENDERED_HTML_CLASS)
         self._text = ""
         self._frozen_upto = 0
         self._freeze_chars = freeze_chars

@@ -122,6 +122,7 @@ class PlanApproval(widgets.VBox):
     def __init__(self, plan: str, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.pending: PendingAnswer[PlanChoice] = PendingAnswer(loop)
         self.plan = widgets.HTML(render.markdown_html(plan))
+        self.plan.add_class(render.RENDERED_HTML_CLASS)
         self.mode = widgets.Dropdown(options=list(PLAN_MODES), value="acceptEdits", description="Then:")
         self.approve = widgets.Button(description="Approve plan", button_style="success")
         self.keep = widgets.Button(description="Keep planning")

@@ -18,6 +18,9 @@ ADDED_BG = "rgba(46,160,67,0.18)"
 REMOVED_BG = "rgba(248,81,73,0.18)"
 HUNK_FG = "#8250df"
 ERROR_FG = "#d1242f"
+# JupyterLab's (and Notebook 7's) own class for rendered Markdown: widgets showing Markdown carry
+# it, so tables get rules, code blocks a background and headings the spacing of a Markdown cell.
+RENDERED_HTML_CLASS = "jp-RenderedHTMLCommon"
 MUTED_FG = "#6e7781"
 MONO = "font-family:var(--jp-code-font-family,monospace);font-size:12px"
 PRE_STYLE = f"margin:2px 0;padding:4px 6px;white-space:pre-wrap;word-break:break-word;{MONO}"

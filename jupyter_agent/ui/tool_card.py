@@ -39,8 +39,9 @@ def progress_lines(data: Any) -> list[str]:
 class ToolCard(widgets.VBox):
     """The transcript's view of one tool call; collapses to one line when it is done."""
 
-    def __init__(self, tool_use_id: str, tool_name: str, tool: Any = None) -> None:
+    def __init__(self, tool_use_id: str, tool_name: str, tool: Any = None, root: Any = None) -> None:
         self.tool_use_id = tool_use_id
+        self.root = root  # the session's folder: paths inside it are shown relative
         self.tool_name = tool_name
         self.tool = tool
         self.state = "pending"
@@ -56,7 +57,7 @@ class ToolCard(widgets.VBox):
         self._open_asks = 0  # a running call may ask mid-way (the sandbox's network), more than once
         self._after_ask = "pending"
         self.toggle = widgets.ToggleButton(
-            value=True, icon="chevron-down", layout=widgets.Layout(width="32px")
+            value=True, icon="chevron-down", layout=widgets.Layout(width="28px", padding="0")
         )
         self.title = widgets.HTML()
         self.detail = widgets.HTML()
@@ -83,7 +84,7 @@ class ToolCard(widgets.VBox):
 
     def set_input(self, input: Any) -> None:
         """Input known (parsed model or dict): update the summary and the full detail."""
-        self.summary = tool_views.summary_line(self.tool, self.tool_name, input)
+        self.summary = tool_views.summary_line(self.tool, self.tool_name, input, self.root)
         self.detail_html = tool_views.input_detail_html(self.tool_name, input)
         self.detail.value = self.detail_html
         self._refresh_title()

@@ -9,7 +9,9 @@ whose shape is unexpected renders as text instead of failing.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Mapping
+from pathlib import PurePosixPath
 from typing import Any
 
 from . import render
@@ -41,8 +43,35 @@ def as_dict(value: Any) -> dict[str, Any]:
     return {}
 
 
-def summary_line(tool: Any, tool_name: str, input: Any) -> str:
-    """``Bash: pytest -q`` / ``Edit src/app.py``: the tool's own line, else a sensible default."""
+PATH_KEYS = ("file_path", "notebook_path", "path")
+
+
+def display_path(path: str, root: str | os.PathLike[str] | None = None) -> str:
+    """``path`` as a card shows it: relative to ``root`` when it lies inside it (compared by
+    components), ``~/…`` under the home folder, else as given.  A path that is not already
+    normal (``..``, ``.``, doubled or trailing slashes) is shown exactly as given, so the line
+    never claims a place the tool would not reach."""
+    if not path.startswith("/") or os.path.normpath(path) != path or path.startswith("//"):
+        return path
+    target = PurePosixPath(path)
+    if root is not None and os.path.normpath(os.fspath(root)) != "/":
+        with contextlib.suppress(ValueError):
+            return str(target.relative_to(PurePosixPath(os.path.normpath(os.fspath(root)))))
+    home = os.path.expanduser("~")
+    if home not in ("", "/", "~"):
+        with contextlib.suppress(ValueError):
+            return "~/" + str(target.relative_to(PurePosixPath(home)))
+    return path
+
+
+def summary_line(tool: Any, tool_name: str, input: Any, root: str | os.PathLike[str] | None = None) -> str:
+    """``Bash: pytest -q`` / ``Edit src/app.py``: the tool's own line, else a sensible default;
+    file paths relative to ``root`` (the session's folder) when they lie inside it."""
+    data = as_dict(input)
+    return _shorten_paths(_summary(tool, tool_name, input, data), data, root)
+
+
+def _summary(tool: Any, tool_name: str, input: Any, data: dict[str, Any]) -> str:
     if tool is not None and input is not None and not isinstance(input, Mapping):
         try:
             text = tool.render_tool_use_message(input)
@@ -50,13 +79,20 @@ def summary_line(tool: Any, tool_name: str, input: Any) -> str:
                 return str(text)
         except Exception:
             pass
-    data = as_dict(input)
     if tool_name == "Bash" and "command" in data:
         return f"Bash: {_first_line(str(data['command']))}"
-    for key in ("file_path", "notebook_path", "path", "pattern", "url", "query"):
+    for key in (*PATH_KEYS, "pattern", "url", "query"):
         if key in data:
             return f"{tool_name} {data[key]}"
     return tool_name
+
+
+def _shorten_paths(line: str, data: dict[str, Any], root: str | os.PathLike[str] | None) -> str:
+    for key in PATH_KEYS:
+        value = data.get(key)
+        if isinstance(value, str) and value in line:
+            line = line.replace(value, display_path(value, root), 1)
+    return line
 
 
 def _first_line(text: str, limit: int = 120) -> str:
@@ -157,5 +193,5 @@ def result_summary(tool: Any, tool_name: str, data: Any, text: str, is_error: bo
         n = field(data, "num_lines", "numLines") or field(field(data, "file"), "numLines", "num_lines")
         if n is None and text:
             n = text.count("\n") + 1
-        return f"Read {n} lines"
+        return f"Read {n} line{'' if n == 1 else 's'}"
     return _first_line(text, 200)

@@ -37,6 +37,7 @@ class Transcript(widgets.VBox):
         find_tool: FindTool | None = None,
         on_stop: Callable[[], None] | None = None,
         interval: float = 0.15,
+        root: Any = None,
     ) -> None:
         try:
             self.loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
@@ -47,6 +48,7 @@ class Transcript(widgets.VBox):
         self.find_tool = find_tool or (lambda _name: None)
         self.on_stop = on_stop
         self.interval = interval
+        self.root = root  # the session's folder: the cards show paths inside it relative
         self.cards: dict[str, ToolCard] = {}
         self._agent_cards: dict[str, ToolCard] = {}  # subagent id -> the Agent call's card
         self.blocks: list[Any] = []
@@ -129,7 +131,7 @@ class Transcript(widgets.VBox):
     def card(self, tool_use_id: str, tool_name: str, tool: Any = None, parent: ToolCard | None = None) -> ToolCard:
         card = self.cards.get(tool_use_id)
         if card is None:
-            card = ToolCard(tool_use_id, tool_name, tool or self._find(tool_name))
+            card = ToolCard(tool_use_id, tool_name, tool or self._find(tool_name), root=self.root)
             self.cards[tool_use_id] = card
             if parent is not None and parent is not card:
                 parent.add_nested(card)
@@ -166,6 +168,8 @@ class Transcript(widgets.VBox):
         self.close_asks()
         self.stop_button.disabled = True
         self.stop_button.description = "Stopped" if stop_reason == "interrupted" else "Done"
+        self.stop_button.icon = "" if stop_reason == "interrupted" else "check"
+        self.stop_button.button_style = ""  # a finished turn's button is a label, not a warning
         self.footer.value = self._footer_html(stop_reason)
         for callback in list(self._done_callbacks):
             callback(self)

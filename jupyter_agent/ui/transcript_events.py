@@ -74,6 +74,8 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
     if outcome.input is not None and not card.detail_html:
         card.set_input(outcome.input)
     summary = tool_views.result_summary(card.tool, outcome.tool_name, data, outcome.text, outcome.is_error)
+    if outcome.decision == "user-deny" and card.decision:
+        summary = ""  # "Denied" (and what the user typed) is on the card; the rest was for the model
     body = "" if outcome.is_error else tool_views.result_body_html(outcome.tool_name, data, outcome.input)
     denied = outcome.decision in ("deny", "user-deny")
     card.finish(is_error=outcome.is_error, summary=summary, body_html=body, denied=denied)

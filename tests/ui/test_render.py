@@ -86,6 +86,59 @@ def test_summary_line_defaults(tool, data, expected):
     assert tool_views.summary_line(None, tool, data) == expected
 
 
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        ("/w/proj/src/app.py", "src/app.py"),
+        ("/w/proj", "."),
+        ("/w/proj-evil/x.py", "/w/proj-evil/x.py"),  # by components, not by string prefix
+        ("/w/proj/../etc/passwd", "/w/proj/../etc/passwd"),  # not normal: shown exactly as given
+        ("/w/proj/./a", "/w/proj/./a"),
+        ("//w/proj/a", "//w/proj/a"),
+        ("/w/proj/a/", "/w/proj/a/"),
+        ("/etc/hosts", "/etc/hosts"),
+        ("src/app.py", "src/app.py"),  # already relative
+        ("/home/ada/notes.md", "~/notes.md"),
+    ],
+)
+def test_display_path(monkeypatch, path, shown):
+    monkeypatch.setenv("HOME", "/home/ada")
+    assert tool_views.display_path(path, "/w/proj") == shown
+
+
+def test_display_path_under_a_root_of_slash_stays_absolute(monkeypatch):
+    monkeypatch.setenv("HOME", "/home/ada")
+    assert tool_views.display_path("/etc/passwd", "/") == "/etc/passwd"
+    assert tool_views.display_path("/etc/passwd", None) == "/etc/passwd"
+
+
+def test_summary_line_shows_paths_inside_the_session_folder_relative(tmp_path):
+    from jupyter_agent.tools.grep import GrepInput, GrepTool
+    from jupyter_agent.tools.read import ReadInput, ReadTool
+
+    read = ReadInput(file_path=str(tmp_path / "src" / "clean.py"))
+    assert tool_views.summary_line(ReadTool(), "Read", read, tmp_path) == "Read src/clean.py"
+    grep = GrepInput(pattern="dropna", path=str(tmp_path))
+    assert tool_views.summary_line(GrepTool(), "Grep", grep, tmp_path) == 'Grep "dropna" in .'
+    outside = {"file_path": "/etc/hosts", "old_string": "a", "new_string": "b"}
+    assert tool_views.summary_line(None, "Edit", outside, tmp_path) == "Edit /etc/hosts"
+    # a path that only looks like it is inside (a sibling folder sharing the prefix)
+    sibling = {"file_path": f"{tmp_path}-evil/a.py"}
+    assert tool_views.summary_line(None, "Write", sibling, tmp_path) == f"Write {tmp_path}-evil/a.py"
+
+
+def test_counts_are_singular_for_one():
+    from jupyter_agent.tools.glob import GlobOutput, GlobTool
+    from jupyter_agent.tools.grep import GrepOutput, GrepTool
+
+    assert tool_views.result_summary(None, "Read", {"num_lines": 1}, "", False) == "Read 1 line"
+    assert GlobTool().render_tool_result_message(GlobOutput(("a",), 1, False, 0)) == "Found 1 file"
+    assert GlobTool().render_tool_result_message(GlobOutput((), 0, False, 0)) == "Found 0 files"
+    one = GrepOutput("files_with_matches", ("a",), 1, 0, False)
+    assert GrepTool().render_tool_result_message(one) == "1 file"
+    assert GrepTool().render_tool_result_message(GrepOutput("content", ("a", "b"), 2, 0, False)) == "2 lines"
+
+
 def test_summary_line_prefers_the_tools_own_hook():
     class Fake:
         def render_tool_use_message(self, input):

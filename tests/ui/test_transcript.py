@@ -65,8 +65,22 @@ async def test_deny_with_feedback_reaches_the_model(tmp_path):
     assert outcome.is_error
     assert "the user said:\nwrite to ok/c.txt instead" in outcome.text
     assert outcome.text.startswith(REJECT_MESSAGE.split(".")[0])
-    assert transcript.cards["tu2"].state == "denied"
+    card = transcript.cards["tu2"]
+    assert card.state == "denied"
     assert "Denied: write to ok/c.txt instead" in transcript.static_html()
+    # the card says what the user did, not the instructions meant for the model
+    assert card.result_summary == "" and "STOP what you are doing" not in card.title_html()
+    assert "doesn&#x27;t want to proceed" not in transcript.static_html()
+
+
+async def test_a_plain_denial_shows_only_denied(tmp_path):
+    ctx, transcript, handler = _setup(tmp_path, GuardedTool())
+    run = _run(ctx, transcript, handler, "tu2b", "Guarded", {"path": "ok/b.txt"})
+    (await _panel(transcript, "tu2b")).deny.click()
+    outcome = await asyncio.wait_for(run, 5)
+    assert outcome.text == REJECT_MESSAGE  # the model still gets the whole instruction
+    title = transcript.cards["tu2b"].title_html()
+    assert "<i>Denied</i>" in title and "proceed" not in title
 
 
 async def test_always_allow_saves_the_rule(tmp_path):
@@ -123,7 +137,9 @@ async def test_events_build_text_cards_todos_and_footer(tmp_path):
     assert "☑" in transcript.todo_view.value
     assert "test-model · 1.5s · in 100 · out 20 · cache 50r/0w · $0.0012 · end_turn" in transcript.footer.value
     assert "<strong>check</strong>" in done[0] and "All done." in done[0]
-    assert transcript.stop_button.disabled
+    button = transcript.stop_button
+    assert button.disabled and button.description == "Done"
+    assert button.icon == "check" and button.button_style == ""  # no orange "stop" look once done
 
 
 async def test_unfinished_cards_are_closed_when_the_turn_ends(tmp_path):

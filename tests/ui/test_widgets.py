@@ -194,3 +194,17 @@ async def test_plan_approval_and_keep_planning():
     keep.feedback.value = "add tests first"
     keep.keep.click()
     assert await asyncio.wait_for(keep.wait(), 5) == KeepPlanning("add tests first")
+
+
+async def test_markdown_widgets_carry_jupyterlabs_rendered_markdown_class():
+    """Tables, headings and code in the answer, the thinking and a plan look as in a Markdown
+    cell (JupyterLab styles ``.jp-RenderedHTMLCommon`` descendants only)."""
+    assert "jp-RenderedHTMLCommon" in StreamingMarkdown()._dom_classes
+    assert "jp-RenderedHTMLCommon" in ThinkingBlock().content._dom_classes
+    assert "jp-RenderedHTMLCommon" in PlanApproval("# Plan\n\n| a | b |\n|---|---|\n| 1 | 2 |").plan._dom_classes
+
+
+def test_a_cards_toggle_has_room_for_its_chevron():
+    """A 32 px button with the theme's padding cut the chevron off to "..": no padding now."""
+    toggle = ToolCard("tu", "Read").toggle
+    assert toggle.layout.padding == "0" and toggle.description == ""
