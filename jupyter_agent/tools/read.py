@@ -20,7 +20,7 @@ from ..permissions.filesystem import check_read_permission
 from ._paths import deny_guard, read_bytes_nofollow_fifo, regular_file_stat, resolve_path
 from ._read_only import ReadOnlyTool
 from .read_image import ImageOutput, is_image_path, media_type_for, prepare_image
-from .read_notebook import read_notebook
+from .read_notebook import cell_count, read_notebook
 from .read_pdf import PdfOutput, parse_pages, read_pdf
 from .read_text import UNCHANGED_MESSAGE, TextReadOutput, read_window
 
@@ -119,9 +119,13 @@ class ReadTool(ReadOnlyTool[ReadInput, ReadOutput]):
 
     def render_tool_result_message(self, output: ReadOutput) -> str:
         if isinstance(output, TextReadOutput):
-            return f"Read {len(output.window.lines)} lines"
+            n = len(output.window.lines)
+            return f"Read {n} line{'' if n == 1 else 's'}"
         if isinstance(output, PdfOutput):
             return f"Read {len(output.pages)} of {output.total_pages} PDF pages"
+        if isinstance(output, NotebookOutput):
+            n = cell_count(output.blocks)
+            return "Read notebook" if n is None else f"Read {n} cell{'' if n == 1 else 's'}"
         return "Read image" if isinstance(output, ImageOutput) else "Read"
 
 

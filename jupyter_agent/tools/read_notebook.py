@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,24 +57,44 @@ async def read_notebook(path: str | os.PathLike[str], context: ToolUseContext) -
 
 
 def parse_cells(data: bytes, name: str) -> list[NotebookCell]:
-    """Cells of the notebook in ``data``; ids are the notebook's, or ``cell-<index>`` when absent."""
-    import nbformat
+    """Cells of the notebook in ``data``; ids are the notebook's, or ``cell-<index>`` when absent.
 
+    An nbformat 4 notebook is read as the JSON it is: reading needs no schema, and nbformat's
+    validator costs seconds to import where JupyterLab's extra format checkers are installed
+    (the first Read of a notebook in a kernel waited for it).  Older versions go through
+    nbformat's conversion."""
     try:
-        nb = nbformat.reads(data.decode("utf-8-sig"), as_version=4)
-    except Exception as exc:  # nbformat raises many kinds (JSON, validation, version)
+        nb = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
         raise ToolError(f"{name} is not a valid Jupyter notebook: {exc}") from None
+    if not isinstance(nb, dict):
+        raise ToolError(f"{name} is not a valid Jupyter notebook: the JSON is not an object")
+    if nb.get("nbformat") != 4:
+        nb = _converted(data, name)
+    raw_cells = nb.get("cells")
     cells = []
-    for i, cell in enumerate(nb.get("cells", [])):
+    for i, cell in enumerate(raw_cells if isinstance(raw_cells, list) else []):
+        if not isinstance(cell, dict):
+            continue
         source = cell.get("source", "")
+        outputs = cell.get("outputs")
         cells.append(NotebookCell(
             cell_id=str(cell.get("id") or f"cell-{i}"),
             cell_type=str(cell.get("cell_type", "code")),
-            source="".join(source) if isinstance(source, list) else str(source),
+            source="".join(map(str, source)) if isinstance(source, list) else str(source or ""),
             execution_count=cell.get("execution_count"),
-            outputs=tuple(cell.get("outputs", ()) or ()),
+            outputs=tuple(o for o in outputs if isinstance(o, dict)) if isinstance(outputs, list) else (),
         ))
     return cells
+
+
+def _converted(data: bytes, name: str) -> dict[str, Any]:
+    import nbformat
+
+    try:
+        return dict(nbformat.reads(data.decode("utf-8-sig"), as_version=4))
+    except Exception as exc:  # nbformat raises many kinds (JSON, validation, version)
+        raise ToolError(f"{name} is not a valid Jupyter notebook: {exc}") from None
 
 
 class OutputBlocks:
@@ -111,6 +133,9 @@ class OutputBlocks:
             self.parts = []
 
 
+_HEADING = re.compile(r"Notebook .*: (\d+) cells\Z")
+
+
 def render_cells(name: str, cells: list[NotebookCell]) -> list[ContentBlock]:
     """Text per cell (id, type, source, text outputs) with image outputs as image blocks."""
     out = OutputBlocks(f"Notebook {name}: {len(cells)} cells")
@@ -119,6 +144,14 @@ def render_cells(name: str, cells: list[NotebookCell]) -> list[ContentBlock]:
         out.text(f'<cell id="{cell.cell_id}" type="{cell.cell_type}"{count}>\n{cell.source}\n</cell>')
         out.outputs(cell.cell_id, cell.outputs)
     return out.done()
+
+
+def cell_count(blocks: Sequence[Any]) -> int | None:
+    """How many cells ``render_cells`` listed (its heading says), for the card's one line."""
+    first = blocks[0] if blocks else None
+    text = first.get("text") if isinstance(first, dict) else None
+    match = _HEADING.match(text.split("\n", 1)[0]) if isinstance(text, str) else None
+    return int(match.group(1)) if match else None
 
 
 def _output_parts(out: Any) -> tuple[str, list[ContentBlock] | None]:

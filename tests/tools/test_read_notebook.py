@@ -2,6 +2,9 @@ from __future__ import annotations
 
 import base64
 import io
+import json
+import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -77,3 +80,64 @@ async def test_malformed_notebook_is_a_clear_error(tmp_path):
     path.write_text("{not json")
     with pytest.raises(ToolError, match="not a valid Jupyter notebook"):
         await read_notebook(path, ToolUseContext(cwd=tmp_path))
+
+
+def test_reading_a_notebook_does_not_import_nbformat():
+    """nbformat's validator takes seconds to import where JupyterLab's format checkers are
+    installed; the first Read of a notebook in a kernel waited for it.  Reading needs none."""
+    code = (
+        "import sys\n"
+        "from jupyter_agent.tools.read_notebook import parse_cells\n"
+        "cells = parse_cells(b'{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}, \"cells\": ["
+        "{\"id\": \"a\", \"cell_type\": \"code\", \"metadata\": {}, \"source\": [\"x = 1\"], "
+        "\"outputs\": [], \"execution_count\": null}]}', 'n.ipynb')\n"
+        "assert [c.cell_id for c in cells] == ['a'], cells\n"
+        "print('nbformat' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+async def test_a_version_3_notebook_is_converted(tmp_path):
+    path = tmp_path / "v3.ipynb"
+    path.write_text(json.dumps({
+        "nbformat": 3, "nbformat_minor": 0, "metadata": {"name": "old"},
+        "worksheets": [{"metadata": {}, "cells": [
+            {"cell_type": "code", "input": "x = 41 + 1", "language": "python", "metadata": {},
+             "outputs": [{"output_type": "stream", "stream": "stdout", "text": "42\n"}], "prompt_number": 1},
+        ]}],
+    }))
+    text = (await read_notebook(path, ToolUseContext(cwd=tmp_path)))[0]["text"]
+    assert "x = 41 + 1" in text and "42" in text
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("[1, 2]", "not an object"), ("\ufffe", "not a valid Jupyter notebook"), ('{"nbformat": 2}', "not a valid")],
+)
+async def test_json_that_is_no_notebook_is_a_clear_error(tmp_path, content, message):
+    path = tmp_path / "odd.ipynb"
+    path.write_text(content)
+    with pytest.raises(ToolError, match=message):
+        await read_notebook(path, ToolUseContext(cwd=tmp_path))
+
+
+async def test_stray_values_among_cells_and_outputs_are_skipped(tmp_path):
+    path = tmp_path / "stray.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": [
+        "not a cell",
+        {"cell_type": "code", "metadata": {}, "source": "y = 2", "execution_count": 1,
+         "outputs": [7, {"output_type": "stream", "name": "stdout", "text": "two\n"}]},
+    ]}))
+    text = (await read_notebook(path, ToolUseContext(cwd=tmp_path)))[0]["text"]
+    assert 'id="cell-1"' in text and "y = 2" in text and "two" in text
+
+
+async def test_the_cards_line_counts_the_cells(tmp_path):
+    from jupyter_agent.tools.read import NotebookOutput, ReadTool
+
+    path = tmp_path / "a: b.ipynb"  # a colon in the name does not confuse the count
+    _notebook(path)
+    blocks = tuple(await read_notebook(path, ToolUseContext(cwd=tmp_path)))
+    assert ReadTool().render_tool_result_message(NotebookOutput(str(path), blocks)) == "Read 2 cells"
+    assert ReadTool().render_tool_result_message(NotebookOutput(str(path), ())) == "Read notebook"
