@@ -155,8 +155,17 @@ class BashTool(Tool[BashInput, BashOutput]):
         return f"Bash: {_first_line(input.command, 120)}{suffix}"
 
     def render_tool_result_message(self, output: BashOutput) -> str:
-        text = output.to_text()
-        return text if len(text) <= 200 else "…" + text[-200:]
+        """The card's one line: how it ended, then the only line of output or how many there
+        were (the output itself is in the card's body)."""
+        if output.background_task_id is not None:
+            return f"Running in the background ({output.background_task_id})"
+        lines = [line for line in output.output.splitlines() if line.strip()]
+        said = lines[0].strip() if len(lines) == 1 else (f"{len(lines)} lines" if lines else "(no output)")
+        if output.timed_out:
+            return f"Timed out after {output.timeout_ms / 1000:g} s · {said}"
+        if output.interrupted:
+            return f"Interrupted · {said}"
+        return f"Exit code {output.exit_code} · {said}" if output.exit_code else said
 
     def map_result_to_content(self, data: BashOutput, tool_use_id: str) -> list[ContentBlock]:
         return [text_block(data.to_text())]

@@ -90,7 +90,8 @@ class ApprovalPanel(widgets.VBox):
             placeholder=FEEDBACK_PLACEHOLDER, rows=2, layout=widgets.Layout(width="98%")
         )
         self.status = widgets.HTML()
-        super().__init__(children=[self.message, widgets.HBox(buttons), self.feedback, self.status])
+        self.buttons = widgets.HBox(buttons)
+        super().__init__(children=[self.message, self.buttons, self.feedback, self.status])
         self.add_class("jupyter-agent-approval")
         self.approve.on_click(lambda _b: self.pending.answer(Approved()))
         self.deny.on_click(lambda _b: self.pending.answer(Denied(self.feedback.value.strip())))
@@ -111,5 +112,9 @@ class ApprovalPanel(widgets.VBox):
             if button is not None:
                 button.disabled = True
         self.feedback.disabled = True
+        # Answered: the question and the answer stay; the buttons and the empty box go, so a
+        # running command's output is not followed by controls that no longer do anything.
+        self.buttons.layout.display = "none"
+        self.feedback.layout.display = "none"
         colour = render.ERROR_FG if isinstance(choice, Denied | Stopped) else "#1a7f37"
         self.status.value = f'<span style="color:{colour}">{render.escape(describe_choice(choice))}</span>'

@@ -103,6 +103,14 @@ def on_todos(t: Transcript, e: ev.TodosUpdated) -> None:
 
 def on_message_done(t: Transcript, e: ev.AssistantMessageDone) -> None:
     t._attempt_start = len(t.blocks)
+    content = e.message.get("content") if isinstance(e.message, dict) else None
+    for block in content if isinstance(content, list) else ():
+        # The model's input as written: the card names its file even when the input is then
+        # refused before the tool is asked (a bad field, not read first); the parsed input
+        # replaces it once the call starts.
+        card = t.cards.get(block.get("id", "")) if isinstance(block, dict) and block.get("type") == "tool_use" else None
+        if card is not None and not card.detail_html and isinstance(block.get("input"), dict):
+            card.set_input(block["input"])
 
 
 def on_error(t: Transcript, e: ev.AgentErrorEvent) -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from jupyter_agent.core.events import ToolCallProgress
+from jupyter_agent.tools.bash import BashOutput, BashTool
 from jupyter_agent.tools.shell.output import HEAD_CHARS, MAX_INLINE_CHARS, TAIL_CHARS
 from tests.tasks.shell_support import bash, bash_context, call
 
@@ -151,3 +154,20 @@ async def test_output_beyond_64_mib_is_summed_up_from_the_raw_ends(tmp_path, app
     assert "bytes omitted" in outcome.text and "raw bytes" in outcome.text
     raw = Path(outcome.result.data.output_path)
     assert raw.suffix == ".log" and raw.stat().st_size > 70_000_000
+
+
+@pytest.mark.parametrize(
+    ("output", "line"),
+    [
+        (BashOutput("hello\n", exit_code=0), "hello"),
+        (BashOutput("", exit_code=0), "(no output)"),
+        (BashOutput("epoch 1\nepoch 2\n\nepoch 3\n", exit_code=0), "3 lines"),
+        (BashOutput("boom\n", exit_code=2), "Exit code 2 · boom"),
+        (BashOutput("a\nb\n", timed_out=True, timeout_ms=5000), "Timed out after 5 s · 2 lines"),
+        (BashOutput("", interrupted=True), "Interrupted · (no output)"),
+        (BashOutput("", background_task_id="b1"), "Running in the background (b1)"),
+    ],
+)
+def test_the_cards_one_line_says_how_it_ended(output, line):
+    """Not the last 200 characters of the output cut mid-line: the body shows the output."""
+    assert BashTool().render_tool_result_message(output) == line

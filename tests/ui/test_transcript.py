@@ -221,3 +221,27 @@ async def test_a_question_on_a_finished_card_leaves_it_finished(tmp_path):
     panel.approve.click()
     await asyncio.wait_for(panel.wait(), 5)
     assert card.state == "done" and card.decision == "Approved"
+
+
+async def test_a_call_refused_before_it_starts_still_names_its_file(tmp_path):
+    """The model's input is known when its message ends: a call refused at validation (here a
+    real one: NotebookEdit of a notebook not read yet) keeps a title that says what it was for."""
+    from jupyter_agent.tools.notebook_edit import NotebookEditTool
+
+    tool = NotebookEditTool()
+    ctx = make_context([tool], tmp_path)
+    transcript = Transcript("edit", find_tool=ctx.find_tool, root=tmp_path)
+    handler = WidgetPermissionHandler(lambda: transcript, project_dir=tmp_path)
+    nb = tmp_path / "analysis.ipynb"
+    nb.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    raw = {"notebook_path": str(nb), "edit_mode": "insert", "cell_type": "code", "new_source": "x = 1"}
+    transcript.handle(ev.ToolUseStreaming("tu9", "NotebookEdit", ""))
+    transcript.handle(ev.AssistantMessageDone(
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "tu9", "name": "NotebookEdit", "input": raw}]},
+        "tool_use",
+    ))
+    outcome = await _run(ctx, transcript, handler, "tu9", "NotebookEdit", raw)
+    assert outcome.is_error and "has not been read" in outcome.text
+    card = transcript.cards["tu9"]
+    assert card.summary == "NotebookEdit analysis.ipynb"
+    assert "has not been read" in card.result_summary and "x = 1" in card.static_html()

@@ -24,6 +24,9 @@ async def test_approve_click_resolves_the_wait():
     assert await asyncio.wait_for(panel.wait(), 5) == Approved()
     assert panel.approve.disabled and panel.deny.disabled
     assert "Approved" in panel.status.value
+    # the question and the answer stay; the controls that no longer do anything go
+    assert panel.buttons.layout.display == "none" and panel.feedback.layout.display == "none"
+    assert panel.message.layout.display != "none" and panel.message.value
 
 
 async def test_deny_sends_the_feedback_text():
