@@ -32,7 +32,6 @@ def make_mcp_manager(
         return None
     try:
         from ..mcp.config import load_mcp_config
-        from ..mcp.manager import McpManager
     except ImportError:
         return None
     project = config.resolved_project_dir() if config.load_mcp else None
@@ -44,6 +43,10 @@ def make_mcp_manager(
     loaded = load_mcp_config(project, home=config.home, extra=config.mcp_servers or None, environ=environ,
                              policy=policy)
     if not loaded.servers and not loaded.pending and not loaded.errors:
+        return None  # no servers: the MCP SDK is not even imported
+    try:
+        from ..mcp.manager import McpManager
+    except ImportError:
         return None
     return McpManager.from_config(loaded, log_dir=session_dir / "mcp", environment=environment)
 

@@ -6,16 +6,17 @@ The servers are the ``McpConnection`` objects in ``context.options.mcp_clients``
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext
 from ..core.result import ContentBlock, ToolResult, text_block
 from ..errors import ToolError
-from ..mcp.connection import McpCallError, McpConnection
-from ..mcp.convert import resource_contents_to_blocks
 from ._read_only import ReadOnlyTool
+
+if TYPE_CHECKING:  # the MCP SDK loads with the first server, not with these tools
+    from ..mcp.connection import McpConnection
 
 NO_RESOURCES = (
     "No resources found. MCP servers may still provide tools even if they have no resources."
@@ -23,6 +24,10 @@ NO_RESOURCES = (
 
 
 def _connections(context: ToolUseContext) -> list[McpConnection]:
+    if not context.options.mcp_clients:
+        return []
+    from ..mcp.connection import McpConnection
+
     return [c for c in context.options.mcp_clients if isinstance(c, McpConnection)]
 
 
@@ -54,6 +59,10 @@ Usage examples:
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
         conns = [_find_server(context, input.server)] if input.server else _connections(context)
+        if not conns:
+            return ToolResult([])
+        from ..mcp.connection import McpCallError
+
         out: list[dict[str, Any]] = []
         for conn in conns:
             if conn.status != "connected" or not conn.supports_resources:
@@ -98,9 +107,11 @@ Parameters:
         conn = _find_server(context, input.server)
         if conn.status == "connected" and not conn.supports_resources:
             raise ToolError(f'Server "{input.server}" does not support resources.')
-        try:
-            from ..mcp.elicitation import asker_for_call
+        from ..mcp.connection import McpCallError
+        from ..mcp.convert import resource_contents_to_blocks
+        from ..mcp.elicitation import asker_for_call
 
+        try:
             result = await conn.read_resource(input.uri, on_elicit=asker_for_call(self, input, context, can_use_tool))
         except McpCallError as exc:
             raise ToolError(str(exc)) from exc
