@@ -26,6 +26,25 @@ def load_ipython_extension(ip: Any) -> None:
     ip.configurables.append(magics)
     ip.events.register("pre_run_cell", magics.pre_run_cell)
     setattr(ip, _MAGICS_KEY, magics)
+    if magics.preload:
+        preload()
+
+
+PRELOAD_THREAD = "jupyter-agent-preload"
+
+
+def preload() -> None:
+    """Import the model SDK on a daemon thread: it is most of the first ``%agent``'s wait (1.5 s
+    and more), and the user is still typing.  Only the SDK, whose imports never come back into
+    this package, so a ``%agent`` run meanwhile just waits on the import lock for the rest."""
+    import threading
+
+    def run() -> None:
+        with contextlib.suppress(Exception):  # a broken SDK reports itself at the first %agent
+            import anthropic  # noqa: F401
+
+    if not any(t.name == PRELOAD_THREAD for t in threading.enumerate()):
+        threading.Thread(target=run, name=PRELOAD_THREAD, daemon=True).start()
 
 
 def unload_ipython_extension(ip: Any) -> None:

@@ -299,3 +299,31 @@ def test_permissions_lists_the_rules_and_forget_removes_one(ip, tmp_path, monkey
         ip.run_line_magic("agent", "--permissions").splitlines()
     monkeypatch.undo()
     ip.run_line_magic("agent", "--new")
+
+
+_PRELOAD_PROBE = """
+import sys, threading
+from traitlets.config import Config
+from IPython.core.interactiveshell import InteractiveShell
+config = Config()
+config.AgentMagics.preload = {preload}
+ip = InteractiveShell.instance(config=config)
+ip.run_line_magic("load_ext", "jupyter_agent")
+loaded_at_once = "anthropic" in sys.modules
+threads = [t for t in threading.enumerate() if t.name == "jupyter-agent-preload"]
+for t in threads:
+    t.join(120)
+print(loaded_at_once, len(threads), "anthropic" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(("preload", "seen"), [(True, "False 1 True"), (False, "False 0 False")])
+def test_load_ext_imports_the_sdk_in_the_background_unless_told_not_to(preload, seen):
+    """%load_ext stays quick (the SDK is not imported on the calling thread), and the first
+    %agent does not wait for the SDK: a daemon thread has imported it meanwhile."""
+    import subprocess
+    import sys
+
+    code = _PRELOAD_PROBE.format(preload=preload)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, check=True)
+    assert out.stdout.strip().splitlines()[-1] == seen

@@ -45,6 +45,10 @@ class AgentMagics(Magics):
     stream_interval = Float(0.15, help="Seconds between transcript updates while text streams.").tag(config=True)
     show_context = Bool(True, help="Tell the agent the notebook path, cell id and last error.").tag(config=True)
     sandbox = Bool(False, help="Run new sessions' Bash commands in the bubblewrap sandbox.").tag(config=True)
+    preload = Bool(
+        True, help="At %load_ext, import the model SDK on a background thread, so the first %agent "
+        "does not wait for it (set in ipython_config.py; a %config after loading is too late)."
+    ).tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         # Set before the traitlets init: loading config may fire the observers below.
