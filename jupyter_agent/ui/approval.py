@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 import ipywidgets as widgets
 
 from ..core.permission_types import PermissionAsk, PermissionUpdate
 from . import render
 from .decision import PendingAnswer
+from .tool_views import display_path
 
 FEEDBACK_PLACEHOLDER = "Tell the model why, or what to do instead (optional)"
 
@@ -50,6 +52,21 @@ def rule_label(update: PermissionUpdate) -> str:
     return ", ".join(update.rules)
 
 
+_FOLDER_RULE = re.compile(r"(Edit|Read)\(/(/.+)/\*\*\)")
+
+
+def button_label(update: PermissionUpdate, root: Any = None) -> str:
+    """The Always-allow button's text.  A folder rule for this session says what it does in
+    words ("Always allow edits in this folder this session") instead of spelling an absolute
+    path; the exact rule is in the tooltip and in the audit line."""
+    match = _FOLDER_RULE.fullmatch(update.rules[0]) if len(update.rules) == 1 else None
+    if match is None or update.destination not in ("session", "cliArg"):
+        return f"Always allow {rule_label(update)}"
+    shown = display_path(match.group(2), root)
+    where = "this folder" if shown == "." else f"{shown}/"
+    return f"Always allow {'edits' if match.group(1) == 'Edit' else 'reads'} in {where} this session"
+
+
 def describe_choice(choice: ApprovalChoice) -> str:
     """The audit line for a decision: ``Approved``, ``Always allowed Bash(pytest:*)``…"""
     match choice:
@@ -68,7 +85,7 @@ def describe_choice(choice: ApprovalChoice) -> str:
 class ApprovalPanel(widgets.VBox):
     """Buttons for one permission ask; ``await panel.wait()`` gives the user's choice."""
 
-    def __init__(self, ask: PermissionAsk, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    def __init__(self, ask: PermissionAsk, loop: asyncio.AbstractEventLoop | None = None, root: Any = None) -> None:
         self.ask = ask
         self.pending: PendingAnswer[ApprovalChoice] = PendingAnswer(loop)
         self.message = widgets.HTML(f"<b>{render.escape(ask.message)}</b>" if ask.message else "")
@@ -80,7 +97,7 @@ class ApprovalPanel(widgets.VBox):
         if self.update is not None:
             where = _DESTINATION_FILES.get(self.update.destination, self.update.destination)
             self.always = widgets.Button(
-                description=f"Always allow {rule_label(self.update)}",
+                description=button_label(self.update, root),
                 tooltip=f"Save the rule {rule_label(self.update)} to {where} and run",
                 layout=widgets.Layout(width="auto"),
             )

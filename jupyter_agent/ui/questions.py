@@ -50,24 +50,23 @@ class _Question(widgets.VBox):
     def __init__(self, question: Any) -> None:
         self.text = str(_get(question, "question", ""))
         self.multi = bool(_get(question, "multiSelect", _get(question, "multi_select", False)))
-        options = [_get(o, "label", str(o)) for o in (_get(question, "options") or [])]
-        descriptions = [_get(o, "description", "") for o in (_get(question, "options") or [])]
+        raw = _get(question, "options") or []
+        self.labels = [str(_get(o, "label", str(o))) for o in raw]
+        # each option with its description beside it, not in a list above the buttons
+        shown = [f"{label} — {desc}" if desc else label
+                 for label, desc in zip(self.labels, (str(_get(o, "description", "") or "") for o in raw), strict=True)]
         header = str(_get(question, "header", ""))
-        help_html = "".join(
-            f"<div>{render.muted(f'{label}: {desc}')}</div>"
-            for label, desc in zip(options, descriptions, strict=False)
-            if desc
-        )
-        self.label = widgets.HTML(
-            (f"<b>{render.escape(header)}</b> " if header else "") + render.escape(self.text) + help_html
-        )
+        self.label = widgets.HTML((f"<b>{render.escape(header)}</b> " if header else "") + render.escape(self.text))
         if self.multi:
             self.choices: list[widgets.Checkbox] = [
-                widgets.Checkbox(description=o, indent=False) for o in options
+                widgets.Checkbox(description=text, indent=False, layout=widgets.Layout(width="auto")) for text in shown
             ]
             picker: widgets.Widget = widgets.VBox(self.choices)
         else:
-            self.select = widgets.RadioButtons(options=[*options, OTHER], value=None)
+            self.select = widgets.RadioButtons(
+                options=[*zip(shown, self.labels, strict=True), (OTHER, OTHER)], value=None,
+                layout=widgets.Layout(width="auto"),
+            )
             picker = self.select
         self.other = widgets.Text(placeholder="Other (type your own answer)")
         super().__init__([self.label, picker, self.other])
@@ -75,7 +74,7 @@ class _Question(widgets.VBox):
     def answer(self) -> str:
         other = self.other.value.strip()
         if self.multi:
-            picked = [c.description for c in self.choices if c.value]
+            picked = [label for label, c in zip(self.labels, self.choices, strict=True) if c.value]
             return ", ".join(picked + ([other] if other else []))
         if self.select.value == OTHER or (self.select.value is None and other):
             return other
@@ -103,6 +102,11 @@ class QuestionForm(widgets.VBox):
 
     def dismiss(self) -> None:
         self.pending.answer(None)
+
+    @staticmethod
+    def describe(answers: Answers | None) -> str:
+        """The card's audit line."""
+        return "Answered: " + "; ".join(answers.answers.values()) if answers else "Dismissed"
 
     def _done(self, answers: Answers | None) -> None:
         self.submit.disabled = True
@@ -140,6 +144,13 @@ class PlanApproval(widgets.VBox):
 
     def dismiss(self) -> None:
         self.pending.answer(KeepPlanning("The user stopped the turn."))
+
+    @staticmethod
+    def describe(choice: PlanChoice) -> str:
+        """The card's audit line."""
+        if isinstance(choice, PlanApproved):
+            return f"Plan approved (mode {choice.mode})"
+        return f"Keep planning: {choice.feedback}"
 
     def _done(self, choice: PlanChoice) -> None:
         for w in (self.approve, self.keep, self.mode, self.feedback):

@@ -145,10 +145,11 @@ def format_tokens(n: int) -> str:
 
 
 def footer_text(
-    model: str, duration_s: float, usage: Any, cost_usd: float | None, status: str = ""
+    model: str, duration_s: float | None, usage: Any, cost_usd: float | None, status: str = ""
 ) -> str:
-    """``claude-x · 12.3s · in 1200 · out 340 · cache 800r/0w · $0.0123``."""
-    parts = [model, f"{duration_s:.1f}s"]
+    """``claude-x · 12.3s · in 1200 · out 340 · cache 800r/0w · $0.0123``; no duration while
+    the turn runs (the footer is redrawn per request, so a time would be stale at once)."""
+    parts = [model] + ([f"{duration_s:.1f}s"] if duration_s is not None else [])
     if usage is not None:
         parts.append(f"in {format_tokens(getattr(usage, 'input_tokens', 0))}")
         parts.append(f"out {format_tokens(getattr(usage, 'output_tokens', 0))}")

@@ -56,6 +56,7 @@ class ToolCard(widgets.VBox):
         self._ticker: asyncio.TimerHandle | None = None
         self._open_asks = 0  # a running call may ask mid-way (the sandbox's network), more than once
         self._after_ask = "pending"
+        self._waiting = "waiting for approval"  # what the title says while the card asks
         self.toggle = widgets.ToggleButton(
             value=True, icon="chevron-down", layout=widgets.Layout(width="28px", padding="0")
         )
@@ -96,20 +97,23 @@ class ToolCard(widgets.VBox):
             self._after_ask = self.state
         self._open_asks += 1
         self.state = "asking"
+        self._waiting = "waiting for approval"
         self.expand(True)
-        self.approval = ApprovalPanel(ask, loop)
+        self.approval = ApprovalPanel(ask, loop, root=self.root)
         self.approval.pending.on_answer(self._on_decision)
         self.body.children = (*self.body.children, self.approval)
         self._refresh_title()
         return self.approval
 
-    def ask_form(self, form: Any) -> Any:
-        """A form the running call waits for (an MCP server's elicitation): shown like an
-        approval panel; ``form.pending`` answers it."""
+    def ask_form(self, form: Any, waiting: str = "waiting for approval") -> Any:
+        """A form the call waits for (an MCP server's elicitation, the model's questions, a
+        plan to approve): shown like an approval panel; ``form.pending`` answers it and
+        ``form.describe(answer)`` is the audit line.  ``waiting``: what the title says meanwhile."""
         if self.state != "asking":
             self._after_ask = self.state
         self._open_asks += 1
         self.state = "asking"
+        self._waiting = waiting
         self.expand(True)
         form.pending.on_answer(lambda answer: self._answered(getattr(form, "describe", str)(answer)))
         self.body.children = (*self.body.children, form)
@@ -202,7 +206,7 @@ class ToolCard(widgets.VBox):
         if self.state == "running" and elapsed is not None:
             parts.append(render.muted(f"running {elapsed:.0f}s"))
         elif self.state == "asking":
-            parts.append(render.muted("waiting for approval"))
+            parts.append(render.muted(self._waiting))
         elif self.finished:
             if self.decision:
                 parts.append(f"<i>{render.escape(self.decision)}</i>")

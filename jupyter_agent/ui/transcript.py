@@ -96,13 +96,7 @@ class Transcript(widgets.VBox):
 
     def ask_questions(self, tool_use_id: str, questions: list[Any]) -> QuestionForm:
         card = self.card(tool_use_id, "AskUserQuestion")
-        form = QuestionForm(questions, self.loop)
-        form.pending.on_answer(
-            lambda a: _record(card, "Answered: " + "; ".join(a.answers.values()) if a else "Dismissed")
-        )
-        card.body.children = (*card.body.children, form)
-        card.expand(True)
-        return self._track(form)
+        return self._track(card.ask_form(QuestionForm(questions, self.loop), "waiting for your answer"))
 
     def ask_elicitation(self, tool_use_id: str, tool: Any, elicitation: Any, agent_id: str | None = None) -> Any:
         """An MCP server's form (or link) on the card of the call it came from."""
@@ -114,12 +108,8 @@ class Transcript(widgets.VBox):
 
     def ask_plan(self, tool_use_id: str, plan: str) -> PlanApproval:
         card = self.card(tool_use_id, "ExitPlanMode")
-        widget = PlanApproval(plan, self.loop)
         card.detail_html = render.markdown_html(plan)
-        widget.pending.on_answer(lambda c: _record(card, _plan_text(c)))
-        card.body.children = (*card.body.children, widget)
-        card.expand(True)
-        return self._track(widget)
+        return self._track(card.ask_form(PlanApproval(plan, self.loop), "waiting for you to approve the plan"))
 
     def close_asks(self) -> None:
         """Dismiss every open ask (the turn is stopping): approvals deny, forms are dismissed."""
@@ -236,15 +226,5 @@ class Transcript(widgets.VBox):
         return f"<b>%agent</b> {render.escape(first)}"
 
     def _footer_html(self, status: str) -> str:
-        duration = self.duration_s if self.duration_s is not None else time.monotonic() - self.started
-        text = render.footer_text(self.model, duration, self.usage, self.cost_usd, status)
+        text = render.footer_text(self.model, self.duration_s, self.usage, self.cost_usd, status)
         return f'<span style="color:{render.MUTED_FG};font-size:12px">{render.escape(text)}</span>'
-
-
-def _record(card: ToolCard, text: str) -> None:
-    card.decision = text
-
-
-def _plan_text(choice: Any) -> str:
-    mode = getattr(choice, "mode", None)
-    return f"Plan approved (mode {mode})" if mode else f"Keep planning: {getattr(choice, 'feedback', '')}"

@@ -38,6 +38,12 @@ async def test_question_form_answers_ask_user_question(tmp_path):
         run_tool_use(ToolUseRequest("q1", "AskUserQuestion", QUESTIONS), ctx, handler, on_event=transcript.handle)
     )
     form = await widget_on_card(transcript, "q1", QuestionForm)
+    card = transcript.cards["q1"]
+    assert card.state == "asking" and "waiting for your answer" in card.title.value
+    # each option shows its description beside it; the answer is the label alone
+    assert form.questions[0].select.options == (("Postgres — server", "Postgres"), ("SQLite — file", "SQLite"),
+                                                 ("Other", "Other"))
+    assert [c.description for c in form.questions[1].choices] == ["auth", "api"]
     form.questions[0].select.value = "SQLite"
     form.questions[1].choices[1].value = True
     form.questions[1].other.value = "admin UI"
@@ -47,6 +53,7 @@ async def test_question_form_answers_ask_user_question(tmp_path):
     assert '"Which database?"="SQLite"' in outcome.text
     assert '"Which extras?"="api, admin UI"' in outcome.text
     assert "Answered: SQLite; api, admin UI" in transcript.static_html()
+    assert card.decision == "Answered: SQLite; api, admin UI" and "waiting" not in card.title.value
 
 
 async def test_plan_approval_switches_mode(tmp_path):
@@ -57,11 +64,13 @@ async def test_plan_approval_switches_mode(tmp_path):
     run = asyncio.create_task(run_tool_use(req, ctx, handler, on_event=transcript.handle))
     widget = await widget_on_card(transcript, "p1", PlanApproval)
     assert "<li>Add tests</li>" in widget.plan.value
+    assert "waiting for you to approve the plan" in transcript.cards["p1"].title.value
     widget.mode.value = "acceptEdits"
     widget.approve.click()
     outcome = await asyncio.wait_for(run, 5)
     assert not outcome.is_error and "Permission mode is now acceptEdits" in outcome.text
     assert ctx.permission_context.mode == "acceptEdits"
+    assert transcript.cards["p1"].decision == "Plan approved (mode acceptEdits)"
 
 
 async def test_keep_planning_sends_feedback_and_stays_in_plan_mode(tmp_path):

@@ -66,6 +66,21 @@ def test_footer_text_lists_model_duration_tokens_and_cost():
     assert text == "claude-sonnet-5-5 · 12.3s · in 1200 · out 340 · cache 25.0kr/0w · $0.0123"
 
 
+async def test_a_running_turns_footer_shows_no_stale_duration():
+    """The footer is redrawn once per request: a time in it would be stale at once (it read
+    0.3 s while a command had run for 3 s); the duration appears when the turn ends."""
+    from jupyter_agent.agent import events as ev
+    from jupyter_agent.ui.transcript import Transcript
+
+    transcript = Transcript("x", model="m")
+    usage = ev.Usage(input_tokens=10, output_tokens=2)
+    transcript.handle(ev.UsageUpdated(usage, usage, 0.001, 0.001))
+    assert transcript.footer.value.count("·") and "s ·" not in transcript.footer.value
+    assert "m · in 10 · out 2" in transcript.footer.value and "running" in transcript.footer.value
+    transcript.finish("end_turn", duration_s=4.25)
+    assert "m · 4.2s · in 10" in transcript.footer.value or "m · 4.3s · in 10" in transcript.footer.value
+
+
 def test_tail_html_keeps_last_lines():
     html = render.tail_html([f"line {i}" for i in range(30)], limit=5)
     assert "line 29" in html and "line 25" in html and "line 24" not in html

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import pytest
+
 from jupyter_agent.core.permission_types import PermissionAsk, PermissionUpdate
 from jupyter_agent.ui.approval import AlwaysAllowed, ApprovalPanel, Approved, Denied, Stopped
 from jupyter_agent.ui.blocks import ThinkingBlock
@@ -211,3 +213,24 @@ def test_a_cards_toggle_has_room_for_its_chevron():
     """A 32 px button with the theme's padding cut the chevron off to "..": no padding now."""
     toggle = ToolCard("tu", "Read").toggle
     assert toggle.layout.padding == "0" and toggle.description == ""
+
+
+@pytest.mark.parametrize(
+    ("rules", "destination", "label"),
+    [
+        (("Edit(//w/proj/**)",), "session", "Always allow edits in this folder this session"),
+        (("Edit(//w/proj/src/**)",), "session", "Always allow edits in src/ this session"),
+        (("Read(//data/shared/**)",), "session", "Always allow reads in /data/shared/ this session"),
+        (("Bash(pytest:*)",), "localSettings", "Always allow Bash(pytest:*)"),
+        (("Edit(//w/proj/**)",), "localSettings", "Always allow Edit(//w/proj/**)"),  # saved: the rule itself
+        (("WebFetch(domain:example.com)",), "localSettings", "Always allow WebFetch(domain:example.com)"),
+    ],
+)
+async def test_the_always_button_says_what_a_session_folder_rule_does(rules, destination, label):
+    ask = PermissionAsk("Edit?", suggestions=(PermissionUpdate(rules=rules, destination=destination),))
+    panel = ApprovalPanel(ask, root="/w/proj")
+    assert panel.always is not None and panel.always.description == label
+    assert rules[0] in panel.always.tooltip  # the exact rule is one hover away
+    panel.always.click()
+    assert isinstance(await asyncio.wait_for(panel.wait(), 5), AlwaysAllowed)
+    assert rules[0] in panel.status.value  # and in the audit line
