@@ -77,8 +77,8 @@ async def evaluate_permission(
     read_only = None  # computed only when something depends on it
     if mode == "plan":
         read_only = _read_only(tool, input, context)
-        if not read_only:
-            return PermissionDeny(PLAN_MODE_MESSAGE)
+        if not read_only:  # a tool may say what would run instead (the Agent tool: Explore, Plan)
+            return PermissionDeny(PLAN_MODE_MESSAGE + getattr(tool, "plan_mode_hint", ""))
     if asked is not None:
         return sticky_ask(f"{tool.name} requires approval (rule {asked}).", RULE, asked)
     match own:

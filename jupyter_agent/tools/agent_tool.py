@@ -84,6 +84,9 @@ class AgentTool(Tool[AgentInput, str]):
     name = "Agent"
     aliases = ("Task",)
     input_schema = AgentInput
+    # added to plan mode's denial of an agent that may write: research still has a way
+    plan_mode_hint = (" Agents that only read run in plan mode: use subagent_type "
+                      + " or ".join(f'"{t}"' for t in sorted(READ_ONLY_TYPES)) + " to research.")
 
     async def prompt(self, options: ToolUseOptions) -> str:
         base = " ".join((type(self).__doc__ or "").split())

@@ -33,3 +33,20 @@ async def test_guard_denies_writes_before_asking_and_lets_reads_through(tmp_path
     read = await run_tool_use(ToolUseRequest("r", "Read", {"file_path": str(tmp_path / "a.txt")}), ctx, approve)
     assert not read.is_error and "alpha" in read.text
     assert guarded[0].input_json_schema() == ReadTool().input_json_schema()
+
+
+async def test_plan_mode_turns_a_writing_agent_away_and_names_the_ones_that_may_run(tmp_path):
+    from dataclasses import replace
+
+    from jupyter_agent.core.permission_types import PermissionAllow, PermissionDeny
+    from jupyter_agent.permissions.decide import has_permission_to_use_tool
+
+    tool = AgentTool()
+    ctx = make_context([tool], tmp_path)
+    ctx.set_app_state(lambda s: replace(s, tool_permission_context=replace(s.tool_permission_context, mode="plan")))
+    general = tool.input_schema(description="survey", prompt="count rows", subagent_type="general-purpose")
+    verdict = await has_permission_to_use_tool(tool, general, ctx)
+    assert isinstance(verdict, PermissionDeny) and verdict.message.startswith("Plan mode is on")
+    assert 'use subagent_type "Explore" or "Plan" to research' in verdict.message
+    explore = tool.input_schema(description="survey", prompt="count rows", subagent_type="Explore")
+    assert isinstance(await has_permission_to_use_tool(tool, explore, ctx), PermissionAllow)
