@@ -160,8 +160,17 @@ class Tool(Generic[InputT, OutputT]):
         return f"{self.user_facing_name(input)} {path}" if path else self.user_facing_name(input)
 
     def render_tool_result_message(self, output: OutputT) -> str:
-        """A plain-text summary of the result for the UI card."""
-        text = output if isinstance(output, str) else str(output)
+        """A plain-text summary of the result for the UI card: the text the model is given
+        (never a Python repr of the output object)."""
+        if isinstance(output, str):
+            text = output
+        else:
+            try:
+                blocks = self.map_result_to_content(output, "")
+            except Exception:
+                blocks = []
+            text = "\n".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+        text = text.strip()
         return text if len(text) <= 200 else text[:200] + "…"
 
     def backfill_observable_input(self, input: dict[str, Any]) -> dict[str, Any]:

@@ -160,6 +160,9 @@ class ExitPlanModeTool(Tool[ExitPlanModeInput, ExitPlanModeOutput]):
         context.set_app_state(lambda s: _set_mode(s, mode, approved))
         return ToolResult(ExitPlanModeOutput(input.plan, mode))
 
+    def render_tool_result_message(self, output: ExitPlanModeOutput) -> str:
+        return f"Continuing in {output.mode} mode"
+
     def map_result_to_content(self, data: ExitPlanModeOutput, tool_use_id: str) -> list[Any]:
         text = (
             f"User has approved your plan. Permission mode is now {data.mode}. You can now start "

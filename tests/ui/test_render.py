@@ -215,3 +215,26 @@ def test_real_tool_outputs_render(tmp_path):
     assert "src/b.py" in tool_views.result_body_html("Grep", grep)
     bash = BashOutput("collected 3 items\n3 passed", exit_code=0)
     assert "3 passed" in tool_views.result_body_html("Bash", bash)
+
+
+def test_a_cards_result_line_is_never_a_python_repr():
+    """A tool without its own result line shows the text the model got, not ``Out(x=…)``."""
+    from dataclasses import dataclass
+
+    from jupyter_agent.core.tool import Tool
+    from jupyter_agent.tools.plan_mode import ExitPlanModeOutput, ExitPlanModeTool
+
+    @dataclass(frozen=True)
+    class Out:
+        rows: int
+
+    class Counting(Tool):
+        name = "Counting"
+
+        def map_result_to_content(self, data, tool_use_id):
+            return [{"type": "text", "text": f"\n{data.rows} rows counted\nmore detail"}]
+
+    assert tool_views.result_summary(Counting(), "Counting", Out(3), "", False) == "3 rows counted"
+    approved = ExitPlanModeOutput("## Plan\n1. x", "acceptEdits")
+    assert tool_views.result_summary(ExitPlanModeTool(), "ExitPlanMode", approved, "", False) == \
+        "Continuing in acceptEdits mode"
