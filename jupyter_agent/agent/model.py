@@ -57,8 +57,9 @@ class ModelRequest:
         return params
 
 
-def make_client(api_key: str | None, base_url: str | None, client: Any = None) -> Any:
-    """The SDK client with its own retries off (we retry, so a stream is never resumed twice)."""
+def make_client(api_key: str | None, base_url: str | None, client: Any = None, http_client: Any = None) -> Any:
+    """The SDK client with its own retries off (we retry, so a stream is never resumed twice);
+    ``http_client``: the httpx client it sends with (the apiKeyHelper's, which sets the key)."""
     if client is not None:
         with_options = getattr(client, "with_options", None)
         return with_options(max_retries=0) if with_options else client
@@ -67,6 +68,8 @@ def make_client(api_key: str | None, base_url: str | None, client: Any = None) -
         kwargs["api_key"] = api_key
     if base_url:
         kwargs["base_url"] = base_url
+    if http_client is not None:
+        kwargs["http_client"] = http_client
     return anthropic.AsyncAnthropic(**kwargs)
 
 
@@ -78,20 +81,25 @@ class ModelClient:
     when the user stops mid-stream).
     """
 
-    def __init__(self, client: Any, retry: RetryPolicy) -> None:
+    def __init__(self, client: Any, retry: RetryPolicy, renews_key: bool = False) -> None:
         self.client = client
         self.retry = retry
+        self.renews_key = renews_key  # an apiKeyHelper sets the key: a 401 is worth one more try
         self.current: StreamAssembler | None = None
 
     async def stream(self, request: ModelRequest, emit: Emit) -> AssistantTurn:
         params = request.params()
         attempt = 0
+        renewed = False
         while True:
             try:
                 return await self._once(params, emit)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                if self.renews_key and not renewed and isinstance(exc, anthropic.AuthenticationError):
+                    renewed = True  # the 401 made the helper's key stale: the next try runs it again
+                    continue
                 failure = classify(exc, request.model)
                 attempt += 1
                 if not failure.retryable or attempt > self.retry.max_retries:

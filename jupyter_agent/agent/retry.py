@@ -104,6 +104,11 @@ def _status_failure(exc: anthropic.APIStatusError, model: str) -> ApiFailure:
 
 def classify(exc: BaseException, model: str) -> ApiFailure:
     """Map any exception from a model call to an ``ApiFailure``."""
+    from .api_key_helper import helper_cause
+
+    helper = helper_cause(exc)  # the SDK wraps it as a connection error: not one to retry
+    if helper is not None:
+        return ApiFailure("auth", False, str(helper))
     if isinstance(exc, anthropic.APIStatusError):
         return _status_failure(exc, model)
     if isinstance(exc, anthropic.APIConnectionError):

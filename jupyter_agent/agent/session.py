@@ -22,6 +22,7 @@ from ..core.tool import CanUseTool, Tool
 from ..errors import AgentError
 from ..tools.shell.environment import settings_env, use_settings_env
 from ..tools.shell.state import shell_state
+from .api_key_helper import PLACEHOLDER_KEY, api_key_helper
 from .approval import session_approver
 from .auto_mode import AutoModeReviewer
 from .cleanup import DEFAULT_DAYS as DEFAULT_CLEANUP_DAYS
@@ -115,10 +116,12 @@ class AgentSession(CompactionMixin):
         env = settings.env if settings is not None else {}
         if env:
             use_settings_env(self.context, env)
+        self.key_helper = api_key_helper(config, settings, env)
         self.model_client = ModelClient(make_client(
-            config.api_key or env.get("ANTHROPIC_API_KEY"), config.base_url or env.get("ANTHROPIC_BASE_URL"),
-            config.client,
-        ), config.retry)
+            PLACEHOLDER_KEY if self.key_helper else config.api_key or env.get("ANTHROPIC_API_KEY"),
+            config.base_url or env.get("ANTHROPIC_BASE_URL"), config.client,
+            self.key_helper.http_client() if self.key_helper else None,
+        ), config.retry, renews_key=self.key_helper is not None)
         runner.prompt_model = session_prompt_model(self)  # prompt hooks ask the session's client
         self._owns_client = config.client is None
         self._subscribers: list[Subscriber] = []

@@ -99,6 +99,7 @@ class FileSettings:
     mcp_denied: tuple[ListEntry, ...] = ()
     block_writes: bool = False  # permissions.blockWritesOutsideWorkingDirectories (restricts: always kept)
     no_prompts: bool = False  # permissions.denyInsteadOfPrompting (restricts: always kept)
+    api_key_helper: str | None = None  # apiKeyHelper: a shell command whose output is the API key
 
     def widening(self) -> list[str]:
         """The parts that let the agent do more, in plain words (empty when none)."""
@@ -121,13 +122,16 @@ class FileSettings:
             parts.append("httpHookAllowedEnvVars " + ", ".join(self.http_hook_env))
         if self.mcp_allowed:  # the files' allow lists are joined: entries widen another file's list
             parts.append("allowedMcpServers " + ", ".join(str(i.value) for i in self.mcp_allowed))
+        if self.api_key_helper:  # a command the kernel runs, and where the model's key comes from
+            parts.append(f"apiKeyHelper {self.api_key_helper}")
         return parts
 
     def restricted(self) -> FileSettings:
         """Only the parts that restrict (deny / ask rules, restricting modes, bypass switch-off)."""
         mode = None if self.mode in WIDENING_MODES else self.mode
         return replace(self, rules={**self.rules, "allow": ()}, mode=mode, directories=(), hooks=(), env=(),
-                       auto_rules=(), http_hook_urls=None, http_hook_env=None, mcp_allowed=None)
+                       auto_rules=(), http_hook_urls=None, http_hook_env=None, mcp_allowed=None,
+                       api_key_helper=None)
 
     def label(self, project: Path) -> str:
         try:
@@ -166,6 +170,8 @@ class Settings:
     http_hook_policy: HttpHookPolicy = field(default_factory=HttpHookPolicy)  # the files' lists, joined
     # the user / project / local files' allowedMcpServers / deniedMcpServers (``mcp/policy.py``)
     mcp_lists: tuple[SettingsLists, ...] = ()
+    # apiKeyHelper of the highest source that sets it, and that file
+    api_key_helper: tuple[str, Path] | None = None
 
     @property
     def managed_rules_only(self) -> bool:
@@ -226,6 +232,7 @@ def parse_settings_file(source: RuleSource, path: Path, data: dict[str, Any], ba
         *(_mcp_lists(data, str(path)) if not managed else (None, ())),
         block_writes=_flag(perms, "blockWritesOutsideWorkingDirectories", path, "permissions."),
         no_prompts=_flag(perms, "denyInsteadOfPrompting", path, "permissions."),
+        api_key_helper=_command(data, "apiKeyHelper", path),
     )
 
 
@@ -304,8 +311,11 @@ def _combine(
     auto_mode: dict[str, tuple[str, ...]] = {}
     urls: tuple[str, ...] | None = None
     env_vars: tuple[str, ...] | None = None
+    helper: tuple[str, Path] | None = None
     for f in parsed:
         env.update(f.env)
+        if f.api_key_helper:
+            helper = (f.api_key_helper, f.path)
         for section, entries in f.auto_rules:
             auto_mode[section] = auto_mode.get(section, ()) + entries
         if f.http_hook_urls is not None:
@@ -332,7 +342,7 @@ def _combine(
         tuple(f.path for f in parsed), first("bypass_off"), cleanup_days, withheld, problems,
         first("block_reads"), managed, auto_disabled_by=first("auto_off"), env=env, auto_mode=auto_mode,
         http_hook_policy=HttpHookPolicy(urls, env_vars), mcp_lists=mcp_lists,
-        block_writes_by=first("block_writes"), prompts_off_by=first("no_prompts"),
+        block_writes_by=first("block_writes"), prompts_off_by=first("no_prompts"), api_key_helper=helper,
     )
 
 
@@ -399,6 +409,16 @@ def _auto_rules(value: object, path: Path) -> tuple[tuple[str, tuple[str, ...]],
             raise AgentConfigError(f"Settings file {path}: autoMode.{section} must be a list of strings.")
         sections.append((section, tuple(e.strip() for e in entries if e.strip())))
     return tuple(sections)
+
+
+def _command(data: dict[str, Any], key: str, path: Path) -> str | None:
+    """A top-level shell command (``apiKeyHelper``), or None when the file does not set it."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise AgentConfigError(f"Settings file {path}: {key} must be a shell command (a non-empty string).")
+    return value.strip()
 
 
 def _names(data: dict[str, Any], key: str, path: Path) -> tuple[str, ...] | None:
