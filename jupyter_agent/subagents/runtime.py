@@ -47,6 +47,13 @@ def attach_subagents(session: Any) -> SubagentRuntime:
     return runtime
 
 
+def session_client(context: ToolUseContext) -> Any | None:
+    """The session's own SDK client (its address, key or apiKeyHelper, Bedrock / Vertex), for
+    tools that ask a model themselves (WebFetch, WebSearch); None outside a session."""
+    runtime = context.extra.get(RUNTIME_KEY)
+    return runtime.client if isinstance(runtime, SubagentRuntime) else None
+
+
 def get_runtime(context: ToolUseContext) -> SubagentRuntime:
     runtime = context.extra.get(RUNTIME_KEY)
     if isinstance(runtime, SubagentRuntime):

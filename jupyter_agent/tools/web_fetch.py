@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from anthropic import APIError, AsyncAnthropic
+from anthropic import APIError
 from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext
@@ -19,6 +19,7 @@ from ..core.tool import VALID, ValidationError, ValidationResult
 from ..errors import ToolError
 from ..permissions.rules import host_rule_matches
 from ._content_rules import decide_by_content_rules
+from ._model_client import model_client
 from ._read_only import ReadOnlyTool
 from .web_fetch_convert import PageContent, UnsupportedContent, convert
 from .web_fetch_http import (
@@ -193,9 +194,7 @@ async def _answer(page: PageContent, prompt: str, settings: WebFetchSettings, co
     text = page.text
     if len(text) > settings.max_markdown_chars:
         text = text[: settings.max_markdown_chars] + "\n\n[Content truncated due to length...]"
-    client = settings.client or AsyncAnthropic(
-        base_url=settings.base_url, api_key=settings.api_key, max_retries=2
-    )
+    client = model_client(settings, context)
     try:
         message = await client.messages.create(
             model=settings.resolve_model(context.options.main_loop_model),

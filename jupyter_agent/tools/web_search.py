@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from anthropic import APIError, AsyncAnthropic
+from anthropic import APIError
 from pydantic import BaseModel, Field
 
 from ..core.context import ToolUseContext
@@ -21,6 +21,7 @@ from ..core.permission_types import PermissionAsk, PermissionResult, PermissionU
 from ..core.result import ContentBlock, ToolResult, text_block
 from ..core.tool import VALID, ValidationError, ValidationResult
 from ..errors import ToolError
+from ._model_client import model_client
 from ._read_only import ReadOnlyTool
 
 WEB_SEARCH_TOOL_TYPE = "web_search_20250305"
@@ -153,7 +154,8 @@ CRITICAL REQUIREMENT - You MUST follow this:
         if not isinstance(settings, WebSearchSettings):
             settings = WebSearchSettings()
         started = time.monotonic()
-        blocks = await _run_search(input, settings, settings.model or context.options.main_loop_model)
+        blocks = await _run_search(input, settings, settings.model or context.options.main_loop_model,
+                                   model_client(settings, context))
         return ToolResult(WebSearchOutput(
             query=input.query, results=collect_results(blocks),
             duration_seconds=round(time.monotonic() - started, 3),
@@ -167,16 +169,15 @@ CRITICAL REQUIREMENT - You MUST follow this:
         return f"{count} results for {output.query!r}"
 
 
-async def _run_search(input: WebSearchInput, settings: WebSearchSettings, model: str) -> list[dict[str, Any]]:
+async def _run_search(
+    input: WebSearchInput, settings: WebSearchSettings, model: str, client: Any
+) -> list[dict[str, Any]]:
     """Every content block of the search turn, continuing after ``pause_turn`` stops."""
     tool = web_search_tool_param(input.allowed_domains, input.blocked_domains, settings.max_uses)
     messages: list[dict[str, Any]] = [
         {"role": "user", "content": f"Perform a web search for the query: {input.query}"}
     ]
     collected: list[dict[str, Any]] = []
-    client = settings.client or AsyncAnthropic(
-        base_url=settings.base_url, api_key=settings.api_key, max_retries=2
-    )
     try:
         for _round in range(MAX_PAUSE_CONTINUATIONS + 1):
             response = await client.messages.create(

@@ -281,3 +281,29 @@ def test_url_upgrade_and_site_checks():
     assert is_same_site("https://www.a.com/x", "https://a.com/y")
     assert not is_same_site("https://a.com/x", "https://b.com/x")
     assert not is_same_site("http://127.0.0.1:1/", "http://127.0.0.1:2/")
+
+
+async def test_in_a_session_the_model_is_asked_through_the_sessions_client(tmp_path, site, model, approve,
+                                                                            monkeypatch):
+    """Without WebFetch settings of its own, the tool asks through the session's client (its
+    address and key: %config AgentMagics.base_url / api_key, an apiKeyHelper), not through
+    whatever the environment names."""
+    from anthropic import AsyncAnthropic
+
+    from jupyter_agent.subagents.runtime import RUNTIME_KEY, SubagentRuntime
+
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "environment-key")
+    model.set_fallback(echo_model)
+    ctx = make_context([WebFetchTool()], tmp_path)
+    client = AsyncAnthropic(base_url=model.url, api_key="session-key", max_retries=0)
+    ctx.extra[RUNTIME_KEY] = SubagentRuntime(client=client, retry=None, model="claude-sonnet-5-5")
+    perms = ToolPermissionContext(allow_rules={"localSettings": ("WebFetch(domain:127.0.0.1)",)})
+    ctx.set_app_state(lambda s: type(s)(tool_permission_context=perms))
+    ctx.extra["web_fetch"] = WebFetchSettings(fetch=FetchSettings(http_hosts=frozenset({"127.0.0.1"})))
+    out = await _fetch(ctx, approve, f"{site.base}/page.html")
+    assert not out.is_error, out.text
+    assert "# Release notes" in out.text
+    [request] = model.message_requests
+    assert request.headers["authorization"] == "Bearer session-key"
+    await client.close()
