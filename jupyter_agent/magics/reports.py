@@ -199,6 +199,10 @@ def permissions_text(session: AgentSession) -> str:
 
     if env := settings_env(session.context):  # names only: the values may be keys
         lines.append("Environment from the settings files (env): " + ", ".join(env))
+    helper = getattr(session, "key_helper", None)
+    if helper is not None:
+        lines.append(f"API key: from apiKeyHelper in {helper.source} (run {helper.runs}x so far; again after "
+                     f"{helper.ttl_s:g} s or on a 401)")
     runner = session.context.extra.get(HOOKS_KEY)
     if isinstance(runner, HookRunner) and (names := runner.env_files.names()):
         lines.append("Environment for Bash from hooks (CLAUDE_ENV_FILE; -: unset): "

@@ -44,6 +44,11 @@ async def test_the_helpers_key_is_sent_and_kept_for_its_time_to_live(server, mak
     assert outcome.error is None
     assert keys(server) == [("key-1", "Bearer key-1")] * 2  # two requests, one run
     assert count.read_text().strip() == "1"
+    from jupyter_agent.magics.reports import permissions_text
+
+    settings_file = tmp_path / "home" / ".claude" / "settings.json"
+    assert f"API key: from apiKeyHelper in {settings_file} (run 1x so far; again after 300 s or on a 401)" \
+        in permissions_text(session)
 
 
 async def test_a_401_runs_the_helper_again_and_tries_once_more(server, make_session, tmp_path):
