@@ -162,6 +162,7 @@ class Tool(Generic[InputT, OutputT]):
     def render_tool_result_message(self, output: OutputT) -> str:
         """A plain-text summary of the result for the UI card: the text the model is given
         (never a Python repr of the output object)."""
+        text: str
         if isinstance(output, str):
             text = output
         else:

@@ -124,8 +124,8 @@ class ReadTool(ReadOnlyTool[ReadInput, ReadOutput]):
         if isinstance(output, PdfOutput):
             return f"Read {len(output.pages)} of {output.total_pages} PDF pages"
         if isinstance(output, NotebookOutput):
-            n = cell_count(output.blocks)
-            return "Read notebook" if n is None else f"Read {n} cell{'' if n == 1 else 's'}"
+            cells = cell_count(output.blocks)
+            return "Read notebook" if cells is None else f"Read {cells} cell{'' if cells == 1 else 's'}"
         return "Read image" if isinstance(output, ImageOutput) else "Read"
 
 
