@@ -22,6 +22,7 @@ from ..core.file_state import content_hash
 from ..core.result import ContentBlock, text_block
 from ..errors import ToolError
 from ..notebook import live_notebook_bytes
+from ..notebook.ondisk import warm_up
 from ._paths import deny_guard, read_bytes_nofollow_fifo, regular_file_stat
 from .read_image import prepare_image
 
@@ -46,7 +47,10 @@ async def read_notebook(path: str | os.PathLike[str], context: ToolUseContext) -
     p = Path(path)
     st = await asyncio.to_thread(regular_file_stat, p)
     # The notebook open in JupyterLab is read live (unsaved edits included); others from disk.
-    data = await live_notebook_bytes(p, context) or await asyncio.to_thread(read_bytes_nofollow_fifo, p, deny_guard(p, context))
+    data = await live_notebook_bytes(p, context)
+    if not data:  # not open in the frontend: an edit would go to the file, through nbformat
+        data = await asyncio.to_thread(read_bytes_nofollow_fifo, p, deny_guard(p, context))
+        warm_up()
     cells = await asyncio.to_thread(parse_cells, data, str(p))
     context.read_file_state.record_read(
         p, data, mtime_ns=st.st_mtime_ns, size=st.st_size,

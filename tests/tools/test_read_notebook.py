@@ -141,3 +141,21 @@ async def test_the_cards_line_counts_the_cells(tmp_path):
     blocks = tuple(await read_notebook(path, ToolUseContext(cwd=tmp_path)))
     assert ReadTool().render_tool_result_message(NotebookOutput(str(path), blocks)) == "Read 2 cells"
     assert ReadTool().render_tool_result_message(NotebookOutput(str(path), ())) == "Read notebook"
+
+
+def test_a_read_from_disk_warms_nbformat_up_for_the_edit_that_follows(tmp_path):
+    """Editing the file goes through nbformat (validation, serialization): a disk Read starts
+    its slow import on a daemon thread, so the first edit does not wait 2-3 s for it."""
+    path = tmp_path / "nb.ipynb"
+    _notebook(path)
+    code = (
+        "import asyncio, sys, threading\n"
+        "from jupyter_agent.core.context import ToolUseContext\n"
+        "from jupyter_agent.tools.read_notebook import read_notebook\n"
+        f"asyncio.run(read_notebook({str(path)!r}, ToolUseContext(cwd={str(tmp_path)!r})))\n"
+        "threads = [t for t in threading.enumerate() if t.name == 'jupyter-agent-nbformat']\n"
+        "for t in threads: t.join(120)\n"
+        "print(len(threads), 'nbformat' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "1 True"
