@@ -146,7 +146,7 @@ class ToolCard(widgets.VBox):
         if self.tail and not body_html:
             self.tail_view.value = render.tail_html(self.tail)
         self._refresh_title()
-        self.expand(False)
+        self.expand(is_error and bool(body_html))  # a failed command stays open on its output
 
     def expand(self, open_: bool) -> None:
         self.toggle.value = open_

@@ -178,6 +178,13 @@ def _grep_body(data: Any) -> str:
     return ""
 
 
+def ran_and_failed(data: Any) -> bool:
+    """A command that ran but failed (non-zero exit, timed out): the model gets it as a normal
+    result, the card shows it as failed."""
+    code = field(data, "exit_code", "exitCode")
+    return (isinstance(code, int) and not isinstance(code, bool) and code != 0) or field(data, "timed_out") is True
+
+
 def result_summary(tool: Any, tool_name: str, data: Any, text: str, is_error: bool) -> str:
     """The one-line result: the tool's own message, ``N lines`` for Read, or the text's head."""
     if is_error:

@@ -78,7 +78,8 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
         summary = ""  # "Denied" (and what the user typed) is on the card; the rest was for the model
     body = "" if outcome.is_error else tool_views.result_body_html(outcome.tool_name, data, outcome.input)
     denied = outcome.decision in ("deny", "user-deny")
-    card.finish(is_error=outcome.is_error, summary=summary, body_html=body, denied=denied)
+    failed = outcome.is_error or tool_views.ran_and_failed(data)
+    card.finish(is_error=failed, summary=summary, body_html=body, denied=denied)
 
 
 def on_resolved(t: Transcript, e: tev.PermissionResolved) -> None:

@@ -245,3 +245,32 @@ async def test_a_call_refused_before_it_starts_still_names_its_file(tmp_path):
     card = transcript.cards["tu9"]
     assert card.summary == "NotebookEdit analysis.ipynb"
     assert "has not been read" in card.result_summary and "x = 1" in card.static_html()
+
+
+def _bash_finished(transcript, tool_use_id, output):
+    from jupyter_agent.core.events import ToolCallFinished
+    from jupyter_agent.core.orchestration import ToolCallOutcome
+    from jupyter_agent.core.result import ToolResult
+    from jupyter_agent.tools.bash import BashTool
+
+    tool = BashTool()
+    transcript.card(tool_use_id, "Bash", tool)
+    content = tool.map_result_to_content(output, tool_use_id)
+    transcript.handle(ToolCallFinished(ToolCallOutcome(tool_use_id, "Bash", content, result=ToolResult(output))))
+    return transcript.cards[tool_use_id]
+
+
+async def test_a_command_that_failed_shows_as_failed_and_stays_open_on_its_output():
+    """The model gets a non-zero exit as a normal result; the card marks it failed (✖, red) and
+    keeps the output in view, where a command that worked collapses to its line."""
+    from jupyter_agent.tools.bash import BashOutput
+
+    transcript = Transcript("x")
+    failed = _bash_finished(transcript, "b1", BashOutput("Traceback...\nValueError: bad\n", exit_code=1))
+    assert failed.state == "error" and failed.toggle.value is True
+    assert "✖" in failed.title_html() and "Exit code 1 · 2 lines" in failed.title_html()
+    assert "ValueError: bad" in failed.result.value
+    slow = _bash_finished(transcript, "b2", BashOutput("", timed_out=True, timeout_ms=2000))
+    assert slow.state == "error" and "Timed out after 2 s" in slow.title_html()
+    worked = _bash_finished(transcript, "b3", BashOutput("ok\n", exit_code=0))
+    assert worked.state == "done" and worked.toggle.value is False and "✔" in worked.title_html()
