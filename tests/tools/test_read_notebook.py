@@ -150,12 +150,16 @@ def test_a_read_from_disk_warms_nbformat_up_for_the_edit_that_follows(tmp_path):
     _notebook(path)
     code = (
         "import asyncio, sys, threading\n"
+        "importers = []\n"
+        "class Watch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'nbformat': importers.append(threading.current_thread().name)\n"
+        "sys.meta_path.insert(0, Watch())\n"
         "from jupyter_agent.core.context import ToolUseContext\n"
         "from jupyter_agent.tools.read_notebook import read_notebook\n"
         f"asyncio.run(read_notebook({str(path)!r}, ToolUseContext(cwd={str(tmp_path)!r})))\n"
-        "threads = [t for t in threading.enumerate() if t.name == 'jupyter-agent-nbformat']\n"
-        "for t in threads: t.join(120)\n"
-        "print(len(threads), 'nbformat' in sys.modules)\n"
+        "for t in [t for t in threading.enumerate() if t.name == 'jupyter-agent-nbformat']: t.join(120)\n"
+        "print(importers, 'nbformat' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "1 True"
+    assert out.stdout.strip().splitlines()[-1] == "['jupyter-agent-nbformat'] True"
