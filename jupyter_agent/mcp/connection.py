@@ -87,6 +87,8 @@ class McpConnection:
         self.tools_generation = 0  # how often the tool list was fetched again after a change
         self._refetching: asyncio.Task[None] | None = None
         self._refetch_again = False
+        self._prompts_fetch: asyncio.Future[None] | None = None  # a fetch of the prompt list under way
+        self._prompts_again = False
 
     def __repr__(self) -> str:
         return f"<McpConnection {self.name} {self.status}>"
@@ -122,7 +124,7 @@ class McpConnection:
                 try:
                     await self._stop.wait()
                 finally:
-                    for task in (listening, self._refetching):
+                    for task in (listening, self._refetching, self._prompts_fetch):
                         if task is not None:
                             task.cancel()
         except asyncio.CancelledError:
@@ -160,18 +162,30 @@ class McpConnection:
     # -- a tool list that changes ------------------------------------------------------------
 
     @staticmethod
-    def _listens(client: Client) -> bool:
-        tools = client.server_capabilities.tools
-        return bool(tools and tools.list_changed) and client.protocol_version >= "2026"
+    def _changing_lists(client: Client) -> tuple[bool, bool]:
+        """(tools, prompts): which lists the server says may change."""
+        caps = client.server_capabilities
+        return (bool(caps.tools and caps.tools.list_changed), bool(caps.prompts and caps.prompts.list_changed))
+
+    @classmethod
+    def _listens(cls, client: Client) -> bool:
+        return any(cls._changing_lists(client)) and client.protocol_version >= "2026"
 
     async def _listen(self, client: Client) -> None:
-        """2026-07-28: a ``subscriptions/listen`` stream of tool-list changes; a stream that is
-        lost is opened again (a few times), with the tools fetched again since nothing is replayed."""
+        """2026-07-28: a ``subscriptions/listen`` stream of tool- and prompt-list changes; a
+        stream that is lost is opened again (a few times), with the lists fetched again since
+        nothing is replayed."""
+        from mcp.shared.subscriptions import PromptsListChanged
+
+        tools, prompts = self._changing_lists(client)
         for _attempt in range(3):
             try:
-                async with client.listen(tools_list_changed=True) as events:
-                    async for _event in events:
-                        self.tools_changed()
+                async with client.listen(tools_list_changed=tools, prompts_list_changed=prompts) as events:
+                    async for event in events:
+                        if isinstance(event, PromptsListChanged):
+                            self.prompts_changed()
+                        else:
+                            self.tools_changed()
                 return  # the server closed it gracefully
             except asyncio.CancelledError:
                 raise
@@ -179,13 +193,37 @@ class McpConnection:
                 if self._stop.is_set() or self._client is None:
                     return
                 self.tools_changed()
+                self.prompts_changed()
                 await asyncio.sleep(0.5)
 
     async def _heard(self, message: Any) -> None:
-        """The SDK's message handler: a tool-list change notice (servers send it whatever their
-        capabilities say); anything else is left to the SDK."""
+        """The SDK's message handler: a tool- or prompt-list change notice (servers send them
+        whatever their capabilities say); anything else is left to the SDK."""
         if isinstance(message, mcp_types.ToolListChangedNotification):
             self.tools_changed()
+        elif isinstance(message, mcp_types.PromptListChangedNotification):
+            self.prompts_changed()
+
+    def prompts_changed(self) -> None:
+        """List the prompts again in the background (their ``/mcp__…`` commands follow);
+        notices that arrive meanwhile fold into one more listing."""
+        if self._prompts_fetch is not None and not self._prompts_fetch.done():
+            self._prompts_again = True
+            return
+        self._prompts_fetch = asyncio.ensure_future(self._refetch_prompts())
+
+    async def _refetch_prompts(self) -> None:
+        while True:
+            self._prompts_again = False
+            await self.refresh_prompts()
+            if not self._prompts_again:
+                return
+
+    async def prompts_settled(self, timeout: float = 5.0) -> None:
+        """Wait (at most ``timeout`` seconds) for a fetch of the prompt list under way."""
+        task = self._prompts_fetch
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=timeout)
 
     def tools_changed(self) -> None:
         """Fetch the tool list again, in the background; notices that arrive meanwhile fold

@@ -78,3 +78,32 @@ async def test_the_next_request_carries_the_tools_a_call_unlocked(protocol, serv
     assert [n for n in notices if n.startswith("MCP tools changed")] == [
         "MCP tools changed: added mcp__dynamic__vault_read.",
         "MCP tools changed: removed mcp__dynamic__vault_read."]
+
+
+async def test_the_connection_lists_a_changed_prompt_list_again(protocol, tmp_path):
+    """Prompts are commands (/mcp__server__prompt): a server that adds or removes one says so,
+    and the connection lists them again without waiting for an unknown command to be typed."""
+    manager = McpManager([McpServerEntry("dynamic", StdioServerConfig(command=sys.executable, args=(str(DYNAMIC),)))])
+    await manager.ensure_started()
+    conn = manager.connections["dynamic"]
+    try:
+        assert [p.name for p in conn.prompts] == ["status"]
+        await conn.call_tool("unlock", {})
+        assert await _prompts_become(conn, ["status", "vault_help"])
+        await conn.call_tool("lock", {})
+        assert await _prompts_become(conn, ["status"])
+    finally:
+        await manager.aclose()
+
+
+async def _prompts_become(conn, names, within=10.0):
+    """The notice travels beside the call's result (on 2026-07-28 in the listen stream), so
+    it may be heard just after the call returns: wait for the listing it starts, bounded."""
+    import asyncio
+
+    for _ in range(int(within / 0.05)):
+        await conn.prompts_settled()
+        if [p.name for p in conn.prompts] == names:
+            return True
+        await asyncio.sleep(0.05)
+    return False
