@@ -91,7 +91,11 @@ def _shorten_paths(line: str, data: dict[str, Any], root: str | os.PathLike[str]
     for key in PATH_KEYS:
         value = data.get(key)
         if isinstance(value, str) and value in line:
-            line = line.replace(value, display_path(value, root), 1)
+            shown = display_path(value, root)
+            if shown == "." and line.endswith(f" in {value}"):  # Grep/Glob in the folder itself
+                line = line[: -len(f" in {value}")]
+            else:
+                line = line.replace(value, shown, 1)
     return line
 
 

@@ -134,7 +134,9 @@ def test_summary_line_shows_paths_inside_the_session_folder_relative(tmp_path):
     read = ReadInput(file_path=str(tmp_path / "src" / "clean.py"))
     assert tool_views.summary_line(ReadTool(), "Read", read, tmp_path) == "Read src/clean.py"
     grep = GrepInput(pattern="dropna", path=str(tmp_path))
-    assert tool_views.summary_line(GrepTool(), "Grep", grep, tmp_path) == 'Grep "dropna" in .'
+    assert tool_views.summary_line(GrepTool(), "Grep", grep, tmp_path) == 'Grep "dropna"'  # the folder itself
+    below = GrepInput(pattern="dropna", path=str(tmp_path / "src"))
+    assert tool_views.summary_line(GrepTool(), "Grep", below, tmp_path) == 'Grep "dropna" in src'
     outside = {"file_path": "/etc/hosts", "old_string": "a", "new_string": "b"}
     assert tool_views.summary_line(None, "Edit", outside, tmp_path) == "Edit /etc/hosts"
     # a path that only looks like it is inside (a sibling folder sharing the prefix)
