@@ -85,10 +85,8 @@ class McpConnection:
         self._stop = asyncio.Event()
         self._askers: list[Elicit] = []  # the running calls' ways to ask their user, oldest first
         self.tools_generation = 0  # how often the tool list was fetched again after a change
-        self._refetching: asyncio.Task[None] | None = None
-        self._refetch_again = False
-        self._prompts_fetch: asyncio.Future[None] | None = None  # a fetch of the prompt list under way
-        self._prompts_again = False
+        self._tool_list = Refetch(self._fetch_tools)  # fetches of a changed tool list
+        self._prompt_list = Refetch(self.refresh_prompts)  # of a changed prompt list
 
     def __repr__(self) -> str:
         return f"<McpConnection {self.name} {self.status}>"
@@ -124,9 +122,10 @@ class McpConnection:
                 try:
                     await self._stop.wait()
                 finally:
-                    for task in (listening, self._refetching, self._prompts_fetch):
-                        if task is not None:
-                            task.cancel()
+                    if listening is not None:
+                        listening.cancel()
+                    self._tool_list.cancel()
+                    self._prompt_list.cancel()
         except asyncio.CancelledError:
             pass
         except BaseException as exc:  # a dying server must never take the session down
@@ -205,56 +204,33 @@ class McpConnection:
             self.prompts_changed()
 
     def prompts_changed(self) -> None:
-        """List the prompts again in the background (their ``/mcp__…`` commands follow);
-        notices that arrive meanwhile fold into one more listing."""
-        if self._prompts_fetch is not None and not self._prompts_fetch.done():
-            self._prompts_again = True
-            return
-        self._prompts_fetch = asyncio.ensure_future(self._refetch_prompts())
-
-    async def _refetch_prompts(self) -> None:
-        while True:
-            self._prompts_again = False
-            await self.refresh_prompts()
-            if not self._prompts_again:
-                return
+        """List the prompts again in the background (their ``/mcp__…`` commands follow)."""
+        self._prompt_list.poke()
 
     async def prompts_settled(self, timeout: float = 5.0) -> None:
-        """Wait (at most ``timeout`` seconds) for a fetch of the prompt list under way."""
-        task = self._prompts_fetch
-        if task is not None and not task.done():
-            await asyncio.wait({task}, timeout=timeout)
+        """Wait (at most ``timeout`` seconds) for a listing of the prompts under way."""
+        await self._prompt_list.settled(timeout)
 
     def tools_changed(self) -> None:
-        """Fetch the tool list again, in the background; notices that arrive meanwhile fold
-        into one more fetch.  Started at once, so a call whose result follows the notice finds
-        the fetch under way (``tools_settled`` waits for it)."""
-        if self._refetching is not None and not self._refetching.done():
-            self._refetch_again = True
-            return
-        self._refetching = asyncio.ensure_future(self._refetch())
-
-    async def _refetch(self) -> None:
-        while True:
-            self._refetch_again = False
-            client = self._client
-            if client is None or self.status != "connected":
-                return
-            try:
-                self.tools = await self._list_tools(client)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the old list stays; the next notice tries again
-                return
-            self.tools_generation += 1
-            if not self._refetch_again:
-                return
+        """Fetch the tool list again, in the background.  Started at once, so a call whose
+        result follows the notice finds the fetch under way (``tools_settled`` waits for it)."""
+        self._tool_list.poke()
 
     async def tools_settled(self, timeout: float = 5.0) -> None:
         """Wait (at most ``timeout`` seconds) for a fetch of the tool list under way."""
-        task = self._refetching
-        if task is not None and not task.done():
-            await asyncio.wait({task}, timeout=timeout)
+        await self._tool_list.settled(timeout)
+
+    async def _fetch_tools(self) -> None:
+        client = self._client
+        if client is None or self.status != "connected":
+            return
+        try:
+            self.tools = await self._list_tools(client)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the old list stays; the next notice tries again
+            return
+        self.tools_generation += 1
 
     @staticmethod
     async def _list_tools(client: Client) -> list[mcp_types.Tool]:
@@ -398,6 +374,38 @@ def _is_connection_loss(exc: BaseException) -> bool:
     return name in ("ClosedResourceError", "BrokenResourceError", "EndOfStream") or (
         "closed" in str(exc).lower() and "connection" in str(exc).lower()
     )
+
+
+class Refetch:
+    """One fetch at a time in the background; notices that arrive while one runs fold into
+    one more fetch after it."""
+
+    def __init__(self, fetch: Callable[[], Awaitable[None]]) -> None:
+        self._fetch = fetch
+        self._task: asyncio.Future[None] | None = None
+        self._again = False
+
+    def poke(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._again = True
+            return
+        self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            self._again = False
+            await self._fetch()
+            if not self._again:
+                return
+
+    async def settled(self, timeout: float) -> None:
+        task = self._task
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=timeout)
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
 
 
 def _describe(exc: BaseException) -> str:
