@@ -124,6 +124,8 @@ class ApprovalPanel(widgets.VBox):
         """Close the request without an answer (the turn was stopped)."""
         self.pending.answer(Stopped())
 
+    describe = staticmethod(describe_choice)  # the card's audit line (ToolCard.ask_form)
+
     def _show_choice(self, choice: ApprovalChoice) -> None:
         for button in (self.approve, self.deny, self.always):
             if button is not None:

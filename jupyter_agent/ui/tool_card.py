@@ -10,7 +10,7 @@ import ipywidgets as widgets
 
 from ..core.permission_types import PermissionAsk
 from . import render, tool_views
-from .approval import ApprovalChoice, ApprovalPanel, describe_choice
+from .approval import ApprovalPanel
 from .throttle import Throttle
 
 ICONS = {"pending": "…", "asking": "?", "running": "▶", "done": "✔", "error": "✖", "denied": "⊘"}
@@ -93,23 +93,14 @@ class ToolCard(widgets.VBox):
     def ask(self, ask: PermissionAsk, loop: asyncio.AbstractEventLoop | None = None) -> ApprovalPanel:
         """Show the permission panel; the caller awaits ``panel.wait()``.  A running call that
         asks (a host its sandboxed command wants to reach) is running again once answered."""
-        if self.state != "asking":  # answered: back to it (a background command asks after "done")
-            self._after_ask = self.state
-        self._open_asks += 1
-        self.state = "asking"
-        self._waiting = "waiting for approval"
-        self.expand(True)
         self.approval = ApprovalPanel(ask, loop, root=self.root)
-        self.approval.pending.on_answer(self._on_decision)
-        self.body.children = (*self.body.children, self.approval)
-        self._refresh_title()
-        return self.approval
+        return self.ask_form(self.approval)
 
     def ask_form(self, form: Any, waiting: str = "waiting for approval") -> Any:
         """A form the call waits for (an MCP server's elicitation, the model's questions, a
         plan to approve): shown like an approval panel; ``form.pending`` answers it and
         ``form.describe(answer)`` is the audit line.  ``waiting``: what the title says meanwhile."""
-        if self.state != "asking":
+        if self.state != "asking":  # answered: back to it (a background command asks after "done")
             self._after_ask = self.state
         self._open_asks += 1
         self.state = "asking"
@@ -156,9 +147,6 @@ class ToolCard(widgets.VBox):
         return self.state in ("done", "error", "denied")
 
     # -- rendering -----------------------------------------------------------------------------
-
-    def _on_decision(self, choice: ApprovalChoice) -> None:
-        self._answered(describe_choice(choice))
 
     def _answered(self, text: str) -> None:
         self.decision = text
