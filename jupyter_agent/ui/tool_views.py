@@ -54,9 +54,10 @@ def display_path(path: str, root: str | os.PathLike[str] | None = None) -> str:
     if not path.startswith("/") or os.path.normpath(path) != path or path.startswith("//"):
         return path
     target = PurePosixPath(path)
-    if root is not None and os.path.normpath(os.fspath(root)) != "/":
+    base = os.path.normpath(os.fspath(root)) if root is not None else "/"
+    if base != "/":
         with contextlib.suppress(ValueError):
-            return str(target.relative_to(PurePosixPath(os.path.normpath(os.fspath(root)))))
+            return str(target.relative_to(PurePosixPath(base)))
     home = os.path.expanduser("~")
     if home not in ("", "/", "~"):
         with contextlib.suppress(ValueError):
