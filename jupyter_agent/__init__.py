@@ -36,15 +36,10 @@ PRELOAD_THREAD = "jupyter-agent-preload"
 def preload() -> None:
     """Import the model SDK on a daemon thread: it is most of the first ``%agent``'s wait (1.5 s
     and more), and the user is still typing.  Only the SDK, whose imports never come back into
-    this package, so a ``%agent`` run meanwhile just waits on the import lock for the rest."""
-    import threading
+    this package."""
+    from .core.background_import import import_in_background
 
-    def run() -> None:
-        with contextlib.suppress(Exception):  # a broken SDK reports itself at the first %agent
-            import anthropic  # noqa: F401
-
-    if not any(t.name == PRELOAD_THREAD for t in threading.enumerate()):
-        threading.Thread(target=run, name=PRELOAD_THREAD, daemon=True).start()
+    import_in_background("anthropic", PRELOAD_THREAD)
 
 
 def unload_ipython_extension(ip: Any) -> None:

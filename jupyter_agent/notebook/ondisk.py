@@ -7,13 +7,13 @@ warns about), then written atomically; a file that is not valid notebook JSON is
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import warnings
 from pathlib import Path
 from typing import Any
 
 from ..core.atomic import atomic_write_bytes
+from ..core.background_import import import_in_background
 from ..core.file_state import MODIFIED_MESSAGE
 from .cells import cell_hashes, duplicate_ids, find_cell, new_cell_id, notebook_language
 from .document import Backend, CellEdit, DeleteCell, EditApplied, InsertCell, NotebookEditError, ReplaceCell
@@ -24,19 +24,8 @@ WARM_UP_THREAD = "jupyter-agent-nbformat"
 def warm_up() -> None:
     """Import nbformat on a daemon thread.  Where JupyterLab's format checkers are installed
     that import takes 2-3 s (jsonschema builds a grammar); a Read of a notebook on disk calls
-    this, so the edit that usually follows does not wait for it.  nbformat's imports never come
-    back into this package: a writer importing it meanwhile just waits on the import lock."""
-    import sys
-    import threading
-
-    if "nbformat" in sys.modules or any(t.name == WARM_UP_THREAD for t in threading.enumerate()):
-        return
-
-    def run() -> None:
-        with contextlib.suppress(Exception):  # a broken install reports itself at the edit
-            import nbformat  # noqa: F401
-
-    threading.Thread(target=run, name=WARM_UP_THREAD, daemon=True).start()
+    this, so the edit that usually follows does not wait for it."""
+    import_in_background("nbformat", WARM_UP_THREAD)
 
 
 class DiskNotebook:
