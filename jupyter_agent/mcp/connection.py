@@ -247,10 +247,18 @@ class McpConnection:
             return []
 
     async def refresh_prompts(self) -> None:
-        """List its prompts again (a command named none of them: the server may have added it)."""
+        """List its prompts again (a command named none of them: the server may have added it,
+        or it said they changed).  A listing that fails keeps the prompts it had, as a tool list
+        that fails to load again does; the next notice tries again."""
         client = self._client
-        if client is not None and self.status == "connected" and client.server_capabilities.prompts:
-            self.prompts = await self._list_prompts(client)
+        if client is None or self.status != "connected" or not client.server_capabilities.prompts:
+            return
+        try:
+            self.prompts = await _all_pages(lambda cursor: client.list_prompts(cursor=cursor), "prompts")
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            return
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> mcp_types.GetPromptResult:
         client = self._live_client()
@@ -384,6 +392,7 @@ class Refetch:
         self._fetch = fetch
         self._task: asyncio.Future[None] | None = None
         self._again = False
+        self.runs = 0  # fetches finished (whether or not they got a list)
 
     def poke(self) -> None:
         if self._task is not None and not self._task.done():
@@ -394,7 +403,10 @@ class Refetch:
     async def _run(self) -> None:
         while True:
             self._again = False
-            await self._fetch()
+            try:
+                await self._fetch()
+            finally:
+                self.runs += 1
             if not self._again:
                 return
 

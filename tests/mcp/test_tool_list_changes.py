@@ -3,6 +3,7 @@ on 2026-07-28, a list_changed notice before) and the session's next request carr
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import sys
 from pathlib import Path
@@ -36,12 +37,14 @@ async def test_the_connection_fetches_a_changed_tool_list(protocol, tmp_path):
     await manager.ensure_started()
     conn = manager.connections["dynamic"]
     try:
-        assert [t.name for t in conn.tools] == ["unlock", "lock"] and await manager.tool_lists_version() == 0
+        assert [t.name for t in conn.tools] == ["unlock", "lock", "jam_prompts"]
+        assert await manager.tool_lists_version() == 0
         await conn.call_tool("unlock", {})
         assert await manager.tool_lists_version() == 1  # waits for the fetch the notice started
-        assert [t.name for t in conn.tools] == ["unlock", "lock", "vault_read"]
+        assert [t.name for t in conn.tools] == ["unlock", "lock", "jam_prompts", "vault_read"]
         await conn.call_tool("lock", {})
-        assert await manager.tool_lists_version() == 2 and [t.name for t in conn.tools] == ["unlock", "lock"]
+        assert await manager.tool_lists_version() == 2
+        assert [t.name for t in conn.tools] == ["unlock", "lock", "jam_prompts"]
     finally:
         await manager.aclose()
 
@@ -96,11 +99,32 @@ async def test_the_connection_lists_a_changed_prompt_list_again(protocol, tmp_pa
         await manager.aclose()
 
 
+async def test_a_prompt_list_that_fails_to_load_again_keeps_the_old_one(protocol, tmp_path):
+    """A server says its prompts changed, then fails to list them: the commands it had stay
+    (as a tool list that fails to load again does) rather than all vanishing."""
+    manager = McpManager([McpServerEntry("dynamic", StdioServerConfig(command=sys.executable, args=(str(DYNAMIC),)))])
+    await manager.ensure_started()
+    conn = manager.connections["dynamic"]
+    try:
+        await conn.call_tool("unlock", {})
+        assert await _prompts_become(conn, ["status", "vault_help"])
+        tried = conn._prompt_list.runs
+        await conn.call_tool("jam_prompts", {})
+        for _ in range(200):  # the notice may be heard just after the call returns
+            await conn.prompts_settled()
+            if conn._prompt_list.runs > tried:
+                break
+            await asyncio.sleep(0.05)
+        assert conn._prompt_list.runs > tried  # it did try to list them again ...
+        assert [p.name for p in conn.prompts] == ["status", "vault_help"]  # ... and kept them
+        assert conn.status == "connected"
+    finally:
+        await manager.aclose()
+
+
 async def _prompts_become(conn, names, within=10.0):
     """The notice travels beside the call's result (on 2026-07-28 in the listen stream), so
     it may be heard just after the call returns: wait for the listing it starts, bounded."""
-    import asyncio
-
     for _ in range(int(within / 0.05)):
         await conn.prompts_settled()
         if [p.name for p in conn.prompts] == names:

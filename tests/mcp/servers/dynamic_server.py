@@ -1,7 +1,8 @@
 """An MCP server whose tool and prompt lists change while it runs: ``unlock`` adds the tool
 ``vault_read`` and the prompt ``vault_help``, ``lock`` removes them, each telling the client the
 lists changed (``subscriptions/listen`` events on 2026-07-28, ``notifications/tools/list_changed``
-and ``notifications/prompts/list_changed`` before)."""
+and ``notifications/prompts/list_changed`` before); ``jam_prompts`` makes listing the prompts fail
+from then on, and says they changed."""
 
 from __future__ import annotations
 
@@ -52,6 +53,18 @@ async def lock(ctx: Context) -> str:
     server.remove_prompt("vault_help")
     await _changed(ctx)
     return "locked"
+
+
+@server.tool()
+async def jam_prompts(ctx: Context) -> str:
+    """Break prompts/list (every listing fails from now on) and say the prompts changed."""
+
+    async def failing() -> list:
+        raise RuntimeError("the prompt store is jammed")
+
+    server.list_prompts = failing  # type: ignore[method-assign]
+    await _changed(ctx)
+    return "jammed"
 
 
 if __name__ == "__main__":
