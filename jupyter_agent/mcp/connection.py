@@ -17,6 +17,12 @@ A server's tool list may change while it runs (a tool unlocked after signing in)
 offers it), before that the server just says so (``notifications/tools/list_changed``).
 Either way the tools are fetched again (``tools_generation`` counts the fetches) and the
 session's next request carries them.
+
+A link (a sign-in in the browser) may be needed before a call can run at all: the server
+answers ``URL_ELICITATION_REQUIRED`` (-32042) with the links.  With a running call's asker the
+user is shown each link; once they accepted and the step is done — the server's
+``notifications/elicitation/complete`` for its id, or the user saying they finished — the call
+is tried again, once.  Without an asker (or refused) the model reads the links in the error.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from .config import HttpServerConfig, McpServerEntry, StdioServerConfig
-from .elicitation import ElicitAnswer, Elicitation, FormSchemaError, elicitation_from_params
+from .elicitation import ElicitAnswer, Elicitation, FormSchemaError, LinkDone, elicitation_from_params
 
 Elicit = Callable[[Elicitation], Awaitable[ElicitAnswer]]
 _CALLS_ASKER: ContextVar[Elicit | None] = ContextVar("mcp_calls_asker", default=None)
@@ -47,6 +53,7 @@ _CALLS_ASKER: ContextVar[Elicit | None] = ContextVar("mcp_calls_asker", default=
 ConnectionStatus = Literal["pending", "connected", "failed", "closed"]
 DEFAULT_CONNECT_TIMEOUT = float(os.environ.get("MCP_TIMEOUT", "30000")) / 1000
 DEFAULT_TOOL_TIMEOUT = float(os.environ.get("MCP_TOOL_TIMEOUT", "600000")) / 1000
+LINK_WAIT = 600.0  # seconds a call waits for an accepted link's step to be done before it retries anyway
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,14 @@ class McpProgress:
 
 class McpCallError(Exception):
     """A call that could not reach the server or got no answer; its text is for the model."""
+
+
+class McpLinksRequired(McpCallError):
+    """The server needs the user to open links first (``URL_ELICITATION_REQUIRED``)."""
+
+    def __init__(self, message: str, links: list[Elicitation]) -> None:
+        super().__init__(message)
+        self.links = links
 
 
 class McpConnection:
@@ -84,6 +99,7 @@ class McpConnection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._askers: list[Elicit] = []  # the running calls' ways to ask their user, oldest first
+        self._links: dict[str, LinkDone] = {}  # links shown and not done yet, by elicitation id
         self.tools_generation = 0  # how often the tool list was fetched again after a change
         self._tool_list = Refetch(self._fetch_tools)  # fetches of a changed tool list
         self._prompt_list = Refetch(self.refresh_prompts)  # of a changed prompt list
@@ -202,6 +218,20 @@ class McpConnection:
             self.tools_changed()
         elif isinstance(message, mcp_types.PromptListChangedNotification):
             self.prompts_changed()
+        elif isinstance(message, mcp_types.ElicitCompleteNotification):
+            done = self._links.pop(message.params.elicitation_id, None)  # an unknown id is ignored
+            if done is not None:
+                done.finish("server")
+
+    def _await_link(self, link: Elicitation) -> None:
+        """Remember a link shown to the user, so its completion notice finds it (the oldest
+        are forgotten past 64: a server that never says it is done cannot grow this)."""
+        if link.done is None or not link.elicitation_id:
+            return
+        self._links.pop(link.elicitation_id, None)
+        self._links[link.elicitation_id] = link.done
+        while len(self._links) > 64:
+            self._links.pop(next(iter(self._links)))
 
     def prompts_changed(self) -> None:
         """List the prompts again in the background (their ``/mcp__…`` commands follow)."""
@@ -291,9 +321,33 @@ class McpConnection:
             async def callback(progress: float, total: float | None, message: str | None) -> None:
                 on_progress(McpProgress(progress, total, message))
 
-        call = client.call_tool(tool, arguments, read_timeout_seconds=timeout, progress_callback=callback)
+        return await self._with_links(
+            lambda: client.call_tool(tool, arguments, read_timeout_seconds=timeout, progress_callback=callback),
+            tool, on_elicit)
+
+    async def _with_links(self, call: Callable[[], Awaitable[Any]], what: str, on_elicit: Elicit | None) -> Any:
+        """Run the call; when the server first needs links opened (and there is a user to
+        ask), show them, wait until their step is done, and run it once more."""
         with self._asking(on_elicit):
-            return await self._guard(call, tool)
+            try:
+                return await self._guard(call(), what)
+            except McpLinksRequired as needed:
+                if on_elicit is None:
+                    raise
+                await self._follow(needed, on_elicit)
+            return await self._guard(call(), what)
+
+    async def _follow(self, needed: McpLinksRequired, on_elicit: Elicit) -> None:
+        """Each link to the user; any refused ends the call with the server's request in it."""
+        for link in needed.links:
+            self._await_link(link)
+            answer = await on_elicit(link)
+            if answer.action != "accept":
+                how = "declined" if answer.action == "decline" else "cancelled"
+                raise McpLinksRequired(f"{needed} The user {how} opening it.", needed.links)
+        for link in needed.links:
+            if link.done is not None:
+                await link.done.wait(LINK_WAIT)
 
     @contextlib.contextmanager
     def _asking(self, on_elicit: Elicit | None) -> Any:
@@ -319,6 +373,7 @@ class McpConnection:
         asker = _CALLS_ASKER.get() or (self._askers[-1] if self._askers else None)
         if asker is None:
             return mcp_types.ElicitResult(action="cancel")
+        self._await_link(elicitation)
         try:
             answer = await asker(elicitation)
         except asyncio.CancelledError:
@@ -335,8 +390,7 @@ class McpConnection:
 
     async def read_resource(self, uri: str, on_elicit: Elicit | None = None) -> mcp_types.ReadResourceResult:
         client = self._live_client()
-        with self._asking(on_elicit):
-            return await self._guard(client.read_resource(uri), "resources/read")
+        return await self._with_links(lambda: client.read_resource(uri), "resources/read", on_elicit)
 
     async def _guard(self, call: Any, what: str) -> Any:
         """Await ``call``; a dead connection or protocol failure becomes ``McpCallError``."""
@@ -345,9 +399,29 @@ class McpConnection:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            links = self._links_required(exc)
+            if links is not None:
+                shown = "; ".join(f"{link.message} ({link.url})" for link in links)
+                raise McpLinksRequired(f'MCP server "{self.name}" needs the user to open a link first: {shown}.',
+                                       links) from exc
             if self._task is not None and self._task.done() or _is_connection_loss(exc):
                 self._fail(_describe(exc))
             raise McpCallError(f'MCP server "{self.name}" failed on {what}: {_describe(exc)}') from exc
+
+    def _links_required(self, exc: BaseException) -> list[Elicitation] | None:
+        """The links of a ``URL_ELICITATION_REQUIRED`` error (None for any other error, or
+        when one of its links is not an http(s) address: that is shown as the error it is)."""
+        error = getattr(exc, "error", None)
+        if not isinstance(error, mcp_types.ErrorData) or error.code != mcp_types.URL_ELICITATION_REQUIRED:
+            return None
+        from mcp.shared.exceptions import UrlElicitationRequiredError
+
+        try:
+            params = UrlElicitationRequiredError.from_error(error).elicitations
+            links = [elicitation_from_params(self.name, p, retry=True) for p in params]
+        except (ValueError, FormSchemaError):  # pydantic's ValidationError is a ValueError
+            return None
+        return links or None
 
     async def aclose(self) -> None:
         """Close the session and stop the server process; safe to call more than once."""
@@ -362,6 +436,7 @@ class McpConnection:
                     await task
         if self.status in ("pending", "connected"):
             self.status = "closed"
+        self._links.clear()
 
 
 async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], field: str) -> list[Any]:

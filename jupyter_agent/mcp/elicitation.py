@@ -66,9 +66,46 @@ class FormField:
     max_items: int | None = None
 
 
+class LinkDone:
+    """The end of a link's out-of-band step (a sign-in in the browser): the server's
+    ``notifications/elicitation/complete`` for its id, or the user's word that they finished.
+    Listeners run once, on the loop, with how it ended (``"server"`` or ``"user"``)."""
+
+    def __init__(self) -> None:
+        self.how: str | None = None
+        self._listeners: list[Callable[[str], None]] = []
+
+    def finish(self, how: str) -> None:
+        if self.how is not None:
+            return
+        self.how = how
+        listeners, self._listeners = self._listeners, []
+        for listener in listeners:
+            listener(how)
+
+    def listen(self, listener: Callable[[str], None]) -> None:
+        if self.how is not None:
+            listener(self.how)
+        else:
+            self._listeners.append(listener)
+
+    async def wait(self, timeout: float) -> str | None:
+        """How it ended, or None when it did not within ``timeout`` seconds."""
+        import asyncio
+
+        ended: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.listen(lambda how: None if ended.done() else ended.set_result(how))
+        try:
+            return await asyncio.wait_for(ended, timeout)
+        except asyncio.TimeoutError:
+            return None
+
+
 @dataclass(frozen=True)
 class Elicitation:
-    """What a server asked for."""
+    """What a server asked for.  A link (``url`` mode) carries ``done``, which its server's
+    completion notice finishes; ``retry`` marks a link the server's error asked for
+    (``URL_ELICITATION_REQUIRED``): the call is tried again once it is done."""
 
     server: str
     mode: Literal["form", "url"]
@@ -77,6 +114,8 @@ class Elicitation:
     fields: tuple[FormField, ...] = ()
     url: str | None = None
     elicitation_id: str | None = None
+    done: LinkDone | None = field(default=None, compare=False, repr=False)
+    retry: bool = False
 
     def hook_payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = {"mcp_server_name": self.server, "message": self.message, "mode": self.mode}
@@ -358,7 +397,7 @@ async def answer_elicitation(
     return answer
 
 
-def elicitation_from_params(server: str, params: Any) -> Elicitation:
+def elicitation_from_params(server: str, params: Any, retry: bool = False) -> Elicitation:
     """The SDK's ``ElicitRequestFormParams`` / ``ElicitRequestURLParams`` as an ``Elicitation``
     (``FormSchemaError`` for a form we cannot show)."""
     mode = getattr(params, "mode", "form") or "form"
@@ -367,7 +406,8 @@ def elicitation_from_params(server: str, params: Any) -> Elicitation:
         url = str(getattr(params, "url", "") or "")
         if not openable(url):
             raise FormSchemaError(f"the link {url[:200]!r} is not an http(s) address")
-        return Elicitation(server, "url", message, url=url, elicitation_id=getattr(params, "elicitation_id", None))
+        return Elicitation(server, "url", message, url=url, elicitation_id=getattr(params, "elicitation_id", None),
+                           done=LinkDone(), retry=retry)
     schema = getattr(params, "requested_schema", None)
     fields = form_fields(schema)
     return Elicitation(server, "form", message, schema=dict(schema or {}), fields=fields)

@@ -111,7 +111,7 @@ class MCPTool(Tool[McpToolInput, list[ContentBlock]]):
     # -- the call -------------------------------------------------------------------------------------
 
     async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
-        from ..mcp.connection import McpCallError
+        from ..mcp.connection import McpCallError, McpLinksRequired
         from ..mcp.elicitation import asker_for_call
 
         try:
@@ -120,6 +120,8 @@ class MCPTool(Tool[McpToolInput, list[ContentBlock]]):
                 self.tool_name, input.model_dump(mode="json"), on_progress=report,
                 on_elicit=asker_for_call(self, input, context, can_use_tool),
             )
+        except McpLinksRequired as exc:
+            raise ToolError(f"{exc} {self.name} cannot run until the user has.") from exc
         except McpCallError as exc:
             raise ToolError(f"{exc} The tool {self.name} is unavailable; continue without it.") from exc
         blocks = call_result_to_blocks(result)

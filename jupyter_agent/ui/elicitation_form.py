@@ -4,6 +4,11 @@ Form mode: one input per field (text, a number box, a checkbox, a drop-down, che
 multiple choice), checked against the server's schema before anything is sent; Submit sends,
 Decline refuses, Cancel dismisses.  URL mode: the full link (http and https only) and its host,
 to open in a new tab; Accept is the user's consent.  Everything the server wrote is escaped.
+
+A link has a step outside the notebook (a sign-in): when its server says the step is done the
+form shows it (and counts as accepted if it was still open).  A link the server's error asked
+for (the call is tried again after it) also has **I've finished**, for a server that does not
+say so itself.
 """
 
 from __future__ import annotations
@@ -95,14 +100,21 @@ class ElicitationForm(widgets.VBox):
         self.decline = widgets.Button(description="Decline")
         self.cancel = widgets.Button(description="Cancel")
         self.status = widgets.HTML()
+        self.finished = widgets.Button(description="I've finished", tooltip="Try the call again now",
+                                       layout=widgets.Layout(display="none"))
         fields = [w for i in self.inputs for w in i.parts()]
-        super().__init__([self.header, *fields, widgets.HBox([self.submit, self.decline, self.cancel]), self.status])
+        buttons = widgets.HBox([self.submit, self.decline, self.cancel, self.finished])
+        super().__init__([self.header, *fields, buttons, self.status])
         loop_ = self.pending.loop
         # a click may come on a subshell thread: the form is read and checked on the loop
         self.submit.on_click(lambda _b: loop_.call_soon_threadsafe(self._try_submit))
         self.decline.on_click(lambda _b: self.pending.answer(ElicitAnswer("decline")))
         self.cancel.on_click(lambda _b: self.pending.answer(ElicitAnswer("cancel")))
         self.pending.on_answer(self._done)
+        link = elicitation.done
+        if link is not None:
+            self.finished.on_click(lambda _b: loop_.call_soon_threadsafe(link.finish, "user"))
+            link.listen(self._link_done)  # after the answer's listener: an early notice accepts
 
     def values(self) -> dict[str, Any]:
         return {i.field.name: i.value() for i in self.inputs}
@@ -138,6 +150,33 @@ class ElicitationForm(widgets.VBox):
         for i in self.inputs:
             i.disable()
         self.status.value = render.escape(describe_answer(answer))
+        link = self.elicitation.done
+        if answer.action != "accept" or link is None:
+            return
+        if link.how is not None:  # done already (the server's notice answered the form)
+            self._show_link_done(link.how)
+        else:
+            server = render.escape(self.elicitation.server)
+            if self.elicitation.retry:
+                self.finished.layout.display = None
+                self.status.value = (f"Accepted — the call runs again when {server} says you are done"
+                                     " (or when you click <b>I've finished</b>)")
+            else:
+                self.status.value = f"Accepted — {server} will say when you are done"
+
+    def _link_done(self, how: str) -> None:
+        """The step behind the link is done (the server said so, or the user did)."""
+        self.finished.disabled = True
+        if not self.pending.done:  # the server finished before Accept was clicked: that is consent enough
+            self.pending.answer(ElicitAnswer("accept"))
+        elif self.pending.future.result().action == "accept":  # not after Decline or Cancel
+            self._show_link_done(how)
+
+    def _show_link_done(self, how: str) -> None:
+        if how == "server":
+            self.status.value = f"✔ {render.escape(self.elicitation.server)} says you are done"
+        else:
+            self.status.value = "✔ You finished — trying again"
 
 
 def describe_answer(answer: ElicitAnswer) -> str:

@@ -104,7 +104,8 @@ class Transcript(widgets.VBox):
 
         parent = self._agent_cards.get(agent_id) if agent_id else None
         card = self.card(tool_use_id, getattr(tool, "name", "tool"), tool, parent=parent)
-        return self._track(card.ask_form(ElicitationForm(elicitation, self.loop)))
+        waiting = "waiting for you to open the link" if elicitation.mode == "url" else "waiting for your answer"
+        return self._track(card.ask_form(ElicitationForm(elicitation, self.loop), waiting))
 
     def ask_plan(self, tool_use_id: str, plan: str) -> PlanApproval:
         card = self.card(tool_use_id, "ExitPlanMode")

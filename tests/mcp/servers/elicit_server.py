@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp_types import (
     ElicitRequest,
     ElicitRequestFormParams,
@@ -79,6 +80,28 @@ async def nested(ctx: Context) -> str | InputRequiredResult:
 async def login(ctx: Context, url: str = "https://auth.example.com/authorize?x=1") -> str | InputRequiredResult:
     """Asks the user to open a link (URL mode)."""
     return await _ask(ctx, ElicitRequestURLParams(message="Sign in to continue", url=url, elicitation_id="elicit-1"))
+
+
+SIGN_IN = ElicitRequestURLParams(message="Sign in to read your files", url="https://auth.example.com/files?s=1",
+                                 elicitation_id="files-1")
+_signed_in: list[bool] = []
+
+
+@server.tool()
+async def private_files() -> str:
+    """List your private files (needs a sign-in in the browser first)."""
+    if not _signed_in:
+        raise UrlElicitationRequiredError([SIGN_IN])
+    return "notes.txt, plan.md, budget.xlsx"
+
+
+@server.tool()
+async def finish_sign_in(ctx: Context) -> str:
+    """What the browser's sign-in does out of band: the user is signed in; the client is told."""
+    _signed_in.append(True)
+    if not _modern(ctx):
+        await ctx.request_context.session.send_elicit_complete("files-1")
+    return "signed in"
 
 
 if __name__ == "__main__":
