@@ -157,7 +157,17 @@ def test_cost_and_tools_reports(ip):
         assert ip.run_line_magic("agent", "--cost") == "No agent session yet."
     tools = ip.run_line_magic("agent", "--tools")
     assert "tools the model can call" in tools
-    assert "Read" in tools
+    lines = {line.split()[0]: line.split(None, 1)[1] for line in tools.splitlines()[1:] if line.startswith("  ")
+             and len(line.split()) > 1}
+    # what each tool does, as the model is told — not a class docstring (the session's Edit is
+    # a checkpoint wrapper whose docstring described the wrapper)
+    assert lines["Read"] == "Reads a file from the local filesystem and shows it to you."
+    assert lines["Edit"] == "Performs an exact string replacement in a file."
+    assert lines["Bash"].startswith("Runs a bash command on the user's machine")
+    assert lines["WebFetch"] == "Fetches content from a specified URL and processes it using an AI model"
+    assert lines["Agent"].startswith("Launches a subagent")
+    assert not any("``" in text or "wrapped tool" in text for text in lines.values())
+    assert all(lines.get(name) for name in ("TaskOutput", "TaskStop", "Grep", "Glob", "Write"))
     cost = ip.run_line_magic("agent", "--cost")
     assert cost.startswith(f"Session {magics.session.id}") and "cost $0.0000" in cost
 

@@ -90,6 +90,8 @@ class Tool(Generic[InputT, OutputT]):
     max_result_size_chars: ClassVar[int] = 100_000
     should_defer: ClassVar[bool] = False
     search_hint: ClassVar[str] = ""
+    # one line for people (``%agent --tools``); empty: the first sentence of ``prompt``
+    summary: ClassVar[str] = ""
 
     # -- required members -------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,8 +45,7 @@ def tools_text(session: AgentSession) -> str:
     tools = session.context.options.tools
     lines = [f"{len(tools)} tools the model can call:" if tools else "The model can call no tools in this session."]
     for tool in tools:
-        doc = (type(tool).__doc__ or "").strip().splitlines()
-        lines.append(f"  {tool.name:<22} {first_line(doc[0], 90) if doc else ''}")
+        lines.append(f"  {tool.name:<22} {tool_summary(tool, session.context.options)}".rstrip())
     errors = getattr(session, "load_errors", None) or []
     lines.extend(f"  (not loaded: {e})" for e in errors)
     manager = getattr(getattr(session, "tool_pool", None), "mcp", None)
@@ -62,6 +62,38 @@ def tools_text(session: AgentSession) -> str:
             lines.append(f"{len(commands)} MCP prompts you can run (%agent /name args):")
             lines.extend(f"  {first_line(c.describe(), 110)}" for c in commands)
     return "\n".join(lines)
+
+
+def tool_summary(tool: Any, options: Any, limit: int = 100) -> str:
+    """What a tool does, in one line for people: its ``summary``, else the first sentence of the
+    instructions the model reads (never a class docstring: a wrapper's would describe the
+    wrapper)."""
+    text = getattr(tool, "summary", "") or _prompt_now(tool, options)
+    kept: list[str] = []  # the first paragraph, up to a list that follows it
+    for line in text.strip().split("\n\n")[0].splitlines():
+        line = line.strip()
+        if kept and line.startswith(("-", "•", "*")):
+            break
+        kept.append(line.lstrip("-•* "))
+    first = re.split(r"(?<=[.!?])\s", " ".join(kept), maxsplit=1)[0].rstrip(":")
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def _prompt_now(tool: Any, options: Any) -> str:
+    """The tool's prompt when it is at hand — a coroutine that returns without waiting on
+    anything; one that would wait (reads files on a thread, asks a server) gives ""."""
+    try:
+        coro = tool.prompt(options)
+    except Exception:
+        return ""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value if isinstance(done.value, str) else ""
+    except Exception:
+        return ""
+    coro.close()
+    return ""
 
 
 def session_text(session: AgentSession) -> str:

@@ -83,6 +83,7 @@ class AgentTool(Tool[AgentInput, str]):
 
     name = "Agent"
     aliases = ("Task",)
+    summary = "Launches a subagent to handle a complex, multi-step task on its own."  # its prompt reads files
     input_schema = AgentInput
     # added to plan mode's denial of an agent that may write: research still has a way
     plan_mode_hint = (" Agents that only read run in plan mode: use subagent_type "
