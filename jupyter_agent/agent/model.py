@@ -73,6 +73,12 @@ def make_client(api_key: str | None, base_url: str | None, client: Any = None, h
     return anthropic.AsyncAnthropic(**kwargs)
 
 
+def _sentence(text: str) -> str:
+    """``text`` ending as a sentence (a server's message may lack the full stop)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 class ModelClient:
     """Streams one assistant message; retries rate limits, overload, 5xx and dropped streams.
 
@@ -105,11 +111,12 @@ class ModelClient:
                 if not failure.retryable or attempt > self.retry.max_retries:
                     raise ModelCallError(failure) from exc
                 delay = self.retry.delay(attempt, failure.retry_after)
+                partial = self.current is not None and self.current.started
                 emit(
                     AgentErrorEvent(
-                        f"{failure.message} Retrying in {delay:.1f}s "
-                        f"(attempt {attempt} of {self.retry.max_retries}); "
-                        "the partial reply is discarded.",
+                        f"{_sentence(failure.message)} Retrying in {delay:.1f}s "
+                        f"(attempt {attempt} of {self.retry.max_retries})"
+                        + ("; the partial reply is discarded." if partial else "."),
                         kind=failure.kind,
                         retrying=True,
                     )

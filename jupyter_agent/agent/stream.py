@@ -112,6 +112,11 @@ class StreamAssembler:
             if block.kind == "tool_use":
                 self._emit(ToolUseStreaming(block.tool_id, block.base["name"], delta.partial_json))
 
+    @property
+    def started(self) -> bool:
+        """Whether any content of the reply arrived (text, thinking, a tool call)."""
+        return bool(self._blocks)
+
     def partial_text_blocks(self) -> list[dict[str, Any]]:
         """The text streamed so far (kept in history when the user stops mid-stream)."""
         out = []

@@ -54,5 +54,11 @@ class NoteBlock(widgets.HTML):
         self.error = error
         super().__init__(self.static_html())
 
+    def update(self, text: str) -> None:
+        self.text = text
+        self.value = self.static_html()
+
     def static_html(self) -> str:
-        return render.error_html(self.text) if self.error else f"<div>{render.muted(self.text)}</div>"
+        # the widget's line height is a button's (28 px): a note that wraps reads as a paragraph
+        return render.error_html(self.text) if self.error else (
+            f'<div style="line-height:1.4">{render.muted(self.text)}</div>')

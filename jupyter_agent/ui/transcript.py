@@ -60,6 +60,8 @@ class Transcript(widgets.VBox):
         self.duration_s: float | None = None
         self._open: list[Any] = []
         self._attempt_start = 0  # index in ``blocks`` where the reply being streamed began
+        self._retry_note: Any = None  # the one note of the retries of the reply under way
+        self._retry_kinds: list[str] = []  # why each of them was retried
         self._done_callbacks: list[Callable[[Transcript], None]] = []
         self.header = widgets.HTML(self._header_html())
         self.stop_button = widgets.Button(description="Stop", icon="stop", button_style="warning")

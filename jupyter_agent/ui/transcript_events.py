@@ -103,6 +103,7 @@ def on_todos(t: Transcript, e: ev.TodosUpdated) -> None:
 
 
 def on_message_done(t: Transcript, e: ev.AssistantMessageDone) -> None:
+    settle_retries(t)
     t._attempt_start = len(t.blocks)
     content = e.message.get("content") if isinstance(e.message, dict) else None
     for block in content if isinstance(content, list) else ():
@@ -114,11 +115,36 @@ def on_message_done(t: Transcript, e: ev.AssistantMessageDone) -> None:
             card.set_input(block["input"])
 
 
+RETRY_CAUSES = {"overloaded": "API overloaded", "rate_limit": "rate limited", "network": "connection dropped",
+                "server": "server error"}
+
+
 def on_error(t: Transcript, e: ev.AgentErrorEvent) -> None:
-    if e.retrying:
-        drop_partial_reply(t)
-    text = f"{e.message} (retrying…)" if e.retrying else e.message
-    t._add(NoteBlock(text, error=not e.retrying))
+    """A retry updates the one note of the reply's retries (what failed, when it is tried
+    again); any other error is a note of its own, in red."""
+    if not e.retrying:
+        if e.kind in RETRY_CAUSES or e.kind in ("api", "auth", "internal"):  # the model call failed for good
+            settle_retries(t)
+        t._add(NoteBlock(e.message, error=True))
+        return
+    drop_partial_reply(t)
+    t._retry_kinds.append(RETRY_CAUSES.get(e.kind, e.kind))
+    text = f"⟳ {e.message}"
+    if t._retry_note is None:
+        t._retry_note = NoteBlock(text)
+        t._add(t._retry_note)
+    else:
+        t._retry_note.update(text)
+
+
+def settle_retries(t: Transcript) -> None:
+    """The retried reply came (or the retries ended): its note says so in one line."""
+    note, kinds = t._retry_note, t._retry_kinds
+    if note is None:
+        return
+    causes = ", ".join(dict.fromkeys(kinds))
+    note.update(f"Retried {len(kinds)} time{'s' if len(kinds) != 1 else ''} ({causes}).")
+    t._retry_note, t._retry_kinds = None, []
 
 
 def drop_partial_reply(t: Transcript) -> None:

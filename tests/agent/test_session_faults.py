@@ -22,6 +22,18 @@ async def test_429_waits_as_long_as_retry_after_says(server, make_session, sleep
     [warning] = events.of(AgentErrorEvent)
     assert warning.retrying and warning.kind == "rate_limit"
     assert len(server.message_requests) == 2
+    # refused before anything streamed: nothing to discard, and the server's message is a sentence
+    assert warning.message == ("Rate limited (429): Number of request tokens has exceeded your per-minute rate "
+                               "limit. Retrying in 7.0s (attempt 1 of 4).")
+
+
+async def test_a_retry_after_part_of_the_reply_says_the_part_is_discarded(server, make_session):
+    server.push(drop_mid_stream(6, text("The answer is forty-two, and here is why.")))
+    server.push(reply("whole"))
+    session, events = make_session()
+    assert (await session.submit("go")).text == "whole"
+    [warning] = events.of(AgentErrorEvent)
+    assert warning.retrying and warning.message.endswith("; the partial reply is discarded.")
 
 
 @pytest.mark.parametrize(("status", "kind"), [(529, "overloaded"), (500, "server")])

@@ -25,7 +25,7 @@ def _texts(transcript: Transcript) -> list[str]:
 
 
 def _retry_notes(transcript: Transcript) -> list[NoteBlock]:
-    return [b for b in transcript.blocks if isinstance(b, NoteBlock) and "retrying…" in b.text]
+    return [b for b in transcript.blocks if isinstance(b, NoteBlock) and b.text.startswith(("⟳", "Retried"))]
 
 
 def _feed(transcript: Transcript, *events: Any) -> None:
@@ -47,7 +47,7 @@ def test_retry_drops_partial_text_thinking_and_streaming_tool_card():
     assert not any(isinstance(b, StreamingMarkdown | ThinkingBlock | ToolCard) for b in t.blocks)
     assert t.cards == {}
     [note] = _retry_notes(t)
-    assert not note.error and "Connection dropped." in note.text
+    assert not note.error and note.text == "⟳ Connection dropped."
     assert list(t.body.children) == t.blocks
     _feed(t, ev.ThinkingDelta("Let me think."), ev.TextDelta(ANSWER), ev.ToolUseStreaming("tu-1", "Bash", ""))
     assert _texts(t) == [ANSWER]
@@ -71,6 +71,37 @@ def test_retry_keeps_everything_before_the_last_complete_message():
     assert t.cards == {"tu-0": done_card} and done_card in t.blocks
     _feed(t, ev.TextDelta("Second, whole."))
     assert _texts(t) == ["First reply.", "Second, whole."]
+
+
+def test_one_note_follows_a_replys_retries_and_then_says_how_many_there_were():
+    """Retries of one reply share one note (what failed, when it is tried again); when the
+    reply comes it says how many there were and why — not 'retrying…' forever."""
+    t = Transcript("go")
+    _feed(t, ev.TurnStarted("turn-1", "go"),
+          ev.AgentErrorEvent("The API is overloaded (529): Overloaded. Retrying in 0.6s (attempt 1 of 8).",
+                             kind="overloaded", retrying=True))
+    [note] = _retry_notes(t)
+    assert note.text == "⟳ The API is overloaded (529): Overloaded. Retrying in 0.6s (attempt 1 of 8)."
+    _feed(t, ev.AgentErrorEvent("Rate limited (429): slow down. Retrying in 1.0s (attempt 2 of 8).",
+                                kind="rate_limit", retrying=True))
+    assert _retry_notes(t) == [note] and note.text.startswith("⟳ Rate limited (429)") and "line-height:1.4" in note.value
+    _feed(t, ev.AgentErrorEvent("The API is overloaded (529): again. Retrying in 2.0s (attempt 3 of 8).",
+                                kind="overloaded", retrying=True))
+    _feed(t, ev.TextDelta("Hello."), ev.AssistantMessageDone({"role": "assistant", "content": []}, "end_turn"))
+    assert _retry_notes(t) == [note] and note.text == "Retried 3 times (API overloaded, rate limited)."
+    # the next reply's retries get a note of their own
+    _feed(t, ev.AgentErrorEvent("Dropped. Retrying in 0.5s (attempt 1 of 8).", kind="network", retrying=True))
+    assert len(_retry_notes(t)) == 2 and _retry_notes(t)[1].text == "⟳ Dropped. Retrying in 0.5s (attempt 1 of 8)."
+
+
+def test_retries_that_run_out_end_in_one_settled_note_and_the_error():
+    t = Transcript("go")
+    _feed(t, ev.TurnStarted("turn-1", "go"),
+          ev.AgentErrorEvent("Overloaded. Retrying in 0.6s (attempt 1 of 1).", kind="overloaded", retrying=True),
+          ev.AgentErrorEvent("The API is overloaded (529): Overloaded", kind="overloaded"))
+    notes = [b for b in t.blocks if isinstance(b, NoteBlock)]
+    assert [(n.text, n.error) for n in notes] == [("Retried 1 time (API overloaded).", False),
+                                                  ("The API is overloaded (529): Overloaded", True)]
 
 
 def test_a_final_error_keeps_the_partial_text():
@@ -130,7 +161,7 @@ async def test_dropped_text_stream_renders_the_answer_once(server, session_with_
     assert any(isinstance(e, ev.ThinkingDelta | ev.TextDelta) for e in seen[:cut])  # something was void
     assert _texts(transcript) == [ANSWER]
     assert len([b for b in transcript.blocks if isinstance(b, ThinkingBlock)]) == 1
-    assert len(_retry_notes(transcript)) == 1
+    assert [n.text for n in _retry_notes(transcript)] == ["Retried 1 time (connection dropped)."]
     assert transcript.done
     assert transcript.static_html().count("forty-two") == 1
 
