@@ -13,7 +13,7 @@ from . import render, tool_views
 from .approval import ApprovalPanel
 from .throttle import Throttle
 
-ICONS = {"pending": "…", "asking": "?", "running": "▶", "done": "✔", "error": "✖", "denied": "⊘"}
+ICONS = {"pending": "…", "asking": "?", "running": "▶", "done": "✔", "error": "✖", "denied": "⊘", "stopped": "⏹"}
 MAX_TAIL_LINES = 200
 
 
@@ -124,27 +124,33 @@ class ToolCard(widgets.VBox):
             del self.tail[:-MAX_TAIL_LINES]
             self._tail_throttle.poke()
 
-    def finish(self, *, is_error: bool, summary: str, body_html: str = "", denied: bool = False) -> None:
+    def finish(
+        self, *, is_error: bool, summary: str, body_html: str = "", denied: bool = False, stopped: bool = False,
+    ) -> None:
+        """``stopped``: the user stopped the turn (not the tool's failure): a grey ⏹, and the
+        card stays open on the output it had, to show where it stopped."""
         self._tail_throttle.cancel()
         self._stop_tick()
         if self._started is not None:
             self._elapsed = time.monotonic() - self._started
-        self.state = "denied" if denied else ("error" if is_error else "done")
+        self.state = "stopped" if stopped else "denied" if denied else ("error" if is_error else "done")
         self.result_summary = summary
         self.result_html = body_html
-        text = render.error_html(summary) if is_error else f"<div>{render.escape(summary)}</div>"
+        red = is_error and not stopped
+        text = render.error_html(summary) if red else f"<div>{render.escape(summary)}</div>"
         self.result.value = text + body_html
         if self.tail and not body_html:
             self.tail_view.value = render.tail_html(self.tail)
         self._refresh_title()
-        self.expand(is_error and bool(body_html))  # a failed command stays open on its output
+        # a failed command stays open on its output; a stopped one on what it printed
+        self.expand(red and bool(body_html) or stopped and bool(self.tail))
 
     def expand(self, open_: bool) -> None:
         self.toggle.value = open_
 
     @property
     def finished(self) -> bool:
-        return self.state in ("done", "error", "denied")
+        return self.state in ("done", "error", "denied", "stopped")
 
     # -- rendering -----------------------------------------------------------------------------
 

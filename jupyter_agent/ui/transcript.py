@@ -157,7 +157,10 @@ class Transcript(widgets.VBox):
                 block.finish()
         for card in self.cards.values():
             if not card.finished:
-                card.finish(is_error=True, summary=f"Not finished ({stop_reason})")
+                if stop_reason == "interrupted":
+                    card.finish(is_error=True, summary="Stopped", stopped=True)
+                else:
+                    card.finish(is_error=True, summary=f"Not finished ({stop_reason})")
         self.close_asks()
         self.stop_button.disabled = True
         self.stop_button.description = "Stopped" if stop_reason == "interrupted" else "Done"

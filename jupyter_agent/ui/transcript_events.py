@@ -79,6 +79,10 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
     body = "" if outcome.is_error else tool_views.result_body_html(outcome.tool_name, data, outcome.input)
     denied = outcome.decision in ("deny", "user-deny")
     failed = outcome.is_error or tool_views.ran_and_failed(data)
+    if outcome.decision == "interrupted":  # the user's Stop: not the tool's failure
+        summary = "Stopped" if card.state == "running" else "Not run (stopped)"
+        card.finish(is_error=True, summary=summary, stopped=True)
+        return
     card.finish(is_error=failed, summary=summary, body_html=body, denied=denied)
 
 

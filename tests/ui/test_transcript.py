@@ -10,6 +10,7 @@ from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
 from jupyter_agent.core.permission_types import PermissionAsk, PermissionUpdate
 from jupyter_agent.ui.permission_handler import REJECT_MESSAGE, WidgetPermissionHandler
 from jupyter_agent.ui.transcript import Transcript
+from jupyter_agent.core.tool import ToolProgress
 from tests.support.tools import GuardedTool, ProgressTool, make_context
 
 
@@ -147,8 +148,43 @@ async def test_unfinished_cards_are_closed_when_the_turn_ends(tmp_path):
     transcript.handle(ev.ToolUseStreaming("tu7", "Bash", '{"command": "sleep'))
     transcript.finish("interrupted")
     card = transcript.cards["tu7"]
-    assert card.state == "error" and "interrupted" in card.result_summary
+    assert card.state == "stopped" and card.result_summary == "Stopped" and "⏹" in card.title_html()
     assert transcript.stop_button.description == "Stopped"
+
+
+class TickingTool(ProgressTool):
+    """Prints two lines, then runs until it is stopped."""
+
+    name = "Ticking"
+
+    def interrupt_behavior(self) -> str:
+        return "cancel"
+
+    async def call(self, input, context, can_use_tool, parent_message, on_progress=None):
+        for i in (1, 2):
+            on_progress(ToolProgress("", f"tick {i}"))
+        await asyncio.sleep(60)
+
+
+async def test_a_call_the_user_stopped_is_stopped_not_failed_and_shows_where(tmp_path):
+    """Stop is the user's choice, not the tool's failure: a grey ⏹ Stopped (it was a red ✖ and
+    three sentences meant for the model), open on the output it had printed."""
+    from jupyter_agent.ui import render
+
+    ctx, transcript, handler = _setup(tmp_path, TickingTool())
+    run = _run(ctx, transcript, handler, "tu8", "Ticking", {"steps": 0})
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if len(transcript.cards.get("tu8").tail if "tu8" in transcript.cards else ()) == 2:
+            break
+    ctx.abort_controller.abort("interrupted")
+    outcome = await asyncio.wait_for(run, 5)
+    assert outcome.is_error and outcome.text.startswith("Interrupted by user")  # the model is told as before
+    card = transcript.cards["tu8"]
+    title = card.title_html()
+    assert card.state == "stopped" and "⏹" in title and "Stopped" in title and render.ERROR_FG not in title
+    assert card.toggle.value is True and "tick 2" in card.tail_view.value
+    assert "Interrupted by user" not in card.static_html()
 
 
 async def test_a_queued_turn_says_so_until_it_starts():
