@@ -133,10 +133,11 @@ class ElicitationForm(widgets.VBox):
             return
         self.pending.answer(ElicitAnswer("accept", clean))
 
-    @staticmethod
-    def describe(answer: ElicitAnswer) -> str:
+    def describe(self, answer: ElicitAnswer) -> str:
         """The card's record of the answer (the values stay in the form)."""
-        return {"accept": "Input sent", "decline": "Input declined", "cancel": "Input cancelled"}[answer.action]
+        what = "Link" if self.elicitation.mode == "url" else "Input"
+        return f"{what} " + {"accept": "accepted" if what == "Link" else "sent", "decline": "declined",
+                             "cancel": "cancelled"}[answer.action]
 
     async def wait(self) -> ElicitAnswer:
         return await self.pending.wait()
@@ -187,11 +188,15 @@ def describe_answer(answer: ElicitAnswer) -> str:
     return "Sent: " + ", ".join(f"{name} = {value}" for name, value in answer.content.items())
 
 
+# a widget's HTML is not styled as rendered Markdown: a link must look like one by itself
+LINK_STYLE = "color:var(--jp-content-link-color,#1976d2);text-decoration:underline;word-break:break-all"
+
+
 def _link_html(url: str) -> str:
     if not openable(url):  # never a javascript: or file: link in the notebook
         return f"<div>{render.muted('The link is not an http(s) address: ' + render.escape(url))}</div>"
     from urllib.parse import urlsplit
 
     host = urlsplit(url).hostname or ""
-    return (f'<div><a href="{render.escape(url)}" target="_blank" rel="noopener noreferrer">'
+    return (f'<div><a href="{render.escape(url)}" target="_blank" rel="noopener noreferrer" style="{LINK_STYLE}">'
             f"{render.escape(url)}</a></div><div>{render.muted('Opens ' + render.escape(host) + ' in a new tab')}</div>")

@@ -13,7 +13,7 @@ from . import render, tool_views
 from .approval import ApprovalPanel
 from .throttle import Throttle
 
-ICONS = {"pending": "…", "asking": "?", "running": "▶", "done": "✔", "error": "✖", "denied": "⊘", "stopped": "⏹"}
+ICONS = {"pending": "…", "asking": "?", "running": "▶", "done": "✔", "error": "✖", "denied": "⊘", "stopped": "■"}
 MAX_TAIL_LINES = 200
 
 
@@ -127,7 +127,7 @@ class ToolCard(widgets.VBox):
     def finish(
         self, *, is_error: bool, summary: str, body_html: str = "", denied: bool = False, stopped: bool = False,
     ) -> None:
-        """``stopped``: the user stopped the turn (not the tool's failure): a grey ⏹, and the
+        """``stopped``: the user stopped the turn (not the tool's failure): a grey ■, and the
         card stays open on the output it had, to show where it stopped."""
         self._tail_throttle.cancel()
         self._stop_tick()

@@ -82,10 +82,16 @@ def _summary(tool: Any, tool_name: str, input: Any, data: dict[str, Any]) -> str
             pass
     if tool_name == "Bash" and "command" in data:
         return f"Bash: {_first_line(str(data['command']))}"
+    label = tool_name
+    if tool is not None:  # its name for people: an MCP tool's "github - Create issue (MCP)"
+        try:
+            label = str(tool.user_facing_name(None)) or tool_name
+        except Exception:
+            pass
     for key in (*PATH_KEYS, "pattern", "url", "query"):
         if key in data:
-            return f"{tool_name} {data[key]}"
-    return tool_name
+            return f"{label} {data[key]}"
+    return label
 
 
 def _shorten_paths(line: str, data: dict[str, Any], root: str | os.PathLike[str] | None) -> str:

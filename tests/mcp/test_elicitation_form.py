@@ -104,6 +104,8 @@ async def test_a_link_is_shown_whole_and_accept_is_consent(tmp_path, asker):
     outcome = await asyncio.wait_for(run, 30)
     assert json.loads(outcome.text) == {"action": "accept", "content": None}
     assert form.status.value == "Accepted — asker will say when you are done"
+    assert "Link accepted" in transcript.static_html()  # not "Input sent": nothing was typed
+    assert "text-decoration:underline" in html  # looks like a link in a widget (no Markdown styles there)
     assert form.finished.layout.display == "none"  # the server's call runs on by itself: nothing to retry
 
 
@@ -156,6 +158,7 @@ async def test_a_call_that_needs_a_sign_in_shows_the_link_and_runs_again_once_it
         assert "You finished" in form.status.value
     assert not outcome.is_error and outcome.text == "notes.txt, plan.md, budget.xlsx"
     assert transcript.cards["s1"].state == "done"
+    assert transcript.cards["s1"].summary == "asker - private_files (MCP)"  # its name for people
 
 
 async def test_a_sign_in_that_was_not_done_is_the_models_error_after_one_retry(tmp_path, asker):

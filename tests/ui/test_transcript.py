@@ -148,7 +148,7 @@ async def test_unfinished_cards_are_closed_when_the_turn_ends(tmp_path):
     transcript.handle(ev.ToolUseStreaming("tu7", "Bash", '{"command": "sleep'))
     transcript.finish("interrupted")
     card = transcript.cards["tu7"]
-    assert card.state == "stopped" and card.result_summary == "Stopped" and "⏹" in card.title_html()
+    assert card.state == "stopped" and card.result_summary == "Stopped" and "■" in card.title_html()
     assert transcript.stop_button.description == "Stopped"
 
 
@@ -167,7 +167,7 @@ class TickingTool(ProgressTool):
 
 
 async def test_a_call_the_user_stopped_is_stopped_not_failed_and_shows_where(tmp_path):
-    """Stop is the user's choice, not the tool's failure: a grey ⏹ Stopped (it was a red ✖ and
+    """Stop is the user's choice, not the tool's failure: a grey ■ Stopped (it was a red ✖ and
     three sentences meant for the model), open on the output it had printed."""
     from jupyter_agent.ui import render
 
@@ -182,7 +182,7 @@ async def test_a_call_the_user_stopped_is_stopped_not_failed_and_shows_where(tmp
     assert outcome.is_error and outcome.text.startswith("Interrupted by user")  # the model is told as before
     card = transcript.cards["tu8"]
     title = card.title_html()
-    assert card.state == "stopped" and "⏹" in title and "Stopped" in title and render.ERROR_FG not in title
+    assert card.state == "stopped" and "■" in title and "Stopped" in title and render.ERROR_FG not in title
     assert card.toggle.value is True and "tick 2" in card.tail_view.value
     assert "Interrupted by user" not in card.static_html()
 
