@@ -277,7 +277,9 @@ class AgentMagics(Magics):
         cell_id = self.cell_id()
         router.stop_cell(cell_id)
         transcript = Transcript(
-            prompt, model=session.config.model, find_tool=session.context.find_tool, interval=self.stream_interval,
+            # the context of the moment: the turn replaces it (MCP tools join when their servers start)
+            prompt, model=session.config.model, find_tool=lambda name: session.context.find_tool(name),
+            interval=self.stream_interval,
             root=session.context.cwd,
         )
         turn = Turn(transcript, cell_id)

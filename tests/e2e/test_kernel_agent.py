@@ -203,3 +203,4 @@ def test_an_mcp_servers_form_is_filled_in_the_cell(kernel, server, project):
     assert json.loads(result_text(result)) == {"action": "accept", "content": {
         "name": "Ada", "guests": 4, "vegetarian": False}}
     assert "Input sent" in data["text/html"]
+    assert "asker - book (MCP)" in data["text/html"]  # the card knew the tool the servers brought
