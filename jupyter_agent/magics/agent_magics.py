@@ -18,7 +18,7 @@ from traitlets import Bool, Enum, Float, Int, List, TraitError, Unicode, default
 from ..core.permission_types import PERMISSION_MODES
 from . import cell_context, reports
 from .interpolate import InterpolationError, interpolate
-from .options import AgentOptions, parse_options, usage_text
+from .options import AgentOptions, help_text, parse_options, usage_text
 
 if TYPE_CHECKING:  # imported lazily: %load_ext must stay fast
     from ..agent.session import AgentSession
@@ -82,6 +82,8 @@ class AgentMagics(Magics):
     def agent(self, line: str, cell: str | None = None) -> Any:
         opts = parse_options(line, cell)
         match opts.action:
+            case "help":
+                return reports.Text(help_text())
             case "stop":
                 return self._stop()
             case "cost":

@@ -22,7 +22,7 @@ _SESSION_ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.:-]{6,}$")
 _VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout", "--mcp", "--add-dir", "--forget",
                   "--permission-prompt-tool"}
 _FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help", "--trust", "--sandbox", "--permissions"}
-_ACTIONS = ("stop", "compact", "cost", "tools", "permissions")
+_ACTIONS = ("help", "stop", "compact", "cost", "tools", "permissions")
 
 
 @dataclass
@@ -44,13 +44,14 @@ class AgentOptions:
     cost: bool = False
     tools: bool = False
     permissions: bool = False
+    help: bool = False
     trust: bool = False
     sandbox: bool = False
     prompt: str = ""
 
     @property
     def action(self) -> str | None:
-        """The one non-prompt action asked for (stop / compact / cost / tools / permissions), if any."""
+        """The one non-prompt action asked for (help / stop / compact / cost / tools / permissions), if any."""
         for name in _ACTIONS:
             if getattr(self, name):
                 return name
@@ -99,7 +100,8 @@ def _folder(value: str) -> str:
           help="List the mode, working directories and permission rules in effect, and where each rule comes from.")
 @argument("prompt", nargs="*", help="What to ask the agent; {expr} interpolates Python values.")
 def agent_usage(line: str) -> None:
-    """Talk to the coding agent in this kernel: ``%agent [options] prompt``."""
+    """Talk to the coding agent in this kernel: %agent [options] prompt, or %%agent with the
+    prompt in the cell's body."""
 
 
 agent_usage.parser.prog = "agent"  # shown as %agent  # type: ignore[attr-defined]
@@ -107,6 +109,20 @@ agent_usage.parser.prog = "agent"  # shown as %agent  # type: ignore[attr-define
 
 def usage_text() -> str:
     return agent_usage.parser.format_help()  # type: ignore[attr-defined]
+
+
+def help_text() -> str:
+    """``%agent --help``: the options, then where the rest is."""
+    return usage_text() + (
+        "\nExamples:\n"
+        "  %agent fix the failing cell\n"
+        "  %agent --mode plan how should I split this notebook into modules?\n"
+        "  %agent --allow 'Bash(pytest:*)' run the tests and fix what fails\n"
+        "  %agent /review 123          (.claude/commands/review.md, or the skill review)\n"
+        "  %%agent                     (the prompt is the rest of the cell)\n"
+        "\nConfiguration: %config AgentMagics (defaults of new sessions), and Claude Code's\n"
+        ".claude/settings.json files for rules, hooks and MCP servers (README: Configuration).\n"
+    )
 
 
 def _take_token(rest: str) -> tuple[str, str]:
@@ -159,7 +175,7 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
     """Parse ``%agent`` / ``%%agent`` input; errors raise ``UsageError`` with the usage text."""
     tokens, prompt = split_options(line)
     if "--help" in tokens:
-        raise UsageError(usage_text())
+        return AgentOptions(help=True)  # asked for: printed as text, not as an error
     try:
         args = agent_usage.parser.parse_args(tokens)  # type: ignore[attr-defined]
     except UsageError as exc:

@@ -51,3 +51,12 @@ def test_trust_on_a_live_session_is_applied_at_its_next_turn(ip):
     status = ip.run_line_magic("agent", "--trust")
     assert ip._jupyter_agent_magics.session is session and session.config.trust_project
     assert status.startswith(f"Agent session {session.id}")
+
+
+def test_help_is_printed_as_text_not_raised_as_an_error(ip):
+    """%agent --help is asked for: the options and examples as the cell's output (it was a red
+    UsageError box)."""
+    shown = ip.run_line_magic("agent", "--help")
+    assert "--trust" in shown and "--permissions" in shown and "Examples:" in shown
+    assert "%agent fix the failing cell" in shown and "``" not in shown
+    assert parse_options("--help anything at all").help
