@@ -30,6 +30,7 @@ class SubagentRuntime:
     max_requests: int = 50
     project_dir: Path | None = None
     home: Path | None = None
+    renews_key: bool = False  # an apiKeyHelper sets the key: a 401 is worth one more try, here too
 
 
 def attach_subagents(session: Any) -> SubagentRuntime:
@@ -38,6 +39,7 @@ def attach_subagents(session: Any) -> SubagentRuntime:
     runtime = SubagentRuntime(
         client=session.model_client.client,
         retry=session.model_client.retry,
+        renews_key=session.model_client.renews_key,
         model=config.model,
         max_tokens=config.max_tokens,
         project_dir=config.resolved_project_dir(),

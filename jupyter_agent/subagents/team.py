@@ -130,7 +130,7 @@ class Team:
         chosen = model or agent.model or runtime.model
         context = child_context(parent, agent, name, chosen)
         context = context.with_changes(abort_controller=AbortController())  # outlives the turn
-        host = SubagentHost(agent, name, context, ModelClient(runtime.client, runtime.retry), chosen,
+        host = SubagentHost(agent, name, context, ModelClient(runtime.client, runtime.retry, renews_key=runtime.renews_key), chosen,
                             runtime.max_tokens, on_event or (lambda _e: None))
         host.project_dir, host.home = runtime.project_dir, runtime.home
         mate = Teammate(self, name, agent, host, can_use_tool, runtime.max_requests)

@@ -148,3 +148,28 @@ async def test_parallel_requests_run_the_helper_once(tmp_path):
     helper = ApiKeyHelper(COUNTING.format(count=count), tmp_path)
     assert await asyncio.gather(*(helper.key() for _ in range(8))) == ["key-1"] * 8
     assert helper.runs == 1 and json.loads(count.read_text()) == 1
+
+
+async def test_a_401_inside_a_subagent_runs_the_helper_again_and_tries_once_more(server, make_session, tmp_path):
+    """A subagent asks through the session's client: a key that went stale while it ran is
+    renewed and its request tried once more, as the session's own would be."""
+    from jupyter_agent.subagents.attach import attach_many_hands
+    from jupyter_agent.tools.agent_tool import AgentTool
+
+    count = tmp_path / "runs"
+    user_settings(tmp_path, {"apiKeyHelper": COUNTING.format(count=count)})
+    server.push(
+        reply(tool_use("Agent", {"description": "count", "prompt": "Count to two", "subagent_type": "Explore"})),
+        fault_status(401),  # the subagent's first request: the key went stale
+        reply("one, two"),
+        reply("It counted."),
+    )
+    session, _ = make_session([AgentTool()], can_use_tool=approve_all, api_key=None)
+    attach_many_hands(session, checkpoints=False, scheduler=False)
+    outcome = await session.submit("have a helper count")
+    assert outcome.error is None and outcome.text == "It counted."
+    assert keys(server) == [("key-1", "Bearer key-1"), ("key-1", "Bearer key-1"),
+                            ("key-2", "Bearer key-2"), ("key-2", "Bearer key-2")]
+    results = [b for m in server.message_requests[-1].body["messages"] if m["role"] == "user"
+               and isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_result"]
+    assert "one, two" in json.dumps(results) and not results[-1].get("is_error")
