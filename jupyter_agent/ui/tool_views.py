@@ -137,6 +137,8 @@ def input_detail_html(tool_name: str, input: Any) -> str:
         if mode == "delete":
             return head
         return head + render.pre(str(data.get("new_source", "")))
+    if tool_name == "WebFetch" and "prompt" in data:  # the address is in the title: what it asks of the page
+        return f'<div style="white-space:pre-wrap">{render.muted("Looks for: ")}{render.escape(str(data["prompt"]))}</div>'
     return render.json_html(data) if data else ""
 
 

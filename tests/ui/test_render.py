@@ -187,6 +187,12 @@ def test_write_and_notebook_details():
     assert "insert cell abc" in nb and "x = 1" in nb
 
 
+def test_a_fetch_shows_what_it_asks_of_the_page_not_json():
+    html = tool_views.input_detail_html("WebFetch", {"url": "https://docs.python.org/3/", "prompt": "List the <b>new</b> APIs"})
+    assert "Looks for: " in html and "List the &lt;b&gt;new&lt;/b&gt; APIs" in html
+    assert '"url"' not in html  # the address is in the card's title
+
+
 def test_result_bodies_by_shape():
     patch = {"structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-a", "+b"]}]}
     assert "+b" in tool_views.result_body_html("Edit", patch)
