@@ -152,11 +152,13 @@ class NotebookExecuteTool(NotebookTool[NotebookExecuteInput, NotebookExecuteOutp
         return ToolResult(NotebookExecuteOutput(str(plan.path), cells))
 
     def render_tool_use_message(self, input: NotebookExecuteInput) -> str:
-        return f"{Path(input.notebook_path).name}: {', '.join(input.cell_ids)}"
+        cells = "cell" if len(input.cell_ids) == 1 else "cells"
+        return f"Run {Path(input.notebook_path).name} {cells} {', '.join(input.cell_ids)}"
 
     def render_tool_result_message(self, output: NotebookExecuteOutput) -> str:
-        errors = f", {output.errors} error(s)" if output.errors else ""
-        return f"Ran {len(output.cells)} cell(s){errors}"
+        n, e = len(output.cells), output.errors
+        errors = f", {e} error{'s' if e != 1 else ''}" if e else ""
+        return f"Ran {n} cell{'s' if n != 1 else ''}{errors}"
 
 
 async def _plan(input: NotebookExecuteInput, context: ToolUseContext) -> _Plan:

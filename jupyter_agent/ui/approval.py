@@ -88,7 +88,10 @@ class ApprovalPanel(widgets.VBox):
     def __init__(self, ask: PermissionAsk, loop: asyncio.AbstractEventLoop | None = None, root: Any = None) -> None:
         self.ask = ask
         self.pending: PendingAnswer[ApprovalChoice] = PendingAnswer(loop)
-        self.message = widgets.HTML(f"<b>{render.escape(ask.message)}</b>" if ask.message else "")
+        # a question may span lines (the cells a NotebookExecute would run): keep them
+        self.message = widgets.HTML(
+            f'<div style="white-space:pre-wrap;line-height:1.4"><b>{render.escape(ask.message)}</b></div>'
+            if ask.message else "")
         self.approve = widgets.Button(description="Approve", button_style="success", icon="check")
         self.deny = widgets.Button(description="Deny", button_style="danger", icon="times")
         self.update = ask.suggestions[0] if ask.suggestions else None

@@ -137,6 +137,9 @@ def input_detail_html(tool_name: str, input: Any) -> str:
         if mode == "delete":
             return head
         return head + render.pre(str(data.get("new_source", "")))
+    if tool_name == "NotebookExecute" and "cell_ids" in data:  # the notebook and cells are in the title
+        timeout = data.get("timeout")
+        return f"<div>{render.muted(f'timeout {int(timeout) / 1000:g} s')}</div>" if timeout else ""
     if tool_name == "WebFetch" and "prompt" in data:  # the address is in the title: what it asks of the page
         return f'<div style="white-space:pre-wrap">{render.muted("Looks for: ")}{render.escape(str(data["prompt"]))}</div>'
     return render.json_html(data) if data else ""

@@ -246,3 +246,32 @@ def test_a_cards_result_line_is_never_a_python_repr():
     approved = ExitPlanModeOutput("## Plan\n1. x", "acceptEdits")
     assert tool_views.result_summary(ExitPlanModeTool(), "ExitPlanMode", approved, "", False) == \
         "Continuing in acceptEdits mode"
+
+
+def test_a_notebook_run_reads_as_one():
+    from jupyter_agent.tools.notebook_execute import (
+        ExecutedCellOutput,
+        NotebookExecuteInput,
+        NotebookExecuteOutput,
+        NotebookExecuteTool,
+    )
+
+    tool = NotebookExecuteTool()
+    one = NotebookExecuteInput(notebook_path="/w/fix.ipynb", cell_ids=["mean-cell"])
+    two = NotebookExecuteInput(notebook_path="/w/fix.ipynb", cell_ids=["a", "b"], timeout=5000)
+    assert tool.render_tool_use_message(one) == "Run fix.ipynb cell mean-cell"
+    assert tool.render_tool_use_message(two) == "Run fix.ipynb cells a, b"
+    failed = {"output_type": "error", "ename": "E", "evalue": "", "traceback": []}
+    ran = NotebookExecuteOutput("/w/fix.ipynb", (ExecutedCellOutput("a", "code", 1, ()),
+                                                ExecutedCellOutput("b", "code", 2, (failed,))))
+    assert tool.render_tool_result_message(ran) == "Ran 2 cells, 1 error"
+    assert tool_views.input_detail_html("NotebookExecute", one.model_dump()) == ""  # all of it is in the title
+    assert "timeout 5 s" in tool_views.input_detail_html("NotebookExecute", two.model_dump())
+
+
+async def test_an_approval_question_keeps_its_lines():
+    from jupyter_agent.core.permission_types import PermissionAsk
+    from jupyter_agent.ui.approval import ApprovalPanel
+
+    panel = ApprovalPanel(PermissionAsk("Run 1 cell of n.ipynb in the kernel?\n[c1]\nx = 1\nprint(x)"))
+    assert "white-space:pre-wrap" in panel.message.value and "[c1]\nx = 1\nprint(x)" in panel.message.value
