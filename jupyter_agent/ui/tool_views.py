@@ -84,10 +84,8 @@ def _summary(tool: Any, tool_name: str, input: Any, data: dict[str, Any]) -> str
         return f"Bash: {_first_line(str(data['command']))}"
     label = tool_name
     if tool is not None:  # its name for people: an MCP tool's "github - Create issue (MCP)"
-        try:
+        with contextlib.suppress(Exception):
             label = str(tool.user_facing_name(None)) or tool_name
-        except Exception:
-            pass
     for key in (*PATH_KEYS, "pattern", "url", "query"):
         if key in data:
             return f"{label} {data[key]}"

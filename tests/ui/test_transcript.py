@@ -8,9 +8,9 @@ import json
 from jupyter_agent.agent import events as ev
 from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
 from jupyter_agent.core.permission_types import PermissionAsk, PermissionUpdate
+from jupyter_agent.core.tool import ToolProgress
 from jupyter_agent.ui.permission_handler import REJECT_MESSAGE, WidgetPermissionHandler
 from jupyter_agent.ui.transcript import Transcript
-from jupyter_agent.core.tool import ToolProgress
 from tests.support.tools import GuardedTool, ProgressTool, make_context
 
 
