@@ -114,7 +114,7 @@ class ElicitationForm(widgets.VBox):
         link = elicitation.done
         if link is not None:
             self.finished.on_click(lambda _b: loop_.call_soon_threadsafe(link.finish, "user"))
-            link.listen(self._link_done)  # after the answer's listener: an early notice accepts
+            link.listen(self._link_done)  # the server's notice (or I've finished); before Accept it answers
 
     def values(self) -> dict[str, Any]:
         return {i.field.name: i.value() for i in self.inputs}

@@ -21,7 +21,7 @@ from .blocks import NoteBlock, ThinkingBlock
 from .markdown_stream import StreamingMarkdown
 from .questions import PlanApproval, QuestionForm
 from .tool_card import ToolCard
-from .transcript_events import HANDLERS
+from .transcript_events import HANDLERS, settle_retries
 
 FindTool = Callable[[str], Any]
 
@@ -155,6 +155,7 @@ class Transcript(widgets.VBox):
         for block in self.blocks:
             if hasattr(block, "finish") and not isinstance(block, ToolCard):
                 block.finish()
+        settle_retries(self)  # stopped while waiting to retry: the note must not say it still is
         for card in self.cards.values():
             if not card.finished:
                 if stop_reason == "interrupted":

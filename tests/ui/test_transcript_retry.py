@@ -104,6 +104,14 @@ def test_retries_that_run_out_end_in_one_settled_note_and_the_error():
                                                   ("The API is overloaded (529): Overloaded", True)]
 
 
+def test_a_turn_stopped_while_it_waits_to_retry_does_not_say_it_still_is():
+    t = Transcript("go")
+    _feed(t, ev.TurnStarted("turn-1", "go"),
+          ev.AgentErrorEvent("Overloaded. Retrying in 8.0s (attempt 4 of 8).", kind="overloaded", retrying=True))
+    t.finish("interrupted")
+    assert [n.text for n in _retry_notes(t)] == ["Retried 1 time (API overloaded)."]
+
+
 def test_a_final_error_keeps_the_partial_text():
     t = Transcript("go")
     _feed(
