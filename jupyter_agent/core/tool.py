@@ -176,6 +176,11 @@ class Tool(Generic[InputT, OutputT]):
         text = text.strip()
         return text if len(text) <= 200 else text[:200] + "…"
 
+    async def change_preview(self, input: InputT, context: ToolUseContext) -> tuple[str, str] | None:
+        """(before, after) of what this call would change, for the person asked to approve it
+        when the input alone does not show it (a cell replaced by id); None: the input shows it."""
+        return None
+
     def backfill_observable_input(self, input: dict[str, Any]) -> dict[str, Any]:
         """Derived fields for observers (hooks, UI, transcript); ``call`` never sees them."""
         return input

@@ -41,6 +41,9 @@ class DelegatingTool(Tool[Any, Any]):
     def is_read_only(self, input: BaseModel) -> bool:
         return self.inner.is_read_only(input)
 
+    def is_read_only_in(self, input: BaseModel, context: ToolUseContext) -> bool:
+        return self.inner.is_read_only_in(input, context)  # Bash's knows `cd sub && ls` stays inside
+
     def is_concurrency_safe(self, input: BaseModel) -> bool:
         return self.inner.is_concurrency_safe(input)
 
@@ -70,6 +73,13 @@ class DelegatingTool(Tool[Any, Any]):
 
     def backfill_observable_input(self, input: dict[str, Any]) -> dict[str, Any]:
         return self.inner.backfill_observable_input(input)
+
+    async def change_preview(self, input: BaseModel, context: ToolUseContext) -> tuple[str, str] | None:
+        return await self.inner.change_preview(input, context)
+
+    @property
+    def summary(self) -> str:  # type: ignore[override]
+        return self.inner.summary
 
     def map_result_to_content(self, data: Any, tool_use_id: str):
         return self.inner.map_result_to_content(data, tool_use_id)

@@ -111,6 +111,22 @@ class NotebookEditTool(NotebookTool[NotebookEditInput, NotebookEditOutput]):
     async def plan(self, input: NotebookEditInput, context: ToolUseContext) -> _Plan:
         return await _plan(input, context)
 
+    async def change_preview(self, input: NotebookEditInput, context: ToolUseContext) -> tuple[str, str] | None:
+        """The cell as it is now (live, or on disk) and as it would be: the approval card shows
+        the diff, where the input alone has only the new source."""
+        mode = input.edit_mode or "replace"
+        if mode == "insert" or not input.cell_id:
+            return None
+        from .read_notebook import parse_cells
+
+        path = notebook_path(input.notebook_path, context, "")
+        doc = await get_document(path, context)
+        cells = parse_cells(await doc.read_bytes(), str(path))
+        cell = next((c for c in cells if c.cell_id == input.cell_id), None)
+        if cell is None:
+            return None
+        return cell.source, "" if mode == "delete" else input.new_source
+
     async def check_permissions(self, input: NotebookEditInput, context: ToolUseContext) -> PermissionResult:
         return check_write_permission(self, str(resolve_path(input.notebook_path, context)), context)
 

@@ -136,7 +136,8 @@ class WidgetPermissionHandler:
         self, transcript: Transcript, tool: Tool[Any, Any], input: BaseModel,
         context: ToolUseContext, ask: PermissionAsk, tool_use_id: str,
     ) -> UserDecision:
-        panel = transcript.ask_permission(tool_use_id, tool, input, ask, agent_id=context.agent_id)
+        change = await _change_preview(tool, input, context)
+        panel = transcript.ask_permission(tool_use_id, tool, input, ask, agent_id=context.agent_id, change=change)
         choice = await self._wait(panel)
         match choice:
             case Approved():
@@ -187,3 +188,17 @@ class WidgetPermissionHandler:
                 return PermissionDeny(plan_feedback_message(feedback), reason="keep planning")
             case _:
                 assert_never(choice)
+
+
+PREVIEW_SECONDS = 2.0  # an approval is never held up longer to show what changes
+
+
+async def _change_preview(tool: Any, input: Any, context: ToolUseContext) -> tuple[str, str] | None:
+    """What the call would change, when its input does not show it; None when the tool has no
+    preview, or it fails or is slow (the card then shows the input, as always)."""
+    try:
+        return await asyncio.wait_for(tool.change_preview(input, context), PREVIEW_SECONDS)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        return None

@@ -47,6 +47,7 @@ class ToolCard(widgets.VBox):
         self.state = "pending"
         self.summary = tool_name
         self.detail_html = ""
+        self.change_html = ""  # the diff of what it would change, when the input does not show it
         self.result_summary = ""
         self.result_html = ""
         self.decision = ""
@@ -86,7 +87,7 @@ class ToolCard(widgets.VBox):
     def set_input(self, input: Any) -> None:
         """Input known (parsed model or dict): update the summary and the full detail."""
         self.summary = tool_views.summary_line(self.tool, self.tool_name, input, self.root)
-        self.detail_html = tool_views.input_detail_html(self.tool_name, input)
+        self.detail_html = self.change_html or tool_views.input_detail_html(self.tool_name, input)
         self.detail.value = self.detail_html
         self._refresh_title()
 

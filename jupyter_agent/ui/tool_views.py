@@ -143,6 +143,18 @@ def input_detail_html(tool_name: str, input: Any) -> str:
     return render.json_html(data) if data else ""
 
 
+def change_html(tool_name: str, input: Any, before: str, after: str) -> str:
+    """The input's view with its change as a diff: for a cell, the line naming it, then the
+    lines that go and come (a deleted cell: all of them go)."""
+    data = as_dict(input)
+    lines = render.unified_diff_lines(before, after)[2:] or ["(no change)"]
+    head = ""
+    if tool_name == "NotebookEdit":
+        what = f"{data.get('edit_mode') or 'replace'} cell {data.get('cell_id', '')}"
+        head = f"<div>{render.muted(what)}</div>"
+    return head + render.diff_html(lines)
+
+
 def result_body_html(tool_name: str, data: Any, input: Any = None) -> str:
     """The result body under the summary line (may be empty)."""
     try:

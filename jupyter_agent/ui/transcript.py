@@ -15,7 +15,7 @@ import ipywidgets as widgets
 from pydantic import BaseModel
 
 from ..core.permission_types import PermissionAsk
-from . import render
+from . import render, tool_views
 from .approval import ApprovalPanel
 from .blocks import NoteBlock, ThinkingBlock
 from .markdown_stream import StreamingMarkdown
@@ -87,11 +87,15 @@ class Transcript(widgets.VBox):
     # -- asks (called by WidgetPermissionHandler) ------------------------------------------------
 
     def ask_permission(
-        self, tool_use_id: str, tool: Any, input: Any, ask: PermissionAsk, agent_id: str | None = None
+        self, tool_use_id: str, tool: Any, input: Any, ask: PermissionAsk, agent_id: str | None = None,
+        change: tuple[str, str] | None = None,
     ) -> ApprovalPanel:
-        """An approval panel on the call's card — nested under its Agent card for a subagent's call."""
+        """An approval panel on the call's card — nested under its Agent card for a subagent's call.
+        ``change``: (before, after) of what it would change, shown as a diff."""
         parent = self._agent_cards.get(agent_id) if agent_id else None
         card = self.card(tool_use_id, getattr(tool, "name", "tool"), tool, parent=parent)
+        if change is not None:
+            card.change_html = tool_views.change_html(getattr(tool, "name", ""), input, *change)
         card.set_input(input)
         panel = card.ask(ask, self.loop)
         return self._track(panel)

@@ -84,6 +84,9 @@ def test_agent_edits_the_open_notebook_with_approval(lab, page, server):
     # Address the second card by its content: the first card's button may still be on its way out.
     second = page.locator(".jupyter-agent-card", has_text="y = 100").get_by_role("button", name="Approve")
     second.wait_for()
+    # the card shows what the replace changes, the cell read live from the open notebook
+    shown = page.locator(".jupyter-agent-card", has_text="y = 100").last.inner_text()
+    assert "-y = 1\n" in shown and "+y = 100" in shown, shown
     editor = cell_locator(page, "user").locator(".cm-content")
     editor.click()
     page.keyboard.press("End")

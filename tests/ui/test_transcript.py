@@ -310,3 +310,31 @@ async def test_a_command_that_failed_shows_as_failed_and_stays_open_on_its_outpu
     assert slow.state == "error" and "Timed out after 2 s" in slow.title_html()
     worked = _bash_finished(transcript, "b3", BashOutput("ok\n", exit_code=0))
     assert worked.state == "done" and worked.toggle.value is False and "✔" in worked.title_html()
+
+
+async def test_a_cell_replace_asks_with_a_diff_of_the_cell_as_it_is(tmp_path):
+    """NotebookEdit's input has only the new source: the approval card shows the cell as it
+    is now against it, so the person approving sees what goes."""
+    import nbformat
+
+    from jupyter_agent.tools.notebook_edit import NotebookEditTool
+    from jupyter_agent.tools.read import ReadTool
+
+    path = tmp_path / "fix.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def mean(v):\n    return sum(v) / len(v)", id="m")])
+    nbformat.write(nb, path)
+    ctx, transcript, handler = _setup(tmp_path, NotebookEditTool())
+    ctx.options = type(ctx.options)(tools=(*ctx.options.tools, ReadTool()))
+    read = await run_tool_use(ToolUseRequest("r1", "Read", {"file_path": str(path)}), ctx, handler)
+    assert not read.is_error, read.text
+    new = "def mean(v):\n    return sum(v) / len(v) if v else float('nan')"
+    run = _run(ctx, transcript, handler, "e1", "NotebookEdit", {"notebook_path": str(path), "cell_id": "m", "new_source": new})
+    panel = await _panel(transcript, "e1")
+    detail = transcript.cards["e1"].detail.value
+    assert "replace cell m" in detail
+    assert "-    return sum(v) / len(v)" in detail and "+    return sum(v) / len(v) if v else float(&#x27;nan&#x27;)" in detail
+    panel.approve.click()
+    outcome = await asyncio.wait_for(run, 5)
+    assert not outcome.is_error, outcome.text
+    assert "-    return sum(v) / len(v)" in transcript.cards["e1"].static_html()  # kept after it ran
+    assert nbformat.read(path, 4).cells[0].source == new
