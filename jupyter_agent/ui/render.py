@@ -22,7 +22,7 @@ ERROR_FG = "#d1242f"
 # it, so tables get rules, code blocks a background and headings the spacing of a Markdown cell.
 RENDERED_HTML_CLASS = "jp-RenderedHTMLCommon"
 MUTED_FG = "#6e7781"
-MONO = "font-family:var(--jp-code-font-family,monospace);font-size:12px"
+MONO = "font-family:var(--jp-code-font-family,monospace);font-size:12px;line-height:1.4"  # not a button's 28 px
 PRE_STYLE = f"margin:2px 0;padding:4px 6px;white-space:pre-wrap;word-break:break-word;{MONO}"
 MAX_DETAIL_LINES = 400
 

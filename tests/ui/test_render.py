@@ -275,3 +275,9 @@ async def test_an_approval_question_keeps_its_lines():
 
     panel = ApprovalPanel(PermissionAsk("Run 1 cell of n.ipynb in the kernel?\n[c1]\nx = 1\nprint(x)"))
     assert "white-space:pre-wrap" in panel.message.value and "[c1]\nx = 1\nprint(x)" in panel.message.value
+
+
+def test_code_and_errors_use_text_line_height_not_the_widgets():
+    """An HTML widget's line height is a button's (28 px): diffs and wrapped errors set their own."""
+    for html in (render.diff_html(["@@ -1 +1 @@", "-a", "+b"]), render.error_html("x " * 200), render.pre("a\nb")):
+        assert "line-height:1.4" in html
