@@ -91,6 +91,10 @@ class ToolCard(widgets.VBox):
         self.detail.value = self.detail_html
         self._refresh_title()
 
+    def set_detail(self, html: str) -> None:
+        self.detail_html = html
+        self.detail.value = html
+
     def ask(self, ask: PermissionAsk, loop: asyncio.AbstractEventLoop | None = None) -> ApprovalPanel:
         """Show the permission panel; the caller awaits ``panel.wait()``.  A running call that
         asks (a host its sandboxed command wants to reach) is running again once answered."""

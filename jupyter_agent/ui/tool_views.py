@@ -9,6 +9,7 @@ whose shape is unexpected renders as text instead of failing.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Mapping
 from pathlib import PurePosixPath
@@ -140,7 +141,25 @@ def input_detail_html(tool_name: str, input: Any) -> str:
         return f"<div>{render.muted(f'timeout {int(timeout) / 1000:g} s')}</div>" if timeout else ""
     if tool_name == "WebFetch" and "prompt" in data:  # the address is in the title: what it asks of the page
         return f'<div style="white-space:pre-wrap">{render.muted("Looks for: ")}{render.escape(str(data["prompt"]))}</div>'
+    if tool_name in TITLE_KEYS:  # the title shows the main fields: the rest, in one line
+        return _options_html({k: v for k, v in data.items() if k not in TITLE_KEYS[tool_name]})
     return render.json_html(data) if data else ""
+
+
+# the built-in tools whose card title already shows these fields of their input
+TITLE_KEYS: dict[str, tuple[str, ...]] = {
+    "Read": ("file_path",), "Glob": ("pattern", "path"), "Grep": ("pattern", "path"),
+    "WebSearch": ("query",), "TaskOutput": ("task_id", "block"), "TaskStop": ("task_id", "shell_id"),
+}
+
+
+def _options_html(rest: dict[str, Any]) -> str:
+    """``offset 10 · limit 50``: the fields the title does not show (JSON when one is nested)."""
+    if not rest:
+        return ""
+    if any(isinstance(v, (dict, list)) for v in rest.values()):
+        return render.json_html(rest)
+    return f"<div>{render.muted(' · '.join(f'{k} {json.dumps(v)}' for k, v in rest.items()))}</div>"
 
 
 def change_html(tool_name: str, input: Any, before: str, after: str) -> str:

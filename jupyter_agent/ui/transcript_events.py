@@ -83,7 +83,15 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
         summary = "Stopped" if card.state == "running" else "Not run (stopped)"
         card.finish(is_error=True, summary=summary, stopped=True)
         return
+    if body and outcome.tool_name in RESULT_SHOWS_CHANGE:  # one view of the change, not two
+        if card.change_html:
+            body = ""  # the diff against the cell as it was, from the approval, says more
+        else:
+            card.set_detail("")  # the result's diff (with context) says what the input's view said
     card.finish(is_error=failed, summary=summary, body_html=body, denied=denied)
+
+
+RESULT_SHOWS_CHANGE = frozenset({"Edit", "Write", "NotebookEdit"})
 
 
 def on_resolved(t: Transcript, e: tev.PermissionResolved) -> None:

@@ -281,3 +281,15 @@ def test_code_and_errors_use_text_line_height_not_the_widgets():
     """An HTML widget's line height is a button's (28 px): diffs and wrapped errors set their own."""
     for html in (render.diff_html(["@@ -1 +1 @@", "-a", "+b"]), render.error_html("x " * 200), render.pre("a\nb")):
         assert "line-height:1.4" in html
+
+
+def test_a_titled_tools_card_shows_only_what_its_title_does_not():
+    """Read src/a.py's card body was the JSON of {"file_path": ...}: the title already says it."""
+    assert tool_views.input_detail_html("Read", {"file_path": "/w/a.py"}) == ""
+    assert "offset 10 · limit 50" in tool_views.input_detail_html("Read", {"file_path": "/w/a.py", "offset": 10, "limit": 50})
+    grep = tool_views.input_detail_html("Grep", {"pattern": "x", "path": "/w", "output_mode": "content", "-n": True})
+    assert 'output_mode &quot;content&quot; · -n true' in grep and "/w" not in grep
+    assert tool_views.input_detail_html("Glob", {"pattern": "**/*.py", "path": "/w"}) == ""
+    nested = tool_views.input_detail_html("Grep", {"pattern": "x", "glob": ["a", "b"]})
+    assert '&quot;glob&quot;: [' in nested  # not one line: shown as it is
+    assert '&quot;anything&quot;' in tool_views.input_detail_html("mcp__s__t", {"anything": 1})  # unknown tools: all of it

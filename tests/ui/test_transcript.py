@@ -338,3 +338,22 @@ async def test_a_cell_replace_asks_with_a_diff_of_the_cell_as_it_is(tmp_path):
     assert not outcome.is_error, outcome.text
     assert "-    return sum(v) / len(v)" in transcript.cards["e1"].static_html()  # kept after it ran
     assert nbformat.read(path, 4).cells[0].source == new
+
+
+async def test_an_edit_that_ran_shows_its_change_once(tmp_path):
+    """The card showed the input's diff, then the result's diff of the same lines under it."""
+    from jupyter_agent.tools.edit import EditTool
+    from jupyter_agent.tools.read import ReadTool
+
+    path = tmp_path / "clean.py"
+    path.write_text("import pandas as pd\n\ndef clean(df):\n    return df.dropna()\n")
+    ctx, transcript, handler = _setup(tmp_path, EditTool())
+    ctx.options = type(ctx.options)(tools=(*ctx.options.tools, ReadTool()))
+    assert not (await run_tool_use(ToolUseRequest("r1", "Read", {"file_path": str(path)}), ctx, handler)).is_error
+    run = _run(ctx, transcript, handler, "e1", "Edit", {"file_path": str(path), "old_string": "    return df.dropna()",
+                                                         "new_string": "    return df.dropna(how='all')"})
+    (await _panel(transcript, "e1")).approve.click()
+    outcome = await asyncio.wait_for(run, 5)
+    assert not outcome.is_error, outcome.text
+    html = transcript.cards["e1"].static_html()
+    assert html.count("-    return df.dropna()") == 1 and "def clean(df):" in html  # the result's, with context
