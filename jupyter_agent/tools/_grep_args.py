@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from ._rg import SKIP_GLOBS
+
 OutputMode = Literal["content", "files_with_matches", "count"]
 MAX_COLUMNS = 500
 
@@ -46,7 +48,7 @@ def build_rg_args(
     multiline: bool = False,
 ) -> list[str]:
     """The argument list for ``rg`` (pattern passed with ``-e`` so a leading ``-`` is safe)."""
-    args = ["--no-config", "--hidden", "--glob", "!.git", "--color", "never",
+    args = ["--no-config", "--hidden", *SKIP_GLOBS, "--color", "never",
             "--max-columns", str(MAX_COLUMNS), "--max-columns-preview"]
     if mode == "files_with_matches":
         args.append("--files-with-matches")

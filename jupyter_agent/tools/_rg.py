@@ -21,6 +21,10 @@ from ..core.child_process import ChildProcess, start_child
 from ..errors import ToolError
 
 MAX_OUTPUT_BYTES = 32 * 1024 * 1024
+# folders Grep and Glob never look into: version control's own (as Claude Code skips them) and
+# Jupyter's autosaved copies of every notebook, whose hits would repeat each notebook's
+SKIPPED_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl", ".ipynb_checkpoints")
+SKIP_GLOBS = tuple(arg for name in SKIPPED_DIRS for arg in ("--glob", f"!{name}"))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 
+from ._rg import SKIP_GLOBS, SKIPPED_DIRS
+
 MAX_WAYS = 4
 MAX_SPLIT_FOLDERS = 256  # beyond this, process 0's exclusion globs would cost more than they save
 MAX_DEPTH = 3
@@ -29,7 +31,7 @@ def walk_plan(
     root: str | os.PathLike[str], pattern: str, ways: int | None = None, extra: tuple[str, ...] = SORT_NEWEST,
 ) -> list[list[str]]:
     """rg argument lists (run with cwd=root) that together list the files ``pattern`` matches."""
-    common = ["--files", "--hidden", "--no-ignore", "--no-messages", *extra, "--glob", "!.git",
+    common = ["--files", "--hidden", "--no-ignore", "--no-messages", *extra, *SKIP_GLOBS,
               "--glob", pattern]
     ways = min(os.cpu_count() or 1, MAX_WAYS) if ways is None else ways
     folders = split_folders(root, ways) if ways > 1 else []
@@ -66,7 +68,7 @@ def _plain_folders(path: str, prefix: str) -> list[str]:
         with os.scandir(path) as entries:
             return sorted(
                 prefix + e.name for e in entries
-                if e.name != ".git" and _plain(e.name) and e.is_dir(follow_symlinks=False)
+                if e.name not in SKIPPED_DIRS and _plain(e.name) and e.is_dir(follow_symlinks=False)
             )
     except OSError:
         return []

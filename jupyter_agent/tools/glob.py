@@ -55,7 +55,7 @@ _PROMPT = """Finds files by name pattern, fast, in folders of any size.
 - Patterns use glob syntax: "**/*.py", "src/**/*.{ts,tsx}", "tests/test_*.py". A pattern
   without a slash (e.g. "*.csv") matches file names at any depth.
 - Results are absolute paths sorted by modification time, newest first, at most 100.
-- Hidden files are included; the .git folder is skipped. Files ignored by .gitignore are found too.
+- Hidden files are included; .git (and other version-control folders) and .ipynb_checkpoints are skipped. Files ignored by .gitignore are found too.
 - Use Grep to search inside files. For open-ended searches that need several rounds of
   globbing and grepping, do them in parallel in one turn."""
 

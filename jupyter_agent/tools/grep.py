@@ -81,7 +81,7 @@ _PROMPT = """Searches file contents with ripgrep. Use it for every content searc
   with line numbers; -A/-B/-C add context, -o only the matched parts), "count" (matches per file).
 - -i ignores case. multiline: true lets a pattern span lines (. matches a newline).
 - Results are paged: head_limit (default 250; 0 for all) and offset.
-- Very long lines are cut to a preview. Hidden files are searched; .git is skipped."""
+- Very long lines are cut to a preview. Hidden files are searched; .git (and other version-control folders) and .ipynb_checkpoints are skipped."""
 
 
 class GrepTool(ReadOnlyTool[GrepInput, GrepOutput]):

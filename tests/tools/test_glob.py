@@ -42,6 +42,17 @@ async def test_git_folder_is_skipped_hidden_and_ignored_files_are_found(run, tmp
     assert set(text.splitlines()) == {str(tmp_path / ".hidden/h.py"), str(tmp_path / "build/b.py")}
 
 
+async def test_notebook_checkpoints_and_other_vcs_folders_are_skipped(run, tmp_path):
+    """Jupyter keeps a copy of every notebook in .ipynb_checkpoints: listing it would show each
+    notebook twice (and invite edits of the copy)."""
+    _touch(tmp_path / "nb" / "fit.ipynb", 1)
+    _touch(tmp_path / "nb" / ".ipynb_checkpoints" / "fit-checkpoint.ipynb", 2)
+    _touch(tmp_path / ".ipynb_checkpoints" / "top-checkpoint.ipynb", 3)
+    _touch(tmp_path / ".hg" / "store" / "x.ipynb", 4)
+    text = await run.ok("Glob", pattern="**/*.ipynb")
+    assert text.splitlines() == [str(tmp_path / "nb/fit.ipynb")]
+
+
 async def test_path_and_anchored_and_absolute_patterns(run, tmp_path):
     _touch(tmp_path / "src" / "a.ts", 1)
     _touch(tmp_path / "src" / "deep" / "b.ts", 2)
@@ -127,7 +138,7 @@ def test_newest_files_handles_chunk_boundaries_ties_and_vanished_paths(tmp_path)
 def _brute_force_newest(root, suffix: str, n: int) -> tuple[list[str], int]:
     found = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d != ".git"]
+        dirs[:] = [d for d in dirs if d not in (".git", ".ipynb_checkpoints")]
         for name in files:
             if name.endswith(suffix):
                 path = os.path.join(folder, name)

@@ -81,6 +81,15 @@ async def test_gitignore_is_respected(run, tmp_path):
     assert (await run.ok("Grep", pattern="needle")).splitlines() == ["Found 1 file", str(tmp_path / "kept.txt")]
 
 
+async def test_notebook_checkpoints_and_other_vcs_folders_are_not_searched(run, tmp_path):
+    (tmp_path / "fit.ipynb").write_text('{"cells": ["needle"]}\n')
+    for copy in (tmp_path / ".ipynb_checkpoints" / "fit-checkpoint.ipynb", tmp_path / "sub" / ".ipynb_checkpoints" / "x.ipynb",
+                 tmp_path / ".svn" / "needle", tmp_path / ".jj" / "repo" / "needle"):
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text("needle\n")
+    assert (await run.ok("Grep", pattern="needle")).splitlines() == ["Found 1 file", str(tmp_path / "fit.ipynb")]
+
+
 async def test_multiline_and_leading_dash_pattern(run, tmp_path):
     (tmp_path / "a.txt").write_text("start\nmiddle\nend\n-flag value\n")
     assert "Found 0" not in await run.ok("Grep", pattern="start.*end", multiline=True)
