@@ -141,8 +141,9 @@ def input_detail_html(tool_name: str, input: Any) -> str:
         return f"<div>{render.muted(f'timeout {int(timeout) / 1000:g} s')}</div>" if timeout else ""
     if tool_name == "WebFetch" and "prompt" in data:  # the address is in the title: what it asks of the page
         return f'<div style="white-space:pre-wrap">{render.muted("Looks for: ")}{render.escape(str(data["prompt"]))}</div>'
-    if tool_name in TITLE_KEYS:  # the title shows the main fields: the rest, in one line
-        return _options_html({k: v for k, v in data.items() if k not in TITLE_KEYS[tool_name]})
+    if tool_name in TITLE_KEYS:  # the title shows the main fields: the rest (as given), in one line
+        given = _given(input) if hasattr(input, "model_dump") else data
+        return _options_html({k: v for k, v in given.items() if k not in TITLE_KEYS[tool_name]})
     return render.json_html(data) if data else ""
 
 
@@ -151,6 +152,14 @@ TITLE_KEYS: dict[str, tuple[str, ...]] = {
     "Read": ("file_path",), "Glob": ("pattern", "path"), "Grep": ("pattern", "path"),
     "WebSearch": ("query",), "TaskOutput": ("task_id", "block"), "TaskStop": ("task_id", "shell_id"),
 }
+
+
+def _given(model: Any) -> dict[str, Any]:
+    """The fields the model set, not the schema's defaults (``-i false · offset 0`` is noise)."""
+    try:
+        return dict(model.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True, mode="json"))
+    except Exception:
+        return {}
 
 
 def _options_html(rest: dict[str, Any]) -> str:

@@ -290,6 +290,10 @@ def test_a_titled_tools_card_shows_only_what_its_title_does_not():
     grep = tool_views.input_detail_html("Grep", {"pattern": "x", "path": "/w", "output_mode": "content", "-n": True})
     assert 'output_mode &quot;content&quot; · -n true' in grep and "/w" not in grep
     assert tool_views.input_detail_html("Glob", {"pattern": "**/*.py", "path": "/w"}) == ""
+    from jupyter_agent.tools.grep import GrepTool
+
+    parsed = GrepTool.input_schema(pattern="x", output_mode="content", **{"-n": True})
+    assert "-i" not in tool_views.input_detail_html("Grep", parsed)  # the schema's defaults are not shown
     nested = tool_views.input_detail_html("Grep", {"pattern": "x", "glob": ["a", "b"]})
     assert '&quot;glob&quot;: [' in nested  # not one line: shown as it is
     assert '&quot;anything&quot;' in tool_views.input_detail_html("mcp__s__t", {"anything": 1})  # unknown tools: all of it
