@@ -183,15 +183,15 @@ def change_html(tool_name: str, input: Any, before: str, after: str) -> str:
     return head + render.diff_html(lines)
 
 
-def result_body_html(tool_name: str, data: Any, input: Any = None) -> str:
+def result_body_html(tool_name: str, data: Any, input: Any = None, root: str | os.PathLike[str] | None = None) -> str:
     """The result body under the summary line (may be empty)."""
     try:
-        return _result_body(tool_name, data, as_dict(input))
+        return _result_body(tool_name, data, as_dict(input), root)
     except Exception:  # a renderer must never break the transcript
         return ""
 
 
-def _result_body(tool_name: str, data: Any, input: dict[str, Any]) -> str:
+def _result_body(tool_name: str, data: Any, input: dict[str, Any], root: str | os.PathLike[str] | None = None) -> str:
     patch = field(data, "structured_patch", "structuredPatch", "hunks")
     if patch:
         return render.diff_html(render.hunks_to_lines(patch))
@@ -201,7 +201,7 @@ def _result_body(tool_name: str, data: Any, input: dict[str, Any]) -> str:
     if tool_name == "NotebookEdit":
         return _notebook_body(data, input)
     if tool_name == "Grep":
-        return _grep_body(data)
+        return _grep_body(data, root)
     if tool_name == "Bash":
         out = field(data, "output", "stdout", default="") or ""
         err = field(data, "stderr", default="") or ""
@@ -222,14 +222,24 @@ def _notebook_body(data: Any, input: dict[str, Any]) -> str:
     return render.diff_html(lines[2:] or ["(no change)"])
 
 
-def _grep_body(data: Any) -> str:
+def _grep_body(data: Any, root: str | os.PathLike[str] | None = None) -> str:
+    """The matches (the first 50), paths inside the session's folder shown relative to it."""
     content = field(data, "content")
     if isinstance(content, str) and content:
-        return render.tail_html(content.splitlines()[:50], limit=50)
+        return render.tail_html([_inside(line, root) for line in content.splitlines()[:50]], limit=50)
     files = field(data, "lines", "filenames", "files")
     if isinstance(files, list | tuple) and files:
-        return render.pre("\n".join(str(f) for f in files[:50]))
+        return render.pre("\n".join(_inside(str(f), root) for f in files[:50]))
     return ""
+
+
+def _inside(line: str, root: str | os.PathLike[str] | None) -> str:
+    """``line`` without the session folder's prefix (``/w/proj/src/a.py:3:x`` → ``src/a.py:3:x``);
+    the prefix is compared whole, up to its slash, so ``/w/proj-evil/…`` keeps its path."""
+    if root is None:
+        return line
+    prefix = os.path.normpath(os.fspath(root)).rstrip("/") + "/"
+    return line[len(prefix):] if prefix != "/" and line.startswith(prefix) else line
 
 
 def ran_and_failed(data: Any) -> bool:

@@ -200,6 +200,12 @@ def test_result_bodies_by_shape():
     assert "-x = 1" in nb and "+x = 2" in nb
     grep = tool_views.result_body_html("Grep", {"filenames": ["a.py", "b.py"]})
     assert "a.py" in grep and "b.py" in grep
+    hits = {"content": "/w/proj/src/a.py:3:x = 1\n/w/proj-evil/b.py:1:x\n/etc/c:2:x"}
+    shown = tool_views.result_body_html("Grep", hits, root="/w/proj/")
+    assert "\nsrc/a.py:3:x = 1" in shown or ">src/a.py:3:x = 1" in shown
+    assert "/w/proj-evil/b.py:1:x" in shown and "/etc/c:2:x" in shown  # outside: as they are
+    files = tool_views.result_body_html("Grep", {"filenames": ["/w/proj/a.py", "/w/projx/b.py"]}, root="/w/proj")
+    assert ">a.py\n/w/projx/b.py<" in files
     assert tool_views.result_body_html("Unknown", object()) == ""
 
 
