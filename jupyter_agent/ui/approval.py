@@ -60,8 +60,10 @@ def button_label(update: PermissionUpdate, root: Any = None) -> str:
     words ("Always allow edits in this folder this session") instead of spelling an absolute
     path; the exact rule is in the tooltip and in the audit line."""
     match = _FOLDER_RULE.fullmatch(update.rules[0]) if len(update.rules) == 1 else None
-    if match is None or update.destination not in ("session", "cliArg"):
+    if update.destination not in ("session", "cliArg"):
         return f"Always allow {rule_label(update)}"
+    if match is None:  # kept for this session only: say so (a saved rule's file is in the tooltip)
+        return f"Always allow {rule_label(update)} this session"
     shown = display_path(match.group(2), root)
     where = "this folder" if shown == "." else f"{shown}/"
     return f"Always allow {'edits' if match.group(1) == 'Edit' else 'reads'} in {where} this session"

@@ -224,6 +224,7 @@ def test_a_cards_toggle_has_room_for_its_chevron():
         (("Bash(pytest:*)",), "localSettings", "Always allow Bash(pytest:*)"),
         (("Edit(//w/proj/**)",), "localSettings", "Always allow Edit(//w/proj/**)"),  # saved: the rule itself
         (("WebFetch(domain:example.com)",), "localSettings", "Always allow WebFetch(domain:example.com)"),
+        (("NotebookExecute",), "session", "Always allow NotebookExecute this session"),  # not saved: say so
     ],
 )
 async def test_the_always_button_says_what_a_session_folder_rule_does(rules, destination, label):
