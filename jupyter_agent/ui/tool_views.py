@@ -202,6 +202,9 @@ def _result_body(tool_name: str, data: Any, input: dict[str, Any], root: str | o
         return _notebook_body(data, input)
     if tool_name == "Grep":
         return _grep_body(data, root)
+    if tool_name == "Bash" and field(data, "background_task_id"):  # the text is the model's how-to
+        path = field(data, "output_path")
+        return f"<div>{render.muted('Its output goes to ' + display_path(str(path), root))}</div>" if path else ""
     if tool_name == "Bash":
         out = field(data, "output", "stdout", default="") or ""
         err = field(data, "stderr", default="") or ""

@@ -204,6 +204,12 @@ def test_result_bodies_by_shape():
     shown = tool_views.result_body_html("Grep", hits, root="/w/proj/")
     assert "\nsrc/a.py:3:x = 1" in shown or ">src/a.py:3:x = 1" in shown
     assert "/w/proj-evil/b.py:1:x" in shown and "/etc/c:2:x" in shown  # outside: as they are
+    from jupyter_agent.tools.bash import BashOutput
+
+    started = BashOutput("Command running in background with ID: b1. Read new output with TaskOutput.",
+                         output_path="/w/proj/.agent/b1.output", background_task_id="b1")
+    body = tool_views.result_body_html("Bash", started, root="/w/proj")
+    assert "Its output goes to .agent/b1.output" in body and "TaskOutput" not in body  # that was for the model
     files = tool_views.result_body_html("Grep", {"filenames": ["/w/proj/a.py", "/w/projx/b.py"]}, root="/w/proj")
     assert ">a.py\n/w/projx/b.py<" in files
     assert tool_views.result_body_html("Unknown", object()) == ""
