@@ -129,11 +129,8 @@ def input_detail_html(tool_name: str, input: Any) -> str:
         content = str(data["content"])
         return render.diff_html(["+" + line for line in content.splitlines()] or ["+"])
     if tool_name == "NotebookEdit":
-        mode = data.get("edit_mode") or "replace"
-        where = data.get("cell_id") or "(top)"
-        kind = data.get("cell_type") or "code"
-        head = f"<div>{render.muted(f'{mode} cell {where} ({kind})')}</div>"
-        if mode == "delete":
+        head = f"<div>{render.muted(_cell_edit_line(data))}</div>"
+        if (data.get("edit_mode") or "replace") == "delete":
             return head
         return head + render.pre(str(data.get("new_source", "")))
     if tool_name == "NotebookExecute" and "cell_ids" in data:  # the notebook and cells are in the title
@@ -176,11 +173,19 @@ def change_html(tool_name: str, input: Any, before: str, after: str) -> str:
     lines that go and come (a deleted cell: all of them go)."""
     data = as_dict(input)
     lines = render.unified_diff_lines(before, after)[2:] or ["(no change)"]
-    head = ""
-    if tool_name == "NotebookEdit":
-        what = f"{data.get('edit_mode') or 'replace'} cell {data.get('cell_id', '')}"
-        head = f"<div>{render.muted(what)}</div>"
+    head = f"<div>{render.muted(_cell_edit_line(data))}</div>" if tool_name == "NotebookEdit" else ""
     return head + render.diff_html(lines)
+
+
+def _cell_edit_line(data: dict[str, Any]) -> str:
+    """``replace cell abc`` / ``insert a markdown cell after abc`` / ``… at the top``."""
+    mode = data.get("edit_mode") or "replace"
+    cell = data.get("cell_id")
+    kind = f" as {data['cell_type']}" if data.get("cell_type") and mode == "replace" else ""
+    if mode == "insert":
+        where = f"after {cell}" if cell else "at the top"
+        return f"insert a {data.get('cell_type') or 'code'} cell {where}"
+    return f"{mode} cell {cell}{kind}"
 
 
 def result_body_html(tool_name: str, data: Any, input: Any = None, root: str | os.PathLike[str] | None = None) -> str:

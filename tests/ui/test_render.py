@@ -184,7 +184,15 @@ def test_write_and_notebook_details():
     nb = tool_views.input_detail_html(
         "NotebookEdit", {"notebook_path": "n.ipynb", "cell_id": "abc", "new_source": "x = 1", "edit_mode": "insert"}
     )
-    assert "insert cell abc" in nb and "x = 1" in nb
+    assert "insert a code cell after abc" in nb and "x = 1" in nb  # it said "insert cell abc": which is new?
+    top = tool_views.input_detail_html("NotebookEdit", {"notebook_path": "n.ipynb", "new_source": "# T",
+                                                        "cell_type": "markdown", "edit_mode": "insert"})
+    assert "insert a markdown cell at the top" in top
+    swap = tool_views.input_detail_html("NotebookEdit", {"notebook_path": "n.ipynb", "cell_id": "c", "new_source": "#",
+                                                         "cell_type": "markdown"})
+    assert "replace cell c as markdown" in swap
+    assert "delete cell c" in tool_views.input_detail_html("NotebookEdit", {"notebook_path": "n.ipynb", "cell_id": "c",
+                                                                            "new_source": "", "edit_mode": "delete"})
 
 
 def test_a_fetch_shows_what_it_asks_of_the_page_not_json():
