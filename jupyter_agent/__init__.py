@@ -18,6 +18,7 @@ _MAGICS_KEY = "_jupyter_agent_magics"
 def load_ipython_extension(ip: Any) -> None:
     """Register ``%agent`` / ``%%agent`` and make ``%config AgentMagics.*`` work."""
     from .magics.agent_magics import AgentMagics
+    from .magics.question_mark import keep_questions
 
     if getattr(ip, _MAGICS_KEY, None) is not None:
         return
@@ -25,6 +26,7 @@ def load_ipython_extension(ip: Any) -> None:
     ip.register_magics(magics)
     ip.configurables.append(magics)
     ip.events.register("pre_run_cell", magics.pre_run_cell)
+    _cleanup_transforms(ip).append(keep_questions)  # `%agent what is x?` is not a help request
     setattr(ip, _MAGICS_KEY, magics)
     if magics.preload:
         preload()
@@ -47,6 +49,8 @@ def unload_ipython_extension(ip: Any) -> None:
     magics = getattr(ip, _MAGICS_KEY, None)
     if magics is None:
         return
+    from .magics.question_mark import keep_questions
+
     magics.close()
     with contextlib.suppress(ValueError):
         ip.events.unregister("pre_run_cell", magics.pre_run_cell)
@@ -54,4 +58,13 @@ def unload_ipython_extension(ip: Any) -> None:
         ip.configurables.remove(magics)
     for kind in ("line", "cell"):
         ip.magics_manager.magics[kind].pop("agent", None)
+    transforms = _cleanup_transforms(ip)
+    while keep_questions in transforms:
+        transforms.remove(keep_questions)
     setattr(ip, _MAGICS_KEY, None)
+
+
+def _cleanup_transforms(ip: Any) -> list[Any]:
+    """The shell's cleanup input transforms (a scratch list for a shell without them)."""
+    transforms = getattr(ip, "input_transformers_cleanup", None)
+    return transforms if isinstance(transforms, list) else []

@@ -345,3 +345,33 @@ def test_load_ext_imports_the_sdk_in_the_background_unless_told_not_to(preload, 
     code = _PRELOAD_PROBE.format(preload=preload)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, check=True)
     assert out.stdout.strip().splitlines()[-1] == seen
+
+
+@pytest.mark.parametrize(("cell", "becomes"), [
+    ("%agent what is x?\n", "get_ipython().run_line_magic('agent', 'what is x?')\n"),
+    ("%agent how many lines in data.csv?", "get_ipython().run_line_magic('agent', 'how many lines in data.csv?')\n"),
+    ("y = 1\n%agent --mode plan is x ok?  \nz = 2\n",
+     "y = 1\nget_ipython().run_line_magic('agent', '--mode plan is x ok?')\nz = 2\n"),
+    ("if y:\n    %agent why is y?\n", "if y:\n    get_ipython().run_line_magic('agent', 'why is y?')\n"),
+    ("%agent it's {x}, isn't it?\n", "get_ipython().run_line_magic('agent', \"it's {x}, isn't it?\")\n"),
+    # left to IPython: help on the magic, a string that holds such a line, no question mark
+    ("%agent?\n", "get_ipython().run_line_magic('pinfo', '%agent')\n"),
+    ("%agent??\n", "get_ipython().run_line_magic('pinfo2', '%agent')\n"),
+    ('s = """\n%agent what is x?\n"""\n', 's = """\n%agent what is x?\n"""\n'),
+    ("x?\n", "get_ipython().run_line_magic('pinfo', 'x')\n"),
+])
+def test_a_question_to_the_agent_is_not_a_help_request(ip, cell, becomes):
+    """IPython reads `… name?` as help on name: `%agent what is x?` became `%pinfo x`."""
+    assert ip.transform_cell(cell) == becomes
+
+
+def test_unloading_gives_the_question_mark_back_to_ipython():
+    shell = InteractiveShell.instance()
+    from jupyter_agent import load_ipython_extension, unload_ipython_extension
+    from jupyter_agent.magics.question_mark import keep_questions
+
+    unload_ipython_extension(shell)
+    assert keep_questions not in shell.input_transformers_cleanup
+    load_ipython_extension(shell)
+    load_ipython_extension(shell)  # loading twice registers it once
+    assert shell.input_transformers_cleanup.count(keep_questions) == 1

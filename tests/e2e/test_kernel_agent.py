@@ -204,3 +204,20 @@ def test_an_mcp_servers_form_is_filled_in_the_cell(kernel, server, project):
         "name": "Ada", "guests": 4, "vegetarian": False}}
     assert "Input sent" in data["text/html"]
     assert "asker - book (MCP)" in data["text/html"]  # the card knew the tool the servers brought
+
+
+def test_a_question_mark_reaches_the_agent_not_ipythons_help(kernel, server, project):
+    """IPython reads `… x?` as help on x: `%agent what is x?` printed "Object `x` not found."
+    and no request was made.  In a real kernel it now reaches the model, word for word."""
+    server.push(reply(text("x is the answer.")), reply(text("Still the answer.")))
+    kernel.run("x = 42")
+    msg_id = kernel.execute("%agent what is x?", cell_id="cell-q")
+    data = turn_end(kernel, msg_id)
+    assert "x is the answer." in data["text/html"]
+    msg_id = kernel.execute("y = 1\n%agent how many lines in data.csv?", cell_id="cell-q2")
+    turn_end(kernel, msg_id)
+    prompts = [m["content"] for r in server.message_requests for m in r.messages if m["role"] == "user"]
+    said = json.dumps(prompts)
+    assert "what is x?" in said and "how many lines in data.csv?" in said
+    shown = json.dumps(kernel.run("%agent?")["content"].get("payload", []))  # help on the magic itself
+    assert "--permissions" in shown and "not found" not in shown
