@@ -12,8 +12,9 @@ import anthropic
 
 AUTH_HELP = (
     "Set your Anthropic API key: in a notebook cell run `%env ANTHROPIC_API_KEY=sk-ant-...` "
-    "(or export ANTHROPIC_API_KEY before starting Jupyter), or pass api_key=... / a configured "
-    "client (Bedrock, Vertex) in the session config."
+    "or `%config AgentMagics.api_key = 'sk-ant-...'` (or export ANTHROPIC_API_KEY before starting "
+    "Jupyter; an apiKeyHelper in ~/.claude/settings.json works too). From Python: api_key=... "
+    "or a configured client (Bedrock, Vertex) in the session config."
 )
 
 

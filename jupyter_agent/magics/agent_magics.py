@@ -145,7 +145,7 @@ class AgentMagics(Magics):
     def _ensure_session(self, opts: AgentOptions) -> AgentSession:
         from ..agent.session import AgentSession
 
-        if opts.new or opts.resume is not None or self.session is None:
+        if opts.new or opts.resume is not None or self.session is None or self._key_arrived(self.session):
             config = self._session_config(opts)
             if opts.resume is not None:
                 try:
@@ -164,6 +164,17 @@ class AgentMagics(Magics):
         assert self.session is not None
         self._apply_changes(self.session, opts)
         return self.session
+
+    def _key_arrived(self, session: AgentSession) -> bool:
+        """The session started without an API key and never got a reply, and now there is one
+        (``%env ANTHROPIC_API_KEY=…`` or ``%config AgentMagics.api_key`` after the first try):
+        a new session picks it up — the SDK client read the environment when it was made."""
+        client = getattr(session.model_client, "client", None)
+        keyless = (session.config.client is None and getattr(session, "key_helper", None) is None
+                   and getattr(client, "api_key", None) is None and getattr(client, "auth_token", None) is None)
+        if not keyless or any(m.get("role") == "assistant" for m in session.messages if isinstance(m, dict)):
+            return False
+        return bool(self.api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
 
     def _attach(self, session: AgentSession) -> None:
         from ..ui.permission_handler import WidgetPermissionHandler

@@ -221,3 +221,23 @@ def test_a_question_mark_reaches_the_agent_not_ipythons_help(kernel, server, pro
     assert "what is x?" in said and "how many lines in data.csv?" in said
     shown = json.dumps(kernel.run("%agent?")["content"].get("payload", []))  # help on the magic itself
     assert "--permissions" in shown and "not found" not in shown
+
+
+def test_a_key_set_after_the_first_try_is_used_without_a_new_session(server, tmp_path):
+    """A newcomer runs %agent without a key, reads the error, sets the key and runs it again:
+    it answered with the same error until %agent --new (the SDK client had read the environment
+    once).  A session that never got a reply now starts again when a key has appeared."""
+    server.push(reply(text("hello back")), reply(text("and again")))
+    h = KernelHarness(tmp_path, {"ANTHROPIC_API_KEY": None, "ANTHROPIC_AUTH_TOKEN": None, "HOME": str(tmp_path)})
+    try:
+        h.run("%load_ext jupyter_agent\n%config AgentMagics.base_url = " + repr(server.url))
+        first = turn_end(h, h.execute("%agent hello", cell_id="k1"))
+        assert "No API key found" in first["text/html"] and first["text/plain"].endswith("[error]")
+        h.run("%env ANTHROPIC_API_KEY=test-key")
+        second = turn_end(h, h.execute("%agent hello", cell_id="k2"))
+        assert "hello back" in second["text/html"] and second["text/plain"].endswith("[end_turn]")
+        third = turn_end(h, h.execute("%agent again", cell_id="k3"))  # and the conversation goes on
+        assert "and again" in third["text/html"]
+        assert [len(r.messages) for r in server.message_requests] == [1, 3]
+    finally:
+        h.close()
