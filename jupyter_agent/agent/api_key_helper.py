@@ -119,14 +119,18 @@ class ApiKeyHelper:
         return anthropic.DefaultAsyncHttpxClient(event_hooks={"request": [authorize], "response": [refused]})
 
 
+def key_given(api_key: str | None, env: Mapping[str, str]) -> bool:
+    """A key given without a helper: ``api_key``, or ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``
+    in ``env`` (the settings' ``env``) or in the kernel's environment."""
+    return bool(api_key) or any(env.get(name) or os.environ.get(name)
+                                for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"))
+
+
 def api_key_helper(config: Any, settings: Any, env: Mapping[str, str]) -> ApiKeyHelper | None:
     """The session's helper, or None: no ``apiKeyHelper`` in the settings, or a key (or a
     client) given another way, which wins as in Claude Code.  ``env``: the settings' ``env``."""
     found = getattr(settings, "api_key_helper", None)
-    if found is None or config.client is not None:
-        return None
-    if config.api_key or env.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_API_KEY") \
-            or env.get("ANTHROPIC_AUTH_TOKEN") or os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+    if found is None or config.client is not None or key_given(config.api_key, env):
         return None
     command, source = found
     return ApiKeyHelper(command, config.resolved_project_dir(), source, {**os.environ, **env})

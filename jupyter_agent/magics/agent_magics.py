@@ -174,7 +174,9 @@ class AgentMagics(Magics):
                    and getattr(client, "api_key", None) is None and getattr(client, "auth_token", None) is None)
         if not keyless or any(m.get("role") == "assistant" for m in session.messages if isinstance(m, dict)):
             return False
-        return bool(self.api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+        from ..agent.api_key_helper import key_given
+
+        return key_given(self.api_key, {})
 
     def _attach(self, session: AgentSession) -> None:
         from ..ui.permission_handler import WidgetPermissionHandler

@@ -131,7 +131,8 @@ class McpConnection:
                 self.capabilities = client.server_capabilities
                 self.instructions = client.instructions
                 self.tools = await self._list_tools(client) if client.server_capabilities.tools else []
-                self.prompts = await self._list_prompts(client) if client.server_capabilities.prompts else []
+                # a server that fails to list its prompts just offers none
+                self.prompts = (await self._list_prompts(client) or []) if client.server_capabilities.prompts else []
                 self.status = "connected"
                 self._ready.set()
                 listening = asyncio.ensure_future(self._listen(client)) if self._listens(client) else None
@@ -267,14 +268,14 @@ class McpConnection:
         return await _all_pages(lambda cursor: client.list_tools(cursor=cursor), "tools")
 
     @staticmethod
-    async def _list_prompts(client: Client) -> list[mcp_types.Prompt]:
-        """Its prompts; a server that fails to list them just offers none."""
+    async def _list_prompts(client: Client) -> list[mcp_types.Prompt] | None:
+        """Its prompts; None when listing them fails."""
         try:
             return await _all_pages(lambda cursor: client.list_prompts(cursor=cursor), "prompts")
         except asyncio.CancelledError:
             raise
         except Exception:
-            return []
+            return None
 
     async def refresh_prompts(self) -> None:
         """List its prompts again (a command named none of them: the server may have added it,
@@ -283,12 +284,9 @@ class McpConnection:
         client = self._client
         if client is None or self.status != "connected" or not client.server_capabilities.prompts:
             return
-        try:
-            self.prompts = await _all_pages(lambda cursor: client.list_prompts(cursor=cursor), "prompts")
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            return
+        listed = await self._list_prompts(client)
+        if listed is not None:
+            self.prompts = listed
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> mcp_types.GetPromptResult:
         client = self._live_client()

@@ -204,7 +204,7 @@ async def run_subagent(
     chosen_model = model or agent.model or runtime.model
     context = child_context(parent, agent, agent_id, chosen_model)
     host = SubagentHost(
-        agent, agent_id, context, ModelClient(runtime.client, runtime.retry, renews_key=runtime.renews_key), chosen_model,
+        agent, agent_id, context, runtime.model_client(), chosen_model,
         runtime.max_tokens, on_event or (lambda _e: None),
     )
     host.project_dir, host.home = runtime.project_dir, runtime.home

@@ -32,6 +32,12 @@ class SubagentRuntime:
     home: Path | None = None
     renews_key: bool = False  # an apiKeyHelper sets the key: a 401 is worth one more try, here too
 
+    def model_client(self) -> Any:
+        """A subagent's own streamer over the session's client, retrying as the session does."""
+        from ..agent.model import ModelClient
+
+        return ModelClient(self.client, self.retry, renews_key=self.renews_key)
+
 
 def attach_subagents(session: Any) -> SubagentRuntime:
     """Make ``session``'s model client and settings available to the Agent tool."""

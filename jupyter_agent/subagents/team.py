@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..agent.loop import LoopLimits, run_query
-from ..agent.model import ModelClient
 from ..core.abort import AbortController
 from ..core.context import AppState, ToolUseContext
 from ..core.tool import CanUseTool
@@ -130,7 +129,7 @@ class Team:
         chosen = model or agent.model or runtime.model
         context = child_context(parent, agent, name, chosen)
         context = context.with_changes(abort_controller=AbortController())  # outlives the turn
-        host = SubagentHost(agent, name, context, ModelClient(runtime.client, runtime.retry, renews_key=runtime.renews_key), chosen,
+        host = SubagentHost(agent, name, context, runtime.model_client(), chosen,
                             runtime.max_tokens, on_event or (lambda _e: None))
         host.project_dir, host.home = runtime.project_dir, runtime.home
         mate = Teammate(self, name, agent, host, can_use_tool, runtime.max_requests)

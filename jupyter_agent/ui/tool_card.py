@@ -87,8 +87,7 @@ class ToolCard(widgets.VBox):
     def set_input(self, input: Any) -> None:
         """Input known (parsed model or dict): update the summary and the full detail."""
         self.summary = tool_views.summary_line(self.tool, self.tool_name, input, self.root)
-        self.detail_html = self.change_html or tool_views.input_detail_html(self.tool_name, input)
-        self.detail.value = self.detail_html
+        self.set_detail(self.change_html or tool_views.input_detail_html(self.tool_name, input))
         self._refresh_title()
 
     def set_detail(self, html: str) -> None:
@@ -149,6 +148,10 @@ class ToolCard(widgets.VBox):
         self._refresh_title()
         # a failed command stays open on its output; a stopped one on what it printed
         self.expand(red and bool(body_html) or stopped and bool(self.tail))
+
+    def stop(self, summary: str = "Stopped") -> None:
+        """The user stopped the turn while this call ran (or before it could)."""
+        self.finish(is_error=True, summary=summary, stopped=True)
 
     def expand(self, open_: bool) -> None:
         self.toggle.value = open_

@@ -163,7 +163,7 @@ class Transcript(widgets.VBox):
         for card in self.cards.values():
             if not card.finished:
                 if stop_reason == "interrupted":
-                    card.finish(is_error=True, summary="Stopped", stopped=True)
+                    card.stop()
                 else:
                     card.finish(is_error=True, summary=f"Not finished ({stop_reason})")
         self.close_asks()

@@ -80,8 +80,7 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
     denied = outcome.decision in ("deny", "user-deny")
     failed = outcome.is_error or tool_views.ran_and_failed(data)
     if outcome.decision == "interrupted":  # the user's Stop: not the tool's failure
-        summary = "Stopped" if card.state == "running" else "Not run (stopped)"
-        card.finish(is_error=True, summary=summary, stopped=True)
+        card.stop("Stopped" if card.state == "running" else "Not run (stopped)")
         return
     if body and outcome.tool_name in RESULT_SHOWS_CHANGE:  # one view of the change, not two
         if card.change_html:
