@@ -26,6 +26,25 @@ def append_user_blocks(messages: list[Message], blocks: list[dict[str, Any]]) ->
         messages.append({"role": "user", "content": list(blocks)})
 
 
+def split_reminder(prompt: str) -> tuple[str, str]:
+    """(the ``<system-reminder>`` the magic put in front of a prompt, what the user typed)."""
+    end = "</system-reminder>"
+    if prompt.startswith("<system-reminder>") and end in prompt:
+        cut = prompt.index(end) + len(end)
+        return prompt[:cut], prompt[cut:].strip()
+    return "", prompt.strip()
+
+
+def truncate_messages(messages: list[Message], count: int, tail_blocks: int | None = None) -> None:
+    """Keep the first ``count`` messages; with ``tail_blocks``, the last of them (a user message)
+    keeps only its first ``tail_blocks`` blocks: what a later prompt merged into it goes too."""
+    del messages[max(0, count):]
+    if tail_blocks is not None and messages and messages[-1].get("role") == "user":
+        blocks = content_blocks(messages[-1])
+        if 0 < tail_blocks < len(blocks):
+            messages[-1] = {"role": "user", "content": blocks[:tail_blocks]}
+
+
 def answered_tool_ids(message: Message) -> set[str]:
     return {b["tool_use_id"] for b in content_blocks(message) if b.get("type") == "tool_result"}
 

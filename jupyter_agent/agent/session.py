@@ -38,7 +38,13 @@ from .events import (
     UsageUpdated,
 )
 from .folder_trust import FolderTrustGate, settle_trust
-from .history import append_user_blocks, close_dangling_tool_uses, strip_thinking
+from .history import (
+    append_user_blocks,
+    close_dangling_tool_uses,
+    content_blocks,
+    strip_thinking,
+    truncate_messages,
+)
 from .hook_model import session_prompt_model
 from .model import ModelClient, ModelRequest, make_client
 from .models import model_info
@@ -240,15 +246,23 @@ class AgentSession(CompactionMixin):
         self.messages.append(message)
         self.log.write("message", message=message)
 
-    def truncate_history(self, count: int) -> bool:
-        """Forget every message after the first ``count`` (rewind); False while a turn runs.
+    def history_mark(self) -> tuple[int, int | None]:
+        """Where the conversation ends now, for :meth:`truncate_history`: the message count and,
+        when the last message is the user's, its block count (a new prompt is merged into it)."""
+        last = self.messages[-1] if self.messages else None
+        tail = len(content_blocks(last)) if last is not None and last.get("role") == "user" else None
+        return len(self.messages), tail
+
+    def truncate_history(self, count: int, tail_blocks: int | None = None) -> bool:
+        """Forget every message after the first ``count`` (rewind) and, with ``tail_blocks``,
+        the blocks merged into the last one since; False while a turn runs.
 
         Recorded in the transcript, so a resumed session has the same history.
         """
         if self.running or not 0 <= count <= len(self.messages):
             return False
-        del self.messages[count:]
-        self.log.write("rewind", message_count=count)
+        truncate_messages(self.messages, count, tail_blocks)
+        self.log.write("rewind", message_count=count, tail_blocks=tail_blocks)
         self._last_context_tokens = 0  # measured on the longer history
         return True
 

@@ -22,6 +22,7 @@ from .history import (
     close_dangling_tool_uses,
     content_blocks,
     strip_thinking,
+    truncate_messages,
 )
 
 FORMAT_VERSION = 1
@@ -118,7 +119,8 @@ def _apply(loaded: LoadedTranscript, entry: dict[str, Any]) -> None:
     elif kind == "compaction" and isinstance(entry.get("messages"), list):
         loaded.messages = list(entry["messages"])
     elif kind == "rewind" and isinstance(entry.get("message_count"), int):
-        del loaded.messages[max(0, entry["message_count"]):]
+        tail = entry.get("tail_blocks")
+        truncate_messages(loaded.messages, entry["message_count"], tail if isinstance(tail, int) else None)
     elif kind == "usage" and isinstance(entry.get("usage"), dict):
         loaded.usage = loaded.usage + Usage(**{k: int(v) for k, v in entry["usage"].items() if k in _USAGE_KEYS})
         loaded.cost_usd += float(entry.get("cost_usd") or 0.0)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.abort import AbortController
 from .events import AgentErrorEvent, TurnEnded, TurnStarted, Usage
-from .history import INTERRUPTED_TOOL, close_dangling_tool_uses
+from .history import INTERRUPTED_TOOL, close_dangling_tool_uses, split_reminder
 from .loop import LoopLimits, LoopResult, run_query
 
 if TYPE_CHECKING:
@@ -54,15 +54,6 @@ async def run_turn(
     return TurnOutcome(turn_id, result.stop_reason, result.text, result.usage, result.error)
 
 
-def _after_reminder(prompt: str) -> tuple[str, str]:
-    """(the ``<system-reminder>`` the magic put in front, what the user typed)."""
-    end = "</system-reminder>"
-    if prompt.startswith("<system-reminder>") and end in prompt:
-        cut = prompt.index(end) + len(end)
-        return prompt[:cut], prompt[cut:].strip()
-    return "", prompt.strip()
-
-
 async def _mcp_prompt(session: AgentSession, prompt: str) -> tuple[list[dict[str, Any]], str | None]:
     """The servers are started (as for a request) and the named prompt rendered by its server:
     (its blocks, None), or ([], why not)."""
@@ -81,7 +72,7 @@ async def _hooked_query(session: AgentSession, prompt: str, abort: AbortControll
         session.emit(AgentErrorEvent(message, kind="api"))
         return LoopResult("error", Usage(), error=message)
     blocks: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
-    reminder, text = _after_reminder(prompt)
+    reminder, text = split_reminder(prompt)
     if typed and text.startswith("/mcp__"):  # /mcp__server__prompt args: the server writes the message
         blocks, problem = await _mcp_prompt(session, text)
         if problem is not None:

@@ -36,11 +36,11 @@ def _on_event(session: Any, store: CheckpointStore, event: Any) -> None:
     Called for every event, each streamed text delta too: nothing but two type tests for those."""
     if isinstance(event, TurnStarted):
         store.on_event(event)
-        store.turns[-1].message_count = len(session.messages)
+        store.turns[-1].message_count, store.turns[-1].tail_blocks = session.history_mark()
         store.save(store.turns[-1])
     elif isinstance(event, Compacted):  # the history was rewritten: old positions mean nothing
         for turn in store.turns:
-            turn.message_count = None
+            turn.message_count = turn.tail_blocks = None
             store.save(turn)
 
 
@@ -52,17 +52,16 @@ async def rewind_session(session: Any, turns: int = 1, conversation: bool = True
         return RewindReport()
     await store.ready()  # a rewind right after resume waits for the saved turns
     oldest = store.turns[-turns] if 0 < turns <= len(store.turns) else (store.turns[0] if store.turns else None)
-    count = oldest.message_count if oldest is not None else None
     report = await rewind(store, turns)
-    if conversation and report.turns:
-        report.conversation = _rewind_conversation(session, count)
+    if conversation and report.turns and oldest is not None:
+        report.conversation = _rewind_conversation(session, oldest, len(report.turns))
     return report
 
 
-def _rewind_conversation(session: Any, count: int | None) -> str:
-    if count is None:
+def _rewind_conversation(session: Any, oldest: Any, turns: int) -> str:
+    those = "that turn" if turns == 1 else "those turns"
+    if oldest.message_count is None:
         return "The conversation was kept: it was compacted since (or the turn is unknown)."
-    dropped = len(session.messages) - count
-    if not session.truncate_history(count):
+    if not session.truncate_history(oldest.message_count, oldest.tail_blocks):
         return "The conversation was kept: a turn is running."
-    return f"The conversation is back to before those turns ({dropped} message(s) dropped)."
+    return f"The conversation is back to before {those}: the model no longer sees them."

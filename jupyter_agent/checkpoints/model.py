@@ -35,6 +35,9 @@ class TurnCheckpoint:
     files: dict[str, FileChange] = field(default_factory=dict)
     cells: dict[tuple[str, str], CellChange] = field(default_factory=dict)
     message_count: int | None = None  # the conversation's length when the turn began (None: unknown)
+    # the blocks of its last message then, when that was a user message: the turn's prompt is
+    # merged into it (after a compaction summary, a stopped turn's tool results)
+    tail_blocks: int | None = None
 
 
 RestoreAction = Literal["restored", "deleted", "recreated", "refused"]
@@ -62,7 +65,8 @@ class RewindReport:
         """Plain text for the transcript: one line per file or cell."""
         if not self.turns:
             return "Nothing to rewind: no turns have been recorded."
-        head = f"Rewound {len(self.turns)} turn(s)."
+        n = len(self.turns)
+        head = f"Rewound {n} turn{'s' if n != 1 else ''}."
         tail = [f"  {self.conversation}"] if self.conversation else []
         if not self.outcomes:
             return "\n".join([head + " They changed no files or cells.", *tail])

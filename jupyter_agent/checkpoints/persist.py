@@ -80,6 +80,7 @@ class CheckpointDisk:
     def _turn(self, data: dict[str, Any]) -> TurnCheckpoint:
         turn = TurnCheckpoint(str(data["turn_id"]), str(data.get("prompt", "")))
         turn.message_count = data.get("message_count")
+        turn.tail_blocks = data.get("tail_blocks")
         for item in data.get("files", []):
             blob = item.get("before")
             before = None if blob is None else (self.blobs / blob).read_bytes()
@@ -97,6 +98,7 @@ def _turn_json(turn: TurnCheckpoint) -> dict[str, Any]:
         "turn_id": turn.turn_id,
         "prompt": turn.prompt,
         "message_count": turn.message_count,
+        "tail_blocks": turn.tail_blocks,
         "files": [{"path": c.path, "before": None if c.before is None else _sha(c.before),
                    "after_hash": c.after_hash} for c in turn.files.values()],
         "cells": [vars(c) for c in turn.cells.values()],

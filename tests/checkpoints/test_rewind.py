@@ -97,7 +97,7 @@ async def test_rewind_two_turns_restores_files_and_cells_and_refuses_user_change
     assert (f"analysis.ipynb#{c3}", "recreated") in actions and (f"analysis.ipynb#{inserted}", "deleted") in actions
     assert [t.turn_id for t in h.store.turns] == ["turn1"]
     summary = report.summary()
-    assert summary.startswith("Rewound 2 turn(s).") and "refused" in summary and "changed since" in summary
+    assert summary.startswith("Rewound 2 turns.") and "refused" in summary and "changed since" in summary
 
 
 async def test_failed_calls_and_empty_rewinds_change_nothing(tmp_path, approve):

@@ -67,7 +67,7 @@ async def test_rewind_also_takes_the_conversation_back(tmp_path):
             report = await rewind_session(session, 1)
             assert app.read_text() == "x = 1\n"
             assert session.messages == before
-            assert "back to before those turns" in report.conversation and report.conversation in report.summary()
+            assert "back to before that turn" in report.conversation and report.conversation in report.summary()
             await session.submit("what now?")
             sent = server.message_requests[-1].messages
             assert "set x to 2" not in str(sent) and "say hello" in str(sent)
@@ -82,3 +82,65 @@ async def test_rewind_also_takes_the_conversation_back(tmp_path):
             assert session.messages == kept and "kept" in report.conversation
         finally:
             await session.aclose()
+
+
+async def test_rewind_after_a_compaction_forgets_the_prompt_merged_into_the_summary(tmp_path):
+    """After a compaction the history is one user message (the summary) and the next prompt is
+    merged into it: rewinding that turn takes the prompt out of it too, here and when resumed."""
+    with ScriptedServer() as server:
+        server.push(
+            reply(text("Hello.")),
+            reply(text("The user said hello.")),  # the compaction's summary
+            reply(text("Here is a secret plan.")),
+            reply(text("Fresh.")),
+        )
+        config = session_config(server, tmp_path)
+        session = AgentSession(config, can_use_tool=approve, tools=[ReadTool()])
+        install_checkpoints(session)
+        try:
+            await session.submit("say hello")
+            await session.compact()
+            compacted = [dict(m) for m in session.messages]
+            assert len(compacted) == 1 and compacted[0]["role"] == "user"
+            await session.submit("make a secret plan")
+            assert "make a secret plan" in str(session.messages[0])  # merged into the summary's message
+            report = await rewind_session(session, 1)
+            assert session.messages == compacted, session.messages
+            assert report.summary().startswith("Rewound 1 turn.")
+            assert "back to before that turn" in report.conversation
+            resumed = AgentSession.resume(session.id, config, tools=[ReadTool()])
+            assert resumed.messages == compacted
+            await resumed.aclose()
+            await session.submit("again")
+            sent = str(server.message_requests[-1].messages)
+            assert "secret plan" not in sent and "again" in sent and "The user said hello." in sent
+        finally:
+            await session.aclose()
+
+
+async def test_a_resumed_session_rewinds_a_prompt_merged_into_a_stopped_turns_results(tmp_path):
+    """When the history ends with a user message (a stopped turn's tool results; here a block
+    recorded between turns) the next prompt is merged into it; the saved checkpoint remembers how
+    many blocks it had, so a resumed session's rewind keeps those and drops the prompt."""
+    from jupyter_agent.checkpoints.store import get_store
+
+    with ScriptedServer() as server:
+        server.push(reply(text("One.")), reply(text("Two.")))
+        config = session_config(server, tmp_path)
+        session = AgentSession(config, can_use_tool=approve, tools=[ReadTool()])
+        install_checkpoints(session)
+        await session.submit("first")
+        session.record_user_blocks([{"type": "text", "text": "a note left by the user"}])
+        before = [dict(m) for m in session.messages]
+        await session.submit("second")
+        await session.aclose()
+        resumed = AgentSession.resume(session.id, config, can_use_tool=approve, tools=[ReadTool()])
+        try:
+            assert [t.tail_blocks for t in get_store(resumed.context.get_app_state()).turns] == [None, 1]
+            await rewind_session(resumed, 1)
+            assert resumed.messages == before
+            again = AgentSession.resume(session.id, config, tools=[ReadTool()])
+            assert again.messages == before
+            await again.aclose()
+        finally:
+            await resumed.aclose()
