@@ -88,6 +88,42 @@ async def test_compact_and_resume(ip, server):
         await asyncio.sleep(0.01)
     assert status.value.startswith("Compacted:"), status.value
     resumed = ip.run_line_magic("agent", f"--resume={session_id}")
-    assert f"Agent session {session_id}" in resumed and "messages so far" in resumed
+    assert resumed.startswith(f"Resumed session {session_id}"), resumed
+    assert "3 prompts so far" in resumed and "last asked: “question 2”" in resumed
+    assert "last reply: “Answer 2.”" in resumed
     with pytest.raises(UsageError, match="--resume"):
         ip.run_line_magic("agent", "--resume=no-such-session-123")
+
+
+async def test_sessions_lists_them_and_resume_alone_keeps_the_running_newest(ip, server):
+    """A → --new → B: --sessions lists both (newest first, B marked as this kernel's); --resume
+    alone while B is the newest keeps B (re-running the cell switches nothing); --resume=A goes
+    back to A with its history."""
+    magics = ip._jupyter_agent_magics
+    assert ip.run_line_magic("agent", "--sessions").startswith("No saved sessions in ")
+    ip.run_line_magic("agent", "--new")
+    server.push(reply(text("About the data.")), reply(text("Plotted.")))
+    await _run(ip, "describe the data", "cell-a1")
+    await _run(ip, "plot it", "cell-a2")
+    first = magics.session.id
+    ip.run_line_magic("agent", "--new")
+    server.push(reply(text("Hi.")))
+    await _run(ip, "something else entirely", "cell-b1")
+    second = magics.session.id
+    listing = ip.run_line_magic("agent", "--sessions")
+    lines = listing.splitlines()
+    assert lines[0].startswith("Saved sessions, newest first")
+    assert lines[1].startswith(f"  {second}") and "1 prompt " in lines[1] and "this kernel's session" in lines[1]
+    assert lines[2] == "      first: “something else entirely”"
+    assert lines[3].startswith(f"  {first}") and "2 prompts" in lines[3] and "this kernel" not in lines[3]
+    assert lines[4:6] == ["      first: “describe the data”", "      last:  “plot it”"]
+    kept = ip.run_line_magic("agent", "--resume")
+    assert kept.startswith(f"Session {second} is already this kernel's session") and magics.session.id == second
+    back = ip.run_line_magic("agent", f"--resume={first}")
+    assert back.startswith(f"Resumed session {first}") and "last asked: “plot it”" in back
+    assert magics.session.id == first and len(magics.session.messages) == 4
+    server.push(reply(text("Continuing.")))
+    await _run(ip, "and the outliers?", "cell-a3")
+    assert "plot it" in str(server.message_requests[-1].messages)
+    with pytest.raises(UsageError, match="takes no prompt"):
+        ip.run_line_magic("agent", "--sessions hello")

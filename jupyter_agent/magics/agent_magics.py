@@ -7,6 +7,7 @@ as a task on the kernel's event loop and only changes widget state.  Settings ar
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,6 +97,16 @@ class AgentMagics(Magics):
                 return self._compact()
             case "rewind":
                 return reports.rewind_widget(self.session, opts.rewind or 1)
+            case "sessions":
+                return reports.Text(reports.sessions_text(
+                    self._sessions_dir(opts), self.session.id if self.session is not None else None))
+        kept = None
+        if opts.resume == "" and self.session is not None \
+                and reports.latest_saved_id(self._sessions_dir(opts)) == self.session.id:
+            # the newest saved session is the one running here: keep it (re-running the cell is no switch)
+            opts = dataclasses.replace(opts, resume=None)
+            kept = (f"Session {self.session.id} is already this kernel's session (the newest saved one). "
+                    "%agent --sessions lists the others; %agent --resume=ID switches to one.")
         try:
             prompt = interpolate(opts.prompt, self.shell.user_ns)
         except InterpolationError as exc:
@@ -106,10 +117,12 @@ class AgentMagics(Magics):
         if not prompt:
             if forgotten:
                 return reports.Text("\n".join(forgotten))
+            if kept is not None:
+                return reports.Text(kept)
             if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny or opts.add_dir \
                     or opts.approval_timeout is not None or opts.mcp or opts.trust or opts.sandbox \
                     or opts.permission_prompt_tool:
-                return reports.Text(reports.session_text(session))
+                return reports.Text(reports.session_text(session, resumed=opts.resume is not None))
             raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
         self._start_turn(session, prompt)
         return None
@@ -141,6 +154,12 @@ class AgentMagics(Magics):
             trust_project=opts.trust,
             sandbox=opts.sandbox or self.sandbox,
         )
+
+    def _sessions_dir(self, opts: AgentOptions) -> Path:
+        """Where this project's transcripts are: the running session's folder, else a new one's."""
+        if self.session is not None:
+            return Path(self.session.transcript_path).parent
+        return Path(self._session_config(opts).resolved_sessions_dir())
 
     def _ensure_session(self, opts: AgentOptions) -> AgentSession:
         from ..agent.session import AgentSession

@@ -21,8 +21,9 @@ PROMPT_TOOL_NAME = re.compile(r"mcp__[A-Za-z0-9_-]+?__[A-Za-z0-9_.-]+")
 _SESSION_ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.:-]{6,}$")
 _VALUE_OPTIONS = {"--model", "--mode", "--allow", "--deny", "--approval-timeout", "--mcp", "--add-dir", "--forget",
                   "--permission-prompt-tool"}
-_FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help", "--trust", "--sandbox", "--permissions"}
-_ACTIONS = ("help", "stop", "compact", "cost", "tools", "permissions")
+_FLAG_OPTIONS = {"--new", "--stop", "--compact", "--cost", "--tools", "--help", "--trust", "--sandbox", "--permissions",
+                 "--sessions"}
+_ACTIONS = ("help", "stop", "compact", "cost", "tools", "permissions", "sessions")
 
 
 @dataclass
@@ -44,6 +45,7 @@ class AgentOptions:
     cost: bool = False
     tools: bool = False
     permissions: bool = False
+    sessions: bool = False
     help: bool = False
     trust: bool = False
     sandbox: bool = False
@@ -51,7 +53,8 @@ class AgentOptions:
 
     @property
     def action(self) -> str | None:
-        """The one non-prompt action asked for (help / stop / compact / cost / tools / permissions), if any."""
+        """The one non-prompt action asked for (help / stop / compact / cost / tools / permissions /
+        sessions), if any."""
         for name in _ACTIONS:
             if getattr(self, name):
                 return name
@@ -70,6 +73,8 @@ def _folder(value: str) -> str:
 @argument("--new", action="store_true", help="Start a new session (the old one stays on disk).")
 @argument("--resume", nargs="?", const="", default=None, metavar="ID",
           help="Resume a saved session: the latest one, or ID (write --resume=ID before a prompt).")
+@argument("--sessions", action="store_true",
+          help="List this project's saved sessions (newest first) with their prompts and cost.")
 @argument("--model", help="Model for this session, e.g. claude-sonnet-5-5.")
 @argument("--mode", choices=list(PERMISSION_MODES), help="Permission mode.")
 @argument("--allow", action="append", default=[], metavar="RULE",
@@ -200,6 +205,7 @@ def parse_options(line: str, cell: str | None = None) -> AgentOptions:
         cost=args.cost,
         tools=args.tools,
         permissions=args.permissions,
+        sessions=args.sessions,
         trust=args.trust,
         sandbox=args.sandbox,
         prompt=prompt,

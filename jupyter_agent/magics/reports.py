@@ -96,15 +96,80 @@ def _prompt_now(tool: Any, options: Any) -> str:
     return ""
 
 
-def session_text(session: AgentSession) -> str:
+def session_text(session: AgentSession, resumed: bool = False) -> str:
+    """The session's status line; for a resumed one, what it held: the prompts so far and the
+    last exchange, so you can tell you picked up the right one."""
     perm = session.context.permission_context
-    msgs = len(session.messages)
     policy = getattr(getattr(session, "settings", None), "managed", None)
-    return (
-        f"Agent session {session.id} · model {session.config.model} · mode {perm.mode}"
-        + (f" · {msgs} messages so far" if msgs else "")
+    head = (
+        f"{'Resumed session' if resumed else 'Agent session'} {session.id} · model {session.config.model}"
+        f" · mode {perm.mode}"
         + (f" · managed settings {policy.path}" if policy is not None else "")
     )
+    if not resumed:
+        return head
+    from ..agent.saved_sessions import read_saved_session
+
+    try:
+        saved = read_saved_session(Path(session.transcript_path))
+    except OSError:
+        return head
+    lines = [head, f"  {_count(len(saved.prompts), 'prompt')} so far, ${saved.cost_usd:.4f}"]
+    if saved.last_prompt:
+        lines.append(f"  last asked: {_quoted(saved.last_prompt, 100)}")
+    if saved.last_reply:
+        lines.append(f"  last reply: {_quoted(saved.last_reply, 100)}")
+    return "\n".join(lines)
+
+
+def sessions_text(sessions_dir: Path, current: str | None, now: float | None = None) -> str:
+    """``%agent --sessions``: the project's saved sessions, newest first, one line each."""
+    import time
+
+    from ..agent.saved_sessions import saved_sessions
+
+    found = saved_sessions(sessions_dir)
+    if not found:
+        return f"No saved sessions in {sessions_dir}."
+    now = time.time() if now is None else now
+    lines = [f"Saved sessions, newest first ({sessions_dir}):"]
+    for saved in found:
+        mark = "  ← this kernel's session" if saved.id == current else ""
+        lines.append(
+            f"  {saved.id}  {_ago(now - saved.modified):>8}  {_count(len(saved.prompts), 'prompt'):>10}"
+            f"  ${saved.cost_usd:.4f}{mark}"
+        )
+        lines.append(f"      first: {_quoted(saved.first_prompt, 90)}")
+        if len(saved.prompts) > 1:
+            lines.append(f"      last:  {_quoted(saved.last_prompt, 90)}")
+    lines.append("Continue one with %agent --resume=ID (--resume alone: the newest).")
+    return "\n".join(lines)
+
+
+def latest_saved_id(sessions_dir: Path) -> str | None:
+    from ..agent.transcript import find_transcript
+
+    try:
+        return find_transcript(sessions_dir).stem
+    except (AgentConfigError, OSError):
+        return None
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _quoted(text: str, limit: int) -> str:
+    one = " ".join(text.split())
+    return f"“{one if len(one) <= limit else one[: limit - 1] + '…'}”"
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit} ago"
+    return "just now"
 
 
 def update_permissions(
@@ -171,7 +236,8 @@ def rewind_widget(session: AgentSession | None, turns: int) -> Any:
 
     if session is None:
         return Text("No agent session yet: nothing to rewind.")
-    status = widgets.HTML(render.muted(f"Rewinding the last {turns} turn(s)…"))
+    status = widgets.HTML(render.muted(f"Rewinding the last {_count(turns, 'turn')}…"
+                                       if turns > 1 else "Rewinding the last turn…"))
 
     async def _run() -> None:
         from ..checkpoints.install import rewind_session

@@ -1,0 +1,90 @@
+"""The saved sessions of a project, as ``%agent --sessions`` lists them and ``--resume`` reports.
+
+Read from the JSONL transcripts without replaying them: the turn entries give the prompts (the
+cell context the magic puts in front is cut off), the usage entries the cost, the last assistant
+message the reply.  A line that is not JSON (a torn last write) is skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .history import content_blocks, split_reminder
+
+
+@dataclass
+class SavedSession:
+    id: str
+    path: Path
+    modified: float  # the transcript's mtime
+    model: str = ""
+    prompts: list[str] = field(default_factory=list)  # what the user asked, oldest first
+    cost_usd: float = 0.0
+    last_reply: str = ""  # the text of the last assistant message
+
+    @property
+    def first_prompt(self) -> str:
+        return self.prompts[0] if self.prompts else ""
+
+    @property
+    def last_prompt(self) -> str:
+        return self.prompts[-1] if self.prompts else ""
+
+
+def read_saved_session(path: Path) -> SavedSession:
+    saved = SavedSession(path.stem, path, path.stat().st_mtime)
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if not any(kind in line for kind in ('"turn"', '"usage"', '"session"', '"assistant"', '"rewind"')):
+                continue  # tool results and the like: no need to parse them
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(entry, dict):
+                _take(saved, entry)
+    return saved
+
+
+def _take(saved: SavedSession, entry: dict[str, Any]) -> None:
+    kind = entry.get("type")
+    if kind == "session":
+        saved.model = saved.model or str(entry.get("model") or "")
+    elif kind == "turn" and entry.get("phase") == "start" and isinstance(entry.get("prompt"), str):
+        typed = split_reminder(entry["prompt"])[1]
+        if typed:
+            saved.prompts.append(typed)
+    elif kind == "usage":
+        with contextlib.suppress(TypeError, ValueError):
+            saved.cost_usd += float(entry.get("cost_usd") or 0.0)
+    elif kind == "message" and isinstance(entry.get("message"), dict) and entry["message"].get("role") == "assistant":
+        texts = [b.get("text", "") for b in content_blocks(entry["message"]) if b.get("type") == "text"]
+        if any(t.strip() for t in texts):
+            saved.last_reply = "\n".join(t for t in texts if t.strip()).strip()
+
+
+def saved_sessions(sessions_dir: Path, limit: int = 20) -> list[SavedSession]:
+    """The ``limit`` most recently written sessions, newest first (empty ones left out)."""
+    if not sessions_dir.is_dir():
+        return []
+    paths = []
+    for path in sessions_dir.glob("*.jsonl"):
+        try:
+            paths.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    found: list[SavedSession] = []
+    for _, path in sorted(paths, key=lambda p: p[0], reverse=True):
+        try:
+            saved = read_saved_session(path)
+        except OSError:
+            continue
+        if saved.prompts:
+            found.append(saved)
+        if len(found) >= limit:
+            break
+    return found
