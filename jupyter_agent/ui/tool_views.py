@@ -138,16 +138,21 @@ def input_detail_html(tool_name: str, input: Any) -> str:
         return f"<div>{render.muted(f'timeout {int(timeout) / 1000:g} s')}</div>" if timeout else ""
     if tool_name == "WebFetch" and "prompt" in data:  # the address is in the title: what it asks of the page
         return f'<div style="white-space:pre-wrap">{render.muted("Looks for: ")}{render.escape(str(data["prompt"]))}</div>'
-    if tool_name in TITLE_KEYS:  # the title shows the main fields: the rest (as given), in one line
-        given = _given(input) if hasattr(input, "model_dump") else data
-        return _options_html({k: v for k, v in given.items() if k not in TITLE_KEYS[tool_name]})
-    return render.json_html(data) if data else ""
+    given = _given(input) if hasattr(input, "model_dump") else data
+    if tool_name == "TodoWrite" and isinstance(data.get("todos"), list):
+        return render.todos_html(data["todos"])  # the list as the transcript shows it, not its JSON
+    if tool_name in ("Agent", "Task") and isinstance(data.get("prompt"), str):  # what the subagent is told
+        rest = {k: v for k, v in given.items() if k not in ("prompt", *TITLE_KEYS["Agent"])}
+        return f"<div>{render.muted('Prompt')}</div>" + render.pre(data["prompt"]) + _options_html(rest)
+    # the title shows the main fields of a built-in tool: the rest (as given); any other tool, all of it
+    return _options_html({k: v for k, v in given.items() if k not in TITLE_KEYS.get(tool_name, ())})
 
 
 # the built-in tools whose card title already shows these fields of their input
 TITLE_KEYS: dict[str, tuple[str, ...]] = {
     "Read": ("file_path",), "Glob": ("pattern", "path"), "Grep": ("pattern", "path"),
     "WebSearch": ("query",), "TaskOutput": ("task_id", "block"), "TaskStop": ("task_id", "shell_id"),
+    "Agent": ("description", "subagent_type"),
 }
 
 
@@ -160,12 +165,24 @@ def _given(model: Any) -> dict[str, Any]:
 
 
 def _options_html(rest: dict[str, Any]) -> str:
-    """``offset 10 · limit 50``: the fields the title does not show (JSON when one is nested)."""
-    if not rest:
-        return ""
-    if any(isinstance(v, (dict, list)) for v in rest.values()):
-        return render.json_html(rest)
-    return f"<div>{render.muted(' · '.join(f'{k} {json.dumps(v)}' for k, v in rest.items()))}</div>"
+    """Fields as people read them: short values in one line (``offset 10 · limit 50``), long or
+    multi-line text and nested values each under its name (text as it is, the rest as JSON)."""
+    short: list[str] = []
+    blocks: list[str] = []
+    for key, value in rest.items():
+        flat = json.dumps(value, ensure_ascii=False, default=str)
+        if isinstance(value, str) and ("\n" in value or len(value) > INLINE_LIMIT):
+            blocks.append(f"<div>{render.muted(key)}</div>" + render.pre(value))
+        elif isinstance(value, (dict, list)) and (len(flat) > INLINE_LIMIT or any(
+                isinstance(v, (dict, list)) for v in (value.values() if isinstance(value, dict) else value))):
+            blocks.append(f"<div>{render.muted(key)}</div>" + render.json_html(value))
+        else:
+            short.append(f"{key} {flat}")
+    line = f"<div>{render.muted(' · '.join(short))}</div>" if short else ""
+    return line + "".join(blocks)
+
+
+INLINE_LIMIT = 80
 
 
 def change_html(tool_name: str, input: Any, before: str, after: str) -> str:
@@ -188,12 +205,49 @@ def _cell_edit_line(data: dict[str, Any]) -> str:
     return f"{mode} cell {cell}{kind}"
 
 
-def result_body_html(tool_name: str, data: Any, input: Any = None, root: str | os.PathLike[str] | None = None) -> str:
-    """The result body under the summary line (may be empty)."""
+def result_body_html(
+    tool_name: str, data: Any, input: Any = None, root: str | os.PathLike[str] | None = None, text: str = "",
+) -> str:
+    """The result body under the summary line (may be empty): the tool's own view, else — when
+    it says more than the summary's one line — the text the model got (a subagent's report, a
+    fetched page's answer as Markdown), unless that text is written for the model only."""
     try:
-        return _result_body(tool_name, data, as_dict(input), root)
+        return _result_body(tool_name, data, as_dict(input), root) or _text_body(tool_name, text)
     except Exception:  # a renderer must never break the transcript
         return ""
+
+
+# tools whose result text is for the model (file contents, instructions, what the card already
+# shows): their cards keep to the summary line and their own views
+MODEL_ONLY_TEXT = frozenset({
+    "Read", "Edit", "Write", "NotebookEdit", "TodoWrite", "Glob", "Grep", "Bash", "Skill", "EnterPlanMode",
+    "ExitPlanMode", "AskUserQuestion", "EnterWorktree", "ExitWorktree",
+})
+MARKDOWN_TEXT = frozenset({"Agent", "Task", "WebFetch"})  # written by a model: shown as Markdown
+BODY_LINES = 60
+
+
+def _text_body(tool_name: str, text: str) -> str:
+    if tool_name in MODEL_ONLY_TEXT or not text or "\n" not in text.strip():
+        return ""
+    lines = text.strip("\n").splitlines()
+    shown = "\n".join(lines[:BODY_LINES])[: BODY_LINES * 200]
+    more = len(lines) - BODY_LINES
+    tail = f"<div>{render.muted(f'… {more} more lines')}</div>" if more > 0 else ""
+    if tool_name in MARKDOWN_TEXT:
+        return f'<div class="{render.RENDERED_HTML_CLASS}">{render.markdown_html(shown)}</div>{tail}'
+    return render.pre(shown) + tail
+
+
+def error_body_html(text: str) -> str:
+    """What an error says after its first line (the summary): a validation error's issues, a
+    traceback — they were cut off at the first line."""
+    rest = text.strip("\n").splitlines()[1:]
+    if not any(line.strip() for line in rest):
+        return ""
+    more = len(rest) - BODY_LINES
+    tail = f"<div>{render.muted(f'… {more} more lines')}</div>" if more > 0 else ""
+    return render.error_html("\n".join(rest[:BODY_LINES])) + tail
 
 
 def _result_body(tool_name: str, data: Any, input: dict[str, Any], root: str | os.PathLike[str] | None = None) -> str:

@@ -76,7 +76,9 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
     summary = tool_views.result_summary(card.tool, outcome.tool_name, data, outcome.text, outcome.is_error)
     if outcome.decision == "user-deny" and card.decision:
         summary = ""  # "Denied" (and what the user typed) is on the card; the rest was for the model
-    body = "" if outcome.is_error else tool_views.result_body_html(outcome.tool_name, data, outcome.input, card.root)
+    body = (tool_views.error_body_html(outcome.text) if outcome.is_error and not outcome.decision.endswith("deny")
+            else "" if outcome.is_error
+            else tool_views.result_body_html(outcome.tool_name, data, outcome.input, card.root, outcome.text))
     denied = outcome.decision in ("deny", "user-deny")
     failed = outcome.is_error or tool_views.ran_and_failed(data)
     if outcome.decision == "interrupted":  # the user's Stop: not the tool's failure

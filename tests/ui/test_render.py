@@ -314,6 +314,58 @@ def test_a_titled_tools_card_shows_only_what_its_title_does_not():
 
     parsed = GrepTool.input_schema(pattern="x", output_mode="content", **{"-n": True})
     assert "-i" not in tool_views.input_detail_html("Grep", parsed)  # the schema's defaults are not shown
-    nested = tool_views.input_detail_html("Grep", {"pattern": "x", "glob": ["a", "b"]})
-    assert '&quot;glob&quot;: [' in nested  # not one line: shown as it is
-    assert '&quot;anything&quot;' in tool_views.input_detail_html("mcp__s__t", {"anything": 1})  # unknown tools: all of it
+    short_list = tool_views.input_detail_html("Grep", {"pattern": "x", "glob": ["a", "b"]})
+    assert 'glob [&quot;a&quot;, &quot;b&quot;]' in short_list  # a short list of words: in the line
+    assert "anything 1" in tool_views.input_detail_html("mcp__s__t", {"anything": 1})  # unknown tools: all of it
+
+
+def test_a_cards_input_reads_as_fields_not_json():
+    """An MCP tool's (or any untitled tool's) card showed its input as a JSON dump; now short
+    values share a line, long text is a block under its name, nested values stay JSON."""
+    html = tool_views.input_detail_html("mcp__github__create_issue", {
+        "repo": "me/app", "draft": False, "body": "Steps:\n1. run it\n2. <crash>",
+        "labels": [{"name": "bug", "color": "red"}],
+    })
+    assert "repo &quot;me/app&quot; · draft false" in html
+    assert "&gt;body<" not in html and ">body</span></div><pre" in html and "1. run it\n2. &lt;crash&gt;</pre>" in html
+    assert ">labels</span></div><pre" in html and "&quot;color&quot;: &quot;red&quot;" in html
+    assert "{" not in html.split("labels")[0]  # no JSON object around the whole input
+    long = tool_views.input_detail_html("mcp__s__t", {"query": "word " * 30})
+    assert ">query</span></div><pre" in long
+
+
+def test_a_subagent_and_a_todo_list_show_what_they_are_about():
+    """The Agent card showed the JSON of its input, TodoWrite the JSON of the list."""
+    agent = tool_views.input_detail_html("Agent", {"description": "Count lines", "prompt": "count lines in a.txt",
+                                                   "subagent_type": "general-purpose", "model": "haiku"})
+    assert ">Prompt</span></div><pre" in agent and "count lines in a.txt</pre>" in agent
+    assert "model &quot;haiku&quot;" in agent and "Count lines" not in agent and "general-purpose" not in agent
+    todos = tool_views.input_detail_html("TodoWrite", {"todos": [
+        {"content": "Load", "status": "completed", "activeForm": "Loading"},
+        {"content": "Plot", "status": "in_progress", "activeForm": "Plotting"},
+        {"content": "Save", "status": "pending", "activeForm": "Saving"}]})
+    assert "☑ <s>Load</s>" in todos and "▶ <b>Plotting</b>" in todos and "☐ Save" in todos
+    assert "activeForm" not in todos
+
+
+def test_a_result_that_says_more_than_one_line_is_shown_in_the_card():
+    """Only the first line of a subagent's report (or an MCP tool's answer) reached the card."""
+    report = "Found 2 problems:\n\n- **a.py** misses an import\n- b.py divides by zero"
+    agent = tool_views.result_body_html("Agent", "x", {}, None, report)
+    assert render.RENDERED_HTML_CLASS in agent and "<strong>a.py</strong>" in agent and "<li>" in agent
+    mcp = tool_views.result_body_html("mcp__s__t", None, {}, None, "line 1\n<line 2>")
+    assert mcp.startswith("<pre") and "line 1\n&lt;line 2&gt;" in mcp
+    assert tool_views.result_body_html("mcp__s__t", None, {}, None, "just one line") == ""
+    assert tool_views.result_body_html("Read", None, {}, None, "1\tsecret\n2\tmore") == ""  # for the model
+    assert tool_views.result_body_html("TodoWrite", None, {}, None, "Todos modified.\nKeep going.") == ""
+    many = tool_views.result_body_html("mcp__s__t", None, {}, None, "\n".join(f"row {i}" for i in range(100)))
+    assert "row 59" in many and "row 60" not in many and "… 40 more lines" in many
+
+
+def test_an_errors_lines_after_the_first_are_shown():
+    """A validation error's card read 'InputValidationError: Bash failed due to the following
+    issue(s):' and hid the issues."""
+    text = "InputValidationError: Bash failed due to the following issue(s):\nThe required parameter `command` is missing"
+    body = tool_views.error_body_html(text)
+    assert "The required parameter `command` is missing" in body and "InputValidationError" not in body
+    assert tool_views.error_body_html("one line only") == ""

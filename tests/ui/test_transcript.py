@@ -357,3 +357,23 @@ async def test_an_edit_that_ran_shows_its_change_once(tmp_path):
     assert not outcome.is_error, outcome.text
     html = transcript.cards["e1"].static_html()
     assert html.count("-    return df.dropna()") == 1 and "def clean(df):" in html  # the result's, with context
+
+
+async def test_a_malformed_calls_card_says_what_was_wrong(tmp_path):
+    """The model's input misses a field: the card read only the error's first line ('… failed
+    due to the following issue(s):') and hid the issue itself."""
+    ctx, transcript, handler = _setup(tmp_path, GuardedTool())
+    outcome = await _run(ctx, transcript, handler, "tv1", "Guarded", {"text": "x"})
+    assert outcome.is_error and "InputValidationError" in outcome.text
+    card = transcript.cards["tv1"]
+    assert card.result_summary.startswith("InputValidationError: Guarded failed")
+    issue = outcome.text.splitlines()[1]
+    assert "path" in issue and render_escape(issue) in card.result.value and card.state == "error"
+    denied = await _run(ctx, transcript, handler, "tv2", "Guarded", {"path": "deny/x"})
+    assert denied.is_error and transcript.cards["tv2"].result_html == ""  # a denial: its line only
+
+
+def render_escape(text: str) -> str:
+    from jupyter_agent.ui import render
+
+    return render.escape(text)
