@@ -135,13 +135,14 @@ async def test_a_subagents_report_and_prompt_are_on_its_card(ip, server):
     server.push(
         reply(tool_use("Agent", {"description": "Review", "prompt": "review a.py and b.py",
                                  "subagent_type": "general-purpose"}, id="ag1")),
-        reply(text("Found 2 problems:\n\n- **a.py** misses an import\n- b.py divides by zero")),
+        reply(text("Found **2** problems:\n\n- **a.py** misses an import\n- b.py divides by zero")),
         reply(text("The helper found two problems.")),
     )
     turn = await _run(ip, "review the code with a helper", "cell-ag")
     card = turn.transcript.cards["ag1"]
     assert card.summary == "general-purpose: Review" and card.result_summary == "Found 2 problems:"
     assert "<strong>a.py</strong> misses an import" in card.result.value and "b.py divides by zero" in card.result.value
+    assert "Found <strong>2</strong> problems:" in card.result.value and "Found 2 problems" not in card.result.value
     assert ">Prompt</span></div><pre" in card.detail.value and "review a.py and b.py</pre>" in card.detail.value
     assert "&quot;prompt&quot;" not in card.detail.value
     assert "b.py divides by zero" in turn.transcript.static_html()  # the saved copy too

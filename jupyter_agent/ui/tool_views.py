@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
@@ -211,8 +212,13 @@ def result_body_html(
     """The result body under the summary line (may be empty): the tool's own view, else — when
     it says more than the summary's one line — the text the model got (a subagent's report, a
     fetched page's answer as Markdown), unless that text is written for the model only."""
+    return own_result_body_html(tool_name, data, input, root) or text_body_html(tool_name, text)
+
+
+def own_result_body_html(tool_name: str, data: Any, input: Any = None, root: str | os.PathLike[str] | None = None) -> str:
+    """The tool's own view of its result (a diff, matches, output), else ""."""
     try:
-        return _result_body(tool_name, data, as_dict(input), root) or _text_body(tool_name, text)
+        return _result_body(tool_name, data, as_dict(input), root)
     except Exception:  # a renderer must never break the transcript
         return ""
 
@@ -227,7 +233,8 @@ MARKDOWN_TEXT = frozenset({"Agent", "Task", "WebFetch"})  # written by a model: 
 BODY_LINES = 60
 
 
-def _text_body(tool_name: str, text: str) -> str:
+def text_body_html(tool_name: str, text: str) -> str:
+    """The whole result text (capped), when it says more than one line and is for people too."""
     if tool_name in MODEL_ONLY_TEXT or not text or "\n" not in text.strip():
         return ""
     lines = text.strip("\n").splitlines()
@@ -319,12 +326,19 @@ def result_summary(tool: Any, tool_name: str, data: Any, text: str, is_error: bo
         try:
             own = tool.render_tool_result_message(data)
             if own:
-                return _first_line(str(own), 300)
+                return _unmarked(tool_name, _first_line(str(own), 300))
         except Exception:
             pass
+    if tool_name in MARKDOWN_TEXT:
+        return _unmarked(tool_name, _first_line(text, 200))
     if tool_name == "Read":
         n = field(data, "num_lines", "numLines") or field(field(data, "file"), "numLines", "num_lines")
         if n is None and text:
             n = text.count("\n") + 1
         return f"Read {n} line{'' if n == 1 else 's'}"
     return _first_line(text, 200)
+
+
+def _unmarked(tool_name: str, line: str) -> str:
+    """A model's prose in a title: its first line without the Markdown marks (``**``, `` ` ``, ``#``)."""
+    return re.sub(r"\*\*|__|`|^#+\s+", "", line) if tool_name in MARKDOWN_TEXT else line
