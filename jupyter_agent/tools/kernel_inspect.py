@@ -102,12 +102,12 @@ class KernelInspectTool(ReadOnlyTool[KernelInspectInput, KernelInspectOutput]):
 
     def render_tool_use_message(self, input: KernelInspectInput) -> str:
         if input.expression is not None:
-            return input.expression
-        return ", ".join(input.names or []) or "all variables"
+            return f"KernelInspect {input.expression}"
+        return f"KernelInspect {', '.join(input.names or []) or 'all variables'}"
 
     def render_tool_result_message(self, output: KernelInspectOutput) -> str:
         if output.listing:
-            return f"{len(output.listing)} variable(s)"
+            return f"{len(output.listing)} variable{'' if len(output.listing) == 1 else 's'}"
         return ", ".join(f"{s.expression}: {s.type_name}" for s in output.summaries) or "nothing found"
 
 

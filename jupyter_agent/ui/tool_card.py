@@ -130,11 +130,10 @@ class ToolCard(widgets.VBox):
 
     def finish(
         self, *, is_error: bool, summary: str, body_html: str = "", denied: bool = False, stopped: bool = False,
-        whole_text: bool = False,
     ) -> None:
-        """``stopped``: the user stopped the turn (not the tool's failure): a grey ■, and the
-        card stays open on the output it had, to show where it stopped. ``whole_text``: the body
-        is the whole result, its first line (the summary) included: not said twice."""
+        """``summary`` goes in the title (red for an error), ``body_html`` under the input when
+        the card is open. ``stopped``: the user stopped the turn (not the tool's failure): a grey
+        ■, and the card stays open on the output it had, to show where it stopped."""
         self._tail_throttle.cancel()
         self._stop_tick()
         if self._started is not None:
@@ -143,8 +142,7 @@ class ToolCard(widgets.VBox):
         self.result_summary = summary
         self.result_html = body_html
         red = is_error and not stopped
-        text = render.error_html(summary) if red else f"<div>{render.escape(summary)}</div>"
-        self.result.value = body_html if whole_text and body_html else text + body_html
+        self.result.value = body_html  # the summary is in the title: not said twice
         if self.tail and not body_html:
             self.tail_view.value = render.tail_html(self.tail)
         self._refresh_title()

@@ -153,7 +153,7 @@ def input_detail_html(tool_name: str, input: Any) -> str:
 TITLE_KEYS: dict[str, tuple[str, ...]] = {
     "Read": ("file_path",), "Glob": ("pattern", "path"), "Grep": ("pattern", "path"),
     "WebSearch": ("query",), "TaskOutput": ("task_id", "block"), "TaskStop": ("task_id", "shell_id"),
-    "Agent": ("description", "subagent_type"),
+    "Agent": ("description", "subagent_type"), "KernelInspect": ("expression", "names"),
 }
 
 
@@ -212,13 +212,8 @@ def result_body_html(
     """The result body under the summary line (may be empty): the tool's own view, else — when
     it says more than the summary's one line — the text the model got (a subagent's report, a
     fetched page's answer as Markdown), unless that text is written for the model only."""
-    return own_result_body_html(tool_name, data, input, root) or text_body_html(tool_name, text)
-
-
-def own_result_body_html(tool_name: str, data: Any, input: Any = None, root: str | os.PathLike[str] | None = None) -> str:
-    """The tool's own view of its result (a diff, matches, output), else ""."""
     try:
-        return _result_body(tool_name, data, as_dict(input), root)
+        return _result_body(tool_name, data, as_dict(input), root) or text_body_html(tool_name, text)
     except Exception:  # a renderer must never break the transcript
         return ""
 

@@ -76,14 +76,10 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
     summary = tool_views.result_summary(card.tool, outcome.tool_name, data, outcome.text, outcome.is_error)
     if outcome.decision == "user-deny" and card.decision:
         summary = ""  # "Denied" (and what the user typed) is on the card; the rest was for the model
-    whole_text = False
     if outcome.is_error:  # a denial's reasons are for the model; an error's lines, for both
         body = "" if outcome.decision.endswith("deny") else tool_views.error_body_html(outcome.text)
     else:
-        body = tool_views.own_result_body_html(outcome.tool_name, data, outcome.input, card.root)
-        if not body:
-            body = tool_views.text_body_html(outcome.tool_name, outcome.text)
-            whole_text = bool(body)
+        body = tool_views.result_body_html(outcome.tool_name, data, outcome.input, card.root, outcome.text)
     denied = outcome.decision in ("deny", "user-deny")
     failed = outcome.is_error or tool_views.ran_and_failed(data)
     if outcome.decision == "interrupted":  # the user's Stop: not the tool's failure
@@ -94,7 +90,7 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
             body = ""  # the diff against the cell as it was, from the approval, says more
         else:
             card.set_detail("")  # the result's diff (with context) says what the input's view said
-    card.finish(is_error=failed, summary=summary, body_html=body, denied=denied, whole_text=whole_text)
+    card.finish(is_error=failed, summary=summary, body_html=body, denied=denied)
 
 
 RESULT_SHOWS_CHANGE = frozenset({"Edit", "Write", "NotebookEdit"})

@@ -279,3 +279,16 @@ async def test_dataframe_columns_dtypes_and_column(frames, run):
     assert err and "only columns, dtypes" in text
     err, text = await run(expression="df['zz']")
     assert err and "KeyError" in text
+
+
+def test_its_card_names_the_tool_and_does_not_repeat_the_title():
+    """The card read '✔ df.columns · df.columns: pandas.Index', its body 'expression "df.columns"'."""
+    from jupyter_agent.tools.kernel_inspect import KernelInspectInput, KernelInspectTool
+    from jupyter_agent.ui import tool_views
+
+    tool = KernelInspectTool()
+    one = KernelInspectInput(expression="df.columns")
+    assert tool_views.summary_line(tool, "KernelInspect", one) == "KernelInspect df.columns"
+    assert tool.render_tool_use_message(KernelInspectInput(names=["df", "cfg"])) == "KernelInspect df, cfg"
+    assert tool.render_tool_use_message(KernelInspectInput()) == "KernelInspect all variables"
+    assert tool_views.input_detail_html("KernelInspect", one) == ""

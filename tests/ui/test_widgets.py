@@ -161,8 +161,8 @@ async def test_tool_card_lifecycle_collapses_when_done():
 async def test_tool_card_error_is_red():
     card = ToolCard("t2", "Read")
     card.finish(is_error=True, summary="File does not exist.")
-    assert "color:#d1242f" in card.result.value
-    assert card.state == "error"
+    assert "color:#d1242f" in card.title_html() and "File does not exist." in card.title_html()
+    assert card.state == "error" and card.result.value == ""  # the title says it: not said twice
 
 
 async def test_question_form_single_multi_and_other():
