@@ -22,6 +22,7 @@ class SavedSession:
     path: Path
     modified: float  # the transcript's mtime
     model: str = ""
+    notebook: str = ""  # the notebook it was started from (the last one, when resumed elsewhere)
     prompts: list[str] = field(default_factory=list)  # what the user asked, oldest first
     cost_usd: float = 0.0
     last_reply: str = ""  # the text of the last assistant message
@@ -54,6 +55,7 @@ def _take(saved: SavedSession, entry: dict[str, Any]) -> None:
     kind = entry.get("type")
     if kind == "session":
         saved.model = saved.model or str(entry.get("model") or "")
+        saved.notebook = str(entry.get("notebook") or saved.notebook)
     elif kind == "turn" and entry.get("phase") == "start" and isinstance(entry.get("prompt"), str):
         typed = split_reminder(entry["prompt"])[1]
         if typed:

@@ -53,6 +53,7 @@ class SessionLog:
                 version=FORMAT_VERSION,
                 cwd=str(self._config.cwd),
                 model=self._config.model,
+                notebook=str(self._config.notebook_path) if self._config.notebook_path else None,
                 resumed=self.resumed,
                 pid=os.getpid(),
             )

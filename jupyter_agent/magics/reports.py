@@ -35,8 +35,8 @@ def cost_text(session: AgentSession | None) -> str:
     u = session.usage
     return (
         f"Session {session.id} · {session.config.model}\n"
-        f"input {u.input_tokens} · output {u.output_tokens} · cache read {u.cache_read_input_tokens}"
-        f" · cache write {u.cache_creation_input_tokens} tokens\n"
+        f"input {u.input_tokens:,} · output {u.output_tokens:,} · cache read {u.cache_read_input_tokens:,}"
+        f" · cache write {u.cache_creation_input_tokens:,} tokens\n"
         f"cost ${session.cost_usd:.4f}"
     )
 
@@ -135,9 +135,10 @@ def sessions_text(sessions_dir: Path, current: str | None, now: float | None = N
     lines = [f"Saved sessions, newest first ({sessions_dir}):"]
     for saved in found:
         mark = "  ← this kernel's session" if saved.id == current else ""
+        notebook = f"  {Path(saved.notebook).name}" if saved.notebook else ""
         lines.append(
             f"  {saved.id}  {_ago(now - saved.modified):>8}  {_count(len(saved.prompts), 'prompt'):>10}"
-            f"  ${saved.cost_usd:.4f}{mark}"
+            f"  ${saved.cost_usd:.4f}{notebook}{mark}"
         )
         lines.append(f"      first: {_quoted(saved.first_prompt, 90)}")
         if len(saved.prompts) > 1:

@@ -13,8 +13,8 @@ def _write(path, entries, torn: str = "") -> None:
     path.write_text("".join(json.dumps(e) + "\n" for e in entries) + torn, encoding="utf-8")
 
 
-def _session(prompts, reply="Done.", cost=0.01):
-    out = [{"type": "session", "session_id": "x", "model": "claude-test"}]
+def _session(prompts, reply="Done.", cost=0.01, notebook=None):
+    out = [{"type": "session", "session_id": "x", "model": "claude-test", "notebook": notebook}]
     for p in prompts:
         out.append({"type": "turn", "phase": "start", "turn_id": "t", "prompt": p})
         out.append({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": p}]}})
@@ -38,7 +38,7 @@ def test_a_transcript_gives_its_typed_prompts_cost_and_last_reply(tmp_path):
 
 def test_the_listing_is_newest_first_without_empty_sessions(tmp_path):
     old, new, empty = tmp_path / "s-1.jsonl", tmp_path / "s-2.jsonl", tmp_path / "s-3.jsonl"
-    _write(old, _session(["first question"]))
+    _write(old, _session(["first question"], notebook="/w/proj/analysis.ipynb"))
     _write(new, _session(["a " * 80 + "long question", "second"]))
     _write(empty, [{"type": "session", "session_id": "s-3"}])
     os.utime(old, (1000, 1000))
@@ -50,6 +50,28 @@ def test_the_listing_is_newest_first_without_empty_sessions(tmp_path):
     assert text[1].split() == ["s-2", "just", "now", "2", "prompts", "$0.0200"]
     assert text[2].startswith("      first: “a a a") and text[2].endswith("…”") and len(text[2]) < 110
     assert text[3] == "      last:  “second”"
-    assert text[4].split()[:4] == ["s-1", "2", "h", "ago"] and text[4].endswith("← this kernel's session")
+    assert text[4].split()[:4] == ["s-1", "2", "h", "ago"] and text[4].endswith("analysis.ipynb  ← this kernel's session")
     assert text[-1].startswith("Continue one with %agent --resume=ID")
     assert saved_sessions(tmp_path / "missing") == []
+
+
+def test_cost_groups_thousands():
+    from types import SimpleNamespace
+
+    from jupyter_agent.agent.events import Usage
+    from jupyter_agent.magics.reports import cost_text
+
+    session = SimpleNamespace(id="s", config=SimpleNamespace(model="m"), cost_usd=0.5,
+                              usage=Usage(1234, 56, 19807, 1000000))
+    assert "input 1,234 · output 56 · cache read 19,807 · cache write 1,000,000 tokens" in cost_text(session)
+
+
+async def test_a_real_session_is_read_back_with_its_notebook(make_session, server, tmp_path):
+    from jupyter_agent.testing import reply, text
+
+    server.push(reply(text("Loaded.")))
+    session, _ = make_session(notebook_path=tmp_path / "analysis.ipynb")
+    await session.submit("<system-reminder>\nctx\n</system-reminder>\n\nload the data")
+    saved = read_saved_session(session.transcript_path)
+    assert saved.notebook == str(tmp_path / "analysis.ipynb") and saved.prompts == ["load the data"]
+    assert saved.last_reply == "Loaded." and saved.cost_usd > 0
