@@ -53,6 +53,7 @@ async def test_a_turn_streams_into_its_transcript_and_cost_adds_up(ip, server):
     assert "%agent cell with id cell-1" in sent_text
     cost = ip.run_line_magic("agent", "--cost")
     assert "output 0 ·" not in cost and "cost $0.0000" not in cost
+    assert "context 1% of 1M · end_turn" in turn.transcript.footer.value  # the context's fill, measured
 
 
 async def test_stop_magic_ends_a_waiting_turn(ip, server, tmp_path):

@@ -69,6 +69,8 @@ class UsageUpdated:
     session: Usage
     cost_usd: float
     session_cost_usd: float
+    context_tokens: int = 0  # how full the context is after this request (0: not measured)
+    context_window: int = 0
 
 
 @dataclass(frozen=True)

@@ -280,7 +280,8 @@ class AgentSession(CompactionMixin):
         )
         self.log.write("usage", usage=usage.__dict__, cost_usd=cost)
         turn_cost = cost_usd(turn, self.config.model, self.config.prices)
-        self.emit(UsageUpdated(turn, self.usage, turn_cost, self.cost_usd))
+        self.emit(UsageUpdated(turn, self.usage, turn_cost, self.cost_usd, self._last_context_tokens,
+                               self.context_window))
 
     def add_side_usage(self, response: Any, model: str) -> None:
         """The tokens of a request beside the conversation (a prompt hook, auto mode's reviewer):

@@ -145,10 +145,12 @@ def format_tokens(n: int) -> str:
 
 
 def footer_text(
-    model: str, duration_s: float | None, usage: Any, cost_usd: float | None, status: str = ""
+    model: str, duration_s: float | None, usage: Any, cost_usd: float | None, status: str = "",
+    context: tuple[int, int] = (0, 0),
 ) -> str:
-    """``claude-x · 12.3s · in 1200 · out 340 · cache 800r/0w · $0.0123``; no duration while
-    the turn runs (the footer is redrawn per request, so a time would be stale at once)."""
+    """``claude-x · 12.3s · in 1200 · out 340 · cache 800r/0w · $0.0123 · context 12%``; no
+    duration while the turn runs (the footer is redrawn per request, so a time would be stale at
+    once). ``context``: (tokens in the context after the last request, the model's window)."""
     parts = [model] + ([f"{duration_s:.1f}s"] if duration_s is not None else [])
     if usage is not None:
         parts.append(f"in {format_tokens(getattr(usage, 'input_tokens', 0))}")
@@ -158,6 +160,10 @@ def footer_text(
         parts.append(f"cache {format_tokens(read)}r/{format_tokens(wrote)}w")
     if cost_usd is not None:
         parts.append(f"${cost_usd:.4f}")
+    tokens, window = context
+    if tokens > 0 and window > 0:
+        size = f"{window / 1e6:g}M" if window >= 1_000_000 else f"{window / 1000:g}k"
+        parts.append(f"context {min(100, round(100 * tokens / window))}% of {size}")
     if status:
         parts.append(status)
     return " · ".join(parts)

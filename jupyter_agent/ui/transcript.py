@@ -55,6 +55,7 @@ class Transcript(widgets.VBox):
         self.todos: list[Any] = []
         self.usage: Any = None
         self.cost_usd: float | None = None
+        self.context: tuple[int, int] = (0, 0)  # (tokens, window) after the last request
         self.stop_reason: str | None = None
         self.started = time.monotonic()
         self.duration_s: float | None = None
@@ -237,5 +238,5 @@ class Transcript(widgets.VBox):
         return f"<b>%agent</b> {render.escape(first)}"
 
     def _footer_html(self, status: str) -> str:
-        text = render.footer_text(self.model, self.duration_s, self.usage, self.cost_usd, status)
+        text = render.footer_text(self.model, self.duration_s, self.usage, self.cost_usd, status, self.context)
         return f'<span style="color:{render.MUTED_FG};font-size:12px">{render.escape(text)}</span>'

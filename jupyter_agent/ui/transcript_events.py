@@ -108,6 +108,8 @@ def on_resolved(t: Transcript, e: tev.PermissionResolved) -> None:
 
 def on_usage(t: Transcript, e: ev.UsageUpdated) -> None:
     t.usage, t.cost_usd = e.turn, e.cost_usd
+    if e.context_tokens:
+        t.context = (e.context_tokens, e.context_window)
     t.footer.value = t._footer_html("running")
 
 

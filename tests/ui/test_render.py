@@ -64,6 +64,25 @@ def test_footer_text_lists_model_duration_tokens_and_cost():
     )
     text = render.footer_text("claude-sonnet-5-5", 12.34, usage, 0.01234)
     assert text == "claude-sonnet-5-5 · 12.3s · in 1200 · out 340 · cache 25.0kr/0w · $0.0123"
+    full = render.footer_text("m", None, usage, 0.5, "end_turn", context=(126_600, 200_000))
+    assert full.endswith("$0.5000 · context 63% of 200k · end_turn")
+    assert "context 1% of 1M" in render.footer_text("m", None, usage, 0.5, context=(12_000, 1_000_000))
+
+
+async def test_the_footer_says_how_full_the_context_is():
+    """How close a long session is to compaction was nowhere to be seen: the footer shows the
+    context's fill after the last request, as the session measured it."""
+    from jupyter_agent.agent import events as ev
+    from jupyter_agent.ui.transcript import Transcript
+
+    transcript = Transcript("x", model="m")
+    usage = ev.Usage(input_tokens=10, output_tokens=2)
+    transcript.handle(ev.UsageUpdated(usage, usage, 0.001, 0.001, 50_000, 200_000))
+    assert "context 25% of 200k" in transcript.footer.value
+    transcript.handle(ev.UsageUpdated(usage, usage, 0.002, 0.002))  # not measured (a side request)
+    assert "context 25%" in transcript.footer.value
+    transcript.finish("end_turn", duration_s=1.0)
+    assert "context 25% of 200k · end_turn" in transcript.static_html()
 
 
 async def test_a_running_turns_footer_shows_no_stale_duration():
