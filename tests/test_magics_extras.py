@@ -88,7 +88,9 @@ async def test_rewind_restores_the_file_the_last_turn_changed(ip, server, tmp_pa
         reply(text("Done.")),
     )
     ip.run_line_magic("agent", "--new --mode acceptEdits")
-    await _run(ip, "rewrite notes", "cell-w")
+    turn = await _run(ip, "rewrite notes", "cell-w")
+    saved = []
+    turn.transcript.on_done(lambda t: saved.append(t.static_html()))  # as the cell's saved copy is kept
     assert target.read_text() == "rewritten\n"
     widget = ip.run_line_magic("agent", "--rewind")
     for _ in range(300):
@@ -97,6 +99,10 @@ async def test_rewind_restores_the_file_the_last_turn_changed(ip, server, tmp_pa
         await asyncio.sleep(0.01)
     assert target.read_text() == "original\n"
     assert "notes.txt" in widget.value
+    # the rewound turn's transcript says so, live and in the saved copy (it read as if it still held)
+    note = "↶ Rewound by %agent --rewind: the files and cells it changed were restored; the model no longer sees"
+    assert turn.transcript.rewound and note in turn.transcript.static_html()
+    assert saved and note in saved[-1]
 
 
 async def test_mcp_servers_reach_a_new_session(ip, tmp_path):

@@ -56,6 +56,7 @@ class RewindReport:
     turns: list[str] = field(default_factory=list)
     outcomes: list[RestoreOutcome] = field(default_factory=list)
     conversation: str = ""  # what happened to the conversation (empty: not touched)
+    forgotten: bool = False  # the conversation went back to before those turns
 
     @property
     def refused(self) -> list[RestoreOutcome]:

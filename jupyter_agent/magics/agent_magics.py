@@ -96,7 +96,8 @@ class AgentMagics(Magics):
             case "compact":
                 return self._compact()
             case "rewind":
-                return reports.rewind_widget(self.session, opts.rewind or 1)
+                return reports.rewind_widget(self.session, opts.rewind or 1,
+                                             self.router.mark_rewound if self.router is not None else None)
             case "sessions":
                 return reports.Text(reports.sessions_text(
                     self._sessions_dir(opts), self.session.id if self.session is not None else None))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -229,8 +230,12 @@ def compact_widget(session: AgentSession) -> Any:
     return status
 
 
-def rewind_widget(session: AgentSession | None, turns: int) -> Any:
-    """Rewind files and cells as a task; the returned widget reports what was restored."""
+def rewind_widget(
+    session: AgentSession | None, turns: int, on_rewound: Callable[[list[str], bool], None] | None = None,
+) -> Any:
+    """Rewind files and cells as a task; the returned widget reports what was restored.
+    ``on_rewound(turn_ids, forgotten)``: told which turns were undone, and whether the
+    conversation went back too."""
     import asyncio
 
     import ipywidgets as widgets
@@ -249,6 +254,8 @@ def rewind_widget(session: AgentSession | None, turns: int) -> Any:
             status.value = render.error_html(f"Rewind failed: {exc or type(exc).__name__}")
             return
         status.value = "<pre>" + render.escape(report.summary()) + "</pre>"
+        if on_rewound is not None and report.turns:
+            on_rewound(report.turns, report.forgotten)
 
     asyncio.get_running_loop().create_task(_run())
     return status

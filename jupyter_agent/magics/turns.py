@@ -39,6 +39,7 @@ class TurnRouter:
         self.queue: deque[Turn] = deque()
         self.active: Turn | None = None
         self.by_cell: dict[str, Turn] = {}
+        self.by_turn_id: dict[str, Turn] = {}  # every turn that started, for --rewind to mark
 
     def active_transcript(self) -> Transcript | None:
         return self.active.transcript if self.active is not None else None
@@ -54,6 +55,8 @@ class TurnRouter:
         """The session subscriber: called on the loop thread for every event."""
         if isinstance(event, ev.TurnStarted):
             self.active = self.queue.popleft() if self.queue else None
+            if self.active is not None:
+                self.by_turn_id[event.turn_id] = self.active
         turn = self.active
         if turn is not None:
             turn.transcript.handle(event)
@@ -79,6 +82,13 @@ class TurnRouter:
             self.stop(old)
             return old
         return None
+
+    def mark_rewound(self, turn_ids: list[str], forgotten: bool) -> None:
+        """The transcripts of turns ``%agent --rewind`` undid say so."""
+        for turn_id in turn_ids:
+            turn = self.by_turn_id.pop(turn_id, None)
+            if turn is not None:
+                turn.transcript.mark_rewound(forgotten)
 
     def task_done(self, turn: Turn, task: Any) -> None:
         """The session task ended: close the transcript if no TurnEnded did (cancel, crash)."""

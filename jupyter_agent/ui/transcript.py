@@ -56,6 +56,8 @@ class Transcript(widgets.VBox):
         self.usage: Any = None
         self.cost_usd: float | None = None
         self.context: tuple[int, int] = (0, 0)  # (tokens, window) after the last request
+        self.turn_id: str | None = None  # the session's id of this turn, once it starts
+        self.rewound = False
         self.stop_reason: str | None = None
         self.started = time.monotonic()
         self.duration_s: float | None = None
@@ -139,6 +141,20 @@ class Transcript(widgets.VBox):
 
     def note(self, text: str, error: bool = False) -> None:
         self._add(NoteBlock(text, error=error))
+
+    def mark_rewound(self, forgotten: bool) -> None:
+        """``%agent --rewind`` undid this turn: say so under it (and in the saved copy), so the
+        cell's output no longer reads as the state of things. ``forgotten``: the conversation
+        went back too."""
+        if self.rewound:
+            return
+        self.rewound = True
+        self.note("↶ Rewound by %agent --rewind: the files and cells it changed were restored"
+                  + ("; the model no longer sees this turn." if forgotten else
+                     "; the model still sees it (the conversation was kept)."))
+        if self.done:  # the saved copy was written when the turn ended: write it again
+            for callback in list(self._done_callbacks):
+                callback(self)
 
     def stop(self) -> None:
         """The Stop button (on the loop thread): stop the turn and close open asks."""

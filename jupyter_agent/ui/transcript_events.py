@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 
 def on_turn_started(t: Transcript, e: ev.TurnStarted) -> None:
+    t.turn_id = e.turn_id
     t.started = time.monotonic()  # a queued turn's clock starts now
     t._attempt_start = len(t.blocks)
     t.footer.value = t._footer_html("running")
