@@ -126,6 +126,15 @@ async def test_sessions_lists_them_and_resume_alone_keeps_the_running_newest(ip,
     server.push(reply(text("Continuing.")))
     await _run(ip, "and the outliers?", "cell-a3")
     assert "plot it" in str(server.message_requests[-1].messages)
+    widget = ip.run_line_magic("agent", "--rewind")  # that turn is forgotten: not listed
+    for _ in range(300):
+        if "Rewinding" not in widget.value:
+            break
+        await asyncio.sleep(0.01)
+    assert "back to before that turn" in widget.value
+    first_line = [line for line in ip.run_line_magic("agent", "--sessions").splitlines() if first in line][0]
+    assert "2 prompts" in first_line
+    assert "last asked: “plot it”" in reports_session_text(magics.session)
     with pytest.raises(UsageError, match="takes no prompt"):
         ip.run_line_magic("agent", "--sessions hello")
 
@@ -147,3 +156,9 @@ async def test_a_subagents_report_and_prompt_are_on_its_card(ip, server):
     assert ">Prompt</span></div><pre" in card.detail.value and "review a.py and b.py</pre>" in card.detail.value
     assert "&quot;prompt&quot;" not in card.detail.value
     assert "b.py divides by zero" in turn.transcript.static_html()  # the saved copy too
+
+
+def reports_session_text(session):
+    from jupyter_agent.magics.reports import session_text
+
+    return session_text(session, resumed=True)

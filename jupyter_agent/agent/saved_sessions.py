@@ -23,21 +23,32 @@ class SavedSession:
     modified: float  # the transcript's mtime
     model: str = ""
     notebook: str = ""  # the notebook it was started from (the last one, when resumed elsewhere)
-    prompts: list[str] = field(default_factory=list)  # what the user asked, oldest first
     cost_usd: float = 0.0
-    last_reply: str = ""  # the text of the last assistant message
+    # turn id → (what the user asked, the turn's last reply), in order; rewound turns left out
+    turns: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def prompts(self) -> list[str]:
+        """What the user asked, oldest first."""
+        return [prompt for prompt, _ in self.turns.values()]
 
     @property
     def first_prompt(self) -> str:
-        return self.prompts[0] if self.prompts else ""
+        return self.prompts[0] if self.turns else ""
 
     @property
     def last_prompt(self) -> str:
-        return self.prompts[-1] if self.prompts else ""
+        return self.prompts[-1] if self.turns else ""
+
+    @property
+    def last_reply(self) -> str:
+        """The text of the last reply of a turn still in the conversation."""
+        return next((reply for _, reply in reversed(self.turns.values()) if reply), "")
 
 
 def read_saved_session(path: Path) -> SavedSession:
     saved = SavedSession(path.stem, path, path.stat().st_mtime)
+    current: list[str | None] = [None]  # the turn the entries belong to
     with path.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
             if not any(kind in line for kind in ('"turn"', '"usage"', '"session"', '"assistant"', '"rewind"')):
@@ -47,26 +58,32 @@ def read_saved_session(path: Path) -> SavedSession:
             except json.JSONDecodeError:
                 continue
             if isinstance(entry, dict):
-                _take(saved, entry)
+                _take(saved, entry, current)
     return saved
 
 
-def _take(saved: SavedSession, entry: dict[str, Any]) -> None:
+def _take(saved: SavedSession, entry: dict[str, Any], current: list[str | None]) -> None:
     kind = entry.get("type")
     if kind == "session":
         saved.model = saved.model or str(entry.get("model") or "")
         saved.notebook = str(entry.get("notebook") or saved.notebook)
     elif kind == "turn" and entry.get("phase") == "start" and isinstance(entry.get("prompt"), str):
         typed = split_reminder(entry["prompt"])[1]
+        turn_id = str(entry.get("turn_id") or len(saved.turns))
+        current[0] = turn_id if typed else None
         if typed:
-            saved.prompts.append(typed)
+            saved.turns[turn_id] = (typed, "")
+    elif kind == "rewind":
+        for turn_id in entry.get("turn_ids") or ():
+            saved.turns.pop(str(turn_id), None)
     elif kind == "usage":
         with contextlib.suppress(TypeError, ValueError):
             saved.cost_usd += float(entry.get("cost_usd") or 0.0)
     elif kind == "message" and isinstance(entry.get("message"), dict) and entry["message"].get("role") == "assistant":
         texts = [b.get("text", "") for b in content_blocks(entry["message"]) if b.get("type") == "text"]
-        if any(t.strip() for t in texts):
-            saved.last_reply = "\n".join(t for t in texts if t.strip()).strip()
+        turn_id = current[0]
+        if turn_id in saved.turns and any(t.strip() for t in texts):
+            saved.turns[turn_id] = (saved.turns[turn_id][0], "\n".join(t for t in texts if t.strip()).strip())
 
 
 def saved_sessions(sessions_dir: Path, limit: int = 20) -> list[SavedSession]:

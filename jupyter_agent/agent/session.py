@@ -253,16 +253,17 @@ class AgentSession(CompactionMixin):
         tail = len(content_blocks(last)) if last is not None and last.get("role") == "user" else None
         return len(self.messages), tail
 
-    def truncate_history(self, count: int, tail_blocks: int | None = None) -> bool:
+    def truncate_history(self, count: int, tail_blocks: int | None = None, turn_ids: Sequence[str] = ()) -> bool:
         """Forget every message after the first ``count`` (rewind) and, with ``tail_blocks``,
         the blocks merged into the last one since; False while a turn runs.
 
-        Recorded in the transcript, so a resumed session has the same history.
+        Recorded in the transcript (with the ``turn_ids`` forgotten), so a resumed session has
+        the same history and ``%agent --sessions`` does not count those turns.
         """
         if self.running or not 0 <= count <= len(self.messages):
             return False
         truncate_messages(self.messages, count, tail_blocks)
-        self.log.write("rewind", message_count=count, tail_blocks=tail_blocks)
+        self.log.write("rewind", message_count=count, tail_blocks=tail_blocks, turn_ids=list(turn_ids))
         self._last_context_tokens = 0  # measured on the longer history
         return True
 

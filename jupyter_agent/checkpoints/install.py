@@ -54,14 +54,15 @@ async def rewind_session(session: Any, turns: int = 1, conversation: bool = True
     oldest = store.turns[-turns] if 0 < turns <= len(store.turns) else (store.turns[0] if store.turns else None)
     report = await rewind(store, turns)
     if conversation and report.turns and oldest is not None:
-        report.conversation, report.forgotten = _rewind_conversation(session, oldest, len(report.turns))
+        report.conversation, report.forgotten = _rewind_conversation(session, oldest, report.turns)
     return report
 
 
-def _rewind_conversation(session: Any, oldest: Any, turns: int) -> tuple[str, bool]:
+def _rewind_conversation(session: Any, oldest: Any, turn_ids: list[str]) -> tuple[str, bool]:
+    turns = len(turn_ids)
     those = "that turn" if turns == 1 else "those turns"
     if oldest.message_count is None:
         return "The conversation was kept: it was compacted since (or the turn is unknown).", False
-    if not session.truncate_history(oldest.message_count, oldest.tail_blocks):
+    if not session.truncate_history(oldest.message_count, oldest.tail_blocks, turn_ids):
         return "The conversation was kept: a turn is running.", False
     return f"The conversation is back to before {those}: the model no longer sees {'it' if turns == 1 else 'them'}.", True

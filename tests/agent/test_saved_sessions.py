@@ -15,8 +15,8 @@ def _write(path, entries, torn: str = "") -> None:
 
 def _session(prompts, reply="Done.", cost=0.01, notebook=None):
     out = [{"type": "session", "session_id": "x", "model": "claude-test", "notebook": notebook}]
-    for p in prompts:
-        out.append({"type": "turn", "phase": "start", "turn_id": "t", "prompt": p})
+    for i, p in enumerate(prompts):
+        out.append({"type": "turn", "phase": "start", "turn_id": f"t{i}", "prompt": p})
         out.append({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": p}]}})
         out.append({"type": "message", "message": {"role": "assistant", "content": [
             {"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": reply}]}})
@@ -75,3 +75,15 @@ async def test_a_real_session_is_read_back_with_its_notebook(make_session, serve
     saved = read_saved_session(session.transcript_path)
     assert saved.notebook == str(tmp_path / "analysis.ipynb") and saved.prompts == ["load the data"]
     assert saved.last_reply == "Loaded." and saved.cost_usd > 0
+
+
+def test_rewound_turns_are_not_counted(tmp_path):
+    """After %agent --rewind the listing still said 2 prompts, the last one the rewound turn's."""
+    path = tmp_path / "s.jsonl"
+    entries = _session(["load the csv"], reply="Loaded.") + _session(["drop the table"], reply="Dropped.")[1:]
+    entries[-4]["turn_id"] = "t1"  # the second turn's start
+    entries.append({"type": "rewind", "message_count": 2, "tail_blocks": None, "turn_ids": ["t1"]})
+    _write(path, entries)
+    saved = read_saved_session(path)
+    assert saved.prompts == ["load the csv"] and saved.last_reply == "Loaded."
+    assert abs(saved.cost_usd - 0.02) < 1e-9  # what was spent stays spent
