@@ -66,6 +66,7 @@ class ToolCallOutcome:
     input: BaseModel | None = None
     decision: str = "none"
     new_messages: list[MessageParam] = field(default_factory=list)
+    hook_notes: list[str] = field(default_factory=list)  # what PostToolUse hooks added for the model
 
     def to_block(self) -> ToolResultBlockParam:
         return tool_result_block(self.tool_use_id, self.content, is_error=self.is_error)
@@ -73,6 +74,12 @@ class ToolCallOutcome:
     @property
     def text(self) -> str:
         return "\n".join(b.get("text", "") for b in self.content if b.get("type") == "text")  # type: ignore[misc]
+
+    @property
+    def tool_text(self) -> str:
+        """``text`` without what PostToolUse hooks appended (the tool's own words)."""
+        own = self.content[: len(self.content) - len(self.hook_notes)] if self.hook_notes else self.content
+        return "\n".join(b.get("text", "") for b in own if b.get("type") == "text")  # type: ignore[misc]
 
 
 def _error(req: ToolUseRequest, message: str, *, decision: str = "none") -> ToolCallOutcome:
@@ -175,6 +182,7 @@ async def _run_stages(
 
         notes = await post_tool_use_notes(hooks, outcome, tool, parsed, context)
         outcome.content = [*outcome.content, *(text_block(n) for n in notes)]
+        outcome.hook_notes = list(notes)
     return outcome
 
 

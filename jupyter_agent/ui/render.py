@@ -152,6 +152,10 @@ def footer_text(
     duration while the turn runs (the footer is redrawn per request, so a time would be stale at
     once). ``context``: (tokens in the context after the last request, the model's window)."""
     parts = [model] + ([f"{duration_s:.1f}s"] if duration_s is not None else [])
+    counts = [getattr(usage, k, 0) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                                             "cache_creation_input_tokens")]
+    if not any(counts) and not cost_usd:  # no request was made (a hook blocked the prompt): no zeros
+        usage = cost_usd = None
     if usage is not None:
         parts.append(f"in {format_tokens(getattr(usage, 'input_tokens', 0))}")
         parts.append(f"out {format_tokens(getattr(usage, 'output_tokens', 0))}")

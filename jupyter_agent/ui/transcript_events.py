@@ -74,13 +74,13 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
     data = outcome.result.data if outcome.result is not None else None
     if outcome.input is not None and not card.detail_html:
         card.set_input(outcome.input)
-    summary = tool_views.result_summary(card.tool, outcome.tool_name, data, outcome.text, outcome.is_error)
+    summary = tool_views.result_summary(card.tool, outcome.tool_name, data, outcome.tool_text, outcome.is_error)
     if outcome.decision == "user-deny" and card.decision:
         summary = ""  # "Denied" (and what the user typed) is on the card; the rest was for the model
     if outcome.is_error:  # a denial's reasons are for the model; an error's lines, for both
-        body = "" if outcome.decision.endswith("deny") else tool_views.error_body_html(outcome.text)
+        body = "" if outcome.decision.endswith("deny") else tool_views.error_body_html(outcome.tool_text)
     else:
-        body = tool_views.result_body_html(outcome.tool_name, data, outcome.input, card.root, outcome.text)
+        body = tool_views.result_body_html(outcome.tool_name, data, outcome.input, card.root, outcome.tool_text)
     denied = outcome.decision in ("deny", "user-deny")
     failed = outcome.is_error or tool_views.ran_and_failed(data)
     if outcome.decision == "interrupted":  # the user's Stop: not the tool's failure
@@ -91,6 +91,9 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
             body = ""  # the diff against the cell as it was, from the approval, says more
         else:
             card.set_detail("")  # the result's diff (with context) says what the input's view said
+    if outcome.hook_notes:  # the model was told more than the tool said: show what
+        body += "".join(f'<div style="white-space:pre-wrap">{render.muted("↪ Hook, to the model: " + note)}</div>'
+                        for note in outcome.hook_notes)
     card.finish(is_error=failed, summary=summary, body_html=body, denied=denied)
 
 

@@ -177,6 +177,16 @@ async def test_post_tool_use_sees_the_response_and_adds_context(world, approve):
     outcome = await _run(ctx, "ls", approve)
     assert json.loads(log.read_text())["tool_response"] == "ran ls"
     assert "lint: 2 warnings" in outcome.text and "ran ls" in outcome.text
+    assert outcome.hook_notes == ["lint: 2 warnings"] and outcome.tool_text == "ran ls"
+    # the card shows what the hook told the model (it was invisible), and not as the tool's words
+    from jupyter_agent.core.events import ToolCallFinished
+    from jupyter_agent.ui.transcript import Transcript
+
+    transcript = Transcript("x")
+    transcript.handle(ToolCallFinished(outcome))
+    card = transcript.cards["t1"]
+    assert "↪ Hook, to the model: lint: 2 warnings" in card.result.value
+    assert card.result_summary == "ran ls" and "lint" not in card.title_html()
 
 
 async def test_post_tool_use_failure_gets_the_error(world, approve):

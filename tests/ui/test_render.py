@@ -67,6 +67,8 @@ def test_footer_text_lists_model_duration_tokens_and_cost():
     full = render.footer_text("m", None, usage, 0.5, "end_turn", context=(126_600, 200_000))
     assert full.endswith("$0.5000 · context 63% of 200k · end_turn")
     assert "context 1% of 1M" in render.footer_text("m", None, usage, 0.5, context=(12_000, 1_000_000))
+    nothing = SimpleNamespace(input_tokens=0, output_tokens=0, cache_read_input_tokens=0, cache_creation_input_tokens=0)
+    assert render.footer_text("m", 0.1, nothing, 0.0, "blocked") == "m · 0.1s · blocked"  # no request made
 
 
 async def test_the_footer_says_how_full_the_context_is():
