@@ -213,16 +213,37 @@ def result_body_html(
     it says more than the summary's one line — the text the model got (a subagent's report, a
     fetched page's answer as Markdown), unless that text is written for the model only."""
     try:
-        return _result_body(tool_name, data, as_dict(input), root) or text_body_html(tool_name, text)
+        own = _result_body(tool_name, data, as_dict(input), root)
+        return "" if own is NO_BODY else own or text_body_html(tool_name, text)
     except Exception:  # a renderer must never break the transcript
         return ""
 
 
-# tools whose result text is for the model (file contents, instructions, what the card already
-# shows): their cards keep to the summary line and their own views
-MODEL_ONLY_TEXT = frozenset({
-    "Read", "Edit", "Write", "NotebookEdit", "TodoWrite", "Glob", "Grep", "Bash", "Skill", "EnterPlanMode",
-    "ExitPlanMode", "AskUserQuestion", "EnterWorktree", "ExitWorktree",
+class _NoBody(str):
+    """A tool's own view that is deliberately empty: the result text is not shown either."""
+
+
+NO_BODY = _NoBody("")
+
+
+def _search_body(data: Any) -> str:
+    """The links a web search found, as links (the text has them as JSON, for the model)."""
+    items = []
+    for result in field(data, "results", default=()) or ():
+        for hit in field(result, "content", default=()) or ():
+            url, title = str(field(hit, "url", default="")), str(field(hit, "title", default="") or "")
+            if url.startswith(("https://", "http://")):
+                items.append(f'<li><a href="{render.escape(url)}" target="_blank" rel="noopener noreferrer">'
+                             f"{render.escape(title or url)}</a> {render.muted(url)}</li>")
+    return f'<ul style="margin:2px 0;padding-left:20px">{"".join(items[:50])}</ul>' if items else NO_BODY
+
+
+# tools whose result text is for people as much as for the model (an MCP tool's too); the others'
+# texts are instructions, file contents or what the card shows already: their cards keep to the
+# summary line and their own views
+PEOPLE_TEXT = frozenset({
+    "Agent", "Task", "WebFetch", "KernelInspect", "LSP", "CtxInspect", "TerminalCapture", "NotebookExecute",
+    "TaskList", "TaskGet", "CronList", "Workflow", "PowerShell", "ReadMcpResourceTool", "ListMcpResourcesTool",
 })
 MARKDOWN_TEXT = frozenset({"Agent", "Task", "WebFetch"})  # written by a model: shown as Markdown
 BODY_LINES = 60
@@ -230,7 +251,8 @@ BODY_LINES = 60
 
 def text_body_html(tool_name: str, text: str) -> str:
     """The whole result text (capped), when it says more than one line and is for people too."""
-    if tool_name in MODEL_ONLY_TEXT or not text or "\n" not in text.strip():
+    people = tool_name in PEOPLE_TEXT or tool_name.startswith("mcp__")
+    if not people or not text or "\n" not in text.strip():
         return ""
     lines = text.strip("\n").splitlines()
     shown = "\n".join(lines[:BODY_LINES])[: BODY_LINES * 200]
@@ -263,6 +285,13 @@ def _result_body(tool_name: str, data: Any, input: dict[str, Any], root: str | o
         return _notebook_body(data, input)
     if tool_name == "Grep":
         return _grep_body(data, root)
+    if tool_name == "WebFetch" and field(data, "redirect_url"):
+        return NO_BODY  # the text tells the model to fetch again: the title says where it goes
+    if tool_name == "WebSearch":
+        return _search_body(data)
+    if tool_name == "TaskOutput":  # the text wraps the output in tags for the model
+        out = field(data, "output", default="") or ""
+        return render.tail_html(str(out).splitlines(), limit=40) if str(out).strip() else NO_BODY
     if tool_name == "Bash" and field(data, "background_task_id"):  # the text is the model's how-to
         path = field(data, "output_path")
         return f"<div>{render.muted('Its output goes to ' + display_path(str(path), root))}</div>" if path else ""

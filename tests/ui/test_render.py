@@ -390,3 +390,29 @@ def test_an_errors_lines_after_the_first_are_shown():
     body = tool_views.error_body_html(text)
     assert "The required parameter `command` is missing" in body and "InputValidationError" not in body
     assert tool_views.error_body_html("one line only") == ""
+
+
+def test_result_texts_written_for_the_model_stay_off_the_card():
+    """WebSearch's text is JSON links and a REMINDER to the model, TaskOutput's is tags, a
+    WebFetch redirect is an instruction: the card shows the links, the output, nothing."""
+    from jupyter_agent.tools.task_output import TaskOutputResult
+    from jupyter_agent.tools.web_fetch import WebFetchOutput
+    from jupyter_agent.tools.web_search import SearchHit, SearchResults, WebSearchOutput, format_output
+
+    search = WebSearchOutput(query="q", results=["Some commentary", SearchResults(tool_use_id="s", content=[
+        SearchHit(title="Pandas <docs>", url="https://pandas.pydata.org/x"), SearchHit(title="bad", url="javascript:alert(1)")])])
+    html = tool_views.result_body_html("WebSearch", search, {}, None, format_output(search))
+    assert '<a href="https://pandas.pydata.org/x" target="_blank" rel="noopener noreferrer">Pandas &lt;docs&gt;</a>' in html
+    assert "javascript:" not in html and "REMINDER" not in html and "Links:" not in html
+    empty = WebSearchOutput(query="q", results=[SearchResults(tool_use_id="s")])
+    assert tool_views.result_body_html("WebSearch", empty, {}, None, format_output(empty)) == ""
+    redirect = WebFetchOutput(url="https://a.example/", code=301, code_text="Moved", bytes=0, result="",
+                              duration_ms=1, redirect_url="https://b.example/")
+    assert tool_views.result_body_html("WebFetch", redirect, {}, None, "REDIRECT DETECTED: …\nPlease use WebFetch again") == ""
+    task_out = TaskOutputResult("success", None, "epoch 1 loss 0.9\nepoch 2 loss 0.5")
+    tagged = "<retrieval_status>success</retrieval_status>\n<output>\nepoch 1 loss 0.9\nepoch 2 loss 0.5\n</output>"
+    body = tool_views.result_body_html("TaskOutput", task_out, {}, None, tagged)
+    assert "epoch 1 loss 0.9\nepoch 2 loss 0.5" in body and "retrieval_status" not in body
+    assert tool_views.result_body_html("TaskOutput", TaskOutputResult("not_ready", None, ""), {}, None, tagged) == ""
+    for name in ("TodoWrite", "Skill", "EnterWorktree", "SendMessage", "CronCreate"):  # instructions, not news
+        assert tool_views.result_body_html(name, None, {}, None, "Done.\nNow do the next thing.") == ""
