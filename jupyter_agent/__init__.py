@@ -10,7 +10,7 @@ import contextlib
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension", "wait"]
 
 _MAGICS_KEY = "_jupyter_agent_magics"
 
@@ -30,6 +30,15 @@ def load_ipython_extension(ip: Any) -> None:
     setattr(ip, _MAGICS_KEY, magics)
     if magics.preload:
         preload()
+
+
+async def wait(timeout: float | None = None) -> list[str]:
+    """``await jupyter_agent.wait()``: hold this cell until the kernel's ``%agent`` turns have
+    ended (for notebooks run top to bottom); their stop reasons.  Raises
+    ``AgentWaitingForYou`` when the agent waits on an approval nobody can click meanwhile."""
+    from .magics.waiting import wait as _wait
+
+    return await _wait(timeout)
 
 
 PRELOAD_THREAD = "jupyter-agent-preload"

@@ -162,3 +162,44 @@ def reports_session_text(session):
     from jupyter_agent.magics.reports import session_text
 
     return session_text(session, resumed=True)
+
+
+async def test_wait_holds_a_cell_until_the_turns_end_and_never_on_an_unanswerable_ask(ip, server, tmp_path):
+    """Run All ran the cells after %agent while the agent still worked; ``await
+    jupyter_agent.wait()`` holds the run — and stops with a clear error when the agent waits on
+    an approval (a click cannot reach a kernel whose cell is awaiting)."""
+    import jupyter_agent
+    from jupyter_agent.magics.waiting import AgentWaitingForYou
+
+    assert await jupyter_agent.wait() == []  # nothing running
+    magics = ip._jupyter_agent_magics
+    ip.run_line_magic("agent", "--new")
+    server.push(reply(text("One.")), reply(text("Two.")))
+    magics.current_cell_id = "cell-w1"
+    ip.run_line_magic("agent", "first")
+    magics.current_cell_id = "cell-w2"
+    ip.run_line_magic("agent", "second")  # queued behind the first
+    assert await asyncio.wait_for(jupyter_agent.wait(), 30) == ["end_turn", "end_turn"]
+    assert len(server.message_requests) == 2
+
+    server.push(reply(tool_use("Write", {"file_path": str(tmp_path / "w.txt"), "content": "x"})), reply(text("Ok.")))
+    magics.current_cell_id = "cell-w3"
+    ip.run_line_magic("agent", "write w.txt")
+    with pytest.raises(AgentWaitingForYou, match="answer it, then run this cell again"):
+        await asyncio.wait_for(jupyter_agent.wait(), 30)
+    turn = magics.router.by_cell["cell-w3"]
+    card = next(c for c in turn.transcript.cards.values() if c.approval is not None)
+    card.approval.approve.click()
+    assert await asyncio.wait_for(jupyter_agent.wait(), 30) == ["end_turn"]
+    assert (tmp_path / "w.txt").read_text() == "x"
+
+    server.push(reply(tool_use("Write", {"file_path": str(tmp_path / "v.txt"), "content": "y"})), reply(text("No.")))
+    ip.run_line_magic("agent", "--approval-timeout 0.3 write v.txt")  # the timeout answers: keep waiting
+    assert await asyncio.wait_for(jupyter_agent.wait(), 30) == ["end_turn"]
+    assert not (tmp_path / "v.txt").exists()
+    server.push(reply(tool_use("Write", {"file_path": str(tmp_path / "u.txt"), "content": "z"})), reply(text("No.")))
+    ip.run_line_magic("agent", "--approval-timeout 30 write u.txt")
+    with pytest.raises(TimeoutError, match="did not end within 0.2 s"):
+        await jupyter_agent.wait(timeout=0.2)
+    ip.run_line_magic("agent", "--stop")
+    assert await asyncio.wait_for(jupyter_agent.wait(), 30) == ["interrupted"]

@@ -81,9 +81,9 @@ def _take(saved: SavedSession, entry: dict[str, Any], current: list[str | None])
             saved.cost_usd += float(entry.get("cost_usd") or 0.0)
     elif kind == "message" and isinstance(entry.get("message"), dict) and entry["message"].get("role") == "assistant":
         texts = [b.get("text", "") for b in content_blocks(entry["message"]) if b.get("type") == "text"]
-        turn_id = current[0]
-        if turn_id in saved.turns and any(t.strip() for t in texts):
-            saved.turns[turn_id] = (saved.turns[turn_id][0], "\n".join(t for t in texts if t.strip()).strip())
+        owner = current[0]
+        if owner is not None and owner in saved.turns and any(t.strip() for t in texts):
+            saved.turns[owner] = (saved.turns[owner][0], "\n".join(t for t in texts if t.strip()).strip())
 
 
 def saved_sessions(sessions_dir: Path, limit: int = 20) -> list[SavedSession]:

@@ -139,6 +139,11 @@ class Transcript(widgets.VBox):
                 self._add(card)
         return card
 
+    @property
+    def asking(self) -> bool:
+        """An approval, a question or a plan is waiting for the user's answer."""
+        return bool(self._open)
+
     def note(self, text: str, error: bool = False) -> None:
         self._add(NoteBlock(text, error=error))
 

@@ -241,3 +241,49 @@ def test_a_key_set_after_the_first_try_is_used_without_a_new_session(server, tmp
         assert [len(r.messages) for r in server.message_requests] == [1, 3]
     finally:
         h.close()
+
+
+def test_wait_holds_a_run_all_and_an_approval_is_answered_or_reported(kernel, server, project):
+    """Run All: the cell after %agent waits with ``await jupyter_agent.wait()``.  Whether a
+    click reaches the kernel while a cell awaits depends on ipykernel (7.4 reads widget messages
+    then; 6.29 only after the cell): checked here with a cell that merely awaits.  Where it does,
+    ``wait`` goes on waiting while the card is answered; where it does not, it stops with
+    AgentWaitingForYou (it would wait forever), and after the click the next run waits."""
+    h = kernel
+    h.run("from jupyter_agent.magics.waiting import clicks_reach_awaiting_cells\n"
+          "print('clicks while awaiting:', clicks_reach_awaiting_cells())")
+    printed = lambda: "".join(m["content"].get("text", "") for m in h.messages if m["msg_type"] == "stream")  # noqa: E731
+    concurrent = "clicks while awaiting: True" in printed()
+    server.push(
+        reply(tool_use("Bash", {"command": "echo hi > made.txt", "description": "Create made.txt"})),
+        reply(text("Made it.")),
+    )
+    start = len(h.messages)
+    h.execute("%agent create made.txt", cell_id="cell-agent")
+    approve = h.wait_widget("ButtonModel", after=start, description="Approve")
+    h.execute("import asyncio, os\nawait asyncio.sleep(2)\nprint('during the await:', os.path.exists('made.txt'))",
+              cell_id="cell-sleep")
+    h.click(approve)
+    h.wait_for(lambda m: m["msg_type"] == "stream" and "during the await:" in m["content"]["text"])
+    assert f"during the await: {concurrent}" in printed()  # the detection tells the truth
+    h.run("import jupyter_agent\nawait jupyter_agent.wait()")
+    assert (project / "made.txt").read_text() == "hi\n"
+
+    server.push(
+        reply(tool_use("Bash", {"command": "echo two > two.txt", "description": "Create two.txt"})),
+        reply(text("Made two.")),
+    )
+    start = len(h.messages)
+    h.execute("%agent create two.txt", cell_id="cell-agent-2")
+    approve2 = h.wait_widget("ButtonModel", after=start, description="Approve")
+    waiting = h.execute("import jupyter_agent\nprint('reasons', await jupyter_agent.wait())", cell_id="cell-wait",
+                        stop_on_error=False)
+    if concurrent:  # the card is answered while the cell waits
+        h.click(approve2)
+        assert h.shell_reply(waiting)["content"]["status"] == "ok"
+    else:
+        assert h.shell_reply(waiting)["content"]["ename"] == "AgentWaitingForYou"
+        h.click(approve2)
+        h.run("import jupyter_agent\nprint('reasons', await jupyter_agent.wait())", cell_id="cell-wait")
+    h.wait_for(lambda m: m["msg_type"] == "stream" and "reasons" in m["content"]["text"])
+    assert (project / "two.txt").read_text() == "two\n" and "reasons ['end_turn']" in printed()

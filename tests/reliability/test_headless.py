@@ -19,11 +19,8 @@ from jupyter_agent.testing import ScriptedServer, reply, tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_FOR_TURNS = """\
-import asyncio
-m = get_ipython()._jupyter_agent_magics
-turns = [t for t in [m.router.active, *m.router.queue] if t is not None]
-await asyncio.gather(*(t.task for t in turns))
-print("turns done:", [t.transcript.stop_reason for t in turns])
+import jupyter_agent
+print("turns done:", await jupyter_agent.wait())
 """
 
 
