@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from IPython.core.error import UsageError
@@ -203,3 +204,19 @@ async def test_wait_holds_a_cell_until_the_turns_end_and_never_on_an_unanswerabl
         await jupyter_agent.wait(timeout=0.2)
     ip.run_line_magic("agent", "--stop")
     assert await asyncio.wait_for(jupyter_agent.wait(), 30) == ["interrupted"]
+
+
+async def test_code_pasted_into_a_prompt_is_sent_as_written(ip, server):
+    """%%agent with a pasted function: its braces were read as {fields} and the cell failed
+    with a UsageError; now the code reaches the model as written, and the transcript says why."""
+    ip.run_line_magic("agent", "--new")
+    ip.user_ns["n_rows"] = 7
+    server.push(reply(text("It builds a dict.")))
+    magics = ip._jupyter_agent_magics
+    magics.current_cell_id = "cell-paste"
+    ip.run_cell_magic("agent", "", "{n_rows} rows; why is this slow?\ndef f(d):\n    return {k: v for k, v in d.items()}\n")
+    turn = magics.router.by_cell["cell-paste"]
+    await asyncio.wait_for(asyncio.shield(turn.task), 30)
+    sent = json.dumps(server.message_requests[-1].messages[-1]["content"])
+    assert "7 rows; why is this slow?" in sent and "return {k: v for k, v in d.items()}" in sent
+    assert "Sent as written: {k: v for k, v in d.items()} is not a value here" in turn.transcript.static_html()

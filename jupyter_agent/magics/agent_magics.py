@@ -18,7 +18,7 @@ from traitlets import Bool, Enum, Float, Int, List, TraitError, Unicode, default
 
 from ..core.permission_types import PERMISSION_MODES
 from . import cell_context, reports
-from .interpolate import InterpolationError, interpolate
+from .interpolate import interpolate
 from .options import AgentOptions, help_text, parse_options, usage_text
 
 if TYPE_CHECKING:  # imported lazily: %load_ext must stay fast
@@ -101,31 +101,29 @@ class AgentMagics(Magics):
             case "sessions":
                 return reports.Text(reports.sessions_text(
                     self._sessions_dir(opts), self.session.id if self.session is not None else None))
-        kept = None
+        resume_note = None
         if opts.resume == "" and self.session is not None \
                 and reports.latest_saved_id(self._sessions_dir(opts)) == self.session.id:
             # the newest saved session is the one running here: keep it (re-running the cell is no switch)
             opts = dataclasses.replace(opts, resume=None)
-            kept = (f"Session {self.session.id} is already this kernel's session (the newest saved one). "
+            resume_note = (f"Session {self.session.id} is already this kernel's session (the newest saved one). "
                     "%agent --sessions lists the others; %agent --resume=ID switches to one.")
-        try:
-            prompt = interpolate(opts.prompt, self.shell.user_ns)
-        except InterpolationError as exc:
-            raise UsageError(f"%agent: {exc}") from None
+        kept: list[str] = []  # {fields} left as written: pasted code is not an error
+        prompt = interpolate(opts.prompt, self.shell.user_ns, kept)
         session = self._ensure_session(opts)
         forgotten = self._forget(session, opts.forget)
         prompt = _expand_command(prompt, session)
         if not prompt:
             if forgotten:
                 return reports.Text("\n".join(forgotten))
-            if kept is not None:
-                return reports.Text(kept)
+            if resume_note is not None:
+                return reports.Text(resume_note)
             if opts.new or opts.resume is not None or opts.model or opts.mode or opts.allow or opts.deny or opts.add_dir \
                     or opts.approval_timeout is not None or opts.mcp or opts.trust or opts.sandbox \
                     or opts.permission_prompt_tool:
                 return reports.Text(reports.session_text(session, resumed=opts.resume is not None))
             raise UsageError(f"%agent: what should the agent do? Write a prompt after %agent.\n\n{usage_text()}")
-        self._start_turn(session, prompt)
+        self._start_turn(session, prompt, kept)
         return None
 
     agent.__doc__ = usage_text()
@@ -293,7 +291,7 @@ class AgentMagics(Magics):
 
     # -- turns ---------------------------------------------------------------------------------
 
-    def _start_turn(self, session: AgentSession, prompt: str) -> None:
+    def _start_turn(self, session: AgentSession, prompt: str, kept: list[str] | None = None) -> None:
         import asyncio
 
         from ..ui.live_display import LiveDisplay
@@ -317,6 +315,9 @@ class AgentMagics(Magics):
             interval=self.stream_interval,
             root=session.context.cwd,
         )
+        if kept:  # said before anything else: the model gets those braces as they were typed
+            more = f" (and {len(kept) - 3} more)" if len(kept) > 3 else ""
+            transcript.note("Sent as written: " + " ".join(kept[:3]) + more)
         turn = Turn(transcript, cell_id)
         transcript.on_stop = lambda: router.stop(turn)
         router.add(turn)

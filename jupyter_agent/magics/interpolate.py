@@ -1,7 +1,9 @@
 """f-string style ``{expr}`` interpolation of a prompt from the user's namespace.
 
 ``{df.shape}``, ``{name!r}``, ``{x:.3f}`` work as in f-strings; ``{{`` and ``}}`` are literal
-braces.  A missing name or a bad expression raises ``InterpolationError`` naming the field.
+braces.  A missing name or a bad expression raises ``InterpolationError`` naming the field — or,
+given a ``kept`` list (what ``%agent`` does), the field stays as written and the reason is added
+to the list: code pasted into a prompt (``{k: v for k, v in d.items()}``) is not an error.
 """
 
 from __future__ import annotations
@@ -67,6 +69,11 @@ def _split_field(body: str) -> tuple[str, str | None, str]:
     return body, None, ""
 
 
+def _short(body: str, limit: int = 60) -> str:
+    one = " ".join(body.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
 def _evaluate(body: str, namespace: Mapping[str, Any]) -> str:
     expr, conversion, spec = _split_field(body)
     if not expr.strip():
@@ -76,7 +83,7 @@ def _evaluate(body: str, namespace: Mapping[str, Any]) -> str:
         value = eval(expr.strip(), scope)  # the user's own expression, in their own kernel
     except Exception as exc:
         raise InterpolationError(
-            f"Could not evaluate {{{body}}} in the prompt: {type(exc).__name__}: {exc}. "
+            f"{{{_short(body)}}} is not a value here ({type(exc).__name__}: {exc}). "
             "Write {{ and }} for literal braces."
         ) from exc
     if conversion == "r":
@@ -91,8 +98,9 @@ def _evaluate(body: str, namespace: Mapping[str, Any]) -> str:
         raise InterpolationError(f"Bad format spec in {{{body}}}: {exc}") from exc
 
 
-def interpolate(text: str, namespace: Mapping[str, Any]) -> str:
-    """Replace every ``{expr}`` in ``text`` with its value in ``namespace``."""
+def interpolate(text: str, namespace: Mapping[str, Any], kept: list[str] | None = None) -> str:
+    """Replace every ``{expr}`` in ``text`` with its value in ``namespace``.  With ``kept``, what
+    cannot be replaced stays as written and why goes into ``kept`` instead of raising."""
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -104,12 +112,30 @@ def interpolate(text: str, namespace: Mapping[str, Any]) -> str:
             out.append("}")
             i += 2
         elif ch == "{":
-            end = _scan_field(text, i)
-            out.append(_evaluate(text[i + 1 : end], namespace))
+            try:
+                end = _scan_field(text, i)
+                out.append(_evaluate(text[i + 1 : end], namespace))
+            except InterpolationError as exc:
+                if kept is None:
+                    raise
+                end = _field_end(text, i)
+                kept.append(str(exc))
+                out.append(text[i : end + 1])
             i = end + 1
         elif ch == "}":
-            raise InterpolationError(f"Single '}}' at position {i} in the prompt. Write }}}} for a literal brace.")
+            if kept is None:
+                raise InterpolationError(f"Single '}}' at position {i} in the prompt. Write }}}} for a literal brace.")
+            out.append(ch)
+            i += 1
         else:
             out.append(ch)
             i += 1
     return "".join(out)
+
+
+def _field_end(text: str, start: int) -> int:
+    """Where a field that could not be used ends: its closing brace, else the end of the text."""
+    try:
+        return _scan_field(text, start)
+    except InterpolationError:
+        return len(text) - 1
