@@ -52,7 +52,7 @@ SPECS: dict[str, Spec] = {
     # a program file may import modules the arguments do not name
     "jq": _s(lists=_s("-f", "--from-file")),
     **{name: _s(**_NO_PATHS) for name in (
-        "pwd", "echo", "true", "false", ":", "whoami", "id", "groups", "uname", "arch", "nproc",
+        "pwd", "echo", "true", "false", ":", "exit", "whoami", "id", "groups", "uname", "arch", "nproc",
         "uptime", "free", "locale", "tty", "which", "type", "whereis", "printenv", "sleep",
         "seq", "ps", "pgrep", "lsof", "who", "w", "env", "getconf", "users")},
     "test": _s("-v", "-R", **_NO_PATHS),

@@ -70,3 +70,14 @@ def test_arbitrary_text_never_crashes(text):
         analysis = analyze(text)
         assert not analysis.problems, (text, analysis.problems)
         assert all(c.innermost[:1] != (Word("rm"),) for c in analysis.commands), text
+
+
+def test_exit_is_a_harmless_builtin():
+    """`python app.py; exit 3` asked about `exit 3` and offered 'Always allow Bash(exit:*)'."""
+    project = Path("/tmp/jupyter-agent-perm-exit")
+    project.mkdir(exist_ok=True)
+    ctx = make_ctx(project, deny=("Bash(rm:*)",), allow=("Bash(python:*)",))
+    assert is_read_only_command("exit 3", ctx) and is_read_only_command("exit", ctx)
+    assert isinstance(check_bash_permission("python app.py; exit 3", ctx), PermissionAllow)
+    assert not isinstance(check_bash_permission("exit $(rm x)", ctx), PermissionAllow)
+    assert not isinstance(check_bash_permission("exit 3 > /etc/passwd", ctx), PermissionAllow)
