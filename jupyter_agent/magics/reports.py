@@ -133,7 +133,9 @@ def sessions_text(sessions_dir: Path, current: str | None, now: float | None = N
     if not found:
         return f"No saved sessions in {sessions_dir}."
     now = time.time() if now is None else now
-    lines = [f"Saved sessions, newest first ({sessions_dir}):"]
+    from ..ui.tool_views import display_path
+
+    lines = [f"Saved sessions, newest first ({display_path(str(sessions_dir))}):"]
     for saved in found:
         mark = "  ← this kernel's session" if saved.id == current else ""
         notebook = f"  {Path(saved.notebook).name}" if saved.notebook else ""

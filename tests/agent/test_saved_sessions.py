@@ -36,7 +36,7 @@ def test_a_transcript_gives_its_typed_prompts_cost_and_last_reply(tmp_path):
     assert abs(saved.cost_usd - 0.02) < 1e-9 and saved.last_reply == "Here is the plot."
 
 
-def test_the_listing_is_newest_first_without_empty_sessions(tmp_path):
+def test_the_listing_is_newest_first_without_empty_sessions(tmp_path, monkeypatch):
     old, new, empty = tmp_path / "s-1.jsonl", tmp_path / "s-2.jsonl", tmp_path / "s-3.jsonl"
     _write(old, _session(["first question"], notebook="/w/proj/analysis.ipynb"))
     _write(new, _session(["a " * 80 + "long question", "second"]))
@@ -52,6 +52,11 @@ def test_the_listing_is_newest_first_without_empty_sessions(tmp_path):
     assert text[3] == "      last:  “second”"
     assert text[4].split()[:4] == ["s-1", "2", "h", "ago"] and text[4].endswith("analysis.ipynb  ← this kernel's session")
     assert text[-1].startswith("Continue one with %agent --resume=ID")
+    home = tmp_path / "home"
+    (home / "s").mkdir(parents=True)
+    _write(home / "s" / "h.jsonl", _session(["q"]))
+    monkeypatch.setenv("HOME", str(home))
+    assert sessions_text(home / "s", None).startswith("Saved sessions, newest first (~/s):")
     assert saved_sessions(tmp_path / "missing") == []
 
 
