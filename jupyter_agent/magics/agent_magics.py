@@ -106,8 +106,8 @@ class AgentMagics(Magics):
                 and reports.latest_saved_id(self._sessions_dir(opts)) == self.session.id:
             # the newest saved session is the one running here: keep it (re-running the cell is no switch)
             opts = dataclasses.replace(opts, resume=None)
-            resume_note = (f"Session {self.session.id} is already this kernel's session (the newest saved one). "
-                    "%agent --sessions lists the others; %agent --resume=ID switches to one.")
+            resume_note = (f"Session {self.session.id} is already this kernel's session (the newest saved "
+                           "one). %agent --sessions lists the others; %agent --resume=ID switches to one.")
         kept: list[str] = []  # {fields} left as written: pasted code is not an error
         prompt = interpolate(opts.prompt, self.shell.user_ns, kept)
         session = self._ensure_session(opts)
@@ -316,8 +316,10 @@ class AgentMagics(Magics):
             root=session.context.cwd,
         )
         if kept:  # said before anything else: the model gets those braces as they were typed
+            reasons = [reason.split(" Write ")[0] for reason in kept[:3]]
             more = f" (and {len(kept) - 3} more)" if len(kept) > 3 else ""
-            transcript.note("Sent as written: " + " ".join(kept[:3]) + more)
+            transcript.note("Sent as written: " + " ".join(reasons) + more
+                            + " Write {{ and }} to send braces without this note.")
         turn = Turn(transcript, cell_id)
         transcript.on_stop = lambda: router.stop(turn)
         router.add(turn)

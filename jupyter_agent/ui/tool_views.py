@@ -214,19 +214,12 @@ def result_body_html(
     fetched page's answer as Markdown), unless that text is written for the model only."""
     try:
         own = _result_body(tool_name, data, as_dict(input), root)
-        return "" if own is NO_BODY else own or text_body_html(tool_name, text)
+        return "" if own is None else own or text_body_html(tool_name, text)
     except Exception:  # a renderer must never break the transcript
         return ""
 
 
-class _NoBody(str):
-    """A tool's own view that is deliberately empty: the result text is not shown either."""
-
-
-NO_BODY = _NoBody("")
-
-
-def _search_body(data: Any) -> str:
+def _search_body(data: Any) -> str | None:
     """The links a web search found, as links (the text has them as JSON, for the model)."""
     items = []
     for result in field(data, "results", default=()) or ():
@@ -235,7 +228,7 @@ def _search_body(data: Any) -> str:
             if url.startswith(("https://", "http://")):
                 items.append(f'<li><a href="{render.escape(url)}" target="_blank" rel="noopener noreferrer">'
                              f"{render.escape(title or url)}</a> {render.muted(url)}</li>")
-    return f'<ul style="margin:2px 0;padding-left:20px">{"".join(items[:50])}</ul>' if items else NO_BODY
+    return f'<ul style="margin:2px 0;padding-left:20px">{"".join(items[:50])}</ul>' if items else None
 
 
 # tools whose result text is for people as much as for the model (an MCP tool's too); the others'
@@ -274,7 +267,11 @@ def error_body_html(text: str) -> str:
     return render.error_html("\n".join(rest[:BODY_LINES])) + tail
 
 
-def _result_body(tool_name: str, data: Any, input: dict[str, Any], root: str | os.PathLike[str] | None = None) -> str:
+def _result_body(
+    tool_name: str, data: Any, input: dict[str, Any], root: str | os.PathLike[str] | None = None,
+) -> str | None:
+    """The tool's own view of its result; "" when it has none, None when nothing at all is to be
+    shown (not even the result text)."""
     patch = field(data, "structured_patch", "structuredPatch", "hunks")
     if patch:
         return render.diff_html(render.hunks_to_lines(patch))
@@ -286,12 +283,12 @@ def _result_body(tool_name: str, data: Any, input: dict[str, Any], root: str | o
     if tool_name == "Grep":
         return _grep_body(data, root)
     if tool_name == "WebFetch" and field(data, "redirect_url"):
-        return NO_BODY  # the text tells the model to fetch again: the title says where it goes
+        return None  # the text tells the model to fetch again: the title says where it goes
     if tool_name == "WebSearch":
         return _search_body(data)
     if tool_name == "TaskOutput":  # the text wraps the output in tags for the model
         out = field(data, "output", default="") or ""
-        return render.tail_html(str(out).splitlines(), limit=40) if str(out).strip() else NO_BODY
+        return render.tail_html(str(out).splitlines(), limit=40) if str(out).strip() else None
     if tool_name == "Bash" and field(data, "background_task_id"):  # the text is the model's how-to
         path = field(data, "output_path")
         return f"<div>{render.muted('Its output goes to ' + display_path(str(path), root))}</div>" if path else ""
