@@ -47,11 +47,29 @@ async def run_turn(
         message = f"Internal error: {type(exc).__name__}: {exc}"
         session.emit(AgentErrorEvent(message, kind="internal"))
         result = LoopResult("error", result.usage, error=message)
+    else:
+        why = _limit_note(session, result.stop_reason)
+        if why:  # the footer's stop reason alone ('max_turns') explained nothing
+            session.emit(AgentErrorEvent(why, kind="limit"))
     finally:
         if close_dangling_tool_uses(session.messages):
             session.log.write("repair", text=INTERRUPTED_TOOL)
         session.emit(TurnEnded(turn_id, result.stop_reason, time.perf_counter() - started, result.usage))
     return TurnOutcome(turn_id, result.stop_reason, result.text, result.usage, result.error)
+
+
+def _limit_note(session: AgentSession, stop_reason: str) -> str:
+    """Why a turn stopped short of the model's own end, in the words of someone who can act."""
+    config = session.config
+    if stop_reason == "max_turns":
+        return (f"Stopped after {config.max_turns} model requests in this turn (the max_turns limit; "
+                "%config AgentMagics.max_turns raises it). %agent continue goes on from here.")
+    if stop_reason == "max_tokens":
+        return (f"The reply was cut off at the output limit ({config.max_tokens:,} tokens), also after "
+                f"{config.max_continuations} continuations. %agent continue asks for the rest.")
+    if stop_reason == "refusal":
+        return "The model declined to go on with this request (stop reason: refusal)."
+    return ""
 
 
 async def _mcp_prompt(session: AgentSession, prompt: str) -> tuple[list[dict[str, Any]], str | None]:

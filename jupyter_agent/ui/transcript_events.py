@@ -145,7 +145,7 @@ def on_error(t: Transcript, e: ev.AgentErrorEvent) -> None:
     if not e.retrying:
         if e.kind in RETRY_CAUSES or e.kind in ("api", "auth", "internal"):  # the model call failed for good
             settle_retries(t)
-        t._add(NoteBlock(e.message, error=True))
+        t._add(NoteBlock(e.message, error=e.kind != "limit"))  # a limit reached is no failure: muted
         return
     drop_partial_reply(t)
     t._retry_kinds.append(RETRY_CAUSES.get(e.kind, e.kind))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from jupyter_agent.agent.events import (
+    AgentErrorEvent,
     AssistantMessageDone,
     TextDelta,
     ThinkingDelta,
@@ -161,10 +162,12 @@ async def test_max_tokens_with_cut_tool_call_answers_it(server, make_session):
 async def test_max_tokens_gives_up_after_limit(server, make_session):
     for _ in range(3):
         server.push(reply("more", stop_reason="max_tokens"))
-    session, _ = make_session(max_continuations=2)
+    session, events = make_session(max_continuations=2)
     outcome = await session.submit("go")
     assert outcome.stop_reason == "max_tokens"
     assert len(server.message_requests) == 3
+    [note] = [e for e in events.of(AgentErrorEvent) if e.kind == "limit"]
+    assert "cut off at the output limit (1,024 tokens), also after 2 continuations" in note.message
 
 
 async def test_pause_turn_sends_reply_back_as_is(server, make_session):
@@ -184,15 +187,26 @@ async def test_refusal_ends_the_turn(server, make_session):
     outcome = await session.submit("bad request")
     assert outcome.stop_reason == "refusal"
     assert events[-1].stop_reason == "refusal"
+    assert [e.message for e in events.of(AgentErrorEvent) if e.kind == "limit"] == [
+        "The model declined to go on with this request (stop reason: refusal)."]
 
 
 async def test_turn_limit_stops_a_looping_model(server, make_session):
     for i in range(5):
         server.push(reply(tool_use("Sleep", {"label": f"l{i}"})))
-    session, _ = make_session([SleepTool()], max_turns=3)
+    session, events = make_session([SleepTool()], max_turns=3)
     outcome = await session.submit("loop")
     assert outcome.stop_reason == "max_turns"
     assert len(server.message_requests) == 3
+    # the transcript says why, muted (the footer's 'max_turns' alone explained nothing)
+    from jupyter_agent.ui.transcript import Transcript
+
+    transcript = Transcript("loop")
+    for event in events:
+        transcript.handle(event)
+    [note] = [b for b in transcript.blocks if "Stopped after" in getattr(b, "text", "")]
+    assert note.text.startswith("Stopped after 3 model requests in this turn (the max_turns limit")
+    assert note.text.endswith("%agent continue goes on from here.") and not note.error
     assert_valid_history(session.messages)
     server.push(reply("Stopped looping."))
     assert (await session.submit("stop looping")).stop_reason == "end_turn"
