@@ -146,6 +146,7 @@ async def test_a_subagents_report_and_prompt_are_on_its_card(ip, server):
     server.push(
         reply(tool_use("Agent", {"description": "Review", "prompt": "review a.py and b.py",
                                  "subagent_type": "general-purpose"}, id="ag1")),
+        reply(tool_use("Glob", {"pattern": "*.py"}, id="sub-glob")),  # the subagent's step
         reply(text("Found **2** problems:\n\n- **a.py** misses an import\n- b.py divides by zero")),
         reply(text("The helper found two problems.")),
     )
@@ -156,7 +157,9 @@ async def test_a_subagents_report_and_prompt_are_on_its_card(ip, server):
     assert "Found <strong>2</strong> problems:" in card.result.value and "Found 2 problems" not in card.result.value
     assert ">Prompt</span></div><pre" in card.detail.value and "review a.py and b.py</pre>" in card.detail.value
     assert "&quot;prompt&quot;" not in card.detail.value
-    assert "b.py divides by zero" in turn.transcript.static_html()  # the saved copy too
+    saved = turn.transcript.static_html()  # the saved copy: the subagent's steps, then its report
+    assert "b.py divides by zero" in saved and "Glob *.py" in saved
+    assert saved.index("Glob *.py") < saved.index("b.py divides by zero")
 
 
 def reports_session_text(session):

@@ -50,6 +50,7 @@ class ToolCard(widgets.VBox):
         self.change_html = ""  # the diff of what it would change, when the input does not show it
         self.result_summary = ""
         self.result_html = ""
+        self.keep_tail = False  # the live lines stay beside the result body (a subagent's steps)
         self.decision = ""
         self.tail: list[str] = []
         self._started: float | None = None
@@ -130,10 +131,12 @@ class ToolCard(widgets.VBox):
 
     def finish(
         self, *, is_error: bool, summary: str, body_html: str = "", denied: bool = False, stopped: bool = False,
+        keep_tail: bool = False,
     ) -> None:
         """``summary`` goes in the title (red for an error), ``body_html`` under the input when
         the card is open. ``stopped``: the user stopped the turn (not the tool's failure): a grey
-        ■, and the card stays open on the output it had, to show where it stopped."""
+        ■, and the card stays open on the output it had, to show where it stopped. ``keep_tail``:
+        the live lines are not what the body says again (a subagent's steps, then its report)."""
         self._tail_throttle.cancel()
         self._stop_tick()
         if self._started is not None:
@@ -141,9 +144,10 @@ class ToolCard(widgets.VBox):
         self.state = "stopped" if stopped else "denied" if denied else ("error" if is_error else "done")
         self.result_summary = summary
         self.result_html = body_html
+        self.keep_tail = keep_tail
         red = is_error and not stopped
         self.result.value = body_html  # the summary is in the title: not said twice
-        if self.tail and not body_html:
+        if self.tail and (keep_tail or not body_html):
             self.tail_view.value = render.tail_html(self.tail)
         self._refresh_title()
         # a failed command stays open on its output; a stopped one on what it printed
@@ -224,7 +228,7 @@ class ToolCard(widgets.VBox):
     def static_html(self) -> str:
         """The card for the saved notebook: summary, what ran, the decision, the result."""
         decision = f"<div><i>{render.escape(self.decision)}</i></div>" if self.decision else ""
-        tail = render.tail_html(self.tail) if self.tail and not self.result_html else ""
+        tail = render.tail_html(self.tail) if self.tail and (self.keep_tail or not self.result_html) else ""
         nested = "".join(card.static_html() for card in self.nested)
         body = self.detail_html + decision + tail + self.result_html + nested
         return (

@@ -94,7 +94,8 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
     if outcome.hook_notes:  # the model was told more than the tool said: show what
         body += "".join(f'<div style="white-space:pre-wrap">{render.muted("↪ Hook, to the model: " + note)}</div>'
                         for note in outcome.hook_notes)
-    card.finish(is_error=failed, summary=summary, body_html=body, denied=denied)
+    card.finish(is_error=failed, summary=summary, body_html=body, denied=denied,
+                keep_tail=outcome.tool_name in ("Agent", "Task"))  # its steps, then its report
 
 
 RESULT_SHOWS_CHANGE = frozenset({"Edit", "Write", "NotebookEdit"})
