@@ -378,3 +378,15 @@ def test_unloading_gives_the_question_mark_back_to_ipython():
     load_ipython_extension(shell)
     load_ipython_extension(shell)  # loading twice registers it once
     assert shell.input_transformers_cleanup.count(keep_questions) == 1
+
+
+def test_compact_and_rewind_outside_a_kernel_say_where_they_run(ip):
+    """In a terminal IPython (no event loop) --compact failed with a bare 'RuntimeError: no
+    running event loop'; it says what %agent needs, as a prompt does."""
+    ip.run_line_magic("agent", "--tools")  # a session exists
+    for line in ("--compact", "--rewind"):
+        with pytest.raises(UsageError, match="runs its turns on the kernel's event loop"):
+            ip.run_line_magic("agent", line)
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("agent", "--mcp '{bad json'")
+    assert str(info.value).startswith("%agent --mcp: not valid JSON")

@@ -96,6 +96,8 @@ class AgentMagics(Magics):
             case "compact":
                 return self._compact()
             case "rewind":
+                if self.session is not None:
+                    _require_loop()
                 return reports.rewind_widget(self.session, opts.rewind or 1,
                                              self.router.mark_rewound if self.router is not None else None)
             case "sessions":
@@ -292,19 +294,12 @@ class AgentMagics(Magics):
     # -- turns ---------------------------------------------------------------------------------
 
     def _start_turn(self, session: AgentSession, prompt: str, kept: list[str] | None = None) -> None:
-        import asyncio
 
         from ..ui.live_display import LiveDisplay
         from ..ui.transcript import Transcript
         from .turns import Turn
 
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            raise UsageError(
-                "%agent runs its turns on the kernel's event loop: use it in a Jupyter kernel "
-                "(JupyterLab, Notebook, VS Code), not in a terminal IPython."
-            ) from None
+        _require_loop()
         assert self.router is not None
         router = self.router
         cell_id = self.cell_id()
@@ -356,11 +351,25 @@ class AgentMagics(Magics):
     def _compact(self) -> Any:
         if self.session is None:
             return reports.Text("No agent session yet: nothing to compact.")
+        _require_loop()
         return reports.compact_widget(self.session)
 
     def close(self) -> None:
         """Stop the session (unloading the extension)."""
         self._detach()
+
+
+def _require_loop() -> None:
+    """Turns, compaction and rewinds run as tasks on the kernel's event loop."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        raise UsageError(
+            "%agent runs its turns on the kernel's event loop: use it in a Jupyter kernel "
+            "(JupyterLab, Notebook, VS Code), not in a terminal IPython."
+        ) from None
 
 
 def _mcp_servers(values: list[str], cwd: Path) -> dict[str, object]:
@@ -374,7 +383,7 @@ def _mcp_servers(values: list[str], cwd: Path) -> dict[str, object]:
         try:
             servers.update(parse_mcp_option(value, cwd))
         except (ValueError, OSError) as exc:
-            raise UsageError(f"%agent --mcp: {exc}") from None
+            raise UsageError(f"%agent {exc}" if str(exc).startswith("--mcp") else f"%agent --mcp: {exc}") from None
     return servers
 
 
