@@ -140,13 +140,15 @@ async def test_sessions_lists_them_and_resume_alone_keeps_the_running_newest(ip,
         ip.run_line_magic("agent", "--sessions hello")
 
 
-async def test_a_subagents_report_and_prompt_are_on_its_card(ip, server):
+async def test_a_subagents_report_and_prompt_are_on_its_card(ip, server, tmp_path):
     """The Agent card showed its input as JSON and only the first line of the report."""
+    (tmp_path / "a.py").write_text("import os\n")
     ip.run_line_magic("agent", "--new")
     server.push(
         reply(tool_use("Agent", {"description": "Review", "prompt": "review a.py and b.py",
                                  "subagent_type": "general-purpose"}, id="ag1")),
-        reply(tool_use("Glob", {"pattern": "*.py"}, id="sub-glob")),  # the subagent's step
+        reply(tool_use("Glob", {"pattern": "*.py"}, id="sub-glob")),  # the subagent's steps
+        reply(tool_use("Read", {"file_path": str(tmp_path / "a.py")}, id="sub-read")),
         reply(text("Found **2** problems:\n\n- **a.py** misses an import\n- b.py divides by zero")),
         reply(text("The helper found two problems.")),
     )
@@ -160,6 +162,7 @@ async def test_a_subagents_report_and_prompt_are_on_its_card(ip, server):
     saved = turn.transcript.static_html()  # the saved copy: the subagent's steps, then its report
     assert "b.py divides by zero" in saved and "Glob *.py" in saved
     assert saved.index("Glob *.py") < saved.index("b.py divides by zero")
+    assert "general-purpose: Read a.py" in saved and str(tmp_path) not in saved  # relative, as the cards
 
 
 def reports_session_text(session):

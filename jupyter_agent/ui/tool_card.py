@@ -124,6 +124,8 @@ class ToolCard(widgets.VBox):
 
     def add_progress(self, data: Any) -> None:
         lines = progress_lines(data)
+        if lines and hasattr(data, "agent_id"):  # a subagent's step names its files as the cards do
+            lines = [tool_views.relative_in(line, self.root) for line in lines]
         if lines:
             self.tail.extend(lines)
             del self.tail[:-MAX_TAIL_LINES]

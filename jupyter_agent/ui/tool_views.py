@@ -332,6 +332,18 @@ def _inside(line: str, root: str | os.PathLike[str] | None) -> str:
     return line[len(prefix):] if prefix != "/" and line.startswith(prefix) else line
 
 
+def relative_in(line: str, root: str | os.PathLike[str] | None) -> str:
+    """Paths under ``root`` anywhere in ``line`` shown relative to it (``general-purpose: Read
+    /w/proj/a.py`` → ``… Read a.py``); a path must start a word and the prefix match whole, up
+    to its slash, so ``/w/proj-evil/…`` keeps its path."""
+    if root is None:
+        return line
+    prefix = os.path.normpath(os.fspath(root)).rstrip("/") + "/"
+    if prefix == "/" or prefix not in line:
+        return line
+    return re.sub(r"(?<![\w/.~-])" + re.escape(prefix), "", line)
+
+
 def ran_and_failed(data: Any) -> bool:
     """A command that ran but failed (non-zero exit, timed out): the model gets it as a normal
     result, the card shows it as failed."""

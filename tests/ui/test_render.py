@@ -416,3 +416,10 @@ def test_result_texts_written_for_the_model_stay_off_the_card():
     assert tool_views.result_body_html("TaskOutput", TaskOutputResult("not_ready", None, ""), {}, None, tagged) == ""
     for name in ("TodoWrite", "Skill", "EnterWorktree", "SendMessage", "CronCreate"):  # instructions, not news
         assert tool_views.result_body_html(name, None, {}, None, "Done.\nNow do the next thing.") == ""
+
+
+def test_paths_in_a_line_are_shown_relative_to_the_folder():
+    assert tool_views.relative_in("general-purpose: Read /w/proj/src/a.py", "/w/proj") == "general-purpose: Read src/a.py"
+    assert tool_views.relative_in("x: Read /w/proj-evil/a.py and /w/proj/b", "/w/proj/") == "x: Read /w/proj-evil/a.py and b"
+    assert tool_views.relative_in("x: Read /other/w/proj/a.py", "/w/proj") == "x: Read /other/w/proj/a.py"
+    assert tool_views.relative_in("unchanged", None) == "unchanged"
