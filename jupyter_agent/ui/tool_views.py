@@ -133,6 +133,8 @@ def input_detail_html(tool_name: str, input: Any) -> str:
         head = f"<div>{render.muted(_cell_edit_line(data))}</div>"
         if (data.get("edit_mode") or "replace") == "delete":
             return head
+        if data.get("edit_mode") == "insert":  # all of it is new: shown as added lines, as Write's
+            return head + render.diff_html(["+" + line for line in str(data.get("new_source", "")).splitlines()] or ["+"])
         return head + render.pre(str(data.get("new_source", "")))
     if tool_name == "NotebookExecute" and "cell_ids" in data:  # the notebook and cells are in the title
         timeout = data.get("timeout")

@@ -206,6 +206,7 @@ def test_write_and_notebook_details():
         "NotebookEdit", {"notebook_path": "n.ipynb", "cell_id": "abc", "new_source": "x = 1", "edit_mode": "insert"}
     )
     assert "insert a code cell after abc" in nb and "x = 1" in nb  # it said "insert cell abc": which is new?
+    assert render.diff_html(["+x = 1"]) in nb  # a new cell's lines read as added, like a new file's
     top = tool_views.input_detail_html("NotebookEdit", {"notebook_path": "n.ipynb", "new_source": "# T",
                                                         "cell_type": "markdown", "edit_mode": "insert"})
     assert "insert a markdown cell at the top" in top
