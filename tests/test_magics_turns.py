@@ -226,3 +226,25 @@ async def test_code_pasted_into_a_prompt_is_sent_as_written(ip, server):
     sent = json.dumps(server.message_requests[-1].messages[-1]["content"])
     assert "7 rows; why is this slow?" in sent and "return {k: v for k, v in d.items()}" in sent
     assert "Sent as written: {k: v for k, v in d.items()} is not a value here" in turn.transcript.static_html()
+
+
+async def test_resume_alone_prefers_this_notebooks_session(ip, server, tmp_path):
+    """Two notebooks in one folder: --resume in a.ipynb took b.ipynb's conversation because it
+    was the newest in the project; it takes a.ipynb's own newest."""
+    magics = ip._jupyter_agent_magics
+    ip.user_ns["__session__"] = str(tmp_path / "a.ipynb")
+    ip.run_line_magic("agent", "--new")
+    server.push(reply(text("About A.")), reply(text("About B.")))
+    await _run(ip, "question in a", "cell-a")
+    in_a = magics.session.id
+    ip.user_ns["__session__"] = str(tmp_path / "b.ipynb")
+    ip.run_line_magic("agent", "--new")
+    await _run(ip, "question in b", "cell-b")
+    assert magics.session.id != in_a
+    ip.user_ns["__session__"] = str(tmp_path / "a.ipynb")  # back in a.ipynb, a new kernel's first cell
+    ip.run_line_magic("agent", "--new")
+    resumed = ip.run_line_magic("agent", "--resume")
+    assert resumed.startswith(f"Resumed session {in_a}") and "question in a" in resumed
+    assert ip.run_line_magic("agent", "--resume").startswith(f"Session {in_a} is already this kernel's session")
+    ip.user_ns["__session__"] = str(tmp_path / "c.ipynb")  # a notebook with none of its own: the newest
+    assert "question in b" in ip.run_line_magic("agent", "--resume")

@@ -104,12 +104,15 @@ class AgentMagics(Magics):
                 return reports.Text(reports.sessions_text(
                     self._sessions_dir(opts), self.session.id if self.session is not None else None))
         resume_note = None
-        if opts.resume == "" and self.session is not None \
-                and reports.latest_saved_id(self._sessions_dir(opts)) == self.session.id:
-            # the newest saved session is the one running here: keep it (re-running the cell is no switch)
-            opts = dataclasses.replace(opts, resume=None)
-            resume_note = (f"Session {self.session.id} is already this kernel's session (the newest saved "
-                           "one). %agent --sessions lists the others; %agent --resume=ID switches to one.")
+        if opts.resume == "":
+            target = reports.resume_target(self._sessions_dir(opts), cell_context.notebook_path(self.shell))
+            if target is not None and self.session is not None and target == self.session.id:
+                # the one it would resume is running here: keep it (re-running the cell is no switch)
+                opts = dataclasses.replace(opts, resume=None)
+                resume_note = (f"Session {self.session.id} is already this kernel's session (the newest saved "
+                               "one). %agent --sessions lists the others; %agent --resume=ID switches to one.")
+            elif target is not None:
+                opts = dataclasses.replace(opts, resume=target)
         kept: list[str] = []  # {fields} left as written: pasted code is not an error
         prompt = interpolate(opts.prompt, self.shell.user_ns, kept)
         session = self._ensure_session(opts)

@@ -72,7 +72,7 @@ def _folder(value: str) -> str:
 @magic_arguments()
 @argument("--new", action="store_true", help="Start a new session (the old one stays on disk).")
 @argument("--resume", nargs="?", const="", default=None, metavar="ID",
-          help="Resume a saved session: the latest one, or ID (write --resume=ID before a prompt).")
+          help="Resume a saved session: this notebook's latest (else the project's), or ID (write --resume=ID before a prompt).")
 @argument("--sessions", action="store_true",
           help="List this project's saved sessions (newest first) with their prompts and cost.")
 @argument("--model", help="Model for this session, e.g. claude-sonnet-5-5.")

@@ -150,13 +150,20 @@ def sessions_text(sessions_dir: Path, current: str | None, now: float | None = N
     return "\n".join(lines)
 
 
-def latest_saved_id(sessions_dir: Path) -> str | None:
-    from ..agent.transcript import find_transcript
+def resume_target(sessions_dir: Path, notebook: str | None) -> str | None:
+    """The session ``--resume`` alone continues: the newest one started from this notebook (a
+    folder holds several notebooks, each with its own conversation), else the project's newest."""
+    import os
 
-    try:
-        return find_transcript(sessions_dir).stem
-    except (AgentConfigError, OSError):
-        return None
+    from ..agent.saved_sessions import saved_sessions
+
+    found = saved_sessions(sessions_dir)
+    if notebook:
+        here = os.path.abspath(notebook)
+        mine = next((s for s in found if s.notebook and os.path.abspath(s.notebook) == here), None)
+        if mine is not None:
+            return mine.id
+    return found[0].id if found else None
 
 
 def _count(n: int, noun: str) -> str:
