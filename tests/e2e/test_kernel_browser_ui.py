@@ -56,3 +56,28 @@ def test_approve_in_jupyterlab_and_the_saved_notebook_keeps_the_audit(lab, page,
     html = "".join(o.get("data", {}).get("text/html", "") for o in agent_cell.outputs)
     assert "All done: <strong>browser_made.txt</strong> says hi." in html
     assert "Approved" in html and "echo hi &gt; browser_made.txt" in html
+
+
+def test_run_all_waits_for_the_agent_and_the_card_is_answered_meanwhile(lab, page, server):
+    """Run All with ``await jupyter_agent.wait()`` between the agent and a cell that reads what
+    it wrote: the wait cell holds the run, the approval is clicked while it waits (JupyterLab
+    and ipykernel 7.4 deliver the click), and the reading cell then sees the file."""
+    server.push(
+        reply(tool_use("Write", {"file_path": str(lab.root / "w.txt"), "content": "written by the agent"})),
+        reply(text("Wrote it.")),
+    )
+    setup = ("%load_ext jupyter_agent\n" f"%config AgentMagics.base_url = {json.dumps(server.url)}\n"
+             "%config AgentMagics.api_key = 'test-key'")
+    cells = [setup, "%agent write w.txt", "import jupyter_agent\nawait jupyter_agent.wait()",
+             "print('read:', open('w.txt').read())"]
+    nb = new_notebook(cells=[new_code_cell(c) for c in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, lab.root / "run_all.ipynb")
+    open_notebook(page, lab.url, "run_all.ipynb")
+    # not awaited: Run All's promise settles only when every cell has run
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    page.get_by_role("button", name="Approve").wait_for(timeout=60000)
+    assert not (lab.root / "w.txt").exists()
+    page.get_by_role("button", name="Approve").click()
+    page.get_by_text("read: written by the agent", exact=True).wait_for(timeout=60000)
+    page.get_by_text("['end_turn']", exact=True).wait_for(timeout=10000)
