@@ -254,13 +254,15 @@ def test_wait_holds_a_run_all_and_an_approval_is_answered_or_reported(kernel, se
           "print('clicks while awaiting:', clicks_reach_awaiting_cells())")
     printed = lambda: "".join(m["content"].get("text", "") for m in h.messages if m["msg_type"] == "stream")  # noqa: E731
     concurrent = "clicks while awaiting: True" in printed()
-    server.push(
-        reply(tool_use("Bash", {"command": "echo hi > made.txt", "description": "Create made.txt"})),
-        reply(text("Made it.")),
-    )
-    start = len(h.messages)
-    h.execute("%agent create made.txt", cell_id="cell-agent")
-    approve = h.wait_widget("ButtonModel", after=start, description="Approve")
+
+    def agent_asks(command: str, cell_id: str) -> str:
+        """Start a turn whose Bash command asks; the Approve button's comm id."""
+        server.push(reply(tool_use("Bash", {"command": command, "description": "Create a file"})), reply(text("Made.")))
+        start = len(h.messages)
+        h.execute(f"%agent run {command}", cell_id=cell_id)
+        return h.wait_widget("ButtonModel", after=start, description="Approve")
+
+    approve = agent_asks("echo hi > made.txt", "cell-agent")
     h.execute("import asyncio, os\nawait asyncio.sleep(2)\nprint('during the await:', os.path.exists('made.txt'))",
               cell_id="cell-sleep")
     h.click(approve)
@@ -269,13 +271,7 @@ def test_wait_holds_a_run_all_and_an_approval_is_answered_or_reported(kernel, se
     h.run("import jupyter_agent\nawait jupyter_agent.wait()")
     assert (project / "made.txt").read_text() == "hi\n"
 
-    server.push(
-        reply(tool_use("Bash", {"command": "echo two > two.txt", "description": "Create two.txt"})),
-        reply(text("Made two.")),
-    )
-    start = len(h.messages)
-    h.execute("%agent create two.txt", cell_id="cell-agent-2")
-    approve2 = h.wait_widget("ButtonModel", after=start, description="Approve")
+    approve2 = agent_asks("echo two > two.txt", "cell-agent-2")
     waiting = h.execute("import jupyter_agent\nprint('reasons', await jupyter_agent.wait())", cell_id="cell-wait",
                         stop_on_error=False)
     if concurrent:  # the card is answered while the cell waits
