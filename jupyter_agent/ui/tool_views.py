@@ -128,13 +128,13 @@ def input_detail_html(tool_name: str, input: Any) -> str:
         return render.diff_html(lines[2:] or ["(no change)"]) + note
     if tool_name == "Write" and "content" in data:
         content = str(data["content"])
-        return render.diff_html(["+" + line for line in content.splitlines()] or ["+"])
+        return _all_added(content)
     if tool_name == "NotebookEdit":
         head = f"<div>{render.muted(_cell_edit_line(data))}</div>"
         if (data.get("edit_mode") or "replace") == "delete":
             return head
         if data.get("edit_mode") == "insert":  # all of it is new: shown as added lines, as Write's
-            return head + render.diff_html(["+" + line for line in str(data.get("new_source", "")).splitlines()] or ["+"])
+            return head + _all_added(str(data.get("new_source", "")))
         return head + render.pre(str(data.get("new_source", "")))
     if tool_name == "NotebookExecute" and "cell_ids" in data:  # the notebook and cells are in the title
         timeout = data.get("timeout")
@@ -186,6 +186,11 @@ def _options_html(rest: dict[str, Any]) -> str:
 
 
 INLINE_LIMIT = 80
+
+
+def _all_added(text: str) -> str:
+    """New content (a file written, a cell inserted) as a diff whose every line is added."""
+    return render.diff_html(["+" + line for line in text.splitlines()] or ["+"])
 
 
 def change_html(tool_name: str, input: Any, before: str, after: str) -> str:
@@ -251,8 +256,7 @@ def text_body_html(tool_name: str, text: str) -> str:
         return ""
     lines = text.strip("\n").splitlines()
     shown = "\n".join(lines[:BODY_LINES])[: BODY_LINES * 200]
-    more = len(lines) - BODY_LINES
-    tail = f"<div>{render.muted(f'… {more} more lines')}</div>" if more > 0 else ""
+    tail = _more_lines(lines)
     if tool_name in MARKDOWN_TEXT:
         return f'<div class="{render.RENDERED_HTML_CLASS}">{render.markdown_html(shown)}</div>{tail}'
     return render.pre(shown) + tail
@@ -264,9 +268,13 @@ def error_body_html(text: str) -> str:
     rest = text.strip("\n").splitlines()[1:]
     if not any(line.strip() for line in rest):
         return ""
-    more = len(rest) - BODY_LINES
-    tail = f"<div>{render.muted(f'… {more} more lines')}</div>" if more > 0 else ""
-    return render.error_html("\n".join(rest[:BODY_LINES])) + tail
+    return render.error_html("\n".join(rest[:BODY_LINES])) + _more_lines(rest)
+
+
+def _more_lines(lines: list[str]) -> str:
+    """``… 40 more lines`` under a body cut at ``BODY_LINES``; "" when nothing was cut."""
+    more = len(lines) - BODY_LINES
+    return f"<div>{render.muted(f'… {more} more lines')}</div>" if more > 0 else ""
 
 
 def _result_body(
@@ -309,7 +317,7 @@ def _notebook_body(data: Any, input: dict[str, Any]) -> str:
     if before is None and after is None:
         return ""
     if before is None:
-        return render.diff_html(["+" + line for line in str(after).splitlines()] or ["+"])
+        return _all_added(str(after))
     lines = render.unified_diff_lines(str(before), str(after or ""), "cell")
     return render.diff_html(lines[2:] or ["(no change)"])
 
@@ -325,23 +333,27 @@ def _grep_body(data: Any, root: str | os.PathLike[str] | None = None) -> str:
     return ""
 
 
-def _inside(line: str, root: str | os.PathLike[str] | None) -> str:
-    """``line`` without the session folder's prefix (``/w/proj/src/a.py:3:x`` → ``src/a.py:3:x``);
-    the prefix is compared whole, up to its slash, so ``/w/proj-evil/…`` keeps its path."""
+def _root_prefix(root: str | os.PathLike[str] | None) -> str | None:
+    """``/w/proj/``: the session folder as a prefix compared whole, up to its slash (so
+    ``/w/proj-evil/…`` does not start with it); None for no folder or ``/``."""
     if root is None:
-        return line
+        return None
     prefix = os.path.normpath(os.fspath(root)).rstrip("/") + "/"
-    return line[len(prefix):] if prefix != "/" and line.startswith(prefix) else line
+    return None if prefix == "/" else prefix
+
+
+def _inside(line: str, root: str | os.PathLike[str] | None) -> str:
+    """``line`` without the session folder's prefix (``/w/proj/src/a.py:3:x`` → ``src/a.py:3:x``)."""
+    prefix = _root_prefix(root)
+    return line[len(prefix):] if prefix is not None and line.startswith(prefix) else line
 
 
 def relative_in(line: str, root: str | os.PathLike[str] | None) -> str:
     """Paths under ``root`` anywhere in ``line`` shown relative to it (``general-purpose: Read
-    /w/proj/a.py`` → ``… Read a.py``); a path must start a word and the prefix match whole, up
-    to its slash, so ``/w/proj-evil/…`` keeps its path."""
-    if root is None:
-        return line
-    prefix = os.path.normpath(os.fspath(root)).rstrip("/") + "/"
-    if prefix == "/" or prefix not in line:
+    /w/proj/a.py`` → ``… Read a.py``); a path must start a word, and ``/w/proj-evil/…`` keeps
+    its path."""
+    prefix = _root_prefix(root)
+    if prefix is None or prefix not in line:
         return line
     return re.sub(r"(?<![\w/.~-])" + re.escape(prefix), "", line)
 
