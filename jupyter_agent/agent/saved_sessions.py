@@ -8,12 +8,12 @@ message the reply.  A line that is not JSON (a torn last write) is skipped.
 from __future__ import annotations
 
 import contextlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .history import content_blocks, split_reminder
+from .transcript import read_entries
 
 
 @dataclass
@@ -49,16 +49,10 @@ class SavedSession:
 def read_saved_session(path: Path) -> SavedSession:
     saved = SavedSession(path.stem, path, path.stat().st_mtime)
     current: list[str | None] = [None]  # the turn the entries belong to
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            if not any(kind in line for kind in ('"turn"', '"usage"', '"session"', '"assistant"', '"rewind"')):
-                continue  # tool results and the like: no need to parse them
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(entry, dict):
-                _take(saved, entry, current)
+    # tool results and the like are not parsed at all
+    for entry in read_entries(path, ('"turn"', '"usage"', '"session"', '"assistant"', '"rewind"'), "replace"):
+        if isinstance(entry, dict):
+            _take(saved, entry, current)
     return saved
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -85,18 +86,26 @@ def find_transcript(sessions_dir: Path, session_id: str | None = None) -> Path:
     return candidates[-1]
 
 
+def read_entries(path: Path, only: tuple[str, ...] = (), errors: str = "strict") -> Iterator[Any]:
+    """Each line's entry, in order; None for a line that is not JSON (a torn last write).  With
+    ``only``, a line holding none of those strings is passed over unparsed."""
+    with path.open(encoding="utf-8", errors=errors) as handle:
+        for line in handle:
+            if not line.strip() or (only and not any(s in line for s in only)):
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                yield None
+
+
 def load_transcript(path: Path) -> LoadedTranscript:
     """Replay a transcript; unreadable lines (a torn last write) are skipped and counted."""
     loaded = LoadedTranscript(session_id=path.stem, path=path)
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                loaded.skipped_lines += 1
-                continue
+    for entry in read_entries(path):
+        if entry is None:
+            loaded.skipped_lines += 1
+        else:
             _apply(loaded, entry)
     return loaded
 
