@@ -151,3 +151,17 @@ async def test_mcp_servers_join_a_running_session_that_started_without_any(ip, s
     first, second = (r.body for r in server.message_requests)
     assert not any(t["name"].startswith("mcp__") for t in first.get("tools", []))
     assert "mcp__demo__add" in {t["name"] for t in second["tools"]}
+
+
+def test_the_router_keeps_only_the_turns_a_rewind_can_reach():
+    """Every turn's transcript was kept for --rewind to mark, for the kernel's whole life."""
+    from jupyter_agent.agent import events as ev
+    from jupyter_agent.checkpoints.store import MAX_TURNS
+    from jupyter_agent.magics.turns import Turn, TurnRouter
+    from jupyter_agent.ui.transcript import Transcript
+
+    router = TurnRouter(lambda: None)
+    for i in range(MAX_TURNS + 5):
+        router.add(Turn(Transcript(f"p{i}"), None))
+        router.dispatch(ev.TurnStarted(f"t{i}", f"p{i}"))
+    assert len(router.by_turn_id) == MAX_TURNS and "t4" not in router.by_turn_id and "t5" in router.by_turn_id

@@ -56,8 +56,11 @@ def load_in_thread(disk: CheckpointDisk) -> concurrent.futures.Future[list[TurnC
     return future
 
 
+MAX_TURNS = 100  # turns a session keeps checkpoints of (the oldest are dropped)
+
+
 class CheckpointStore:
-    def __init__(self, max_turns: int = 100, disk: CheckpointDisk | None = None) -> None:
+    def __init__(self, max_turns: int = MAX_TURNS, disk: CheckpointDisk | None = None) -> None:
         self._turns: list[TurnCheckpoint] = []
         self.max_turns = max_turns
         self.disk = disk  # with it, every change is saved (rewind after a kernel restart)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..agent import events as ev
+from ..checkpoints.store import MAX_TURNS
 from ..ui.transcript import Transcript
 
 
@@ -39,7 +40,7 @@ class TurnRouter:
         self.queue: deque[Turn] = deque()
         self.active: Turn | None = None
         self.by_cell: dict[str, Turn] = {}
-        self.by_turn_id: dict[str, Turn] = {}  # every turn that started, for --rewind to mark
+        self.by_turn_id: dict[str, Turn] = {}  # the turns --rewind can still reach, to mark them
 
     def active_transcript(self) -> Transcript | None:
         return self.active.transcript if self.active is not None else None
@@ -57,6 +58,8 @@ class TurnRouter:
             self.active = self.queue.popleft() if self.queue else None
             if self.active is not None:
                 self.by_turn_id[event.turn_id] = self.active
+                if len(self.by_turn_id) > MAX_TURNS:  # older than any checkpoint: let its widgets go
+                    del self.by_turn_id[next(iter(self.by_turn_id))]
         turn = self.active
         if turn is not None:
             turn.transcript.handle(event)
