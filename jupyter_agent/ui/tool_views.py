@@ -144,7 +144,7 @@ def input_detail_html(tool_name: str, input: Any) -> str:
     given = _given(input) if hasattr(input, "model_dump") else data
     if tool_name == "TodoWrite" and isinstance(data.get("todos"), list):
         return render.todos_html(data["todos"])  # the list as the transcript shows it, not its JSON
-    if tool_name in ("Agent", "Task") and isinstance(data.get("prompt"), str):  # what the subagent is told
+    if tool_name in SUBAGENT_TOOLS and isinstance(data.get("prompt"), str):  # what the subagent is told
         rest = {k: v for k, v in given.items() if k not in ("prompt", *TITLE_KEYS["Agent"])}
         return f"<div>{render.muted('Prompt')}</div>" + render.pre(data["prompt"]) + _options_html(rest)
     # the title shows the main fields of a built-in tool: the rest (as given); any other tool, all of it
@@ -241,11 +241,12 @@ def _search_body(data: Any) -> str | None:
 # tools whose result text is for people as much as for the model (an MCP tool's too); the others'
 # texts are instructions, file contents or what the card shows already: their cards keep to the
 # summary line and their own views
-PEOPLE_TEXT = frozenset({
-    "Agent", "Task", "WebFetch", "KernelInspect", "LSP", "CtxInspect", "TerminalCapture", "NotebookExecute",
+SUBAGENT_TOOLS = frozenset({"Agent", "Task"})  # the Agent tool and its old name
+PEOPLE_TEXT = SUBAGENT_TOOLS | frozenset({
+    "WebFetch", "KernelInspect", "LSP", "CtxInspect", "TerminalCapture", "NotebookExecute",
     "TaskList", "TaskGet", "CronList", "Workflow", "PowerShell", "ReadMcpResourceTool", "ListMcpResourcesTool",
 })
-MARKDOWN_TEXT = frozenset({"Agent", "Task", "WebFetch"})  # written by a model: shown as Markdown
+MARKDOWN_TEXT = SUBAGENT_TOOLS | {"WebFetch"}  # written by a model: shown as Markdown
 BODY_LINES = 60
 
 

@@ -95,7 +95,7 @@ def on_finished(t: Transcript, e: tev.ToolCallFinished) -> None:
         body += "".join(f'<div style="white-space:pre-wrap">{render.muted("↪ Hook, to the model: " + note)}</div>'
                         for note in outcome.hook_notes)
     card.finish(is_error=failed, summary=summary, body_html=body, denied=denied,
-                keep_tail=outcome.tool_name in ("Agent", "Task"))  # its steps, then its report
+                keep_tail=outcome.tool_name in tool_views.SUBAGENT_TOOLS)  # its steps, then its report
 
 
 RESULT_SHOWS_CHANGE = frozenset({"Edit", "Write", "NotebookEdit"})
