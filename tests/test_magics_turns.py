@@ -140,6 +140,62 @@ async def test_sessions_lists_them_and_resume_alone_keeps_the_running_newest(ip,
         ip.run_line_magic("agent", "--sessions hello")
 
 
+async def test_the_sessions_listing_is_a_picker_whose_resume_buttons_switch_sessions(ip, server):
+    """--sessions was text only: switching meant copying an id into %agent --resume=ID.  Shown in
+    a notebook it is now a row per session with a Resume button; a click resumes that session
+    (its status under the rows), the rows re-mark the current one, and a click while a turn runs
+    is refused with the reason instead of interrupting the turn."""
+    magics = ip._jupyter_agent_magics
+    empty = ip.display_formatter.format(ip.run_line_magic("agent", "--sessions"))[0]
+    assert list(empty) == ["text/plain"] and empty["text/plain"].startswith("No saved sessions")
+    ip.run_line_magic("agent", "--new")
+    server.push(reply(text("About the data.")))
+    await _run(ip, "describe the data", "cell-p1")
+    first = magics.session.id
+    ip.run_line_magic("agent", "--new")
+    server.push(reply(text("Hi.")))
+    await _run(ip, "something <else> & more", "cell-p2")
+    second = magics.session.id
+    listing = ip.run_line_magic("agent", "--sessions")
+    assert listing.startswith("Saved sessions, newest first") and listing.widget is None  # no comm until shown
+    bundle = ip.display_formatter.format(listing)[0]
+    assert bundle["text/plain"] == str(listing)
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == listing.widget.model_id
+    picker = listing.widget
+    assert list(picker.rows) == [second, first]
+    label, button = picker.rows[second]
+    assert button.disabled and button.description == "Current" and "this kernel's session" in label.value
+    assert "something &lt;else&gt; &amp; more" in label.value  # the prompt escaped once
+    label, button = picker.rows[first]
+    assert not button.disabled and button.description == "Resume" and "this kernel" not in label.value
+    assert "“describe the data”" in label.value and f"<code>{first}</code>" in label.value
+    button.click()
+    assert magics.session.id == first and len(magics.session.messages) == 2
+    assert picker.status.value.startswith("<pre") and f"Resumed session {first}" in picker.status.value
+    assert "last reply: “About the data.”" in picker.status.value
+    assert picker.rows[first][1].disabled and not picker.rows[second][1].disabled
+    assert "this kernel's session" in picker.rows[first][0].value
+
+    server.push(reply(tool_use("Bash", {"command": "echo x > waits.txt"})), reply(text("unused")))
+    magics.current_cell_id = "cell-p3"
+    ip.run_line_magic("agent", "write a file")  # waits for approval: the turn is running
+    turn = magics.router.by_cell["cell-p3"]
+    for _ in range(500):
+        if any(card.approval is not None for card in turn.transcript.cards.values()):
+            break
+        await asyncio.sleep(0.01)
+    picker.rows[second][1].click()
+    assert magics.session.id == first and not turn.task.done()
+    assert "A turn is running" in picker.status.value and "%agent --stop" in picker.status.value
+    ip.run_line_magic("agent", "--stop")
+    await asyncio.wait_for(asyncio.shield(turn.task), 30)
+    picker.rows[second][1].click()
+    assert magics.session.id == second and f"Resumed session {second}" in picker.status.value
+    picker.rows[second][1].disabled = False  # a stale picker: its session is already running
+    picker.rows[second][1].click()
+    assert "already this kernel&#x27;s session" in picker.status.value and magics.session.id == second
+
+
 async def test_a_subagents_report_and_prompt_are_on_its_card(ip, server, tmp_path):
     """The Agent card showed its input as JSON and only the first line of the report."""
     (tmp_path / "a.py").write_text("import os\n")

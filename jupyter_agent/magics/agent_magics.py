@@ -101,8 +101,7 @@ class AgentMagics(Magics):
                 return reports.rewind_widget(self.session, opts.rewind or 1,
                                              self.router.mark_rewound if self.router is not None else None)
             case "sessions":
-                return reports.Text(reports.sessions_text(
-                    self._sessions_dir(opts), self.session.id if self.session is not None else None))
+                return self._sessions_listing(opts)
         resume_note = None
         if opts.resume == "":
             target = reports.resume_target(self._sessions_dir(opts), cell_context.notebook_path(self.shell))
@@ -158,6 +157,28 @@ class AgentMagics(Magics):
             trust_project=opts.trust,
             sandbox=opts.sandbox or self.sandbox,
         )
+
+    def _sessions_listing(self, opts: AgentOptions) -> Any:
+        """``--sessions``: the listing as text that shows as a picker with Resume buttons."""
+        from ..agent.saved_sessions import saved_sessions
+        from ..ui.session_picker import SessionsListing
+
+        folder = self._sessions_dir(opts)
+        found = saved_sessions(folder)
+        current = self.session.id if self.session is not None else None
+        return SessionsListing(reports.sessions_text(folder, current, found=found), found, current,
+                               self._resume_clicked)
+
+    def _resume_clicked(self, session_id: str) -> str:
+        """A Resume button of the picker: ``%agent --resume=ID``, but never over a running turn
+        (a stray click must not interrupt work the way typing the magic deliberately does)."""
+        router = self.router
+        if router is not None and (router.active is not None or router.queue):
+            raise RuntimeError("A turn is running: let it finish or stop it (%agent --stop), then resume.")
+        if self.session is not None and self.session.id == session_id:
+            return f"Session {session_id} is already this kernel's session."
+        session = self._ensure_session(AgentOptions(resume=session_id))
+        return reports.session_text(session, resumed=True)
 
     def _sessions_dir(self, opts: AgentOptions) -> Path:
         """Where this project's transcripts are: the running session's folder, else a new one's."""

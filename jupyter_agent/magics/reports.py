@@ -123,13 +123,14 @@ def session_text(session: AgentSession, resumed: bool = False) -> str:
     return "\n".join(lines)
 
 
-def sessions_text(sessions_dir: Path, current: str | None, now: float | None = None) -> str:
-    """``%agent --sessions``: the project's saved sessions, newest first, one line each."""
+def sessions_text(sessions_dir: Path, current: str | None, now: float | None = None,
+                  found: list[Any] | None = None) -> str:
+    """``%agent --sessions``: the project's saved sessions (``found``, else read), newest first."""
     import time
 
     from ..agent.saved_sessions import saved_sessions
 
-    found = saved_sessions(sessions_dir)
+    found = saved_sessions(sessions_dir) if found is None else found
     if not found:
         return f"No saved sessions in {sessions_dir}."
     now = time.time() if now is None else now
