@@ -27,6 +27,9 @@ def load_ipython_extension(ip: Any) -> None:
     ip.configurables.append(magics)
     ip.events.register("pre_run_cell", magics.pre_run_cell)
     _cleanup_transforms(ip).append(keep_questions)  # `%agent what is x?` is not a help request
+    from .magics.interrupt import install as stop_on_interrupt
+
+    magics.uninstall_interrupt = stop_on_interrupt(getattr(ip, "kernel", None), magics.interrupted)
     setattr(ip, _MAGICS_KEY, magics)
     if magics.preload:
         preload()
@@ -61,6 +64,8 @@ def unload_ipython_extension(ip: Any) -> None:
     from .magics.question_mark import keep_questions
 
     magics.close()
+    if magics.uninstall_interrupt is not None:
+        magics.uninstall_interrupt()
     with contextlib.suppress(ValueError):
         ip.events.unregister("pre_run_cell", magics.pre_run_cell)
     if magics in ip.configurables:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,7 @@ class AgentMagics(Magics):
         self.router: TurnRouter | None = None
         self._unsubscribe: Any = None
         self.current_cell_id: str | None = None
+        self.uninstall_interrupt: Callable[[], None] | None = None  # see interrupt.install
         super().__init__(shell=shell, **kwargs)
 
     @default("approval_timeout")
@@ -371,6 +373,12 @@ class AgentMagics(Magics):
             return reports.Text("No turn is running.")
         active.transcript.stop()
         return reports.Text("Stopping the running turn.")
+
+    def interrupted(self) -> None:
+        """The kernel was interrupted while no cell ran: stop the running turn (as Stop does)."""
+        active = self.router.active if self.router is not None else None
+        if active is not None:
+            active.transcript.stop()
 
     def _compact(self) -> Any:
         if self.session is None:

@@ -26,7 +26,7 @@ class AgentWaitingForYou(RuntimeError):
 async def wait(timeout: float | None = None) -> list[str]:
     """Wait until the turns running or queued in this kernel have ended; their stop reasons
     (``end_turn``, ``interrupted``, ``error``, …), oldest first.  ``timeout`` in seconds raises
-    ``TimeoutError`` (the turns go on)."""
+    ``TimeoutError`` (the turns go on); interrupting the kernel during the wait stops them."""
     from IPython import get_ipython
 
     from .. import _MAGICS_KEY
@@ -52,7 +52,12 @@ async def wait(timeout: float | None = None) -> list[str]:
             )
         if deadline is not None and time.monotonic() >= deadline:
             raise TimeoutError(f"The agent's turns did not end within {timeout:g} s; they go on.")
-        await asyncio.sleep(POLL_S)
+        try:
+            await asyncio.sleep(POLL_S)
+        except asyncio.CancelledError:  # the kernel was interrupted during the wait: stop them too
+            for turn in pending:
+                turn.transcript.stop()
+            raise
 
 
 def clicks_reach_awaiting_cells(kernel: Any = None) -> bool:

@@ -5,6 +5,7 @@ re-running a cell stops its old turn.  The model is the scripted server, reached
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,56 @@ def test_stop_cancels_a_running_bash(kernel, server, project):
     assert data["text/plain"].endswith("[interrupted]")
     assert not (project / "late.txt").exists()
     assert len(server.message_requests) == 1  # the model was not asked again after the stop
+
+
+def _bash_running(h: KernelHarness, start: int, command: str) -> None:
+    """Wait until the Bash card's title shows ``command`` running."""
+    def running(m):
+        value = str(m["content"]["data"].get("state", {}).get("value", "")) if m["msg_type"] == "comm_msg" else ""
+        return "▶" in value and command in value
+
+    h.wait_for(running, start=start)
+
+
+def test_the_kernels_interrupt_button_stops_the_running_turn(kernel, server, project):
+    """The interrupt button (SIGINT, as JupyterLab sends it) used to be ignored while the agent
+    worked: ipykernel ignores SIGINT between cells.  Now it stops the turn like Stop does; a cell
+    that runs still gets its KeyboardInterrupt; ``await jupyter_agent.wait()`` interrupted stops
+    the turns it waits for; an idle interrupt with no turn does nothing."""
+    h = kernel
+    server.push(reply(tool_use("Bash", {"command": "sleep 61 && echo late > late.txt"})))  # the model is not asked again
+    start = len(h.messages)
+    msg_id = h.execute('%agent --mode acceptEdits --allow "Bash(sleep:*)" wait a minute', cell_id="cell-int")
+    _bash_running(h, start, "sleep 61")
+    h.km.interrupt_kernel()
+    data = turn_end(h, msg_id, timeout=30)
+    assert data["text/plain"].endswith("[interrupted]")
+    assert not (project / "late.txt").exists() and len(server.message_requests) == 1
+
+    h.km.interrupt_kernel()  # nothing runs: nothing happens, the kernel goes on
+    h.run("x = 40 + 2")
+    busy = h.execute("import time\ntime.sleep(30)", stop_on_error=False)
+    h.wait_for(lambda m: m["msg_type"] == "status" and m["parent_header"].get("msg_id") == busy
+               and m["content"]["execution_state"] == "busy")
+    time.sleep(0.5)  # inside time.sleep
+    h.km.interrupt_kernel()
+    assert h.shell_reply(busy, timeout=20)["content"]["ename"] == "KeyboardInterrupt"
+
+    server.push(reply(tool_use("Bash", {"command": "sleep 62 && echo late > late2.txt"})))
+    start = len(h.messages)
+    msg_id = h.execute('%agent wait another minute', cell_id="cell-int-2")
+    _bash_running(h, start, "sleep 62")
+    waiting = h.execute("import jupyter_agent\nawait jupyter_agent.wait()", stop_on_error=False)
+    h.wait_for(lambda m: m["msg_type"] == "status" and m["parent_header"].get("msg_id") == waiting
+               and m["content"]["execution_state"] == "busy")
+    time.sleep(0.5)
+    h.km.interrupt_kernel()
+    assert h.shell_reply(waiting, timeout=20)["content"]["status"] == "error"
+    assert turn_end(h, msg_id, timeout=30)["text/plain"].endswith("[interrupted]")
+    assert not (project / "late2.txt").exists() and len(server.message_requests) == 2
+    h.run("%unload_ext jupyter_agent\nimport signal\nassert signal.getsignal(signal.SIGINT) is signal.default_int_handler")
+    h.run("import ipykernel.kernelbase, signal\nk = get_ipython().kernel\n"
+          "assert k.saved_sigint_handler == signal.SIG_IGN, k.saved_sigint_handler")
 
 
 def test_another_cell_runs_while_an_approval_waits(kernel, server, project):
