@@ -74,7 +74,8 @@ def _folder(value: str) -> str:
 @argument("--resume", nargs="?", const="", default=None, metavar="ID",
           help="Resume a saved session: this notebook's latest (else the project's), or ID (write --resume=ID before a prompt).")
 @argument("--sessions", action="store_true",
-          help="List this project's saved sessions (newest first) with their prompts and cost.")
+          help="List this project's saved sessions (newest first) with their prompts and cost; "
+               "in a notebook each has a Resume button.")
 @argument("--model", help="Model for this session, e.g. claude-sonnet-5-5.")
 @argument("--mode", choices=list(PERMISSION_MODES), help="Permission mode.")
 @argument("--allow", action="append", default=[], metavar="RULE",
@@ -97,7 +98,7 @@ def _folder(value: str) -> str:
           help="Run this session's Bash commands in the bubblewrap sandbox (sandbox.enabled, for this session).")
 @argument("--rewind", nargs="?", const=1, type=int, default=None, metavar="N",
           help="Restore files and cells to how they were before the last N turns (default 1).")
-@argument("--stop", action="store_true", help="Stop the running turn.")
+@argument("--stop", action="store_true", help="Stop the running turn (so does the kernel's interrupt button).")
 @argument("--compact", action="store_true", help="Summarise the conversation to free context.")
 @argument("--cost", action="store_true", help="Show tokens and cost so far.")
 @argument("--tools", action="store_true", help="List the tools the model can call.")
