@@ -81,6 +81,14 @@ function undoable<T>(nb: ISharedNotebook, edit: () => T): T {
   return result as T;
 }
 
+/** Like `undoable`, for edits that make several transactions of their own. */
+function undoableSteps(nb: ISharedNotebook, edit: () => void): void {
+  const manager = (nb as any).undoManager;
+  manager?.stopCapturing?.();
+  edit();
+  manager?.stopCapturing?.();
+}
+
 export function getNotebook(panel: NotebookPanel): IGetNotebookResult {
   return { path: panel.context.path, notebook: shared(panel).toJSON() };
 }
@@ -152,14 +160,19 @@ export function deleteCells(panel: NotebookPanel, args: IDeleteCellsArgs): IEdit
   const expected = args.expected_hashes ?? {};
   const targets = ids.map(id => nb.getCell(findIndex(nb, id)));
   targets.forEach((cell, i) => checkHash(cell, expected[ids[i]]));
-  const first = Math.min(...targets.map(c => nb.cells.indexOf(c)));
+  // Positions and ids read before: inside the one transaction `nb.cells` is not updated (the
+  // list follows at its end) and a deleted cell is disposed, its id gone.  The last cell first,
+  // so each deletion leaves the positions of the ones still to go where they were.
+  const positions = [...new Set(targets.map(c => nb.cells.indexOf(c)))].sort((a, b) => b - a);
+  const first = Math.min(...positions);
+  const deleted = targets.map(c => c.id);
   undoable(nb, () => {
-    for (const cell of targets) {
-      nb.deleteCell(nb.cells.indexOf(cell));
+    for (const index of positions) {
+      nb.deleteCell(index);
     }
   });
   return {
-    cell_ids: targets.map(c => c.id),
+    cell_ids: deleted,
     cell_type: null,
     language: language(nb),
     index: first
@@ -168,15 +181,20 @@ export function deleteCells(panel: NotebookPanel, args: IDeleteCellsArgs): IEdit
 
 export function moveCells(panel: NotebookPanel, args: IMoveCellsArgs): IEditResult {
   const nb = shared(panel);
-  const ids = Array.isArray(args.cell_ids) ? args.cell_ids.map(String) : [];
-  const targets = ids.map(id => nb.getCell(findIndex(nb, id)));
-  if (args.after_cell_id && ids.includes(args.after_cell_id)) {
+  // Real ids up front ("cell-N" names a position, which the moves change); not_found otherwise.
+  const realId = (id: string) => nb.getCell(findIndex(nb, id)).id;
+  const ids = (Array.isArray(args.cell_ids) ? args.cell_ids.map(String) : []).map(realId);
+  const after = args.after_cell_id ? realId(String(args.after_cell_id)) : null;
+  if (after && ids.includes(after)) {
     throw new ProtocolError('bad_request', 'Cannot move cells after one of themselves.');
   }
-  undoable(nb, () => {
-    for (const [i, cell] of targets.entries()) {
-      const from = nb.cells.indexOf(cell);
-      const anchor = i > 0 ? targets[i - 1].id : args.after_cell_id;
+  // One transaction per move: inside a transaction `nb.cells` is not updated, and a moved cell
+  // is a new object (the old one disposed), so each move looks its cells up afresh by id.  The
+  // undo manager still makes them one undo step.
+  undoableSteps(nb, () => {
+    for (const [i, id] of ids.entries()) {
+      const from = findIndex(nb, id);
+      const anchor = i > 0 ? ids[i - 1] : after;
       let to = anchor ? findIndex(nb, anchor) + 1 : 0;
       if (from < to) {
         to -= 1;
@@ -184,8 +202,8 @@ export function moveCells(panel: NotebookPanel, args: IMoveCellsArgs): IEditResu
       nb.moveCell(from, to);
     }
   });
-  const index = targets.length ? nb.cells.indexOf(targets[0]) : 0;
-  return { cell_ids: targets.map(c => c.id), cell_type: null, language: language(nb), index };
+  const index = ids.length ? findIndex(nb, ids[0]) : 0;
+  return { cell_ids: ids, cell_type: null, language: language(nb), index };
 }
 
 export async function executeCells(

@@ -100,6 +100,9 @@ def start_jupyter(base: Path, module: str, app: str, extra: tuple[str, ...] = ()
         JUPYTER_RUNTIME_DIR=str(dirs["runtime"]),
         JUPYTER_AGENT_HOME=str(base / "agent-home"),
         JUPYTER_PLATFORM_DIRS="1",
+        # the build linked into JUPYTER_DATA_DIR above, not the copy `pip install` put in the venv
+        # (newer jupyter_core looks in the venv first): a rebuilt extension is the one tested
+        JUPYTER_PREFER_ENV_PATH="0",
     )
     cmd = [
         sys.executable, "-m", module, "--allow-root", "--no-browser",

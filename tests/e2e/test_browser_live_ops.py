@@ -71,3 +71,51 @@ def test_type_change_execute_and_unsaved_read(lab, page, notebook):
     shown = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.getCell(1).toJSON()")
     assert json.dumps(shown["outputs"]).count("42") == 1
     assert dialogs(page) == []
+
+
+def test_delete_and_move_answer_with_the_cells_ids(lab, page, notebook):
+    """JupyterLab disposes a deleted or moved cell, and its id with it: a live delete answered
+    with null ids (the model was told the deletion failed, though the cell was gone), and a move
+    of two cells put the second at the top.  Ids are now read before the change."""
+    open_notebook(page, lab.url, notebook.name)
+    kernel_exec(page, SETUP + '''
+from jupyter_agent.notebook.protocol import DeleteCellsArgs, MoveCellsArgs
+
+async def move(ids, after):
+    doc = await get_document(NB)
+    return await doc._request(MoveCellsArgs(cell_ids=ids, after_cell_id=after))
+
+async def delete(ids):
+    doc = await get_document(NB)
+    return await doc._request(DeleteCellsArgs(cell_ids=ids))
+''')
+    page.evaluate("""() => {
+      const nb = window.jupyterapp.shell.currentWidget.content.model.sharedModel;
+      for (const id of ['a', 'b', 'c']) nb.insertCell(nb.cells.length, {cell_type: 'code', source: id, id});
+    }""")
+    assert [cid for cid, _ in cells(page)] == ["code", "calc", "a", "b", "c"]
+    kernel_exec(page, 'start("mv", move(["cell-3", "cell-4"], "code"))')  # b and c, by position
+    moved = wait_result(page, "mv")
+    assert "exception" not in moved and moved["cell_ids"] == ["b", "c"] and moved["index"] == 1, moved
+    assert [cid for cid, _ in cells(page)] == ["code", "b", "c", "calc", "a"]
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.undo()")
+    assert [cid for cid, _ in cells(page)] == ["code", "calc", "a", "b", "c"]  # one undo step
+    kernel_exec(page, 'start("mv", move(["cell-3", "cell-4"], "code"))')
+    assert wait_result(page, "mv")["cell_ids"] == ["b", "c"]
+
+    page.evaluate("""() => {
+      const nb = window.jupyterapp.shell.currentWidget.content.model.sharedModel;
+      for (const id of ['x', 'y']) nb.insertCell(nb.cells.length, {cell_type: 'code', source: id, id});
+    }""")
+    kernel_exec(page, 'start("dd", delete(["b", "x"]))')  # two cells apart: exactly those go
+    dropped = wait_result(page, "dd")
+    assert "exception" not in dropped and dropped["cell_ids"] == ["b", "x"], dropped
+    assert [cid for cid, _ in cells(page)] == ["code", "c", "calc", "a", "y"]
+
+    kernel_exec(page, 'start("read", tool("Read", file_path=NB))')
+    assert not wait_result(page, "read")["is_error"]
+    kernel_exec(page, 'start("del", tool("NotebookEdit", notebook_path=NB, cell_id="calc", new_source="", '
+                      'edit_mode="delete"))')
+    deleted = wait_result(page, "del")
+    assert not deleted["is_error"], deleted
+    assert [cid for cid, _ in cells(page)] == ["code", "c", "a", "y"]
