@@ -196,6 +196,30 @@ async def test_the_sessions_listing_is_a_picker_whose_resume_buttons_switch_sess
     assert "already this kernel&#x27;s session" in picker.status.value and magics.session.id == second
 
 
+async def test_deleting_a_cell_stops_its_turn_running_or_queued(ip, server):
+    """What the labextension reports as deleted cells (``cells_deleted``) stops the turns those
+    cells started: a queued one is dropped, the running one stops; other cells' turns go on."""
+    server.push(reply(tool_use("Bash", {"command": "echo x > never.txt"})))
+    magics = ip._jupyter_agent_magics
+    ip.run_line_magic("agent", "--new")
+    magics.current_cell_id = "cell-run"
+    ip.run_line_magic("agent", "write a file")
+    running = magics.router.by_cell["cell-run"]
+    for _ in range(500):
+        if any(card.approval is not None for card in running.transcript.cards.values()):
+            break
+        await asyncio.sleep(0.01)
+    magics.current_cell_id = "cell-queued"
+    ip.run_line_magic("agent", "and then this")
+    queued = magics.router.by_cell["cell-queued"]
+    magics.cells_deleted(["cell-queued", "some-other-cell"])
+    assert queued.transcript.stop_reason == "interrupted" and list(magics.router.queue) == []
+    assert running.running
+    magics.cells_deleted(["cell-run"])
+    await asyncio.wait_for(asyncio.shield(running.task), 30)
+    assert running.transcript.stop_reason == "interrupted" and len(server.message_requests) == 1
+
+
 async def test_a_subagents_report_and_prompt_are_on_its_card(ip, server, tmp_path):
     """The Agent card showed its input as JSON and only the first line of the report."""
     (tmp_path / "a.py").write_text("import os\n")

@@ -344,6 +344,8 @@ class AgentMagics(Magics):
         turn = Turn(transcript, cell_id)
         transcript.on_stop = lambda: router.stop(turn)
         router.add(turn)
+        if cell_id:
+            _schedule(self._watch_cells())
         label = f"%agent {reports.first_line(prompt)}"
         display = LiveDisplay(transcript, transcript.static_html(), label, shell=self.shell)
         transcript.on_done(lambda t: display.update(t.static_html(), f"{label} [{t.stop_reason}]"))
@@ -374,6 +376,22 @@ class AgentMagics(Magics):
         active.transcript.stop()
         return reports.Text("Stopping the running turn.")
 
+    async def _watch_cells(self) -> None:
+        """Hear from the labextension when the user deletes cells (``cells_deleted``): the
+        notebook bridge is opened now, not only when a tool first needs the live notebook."""
+        from ..notebook import bridge, get_bridge
+
+        if self.cells_deleted not in bridge.CELLS_REMOVED_LISTENERS:
+            bridge.CELLS_REMOVED_LISTENERS.append(self.cells_deleted)
+        await get_bridge()
+
+    def cells_deleted(self, cell_ids: list[str]) -> None:
+        """Deleting a cell withdraws its request: its turn stops (running or queued), instead of
+        going on out of sight, maybe waiting for an approval nobody can see any more."""
+        if self.router is not None:
+            for cell_id in cell_ids:
+                self.router.stop_cell(cell_id)
+
     def interrupted(self) -> None:
         """The kernel was interrupted while no cell ran: stop the running turn (as Stop does)."""
         active = self.router.active if self.router is not None else None
@@ -389,6 +407,11 @@ class AgentMagics(Magics):
     def close(self) -> None:
         """Stop the session (unloading the extension)."""
         self._detach()
+        import sys
+
+        bridge = sys.modules.get("jupyter_agent.notebook.bridge")  # imported by a turn, if any
+        if bridge is not None and self.cells_deleted in bridge.CELLS_REMOVED_LISTENERS:
+            bridge.CELLS_REMOVED_LISTENERS.remove(self.cells_deleted)
 
 
 def _require_loop() -> None:

@@ -24,6 +24,7 @@ from .document import NotebookEditError
 from .protocol import (
     COMM_TARGET,
     PROTOCOL_VERSION,
+    CellsRemoved,
     ErrorResponse,
     Hello,
     OkResponse,
@@ -34,6 +35,8 @@ from .protocol import (
 
 HELLO_TIMEOUT = float(os.environ.get("JUPYTER_AGENT_HELLO_TIMEOUT", "2.0"))
 REQUEST_TIMEOUT = float(os.environ.get("JUPYTER_AGENT_REQUEST_TIMEOUT", "15.0"))
+# Called on the loop with the ids of cells the user deleted (the %agent magics stop their turns).
+CELLS_REMOVED_LISTENERS: list[Callable[[list[str]], None]] = []
 
 CommFactory = Callable[..., Any]
 
@@ -166,6 +169,10 @@ class KernelBridge:
         message = parse_frontend_message(data)
         if isinstance(message, Hello):
             self._on_hello(message)
+        elif isinstance(message, CellsRemoved):
+            for listener in list(CELLS_REMOVED_LISTENERS):
+                with contextlib.suppress(Exception):  # one listener's defect is not the bridge's
+                    listener(message.cell_ids)
         elif message is not None:
             future = self._pending.get(message.id)
             if future is not None and not future.done():

@@ -1,8 +1,9 @@
 """The live-notebook protocol, kernel side; mirrors ``labextension/src/protocol.ts`` one-to-one.
 
 kernel → frontend: ``comm_open {protocol, version}``; frontend → kernel: ``Hello``; then
-``Request`` (addressed to one ``client_id``) and exactly one ``Response`` per request.
-Bump ``PROTOCOL_VERSION`` on any change, on both sides.
+``Request`` (addressed to one ``client_id``) and exactly one ``Response`` per request; and,
+unasked, ``CellsRemoved`` when the user deletes cells.  Bump ``PROTOCOL_VERSION`` on any change
+that a peer cannot ignore, on both sides (a message a peer does not know it ignores).
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ class Hello(_Wire):
     client_id: str
     path: str
     server_root: str = ""
+
+
+class CellsRemoved(_Wire):
+    """The user deleted these cells (the agent's own edits and moved cells are not reported)."""
+
+    type: Literal["cells_removed"] = "cells_removed"
+    client_id: str = ""
+    cell_ids: list[str]
 
 
 class NewCell(_Wire):
@@ -171,13 +180,15 @@ def make_request(request_id: str, client_id: str, args: OpArgs) -> Request:
     )
 
 
-def parse_frontend_message(data: object) -> Hello | Response | None:
-    """A Hello or Response from the frontend, or None for anything else (ignored)."""
+def parse_frontend_message(data: object) -> Hello | Response | CellsRemoved | None:
+    """A Hello, Response or CellsRemoved from the frontend, or None for anything else (ignored)."""
     if not isinstance(data, dict):
         return None
     try:
         if data.get("type") == "hello":
             return Hello.model_validate(data)
+        if data.get("type") == "cells_removed":
+            return CellsRemoved.model_validate(data)
         if data.get("type") == "response":
             return _RESPONSE.validate_python(data)
     except ValueError as exc:

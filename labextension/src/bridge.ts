@@ -8,7 +8,15 @@ import { PageConfig } from '@jupyterlab/coreutils';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 
 import * as ops from './ops';
-import { IHello, IRequest, PROTOCOL_VERSION, ProtocolError, Response, parseRequest } from './protocol';
+import {
+  ICellsRemoved,
+  IHello,
+  IRequest,
+  PROTOCOL_VERSION,
+  ProtocolError,
+  Response,
+  parseRequest
+} from './protocol';
 
 type Handler = (panel: NotebookPanel, args: any) => unknown;
 
@@ -22,12 +30,19 @@ const HANDLERS: { [op: string]: Handler } = {
   reveal_cell: ops.revealCell
 };
 
+/** The ops that change the cell list; cells they remove are the agent's, not the user's. */
+const EDITING_OPS = new Set(['insert_cells', 'replace_cell', 'delete_cells', 'move_cells']);
+
 function newClientId(): string {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
 export class NotebookBridge {
   readonly clientId = newClientId();
+  private editing = 0; // editing ops running (their removals are the agent's)
+  private known = new Set<string>(); // the cell ids after the last change
+  private flushing = false;
+  private userRemoved = false;
 
   constructor(
     private readonly panel: NotebookPanel,
@@ -38,6 +53,45 @@ export class NotebookBridge {
     comm.onMsg = msg => {
       void this.onMessage(msg);
     };
+    this.known = this.cellIds();
+    const cells = panel.content.model?.cells;
+    cells?.changed.connect(this.onCellsChanged, this);
+    comm.onClose = () => {
+      cells?.changed.disconnect(this.onCellsChanged, this);
+    };
+  }
+
+  private cellIds(): Set<string> {
+    return new Set((this.panel.content.model?.sharedModel.cells ?? []).map(cell => cell.id));
+  }
+
+  /** A cell the user deletes may hold a running %agent turn: the kernel stops it.  JupyterLab
+   * does not say which cells a removal took (they are disposed), so the ids are compared with
+   * the ones before, a moment later: a move (removed, then inserted again with its id) is no
+   * deletion, and cells the agent's own edits remove are not reported. */
+  private onCellsChanged(_: unknown, change: { type: string }): void {
+    if (this.comm.isDisposed) {
+      this.panel.content.model?.cells.changed.disconnect(this.onCellsChanged, this);
+      return;
+    }
+    if (change.type === 'remove' && this.editing === 0) {
+      this.userRemoved = true;
+    }
+    if (!this.flushing) {
+      this.flushing = true;
+      setTimeout(() => this.flushRemoved(), 0);
+    }
+  }
+
+  private flushRemoved(): void {
+    const now = this.cellIds();
+    const gone = this.userRemoved ? [...this.known].filter(id => !now.has(id)) : [];
+    this.known = now;
+    this.flushing = this.userRemoved = false;
+    if (gone.length > 0) {
+      const message: ICellsRemoved = { type: 'cells_removed', client_id: this.clientId, cell_ids: gone };
+      this.send(message);
+    }
   }
 
   sayHello(): void {
@@ -69,7 +123,14 @@ export class NotebookBridge {
       if (!handler) {
         throw new ProtocolError('unknown_op', `Unknown op: ${request.op}.`);
       }
-      const result = await handler(this.panel, request.args);
+      const editing = EDITING_OPS.has(request.op); // synchronous handlers: the flag spans exactly them
+      this.editing += editing ? 1 : 0;
+      let result: unknown;
+      try {
+        result = await handler(this.panel, request.args);
+      } finally {
+        this.editing -= editing ? 1 : 0;
+      }
       return { type: 'response', id: request.id, ok: true, result };
     } catch (err) {
       const error =

@@ -6,6 +6,8 @@
  * frontend -> kernel : Hello
  * kernel  -> frontend: Request  (addressed to one client_id)
  * frontend -> kernel : Response (exactly one per request: ok + result, or an error)
+ * frontend -> kernel : CellsRemoved (the user deleted cells; a kernel that does not know the
+ *                      message ignores it, so it needs no new version)
  */
 
 export const COMM_TARGET = 'jupyter_agent.notebook';
@@ -19,6 +21,13 @@ export interface IHello {
   client_id: string;
   path: string;
   server_root: string;
+}
+
+/** Cells the user deleted (not the agent's own edits; a moved cell is not deleted). */
+export interface ICellsRemoved {
+  type: 'cells_removed';
+  client_id: string;
+  cell_ids: string[];
 }
 
 export interface INewCell {

@@ -1,17 +1,19 @@
-"""``%agent --sessions`` in JupyterLab: the listing is a picker, and its Resume button, clicked in
-the browser, switches the kernel's session (the click travels over the widget comm)."""
+"""Session and turn control in JupyterLab: the ``%agent --sessions`` picker's Resume button,
+clicked in the browser, switches the kernel's session (the click travels over the widget comm);
+deleting the cell of a running turn stops it (the labextension tells the kernel)."""
 
 from __future__ import annotations
 
 import json
+import time
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from jupyter_agent.testing import reply, text
+from jupyter_agent.testing import reply, text, tool_use
 
-from .browser_helpers import open_notebook
+from .browser_helpers import kernel_exec, open_notebook, select_cell
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -52,3 +54,82 @@ def test_resume_button_of_the_sessions_listing_switches_the_session(lab, page, s
     page.get_by_text("Back in the first.").wait_for(timeout=60_000)
     sent = json.dumps(server.message_requests[-1].messages)
     assert "first question" in sent and "second question" not in sent
+
+
+def _turn_state(page) -> str:
+    return kernel_exec(page, "m = get_ipython()._jupyter_agent_magics\n"
+                             "print(m.router.active.cell_id if m.router.active else None, len(m.router.queue))").strip()
+
+
+def test_deleting_the_cell_of_a_running_turn_stops_it_and_a_move_does_not(lab, page, server):
+    """A deleted %agent cell took its approval card out of sight, and the turn waited on it for
+    ever, holding every later %agent prompt in the queue.  Now deleting the cell stops its turn;
+    moving the cell (removed and re-inserted with its id) does not, nor does the agent's own
+    NotebookEdit."""
+    server.push(reply(tool_use("Bash", {"command": "echo hi > deleted.txt", "description": "Write a file"})))
+    setup = ("%load_ext jupyter_agent\n" f"%config AgentMagics.base_url = {json.dumps(server.url)}\n"
+             "%config AgentMagics.api_key = 'test-key'")
+    nb = new_notebook(cells=[new_code_cell(setup), new_code_cell("%agent write deleted.txt"), new_code_cell("x = 1")])
+    nb.cells[1].id = "agent-cell"
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, lab.root / "deleting.ipynb")
+    open_notebook(page, lab.url, "deleting.ipynb")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.get_by_role("button", name="Approve").wait_for(timeout=60_000)
+    assert _turn_state(page) == "agent-cell 0"
+
+    select_cell(page, "agent-cell")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:move-cell-down')")
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells[2].id"
+                           " === 'agent-cell'")
+    page.wait_for_timeout(500)  # what a deletion would have sent has arrived by now
+    assert _turn_state(page) == "agent-cell 0"  # a move is no deletion
+
+    select_cell(page, "agent-cell")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:delete-cell')")
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells.length"
+                           " === 2")
+    deadline = time.monotonic() + 30
+    while _turn_state(page) != "None 0" and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    assert _turn_state(page) == "None 0"
+    assert not (lab.root / "deleted.txt").exists() and len(server.message_requests) == 1
+
+    server.push(reply(text("Nothing holds me up.")))  # the next prompt is not stuck behind it
+    page.evaluate("""() => {
+        const nb = window.jupyterapp.shell.currentWidget.content;
+        nb.activeCellIndex = nb.widgets.length - 1;
+        window.jupyterapp.commands.execute('notebook:insert-cell-below');
+        nb.activeCell.model.sharedModel.setSource('%agent anything else?');
+        window.jupyterapp.commands.execute('notebook:run-cell');
+    }""")
+    page.get_by_text("Nothing holds me up.").wait_for(timeout=60_000)
+
+    # the agent's own NotebookEdit deleting its own cell is no withdrawal: the turn goes on
+    own = page.evaluate("""() => {
+        window.jupyterapp.commands.execute('notebook:insert-cell-below');
+        const cell = window.jupyterapp.shell.currentWidget.content.activeCell.model;
+        cell.sharedModel.setSource('%agent --mode acceptEdits remove this cell');
+        return cell.id;
+    }""")
+    server.push(
+        reply(tool_use("Read", {"file_path": str(lab.root / "deleting.ipynb")})),
+        reply(tool_use("NotebookEdit", {"notebook_path": str(lab.root / "deleting.ipynb"), "cell_id": own,
+                                        "new_source": "", "edit_mode": "delete"})),
+        reply(text("Removed my own cell.")),
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
+    deadline = time.monotonic() + 60
+    while len(server.message_requests) < 5 and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    page.wait_for_function(f"() => !window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells"
+                           f".some(c => c.id === {json.dumps(own)})")
+    reason = ""
+    while reason != "end_turn" and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+        reason = kernel_exec(page, "print(get_ipython()._jupyter_agent_magics.router.by_cell"
+                                   f"[{own!r}].transcript.stop_reason)").strip()
+    assert reason == "end_turn" and len(server.message_requests) == 5
+    assert "Removed my own cell." not in str(server.message_requests[-1].messages)  # sanity: the last ask
+    last = json.dumps(server.message_requests[-1].messages[-1])
+    assert '"is_error": true' not in last, last

@@ -56,6 +56,15 @@ def test_frontend_messages_parse():
     assert isinstance(broken, P.ErrorResponse) and "Malformed" in broken.error.message
     assert P.parse_frontend_message("nonsense") is None
     assert P.parse_frontend_message({"type": "other"}) is None
+    removed = P.parse_frontend_message({"type": "cells_removed", "client_id": "a", "cell_ids": ["c1", "c2"]})
+    assert isinstance(removed, P.CellsRemoved) and removed.cell_ids == ["c1", "c2"]
+    assert P.parse_frontend_message({"type": "cells_removed", "cell_ids": "c1"}) is None  # malformed: ignored
+
+
+def test_the_cells_removed_event_matches_typescript():
+    body = re.search(r"export interface ICellsRemoved \{([^}]*)\}", TS)
+    assert body and "type: 'cells_removed';" in body.group(1)
+    assert set(re.findall(r"^\s+([a-z_]+)[?]?:", body.group(1), re.M)) == set(P.CellsRemoved.model_fields)
 
 
 def test_request_envelope_names_its_op():
