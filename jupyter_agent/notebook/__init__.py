@@ -11,7 +11,7 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .bridge import HELLO_TIMEOUT, KernelBridge
 from .document import (
@@ -26,6 +26,7 @@ from .document import (
 )
 from .live import LiveNotebook
 from .ondisk import DiskNotebook
+from .protocol import COMM_TARGET
 
 if TYPE_CHECKING:
     from ..core.context import ToolUseContext
@@ -77,12 +78,58 @@ async def get_bridge(hello_timeout: float = HELLO_TIMEOUT) -> KernelBridge | Non
             return _bridge if _bridge is not None and _bridge.clients else None
         import comm
 
+        _listen_for_frontends(comm, asyncio.get_running_loop())
         _bridge = KernelBridge(asyncio.get_running_loop())
         if await _bridge.open(comm.create_comm, hello_timeout):
             return _bridge
         if _bridge.closed:  # closed by the frontend: no extension there; ask again later
             _no_frontend_until = time.monotonic() + RETRY_AFTER
         return None
+
+
+_listening = False
+
+
+def _listen_for_frontends(comm_module: Any, loop: asyncio.AbstractEventLoop) -> None:
+    """Let a page that connects to this kernel later open its own comm (the labextension does
+    when the kernel has a bridge comm open already: the page was reloaded, or the notebook
+    closed and opened again).  Without it that page would never hear of the kernel's comm and
+    every request would wait for the stale page until it timed out."""
+    global _listening
+    if _listening:
+        return
+    try:
+        manager = comm_module.get_comm_manager()
+        manager.register_target(COMM_TARGET, lambda c, msg: _frontend_opened(c, loop))
+    except Exception:  # no kernel comm manager (plain IPython): nothing connects later
+        return
+    _listening = True
+
+
+def _frontend_opened(frontend_comm: Any, loop: asyncio.AbstractEventLoop) -> None:
+    """A frontend opened a comm (possibly on a subshell thread): adopted on the loop, before
+    any of its messages, which follow in order."""
+    frontend_comm.on_msg(lambda msg: loop.call_soon_threadsafe(_deliver, frontend_comm, msg))
+    frontend_comm.on_close(lambda msg: loop.call_soon_threadsafe(_frontend_closed, frontend_comm))
+    loop.call_soon_threadsafe(_adopt, frontend_comm, loop)
+
+
+def _adopt(frontend_comm: Any, loop: asyncio.AbstractEventLoop) -> None:
+    global _bridge, _no_frontend_until
+    if _bridge is None or _bridge.closed:
+        _bridge = KernelBridge(loop)
+    _no_frontend_until = 0.0
+    _bridge.adopt(frontend_comm)
+
+
+def _deliver(frontend_comm: Any, msg: dict[str, Any]) -> None:
+    if _bridge is not None and not _bridge.closed:
+        _bridge._dispatch(msg.get("content", {}).get("data"), frontend_comm)
+
+
+def _frontend_closed(frontend_comm: Any) -> None:
+    if _bridge is not None and not _bridge.closed:
+        _bridge.comm_closed(frontend_comm)
 
 
 def _usable_or_waiting() -> bool:

@@ -59,6 +59,7 @@ class Client:
     client_id: str
     path: str  # absolute path of the notebook on this machine
     hello: Hello
+    comm: Any = field(default=None, compare=False, repr=False)  # the comm its hello came on
 
 
 def resolve_hello_path(hello: Hello, *, session_name: str | None = None, cwd: str | None = None) -> str:
@@ -74,7 +75,12 @@ def resolve_hello_path(hello: Hello, *, session_name: str | None = None, cwd: st
 
 @dataclass
 class KernelBridge:
-    """One open comm and the clients that answered it."""
+    """The comms to this kernel's frontends and the clients (notebook views) that said hello.
+
+    The kernel opens one comm when it first needs the notebook, and every page connected then
+    answers on it.  A page that connects later (reloaded, or the notebook closed and opened
+    again) would never hear of that comm: it opens its own (``adopt``) and says hello there.
+    A hello replaces the older clients of the same notebook, which are views that are gone."""
 
     loop: asyncio.AbstractEventLoop
     request_timeout: float = REQUEST_TIMEOUT
@@ -83,8 +89,10 @@ class KernelBridge:
     closed: bool = False
 
     def __post_init__(self) -> None:
-        self._comm: Any = None
+        self._comm: Any = None  # the comm the kernel opened
+        self._comms: list[Any] = []  # every open comm: that one and those frontends opened
         self._pending: dict[str, asyncio.Future[OkResponse | ErrorResponse]] = {}
+        self._pending_comm: dict[str, Any] = {}  # request id -> the comm it went out on
         self._first_hello: asyncio.Future[Hello | None] = self.loop.create_future()
         self.opened_at = time.monotonic()
 
@@ -98,13 +106,22 @@ class KernelBridge:
         self._comm = create_comm(
             target_name=COMM_TARGET, data={"protocol": COMM_TARGET, "version": PROTOCOL_VERSION}
         )
-        self._comm.on_msg(self._on_msg)
-        self._comm.on_close(self._on_close)
+        self._comms.append(self._comm)
+        self._comm.on_msg(lambda msg, comm=self._comm: self._on_msg(msg, comm))
+        self._comm.on_close(lambda msg, comm=self._comm: self._on_close(msg, comm))
         try:
             hello = await asyncio.wait_for(asyncio.shield(self._first_hello), hello_timeout)
         except asyncio.TimeoutError:
             hello = None
         return hello is not None
+
+    def adopt(self, comm: Any) -> None:
+        """A comm a frontend opened (on the loop; its messages come through ``_dispatch``)."""
+        if self.closed:
+            with contextlib.suppress(Exception):
+                comm.close()
+            return
+        self._comms.append(comm)
 
     def client_for(self, path: str) -> Client | None:
         real = os.path.realpath(path)
@@ -122,8 +139,10 @@ class KernelBridge:
         self._pending[request_id] = future
         payload = make_request(request_id, client.client_id, args).model_dump(mode="json")
         self._count_sent(payload)
+        comm = client.comm if client.comm is not None else self._comm
+        self._pending_comm[request_id] = comm
         try:
-            self._comm.send(payload)
+            comm.send(payload)
             response = await asyncio.wait_for(future, timeout or self.request_timeout)
         except asyncio.TimeoutError:
             self.close()  # a frontend that went silent (tab closed, page reloaded) is gone
@@ -134,6 +153,7 @@ class KernelBridge:
             ) from None
         finally:
             self._pending.pop(request_id, None)
+            self._pending_comm.pop(request_id, None)
         if isinstance(response, ErrorResponse):
             raise NotebookEditError(str(response.error.name), response.error.message)
         return response.result
@@ -149,26 +169,41 @@ class KernelBridge:
                 future.set_exception(
                     NotebookEditError("no_model", "The notebook frontend closed the connection.")
                 )
-        if self._comm is not None:
+        for comm in self._comms:
             with contextlib.suppress(Exception):  # a comm of a dead kernel connection
-                self._comm.close()
+                comm.close()
+        self._comms.clear()
 
     # -- comm callbacks (any thread) -------------------------------------------------------------
 
-    def _on_msg(self, msg: dict[str, Any]) -> None:
+    def _on_msg(self, msg: dict[str, Any], comm: Any = None) -> None:
         data = msg.get("content", {}).get("data")
-        self.loop.call_soon_threadsafe(self._dispatch, data)
+        self.loop.call_soon_threadsafe(self._dispatch, data, comm)
 
-    def _on_close(self, msg: dict[str, Any]) -> None:
-        self.loop.call_soon_threadsafe(self.close)
+    def _on_close(self, msg: dict[str, Any], comm: Any = None) -> None:
+        self.loop.call_soon_threadsafe(self.comm_closed, comm)
 
     # -- on the loop -------------------------------------------------------------------------------
 
-    def _dispatch(self, data: Any) -> None:
+    def comm_closed(self, comm: Any) -> None:
+        """One comm closed: its clients are gone; with it the last, the bridge closes."""
+        if comm in self._comms:
+            self._comms.remove(comm)
+        if not self._comms or comm is None:
+            self.close()
+            return
+        for client_id in [cid for cid, c in self.clients.items() if c.comm is comm]:
+            del self.clients[client_id]
+        for request_id, sent_on in list(self._pending_comm.items()):
+            future = self._pending.get(request_id)
+            if sent_on is comm and future is not None and not future.done():
+                future.set_exception(NotebookEditError("no_model", "The notebook frontend closed the connection."))
+
+    def _dispatch(self, data: Any, comm: Any = None) -> None:
         self._count_received(data)
         message = parse_frontend_message(data)
         if isinstance(message, Hello):
-            self._on_hello(message)
+            self._on_hello(message, comm)
         elif isinstance(message, CellsRemoved):
             for listener in list(CELLS_REMOVED_LISTENERS):
                 with contextlib.suppress(Exception):  # one listener's defect is not the bridge's
@@ -178,10 +213,19 @@ class KernelBridge:
             if future is not None and not future.done():
                 future.set_result(message)
 
-    def _on_hello(self, hello: Hello) -> None:
+    def _on_hello(self, hello: Hello, comm: Any = None) -> None:
         if hello.version != PROTOCOL_VERSION:
             return  # an extension of another version: ignore it, the disk backend stays in use
-        self.clients[hello.client_id] = Client(hello.client_id, resolve_hello_path(hello), hello)
+        path = resolve_hello_path(hello)
+        comm = comm if comm is not None else self._comm
+        for client_id in [cid for cid, c in self.clients.items() if c.path == path and cid != hello.client_id]:
+            gone = self.clients.pop(client_id)  # an earlier view of this notebook: reloaded, or closed
+            if gone.comm is not comm and gone.comm is not self._comm and gone.comm in self._comms \
+                    and not any(c.comm is gone.comm for c in self.clients.values()):
+                self._comms.remove(gone.comm)  # a comm that page opened: nobody answers on it now
+                with contextlib.suppress(Exception):
+                    gone.comm.close()
+        self.clients[hello.client_id] = Client(hello.client_id, path, hello, comm)
         if not self._first_hello.done():
             self._first_hello.set_result(hello)
 

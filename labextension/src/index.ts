@@ -9,15 +9,45 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
 
 import { NotebookBridge } from './bridge';
-import { COMM_TARGET } from './protocol';
+import { COMM_TARGET, PROTOCOL_VERSION } from './protocol';
+
+const registered = new WeakMap<NotebookPanel, Kernel.IKernelConnection>();
 
 function register(panel: NotebookPanel, kernel: Kernel.IKernelConnection | null | undefined): void {
-  if (!kernel || kernel.isDisposed) {
+  // ready and kernelChanged can both name the same connection: register once per connection
+  if (!kernel || kernel.isDisposed || registered.get(panel) === kernel) {
     return;
   }
+  registered.set(panel, kernel);
   kernel.registerCommTarget(COMM_TARGET, comm => {
     new NotebookBridge(panel, comm).sayHello();
   });
+  void rejoin(panel, kernel);
+}
+
+/**
+ * The kernel opens its comm once, when the agent first needs the notebook; a page that connects
+ * after that (reloaded, or the notebook closed and opened again) never hears of it.  When the
+ * kernel has such a comm open, this page opens its own and says hello on it.
+ */
+async function rejoin(panel: NotebookPanel, kernel: Kernel.IKernelConnection): Promise<void> {
+  try {
+    const reply = await kernel.requestCommInfo({ target_name: COMM_TARGET });
+    const content = reply.content;
+    if (content.status !== 'ok' || Object.keys(content.comms).length === 0 || kernel.isDisposed) {
+      return; // no agent bridge in this kernel yet: it opens one when it needs the notebook
+    }
+    const comm = kernel.createComm(COMM_TARGET);
+    const bridge = new NotebookBridge(panel, comm);
+    // the hello after the kernel has taken the open (JupyterLab >= 4.4 may send comm messages
+    // on a subshell, which does not wait for the main shell)
+    await comm.open({ protocol: COMM_TARGET, version: PROTOCOL_VERSION }).done;
+    if (!comm.isDisposed) {
+      bridge.sayHello();
+    }
+  } catch (err) {
+    console.warn('jupyter-agent: could not rejoin the kernel', err);
+  }
 }
 
 function watch(panel: NotebookPanel): void {

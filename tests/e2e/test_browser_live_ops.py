@@ -4,6 +4,7 @@ cells run through the notebook's own machinery return their outputs, a Read sees
 from __future__ import annotations
 
 import json
+import time
 
 import nbformat
 import pytest
@@ -119,3 +120,33 @@ async def delete(ids):
     deleted = wait_result(page, "del")
     assert not deleted["is_error"], deleted
     assert [cid for cid, _ in cells(page)] == ["code", "c", "a", "y"]
+
+
+def test_a_reloaded_page_serves_the_agent_at_once(lab, page, notebook):
+    """The kernel opens its comm once; a reloaded page never heard of it, so the agent's next
+    request went to the gone page and failed after the 15 s timeout ("did not answer").  Now the
+    reloaded page opens its own comm when the kernel has one, and the request is answered."""
+    open_notebook(page, lab.url, notebook.name)
+    kernel_exec(page, SETUP)
+    kernel_exec(page, 'start("read", tool("Read", file_path=NB))')
+    assert not wait_result(page, "read")["is_error"]
+    assert kernel_exec(page, "import jupyter_agent.notebook as N\nprint(len(N._bridge.clients))").strip() == "1"
+
+    before = kernel_exec(page, "print(list(N._bridge.clients))").strip()
+    page.reload()
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
+    page.wait_for_function("""() => {
+      const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+      const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+      return !!k && k.status === 'idle' && !!w.content.model;
+    }""", timeout=60_000)
+    deadline = time.monotonic() + 10  # the page rejoins within moments of connecting
+    while kernel_exec(page, "print(list(N._bridge.clients))").strip() == before and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    assert kernel_exec(page, "print(len(N._bridge._comms))").strip() == "2"  # the kernel's and the page's
+    kernel_exec(page, 'start("edit", tool("NotebookEdit", notebook_path=NB, cell_id="calc", new_source="print(7 * 6)"))')
+    edited = wait_result(page, "edit", limit=12)  # well inside the 15 s a stale page would take
+    assert not edited["is_error"], edited
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.getCell(1)"
+                           ".getSource() === 'print(7 * 6)'")
+    assert kernel_exec(page, "print(len(N._bridge.clients))").strip() == "1"  # the gone page's dropped
