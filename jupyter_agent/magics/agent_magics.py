@@ -346,6 +346,7 @@ class AgentMagics(Magics):
         router.add(turn)
         if cell_id:
             _schedule(self._watch_cells())
+            transcript.on_ask = lambda what: self._notify_waiting(cell_id, what)
         label = f"%agent {reports.first_line(prompt)}"
         display = LiveDisplay(transcript, transcript.static_html(), label, shell=self.shell)
         transcript.on_done(lambda t: display.update(t.static_html(), f"{label} [{t.stop_reason}]"))
@@ -384,6 +385,18 @@ class AgentMagics(Magics):
         if self.cells_deleted not in bridge.CELLS_REMOVED_LISTENERS:
             bridge.CELLS_REMOVED_LISTENERS.append(self.cells_deleted)
         await get_bridge()
+
+    def _notify_waiting(self, cell_id: str, what: str) -> Callable[[], None]:
+        """The turn of ``cell_id`` waits for the user: the page says so if the card is out of
+        sight; the returned callable takes the notice down once answered."""
+        import asyncio
+
+        from ..notebook import dismiss_waiting, notify_waiting
+
+        path = cell_context.notebook_path(self.shell)
+        notice = asyncio.get_running_loop().create_task(
+            notify_waiting(path, cell_id, f"The agent is waiting for you to {what}."))
+        return lambda: _schedule(dismiss_waiting(notice, path))
 
     def cells_deleted(self, cell_ids: list[str]) -> None:
         """Deleting a cell withdraws its request: its turn stops (running or queued), instead of

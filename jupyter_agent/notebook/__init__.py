@@ -8,6 +8,7 @@ attribute ("live" | "disk") tells which (the UI shows it).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -185,3 +186,46 @@ async def live_notebook_bytes(
     """The live notebook's JSON when ``path`` is open in the frontend, else None (read the file)."""
     doc = await get_document(path, context)
     return await doc.read_bytes() if doc.backend == "live" else None
+
+
+NOTIFY_TIMEOUT = 5.0  # seconds: a notice that cannot be shown at once is not worth waiting for
+
+
+async def notify_waiting(notebook_path: str | None, cell_id: str, message: str) -> str | None:
+    """Ask the page to tell the user the agent waits in ``cell_id`` (a JupyterLab notification
+    with a Show button, unless that card is on screen); the notification's id, or None when none
+    was shown (no page with the extension, an older extension, the card in view)."""
+    bridge = await get_bridge()
+    if bridge is None:
+        return None
+    client = bridge.client_for(notebook_path) if notebook_path else None
+    client = client or next(iter(bridge.clients.values()), None)
+    if client is None:
+        return None
+    from .protocol import NotifyArgs
+
+    try:
+        result = await bridge.request(client, NotifyArgs(message=message, cell_id=cell_id), NOTIFY_TIMEOUT)
+    except NotebookEditError:
+        return None
+    shown = result.get("id") if isinstance(result, dict) else None
+    return str(shown) if shown else None
+
+
+async def dismiss_waiting(notice: asyncio.Future[str | None], notebook_path: str | None) -> None:
+    """The user answered: take the notification ``notice`` resolves to off the page."""
+    try:
+        notification = await notice
+    except Exception:
+        return
+    bridge = _bridge
+    if notification is None or bridge is None or bridge.closed:
+        return
+    client = bridge.client_for(notebook_path) if notebook_path else None
+    client = client or next(iter(bridge.clients.values()), None)
+    if client is None:
+        return
+    from .protocol import DismissNotificationArgs
+
+    with contextlib.suppress(NotebookEditError):
+        await bridge.request(client, DismissNotificationArgs(id=notification), NOTIFY_TIMEOUT)

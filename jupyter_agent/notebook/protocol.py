@@ -24,6 +24,8 @@ Op = Literal[
     "move_cells",
     "execute_cells",
     "reveal_cell",
+    "notify",
+    "dismiss_notification",
 ]
 ErrorName = Literal[
     "bad_request", "unknown_op", "not_found", "stale_cell", "no_model", "execution_failed", "internal"
@@ -93,6 +95,18 @@ class RevealCellArgs(_Wire):
     cell_id: str
 
 
+class NotifyArgs(_Wire):
+    """Tell the user the agent waits for them (a JupyterLab notification with a Show button),
+    unless what it waits on is in view; the result's ``id`` is null then."""
+
+    message: str
+    cell_id: str
+
+
+class DismissNotificationArgs(_Wire):
+    id: str
+
+
 OpArgs = Union[
     GetNotebookArgs,
     InsertCellsArgs,
@@ -101,6 +115,8 @@ OpArgs = Union[
     MoveCellsArgs,
     ExecuteCellsArgs,
     RevealCellArgs,
+    NotifyArgs,
+    DismissNotificationArgs,
 ]
 
 OP_OF_ARGS: dict[type[BaseModel], Op] = {
@@ -111,6 +127,8 @@ OP_OF_ARGS: dict[type[BaseModel], Op] = {
     MoveCellsArgs: "move_cells",
     ExecuteCellsArgs: "execute_cells",
     RevealCellArgs: "reveal_cell",
+    NotifyArgs: "notify",
+    DismissNotificationArgs: "dismiss_notification",
 }
 
 

@@ -111,6 +111,8 @@ class ToolCard(widgets.VBox):
         self.state = "asking"
         self._waiting = waiting
         self.expand(True)
+        if hasattr(form, "add_class"):
+            form.add_class("jupyter-agent-ask")  # the labextension looks for it: is it on screen?
         form.pending.on_answer(lambda answer: self._answered(getattr(form, "describe", str)(answer)))
         self.body.children = (*self.body.children, form)
         self._refresh_title()

@@ -7,6 +7,7 @@ It is fed session events on the loop thread (``handle``) and only ever changes w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -47,6 +48,9 @@ class Transcript(widgets.VBox):
         self.model = model
         self.find_tool = find_tool or (lambda _name: None)
         self.on_stop = on_stop
+        # told when the turn starts waiting for the user (what for: "approve Bash: pytest");
+        # returns what to call once answered (the magics notify the page, then dismiss)
+        self.on_ask: Callable[[str], Callable[[], None] | None] | None = None
         self.interval = interval
         self.root = root  # the session's folder: the cards show paths inside it relative
         self.cards: dict[str, ToolCard] = {}
@@ -101,11 +105,12 @@ class Transcript(widgets.VBox):
             card.change_html = tool_views.change_html(getattr(tool, "name", ""), input, *change)
         card.set_input(input)
         panel = card.ask(ask, self.loop)
-        return self._track(panel)
+        return self._track(panel, f"approve {card.summary}")
 
     def ask_questions(self, tool_use_id: str, questions: list[Any]) -> QuestionForm:
         card = self.card(tool_use_id, "AskUserQuestion")
-        return self._track(card.ask_form(QuestionForm(questions, self.loop), "waiting for your answer"))
+        return self._track(card.ask_form(QuestionForm(questions, self.loop), "waiting for your answer"),
+                           "answer its question" if len(questions) == 1 else "answer its questions")
 
     def ask_elicitation(self, tool_use_id: str, tool: Any, elicitation: Any, agent_id: str | None = None) -> Any:
         """An MCP server's form (or link) on the card of the call it came from."""
@@ -114,12 +119,14 @@ class Transcript(widgets.VBox):
         parent = self._agent_cards.get(agent_id) if agent_id else None
         card = self.card(tool_use_id, getattr(tool, "name", "tool"), tool, parent=parent)
         waiting = "waiting for you to open the link" if elicitation.mode == "url" else "waiting for your answer"
-        return self._track(card.ask_form(ElicitationForm(elicitation, self.loop), waiting))
+        return self._track(card.ask_form(ElicitationForm(elicitation, self.loop), waiting),
+                           "open a link" if elicitation.mode == "url" else f"fill in a form of {card.summary}")
 
     def ask_plan(self, tool_use_id: str, plan: str) -> PlanApproval:
         card = self.card(tool_use_id, "ExitPlanMode")
         card.detail_html = render.markdown_html(plan)
-        return self._track(card.ask_form(PlanApproval(plan, self.loop), "waiting for you to approve the plan"))
+        return self._track(card.ask_form(PlanApproval(plan, self.loop), "waiting for you to approve the plan"),
+                           "approve its plan")
 
     def close_asks(self) -> None:
         """Dismiss every open ask (the turn is stopping): approvals deny, forms are dismissed."""
@@ -226,9 +233,21 @@ class Transcript(widgets.VBox):
         """The last block, if the reply now streaming made it (a retry may void this reply)."""
         return self.blocks[-1] if len(self.blocks) > self._attempt_start else None
 
-    def _track(self, item: Any) -> Any:
+    def _track(self, item: Any, what: str = "answer") -> Any:
         self._open.append(item)
-        item.pending.on_answer(lambda _v, i=item: self._open.remove(i) if i in self._open else None)
+        answered: Callable[[], None] | None = None
+        if self.on_ask is not None:
+            with contextlib.suppress(Exception):  # a notice is a courtesy: never the ask's failure
+                answered = self.on_ask(what)
+
+        def _answered(_value: Any, i: Any = item) -> None:
+            if i in self._open:
+                self._open.remove(i)
+            if answered is not None:
+                with contextlib.suppress(Exception):
+                    answered()
+
+        item.pending.on_answer(_answered)
         return item
 
     def _find(self, name: str) -> Any:

@@ -27,7 +27,9 @@ const HANDLERS: { [op: string]: Handler } = {
   delete_cells: ops.deleteCells,
   move_cells: ops.moveCells,
   execute_cells: ops.executeCells,
-  reveal_cell: ops.revealCell
+  reveal_cell: ops.revealCell,
+  notify: ops.notify,
+  dismiss_notification: ops.dismissNotification
 };
 
 /** The ops that change the cell list; cells they remove are the agent's, not the user's. */

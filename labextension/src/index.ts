@@ -9,6 +9,7 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
 
 import { NotebookBridge } from './bridge';
+import * as ops from './ops';
 import { COMM_TARGET, PROTOCOL_VERSION } from './protocol';
 
 const registered = new WeakMap<NotebookPanel, Kernel.IKernelConnection>();
@@ -62,6 +63,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
   autoStart: true,
   requires: [INotebookTracker],
   activate: (app: JupyterFrontEnd, tracker: INotebookTracker) => {
+    ops.setShowPanel(panel => app.shell.activateById(panel.id));
     tracker.forEach(watch);
     tracker.widgetAdded.connect((_, panel) => watch(panel));
     // JupyterLab undoes cell operations with Z in command mode; the agent's edits are cell

@@ -4,6 +4,7 @@
  * shows cells that have no id).  Each edit is one undoable transaction.
  */
 
+import { Notification } from '@jupyterlab/apputils';
 import { CodeCell } from '@jupyterlab/cells';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import type { ISharedCell, ISharedNotebook } from '@jupyter/ydoc';
@@ -11,12 +12,14 @@ import type { ISharedCell, ISharedNotebook } from '@jupyter/ydoc';
 import {
   CellType,
   IDeleteCellsArgs,
+  IDismissNotificationArgs,
   IEditResult,
   IExecuteCellsArgs,
   IExecuteCellsResult,
   IGetNotebookResult,
   IInsertCellsArgs,
   IMoveCellsArgs,
+  INotifyArgs,
   IReplaceCellArgs,
   IRevealCellArgs,
   ProtocolError
@@ -249,4 +252,65 @@ async function reveal(panel: NotebookPanel, index: number): Promise<void> {
   } catch (err) {
     console.warn('jupyter-agent: could not reveal cell', err);
   }
+}
+
+/** Brings a notebook's tab to the front (set by the plugin: it has the application shell). */
+let showPanel: (panel: NotebookPanel) => void = panel => panel.activate();
+
+export function setShowPanel(show: (panel: NotebookPanel) => void): void {
+  showPanel = show;
+}
+
+const ASK_SELECTOR = '.jupyter-agent-ask';
+const RENDER_GRACE_MS = 400; // the card's widgets arrive just before the notice is asked for
+
+/** Is one of the cell's waiting cards on screen (this tab visible, scrolled into view)? */
+function askInView(panel: NotebookPanel, cellId: string): boolean {
+  if (document.visibilityState !== 'visible' || !panel.isVisible) {
+    return false;
+  }
+  const cell = panel.content.widgets.find(w => w.model.id === cellId);
+  const asks = cell ? Array.from(cell.node.querySelectorAll(ASK_SELECTOR)) : [];
+  const view = panel.content.node.getBoundingClientRect();
+  return asks.some(el => {
+    const r = el.getBoundingClientRect();
+    return r.height > 0 && r.bottom > view.top && r.top < view.bottom;
+  });
+}
+
+/**
+ * The agent waits for the user (an approval, a question, a plan) in a cell that may be out of
+ * sight: a notification with a Show button, unless the card is on screen (then `id` is null).
+ */
+export async function notify(panel: NotebookPanel, args: INotifyArgs): Promise<{ id: string | null }> {
+  const cellId = String(args.cell_id);
+  findIndex(shared(panel), cellId); // not_found when the cell is gone
+  await new Promise(resolve => window.setTimeout(resolve, RENDER_GRACE_MS));
+  if (askInView(panel, cellId)) {
+    return { id: null };
+  }
+  const id = Notification.warning(String(args.message), {
+    autoClose: false,
+    actions: [
+      {
+        label: 'Show',
+        callback: () => {
+          showPanel(panel);
+          const index = panel.content.widgets.findIndex(w => w.model.id === cellId);
+          if (index >= 0) {
+            void reveal(panel, index).then(() => {
+              const ask = panel.content.widgets[index]?.node.querySelector(ASK_SELECTOR);
+              ask?.scrollIntoView({ block: 'center' });
+            });
+          }
+        }
+      }
+    ]
+  });
+  return { id };
+}
+
+export function dismissNotification(_panel: NotebookPanel, args: IDismissNotificationArgs): object {
+  Notification.dismiss(String(args.id));
+  return {};
 }

@@ -61,6 +61,13 @@ export interface IExecuteCellsArgs {
 export interface IRevealCellArgs {
   cell_id: string;
 }
+export interface INotifyArgs {
+  message: string;
+  cell_id: string;
+}
+export interface IDismissNotificationArgs {
+  id: string;
+}
 
 export interface IOpArgs {
   get_notebook: IGetNotebookArgs;
@@ -70,6 +77,8 @@ export interface IOpArgs {
   move_cells: IMoveCellsArgs;
   execute_cells: IExecuteCellsArgs;
   reveal_cell: IRevealCellArgs;
+  notify: INotifyArgs;
+  dismiss_notification: IDismissNotificationArgs;
 }
 
 export type Op = keyof IOpArgs;
@@ -80,7 +89,9 @@ export const OPS: Op[] = [
   'delete_cells',
   'move_cells',
   'execute_cells',
-  'reveal_cell'
+  'reveal_cell',
+  'notify',
+  'dismiss_notification'
 ];
 
 export interface IRequest<K extends Op = Op> {

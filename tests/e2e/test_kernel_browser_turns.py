@@ -133,3 +133,53 @@ def test_deleting_the_cell_of_a_running_turn_stops_it_and_a_move_does_not(lab, p
     assert "Removed my own cell." not in str(server.message_requests[-1].messages)  # sanity: the last ask
     last = json.dumps(server.message_requests[-1].messages[-1])
     assert '"is_error": true' not in last, last
+
+
+def test_an_approval_out_of_sight_is_announced_and_show_brings_it_into_view(lab, page, server):
+    """The agent asked in a cell scrolled out of sight and waited, unnoticed.  Now the page shows
+    a notification ("The agent is waiting for you to approve Bash: …") whose Show button scrolls
+    the card into view; answering takes the notification down.  A card in view gets none."""
+    server.push(
+        reply(tool_use("Bash", {"command": "echo hi > noticed.txt", "description": "Write a file"}), delay_s=0.3),
+        reply(text("Wrote it.")),
+    )
+    setup = ("%load_ext jupyter_agent\n" f"%config AgentMagics.base_url = {json.dumps(server.url)}\n"
+             "%config AgentMagics.api_key = 'test-key'")
+    filler = [new_code_cell(f"# filler {i}\n" + "y = 1\n" * 12) for i in range(30)]
+    nb = new_notebook(cells=[new_code_cell(setup), new_code_cell("%agent write noticed.txt"), *filler])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, lab.root / "notice.ipynb")
+    open_notebook(page, lab.url, "notice.ipynb")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.evaluate("""async () => {
+        const nb = window.jupyterapp.shell.currentWidget.content;
+        nb.activeCellIndex = nb.widgets.length - 1;
+        await nb.scrollToItem(nb.widgets.length - 1);
+    }""")
+    notice = page.locator(".Toastify__toast", has_text="The agent is waiting for you to approve")
+    notice.wait_for(timeout=60_000)
+    assert "Bash: echo hi > noticed.txt" in notice.inner_text()
+    approve = page.get_by_role("button", name="Approve")
+    in_view = "el => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }"
+    assert not approve.evaluate(in_view)  # out of sight: that is why it was announced
+    notice.get_by_role("button", name="Show").click()
+    page.wait_for_function(f"() => ({in_view})(document.querySelector('.jupyter-agent-approval button'))")
+    approve.click()
+    page.get_by_text("Wrote it.").wait_for(timeout=60_000)
+    assert (lab.root / "noticed.txt").read_text() == "hi\n"
+    notice.wait_for(state="detached", timeout=10_000)  # answered: the notification is gone
+
+    server.push(reply(tool_use("Bash", {"command": "echo two > seen.txt", "description": "Write"})), reply(text("Ok.")))
+    page.evaluate("""() => {
+        const nb = window.jupyterapp.shell.currentWidget.content;
+        nb.activeCellIndex = 1;
+        window.jupyterapp.commands.execute('notebook:insert-cell-below');
+        nb.activeCell.model.sharedModel.setSource('%agent write seen.txt');
+        window.jupyterapp.commands.execute('notebook:run-cell');
+    }""")
+    second = page.locator(".jupyter-agent-card", has_text="echo two").get_by_role("button", name="Approve")
+    second.wait_for(timeout=60_000)
+    page.wait_for_timeout(1500)  # the page has answered the notice request by now
+    assert page.locator(".Toastify__toast", has_text="The agent is waiting").count() == 0  # in view: none
+    second.click()
+    page.get_by_text("Ok.").wait_for(timeout=60_000)

@@ -111,6 +111,39 @@ async def test_stop_button_closes_the_ask_and_calls_on_stop(tmp_path):
     assert outcome.is_error and "stopped the turn" in outcome.text
 
 
+async def test_the_turn_says_when_it_waits_for_the_user_and_when_that_is_over(tmp_path):
+    """``on_ask`` (the magics notify the page) hears what the turn waits for, and the callable
+    it returned is called once the ask is over: answered, or closed by a stop.  A failing hook
+    is no failure of the ask."""
+    ctx, transcript, handler = _setup(tmp_path, GuardedTool())
+    asked: list[str] = []
+    over: list[str] = []
+
+    def on_ask(what):
+        asked.append(what)
+        return lambda: over.append(what)
+
+    transcript.on_ask = on_ask
+    run = _run(ctx, transcript, handler, "tu6", "Guarded", {"path": "ok/n.txt", "text": "x"})
+    panel = await _panel(transcript, "tu6")
+    assert asked == [f"approve {transcript.cards['tu6'].summary}"] and over == []
+    assert "jupyter-agent-ask" in panel._dom_classes  # what the page looks for on screen
+    panel.approve.click()
+    await asyncio.wait_for(run, 5)
+    assert over == asked
+
+    transcript.on_ask = lambda what: 1 / 0  # broken: the ask still works
+    run = _run(ctx, transcript, handler, "tu7", "Guarded", {"path": "ok/m.txt"})
+    await _panel(transcript, "tu7")
+    transcript.on_ask = on_ask
+    run2 = _run(ctx, transcript, handler, "tu8", "Guarded", {"path": "ok/o.txt"})
+    await _panel(transcript, "tu8")
+    transcript.stop_button.click()  # the stop closes both asks
+    for task in (run, run2):
+        assert (await asyncio.wait_for(task, 5)).is_error
+    assert len(asked) == 2 and over == asked
+
+
 async def test_no_transcript_means_a_clear_denial(tmp_path):
     tool = GuardedTool()
     ctx = make_context([tool], tmp_path)
