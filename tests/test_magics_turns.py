@@ -41,6 +41,15 @@ async def _run(ip, prompt: str, cell_id: str):
     return turn
 
 
+async def _new_session(ip, server, exchanges: list[tuple[str, str]], cells: str) -> str:
+    """``%agent --new`` and these (prompt, reply) turns, in cells ``cell-<cells><n>``; its id."""
+    ip.run_line_magic("agent", "--new")
+    server.push(*(reply(text(answer)) for _, answer in exchanges))
+    for n, (prompt, _) in enumerate(exchanges, 1):
+        await _run(ip, prompt, f"cell-{cells}{n}")
+    return ip._jupyter_agent_magics.session.id
+
+
 async def test_a_turn_streams_into_its_transcript_and_cost_adds_up(ip, server):
     server.push(reply(text("Hello from the **scripted** model.")))
     ip.run_line_magic("agent", "--new")
@@ -103,15 +112,8 @@ async def test_sessions_lists_them_and_resume_alone_keeps_the_running_newest(ip,
     back to A with its history."""
     magics = ip._jupyter_agent_magics
     assert ip.run_line_magic("agent", "--sessions").startswith("No saved sessions in ")
-    ip.run_line_magic("agent", "--new")
-    server.push(reply(text("About the data.")), reply(text("Plotted.")))
-    await _run(ip, "describe the data", "cell-a1")
-    await _run(ip, "plot it", "cell-a2")
-    first = magics.session.id
-    ip.run_line_magic("agent", "--new")
-    server.push(reply(text("Hi.")))
-    await _run(ip, "something else entirely", "cell-b1")
-    second = magics.session.id
+    first = await _new_session(ip, server, [("describe the data", "About the data."), ("plot it", "Plotted.")], "a")
+    second = await _new_session(ip, server, [("something else entirely", "Hi.")], "b")
     listing = ip.run_line_magic("agent", "--sessions")
     lines = listing.splitlines()
     assert lines[0].startswith("Saved sessions, newest first")
@@ -148,14 +150,8 @@ async def test_the_sessions_listing_is_a_picker_whose_resume_buttons_switch_sess
     magics = ip._jupyter_agent_magics
     empty = ip.display_formatter.format(ip.run_line_magic("agent", "--sessions"))[0]
     assert list(empty) == ["text/plain"] and empty["text/plain"].startswith("No saved sessions")
-    ip.run_line_magic("agent", "--new")
-    server.push(reply(text("About the data.")))
-    await _run(ip, "describe the data", "cell-p1")
-    first = magics.session.id
-    ip.run_line_magic("agent", "--new")
-    server.push(reply(text("Hi.")))
-    await _run(ip, "something <else> & more", "cell-p2")
-    second = magics.session.id
+    first = await _new_session(ip, server, [("describe the data", "About the data.")], "p")
+    second = await _new_session(ip, server, [("something <else> & more", "Hi.")], "q")
     listing = ip.run_line_magic("agent", "--sessions")
     assert listing.startswith("Saved sessions, newest first") and listing.widget is None  # no comm until shown
     bundle = ip.display_formatter.format(listing)[0]

@@ -13,7 +13,7 @@ from .browser_helpers import cells, dialogs, kernel_exec, open_notebook, tool_pr
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
-SETUP = tool_prelude('ops.ipynb') + '''
+_HELPERS = '''
 def start(key, coro):
     async def runner():
         try:
@@ -29,21 +29,27 @@ async def execute(ids):
 '''
 
 
+def setup(notebook) -> str:
+    """Kernel code: the tool prelude for ``notebook`` and the helpers above."""
+    return tool_prelude(notebook.name) + _HELPERS
+
+
 @pytest.fixture
-def notebook(lab):
+def notebook(lab, request):
+    """A notebook of its own per test: its own kernel session, none inherited from the test before."""
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     code = nbformat.v4.new_code_cell("print('old output')", id="code", execution_count=7)
     code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="old output\n")]
     nb.cells = [code, nbformat.v4.new_code_cell("print(6 * 7)", id="calc")]
-    path = lab.root / "ops.ipynb"
+    path = lab.root / f"ops_{request.node.name.removeprefix('test_')[:40]}.ipynb"
     nbformat.write(nb, str(path))
     return path
 
 
 def test_type_change_execute_and_unsaved_read(lab, page, notebook):
     open_notebook(page, lab.url, notebook.name)
-    kernel_exec(page, SETUP)
+    kernel_exec(page, setup(notebook))
 
     # An unsaved edit in the browser is what Read sees.
     page.evaluate("""() => {
@@ -79,7 +85,7 @@ def test_delete_and_move_answer_with_the_cells_ids(lab, page, notebook):
     with null ids (the model was told the deletion failed, though the cell was gone), and a move
     of two cells put the second at the top.  Ids are now read before the change."""
     open_notebook(page, lab.url, notebook.name)
-    kernel_exec(page, SETUP + '''
+    kernel_exec(page, setup(notebook) + '''
 from jupyter_agent.notebook.protocol import DeleteCellsArgs, MoveCellsArgs
 
 async def move(ids, after):
@@ -127,7 +133,7 @@ def test_a_reloaded_page_serves_the_agent_at_once(lab, page, notebook):
     request went to the gone page and failed after the 15 s timeout ("did not answer").  Now the
     reloaded page opens its own comm when the kernel has one, and the request is answered."""
     open_notebook(page, lab.url, notebook.name)
-    kernel_exec(page, SETUP)
+    kernel_exec(page, setup(notebook))
     kernel_exec(page, 'start("read", tool("Read", file_path=NB))')
     assert not wait_result(page, "read")["is_error"]
     assert kernel_exec(page, "import jupyter_agent.notebook as N\nprint(len(N._bridge.clients))").strip() == "1"

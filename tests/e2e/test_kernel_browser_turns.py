@@ -18,6 +18,17 @@ from .browser_helpers import kernel_exec, open_notebook, select_cell
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 
+def run_new_cell(page, source: str, after: int | None = None) -> None:
+    """Insert a cell below cell ``after`` (default: the last) and run it, as a user would."""
+    page.evaluate("""([source, after]) => {
+        const nb = window.jupyterapp.shell.currentWidget.content;
+        nb.activeCellIndex = after === null ? nb.widgets.length - 1 : after;
+        window.jupyterapp.commands.execute('notebook:insert-cell-below');
+        nb.activeCell.model.sharedModel.setSource(source);
+        window.jupyterapp.commands.execute('notebook:run-cell');
+    }""", [source, after])
+
+
 def test_resume_button_of_the_sessions_listing_switches_the_session(lab, page, server):
     server.push(reply(text("First answer.")), reply(text("Second answer.")), reply(text("Back in the first.")))
     setup = ("%load_ext jupyter_agent\n" f"%config AgentMagics.base_url = {json.dumps(server.url)}\n"
@@ -44,13 +55,7 @@ def test_resume_button_of_the_sessions_listing_switches_the_session(lab, page, s
     page.screenshot(path=str(lab.root.parent / "sessions-picker.png"))
 
     # the next %agent cell continues the resumed conversation
-    page.evaluate("""() => {
-        const nb = window.jupyterapp.shell.currentWidget.content;
-        nb.activeCellIndex = nb.widgets.length - 1;
-        window.jupyterapp.commands.execute('notebook:insert-cell-below');
-        nb.activeCell.model.sharedModel.setSource('%agent and now?');
-        window.jupyterapp.commands.execute('notebook:run-cell');
-    }""")
+    run_new_cell(page, "%agent and now?")
     page.get_by_text("Back in the first.").wait_for(timeout=60_000)
     sent = json.dumps(server.message_requests[-1].messages)
     assert "first question" in sent and "second question" not in sent
@@ -96,13 +101,7 @@ def test_deleting_the_cell_of_a_running_turn_stops_it_and_a_move_does_not(lab, p
     assert not (lab.root / "deleted.txt").exists() and len(server.message_requests) == 1
 
     server.push(reply(text("Nothing holds me up.")))  # the next prompt is not stuck behind it
-    page.evaluate("""() => {
-        const nb = window.jupyterapp.shell.currentWidget.content;
-        nb.activeCellIndex = nb.widgets.length - 1;
-        window.jupyterapp.commands.execute('notebook:insert-cell-below');
-        nb.activeCell.model.sharedModel.setSource('%agent anything else?');
-        window.jupyterapp.commands.execute('notebook:run-cell');
-    }""")
+    run_new_cell(page, "%agent anything else?")
     page.get_by_text("Nothing holds me up.").wait_for(timeout=60_000)
 
     # the agent's own NotebookEdit deleting its own cell is no withdrawal: the turn goes on
@@ -170,13 +169,7 @@ def test_an_approval_out_of_sight_is_announced_and_show_brings_it_into_view(lab,
     notice.wait_for(state="detached", timeout=10_000)  # answered: the notification is gone
 
     server.push(reply(tool_use("Bash", {"command": "echo two > seen.txt", "description": "Write"})), reply(text("Ok.")))
-    page.evaluate("""() => {
-        const nb = window.jupyterapp.shell.currentWidget.content;
-        nb.activeCellIndex = 1;
-        window.jupyterapp.commands.execute('notebook:insert-cell-below');
-        nb.activeCell.model.sharedModel.setSource('%agent write seen.txt');
-        window.jupyterapp.commands.execute('notebook:run-cell');
-    }""")
+    run_new_cell(page, "%agent write seen.txt", after=1)
     second = page.locator(".jupyter-agent-card", has_text="echo two").get_by_role("button", name="Approve")
     second.wait_for(timeout=60_000)
     page.wait_for_timeout(1500)  # the page has answered the notice request by now
