@@ -26,15 +26,20 @@ from .protocol import (
     PROTOCOL_VERSION,
     CellsRemoved,
     ErrorResponse,
+    GetNotebookArgs,
     Hello,
+    NotifyArgs,
     OkResponse,
     OpArgs,
+    RevealCellArgs,
     make_request,
     parse_frontend_message,
 )
 
 HELLO_TIMEOUT = float(os.environ.get("JUPYTER_AGENT_HELLO_TIMEOUT", "2.0"))
 REQUEST_TIMEOUT = float(os.environ.get("JUPYTER_AGENT_REQUEST_TIMEOUT", "15.0"))
+# Requests that change nothing in the notebook: sent again to a view that replaced the gone one.
+REPEATABLE_ARGS = (GetNotebookArgs, RevealCellArgs, NotifyArgs)
 # Called on the loop with the ids of cells the user deleted (the %agent magics stop their turns).
 CELLS_REMOVED_LISTENERS: list[Callable[[list[str]], None]] = []
 
@@ -93,6 +98,7 @@ class KernelBridge:
         self._comms: list[Any] = []  # every open comm: that one and those frontends opened
         self._pending: dict[str, asyncio.Future[OkResponse | ErrorResponse]] = {}
         self._pending_comm: dict[str, Any] = {}  # request id -> the comm it went out on
+        self._pending_to: dict[str, tuple[str, OpArgs]] = {}  # request id -> (client id, args)
         self._first_hello: asyncio.Future[Hello | None] = self.loop.create_future()
         self.opened_at = time.monotonic()
 
@@ -134,6 +140,13 @@ class KernelBridge:
         """Send one request and return its result; raise ``NotebookEditError`` on any failure."""
         if self.closed:
             raise NotebookEditError("no_model", "The notebook frontend is no longer connected.")
+        if self.clients.get(client.client_id) is not client:  # a view that is gone since
+            current = self.client_for(client.path)
+            if current is None:
+                raise NotebookEditError(
+                    "no_model", "The notebook is no longer open in the browser (its page was closed)."
+                )
+            client = current  # the page that replaced it (reloaded, or the notebook reopened)
         request_id = uuid.uuid4().hex
         future: asyncio.Future[OkResponse | ErrorResponse] = self.loop.create_future()
         self._pending[request_id] = future
@@ -141,11 +154,12 @@ class KernelBridge:
         self._count_sent(payload)
         comm = client.comm if client.comm is not None else self._comm
         self._pending_comm[request_id] = comm
+        self._pending_to[request_id] = (client.client_id, args)
         try:
             comm.send(payload)
             response = await asyncio.wait_for(future, timeout or self.request_timeout)
         except asyncio.TimeoutError:
-            self.close()  # a frontend that went silent (tab closed, page reloaded) is gone
+            self._went_silent(self._pending_to[request_id][0])
             raise NotebookEditError(
                 "timeout",
                 f"The open notebook did not answer within {timeout or self.request_timeout:g} s; "
@@ -154,9 +168,17 @@ class KernelBridge:
         finally:
             self._pending.pop(request_id, None)
             self._pending_comm.pop(request_id, None)
+            self._pending_to.pop(request_id, None)
         if isinstance(response, ErrorResponse):
             raise NotebookEditError(str(response.error.name), response.error.message)
         return response.result
+
+    def _went_silent(self, client_id: str) -> None:
+        """A client did not answer in time (tab closed, page gone): it is dropped; when no other
+        view is left, the bridge closes (the next use probes the frontend again)."""
+        self.clients.pop(client_id, None)
+        if not self.clients:
+            self.close()
 
     def close(self) -> None:
         if self.closed:
@@ -218,16 +240,42 @@ class KernelBridge:
             return  # an extension of another version: ignore it, the disk backend stays in use
         path = resolve_hello_path(hello)
         comm = comm if comm is not None else self._comm
-        for client_id in [cid for cid, c in self.clients.items() if c.path == path and cid != hello.client_id]:
+        gone_ids = [cid for cid, c in self.clients.items() if c.path == path and cid != hello.client_id]
+        for client_id in gone_ids:
             gone = self.clients.pop(client_id)  # an earlier view of this notebook: reloaded, or closed
             if gone.comm is not comm and gone.comm is not self._comm and gone.comm in self._comms \
                     and not any(c.comm is gone.comm for c in self.clients.values()):
                 self._comms.remove(gone.comm)  # a comm that page opened: nobody answers on it now
                 with contextlib.suppress(Exception):
                     gone.comm.close()
-        self.clients[hello.client_id] = Client(hello.client_id, path, hello, comm)
+        client = self.clients[hello.client_id] = Client(hello.client_id, path, hello, comm)
+        self._hand_over(gone_ids, client)
         if not self._first_hello.done():
             self._first_hello.set_result(hello)
+
+    def _hand_over(self, gone_ids: list[str], client: Client) -> None:
+        """Requests still waiting on views that are gone: one that only looks (a read, a reveal, a
+        notice) goes again to the view that replaced them, under the same id; a change fails now,
+        instead of after the timeout — the reloaded page shows the notebook as last saved, so
+        whether the old page applied it is unknown."""
+        for request_id, (client_id, args) in list(self._pending_to.items()):
+            future = self._pending.get(request_id)
+            if client_id not in gone_ids or future is None or future.done():
+                continue
+            if isinstance(args, REPEATABLE_ARGS):
+                payload = make_request(request_id, client.client_id, args).model_dump(mode="json")
+                self._pending_to[request_id] = (client.client_id, args)
+                comm = client.comm if client.comm is not None else self._comm
+                self._pending_comm[request_id] = comm
+                self._count_sent(payload)
+                comm.send(payload)
+            else:
+                future.set_exception(NotebookEditError(
+                    "reloaded",
+                    "The notebook page was reloaded while this change was on its way, so it may or "
+                    "may not have been applied (the page now shows the notebook as last saved). "
+                    "Read the notebook again.",
+                ))
 
     def _count_sent(self, payload: dict[str, Any]) -> None:
         size = len(json.dumps(payload))

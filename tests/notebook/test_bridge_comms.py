@@ -10,7 +10,7 @@ import pytest
 
 from jupyter_agent.notebook import NotebookEditError
 from jupyter_agent.notebook.bridge import KernelBridge
-from jupyter_agent.notebook.protocol import GetNotebookArgs
+from jupyter_agent.notebook.protocol import GetNotebookArgs, ReplaceCellArgs
 
 
 class Comm:
@@ -77,3 +77,64 @@ async def test_a_closed_comm_fails_only_its_own_requests():
     with pytest.raises(NotebookEditError):
         await on_kernel
     assert bridge.closed
+
+
+async def test_a_read_in_flight_when_the_page_reloads_is_answered_by_the_rejoined_page():
+    bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
+    kernel_comm, page_comm = Comm(), Comm()
+    await bridge.open(lambda **kw: kernel_comm, hello_timeout=0.01)
+    bridge._dispatch(hello("old"), kernel_comm)
+    read = asyncio.ensure_future(bridge.request(bridge.clients["old"], GetNotebookArgs()))
+    edit = asyncio.ensure_future(bridge.request(bridge.clients["old"], ReplaceCellArgs(cell_id="c1", source="x")))
+    await asyncio.sleep(0)
+    assert [m["op"] for m in kernel_comm.sent] == ["get_notebook", "replace_cell"]
+    bridge.adopt(page_comm)  # the page reloads before answering: its new view says hello
+    bridge._dispatch(hello("new"), page_comm)
+    with pytest.raises(NotebookEditError, match="reloaded while this change") as failed:
+        await asyncio.wait_for(edit, 1)  # at once, not after the 5 s timeout
+    assert failed.value.name == "reloaded"
+    assert [(m["op"], m["client_id"]) for m in page_comm.sent] == [("get_notebook", "new")]
+    assert page_comm.sent[0]["id"] == kernel_comm.sent[0]["id"]  # the same request, sent again
+    bridge._dispatch({"type": "response", "id": page_comm.sent[0]["id"], "ok": True,
+                      "result": {"path": "nb.ipynb", "notebook": {"cells": []}}}, page_comm)
+    assert (await asyncio.wait_for(read, 1))["notebook"] == {"cells": []}
+    assert not bridge.closed and list(bridge.clients) == ["new"]
+
+
+async def test_a_view_that_goes_silent_is_dropped_and_the_others_stay():
+    bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=0.05)
+    kernel_comm, page_comm = Comm(), Comm()
+    await bridge.open(lambda **kw: kernel_comm, hello_timeout=0.01)
+    bridge._dispatch(hello("a", "a.ipynb"), kernel_comm)
+    bridge.adopt(page_comm)
+    bridge._dispatch(hello("b", "b.ipynb"), page_comm)
+    with pytest.raises(NotebookEditError, match="did not answer") as failed:
+        await bridge.request(bridge.clients["b"], GetNotebookArgs())
+    assert failed.value.name == "timeout"
+    assert list(bridge.clients) == ["a"] and not bridge.closed  # a.ipynb's view still answers
+    with pytest.raises(NotebookEditError, match="did not answer"):
+        await bridge.request(bridge.clients["a"], GetNotebookArgs())
+    assert bridge.closed and not bridge.clients  # nobody left: the next use probes again
+
+
+async def test_a_request_to_a_view_replaced_since_goes_to_the_view_that_replaced_it():
+    bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
+    kernel_comm, page_comm = Comm(), Comm()
+    await bridge.open(lambda **kw: kernel_comm, hello_timeout=0.01)
+    bridge._dispatch(hello("old"), kernel_comm)
+    held = bridge.clients["old"]  # as a LiveNotebook holds it between its read and its edit
+    bridge.adopt(page_comm)
+    bridge._dispatch(hello("new"), page_comm)  # reloaded in between
+    edit = asyncio.ensure_future(bridge.request(held, ReplaceCellArgs(cell_id="c1", source="x", expected_hash="h")))
+    await asyncio.sleep(0)
+    assert not kernel_comm.sent and [(m["op"], m["client_id"]) for m in page_comm.sent] == [("replace_cell", "new")]
+    bridge._dispatch({"type": "response", "id": page_comm.sent[0]["id"], "ok": False,
+                      "error": {"name": "stale_cell", "message": "Cell c1 has been modified"}}, page_comm)
+    with pytest.raises(NotebookEditError, match="modified"):  # the page checks the hash as ever
+        await asyncio.wait_for(edit, 1)
+
+    bridge._dispatch(hello("other", "other.ipynb"), kernel_comm)
+    other = bridge.clients["other"]
+    bridge._went_silent("other")  # that page was closed
+    with pytest.raises(NotebookEditError, match="no longer open in the browser"):
+        await asyncio.wait_for(bridge.request(other, GetNotebookArgs()), 1)
