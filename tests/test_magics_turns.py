@@ -324,3 +324,68 @@ async def test_resume_alone_prefers_this_notebooks_session(ip, server, tmp_path)
     assert ip.run_line_magic("agent", "--resume").startswith(f"Session {in_a} is already this kernel's session")
     ip.user_ns["__session__"] = str(tmp_path / "c.ipynb")  # a notebook with none of its own: the newest
     assert "question in b" in ip.run_line_magic("agent", "--resume")
+
+
+async def test_clearing_a_running_turns_outputs_puts_its_transcript_back(ip, server, monkeypatch):
+    """Clear All Outputs took a running turn's transcript — and the approval card it waited on —
+    out of the notebook.  Now what the labextension reports as cleared (``outputs_cleared``)
+    puts the transcript back (``show_output``, by its display id), and the turn's final copy
+    replaces it there when the turn ends.  Cells without a running turn are left cleared."""
+    import jupyter_agent.notebook as notebook
+    from jupyter_agent.notebook.bridge import KernelBridge
+
+    from .notebook.test_bridge_comms import Comm, hello
+
+    bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
+    page = Comm()
+    await bridge.open(lambda **kw: page, hello_timeout=0.01)
+    bridge._dispatch(hello("view", "/srv/nb.ipynb"), page)
+    monkeypatch.setattr(notebook, "_bridge", bridge)
+    shown: list[dict] = []
+    answered = 0
+
+    def answer() -> None:  # the page answers what it got (the waiting notice too: none shown)
+        nonlocal answered
+        for request in page.sent[answered:]:
+            shown.extend([request] if request["op"] == "show_output" else [])
+            result = {"index": 0} if request["op"] == "show_output" else {"id": None}
+            bridge._dispatch({"type": "response", "id": request["id"], "ok": True, "result": result}, page)
+        answered = len(page.sent)
+
+    async def sent(ops: int) -> None:
+        for _ in range(200):
+            if sum(r["op"] == "show_output" for r in page.sent) >= ops:
+                break
+            await asyncio.sleep(0.01)
+        answer()
+
+    server.push(reply(tool_use("Bash", {"command": "echo x > cleared.txt"})), reply(text("Wrote it after all.")))
+    magics = ip._jupyter_agent_magics
+    ip.run_line_magic("agent", "--new")
+    magics.current_cell_id = "cell-run"
+    ip.run_line_magic("agent", "write a file")
+    turn = magics.router.by_cell["cell-run"]
+    for _ in range(500):
+        if any(card.approval is not None for card in turn.transcript.cards.values()):
+            break
+        await asyncio.sleep(0.01)
+    magics.outputs_cleared(bridge.clients["view"], ["cell-run", "cell-without-a-turn"])
+    await sent(1)
+    assert [(r["op"], r["args"]["cell_id"]) for r in shown] == [("show_output", "cell-run")]
+    again = shown[0]["args"]
+    assert again["display_id"] == turn.display.display_id
+    assert again["data"]["application/vnd.jupyter.widget-view+json"]["model_id"] == turn.transcript.model_id
+    assert "echo x &gt; cleared.txt" in again["data"]["text/html"]
+
+    card = next(c for c in turn.transcript.cards.values() if c.approval is not None)
+    card.approval.approve.click()  # answered in the transcript put back
+    await asyncio.wait_for(asyncio.shield(turn.task), 30)
+    await sent(2)
+    final = shown[-1]["args"]
+    assert len(shown) == 2 and final["display_id"] == again["display_id"]
+    assert "Wrote it after all." in final["data"]["text/html"] and "[end_turn]" in final["data"]["text/plain"]
+
+    magics.outputs_cleared(bridge.clients["view"], ["cell-run"])  # the turn has ended: left cleared
+    await asyncio.sleep(0.05)
+    answer()
+    assert len(shown) == 2

@@ -348,7 +348,7 @@ class AgentMagics(Magics):
             _schedule(self._watch_cells())
             transcript.on_ask = lambda what: self._notify_waiting(cell_id, what)
         label = f"%agent {reports.first_line(prompt)}"
-        display = LiveDisplay(transcript, transcript.static_html(), label, shell=self.shell)
+        display = turn.display = LiveDisplay(transcript, transcript.static_html(), label, shell=self.shell)
         transcript.on_done(lambda t: display.update(t.static_html(), f"{label} [{t.stop_reason}]"))
         reminder = cell_context.gather(self.shell, cell_id).reminder() if self.show_context else ""
         turn.task = session.submit(reminder + prompt, typed=True)
@@ -384,6 +384,8 @@ class AgentMagics(Magics):
 
         if self.cells_deleted not in bridge.CELLS_REMOVED_LISTENERS:
             bridge.CELLS_REMOVED_LISTENERS.append(self.cells_deleted)
+        if self.outputs_cleared not in bridge.OUTPUTS_CLEARED_LISTENERS:
+            bridge.OUTPUTS_CLEARED_LISTENERS.append(self.outputs_cleared)
         await get_bridge()
 
     def _notify_waiting(self, cell_id: str, what: str) -> Callable[[], None]:
@@ -405,6 +407,32 @@ class AgentMagics(Magics):
             for cell_id in cell_ids:
                 self.router.stop_cell(cell_id)
 
+    def outputs_cleared(self, client: Any, cell_ids: list[str]) -> None:
+        """Clearing outputs (Clear All Outputs, a cell's Clear Outputs) does not lose a turn that
+        is still running or queued there: its transcript — with any card waiting for an answer —
+        is put back in the cell, and gets the turn's final copy when it ends."""
+        router = self.router
+        if router is None:
+            return
+        for cell_id in cell_ids:
+            turn = router.by_cell.get(cell_id)
+            if turn is not None and turn.running and turn.display is not None:
+                _schedule(self._show_again(turn, client.path))
+
+    async def _show_again(self, turn: Any, path: str) -> None:
+        from ..notebook import show_output
+        from ..ui.live_display import bundle
+
+        display, cell_id = turn.display, turn.cell_id
+
+        def mirror(data: dict[str, Any]) -> None:
+            _schedule(show_output(path, cell_id, display.display_id, data))
+
+        if not display.mirrors:  # first: a final update sent meanwhile follows this one
+            display.mirrors.append(mirror)
+        await show_output(path, cell_id, display.display_id,
+                          bundle(display.widget, turn.transcript.static_html(), display.text))
+
     def interrupted(self) -> None:
         """The kernel was interrupted while no cell ran: stop the running turn (as Stop does)."""
         active = self.router.active if self.router is not None else None
@@ -425,6 +453,8 @@ class AgentMagics(Magics):
         bridge = sys.modules.get("jupyter_agent.notebook.bridge")  # imported by a turn, if any
         if bridge is not None and self.cells_deleted in bridge.CELLS_REMOVED_LISTENERS:
             bridge.CELLS_REMOVED_LISTENERS.remove(self.cells_deleted)
+        if bridge is not None and self.outputs_cleared in bridge.OUTPUTS_CLEARED_LISTENERS:
+            bridge.OUTPUTS_CLEARED_LISTENERS.remove(self.outputs_cleared)
 
 
 def _require_loop() -> None:

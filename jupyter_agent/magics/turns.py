@@ -26,6 +26,7 @@ class Turn:
     transcript: Transcript
     cell_id: str | None
     task: Any = None  # what session.submit returned (an asyncio.Task / Future)
+    display: Any = None  # the LiveDisplay showing the transcript in the cell
 
     @property
     def running(self) -> bool:

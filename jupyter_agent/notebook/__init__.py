@@ -229,3 +229,23 @@ async def dismiss_waiting(notice: asyncio.Future[str | None], notebook_path: str
 
     with contextlib.suppress(NotebookEditError):
         await bridge.request(client, DismissNotificationArgs(id=notification), NOTIFY_TIMEOUT)
+
+
+async def show_output(notebook_path: str | None, cell_id: str, display_id: str, data: dict[str, Any]) -> bool:
+    """Put the display ``data`` in the outputs of ``cell_id`` of the open notebook (replacing the
+    one put there before under ``display_id``); False when no page could (none open, an older
+    extension, the cell gone)."""
+    bridge = _bridge
+    if bridge is None or bridge.closed:
+        return False
+    client = bridge.client_for(notebook_path) if notebook_path else None
+    client = client or next(iter(bridge.clients.values()), None)
+    if client is None:
+        return False
+    from .protocol import ShowOutputArgs
+
+    try:
+        await bridge.request(client, ShowOutputArgs(cell_id=cell_id, display_id=display_id, data=data))
+    except NotebookEditError:
+        return False
+    return True

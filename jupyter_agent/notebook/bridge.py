@@ -31,7 +31,9 @@ from .protocol import (
     NotifyArgs,
     OkResponse,
     OpArgs,
+    OutputsCleared,
     RevealCellArgs,
+    ShowOutputArgs,
     make_request,
     parse_frontend_message,
 )
@@ -39,9 +41,11 @@ from .protocol import (
 HELLO_TIMEOUT = float(os.environ.get("JUPYTER_AGENT_HELLO_TIMEOUT", "2.0"))
 REQUEST_TIMEOUT = float(os.environ.get("JUPYTER_AGENT_REQUEST_TIMEOUT", "15.0"))
 # Requests that change nothing in the notebook: sent again to a view that replaced the gone one.
-REPEATABLE_ARGS = (GetNotebookArgs, RevealCellArgs, NotifyArgs)
+REPEATABLE_ARGS = (GetNotebookArgs, RevealCellArgs, NotifyArgs, ShowOutputArgs)
 # Called on the loop with the ids of cells the user deleted (the %agent magics stop their turns).
 CELLS_REMOVED_LISTENERS: list[Callable[[list[str]], None]] = []
+# Called on the loop with the view and the ids of cells whose outputs the user cleared.
+OUTPUTS_CLEARED_LISTENERS: list[Callable[[Client, list[str]], None]] = []
 
 CommFactory = Callable[..., Any]
 
@@ -230,6 +234,12 @@ class KernelBridge:
             for listener in list(CELLS_REMOVED_LISTENERS):
                 with contextlib.suppress(Exception):  # one listener's defect is not the bridge's
                     listener(message.cell_ids)
+        elif isinstance(message, OutputsCleared):
+            client = self.clients.get(message.client_id)  # None: a view that is gone
+            for cleared in list(OUTPUTS_CLEARED_LISTENERS):
+                with contextlib.suppress(Exception):
+                    if client is not None:
+                        cleared(client, message.cell_ids)
         elif message is not None:
             future = self._pending.get(message.id)
             if future is not None and not future.done():

@@ -2,7 +2,8 @@
 
 kernel → frontend: ``comm_open {protocol, version}``; frontend → kernel: ``Hello``; then
 ``Request`` (addressed to one ``client_id``) and exactly one ``Response`` per request; and,
-unasked, ``CellsRemoved`` when the user deletes cells.  Bump ``PROTOCOL_VERSION`` on any change
+unasked, ``CellsRemoved`` when the user deletes cells and ``OutputsCleared`` when the user clears
+cells' outputs.  Bump ``PROTOCOL_VERSION`` on any change
 that a peer cannot ignore, on both sides (a message a peer does not know it ignores).
 """
 
@@ -26,6 +27,7 @@ Op = Literal[
     "reveal_cell",
     "notify",
     "dismiss_notification",
+    "show_output",
 ]
 ErrorName = Literal[
     "bad_request", "unknown_op", "not_found", "stale_cell", "no_model", "execution_failed", "internal"
@@ -48,6 +50,14 @@ class CellsRemoved(_Wire):
     """The user deleted these cells (the agent's own edits and moved cells are not reported)."""
 
     type: Literal["cells_removed"] = "cells_removed"
+    client_id: str = ""
+    cell_ids: list[str]
+
+
+class OutputsCleared(_Wire):
+    """The user cleared these cells' outputs (not a cell being run again, which clears them too)."""
+
+    type: Literal["outputs_cleared"] = "outputs_cleared"
     client_id: str = ""
     cell_ids: list[str]
 
@@ -107,6 +117,15 @@ class DismissNotificationArgs(_Wire):
     id: str
 
 
+class ShowOutputArgs(_Wire):
+    """Put a display in a cell's outputs: it replaces the output marked with ``display_id``
+    (``metadata.jupyter_agent.display_id``) if the cell has one, else it is added."""
+
+    cell_id: str
+    display_id: str
+    data: dict[str, Any]
+
+
 OpArgs = Union[
     GetNotebookArgs,
     InsertCellsArgs,
@@ -117,6 +136,7 @@ OpArgs = Union[
     RevealCellArgs,
     NotifyArgs,
     DismissNotificationArgs,
+    ShowOutputArgs,
 ]
 
 OP_OF_ARGS: dict[type[BaseModel], Op] = {
@@ -129,6 +149,7 @@ OP_OF_ARGS: dict[type[BaseModel], Op] = {
     RevealCellArgs: "reveal_cell",
     NotifyArgs: "notify",
     DismissNotificationArgs: "dismiss_notification",
+    ShowOutputArgs: "show_output",
 }
 
 
@@ -198,8 +219,9 @@ def make_request(request_id: str, client_id: str, args: OpArgs) -> Request:
     )
 
 
-def parse_frontend_message(data: object) -> Hello | Response | CellsRemoved | None:
-    """A Hello, Response or CellsRemoved from the frontend, or None for anything else (ignored)."""
+def parse_frontend_message(data: object) -> Hello | Response | CellsRemoved | OutputsCleared | None:
+    """A Hello, Response, CellsRemoved or OutputsCleared from the frontend, or None for anything
+    else (ignored)."""
     if not isinstance(data, dict):
         return None
     try:
@@ -207,6 +229,8 @@ def parse_frontend_message(data: object) -> Hello | Response | CellsRemoved | No
             return Hello.model_validate(data)
         if data.get("type") == "cells_removed":
             return CellsRemoved.model_validate(data)
+        if data.get("type") == "outputs_cleared":
+            return OutputsCleared.model_validate(data)
         if data.get("type") == "response":
             return _RESPONSE.validate_python(data)
     except ValueError as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,9 @@ class LiveDisplay:
         self.widget = widget
         self.display_id = uuid.uuid4().hex
         self.text = text
+        # Also called with every update's bundle: where else the display is shown (a cell whose
+        # outputs the user cleared, where the labextension put it back).
+        self.mirrors: list[Callable[[dict[str, Any]], None]] = []
         self._pub = getattr(shell, "display_pub", None)
         header = getattr(self._pub, "parent_header", None)
         self.parent_header: dict[str, Any] = dict(header) if isinstance(header, dict) else {}
@@ -46,6 +50,11 @@ class LiveDisplay:
         if text is not None:
             self.text = text
         data = bundle(self.widget, html, self.text)
+        for mirror in list(self.mirrors):
+            try:
+                mirror(data)
+            except Exception as exc:  # best effort, as the update itself
+                log.warning("could not update a copy of the transcript display: %s", exc)
         content = {"data": data, "metadata": {}, "transient": {"display_id": self.display_id}}
         pub = self._pub
         session = getattr(pub, "session", None)

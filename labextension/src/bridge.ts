@@ -3,6 +3,7 @@
  * every request it is addressed with exactly one response.
  */
 
+import { ICellModel, ICodeCellModel } from '@jupyterlab/cells';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { PageConfig } from '@jupyterlab/coreutils';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
@@ -11,6 +12,7 @@ import * as ops from './ops';
 import {
   ICellsRemoved,
   IHello,
+  IOutputsCleared,
   IRequest,
   PROTOCOL_VERSION,
   ProtocolError,
@@ -18,6 +20,7 @@ import {
   parseRequest
 } from './protocol';
 
+type IOutputAreaModel = ICodeCellModel['outputs'];
 type Handler = (panel: NotebookPanel, args: any) => unknown;
 
 const HANDLERS: { [op: string]: Handler } = {
@@ -29,7 +32,8 @@ const HANDLERS: { [op: string]: Handler } = {
   execute_cells: ops.executeCells,
   reveal_cell: ops.revealCell,
   notify: ops.notify,
-  dismiss_notification: ops.dismissNotification
+  dismiss_notification: ops.dismissNotification,
+  show_output: ops.showOutput
 };
 
 /** The ops that change the cell list; cells they remove are the agent's, not the user's. */
@@ -45,6 +49,8 @@ export class NotebookBridge {
   private known = new Set<string>(); // the cell ids after the last change
   private flushing = false;
   private userRemoved = false;
+  private outputsOf = new Map<IOutputAreaModel, ICodeCellModel>(); // the code cells watched
+  private cleared = new Set<string>(); // cells whose outputs emptied since the last flush
 
   constructor(
     private readonly panel: NotebookPanel,
@@ -58,9 +64,65 @@ export class NotebookBridge {
     this.known = this.cellIds();
     const cells = panel.content.model?.cells;
     cells?.changed.connect(this.onCellsChanged, this);
+    this.watchOutputs();
     comm.onClose = () => {
       cells?.changed.disconnect(this.onCellsChanged, this);
+      this.unwatchOutputs();
     };
+  }
+
+  /** Each code cell's outputs, to hear when the user clears them (see onOutputsChanged). */
+  private watchOutputs(): void {
+    const cells = this.panel.content.model?.cells;
+    const present = new Set<IOutputAreaModel>();
+    for (let i = 0; cells && i < cells.length; i++) {
+      const cell: ICellModel = cells.get(i);
+      if (cell.type !== 'code') {
+        continue;
+      }
+      const outputs = (cell as ICodeCellModel).outputs;
+      present.add(outputs);
+      if (!this.outputsOf.has(outputs)) {
+        this.outputsOf.set(outputs, cell as ICodeCellModel);
+        outputs.changed.connect(this.onOutputsChanged, this);
+      }
+    }
+    for (const outputs of [...this.outputsOf.keys()].filter(o => !present.has(o))) {
+      outputs.changed.disconnect(this.onOutputsChanged, this);
+      this.outputsOf.delete(outputs);
+    }
+  }
+
+  private unwatchOutputs(): void {
+    this.outputsOf.forEach((_, outputs) => outputs.changed.disconnect(this.onOutputsChanged, this));
+    this.outputsOf.clear();
+  }
+
+  /** A cell's outputs emptied.  Running a cell empties them too: a moment later such a cell is
+   * running (or has new outputs) and is not reported; the kernel puts a running turn's
+   * transcript back in a cell the user cleared. */
+  private onOutputsChanged(outputs: IOutputAreaModel, change: { type: string; oldValues?: unknown[] }): void {
+    const cell = this.outputsOf.get(outputs);
+    const removed = ['clear', 'remove'].includes(change.type) && (change.oldValues?.length ?? 0) > 0;
+    if (this.comm.isDisposed || !cell || !removed || outputs.length > 0) {
+      return;
+    }
+    if (this.cleared.size === 0) {
+      setTimeout(() => this.flushCleared(), 0);
+    }
+    this.cleared.add(cell.id);
+  }
+
+  private flushCleared(): void {
+    const ids = [...this.cleared].filter(id => {
+      const cell = [...this.outputsOf.values()].find(c => c.id === id);
+      return cell !== undefined && cell.executionState !== 'running' && cell.outputs.length === 0;
+    });
+    this.cleared.clear();
+    if (ids.length > 0) {
+      const message: IOutputsCleared = { type: 'outputs_cleared', client_id: this.clientId, cell_ids: ids };
+      this.send(message);
+    }
   }
 
   private cellIds(): Set<string> {
@@ -86,6 +148,7 @@ export class NotebookBridge {
   }
 
   private flushRemoved(): void {
+    this.watchOutputs();
     const now = this.cellIds();
     const gone = this.userRemoved ? [...this.known].filter(id => !now.has(id)) : [];
     this.known = now;

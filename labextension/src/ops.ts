@@ -5,7 +5,7 @@
  */
 
 import { Notification } from '@jupyterlab/apputils';
-import { CodeCell } from '@jupyterlab/cells';
+import { CodeCell, ICodeCellModel } from '@jupyterlab/cells';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import type { ISharedCell, ISharedNotebook } from '@jupyter/ydoc';
 
@@ -22,6 +22,7 @@ import {
   INotifyArgs,
   IReplaceCellArgs,
   IRevealCellArgs,
+  IShowOutputArgs,
   ProtocolError
 } from './protocol';
 import { sha256Hex } from './sha256';
@@ -313,4 +314,38 @@ export async function notify(panel: NotebookPanel, args: INotifyArgs): Promise<{
 export function dismissNotification(_panel: NotebookPanel, args: IDismissNotificationArgs): object {
   Notification.dismiss(String(args.id));
   return {};
+}
+
+/** Where a display put back by show_output keeps its id (the kernel replaces it by that id). */
+const DISPLAY_KEY = 'jupyter_agent';
+
+/**
+ * Put a display in a cell's outputs: the user cleared them while the agent's turn there still
+ * runs, so its transcript goes back in (and later its final copy replaces it, by display id).
+ */
+export function showOutput(panel: NotebookPanel, args: IShowOutputArgs): { index: number } {
+  const cellId = String(args.cell_id);
+  const index = findIndex(shared(panel), cellId);
+  const model = panel.content.widgets[index]?.model;
+  if (!model || model.type !== 'code') {
+    throw new ProtocolError('bad_request', `Cell "${cellId}" is not a code cell.`);
+  }
+  if (typeof args.data !== 'object' || args.data === null) {
+    throw new ProtocolError('bad_request', 'show_output needs data: a display bundle.');
+  }
+  const displayId = String(args.display_id);
+  const outputs = (model as ICodeCellModel).outputs;
+  const output = {
+    output_type: 'display_data',
+    data: args.data as any,
+    metadata: { [DISPLAY_KEY]: { display_id: displayId } }
+  };
+  for (let i = 0; i < outputs.length; i++) {
+    const meta = outputs.get(i).metadata[DISPLAY_KEY] as { display_id?: string } | undefined;
+    if (meta?.display_id === displayId) {
+      outputs.set(i, output);
+      return { index: i };
+    }
+  }
+  return { index: outputs.add(output) - 1 };
 }

@@ -6,8 +6,9 @@
  * frontend -> kernel : Hello
  * kernel  -> frontend: Request  (addressed to one client_id)
  * frontend -> kernel : Response (exactly one per request: ok + result, or an error)
- * frontend -> kernel : CellsRemoved (the user deleted cells; a kernel that does not know the
- *                      message ignores it, so it needs no new version)
+ * frontend -> kernel : CellsRemoved (the user deleted cells) and OutputsCleared (the user cleared
+ *                      cells' outputs); a kernel that does not know these messages ignores them,
+ *                      so they need no new version
  */
 
 export const COMM_TARGET = 'jupyter_agent.notebook';
@@ -26,6 +27,13 @@ export interface IHello {
 /** Cells the user deleted (not the agent's own edits; a moved cell is not deleted). */
 export interface ICellsRemoved {
   type: 'cells_removed';
+  client_id: string;
+  cell_ids: string[];
+}
+
+/** Cells whose outputs the user cleared (not cells run again, which clears them too). */
+export interface IOutputsCleared {
+  type: 'outputs_cleared';
   client_id: string;
   cell_ids: string[];
 }
@@ -68,6 +76,11 @@ export interface INotifyArgs {
 export interface IDismissNotificationArgs {
   id: string;
 }
+export interface IShowOutputArgs {
+  cell_id: string;
+  display_id: string;
+  data: { [mime: string]: unknown };
+}
 
 export interface IOpArgs {
   get_notebook: IGetNotebookArgs;
@@ -79,6 +92,7 @@ export interface IOpArgs {
   reveal_cell: IRevealCellArgs;
   notify: INotifyArgs;
   dismiss_notification: IDismissNotificationArgs;
+  show_output: IShowOutputArgs;
 }
 
 export type Op = keyof IOpArgs;
@@ -91,7 +105,8 @@ export const OPS: Op[] = [
   'execute_cells',
   'reveal_cell',
   'notify',
-  'dismiss_notification'
+  'dismiss_notification',
+  'show_output'
 ];
 
 export interface IRequest<K extends Op = Op> {

@@ -176,3 +176,58 @@ def test_an_approval_out_of_sight_is_announced_and_show_brings_it_into_view(lab,
     assert page.locator(".Toastify__toast", has_text="The agent is waiting").count() == 0  # in view: none
     second.click()
     page.get_by_text("Ok.").wait_for(timeout=60_000)
+
+
+def _outputs(page, cell_id: str) -> list:
+    return page.evaluate("""(id) => {
+        const cell = window.jupyterapp.shell.currentWidget.content.widgets.find(w => w.model.id === id);
+        return cell.model.outputs.toJSON();
+    }""", cell_id)
+
+
+def test_clearing_outputs_puts_a_running_turns_transcript_back(lab, page, server):
+    """Clear All Outputs took a running turn's transcript, and the approval card it waited on,
+    out of the notebook: the turn waited for a click nobody could make.  Now the transcript comes
+    back in its cell, the card can be answered there, and the turn's final copy replaces it.
+    Other cells stay cleared; running a cell (which clears its outputs too) is no clearing."""
+    server.push(reply(tool_use("Bash", {"command": "echo hi > cleared.txt", "description": "Write a file"})),
+                reply(text("Wrote it after the clear.")))
+    setup = ("%load_ext jupyter_agent\n" f"%config AgentMagics.base_url = {json.dumps(server.url)}\n"
+             "%config AgentMagics.api_key = 'test-key'")
+    nb = new_notebook(cells=[new_code_cell(setup), new_code_cell("%agent write cleared.txt"),
+                             new_code_cell("print('other')")])
+    nb.cells[1].id, nb.cells[2].id = "agent-cell", "other-cell"
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, lab.root / "clearing.ipynb")
+    open_notebook(page, lab.url, "clearing.ipynb")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.get_by_role("button", name="Approve").wait_for(timeout=60_000)
+    page.get_by_text("other", exact=True).wait_for()
+    kernel_exec(page, "import jupyter_agent.notebook.bridge as B\nheard = []\n"
+                      "B.OUTPUTS_CLEARED_LISTENERS.append(lambda client, ids: heard.append(ids))")
+
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    approve = page.get_by_role("button", name="Approve")
+    approve.wait_for(timeout=30_000)  # back in its cell
+    assert page.evaluate("""() => window.jupyterapp.shell.currentWidget.content.widgets
+        .find(w => w.model.id === 'agent-cell').node.querySelector('.jupyter-agent-approval') !== null""")
+    assert _outputs(page, "other-cell") == []  # no turn there: left cleared
+    assert kernel_exec(page, "print(heard)").strip() == "[['agent-cell', 'other-cell']]"
+
+    select_cell(page, "other-cell")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
+    page.get_by_text("other", exact=True).wait_for()
+    page.wait_for_timeout(500)
+    assert kernel_exec(page, "print(heard)").strip() == "[['agent-cell', 'other-cell']]"  # a run: not heard
+
+    approve.click()
+    page.get_by_text("Wrote it after the clear.").wait_for(timeout=60_000)
+    assert (lab.root / "cleared.txt").read_text() == "hi\n"
+    page.wait_for_function("""() => {
+        const cell = window.jupyterapp.shell.currentWidget.content.widgets.find(w => w.model.id === 'agent-cell');
+        const html = cell.model.outputs.toJSON().map(o => (o.data || {})['text/html'] || '').join('');
+        return html.includes('Wrote it after the clear.');
+    }""", timeout=30_000)  # the final static copy, for the saved notebook
+    outputs = _outputs(page, "agent-cell")
+    assert len(outputs) == 1 and "application/vnd.jupyter.widget-view+json" in outputs[0]["data"], outputs
+    assert outputs[0]["metadata"]["jupyter_agent"]["display_id"]

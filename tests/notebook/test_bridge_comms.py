@@ -138,3 +138,18 @@ async def test_a_request_to_a_view_replaced_since_goes_to_the_view_that_replaced
     bridge._went_silent("other")  # that page was closed
     with pytest.raises(NotebookEditError, match="no longer open in the browser"):
         await asyncio.wait_for(bridge.request(other, GetNotebookArgs()), 1)
+
+
+async def test_cleared_outputs_reach_the_listeners_with_the_view_that_saw_it(monkeypatch):
+    from jupyter_agent.notebook import bridge as bridge_module
+
+    heard: list[tuple[str, list[str]]] = []
+    monkeypatch.setattr(bridge_module, "OUTPUTS_CLEARED_LISTENERS", [lambda c, ids: heard.append((c.path, ids))])
+    bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
+    page = Comm()
+    await bridge.open(lambda **kw: page, hello_timeout=0.01)
+    bridge._dispatch(hello("view", "nb.ipynb"), page)
+    bridge._dispatch({"type": "outputs_cleared", "client_id": "view", "cell_ids": ["c1", "c2"]}, page)
+    bridge._dispatch({"type": "outputs_cleared", "client_id": "a-gone-view", "cell_ids": ["c3"]}, page)
+    bridge._dispatch({"type": "outputs_cleared", "client_id": "view", "cell_ids": "c4"}, page)  # malformed
+    assert heard == [("/srv/nb.ipynb", ["c1", "c2"])]

@@ -59,12 +59,15 @@ def test_frontend_messages_parse():
     removed = P.parse_frontend_message({"type": "cells_removed", "client_id": "a", "cell_ids": ["c1", "c2"]})
     assert isinstance(removed, P.CellsRemoved) and removed.cell_ids == ["c1", "c2"]
     assert P.parse_frontend_message({"type": "cells_removed", "cell_ids": "c1"}) is None  # malformed: ignored
+    cleared = P.parse_frontend_message({"type": "outputs_cleared", "client_id": "a", "cell_ids": ["c1"]})
+    assert isinstance(cleared, P.OutputsCleared) and cleared.cell_ids == ["c1"]
 
 
-def test_the_cells_removed_event_matches_typescript():
-    body = re.search(r"export interface ICellsRemoved \{([^}]*)\}", TS)
-    assert body and "type: 'cells_removed';" in body.group(1)
-    assert set(re.findall(r"^\s+([a-z_]+)[?]?:", body.group(1), re.M)) == set(P.CellsRemoved.model_fields)
+@pytest.mark.parametrize(("ts_name", "model"), [("ICellsRemoved", P.CellsRemoved), ("IOutputsCleared", P.OutputsCleared)])
+def test_the_unasked_events_match_typescript(ts_name, model):
+    body = re.search(rf"export interface {ts_name} \{{([^}}]*)\}}", TS)
+    assert body and f"type: '{model.model_fields['type'].default}';" in body.group(1)
+    assert set(re.findall(r"^\s+([a-z_]+)[?]?:", body.group(1), re.M)) == set(model.model_fields)
 
 
 def test_request_envelope_names_its_op():
