@@ -136,6 +136,39 @@ def test_context_includes_the_failed_cell_traceback(ip):
     assert cell_context.gather(ip, "c").failed is None
 
 
+def _labextension_helper() -> str:
+    """The quiet helper "Fix This Cell with the Agent" runs first (labextension/src/commands.ts)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    ts = (Path(__file__).parents[1] / "labextension" / "src" / "commands.ts").read_text()
+    body = re.search(r"const LOAD = \[\n(.*?)\n\]\.join", ts, re.S)
+    assert body
+    return "\n".join(ast.literal_eval(line.strip().rstrip(",")) for line in body.group(1).splitlines())
+
+
+def test_the_failure_before_the_labextensions_quiet_helper_is_kept(ip):
+    """The helper (it loads the extension) is an execution too: it replaced IPython's record of
+    the failed cell, so "Fix This Cell with the Agent" sent no traceback.  It keeps it now, for
+    the next cell only; the helper's own failure is nobody's."""
+    helper = _labextension_helper()
+    assert cell_context.HELPER_MARK in helper
+    ip.run_cell("ratio = 1 / 0", cell_id="cell-fails")
+    assert ip.run_cell(helper, silent=True, store_history=False).success
+    assert "_jupyter_agent_load" not in ip.user_ns  # the helper leaves no name behind
+    failed = cell_context.gather(ip, "cell-agent").failed
+    assert failed is not None and failed.cell_id == "cell-fails" and "ZeroDivisionError" in failed.traceback
+    ip.run_cell(helper, silent=True, store_history=False)  # clicked twice: still that failure
+    assert cell_context.gather(ip, "cell-agent").failed == failed
+    ip.run_cell("x = 1", cell_id="cell-ok")  # a cell ran since: nothing to tell
+    assert cell_context.gather(ip, "c").failed is None
+    ip.run_cell("import sys; sys.modules['jupyter_agent_missing'] = None")
+    broken = ip.run_cell(helper.replace("'jupyter_agent'", "'jupyter_agent_missing'"), silent=True)
+    assert not broken.success and isinstance(broken.error_in_exec, ImportError)
+    assert cell_context.gather(ip, "c").failed is None
+
+
 def test_notebook_path_from_the_session_variable(ip, monkeypatch):
     monkeypatch.setitem(ip.user_ns, "__session__", "/home/u/work/analysis.ipynb")
     assert cell_context.notebook_path(ip) == "/home/u/work/analysis.ipynb"

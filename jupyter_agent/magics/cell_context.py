@@ -57,12 +57,31 @@ def format_exception(exc: BaseException) -> str:
     return _clip(text, MAX_TRACEBACK_CHARS)
 
 
+_KEPT = "_jupyter_agent_kept_failure"
+# In the code of the labextension's quiet helper (labextension/src/commands.ts, LOAD).
+HELPER_MARK = "_jupyter_agent_load"
+
+
+def keep_failure(shell: Any) -> None:
+    """Called by the quiet helper the labextension runs before a "Fix This Cell with the Agent"
+    ``%agent`` cell (it loads the extension): any execution replaces IPython's record of the last
+    one, so the failure the helper would hide is kept for that cell."""
+    setattr(shell, _KEPT, failed_previous_cell(shell))
+
+
+def _last_was_helper(shell: Any) -> bool:
+    info = getattr(getattr(shell, "last_execution_result", None), "info", None)
+    return HELPER_MARK in str(getattr(info, "raw_cell", "") or "")
+
+
 def failed_previous_cell(shell: Any) -> FailedCell | None:
-    """The previous cell's failure, if the last execution raised."""
+    """The previous cell's failure, if the last execution raised (or the last execution was the
+    quiet helper, and the one before it raised)."""
     if getattr(shell, "last_execution_succeeded", True):
-        return None
+        kept = getattr(shell, _KEPT, None) if _last_was_helper(shell) else None
+        return kept if isinstance(kept, FailedCell) else None
     result = getattr(shell, "last_execution_result", None)
-    if result is None:
+    if result is None or _last_was_helper(shell):  # the helper's own failure is not the user's
         return None
     exc = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
     if exc is None:

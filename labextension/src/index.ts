@@ -5,10 +5,12 @@
  */
 
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
 
 import { NotebookBridge } from './bridge';
+import { addCommands } from './commands';
 import * as ops from './ops';
 import { COMM_TARGET, PROTOCOL_VERSION } from './protocol';
 
@@ -62,8 +64,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Lets the jupyter-agent running in the kernel read and edit the open notebook.',
   autoStart: true,
   requires: [INotebookTracker],
-  activate: (app: JupyterFrontEnd, tracker: INotebookTracker) => {
+  optional: [ICommandPalette],
+  activate: (app: JupyterFrontEnd, tracker: INotebookTracker, palette: ICommandPalette | null) => {
     ops.setShowPanel(panel => app.shell.activateById(panel.id));
+    addCommands(app, tracker, palette);
     tracker.forEach(watch);
     tracker.widgetAdded.connect((_, panel) => watch(panel));
     // JupyterLab undoes cell operations with Z in command mode; the agent's edits are cell

@@ -231,3 +231,65 @@ def test_clearing_outputs_puts_a_running_turns_transcript_back(lab, page, server
     outputs = _outputs(page, "agent-cell")
     assert len(outputs) == 1 and "application/vnd.jupyter.widget-view+json" in outputs[0]["data"], outputs
     assert outputs[0]["metadata"]["jupyter_agent"]["display_id"]
+
+
+def _cell_sources(page) -> list[str]:
+    return page.evaluate("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.cells"
+                         ".map(c => c.getSource())")
+
+
+def _context_menu(page, cell_id: str):
+    """Right-click the cell's input, as a user would; the menu's item labels."""
+    index = page.evaluate("(id) => window.jupyterapp.shell.currentWidget.content.widgets"
+                          ".findIndex(w => w.model.id === id)", cell_id)
+    page.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor").nth(index).click(button="right")
+    menu = page.locator(".lm-Menu").last
+    menu.wait_for()
+    return menu
+
+
+def test_fix_this_cell_with_the_agent_from_the_cells_context_menu(lab, page, server):
+    """Getting the agent onto a failed cell took typing %load_ext and a %agent prompt.  Now the
+    failed cell's context menu has "Fix This Cell with the Agent": it loads jupyter_agent in the
+    kernel, adds `%agent fix the error in the cell above` below and runs it (the traceback goes
+    along).  "Ask the Agent Below" adds a %agent cell ready for typing.  A kernel that cannot load
+    jupyter_agent gets a clear notification and no cell."""
+    nb = new_notebook(cells=[new_code_cell("import math"), new_code_cell("ratio = 1 / 0"), new_code_cell("y = 2")])
+    nb.cells[0].id, nb.cells[1].id = "ok-cell", "failed-cell"
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, lab.root / "fixing.ipynb")
+    open_notebook(page, lab.url, "fixing.ipynb")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.get_by_text("ZeroDivisionError").first.wait_for(timeout=60_000)
+    kernel_exec(page, f"cfg = get_ipython().config.AgentMagics\ncfg.base_url = {json.dumps(server.url)}\n"
+                      "cfg.api_key = 'test-key'\nimport sys\nsys.modules['jupyter_agent'] = None")
+    assert kernel_exec(page, "print('agent' in get_ipython().magics_manager.magics['line'])").strip() == "False"
+
+    menu = _context_menu(page, "ok-cell")  # no error there: no fix offered
+    assert "Ask the Agent Below" in menu.inner_text() and "Fix This Cell" not in menu.inner_text()
+    page.keyboard.press("Escape")
+
+    menu = _context_menu(page, "failed-cell")  # jupyter_agent cannot be imported in this kernel
+    menu.get_by_text("Fix This Cell with the Agent").click()
+    page.locator(".Toastify__toast", has_text="jupyter-agent is not installed").wait_for(timeout=30_000)
+    assert _cell_sources(page) == ["import math", "ratio = 1 / 0", "y = 2"]  # nothing added
+
+    kernel_exec(page, "del sys.modules['jupyter_agent']")
+    select_cell(page, "failed-cell")  # run again, as a user would before asking for the fix
+    count = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCell.model.executionCount")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
+    page.wait_for_function(f"() => window.jupyterapp.shell.currentWidget.content.widgets[1].model.executionCount"
+                           f" > {count}")
+    server.push(reply(text("It divides by zero: use a non-zero denominator.")))
+    menu = _context_menu(page, "failed-cell")
+    menu.get_by_text("Fix This Cell with the Agent").click()
+    page.get_by_text("It divides by zero: use a non-zero denominator.").wait_for(timeout=60_000)
+    assert _cell_sources(page) == ["import math", "ratio = 1 / 0", "%agent fix the error in the cell above", "y = 2"]
+    sent = json.dumps(server.message_requests[0].messages)
+    assert "fix the error in the cell above" in sent and "ZeroDivisionError" in sent and "ratio = 1 / 0" in sent
+
+    menu = _context_menu(page, "ok-cell")
+    menu.get_by_text("Ask the Agent Below").click()
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.mode === 'edit'")
+    page.keyboard.type("what does math give me?")
+    assert _cell_sources(page)[1] == "%agent what does math give me?"
