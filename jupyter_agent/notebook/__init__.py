@@ -165,13 +165,18 @@ async def get_document(
     *,
     hello_timeout: float = HELLO_TIMEOUT,
 ) -> NotebookDocument:
-    """The live notebook when the frontend has ``path`` open, else the file on disk."""
+    """The live notebook when the frontend has ``path`` open — as this kernel's notebook, or as
+    another tab of the same JupyterLab page — else the file on disk."""
     absolute = _absolute(path, context)
     bridge = await get_bridge(hello_timeout)
     if bridge is not None:
         client = bridge.client_for(absolute)
         if client is not None:
             return LiveNotebook(bridge, client, absolute)
+        if absolute.endswith(".ipynb"):
+            found = await bridge.open_elsewhere(absolute)
+            if found is not None:
+                return LiveNotebook(bridge, found[0], absolute, target=found[1])
     return DiskNotebook(absolute)
 
 

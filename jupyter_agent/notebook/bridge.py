@@ -23,11 +23,14 @@ from pydantic import BaseModel
 from .document import NotebookEditError
 from .protocol import (
     COMM_TARGET,
+    FEATURE_PATHS,
     PROTOCOL_VERSION,
     CellsRemoved,
     ErrorResponse,
     GetNotebookArgs,
     Hello,
+    ListOpenArgs,
+    ListOpenResult,
     NotifyArgs,
     OkResponse,
     OpArgs,
@@ -40,8 +43,9 @@ from .protocol import (
 
 HELLO_TIMEOUT = float(os.environ.get("JUPYTER_AGENT_HELLO_TIMEOUT", "2.0"))
 REQUEST_TIMEOUT = float(os.environ.get("JUPYTER_AGENT_REQUEST_TIMEOUT", "15.0"))
+LIST_OPEN_TIMEOUT = 5.0  # seconds: a page that cannot say what it has open is passed over
 # Requests that change nothing in the notebook: sent again to a view that replaced the gone one.
-REPEATABLE_ARGS = (GetNotebookArgs, RevealCellArgs, NotifyArgs, ShowOutputArgs)
+REPEATABLE_ARGS = (GetNotebookArgs, RevealCellArgs, NotifyArgs, ShowOutputArgs, ListOpenArgs)
 # Called on the loop with the ids of cells the user deleted (the %agent magics stop their turns).
 CELLS_REMOVED_LISTENERS: list[Callable[[list[str]], None]] = []
 # Called on the loop with the view and the ids of cells whose outputs the user cleared.
@@ -102,7 +106,8 @@ class KernelBridge:
         self._comms: list[Any] = []  # every open comm: that one and those frontends opened
         self._pending: dict[str, asyncio.Future[OkResponse | ErrorResponse]] = {}
         self._pending_comm: dict[str, Any] = {}  # request id -> the comm it went out on
-        self._pending_to: dict[str, tuple[str, OpArgs]] = {}  # request id -> (client id, args)
+        # request id -> (client id, args, path of another open notebook or None)
+        self._pending_to: dict[str, tuple[str, OpArgs, str | None]] = {}
         self._first_hello: asyncio.Future[Hello | None] = self.loop.create_future()
         self.opened_at = time.monotonic()
 
@@ -140,8 +145,29 @@ class KernelBridge:
                 return client
         return None
 
-    async def request(self, client: Client, args: OpArgs, timeout: float | None = None) -> Any:
-        """Send one request and return its result; raise ``NotebookEditError`` on any failure."""
+    async def open_elsewhere(self, path: str) -> tuple[Client, str] | None:
+        """A view whose page has the notebook ``path`` open — another tab of the same JupyterLab,
+        maybe on another kernel — and its path there (server-relative); None when none has.
+        Asked of each view that can reach other notebooks (one ``list_open`` each)."""
+        real = os.path.realpath(path)
+        for client in list(self.clients.values()):
+            if not serves_paths(client) or not client.hello.server_root:
+                continue
+            try:
+                listed = result_as(ListOpenResult, await self.request(client, ListOpenArgs(), LIST_OPEN_TIMEOUT))
+            except NotebookEditError:
+                continue
+            for rel in listed.paths:
+                there = resolve_hello_path(client.hello.model_copy(update={"path": rel}))
+                if os.path.realpath(there) == real:
+                    return client, rel
+        return None
+
+    async def request(
+        self, client: Client, args: OpArgs, timeout: float | None = None, path: str | None = None
+    ) -> Any:
+        """Send one request and return its result; raise ``NotebookEditError`` on any failure.
+        ``path`` (server-relative) addresses another notebook open in the view's page."""
         if self.closed:
             raise NotebookEditError("no_model", "The notebook frontend is no longer connected.")
         if self.clients.get(client.client_id) is not client:  # a view that is gone since
@@ -151,14 +177,16 @@ class KernelBridge:
                     "no_model", "The notebook is no longer open in the browser (its page was closed)."
                 )
             client = current  # the page that replaced it (reloaded, or the notebook reopened)
+        if path is not None and not serves_paths(client):  # it would act on its own notebook
+            raise NotebookEditError("not_open", "That view cannot reach other open notebooks.")
         request_id = uuid.uuid4().hex
         future: asyncio.Future[OkResponse | ErrorResponse] = self.loop.create_future()
         self._pending[request_id] = future
-        payload = make_request(request_id, client.client_id, args).model_dump(mode="json")
+        payload = _payload(request_id, client, args, path)
         self._count_sent(payload)
         comm = client.comm if client.comm is not None else self._comm
         self._pending_comm[request_id] = comm
-        self._pending_to[request_id] = (client.client_id, args)
+        self._pending_to[request_id] = (client.client_id, args, path)
         try:
             comm.send(payload)
             response = await asyncio.wait_for(future, timeout or self.request_timeout)
@@ -268,13 +296,13 @@ class KernelBridge:
         notice) goes again to the view that replaced them, under the same id; a change fails now,
         instead of after the timeout — the reloaded page shows the notebook as last saved, so
         whether the old page applied it is unknown."""
-        for request_id, (client_id, args) in list(self._pending_to.items()):
+        for request_id, (client_id, args, path) in list(self._pending_to.items()):
             future = self._pending.get(request_id)
             if client_id not in gone_ids or future is None or future.done():
                 continue
-            if isinstance(args, REPEATABLE_ARGS):
-                payload = make_request(request_id, client.client_id, args).model_dump(mode="json")
-                self._pending_to[request_id] = (client.client_id, args)
+            if isinstance(args, REPEATABLE_ARGS) and (path is None or serves_paths(client)):
+                payload = _payload(request_id, client, args, path)
+                self._pending_to[request_id] = (client.client_id, args, path)
                 comm = client.comm if client.comm is not None else self._comm
                 self._pending_comm[request_id] = comm
                 self._count_sent(payload)
@@ -297,6 +325,16 @@ class KernelBridge:
         size = len(json.dumps(data, default=str)) if isinstance(data, (dict, list)) else 0
         self.stats.bytes_received += size
         self.stats.last_received = size
+
+
+def serves_paths(client: Client) -> bool:
+    """Can the view act on other notebooks open in its page (``Request.path``)?"""
+    return FEATURE_PATHS in client.hello.features
+
+
+def _payload(request_id: str, client: Client, args: OpArgs, path: str | None) -> dict[str, Any]:
+    request = make_request(request_id, client.client_id, args, path)
+    return request.model_dump(mode="json", exclude={"path"} if path is None else None)
 
 
 def result_as(model: type[BaseModel], result: Any) -> Any:

@@ -27,10 +27,12 @@ class LiveNotebook:
 
     backend: Backend = "live"
 
-    def __init__(self, bridge: KernelBridge, client: Client, path: str) -> None:
+    def __init__(self, bridge: KernelBridge, client: Client, path: str, target: str | None = None) -> None:
         self.bridge = bridge
-        self.client = client
+        self.client = client  # the view the requests go to
         self.path = path
+        # the notebook's path in that view's page when it is not the view's own notebook
+        self.target = target
 
     async def read_json(self) -> dict[str, Any]:
         result = result_as(GetNotebookResult, await self._request(GetNotebookArgs()))
@@ -53,7 +55,7 @@ class LiveNotebook:
         await self._request(RevealCellArgs(cell_id=cell_id))
 
     async def _request(self, args: OpArgs) -> Any:
-        return await self.bridge.request(self.client, args)
+        return await self.bridge.request(self.client, args, path=self.target)
 
 
 def _edit_args(edit: CellEdit) -> OpArgs:

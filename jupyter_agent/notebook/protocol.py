@@ -28,10 +28,16 @@ Op = Literal[
     "notify",
     "dismiss_notification",
     "show_output",
+    "list_open",
 ]
 ErrorName = Literal[
-    "bad_request", "unknown_op", "not_found", "stale_cell", "no_model", "execution_failed", "internal"
+    "bad_request", "unknown_op", "not_found", "stale_cell", "no_model", "execution_failed", "internal",
+    "not_open",
 ]
+# What a frontend can do beyond version 1, named in its hello (a peer ignores what it does not know).
+# "paths": a request may name another notebook open in the same JupyterLab page (``path``), and
+# ``list_open`` lists them.
+FEATURE_PATHS = "paths"
 
 
 class _Wire(BaseModel):
@@ -44,6 +50,7 @@ class Hello(_Wire):
     client_id: str
     path: str
     server_root: str = ""
+    features: list[str] = Field(default_factory=list)
 
 
 class CellsRemoved(_Wire):
@@ -117,6 +124,10 @@ class DismissNotificationArgs(_Wire):
     id: str
 
 
+class ListOpenArgs(_Wire):
+    """The notebooks open in the page (paths relative to the server root)."""
+
+
 class ShowOutputArgs(_Wire):
     """Put a display in a cell's outputs: it replaces the output marked with ``display_id``
     (``metadata.jupyter_agent.display_id``) if the cell has one, else it is added."""
@@ -137,6 +148,7 @@ OpArgs = Union[
     NotifyArgs,
     DismissNotificationArgs,
     ShowOutputArgs,
+    ListOpenArgs,
 ]
 
 OP_OF_ARGS: dict[type[BaseModel], Op] = {
@@ -150,6 +162,7 @@ OP_OF_ARGS: dict[type[BaseModel], Op] = {
     NotifyArgs: "notify",
     DismissNotificationArgs: "dismiss_notification",
     ShowOutputArgs: "show_output",
+    ListOpenArgs: "list_open",
 }
 
 
@@ -159,6 +172,8 @@ class Request(_Wire):
     client_id: str
     op: Op
     args: dict[str, Any]
+    # another notebook open in the same page (server-relative); only to a view with FEATURE_PATHS
+    path: str | None = None
 
 
 # -- results ----------------------------------------------------------------------------------
@@ -167,6 +182,10 @@ class Request(_Wire):
 class GetNotebookResult(_Wire):
     path: str
     notebook: dict[str, Any]
+
+
+class ListOpenResult(_Wire):
+    paths: list[str]
 
 
 class EditResult(_Wire):
@@ -209,13 +228,15 @@ Response = Union[OkResponse, ErrorResponse]
 _RESPONSE = TypeAdapter(Response)
 
 
-def make_request(request_id: str, client_id: str, args: OpArgs) -> Request:
-    """The envelope for ``args`` (its op follows from the args' type)."""
+def make_request(request_id: str, client_id: str, args: OpArgs, path: str | None = None) -> Request:
+    """The envelope for ``args`` (its op follows from the args' type); ``path`` names another
+    notebook open in the view's page (left out of the message when None)."""
     return Request(
         id=request_id,
         client_id=client_id,
         op=OP_OF_ARGS[type(args)],
         args=args.model_dump(mode="json"),
+        path=path,
     )
 
 

@@ -10,6 +10,7 @@ import { Kernel, KernelMessage } from '@jupyterlab/services';
 
 import * as ops from './ops';
 import {
+  FEATURES,
   ICellsRemoved,
   IHello,
   IOutputsCleared,
@@ -23,6 +24,17 @@ import {
 type IOutputAreaModel = ICodeCellModel['outputs'];
 type Handler = (panel: NotebookPanel, args: any) => unknown;
 
+/** The notebooks open in this page (set by the plugin: it has the notebook tracker). */
+let openPanels: () => NotebookPanel[] = () => [];
+
+export function setOpenPanels(list: () => NotebookPanel[]): void {
+  openPanels = list;
+}
+
+/** Editing ops running on each panel, from any view's bridge: cells they remove are the
+ * agent's, not the user's (a panel's own bridge must not report them as deleted). */
+const editingPanels = new WeakMap<NotebookPanel, number>();
+
 const HANDLERS: { [op: string]: Handler } = {
   get_notebook: panel => ops.getNotebook(panel),
   insert_cells: ops.insertCells,
@@ -33,7 +45,8 @@ const HANDLERS: { [op: string]: Handler } = {
   reveal_cell: ops.revealCell,
   notify: ops.notify,
   dismiss_notification: ops.dismissNotification,
-  show_output: ops.showOutput
+  show_output: ops.showOutput,
+  list_open: () => ({ paths: openPanels().map(panel => panel.context.path) })
 };
 
 /** The ops that change the cell list; cells they remove are the agent's, not the user's. */
@@ -45,7 +58,6 @@ function newClientId(): string {
 
 export class NotebookBridge {
   readonly clientId = newClientId();
-  private editing = 0; // editing ops running (their removals are the agent's)
   private known = new Set<string>(); // the cell ids after the last change
   private flushing = false;
   private userRemoved = false;
@@ -138,7 +150,7 @@ export class NotebookBridge {
       this.panel.content.model?.cells.changed.disconnect(this.onCellsChanged, this);
       return;
     }
-    if (change.type === 'remove' && this.editing === 0) {
+    if (change.type === 'remove' && !editingPanels.get(this.panel)) {
       this.userRemoved = true;
     }
     if (!this.flushing) {
@@ -165,7 +177,8 @@ export class NotebookBridge {
       version: PROTOCOL_VERSION,
       client_id: this.clientId,
       path: this.panel.context.path,
-      server_root: PageConfig.getOption('serverRoot')
+      server_root: PageConfig.getOption('serverRoot'),
+      features: FEATURES
     };
     this.send(hello);
   }
@@ -188,13 +201,14 @@ export class NotebookBridge {
       if (!handler) {
         throw new ProtocolError('unknown_op', `Unknown op: ${request.op}.`);
       }
-      const editing = EDITING_OPS.has(request.op); // synchronous handlers: the flag spans exactly them
-      this.editing += editing ? 1 : 0;
+      const panel = this.target(request);
+      const editing = EDITING_OPS.has(request.op) ? 1 : 0; // synchronous handlers: the count spans exactly them
+      editingPanels.set(panel, (editingPanels.get(panel) ?? 0) + editing);
       let result: unknown;
       try {
-        result = await handler(this.panel, request.args);
+        result = await handler(panel, request.args);
       } finally {
-        this.editing -= editing ? 1 : 0;
+        editingPanels.set(panel, (editingPanels.get(panel) ?? 0) - editing);
       }
       return { type: 'response', id: request.id, ok: true, result };
     } catch (err) {
@@ -204,6 +218,18 @@ export class NotebookBridge {
           : { name: 'internal' as const, message: String((err as Error)?.message ?? err) };
       return { type: 'response', id: request.id, ok: false, error };
     }
+  }
+
+  /** The notebook a request is about: this view's, or another one open in the page (`path`). */
+  private target(request: IRequest): NotebookPanel {
+    if (request.path === undefined || request.path === this.panel.context.path) {
+      return this.panel;
+    }
+    const panel = openPanels().find(p => p.context.path === request.path && !p.isDisposed);
+    if (!panel) {
+      throw new ProtocolError('not_open', `The notebook ${request.path} is not open in JupyterLab.`);
+    }
+    return panel;
   }
 
   private send(data: object): void {

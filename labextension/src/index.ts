@@ -9,7 +9,7 @@ import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
 
-import { NotebookBridge } from './bridge';
+import { NotebookBridge, setOpenPanels } from './bridge';
 import { addCommands } from './commands';
 import * as ops from './ops';
 import { COMM_TARGET, PROTOCOL_VERSION } from './protocol';
@@ -67,6 +67,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
   optional: [ICommandPalette],
   activate: (app: JupyterFrontEnd, tracker: INotebookTracker, palette: ICommandPalette | null) => {
     ops.setShowPanel(panel => app.shell.activateById(panel.id));
+    setOpenPanels(() => {
+      const panels: NotebookPanel[] = [];
+      tracker.forEach(panel => panels.push(panel));
+      return panels;
+    });
     addCommands(app, tracker, palette);
     tracker.forEach(watch);
     tracker.widgetAdded.connect((_, panel) => watch(panel));

@@ -16,12 +16,18 @@ export const PROTOCOL_VERSION = 1;
 
 export type CellType = 'code' | 'markdown' | 'raw';
 
+/** What this frontend can do beyond version 1 (a kernel ignores what it does not know).
+ * 'paths': a request may name another notebook open in this page (IRequest.path), and
+ * list_open lists them. */
+export const FEATURES = ['paths'];
+
 export interface IHello {
   type: 'hello';
   version: number;
   client_id: string;
   path: string;
   server_root: string;
+  features: string[];
 }
 
 /** Cells the user deleted (not the agent's own edits; a moved cell is not deleted). */
@@ -76,6 +82,7 @@ export interface INotifyArgs {
 export interface IDismissNotificationArgs {
   id: string;
 }
+export interface IListOpenArgs {}
 export interface IShowOutputArgs {
   cell_id: string;
   display_id: string;
@@ -93,6 +100,7 @@ export interface IOpArgs {
   notify: INotifyArgs;
   dismiss_notification: IDismissNotificationArgs;
   show_output: IShowOutputArgs;
+  list_open: IListOpenArgs;
 }
 
 export type Op = keyof IOpArgs;
@@ -106,7 +114,8 @@ export const OPS: Op[] = [
   'reveal_cell',
   'notify',
   'dismiss_notification',
-  'show_output'
+  'show_output',
+  'list_open'
 ];
 
 export interface IRequest<K extends Op = Op> {
@@ -115,6 +124,8 @@ export interface IRequest<K extends Op = Op> {
   client_id: string;
   op: K;
   args: IOpArgs[K];
+  /** Another notebook open in this page (server-relative); absent: the view's own notebook. */
+  path?: string;
 }
 
 /** Error names the kernel side maps to messages for the model. */
@@ -125,7 +136,8 @@ export type ErrorName =
   | 'stale_cell'
   | 'no_model'
   | 'execution_failed'
-  | 'internal';
+  | 'internal'
+  | 'not_open';
 
 export interface IError {
   name: ErrorName;
@@ -180,6 +192,7 @@ export function parseRequest(data: unknown): IRequest | null {
     id: d.id,
     client_id: typeof d.client_id === 'string' ? d.client_id : '',
     op: d.op as Op,
-    args: args as IOpArgs[Op]
+    args: args as IOpArgs[Op],
+    path: typeof d.path === 'string' ? d.path : undefined
   };
 }

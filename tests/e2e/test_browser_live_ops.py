@@ -9,7 +9,15 @@ import time
 import nbformat
 import pytest
 
-from .browser_helpers import cells, dialogs, kernel_exec, open_notebook, tool_prelude, wait_result
+from .browser_helpers import (
+    KERNEL_IDLE,
+    cells,
+    dialogs,
+    kernel_exec,
+    open_notebook,
+    tool_prelude,
+    wait_result,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -156,3 +164,44 @@ def test_a_reloaded_page_serves_the_agent_at_once(lab, page, notebook):
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.getCell(1)"
                            ".getSource() === 'print(7 * 6)'")
     assert kernel_exec(page, "print(len(N._bridge.clients))").strip() == "1"  # the gone page's dropped
+
+
+_OTHER_SOURCE = """(path) => {
+  const panel = Array.from(window.jupyterapp.shell.widgets('main')).find(w => w.context && w.context.path === path);
+  return panel && panel.content.model ? panel.content.model.sharedModel.getCell(0).getSource() : null;
+}"""
+
+
+def test_another_notebook_open_in_the_page_is_read_and_edited_live(lab, page, notebook):
+    """The agent of one notebook read another notebook open in the same JupyterLab from disk
+    (missing its unsaved edits) and edited it on disk, under the open tab: JupyterLab then asks
+    "Overwrite / Revert" and the user's unsaved edits can be lost.  Now both go to the open tab."""
+    other = lab.root / "other_open.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1", id="o1")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(other))
+    open_notebook(page, lab.url, notebook.name)
+    page.evaluate("(p) => window.jupyterapp.commands.execute('docmanager:open', {path: p})", other.name)
+    page.wait_for_function(f"() => ({_OTHER_SOURCE})({other.name!r}) === 'x = 1'")
+    page.evaluate("""() => {
+      const panel = window.jupyterapp.shell.currentWidget;
+      panel.content.model.sharedModel.getCell(0).setSource('x = 1  # unsaved in the other tab');
+    }""")
+    page.evaluate("(p) => window.jupyterapp.commands.execute('docmanager:open', {path: p})", notebook.name)
+    page.wait_for_function(f"() => window.jupyterapp.shell.currentWidget.context.path === {notebook.name!r}")
+    page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+    kernel_exec(page, setup(notebook) + f"OTHER = os.path.abspath({other.name!r})\n")
+
+    kernel_exec(page, 'start("read", tool("Read", file_path=OTHER))')
+    read = wait_result(page, "read")
+    assert not read["is_error"] and "# unsaved in the other tab" in read["text"], read
+    kernel_exec(page, 'start("edit", tool("NotebookEdit", notebook_path=OTHER, cell_id="o1", '
+                      'new_source="x = 2  # by the agent"))')
+    edited = wait_result(page, "edit")
+    assert not edited["is_error"], edited
+    assert page.evaluate(_OTHER_SOURCE, other.name) == "x = 2  # by the agent"
+    assert nbformat.read(str(other), as_version=4).cells[0].source == "x = 1"  # the file is untouched
+    kernel_exec(page, 'start("backend", active_backend(OTHER))')
+    assert wait_result(page, "backend") == "live"
+    assert dialogs(page) == []
+    assert [cid for cid, _ in cells(page)] == ["code", "calc"]  # this notebook is as it was

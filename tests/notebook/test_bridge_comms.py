@@ -153,3 +153,71 @@ async def test_cleared_outputs_reach_the_listeners_with_the_view_that_saw_it(mon
     bridge._dispatch({"type": "outputs_cleared", "client_id": "a-gone-view", "cell_ids": ["c3"]}, page)
     bridge._dispatch({"type": "outputs_cleared", "client_id": "view", "cell_ids": "c4"}, page)  # malformed
     assert heard == [("/srv/nb.ipynb", ["c1", "c2"])]
+
+
+def hello_with_paths(client_id: str, path: str = "nb.ipynb") -> dict:
+    return {**hello(client_id, path), "features": ["paths"]}
+
+
+async def test_another_notebook_open_in_the_page_is_reached_through_a_view_that_can(tmp_path):
+    """The agent of one notebook edited another notebook open in the same JupyterLab on disk,
+    under the page (JupyterLab then offers "Overwrite / Revert", and unsaved edits are lost).
+    A view that can (hello feature "paths") lists the page's open notebooks, and requests
+    naming one (``path``) act on it there.  A view without the feature is never asked."""
+    root = tmp_path / "srv"
+    (root / "sub").mkdir(parents=True)
+    bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
+    old_page, page = Comm(), Comm()
+    await bridge.open(lambda **kw: old_page, hello_timeout=0.01)
+    bridge._dispatch({**hello("old", "a.ipynb"), "server_root": str(root)}, old_page)  # an older extension
+    bridge.adopt(page)
+    bridge._dispatch({**hello_with_paths("new", "c.ipynb"), "server_root": str(root)}, page)
+
+    def answer_lists() -> None:
+        for request in page.sent:
+            if request["op"] == "list_open" and not request.get("answered"):
+                request["answered"] = True
+                bridge._dispatch({"type": "response", "id": request["id"], "ok": True,
+                                  "result": {"paths": ["c.ipynb", "sub/b.ipynb"]}}, page)
+
+    finding = asyncio.ensure_future(bridge.open_elsewhere(str(root / "sub" / ".." / "sub" / "b.ipynb")))
+    await asyncio.sleep(0)
+    answer_lists()
+    client, rel = await asyncio.wait_for(finding, 1)
+    assert client.client_id == "new" and rel == "sub/b.ipynb"
+    assert not old_page.sent  # the older view would have answered with its own notebook
+
+    missing = asyncio.ensure_future(bridge.open_elsewhere(str(root / "elsewhere.ipynb")))
+    await asyncio.sleep(0)
+    answer_lists()
+    assert await asyncio.wait_for(missing, 1) is None
+
+    read = asyncio.ensure_future(bridge.request(client, GetNotebookArgs(), path=rel))
+    own = asyncio.ensure_future(bridge.request(client, GetNotebookArgs()))
+    await asyncio.sleep(0)
+    targeted, plain = page.sent[-2:]
+    assert targeted["path"] == "sub/b.ipynb" and "path" not in plain
+    for request in (targeted, plain):
+        bridge._dispatch({"type": "response", "id": request["id"], "ok": True,
+                          "result": {"path": request.get("path", "c.ipynb"), "notebook": {}}}, page)
+    assert (await read)["path"] == "sub/b.ipynb" and (await own)["path"] == "c.ipynb"
+
+    with pytest.raises(NotebookEditError, match="cannot reach other open notebooks"):
+        await bridge.request(bridge.clients["old"], GetNotebookArgs(), path="sub/b.ipynb")
+    assert not old_page.sent
+
+
+async def test_a_read_of_another_open_notebook_in_flight_over_a_reload_keeps_its_path():
+    bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
+    page, reloaded = Comm(), Comm()
+    await bridge.open(lambda **kw: page, hello_timeout=0.01)
+    bridge._dispatch(hello_with_paths("view"), page)
+    read = asyncio.ensure_future(bridge.request(bridge.clients["view"], GetNotebookArgs(), path="other.ipynb"))
+    await asyncio.sleep(0)
+    bridge.adopt(reloaded)
+    bridge._dispatch(hello_with_paths("again"), reloaded)
+    [again] = reloaded.sent
+    assert again["path"] == "other.ipynb" and again["client_id"] == "again"
+    bridge._dispatch({"type": "response", "id": again["id"], "ok": True,
+                      "result": {"path": "other.ipynb", "notebook": {}}}, reloaded)
+    assert (await asyncio.wait_for(read, 1))["path"] == "other.ipynb"

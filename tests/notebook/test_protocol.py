@@ -70,6 +70,18 @@ def test_the_unasked_events_match_typescript(ts_name, model):
     assert set(re.findall(r"^\s+([a-z_]+)[?]?:", body.group(1), re.M)) == set(model.model_fields)
 
 
+@pytest.mark.parametrize(("ts_name", "model"), [("IHello", P.Hello), ("IRequest", P.Request)])
+def test_the_envelopes_match_typescript(ts_name, model):
+    body = re.search(rf"export interface {ts_name}(?:<[^>]*>)? \{{(.*?)\n\}}", TS, re.S)
+    assert body, ts_name
+    assert set(re.findall(r"^  ([a-z_]+)[?]?:", body.group(1), re.M)) == set(model.model_fields)
+
+
+def test_the_features_match_typescript():
+    assert re.search(r"export const FEATURES = \[([^\]]*)\]", TS).group(1) == f"'{P.FEATURE_PATHS}'"
+    assert P.parse_frontend_message({"type": "hello", "version": 1, "client_id": "a", "path": "x.ipynb"}).features == []
+
+
 def test_request_envelope_names_its_op():
     req = P.make_request("r1", "c1", P.ReplaceCellArgs(cell_id="a", source="s", expected_hash="h"))
     assert req.op == "replace_cell" and req.args["expected_hash"] == "h" and req.client_id == "c1"
