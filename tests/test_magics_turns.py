@@ -50,6 +50,25 @@ async def _new_session(ip, server, exchanges: list[tuple[str, str]], cells: str)
     return ip._jupyter_agent_magics.session.id
 
 
+async def _until_asked(turn) -> None:
+    """Until the turn's transcript shows an approval card."""
+    for _ in range(500):
+        if any(card.approval is not None for card in turn.transcript.cards.values()):
+            return
+        await asyncio.sleep(0.01)
+
+
+async def _new_session_asking(ip, cell_id: str):
+    """``%agent --new``, then a turn in ``cell_id`` that the scripted model makes ask for approval."""
+    magics = ip._jupyter_agent_magics
+    ip.run_line_magic("agent", "--new")
+    magics.current_cell_id = cell_id
+    ip.run_line_magic("agent", "write a file")
+    turn = magics.router.by_cell[cell_id]
+    await _until_asked(turn)
+    return turn
+
+
 async def test_a_turn_streams_into_its_transcript_and_cost_adds_up(ip, server):
     server.push(reply(text("Hello from the **scripted** model.")))
     ip.run_line_magic("agent", "--new")
@@ -73,10 +92,7 @@ async def test_stop_magic_ends_a_waiting_turn(ip, server, tmp_path):
     ip.run_line_magic("agent", "--new")
     ip.run_line_magic("agent", "write a file")
     turn = magics.router.by_cell["cell-stop"]
-    for _ in range(500):
-        if any(card.approval is not None for card in turn.transcript.cards.values()):
-            break
-        await asyncio.sleep(0.01)
+    await _until_asked(turn)
     assert ip.run_line_magic("agent", "--stop") == "Stopping the running turn."
     await asyncio.wait_for(asyncio.shield(turn.task), 30)
     assert turn.transcript.stop_reason == "interrupted"
@@ -176,10 +192,7 @@ async def test_the_sessions_listing_is_a_picker_whose_resume_buttons_switch_sess
     magics.current_cell_id = "cell-p3"
     ip.run_line_magic("agent", "write a file")  # waits for approval: the turn is running
     turn = magics.router.by_cell["cell-p3"]
-    for _ in range(500):
-        if any(card.approval is not None for card in turn.transcript.cards.values()):
-            break
-        await asyncio.sleep(0.01)
+    await _until_asked(turn)
     picker.rows[second][1].click()
     assert magics.session.id == first and not turn.task.done()
     assert "A turn is running" in picker.status.value and "%agent --stop" in picker.status.value
@@ -197,14 +210,7 @@ async def test_deleting_a_cell_stops_its_turn_running_or_queued(ip, server):
     cells started: a queued one is dropped, the running one stops; other cells' turns go on."""
     server.push(reply(tool_use("Bash", {"command": "echo x > never.txt"})))
     magics = ip._jupyter_agent_magics
-    ip.run_line_magic("agent", "--new")
-    magics.current_cell_id = "cell-run"
-    ip.run_line_magic("agent", "write a file")
-    running = magics.router.by_cell["cell-run"]
-    for _ in range(500):
-        if any(card.approval is not None for card in running.transcript.cards.values()):
-            break
-        await asyncio.sleep(0.01)
+    running = await _new_session_asking(ip, "cell-run")
     magics.current_cell_id = "cell-queued"
     ip.run_line_magic("agent", "and then this")
     queued = magics.router.by_cell["cell-queued"]
@@ -361,14 +367,7 @@ async def test_clearing_a_running_turns_outputs_puts_its_transcript_back(ip, ser
 
     server.push(reply(tool_use("Bash", {"command": "echo x > cleared.txt"})), reply(text("Wrote it after all.")))
     magics = ip._jupyter_agent_magics
-    ip.run_line_magic("agent", "--new")
-    magics.current_cell_id = "cell-run"
-    ip.run_line_magic("agent", "write a file")
-    turn = magics.router.by_cell["cell-run"]
-    for _ in range(500):
-        if any(card.approval is not None for card in turn.transcript.cards.values()):
-            break
-        await asyncio.sleep(0.01)
+    turn = await _new_session_asking(ip, "cell-run")
     magics.outputs_cleared(bridge.clients["view"], ["cell-run", "cell-without-a-turn"])
     await sent(1)
     assert [(r["op"], r["args"]["cell_id"]) for r in shown] == [("show_output", "cell-run")]

@@ -8,7 +8,6 @@ attribute ("live" | "disk") tells which (the UI shows it).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import time
 from pathlib import Path
@@ -196,23 +195,30 @@ async def live_notebook_bytes(
 NOTIFY_TIMEOUT = 5.0  # seconds: a notice that cannot be shown at once is not worth waiting for
 
 
+async def _ask_page(bridge: KernelBridge | None, notebook_path: str | None, args: Any,
+                    timeout: float | None = None) -> tuple[bool, Any]:
+    """Send ``args`` to the view of ``notebook_path`` (else any view of this kernel): whether it
+    answered, and its result."""
+    if bridge is None or bridge.closed:
+        return False, None
+    client = bridge.client_for(notebook_path) if notebook_path else None
+    client = client or next(iter(bridge.clients.values()), None)
+    if client is None:
+        return False, None
+    try:
+        return True, await bridge.request(client, args, timeout)
+    except NotebookEditError:
+        return False, None
+
+
 async def notify_waiting(notebook_path: str | None, cell_id: str, message: str) -> str | None:
     """Ask the page to tell the user the agent waits in ``cell_id`` (a JupyterLab notification
     with a Show button, unless that card is on screen); the notification's id, or None when none
     was shown (no page with the extension, an older extension, the card in view)."""
-    bridge = await get_bridge()
-    if bridge is None:
-        return None
-    client = bridge.client_for(notebook_path) if notebook_path else None
-    client = client or next(iter(bridge.clients.values()), None)
-    if client is None:
-        return None
     from .protocol import NotifyArgs
 
-    try:
-        result = await bridge.request(client, NotifyArgs(message=message, cell_id=cell_id), NOTIFY_TIMEOUT)
-    except NotebookEditError:
-        return None
+    args = NotifyArgs(message=message, cell_id=cell_id)
+    _, result = await _ask_page(await get_bridge(), notebook_path, args, NOTIFY_TIMEOUT)
     shown = result.get("id") if isinstance(result, dict) else None
     return str(shown) if shown else None
 
@@ -223,34 +229,17 @@ async def dismiss_waiting(notice: asyncio.Future[str | None], notebook_path: str
         notification = await notice
     except Exception:
         return
-    bridge = _bridge
-    if notification is None or bridge is None or bridge.closed:
-        return
-    client = bridge.client_for(notebook_path) if notebook_path else None
-    client = client or next(iter(bridge.clients.values()), None)
-    if client is None:
-        return
-    from .protocol import DismissNotificationArgs
+    if notification is not None:
+        from .protocol import DismissNotificationArgs
 
-    with contextlib.suppress(NotebookEditError):
-        await bridge.request(client, DismissNotificationArgs(id=notification), NOTIFY_TIMEOUT)
+        await _ask_page(_bridge, notebook_path, DismissNotificationArgs(id=notification), NOTIFY_TIMEOUT)
 
 
 async def show_output(notebook_path: str | None, cell_id: str, display_id: str, data: dict[str, Any]) -> bool:
     """Put the display ``data`` in the outputs of ``cell_id`` of the open notebook (replacing the
     one put there before under ``display_id``); False when no page could (none open, an older
     extension, the cell gone)."""
-    bridge = _bridge
-    if bridge is None or bridge.closed:
-        return False
-    client = bridge.client_for(notebook_path) if notebook_path else None
-    client = client or next(iter(bridge.clients.values()), None)
-    if client is None:
-        return False
     from .protocol import ShowOutputArgs
 
-    try:
-        await bridge.request(client, ShowOutputArgs(cell_id=cell_id, display_id=display_id, data=data))
-    except NotebookEditError:
-        return False
-    return True
+    args = ShowOutputArgs(cell_id=cell_id, display_id=display_id, data=data)
+    return (await _ask_page(_bridge, notebook_path, args))[0]

@@ -36,6 +36,16 @@ def hello(client_id: str, path: str = "nb.ipynb") -> dict:
     return {"type": "hello", "version": 1, "client_id": client_id, "path": path, "server_root": "/srv"}
 
 
+async def two_views(bridge: KernelBridge) -> tuple[Comm, Comm]:
+    """a.ipynb's view on the comm the kernel opened, b.ipynb's on one its page opened."""
+    kernel_comm, page_comm = Comm(), Comm()
+    await bridge.open(lambda **kw: kernel_comm, hello_timeout=0.01)
+    bridge._dispatch(hello("a", "a.ipynb"), kernel_comm)
+    bridge.adopt(page_comm)
+    bridge._dispatch(hello("b", "b.ipynb"), page_comm)
+    return kernel_comm, page_comm
+
+
 async def test_a_rejoining_page_replaces_the_gone_one_and_gets_the_requests():
     bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
     kernel_comm = Comm()
@@ -61,11 +71,7 @@ async def test_a_rejoining_page_replaces_the_gone_one_and_gets_the_requests():
 
 async def test_a_closed_comm_fails_only_its_own_requests():
     bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
-    kernel_comm, page_comm = Comm(), Comm()
-    await bridge.open(lambda **kw: kernel_comm, hello_timeout=0.01)
-    bridge._dispatch(hello("a", "a.ipynb"), kernel_comm)
-    bridge.adopt(page_comm)
-    bridge._dispatch(hello("b", "b.ipynb"), page_comm)
+    kernel_comm, page_comm = await two_views(bridge)
     on_page = asyncio.ensure_future(bridge.request(bridge.clients["b"], GetNotebookArgs()))
     on_kernel = asyncio.ensure_future(bridge.request(bridge.clients["a"], GetNotebookArgs()))
     await asyncio.sleep(0)
@@ -103,11 +109,7 @@ async def test_a_read_in_flight_when_the_page_reloads_is_answered_by_the_rejoine
 
 async def test_a_view_that_goes_silent_is_dropped_and_the_others_stay():
     bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=0.05)
-    kernel_comm, page_comm = Comm(), Comm()
-    await bridge.open(lambda **kw: kernel_comm, hello_timeout=0.01)
-    bridge._dispatch(hello("a", "a.ipynb"), kernel_comm)
-    bridge.adopt(page_comm)
-    bridge._dispatch(hello("b", "b.ipynb"), page_comm)
+    kernel_comm, page_comm = await two_views(bridge)
     with pytest.raises(NotebookEditError, match="did not answer") as failed:
         await bridge.request(bridge.clients["b"], GetNotebookArgs())
     assert failed.value.name == "timeout"
