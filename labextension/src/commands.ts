@@ -1,7 +1,8 @@
 /**
  * Commands that start the agent from a cell: "Fix This Cell with the Agent" (a cell whose last
- * run failed) and "Ask the Agent Below".  Each puts a `%agent` cell below the active cell; the
- * kernel loads jupyter_agent first, quietly, so the magic exists even without `%load_ext`.
+ * run failed; also a "Fix with the agent" button under each traceback) and "Ask the Agent
+ * Below".  Each puts a `%agent` cell below the cell; the kernel loads jupyter_agent first,
+ * quietly, so the magic exists even without `%load_ext`.
  */
 
 import { JupyterFrontEnd } from '@jupyterlab/application';
@@ -9,6 +10,9 @@ import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { Cell, ICodeCellModel } from '@jupyterlab/cells';
 import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
+import { IRenderMimeRegistry, RenderedError } from '@jupyterlab/rendermime';
+import type { IRenderMime } from '@jupyterlab/rendermime';
+import type { Message } from '@lumino/messaging';
 
 export const FIX_CELL = 'jupyter-agent:fix-cell';
 export const ASK_BELOW = 'jupyter-agent:ask-below';
@@ -73,11 +77,92 @@ function insertBelow(panel: NotebookPanel, source: string): void {
   notebook.activeCell?.model.sharedModel.setSource(source);
 }
 
-export function addCommands(app: JupyterFrontEnd, tracker: INotebookTracker, palette: ICommandPalette | null): void {
+const FIX_BUTTON_CLASS = 'jp-agent-fix-button';
+const ERROR_RANK = 100; // before JupyterLab's own renderer of tracebacks (110)
+
+function isPython(panel: NotebookPanel): boolean {
+  const meta = (panel.content.model?.sharedModel.metadata ?? {}) as { [k: string]: any };
+  const language = meta.language_info?.name ?? meta.kernelspec?.language;
+  return !language || String(language).toLowerCase() === 'python';
+}
+
+/**
+ * JupyterLab's rendering of a traceback, with a "Fix with the agent" button under it (only for
+ * an error output, not for text a cell wrote to stderr, and only in a Python notebook's cell).
+ */
+class RenderedErrorWithFix extends RenderedError {
+  private button: HTMLButtonElement | null = null;
+
+  constructor(
+    options: IRenderMime.IRendererOptions,
+    private readonly fix: (cellNode: Element) => void,
+    private readonly offered: (cellNode: Element) => boolean
+  ) {
+    super(options);
+  }
+
+  async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    await super.renderModel(model);
+    this.button = null;
+    if ((model as { type?: string }).type !== 'error') {
+      return; // stderr text of a running cell is rendered by this factory too
+    }
+    const button = document.createElement('button');
+    button.className = FIX_BUTTON_CLASS;
+    button.textContent = 'Fix with the agent';
+    button.title = 'Add a %agent cell below this cell that asks the agent to fix this error, and run it';
+    button.onclick = () => {
+      const cell = this.node.closest('.jp-Cell');
+      if (cell) {
+        this.fix(cell);
+      }
+    };
+    this.button = button;
+    this.node.appendChild(button);
+    this.showButton();
+  }
+
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    this.showButton();
+  }
+
+  /** Only in a notebook cell (not a console or an output view) of a Python notebook. */
+  private showButton(): void {
+    if (!this.button || !this.isAttached) {
+      return;
+    }
+    const cell = this.node.closest('.jp-Notebook .jp-Cell');
+    this.button.hidden = cell === null || !this.offered(cell);
+  }
+}
+
+export function addCommands(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker,
+  palette: ICommandPalette | null,
+  rendermime: IRenderMimeRegistry | null
+): (panel: NotebookPanel) => void {
   const current = (): NotebookPanel | null => tracker.currentWidget;
-  /** The cell a command is about: the one right-clicked (from the context menu), else the
-   * active one.  A right-click does not make the cell active, so it is made active here. */
+  /** The panel and cell a widget node belongs to. */
+  const locate = (node: Element | null): { panel: NotebookPanel; cell: Cell } | null => {
+    let found: { panel: NotebookPanel; cell: Cell } | null = null;
+    tracker.forEach(panel => {
+      const cell = panel.content.widgets.find(w => w.node === node);
+      found = found ?? (cell ? { panel, cell } : null);
+    });
+    return found;
+  };
+  /** The cell a command is about: the one right-clicked (from the context menu), the one whose
+   * button was clicked (cellId), else the active one.  It is made the active cell. */
   const target = (args: ReadonlyPartialJSONObject): Cell | null => {
+    if (typeof args.cellId === 'string') {
+      let cell: Cell | null = null;
+      tracker.forEach(panel => {
+        cell = cell ?? panel.content.widgets.find(w => w.model.id === args.cellId) ?? null;
+      });
+      return cell;
+    }
     const panel = current();
     if (!panel) {
       return null;
@@ -102,8 +187,8 @@ export function addCommands(app: JupyterFrontEnd, tracker: INotebookTracker, pal
     isEnabled: args => failed(target(args)),
     isVisible: args => failed(target(args)),
     execute: async args => {
-      const panel = current();
       const cell = target(args);
+      const panel = cell ? locate(cell.node)?.panel : null;
       if (!panel || !cell || !failed(cell) || !(await loadInKernel(panel))) {
         return;
       }
@@ -143,4 +228,26 @@ export function addCommands(app: JupyterFrontEnd, tracker: INotebookTracker, pal
   app.contextMenu.addItem({ command: ASK_BELOW, selector, rank: 0, args });
   palette?.addItem({ command: FIX_CELL, category: 'Agent' });
   palette?.addItem({ command: ASK_BELOW, category: 'Agent' });
+
+  const errors: IRenderMime.IRendererFactory = {
+    safe: true,
+    mimeTypes: ['application/vnd.jupyter.stderr'],
+    createRenderer: options =>
+      new RenderedErrorWithFix(
+        options,
+        cellNode => {
+          const found = locate(cellNode);
+          if (found) {
+            void app.commands.execute(FIX_CELL, { cellId: found.cell.model.id });
+          }
+        },
+        cellNode => {
+          const found = locate(cellNode);
+          return found !== null && isPython(found.panel);
+        }
+      )
+  };
+  rendermime?.addFactory(errors, ERROR_RANK);
+  // notebooks opened before this plugin started have their own copy of the registry
+  return panel => panel.content.rendermime.addFactory(errors, ERROR_RANK);
 }

@@ -7,6 +7,7 @@
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { Kernel } from '@jupyterlab/services';
 
 import { NotebookBridge, setOpenPanels } from './bridge';
@@ -64,17 +65,28 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Lets the jupyter-agent running in the kernel read and edit the open notebook.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ICommandPalette],
-  activate: (app: JupyterFrontEnd, tracker: INotebookTracker, palette: ICommandPalette | null) => {
+  optional: [ICommandPalette, IRenderMimeRegistry],
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    palette: ICommandPalette | null,
+    rendermime: IRenderMimeRegistry | null
+  ) => {
     ops.setShowPanel(panel => app.shell.activateById(panel.id));
     setOpenPanels(() => {
       const panels: NotebookPanel[] = [];
       tracker.forEach(panel => panels.push(panel));
       return panels;
     });
-    addCommands(app, tracker, palette);
-    tracker.forEach(watch);
-    tracker.widgetAdded.connect((_, panel) => watch(panel));
+    const withFixButtons = addCommands(app, tracker, palette, rendermime);
+    tracker.forEach(panel => {
+      withFixButtons(panel);
+      watch(panel);
+    });
+    tracker.widgetAdded.connect((_, panel) => {
+      withFixButtons(panel);
+      watch(panel);
+    });
     // JupyterLab undoes cell operations with Z in command mode; the agent's edits are cell
     // operations, so Ctrl/Cmd+Z (and Shift for redo) in command mode undo them too.
     const selector = '.jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus';

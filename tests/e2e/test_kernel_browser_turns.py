@@ -293,3 +293,34 @@ def test_fix_this_cell_with_the_agent_from_the_cells_context_menu(lab, page, ser
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.mode === 'edit'")
     page.keyboard.type("what does math give me?")
     assert _cell_sources(page)[1] == "%agent what does math give me?"
+
+
+def test_a_traceback_has_a_fix_with_the_agent_button(lab, page, server):
+    """Like a notebook service's "explain error" button: under a traceback (not under text a
+    cell wrote to stderr) a "Fix with the agent" button does what the context menu's Fix This
+    Cell with the Agent does."""
+    nb = new_notebook(cells=[new_code_cell("import sys\nprint('just a warning', file=sys.stderr)"),
+                             new_code_cell("rows = []\nmean = sum(rows) / len(rows)")])
+    nb.cells[0].id, nb.cells[1].id = "warns", "fails"
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, lab.root / "button.ipynb")
+    open_notebook(page, lab.url, "button.ipynb")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.get_by_text("ZeroDivisionError").first.wait_for(timeout=60_000)
+    page.get_by_text("just a warning", exact=True).wait_for()
+    buttons = page.locator(".jp-agent-fix-button:visible")
+    assert buttons.count() == 1  # the traceback's; the stderr text has none
+    assert page.evaluate("""() => document.querySelector('.jp-agent-fix-button:not([hidden])')
+        .closest('.jp-Cell') === window.jupyterapp.shell.currentWidget.content.widgets[1].node""")
+    kernel_exec(page, f"cfg = get_ipython().config.AgentMagics\ncfg.base_url = {json.dumps(server.url)}\n"
+                      "cfg.api_key = 'test-key'")
+    select_cell(page, "fails")  # run again, as a user would before asking for the fix
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
+    page.wait_for_timeout(500)
+    buttons.first.wait_for()
+
+    server.push(reply(text("The list is empty: guard against it.")))
+    buttons.first.click()
+    page.get_by_text("The list is empty: guard against it.").wait_for(timeout=60_000)
+    assert _cell_sources(page)[2] == "%agent fix the error in the cell above"
+    assert "ZeroDivisionError" in json.dumps(server.message_requests[0].messages)
