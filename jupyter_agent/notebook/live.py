@@ -47,15 +47,16 @@ class LiveNotebook:
             raise NotebookEditError("bad_request", "The frontend applied the edit but named no cell.")
         return EditApplied(result.cell_ids[0], result.cell_type, result.language)
 
-    async def execute(self, cell_ids: list[str]) -> ExecuteCellsResult:
-        """Run cells through the notebook's own machinery; their outputs come back."""
-        return result_as(ExecuteCellsResult, await self._request(ExecuteCellsArgs(cell_ids=cell_ids)))
+    async def execute(self, cell_ids: list[str], timeout: float | None = None) -> ExecuteCellsResult:
+        """Run cells through the notebook's own machinery (in its own kernel); their outputs come
+        back.  ``timeout`` in seconds (default: the bridge's request timeout)."""
+        return result_as(ExecuteCellsResult, await self._request(ExecuteCellsArgs(cell_ids=cell_ids), timeout))
 
     async def reveal(self, cell_id: str) -> None:
         await self._request(RevealCellArgs(cell_id=cell_id))
 
-    async def _request(self, args: OpArgs) -> Any:
-        return await self.bridge.request(self.client, args, path=self.target)
+    async def _request(self, args: OpArgs, timeout: float | None = None) -> Any:
+        return await self.bridge.request(self.client, args, timeout, path=self.target)
 
 
 def _edit_args(edit: CellEdit) -> OpArgs:

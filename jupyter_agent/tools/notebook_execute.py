@@ -20,9 +20,8 @@ from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionRes
 from ..core.result import ContentBlock, ToolResult
 from ..errors import ToolError
 from ..notebook import LiveNotebook, NotebookEditError, get_document
-from ..notebook.bridge import result_as
 from ..notebook.cells import find_cell, source_text
-from ..notebook.protocol import ExecuteCellsArgs, ExecuteCellsResult
+from ..notebook.protocol import ExecuteCellsResult
 from ..permissions.filesystem import check_read_permission, check_write_permission
 from ._notebook_tool import NotebookTool, notebook_path
 from .read_notebook import OutputBlocks
@@ -100,7 +99,7 @@ class _Plan:
 
 _PROMPT = """Runs cells of the Jupyter notebook that is open in JupyterLab, through the notebook itself (as if the user pressed Shift+Enter), and returns their outputs: text (long outputs trimmed), errors with their traceback, and images.
 
-- notebook_path must be the notebook open in JupyterLab; cell_ids are the ids shown when you Read it. Cells run one after another in the order given, in the user's kernel: variables they define are visible to the user and to later cells.
+- notebook_path must be a notebook open in JupyterLab (this kernel's notebook, or another open tab: its cells run in that notebook's own kernel); cell_ids are the ids shown when you Read it. Cells run one after another in the order given: variables they define are visible to the user and to later cells.
 - The outputs also appear in the open notebook. Markdown and raw cells are not run.
 - Running code requires the user's permission. A notebook that is not open in JupyterLab cannot be executed with this tool.
 - Use KernelInspect to look at variables afterwards (shape, dtype, columns, head) without running code."""
@@ -137,13 +136,12 @@ class NotebookExecuteTool(NotebookTool[NotebookExecuteInput, NotebookExecuteOutp
         plan = await self.plan(input, context)
         timeout = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
         ids = [cid for cid, _, _ in plan.cells]
-        try:
-            raw = await plan.doc.bridge.request(plan.doc.client, ExecuteCellsArgs(cell_ids=ids), timeout=timeout)
+        try:  # through the document: another open notebook's cells run in that notebook
+            result: ExecuteCellsResult = await plan.doc.execute(ids, timeout)
         except NotebookEditError as exc:
             if exc.name != "timeout":
                 raise
             raise ToolError(TIMEOUT_MESSAGE.format(seconds=timeout)) from None
-        result: ExecuteCellsResult = result_as(ExecuteCellsResult, raw)
         types = {cid: kind for cid, kind, _ in plan.cells}
         cells = tuple(
             ExecutedCellOutput(c.cell_id, types.get(c.cell_id, "code"), c.execution_count, tuple(c.outputs))
@@ -184,7 +182,8 @@ async def _plan(input: NotebookExecuteInput, context: ToolUseContext) -> _Plan:
 
 
 def _ask_message(plan: _Plan) -> str:
-    parts = [f"Run {len(plan.cells)} cell(s) of {plan.path} in the kernel?"]
+    where = "in its own kernel (another notebook open in JupyterLab)" if plan.doc.target else "in the kernel"
+    parts = [f"Run {len(plan.cells)} cell(s) of {plan.path} {where}?"]
     for cell_id, kind, source in plan.cells:
         if kind != "code":
             parts.append(f"[{cell_id}] ({kind} cell, not run)")

@@ -177,7 +177,8 @@ def test_another_notebook_open_in_the_page_is_read_and_edited_live(lab, page, no
     (missing its unsaved edits) and edited it on disk, under the open tab: JupyterLab then asks
     "Overwrite / Revert" and the user's unsaved edits can be lost.  Now both go to the open tab."""
     other = lab.root / "other_open.ipynb"
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1", id="o1")])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1", id="o1"),
+                                         nbformat.v4.new_code_cell("print(6 * 7, 'in', __session__)", id="o2")])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, str(other))
     open_notebook(page, lab.url, notebook.name)
@@ -203,5 +204,12 @@ def test_another_notebook_open_in_the_page_is_read_and_edited_live(lab, page, no
     assert nbformat.read(str(other), as_version=4).cells[0].source == "x = 1"  # the file is untouched
     kernel_exec(page, 'start("backend", active_backend(OTHER))')
     assert wait_result(page, "backend") == "live"
+
+    # its cells run in its own kernel (NotebookExecute went to this notebook's view, unaddressed)
+    kernel_exec(page, "from jupyter_agent.tools.notebook_execute import NotebookExecuteTool\n"
+                      "ctx.options = ToolUseOptions(tools=(ReadTool(), NotebookEditTool(), NotebookExecuteTool()))")
+    kernel_exec(page, 'start("run", tool("NotebookExecute", notebook_path=OTHER, cell_ids=["o2"]))')
+    ran = wait_result(page, "run")
+    assert not ran["is_error"] and "42 in" in ran["text"] and "other_open.ipynb" in ran["text"], ran
     assert dialogs(page) == []
     assert [cid for cid, _ in cells(page)] == ["code", "calc"]  # this notebook is as it was
