@@ -136,8 +136,26 @@ def test_context_includes_the_failed_cell_traceback(ip):
     assert cell_context.gather(ip, "c").failed is None
 
 
-def _labextension_helper() -> str:
-    """The quiet helper "Fix This Cell with the Agent" runs first (labextension/src/commands.ts)."""
+def test_the_failure_the_page_shows_for_the_clicked_cell_is_kept(ip):
+    """A Fix clicked on a cell that is not the last one run: the page hands the kernel that
+    cell's source and (coloured) traceback, which go to the agent as the cell to fix."""
+    import json
+
+    chosen = {"cell_id": "old-cell", "source": "rows = []\nsum(rows) / len(rows)",
+              "traceback": "\x1b[0;31mZeroDivisionError\x1b[0m: division by zero \u2028 \"quoted\" \\"}
+    ip.run_cell("x = 1", cell_id="later-cell")  # ran after it, and succeeded
+    given = f"json.loads({json.dumps(json.dumps(chosen))})"  # what commands.ts's loadCode writes
+    assert ip.run_cell(_labextension_helper(given), silent=True, store_history=False).success
+    ctx = cell_context.gather(ip, "cell-agent")
+    assert ctx.failed is not None and ctx.failed.cell_id == "old-cell" and ctx.failed.chosen
+    assert ctx.failed.traceback == 'ZeroDivisionError: division by zero \u2028 "quoted" \\'
+    assert "The cell the user asks to fix (cell id old-cell) failed" in ctx.reminder()
+    assert "sum(rows) / len(rows)" in ctx.reminder()
+
+
+def _labextension_helper(chosen: str = "None") -> str:
+    """The quiet helper "Fix This Cell with the Agent" runs first (labextension/src/commands.ts),
+    with ``chosen`` (a Python expression) where the page puts the clicked cell's failure."""
     import ast
     import re
     from pathlib import Path
@@ -145,7 +163,9 @@ def _labextension_helper() -> str:
     ts = (Path(__file__).parents[1] / "labextension" / "src" / "commands.ts").read_text()
     body = re.search(r"const LOAD = \[\n(.*?)\n\]\.join", ts, re.S)
     assert body
-    return "\n".join(ast.literal_eval(line.strip().rstrip(",")) for line in body.group(1).splitlines())
+    lines = [ast.literal_eval(line.strip().rstrip(",")) for line in body.group(1).splitlines()]
+    assert sum("CHOSEN" in line for line in lines) == 1
+    return "\n".join(lines).replace("CHOSEN", chosen)
 
 
 def test_the_failure_before_the_labextensions_quiet_helper_is_kept(ip):

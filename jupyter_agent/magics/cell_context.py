@@ -20,6 +20,8 @@ class FailedCell:
     cell_id: str | None
     source: str
     traceback: str
+    # the cell the user asked the agent to fix (its error output), not necessarily the last run
+    chosen: bool = False
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,8 @@ class CellContext:
             lines.append(f"This request was typed in the %agent cell with id {self.cell_id}{count}.")
         if self.failed is not None:
             where = f" (cell id {self.failed.cell_id})" if self.failed.cell_id else ""
-            lines.append(f"The previously executed cell{where} failed. Its source:")
+            which = "The cell the user asks to fix" if self.failed.chosen else "The previously executed cell"
+            lines.append(f"{which}{where} failed. Its source:")
             lines.append("```python\n" + self.failed.source + "\n```")
             lines.append("Its traceback:\n```\n" + self.failed.traceback + "\n```")
         if not lines:
@@ -62,11 +65,28 @@ _KEPT = "_jupyter_agent_kept_failure"
 HELPER_MARK = "_jupyter_agent_load"
 
 
-def keep_failure(shell: Any) -> None:
+def keep_failure(shell: Any, chosen: Any = None) -> None:
     """Called by the quiet helper the labextension runs before a "Fix This Cell with the Agent"
     ``%agent`` cell (it loads the extension): any execution replaces IPython's record of the last
-    one, so the failure the helper would hide is kept for that cell."""
-    setattr(shell, _KEPT, failed_previous_cell(shell))
+    one, so the failure the helper would hide is kept for that cell.  ``chosen`` — the failed
+    cell the user clicked, as the page has it (``{"cell_id", "source", "traceback"}``) — is kept
+    instead: it need not be the cell that ran last."""
+    failed = _chosen_cell(chosen) if chosen is not None else None
+    setattr(shell, _KEPT, failed or failed_previous_cell(shell))
+
+
+def _chosen_cell(chosen: Any) -> FailedCell | None:
+    if not isinstance(chosen, dict) or not isinstance(chosen.get("traceback"), str):
+        return None
+    from ..tools.shell.text import strip_ansi  # the page's traceback is coloured
+
+    cell_id = chosen.get("cell_id")
+    return FailedCell(
+        str(cell_id) if cell_id else None,
+        _clip(str(chosen.get("source") or ""), MAX_SOURCE_CHARS),
+        _clip(strip_ansi(chosen["traceback"]), MAX_TRACEBACK_CHARS),
+        chosen=True,
+    )
 
 
 def _last_was_helper(shell: Any) -> bool:

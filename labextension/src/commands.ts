@@ -17,26 +17,48 @@ import type { Message } from '@lumino/messaging';
 export const FIX_CELL = 'jupyter-agent:fix-cell';
 export const ASK_BELOW = 'jupyter-agent:ask-below';
 /** The prompt of a fix: the magic tells the agent the cell it runs in, and the failed cell's
- * traceback when that was the last cell run; the agent reads the notebook for the rest. */
+ * source and traceback (handed to the kernel by the quiet helper). */
 export const FIX_PROMPT = '%agent fix the error in the cell above';
 const ASK_PROMPT = '%agent ';
 // load_extension answers (not raises) when a module has no load function, as a module that
 // cannot be imported here (None in sys.modules) has not.  This run replaces IPython's record of
 // the last execution, so the failure the fix is about is kept for the %agent cell
-// (keep_failure).  The helper leaves no name behind.
+// (keep_failure): the one the page shows for the chosen cell (CHOSEN, a JSON text decoded in the
+// kernel), else the last one.  The helper leaves no name behind.
 const LOAD = [
   'def _jupyter_agent_load():',
+  '    import json',
   '    shell = get_ipython()',
   "    result = shell.extension_manager.load_extension('jupyter_agent')",
   "    if result not in (None, 'already loaded'):",
   "        raise ImportError(f'jupyter_agent: {result}')",
   '    from jupyter_agent.magics.cell_context import keep_failure',
-  '    keep_failure(shell)',
+  '    keep_failure(shell, CHOSEN)',
   'try:',
   '    _jupyter_agent_load()',
   'finally:',
   '    del _jupyter_agent_load'
 ].join('\n');
+
+/** The helper's code; `chosen`: the failed cell to fix (its id, source and traceback). */
+function loadCode(chosen: { [key: string]: string } | null): string {
+  // a JSON text inside a Python string literal: JSON's string escapes are Python's too
+  const given = chosen === null ? 'None' : `json.loads(${JSON.stringify(JSON.stringify(chosen))})`;
+  return LOAD.replace('CHOSEN', given);
+}
+
+/** What the page shows of a failed cell: its id, source and (first) traceback. */
+function failure(cell: Cell): { [key: string]: string } | null {
+  const outputs = (cell.model as ICodeCellModel).outputs.toJSON();
+  const error = outputs.find(output => output.output_type === 'error') as
+    | { ename?: string; evalue?: string; traceback?: string[] }
+    | undefined;
+  if (!error) {
+    return null;
+  }
+  const traceback = (error.traceback ?? []).join('\n') || `${error.ename}: ${error.evalue}`;
+  return { cell_id: cell.model.id, source: cell.model.sharedModel.getSource(), traceback };
+}
 
 function failed(cell: Cell | null): boolean {
   const model = cell?.model;
@@ -47,14 +69,15 @@ function failed(cell: Cell | null): boolean {
 }
 
 /** Load jupyter_agent in the notebook's kernel (nothing happens when it is loaded already). */
-async function loadInKernel(panel: NotebookPanel): Promise<boolean> {
+async function loadInKernel(panel: NotebookPanel, chosen: { [key: string]: string } | null): Promise<boolean> {
   const kernel = panel.sessionContext.session?.kernel;
   if (!kernel) {
     Notification.error('This notebook has no kernel for the agent to run in: start one first.');
     return false;
   }
   // not stopped by an error earlier in the queue (a Run All that failed)
-  const future = kernel.requestExecute({ code: LOAD, silent: true, store_history: false, stop_on_error: false });
+  const code = loadCode(chosen);
+  const future = kernel.requestExecute({ code, silent: true, store_history: false, stop_on_error: false });
   const reply = await future.done;
   if (reply.content.status !== 'ok') {
     Notification.error(
@@ -189,7 +212,7 @@ export function addCommands(
     execute: async args => {
       const cell = target(args);
       const panel = cell ? locate(cell.node)?.panel : null;
-      if (!panel || !cell || !failed(cell) || !(await loadInKernel(panel))) {
+      if (!panel || !cell || !failed(cell) || !(await loadInKernel(panel, failure(cell)))) {
         return;
       }
       activate(panel, cell);
@@ -205,7 +228,7 @@ export function addCommands(
     execute: async args => {
       const panel = current();
       const cell = target(args);
-      if (!panel || !cell || !(await loadInKernel(panel))) {
+      if (!panel || !cell || !(await loadInKernel(panel, null))) {
         return;
       }
       activate(panel, cell);
