@@ -76,6 +76,9 @@ async function loadInKernel(panel: NotebookPanel, chosen: { [key: string]: strin
     return false;
   }
   // not stopped by an error earlier in the queue (a Run All that failed)
+  if (kernel.status === 'busy') {
+    Notification.info('The kernel is running a cell: the agent starts when it is done.', { autoClose: 6000 });
+  }
   const code = loadCode(chosen);
   const future = kernel.requestExecute({ code, silent: true, store_history: false, stop_on_error: false });
   const reply = await future.done;

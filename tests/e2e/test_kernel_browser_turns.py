@@ -317,7 +317,12 @@ def test_a_traceback_has_a_fix_with_the_agent_button(lab, page, server):
                       "cfg.api_key = 'test-key'")
 
     server.push(reply(text("The list is empty: guard against it.")))
+    page.evaluate("""() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel
+        .requestExecute({code: 'import time; time.sleep(3)', silent: true})""")
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status"
+                           " === 'busy'")
     buttons.first.click()
+    page.locator(".Toastify__toast", has_text="the agent starts when it is done").wait_for()  # not silence
     page.get_by_text("The list is empty: guard against it.").wait_for(timeout=60_000)
     assert _cell_sources(page)[2] == "%agent fix the error in the cell above"
     sent = json.dumps(server.message_requests[0].messages)
