@@ -131,3 +131,19 @@ def test_live_bridge_edits_the_open_notebook_in_notebook7(nb7, page, server):
     assert ids[:3] == ["setup", "agent", "target"]
     assert dict(cells(page))[ids[3]] == "print('from' + ' nb7')"
     assert dialogs(page) == [] and path.read_bytes() == saved  # edited live, not behind the page's back
+
+
+def test_fix_with_the_agent_button_in_notebook7(nb7, page, server):
+    """The traceback's "Fix with the agent" button works in Notebook 7 as in JupyterLab."""
+    server.push(reply(text("Fixed in Notebook 7 too.")))
+    nb = new_notebook(cells=[new_code_cell(_setup_source(server), id="setup"), new_code_cell("1 / 0", id="fails")])
+    nb.metadata["kernelspec"] = KERNELSPEC
+    nbformat.write(nb, nb7.root / "fix_nb7.ipynb")
+    _open(page, nb7, "fix_nb7.ipynb")
+    _run_all(page)
+    button = page.locator(".jp-agent-fix-button:visible")
+    button.wait_for(timeout=60_000)
+    button.click()
+    page.get_by_text("Fixed in Notebook 7 too.").wait_for(timeout=60_000)
+    assert [source for _, source in cells(page)][2] == "%agent fix the error in the cell above"
+    assert "ZeroDivisionError" in json.dumps(server.message_requests[0].messages)
