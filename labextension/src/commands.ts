@@ -11,11 +11,15 @@ import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { Cell, ICodeCellModel } from '@jupyterlab/cells';
 import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry, RenderedError } from '@jupyterlab/rendermime';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import type { IRenderMime } from '@jupyterlab/rendermime';
 import type { Message } from '@lumino/messaging';
 
 export const FIX_CELL = 'jupyter-agent:fix-cell';
 export const ASK_BELOW = 'jupyter-agent:ask-below';
+export const TOGGLE_FIX_BUTTON = 'jupyter-agent:toggle-fix-button';
+/** On the body when the setting fixButton is off: the buttons are hidden (CSS), at once. */
+const NO_FIX_BUTTON_CLASS = 'jp-agent-no-fix-button';
 /** The prompt of a fix: the magic tells the agent the cell it runs in, and the failed cell's
  * source and traceback (handed to the kernel by the quiet helper). */
 export const FIX_PROMPT = '%agent fix the error in the cell above';
@@ -276,4 +280,34 @@ export function addCommands(
   rendermime?.addFactory(errors, ERROR_RANK);
   // notebooks opened before this plugin started have their own copy of the registry
   return panel => panel.content.rendermime.addFactory(errors, ERROR_RANK);
+}
+
+/** The setting `fixButton` (Settings › jupyter-agent, or the palette's toggle): shows or hides
+ * every "Fix with the agent" button at once. */
+export async function followSettings(
+  app: JupyterFrontEnd,
+  palette: ICommandPalette | null,
+  registry: ISettingRegistry,
+  pluginId: string
+): Promise<void> {
+  let settings: ISettingRegistry.ISettings;
+  try {
+    settings = await registry.load(pluginId);
+  } catch (err) {
+    console.warn('jupyter-agent: could not load its settings', err);
+    return;
+  }
+  const shown = (): boolean => settings.composite.fixButton !== false;
+  const apply = (): void => {
+    document.body.classList.toggle(NO_FIX_BUTTON_CLASS, !shown());
+    app.commands.notifyCommandChanged(TOGGLE_FIX_BUTTON);
+  };
+  app.commands.addCommand(TOGGLE_FIX_BUTTON, {
+    label: 'Show "Fix with the agent" under Tracebacks',
+    isToggled: shown,
+    execute: () => settings.set('fixButton', !shown())
+  });
+  palette?.addItem({ command: TOGGLE_FIX_BUTTON, category: 'Agent' });
+  settings.changed.connect(apply);
+  apply();
 }

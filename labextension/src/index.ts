@@ -8,10 +8,11 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { Kernel } from '@jupyterlab/services';
 
 import { NotebookBridge, setOpenPanels } from './bridge';
-import { addCommands } from './commands';
+import { addCommands, followSettings } from './commands';
 import * as ops from './ops';
 import { COMM_TARGET, PROTOCOL_VERSION } from './protocol';
 
@@ -60,17 +61,20 @@ function watch(panel: NotebookPanel): void {
   session.kernelChanged.connect((_, change) => register(panel, change.newValue));
 }
 
+const PLUGIN_ID = 'jupyter-agent:live-notebook'; // its settings: schema/live-notebook.json
+
 const plugin: JupyterFrontEndPlugin<void> = {
-  id: 'jupyter-agent:live-notebook',
+  id: PLUGIN_ID,
   description: 'Lets the jupyter-agent running in the kernel read and edit the open notebook.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ICommandPalette, IRenderMimeRegistry],
+  optional: [ICommandPalette, IRenderMimeRegistry, ISettingRegistry],
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     palette: ICommandPalette | null,
-    rendermime: IRenderMimeRegistry | null
+    rendermime: IRenderMimeRegistry | null,
+    settings: ISettingRegistry | null
   ) => {
     ops.setShowPanel(panel => app.shell.activateById(panel.id));
     setOpenPanels(() => {
@@ -79,6 +83,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
       return panels;
     });
     const withFixButtons = addCommands(app, tracker, palette, rendermime);
+    if (settings) {
+      void followSettings(app, palette, settings, PLUGIN_ID);
+    }
     tracker.forEach(panel => {
       withFixButtons(panel);
       watch(panel);

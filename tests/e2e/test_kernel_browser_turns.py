@@ -328,3 +328,17 @@ def test_a_traceback_has_a_fix_with_the_agent_button(lab, page, server):
     sent = json.dumps(server.message_requests[0].messages)
     assert "The cell the user asks to fix (cell id fails) failed" in sent, sent
     assert "ZeroDivisionError" in sent and "sum(rows) / len(rows)" in sent and "\\u001b[" not in sent
+
+    # the setting fixButton (here through the palette's toggle) hides the buttons, and stays off
+    toggle = "() => window.jupyterapp.commands.execute('jupyter-agent:toggle-fix-button')"
+    page.evaluate(toggle)
+    buttons.first.wait_for(state="hidden")
+    assert page.evaluate("() => window.jupyterapp.commands.isToggled('jupyter-agent:toggle-fix-button')") is False
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
+    page.reload()
+    page.get_by_text("ZeroDivisionError").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(1000)  # the settings have been applied by now
+    assert page.locator(".jp-agent-fix-button").count() == 1 and buttons.count() == 0
+    page.evaluate(toggle)  # on again, for the tests after this one
+    buttons.first.wait_for()
