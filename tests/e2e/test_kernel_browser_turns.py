@@ -29,17 +29,31 @@ def run_new_cell(page, source: str, after: int | None = None) -> None:
     }""", [source, after])
 
 
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def write_notebook(lab, name: str, sources: list[str], ids: dict[int, str] | None = None) -> None:
+    """A notebook of code cells ``sources`` (cell ``i`` with id ``ids[i]``) in the lab's root."""
+    nb = new_notebook(cells=[new_code_cell(source) for source in sources])
+    for index, cell_id in (ids or {}).items():
+        nb.cells[index].id = cell_id
+    nb.metadata["kernelspec"] = KERNELSPEC
+    nbformat.write(nb, lab.root / name)
+
+
+def open_and_run_all(page, lab, name: str) -> None:
+    open_notebook(page, lab.url, name)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+
+
 def test_resume_button_of_the_sessions_listing_switches_the_session(lab, page, server):
     server.push(reply(text("First answer.")), reply(text("Second answer.")), reply(text("Back in the first.")))
     setup = ("%load_ext jupyter_agent\n" f"%config AgentMagics.base_url = {json.dumps(server.url)}\n"
              "%config AgentMagics.api_key = 'test-key'\nimport jupyter_agent")
     cells = [setup, "%agent --new\n%agent first question", "await jupyter_agent.wait()",
              "%agent --new\n%agent second question", "await jupyter_agent.wait()", "%agent --sessions"]
-    nb = new_notebook(cells=[new_code_cell(c) for c in cells])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(nb, lab.root / "sessions.ipynb")
-    open_notebook(page, lab.url, "sessions.ipynb")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    write_notebook(lab, "sessions.ipynb", cells)
+    open_and_run_all(page, lab, "sessions.ipynb")
     rows = page.locator(".jupyter-agent-session-row")
     rows.nth(1).wait_for(timeout=60_000)
     assert rows.count() == 2
@@ -74,12 +88,8 @@ def test_deleting_the_cell_of_a_running_turn_stops_it_and_a_move_does_not(lab, p
     server.push(reply(tool_use("Bash", {"command": "echo hi > deleted.txt", "description": "Write a file"})))
     setup = ("%load_ext jupyter_agent\n" f"%config AgentMagics.base_url = {json.dumps(server.url)}\n"
              "%config AgentMagics.api_key = 'test-key'")
-    nb = new_notebook(cells=[new_code_cell(setup), new_code_cell("%agent write deleted.txt"), new_code_cell("x = 1")])
-    nb.cells[1].id = "agent-cell"
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(nb, lab.root / "deleting.ipynb")
-    open_notebook(page, lab.url, "deleting.ipynb")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    write_notebook(lab, "deleting.ipynb", [setup, "%agent write deleted.txt", "x = 1"], {1: "agent-cell"})
+    open_and_run_all(page, lab, "deleting.ipynb")
     page.get_by_role("button", name="Approve").wait_for(timeout=60_000)
     assert _turn_state(page) == "agent-cell 0"
 
@@ -144,12 +154,9 @@ def test_an_approval_out_of_sight_is_announced_and_show_brings_it_into_view(lab,
     )
     setup = ("%load_ext jupyter_agent\n" f"%config AgentMagics.base_url = {json.dumps(server.url)}\n"
              "%config AgentMagics.api_key = 'test-key'")
-    filler = [new_code_cell(f"# filler {i}\n" + "y = 1\n" * 12) for i in range(30)]
-    nb = new_notebook(cells=[new_code_cell(setup), new_code_cell("%agent write noticed.txt"), *filler])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(nb, lab.root / "notice.ipynb")
-    open_notebook(page, lab.url, "notice.ipynb")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    filler = [f"# filler {i}\n" + "y = 1\n" * 12 for i in range(30)]
+    write_notebook(lab, "notice.ipynb", [setup, "%agent write noticed.txt", *filler])
+    open_and_run_all(page, lab, "notice.ipynb")
     page.evaluate("""async () => {
         const nb = window.jupyterapp.shell.currentWidget.content;
         nb.activeCellIndex = nb.widgets.length - 1;
@@ -194,13 +201,9 @@ def test_clearing_outputs_puts_a_running_turns_transcript_back(lab, page, server
                 reply(text("Wrote it after the clear.")))
     setup = ("%load_ext jupyter_agent\n" f"%config AgentMagics.base_url = {json.dumps(server.url)}\n"
              "%config AgentMagics.api_key = 'test-key'")
-    nb = new_notebook(cells=[new_code_cell(setup), new_code_cell("%agent write cleared.txt"),
-                             new_code_cell("print('other')")])
-    nb.cells[1].id, nb.cells[2].id = "agent-cell", "other-cell"
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(nb, lab.root / "clearing.ipynb")
-    open_notebook(page, lab.url, "clearing.ipynb")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    write_notebook(lab, "clearing.ipynb", [setup, "%agent write cleared.txt", "print('other')"],
+                   {1: "agent-cell", 2: "other-cell"})
+    open_and_run_all(page, lab, "clearing.ipynb")
     page.get_by_role("button", name="Approve").wait_for(timeout=60_000)
     page.get_by_text("other", exact=True).wait_for()
     kernel_exec(page, "import jupyter_agent.notebook.bridge as B\nheard = []\n"
@@ -254,12 +257,8 @@ def test_fix_this_cell_with_the_agent_from_the_cells_context_menu(lab, page, ser
     kernel, adds `%agent fix the error in the cell above` below and runs it (the traceback goes
     along).  "Ask the Agent Below" adds a %agent cell ready for typing.  A kernel that cannot load
     jupyter_agent gets a clear notification and no cell."""
-    nb = new_notebook(cells=[new_code_cell("import math"), new_code_cell("ratio = 1 / 0"), new_code_cell("y = 2")])
-    nb.cells[0].id, nb.cells[1].id = "ok-cell", "failed-cell"
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(nb, lab.root / "fixing.ipynb")
-    open_notebook(page, lab.url, "fixing.ipynb")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    write_notebook(lab, "fixing.ipynb", ["import math", "ratio = 1 / 0", "y = 2"], {0: "ok-cell", 1: "failed-cell"})
+    open_and_run_all(page, lab, "fixing.ipynb")
     page.get_by_text("ZeroDivisionError").first.wait_for(timeout=60_000)
     kernel_exec(page, f"cfg = get_ipython().config.AgentMagics\ncfg.base_url = {json.dumps(server.url)}\n"
                       "cfg.api_key = 'test-key'\nimport sys\nsys.modules['jupyter_agent'] = None")
@@ -299,13 +298,9 @@ def test_a_traceback_has_a_fix_with_the_agent_button(lab, page, server):
     """Like a notebook service's "explain error" button: under a traceback (not under text a
     cell wrote to stderr) a "Fix with the agent" button does what the context menu's Fix This
     Cell with the Agent does."""
-    nb = new_notebook(cells=[new_code_cell("import sys\nprint('just a warning', file=sys.stderr)"),
-                             new_code_cell("rows = []\nmean = sum(rows) / len(rows)")])
-    nb.cells[0].id, nb.cells[1].id = "warns", "fails"
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(nb, lab.root / "button.ipynb")
-    open_notebook(page, lab.url, "button.ipynb")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    write_notebook(lab, "button.ipynb", ["import sys\nprint('just a warning', file=sys.stderr)",
+                                         "rows = []\nmean = sum(rows) / len(rows)"], {0: "warns", 1: "fails"})
+    open_and_run_all(page, lab, "button.ipynb")
     page.get_by_text("ZeroDivisionError").first.wait_for(timeout=60_000)
     page.get_by_text("just a warning", exact=True).wait_for()
     buttons = page.locator(".jp-agent-fix-button:visible")
