@@ -8,6 +8,7 @@ is atomic, so a crash never leaves a half-written list.
 from __future__ import annotations
 
 import asyncio
+import builtins  # annotations after the method named list
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,7 +67,7 @@ class TaskStore:
     async def list(self) -> TaskListData:
         return await self.load()
 
-    async def update(self, task_id: str, upd: TaskUpdate) -> tuple[Task | None, list[str]]:
+    async def update(self, task_id: str, upd: TaskUpdate) -> tuple[Task | None, builtins.list[str]]:
         """The task after the change (``None`` once deleted) and the changed fields.
 
         Raises ``TaskListError`` (and saves nothing) when the change is not possible.

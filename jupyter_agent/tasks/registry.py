@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import builtins  # annotations after the method named list
 import contextlib
 import secrets
 from collections.abc import Callable
@@ -57,7 +58,7 @@ class TaskRegistry:
     def list(self) -> list[BackgroundTask]:
         return list(self._tasks.values())
 
-    def running(self) -> list[BackgroundTask]:
+    def running(self) -> builtins.list[BackgroundTask]:
         return [t for t in self._tasks.values() if not t.done]
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:

@@ -121,7 +121,7 @@ def stream_events(reply: Reply, message_id: str, model: str, cache: CacheUsage) 
     """The full SSE sequence: message_start, blocks, message_delta (usage, stop), message_stop."""
     usage = _usage(cache, output_tokens(reply), reply.usage)
     start_usage = dict(usage, output_tokens=1)
-    message = {
+    message: dict[str, object] = {
         "id": message_id,
         "type": "message",
         "role": "assistant",

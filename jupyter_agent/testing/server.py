@@ -102,6 +102,7 @@ class ScriptedServer:
         if self._httpd is None:
             raise RuntimeError("ScriptedServer is not started; call start() first")
         host, port = self._httpd.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
         return f"http://{host}:{port}"
 
     # -- scripting -------------------------------------------------------------------------
