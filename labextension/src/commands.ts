@@ -48,7 +48,7 @@ const LOAD = [
 function loadCode(chosen: { [key: string]: string } | null): string {
   // a JSON text inside a Python string literal: JSON's string escapes are Python's too
   const given = chosen === null ? 'None' : `json.loads(${JSON.stringify(JSON.stringify(chosen))})`;
-  return LOAD.replace('CHOSEN', given);
+  return LOAD.replace('CHOSEN', () => given); // a function: no "$&"-style patterns in `given`
 }
 
 /** What the page shows of a failed cell: its id, source and (first) traceback. */
@@ -79,11 +79,11 @@ async function loadInKernel(panel: NotebookPanel, chosen: { [key: string]: strin
     Notification.error('This notebook has no kernel for the agent to run in: start one first.');
     return false;
   }
-  // not stopped by an error earlier in the queue (a Run All that failed)
   if (kernel.status === 'busy') {
     Notification.info('The kernel is running a cell: the agent starts when it is done.', { autoClose: 6000 });
   }
   const code = loadCode(chosen);
+  // not stopped by an error earlier in the queue (a Run All that failed)
   const future = kernel.requestExecute({ code, silent: true, store_history: false, stop_on_error: false });
   const reply = await future.done;
   if (reply.content.status !== 'ok') {

@@ -299,7 +299,8 @@ def test_a_traceback_has_a_fix_with_the_agent_button(lab, page, server):
     cell wrote to stderr) a "Fix with the agent" button does what the context menu's Fix This
     Cell with the Agent does."""
     write_notebook(lab, "button.ipynb", ["import sys\nprint('just a warning', file=sys.stderr)",
-                                         "rows = []\nmean = sum(rows) / len(rows)"], {0: "warns", 1: "fails"})
+                                         "rows = []  # costs $' and $&\nmean = sum(rows) / len(rows)"],
+                   {0: "warns", 1: "fails"})
     open_and_run_all(page, lab, "button.ipynb")
     page.get_by_text("ZeroDivisionError").first.wait_for(timeout=60_000)
     page.get_by_text("just a warning", exact=True).wait_for()
@@ -323,6 +324,7 @@ def test_a_traceback_has_a_fix_with_the_agent_button(lab, page, server):
     sent = json.dumps(server.message_requests[0].messages)
     assert "The cell the user asks to fix (cell id fails) failed" in sent, sent
     assert "ZeroDivisionError" in sent and "sum(rows) / len(rows)" in sent and "\\u001b[" not in sent
+    assert "costs $' and $&" in sent  # handed over as written (no replacement patterns)
 
     # the setting fixButton (here through the palette's toggle) hides the buttons, and stays off
     toggle = "() => window.jupyterapp.commands.execute('jupyter-agent:toggle-fix-button')"
