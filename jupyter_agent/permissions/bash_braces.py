@@ -58,7 +58,8 @@ def _expand(text: str) -> list[str] | None:
 
 def _match(text: str, start: int) -> tuple[int | None, list[int]]:
     """The index of the ``}`` closing the ``{`` at ``start``, and the top-level commas between."""
-    depth, commas = 0, list[int]()
+    depth = 0
+    commas: list[int] = []
     for i in range(start, len(text)):
         ch = text[i]
         if ch == "{":
