@@ -182,13 +182,8 @@ class KernelBridge:
         request_id = uuid.uuid4().hex
         future: asyncio.Future[OkResponse | ErrorResponse] = self.loop.create_future()
         self._pending[request_id] = future
-        payload = _payload(request_id, client, args, path)
-        self._count_sent(payload)
-        comm = client.comm if client.comm is not None else self._comm
-        self._pending_comm[request_id] = comm
-        self._pending_to[request_id] = (client.client_id, args, path)
         try:
-            comm.send(payload)
+            self._send(request_id, client, args, path)
             response = await asyncio.wait_for(future, timeout or self.request_timeout)
         except asyncio.TimeoutError:
             self._went_silent(self._pending_to[request_id][0])
@@ -263,10 +258,10 @@ class KernelBridge:
                 with contextlib.suppress(Exception):  # one listener's defect is not the bridge's
                     listener(message.cell_ids)
         elif isinstance(message, OutputsCleared):
-            client = self.clients.get(message.client_id)  # None: a view that is gone
-            for cleared in list(OUTPUTS_CLEARED_LISTENERS):
-                with contextlib.suppress(Exception):
-                    if client is not None:
+            client = self.clients.get(message.client_id)
+            if client is not None:  # else a view that is gone
+                for cleared in list(OUTPUTS_CLEARED_LISTENERS):
+                    with contextlib.suppress(Exception):  # one listener's defect is not the bridge's
                         cleared(client, message.cell_ids)
         elif message is not None:
             future = self._pending.get(message.id)
@@ -301,12 +296,7 @@ class KernelBridge:
             if client_id not in gone_ids or future is None or future.done():
                 continue
             if isinstance(args, REPEATABLE_ARGS) and (path is None or serves_paths(client)):
-                payload = _payload(request_id, client, args, path)
-                self._pending_to[request_id] = (client.client_id, args, path)
-                comm = client.comm if client.comm is not None else self._comm
-                self._pending_comm[request_id] = comm
-                self._count_sent(payload)
-                comm.send(payload)
+                self._send(request_id, client, args, path)
             else:
                 future.set_exception(NotebookEditError(
                     "reloaded",
@@ -314,6 +304,17 @@ class KernelBridge:
                     "may not have been applied (the page now shows the notebook as last saved). "
                     "Read the notebook again.",
                 ))
+
+    def _send(self, request_id: str, client: Client, args: OpArgs, path: str | None) -> None:
+        """Send request ``request_id`` to ``client``, on the comm it answers on (and remember where)."""
+        payload = make_request(request_id, client.client_id, args, path).model_dump(
+            mode="json", exclude={"path"} if path is None else None
+        )
+        self._count_sent(payload)
+        comm = client.comm if client.comm is not None else self._comm
+        self._pending_comm[request_id] = comm
+        self._pending_to[request_id] = (client.client_id, args, path)
+        comm.send(payload)
 
     def _count_sent(self, payload: dict[str, Any]) -> None:
         size = len(json.dumps(payload))
@@ -330,11 +331,6 @@ class KernelBridge:
 def serves_paths(client: Client) -> bool:
     """Can the view act on other notebooks open in its page (``Request.path``)?"""
     return FEATURE_PATHS in client.hello.features
-
-
-def _payload(request_id: str, client: Client, args: OpArgs, path: str | None) -> dict[str, Any]:
-    request = make_request(request_id, client.client_id, args, path)
-    return request.model_dump(mode="json", exclude={"path"} if path is None else None)
 
 
 def result_as(model: type[BaseModel], result: Any) -> Any:
