@@ -62,7 +62,7 @@ export class NotebookBridge {
   private flushing = false;
   private userRemoved = false;
   private outputsOf = new Map<IOutputAreaModel, ICodeCellModel>(); // the code cells watched
-  private cleared = new Set<string>(); // cells whose outputs emptied since the last flush
+  private cleared = new Set<ICodeCellModel>(); // cells whose outputs emptied since the last flush
 
   constructor(
     private readonly panel: NotebookPanel,
@@ -122,14 +122,13 @@ export class NotebookBridge {
     if (this.cleared.size === 0) {
       setTimeout(() => this.flushCleared(), 0);
     }
-    this.cleared.add(cell.id);
+    this.cleared.add(cell);
   }
 
   private flushCleared(): void {
-    const ids = [...this.cleared].filter(id => {
-      const cell = [...this.outputsOf.values()].find(c => c.id === id);
-      return cell !== undefined && cell.executionState !== 'running' && cell.outputs.length === 0;
-    });
+    const ids = [...this.cleared]
+      .filter(cell => !cell.isDisposed && cell.executionState !== 'running' && cell.outputs.length === 0)
+      .map(cell => cell.id);
     this.cleared.clear();
     if (ids.length > 0) {
       const message: IOutputsCleared = { type: 'outputs_cleared', client_id: this.clientId, cell_ids: ids };

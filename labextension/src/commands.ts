@@ -65,11 +65,7 @@ function failure(cell: Cell): { [key: string]: string } | null {
 }
 
 function failed(cell: Cell | null): boolean {
-  const model = cell?.model;
-  if (!model || model.type !== 'code') {
-    return false;
-  }
-  return (model as ICodeCellModel).outputs.toJSON().some(output => output.output_type === 'error');
+  return cell?.model.type === 'code' && failure(cell) !== null;
 }
 
 /** Load jupyter_agent in the notebook's kernel (nothing happens when it is loaded already). */
