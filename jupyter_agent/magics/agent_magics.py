@@ -421,7 +421,6 @@ class AgentMagics(Magics):
 
     async def _show_again(self, turn: Any, path: str) -> None:
         from ..notebook import show_output
-        from ..ui.live_display import bundle
 
         display, cell_id = turn.display, turn.cell_id
 
@@ -430,8 +429,7 @@ class AgentMagics(Magics):
 
         if not display.mirrors:  # first: a final update sent meanwhile follows this one
             display.mirrors.append(mirror)
-        await show_output(path, cell_id, display.display_id,
-                          bundle(display.widget, turn.transcript.static_html(), display.text))
+        await show_output(path, cell_id, display.display_id, display.data(turn.transcript.static_html()))
 
     def interrupted(self) -> None:
         """The kernel was interrupted while no cell ran: stop the running turn (as Stop does)."""

@@ -45,11 +45,15 @@ class LiveDisplay:
         self.parent_header: dict[str, Any] = dict(header) if isinstance(header, dict) else {}
         display(bundle(widget, html, text), raw=True, display_id=self.display_id)
 
+    def data(self, html: str) -> dict[str, Any]:
+        """The display's bundle with ``html`` as its static fallback."""
+        return bundle(self.widget, html, self.text)
+
     def update(self, html: str, text: str | None = None) -> bool:
         """Send ``update_display_data`` to the original cell; False if no kernel to send to."""
         if text is not None:
             self.text = text
-        data = bundle(self.widget, html, self.text)
+        data = self.data(html)
         for mirror in list(self.mirrors):
             try:
                 mirror(data)
