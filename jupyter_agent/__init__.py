@@ -31,6 +31,7 @@ def load_ipython_extension(ip: Any) -> None:
 
     magics.uninstall_interrupt = stop_on_interrupt(getattr(ip, "kernel", None), magics.interrupted)
     setattr(ip, _MAGICS_KEY, magics)
+    magics.watch_frontend()
     if magics.preload:
         preload()
 

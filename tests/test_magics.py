@@ -195,6 +195,22 @@ def test_notebook_path_from_the_session_variable(ip, monkeypatch):
     assert "Jupyter notebook /home/u/work/analysis.ipynb" in cell_context.gather(ip, None).reminder()
 
 
+def test_the_other_open_notebooks_are_named_relative_to_the_working_folder(tmp_path):
+    work = tmp_path / "work"
+    (work / "sub").mkdir(parents=True)
+    own, other, deeper, outside = work / "a.ipynb", work / "b.ipynb", work / "sub" / "c.ipynb", tmp_path / "o.ipynb"
+    paths = [str(own), str(other), str(deeper), str(outside)]
+    note = cell_context.open_notebooks_note(paths, "a.ipynb", work)  # the own path as the kernel has it
+    assert note.startswith("<system-reminder>\nAlso open in JupyterLab: b.ipynb, sub/c.ipynb, "
+                           f"{outside}. Read, NotebookEdit and NotebookExecute act on these live")
+    assert note.endswith("\n</system-reminder>") and "a.ipynb," not in note
+    assert cell_context.open_notebooks_note([str(own)], str(own), work) == ""  # only the user's own
+    assert cell_context.open_notebooks_note([], None, work) == ""
+    many = [str(work / f"n{i:02}.ipynb") for i in range(25)]
+    crowded = cell_context.open_notebooks_note(many, str(own), work)
+    assert "n19.ipynb (and 5 more)." in crowded and "n20.ipynb" not in crowded
+
+
 # -- the extension -------------------------------------------------------------------------------
 
 

@@ -13,7 +13,7 @@ import contextlib
 import dataclasses
 import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..core.abort import AbortController
@@ -95,6 +95,8 @@ class AgentSession(CompactionMixin):
         self.usage = Usage()
         self.cost_usd = 0.0
         self.can_use_tool = can_use_tool
+        # Called when a typed prompt's turn starts; each gives a note sent with the prompt (or "").
+        self.prompt_notes: list[Callable[[], Awaitable[str]]] = []
         # What the loop calls: the current ``can_use_tool``, else a denial; timeout; Stop withdraws.
         self.auto_mode = AutoModeReviewer(self)  # decides first in auto mode
         self.approver = session_approver(

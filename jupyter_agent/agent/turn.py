@@ -58,6 +58,21 @@ async def run_turn(
     return TurnOutcome(turn_id, result.stop_reason, result.text, result.usage, result.error)
 
 
+async def _prompt_notes(session: AgentSession) -> list[dict[str, Any]]:
+    """What the session's ``prompt_notes`` add to a typed prompt as its turn starts (the notebooks
+    open in JupyterLab, …); a note that fails is left out, the turn goes on."""
+    blocks: list[dict[str, Any]] = []
+    for note in list(session.prompt_notes):
+        try:
+            text = await note()
+        except Exception:
+            log.exception("a prompt note failed")
+            continue
+        if text:
+            blocks.append({"type": "text", "text": text})
+    return blocks
+
+
 def _limit_note(session: AgentSession, stop_reason: str) -> str:
     """Why a turn stopped short of the model's own end, in the words of someone who can act."""
     config = session.config
@@ -107,6 +122,8 @@ async def _hooked_query(session: AgentSession, prompt: str, abort: AbortControll
         from .mentions import attach_mentions
 
         blocks += await attach_mentions(session, text)
+    if typed:
+        blocks += await _prompt_notes(session)
     extra = [{"type": "text", "text": note} for note in check.context]
     session.record_user_blocks([*blocks, *extra])
     limits = LoopLimits(session.config.max_turns, session.config.max_continuations)

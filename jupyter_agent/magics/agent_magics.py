@@ -45,7 +45,7 @@ class AgentMagics(Magics):
     thinking_budget = Int(None, allow_none=True, help="Extended thinking budget in tokens.").tag(config=True)
     project_dir = Unicode(None, allow_none=True, help="Project root (default: the kernel's cwd).").tag(config=True)
     stream_interval = Float(0.15, help="Seconds between transcript updates while text streams.").tag(config=True)
-    show_context = Bool(True, help="Tell the agent the notebook path, cell id and last error.").tag(config=True)
+    show_context = Bool(True, help="Tell the agent the notebook path, cell id, last error and the other open notebooks.").tag(config=True)
     sandbox = Bool(False, help="Run new sessions' Bash commands in the bubblewrap sandbox.").tag(config=True)
     preload = Bool(
         True, help="At %load_ext, import the model SDK on a background thread, so the first %agent "
@@ -235,7 +235,19 @@ class AgentMagics(Magics):
         session.can_use_tool = WidgetPermissionHandler(
             router.active_transcript, project_dir=Path(project) if project else None
         )
+        session.prompt_notes.append(lambda: self._open_notebooks_note(session))
         self.session, self.router = session, router
+
+    async def _open_notebooks_note(self, session: AgentSession) -> str:
+        """Told with each prompt: the other notebooks open in JupyterLab ("fix the plot in the
+        other notebook" needs no search), as the pages last said — no round trip."""
+        own = cell_context.notebook_path(self.shell)
+        if not self.show_context or own is None:  # not run by a Jupyter server: no pages
+            return ""
+        from ..notebook import OPEN_NOTE_WAIT, open_notebooks
+
+        paths = await open_notebooks(wait=OPEN_NOTE_WAIT)
+        return cell_context.open_notebooks_note(paths, own, session.context.cwd)
 
     def _detach(self) -> None:
         old = self.session
@@ -376,6 +388,13 @@ class AgentMagics(Magics):
             return reports.Text("No turn is running.")
         active.transcript.stop()
         return reports.Text("Stopping the running turn.")
+
+    def watch_frontend(self) -> None:
+        """At ``%load_ext`` in a kernel a Jupyter server runs: the bridge to the page opens now,
+        in the background, so the first ``%agent`` already knows which notebooks are open and its
+        first live read does not wait for the page's hello."""
+        if cell_context.notebook_path(self.shell) is not None:
+            _schedule(self._watch_cells())
 
     async def _watch_cells(self) -> None:
         """Hear from the labextension when the user deletes cells (``cells_deleted``): the

@@ -120,6 +120,30 @@ def notebook_path(shell: Any) -> str | None:
     return None
 
 
+MAX_OPEN_LISTED = 20
+
+
+def open_notebooks_note(paths: list[str], own: str | None, cwd: str | os.PathLike[str]) -> str:
+    """The ``<system-reminder>`` naming the notebooks open in JupyterLab besides the user's own
+    (relative to ``cwd`` when inside it); empty when there are none."""
+    mine = os.path.realpath(os.path.join(cwd, own)) if own else None
+    others = [p for p in paths if os.path.realpath(p) != mine]
+    if not others:
+        return ""
+    root = os.path.realpath(cwd)
+
+    def shown(path: str) -> str:
+        real = os.path.realpath(path)
+        inside = os.path.commonpath([root, real]) == root
+        return os.path.relpath(real, root) if inside else path
+
+    listed = ", ".join(shown(p) for p in others[:MAX_OPEN_LISTED])
+    more = f" (and {len(others) - MAX_OPEN_LISTED} more)" if len(others) > MAX_OPEN_LISTED else ""
+    return ("<system-reminder>\nAlso open in JupyterLab: " + listed + more + ". Read, NotebookEdit "
+            "and NotebookExecute act on these live (unsaved edits included; NotebookExecute runs "
+            "their cells in their own kernels).\n</system-reminder>")
+
+
 def gather(shell: Any, cell_id: str | None) -> CellContext:
     return CellContext(
         notebook_path=notebook_path(shell),

@@ -87,6 +87,24 @@ async def get_bridge(hello_timeout: float = HELLO_TIMEOUT) -> KernelBridge | Non
         return None
 
 
+OPEN_NOTE_WAIT = 0.5  # seconds a turn waits, at most, for a page that is saying hello right now
+
+
+async def open_notebooks(wait: float = 0.0) -> list[str]:
+    """The absolute paths of the notebooks open in the JupyterLab pages connected to this kernel,
+    as the pages last said (no round trip: they say so with their hello and on every change).
+    With ``wait``, a bridge opened less than ``wait`` seconds ago that has no view yet gets the
+    rest of that time for its first hello (``%load_ext`` opens it, or else the first ``%agent``
+    just before its turn)."""
+    bridge = _bridge
+    if bridge is None or bridge.closed:
+        return []
+    remaining = wait - (time.monotonic() - bridge.opened_at)
+    if not bridge.clients and remaining > 0:
+        await bridge.first_hello(remaining)
+    return sorted(bridge.open_notebooks())
+
+
 _listening = False
 
 

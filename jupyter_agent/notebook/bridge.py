@@ -34,6 +34,7 @@ from .protocol import (
     NotifyArgs,
     OkResponse,
     OpArgs,
+    OpenNotebooks,
     OutputsCleared,
     RevealCellArgs,
     ShowOutputArgs,
@@ -110,6 +111,8 @@ class KernelBridge:
         self._pending_to: dict[str, tuple[str, OpArgs, str | None]] = {}
         self._first_hello: asyncio.Future[Hello | None] = self.loop.create_future()
         self.opened_at = time.monotonic()
+        # client id -> the notebooks open in its page (server-relative), as the page last said
+        self._open: dict[str, list[str]] = {}
 
     async def open(self, create_comm: CommFactory, hello_timeout: float = HELLO_TIMEOUT) -> bool:
         """Open the comm and wait for the first hello; False when none came in time.
@@ -145,13 +148,38 @@ class KernelBridge:
                 return client
         return None
 
+    async def first_hello(self, timeout: float) -> bool:
+        """Wait at most ``timeout`` seconds for a view to say hello; whether one has."""
+        if not self._first_hello.done():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._first_hello), timeout)
+        return bool(self.clients)
+
+    def open_notebooks(self) -> dict[str, tuple[Client, str]]:
+        """Every notebook the connected pages said they have open, by absolute path: the view that
+        reaches it and its server-relative path there.  No round trip (pages send their list with
+        the hello and on each change); a view that did not say is left out (``open_elsewhere``
+        asks it)."""
+        found: dict[str, tuple[Client, str]] = {}
+        for client in list(self.clients.values()):
+            paths = self._open.get(client.client_id)
+            if paths is None or not serves_paths(client) or not client.hello.server_root:
+                continue
+            for rel in paths:
+                found.setdefault(resolve_hello_path(client.hello.model_copy(update={"path": rel})), (client, rel))
+        return found
+
     async def open_elsewhere(self, path: str) -> tuple[Client, str] | None:
         """A view whose page has the notebook ``path`` open — another tab of the same JupyterLab,
         maybe on another kernel — and its path there (server-relative); None when none has.
-        Asked of each view that can reach other notebooks (one ``list_open`` each)."""
+        From what the pages said (``open_notebooks``); a view that never said is asked (one
+        ``list_open`` each)."""
         real = os.path.realpath(path)
+        for there, found in self.open_notebooks().items():
+            if os.path.realpath(there) == real:
+                return found
         for client in list(self.clients.values()):
-            if not serves_paths(client) or not client.hello.server_root:
+            if client.client_id in self._open or not serves_paths(client) or not client.hello.server_root:
                 continue
             try:
                 listed = result_as(ListOpenResult, await self.request(client, ListOpenArgs(), LIST_OPEN_TIMEOUT))
@@ -257,6 +285,9 @@ class KernelBridge:
             for listener in list(CELLS_REMOVED_LISTENERS):
                 with contextlib.suppress(Exception):  # one listener's defect is not the bridge's
                     listener(message.cell_ids)
+        elif isinstance(message, OpenNotebooks):
+            if message.client_id in self.clients:  # else a view that is gone
+                self._open[message.client_id] = message.paths
         elif isinstance(message, OutputsCleared):
             client = self.clients.get(message.client_id)
             if client is not None:  # else a view that is gone
@@ -282,6 +313,10 @@ class KernelBridge:
                 with contextlib.suppress(Exception):
                     gone.comm.close()
         client = self.clients[hello.client_id] = Client(hello.client_id, path, hello, comm)
+        for client_id in [cid for cid in self._open if cid not in self.clients]:
+            del self._open[client_id]  # views gone since (replaced, closed, silent)
+        if hello.open is not None:
+            self._open[hello.client_id] = hello.open
         self._hand_over(gone_ids, client)
         if not self._first_hello.done():
             self._first_hello.set_result(hello)

@@ -2,8 +2,8 @@
 
 kernel → frontend: ``comm_open {protocol, version}``; frontend → kernel: ``Hello``; then
 ``Request`` (addressed to one ``client_id``) and exactly one ``Response`` per request; and,
-unasked, ``CellsRemoved`` when the user deletes cells and ``OutputsCleared`` when the user clears
-cells' outputs.  Bump ``PROTOCOL_VERSION`` on any change
+unasked, ``CellsRemoved`` when the user deletes cells, ``OutputsCleared`` when the user clears
+cells' outputs and ``OpenNotebooks`` when the notebooks open in the page change.  Bump ``PROTOCOL_VERSION`` on any change
 that a peer cannot ignore, on both sides (a message a peer does not know it ignores).
 """
 
@@ -36,7 +36,8 @@ ErrorName = Literal[
 ]
 # What a frontend can do beyond version 1, named in its hello (a peer ignores what it does not know).
 # "paths": a request may name another notebook open in the same JupyterLab page (``path``), and
-# ``list_open`` lists them.
+# ``list_open`` lists them (and the page says which are open unasked: ``Hello.open``, then
+# ``OpenNotebooks`` on every change).
 FEATURE_PATHS = "paths"
 
 
@@ -51,6 +52,8 @@ class Hello(_Wire):
     path: str
     server_root: str = ""
     features: list[str] = Field(default_factory=list)
+    # the notebooks open in the page (server-relative), when it says so; None: ask (list_open)
+    open: list[str] | None = None
 
 
 class CellsRemoved(_Wire):
@@ -67,6 +70,14 @@ class OutputsCleared(_Wire):
     type: Literal["outputs_cleared"] = "outputs_cleared"
     client_id: str = ""
     cell_ids: list[str]
+
+
+class OpenNotebooks(_Wire):
+    """The notebooks open in the view's page now (server-relative): sent when that changes."""
+
+    type: Literal["open_notebooks"] = "open_notebooks"
+    client_id: str = ""
+    paths: list[str]
 
 
 class NewCell(_Wire):
@@ -240,18 +251,23 @@ def make_request(request_id: str, client_id: str, args: OpArgs, path: str | None
     )
 
 
-def parse_frontend_message(data: object) -> Hello | Response | CellsRemoved | OutputsCleared | None:
-    """A Hello, Response, CellsRemoved or OutputsCleared from the frontend, or None for anything
-    else (ignored)."""
+FrontendMessage = Union[Hello, Response, CellsRemoved, OutputsCleared, OpenNotebooks]
+_UNASKED: dict[str, type[_Wire]] = {
+    "hello": Hello, "cells_removed": CellsRemoved, "outputs_cleared": OutputsCleared,
+    "open_notebooks": OpenNotebooks,
+}
+
+
+def parse_frontend_message(data: object) -> FrontendMessage | None:
+    """A message from the frontend (a Hello, a Response or one of the unasked events), or None
+    for anything else (ignored)."""
     if not isinstance(data, dict):
         return None
     try:
-        if data.get("type") == "hello":
-            return Hello.model_validate(data)
-        if data.get("type") == "cells_removed":
-            return CellsRemoved.model_validate(data)
-        if data.get("type") == "outputs_cleared":
-            return OutputsCleared.model_validate(data)
+        kind = data.get("type")
+        model = _UNASKED.get(kind) if isinstance(kind, str) else None  # a list is no key
+        if model is not None:
+            return model.model_validate(data)  # type: ignore[return-value]
         if data.get("type") == "response":
             return _RESPONSE.validate_python(data)
     except ValueError as exc:

@@ -13,6 +13,7 @@ import {
   FEATURES,
   ICellsRemoved,
   IHello,
+  IOpenNotebooks,
   IOutputsCleared,
   IRequest,
   PROTOCOL_VERSION,
@@ -31,6 +32,29 @@ export function setOpenPanels(list: () => NotebookPanel[]): void {
   openPanels = list;
 }
 
+function openPaths(): string[] {
+  return openPanels()
+    .filter(panel => !panel.isDisposed)
+    .map(panel => panel.context.path);
+}
+
+/** The bridges whose comm is open: each tells its kernel which notebooks the page has open. */
+const liveBridges = new Set<NotebookBridge>();
+let announcing = false;
+
+/** The notebooks open in the page changed (one opened, closed or renamed): every bridge says
+ * so, once per change however many signals fired (called by the plugin). */
+export function announceOpen(): void {
+  if (!announcing) {
+    announcing = true;
+    setTimeout(() => {
+      announcing = false;
+      const paths = openPaths();
+      liveBridges.forEach(bridge => bridge.sayOpen(paths));
+    }, 0);
+  }
+}
+
 /** Editing ops running on each panel, from any view's bridge: cells they remove are the
  * agent's, not the user's (a panel's own bridge must not report them as deleted). */
 const editingPanels = new WeakMap<NotebookPanel, number>();
@@ -46,7 +70,7 @@ const HANDLERS: { [op: string]: Handler } = {
   notify: ops.notify,
   dismiss_notification: ops.dismissNotification,
   show_output: ops.showOutput,
-  list_open: () => ({ paths: openPanels().map(panel => panel.context.path) })
+  list_open: () => ({ paths: openPaths() })
 };
 
 /** The ops that change the cell list; cells they remove are the agent's, not the user's. */
@@ -63,6 +87,7 @@ export class NotebookBridge {
   private userRemoved = false;
   private outputsOf = new Map<IOutputAreaModel, ICodeCellModel>(); // the code cells watched
   private cleared = new Set<ICodeCellModel>(); // cells whose outputs emptied since the last flush
+  private saidOpen = ''; // the open notebooks this bridge last told its kernel of
 
   constructor(
     private readonly panel: NotebookPanel,
@@ -77,7 +102,9 @@ export class NotebookBridge {
     const cells = panel.content.model?.cells;
     cells?.changed.connect(this.onCellsChanged, this);
     this.watchOutputs();
+    liveBridges.add(this);
     comm.onClose = () => {
+      liveBridges.delete(this);
       cells?.changed.disconnect(this.onCellsChanged, this);
       this.unwatchOutputs();
     };
@@ -171,15 +198,29 @@ export class NotebookBridge {
   }
 
   sayHello(): void {
+    const open = openPaths();
     const hello: IHello = {
       type: 'hello',
       version: PROTOCOL_VERSION,
       client_id: this.clientId,
       path: this.panel.context.path,
       server_root: PageConfig.getOption('serverRoot'),
-      features: FEATURES
+      features: FEATURES,
+      open
     };
+    this.saidOpen = JSON.stringify(open);
     this.send(hello);
+  }
+
+  /** Tell the kernel which notebooks the page has open, when that is news to it. */
+  sayOpen(paths: string[]): void {
+    if (this.comm.isDisposed) {
+      liveBridges.delete(this);
+    } else if (JSON.stringify(paths) !== this.saidOpen) {
+      this.saidOpen = JSON.stringify(paths);
+      const message: IOpenNotebooks = { type: 'open_notebooks', client_id: this.clientId, paths };
+      this.send(message);
+    }
   }
 
   private async onMessage(msg: KernelMessage.ICommMsgMsg): Promise<void> {

@@ -11,7 +11,7 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { Kernel } from '@jupyterlab/services';
 
-import { NotebookBridge, setOpenPanels } from './bridge';
+import { NotebookBridge, announceOpen, setOpenPanels } from './bridge';
 import { addCommands, followSettings } from './commands';
 import * as ops from './ops';
 import { COMM_TARGET, PROTOCOL_VERSION } from './protocol';
@@ -56,6 +56,10 @@ async function rejoin(panel: NotebookPanel, kernel: Kernel.IKernelConnection): P
 }
 
 function watch(panel: NotebookPanel): void {
+  // the kernels this page talks to hear which notebooks are open (opened, closed, renamed)
+  announceOpen();
+  panel.disposed.connect(announceOpen);
+  panel.context.pathChanged.connect(announceOpen);
   const session = panel.sessionContext;
   void session.ready.then(() => register(panel, session.session?.kernel));
   session.kernelChanged.connect((_, change) => register(panel, change.newValue));
@@ -65,7 +69,8 @@ const PLUGIN_ID = 'jupyter-agent:live-notebook'; // its settings: schema/live-no
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
-  description: 'Lets the jupyter-agent running in the kernel read and edit the open notebook.',
+  description:
+    'Lets the jupyter-agent in the kernel read, edit and run the notebooks open in JupyterLab; adds Fix with the agent and Ask the Agent Below.',
   autoStart: true,
   requires: [INotebookTracker],
   optional: [ICommandPalette, IRenderMimeRegistry, ISettingRegistry],

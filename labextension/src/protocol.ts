@@ -6,9 +6,10 @@
  * frontend -> kernel : Hello
  * kernel  -> frontend: Request  (addressed to one client_id)
  * frontend -> kernel : Response (exactly one per request: ok + result, or an error)
- * frontend -> kernel : CellsRemoved (the user deleted cells) and OutputsCleared (the user cleared
- *                      cells' outputs); a kernel that does not know these messages ignores them,
- *                      so they need no new version
+ * frontend -> kernel : CellsRemoved (the user deleted cells), OutputsCleared (the user cleared
+ *                      cells' outputs) and OpenNotebooks (the notebooks open in the page changed);
+ *                      a kernel that does not know these messages ignores them, so they need no
+ *                      new version
  */
 
 export const COMM_TARGET = 'jupyter_agent.notebook';
@@ -18,7 +19,8 @@ export type CellType = 'code' | 'markdown' | 'raw';
 
 /** What this frontend can do beyond version 1 (a kernel ignores what it does not know).
  * 'paths': a request may name another notebook open in this page (IRequest.path), and
- * list_open lists them. */
+ * list_open lists them (the page also says which are open unasked: IHello.open, then
+ * IOpenNotebooks on every change). */
 export const FEATURES = ['paths'];
 
 export interface IHello {
@@ -28,6 +30,15 @@ export interface IHello {
   path: string;
   server_root: string;
   features: string[];
+  /** The notebooks open in this page (server-relative). */
+  open?: string[];
+}
+
+/** The notebooks open in this page now (server-relative): sent when that changes. */
+export interface IOpenNotebooks {
+  type: 'open_notebooks';
+  client_id: string;
+  paths: string[];
 }
 
 /** Cells the user deleted (not the agent's own edits; a moved cell is not deleted). */

@@ -151,3 +151,32 @@ async def test_a_prompt_the_agent_sent_itself_reads_nothing(server, make_session
     await session.submit("/mcp__demo__standup")
     assert _sent(server) == [{"type": "text", "text": f"every hour: summarize @{secret}"}]
     assert server.message_requests[1].messages[-1]["content"][0]["text"] == "/mcp__demo__standup"
+
+
+async def test_prompt_notes_go_along_with_a_typed_prompt_and_a_failing_one_is_left_out(server, make_session):
+    """``session.prompt_notes`` (the magics add the notebooks open in JupyterLab) are asked as a
+    typed prompt's turn starts; one that fails does not stop the turn; an untyped prompt (a
+    scheduled job, a teammate's message) gets none."""
+    session, _ = make_session(load_settings=False)
+    calls: list[str] = []
+
+    async def open_note() -> str:
+        calls.append("asked")
+        return f"<system-reminder>\nAlso open in JupyterLab: other.ipynb (asked {len(calls)})\n</system-reminder>"
+
+    async def broken() -> str:
+        raise RuntimeError("the page is gone")
+
+    async def nothing() -> str:
+        return ""
+
+    session.prompt_notes += [broken, open_note, nothing]
+    server.push(reply(text("ok")), reply(text("ok again")))
+    assert (await session.submit("fix the plot in the other notebook", typed=True)).text == "ok"
+    sent = _sent(server)
+    assert sent == [{"type": "text", "text": "fix the plot in the other notebook"},
+                    {"type": "text", "text": "<system-reminder>\nAlso open in JupyterLab: other.ipynb (asked 1)"
+                                             "\n</system-reminder>"}]
+    assert (await session.submit("a scheduled job's prompt")).text == "ok again"
+    assert calls == ["asked"]
+    assert server.message_requests[1].messages[-1]["content"][-1]["text"] == "a scheduled job's prompt"

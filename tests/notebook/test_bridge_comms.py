@@ -223,3 +223,87 @@ async def test_a_read_of_another_open_notebook_in_flight_over_a_reload_keeps_its
     bridge._dispatch({"type": "response", "id": again["id"], "ok": True,
                       "result": {"path": "other.ipynb", "notebook": {}}}, reloaded)
     assert (await asyncio.wait_for(read, 1))["path"] == "other.ipynb"
+
+
+async def test_the_notebooks_a_page_says_are_open_are_found_without_asking(tmp_path):
+    """Each Read of a notebook not this kernel's own cost a ``list_open`` round trip to every page.
+    Now the page says which notebooks it has open — with its hello, then on every change — and
+    ``open_elsewhere`` finds them in what was said: no request goes out."""
+    root = tmp_path / "srv"
+    (root / "sub").mkdir(parents=True)
+    bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
+    page = Comm()
+    await bridge.open(lambda **kw: page, hello_timeout=0.01)
+    bridge._dispatch({**hello_with_paths("view", "a.ipynb"), "server_root": str(root),
+                      "open": ["a.ipynb", "sub/b.ipynb"]}, page)
+    client, rel = await bridge.open_elsewhere(str(root / "sub" / "b.ipynb"))
+    assert client.client_id == "view" and rel == "sub/b.ipynb"
+    assert await bridge.open_elsewhere(str(root / "c.ipynb")) is None
+    assert page.sent == []  # nothing asked
+    assert sorted(bridge.open_notebooks()) == [str(root / "a.ipynb"), str(root / "sub" / "b.ipynb")]
+
+    # the user opens c.ipynb and closes sub/b.ipynb: the page says so
+    bridge._dispatch({"type": "open_notebooks", "client_id": "view", "paths": ["a.ipynb", "c.ipynb"]}, page)
+    assert (await bridge.open_elsewhere(str(root / "c.ipynb")))[1] == "c.ipynb"
+    assert await bridge.open_elsewhere(str(root / "sub" / "b.ipynb")) is None
+    # a view that is gone is not heard (its page is not this one any more)
+    bridge._dispatch({"type": "open_notebooks", "client_id": "gone", "paths": ["z.ipynb"]}, page)
+    assert str(root / "z.ipynb") not in bridge.open_notebooks()
+    assert page.sent == []
+
+    # the page reloads: the new view's hello replaces the old one and what it said
+    reloaded = Comm()
+    bridge.adopt(reloaded)
+    bridge._dispatch({**hello_with_paths("again", "a.ipynb"), "server_root": str(root), "open": ["a.ipynb"]}, reloaded)
+    assert sorted(bridge.open_notebooks()) == [str(root / "a.ipynb")]
+    assert set(bridge._open) == {"again"}
+
+
+async def test_a_view_that_never_said_what_is_open_is_still_asked(tmp_path):
+    """A page whose hello says nothing of its open notebooks (an extension built before that)
+    is asked with ``list_open``, as before; a view that said is not."""
+    bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
+    quiet, said = Comm(), Comm()
+    await bridge.open(lambda **kw: quiet, hello_timeout=0.01)
+    bridge._dispatch({**hello_with_paths("quiet", "a.ipynb"), "server_root": str(tmp_path)}, quiet)
+    bridge.adopt(said)
+    bridge._dispatch({**hello_with_paths("said", "b.ipynb"), "server_root": str(tmp_path), "open": ["b.ipynb"]}, said)
+    finding = asyncio.ensure_future(bridge.open_elsewhere(str(tmp_path / "x.ipynb")))
+    await asyncio.sleep(0)
+    [asked] = quiet.sent
+    assert asked["op"] == "list_open" and said.sent == []
+    bridge._dispatch({"type": "response", "id": asked["id"], "ok": True, "result": {"paths": ["x.ipynb"]}}, quiet)
+    client, rel = await asyncio.wait_for(finding, 1)
+    assert client.client_id == "quiet" and rel == "x.ipynb"
+
+
+async def test_open_notebooks_waits_briefly_for_a_page_saying_hello(monkeypatch, tmp_path):
+    """``%load_ext`` (or the first ``%agent``) opens the bridge just before the turn: the turn's
+    note of the open notebooks waits a moment for the page's hello, and no longer."""
+    import jupyter_agent.notebook as N
+
+    bridge = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
+    page = Comm()
+    await bridge.open(lambda **kw: page, hello_timeout=0.001)
+    monkeypatch.setattr(N, "_bridge", bridge)
+    said = {**hello_with_paths("view", "a.ipynb"), "server_root": str(tmp_path), "open": ["a.ipynb", "b.ipynb"]}
+    asyncio.get_running_loop().call_later(0.05, bridge._dispatch, said, page)
+    assert await N.open_notebooks() == []  # no wait asked for: what is known now
+    assert await N.open_notebooks(wait=5.0) == [str(tmp_path / "a.ipynb"), str(tmp_path / "b.ipynb")]
+
+    silent = KernelBridge(asyncio.get_running_loop(), request_timeout=5)
+    await silent.open(lambda **kw: Comm(), hello_timeout=0.001)
+    monkeypatch.setattr(N, "_bridge", silent)
+    waited: list[float] = []
+    real_wait = silent.first_hello
+
+    async def first_hello(timeout: float) -> bool:
+        waited.append(timeout)
+        return await real_wait(timeout)
+
+    monkeypatch.setattr(silent, "first_hello", first_hello)
+    assert await N.open_notebooks(wait=0.2) == []  # nobody answers: given up after the wait
+    assert len(waited) == 1 and 0 < waited[0] <= 0.2
+    silent.opened_at -= 10
+    assert await N.open_notebooks(wait=0.2) == []  # opened long ago: no waiting at all
+    assert len(waited) == 1

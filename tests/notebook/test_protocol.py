@@ -61,9 +61,19 @@ def test_frontend_messages_parse():
     assert P.parse_frontend_message({"type": "cells_removed", "cell_ids": "c1"}) is None  # malformed: ignored
     cleared = P.parse_frontend_message({"type": "outputs_cleared", "client_id": "a", "cell_ids": ["c1"]})
     assert isinstance(cleared, P.OutputsCleared) and cleared.cell_ids == ["c1"]
+    opened = P.parse_frontend_message({"type": "open_notebooks", "client_id": "a", "paths": ["x.ipynb", "s/y.ipynb"]})
+    assert isinstance(opened, P.OpenNotebooks) and opened.paths == ["x.ipynb", "s/y.ipynb"]
+    assert P.parse_frontend_message({"type": "open_notebooks", "client_id": "a", "paths": "x"}) is None
+    assert P.parse_frontend_message({"type": ["hello"], "version": 1}) is None  # no key: ignored, no crash
+    said = P.parse_frontend_message({"type": "hello", "version": 1, "client_id": "a", "path": "x.ipynb",
+                                     "open": ["x.ipynb", "y.ipynb"]})
+    assert said.open == ["x.ipynb", "y.ipynb"]
+    assert P.parse_frontend_message({"type": "hello", "version": 1, "client_id": "a", "path": "x.ipynb"}).open is None
 
 
-@pytest.mark.parametrize(("ts_name", "model"), [("ICellsRemoved", P.CellsRemoved), ("IOutputsCleared", P.OutputsCleared)])
+@pytest.mark.parametrize(("ts_name", "model"), [
+    ("ICellsRemoved", P.CellsRemoved), ("IOutputsCleared", P.OutputsCleared), ("IOpenNotebooks", P.OpenNotebooks),
+])
 def test_the_unasked_events_match_typescript(ts_name, model):
     body = re.search(rf"export interface {ts_name} \{{([^}}]*)\}}", TS)
     assert body and f"type: '{model.model_fields['type'].default}';" in body.group(1)
