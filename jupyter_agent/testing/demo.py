@@ -5,7 +5,8 @@
 
 Every prompt gets the same short, real agent turn, using only the tools the request offers:
 read the notebook (or a file), ask to run a Bash command (an approval card), add a markdown
-cell to the notebook (or write a notes file), then answer using what the tools returned.
+cell to the notebook right below the ``%agent`` cell that asked (or write a notes file), then
+answer using what the tools returned.
 """
 
 from __future__ import annotations
@@ -50,16 +51,31 @@ def _bash_step(body: dict[str, Any]) -> Reply | None:
     return reply(text("Now I'll check which packages this kernel's environment has."), call, **_STREAM)
 
 
+# the line the magics put in a prompt's <system-reminder> (magics/cell_context.py)
+_ASKING_CELL = re.compile(r"^This request was typed in the %agent cell with id (\S+?)(?: \(execution count \d+\))?\.$",
+                          re.MULTILINE)
+
+
+def _asking_cell(body: dict[str, Any]) -> str | None:
+    """The id of the ``%agent`` cell the current prompt was typed in, when the prompt says."""
+    first = _current_turn(body)[:1]
+    content = first[0].get("content") if first else None
+    texts = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content or [])
+    match = _ASKING_CELL.search(texts)
+    return match.group(1) if match else None
+
+
 def _edit_step(body: dict[str, Any]) -> Reply | None:
     names = _tool_names(body)
     notebook = _env_value(body, "Notebook")
     note = "## Notes from the agent\n\nThis cell was added by the jupyter-agent demo (scripted model)."
     if notebook and "NotebookEdit" in names and "Read" in names:
-        edit = tool_use(
-            "NotebookEdit",
-            {"notebook_path": notebook, "new_source": note, "cell_type": "markdown", "edit_mode": "insert"},
-        )
-        return reply(text("I'll add a short markdown cell at the top of the notebook."), edit, **_STREAM)
+        args = {"notebook_path": notebook, "new_source": note, "cell_type": "markdown", "edit_mode": "insert"}
+        below = _asking_cell(body)
+        if below is not None:  # inserted after that cell; without an id, at the top
+            args["cell_id"] = below
+        where = "right below your %agent cell" if below else "at the top of the notebook"
+        return reply(text(f"I'll add a short markdown cell {where}."), tool_use("NotebookEdit", args), **_STREAM)
     cwd = _env_value(body, "Working directory")
     if cwd and "Write" in names:
         path = str(PurePath(cwd) / "agent_demo_notes.md")

@@ -79,5 +79,8 @@ def test_quickstart_in_jupyterlab_demo_mode(lab, page):
     finished = _click_through(page, 3)
     assert finished == 3 and transcripts.count() == 3
     assert page.get_by_text("Here is what happened in this demo turn").count() >= 1
-    assert any("Notes from the agent" in source for _id, source in cells(page))
+    sources = [source for _id, source in cells(page)]
+    notes = [i for i, source in enumerate(sources) if "Notes from the agent" in source]
+    assert len(notes) == 3  # one per turn, each right below the %agent cell that asked
+    assert all(sources[i - 1].lstrip().startswith(("%agent", "%%agent")) for i in notes), sources
     assert not any("File Changed" in d for d in dialogs(page))

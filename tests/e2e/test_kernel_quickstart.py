@@ -68,7 +68,10 @@ def test_quickstart_runs_in_demo_mode_with_approvals(tmp_path: Path):
         settings = json.loads((tmp_path / ".claude" / "settings.local.json").read_text())
         assert "Bash(pip list:*)" in settings["permissions"]["allow"]
         edited = nbformat.read(notebook, as_version=4)
-        assert any("Notes from the agent" in c.source for c in edited.cells)
+        notes = [i for i, c in enumerate(edited.cells) if "Notes from the agent" in c.source]
+        assert notes, "the demo adds a notes cell"
+        for i in notes:  # right below the %agent cell that asked, not above the title
+            assert edited.cells[i - 1].source.lstrip().startswith(("%agent", "%%agent")), (i, edited.cells[i - 1].source)
     finally:
         h.close()
 

@@ -81,3 +81,38 @@ async def test_demo_plays_read_approval_write_answer(tmp_path, approve):
         await session.aclose()
     finally:
         server.close()
+
+
+async def test_the_demo_puts_its_notes_below_the_agent_cell_that_asked(tmp_path, approve):
+    """The demo inserted its markdown cell at the top of the notebook, above the title, for every
+    prompt.  It now goes right below the ``%agent`` cell named in the prompt's reminder (the text
+    the magics write), and at the top only when the prompt names no cell."""
+    import nbformat
+
+    from jupyter_agent.magics.cell_context import CellContext
+    from jupyter_agent.tools.notebook_edit import NotebookEditTool
+    from jupyter_agent.tools.read import ReadTool
+
+    path = tmp_path / "quickstart.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title", id="title"),
+                                         nbformat.v4.new_code_cell("%agent show me", id="ask"),
+                                         nbformat.v4.new_code_cell("x = 1", id="after")])
+    nbformat.write(nb, str(path))
+    url, server = start_demo_server()
+    try:
+        config = SessionConfig(
+            cwd=tmp_path, sessions_dir=tmp_path / "s", home=tmp_path, base_url=url, api_key=DEMO_API_KEY,
+            notebook_path=path, retry=RetryPolicy(max_retries=0), mode="acceptEdits",
+        )
+        session = AgentSession(config, can_use_tool=approve, tools=[ReadTool(), NotebookEditTool()])
+        reminder = CellContext(str(path), "ask", 3).reminder()
+        assert (await session.submit(reminder + "show me what you can do")).stop_reason == "end_turn"
+        ids = [c.id for c in nbformat.read(str(path), as_version=4).cells]
+        assert ids[:2] == ["title", "ask"] and ids[3] == "after" and len(ids) == 4
+        assert nbformat.read(str(path), as_version=4).cells[2].source.startswith("## Notes from the agent")
+        assert (await session.submit("again, no cell named")).stop_reason == "end_turn"
+        cells = nbformat.read(str(path), as_version=4).cells
+        assert cells[0].source.startswith("## Notes from the agent") and cells[1].id == "title"
+        await session.aclose()
+    finally:
+        server.close()
