@@ -66,8 +66,14 @@ def read_heredoc(walker: Any, node: Node) -> None:
         if problem is None and secret:  # the body goes to the program: cat prints it
             problem = f"a here-document expands ${secret}, which may hold a credential"
         for child in body.named_children:
-            if child.type not in _PLAIN_CHILDREN and not _number_arithmetic(walker.text(child)):
-                walker.words.read(child)
+            if child.type in _PLAIN_CHILDREN:
+                continue
+            child_text = walker.text(child)
+            if child_text.startswith("$(("):  # arithmetic to bash, whatever tree-sitter made of it
+                if _number_arithmetic(child_text):
+                    continue
+                problem = problem or f"arithmetic beyond plain numbers in a heredoc: {child_text[:40]}"
+            walker.words.read(child)  # still read: a deny rule sees the commands tree-sitter found
     if problem is not None:
         walker.out.problems.append(problem)
 

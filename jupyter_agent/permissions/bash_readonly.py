@@ -236,10 +236,10 @@ def _git(words: Sequence[Word]) -> ReadOnlyCheck:
     spec = GIT_SPECS.get(sub)
     if spec is None:
         sub_subs = GIT_SUB_SUB.get(sub)
-        if sub_subs is None:
+        spec = sub_subs.get(rest[0].literal or "") if sub_subs is not None and rest else None
+        if spec is None:
             return _NOT
-        ok = bool(rest) and rest[0].literal in sub_subs and all(w.literal is not None for w in rest[1:])
-        return _YES if ok else _NOT
+        rest = rest[1:]
     result = _check(spec, rest)
     if not result.read_only or not paths:
         return result

@@ -2,7 +2,7 @@
 
 The kernel's environment often holds credentials (a notebook's ``load_dotenv()``, cloud keys),
 and a command's output goes to the model.  A command that prints the whole environment
-(``env``, ``printenv``, ``set``, ``ps e``) or expands a variable whose name looks like a
+(``env``, ``printenv``, ``set``, ``ps e``, ``jq -n env``) or expands a variable whose name looks like a
 credential (``echo $OPENAI_API_KEY``, ``printenv GITHUB_TOKEN``) is therefore not run as
 read-only: it asks, unless a rule allows it.  ``${#NAME}`` (a length) and tests
 (``[ -n "$API_KEY" ]``) print nothing and stay read-only.
@@ -21,6 +21,10 @@ SECRET_NAME = re.compile(
     re.IGNORECASE,
 )
 _EXPANSION = re.compile(r"\$\{?(#?)([A-Za-z_][A-Za-z0-9_]*)")
+# JSON/YAML query tools whose programs can read the environment: jq's env and $ENV, yq's
+# env(), strenv() and envsubst (any word that says so: the program text is one of them)
+_ENV_QUERIES = frozenset({"jq", "yq", "gojq", "jaq"})
+_ENV_QUERY = re.compile(r"\$ENV\b|(?<![\w.$])(?:str)?env\b|envsubst")
 _SILENT = frozenset({"test", "[", "true", "false", ":"})  # exit status only
 # ps takes these options' values as the next word (a BSD ``e`` there is no flag)
 _PS_VALUES = frozenset({"-o", "o", "-O", "O", "--format", "-p", "p", "--pid", "-u", "U", "-U", "-C",
@@ -38,6 +42,8 @@ def prints_secrets(program: str, words: Sequence[Word]) -> bool:
         return True
     if program == "ps" and _ps_environment(words):
         return True
+    if program in _ENV_QUERIES and any(_ENV_QUERY.search(w.text) for w in words[1:]):
+        return True  # jq -n env, jq '$ENV.API_KEY', yq 'strenv(TOKEN)'
     if program in _SILENT:
         return False
     return any(not w.static and secret_expansion(w.text) is not None for w in words)

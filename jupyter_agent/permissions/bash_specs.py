@@ -135,5 +135,10 @@ GIT_SPECS: dict[str, Spec] = {
         requires_any=frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l"}),
     ),
 }
-GIT_SUB_SUB = {"stash": frozenset({"list", "show"}), "worktree": frozenset({"list"})}
+# `git stash list` takes log's options and `git stash show` diff's (--output=F writes F)
+GIT_SUB_SUB: dict[str, dict[str, Spec]] = {
+    "stash": {"list": _GIT_LOGLIKE, "show": _GIT_LOGLIKE},
+    "worktree": {"list": Spec(max_positional=0, dynamic_ok=False,
+                              only_options=frozenset({"--porcelain", "-v", "--verbose", "-z"}))},
+}
 GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-optional-locks"})

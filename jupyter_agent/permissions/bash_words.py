@@ -25,6 +25,16 @@ _SAFE_EXPANSION_OPS = frozenset(
      "^", "^^", ",", ",,", "${", "}", "$"}
 )
 _MAX_DEPTH = 64
+# $((…)) that is only numbers and operators: node kinds, number spellings, and characters.
+_ARITHMETIC_NODES = frozenset(
+    {"binary_expression", "unary_expression", "ternary_expression", "parenthesized_expression"}
+)
+_ARITHMETIC_TOKENS = frozenset(
+    {"$((", "))", "$[", "]", "(", ")", "+", "-", "*", "/", "%", "**", "<<", ">>", "&", "|", "^",
+     "&&", "||", "!", "~", "==", "!=", "<", ">", "<=", ">=", "?", ":", ",", "++", "--"}
+)
+_ARITHMETIC_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|[0-9]+(#[0-9A-Za-z@_]+)?")
+_ARITHMETIC_CHARS = "0123456789abcdefABCDEFxX#+-*/%<>=!&|^~?:,() \t\n\\"
 _NEEDS_QUOTING = re.compile(r"[\s'\"\\]")
 
 
@@ -301,15 +311,31 @@ class WordReader:
                 self._in_expansion -= 1
 
     def _check_arithmetic(self, node: Node) -> None:
-        """Arithmetic evaluates variable values as code (``a[$(cmd)]``): only numbers pass."""
+        """Arithmetic passes only when it is numbers and operators, by tree *and* by text.
+
+        Bash expands ``$((…))`` like a double-quoted string before evaluating it: quotes do not
+        quote there (``$(( 'a[$(cmd)]' ))`` runs cmd), and a variable's value is evaluated as code
+        (``a[$(cmd)]``).  So anything beyond the allowed node kinds and characters is a problem.
+        """
+        text = self.text(node)
+        body = text[3:-2] if text.startswith("$((") else text[2:-1]
         stack = list(node.children)
         while stack:
             child = stack.pop()
-            if child.type in ("variable_name", "simple_expansion", "expansion", "subscript",
-                              "command_substitution", "word"):
-                self.problems.append(f"arithmetic on variables: {self.text(node)[:40]}")
-                return
+            kind = child.type
+            if child.is_named:
+                if kind == "number":
+                    if not _ARITHMETIC_NUMBER.fullmatch(self.text(child)):
+                        break
+                elif kind not in _ARITHMETIC_NODES:
+                    break
+            elif kind not in _ARITHMETIC_TOKENS:
+                break
             stack.extend(child.children)
+        else:
+            if not body.strip(_ARITHMETIC_CHARS) and not node.has_error:
+                return
+        self.problems.append(f"arithmetic beyond plain numbers: {text[:40]}")
 
     def _scan(self, node: Node, depth: int) -> None:
         for child in node.named_children:

@@ -89,7 +89,7 @@ def heredoc(draw) -> str:
 
 
 TOKEN_LINES = st.lists(st.one_of(st.sampled_from(TOKENS), heredoc()), min_size=1, max_size=10).map("".join)
-WORDS = ["qa", "qb", "qc", "'qc'", '"qc"', "q\\c", "$'qc'", "{qa,qc}", "$x", '"$x"', "$((1+2))", "$[1]",
+WORDS = ["qa", "qb", "qc", "$(( '$(qc)' ))", "'qc'", '"qc"', "q\\c", "$'qc'", "{qa,qc}", "$x", '"$x"', "$((1+2))", "$[1]",
          ">x", "2>&1", "-n", "x=qc", "--", "*", "~", "\\", "#c", "a\\ qc", "q''c", "$''qc"]
 PREFIXES = ["", "x=qc ", "command ", "builtin ", "nohup ", "time ", "! ", "coproc ", "export ", "declare ",
             "local ", "exec 2>&1; "]
@@ -215,6 +215,10 @@ def test_generated_lines_run_only_what_the_analyzer_saw(oracle, line):
 
 
 ROWS = [
+    "echo $(( 'a[$(qc)]' ))",  # quotes do not quote inside $((…)): bash runs qc
+    "echo $(( x'$(qc)' ))",
+    "echo $[ '$(qc)' ]",
+    "qa <<EOF\n$(( '$(qc)' ))\nEOF",
     "qa <<EOF\n$(qc)\nEOF",
     "qa <<'EOF'\n$(qc)\nEOF",
     "qa <<EOF\n`qc`\nEOF",

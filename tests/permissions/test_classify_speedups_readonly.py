@@ -66,9 +66,10 @@ def _git_reference(args: list[Word]) -> ro.ReadOnlyCheck:
         return ro.ReadOnlyCheck(False)
     sub, rest = args[i].literal or "", args[i + 1:]
     if sub in ro.GIT_SUB_SUB:
-        ok = bool(rest) and rest[0].literal in ro.GIT_SUB_SUB[sub]
-        return ro.ReadOnlyCheck(ok and all(w.literal is not None for w in rest[1:]))
-    spec = ro.GIT_SPECS.get(sub)
+        spec = ro.GIT_SUB_SUB[sub].get(rest[0].literal or "") if rest else None
+        rest = rest[1:]
+    else:
+        spec = ro.GIT_SPECS.get(sub)
     if spec is None or not ro._check(spec, rest).read_only:
         return ro.ReadOnlyCheck(False)
     return ro.ReadOnlyCheck(True, (*paths, *ro._check(spec, rest).paths))
@@ -79,6 +80,8 @@ def test_git_walk_without_copies_matches_the_reference():
         "git -C sub status", "git -C $d status", "git --no-pager -P log", "git --version", "git --help x",
         "git -c a=b log", "git stash show x", "git stash $x", "git worktree list", "git", "git -C",
         "git $sub", "git config --get user.name", "git config user.name x", "git diff --out=x",
+        "git stash show --output=x", "git stash list --ext-diff", "git stash show -p sub", "git worktree list -v",
+        "git worktree list x",
     ]
     for line in lines:
         for words in _words_of(line):

@@ -32,6 +32,14 @@ ROWS = [
     ("ps auxe", "ask"),
     ("ps eww 1", "ask"),
     ("ps aux", "allow"),
+    # jq and yq programs can read the environment themselves
+    ("jq -n env", "ask"),
+    ("jq -n '$ENV.OPENAI_API_KEY'", "ask"),
+    ("jq -rn '\"\\(env)\"'", "ask"),
+    ("yq -n 'strenv(GITHUB_TOKEN)'", "ask"),
+    ("yq '.a | envsubst' f.yml", "ask"),
+    ("jq '.env' data.json", "allow"),  # a key named env
+    ("jq .environment data.json", "allow"),
     ("ps -ef", "allow"),
     ("ps -eo user,pid", "allow"),
     ("ps -o user", "allow"),  # a format word, not BSD flags
