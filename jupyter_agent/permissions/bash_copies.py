@@ -33,7 +33,7 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
             return operands  # -t DIR: every operand is a source (DIR too: harmless, it is written)
         return operands[:-1]
     if program == "tar":
-        return operands if _tar_creates(fixed) else []
+        return operands if tar_creates(fixed) else []
     if program == "zip":
         return operands[1:]  # zip ARCHIVE SOURCES…
     if program in _ARCHIVERS_7Z:
@@ -43,7 +43,7 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
     return []
 
 
-def _tar_creates(args: Sequence[str]) -> bool:
+def tar_creates(args: Sequence[str]) -> bool:
     """``tar c…``/``-c``/``--create`` (or append, update): it reads its operands."""
     for i, arg in enumerate(args):
         if arg.startswith("--"):
@@ -68,4 +68,4 @@ def find_starts(args: Sequence[str]) -> list[str]:
     return starts or ["."]
 
 
-__all__ = ["COPYING_PROGRAMS", "copied_sources", "find_starts"]
+__all__ = ["COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]

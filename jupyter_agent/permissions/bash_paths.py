@@ -23,6 +23,7 @@ from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_runners import PYTHONS
 from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
+from .bash_option_writes import writes_by_option
 from .bash_writes import WRITING_PROGRAMS
 from .compiled import PathScope
 from .copy_guard import COPY_PROGRAMS, copy_guard
@@ -66,7 +67,7 @@ def path_checks(
                     return
             elif recursive and program in COPYING_PROGRAMS:  # tar cf - ., cp -r . /tmp/x
                 copy_check(info, cwds, scope, v)
-            if program in WRITING_PROGRAMS:  # rm locked/f, cp a.txt locked/, rm -rf .
+            if program in WRITING_PROGRAMS or writes_by_option(program):  # rm locked/f, cp a.txt locked/, rm -rf .
                 program_write_check(info, cwds, scope, v, lambda real: write_blocked(real, context))
                 if v.deny:
                     return

@@ -172,7 +172,8 @@ def option_values(option: str, letters: frozenset[str] | None) -> list[str]:
 def option_arguments(args: Sequence[Word], letter: str, long: str = "") -> list[Word]:
     """The values given to one option that takes a value: ``-o FILE``, ``-oFILE``, inside a
     cluster (``-uoFILE``, ``-uo FILE``: the rest of the word after the letter, else the next
-    word), ``--output=FILE`` and ``--output FILE`` with GNU abbreviations (``--out``)."""
+    word), ``--output=FILE`` and ``--output FILE`` with GNU abbreviations (``--out``).  With
+    ``letter`` empty, only the long option."""
     found: list[Word] = []
     for i, word in enumerate(args):
         value = word.literal
@@ -187,7 +188,7 @@ def option_arguments(args: Sequence[Word], letter: str, long: str = "") -> list[
                 elif following is not None:
                     found.append(following)
             continue
-        at = value.find(letter, 1)
+        at = value.find(letter, 1) if letter else -1  # no letter: a long option only
         if at > 0:
             if value[at + 1:]:
                 found.append(make_word(value[at + 1:]))

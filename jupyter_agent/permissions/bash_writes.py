@@ -4,7 +4,9 @@ A redirection is a write the analyzer sees; so is an operand of these programs. 
 ``Edit`` deny rule covers what they would write, the line is denied, whatever rule allows the
 program and whatever the mode (a deny at any level wins).  ``written_targets`` gives each
 operand that is written, and whether the program writes or removes everything below it (a
-folder given to ``rm -r``, moved by ``mv``, or that ``tar x`` extracts into).
+folder given to ``rm -r``, moved by ``mv``, or that ``tar x`` extracts into).  Programs that
+write through an option value or one operand among others (``git diff --output=F``,
+``curl -o F``) are in ``bash_option_writes``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 
 from .bash_awk import AWKS, awk_program
 from .bash_copies import find_starts
+from .bash_option_writes import option_written
 from .bash_readonly import option_arguments
 from .bash_sed import sed_script
 from .bash_words import Word, make_word
@@ -61,7 +64,7 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
     if program == "tar":
         if not any((o or "").startswith(("--extract", "--get")) or (o[:2] != "--" and "x" in o)
                    for o in options if o is not None) and not (args and "x" in (args[0].literal or "")):
-            return []
+            return option_written(words)  # tar cf ARCHIVE …: the archive
         if any(o == "--to-stdout" or (o is not None and o[:2] != "--" and "O" in o) for o in options) or (
                 args and (args[0].literal or "-")[:1] != "-" and "O" in (args[0].literal or "")):
             return []  # tar -xOf: members to standard output
@@ -80,7 +83,7 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
     if program == "find" and any(w.literal == "-delete" for w in args):
         fixed = [w.literal for w in args if w.literal is not None]
         return [(make_word(start), True) for start in find_starts(fixed)]
-    return []
+    return option_written(words)  # git diff --output=F, uniq IN OUT, curl -o F, … (bash_option_writes.py)
 
 
 def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -> list[tuple[Word, bool]]:

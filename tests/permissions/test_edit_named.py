@@ -3,7 +3,9 @@
 Only a list of well-known writers (rm, cp, mv, sed -i, tee, …) had their targets checked, so
 under ``Edit(./locked/**)`` denied, ``curl -o locked/x``, ``gzip locked/f`` or
 ``pip install --target locked`` ran when a rule allowed the program.  Now naming such a file
-(or a folder the rule closes as a whole) asks; a known writer is still denied outright.
+(or a folder the rule closes as a whole) asks; a known writer is denied outright (``rm``,
+``cp``, … and, since their written files are known too, ``curl -o``, ``gzip``, ``tar cf``,
+``pip install --target`` …: ``bash_option_writes``).
 """
 
 from __future__ import annotations
@@ -21,34 +23,35 @@ PROGRAMS = ("curl", "wget", "split", "gzip", "gunzip", "xz", "zstd", "zip", "tar
 ALLOW = tuple(f"Bash({p}:*)" for p in PROGRAMS)
 
 ROWS = [
-    ("curl -o locked/x https://example.com/a", "ask"),
-    ("curl --output=locked/x https://example.com/a", "ask"),
-    ("wget -O locked/x https://example.com/a", "ask"),
-    ("split -b 1 a.txt locked/part", "ask"),
-    ("gzip locked/f.txt", "ask"),
-    ("gunzip locked/f.gz", "ask"),
-    ("xz -k locked/f.txt", "ask"),
-    ("zstd a.txt -o locked/a.zst", "ask"),
-    ("zip locked/x.zip a.txt", "ask"),
-    ("tar -czf locked/x.tgz a.txt", "ask"),
     ("rsync a.txt locked/", "ask"),
     ("scp a.txt locked/", "ask"),
-    ("mkdir -p locked/new/dir", "ask"),
-    ("mktemp -p locked", "ask"),
-    ("git clone https://example.com/r locked/r", "ask"),
     ("git init locked", "ask"),
-    ("pip install --target locked x", "ask"),
-    ("pip download -d locked x", "ask"),
-    ("python -m venv locked/venv", "ask"),
     ("uv venv locked/venv", "ask"),
-    ("jupyter nbconvert --to html a.ipynb --output locked/x", "ask"),
     ("pandoc a.md -olocked/x.html", "ask"),
     ("sqlite3 locked/db 'create table t(x)'", "ask"),
     ("cmake -B locked", "ask"),
     ("mkfifo locked/x", "ask"),
     ("curl -o review/x https://example.com/a", "ask"),  # an Edit ask rule
-    # known writers are denied outright
+    # known writers are denied outright: rm, mv, … (bash_writes) and those whose option or
+    # operand names what they write (bash_option_writes)
     ("rm locked/f.txt", "deny"),
+    ("curl -o locked/x https://example.com/a", "deny"),
+    ("curl --output=locked/x https://example.com/a", "deny"),
+    ("wget -O locked/x https://example.com/a", "deny"),
+    ("split -b 1 a.txt locked/part", "deny"),
+    ("gzip locked/f.txt", "deny"),
+    ("gunzip locked/f.gz", "deny"),
+    ("xz -k locked/f.txt", "deny"),
+    ("zstd a.txt -o locked/a.zst", "deny"),
+    ("zip locked/x.zip a.txt", "deny"),
+    ("tar -czf locked/x.tgz a.txt", "deny"),
+    ("mkdir -p locked/new/dir", "deny"),
+    ("mktemp -p locked", "deny"),
+    ("git clone https://example.com/r locked/r", "deny"),
+    ("pip install --target locked x", "deny"),
+    ("pip download -d locked x", "deny"),
+    ("python -m venv locked/venv", "deny"),
+    ("jupyter nbconvert --to html a.ipynb --output locked/x", "deny"),
     ("mv a.txt locked/", "deny"),
     # naming nothing the rules cover
     ("curl -o out.txt https://example.com/a", "allow"),

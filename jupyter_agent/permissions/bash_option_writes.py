@@ -1,0 +1,295 @@
+"""What programs write through an option value or one particular operand.
+
+``bash_writes`` knows the programs whose operands are what they write (``rm``, ``cp``,
+``touch``).  These others write a file named by an option or by one operand among others:
+``git diff --output=F``, ``git archive -o F``, ``git clone URL DIR``, ``uniq IN OUT``,
+``xxd IN OUT``, ``tree -o F``, ``tar cf F …``, ``zip F …``, ``gzip F`` (replaced by
+``F.gz``), ``rsync … DEST``, ``curl -o F``, ``wget -O F``, ``split IN PREFIX``,
+``csplit -f PREFIX``, ``mkdir D``, ``script F``, ``mktemp -p D``, ``python -m venv D``,
+``pip install --target D``, ``jupyter nbconvert --output-dir D``.
+
+A rule that allows the program (``Bash(git:*)``) does not lift what holds for the file it
+writes: an ``Edit`` deny rule still denies it, and with ``blockWritesOutsideWorkingDirectories``
+a file outside the working directories still asks (``bash_arguments.program_write_check``).
+Only what these words say is known; their other words stay as they were (a value known only
+at run time is left to the rule that allowed the program).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from .bash_copies import tar_creates
+from .bash_readonly import option_arguments
+from .bash_words import Word, make_word
+from .git_words import git_global_options
+
+Target = tuple[Word, bool]  # (what is written, whether everything below it is)
+
+_COMPRESSORS = frozenset({"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd",
+                          "unzstd", "lz4", "pigz", "unpigz", "brotli"})
+_TO_STDOUT = frozenset({"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-h", "--help",
+                        "-V", "--version"})
+_PYTHON = ("python", "python3")
+OPTION_WRITERS = frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
+                            "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter"}) | _COMPRESSORS
+
+
+def writes_by_option(program: str | None) -> bool:
+    """Whether ``option_written`` knows what ``program`` writes."""
+    return program is not None and (program in OPTION_WRITERS or program.startswith(_PYTHON))
+
+
+def option_written(words: Sequence[Word]) -> list[Target]:
+    """``(file, recursive)`` for each file ``words`` (program first) writes through an option
+    value or a particular operand; [] for a program this module does not know."""
+    program = words[0].literal if words else None
+    args = list(words[1:])
+    if program == "git":
+        return _git(words)
+    if program in ("uniq", "xxd"):  # IN OUT: the second operand is written
+        values = _UNIQ_VALUES if program == "uniq" else _XXD_VALUES
+        operands = _operands(args, values)
+        return [(operands[1], False)] if len(operands) > 1 else []
+    if program == "tree":
+        return _each(option_arguments(args, "o"))
+    if program == "tar":
+        return _tar(args)
+    if program == "zip":
+        operands = _operands(args, _ZIP_VALUES)
+        return _each(operands[:1] + option_arguments(args, "O", "--output-file"))
+    if program in _COMPRESSORS:
+        return _compressed(args)
+    if program in ("rsync", "scp"):
+        return _copied(program, args)
+    if program == "curl":
+        return _each([w for letter, long in _CURL_FILES for w in option_arguments(args, letter, long)]) + _inside(
+            option_arguments(args, "", "--output-dir"))
+    if program == "wget":
+        return _each([w for letter, long in _WGET_FILES for w in option_arguments(args, letter, long)]) + _inside(
+            option_arguments(args, "P", "--directory-prefix"))
+    if program == "split":  # split [IN [PREFIX]]: PREFIXaa, PREFIXab, …
+        operands = _operands(args, _SPLIT_VALUES)
+        return [(_suffixed(operands[1], "aa"), False)] if len(operands) > 1 else []
+    if program == "csplit":
+        return [(_suffixed(w, "00"), False) for w in option_arguments(args, "f", "--prefix")]
+    if program == "mkdir":
+        return _each(_operands(args, {"-m", "--mode", "--context"}))
+    if program == "script":  # script [FILE]; -B/-I/-O/-T FILE log there too
+        logs = [w for letter, long in _SCRIPT_LOGS for w in option_arguments(args, letter, long)]
+        return _each(_operands(args, _SCRIPT_VALUES)[:1] + logs)
+    if program == "mktemp":
+        return _mktemp(args)
+    if program in ("pip", "pip3"):
+        return _pip(args)
+    if program is not None and program.startswith(_PYTHON):
+        if len(args) > 1 and args[0].literal == "-m" and args[1].literal == "venv":
+            return [(w, True) for w in _operands(args[2:], {"--prompt"})]
+        if len(args) > 1 and args[0].literal == "-m" and args[1].literal == "pip":
+            return _pip(args[2:])
+        return []
+    if program == "jupyter" and args and args[0].literal == "nbconvert":
+        return _nbconvert(args[1:])
+    return []
+
+
+def _each(words: Sequence[Word]) -> list[Target]:
+    return [(w, False) for w in words if w.literal != "-"]
+
+
+NEW_NAME = "jupyter-agent-new-file"  # a file a program makes in a folder, under a name not known yet
+
+
+def _inside(folders: Sequence[Word]) -> list[Target]:
+    """New files inside each folder (``curl --output-dir D``, ``pip install --target D``): a name
+    in it, not the folder itself (``.`` holds ``.git``; a new file does not touch it)."""
+    return [(make_word(os.path.join(w.text, NEW_NAME)) if w.static else w, False) for w in folders]
+
+
+def _operands(args: Sequence[Word], values: set[str] | frozenset[str]) -> list[Word]:
+    """The words that are no option and no option's value (``values``: the options that take
+    the next word, ``-f`` or ``--file``; ``--file=x`` and ``-fx`` are one word)."""
+    operands: list[Word] = []
+    i = 0
+    done = False
+    while i < len(args):
+        word = args[i]
+        text = word.literal
+        i += 1
+        if done or text is None or text[:1] != "-" or text == "-":
+            operands.append(word)
+        elif text == "--":
+            done = True
+        elif text in values:
+            i += 1
+    return operands
+
+
+def _suffixed(word: Word, suffix: str) -> Word:
+    return make_word(word.text + suffix) if word.static else word
+
+
+_UNIQ_VALUES = frozenset({"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"})
+_XXD_VALUES = frozenset({"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek",
+                         "-n", "-name"})
+_ZIP_VALUES = frozenset({"-b", "-n", "-t", "-tt", "-P", "-s", "-sp", "-O", "--output-file", "-Z", "-ll"})
+_SPLIT_VALUES = frozenset({"-a", "-b", "-C", "-l", "-n", "-t", "--additional-suffix", "--filter",
+                           "--suffix-length", "--bytes", "--line-bytes", "--lines", "--number", "--separator"})
+_CURL_FILES = (("o", "--output"), ("D", "--dump-header"), ("c", "--cookie-jar"), ("", "--trace"),
+               ("", "--trace-ascii"), ("", "--stderr"), ("", "--libcurl"), ("", "--etag-save"))
+_WGET_FILES = (("O", "--output-document"), ("o", "--output-file"), ("a", "--append-output"),
+               ("", "--save-cookies"))
+_SCRIPT_VALUES = frozenset({"-c", "--command", "-E", "--echo", "-B", "--log-io", "-I", "--log-in", "-O",
+                            "--log-out", "-T", "--log-timing", "-m", "--logging-format"})
+_SCRIPT_LOGS = (("B", "--log-io"), ("I", "--log-in"), ("O", "--log-out"), ("T", "--log-timing"))
+_TAR_LETTERS_WITH_VALUE = frozenset("bfCFgHKLNTVX")  # old-style letters that take the next words in turn
+
+
+def _tar(args: Sequence[Word]) -> list[Target]:
+    """``tar c…f ARCHIVE`` (create, append, update): the archive is written."""
+    fixed = [w.literal for w in args if w.literal is not None]
+    if not tar_creates(fixed):
+        return []
+    found = option_arguments(args, "f", "--file")
+    first = args[0].literal if args else None
+    if first and first[:1] != "-" and "f" in first:  # old style: czf ARCHIVE, cbf 20 ARCHIVE
+        taking = [c for c in first if c in _TAR_LETTERS_WITH_VALUE]
+        at = 1 + taking.index("f")
+        if at < len(args):
+            found.append(args[at])
+    return _each(found)
+
+
+def _compressed(args: Sequence[Word]) -> list[Target]:
+    """``gzip F`` replaces F by F.gz (``gunzip F.gz`` by F); ``zstd F -o OUT`` writes OUT."""
+    if any(w.literal in _TO_STDOUT or _cluster_has(w.literal, "cltV") for w in args):
+        return []
+    outputs = option_arguments(args, "o", "--output")
+    if outputs:
+        return _each(outputs)
+    return _each(_operands(args, {"-S", "--suffix", "-D", "-o", "-T", "--threads"}))
+
+
+def _cluster_has(text: str | None, letters: str) -> bool:
+    return text is not None and text[:1] == "-" and text[1:2] != "-" and any(c in letters for c in text[1:])
+
+
+_RSYNC_VALUES = frozenset({"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from",
+                           "--include-from", "--files-from", "-T", "--temp-dir", "--partial-dir", "-B",
+                           "--block-size", "--port", "--log-file", "--password-file", "--backup-dir",
+                           "--compare-dest", "--link-dest", "--copy-dest", "--suffix", "-M", "--remote-option",
+                           "--chmod", "--chown", "--usermap", "--groupmap", "--timeout", "--contimeout",
+                           "--max-size", "--min-size", "--bwlimit", "--out-format", "--info", "--debug",
+                           "--iconv", "--protocol", "--max-delete", "--modify-window", "--sockopts"})
+_SCP_VALUES = frozenset({"-c", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-D", "-X"})
+
+
+def _copied(program: str, args: Sequence[Word]) -> list[Target]:
+    """``rsync``/``scp`` … ``DEST``: a local destination receives everything copied."""
+    operands = _operands(args, _RSYNC_VALUES if program == "rsync" else _SCP_VALUES)
+    found: list[Target] = []
+    if len(operands) > 1 and _local(operands[-1]):
+        found.append((operands[-1], False))  # what lands inside a folder: copy_guard
+    if program == "rsync":
+        found.extend((w, False) for w in option_arguments(args, "", "--log-file"))
+        found.extend(_inside(option_arguments(args, "", "--backup-dir")))
+    return found
+
+
+def _local(word: Word) -> bool:
+    """Not ``host:path`` nor ``rsync://…`` (a ``:`` after a ``/`` is part of a local name)."""
+    text = word.text
+    colon = text.find(":")
+    return colon < 0 or 0 <= text.find("/") < colon
+
+
+def _mktemp(args: Sequence[Word]) -> list[Target]:
+    """``mktemp -p DIR`` / ``--tmpdir=DIR`` makes a new file or folder in DIR; a template
+    operand names it (``mktemp /x/fileXXX``)."""
+    folders = option_arguments(args, "p", "--tmpdir")
+    templates = _operands(args, {"-p", "--suffix"})
+    if folders and templates and templates[0].static:
+        base = folders[0].text
+        return [(make_word(os.path.join(base, templates[0].text)), False)]
+    return _inside(folders) + _each(templates)
+
+
+_PIP_FOLDERS = (("t", "--target"), ("", "--prefix"), ("", "--root"), ("", "--src"), ("d", "--dest"),
+                ("w", "--wheel-dir"))
+_PIP_FILES = (("", "--log"), ("", "--report"))
+
+
+def _pip(args: Sequence[Word]) -> list[Target]:
+    """``pip install --target DIR`` (``--prefix``, ``--root``, ``--src``), ``pip download -d DIR``,
+    ``pip wheel -w DIR``: the folder receives what is installed or downloaded."""
+    return _inside([w for letter, long in _PIP_FOLDERS for w in option_arguments(args, letter, long)]) + _each(
+        [w for letter, long in _PIP_FILES for w in option_arguments(args, letter, long)])
+
+
+def _nbconvert(args: Sequence[Word]) -> list[Target]:
+    """``jupyter nbconvert --output-dir DIR`` writes there; ``--output NAME`` beside the notebook
+    (or in DIR)."""
+    folders = _exact(args, "--output-dir")  # traitlets options: no abbreviations
+    found: list[Target] = _inside(folders)
+    names = [w for w in _exact(args, "--output") if w.static]
+    if names:
+        notebooks = [w for w in _operands(args, {"--to", "--template", "--output", "--output-dir"})
+                     if w.static and w.text.endswith(".ipynb")]
+        base = folders[0].text if folders and folders[0].static else (
+            os.path.dirname(notebooks[0].text) if notebooks else "")
+        found.extend((make_word(os.path.join(base, n.text)), False) for n in names)
+    return found
+
+
+def _exact(args: Sequence[Word], name: str) -> list[Word]:
+    """The values of the long option ``name`` spelled in full: ``--name=V`` or ``--name V``."""
+    found: list[Word] = []
+    for i, word in enumerate(args):
+        text = word.literal or ""
+        if text == name and i + 1 < len(args):
+            found.append(args[i + 1])
+        elif text.startswith(name + "="):
+            found.append(make_word(text[len(name) + 1:]))
+    return found
+
+
+def _git(words: Sequence[Word]) -> list[Target]:
+    """``git diff|log|show|format-patch … --output=F``, ``archive -o F``, ``format-patch -o DIR``,
+    ``bundle create F``, ``clone URL DIR``, ``init DIR``, ``worktree add DIR``; relative to
+    ``-C DIR`` when given."""
+    options, at = git_global_options(words)
+    if at >= len(words) or words[at].literal is None:
+        return []
+    sub, rest = words[at].literal, list(words[at + 1:])
+    found = [(w, False) for w in option_arguments(rest, "", "--output")]
+    if sub == "archive":
+        found.extend((w, False) for w in option_arguments(rest, "o"))
+    elif sub == "format-patch":
+        found.extend(_inside(option_arguments(rest, "o", "--output-directory")))
+    elif sub == "bundle" and rest and rest[0].literal == "create":
+        found.extend((w, False) for w in _operands(rest[1:], {"--version"})[:1])
+    elif sub == "clone":
+        operands = _operands(rest, _GIT_CLONE_VALUES)
+        found.extend((w, True) for w in operands[1:2])
+    elif sub == "init":
+        found.extend((w, True) for w in _operands(rest, {"--template", "--separate-git-dir", "-b",
+                                                         "--initial-branch", "--object-format"})[:1])
+    elif sub == "worktree" and rest and rest[0].literal == "add":
+        found.extend((w, True) for w in _operands(rest[1:], {"-b", "-B", "--reason"})[:1])
+    folders = [value for name, value in options if name == "-C" and value is not None]
+    if not folders:
+        return found
+    if not all(f.static for f in folders):
+        return [(folders[0], True)] if found else []  # somewhere only known at run time
+    base = os.path.join(*(f.text for f in folders))
+    return [(make_word(os.path.join(base, w.text)) if w.static else w, recursive) for w, recursive in found]
+
+
+_GIT_CLONE_VALUES = frozenset({"-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--template",
+                               "--reference", "--reference-if-able", "-c", "--config", "--depth",
+                               "--shallow-since", "--shallow-exclude", "--separate-git-dir", "-j", "--jobs",
+                               "--filter", "--server-option", "--bundle-uri"})
+
+
+__all__ = ["OPTION_WRITERS", "option_written", "writes_by_option"]
