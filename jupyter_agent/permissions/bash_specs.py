@@ -66,7 +66,7 @@ SPECS: dict[str, Spec] = {
     **{name: _s(lists=_s("--files0-from")) for name in ("wc", "du")},
     **{name: _s(lists=_s("-c", "--check")) for name in (
         "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum")},
-    "tree": _s("-o", "-R", "-H", "--fromfile", dynamic_ok=False),
+    "tree": _s("-o", "-R", "-H", "--fromfile", "--fromtabfile", dynamic_ok=False),
     "file": _s("-C", "--compile", "-m", "--magic-file", dynamic_ok=False),
     "xxd": _s("-r", "--revert", max_positional=1, dynamic_ok=False),
     "rg": _s("--pre", "--pre-glob", "--search-zip", "-z", "--hostname-bin", dynamic_ok=False),
@@ -74,7 +74,10 @@ SPECS: dict[str, Spec] = {
     "find": _s("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
                "-fprintf", "-fls", single_dash_long=True, dynamic_ok=False,
                lists=_s("-files0-from", single_dash_long=True)),
-    "yq": _s("-i", "--inplace", "--from-file", "--expression-file", "-f", dynamic_ok=False),
+    # Go yq: -s/--split-exp EXP writes each result to a file EXP names (Python yq's -s, jq's
+    # slurp, asks too); -i edits in place
+    "yq": _s("-i", "--inplace", "--in-place", "--from-file", "--expression-file", "-f", "-s", "--split-exp",
+             dynamic_ok=False),
 }
 
 # version questions to interpreters and compilers: each prints and exits before running anything

@@ -179,6 +179,10 @@ ROWS = [
     ("git-stash-show-patch", {}, "git stash show -p", "allow"),
     ("git-worktree-list-porcelain", {}, "git worktree list --porcelain", "allow"),
     ("git-worktree-list-path", {}, "git worktree list x", "ask"),
+    ("yq-split-exp", {}, "yq -s '.name' people.yml", "ask"),  # Go yq writes a file per result
+    ("yq-split-exp-long", {}, "yq --split-exp=.name people.yml", "ask"),
+    ("yq-in-place", {}, "yq --in-place '.a=1' f.yml", "ask"),
+    ("tree-fromtabfile", {}, "tree --fromtabfile .env", "ask"),  # prints the file's lines as a tree
     ("git-status-log", {}, "git status && git log --oneline -5 | head", "allow"),
     ("date-set", {}, "date -s 2020-01-01", "ask"),
     ("date-format", {}, "date +%s", "allow"),
