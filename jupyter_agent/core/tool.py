@@ -35,6 +35,17 @@ InterruptBehavior = Literal["cancel", "block"]
 
 
 @dataclass(frozen=True)
+class ChangePreview:
+    """What a call would change, for the person asked to approve it: the text before and after,
+    and ``where`` — its target as people name it (``cell 3 of 12 [5]: df = pd.read_csv(…``)
+    where the input names it by an id."""
+
+    before: str
+    after: str
+    where: str | None = None
+
+
+@dataclass(frozen=True)
 class ValidationOk:
     ok: Literal[True] = True
 
@@ -176,9 +187,9 @@ class Tool(Generic[InputT, OutputT]):
         text = text.strip()
         return text if len(text) <= 200 else text[:200] + "…"
 
-    async def change_preview(self, input: InputT, context: ToolUseContext) -> tuple[str, str] | None:
-        """(before, after) of what this call would change, for the person asked to approve it
-        when the input alone does not show it (a cell replaced by id); None: the input shows it."""
+    async def change_preview(self, input: InputT, context: ToolUseContext) -> ChangePreview | None:
+        """What this call would change, for the person asked to approve it, when the input alone
+        does not show it (a cell replaced by id); None: the input shows it."""
         return None
 
     def backfill_observable_input(self, input: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.permission_types import PermissionResult
-from ..core.tool import InterruptBehavior, PermissionMatcher, Tool, ValidationResult
+from ..core.tool import ChangePreview, InterruptBehavior, PermissionMatcher, Tool, ValidationResult
 
 
 class DelegatingTool(Tool[Any, Any]):
@@ -74,7 +74,7 @@ class DelegatingTool(Tool[Any, Any]):
     def backfill_observable_input(self, input: dict[str, Any]) -> dict[str, Any]:
         return self.inner.backfill_observable_input(input)
 
-    async def change_preview(self, input: BaseModel, context: ToolUseContext) -> tuple[str, str] | None:
+    async def change_preview(self, input: BaseModel, context: ToolUseContext) -> ChangePreview | None:
         return await self.inner.change_preview(input, context)
 
     @property

@@ -19,6 +19,7 @@ from ..core.context import ToolUseContext, ToolUseOptions
 from ..core.file_state import NOT_READ_MESSAGE, PARTIAL_READ_MESSAGE, FileState, content_hash
 from ..core.permission_types import PermissionResult
 from ..core.result import ContentBlock, ToolResult, text_block
+from ..core.tool import ChangePreview
 from ..errors import StaleFileError, ToolError
 from ..notebook import (
     CellEdit,
@@ -111,21 +112,26 @@ class NotebookEditTool(NotebookTool[NotebookEditInput, NotebookEditOutput]):
     async def plan(self, input: NotebookEditInput, context: ToolUseContext) -> _Plan:
         return await _plan(input, context)
 
-    async def change_preview(self, input: NotebookEditInput, context: ToolUseContext) -> tuple[str, str] | None:
-        """The cell as it is now (live, or on disk) and as it would be: the approval card shows
-        the diff, where the input alone has only the new source."""
+    async def change_preview(self, input: NotebookEditInput, context: ToolUseContext) -> ChangePreview | None:
+        """The cell as it is now (live, or on disk) and as it would be, and where it is (``cell 3
+        of 12 [5]: …``, the cell a new one goes after): the approval card shows the diff under
+        that line, where the input alone has only the new source and a cell id."""
         mode = input.edit_mode or "replace"
-        if mode == "insert" or not input.cell_id:
+        if mode != "insert" and not input.cell_id:
             return None
-        from .read_notebook import parse_cells
+        from .read_notebook import describe_cell, parse_cells
 
         path = notebook_path(input.notebook_path, context, "")
         doc = await get_document(path, context)
         cells = parse_cells(await doc.read_bytes(), str(path))
-        cell = next((c for c in cells if c.cell_id == input.cell_id), None)
-        if cell is None:
+        index = next((i for i, c in enumerate(cells) if c.cell_id == input.cell_id), None)
+        if mode == "insert":
+            where = "the top" if not input.cell_id else (describe_cell(cells, index) if index is not None else None)
+            return ChangePreview("", input.new_source, where)
+        if index is None:
             return None
-        return cell.source, "" if mode == "delete" else input.new_source
+        after = "" if mode == "delete" else input.new_source
+        return ChangePreview(cells[index].source, after, describe_cell(cells, index))
 
     async def check_permissions(self, input: NotebookEditInput, context: ToolUseContext) -> PermissionResult:
         return check_write_permission(self, str(resolve_path(input.notebook_path, context)), context)
@@ -158,7 +164,9 @@ class NotebookEditTool(NotebookTool[NotebookEditInput, NotebookEditOutput]):
 
     def render_tool_result_message(self, output: NotebookEditOutput) -> str:
         where = "open notebook" if output.backend == "live" else "file on disk"
-        return f"{output.edit_mode.capitalize()} cell {output.cell_id} ({where})"
+        cell = output.cell_id if len(output.cell_id) <= 12 else output.cell_id[:8] + "…"  # JupyterLab's are UUIDs
+        kind = f"{output.cell_type} " if output.cell_type and output.edit_mode != "delete" else ""
+        return f"{output.edit_mode.capitalize()} {kind}cell {cell} ({where})"
 
 
 async def _plan(input: NotebookEditInput, context: ToolUseContext) -> _Plan:

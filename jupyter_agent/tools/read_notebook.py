@@ -92,6 +92,20 @@ def parse_cells(data: bytes, name: str) -> list[NotebookCell]:
     return cells
 
 
+def describe_cell(cells: list[NotebookCell], index: int, limit: int = 48) -> str:
+    """A cell as people find it in the notebook, not by its id: ``cell 3 of 12 [5]: df = …``
+    (its place, its execution count or type, its first non-blank line)."""
+    cell = cells[index]
+    if cell.cell_type == "code":
+        kind = f"[{cell.execution_count}]" if isinstance(cell.execution_count, int) else "[ ]"
+    else:
+        kind = f"({cell.cell_type})"
+    line = next((ln.strip() for ln in cell.source.splitlines() if ln.strip()), "")
+    if len(line) > limit:
+        line = line[: limit - 1] + "…"
+    return f"cell {index + 1} of {len(cells)} {kind}: {line}" if line else f"cell {index + 1} of {len(cells)} {kind} (empty)"
+
+
 def _converted(data: bytes, name: str) -> dict[str, Any]:
     import nbformat
 

@@ -25,7 +25,7 @@ from .questions import Answers, KeepPlanning, PlanApproved
 
 if TYPE_CHECKING:
     from ..core.context import AppState, ToolUseContext
-    from ..core.tool import Tool
+    from ..core.tool import ChangePreview, Tool
     from .transcript import Transcript
 
 log = logging.getLogger(__name__)
@@ -193,7 +193,7 @@ class WidgetPermissionHandler:
 PREVIEW_SECONDS = 2.0  # an approval is never held up longer to show what changes
 
 
-async def _change_preview(tool: Any, input: Any, context: ToolUseContext) -> tuple[str, str] | None:
+async def _change_preview(tool: Any, input: Any, context: ToolUseContext) -> ChangePreview | None:
     """What the call would change, when its input does not show it; None when the tool has no
     preview, or it fails or is slow (the card then shows the input, as always)."""
     try:

@@ -193,23 +193,28 @@ def _all_added(text: str) -> str:
     return render.diff_html(["+" + line for line in text.splitlines()] or ["+"])
 
 
-def change_html(tool_name: str, input: Any, before: str, after: str) -> str:
-    """The input's view with its change as a diff: for a cell, the line naming it, then the
-    lines that go and come (a deleted cell: all of them go)."""
+def change_html(tool_name: str, input: Any, before: str, after: str, where: str | None = None) -> str:
+    """The input's view with its change as a diff: for a cell, the line naming it (``where``:
+    as people find it, ``cell 3 of 12 [5]: …``), then the lines that go and come (a deleted
+    cell: all of them go; an inserted one: all of them come)."""
     data = as_dict(input)
     lines = render.unified_diff_lines(before, after)[2:] or ["(no change)"]
-    head = f"<div>{render.muted(_cell_edit_line(data))}</div>" if tool_name == "NotebookEdit" else ""
+    head = f"<div>{render.muted(_cell_edit_line(data, where))}</div>" if tool_name == "NotebookEdit" else ""
     return head + render.diff_html(lines)
 
 
-def _cell_edit_line(data: dict[str, Any]) -> str:
-    """``replace cell abc`` / ``insert a markdown cell after abc`` / ``… at the top``."""
+def _cell_edit_line(data: dict[str, Any], where: str | None = None) -> str:
+    """``replace cell abc`` / ``insert a markdown cell after abc`` / ``… at the top``; with
+    ``where``, the cell named as people find it (``replace cell 3 of 12 [5]: x = 1``)."""
     mode = data.get("edit_mode") or "replace"
     cell = data.get("cell_id")
     kind = f" as {data['cell_type']}" if data.get("cell_type") and mode == "replace" else ""
     if mode == "insert":
-        where = f"after {cell}" if cell else "at the top"
-        return f"insert a {data.get('cell_type') or 'code'} cell {where}"
+        if where == "the top" or not cell:
+            return f"insert a {data.get('cell_type') or 'code'} cell at the top"
+        return f"insert a {data.get('cell_type') or 'code'} cell after {where or cell}"
+    if where:  # `replace cell 3 of 12 [5]: x = 1` (as markdown)
+        return f"{mode} {where}" + (f" ({kind.strip()})" if kind else "")
     return f"{mode} cell {cell}{kind}"
 
 

@@ -16,6 +16,7 @@ import ipywidgets as widgets
 from pydantic import BaseModel
 
 from ..core.permission_types import PermissionAsk
+from ..core.tool import ChangePreview
 from . import render, tool_views
 from .approval import ApprovalPanel
 from .blocks import NoteBlock, ThinkingBlock
@@ -95,14 +96,15 @@ class Transcript(widgets.VBox):
 
     def ask_permission(
         self, tool_use_id: str, tool: Any, input: Any, ask: PermissionAsk, agent_id: str | None = None,
-        change: tuple[str, str] | None = None,
+        change: ChangePreview | None = None,
     ) -> ApprovalPanel:
         """An approval panel on the call's card — nested under its Agent card for a subagent's call.
-        ``change``: (before, after) of what it would change, shown as a diff."""
+        ``change``: what it would change, shown as a diff (under the line naming its target)."""
         parent = self._agent_cards.get(agent_id) if agent_id else None
         card = self.card(tool_use_id, getattr(tool, "name", "tool"), tool, parent=parent)
         if change is not None:
-            card.change_html = tool_views.change_html(getattr(tool, "name", ""), input, *change)
+            card.change_html = tool_views.change_html(getattr(tool, "name", ""), input, change.before,
+                                                      change.after, change.where)
         card.set_input(input)
         panel = card.ask(ask, self.loop)
         return self._track(panel, f"approve {card.summary}")

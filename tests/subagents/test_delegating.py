@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 
-from jupyter_agent.core.tool import Tool
+from jupyter_agent.core.tool import ChangePreview, Tool
 from jupyter_agent.subagents.delegating import DelegatingTool
 
 # members a wrapper keeps as its own on purpose (to_api_tool is built from forwarded members)
@@ -33,7 +33,7 @@ async def test_the_wrapped_notebook_edit_previews_its_change_and_summarises_as_i
     wrapped = CheckpointingTool(NotebookEditTool())
     ctx = make_context([wrapped], tmp_path)
     edit = wrapped.input_schema(notebook_path=str(path), cell_id="c", new_source="x = 2")
-    assert await wrapped.change_preview(edit, ctx) == ("x = 1", "x = 2")
+    assert await wrapped.change_preview(edit, ctx) == ChangePreview("x = 1", "x = 2", "cell 1 of 1 [ ]: x = 1")
     assert DelegatingTool(AgentTool()).summary == AgentTool.summary
     assert tool_summary(wrapped, ctx.options) == "Completely replaces the contents of a specific cell in a " \
         "Jupyter notebook (.ipynb file) with new so…"

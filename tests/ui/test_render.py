@@ -217,6 +217,50 @@ def test_write_and_notebook_details():
                                                                             "new_source": "", "edit_mode": "delete"})
 
 
+def test_a_cell_change_names_the_cell_as_people_find_it():
+    """The approval card's line names the cell by its place, count and first line, not its id."""
+    where = "cell 3 of 12 [5]: df = pd.read_csv('sales.csv')"
+    replace = {"notebook_path": "n.ipynb", "cell_id": "4af4f662-3f7a", "new_source": "df = 1"}
+    html = tool_views.change_html("NotebookEdit", replace, "df = 0", "df = 1", where)
+    assert "replace cell 3 of 12 [5]: df = pd.read_csv(&#x27;sales.csv&#x27;)" in html and "4af4f662" not in html
+    assert "-df = 0" in html and "+df = 1" in html
+    swap = tool_views.change_html("NotebookEdit", {**replace, "cell_type": "markdown"}, "x", "# T", where)
+    assert "replace cell 3 of 12 [5]: df = pd.read_csv(&#x27;sales.csv&#x27;) (as markdown)" in swap
+    insert = {"notebook_path": "n.ipynb", "cell_id": "c", "new_source": "## Notes", "cell_type": "markdown",
+              "edit_mode": "insert"}
+    assert "insert a markdown cell after cell 1 of 2 (markdown): # Title" in tool_views.change_html(
+        "NotebookEdit", insert, "", "## Notes", "cell 1 of 2 (markdown): # Title")
+    top = tool_views.change_html("NotebookEdit", {**insert, "cell_id": None}, "", "## Notes", "the top")
+    assert "insert a markdown cell at the top" in top and "+## Notes" in top
+    gone = tool_views.change_html("NotebookEdit", {**replace, "edit_mode": "delete"}, "plt.show()", "", "cell 9 of 9 [ ]: plt.show()")
+    assert "delete cell 9 of 9 [ ]: plt.show()" in gone and "-plt.show()" in gone
+    # without a preview (it failed or was slow), the id as before
+    assert "replace cell 4af4f662-3f7a" in tool_views.change_html("NotebookEdit", replace, "a", "b")
+
+
+def test_describe_cell():
+    from jupyter_agent.tools.read_notebook import NotebookCell, describe_cell
+
+    cells = [NotebookCell("a", "markdown", "\n# Sales\nmore", None, ()),
+             NotebookCell("b", "code", "import pandas as pd", 3, ()),
+             NotebookCell("c", "code", "   \n", None, ()),
+             NotebookCell("d", "code", "x = " + "1" * 80, None, ())]
+    assert describe_cell(cells, 0) == "cell 1 of 4 (markdown): # Sales"
+    assert describe_cell(cells, 1) == "cell 2 of 4 [3]: import pandas as pd"
+    assert describe_cell(cells, 2) == "cell 3 of 4 [ ] (empty)"
+    long = describe_cell(cells, 3)
+    assert long.startswith("cell 4 of 4 [ ]: x = 111") and long.endswith("…") and len(long) < 80
+
+
+def test_notebook_edit_result_line_shortens_uuid_ids():
+    from jupyter_agent.tools.notebook_edit import NotebookEditOutput, NotebookEditTool
+
+    out = NotebookEditOutput("/n.ipynb", "4af4f662-3f7a-4c1e-9d0b-0a1b2c3d4e5f", "x", "code", "python", "replace", "live")
+    assert NotebookEditTool().render_tool_result_message(out) == "Replace code cell 4af4f662… (open notebook)"
+    short = NotebookEditOutput("/n.ipynb", "c1", "", None, "python", "delete", "disk")
+    assert NotebookEditTool().render_tool_result_message(short) == "Delete cell c1 (file on disk)"
+
+
 def test_a_fetch_shows_what_it_asks_of_the_page_not_json():
     html = tool_views.input_detail_html("WebFetch", {"url": "https://docs.python.org/3/", "prompt": "List the <b>new</b> APIs"})
     assert "Looks for: " in html and "List the &lt;b&gt;new&lt;/b&gt; APIs" in html

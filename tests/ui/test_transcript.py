@@ -364,13 +364,41 @@ async def test_a_cell_replace_asks_with_a_diff_of_the_cell_as_it_is(tmp_path):
     run = _run(ctx, transcript, handler, "e1", "NotebookEdit", {"notebook_path": str(path), "cell_id": "m", "new_source": new})
     panel = await _panel(transcript, "e1")
     detail = transcript.cards["e1"].detail.value
-    assert "replace cell m" in detail
+    assert "replace cell 1 of 1 [ ]: def mean(v):" in detail  # where it is, not its id
     assert "-    return sum(v) / len(v)" in detail and "+    return sum(v) / len(v) if v else float(&#x27;nan&#x27;)" in detail
     panel.approve.click()
     outcome = await asyncio.wait_for(run, 5)
     assert not outcome.is_error, outcome.text
     assert "-    return sum(v) / len(v)" in transcript.cards["e1"].static_html()  # kept after it ran
     assert nbformat.read(path, 4).cells[0].source == new
+
+
+async def test_a_cell_insert_asks_naming_the_cell_it_goes_after(tmp_path):
+    """An insert names its anchor by id only: the card says which cell that is in the notebook."""
+    import nbformat
+
+    from jupyter_agent.tools.notebook_edit import NotebookEditTool
+    from jupyter_agent.tools.read import ReadTool
+
+    path = tmp_path / "sales.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Sales 2026", id="t"),
+                                         nbformat.v4.new_code_cell("df = load()", id="9f1c0d2e-aa17-4c3b")])
+    nb.cells[1].execution_count = 4
+    nbformat.write(nb, path)
+    ctx, transcript, handler = _setup(tmp_path, NotebookEditTool())
+    ctx.options = type(ctx.options)(tools=(*ctx.options.tools, ReadTool()))
+    assert not (await run_tool_use(ToolUseRequest("r1", "Read", {"file_path": str(path)}), ctx, handler)).is_error
+    run = _run(ctx, transcript, handler, "i1", "NotebookEdit", {
+        "notebook_path": str(path), "cell_id": "9f1c0d2e-aa17-4c3b", "new_source": "## Notes\nTotals by month",
+        "cell_type": "markdown", "edit_mode": "insert"})
+    panel = await _panel(transcript, "i1")
+    detail = transcript.cards["i1"].detail.value
+    assert "insert a markdown cell after cell 2 of 2 [4]: df = load()" in detail and "9f1c0d2e" not in detail
+    assert "+## Notes" in detail and "+Totals by month" in detail
+    panel.approve.click()
+    outcome = await asyncio.wait_for(run, 5)
+    assert not outcome.is_error, outcome.text
+    assert [c.source for c in nbformat.read(path, 4).cells][-1] == "## Notes\nTotals by month"
 
 
 async def test_an_edit_that_ran_shows_its_change_once(tmp_path):
