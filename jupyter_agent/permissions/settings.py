@@ -448,11 +448,29 @@ def validate_rules(rules: object, where: str) -> tuple[str, ...]:
         except RuleSyntaxError as exc:
             raise AgentConfigError(f"{where}: invalid rule {text!r}: {exc}.") from exc
         content = rule.content or ""
+        meant = _meant_tool(rule.tool_name)
+        if meant is not None:  # `bash(rm:*)` in deny would hold nothing back: it names no tool
+            raise AgentConfigError(f"{where}: invalid rule {text!r}: tool names are case-sensitive; "
+                                   f"did you mean {meant}?")
         if rule.tool_name == "Bash" and ":*" in content[:-2]:
             raise AgentConfigError(f"{where}: invalid rule {text!r}: ':*' is only allowed at the end.")
         if rule.tool_name == "WebFetch" and rule.content is not None and not content.startswith("domain:"):
             raise AgentConfigError(f"{where}: invalid rule {text!r}: use WebFetch(domain:example.com).")
     return tuple(rules)
+
+
+_RULE_ALIASES = ("Task", "MultiEdit", "LS", "NotebookRead")  # names Claude Code's rules also use
+
+
+def _meant_tool(name: str) -> str | None:
+    """The built-in tool ``name`` spells in another case (``bash`` → ``Bash``), or None."""
+    from ..core.registry import TOOL_TARGETS
+
+    folded = name.casefold()
+    for known in (*TOOL_TARGETS, *_RULE_ALIASES):
+        if known.casefold() == folded and known != name:
+            return known
+    return None
 
 
 def _mode(value: object, path: Path) -> PermissionMode | None:

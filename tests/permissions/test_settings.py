@@ -82,6 +82,11 @@ async def test_slash_pattern_is_relative_to_the_settings_root(layered):
         (json.dumps({"permissions": {"allow": ["Bash(git:* x)"]}}), "only allowed at the end"),
         (json.dumps({"permissions": {"allow": ["WebFetch(example.com)"]}}), "domain:"),
         (json.dumps({"permissions": {"defaultMode": "yolo"}}), "defaultMode"),
+        # a tool name in another case names no tool: the deny would hold nothing back
+        (json.dumps({"permissions": {"deny": ["bash(rm:*)"]}}), "did you mean Bash?"),
+        (json.dumps({"permissions": {"deny": ["READ(./.env)"]}}), "did you mean Read?"),
+        (json.dumps({"permissions": {"ask": ["webfetch"]}}), "did you mean WebFetch?"),
+        (json.dumps({"permissions": {"allow": ["task(reviewer)"]}}), "did you mean Task?"),
         (json.dumps({"permissions": {"additionalDirectories": "x"}}), "additionalDirectories"),
     ],
 )
@@ -91,6 +96,14 @@ def test_malformed_settings_name_file_and_problem(world, content, problem):
     with pytest.raises(AgentConfigError) as err:
         load_settings(world.project, home=world.home)
     assert str(path) in str(err.value) and problem in str(err.value)
+
+
+def test_exact_tool_names_and_unknown_tools_load(world):
+    """Only a built-in name in another case is refused: MCP tools and Claude Code's other names load."""
+    path = world.project / ".claude" / "settings.local.json"
+    rules = ["Bash(rm:*)", "Read(./.env)", "Task(reviewer)", "MultiEdit", "mcp__github__create_issue", "mcp__Bash"]
+    _write(path, json.dumps({"permissions": {"deny": rules}}))
+    assert load_settings(world.project, home=world.home).rules["deny"]["localSettings"] == tuple(rules)
 
 
 def test_bad_session_options(world):
