@@ -53,6 +53,8 @@ class EditApplied:
     language: str
     notebook_bytes: bytes | None = None  # the new file (disk backend only)
     cell_hashes: Mapping[str, str] | None = None  # every cell's hash after the edit (disk only)
+    index: int | None = None  # where the cell is (was, for a delete), counted from 0
+    cell_count: int | None = None  # the notebook's cells after the edit
 
 
 class NotebookEditError(ToolError):

@@ -45,7 +45,8 @@ class LiveNotebook:
         result = result_as(EditResult, await self._request(_edit_args(edit)))
         if not result.cell_ids:
             raise NotebookEditError("bad_request", "The frontend applied the edit but named no cell.")
-        return EditApplied(result.cell_ids[0], result.cell_type, result.language)
+        return EditApplied(result.cell_ids[0], result.cell_type, result.language, index=result.index,
+                           cell_count=result.cell_count)
 
     async def execute(self, cell_ids: list[str], timeout: float | None = None) -> ExecuteCellsResult:
         """Run cells through the notebook's own machinery (in its own kernel); their outputs come

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,7 @@ def apply_to_file(path: str, edit: CellEdit, base: bytes | None, pinned: bool = 
     _validate(nb, before=False)
     data = serialize(nb)
     atomic_write_bytes(path, data, pinned=pinned)
-    return EditApplied(
-        applied.cell_id, applied.cell_type, applied.language, notebook_bytes=data, cell_hashes=cell_hashes(nb["cells"])
-    )
+    return replace(applied, notebook_bytes=data, cell_hashes=cell_hashes(nb["cells"]))
 
 
 def apply_edit(nb: dict[str, Any], edit: CellEdit) -> EditApplied:
@@ -71,13 +70,14 @@ def apply_edit(nb: dict[str, Any], edit: CellEdit) -> EditApplied:
         index = 0 if edit.after_cell_id is None else _index(cells, edit.after_cell_id) + 1
         cell = _new_cell(edit.cell_type, edit.source, nb)
         cells.insert(index, cell)
-        return EditApplied(str(cell.get("id") or f"cell-{index}"), edit.cell_type, language)
+        return EditApplied(str(cell.get("id") or f"cell-{index}"), edit.cell_type, language, index=index,
+                           cell_count=len(cells))
     index = _index(cells, edit.cell_id)
     cell = cells[index]
     cid = str(cell.get("id") or f"cell-{index}")
     if isinstance(edit, DeleteCell):
         del cells[index]
-        return EditApplied(cid, cell.get("cell_type"), language)
+        return EditApplied(cid, cell.get("cell_type"), language, index=index, cell_count=len(cells))
     assert isinstance(edit, ReplaceCell)
     cell["source"] = edit.source
     if edit.cell_type is not None:
@@ -88,7 +88,7 @@ def apply_edit(nb: dict[str, Any], edit: CellEdit) -> EditApplied:
     else:
         cell.pop("execution_count", None)
         cell.pop("outputs", None)
-    return EditApplied(cid, cell["cell_type"], language)
+    return EditApplied(cid, cell["cell_type"], language, index=index, cell_count=len(cells))
 
 
 def serialize(nb: dict[str, Any]) -> bytes:

@@ -204,6 +204,7 @@ class EditResult(_Wire):
     cell_type: CellType | None = None
     language: str = "python"
     index: int = 0
+    cell_count: int | None = None  # cells after the edit (a frontend built before it says nothing)
 
 
 class ExecutedCell(_Wire):

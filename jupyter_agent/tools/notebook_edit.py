@@ -68,6 +68,9 @@ class NotebookEditOutput:
     language: str
     edit_mode: EditMode
     backend: Literal["live", "disk"]
+    # for people (the card's line; the model is told the id): the cell's number and the notebook's
+    # count of cells — before a delete, after an insert
+    position: tuple[int, int] | None = None
 
     def to_content(self) -> list[ContentBlock]:
         if self.edit_mode == "delete":
@@ -159,13 +162,17 @@ class NotebookEditTool(NotebookTool[NotebookEditInput, NotebookEditOutput]):
                 language=applied.language,
                 edit_mode=mode,
                 backend=plan.doc.backend,
+                position=_position(applied, mode),
             )
         )
 
     def render_tool_result_message(self, output: NotebookEditOutput) -> str:
         where = "open notebook" if output.backend == "live" else "file on disk"
-        cell = output.cell_id if len(output.cell_id) <= 12 else output.cell_id[:8] + "…"  # JupyterLab's are UUIDs
         kind = f"{output.cell_type} " if output.cell_type and output.edit_mode != "delete" else ""
+        if output.position is not None:  # `Replace code cell 3 of 12`: where you find it
+            number, count = output.position
+            return f"{output.edit_mode.capitalize()} {kind}cell {number} of {count} ({where})"
+        cell = output.cell_id if len(output.cell_id) <= 12 else output.cell_id[:8] + "…"  # JupyterLab's are UUIDs
         return f"{output.edit_mode.capitalize()} {kind}cell {cell} ({where})"
 
 
@@ -213,6 +220,15 @@ def _edit(input: NotebookEditInput, mode: EditMode, expected: str | None) -> Cel
     if mode == "delete":
         return DeleteCell(input.cell_id, expected)
     return ReplaceCell(input.cell_id, input.new_source, input.cell_type, expected)
+
+
+def _position(applied: EditApplied, mode: EditMode) -> tuple[int, int] | None:
+    """(the cell's number from 1, the notebook's cells) as people count them: a deleted cell is
+    counted among the cells it was in."""
+    if applied.index is None or applied.cell_count is None:
+        return None
+    count = applied.cell_count + (1 if mode == "delete" else 0)
+    return applied.index + 1, count
 
 
 def _target(edit: CellEdit) -> str:

@@ -120,7 +120,8 @@ export function insertCells(panel: NotebookPanel, args: IInsertCellsArgs): IEdit
     cell_ids: created.map(c => c.id),
     cell_type: created[0].cell_type as CellType,
     language: language(nb),
-    index
+    index,
+    cell_count: nb.cells.length
   };
 }
 
@@ -152,7 +153,13 @@ export function replaceCell(panel: NotebookPanel, args: IReplaceCellArgs): IEdit
     }
   });
   void reveal(panel, index);
-  return { cell_ids: [nb.getCell(index).id], cell_type: newType, language: language(nb), index };
+  return {
+    cell_ids: [nb.getCell(index).id],
+    cell_type: newType,
+    language: language(nb),
+    index,
+    cell_count: nb.cells.length
+  };
 }
 
 export function deleteCells(panel: NotebookPanel, args: IDeleteCellsArgs): IEditResult {
@@ -179,7 +186,8 @@ export function deleteCells(panel: NotebookPanel, args: IDeleteCellsArgs): IEdit
     cell_ids: deleted,
     cell_type: null,
     language: language(nb),
-    index: first
+    index: first,
+    cell_count: nb.cells.length
   };
 }
 
@@ -207,7 +215,7 @@ export function moveCells(panel: NotebookPanel, args: IMoveCellsArgs): IEditResu
     }
   });
   const index = ids.length ? findIndex(nb, ids[0]) : 0;
-  return { cell_ids: ids, cell_type: null, language: language(nb), index };
+  return { cell_ids: ids, cell_type: null, language: language(nb), index, cell_count: nb.cells.length };
 }
 
 export async function executeCells(

@@ -164,6 +164,8 @@ export interface IEditResult {
   cell_type: CellType | null;
   language: string;
   index: number;
+  /** How many cells the notebook has after the edit. */
+  cell_count: number;
 }
 export interface IExecutedCell {
   cell_id: string;

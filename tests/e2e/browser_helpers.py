@@ -109,7 +109,9 @@ async def _allow(*args):
 
 async def tool(name, **input):
     out = await run_tool_use(ToolUseRequest(name, name, input), ctx, _allow)
-    return {{"is_error": out.is_error, "text": "".join(b.get("text", "") for b in out.content)}}
+    data = getattr(getattr(out, "result", None), "data", None)
+    line = NotebookEditTool().render_tool_result_message(data) if name == "NotebookEdit" and data else None
+    return {{"is_error": out.is_error, "text": "".join(b.get("text", "") for b in out.content), "line": line}}
 """
 
 

@@ -71,7 +71,8 @@ def test_type_change_execute_and_unsaved_read(lab, page, notebook):
     # code → markdown: same id, outputs and execution count gone, one cell still.
     kernel_exec(page, 'start("md", tool("NotebookEdit", notebook_path=NB, cell_id="code", '
                       'new_source="# Now prose", cell_type="markdown"))')
-    assert not wait_result(page, "md")["is_error"]
+    changed = wait_result(page, "md")
+    assert not changed["is_error"] and changed["line"] == "Replace markdown cell 1 of 2 (open notebook)", changed
     cell = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.getCell(0).toJSON()")
     assert cell["id"] == "code" and cell["cell_type"] == "markdown" and cell["source"] == "# Now prose"
     assert "outputs" not in cell and [cid for cid, _ in cells(page)] == ["code", "calc"]
@@ -112,6 +113,7 @@ async def delete(ids):
     kernel_exec(page, 'start("mv", move(["cell-3", "cell-4"], "code"))')  # b and c, by position
     moved = wait_result(page, "mv")
     assert "exception" not in moved and moved["cell_ids"] == ["b", "c"] and moved["index"] == 1, moved
+    assert moved["cell_count"] == 5, moved
     assert [cid for cid, _ in cells(page)] == ["code", "b", "c", "calc", "a"]
     page.evaluate("() => window.jupyterapp.shell.currentWidget.content.model.sharedModel.undo()")
     assert [cid for cid, _ in cells(page)] == ["code", "calc", "a", "b", "c"]  # one undo step
@@ -124,7 +126,7 @@ async def delete(ids):
     }""")
     kernel_exec(page, 'start("dd", delete(["b", "x"]))')  # two cells apart: exactly those go
     dropped = wait_result(page, "dd")
-    assert "exception" not in dropped and dropped["cell_ids"] == ["b", "x"], dropped
+    assert "exception" not in dropped and dropped["cell_ids"] == ["b", "x"] and dropped["cell_count"] == 5, dropped
     assert [cid for cid, _ in cells(page)] == ["code", "c", "calc", "a", "y"]
 
     kernel_exec(page, 'start("read", tool("Read", file_path=NB))')
@@ -132,7 +134,7 @@ async def delete(ids):
     kernel_exec(page, 'start("del", tool("NotebookEdit", notebook_path=NB, cell_id="calc", new_source="", '
                       'edit_mode="delete"))')
     deleted = wait_result(page, "del")
-    assert not deleted["is_error"], deleted
+    assert not deleted["is_error"] and deleted["line"] == "Delete cell 3 of 5 (open notebook)", deleted
     assert [cid for cid, _ in cells(page)] == ["code", "c", "a", "y"]
 
 

@@ -153,7 +153,8 @@ class FakeFrontend(threading.Thread):
         return self.notebook["cells"][self._index(cell_id)]
 
     def _result(self, ids: list[str], cell_type: str | None, index: int) -> dict[str, Any]:
-        return {"cell_ids": ids, "cell_type": cell_type, "language": "python", "index": index}
+        return {"cell_ids": ids, "cell_type": cell_type, "language": "python", "index": index,
+                "cell_count": len(self.notebook["cells"])}
 
     def _op_get_notebook(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"path": self.path, "notebook": copy.deepcopy(self.notebook)}

@@ -51,6 +51,7 @@ async def test_insert_after_a_cell_and_at_the_top(nb_path):
     assert cells[2]["outputs"] == [] and cells[2]["execution_count"] is None
     assert "outputs" not in cells[0] and after.language == "python"
     assert after.cell_hashes[after.cell_id] == content_hash("y = 2\nz = 3\n")
+    assert (after.index, after.cell_count) == (1, 3) and (top.index, top.cell_count) == (0, 4)  # where, of how many
 
 
 async def test_replace_code_clears_outputs_and_code_to_markdown_drops_them(nb_path):
@@ -67,8 +68,11 @@ async def test_replace_code_clears_outputs_and_code_to_markdown_drops_them(nb_pa
 
 async def test_delete_and_unknown_cell(nb_path):
     doc = await get_document(nb_path)
+    replaced = await doc.apply(ReplaceCell("c1", "x = 3"))
+    assert (replaced.index, replaced.cell_count) == (1, 2)
     applied = await doc.apply(DeleteCell("m1"))
     assert applied.cell_id == "m1" and [c["id"] for c in _load(nb_path)["cells"]] == ["c1"]
+    assert (applied.index, applied.cell_count) == (0, 1)  # where it was; the cells left
     with pytest.raises(NotebookEditError, match='Cell with ID "nope" not found'):
         await doc.apply(ReplaceCell("nope", "x"))
 

@@ -259,6 +259,8 @@ def test_notebook_edit_result_line_shortens_uuid_ids():
     assert NotebookEditTool().render_tool_result_message(out) == "Replace code cell 4af4f662… (open notebook)"
     short = NotebookEditOutput("/n.ipynb", "c1", "", None, "python", "delete", "disk")
     assert NotebookEditTool().render_tool_result_message(short) == "Delete cell c1 (file on disk)"
+    placed = NotebookEditOutput("/n.ipynb", "4af4f662-3f7a", "x", "code", "python", "replace", "live", (3, 12))
+    assert NotebookEditTool().render_tool_result_message(placed) == "Replace code cell 3 of 12 (open notebook)"
 
 
 def test_a_fetch_shows_what_it_asks_of_the_page_not_json():
