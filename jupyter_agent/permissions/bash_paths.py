@@ -18,12 +18,12 @@ from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import copy_check, program_write_check, write_link_rule
 from .bash_copies import COPYING_PROGRAMS
 from .bash_git import git_read_checks
+from .bash_option_writes import writes_by_option
 from .bash_patterns import expanded
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_runners import PYTHONS
 from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
-from .bash_option_writes import writes_by_option
 from .bash_writes import WRITING_PROGRAMS
 from .compiled import PathScope
 from .copy_guard import COPY_PROGRAMS, copy_guard

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent.permissions.bash_option_writes import NEW_NAME, option_written
-from jupyter_agent.permissions.bash_writes import written_targets
 from jupyter_agent.permissions.bash_words import make_word
+from jupyter_agent.permissions.bash_writes import written_targets
 from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx, project_and_outside, with_permissions
 
