@@ -208,6 +208,8 @@ def _cell_edit_line(data: dict[str, Any], where: str | None = None) -> str:
     ``where``, the cell named as people find it (``replace cell 3 of 12 [5]: x = 1``)."""
     mode = data.get("edit_mode") or "replace"
     cell = data.get("cell_id")
+    if isinstance(cell, str) and len(cell) > 12:  # JupyterLab's ids are UUIDs: the head says enough
+        cell = cell[:8] + "…"
     kind = f" as {data['cell_type']}" if data.get("cell_type") and mode == "replace" else ""
     if mode == "insert":
         if where == "the top" or not cell:
