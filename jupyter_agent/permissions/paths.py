@@ -18,6 +18,7 @@ from . import managed
 
 PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", ".jupyter",
                             ".husky",  # its hook scripts run on the next `git commit`
+                            ".bashrc.d",  # Fedora's and RHEL's ~/.bashrc sources every file in it
                             # programs named in them run unasked (ssh's ProxyCommand, git's and pip's
                             # ~/.config files, credential helpers), or they hold keys: a project in ~
                             ".ssh", ".gnupg", ".config", ".aws", ".kube", ".docker"})
@@ -28,11 +29,14 @@ PROTECTED_FILES = frozenset(
      # configuration that changes what a program fetches or sends (package indexes, curl's
      # options, credentials) or what jq reads (~/.jq is sourced into every program)
      ".rprofile", ".renviron", ".octaverc", ".npmrc", ".yarnrc", ".condarc", ".pypirc", ".curlrc",
-     ".wgetrc", ".netrc", ".jq"}
+     ".wgetrc", ".netrc", ".jq",
+     # git hook managers' lists of commands, run on the next `git commit` (as .husky/)
+     ".pre-commit-config.yaml", ".pre-commit-config.yml", ".lefthook.yml", ".lefthook.yaml"}
 )
 # run by every Python that starts with them on its path, the kernel included; pip's own
 # configuration inside an environment (``.venv/pip.conf`` picks the package index)
 STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py", "pip.conf", "pip.ini"})
+HOOK_LISTS = frozenset({"lefthook.yml", "lefthook.yaml"})  # lefthook's commands, run on the next `git commit`
 _SITE_DIRS = (os.sep + "site-packages", os.sep + "dist-packages")
 
 
@@ -235,6 +239,8 @@ def _startup_reason(form: str) -> str | None:
     folder, _, name = folded.rpartition(os.sep)
     if name in STARTUP_FILES or (name.endswith(".pth") and folder.endswith(_SITE_DIRS)):
         return f"{form} is run or read by Python or pip at start-up (a protected file)"
+    if name in HOOK_LISTS:
+        return f"{form} lists commands git runs on the next commit (a protected file)"
     if "/jupyter" in folded:
         parts = folded.split(os.sep)
         for i in range(1, len(parts)):

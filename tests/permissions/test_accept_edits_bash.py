@@ -29,7 +29,7 @@ STILL_ASKED = [
     "mv a.py out-link",  # a link inside leading to a file outside
     "cp key copy",  # a link to ~/.ssh/id_rsa: reading outside
     "cp a.py gitlink/",  # a folder link to .git: lands in a protected folder
-    "mkdir .git/hooks", "touch .claude/settings.json", "cp a.py .vscode/", "mv a.py .git", "cp a.py .husky/pre-commit",
+    "mkdir .git/hooks", "touch .claude/settings.json", "cp a.py .vscode/", "mv a.py .git", "cp a.py .husky/pre-commit", "cp a.py .pre-commit-config.yaml",
     "touch review/x",  # an Edit ask rule
     "rm -rf sub", "rm -r sub", "rm -d sub", "rm -i a.py", "cp -L -r sub s2", "cp -s a.py l", "cp -l a.py l",
     "find . -name a.py | xargs rm", "xargs rm < list.txt", "timeout 5 rm a.py", "nice rm a.py",

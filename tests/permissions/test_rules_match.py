@@ -158,6 +158,10 @@ async def test_read_paths(world, rules, path, expected):
         ({"mode": "acceptEdits"}, "{P}/sub/.idea/x.xml", "ask"),
         ({"mode": "acceptEdits"}, "{P}/.husky/pre-commit", "ask"),  # runs on the next commit
         ({"mode": "bypassPermissions"}, "{P}/.husky/_/h", "ask"),
+        ({"mode": "bypassPermissions"}, "{P}/.pre-commit-config.yaml", "ask"),  # its hooks too
+        ({"mode": "acceptEdits"}, "{P}/sub/lefthook.yml", "ask"),
+        ({"mode": "bypassPermissions"}, "{P}/.bashrc.d/aliases.sh", "ask"),  # sourced by Fedora's .bashrc
+        ({"mode": "acceptEdits"}, "{P}/pre-commit-notes.yaml", "allow"),
         ({"mode": "acceptEdits"}, "{P}/linkdir/../escaped.py", "ask"),  # .. after a symlinked folder
         ({"mode": "acceptEdits"}, "{P}/sub/../a.py", "allow"),
     ],
