@@ -23,6 +23,7 @@ from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
 from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, read_rule_of
 from .hard_links import path_link_rule
+from .path_programs import copied_onto_path
 from .paths import protected_inside, protected_reason_of
 
 
@@ -214,6 +215,7 @@ def program_write_check(
     Directories refuses a real path (``filesystem.write_blocked``)."""
     edit_deny, edit_ask = bool(scope.edit_deny), bool(scope.edit_ask)
     blocked = scope.rules.context.block_outside_writes  # blockWritesOutsideWorkingDirectories
+    copier = info.innermost[0].literal in _COPY_LANDERS  # what it lands keeps the executable bit
     for cwd in cwds:
         argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
         if argv is None:  # a pattern that cannot be listed: could it name a guarded file?
@@ -227,11 +229,15 @@ def program_write_check(
                 continue  # known only at run time: a rule allowed the program with any argument
             path = word.text
             lands = path not in named  # where a copy lands, a name no argument spells: `cp x.pth site-packages/`
-            if not (lands or edit_deny or edit_ask or recursive or scope.read_deny or blocked):
+            if not (lands or copier or edit_deny or edit_ask or recursive or scope.read_deny or blocked):
                 continue
             resolved = resolved_once(path, cwd, v)
             if resolved is None:
                 continue
+            onto_path = copied_onto_path(resolved[1]) if copier else None
+            if onto_path is not None:  # `cp run.sh .venv/bin/cat`: the next `cat` runs run.sh (every mode)
+                v.sticky.append(f"{info.text}: {onto_path}")
+                return
             reason = protected_reason_of(*resolved) if lands else None
             if reason is not None:
                 v.sticky.append(f"{info.text} touches {reason}")
@@ -263,6 +269,9 @@ def program_write_check(
             if inside is not None:
                 v.sticky.append(f"{info.text} writes or removes what is below {path}, which holds {inside}")
                 return
+
+
+_COPY_LANDERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 
 
 def _argv_now(words: tuple[Word, ...], cwd: str) -> list[Word] | None:

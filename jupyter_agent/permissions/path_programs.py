@@ -11,6 +11,10 @@ so (``chmod``) asks anyway.  Folders compare by ``fold_case``: on a case-insensi
 ``.VENV/bin`` is ``.venv/bin``.  Besides the kernel's PATH, the folders of every other PATH the
 agent's commands may run with count: the login shell's and a settings file's ``env.PATH``
 (``add_search_path``; the union only grows, so a folder once on a PATH stays protected).
+
+A new file is not executable when the Write tool or a redirection makes it, but a copy is when
+its source is: ``cp run.sh .venv/bin/cat`` (``mv``, ``install``, ``ln``, ``rsync``, ``scp``)
+puts a command there, so a copy landing in a folder on PATH asks too (``copied_onto_path``).
 """
 
 from __future__ import annotations
@@ -35,10 +39,8 @@ def program_on_path(real: str, search_path: str | None = None) -> str | None:
 
     ``search_path``: the PATH the commands run with (the kernel's ``PATH`` by default).
     """
-    values = [os.environ.get("PATH", ""), *_EXTRA_PATHS] if search_path is None else [search_path]
     folder = os.path.dirname(real)
-    key = fold_case(folder)
-    if not any(key in folders or relative for folders, relative in map(_folders, values)):
+    if not _on_path(folder, search_path):
         return None
     try:
         mode = os.stat(real).st_mode
@@ -47,6 +49,22 @@ def program_on_path(real: str, search_path: str | None = None) -> str | None:
     if not stat.S_ISREG(mode) or not mode & 0o111:
         return None
     return f"{real} is a program in {folder}, a folder on PATH (replacing it changes what commands run)"
+
+
+def copied_onto_path(real: str, search_path: str | None = None) -> str | None:
+    """Why a copy, move or link landing at the real path ``real`` must ask (it lands in a
+    folder on PATH: a copy keeps its source's executable bit), or None."""
+    folder = os.path.dirname(real)
+    if not _on_path(folder, search_path):
+        return None
+    return (f"it puts {os.path.basename(real)} into {folder}, a folder on PATH (a copy keeps the "
+            "executable bit: it would be a command)")
+
+
+def _on_path(folder: str, search_path: str | None) -> bool:
+    values = [os.environ.get("PATH", ""), *_EXTRA_PATHS] if search_path is None else [search_path]
+    key = fold_case(folder)
+    return any(key in folders or relative for folders, relative in map(_folders, values))
 
 
 @lru_cache(maxsize=32)
@@ -62,4 +80,4 @@ def _folders(search_path: str) -> tuple[frozenset[str], bool]:
     return frozenset(folders), relative
 
 
-__all__ = ["add_search_path", "program_on_path"]
+__all__ = ["add_search_path", "copied_onto_path", "program_on_path"]

@@ -83,3 +83,47 @@ def test_a_relative_path_entry_makes_every_executable_a_program(tmp_path):
     assert program_on_path(str(script), f"/usr/bin{os.pathsep}") is not None  # "" is the cwd too
     assert program_on_path(str(script), "/usr/bin:/bin") is None
     assert program_on_path(str(tmp_path / "missing"), ".") is None
+
+
+COPIES = ["cp run.sh .venv/bin/cat", "mv run.sh .venv/bin/head", "cp -p run.sh .venv/bin/", "install run.sh .venv/bin/wc",
+          "ln -s ../../run.sh .venv/bin/ls", "rsync run.sh .venv/bin/cat", "cp run.sh x && mv x .venv/bin/grep"]
+COPIERS = tuple(f"Bash({p}:*)" for p in ("cp", "mv", "install", "ln", "rsync"))
+
+
+def _script(project):
+    script = project / "run.sh"
+    script.write_text(PAYLOAD)
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize("command", COPIES)
+def test_a_copy_into_a_folder_on_path_asks_in_every_mode(project, command):
+    """A copy keeps its source's executable bit: `cp run.sh .venv/bin/cat` makes the next
+    read-only `cat` run run.sh.  It asks under acceptEdits, bypassPermissions and a rule that
+    allows the program (a new file made by Write or `>` is not executable: see above)."""
+    _script(project)
+    for ctx in (make_ctx(project, mode="acceptEdits"), make_ctx(project, mode="bypassPermissions"),
+                make_ctx(project, allow=COPIERS)):
+        verdict = check_bash_permission(command, ctx)
+        assert verdict_name(verdict) == "ask", (command, verdict)
+        assert "folder on PATH" in verdict.message
+
+
+def test_copies_elsewhere_stay_ordinary(project):
+    _script(project)
+    (project / "scripts").mkdir()
+    ctx = make_ctx(project, mode="acceptEdits")
+    for command in ("cp run.sh scripts/", "mv run.sh scripts/build.sh", "cp .venv/bin/notes.txt notes.txt"):
+        assert verdict_name(check_bash_permission(command, ctx)) == "allow", command
+
+
+def test_the_copy_chain_it_stops(project):
+    """Run anyway, the copy is executable and the next read-only `cat` runs the payload."""
+    _script(project)
+    assert verdict_name(check_bash_permission("cat notes.txt", make_ctx(project))) == "allow"
+    env = {"PATH": os.environ["PATH"]}
+    subprocess.run(["bash", "-c", "cp run.sh .venv/bin/cat"], cwd=project, check=True, env=env, timeout=10)
+    ran = subprocess.run(["bash", "-c", "cat notes.txt"], cwd=project, capture_output=True, text=True, env=env,
+                         timeout=10)
+    assert "PAYLOAD-RAN" in ran.stdout
