@@ -23,7 +23,7 @@ from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
 from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, read_rule_of
 from .hard_links import path_link_rule
-from .path_programs import copied_onto_path
+from .path_programs import copied_onto_path, program_on_path
 from .paths import protected_inside, protected_reason_of
 
 
@@ -215,7 +215,8 @@ def program_write_check(
     Directories refuses a real path (``filesystem.write_blocked``)."""
     edit_deny, edit_ask = bool(scope.edit_deny), bool(scope.edit_ask)
     blocked = scope.rules.context.block_outside_writes  # blockWritesOutsideWorkingDirectories
-    copier = info.innermost[0].literal in _COPY_LANDERS  # what it lands keeps the executable bit
+    program = info.innermost[0].literal
+    copier = program in _COPY_LANDERS  # what it lands keeps the executable bit (chmod sets it)
     for cwd in cwds:
         argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
         if argv is None:  # a pattern that cannot be listed: could it name a guarded file?
@@ -229,15 +230,18 @@ def program_write_check(
                 continue  # known only at run time: a rule allowed the program with any argument
             path = word.text
             lands = path not in named  # where a copy lands, a name no argument spells: `cp x.pth site-packages/`
-            if not (lands or copier or edit_deny or edit_ask or recursive or scope.read_deny or blocked):
-                continue
             resolved = resolved_once(path, cwd, v)
             if resolved is None:
                 continue
-            onto_path = copied_onto_path(resolved[1]) if copier else None
-            if onto_path is not None:  # `cp run.sh .venv/bin/cat`: the next `cat` runs run.sh (every mode)
-                v.sticky.append(f"{info.text}: {onto_path}")
+            # a program on PATH rewritten in place (`sed -i … .venv/bin/rg`: the next `rg` runs
+            # it), or a command made there (`cp run.sh .venv/bin/cat`, `chmod +x`): every mode
+            on_path = program_on_path(resolved[1]) if program != "touch" else None
+            on_path = on_path or (copied_onto_path(resolved[1]) if copier else None)
+            if on_path is not None:
+                v.sticky.append(f"{info.text}: {on_path}")
                 return
+            if not (lands or edit_deny or edit_ask or recursive or scope.read_deny or blocked):
+                continue
             reason = protected_reason_of(*resolved) if lands else None
             if reason is not None:
                 v.sticky.append(f"{info.text} touches {reason}")
@@ -271,7 +275,7 @@ def program_write_check(
                 return
 
 
-_COPY_LANDERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
+_COPY_LANDERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp", "chmod"})
 
 
 def _argv_now(words: tuple[Word, ...], cwd: str) -> list[Word] | None:

