@@ -211,7 +211,9 @@ def program_write_check(
     """What a writing program writes (``bash_writes.py``): an operand an Edit deny rule covers is
     denied, one an Edit ask rule covers asks; a folder it writes or removes everything below asks
     when a deny rule may match there, or when a protected folder or file is inside it
-    (``rm -rf .`` takes ``.git`` along).  ``write_blocked``: whether blockWritesOutsideWorking-
+    (``rm -rf .`` takes ``.git`` along).  A program on PATH it would rewrite, or a file it
+    would copy into or make executable in a folder on PATH, asks (``path_programs``).
+    ``write_blocked``: whether blockWritesOutsideWorking-
     Directories refuses a real path (``filesystem.write_blocked``)."""
     edit_deny, edit_ask = bool(scope.edit_deny), bool(scope.edit_ask)
     blocked = scope.rules.context.block_outside_writes  # blockWritesOutsideWorkingDirectories

@@ -14,7 +14,8 @@ agent's commands may run with count: the login shell's and a settings file's ``e
 
 A new file is not executable when the Write tool or a redirection makes it, but a copy is when
 its source is: ``cp run.sh .venv/bin/cat`` (``mv``, ``install``, ``ln``, ``rsync``, ``scp``)
-puts a command there, so a copy landing in a folder on PATH asks too (``copied_onto_path``).
+puts a command there, so a copy landing in a folder on PATH asks too, and so does ``chmod``
+there (``copied_onto_path``), under any allow rule (``bash_arguments.program_write_check``).
 """
 
 from __future__ import annotations
