@@ -158,16 +158,15 @@ def _executed(script: str, found: SedScript) -> SedScript | None:
         i += 1
         if command in "{}" or command in _PLAIN_COMMANDS:
             continue
-        if command in _LINE_COMMANDS or command == ":" or command == "e":
+        if command == ":" or command in _LABEL_COMMANDS:
+            i = _label_end(script, i)
+        elif command in _LINE_COMMANDS or command == "e":
             end = _text_end(script, i) if command in "aic" else _line_end(script, i)
             if command == "e":
                 runs.append(script[i:end].strip() or None)  # a bare e runs the pattern space
             elif command in "rRwW":
                 _file(command, script[i:end], found)
             i = end
-        elif command in _LABEL_COMMANDS:
-            while i < n and script[i] not in ";\n":
-                i += 1
         elif command in "lLqQ":
             while i < n and (script[i].isdigit() or script[i] in " \t"):
                 i += 1
@@ -179,6 +178,21 @@ def _executed(script: str, found: SedScript) -> SedScript | None:
         else:
             return None
     return found
+
+
+_LABEL_ENDS = frozenset(";\n \t}#")
+
+
+def _label_end(script: str, i: int) -> int:
+    """Past the label of ``:``, ``b``, ``t`` or ``T``.  GNU sed 4.9 ends a label at ``;``, a blank
+    or ``}`` (``:a;w out`` writes ``out``); older seds read it to the end of the line.  Ending it
+    at the first of these reads every command any of them may see (a few that one never runs)."""
+    n = len(script)
+    while i < n and script[i] in " \t":
+        i += 1
+    while i < n and script[i] not in _LABEL_ENDS:
+        i += 1
+    return i
 
 
 def _file(command: str, text: str, found: SedScript) -> None:

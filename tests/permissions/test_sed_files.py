@@ -32,6 +32,13 @@ ROWS = [
     ("sed -n 'w out.txt' a.txt", "allow"),
     ("sed -n 'w /dev/stdout' a.txt", "allow"),
     ("sed -n 's/a/b/p' a.txt", "allow"),
+    # GNU sed 4.9 ends a label at `;`, a blank or `}`: what follows is a command
+    ("sed -n ':a;w locked/x' a.txt", "deny"),
+    ("sed -n ':a w locked/x' a.txt", "deny"),
+    ("sed -n 'ba;w locked/x\n:a' a.txt", "deny"),
+    ("sed -n '{:a};s/x/y/w locked/x' a.txt", "deny"),
+    ("sed -n 't a\tr .env' a.txt", "ask"),
+    ("sed ':a;N;$!ba;s/\\n/ /g' a.txt", "allow"),  # the joining idiom writes nothing
 ]
 
 
@@ -50,6 +57,8 @@ def test_sed_script_reads_and_writes():
     assert (found.reads, found.writes) == (["in.txt"], ["out.txt", "o2;p"])
     assert script("-f", "prog.sed") is None  # a script this decision cannot read
     assert script("--sandbox", "w x").writes == []
+    assert script("-n", ":a;w o1").writes == ["o1"] and script("-n", "ba w o2").writes == ["o2"]
+    assert script(":a;N;$!ba;s/\\n/ /g").writes == []
 
 
 def test_real_sed_reads_and_writes_the_named_files(tmp_path):
@@ -60,3 +69,12 @@ def test_real_sed_reads_and_writes_the_named_files(tmp_path):
     assert "SECRET=1" in out.stdout
     subprocess.run(["sed", "-n", "p;w .git/config", "a.txt"], cwd=tmp_path, capture_output=True, check=True)
     assert (tmp_path / ".git" / "config").read_text() == "a\n"
+
+
+@pytest.mark.parametrize("script", [":a;w out", ":a w out", ": a;w out", "{:a};w out", "ba;w out\n:a"])
+def test_real_sed_runs_what_follows_a_label(tmp_path, script):
+    """The reader's labels end where GNU sed's do: each script writes the file it names."""
+    (tmp_path / "a.txt").write_text("a\n")
+    subprocess.run(["sed", "-n", script, "a.txt"], cwd=tmp_path, capture_output=True)
+    assert (tmp_path / "out").exists(), script
+    assert sed_script([Word("-n"), Word(script)]).writes == ["out"]
