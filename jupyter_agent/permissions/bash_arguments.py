@@ -19,7 +19,7 @@ from .bash_runners import SEDS
 from .bash_sed import sed_script
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word, make_word
-from .bash_writes import WRITING_PROGRAMS, written_targets
+from .bash_writes import RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
 from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, read_rule_of
 from .hard_links import path_link_rule
@@ -91,18 +91,23 @@ def protected_arguments(
                 return
     if read_deny and info.innermost[0].literal in SEDS | AWKS:  # sed 'r .env', awk getline < ".env"
         reads = _script_reads(info.innermost)
+        if None in reads:  # getline < f: a file named as it runs may be the denied one
+            v.sticky.append(f"{info.text} reads a file its program names at run time, where a Read deny "
+                            "rule may apply")
+            return
         for cwd in cwds:
-            if _named(info, reads, cwd, scope, v):
+            if _named(info, [r for r in reads if r is not None], cwd, scope, v):
                 return
 
 
-def _script_reads(words: tuple[Word, ...]) -> list[str]:
-    """The files a sed or awk program names for reading (``r FILE``, ``getline < FILE``)."""
+def _script_reads(words: tuple[Word, ...]) -> list[str | None]:
+    """The files a sed or awk program names for reading (``r FILE``, ``getline < FILE``; None:
+    one named at run time)."""
     if words[0].literal in SEDS:
         script = sed_script(words[1:])
-        return script.reads if script is not None else []
+        return list(script.reads) if script is not None else []
     program = awk_program(words[1:])
-    return [path for path in program.reads if path is not None] if program is not None else []
+    return list(program.reads) if program is not None else []
 
 
 def _named(
@@ -228,6 +233,9 @@ def program_write_check(
             continue
         named = {w.text for w in argv}  # protected_arguments checks these names itself
         for word, recursive in written_targets(argv, cwd):
+            if word is RUNTIME_TARGET:  # awk's print > f: any file, a protected one too (every mode)
+                v.sticky.append(f"{info.text} writes a file its program names at run time")
+                return
             if not word.static:
                 continue  # known only at run time: a rule allowed the program with any argument
             path = word.text

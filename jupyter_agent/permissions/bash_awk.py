@@ -55,8 +55,8 @@ def awk_program(args: Sequence[Word]) -> AwkProgram | None:
         key = text.partition("=")[0] if text.startswith("--") else text[:2]
         if key in _OPAQUE:
             return None
-        if key in ("-e", "--source"):  # gawk: program text
-            value = text.partition("=")[2] if text.startswith("--") and "=" in text else text[2:]
+        if key in ("-e", "--source"):  # gawk: program text (--source PROG, --source=PROG, -ePROG)
+            value = text.partition("=")[2] if text.startswith("--") else text[2:]
             if not value:
                 value = (args[i].literal if i < len(args) else None) or ""
                 i += 1

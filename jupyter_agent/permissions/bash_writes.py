@@ -29,6 +29,9 @@ WRITING_PROGRAMS = _EVERY_OPERAND | _MODE_FIRST | _COPIERS | {"rm", "sed", "gsed
                                                                "unzip", "find", "history"} | AWKS
 
 
+RUNTIME_TARGET = Word("<a file its program names at run time>", static=False)  # awk's print > f
+
+
 def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
     """``(operand, recursive)`` for each operand ``words`` (program first) writes or removes.
 
@@ -74,9 +77,9 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
         if any(o is not None and o[:2] != "--" and UNZIP_NO_WRITE.intersection(o[1:]) for o in options):
             return []  # a listing, a test, or members piped to standard output
         return [(w, True) for w in option_arguments(args, "d")] or [(make_word("."), True)]
-    if program in AWKS:  # awk '{ print > "out.txt" }'
+    if program in AWKS:  # awk '{ print > "out.txt" }'; print > $1: RUNTIME_TARGET
         awk = awk_program(args)
-        return [(make_word(path), False) for path in awk.writes if path is not None] if awk else []
+        return [(make_word(path) if path is not None else RUNTIME_TARGET, False) for path in awk.writes] if awk else []
     if program == "history":  # history -w FILE / -a FILE writes the list to FILE
         writes = any(o is not None and o[:2] != "--" and ("w" in o or "a" in o) for o in options)
         return [(w, False) for w in operands] if writes else []
@@ -114,4 +117,4 @@ def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -
     return found
 
 
-__all__ = ["UNZIP_NO_WRITE", "WRITING_PROGRAMS", "written_targets"]
+__all__ = ["RUNTIME_TARGET", "UNZIP_NO_WRITE", "WRITING_PROGRAMS", "written_targets"]

@@ -41,6 +41,15 @@ ROWS = [
     ("awk '{ print $1 | \"sort -u\" }' a.txt", "allow"),  # sort runs read-only
     ("awk '{ print > \"out.txt\" }' a.txt", "allow"),
     ("awk 'BEGIN { system(\"ls\") }'", "allow"),
+    # gawk's --source PROG (the next word) is program text too: it was read as the text "source"
+    ("gawk --source 'BEGIN { system(\"touch M\") }'", "deny"),
+    ("gawk --source='BEGIN { system(\"touch M\") }'", "deny"),
+    # a file named at run time: any file (a protected or denied one too) asks
+    ("awk 'BEGIN { f = \"locked/x\"; print 1 > f }'", "ask"),
+    ("awk '{ print > \"locked/\" \"x\" }' a.txt", "ask"),  # a concatenation
+    ("awk '{ print > (\"locked\" \"/x\") }' a.txt", "ask"),
+    ("awk '{ print > $1 }' a.txt", "ask"),
+    ("awk 'BEGIN { f = \".env\"; while ((getline l < f) > 0) print l }'", "ask"),  # a Read deny rule
 ]
 
 
@@ -58,6 +67,9 @@ def test_awk_program():
     found = program("-F:", '{ print $1 > "o1"; print | "sort" } END { system("cmd " x); getline y < "in" }')
     assert (found.runs, found.writes, found.reads) == (["sort", None], ["o1"], ["in"])
     assert program("-e", 'BEGIN { system("a") }').runs == ["a"]  # gawk's -e program text
+    assert program("--source", 'BEGIN { system("a") }').runs == ["a"]
+    assert program("--source=BEGIN { system(\"a\") }").runs == ["a"]
+    assert program('{ print > $1; print > "o" "2" }').writes == [None, None]  # named at run time
     assert program("-f", "p.awk") is None
     assert program('BEGIN { print "unterminated }') is None
 
@@ -71,6 +83,15 @@ def test_real_awk_runs_and_writes(tmp_path, program, made):
     (tmp_path / ".git" / "hooks").mkdir(parents=True)
     subprocess.run(["awk", program], cwd=tmp_path, check=True, capture_output=True, timeout=10)
     assert (tmp_path / made).exists()
+
+
+def test_real_gawk_runs_its_source_option(tmp_path):
+    import shutil
+
+    if shutil.which("gawk") is None:
+        pytest.skip("gawk is not installed")
+    subprocess.run(["gawk", "--source", 'BEGIN { system("touch M") }'], cwd=tmp_path, check=True, timeout=10)
+    assert (tmp_path / "M").exists()
 
 
 def test_real_awk_reads_the_file_getline_names(tmp_path):
