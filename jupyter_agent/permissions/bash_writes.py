@@ -29,6 +29,7 @@ WRITING_PROGRAMS = _EVERY_OPERAND | _MODE_FIRST | _COPIERS | {"rm", "sed", "gsed
                                                                "unzip", "find", "history"} | AWKS
 
 
+_FIND_FILE_ACTIONS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 RUNTIME_TARGET = Word("<a file its program names at run time>", static=False)  # awk's print > f
 
 
@@ -83,9 +84,12 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
     if program == "history":  # history -w FILE / -a FILE writes the list to FILE
         writes = any(o is not None and o[:2] != "--" and ("w" in o or "a" in o) for o in options)
         return [(w, False) for w in operands] if writes else []
-    if program == "find" and any(w.literal == "-delete" for w in args):
-        fixed = [w.literal for w in args if w.literal is not None]
-        return [(make_word(start), True) for start in find_starts(fixed)]
+    if program == "find":  # -delete removes below its starting points; -fprint FILE writes FILE
+        found = [(args[i + 1], False) for i, w in enumerate(args[:-1]) if w.literal in _FIND_FILE_ACTIONS]
+        if any(w.literal == "-delete" for w in args):
+            fixed = [w.literal for w in args if w.literal is not None]
+            found.extend((make_word(start), True) for start in find_starts(fixed))
+        return found
     return option_written(words)  # git diff --output=F, uniq IN OUT, curl -o F, … (bash_option_writes.py)
 
 

@@ -140,10 +140,11 @@ OUTSIDE_LINES = [
     "zip {o}/x.zip notes.txt", "rsync notes.txt {o}/x", "scp notes.txt {o}/x", "curl -o {o}/x https://example.com",
     "wget -O {o}/x https://example.com", "split notes.txt {o}/x", "csplit -f {o}/x notes.txt 1", "mkdir {o}/x",
     "mkdir -p {o}/x/y", "script {o}/x", "mktemp -p {o}", "python -m venv {o}/v", "pip install --target {o}/x y",
-    "jupyter nbconvert --output-dir {o} x.ipynb", "gzip {o}/notes.txt",
+    "jupyter nbconvert --output-dir {o} x.ipynb", "gzip {o}/notes.txt", "find . -fprint {o}/x",
+    "find . -name '*.txt' -fprintf {o}/x %p",
 ]
 PROGRAMS = ("git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split", "csplit", "mkdir",
-            "script", "mktemp", "python", "pip", "jupyter", "gzip")
+            "script", "mktemp", "python", "pip", "jupyter", "gzip", "find")
 
 
 @pytest.mark.parametrize("line", OUTSIDE_LINES)
@@ -162,8 +163,9 @@ async def test_a_write_outside_asks_when_writes_outside_are_blocked(tmp_path, li
 
 async def test_edit_deny_covers_the_written_file(tmp_path):
     project, _outside = project_and_outside(tmp_path)
-    ctx = make_ctx(project, allow=("Bash(git:*)", "Bash(uniq:*)"), deny=("Edit(./locked/**)",))
-    for line in ("git diff --output=locked/x", "git -C locked diff --output=x", "uniq notes.txt locked/x"):
+    ctx = make_ctx(project, allow=("Bash(git:*)", "Bash(uniq:*)", "Bash(find:*)"), deny=("Edit(./locked/**)",))
+    for line in ("git diff --output=locked/x", "git -C locked diff --output=x", "uniq notes.txt locked/x",
+                 "find . -fls locked/x"):
         verdict = await decide_bash(ctx, line)
         assert verdict_name(verdict) == "deny" and "Edit(./locked/**)" in verdict.message, line
     assert verdict_name(await decide_bash(ctx, "git diff --output=open/x")) == "allow"
