@@ -85,11 +85,11 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
         writes = any(o is not None and o[:2] != "--" and ("w" in o or "a" in o) for o in options)
         return [(w, False) for w in operands] if writes else []
     if program == "find":  # -delete removes below its starting points; -fprint FILE writes FILE
-        found = [(args[i + 1], False) for i, w in enumerate(args[:-1]) if w.literal in _FIND_FILE_ACTIONS]
+        targets = [(args[i + 1], False) for i, w in enumerate(args[:-1]) if w.literal in _FIND_FILE_ACTIONS]
         if any(w.literal == "-delete" for w in args):
             fixed = [w.literal for w in args if w.literal is not None]
-            found.extend((make_word(start), True) for start in find_starts(fixed))
-        return found
+            targets.extend((make_word(start), True) for start in find_starts(fixed))
+        return targets
     return option_written(words)  # git diff --output=F, uniq IN OUT, curl -o F, … (bash_option_writes.py)
 
 
