@@ -25,7 +25,6 @@ from .bash_paths import write_result
 from .bash_patterns import expanded
 from .bash_words import Word
 from .compiled import PathScope
-from .path_programs import copied_onto_path
 from .paths import BadPath, protected_reason_of, resolve_below
 
 # program -> (flags without a value, options taking a value that is not a path, options taking a path)
@@ -139,8 +138,7 @@ def _writable(path: str, cwd: str, scope: PathScope, context: ToolUseContext) ->
 
 
 def _landings_clear(paths: list[str], target: str | None, cwd: str) -> bool:
-    """Where ``cp`` / ``mv`` put each source when the target is a folder: no protected name, and
-    no folder on PATH (a copy keeps the executable bit: ``cp run.sh .venv/bin/cat``)."""
+    """Where ``cp`` / ``mv`` put each source when the target is a folder: no protected name."""
     folder = target if target is not None else paths[-1]
     sources = [p for p in paths if p != folder] if target is not None else paths[:-1]
     try:
@@ -148,9 +146,9 @@ def _landings_clear(paths: list[str], target: str | None, cwd: str) -> bool:
     except BadPath:
         return False
     if not os.path.isdir(real_folder):
-        return copied_onto_path(real_folder) is None  # a file target: its own name was checked
+        return True  # a file target: its own name was checked
     for source in sources:
         landing = os.path.join(real_folder, os.path.basename(source.rstrip("/")) or source)
-        if protected_reason_of(landing, landing) is not None or copied_onto_path(landing) is not None:
+        if protected_reason_of(landing, landing) is not None:
             return False
     return True

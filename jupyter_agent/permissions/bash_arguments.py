@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from .bash_analysis import CommandInfo
 from .bash_awk import AWKS, awk_program
 from .bash_copies import copied_sources
+from .bash_option_writes import NEW_NAME
 from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
 from .bash_runners import SEDS
@@ -149,7 +150,7 @@ def _why_named(path: str, cwd: str, scope: PathScope | None, v: Verdict, edit: P
     return None
 
 
-_NEW_NAME = "/jupyter-agent-new-file"  # any name a program may create in a folder
+_NEW_NAME = os.sep + NEW_NAME  # any name a program may create in a folder
 _PER_PROCESS = ("/proc/", "/dev/fd/")
 _SHELL_PATHS = frozenset({"PWD", "OLDPWD", "HOME", "CDPATH", "DIRSTACK", "BASH_SOURCE", "_"})
 

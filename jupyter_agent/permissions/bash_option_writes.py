@@ -31,7 +31,7 @@ _COMPRESSORS = frozenset({"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "l
                           "unzstd", "lz4", "pigz", "unpigz", "brotli"})
 _TO_STDOUT = frozenset({"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-h", "--help",
                         "-V", "--version"})
-_PYTHON = ("python", "python3")
+_PYTHON = "python"  # python, python3, python3.12 …: -m venv, -m pip
 OPTION_WRITERS = frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
                             "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter"}) | _COMPRESSORS
 

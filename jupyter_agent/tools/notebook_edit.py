@@ -129,8 +129,7 @@ class NotebookEditTool(NotebookTool[NotebookEditInput, NotebookEditOutput]):
         cells = parse_cells(await doc.read_bytes(), str(path))
         index = next((i for i, c in enumerate(cells) if c.cell_id == input.cell_id), None)
         if mode == "insert":
-            where = "the top" if not input.cell_id else (describe_cell(cells, index) if index is not None else None)
-            return ChangePreview("", input.new_source, where)
+            return ChangePreview("", input.new_source, describe_cell(cells, index) if index is not None else None)
         if index is None:
             return None
         after = "" if mode == "delete" else input.new_source

@@ -212,7 +212,7 @@ def _cell_edit_line(data: dict[str, Any], where: str | None = None) -> str:
         cell = cell[:8] + "…"
     kind = f" as {data['cell_type']}" if data.get("cell_type") and mode == "replace" else ""
     if mode == "insert":
-        if where == "the top" or not cell:
+        if not cell:
             return f"insert a {data.get('cell_type') or 'code'} cell at the top"
         return f"insert a {data.get('cell_type') or 'code'} cell after {where or cell}"
     if where:  # `replace cell 3 of 12 [5]: x = 1` (as markdown)

@@ -230,7 +230,7 @@ def test_a_cell_change_names_the_cell_as_people_find_it():
               "edit_mode": "insert"}
     assert "insert a markdown cell after cell 1 of 2 (markdown): # Title" in tool_views.change_html(
         "NotebookEdit", insert, "", "## Notes", "cell 1 of 2 (markdown): # Title")
-    top = tool_views.change_html("NotebookEdit", {**insert, "cell_id": None}, "", "## Notes", "the top")
+    top = tool_views.change_html("NotebookEdit", {**insert, "cell_id": None}, "", "## Notes")
     assert "insert a markdown cell at the top" in top and "+## Notes" in top
     gone = tool_views.change_html("NotebookEdit", {**replace, "edit_mode": "delete"}, "plt.show()", "", "cell 9 of 9 [ ]: plt.show()")
     assert "delete cell 9 of 9 [ ]: plt.show()" in gone and "-plt.show()" in gone
