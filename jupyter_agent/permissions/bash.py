@@ -23,10 +23,14 @@ from . import git_history
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_arguments import protected_arguments
+from .bash_extra_forms import exec_commands
 from .bash_paths import path_checks
+from .bash_readonly import check_read_only
 from .bash_rule_skips import git_alias_rule, skipping_match
+from .bash_rules import form_text
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict
+from .bash_words import Word
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .filesystem import ACCEPT_EDITS_MODES
 from .paths import BadPath, resolve_below
@@ -172,6 +176,8 @@ def _command_checks(
             v.soft.append(f"{text} changes to a directory outside the working directories")
         return
     if info.innermost and rules is not None and _allowed(rules, text):
+        if info.innermost[0].literal in ("find", "fd"):
+            _exec_checks(info.innermost, rules, v)
         return
     if (context is not None and scope is not None and scope.rules.context.mode in ACCEPT_EDITS_MODES
             and info.innermost and info.innermost[0].literal in FILESYSTEM_COMMANDS
@@ -181,6 +187,21 @@ def _command_checks(
     rule = suggested_rule(info.innermost)
     if rule is not None and rule not in v.prefixes:
         v.prefixes.append(rule)
+
+
+def _exec_checks(words: tuple[Word, ...], rules: CompiledRules, v: Verdict) -> None:
+    """A rule allowing ``find`` (or ``fd``) allows searching, not every program its ``-exec``
+    runs: each command it runs must be read-only or allowed by a rule of its own, as after
+    ``xargs`` (``find . -exec curl … ;`` under ``Bash(find:*)`` asks)."""
+    for form in exec_commands(words):
+        text = form_text(form)[0]
+        if _allowed(rules, text) or check_read_only(form).read_only:
+            continue
+        v.soft.append(f"{text} (run by {words[0].text}) needs approval")
+        rule = suggested_rule(form)
+        if rule is not None and rule not in v.prefixes:
+            v.prefixes.append(rule)
+
 
 
 def _allowed(rules: CompiledRules, text: str) -> bool:

@@ -8,10 +8,12 @@ protected paths inside folders it removes or rewrites.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
+from ..core.context import ToolUseContext
 from .bash_analysis import CommandInfo
 from .bash_awk import AWKS, awk_program
+from .bash_commands import DEV_SINKS
 from .bash_copies import copied_sources
 from .bash_option_writes import NEW_NAME
 from .bash_patterns import embedded_paths, expanded
@@ -22,7 +24,14 @@ from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word, make_word
 from .bash_writes import RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
-from .filesystem import EDIT_RULES, edit_deny_below, read_deny_below, read_rule_of
+from .filesystem import (
+    EDIT_RULES,
+    edit_deny_below,
+    read_deny_below,
+    read_rule_of,
+    write_blocked,
+    write_outside,
+)
 from .hard_links import path_link_rule
 from .path_programs import copied_onto_path, program_on_path
 from .paths import protected_inside, protected_reason_of
@@ -212,15 +221,16 @@ def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict)
 
 
 def program_write_check(
-    info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict, write_blocked: Callable[[str], bool],
+    info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict, context: ToolUseContext,
 ) -> None:
     """What a writing program writes (``bash_writes.py``): an operand an Edit deny rule covers is
     denied, one an Edit ask rule covers asks; a folder it writes or removes everything below asks
     when a deny rule may match there, or when a protected folder or file is inside it
     (``rm -rf .`` takes ``.git`` along).  A program on PATH it would rewrite, or a file it
-    would copy into or make executable in a folder on PATH, asks (``path_programs``).
-    ``write_blocked``: whether blockWritesOutsideWorking-
-    Directories refuses a real path (``filesystem.write_blocked``)."""
+    would copy into or make executable in a folder on PATH, asks (``path_programs``).  A file it
+    writes outside the working directories asks, as a redirection there does, whatever rule
+    allowed the program (``rm -rf ..`` under ``Bash(rm:*)``) — in every mode when
+    blockWritesOutsideWorkingDirectories is set, else as bypassPermissions lets it through."""
     edit_deny, edit_ask = bool(scope.edit_deny), bool(scope.edit_ask)
     blocked = scope.rules.context.block_outside_writes  # blockWritesOutsideWorkingDirectories
     program = info.innermost[0].literal
@@ -237,8 +247,9 @@ def program_write_check(
             if word is RUNTIME_TARGET:  # awk's print > f: any file, a protected one too (every mode)
                 v.sticky.append(f"{info.text} writes a file its program names at run time")
                 return
-            if not word.static:
-                continue  # known only at run time: a rule allowed the program with any argument
+            if not word.static:  # `rm -rf "$dir"`: it may lie outside the working directories
+                v.soft.append(f"{info.text} writes {word.text}, a path only known at run time")
+                continue
             path = word.text
             lands = path not in named  # where a copy lands, a name no argument spells: `cp x.pth site-packages/`
             resolved = resolved_once(path, cwd, v)
@@ -251,17 +262,20 @@ def program_write_check(
             if on_path is not None:
                 v.sticky.append(f"{info.text}: {on_path}")
                 return
-            if not (lands or edit_deny or edit_ask or recursive or scope.read_deny or blocked):
+            # outside the working directories: asked as a redirection there is (blocked: every mode)
+            outside = not blocked and resolved[0] not in DEV_SINKS and write_outside(resolved[1], context, scope)
+            if not (lands or edit_deny or edit_ask or recursive or scope.read_deny or blocked or outside):
                 continue
             reason = protected_reason_of(*resolved) if lands else None
             if reason is not None:
                 v.sticky.append(f"{info.text} touches {reason}")
                 return
-            # asked in every mode
-            if blocked and write_blocked(resolved[1]):
+            if blocked and write_blocked(resolved[1], context):
                 v.sticky.append(f"{info.text} writes {path}, outside the working directories, where the "
                                 "settings block writing (permissions.blockWritesOutsideWorkingDirectories)")
                 return
+            if outside:
+                v.soft.append(f"{info.text} writes {path}, outside the working directories")
             if not (edit_deny or edit_ask or recursive or scope.read_deny):
                 continue
             rule = scope.rule("deny", EDIT_RULES, *resolved) if edit_deny else None

@@ -14,6 +14,7 @@ from .bash_words import Word
 from .git_words import git_global_options
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+FOUND_PATHS = frozenset({"{}", "{/}", "{//}", "{.}", "{/.}"})  # the path find / fd found, as a whole word
 FORM_PROGRAMS = RUNNER_PROGRAMS | SYNONYM_PROGRAMS  # uv run rm x → rm x; npm pub → npm publish
 EXTRA_FORM_PROGRAMS = frozenset({"find", "fd", "git"}) | FORM_PROGRAMS  # and names with a slash
 
@@ -34,7 +35,7 @@ def extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if program and "/" in program:
         extra.append((Word(program.rsplit("/", 1)[1]), *form[1:]))
     if program in ("find", "fd"):
-        extra.extend(_exec_commands(form, program == "fd"))
+        extra.extend(exec_commands(form))
     if program == "git":
         extra.extend(git_forms(form))
         if may_run_something(form):  # git rebase -x 'code', git bisect run cmd
@@ -65,13 +66,43 @@ def git_without_global_options(form: tuple[Word, ...]) -> tuple[Word, ...] | Non
     return (form[0], *form[i:])
 
 
-def _exec_commands(form: tuple[Word, ...], fd: bool) -> list[tuple[Word, ...]]:
+def _starts_exec(value: str | None) -> bool:
+    return value in _FIND_EXEC or value in ("-x", "--exec", "-X", "--exec-batch")
+
+
+_FIND_WRITES = {"-delete": 0, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-fprintf": 2}  # words after it
+
+
+def search_part(form: tuple[Word, ...]) -> tuple[Word, ...]:
+    """``find`` / ``fd`` without the commands it runs and what it writes:
+    ``find /etc -name x -exec cat {} + -delete`` → ``find /etc -name x`` (what it searches, read
+    as on its own; the writes are checked as writes, the commands as commands)."""
+    kept: list[Word] = []
+    running, skip = False, 0
+    for word in form:
+        value = word.literal
+        if skip:
+            skip -= 1
+        elif running:
+            running = value not in (";", "+", "\\;")
+        elif _starts_exec(value):
+            running = True
+        elif value in _FIND_WRITES and form[0].literal == "find":
+            skip = _FIND_WRITES[value]
+        else:
+            kept.append(word)
+    return tuple(kept)
+
+
+def exec_commands(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """The commands ``find … -exec|-execdir|-ok|-okdir CMD ;`` (or ``fd -x|-X CMD``) runs."""
+    fd = form[0].literal == "fd"
     out: list[tuple[Word, ...]] = []
     current: list[Word] | None = None
     for word in form[1:]:
         value = word.literal
         if current is None:
-            if value in _FIND_EXEC or value in ("-x", "--exec", "-X", "--exec-batch"):
+            if _starts_exec(value):
                 current = []
             continue
         if value in (";", "+", "\\;"):

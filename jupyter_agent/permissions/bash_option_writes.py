@@ -9,10 +9,10 @@
 ``pip install --target D``, ``jupyter nbconvert --output-dir D``.
 
 A rule that allows the program (``Bash(git:*)``) does not lift what holds for the file it
-writes: an ``Edit`` deny rule still denies it, and with ``blockWritesOutsideWorkingDirectories``
-a file outside the working directories still asks (``bash_arguments.program_write_check``).
-Only what these words say is known; their other words stay as they were (a value known only
-at run time is left to the rule that allowed the program).
+writes: an ``Edit`` deny rule still denies it, and a file outside the working directories (or
+one only known at run time: ``--output="$F"``) still asks — in every mode with
+``blockWritesOutsideWorkingDirectories`` (``bash_arguments.program_write_check``).  Only what
+these words say is known; their other words stay as they were.
 """
 
 from __future__ import annotations

@@ -16,13 +16,16 @@ from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionRes
 from .archive_guard import ARCHIVE_PROGRAMS, archive_guard
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import copy_check, program_write_check, write_link_rule
+from .bash_chdir import CHDIR_PROGRAMS, working_folders
 from .bash_copies import COPYING_PROGRAMS
+from .bash_extra_forms import FOUND_PATHS, exec_commands, search_part
 from .bash_git import git_read_checks
 from .bash_option_writes import writes_by_option
 from .bash_patterns import expanded
+from .bash_readonly import check_read_only
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_runners import PYTHONS
-from .bash_verdict import Verdict, new_memo
+from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
 from .compiled import PathScope
@@ -68,7 +71,13 @@ def path_checks(
             elif recursive and program in COPYING_PROGRAMS:  # tar cf - ., cp -r . /tmp/x
                 copy_check(info, cwds, scope, v)
             if program in WRITING_PROGRAMS or writes_by_option(program):  # rm locked/f, cp a.txt locked/, rm -rf .
-                program_write_check(info, cwds, scope, v, lambda real: write_blocked(real, context))
+                program_write_check(info, cwds, scope, v, context)
+                if v.deny:
+                    return
+            if program in CHDIR_PROGRAMS:  # git -C /tmp reset --hard, make -C ../other: a cd in one word
+                _working_folder_check(info, cwds, scope, v)
+            if program in ("find", "fd"):  # allowed by a rule: `-exec cat /etc/passwd ;`, `find /etc -exec …`
+                _search_check(info, cwds, scope, v)
                 if v.deny:
                     return
             continue
@@ -107,6 +116,36 @@ def _unspelled_checks(
                         "named there and `!cmd` runs a local command")
     else:  # the members an extraction writes (tar, unzip, 7z, python -m tarfile|zipfile)
         archive_guard(inner, cwds, scope, v)
+
+
+def _working_folder_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """A folder an option moves the program to (``bash_chdir``) is checked like a ``cd`` target:
+    outside the working directories, or only known at run time, it asks."""
+    asks = v.sticky if scope.rules.context.block_outside_writes else v.soft
+    for folder in working_folders(info.innermost):
+        tilde_only = folder.static and folder.text[:1] == "~" and not any(c in folder.text for c in "*?[{")
+        if not folder.static or (folder.glob and not tilde_only):
+            asks.append(f"{info.text} works in {folder.text}, a folder only known at run time")
+            continue
+        for cwd in cwds:
+            resolved = resolved_once(os.path.expanduser(folder.text), cwd, v)
+            if resolved is None or not scope.inside(resolved[1]):
+                asks.append(f"{info.text} works in {folder.text}, outside the working directories")
+                return
+
+
+def _search_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """``find``/``fd`` that is not read-only (``-exec``, ``-delete``, ``-fprint``) still reads:
+    a folder it searches outside the working directories asks, as ``find /etc -name x`` does,
+    and so does each file the read-only commands it runs name (those the rule allowing the
+    program lets it run; ``bash.py`` asks for the others)."""
+    searched = check_read_only(search_part(info.innermost))
+    for word in searched.paths:  # `find /etc -exec …`: its operands, as `find /etc -name x` reads them
+        _read_check(word, cwds, scope, v)
+    for form in exec_commands(info.innermost):
+        for word in check_read_only(form).paths:
+            if word.text not in FOUND_PATHS:  # what it finds is below the folders checked above
+                _read_check(word, cwds, scope, v)
 
 
 def _git_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:

@@ -177,7 +177,11 @@ def option_arguments(args: Sequence[Word], letter: str, long: str = "") -> list[
     found: list[Word] = []
     for i, word in enumerate(args):
         value = word.literal
-        if value is None or value[:1] != "-" or value == "-" or value == "--":
+        if value is None:
+            if word.text[:1] in ('-', '"'):
+                found.extend(_run_time_value(word.text, letter, long))
+            continue
+        if value[:1] != "-" or value == "-" or value == "--":
             continue
         following = args[i + 1] if i + 1 < len(args) else None
         if value[1] == "-":
@@ -195,6 +199,31 @@ def option_arguments(args: Sequence[Word], letter: str, long: str = "") -> list[
             elif following is not None:
                 found.append(following)
     return found
+
+
+_OPTION_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
+
+
+def _run_time_value(text: str, letter: str, long: str) -> list[Word]:
+    """A word only known at run time that may give the option its value: ``--output="$F"``,
+    ``-o$F``, ``"--output=$F"``, a cluster ending in something dynamic (``-x$Y``: the letter may be
+    in ``$Y``).  The value, as a word only known at run time; [] when it cannot be that option."""
+    text = text[1:] if text[:1] == '"' else text
+    end = 1
+    while end < len(text) and text[end] in _OPTION_CHARS:
+        end += 1
+    head, tail = text[:end], text[end:]
+    if head[:1] != "-" or not tail:
+        return []
+    if head[:2] == "--":
+        if not long or len(head) <= 2 or not long.startswith(head):
+            return []  # another option (`--lr=$LR`)
+        # `--output=$F`; or a name that goes on at run time (`--out$X`), which may be this one
+        return [make_word(tail[1:] if tail[:1] == "=" else tail, static=False)]
+    if not letter:
+        return []
+    at = head.find(letter, 1)
+    return [make_word(head[at + 1:] + tail if at > 0 else tail, static=False)]
 
 
 def _option_ok(spec: Spec, option: str) -> bool:

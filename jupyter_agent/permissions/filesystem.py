@@ -222,6 +222,15 @@ def write_blocked(real: str, context: ToolUseContext) -> bool:
     return context.permission_context.block_outside_writes and not _readable_when_blocked(real, context)
 
 
+def write_outside(real: str, context: ToolUseContext, scope: PathScope) -> bool:
+    """Is ``real`` (a real path) outside the working directories and the session's own folder,
+    with no ``Edit`` allow rule covering it?  A shell program's write there asks even when a
+    rule allows the program, as a redirection there does (``bash_arguments.program_write_check``)."""
+    if scope.inside(real) or is_within(real, os.path.realpath(context.session_dir)):
+        return False
+    return scope.rule("allow", EDIT_RULES, real, real) is None
+
+
 def check_write_permission(tool: Any, path: str, context: ToolUseContext) -> PermissionResult:
     """The file tools' write check: deny rules, then (when the settings say so) the block on
     writing outside the working directories — in every mode — then ``write_verdict``'s asks."""

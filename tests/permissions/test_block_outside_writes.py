@@ -132,8 +132,15 @@ async def test_bash_asks_about_writes_outside_in_every_mode(places, mode):
         verdict = await decide_bash(ctx, command)
         assert "blockWritesOutsideWorkingDirectories" not in getattr(verdict, "message", ""), command
         assert isinstance(verdict, PermissionAsk if mode == "default" and ">" in command else PermissionAllow)
-    plain = make_ctx(project, mode=mode, allow=allow)  # without the setting, Bash(touch:*) lets it write anywhere
-    assert isinstance(await decide_bash(plain, f"touch {outside}/made"), PermissionAllow)
+    # without the setting, a write outside asks as a redirection there does: Bash(touch:*) allows
+    # touch, not touching any file; bypassPermissions lets it through
+    plain = make_ctx(project, mode=mode, allow=allow)
+    verdict = await decide_bash(plain, f"touch {outside}/made")
+    if mode == "bypassPermissions":
+        assert isinstance(verdict, PermissionAllow), verdict
+    else:
+        assert isinstance(verdict, PermissionAsk) and "outside the working directories" in verdict.message, verdict
+        assert "blockWritesOutsideWorkingDirectories" not in verdict.message
 
 
 async def test_bash_may_still_write_the_sessions_folder(places):

@@ -3,9 +3,8 @@
 
 1. The files the analyzer says they write are the files the real programs write: each row runs
    in an empty folder and the new files are compared with the prediction.
-2. With ``blockWritesOutsideWorkingDirectories`` and a rule allowing the program, a write
-   outside the working directories asks (it was allowed: only operand writers such as ``cp``
-   were checked), the same write inside runs.
+2. With a rule allowing the program, a write outside the working directories asks (in every
+   mode with ``blockWritesOutsideWorkingDirectories``), the same write inside runs.
 3. Under an ``Edit`` deny rule the write is denied (see also ``test_edit_named.py``).
 """
 
@@ -148,7 +147,7 @@ PROGRAMS = ("git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", 
 
 
 @pytest.mark.parametrize("line", OUTSIDE_LINES)
-async def test_a_write_outside_asks_when_writes_outside_are_blocked(tmp_path, line):
+async def test_a_write_outside_asks_and_in_every_mode_when_blocked(tmp_path, line):
     project, outside = project_and_outside(tmp_path)
     allow = tuple(f"Bash({p}:*)" for p in PROGRAMS)
     blocking = with_permissions(make_ctx(project, allow=allow), block_outside_writes=True)
@@ -158,7 +157,13 @@ async def test_a_write_outside_asks_when_writes_outside_are_blocked(tmp_path, li
     assert "blockWritesOutsideWorkingDirectories" in verdict.message
     inside_line = line.format(o=project / "out").replace(f"{project}/out/notes.txt", "notes.txt")
     assert verdict_name(await decide_bash(blocking, inside_line)) == "allow", inside_line
-    assert verdict_name(await decide_bash(make_ctx(project, allow=allow), outside_line)) == "allow"  # not blocked
+    # not blocked: it asks as a redirection there does (the rule allows the program, not the
+    # place), and bypassPermissions lets it through
+    plain = await decide_bash(make_ctx(project, allow=allow), outside_line)
+    assert verdict_name(plain) == "ask" and "outside the working directories" in plain.message, outside_line
+    assert "blockWritesOutsideWorkingDirectories" not in plain.message
+    bypass = make_ctx(project, allow=allow, mode="bypassPermissions")
+    assert verdict_name(await decide_bash(bypass, outside_line)) == "allow", outside_line
 
 
 async def test_edit_deny_covers_the_written_file(tmp_path):

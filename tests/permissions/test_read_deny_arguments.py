@@ -86,12 +86,15 @@ async def test_words_known_at_run_time_under_read_deny_rules(world, command, exp
     ("F=.git/config; cp a.py $F", "ask"),
     ("echo x | tee $(echo .claude/settings.json)", "ask"),
     ("rm -rf $(echo .git)", "ask"),
-    ("cp a.py $DEST", "allow"),  # one variable from the environment
+    # one variable from the environment: no protected path to fear, but the rule allows cp, not
+    # writing anywhere, and $DEST may lie outside the working directories (bypass: it runs)
+    ("cp a.py $DEST", "ask allow"),
 ])
 async def test_words_known_at_run_time_without_path_rules(world, command, expected):
-    for mode, allow in (("default", ("Bash(cp:*)", "Bash(python:*)", "Bash(tee:*)", "Bash(rm:*)")),
-                        ("bypassPermissions", ())):
+    default, bypass = (expected.split() * 2)[:2]
+    for mode, allow, wanted in (("default", ("Bash(cp:*)", "Bash(python:*)", "Bash(tee:*)", "Bash(rm:*)"), default),
+                                ("bypassPermissions", (), bypass)):
         ctx = make_ctx(world.project, allow=allow, mode=mode)
         tool = BashLike()
         verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
-        assert verdict_name(verdict) == expected, (mode, command, verdict)
+        assert verdict_name(verdict) == wanted, (mode, command, verdict)

@@ -1,0 +1,89 @@
+"""An option that moves a program into another folder is a ``cd`` in one word: ``git -C /tmp
+reset --hard`` asks under ``Bash(git:*)`` as ``cd /tmp && git reset --hard`` does (it ran
+before), and so do ``git --work-tree``, ``make -C``, ``npm --prefix``, ``uv --directory``,
+``cargo --manifest-path`` … outside the working directories or only known at run time."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_agent.permissions.bash_chdir import working_folders
+from jupyter_agent.permissions.bash_words import make_word
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx, project_and_outside, with_permissions
+
+ALLOW = tuple(f"Bash({p}:*)" for p in ("git", "make", "npm", "pnpm", "yarn", "uv", "poetry", "cargo", "ninja"))
+
+ROWS = [
+    ("git -C {o} reset --hard", "ask"),
+    ("git -C {o} init", "ask"),
+    ("git -C .. commit -am x", "ask"),
+    ("git --work-tree={o} checkout .", "ask"),
+    ("git --work-tree {o} checkout .", "ask"),
+    ("git --git-dir={o}/.git --work-tree=. checkout .", "ask"),
+    ("git -C \"$REPO\" reset --hard", "ask"),
+    ("make -C {o}", "ask"),
+    ("make -sC {o} all", "ask"),
+    ("make --directory={o}", "ask"),
+    ("npm --prefix {o} install", "ask"),
+    ("npm --prefix={o} run build", "ask"),
+    ("pnpm -C {o} install", "ask"),
+    ("yarn --cwd {o} build", "ask"),
+    ("uv --directory {o} run pytest", "ask"),
+    ("uv --project ~/elsewhere sync", "ask"),
+    ("poetry -C {o} install", "ask"),
+    ("cargo --manifest-path {o}/Cargo.toml build", "ask"),
+    ("ninja -C {o}", "ask"),
+    # inside: what the rule allows
+    ("git -C src commit -am x", "allow"),
+    ("git -C . reset --hard", "allow"),
+    ("make -C src test", "allow"),
+    ("npm --prefix src install", "allow"),
+    ("uv --directory src run pytest", "allow"),
+    ("git commit -am x", "allow"),
+    ("make test", "allow"),
+]
+
+
+@pytest.mark.parametrize(("line", "expected"), ROWS, ids=[r[0] for r in ROWS])
+async def test_an_option_naming_the_folder_is_checked_like_cd(tmp_path, monkeypatch, line, expected):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    project, outside = project_and_outside(tmp_path)
+    (project / "src").mkdir()
+    command = line.replace("{o}", str(outside))
+    verdict = await decide_bash(make_ctx(project, allow=ALLOW), command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+    if expected == "ask":
+        assert "works in" in verdict.message or "git -C" in verdict.message or ".git" in verdict.message, verdict
+        cd_form = await decide_bash(make_ctx(project, allow=ALLOW), f"cd {outside} && git status")
+        assert verdict_name(cd_form) == "ask"  # the cd it stands for asks too
+
+
+async def test_an_added_folder_is_inside(tmp_path):
+    project, outside = project_and_outside(tmp_path)
+    ctx = make_ctx(project, allow=ALLOW, additional=(outside,))
+    for command in (f"git -C {outside} reset --hard", f"make -C {outside}", f"npm --prefix {outside} install"):
+        assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+async def test_bypass_runs_it_unless_writes_outside_are_blocked(tmp_path):
+    project, outside = project_and_outside(tmp_path)
+    command = f"git -C {outside} reset --hard"
+    bypass = make_ctx(project, allow=ALLOW, mode="bypassPermissions")
+    assert verdict_name(await decide_bash(bypass, command)) == "allow"
+    blocked = with_permissions(make_ctx(project, allow=ALLOW, mode="bypassPermissions"), block_outside_writes=True)
+    assert verdict_name(await decide_bash(blocked, command)) == "ask"
+
+
+@pytest.mark.parametrize(("line", "folders"), [
+    ("git -C a -C b status", ["a", "b"]),
+    ("git --work-tree=w --git-dir=g/.git log", ["w", "g/.git"]),
+    ("git status -C x", []),  # after the subcommand: not git's option
+    ("make -j4 -C d", ["d"]),
+    ("make test", []),
+    ("npm --prefix=p ci", ["p"]),
+    ("cargo build --manifest-path m/Cargo.toml", ["m/Cargo.toml"]),
+    ("rm -C x", []),
+])
+def test_working_folders(line, folders):
+    assert [w.text for w in working_folders([make_word(t) for t in line.split()])] == folders
