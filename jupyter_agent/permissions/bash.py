@@ -28,6 +28,7 @@ from .bash_paths import path_checks
 from .bash_readonly import check_read_only
 from .bash_rule_skips import git_alias_rule, skipping_match
 from .bash_rules import form_text
+from .bash_runners import SHELL_CODE, may_run_something, runner_forms
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict
 from .bash_words import Word
@@ -176,8 +177,8 @@ def _command_checks(
             v.soft.append(f"{text} changes to a directory outside the working directories")
         return
     if info.innermost and rules is not None and _allowed(rules, text):
-        if info.innermost[0].literal in ("find", "fd"):
-            _exec_checks(info.innermost, rules, v)
+        if info.innermost[0].literal in _RUNS_OTHERS:
+            _run_checks(info.innermost, rules, v)
         return
     if (context is not None and scope is not None and scope.rules.context.mode in ACCEPT_EDITS_MODES
             and info.innermost and info.innermost[0].literal in FILESYSTEM_COMMANDS
@@ -189,11 +190,20 @@ def _command_checks(
         v.prefixes.append(rule)
 
 
-def _exec_checks(words: tuple[Word, ...], rules: CompiledRules, v: Verdict) -> None:
-    """A rule allowing ``find`` (or ``fd``) allows searching, not every program its ``-exec``
-    runs: each command it runs must be read-only or allowed by a rule of its own, as after
-    ``xargs`` (``find . -exec curl … ;`` under ``Bash(find:*)`` asks)."""
-    for form in exec_commands(words):
+_RUNS_OTHERS = frozenset({"find", "fd", "git"})
+
+
+def _run_checks(words: tuple[Word, ...], rules: CompiledRules, v: Verdict) -> None:
+    """A rule allowing ``find`` (or ``fd``) allows searching, and one allowing ``git`` allows
+    git, not every program ``find -exec`` or ``git bisect run`` runs: each command they run must
+    be read-only or allowed by a rule of its own, as after ``xargs`` (``find . -exec curl … ;``
+    and ``git bisect run curl …`` under ``Bash(find:*)``/``Bash(git:*)`` ask).  Shell code git
+    takes (``rebase -x '…'``) is analyzed as commands of the line already."""
+    if words[0].literal == "git":
+        forms = [f for f in runner_forms(words) if f[0] is not SHELL_CODE] if may_run_something(words) else []
+    else:
+        forms = exec_commands(words)
+    for form in forms:
         text = form_text(form)[0]
         if _allowed(rules, text) or check_read_only(form).read_only:
             continue
@@ -201,7 +211,6 @@ def _exec_checks(words: tuple[Word, ...], rules: CompiledRules, v: Verdict) -> N
         rule = suggested_rule(form)
         if rule is not None and rule not in v.prefixes:
             v.prefixes.append(rule)
-
 
 
 def _allowed(rules: CompiledRules, text: str) -> bool:

@@ -144,6 +144,7 @@ GIT_RUNNERS: tuple[tuple[tuple[str, ...], Runner], ...] = (
     (("archive",), _git_shell("--exec")),
     (("send-email",), _git_shell("--to-cmd --cc-cmd --sendmail-cmd")),
     (("instaweb",), _git_shell("--httpd -d --browser -b")),
+    (("grep",), _git_shell("-O --open-files-in-pager")),  # -O<pager>: runs it on the files found
 )
 PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3", "pythonw"}
                     | {f"python3.{minor}" for minor in range(6, 16)})

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from .bash_readonly import option_arguments
 from .bash_words import Word
 from .git_words import git_global_options
 
@@ -49,7 +50,16 @@ def program_setting(words: Sequence[Word]) -> str | None:
             setting = name.partition("=")[2] if "=" in name else (value.literal if value is not None else None)
             if setting is None or runs_program(setting.partition("=")[0]):
                 return f"{name} {setting or '…'} makes git run a program it names"
-    if i < len(words) and words[i].literal == "config":
+    sub = words[i].literal if i < len(words) else None
+    if sub in ("clone", "init"):  # settings and hooks the new repository starts with
+        args = words[i + 1:]
+        for value in option_arguments(args, "c" if sub == "clone" else "", "--config"):
+            setting = value.literal
+            if setting is None or runs_program(setting.partition("=")[0]):
+                return f"git {sub} --config {setting or '…'} makes git run a program it names"
+        if option_arguments(args, "", "--template"):
+            return f"git {sub} --template copies its hooks into the repository, which git runs"
+    if sub == "config":
         args = words[i + 1:]
         user_wide = any(w.literal in ("--global", "--system") for w in args)
         for key in _written_keys(args):
