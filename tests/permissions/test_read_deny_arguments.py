@@ -29,6 +29,12 @@ ROWS = [
     ("acceptEdits", ("Bash(less:*)",), "less .env", "ask"),
     ("dontAsk", ("Bash(cp:*)",), "cp .env /tmp/stolen", "deny"),
     ("dontAsk", ("Bash(cp:*)",), "cp a.py b.py", "allow"),
+    # date -r FILE prints when FILE changed: a read of it (it was read-only with any FILE)
+    ("default", (), "date -r .env", "deny"),
+    ("default", (), "date --reference=.env +%s", "deny"),
+    ("default", (), "date -ur sub/../.env", "deny"),
+    ("default", (), "date -r a.py", "allow"),
+    ("default", (), "date -R", "allow"),
 ]
 
 
