@@ -6,7 +6,8 @@
 ``xxd IN OUT``, ``tree -o F``, ``tar cf F …``, ``zip F …``, ``gzip F`` (replaced by
 ``F.gz``), ``rsync … DEST``, ``curl -o F``, ``wget -O F``, ``split IN PREFIX``,
 ``csplit -f PREFIX``, ``mkdir D``, ``script F``, ``mktemp -p D``, ``python -m venv D``,
-``pip install --target D``, ``jupyter nbconvert --output-dir D``.
+``pip install --target D``, ``jupyter nbconvert --output-dir D``, ``pytest --basetemp=D``
+(which pytest empties first) and its reports.
 
 A rule that allows the program (``Bash(git:*)``) does not lift what holds for the file it
 writes: an ``Edit`` deny rule still denies it, and a file outside the working directories (or
@@ -18,6 +19,7 @@ these words say is known; their other words stay as they were.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 
 from .bash_copies import tar_creates
@@ -33,7 +35,8 @@ _TO_STDOUT = frozenset({"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "
                         "-V", "--version"})
 _PYTHON = "python"  # python, python3, python3.12 …: -m venv, -m pip
 OPTION_WRITERS = frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
-                            "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter"}) | _COMPRESSORS
+                            "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter", "pytest",
+                            "py.test"}) | _COMPRESSORS
 
 
 def writes_by_option(program: str | None) -> bool:
@@ -88,7 +91,11 @@ def option_written(words: Sequence[Word]) -> list[Target]:
             return [(w, True) for w in _operands(args[2:], {"--prompt"})]
         if len(args) > 1 and args[0].literal == "-m" and args[1].literal == "pip":
             return _pip(args[2:])
+        if len(args) > 1 and args[0].literal == "-m" and args[1].literal == "pytest":
+            return _pytest(args[2:])
         return []
+    if program in ("pytest", "py.test"):
+        return _pytest(args)
     if program == "jupyter" and args and args[0].literal == "nbconvert":
         return _nbconvert(args[1:])
     return []
@@ -225,6 +232,35 @@ def _pip(args: Sequence[Word]) -> list[Target]:
     ``pip wheel -w DIR``: the folder receives what is installed or downloaded."""
     return _inside([w for letter, long in _PIP_FOLDERS for w in option_arguments(args, letter, long)]) + _each(
         [w for letter, long in _PIP_FILES for w in option_arguments(args, letter, long)])
+
+
+_PYTEST_FILES = ("--junitxml", "--junit-xml", "--resultlog", "--result-log", "--report-log", "--log-file")
+
+
+def _pytest(args: Sequence[Word]) -> list[Target]:
+    """``pytest --basetemp=DIR`` (removed and made again: everything below it), the reports and
+    logs it writes (``--junitxml F``, ``--report-log F``, ``--log-file F``, ``--debug=F``), its
+    cache folder (``-o cache_dir=D``) and coverage reports (``--cov-report=html:D``)."""
+    found: list[Target] = [(w, True) for w in option_arguments(args, "", "--basetemp")]
+    found.extend(_each([w for long in _PYTEST_FILES for w in option_arguments(args, "", long)]))
+    for word in args:
+        text = word.literal or ""
+        if text.startswith("--debug="):
+            found.append((make_word(text[len("--debug="):]), False))
+    for value in option_arguments(args, "o", "--override-ini"):
+        name, equals, setting = (value.literal or "").partition("=")
+        if value.literal is None or (equals and name.strip() == "cache_dir"):
+            found.append((make_word(setting) if value.literal is not None else value, True))
+        elif equals and name.strip() == "addopts":  # -o addopts='--basetemp=…': options as given
+            try:
+                found.extend(_pytest([make_word(w) for w in shlex.split(setting)]))
+            except ValueError:
+                found.append((make_word(setting, static=False), False))
+    for value in option_arguments(args, "", "--cov-report"):
+        kind, colon, target = (value.literal or "").partition(":")
+        if value.literal is None or (colon and target):
+            found.append((make_word(target) if value.literal is not None else value, kind == "html"))
+    return found
 
 
 def _nbconvert(args: Sequence[Word]) -> list[Target]:

@@ -90,9 +90,24 @@ DANGEROUS_ENV = frozenset(
      # config or modules a read-only program loads and runs: rg --pre from a config file,
      # glibc's iconv modules, OpenSSL engines, JVM agents
      "RIPGREP_CONFIG_PATH", "GCONV_PATH", "NLSPATH", "OPENSSL_CONF", "OPENSSL_ENGINES",
-     "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"}
+     "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "LOCPATH",
+     # interpreters' start-up code and module paths: a user site with .pth files, a module
+     # imported by name (PYTHONWARNINGS=ignore::mod.Cls, PYTHONBREAKPOINT=mod.fn), Lua's init
+     "PYTHONUSERBASE", "PYTHONWARNINGS", "PYTHONBREAKPOINT", "PYTHONPLATLIBDIR", "NODE_PATH", "RUBYLIB",
+     "PERLLIB", "LUA_INIT", "LUA_PATH", "LUA_CPATH", "TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER",
+     "R_ENVIRON", "R_ENVIRON_USER", "ZDOTDIR", "IPYTHONDIR", "JUPYTER_CONFIG_DIR",
+     # what a build or test runner runs: make takes CC=… and MAKEFLAGS='CC=…' (variables), go
+     # -toolexec in GOFLAGS, cargo's compiler wrapper, pytest's plugins and --basetemp (removed!)
+     "CC", "CXX", "CPP", "LD", "AS", "AR", "FC", "MAKE", "MAKEFLAGS", "MFLAGS", "MAKEFILES", "GOFLAGS",
+     "RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTFLAGS", "PYTEST_ADDOPTS", "PYTEST_PLUGINS",
+     # where packages come from (an index serving a setup.py runs it) and client configs that
+     # name programs: kubectl exec plugins, docker credential helpers, ~/.curlrc, .wgetrc, less
+     "UV_INDEX", "UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_CONFIG_FILE",
+     "UV_PYTHON", "KUBECONFIG", "DOCKER_CONFIG", "CURL_HOME", "WGETRC", "LESS", "LESSKEY", "BROWSER"}
 )
-_DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC")
+# the dynamic loader's, git's, bash's exported functions; npm's and pip's options (npm_config_
+# script_shell runs `npm run`'s scripts, PIP_INDEX_URL picks the index); cargo's settings
+_DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC", "NPM_CONFIG_", "npm_config_", "PIP_", "CARGO_")
 _CODE_RUNNERS = SHELLS | EVAL_LIKE | {"su", "command"}  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)

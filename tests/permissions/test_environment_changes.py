@@ -7,6 +7,8 @@ land elsewhere, and a set ``GLOBIGNORE`` makes ``*`` match dot files such as ``.
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
 from jupyter_agent.permissions.bash_readonly import check_read_only
@@ -61,3 +63,47 @@ def test_every_listed_set_letter_alone_is_read_only(option):
 def test_other_set_letters_are_not(option):
     words = (Word("set"), Word(option), Word("keyword")) if option == "-o" else (Word("set"), Word(option))
     assert not check_read_only(words).read_only
+
+
+RUNNER_ENV_ROWS = [  # a variable that makes an allowed build, test or install run something else
+    "PYTHONWARNINGS=ignore::evil.Category pytest",  # imports the module named
+    "PYTHONBREAKPOINT=evil.hook pytest",
+    "PYTHONUSERBASE=/tmp/u pytest",  # a user site whose .pth files run at start-up
+    "PYTEST_ADDOPTS=--basetemp=/home pytest",  # pytest empties its basetemp
+    "PYTEST_PLUGINS=evil pytest",
+    "CC='sh -c id' make",
+    "MAKEFLAGS='CC=id' make",
+    "export CC=id; make",
+    "GOFLAGS=-toolexec=id go test ./...",
+    "RUSTC_WRAPPER=/tmp/w cargo build",
+    "CARGO_BUILD_RUSTC_WRAPPER=/tmp/w cargo build",
+    "npm_config_script_shell=/tmp/sh npm run test",
+    "NPM_CONFIG_USERCONFIG=/tmp/npmrc npm run test",
+    "PIP_INDEX_URL=http://example.com/simple pip install requests",
+    "UV_INDEX_URL=http://example.com/simple uv pip install requests",
+    "KUBECONFIG=/tmp/k kubectl get pods",
+    "DOCKER_CONFIG=/tmp/d docker ps",
+    "CURL_HOME=/tmp curl -s https://example.com",
+    "LESS='+!id' git log",
+    "NODE_PATH=/tmp/m npm run test",
+]
+ALLOWING = ("Bash(pytest:*)", "Bash(make:*)", "Bash(go test:*)", "Bash(cargo build:*)", "Bash(npm run test:*)",
+            "Bash(pip install:*)", "Bash(uv pip install:*)", "Bash(kubectl get:*)", "Bash(docker ps:*)",
+            "Bash(curl:*)", "Bash(git log:*)")
+
+
+@pytest.mark.parametrize("command", RUNNER_ENV_ROWS)
+async def test_a_variable_changing_what_an_allowed_program_runs_asks(world, command):
+    ctx = make_ctx(world.project, allow=ALLOWING)
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == "ask" and "which changes what programs run" in verdict.message, verdict
+    words = shlex.split(command)
+    start = next(i for i, w in enumerate(words) if "=" not in w)
+    plain = " ".join(words[start:]) if start else None
+    if plain is not None:
+        assert verdict_name(await decide_bash(ctx, plain)) == "allow", plain  # the rule alone allows it
+
+
+@pytest.mark.parametrize("command", ["CI=1 pytest", "PYTHONUNBUFFERED=1 pytest", "FOO=1 make", "LC_ALL=C make"])
+async def test_ordinary_variables_keep_the_rule(world, command):
+    assert verdict_name(await decide_bash(make_ctx(world.project, allow=ALLOWING), command)) == "allow"

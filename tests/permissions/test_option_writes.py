@@ -82,6 +82,12 @@ def _targets(line: str) -> list[tuple[str, bool]]:
     ("pip install --log pip.log -t lib x", [(f"lib/{NEW_NAME}", False), ("pip.log", False)]),
     ("jupyter nbconvert --to html nb/a.ipynb --output b", [("nb/b", False)]),
     ("jupyter nbconvert --to html a.ipynb --output-dir out", [(f"out/{NEW_NAME}", False)]),
+    ("pytest --basetemp=bt -q", [("bt", True)]),
+    ("pytest --junitxml r.xml --log-file=l.log", [("r.xml", False), ("l.log", False)]),
+    ("python -m pytest -o cache_dir=cc --cov-report=html:cov --debug=d.log",
+     [("d.log", False), ("cc", True), ("cov", True)]),
+    ("pytest -o addopts='--basetemp=/x -q'", [("/x", True)]),
+    ("pytest -q tests", []),
 ])
 def test_what_each_program_writes(line, expected):
     assert _targets(line) == expected
@@ -110,6 +116,7 @@ REAL = [  # (program needed, line, inputs to create)
     ("csplit", "csplit -s -f piece in.txt 2", ("in.txt",)),
     ("mkdir", "mkdir -m 700 -p made", ()),
     ("git", "git init -q repo && git -C repo diff --output=o.txt", ()),
+    ("pytest", "pytest -q -p no:randomly --junitxml=r.xml --log-file=l.log -o cache_dir=cc test_w.py", ("test_w.py",)),
 ]
 
 
@@ -118,7 +125,7 @@ def test_the_prediction_matches_what_the_program_writes(tmp_path, program, line,
     if shutil.which(program) is None:
         pytest.skip(f"{program} is not installed")
     for name in inputs:
-        (tmp_path / name).write_text("a\nb\nc\n")
+        (tmp_path / name).write_text("def test_w():\n    pass\n" if name.startswith("test_") else "a\nb\nc\n")
     created = _run(line, tmp_path)
     predicted = set()
     for part in line.split(" && "):
@@ -174,3 +181,15 @@ async def test_edit_deny_covers_the_written_file(tmp_path):
         verdict = await decide_bash(ctx, line)
         assert verdict_name(verdict) == "deny" and "Edit(./locked/**)" in verdict.message, line
     assert verdict_name(await decide_bash(ctx, "git diff --output=open/x")) == "allow"
+
+
+def test_pytest_empties_its_basetemp_first(tmp_path):
+    """Why ``--basetemp`` counts as writing everything below it: pytest removes what was there."""
+    (tmp_path / "bt").mkdir()
+    (tmp_path / "bt" / "keep.txt").write_text("mine\n")
+    (tmp_path / "test_t.py").write_text("def test_t(tmp_path):\n    assert tmp_path.is_dir()\n")
+    line = "pytest -q -p no:cacheprovider --basetemp=bt test_t.py"
+    subprocess.run(["bash", "-c", f"{shutil.which('python') or 'python'} -m {line}"], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=120)
+    assert not (tmp_path / "bt" / "keep.txt").exists()
+    assert _targets(line) == [("bt", True)]
