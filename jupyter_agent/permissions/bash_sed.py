@@ -1,7 +1,10 @@
-"""``sed`` as a read-only command: only line addresses and ``p``/``d``/``q``/``=`` in the script.
+"""``sed`` as a read-only command: a script that only prints — addresses (``1,20``, ``/re/``,
+``/a/,/b/``), ``p``/``d``/``q``/``=``, substitutions and ``y`` to standard output, blocks and
+labels — with its files and the files ``r``/``R`` name as reads.
 
-Anything else (``s///e``, ``w file``, ``r file``, ``-i``) can write, run or read more, so the
-command is not read-only.
+What writes or runs (``w``/``W``, ``s///w``, ``e``, ``s///e``, ``-i``, ``-f FILE``) or a script
+this reader does not follow exactly (a bracket expression holding the delimiter) is not
+read-only.  ``sed_script`` reads the same scripts for rules that allow sed.
 """
 
 from __future__ import annotations
@@ -41,9 +44,15 @@ def sed_files(args: Sequence[Word], appends_args: bool) -> tuple[Word, ...] | No
             files.append(word)
     if expect_script or not scripts or appends_args:
         return None
-    if not all(set(s) <= _SED_SCRIPT_CHARS for s in scripts):
-        return None
-    return tuple(files)
+    read: list[Word] = []
+    for script in scripts:
+        if set(script) <= _SED_SCRIPT_CHARS:
+            continue  # line numbers and p/d/q/=: the common case
+        found = _executed(script, SedScript())
+        if found is None or found.runs or found.writes:
+            return None  # e, s///e, w, W, s///w, or a script this reader does not follow
+        read.extend(Word(name) for name in found.reads)  # r FILE / R FILE print FILE
+    return (*files, *read)
 
 
 _SED_VALUE_LETTERS = frozenset("l")  # -l N
@@ -217,7 +226,7 @@ def _address(script: str, i: int) -> int | None:
                 i += 1
                 if i >= n:
                     return None
-            end = _delimited(script, i + 1, script[i])
+            end = _regex_end(script, i + 1, script[i])
             if end is None:
                 return None
             i = end + 1
@@ -235,7 +244,7 @@ def _substitution(script: str, i: int, command: str, found: SedScript) -> int | 
     if i >= len(script) or script[i] in "\\\n":
         return None
     delimiter = script[i]
-    end = _delimited(script, i + 1, delimiter)
+    end = _regex_end(script, i + 1, delimiter)  # y's source too: a `[` there must not matter
     end = _delimited(script, end + 1, delimiter) if end is not None else None
     if end is None:
         return None
@@ -265,6 +274,55 @@ def _delimited(script: str, i: int, delimiter: str) -> int | None:
             continue
         if script[i] == delimiter:
             return i
+        i += 1
+    return None
+
+
+def _regex_end(script: str, i: int, delimiter: str) -> int | None:
+    """The end of a regex from ``i``: the next unescaped ``delimiter``, where GNU sed ends it too.
+
+    sed reads bracket expressions whole (``s/[/]/X/`` is one regex, ``[/]``): with a bracket
+    before the delimiter, the end found by reading brackets must be the same one, or the script
+    is not followed (``s/[/]/g;s/w x/y/p`` writes ``x/y/p`` by sed's reading, by a plain one
+    it does not)."""
+    plain = _delimited(script, i, delimiter)
+    if plain is None or "[" not in script[i:plain]:
+        return plain
+    return plain if _bracketed_end(script, i, delimiter) == plain else None
+
+
+def _bracketed_end(script: str, i: int, delimiter: str) -> int | None:
+    """The next unescaped ``delimiter`` outside bracket expressions (``[]a]``, ``[^]a]``,
+    ``[[:alpha:]/]``); None when a bracket holds a backslash or a newline (the readers may
+    differ) or does not close."""
+    n = len(script)
+    while i < n:
+        c = script[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == delimiter:
+            return i
+        if c == "[":
+            k = i + 1
+            if k < n and script[k] == "^":
+                k += 1
+            if k < n and script[k] == "]":
+                k += 1
+            while k < n and script[k] != "]":
+                if script[k] == "[" and k + 1 < n and script[k + 1] in ":.=":
+                    close = script.find(script[k + 1] + "]", k + 2)
+                    if close < 0:
+                        return None
+                    k = close + 2
+                    continue
+                if script[k] in "\\\n":
+                    return None
+                k += 1
+            if k >= n:
+                return None
+            i = k + 1
+            continue
         i += 1
     return None
 

@@ -17,9 +17,9 @@ from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 ROWS = [
-    ("sed 'r .env' a.txt", "ask"),
-    ("sed '1R .env' a.txt", "ask"),
-    ("sed -e '$r .env' a.txt", "ask"),
+    ("sed 'r .env' a.txt", "deny"),  # a read-only sed whose r reads .env
+    ("sed '1R .env' a.txt", "deny"),  # a read-only sed whose r reads .env
+    ("sed -e '$r .env' a.txt", "deny"),  # a read-only sed whose r reads .env
     ("gsed 'r .env' a.txt", "ask"),
     ("sed -n 'p;w .git/config' a.txt", "ask"),  # w takes the rest of the line, ; included
     ("sed -n 's/a/b/w .mcp.json' a.txt", "ask"),
@@ -37,7 +37,7 @@ ROWS = [
     ("sed -n ':a w locked/x' a.txt", "deny"),
     ("sed -n 'ba;w locked/x\n:a' a.txt", "deny"),
     ("sed -n '{:a};s/x/y/w locked/x' a.txt", "deny"),
-    ("sed -n 't a\tr .env' a.txt", "ask"),
+    ("sed -n 't a\tr .env' a.txt", "deny"),  # a read-only sed whose r reads .env
     ("sed ':a;N;$!ba;s/\\n/ /g' a.txt", "allow"),  # the joining idiom writes nothing
 ]
 
