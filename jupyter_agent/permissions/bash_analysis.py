@@ -6,6 +6,7 @@ is made in ``bash.py``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -169,7 +170,7 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
         more = git_forms(words)
         if more:
             forms = (words, *more)
-    reason = _env_reason(name for name, _ in cmd.assignments) if cmd.assignments else None
+    reason = _env_reason((name, word.literal) for name, word in cmd.assignments) if cmd.assignments else None
     if program in EVALUATING:
         reason = reason or evaluation_reason(words)
     read_only = check_read_only(words) if reason is None else _NOT_READ_ONLY
@@ -195,7 +196,7 @@ def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | Non
 def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str], list[Word]]:
     """The command's classification, the shell code it runs and the files its wrappers read."""
     nested = nested or cmd.nested
-    env_reason = _env_reason(name for name, _ in cmd.assignments) if cmd.assignments else None
+    env_reason = _env_reason((name, word.literal) for name, word in cmd.assignments) if cmd.assignments else None
     if cmd.kind == "assignment" or (cmd.kind == "command" and not cmd.words):
         return CommandInfo((), (), _READ_ONLY, env_reason, nested=nested), [], []
     if cmd.kind == "test":
@@ -203,7 +204,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         reason = None if safe else "a test with arithmetic or -v (can run code)"
         return CommandInfo((), cmd.words, _READ_ONLY if safe else _NOT_READ_ONLY, reason, nested=nested), [], []
     unwrapped = unwrap(cmd.words)
-    reason = env_reason or unwrapped.ask_reason or (_env_reason(unwrapped.env) if unwrapped.env else None)
+    env_given = ((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env)  # env NAME=VALUE cmd
+    reason = env_reason or unwrapped.ask_reason or (_env_reason(env_given) if unwrapped.env else None)
     if any(form[0].text in _KEYWORDS or form[0].text == "coproc" and form[2:3] and form[2].text in _KEYWORDS
            for form in unwrapped.forms if form):
         reason = reason or "a shell keyword where a command was expected"
@@ -264,8 +266,9 @@ def _cd_info(
     return CommandInfo(forms, inner, read_only, reason, cd_target, cd_kind, nested or cmd.nested, inner_index)
 
 
-def _env_reason(names: object) -> str | None:
-    for name in names:  # type: ignore[attr-defined]
-        if dangerous_env(name):
+def _env_reason(assignments: Iterable[tuple[str, str | None]]) -> str | None:
+    """Why setting these variables (name, fixed value or None) must ask."""
+    for name, value in assignments:
+        if dangerous_env(name, value):
             return f"it sets {name}, which changes what programs run"
     return None

@@ -241,6 +241,8 @@ def _pytest(args: Sequence[Word]) -> list[Target]:
     """``pytest --basetemp=DIR`` (removed and made again: everything below it), the reports and
     logs it writes (``--junitxml F``, ``--report-log F``, ``--log-file F``, ``--debug=F``), its
     cache folder (``-o cache_dir=D``) and coverage reports (``--cov-report=html:D``)."""
+    if not any(w.literal is None or w.literal.startswith(("--", "-o")) for w in args):
+        return []  # `pytest -q tests/test_x.py`: none of these options (the common line)
     found: list[Target] = [(w, True) for w in option_arguments(args, "", "--basetemp")]
     found.extend(_each([w for long in _PYTEST_FILES for w in option_arguments(args, "", long)]))
     for word in args:

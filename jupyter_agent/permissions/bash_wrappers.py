@@ -114,8 +114,12 @@ STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
 
 
-def dangerous_env(name: str) -> bool:
-    """Variables that change which program runs or what it executes."""
+def dangerous_env(name: str, value: str | None = None) -> bool:
+    """Variables that change which program runs or what it executes (``value``: the fixed value
+    given, None when not known).  ``PYTHONWARNINGS=ignore`` is harmless: a category without a
+    dot is a built-in warning, one with a dot (``ignore::mod.Cls``) is imported."""
+    if name == "PYTHONWARNINGS" and value is not None and "." not in value:
+        return False
     return name in DANGEROUS_ENV or name.startswith(_DANGEROUS_PREFIXES)
 
 
@@ -127,7 +131,7 @@ class Unwrapped:
     ask_reason: str | None = None
     scripts: list[str] = field(default_factory=list)
     appends_args: bool = False  # xargs: arguments also come from stdin
-    env: list[str] = field(default_factory=list)  # NAME from `env NAME=VAL`
+    env: list[str] = field(default_factory=list)  # NAME=VALUE from `env NAME=VALUE`
     lookup_only: bool = False  # `command -v x`: nothing runs
     reads: list[Word] = field(default_factory=list)  # files a wrapper reads: xargs -a FILE
     replaces: bool = False  # xargs -I: the words from stdin may go anywhere in the command
@@ -222,7 +226,7 @@ def _strip_options(
             i += 1
             break
         if name == "env" and "=" in value and not value.startswith("-"):
-            out.env.append(value.split("=", 1)[0])
+            out.env.append(value)  # NAME=VALUE
             i += 1
             continue
         if not value.startswith("-") or value == "-" and name != "env":

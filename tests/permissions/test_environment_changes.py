@@ -67,6 +67,8 @@ def test_other_set_letters_are_not(option):
 
 RUNNER_ENV_ROWS = [  # a variable that makes an allowed build, test or install run something else
     "PYTHONWARNINGS=ignore::evil.Category pytest",  # imports the module named
+    "env PYTHONWARNINGS=ignore::evil.Category pytest",
+    "PYTHONWARNINGS=$W pytest",  # a value only known at run time
     "PYTHONBREAKPOINT=evil.hook pytest",
     "PYTHONUSERBASE=/tmp/u pytest",  # a user site whose .pth files run at start-up
     "PYTEST_ADDOPTS=--basetemp=/home pytest",  # pytest empties its basetemp
@@ -104,6 +106,9 @@ async def test_a_variable_changing_what_an_allowed_program_runs_asks(world, comm
         assert verdict_name(await decide_bash(ctx, plain)) == "allow", plain  # the rule alone allows it
 
 
-@pytest.mark.parametrize("command", ["CI=1 pytest", "PYTHONUNBUFFERED=1 pytest", "FOO=1 make", "LC_ALL=C make"])
+@pytest.mark.parametrize("command", [
+    "CI=1 pytest", "PYTHONUNBUFFERED=1 pytest", "FOO=1 make", "LC_ALL=C make",
+    "PYTHONWARNINGS=ignore pytest", "env PYTHONWARNINGS=error::DeprecationWarning pytest",  # built-in categories
+])
 async def test_ordinary_variables_keep_the_rule(world, command):
     assert verdict_name(await decide_bash(make_ctx(world.project, allow=ALLOWING), command)) == "allow"
