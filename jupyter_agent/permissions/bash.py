@@ -288,6 +288,8 @@ def _result(command: str, v: Verdict, analysis: Analysis) -> PermissionResult:
     if v.prefixes and all(s.endswith("needs approval") for s in v.soft):
         rules = tuple([f"Bash({p})" for p in v.prefixes])
         suggestions = (new_update(rules, "localSettings"),)
+    elif v.folders and all(s in v.folders for s in v.soft):  # only writes outside: allow the folder
+        suggestions = (new_update(tuple(dict.fromkeys(v.folders.values())), "session"),)
     return new_ask(f"Run {command!r}? " + "; ".join(v.soft[:3]), suggestions)
 
 

@@ -27,6 +27,7 @@ from .compiled import PathRules, PathScope, first_match
 from .filesystem import (
     EDIT_RULES,
     edit_deny_below,
+    edit_rule_for,
     read_deny_below,
     read_rule_of,
     write_blocked,
@@ -275,7 +276,9 @@ def program_write_check(
                                 "settings block writing (permissions.blockWritesOutsideWorkingDirectories)")
                 return
             if outside:
-                v.soft.append(f"{info.text} writes {path}, outside the working directories")
+                reason = f"{info.text} writes {path}, outside the working directories"
+                v.soft.append(reason)
+                v.folders[reason] = edit_rule_for(resolved[1], scope)  # what Always allow offers
             if not (edit_deny or edit_ask or recursive or scope.read_deny):
                 continue
             rule = scope.rule("deny", EDIT_RULES, *resolved) if edit_deny else None

@@ -9,13 +9,14 @@ from .paths import BadPath, resolve_below
 class Verdict:
     """What the parts of a line want; the strongest one wins (deny > sticky ask > ask)."""
 
-    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo")
+    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo", "folders")
 
     def __init__(self) -> None:
         self.deny: str | None = None
         self.sticky: list[str] = []
         self.soft: list[str] = []
         self.prefixes: list[str] = []
+        self.folders: dict[str, str] = {}  # soft reason → the Edit(…) rule that would lift it
         self.checked: set[tuple[str, str, bool]] | None = None  # (path, cwd, write) done
         self.memo: dict[tuple[object, ...], object] | None = None  # filesystem answers, this decision only
 

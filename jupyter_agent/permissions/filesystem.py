@@ -287,7 +287,7 @@ def write_verdict(
     inside = scope.inside(real)
     if inside and scope.rules.context.mode in ACCEPT_EDITS_MODES:
         return PermissionAllow(reason=f"{scope.rules.context.mode} mode")
-    rule = _edit_rule_for(real, scope)
+    rule = edit_rule_for(real, scope)
     return new_ask(_write_message(tool, path, resolved, inside), (new_update((rule,), "session"),))
 
 
@@ -298,7 +298,8 @@ def _write_message(tool: Any, path: str, resolved: ResolvedPath, inside: bool) -
     return f"{_name(tool)} wants to write {path}{where}, outside the working directories."
 
 
-def _edit_rule_for(real: str, scope: PathScope) -> str:
+def edit_rule_for(real: str, scope: PathScope) -> str:
+    """The ``Edit(…)`` rule offered for writing ``real``: its working directory, else its folder."""
     for root in scope.root_texts:  # the working directories, as str(Path(root)) spells them
         if is_within(real, root):
             return f"Edit(/{root}/**)"

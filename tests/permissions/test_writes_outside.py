@@ -79,7 +79,11 @@ async def test_a_write_outside_asks_under_a_rule_allowing_the_program(places, li
         verdict = await decide_bash(make_ctx(project, allow=ALLOW, mode=mode), command)
         assert verdict_name(verdict) == "ask", (mode, command, verdict)
         assert "outside the working directories" in verdict.message, (mode, command, verdict.message)
-        assert not verdict.suggestions, "a prefix rule would not stop the question: none is offered"
+        if command.startswith("find "):
+            continue  # it reads the folder too: no one rule lifts both
+        # Always allow offers the folder for the session (a prefix rule would not stop the question)
+        assert [(u.destination, all(r.startswith("Edit(/") for r in u.rules)) for u in verdict.suggestions] == [
+            ("session", True)], verdict.suggestions
     verdict = await decide_bash(make_ctx(project, allow=ALLOW, mode="bypassPermissions"), command)
     assert verdict_name(verdict) == "allow", (command, verdict)
     verdict = await decide_bash(make_ctx(project, allow=ALLOW, mode="dontAsk"), command)
@@ -175,3 +179,18 @@ def test_an_option_value_only_known_at_run_time(text, letter, long, value):
 
     found = option_arguments([make_word(text, static=False)], letter, long)
     assert [(w.text, w.static) for w in found] == ([] if value is None else [(value, False)])
+
+
+async def test_always_allow_on_a_write_outside_allows_that_folder(places):
+    project, outside = places
+    ctx = make_ctx(project, allow=ALLOW)
+    verdict = await decide_bash(ctx, f"cp notes.txt {outside}/ && mkdir -p {outside}/sub")
+    assert verdict_name(verdict) == "ask"
+    (update,) = verdict.suggestions
+    assert update.rules == (f"Edit(/{outside}/**)",) and update.destination == "session"
+    granted = make_ctx(project, allow=ALLOW + update.rules)
+    assert verdict_name(await decide_bash(granted, f"cp notes.txt {outside}/x.txt")) == "allow"
+    assert verdict_name(await decide_bash(granted, f"cp notes.txt {outside}/../x.txt")) == "ask"  # not beside it
+    # the program not allowed as well: a folder rule would not be enough, so none is offered
+    mixed = await decide_bash(make_ctx(project), f"cp notes.txt {outside}/")
+    assert all(not r.startswith("Edit(") for u in mixed.suggestions for r in u.rules)
