@@ -20,7 +20,7 @@ from .bash_chdir import CHDIR_PROGRAMS, working_folders
 from .bash_copies import COPYING_PROGRAMS
 from .bash_extra_forms import FOUND_PATHS, exec_commands, search_part
 from .bash_git import git_read_checks
-from .bash_option_writes import writes_by_option
+from .bash_option_writes import NEW_NAME, writes_by_option
 from .bash_patterns import expanded
 from .bash_readonly import check_read_only
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
@@ -28,7 +28,7 @@ from .bash_runners import PYTHONS
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
-from .compiled import PathScope
+from .compiled import READ_RULES, PathScope
 from .copy_guard import COPY_PROGRAMS, copy_guard
 from .download_guard import download_guard
 from .filesystem import read_deny_below, read_rule_of, write_blocked, write_verdict
@@ -237,8 +237,32 @@ def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> No
                 v.deny = f"Permission to read {path} has been denied by the rule {rule}."
                 return
             if not scope.inside(real):
-                outside = v.sticky if scope.rules.context.block_outside_reads else v.soft  # asked in every mode
-                outside.append(f"it reads {path}, outside the working directories")
+                reason = f"it reads {path}, outside the working directories"
+                if scope.rules.context.block_outside_reads:
+                    v.sticky.append(reason)  # asked in every mode, whatever Read allow rule says
+                elif not _read_allowed(real, scope):  # Read(//usr/share/**) lifts it
+                    v.soft.append(reason)
+                    rule = read_rule_for(real)
+                    if rule is not None:
+                        v.folders[reason] = rule  # what Always allow offers
+
+
+def _read_allowed(real: str, scope: PathScope) -> bool:
+    """Does a Read allow rule cover ``real`` — for a folder, what is in it (``ls /usr/share``
+    under ``Read(//usr/share/**)``)?"""
+    if scope.rule("allow", READ_RULES, real, real) is not None:
+        return True
+    inside = os.path.join(real, NEW_NAME)
+    return os.path.isdir(real) and scope.rule("allow", READ_RULES, inside, inside) is not None
+
+
+def read_rule_for(real: str) -> str | None:
+    """The ``Read(…)`` rule offered for reading ``real`` outside the working directories: the
+    folder itself or the file's folder; never the root or the home folder as a whole."""
+    folder = real if os.path.isdir(real) else os.path.dirname(real)
+    if folder in ("/", os.path.realpath(os.path.expanduser("~"))):
+        return None
+    return f"Read(/{folder}/**)"
 
 
 def _expand(word: Word, cwd: str, v: Verdict) -> list[str]:

@@ -1,0 +1,62 @@
+"""A Bash read outside the working directories asks, as the Read tool does — and, as for the
+Read tool, a ``Read(…)`` allow rule covering the path lifts the question, which is what
+*Always allow* on such a card saves for the session (the file's folder, or the folder listed;
+never the root or the home folder whole).  ``blockReadsOutsideWorkingDirectories`` keeps
+asking whatever the rules say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx, project_and_outside, with_permissions
+
+
+@pytest.fixture
+def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    project, outside = project_and_outside(tmp_path)
+    (outside / "docs").mkdir()
+    (outside / "docs" / "a.md").write_text("a\n")
+    return project, outside
+
+
+@pytest.mark.parametrize(("line", "offered"), [
+    ("cat {o}/notes.txt", "{o}"),
+    ("ls {o}/docs", "{o}/docs"),
+    ("head -n 3 {o}/docs/a.md", "{o}/docs"),
+    ("grep -n x {o}/notes.txt {o}/docs/a.md", None),  # two folders: both offered
+])
+async def test_always_allow_offers_the_folder_read(places, line, offered):
+    project, outside = places
+    command = line.replace("{o}", str(outside))
+    verdict = await decide_bash(make_ctx(project), command)
+    assert verdict_name(verdict) == "ask" and "outside the working directories" in verdict.message
+    (update,) = verdict.suggestions
+    assert update.destination == "session"
+    if offered is not None:
+        assert update.rules == (f"Read(/{offered.replace('{o}', str(outside))}/**)",)
+    granted = make_ctx(project, allow=update.rules)
+    assert verdict_name(await decide_bash(granted, command)) == "allow", (command, update.rules)
+
+
+async def test_a_read_allow_rule_covers_bash_reads_there(places):
+    project, outside = places
+    ctx = make_ctx(project, allow=(f"Read(/{outside}/docs/**)",))
+    assert verdict_name(await decide_bash(ctx, f"cat {outside}/docs/a.md")) == "allow"
+    assert verdict_name(await decide_bash(ctx, f"ls {outside}/docs")) == "allow"  # the folder it covers
+    assert verdict_name(await decide_bash(ctx, f"cat {outside}/notes.txt")) == "ask"  # beside it
+    assert verdict_name(await decide_bash(ctx, f"cat {outside}/docs/../notes.txt")) == "ask"
+    blocked = with_permissions(make_ctx(project, allow=(f"Read(/{outside}/docs/**)",)), block_outside_reads=True)
+    assert verdict_name(await decide_bash(blocked, f"cat {outside}/docs/a.md")) == "ask"  # the block holds
+
+
+async def test_the_root_and_home_are_never_offered_whole(places):
+    project, _outside = places
+    for command in ("ls /", "cat ~/notes.txt", "ls ~"):
+        verdict = await decide_bash(make_ctx(project), command)
+        assert verdict_name(verdict) == "ask"
+        assert all(r not in ("Read(///**)", f"Read(/{Path.home()}/**)") for u in verdict.suggestions for r in u.rules)
