@@ -86,8 +86,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
         return _plain(spec, words)
     if program == "date":  # date -r FILE prints when FILE changed: a read of it
         checked = _check(spec, words[1:])
-        files = option_arguments(words[1:], "r", "--reference")
-        return reads(tuple(files)) if checked.read_only and files else checked
+        references = option_arguments(words[1:], "r", "--reference")
+        return reads(tuple(references)) if checked.read_only and references else checked
     return _check(spec, words[1:])
 
 
