@@ -30,6 +30,7 @@ from .filesystem import (
     edit_rule_for,
     read_deny_below,
     read_rule_of,
+    too_broad,
     write_blocked,
     write_outside,
 )
@@ -278,7 +279,8 @@ def program_write_check(
             if outside:
                 reason = f"{info.text} writes {path}, outside the working directories"
                 v.soft.append(reason)
-                v.folders[reason] = edit_rule_for(resolved[1], scope)  # what Always allow offers
+                if not too_broad(os.path.dirname(resolved[1])):  # rm -rf /usr: not Edit(///**)
+                    v.folders[reason] = edit_rule_for(resolved[1], scope)  # what Always allow offers
             if not (edit_deny or edit_ask or recursive or scope.read_deny):
                 continue
             rule = scope.rule("deny", EDIT_RULES, *resolved) if edit_deny else None

@@ -31,7 +31,7 @@ from .bash_writes import WRITING_PROGRAMS
 from .compiled import READ_RULES, PathScope
 from .copy_guard import COPY_PROGRAMS, copy_guard
 from .download_guard import download_guard
-from .filesystem import read_deny_below, read_rule_of, write_blocked, write_verdict
+from .filesystem import read_deny_below, read_rule_of, too_broad, write_blocked, write_verdict
 from .git_contents import shows_contents
 from .git_guards import git_guards
 from .patch_guard import patch_guard
@@ -260,9 +260,7 @@ def read_rule_for(real: str) -> str | None:
     """The ``Read(…)`` rule offered for reading ``real`` outside the working directories: the
     folder itself or the file's folder; never the root or the home folder as a whole."""
     folder = real if os.path.isdir(real) else os.path.dirname(real)
-    if folder in ("/", os.path.realpath(os.path.expanduser("~"))):
-        return None
-    return f"Read(/{folder}/**)"
+    return None if too_broad(folder) else f"Read(/{folder}/**)"
 
 
 def _expand(word: Word, cwd: str, v: Verdict) -> list[str]:

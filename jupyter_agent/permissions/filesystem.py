@@ -298,6 +298,11 @@ def _write_message(tool: Any, path: str, resolved: ResolvedPath, inside: bool) -
     return f"{_name(tool)} wants to write {path}{where}, outside the working directories."
 
 
+def too_broad(folder: str) -> bool:
+    """A folder never offered as a whole by *Always allow*: the root, or the home folder."""
+    return folder in ("/", os.path.realpath(os.path.expanduser("~")))
+
+
 def edit_rule_for(real: str, scope: PathScope) -> str:
     """The ``Edit(…)`` rule offered for writing ``real``: its working directory, else its folder."""
     for root in scope.root_texts:  # the working directories, as str(Path(root)) spells them

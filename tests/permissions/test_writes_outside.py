@@ -79,8 +79,8 @@ async def test_a_write_outside_asks_under_a_rule_allowing_the_program(places, li
         verdict = await decide_bash(make_ctx(project, allow=ALLOW, mode=mode), command)
         assert verdict_name(verdict) == "ask", (mode, command, verdict)
         assert "outside the working directories" in verdict.message, (mode, command, verdict.message)
-        if command.startswith("find "):
-            continue  # it reads the folder too: no one rule lifts both
+        if command.startswith("find ") or command.endswith("~/notes.txt"):
+            continue  # it reads the folder too: no one rule lifts both; the home folder is never offered
         # Always allow offers the folder for the session (a prefix rule would not stop the question)
         assert [(u.destination, all(r.startswith("Edit(/") for r in u.rules)) for u in verdict.suggestions] == [
             ("session", True)], verdict.suggestions
@@ -194,3 +194,12 @@ async def test_always_allow_on_a_write_outside_allows_that_folder(places):
     # the program not allowed as well: a folder rule would not be enough, so none is offered
     mixed = await decide_bash(make_ctx(project), f"cp notes.txt {outside}/")
     assert all(not r.startswith("Edit(") for u in mixed.suggestions for r in u.rules)
+
+
+@pytest.mark.parametrize("command", ["rm -rf /usr/local/nothing-here", "cp notes.txt ~/", "rm -rf /tmp"])
+async def test_the_root_and_home_are_never_offered_whole(places, command):
+    project, _outside = places
+    verdict = await decide_bash(make_ctx(project, allow=ALLOW), command)
+    assert verdict_name(verdict) == "ask"
+    rules = [r for u in verdict.suggestions for r in u.rules]
+    assert "Edit(///**)" not in rules and f"Edit(/{Path.home()}/**)" not in rules, rules
