@@ -22,6 +22,7 @@ from .bash_runners import SEDS
 from .bash_sed import sed_script
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word, make_word
+from .bash_wrappers import STDIN_WORDS
 from .bash_writes import RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
 from .filesystem import (
@@ -237,6 +238,8 @@ def program_write_check(
     blocked = scope.rules.context.block_outside_writes  # blockWritesOutsideWorkingDirectories
     program = info.innermost[0].literal
     copier = program in _COPY_LANDERS  # what it lands keeps the executable bit (chmod sets it)
+    if any(form[-1] is STDIN_WORDS for form in info.forms if form):  # `… | xargs rm`: names from stdin
+        v.soft.append(f"{info.text} writes the paths xargs passes it, known only at run time")
     for cwd in cwds:
         argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
         if argv is None:  # a pattern that cannot be listed: could it name a guarded file?

@@ -203,3 +203,13 @@ async def test_the_root_and_home_are_never_offered_whole(places, command):
     assert verdict_name(verdict) == "ask"
     rules = [r for u in verdict.suggestions for r in u.rules]
     assert "Edit(///**)" not in rules and f"Edit(/{Path.home()}/**)" not in rules, rules
+
+
+@pytest.mark.parametrize("command", ["echo {o}/notes.txt | xargs rm", "find . -name '*.pyc' | xargs rm -f",
+                                     "ls | xargs -I{} cp notes.txt {}", "xargs -a list.txt rm"])
+async def test_a_writer_fed_by_xargs_asks(places, command):
+    """The paths come from standard input (or xargs -a FILE): known only at run time, as `rm "$f"`."""
+    project, outside = places
+    ctx = make_ctx(project, allow=ALLOW + ("Bash(xargs:*)", "Bash(echo:*)", "Bash(ls:*)"))
+    verdict = await decide_bash(ctx, command.replace("{o}", str(outside)))
+    assert verdict_name(verdict) == "ask" and "xargs passes it" in verdict.message, verdict
