@@ -308,7 +308,9 @@ def program_write_check(
                 return
 
 
-_COPY_LANDERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp", "chmod"})
+# what they land keeps the executable bit, or chmod sets it, or it is a program they build
+_COPY_LANDERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp", "chmod", "gcc", "g++", "cc", "c++", "clang",
+                           "clang++", "go"})
 
 
 def _argv_now(words: tuple[Word, ...], cwd: str) -> list[Word] | None:

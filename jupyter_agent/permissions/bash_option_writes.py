@@ -7,7 +7,9 @@
 ``F.gz``), ``rsync … DEST``, ``curl -o F``, ``wget -O F``, ``split IN PREFIX``,
 ``csplit -f PREFIX``, ``mkdir D``, ``script F``, ``mktemp -p D``, ``python -m venv D``,
 ``pip install --target D``, ``jupyter nbconvert --output-dir D``, ``pytest --basetemp=D``
-(which pytest empties first) and its reports.
+(which pytest empties first) and its reports, ``gcc -o F``, ``go build -o F``, ``pandoc -o F``,
+``shuf -o F``, ``iconv -o F``, ``gpg -o F``, ``ssh-keygen -f F``, ``uv venv D``,
+``virtualenv D``, ``mkfifo F``, ``fallocate -l N F``.
 
 A rule that allows the program (``Bash(git:*)``) does not lift what holds for the file it
 writes: an ``Edit`` deny rule still denies it, and a file outside the working directories (or
@@ -34,9 +36,19 @@ _COMPRESSORS = frozenset({"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "l
 _TO_STDOUT = frozenset({"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-h", "--help",
                         "-V", "--version"})
 _PYTHON = "python"  # python, python3, python3.12 …: -m venv, -m pip
+# programs whose output file is an option's value: (letter, long option) pairs
+_OUTPUT_OPTIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    "shuf": (("o", "--output"),),
+    "iconv": (("o", "--output"),),
+    "pandoc": (("o", "--output"),),
+    "gpg": (("o", "--output"),),
+    "ssh-keygen": (("f", ""),),  # FILE and FILE.pub
+}
+_COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++"})  # -o FILE; no letter clusters
+_NEW_OPERANDS = frozenset({"mkfifo", "fallocate", "virtualenv"})  # every operand is made (fallocate: the last)
 OPTION_WRITERS = frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
                             "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter", "pytest",
-                            "py.test"}) | _COMPRESSORS
+                            "py.test", "go", "uv"}) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS
 
 
 def writes_by_option(program: str | None) -> bool:
@@ -98,7 +110,44 @@ def option_written(words: Sequence[Word]) -> list[Target]:
         return _pytest(args)
     if program == "jupyter" and args and args[0].literal == "nbconvert":
         return _nbconvert(args[1:])
+    if program in _OUTPUT_OPTIONS:  # gcc -o a.out, pandoc -o x.pdf, ssh-keygen -f key
+        found = _each([w for letter, long in _OUTPUT_OPTIONS[program] for w in option_arguments(args, letter, long)])
+        if program == "ssh-keygen":
+            found += [(_suffixed(w, ".pub"), False) for w, _ in found]
+        return found
+    if program in _COMPILERS:
+        return _each(_compiler_outputs(args))
+    if program == "go" and args and args[0].literal in ("build", "test"):  # go build -o BIN
+        return _each(option_arguments(args[1:], "o"))
+    if program == "uv" and args and args[0].literal == "venv":  # uv venv [PATH]
+        return [(w, True) for w in _operands(args[1:], _UV_VENV_VALUES)[:1]]
+    if program in _NEW_OPERANDS:
+        operands = _operands(args, _NEW_OPERAND_VALUES)
+        return [(w, program == "virtualenv") for w in (operands[-1:] if program == "fallocate" else operands)]
     return []
+
+
+def _compiler_outputs(args: Sequence[Word]) -> list[Word]:
+    """``gcc -o a.out`` / ``-oa.out``: a compiler's options are no letter clusters (``-Wall``,
+    ``-fno-common`` hold an ``o`` that is no option)."""
+    found: list[Word] = []
+    for i, word in enumerate(args):
+        text = word.literal or ""
+        if text == "-o" and i + 1 < len(args):
+            found.append(args[i + 1])
+        elif text.startswith("-o") and len(text) > 2:
+            found.append(make_word(text[2:]))
+    return found
+
+
+_UV_VENV_VALUES = frozenset({"-p", "--python", "--prompt", "--index-url", "--extra-index-url", "--index",
+                             "--default-index", "-f", "--find-links", "--link-mode", "--cache-dir", "--directory",
+                             "--project", "--config-file", "--color", "--exclude-newer", "--index-strategy",
+                             "--keyring-provider", "--python-preference"})
+_NEW_OPERAND_VALUES = frozenset({"-m", "--mode", "-Z", "--context", "-l", "--length", "-o", "--offset",
+                                 "-p", "--python", "--prompt", "--activators", "--app-data", "--discovery",
+                                 "--creator", "--seeder", "--extra-search-dir", "--pip", "--setuptools",
+                                 "--wheel"})
 
 
 def _each(words: Sequence[Word]) -> list[Target]:

@@ -88,6 +88,20 @@ def _targets(line: str) -> list[tuple[str, bool]]:
      [("d.log", False), ("cc", True), ("cov", True)]),
     ("pytest -o addopts='--basetemp=/x -q'", [("/x", True)]),
     ("pytest -q tests", []),
+    ("gcc -O2 -Wall -fno-common -o bin/app a.c", [("bin/app", False)]),  # -fno-common holds no -o
+    ("cc -oapp a.c", [("app", False)]),
+    ("gcc -c a.c", []),
+    ("go build -o bin/x ./cmd", [("bin/x", False)]),
+    ("go vet ./...", []),
+    ("pandoc a.md -o a.pdf", [("a.pdf", False)]),
+    ("shuf -o out.txt in.txt", [("out.txt", False)]),
+    ("iconv -f latin1 -t utf8 -o out.txt in.txt", [("out.txt", False)]),
+    ("gpg --output x.gpg -c y", [("x.gpg", False)]),
+    ("ssh-keygen -t ed25519 -N '' -f k", [("k", False), ("k.pub", False)]),
+    ("uv venv env", [("env", True)]),
+    ("virtualenv -p python3 env", [("env", True)]),
+    ("mkfifo p q", [("p", False), ("q", False)]),
+    ("fallocate -l 4096 big", [("big", False)]),
 ])
 def test_what_each_program_writes(line, expected):
     assert _targets(line) == expected
@@ -116,6 +130,11 @@ REAL = [  # (program needed, line, inputs to create)
     ("csplit", "csplit -s -f piece in.txt 2", ("in.txt",)),
     ("mkdir", "mkdir -m 700 -p made", ()),
     ("git", "git init -q repo && git -C repo diff --output=o.txt", ()),
+    ("shuf", "shuf -o out.txt in.txt", ("in.txt",)),
+    ("iconv", "iconv -f latin1 -t utf-8 -o out.txt in.txt", ("in.txt",)),
+    ("mkfifo", "mkfifo p q", ()),
+    ("ssh-keygen", "ssh-keygen -q -t ed25519 -N '' -f k", ()),
+    ("gcc", "gcc -O2 -Wall -fno-common -o app main.c", ("main.c",)),
     ("pytest", "pytest -q -p no:randomly --junitxml=r.xml --log-file=l.log -o cache_dir=cc test_w.py", ("test_w.py",)),
 ]
 
@@ -125,7 +144,8 @@ def test_the_prediction_matches_what_the_program_writes(tmp_path, program, line,
     if shutil.which(program) is None:
         pytest.skip(f"{program} is not installed")
     for name in inputs:
-        (tmp_path / name).write_text("def test_w():\n    pass\n" if name.startswith("test_") else "a\nb\nc\n")
+        (tmp_path / name).write_text("def test_w():\n    pass\n" if name.startswith("test_") else
+                                     "int main(void) { return 0; }\n" if name.endswith(".c") else "a\nb\nc\n")
     created = _run(line, tmp_path)
     predicted = set()
     for part in line.split(" && "):

@@ -17,7 +17,7 @@ from tests.permissions.tools import decide_bash, make_ctx, project_and_outside
 
 ALLOW = tuple(f"Bash({p}:*)" for p in (
     "rm", "cp", "mv", "touch", "mkdir", "ln", "curl", "wget", "tar", "zip", "git", "find", "tee", "dd",
-    "sort", "rsync", "gzip", "install", "chmod", "truncate"))
+    "sort", "rsync", "gzip", "install", "chmod", "truncate", "gcc", "pandoc", "uv", "pytest"))
 
 OUTSIDE = [  # {o}: a folder beside the project; each asks in default and acceptEdits, runs in bypass
     "rm {o}/notes.txt",
@@ -47,6 +47,11 @@ OUTSIDE = [  # {o}: a folder beside the project; each asks in default and accept
     "truncate -s 0 {o}/notes.txt",
     "git status && rm -rf {o}",
     "cp notes.txt ~/notes.txt",
+    "gcc -O2 -o {o}/app main.c",
+    "pandoc notes.txt -o {o}/notes.pdf",
+    "uv venv {o}/venv",
+    "pytest --basetemp={o}/bt",
+    "pytest --junitxml={o}/report.xml",
 ]
 
 INSIDE = [  # the same programs writing inside, or into a sink: the rule allows them in every mode
