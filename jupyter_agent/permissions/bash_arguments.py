@@ -238,14 +238,22 @@ def program_write_check(
     blocked = scope.rules.context.block_outside_writes  # blockWritesOutsideWorkingDirectories
     program = info.innermost[0].literal
     copier = program in _COPY_LANDERS  # what it lands keeps the executable bit (chmod sets it)
-    if any(form[-1] is STDIN_WORDS for form in info.forms if form):  # `… | xargs rm`: names from stdin
-        v.soft.append(f"{info.text} writes the paths xargs passes it, known only at run time")
+    words = info.innermost
+    feed = next((form for form in info.forms if form and form[-1] is STDIN_WORDS), None)
+    if feed is not None:  # `… | xargs rm`: the command gets more words from stdin (or xargs -a FILE)
+        if len(feed) == 2 and len(words) > 1:  # xargs -I{}: they may replace any of its words
+            if written_targets(list(words), cwds[0]) or written_targets(list(feed), cwds[0]):
+                v.soft.append(f"{info.text} writes where xargs puts the words it reads, only known at run time")
+        else:
+            words = feed  # rm <words from stdin>: a target only known at run time
     for cwd in cwds:
-        argv = _argv_now(info.innermost, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
+        argv = _argv_now(words, cwd)  # `dd of={a,secret.txt}` is `dd of=a of=secret.txt`
         if argv is None:  # a pattern that cannot be listed: could it name a guarded file?
             if edit_deny or edit_ask or scope.read_deny or any("." in w.text for w in info.innermost[1:] if w.glob):
                 v.sticky.append(f"{info.text} has a pattern whose files cannot be listed before it runs")
                 return
+            # or one outside the working directories (`dd of=~-/x`: the previous folder)
+            v.soft.append(f"{info.text} writes what a pattern names, which cannot be listed before it runs")
             continue
         named = {w.text for w in argv}  # protected_arguments checks these names itself
         for word, recursive in written_targets(argv, cwd):

@@ -12,7 +12,7 @@ import os
 
 from .bash_braces import expand_braces
 from .bash_words import Word, exact_braces
-from .bash_wordshape import is_brace
+from .bash_wordshape import dir_stack_tilde, is_brace, tilde_expands
 
 MAX_GLOB_MATCHES = 200
 
@@ -42,6 +42,11 @@ def expanded(word: Word, cwd: str) -> list[str] | None:
         return None
     found: list[str] = []
     for piece in pieces:
+        if piece[:1] != "~" and "~" in piece and tilde_expands(piece):  # of=~/x, P=a:~+/b
+            done = _assignment_tildes(piece, cwd)
+            if done is None:
+                return None
+            piece = done
         if not any(c in piece for c in "*?["):
             found.append(piece)
             continue
@@ -53,6 +58,26 @@ def expanded(word: Word, cwd: str) -> list[str] | None:
         if len(found) > MAX_GLOB_MATCHES:
             return None
     return found
+
+
+def _assignment_tildes(piece: str, cwd: str) -> str | None:
+    """An argument that looks like an assignment (``of=~/x``, ``P=a:~+/b``) with bash's tilde
+    expansion after the ``=`` and each ``:`` done: ``~`` and ``~user`` are home folders, ``~+``
+    the folder the command runs in; None for ``~-`` and ``~N`` (the previous folder, the
+    directory stack: only known at run time)."""
+    name, _, value = piece.partition("=")
+    parts = []
+    for part in value.split(":"):
+        if part[:1] == "~":
+            prefix, slash, rest = part.partition("/")
+            if prefix == "~+":
+                part = cwd + slash + rest
+            elif dir_stack_tilde(part):
+                return None
+            else:  # ~ and ~user (an unknown user stays as written, as in bash)
+                part = os.path.expanduser(prefix) + slash + rest
+        parts.append(part)
+    return name + "=" + ":".join(parts)
 
 
 def globs_like_bash(pattern: str) -> bool:

@@ -61,8 +61,9 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
         edited = [(w, False) for w in files] if in_place else []
         script = sed_script(args) if program != "perl" else None  # sed -n 'w out.txt': w and s///w write
         return edited + [(make_word(path), False) for path in script.writes] if script else edited
-    if program == "dd":
-        return [(make_word(w.literal[3:]), False) for w in operands if (w.literal or "").startswith("of=")]
+    if program == "dd":  # of=FILE; bash expands `of=~/x`, `of=~+/x` (an argument like an assignment)
+        return [(make_word(w.text[3:], static=w.literal is not None), False) for w in operands
+                if w.text.startswith("of=")]
     if program == "sort":
         return [(w, False) for w in option_arguments(args, "o", "--output")]
     if program == "tar":

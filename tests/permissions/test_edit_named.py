@@ -26,15 +26,15 @@ ROWS = [
     ("rsync a.txt locked/", "ask"),
     ("scp a.txt locked/", "ask"),
     ("git init locked", "ask"),
-    ("uv venv locked/venv", "ask"),
-    ("pandoc a.md -olocked/x.html", "ask"),
     ("sqlite3 locked/db 'create table t(x)'", "ask"),
     ("cmake -B locked", "ask"),
-    ("mkfifo locked/x", "ask"),
     ("curl -o review/x https://example.com/a", "ask"),  # an Edit ask rule
     # known writers are denied outright: rm, mv, … (bash_writes) and those whose option or
     # operand names what they write (bash_option_writes)
     ("rm locked/f.txt", "deny"),
+    ("uv venv locked/venv", "deny"),
+    ("pandoc a.md -olocked/x.html", "deny"),
+    ("mkfifo locked/x", "deny"),
     ("curl -o locked/x https://example.com/a", "deny"),
     ("curl --output=locked/x https://example.com/a", "deny"),
     ("wget -O locked/x https://example.com/a", "deny"),

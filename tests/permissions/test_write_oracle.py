@@ -253,3 +253,72 @@ def test_the_program_oracle_can_see_a_change(tmp_path):
         _run(line, project, SANDBOX)
         assert _guarded(tmp_path, project) != before, line
         assert not _allowed_in_bypass_mode(project, line), line
+
+
+# default mode, every writing program allowed by a rule of its own (`Bash(cp:*)`, `Bash(tar:*)` …):
+# a rule allows the program, not the place, so whatever runs changes nothing outside the project
+# (nor a protected path, nor the denied file); the writes outside ask instead
+RULED_WRITERS = [
+    "cp a.txt {t}", "cp -r sub {t}", "mv a.txt {t}", "rm -f {t}", "rm -rf {t}", "touch {t}", "tee {t} < a.txt",
+    "truncate -s 0 {t}", "ln -sf a.txt {t}", "install -m 644 a.txt {t}", "dd if=a.txt status=none of={t}",
+    "sort a.txt -o {t}", "cp -t {t} a.txt", "mkdir -p {t}/new", "tar cf {t} a.txt", "gzip -kf {t}",
+    "split -l 1 a.txt {t}", "uniq a.txt {t}", "shuf -o {t} a.txt", "mkfifo {t}", "chmod 600 {t}",
+    "cd sub && cp ../a.txt {t}", "echo {t} | xargs rm -f", "find {t} -name data.txt -delete",
+    "sed -i s/o/X/ {t}", "sed -n 'w {t}' a.txt",
+]
+RULED_TARGETS = [t for t in TARGETS if not t.startswith(("$", "\"", "'"))] + ["../outside", "~/new", "../home/x"]
+RULES = tuple(f"Bash({p}:*)" for p in (
+    "cp", "mv", "rm", "touch", "tee", "truncate", "ln", "install", "dd", "sort", "mkdir", "tar", "gzip", "split",
+    "uniq", "shuf", "mkfifo", "chmod", "cd", "xargs", "echo", "find", "sed"))
+
+
+def _check_ruled(root: Path, line: str, sandbox: bool) -> None:
+    project = root / "proj"
+    line = line.replace("{root}", str(root).lstrip("/"))
+    with pytest.MonkeyPatch.context() as patch:  # decide with the HOME the line runs with
+        patch.setenv("HOME", str(root / "home"))
+        ctx = make_ctx(project, allow=RULES, deny=("Edit(./secret.txt)",))
+        allowed = isinstance(asyncio.run(decide_bash(ctx, line)), PermissionAllow)
+    if not allowed:
+        return
+    before = _tree(root, project)
+    _run(line, project, sandbox)
+    after = _tree(root, project)
+    changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+    wrong = sorted(p for p in changed if not _may_change(p, project))
+    assert not wrong, f"allowed {line!r} under {', '.join(RULES[:3])}…, and it changed {wrong}"
+    shutil.rmtree(root)
+    root.mkdir()
+    _program_world(root)
+
+
+@pytest.mark.parametrize("line", [w.replace("{t}", t) for w in RULED_WRITERS for t in (
+    "../outside/data.txt", "linkdir/x", "link-out", "~/new", "../proj-evil/x", "/{root}/outside/s", "out.txt",
+    "~+/../outside/z", "~-/w")])  # dd of=~+/…: bash expands a tilde after the = of an assignment-like word
+def test_rule_allowed_writers_fixed_lines(tmp_path, line):
+    _program_world(tmp_path)
+    _check_ruled(tmp_path, line, SANDBOX)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 200,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(RULED_WRITERS), st.sampled_from(RULED_TARGETS), st.sampled_from(JOINS)),
+                min_size=1, max_size=2))
+def test_rule_allowed_writers_generated_lines(tmp_path_factory, parts):
+    root = tmp_path_factory.mktemp("ruled-oracle")
+    _program_world(root)
+    line = "".join(w.replace("{t}", t) + j for w, t, j in parts).rstrip(" |&;\n")
+    _check_ruled(root, line, SANDBOX)
+
+
+def test_the_ruled_oracle_can_see_a_write_outside(tmp_path):
+    """The judge is real: these lines do write outside (they ran under the program's rule before)."""
+    for line in ("cp a.txt ../outside/", "rm -rf ../outside", "tar cf ../outside/x.tar a.txt", "touch linkdir/n"):
+        shutil.rmtree(tmp_path)
+        tmp_path.mkdir()
+        project = _program_world(tmp_path)
+        before = _tree(tmp_path, project)
+        _run(line, project, SANDBOX)
+        assert _tree(tmp_path, project) != before, line
+        ctx = make_ctx(project, allow=RULES, deny=("Edit(./secret.txt)",))
+        assert not isinstance(asyncio.run(decide_bash(ctx, line)), PermissionAllow), line

@@ -217,4 +217,23 @@ async def test_a_writer_fed_by_xargs_asks(places, command):
     project, outside = places
     ctx = make_ctx(project, allow=ALLOW + ("Bash(xargs:*)", "Bash(echo:*)", "Bash(ls:*)"))
     verdict = await decide_bash(ctx, command.replace("{o}", str(outside)))
-    assert verdict_name(verdict) == "ask" and "xargs passes it" in verdict.message, verdict
+    assert verdict_name(verdict) == "ask" and "only known at run time" in verdict.message, verdict
+
+
+@pytest.mark.parametrize("command", ["dd if=notes.txt of=~+/../elsewhere/x", "dd if=notes.txt of=~/x",
+                                     "dd if=notes.txt of=~-/x"])
+async def test_a_tilde_after_the_equals_sign_is_expanded_as_bash_does(places, command):
+    """`of=~+/../elsewhere/x` looks like an assignment, so bash expands its tilde ($PWD): it
+    writes beside the project (it was read as a folder named `~+` inside it)."""
+    project, _outside = places
+    verdict = await decide_bash(make_ctx(project, allow=ALLOW), command)
+    assert verdict_name(verdict) == "ask", (command, verdict)
+
+
+def test_assignment_tildes():
+    from jupyter_agent.permissions.bash_patterns import _assignment_tildes
+
+    assert _assignment_tildes("of=~+/../x", "/p") == "of=/p/../x"
+    assert _assignment_tildes("P=a:~/b", "/p") == f"P=a:{Path.home()}/b"
+    assert _assignment_tildes("of=~-/x", "/p") is None  # the previous folder: only known at run time
+    assert _assignment_tildes("x=~no-such-user-here/y", "/p") == "x=~no-such-user-here/y"
