@@ -56,9 +56,10 @@ def writes_by_option(program: str | None) -> bool:
     return program is not None and (program in OPTION_WRITERS or program.startswith(_PYTHON))
 
 
-def option_written(words: Sequence[Word]) -> list[Target]:
+def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target]:
     """``(file, recursive)`` for each file ``words`` (program first) writes through an option
-    value or a particular operand; [] for a program this module does not know."""
+    value or a particular operand; [] for a program this module does not know.  ``cwd``: where
+    it runs, to tell which folders ``mkdir -p`` would make."""
     program = words[0].literal if words else None
     args = list(words[1:])
     if program == "git":
@@ -90,7 +91,13 @@ def option_written(words: Sequence[Word]) -> list[Target]:
     if program == "csplit":
         return [(_suffixed(w, "00"), False) for w in option_arguments(args, "f", "--prefix")]
     if program == "mkdir":
-        return _each(_operands(args, {"-m", "--mode", "--context"}))
+        folders = _operands(args, {"-m", "--mode", "--context"})
+        parents = any(w.literal == "--parents" or (w.literal or "")[:1] == "-" and (w.literal or "")[1:2] != "-"
+                      and "p" in (w.literal or "") for w in args)
+        if parents and cwd is not None:  # mkdir -p a/b/c makes a and a/b too (`.bashrc/x` makes a `.bashrc`)
+            folders = folders + [make_word(parent) for w in folders if w.static
+                                 for parent in _missing_parents(w.text, cwd)]
+        return _each(folders)
     if program == "script":  # script [FILE]; -B/-I/-O/-T FILE log there too
         logs = [w for letter, long in _SCRIPT_LOGS for w in option_arguments(args, letter, long)]
         return _each(_operands(args, _SCRIPT_VALUES)[:1] + logs)
@@ -148,6 +155,17 @@ _NEW_OPERAND_VALUES = frozenset({"-m", "--mode", "-Z", "--context", "-l", "--len
                                  "-p", "--python", "--prompt", "--activators", "--app-data", "--discovery",
                                  "--creator", "--seeder", "--extra-search-dir", "--pip", "--setuptools",
                                  "--wheel"})
+
+
+def _missing_parents(path: str, cwd: str) -> list[str]:
+    """The folders above ``path`` that do not exist yet, which ``mkdir -p`` makes: ``a/b/c`` →
+    ``a/b``, ``a`` when neither exists (it stops at the first one that does)."""
+    found = []
+    head = os.path.dirname(path.rstrip("/"))
+    while head and head not in ("/", ".", "..") and not os.path.lexists(os.path.join(cwd, os.path.expanduser(head))):
+        found.append(head)
+        head = os.path.dirname(head)
+    return found
 
 
 def _each(words: Sequence[Word]) -> list[Target]:

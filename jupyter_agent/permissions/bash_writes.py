@@ -91,7 +91,7 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
             fixed = [w.literal for w in args if w.literal is not None]
             targets.extend((make_word(start), True) for start in find_starts(fixed))
         return targets
-    return option_written(words)  # git diff --output=F, uniq IN OUT, curl -o F, … (bash_option_writes.py)
+    return option_written(words, cwd)  # git diff --output=F, uniq IN OUT, curl -o F, … (bash_option_writes.py)
 
 
 def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -> list[tuple[Word, bool]]:

@@ -73,7 +73,7 @@ def _targets(line: str) -> list[tuple[str, bool]]:
     ("wget -O p.html -o log.txt https://x", [("p.html", False), ("log.txt", False)]),
     ("split -l 10 in.txt part_", [("part_aa", False)]),
     ("csplit -f piece in.txt 3", [("piece00", False)]),
-    ("mkdir -m 700 -p a/b", [("a/b", False)]),
+    ("mkdir -m 700 -p a/b", [("a/b", False)]),  # without a folder to look in: the operand only
     ("script -q -c true session.log", [("session.log", False)]),
     ("mktemp -p tmp", [(f"tmp/{NEW_NAME}", False)]),
     ("mktemp -p tmp fileXXXX", [("tmp/fileXXXX", False)]),
@@ -213,3 +213,12 @@ def test_pytest_empties_its_basetemp_first(tmp_path):
                    capture_output=True, timeout=120)
     assert not (tmp_path / "bt" / "keep.txt").exists()
     assert _targets(line) == [("bt", True)]
+
+
+def test_mkdir_p_makes_the_missing_folders_above(tmp_path):
+    (tmp_path / "a").mkdir()
+    line = "mkdir -p a/b/c .bashrc/x"
+    targets = [(w.text, r) for w, r in option_written(_words(line), str(tmp_path))]
+    assert targets == [("a/b/c", False), (".bashrc/x", False), ("a/b", False), (".bashrc", False)]
+    created = _run(line, tmp_path)
+    assert {t for t, _ in targets} <= created | {"a"}, created
