@@ -96,7 +96,7 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
                       and "p" in (w.literal or "") for w in args)
         if parents and cwd is not None:  # mkdir -p a/b/c makes a and a/b too (`.bashrc/x` makes a `.bashrc`)
             folders = folders + [make_word(parent) for w in folders if w.static
-                                 for parent in _missing_parents(w.text, cwd)]
+                                 for parent in missing_parents(w.text, cwd)]
         return _each(folders)
     if program == "script":  # script [FILE]; -B/-I/-O/-T FILE log there too
         logs = [w for letter, long in _SCRIPT_LOGS for w in option_arguments(args, letter, long)]
@@ -157,7 +157,7 @@ _NEW_OPERAND_VALUES = frozenset({"-m", "--mode", "-Z", "--context", "-l", "--len
                                  "--wheel"})
 
 
-def _missing_parents(path: str, cwd: str) -> list[str]:
+def missing_parents(path: str, cwd: str) -> list[str]:
     """The folders above ``path`` that do not exist yet, which ``mkdir -p`` makes: ``a/b/c`` →
     ``a/b``, ``a`` when neither exists (it stops at the first one that does)."""
     found = []
@@ -397,4 +397,4 @@ _GIT_CLONE_VALUES = frozenset({"-o", "--origin", "-b", "--branch", "-u", "--uplo
                                "--filter", "--server-option", "--bundle-uri"})
 
 
-__all__ = ["OPTION_WRITERS", "option_written", "writes_by_option"]
+__all__ = ["OPTION_WRITERS", "missing_parents", "option_written", "writes_by_option"]

@@ -265,11 +265,15 @@ RULED_WRITERS = [
     "split -l 1 a.txt {t}", "uniq a.txt {t}", "shuf -o {t} a.txt", "mkfifo {t}", "chmod 600 {t}",
     "cd sub && cp ../a.txt {t}", "echo {t} | xargs rm -f", "find {t} -name data.txt -delete",
     "sed -i s/o/X/ {t}", "sed -n 'w {t}' a.txt",
+    "cp --parents a.txt {t}", "cp -b a.txt {t}", "mv -b a.txt {t}", "install -D a.txt {t}/deep",
+    "sed -i.bak s/o/X/ {t}", "curl -s file:///etc/hostname -o {t}", "zip -q {t} a.txt", "xxd a.txt {t}",
+    "csplit -s -f {t} a.txt 1", "cp -rT sub {t}", "ln a.txt {t}", "cp -r -b -S /../../outside/bk sub {t}",
+    "gzip -S .x -kf {t}", "tee -a {t} < a.txt", "cp -a sub/. {t}",
 ]
 RULED_TARGETS = [t for t in TARGETS if not t.startswith(("$", "\"", "'"))] + ["../outside", "~/new", "../home/x"]
 RULES = tuple(f"Bash({p}:*)" for p in (
     "cp", "mv", "rm", "touch", "tee", "truncate", "ln", "install", "dd", "sort", "mkdir", "tar", "gzip", "split",
-    "uniq", "shuf", "mkfifo", "chmod", "cd", "xargs", "echo", "find", "sed"))
+    "uniq", "shuf", "mkfifo", "chmod", "cd", "xargs", "echo", "find", "sed", "curl", "zip", "xxd", "csplit"))
 
 
 def _check_ruled(root: Path, line: str, sandbox: bool) -> None:

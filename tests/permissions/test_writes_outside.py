@@ -237,3 +237,14 @@ def test_assignment_tildes():
     assert _assignment_tildes("P=a:~/b", "/p") == f"P=a:{Path.home()}/b"
     assert _assignment_tildes("of=~-/x", "/p") is None  # the previous folder: only known at run time
     assert _assignment_tildes("x=~no-such-user-here/y", "/p") == "x=~no-such-user-here/y"
+
+
+@pytest.mark.parametrize("command", ["mkdir -p .bashrc/x", "install -D notes.txt .bashrc/x", "mkdir -p .git/x/y",
+                                     "install -D notes.txt .claude/x/y"])
+async def test_folders_made_on_the_way_are_written_too(places, command):
+    """mkdir -p and install -D make the missing folders above what they name: a protected name
+    among them asks in every mode (the rule-allowed write oracle found `mkdir -p .bashrc/new`)."""
+    project, _outside = places
+    for mode in ("default", "bypassPermissions"):
+        verdict = await decide_bash(make_ctx(project, allow=ALLOW, mode=mode), command)
+        assert verdict_name(verdict) == "ask", (mode, command, verdict)
