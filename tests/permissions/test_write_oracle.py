@@ -89,17 +89,22 @@ def world(tmp_path):
 
 def _check(root: Path, project: Path, ctx, line: str, sandbox: bool) -> None:
     line = line.replace("{root}", str(root).lstrip("/"))
-    if not isinstance(check_bash_permission(line, ctx), PermissionAllow):
-        return
+    if isinstance(check_bash_permission(line, ctx), PermissionAllow):
+        _judge(root, project, line, sandbox, "", _world)
+
+
+def _judge(root: Path, project: Path, line: str, sandbox: bool, how: str, remake) -> None:
+    """Run the allowed ``line``; nothing outside the project or guarded may have changed.  Then
+    a fresh world (``remake``) for the next line."""
     before = _tree(root, project)
     _run(line, project, sandbox)
     after = _tree(root, project)
     changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
     wrong = sorted(p for p in changed if not _may_change(p, project))
-    assert not wrong, f"allowed {line!r}, and it changed {wrong}"
-    shutil.rmtree(root)  # a fresh world for the next line
+    assert not wrong, f"allowed {line!r}{how}, and it changed {wrong}"
+    shutil.rmtree(root)
     root.mkdir()
-    _world(root)
+    remake(root)
 
 
 SANDBOX = _bwrap_works()
@@ -283,17 +288,8 @@ def _check_ruled(root: Path, line: str, sandbox: bool) -> None:
         patch.setenv("HOME", str(root / "home"))
         ctx = make_ctx(project, allow=RULES, deny=("Edit(./secret.txt)",))
         allowed = isinstance(asyncio.run(decide_bash(ctx, line)), PermissionAllow)
-    if not allowed:
-        return
-    before = _tree(root, project)
-    _run(line, project, sandbox)
-    after = _tree(root, project)
-    changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
-    wrong = sorted(p for p in changed if not _may_change(p, project))
-    assert not wrong, f"allowed {line!r} under {', '.join(RULES[:3])}…, and it changed {wrong}"
-    shutil.rmtree(root)
-    root.mkdir()
-    _program_world(root)
+    if allowed:
+        _judge(root, project, line, sandbox, f" under {', '.join(RULES[:3])}…", _program_world)
 
 
 @pytest.mark.parametrize("line", [w.replace("{t}", t) for w in RULED_WRITERS for t in (
