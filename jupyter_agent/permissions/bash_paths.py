@@ -22,9 +22,10 @@ from .bash_extra_forms import FOUND_PATHS, exec_commands, search_part
 from .bash_git import git_read_checks
 from .bash_option_writes import NEW_NAME, writes_by_option
 from .bash_patterns import expanded
-from .bash_readonly import check_read_only
+from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
-from .bash_runners import PYTHONS
+from .bash_rules import form_text
+from .bash_runners import PYTHONS, RUNNER_PROGRAMS, SHELL_CODE, may_run_something, runner_forms
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
@@ -40,6 +41,7 @@ from .remote_copy_guard import REMOTE_COPY_PROGRAMS, remote_copy_guard
 from .verdicts import SAFETY, sticky_ask
 
 TOOL_NAME = "Bash"
+_NOT_READ_ONLY = ReadOnlyCheck(False)
 
 
 def path_checks(
@@ -72,6 +74,10 @@ def path_checks(
                 copy_check(info, cwds, scope, v)
             if program in WRITING_PROGRAMS or writes_by_option(program):  # rm locked/f, cp a.txt locked/, rm -rf .
                 program_write_check(info, cwds, scope, v, context)
+                if v.deny:
+                    return
+            for run in _writers_it_runs(inner):  # find -exec cp {} /tmp/ ;, git bisect run rm -rf x
+                program_write_check(run, cwds, scope, v, context)
                 if v.deny:
                     return
             if program in CHDIR_PROGRAMS:  # git -C /tmp reset --hard, make -C ../other: a cd in one word
@@ -116,6 +122,37 @@ def _unspelled_checks(
                         "named there and `!cmd` runs a local command")
     else:  # the members an extraction writes (tar, unzip, 7z, python -m tarfile|zipfile)
         archive_guard(inner, cwds, scope, v)
+
+
+def _writers_it_runs(inner: tuple[Word, ...]) -> list[CommandInfo]:
+    """The known writers a command runs (``find -exec``/``fd -x``, ``git bisect run``, a runner
+    such as ``uv run``), each as a command of its own for ``program_write_check``: a rule that
+    allows them writes where they write, not anywhere.  A path ``find`` found (``{}``) lies below
+    what it searches, so that is written as by ``find … -delete`` (everything below it)."""
+    program = inner[0].literal
+    if program in ("find", "fd"):
+        forms = exec_commands(inner)
+    elif (program == "git" or program in RUNNER_PROGRAMS) and may_run_something(inner):
+        forms = [f for f in runner_forms(inner) if f and f[0] is not SHELL_CODE]
+    else:
+        return []
+    found: list[CommandInfo] = []
+    for form in forms:
+        name = form[0].literal
+        if not (name in WRITING_PROGRAMS or writes_by_option(name)):
+            continue
+        text = form_text(form)[0]
+        if any(w.text in FOUND_PATHS for w in form):
+            starts = search_part(inner)[1:] if program == "find" else (Word("."), *search_part(inner)[1:])
+            found.append(_as_command((Word("find"), *starts, Word("-delete")), text))  # below where it searches
+            form = tuple(w for w in form if w.text not in FOUND_PATHS)
+        found.append(_as_command(form, text))
+    return found
+
+
+def _as_command(form: tuple[Word, ...], text: str) -> CommandInfo:
+    """``form`` as a command of the line, named ``text`` in what it asks."""
+    return CommandInfo((form,), form, _NOT_READ_ONLY, inner_index=0, _text=text)
 
 
 def _working_folder_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:

@@ -71,3 +71,27 @@ async def test_a_deny_rule_on_what_it_runs_still_denies(tmp_path):
     ctx = make_ctx(project, allow=("Bash(find:*)", "Bash(rm:*)"), deny=("Bash(rm -rf:*)",))
     verdict = await decide_bash(ctx, "find . -exec rm -rf {} +")
     assert verdict_name(verdict) == "deny" and "Bash(rm -rf:*)" in verdict.message
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("find . -name a.txt -exec cp {} {o}/ \\;", "ask"),
+    ("find . -exec touch {o}/y \\;", "ask"),
+    ("find {o} -name x -exec rm {} +", "ask"),  # what it finds is below {o}
+    ("git bisect run rm -rf {o}/z", "ask"),
+    ("uv run rm -rf {o}/q", "ask"),
+    ("find . -name '*.pyc' -exec rm {} +", "allow"),
+    ("find . -name x -exec mv {} build/ \\;", "allow"),
+    ("git bisect run make test", "allow"),
+])
+async def test_what_it_runs_writes_where_it_writes(tmp_path, line, expected):
+    """A writer run by find -exec, git bisect run or a runner is checked like one on its own:
+    a rule allowing find and rm does not let `find . -exec cp {} /tmp/ ;` write outside."""
+    project, outside = project_and_outside(tmp_path)
+    (project / "build").mkdir()
+    allow = ("Bash(find:*)", "Bash(cp:*)", "Bash(rm:*)", "Bash(mv:*)", "Bash(touch:*)", "Bash(git:*)",
+             "Bash(uv run:*)", "Bash(make:*)")
+    command = line.replace("{o}", str(outside))
+    verdict = await decide_bash(make_ctx(project, allow=allow), command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+    if expected == "ask":
+        assert "outside the working directories" in verdict.message

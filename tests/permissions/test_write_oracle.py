@@ -274,6 +274,9 @@ RULED_WRITERS = [
     "sed -i.bak s/o/X/ {t}", "curl -s file:///etc/hostname -o {t}", "zip -q {t} a.txt", "xxd a.txt {t}",
     "csplit -s -f {t} a.txt 1", "cp -rT sub {t}", "ln a.txt {t}", "cp -r -b -S /../../outside/bk sub {t}",
     "gzip -S .x -kf {t}", "tee -a {t} < a.txt", "cp -a sub/. {t}",
+    # what find -exec runs writes where it writes too; {} is below what find searches
+    "find . -name a.txt -exec cp {} {t} \\;", "find sub -exec touch {t} \\;", "find {t} -name '*' -exec rm -rf {} +",
+    "find . -name a.txt -exec mv {} {t} \\;",
 ]
 RULED_TARGETS = [t for t in TARGETS if not t.startswith(("$", "\"", "'"))] + ["../outside", "~/new", "../home/x"]
 RULES = tuple(f"Bash({p}:*)" for p in (
