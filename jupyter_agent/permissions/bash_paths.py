@@ -17,7 +17,7 @@ from .archive_guard import ARCHIVE_PROGRAMS, archive_guard
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import copy_check, program_write_check, write_link_rule
 from .bash_chdir import CHDIR_PROGRAMS, working_folders
-from .bash_copies import COPYING_PROGRAMS
+from .bash_copies import COPYING_PROGRAMS, copied_sources
 from .bash_extra_forms import FOUND_PATHS, exec_commands, search_part
 from .bash_git import git_read_checks
 from .bash_option_writes import NEW_NAME, writes_by_option
@@ -27,8 +27,8 @@ from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_rules import form_text
 from .bash_runners import PYTHONS, RUNNER_PROGRAMS, SHELL_CODE, may_run_something, runner_forms
 from .bash_verdict import Verdict, new_memo, resolved_once
-from .bash_words import Word
-from .bash_writes import WRITING_PROGRAMS
+from .bash_words import Word, make_word
+from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import READ_RULES, PathScope
 from .copy_guard import COPY_PROGRAMS, copy_guard
 from .download_guard import download_guard
@@ -72,6 +72,13 @@ def path_checks(
                     return
             elif recursive and program in COPYING_PROGRAMS:  # tar cf - ., cp -r . /tmp/x
                 copy_check(info, cwds, scope, v)
+            if program in COPYING_PROGRAMS and program != "find":  # cp /etc/passwd . reads outside
+                written = {w.text for w, _ in written_targets(list(inner), cwds[0])}  # tar cf ARCHIVE: no source
+                for source in copied_sources(inner):
+                    if source not in written:
+                        _read_check(make_word(source), cwds, scope, v)
+                if v.deny:
+                    return
             if program in WRITING_PROGRAMS or writes_by_option(program):  # rm locked/f, cp a.txt locked/, rm -rf .
                 program_write_check(info, cwds, scope, v, context)
                 if v.deny:

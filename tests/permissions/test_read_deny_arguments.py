@@ -19,12 +19,12 @@ ROWS = [
     # (mode, allow rules, command, expected)
     ("bypassPermissions", (), "cat .env", "deny"),
     ("bypassPermissions", (), "/bin/cat .env", "ask"),
-    ("bypassPermissions", (), "cp .env /tmp/stolen", "ask"),
-    ("bypassPermissions", (), "cp env-link /tmp/stolen", "ask"),  # a link to it
-    ("bypassPermissions", (), "cp sub/../.env x", "ask"),
+    ("bypassPermissions", (), "cp .env /tmp/stolen", "deny"),  # its source is a read
+    ("bypassPermissions", (), "cp env-link /tmp/stolen", "deny"),  # a link to it
+    ("bypassPermissions", (), "cp sub/../.env x", "deny"),
     ("bypassPermissions", (), "cp a.py b.py", "allow"),
     ("bypassPermissions", (), "echo hello", "allow"),
-    ("default", ("Bash(cp:*)",), "cp .env /tmp/stolen", "ask"),
+    ("default", ("Bash(cp:*)",), "cp .env /tmp/stolen", "deny"),
     ("default", ("Bash(cp:*)",), "cp a.py b.py", "allow"),
     ("acceptEdits", ("Bash(less:*)",), "less .env", "ask"),
     ("dontAsk", ("Bash(cp:*)",), "cp .env /tmp/stolen", "deny"),
@@ -65,7 +65,7 @@ RUN_TIME_ROWS = [
     ("cp \"$PWD/.env\" /tmp/stolen", "ask"),
     ("cp $X/../.env /tmp/stolen", "ask"),  # any folder, then ..
     ("LR=1; python train.py --lr $LR", "ask"),  # the line sets it
-    ("cp hard.txt /tmp/stolen", "ask"),  # a hard link to .env
+    ("cp hard.txt /tmp/stolen", "deny"),  # a hard link to .env
     ("cp /proc/self/cwd/.env /tmp/stolen", "ask"),  # /proc/self is whoever opens it
     ("python train.py --lr $LR", "allow"),  # one variable from the environment
     ("python train.py --lr \"${LR}\"", "allow"),

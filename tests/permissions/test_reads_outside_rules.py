@@ -60,3 +60,27 @@ async def test_the_root_and_home_are_never_offered_whole(places):
         verdict = await decide_bash(make_ctx(project), command)
         assert verdict_name(verdict) == "ask"
         assert all(r not in ("Read(///**)", f"Read(/{Path.home()}/**)") for u in verdict.suggestions for r in u.rules)
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("cp {o}/notes.txt .", "ask"),  # a rule allowing cp: the source outside is a read there
+    ("cp -r {o}/docs build/", "ask"),
+    ("tar cf x.tar {o}/docs", "ask"),
+    ("zip -q x.zip {o}/notes.txt", "ask"),
+    ("tar cf {o}/x.tar notes.txt", "ask"),  # the archive is written, not read (asked as a write)
+    ("cp notes.txt build/", "allow"),
+    ("tar cf x.tar notes.txt", "allow"),
+])
+async def test_what_a_rule_allowed_copier_reads_outside_asks(places, line, expected):
+    project, outside = places
+    (project / "build").mkdir()
+    (project / "notes.txt").write_text("n\n")
+    ctx = make_ctx(project, allow=("Bash(cp:*)", "Bash(tar:*)", "Bash(zip:*)"))
+    command = line.replace("{o}", str(outside))
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+    if "{o}/x.tar" in line:
+        assert "it reads" not in verdict.message
+    elif expected == "ask":
+        granted = make_ctx(project, allow=("Bash(cp:*)", "Bash(tar:*)", "Bash(zip:*)", *verdict.suggestions[0].rules))
+        assert verdict_name(await decide_bash(granted, command)) == "allow", verdict.suggestions
