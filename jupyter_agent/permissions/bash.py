@@ -23,12 +23,11 @@ from . import git_history
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_arguments import protected_arguments
-from .bash_extra_forms import exec_commands
+from .bash_extra_forms import commands_it_runs
 from .bash_paths import path_checks
 from .bash_readonly import check_read_only
 from .bash_rule_skips import git_alias_rule, skipping_match
 from .bash_rules import form_text
-from .bash_runners import SHELL_CODE, may_run_something, runner_forms
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict
 from .bash_words import Word
@@ -199,11 +198,7 @@ def _run_checks(words: tuple[Word, ...], rules: CompiledRules, v: Verdict) -> No
     be read-only or allowed by a rule of its own, as after ``xargs`` (``find . -exec curl … ;``
     and ``git bisect run curl …`` under ``Bash(find:*)``/``Bash(git:*)`` ask).  Shell code git
     takes (``rebase -x '…'``) is analyzed as commands of the line already."""
-    if words[0].literal == "git":
-        forms = [f for f in runner_forms(words) if f[0] is not SHELL_CODE] if may_run_something(words) else []
-    else:
-        forms = exec_commands(words)
-    for form in forms:
+    for form in commands_it_runs(words):
         text = form_text(form)[0]
         if _allowed(rules, text) or check_read_only(form).read_only:
             continue

@@ -85,7 +85,7 @@ def protected_arguments(
                 if _named(info, paths, cwd, guarded, v, edit):
                     return
             continue
-        value = word.text if word.static and not word.glob else _tilde_path(word)  # one fixed path
+        value = word.text if word.static and not word.glob else tilde_path(word)  # one fixed path
         if not value:
             if (guarded is not None or writer) and not word.static and not _environment_value(word.text, line):
                 where = "a protected path" if guarded is None else "a protected path or a Read or Edit rule"
@@ -202,7 +202,7 @@ def _mentioned_unexpanded(name: str, line: str) -> bool:
     return False
 
 
-def _tilde_path(word: Word) -> str | None:
+def tilde_path(word: Word) -> str | None:
     """A static word with ``~`` expansion only (no glob or brace characters)."""
     tilde_only = word.static and word.text.startswith("~") and not any(c in word.text for c in "*?[{")
     return word.text if tilde_only else None
@@ -345,4 +345,4 @@ def write_link_rule(real: str, scope: PathScope) -> str | None:
     return path_link_rule(real, scope, rules) if rules else None
 
 
-__all__ = ["copy_check", "program_write_check", "protected_arguments", "write_link_rule"]
+__all__ = ["copy_check", "program_write_check", "protected_arguments", "tilde_path", "write_link_rule"]

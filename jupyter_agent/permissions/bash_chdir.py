@@ -45,8 +45,12 @@ def working_folders(words: Sequence[Word]) -> list[Word]:
         found = []
         for name, value in options:
             option, equals, attached = name.partition("=")
-            if option in _GIT_FOLDERS:
-                found.extend([make_word(attached)] if equals else [value] if value is not None else [])
+            if option not in _GIT_FOLDERS:
+                continue
+            if equals:  # --work-tree=DIR: one word
+                found.append(make_word(attached))
+            elif value is not None:  # -C DIR
+                found.append(value)
         return found
     pairs = _FOLDER_OPTIONS.get(program or "")
     if not pairs:

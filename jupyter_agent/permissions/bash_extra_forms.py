@@ -8,7 +8,7 @@ rules never match an extra form.
 
 from __future__ import annotations
 
-from .bash_runners import RUNNER_PROGRAMS, may_run_something, runner_forms
+from .bash_runners import RUNNER_PROGRAMS, SHELL_CODE, may_run_something, runner_forms
 from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms, git_push_forms
 from .bash_words import Word
 from .git_words import git_global_options
@@ -92,6 +92,18 @@ def search_part(form: tuple[Word, ...]) -> tuple[Word, ...]:
         else:
             kept.append(word)
     return tuple(kept)
+
+
+def commands_it_runs(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """The commands ``words`` runs as programs of their own: ``find -exec``/``fd -x``, ``git
+    bisect run``, a runner's (``uv run rm x``).  Shell code they take (``git rebase -x '…'``) is
+    left out: the line's analysis reads it as commands already."""
+    program = words[0].literal
+    if program in ("find", "fd"):
+        return exec_commands(words)
+    if (program == "git" or program in RUNNER_PROGRAMS) and may_run_something(words):
+        return [f for f in runner_forms(words) if f and f[0] is not SHELL_CODE]
+    return []
 
 
 def exec_commands(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from .bash_copies import tar_creates
 from .bash_readonly import option_arguments
+from .bash_runners import may_name
 from .bash_words import Word, make_word
 from .git_words import git_global_options
 
@@ -92,9 +93,7 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
         return [(_suffixed(w, "00"), False) for w in option_arguments(args, "f", "--prefix")]
     if program == "mkdir":
         folders = _operands(args, {"-m", "--mode", "--context"})
-        parents = any(w.literal == "--parents" or (w.literal or "")[:1] == "-" and (w.literal or "")[1:2] != "-"
-                      and "p" in (w.literal or "") for w in args)
-        if parents and cwd is not None:  # mkdir -p a/b/c makes a and a/b too (`.bashrc/x` makes a `.bashrc`)
+        if cwd is not None and any(may_name(w, _MKDIR_PARENTS) for w in args):  # mkdir -p a/b/c makes a and a/b too (`.bashrc/x` makes a `.bashrc`)
             folders = folders + [make_word(parent) for w in folders if w.static
                                  for parent in missing_parents(w.text, cwd)]
         return _each(folders)
@@ -147,6 +146,7 @@ def _compiler_outputs(args: Sequence[Word]) -> list[Word]:
     return found
 
 
+_MKDIR_PARENTS = frozenset({"-p", "--parents"})
 _UV_VENV_VALUES = frozenset({"-p", "--python", "--prompt", "--index-url", "--extra-index-url", "--index",
                              "--default-index", "-f", "--find-links", "--link-mode", "--cache-dir", "--directory",
                              "--project", "--config-file", "--color", "--exclude-newer", "--index-strategy",

@@ -15,17 +15,17 @@ from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
 from .archive_guard import ARCHIVE_PROGRAMS, archive_guard
 from .bash_analysis import Analysis, CommandInfo
-from .bash_arguments import copy_check, program_write_check, write_link_rule
+from .bash_arguments import copy_check, program_write_check, tilde_path, write_link_rule
 from .bash_chdir import CHDIR_PROGRAMS, working_folders
 from .bash_copies import COPYING_PROGRAMS, copied_sources
-from .bash_extra_forms import FOUND_PATHS, exec_commands, search_part
+from .bash_extra_forms import FOUND_PATHS, commands_it_runs, exec_commands, search_part
 from .bash_git import git_read_checks
 from .bash_option_writes import NEW_NAME, writes_by_option
 from .bash_patterns import expanded
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_rules import form_text
-from .bash_runners import PYTHONS, RUNNER_PROGRAMS, SHELL_CODE, may_run_something, runner_forms
+from .bash_runners import PYTHONS
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word, make_word
 from .bash_writes import WRITING_PROGRAMS, written_targets
@@ -73,7 +73,8 @@ def path_checks(
             elif recursive and program in COPYING_PROGRAMS:  # tar cf - ., cp -r . /tmp/x
                 copy_check(info, cwds, scope, v)
             if program in COPYING_PROGRAMS and program != "find":  # cp /etc/passwd . reads outside
-                written = {w.text for w, _ in written_targets(list(inner), cwds[0])}  # tar cf ARCHIVE: no source
+                # tar cf ARCHIVE: the archive is no source (the others leave their destination out)
+                written = {w.text for w, _ in written_targets(list(inner), cwds[0])} if program == "tar" else set()
                 for source in copied_sources(inner):
                     if source not in written:
                         _read_check(make_word(source), cwds, scope, v)
@@ -137,14 +138,8 @@ def _writers_it_runs(inner: tuple[Word, ...]) -> list[CommandInfo]:
     allows them writes where they write, not anywhere.  A path ``find`` found (``{}``) lies below
     what it searches, so that is written as by ``find … -delete`` (everything below it)."""
     program = inner[0].literal
-    if program in ("find", "fd"):
-        forms = exec_commands(inner)
-    elif (program == "git" or program in RUNNER_PROGRAMS) and may_run_something(inner):
-        forms = [f for f in runner_forms(inner) if f and f[0] is not SHELL_CODE]
-    else:
-        return []
     found: list[CommandInfo] = []
-    for form in forms:
+    for form in commands_it_runs(inner):
         name = form[0].literal
         if not (name in WRITING_PROGRAMS or writes_by_option(name)):
             continue
@@ -167,12 +162,12 @@ def _working_folder_check(info: CommandInfo, cwds: list[str], scope: PathScope, 
     outside the working directories, or only known at run time, it asks."""
     asks = v.sticky if scope.rules.context.block_outside_writes else v.soft
     for folder in working_folders(info.innermost):
-        tilde_only = folder.static and folder.text[:1] == "~" and not any(c in folder.text for c in "*?[{")
-        if not folder.static or (folder.glob and not tilde_only):
+        path = folder.literal or tilde_path(folder)  # a fixed folder, or `~/x`
+        if path is None:
             asks.append(f"{info.text} works in {folder.text}, a folder only known at run time")
             continue
         for cwd in cwds:
-            resolved = resolved_once(os.path.expanduser(folder.text), cwd, v)
+            resolved = resolved_once(os.path.expanduser(path), cwd, v)
             if resolved is None or not scope.inside(resolved[1]):
                 asks.append(f"{info.text} works in {folder.text}, outside the working directories")
                 return

@@ -38,7 +38,7 @@ _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if a
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
 
 
-def _may_name(word: Word, options: frozenset[str]) -> bool:
+def may_name(word: Word, options: frozenset[str]) -> bool:
     """May ``word`` be one of ``options`` (``--exec=…``, or ``-x`` among short flags: ``-ix``)?"""
     text = word.literal
     if text is None:
@@ -60,7 +60,7 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
         if i >= len(words) or (words[i].literal is not None and words[i].text not in _GIT_FIRST_WORDS):
             return False
         shell = _GIT_BY_OPTION.get(words[i].text)
-        return shell is None or any(_may_name(w, shell) for w in words[i + 1:])
+        return shell is None or any(may_name(w, shell) for w in words[i + 1:])
     if program in SEDS:  # a script with an e, -f FILE, or a word only known at run time
         return any(w.literal is None or "e" in w.text or (w.text[:1] == "-" and "f" in w.text) for w in words[1:])
     if program in PYTHONS:

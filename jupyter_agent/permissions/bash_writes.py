@@ -18,6 +18,7 @@ from .bash_awk import AWKS, awk_program
 from .bash_copies import find_starts
 from .bash_option_writes import missing_parents, option_written
 from .bash_readonly import option_arguments
+from .bash_runners import may_name
 from .bash_sed import sed_script
 from .bash_words import Word, make_word
 
@@ -94,6 +95,9 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
     return option_written(words, cwd)  # git diff --output=F, uniq IN OUT, curl -o F, … (bash_option_writes.py)
 
 
+_INSTALL_LEADING = frozenset({"-D"})
+
+
 def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -> list[tuple[Word, bool]]:
     """``cp``/``install``/``ln``/``mv``: the destination (``DEST/name`` for a folder); ``mv``
     also removes its sources."""
@@ -119,9 +123,8 @@ def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -
                 found.append((make_word(os.path.join(base, name)), program in ("cp", "mv")))
         return found or [(folder, True)]
     found.append((folder, program in ("cp", "mv")))
-    if program == "install" and base is not None and any(
-            w.literal == "-D" or (w.literal or "")[:1] == "-" and (w.literal or "")[1:2] != "-" and "D" in (w.literal or "")
-            for w in args):  # install -D a.txt x/y/z makes x and x/y first (as mkdir -p)
+    if program == "install" and base is not None and any(may_name(w, _INSTALL_LEADING) for w in args):
+        # install -D a.txt x/y/z makes x and x/y first (as mkdir -p)
         found.extend((make_word(parent), False) for parent in missing_parents(base, cwd))
     return found
 
