@@ -162,7 +162,7 @@ def _working_folder_check(info: CommandInfo, cwds: list[str], scope: PathScope, 
     outside the working directories, or only known at run time, it asks."""
     asks = v.sticky if scope.rules.context.block_outside_writes else v.soft
     for folder in working_folders(info.innermost):
-        path = folder.literal or tilde_path(folder)  # a fixed folder, or `~/x`
+        path = folder.literal if folder.literal is not None else tilde_path(folder)  # fixed, or `~/x`
         if path is None:
             asks.append(f"{info.text} works in {folder.text}, a folder only known at run time")
             continue

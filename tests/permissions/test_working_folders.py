@@ -37,6 +37,7 @@ ROWS = [
     # inside: what the rule allows
     ("git -C src commit -am x", "allow"),
     ("git -C . reset --hard", "allow"),
+    ("git --work-tree= status", "allow"),  # an empty fixed value is the folder it runs in, not unknown
     ("make -C src test", "allow"),
     ("npm --prefix src install", "allow"),
     ("uv --directory src run pytest", "allow"),
