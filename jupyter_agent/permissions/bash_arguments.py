@@ -23,7 +23,7 @@ from .bash_sed import sed_script
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word, make_word
 from .bash_wrappers import STDIN_WORDS
-from .bash_writes import RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
+from .bash_writes import AMBIGUOUS_TARGET, RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
 from .filesystem import (
     EDIT_RULES,
@@ -259,6 +259,11 @@ def program_write_check(
         for word, recursive in written_targets(argv, cwd):
             if word is RUNTIME_TARGET:  # awk's print > f: any file, a protected one too (every mode)
                 v.sticky.append(f"{info.text} writes a file its program names at run time")
+                return
+            if word is AMBIGUOUS_TARGET:
+                v.sticky.append(f"{info.text} has an awk program that awks may read another way (a / that "
+                                f"may start a regular expression, a bracket expression), so it may run or write "
+                                f"anything")
                 return
             if not word.static:  # `rm -rf "$dir"`: it may lie outside the working directories
                 v.soft.append(f"{info.text} writes {word.text}, a path only known at run time")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .bash_awk import AWKS, awk_files
 from .bash_secrets import prints_secrets
 from .bash_sed import sed_files
 from .bash_set import set_is_read_only
@@ -72,6 +73,9 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
             return _YES if set_is_read_only(words[1:]) else _NOT
         if program == "sed":
             files = sed_files(words[1:], appends_args)
+            return _NOT if files is None else reads(files)
+        if program in AWKS:
+            files = awk_files(words[1:], appends_args)
             return _NOT if files is None else reads(files)
         return _NOT
     if program in _LOADERS and any(k in w.text for w in words[1:] for k in _LOADERS[program]):

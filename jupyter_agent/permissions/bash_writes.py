@@ -32,6 +32,8 @@ WRITING_PROGRAMS = _EVERY_OPERAND | _MODE_FIRST | _COPIERS | {"rm", "sed", "gsed
 
 _FIND_FILE_ACTIONS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 RUNTIME_TARGET = Word("<a file its program names at run time>", static=False)  # awk's print > f
+# an awk program awks may read otherwise (a / taken for a division here): any file
+AMBIGUOUS_TARGET = Word("<a file its program, read another way, may name>", static=False)
 
 
 def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
@@ -82,6 +84,8 @@ def written_targets(words: Sequence[Word], cwd: str) -> list[tuple[Word, bool]]:
         return [(w, True) for w in option_arguments(args, "d")] or [(make_word("."), True)]
     if program in AWKS:  # awk '{ print > "out.txt" }'; print > $1: RUNTIME_TARGET
         awk = awk_program(args)
+        if awk is not None and awk.ambiguous:
+            return [(AMBIGUOUS_TARGET, False)]
         return [(make_word(path) if path is not None else RUNTIME_TARGET, False) for path in awk.writes] if awk else []
     if program == "history":  # history -w FILE / -a FILE writes the list to FILE
         writes = any(o is not None and o[:2] != "--" and ("w" in o or "a" in o) for o in options)
@@ -129,4 +133,4 @@ def _copied_to(program: str, args: list[Word], operands: list[Word], cwd: str) -
     return found
 
 
-__all__ = ["RUNTIME_TARGET", "UNZIP_NO_WRITE", "WRITING_PROGRAMS", "written_targets"]
+__all__ = ["AMBIGUOUS_TARGET", "RUNTIME_TARGET", "UNZIP_NO_WRITE", "WRITING_PROGRAMS", "written_targets"]
