@@ -17,7 +17,7 @@ from .bash_awk import AWKS, awk_files
 from .bash_secrets import prints_secrets
 from .bash_sed import sed_files
 from .bash_set import set_is_read_only
-from .bash_specs import GIT_GLOBAL_FLAGS, GIT_SPECS, GIT_SUB_SUB, SPECS, Spec
+from .bash_specs import GIT_CONFIG_GET, GIT_GLOBAL_FLAGS, GIT_SPECS, GIT_SUB_SUB, SPECS, Spec
 from .bash_words import Word, make_word
 
 
@@ -272,6 +272,10 @@ def _git(words: Sequence[Word]) -> ReadOnlyCheck:
         return _NOT
     sub, rest = word.text, words[i + 1:]
     spec = GIT_SPECS.get(sub)
+    if sub == "config" and rest and rest[0].literal in GIT_SUB_SUB["config"]:
+        spec = None  # git config get NAME, git config list
+    elif sub == "config" and not _check(spec, rest).read_only:  # type: ignore[arg-type]
+        spec = GIT_CONFIG_GET  # git config user.name
     if spec is None:
         sub_subs = GIT_SUB_SUB.get(sub)
         spec = sub_subs.get(rest[0].literal or "") if sub_subs is not None and rest else None

@@ -138,8 +138,18 @@ GIT_SPECS: dict[str, Spec] = {
         requires_any=frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l"}),
     ),
 }
+_CONFIG_SCOPES = frozenset({"--local", "--global", "--system", "--show-origin", "--show-scope", "--null", "-z"})
+# `git config user.name` (one name: a get, two: a set), and git 2.46's `git config get NAME` and
+# `git config list` (older gits read those as a name without a section and refuse them)
+GIT_CONFIG_GET = Spec(max_positional=1, dynamic_ok=False, reads_paths=False, only_options=_CONFIG_SCOPES)
 # `git stash list` takes log's options and `git stash show` diff's (--output=F writes F)
 GIT_SUB_SUB: dict[str, dict[str, Spec]] = {
+    "config": {
+        "get": Spec(max_positional=1, dynamic_ok=False, reads_paths=False,
+                    only_options=_CONFIG_SCOPES | {"--all", "--regexp"}),
+        "list": Spec(max_positional=0, dynamic_ok=False, reads_paths=False,
+                     only_options=_CONFIG_SCOPES | {"--name-only", "--includes", "--no-includes"}),
+    },
     "stash": {"list": _GIT_LOGLIKE, "show": _GIT_LOGLIKE},
     "worktree": {"list": Spec(max_positional=0, dynamic_ok=False,
                               only_options=frozenset({"--porcelain", "-v", "--verbose", "-z"}))},

@@ -104,10 +104,8 @@ def test_real_awks_run_what_a_plain_lexer_misses(tmp_path, awk, program, seen):
     if shutil.which(awk) is None:
         pytest.skip(f"{awk} is not installed")
     done = subprocess.run([awk, program], cwd=tmp_path, capture_output=True, timeout=10)
-    if done.returncode == 0:
-        assert (tmp_path / "RAN").exists()
-    else:
-        assert awk == "mawk" and seen is None, done.stderr
+    if not (tmp_path / "RAN").exists():  # (gawk may then fail writing to touch: a broken pipe)
+        assert awk == "mawk" and seen is None and b"syntax error" in done.stderr, done.stderr
     found = awk_program([Word(program)])
     assert found is not None
     if seen is None:

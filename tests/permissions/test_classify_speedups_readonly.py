@@ -65,7 +65,11 @@ def _git_reference(args: list[Word]) -> ro.ReadOnlyCheck:
     if i >= len(args) or args[i].literal is None:
         return ro.ReadOnlyCheck(False)
     sub, rest = args[i].literal or "", args[i + 1:]
-    if sub in ro.GIT_SUB_SUB:
+    if sub == "config" and not (rest and rest[0].literal in ro.GIT_SUB_SUB["config"]):
+        spec = ro.GIT_SPECS["config"]  # --get NAME, --list; else one NAME alone is a get
+        if not ro._check(spec, rest).read_only:
+            spec = ro.GIT_CONFIG_GET
+    elif sub in ro.GIT_SUB_SUB:
         spec = ro.GIT_SUB_SUB[sub].get(rest[0].literal or "") if rest else None
         rest = rest[1:]
     else:
@@ -81,7 +85,8 @@ def test_git_walk_without_copies_matches_the_reference():
         "git -c a=b log", "git stash show x", "git stash $x", "git worktree list", "git", "git -C",
         "git $sub", "git config --get user.name", "git config user.name x", "git diff --out=x",
         "git stash show --output=x", "git stash list --ext-diff", "git stash show -p sub", "git worktree list -v",
-        "git worktree list x",
+        "git worktree list x", "git config user.name", "git config get user.name", "git config list -z",
+        "git config get", "git config --local a.b c",
     ]
     for line in lines:
         for words in _words_of(line):

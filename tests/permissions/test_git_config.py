@@ -70,3 +70,30 @@ def test_the_rows_that_set_a_program_really_run_it(repo, line):
 ])
 def test_runs_program(key, expected):
     assert runs_program(key) is expected
+
+
+# Without any rule: reading one setting runs (`git config NAME` with one name is a get), and so
+# do git 2.46's `git config get`/`list`; every form that can write asks.
+READ_ONLY = [
+    ("git config user.name", "allow"), ("git config --global user.email", "allow"),
+    ("git config get user.name", "allow"), ("git config get --all remote.origin.fetch", "allow"),
+    ("git config list", "allow"), ("git config list --show-origin", "allow"),
+    ("git config --get remote.origin.url", "allow"),
+    ("git config user.name Bob", "ask"), ("git config --unset user.name", "ask"),
+    ("git config set user.name Bob", "ask"), ("git config --add user.name x", "ask"),
+    ("git config -f other.cfg user.name", "ask"), ("git config $K", "ask"), ("git config -e", "ask"),
+    ("git config get user.name extra", "ask"),
+]
+
+
+@pytest.mark.parametrize(("line", "expected"), READ_ONLY)
+async def test_reading_a_setting_needs_no_rule(repo, line, expected):
+    assert verdict_name(await decide_bash(make_ctx(repo), line)) == expected, line
+
+
+@pytest.mark.parametrize("line", [r[0] for r in READ_ONLY if r[1] == "allow"])
+def test_the_read_only_forms_write_nothing(repo, line):
+    """Run by the git here (older gits refuse `get`/`list` as a name without a section)."""
+    before = (repo / ".git" / "config").read_bytes()
+    subprocess.run(line.split(), cwd=repo, capture_output=True, timeout=30, env=git_env(repo.parent))
+    assert (repo / ".git" / "config").read_bytes() == before
