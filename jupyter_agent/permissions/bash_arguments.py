@@ -95,6 +95,8 @@ def protected_arguments(
         named: Iterable[str]
         if value[0] == "-":
             named = option_values(value, None)
+            if "@" in value or "<" in value:  # -Ff=@.env;type=x, --form=f=<.env: a form field's files
+                named = [*named, *embedded_paths(value[2:] if value[1] != "-" else value.partition("=")[2])]
         elif "=" in value or "@" in value:
             named = embedded_paths(value)
         else:

@@ -19,16 +19,50 @@ MAX_GLOB_MATCHES = 200
 
 def embedded_paths(value: str) -> list[str]:
     """``value`` and the paths it may carry: after ``=`` (``if=.env``, ``f=@.env``, ``f=<.env``)
-    and after the last ``@`` (``@.env``, ``name@.env``)."""
+    and after the last ``@`` (``@.env``, ``name@.env``).  A form field's files are read as curl
+    and httpie read them: ``f=@.env;type=text/plain`` and ``f=@".env"`` name ``.env``, and
+    ``f=@a.txt,.env`` names both (``field_files``)."""
     paths = [value]
     if "=" in value:
         tail = value.split("=", 1)[1]
         paths.append(tail)
-        if tail[:1] == "<":
-            paths.append(tail[1:])
+        if tail[:1] in ("<", "@"):
+            paths.extend(field_files(tail[1:]))
     if "@" in value:
-        paths.append(value.rsplit("@", 1)[1])
-    return [p for p in paths if p]
+        paths.extend(field_files(value.rsplit("@", 1)[1]))
+    return [p for p in dict.fromkeys(paths) if p]
+
+
+def field_files(text: str) -> list[str]:
+    """``text`` and the files a form field's value after ``@``/``<`` names (curl's ``-F``,
+    httpie's ``f@FILE``): comma-separated names, each bare or in double quotes (``\\``
+    escapes inside), up to a ``;`` that starts the field's parameters (``;type=…``)."""
+    found = [text]
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == '"':
+            name, i = _quoted(text, i + 1)
+        else:
+            end = i
+            while end < n and text[end] not in ",;":
+                end += 1
+            name, i = text[i:end], end
+        found.append(name)
+        if i >= n or text[i] != ",":
+            break
+        i += 1
+    return found
+
+
+def _quoted(text: str, i: int) -> tuple[str, int]:
+    """The double-quoted name starting after the quote at ``i - 1``, and where it ends."""
+    out: list[str] = []
+    while i < len(text) and text[i] != '"':
+        if text[i] == "\\" and i + 1 < len(text):
+            i += 1
+        out.append(text[i])
+        i += 1
+    return "".join(out), i + 1
 
 
 def expanded(word: Word, cwd: str) -> list[str] | None:
@@ -89,4 +123,4 @@ def globs_like_bash(pattern: str) -> bool:
     return "[" not in pattern or not ("^" in pattern or "[[" in pattern or "[:" in pattern)
 
 
-__all__ = ["MAX_GLOB_MATCHES", "embedded_paths", "expanded", "globs_like_bash"]
+__all__ = ["MAX_GLOB_MATCHES", "embedded_paths", "expanded", "field_files", "globs_like_bash"]
