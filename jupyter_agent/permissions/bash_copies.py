@@ -1,5 +1,7 @@
 """Programs that read whole folders when a rule allows them: ``tar cf - .``, ``cp -r . /tmp/x``,
-``rsync -a . host:``, ``zip -r x.zip .``, ``find . -exec cat {} +``.
+``rsync -a . host:``, ``zip -r x.zip .``, ``find . -exec cat {} +``, and the host folders and
+files a container is given (``docker run -v .:/w img``, ``--mount type=bind,source=…``,
+``docker build --secret id=x,src=.env``).
 
 None of them is read-only, so they run only when a rule (``Bash(tar:*)``) or the user allows
 them.  A ``Read`` deny rule must hold even then: the folder they copy, archive or hand file by
@@ -10,6 +12,7 @@ match below one of them.  Destinations are left out (``cp a.txt .`` writes into 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from .bash_readonly import option_arguments
@@ -19,7 +22,13 @@ _LAST_IS_DESTINATION = frozenset({"cp", "rsync", "scp"})
 _ARCHIVERS_7Z = frozenset({"7z", "7za", "7zz"})
 _TAR_CREATE_LONG = ("--create", "--append", "--update", "--concatenate", "--catenate")
 _FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-COPYING_PROGRAMS = _LAST_IS_DESTINATION | _ARCHIVERS_7Z | {"tar", "zip", "find"}
+CONTAINER_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
+COPYING_PROGRAMS = _LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | {"tar", "zip", "find"}
+# options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
+# and for builds --secret id=x,src=FILE, --ssh default=KEY, --build-context name=DIR
+_MOUNT_OPTIONS = {"-v": "volume", "--volume": "volume", "--mount": "csv", "--secret": "csv",
+                  "--ssh": "ssh", "--build-context": "context"}
+_HOST_PATH_START = ("/", ".", "~")
 
 
 def copied_sources(words: Sequence[Word]) -> list[str]:
@@ -40,7 +49,60 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
         return operands[2:] if operands[:1] in (["a"], ["u"]) else []
     if program == "find":
         return find_starts(fixed) if any(a in _FIND_RUNNERS for a in fixed) else []
+    if program in CONTAINER_PROGRAMS:
+        return [m for m in container_mounts(words[1:]) if m is not None]
     return []
+
+
+def container_mounts(args: Sequence[Word]) -> list[str | None]:
+    """The host paths ``docker``/``podman`` options give a container or a build (None: one only
+    known at run time, ``-v "$PWD":/app``).  Named volumes (``-v data:/data``) are not paths."""
+    found: list[str | None] = []
+    for i, word in enumerate(args):
+        text = word.text
+        if text[:1] != "-":
+            continue
+        name, eq, value = text.partition("=")
+        kind = _MOUNT_OPTIONS.get(name)
+        if kind is None and text[:2] == "-v" and len(text) > 2:  # -v.:/w (pflag's attached short value)
+            kind, eq, value = "volume", "=", text[2:].removeprefix("=")
+        if kind is None:
+            continue
+        if not eq:
+            following = args[i + 1] if i + 1 < len(args) else None
+            if following is None:
+                continue
+            value = following.literal
+            if value is None and following.static and following.text[:1] == "~" and not any(
+                c in following.text for c in "*?[{"
+            ):  # -v ~/.ssh:/k: bash expands the ~ at the start of the word
+                value = os.path.expanduser(following.text)
+            if value is None:
+                found.append(None)
+                continue
+        elif not word.static or word.glob:
+            found.append(None)
+            continue
+        found.extend(_mount_sources(kind, value))
+    return found
+
+
+def _mount_sources(kind: str, value: str) -> list[str | None]:
+    if kind == "volume":  # SRC:DST[:OPTS]; a single part is an anonymous volume
+        source, colon, _ = value.partition(":")
+        return [source] if colon and source.startswith(_HOST_PATH_START) else []
+    if kind == "ssh":  # default=KEY[,KEY…] or default (the agent)
+        _, eq, keys = value.partition("=")
+        return [k for k in keys.split(",") if k] if eq else []
+    if kind == "context":  # name=DIR (or docker-image://…, https://…)
+        path = value.partition("=")[2]
+        return [path] if path.startswith(_HOST_PATH_START) else []
+    sources: list[str | None] = []
+    for field in value.split(","):  # type=bind,source=SRC,target=DST / id=x,src=FILE
+        key, _, path = field.partition("=")
+        if key.strip().lower() in ("source", "src") and path:
+            sources.append(path)
+    return sources
 
 
 def tar_creates(args: Sequence[str]) -> bool:
@@ -68,4 +130,4 @@ def find_starts(args: Sequence[str]) -> list[str]:
     return starts or ["."]
 
 
-__all__ = ["COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]
+__all__ = ["CONTAINER_PROGRAMS", "container_mounts", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]
