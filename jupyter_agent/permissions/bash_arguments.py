@@ -72,6 +72,12 @@ def protected_arguments(
     read_deny = scope is not None and bool(scope.read_deny)
     guarded = scope if read_deny or edit else None
     writer = info.innermost[0].literal in WRITING_PROGRAMS  # its operands name what it writes
+    if read_deny and info.innermost[0].literal == "curl":
+        globbed = curl_globbed_file(info.innermost)
+        if globbed is not None:
+            v.sticky.append(f"{info.text} names {globbed}, which curl expands itself ({{a,b}}, [a-z]) into "
+                            f"names a Read deny rule may cover")
+            return
     for word in info.innermost[1:]:
         if word.static and word.glob and not word.text.startswith("-"):
             for cwd in cwds:
@@ -95,9 +101,9 @@ def protected_arguments(
         named: Iterable[str]
         if value[0] == "-":
             named = option_values(value, None)
-            if "@" in value or "<" in value:  # -Ff=@.env;type=x, --form=f=<.env: a form field's files
+            if "@" in value or "<" in value or "://" in value:  # -Ff=@.env;type=x, --x=file://.env
                 named = [*named, *embedded_paths(value[2:] if value[1] != "-" else value.partition("=")[2])]
-        elif "=" in value or "@" in value:
+        elif "=" in value or "@" in value or "://" in value:
             named = embedded_paths(value)
         else:
             named = (value,)
@@ -202,6 +208,22 @@ def _mentioned_unexpanded(name: str, line: str) -> bool:
             continue
         return True
     return False
+
+
+def curl_globbed_file(words: tuple[Word, ...]) -> str | None:
+    """A local file curl names by its own globbing (``-T '.e[m-o]v'``, ``file:///x/{.env,a}``):
+    curl expands ``{…}`` and ``[…]`` in URLs and in ``-T`` files (unless ``-g``), after the shell."""
+    upload = False
+    for word in words[1:]:
+        text = word.text
+        if upload or text.lower().startswith("file:"):
+            if "{" in text or "[" in text:
+                return text
+        upload = text in ("-T", "--upload-file") or (
+            text[:1] == "-" and text[1:2] != "-" and text.endswith("T") and "T" not in text[1:-1])
+        if text[:2] == "-T" and len(text) > 2 and ("{" in text or "[" in text):
+            return text[2:]
+    return None
 
 
 def tilde_path(word: Word) -> str | None:

@@ -19,7 +19,8 @@ MAX_GLOB_MATCHES = 200
 
 def embedded_paths(value: str) -> list[str]:
     """``value`` and the paths it may carry: after ``=`` (``if=.env``, ``f=@.env``, ``f=<.env``)
-    and after the last ``@`` (``@.env``, ``name@.env``).  A form field's files are read as curl
+    and after the last ``@`` (``@.env``, ``name@.env``) or ``file://``/``fileb://``
+    (``--secret-string file://.env``).  A form field's files are read as curl
     and httpie read them: ``f=@.env;type=text/plain`` and ``f=@".env"`` name ``.env``, and
     ``f=@a.txt,.env`` names both (``field_files``)."""
     paths = [value]
@@ -30,6 +31,12 @@ def embedded_paths(value: str) -> list[str]:
             paths.extend(field_files(tail[1:]))
     if "@" in value:
         paths.extend(field_files(value.rsplit("@", 1)[1]))
+    if "://" in value:  # the AWS CLI reads a parameter from file://PATH or fileb://PATH (PATH as written)
+        lowered = value.lower()
+        for prefix in ("file://", "fileb://"):
+            at = lowered.find(prefix)
+            if at == 0 or at > 0 and value[at - 1] == "=":  # a word or an option's value, not inside a URL
+                paths.append(value[at + len(prefix):])
     return [p for p in dict.fromkeys(paths) if p]
 
 
