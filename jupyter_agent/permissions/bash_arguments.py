@@ -14,7 +14,7 @@ from ..core.context import ToolUseContext
 from .bash_analysis import CommandInfo
 from .bash_awk import AWKS, awk_program
 from .bash_commands import DEV_SINKS
-from .bash_copies import copied_sources
+from .bash_copies import copied_sources, listed_sources
 from .bash_option_writes import NEW_NAME
 from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
@@ -234,7 +234,12 @@ def tilde_path(word: Word) -> str | None:
 
 def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
     """``tar cf - .`` reads every file below ``.``: a Read deny rule there makes it ask, in
-    every mode and under a rule that allows the program (``bash_copies.py``)."""
+    every mode and under a rule that allows the program (``bash_copies.py``); so do the names
+    it takes from a list or standard input (``tar czf - -T -``)."""
+    listed = listed_sources(info.innermost)
+    if listed is not None:
+        v.sticky.append(f"{info.text}: {listed}, where a Read deny rule may apply")
+        return
     for source in copied_sources(info.innermost):
         for cwd in cwds:
             resolved = resolved_once(source, cwd, v)

@@ -23,7 +23,7 @@ _ARCHIVERS_7Z = frozenset({"7z", "7za", "7zz"})
 _TAR_CREATE_LONG = ("--create", "--append", "--update", "--concatenate", "--catenate")
 _FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 CONTAINER_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
-COPYING_PROGRAMS = _LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | {"tar", "zip", "find"}
+COPYING_PROGRAMS = _LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | {"tar", "zip", "find", "cpio"}
 # options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
 # and for builds --secret id=x,src=FILE, --ssh default=KEY, --build-context name=DIR
 _MOUNT_OPTIONS = {"-v": "volume", "--volume": "volume", "--mount": "csv", "--secret": "csv",
@@ -105,6 +105,36 @@ def _mount_sources(kind: str, value: str) -> list[str | None]:
     return sources
 
 
+def listed_sources(words: Sequence[Word]) -> str | None:
+    """Where an archiver takes the names of the files it reads from, when no argument spells
+    them: ``tar c -T LIST`` / ``--files-from``, ``zip -@`` / ``--names-stdin``, ``7z a x @LIST``
+    (or ``-i@LIST``), ``cpio -o`` / ``-p`` (always standard input).  ``find . -name '.e*' | tar
+    czf - -T -`` archives ``.env`` to standard output."""
+    program = words[0].literal if words else None
+    args = [w.text for w in words[1:]]
+    if program == "tar":
+        if not tar_creates(args):
+            return None
+        for i, arg in enumerate(args):
+            key = arg.partition("=")[0]
+            if key.startswith("--"):
+                if len(key) > len("--file") and "--files-from".startswith(key):
+                    return "tar --files-from reads the files a list names"
+            elif (arg.startswith("-") or i == 0) and "T" in arg:
+                return "tar -T reads the files a list names"
+    elif program == "zip":
+        if any(a == "-@" or a == "--names-stdin" or (a[:1] == "-" and a[1:2] != "-" and "@" in a) for a in args):
+            return "zip -@ reads the files standard input names"
+    elif program in _ARCHIVERS_7Z:
+        if any(a.startswith("@") or (a.startswith("-i") and "@" in a) for a in args):
+            return f"{program} @LIST reads the files a list names"
+    elif program == "cpio":
+        for arg in args:
+            if arg in ("--create", "--pass-through") or (arg[:1] == "-" and arg[1:2] != "-" and set(arg[1:]) & {"o", "p"}):
+                return "cpio -o/-p reads the files standard input names"
+    return None
+
+
 def tar_creates(args: Sequence[str]) -> bool:
     """``tar c…``/``-c``/``--create`` (or append, update): it reads its operands."""
     for i, arg in enumerate(args):
@@ -130,4 +160,4 @@ def find_starts(args: Sequence[str]) -> list[str]:
     return starts or ["."]
 
 
-__all__ = ["CONTAINER_PROGRAMS", "container_mounts", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]
+__all__ = ["CONTAINER_PROGRAMS", "container_mounts", "listed_sources", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]

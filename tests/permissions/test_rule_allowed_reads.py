@@ -28,6 +28,12 @@ ROWS = [
     ("Bash(tar:*)", "tar cf ../x.tar .", "ask", True),
     ("Bash(tar:*)", "tar -C . -cf - .", "ask", True),
     ("Bash(tar:*)", "tar cf - src", "allow", True),
+    # names from a list or standard input: no argument spells .env
+    ("Bash(tar:*)", "find . -name '.e*' | tar cf - -T -", "ask", True),
+    ("Bash(tar:*)", "find . -name '.e*' > list.txt; tar --files-from=list.txt -cf -", "ask", False),
+    ("Bash(zip:*)", "find . -name '.e*' | zip -q -0 - -@", "ask", True),  # -0: stored, so the text shows
+    ("Bash(cpio:*)", "find . -name '.e*' | cpio -o", "ask", False),  # (cpio is not installed here)
+    ("Bash(7z:*)", "7z a x.7z @list.txt", "ask", False),
     ("Bash(cp:*)", "cp -r . ../copy", "ask", True),
     ("Bash(cp:*)", "cp -rt ../ .", "ask", True),
     ("Bash(cp:*)", "cp .e* ../stolen", "ask", True),
