@@ -216,9 +216,8 @@ def curl_globbed_file(words: tuple[Word, ...]) -> str | None:
     upload = False
     for word in words[1:]:
         text = word.text
-        if upload or text.lower().startswith("file:"):
-            if "{" in text or "[" in text:
-                return text
+        if (upload or text.lower().startswith("file:")) and ("{" in text or "[" in text):
+            return text
         upload = text in ("-T", "--upload-file") or (
             text[:1] == "-" and text[1:2] != "-" and text.endswith("T") and "T" not in text[1:-1])
         if text[:2] == "-T" and len(text) > 2 and ("{" in text or "[" in text):

@@ -1,7 +1,8 @@
 """What a git command would run or write that its command line does not show, checked for
 every git command whatever rule or mode allows it: a repository planted as plain files
-(``git_discovery``), a setting that names a program (``git_config``), and the files a patch
-names (``git_writes``).  Each adds a sticky ask (or a deny, for an Edit-denied patch target).
+(``git_discovery``), a setting that names a program (``git_config``), the files a patch
+names (``git_writes``), and protected files it would overwrite or delete (``git_worktree``).
+Each adds a sticky ask (or a deny, for an Edit-denied patch target).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .compiled import PathScope
 from .filesystem import EDIT_RULES
 from .git_config import program_setting
 from .git_discovery import planted_repository
+from .git_worktree import worktree_problem
 from .git_writes import data_writes
 from .paths import protected_reason_of
 
@@ -25,6 +27,11 @@ def git_guards(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Ve
     if setting is not None:
         v.sticky.append(setting)
     _patch_check(words, cwds, scope, v)
+    for cwd in cwds:
+        problem = worktree_problem(words, cwd)
+        if problem is not None:
+            v.sticky.append(problem)
+            return
 
 
 def _planted_check(words: tuple[Word, ...], cwds: list[str], roots: tuple[str, ...], v: Verdict) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat
 import struct
+from collections.abc import Callable
 from functools import lru_cache
 
 _STAT_BYTES = 40  # ctime, mtime (seconds + nanoseconds), dev, ino, mode, uid, gid, size
@@ -86,7 +87,35 @@ def parse_index(data: bytes, oid_size: int = 20) -> tuple[str, ...] | None:
         return None
 
 
-def _parse(data: bytes, oid_size: int) -> tuple[str, ...] | None:
+Stamp = tuple[int, int, int]  # what the index recorded of a file: mtime seconds, nanoseconds, size
+
+
+def tracked_stamps(repo: str, wanted: Callable[[str], bool]) -> tuple[dict[str, Stamp], int] | None:
+    """For the tracked paths ``wanted`` accepts, the stat data the index recorded (git's own
+    test for "changed since it was staged"), and the index file's mtime in nanoseconds (a file
+    changed in the same instant may look unchanged: the caller treats that as changed).
+    ``({}, 0)`` without an index; None when it cannot be read."""
+    index = os.path.join(repo, "index")
+    try:
+        with open(index, "rb") as f:
+            data = f.read()
+        mtime = os.stat(index).st_mtime_ns
+    except FileNotFoundError:
+        return {}, 0
+    except OSError:
+        return None
+    found: dict[str, Stamp] = {}
+    try:
+        if _parse(data, _oid_size(repo), wanted, found) is None:
+            return None
+    except (ValueError, struct.error, IndexError):
+        return None
+    return found, mtime
+
+
+def _parse(
+    data: bytes, oid_size: int, wanted: Callable[[str], bool] | None = None, stamps: dict[str, Stamp] | None = None,
+) -> tuple[str, ...] | None:
     if data[:4] != b"DIRC":
         return None
     version, count = struct.unpack_from(">II", data, 4)
@@ -114,7 +143,12 @@ def _parse(data: bytes, oid_size: int) -> tuple[str, ...] | None:
             name = data[pos:end]
             pos = start + ((end - start) // 8 + 1) * 8  # 1 to 8 NULs pad the entry
         previous = name
-        paths.append(name.decode("utf-8", "surrogateescape"))
+        path = name.decode("utf-8", "surrogateescape")
+        paths.append(path)
+        if wanted is not None and stamps is not None and wanted(path):
+            seconds, nanoseconds = struct.unpack_from(">II", data, start + 8)
+            (size,) = struct.unpack_from(">I", data, start + 36)
+            stamps[path] = (seconds, nanoseconds, size)
     if pos > len(data) or _has_unsupported_extension(data, pos, len(data) - oid_size):
         return None
     return tuple(paths)

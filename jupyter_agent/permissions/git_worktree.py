@@ -1,0 +1,318 @@
+"""git commands that overwrite or delete working-tree files no argument names.
+
+``git reset --hard``, ``git checkout .``, ``git restore .``, ``git stash`` and ``git checkout -f``
+throw away local changes — to ``.claude/settings.json`` too, where you may just have added a
+deny rule — and ``git clean -fdx`` or ``git stash -u`` delete untracked files such as
+``.claude/settings.local.json`` (where *Always allow* and the card's choices are saved).  A rule
+such as ``Bash(git:*)`` allows git, not undoing your settings by proxy, and bypassPermissions
+still asks before protected paths change.  So, whatever rule or mode allows the command:
+
+- discarding changes asks when a protected path it covers (``.claude/``, ``.vscode/``,
+  ``.mcp.json``, ``.pre-commit-config.yaml`` … anywhere in the tree) differs from what the index
+  recorded — missing, another size or time (git's own test; a file changed in the same instant
+  as the index counts as changed) — and always for one not tracked when untracked files go too;
+- going back to another revision (``git reset --hard HEAD~1``, ``git checkout v1 -- .``,
+  ``git restore --source=v1 .``) asks when a protected path it covers is tracked: its content
+  may be older;
+- ``git clean`` (not ``-n``) asks when it may remove a protected path that is not tracked.
+
+Switching branches, merging and pulling are left to git: it refuses to overwrite local changes.
+An index this reader cannot read asks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from .bash_git import git_folder, top_level
+from .bash_words import Word
+from .git_index import git_dir, tracked_paths, tracked_stamps
+from .git_words import git_global_options
+from .paths import PROTECTED_DIRS, PROTECTED_FILES
+
+_HEAD = frozenset({"HEAD", "@"})
+
+
+def protected_name(path: str) -> bool:
+    """Does the tracked path ``path`` (``/``-separated) lie in or name a protected folder or file?"""
+    parts = path.lower().split("/")
+    return parts[-1] in PROTECTED_FILES or any(part in PROTECTED_DIRS for part in parts)
+
+
+class _Effect:
+    """What a git command does to the working tree: which pathspecs (None: all of it), and
+    whether it discards local changes, goes to another revision, or removes untracked files."""
+
+    __slots__ = ("discards", "history", "pathspecs", "untracked")
+
+    def __init__(self) -> None:
+        self.discards = False
+        self.history = False
+        self.untracked = False
+        self.pathspecs: list[str] | None = None
+
+
+def worktree_effect(words: Sequence[Word], cwd: str) -> _Effect | str | None:
+    """What ``git …`` would do to tracked or untracked files; a reason to ask when that cannot be
+    told (a word only known at run time); None when it leaves the working tree alone."""
+    _options, i = git_global_options(words)
+    if i >= len(words):
+        return None
+    sub = words[i].literal
+    args = list(words[i + 1:])
+    if sub not in _SUBCOMMANDS:
+        return None
+    if any(w.literal is None for w in args):
+        return f"git {sub} has a word only known at run time, so the files it overwrites are unknown"
+    texts = [w.literal or "" for w in args]
+    return _SUBCOMMANDS[sub](texts, cwd)
+
+
+def _split(texts: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """``(options, operands before --, operands after --)``."""
+    options: list[str] = []
+    before: list[str] = []
+    after: list[str] = []
+    dashed = False
+    for text in texts:
+        if dashed:
+            after.append(text)
+        elif text == "--":
+            dashed = True
+        elif text[:1] == "-" and text != "-":
+            options.append(text)
+        else:
+            before.append(text)
+    return options, before, after
+
+
+def _has(options: list[str], *names: str, letters: str = "") -> bool:
+    for option in options:
+        if option.partition("=")[0] in names:
+            return True
+        if letters and option[:2] != "--" and any(c in option[1:] for c in letters):
+            return True
+    return False
+
+
+def _reset(texts: list[str], cwd: str) -> _Effect | None:
+    options, before, after = _split(texts)
+    if not _has(options, "--hard", "--merge", "--keep"):
+        return None  # the index and HEAD only
+    effect = _Effect()
+    effect.discards = True
+    effect.history = bool(before) and before[0] not in _HEAD
+    if after or before[1:]:
+        effect.pathspecs = after or before[1:]
+    return effect
+
+
+def _checkout(texts: list[str], cwd: str) -> _Effect | None:
+    options, before, after = _split(texts)
+    force = _has(options, "--force", letters="f")
+    if _has(options, "--orphan", letters="bB") and not force:
+        return None  # a new branch from here
+    effect = _Effect()
+    effect.discards = True
+    if after or len(before) > 1:  # checkout [REV] -- PATHS, checkout REV PATHS
+        revision = before[0] if before and (after or len(before) > 1) else None
+        effect.history = revision is not None and revision not in _HEAD
+        effect.pathspecs = after or before[1:]
+        return effect
+    if before and (before[0] == "." or os.path.lexists(os.path.join(cwd, before[0]))):
+        effect.pathspecs = before  # checkout PATH: from the index
+        return effect
+    if force:  # checkout -f [BRANCH]: discards every local change
+        effect.history = bool(before) and before[0] not in _HEAD
+        return effect
+    return None  # a branch switch: git refuses to overwrite local changes
+
+
+def _switch(texts: list[str], cwd: str) -> _Effect | None:
+    options, before, _after = _split(texts)
+    if not _has(options, "--force", "--discard-changes", letters="f"):
+        return None
+    effect = _Effect()
+    effect.discards = True
+    effect.history = bool(before)
+    return effect
+
+
+def _restore(texts: list[str], cwd: str) -> _Effect | None:
+    options, before, after = _split(texts)
+    if _has(options, "--staged", letters="S") and not _has(options, "--worktree", letters="W"):
+        return None  # the index only
+    effect = _Effect()
+    effect.discards = True
+    source = [o for o in options if o.startswith(("--source", "-s"))]
+    effect.history = bool(source) and not any(o.endswith(("=HEAD", "=@")) or o in ("-sHEAD", "-s@") for o in source)
+    if "-s" in options or "--source" in options:  # the value is the next word
+        effect.history = True
+        before = before[1:]
+    effect.pathspecs = (before + after) or None
+    return effect
+
+
+def _stash(texts: list[str], cwd: str) -> _Effect | None:
+    action = texts[0] if texts and texts[0][:1] != "-" else "push"
+    if action not in ("push", "save"):
+        return None  # pop/apply refuse to overwrite local changes; list/show/drop touch nothing
+    rest = texts[1:] if texts and texts[0] == action else texts
+    options, before, after = _split(rest)
+    effect = _Effect()
+    effect.discards = True
+    effect.untracked = _has(options, "--include-untracked", "--all", letters="ua")
+    if action == "push" and (after or before):
+        effect.pathspecs = after or before
+    return effect
+
+
+def _clean(texts: list[str], cwd: str) -> _Effect | None:
+    options, before, after = _split(texts)
+    if _has(options, "--dry-run", letters="n"):
+        return None
+    effect = _Effect()
+    effect.untracked = True
+    effect.pathspecs = (before + after) or None
+    return effect
+
+
+def _read_tree(texts: list[str], cwd: str) -> _Effect | None:
+    options, before, _after = _split(texts)
+    if "-u" not in options:
+        return None
+    effect = _Effect()
+    effect.discards = True
+    effect.history = any(b not in _HEAD for b in before)
+    return effect
+
+
+def _checkout_index(texts: list[str], cwd: str) -> _Effect | None:
+    options, before, after = _split(texts)
+    if not _has(options, "--force", letters="f"):
+        return None  # it leaves files that exist alone
+    effect = _Effect()
+    effect.discards = True
+    effect.pathspecs = None if _has(options, "--all", letters="a") or "--stdin" in options else (before + after)
+    return effect
+
+
+_SUBCOMMANDS = {
+    "reset": _reset, "checkout": _checkout, "switch": _switch, "restore": _restore, "stash": _stash,
+    "clean": _clean, "read-tree": _read_tree, "checkout-index": _checkout_index,
+}
+
+
+def worktree_problem(words: Sequence[Word], cwd: str) -> str | None:
+    """Why ``git …`` run in the real folder ``cwd`` must ask: it would overwrite or delete a
+    protected path (see the module docstring); None when it would not."""
+    folder = git_folder(words, cwd)[0]
+    if folder is None:
+        return None  # (git -C with a folder only known at run time asks already)
+    effect = worktree_effect(words, folder)
+    if effect is None or isinstance(effect, str):
+        return effect
+    top = top_level(folder)
+    repo = git_dir(top)
+    if repo is None:
+        return None  # not a repository: git fails
+    prefix = os.path.relpath(folder, top).replace(os.sep, "/")
+    prefix = "" if prefix == "." else prefix + "/"
+    scopes = None if effect.pathspecs is None else [_in_repo(prefix, p) for p in effect.pathspecs]
+    if scopes is not None and None in scopes:
+        scopes = None  # a pattern or a path outside: all of it
+    covered = _covered(scopes, prefix if effect.pathspecs is None and _limited_to_cwd(words) else "")
+    if effect.discards or effect.history:
+        if effect.history:
+            paths = tracked_paths(repo)
+            if paths is None:
+                return "git's index cannot be read, so whether this overwrites a protected path is unknown"
+            hit = next((p for p in paths if protected_name(p) and covered(p)), None)
+            if hit is not None:
+                return (f"it checks out another revision's {hit}, a protected path, over the one here "
+                        f"(it may be older, and local changes to it are lost)")
+        stamps = tracked_stamps(repo, lambda p: protected_name(p) and covered(p))
+        if stamps is None:
+            return "git's index cannot be read, so whether this overwrites a protected path is unknown"
+        entries, index_time = stamps
+        for path, stamp in entries.items():
+            if _changed(os.path.join(top, path), stamp, index_time):
+                return f"it throws away the changes to {path}, a protected path"
+    if effect.untracked:
+        hit = _untracked_protected(top, repo, covered)
+        if hit is not None:
+            return f"it removes {hit}, a protected path git does not track"
+    return None
+
+
+def _limited_to_cwd(words: Sequence[Word]) -> bool:
+    """git clean works below the current folder (not the whole tree) without pathspecs."""
+    _options, i = git_global_options(words)
+    return i < len(words) and words[i].literal == "clean"
+
+
+def _in_repo(prefix: str, pathspec: str) -> str | None:
+    """A plain pathspec as a path from the top (``""``: the whole tree); None for magic, a
+    pattern or a path leading out."""
+    if pathspec[:1] == ":" or any(c in pathspec for c in "*?[\\"):
+        return None
+    joined = os.path.normpath(prefix + pathspec).replace(os.sep, "/")
+    if joined == ".":
+        return ""
+    if joined.startswith("../") or joined == ".." or joined.startswith("/"):
+        return None
+    return joined
+
+
+def _covered(scopes: list[str | None] | None, below: str):  # type: ignore[no-untyped-def]
+    def covered(path: str) -> bool:
+        if below and not path.startswith(below):
+            return False
+        if scopes is None:
+            return True
+        return any(s == "" or path == s or path.startswith(s.rstrip("/") + "/") for s in scopes)  # type: ignore[union-attr]
+
+    return covered
+
+
+def _changed(path: str, stamp: tuple[int, int, int], index_time: int) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return True  # gone: it would be written back
+    seconds, nanoseconds, size = stamp
+    if (st.st_size & 0xFFFFFFFF) != size or st.st_mtime_ns // 10**9 != seconds:
+        return True
+    if st.st_mtime_ns % 10**9 != nanoseconds:
+        return True
+    return st.st_mtime_ns >= index_time  # racily clean: git would compare contents
+
+
+def _untracked_protected(top: str, repo: str, covered) -> str | None:  # type: ignore[no-untyped-def]
+    """A protected file or folder in the tree that is not (wholly) tracked, if there is one in
+    reach: the top's entries and, inside protected folders, their files (bounded)."""
+    paths = tracked_paths(repo)
+    if paths is None:
+        return "a file git's index may not list (it cannot be read)"
+    tracked = set(paths)
+    seen = 0
+    for folder, dirs, files in os.walk(top):
+        rel = os.path.relpath(folder, top).replace(os.sep, "/")
+        rel = "" if rel == "." else rel + "/"
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            path = rel + name
+            seen += 1
+            if protected_name(path) and covered(path) and path not in tracked:
+                return path
+        for name in dirs:
+            path = rel + name
+            if name.lower() in PROTECTED_DIRS and covered(path) and not any(t.startswith(path + "/") for t in tracked):
+                return path + "/"
+        if seen > 20000:
+            return "a file among more than 20,000 (not all were looked at)"
+    return None
+
+
+__all__ = ["protected_name", "worktree_effect", "worktree_problem"]

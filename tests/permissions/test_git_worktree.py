@@ -1,0 +1,149 @@
+"""git commands that overwrite or delete protected files no argument names (``git_worktree.py``).
+
+With ``Bash(git:*)`` — and in bypassPermissions — ``git reset --hard``, ``git checkout .``,
+``git stash`` and ``git restore .`` ran and threw away a deny rule just added to a tracked
+``.claude/settings.json``; ``git clean -fdx`` deleted ``.claude/settings.local.json``; and
+``git reset --hard HEAD~1`` put back an older settings file.  Each row is decided, then run by
+real git in a fresh copy of the repository: what asks must really change a protected file, and
+what runs must leave them alone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from jupyter_agent.permissions.git_index import parse_index, tracked_stamps
+from jupyter_agent.permissions.git_worktree import protected_name
+from tests.permissions.conftest import verdict_name
+from tests.permissions.test_git_tracked import GIT, git, git_env
+from tests.permissions.tools import decide_bash, make_ctx
+
+pytestmark = pytest.mark.skipif(GIT is None, reason="needs git")
+
+OLD = '{"permissions": {}}\n'
+COMMITTED = '{"permissions": {"deny": ["Bash(curl:*)"]}}\n'
+EDITED = '{"permissions": {"deny": ["Bash(curl:*)", "Bash(rm:*)"]}}\n'
+PROTECTED = (".claude/settings.json", ".claude/settings.local.json", ".vscode/settings.json")
+
+
+def _repo(root: Path) -> Path:
+    project = root / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".vscode").mkdir()
+    (project / "src").mkdir()
+    git(project, "init", "-q", "-b", "main")
+    (project / ".gitignore").write_text(".claude/settings.local.json\n")
+    (project / ".claude" / "settings.json").write_text(OLD)
+    (project / ".vscode" / "settings.json").write_text("{}\n")
+    (project / "src" / "app.py").write_text("print(1)\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "one")
+    (project / ".claude" / "settings.json").write_text(COMMITTED)
+    (project / "src" / "app.py").write_text("print(2)\n")
+    past = 1_700_000_000  # well before the index is written: no racily clean entry
+    for path in project.rglob("*"):
+        if ".git" not in path.parts:
+            os.utime(path, (past, past))
+    git(project, "commit", "-q", "-am", "two")
+    return project
+
+
+def _dirty(project: Path) -> None:
+    (project / ".claude" / "settings.json").write_text(EDITED)
+    (project / ".claude" / "settings.local.json").write_text('{"permissions": {"allow": ["Bash(ls:*)"]}}\n')
+
+
+def _protected_state(project: Path) -> dict[str, str | None]:
+    return {p: (project / p).read_text() if (project / p).exists() else None for p in PROTECTED}
+
+
+# (command, asks when the settings were just edited, asks in a clean tree)
+ROWS = [
+    ("git reset --hard", True, False),
+    ("git checkout .", True, False),
+    ("git checkout -- .claude", True, True),  # names the folder itself: asks as before
+    ("git restore .", True, False),
+    ("git restore --staged --worktree .", True, False),
+    ("git stash", True, False),
+    ("git stash push -u", True, False),  # and the untracked settings.local.json
+    ("git checkout -f", True, False),
+    ("git read-tree -u --reset HEAD", True, False),
+    ("git checkout-index -a -f", True, False),
+    ("git clean -fdx", True, False),
+    ("git reset --hard HEAD~1", True, True),  # an older settings.json
+    ("git checkout HEAD~1 -- .", True, True),
+    ("git restore --source=HEAD~1 .", True, True),
+    ("git restore --staged .", False, False),  # the index only
+    ("git reset --soft HEAD~1", False, False),
+    ("git checkout HEAD~1 -- src", False, False),
+    ("git restore src/app.py", False, False),
+    ("git clean -n -dx", False, False),
+    ("git stash list", False, False),
+    ("git status", False, False),
+]
+
+
+@pytest.mark.parametrize(("command", "dirty_asks", "clean_asks"), ROWS)
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+async def test_protected_files_in_the_working_tree(tmp_path, command, dirty_asks, clean_asks, mode):
+    project = _repo(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode=mode)
+    assert (verdict_name(await decide_bash(ctx, command)) == "ask") is clean_asks, ("clean", command)
+    _dirty(project)
+    assert (verdict_name(await decide_bash(ctx, command)) == "ask") is dirty_asks, ("dirty", command)
+
+
+@pytest.mark.parametrize(("command", "dirty_asks", "clean_asks"), [r for r in ROWS if r[1]])
+def test_what_asks_really_changes_a_protected_file(tmp_path, command, dirty_asks, clean_asks):
+    project = _repo(tmp_path)
+    _dirty(project)
+    before = _protected_state(project)
+    subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert _protected_state(project) != before, command
+
+
+@pytest.mark.parametrize("command", [r[0] for r in ROWS if not r[2]])
+def test_what_runs_in_a_clean_tree_leaves_protected_files_alone(tmp_path, command):
+    project = _repo(tmp_path)
+    (project / ".claude" / "settings.local.json").unlink(missing_ok=True)
+    before = _protected_state(project)
+    subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert _protected_state(project) == before, command
+
+
+async def test_an_untracked_protected_folder_asks_for_clean(tmp_path):
+    project = _repo(tmp_path)
+    (project / ".idea").mkdir()
+    (project / ".idea" / "workspace.xml").write_text("<x/>")
+    ctx = make_ctx(project, allow=("Bash(git:*)",))
+    assert verdict_name(await decide_bash(ctx, "git clean -fd")) == "ask"
+    assert verdict_name(await decide_bash(ctx, "git clean -fd src")) == "allow"  # only below src
+
+
+async def test_a_racily_clean_file_counts_as_changed(tmp_path):
+    """A file whose recorded time is no earlier than the index file's own may have changed in
+    the same instant without git seeing it (git then compares contents): asking."""
+    project = _repo(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",))
+    assert verdict_name(await decide_bash(ctx, "git reset --hard")) == "allow"
+    entries, _ = tracked_stamps(str(project / ".git"), protected_name)  # type: ignore[misc]
+    seconds, nanoseconds, _size = entries[".claude/settings.json"]
+    recorded = seconds * 10**9 + nanoseconds
+    os.utime(project / ".git" / "index", ns=(recorded, recorded))
+    assert verdict_name(await decide_bash(ctx, "git reset --hard")) == "ask"
+
+
+def test_index_stamps_match_what_git_recorded(tmp_path):
+    project = _repo(tmp_path)
+    entries, index_time = tracked_stamps(str(project / ".git"), lambda p: True)  # type: ignore[misc]
+    assert set(entries) == set(parse_index((project / ".git" / "index").read_bytes()) or ())
+    for path, (seconds, nanoseconds, size) in entries.items():
+        st = (project / path).stat()
+        assert (st.st_mtime_ns, st.st_size) == (seconds * 10**9 + nanoseconds, size)
+        assert st.st_mtime_ns < index_time
+    assert shutil.which("git")
