@@ -118,9 +118,10 @@ def _tokens(source: str) -> tuple[list[tuple[str, str]], bool] | None:
             i = j + 1
             continue
         if c == "/" and not (out and (out[-1][0] in ("name", "num", "str", "re") or out[-1][1] in _OPERAND_END)):
-            j = _regex_end(source, i + 1)
-            if j is None:
+            end = _regex_end(source, i + 1)
+            if end is None:
                 return None
+            j = end
             if j < 0:  # a bracket expression awks may read differently
                 ambiguous, j = True, -j
             out.append(("re", source[i + 1:j]))

@@ -72,14 +72,15 @@ def container_mounts(args: Sequence[Word]) -> list[str | None]:
             following = args[i + 1] if i + 1 < len(args) else None
             if following is None:
                 continue
-            value = following.literal
-            if value is None and following.static and following.text[:1] == "~" and not any(
+            fixed = following.literal
+            if fixed is None and following.static and following.text[:1] == "~" and not any(
                 c in following.text for c in "*?[{"
             ):  # -v ~/.ssh:/k: bash expands the ~ at the start of the word
-                value = os.path.expanduser(following.text)
-            if value is None:
+                fixed = os.path.expanduser(following.text)
+            if fixed is None:
                 found.append(None)
                 continue
+            value = fixed
         elif not word.static or word.glob:
             found.append(None)
             continue

@@ -25,7 +25,7 @@ from .bash_patterns import expanded
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_rules import form_text
-from .bash_runners import PYTHONS
+from .bash_runners import PYTHONS, RUNNER_PROGRAMS
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word, make_word
 from .bash_writes import WRITING_PROGRAMS, written_targets
@@ -35,6 +35,8 @@ from .download_guard import download_guard
 from .filesystem import read_deny_below, read_rule_of, too_broad, write_blocked, write_verdict
 from .git_contents import shows_contents
 from .git_guards import git_guards
+from .implicit_writes import PROGRAMS as IMPLICIT_WRITERS
+from .implicit_writes import implicit_protected_write
 from .patch_guard import patch_guard
 from .paths import BadPath, ResolvedPath, local_path, relative_below, resolve_below
 from .remote_copy_guard import REMOTE_COPY_PROGRAMS, remote_copy_guard
@@ -64,6 +66,8 @@ def path_checks(
                 return
         read_only = info.read_only
         if not read_only.read_only:
+            if program in IMPLICIT_WRITERS or program in RUNNER_PROGRAMS:  # pre-commit install, conda init
+                _implicit_write_check(inner, v)
             if recursive and program == "git" and shows_contents(inner):
                 # allowed by a rule, not read-only (`git -c x=y log -p`, `git archive HEAD`):
                 # what it prints or exports is checked all the same
@@ -199,6 +203,16 @@ def _git_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Ve
             return
         if ask is not None:
             v.sticky.append(ask)
+
+
+def _implicit_write_check(words: tuple[Word, ...], v: Verdict) -> None:
+    """A protected path the program writes though no argument names it (``implicit_writes``),
+    also when a runner runs it (``npx husky init``, ``python -m nbstripout --install``)."""
+    for form in (words, *commands_it_runs(words)):
+        why = implicit_protected_write(form)
+        if why is not None:
+            v.sticky.append(why)
+            return
 
 
 def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:

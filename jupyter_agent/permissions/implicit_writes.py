@@ -1,0 +1,115 @@
+"""Programs that write protected paths though no argument names them.
+
+``pre-commit install`` writes ``.git/hooks/pre-commit``; ``nbstripout --install`` and ``nbdime
+config-git --enable`` set programs in ``.git/config`` that git runs on every diff and commit;
+``conda init`` edits ``~/.bashrc``; ``pip config set``, ``npm config set``, ``conda config
+--set`` rewrite ``~/.config/pip/pip.conf``, ``~/.npmrc``, ``~/.condarc``; ``wandb login`` writes
+``~/.netrc``; ``jupyter server --generate-config`` and ``ipython profile create`` write
+``~/.jupyter`` and ``~/.ipython``, whose start-up files the next kernel runs.  A rule that
+allows the program, and bypassPermissions, allow the program, not a protected path changing
+unseen: each of these asks in every mode.
+
+The table lists a program, the words that must follow it (subcommands), and the options of
+which one must be present (none: always); the form matches after options the program takes
+before its subcommand are skipped only where listed.  Runners are seen through by the caller
+(``npx husky init``, ``python -m nbstripout --install``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .bash_words import Word
+
+# (program, subcommand words, any of these options (empty: none needed), what it writes)
+_TABLE: tuple[tuple[str, tuple[str, ...], frozenset[str], str], ...] = (
+    ("pre-commit", ("install",), frozenset(), ".git/hooks/ (git runs them)"),
+    ("pre-commit", ("uninstall",), frozenset(), ".git/hooks/"),
+    ("pre-commit", ("init-templatedir",), frozenset(), "a hooks template git copies into new repositories"),
+    ("pre-commit", ("autoupdate",), frozenset(), ".pre-commit-config.yaml (the commands it runs)"),
+    ("pre-commit", ("migrate-config",), frozenset(), ".pre-commit-config.yaml (the commands it runs)"),
+    ("lefthook", ("install",), frozenset(), ".git/hooks/ (git runs them)"),
+    ("lefthook", ("add",), frozenset(), ".git/hooks/ (git runs them)"),
+    ("husky", (), frozenset(), ".husky/ and git's core.hooksPath (git runs them)"),
+    ("overcommit", (), frozenset({"--install", "--uninstall"}), ".git/hooks/ (git runs them)"),
+    ("dvc", ("install",), frozenset(), ".git/hooks/ (git runs them)"),
+    ("git-lfs", ("install",), frozenset(), "git's hooks and ~/.gitconfig"),
+    ("git-lfs", ("uninstall",), frozenset(), "git's hooks and ~/.gitconfig"),
+    ("git-lfs", ("update",), frozenset(), ".git/hooks/ (git runs them)"),
+    ("git-secrets", (), frozenset({"--install", "--register-aws", "--add", "--add-provider"}), "git's hooks and settings"),
+    ("nbstripout", (), frozenset({"--install", "--uninstall"}), ".git/config (a filter git runs) and .gitattributes"),
+    ("nbdime", ("config-git",), frozenset({"--enable", "--disable"}), "git's settings (drivers git runs)"),
+    ("git-nbdiffdriver", ("config",), frozenset({"--enable", "--disable"}), "git's settings (a driver git runs)"),
+    ("git-nbmergedriver", ("config",), frozenset({"--enable", "--disable"}), "git's settings (a driver git runs)"),
+    ("git-nbdifftool", ("config",), frozenset({"--enable", "--disable"}), "git's settings (a tool git runs)"),
+    ("git-nbmergetool", ("config",), frozenset({"--enable", "--disable"}), "git's settings (a tool git runs)"),
+    ("conda", ("init",), frozenset(), "your shell's start-up files (~/.bashrc …)"),
+    ("mamba", ("init",), frozenset(), "your shell's start-up files (~/.bashrc …)"),
+    ("micromamba", ("shell", "init"), frozenset(), "your shell's start-up files (~/.bashrc …)"),
+    ("conda", ("config",), frozenset({"--set", "--add", "--append", "--prepend", "--remove", "--remove-key",
+                                      "--write-default"}), "~/.condarc (where packages come from)"),
+    ("mamba", ("config",), frozenset({"--set", "--add", "--append", "--prepend", "--remove", "--remove-key"}),
+     "~/.condarc (where packages come from)"),
+    ("pipx", ("ensurepath",), frozenset(), "your shell's start-up files"),
+    ("uv", ("tool", "update-shell"), frozenset(), "your shell's start-up files"),
+    ("pip", ("config", "set"), frozenset(), "pip's configuration (~/.config/pip, where packages come from)"),
+    ("pip", ("config", "unset"), frozenset(), "pip's configuration (~/.config/pip)"),
+    ("pip", ("config", "edit"), frozenset(), "pip's configuration (~/.config/pip)"),
+    ("pip3", ("config", "set"), frozenset(), "pip's configuration (~/.config/pip, where packages come from)"),
+    ("npm", ("config", "set"), frozenset(), "~/.npmrc (where packages come from, scripts it runs)"),
+    ("npm", ("config", "delete"), frozenset(), "~/.npmrc"),
+    ("npm", ("config", "edit"), frozenset(), "~/.npmrc"),
+    ("npm", ("set",), frozenset(), "~/.npmrc (where packages come from, scripts it runs)"),
+    ("npm", ("login",), frozenset(), "~/.npmrc (a token)"),
+    ("npm", ("adduser",), frozenset(), "~/.npmrc (a token)"),
+    ("yarn", ("config", "set"), frozenset(), "~/.yarnrc (where packages come from)"),
+    ("pnpm", ("config", "set"), frozenset(), "~/.npmrc (where packages come from)"),
+    ("poetry", ("config",), frozenset(), "poetry's configuration (~/.config/pypoetry)"),
+    ("gh", ("auth", "setup-git"), frozenset(), "~/.gitconfig (a credential helper git runs)"),
+    ("gh", ("auth", "login"), frozenset(), "~/.config/gh (a token) and git's settings"),
+    ("gh", ("config", "set"), frozenset(), "~/.config/gh"),
+    ("gh", ("alias", "set"), frozenset(), "~/.config/gh (an alias may run shell code)"),
+    ("aws", ("configure",), frozenset(), "~/.aws (credentials, programs it runs)"),
+    ("gcloud", ("config", "set"), frozenset(), "~/.config/gcloud"),
+    ("gcloud", ("auth", "login"), frozenset(), "~/.config/gcloud (credentials)"),
+    ("docker", ("login",), frozenset(), "~/.docker/config.json (credentials, helpers it runs)"),
+    ("docker", ("context", "use"), frozenset(), "~/.docker/config.json (which daemon it talks to)"),
+    ("kubectl", ("config",), frozenset(), "~/.kube/config (which cluster, programs it runs)"),
+    ("wandb", ("login",), frozenset(), "~/.netrc (a key)"),
+    ("huggingface-cli", ("login",), frozenset(), "a token and git's credential helper"),
+    ("jupyter", ("notebook", "password"), frozenset(), "~/.jupyter (its configuration)"),
+    ("jupyter", ("server", "password"), frozenset(), "~/.jupyter (its configuration)"),
+    ("jupyter", ("notebook",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
+    ("jupyter", ("server",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
+    ("jupyter", ("lab",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
+    ("jupyter", ("nbconvert",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
+    ("ipython", ("profile", "create"), frozenset(), "~/.ipython (start-up files every kernel runs)"),
+    ("ipython", (), frozenset({"--init"}), "~/.ipython (start-up files every kernel runs)"),
+)
+_BY_PROGRAM: dict[str, list[tuple[tuple[str, ...], frozenset[str], str]]] = {}
+for _program, _subs, _options, _what in _TABLE:
+    _BY_PROGRAM.setdefault(_program, []).append((_subs, _options, _what))
+PROGRAMS = frozenset(_BY_PROGRAM) | {"git"}
+
+
+def implicit_protected_write(words: Sequence[Word]) -> str | None:
+    """Why ``words`` (program first, wrappers removed) writes a protected path no argument
+    names, or None."""
+    program = words[0].literal if words else None
+    if program == "git" and len(words) > 1 and words[1].literal == "lfs":  # git lfs install
+        program, words = "git-lfs", words[1:]
+    if program not in _BY_PROGRAM:
+        return None
+    texts = [w.literal for w in words[1:]]
+    plain = [t for t in texts if t is not None and t[:1] != "-"]
+    options = {(t or "").partition("=")[0] for t in texts if t is None or t[:1] == "-"}
+    for subs, needed, what in _BY_PROGRAM[program]:
+        if tuple(plain[:len(subs)]) != subs:
+            continue
+        if needed and not (needed & options) and None not in texts:
+            continue
+        return f"{program} {' '.join(subs)} writes {what}, a protected path".replace("  ", " ")
+    return None
+
+
+__all__ = ["PROGRAMS", "implicit_protected_write"]

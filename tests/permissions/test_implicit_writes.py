@@ -1,0 +1,48 @@
+"""Programs that write protected paths no argument names (``implicit_writes.py``) ask in every
+mode, also under a rule that allows them and when a runner runs them.  (The table follows each
+tool's documentation; none of these tools is installed here to run.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_agent.permissions.bash_words import Word
+from jupyter_agent.permissions.implicit_writes import implicit_protected_write
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+RULES = ("Bash(pre-commit:*)", "Bash(nbstripout:*)", "Bash(nbdime:*)", "Bash(git:*)", "Bash(npx:*)",
+         "Bash(conda:*)", "Bash(pip:*)", "Bash(python:*)", "Bash(jupyter:*)", "Bash(uvx:*)", "Bash(dvc:*)",
+         "Bash(wandb:*)", "Bash(ipython:*)", "Bash(npm:*)", "Bash(gh:*)")
+ASK = [
+    "pre-commit install", "pre-commit install --hook-type pre-push", "pre-commit autoupdate", "nbstripout --install",
+    "nbstripout --install --global", "nbdime config-git --enable", "git lfs install", "npx husky init",
+    "dvc install", "conda init bash", "conda config --set channel_priority strict", "pip config set global.index-url x",
+    "python -m nbstripout --install", "uvx pre-commit install", "jupyter notebook --generate-config",
+    "jupyter server password", "ipython profile create", "wandb login", "npm config set registry x",
+    "gh auth setup-git",
+]
+RUN = [
+    "pre-commit run --all-files", "nbstripout a.ipynb", "nbdime diff a.ipynb b.ipynb", "git lfs pull",
+    "conda config --show", "conda install numpy", "pip config list", "jupyter lab", "dvc repro", "npm config get registry",
+    "gh pr list",
+]
+
+
+@pytest.mark.parametrize("command", ASK)
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+async def test_implicit_protected_writes_ask(world, command, mode):
+    ctx = make_ctx(world.project, allow=RULES, mode=mode)
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", RUN)
+async def test_other_forms_run_under_their_rule(world, command):
+    ctx = make_ctx(world.project, allow=RULES)
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+def test_a_word_known_at_run_time_may_be_the_option():
+    words = [Word("nbstripout"), Word("$OPT", static=False)]
+    assert implicit_protected_write(words) is not None
+    assert implicit_protected_write([Word("nbstripout"), Word("a.ipynb")]) is None
