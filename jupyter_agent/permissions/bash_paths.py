@@ -32,7 +32,7 @@ from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import READ_RULES, PathScope
 from .copy_guard import COPY_PROGRAMS, copy_guard
 from .download_guard import download_guard
-from .filesystem import read_deny_below, read_rule_of, too_broad, write_blocked, write_verdict
+from .filesystem import SYSTEM_INFO, read_deny_below, read_rule_of, too_broad, write_blocked, write_verdict
 from .git_contents import shows_contents
 from .git_guards import git_guards
 from .implicit_writes import PROGRAMS as IMPLICIT_WRITERS
@@ -293,7 +293,7 @@ def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> No
                 reason = f"it reads {path}, outside the working directories"
                 if scope.rules.context.block_outside_reads:
                     v.sticky.append(reason)  # asked in every mode, whatever Read allow rule says
-                elif not _read_allowed(real, scope):  # Read(//usr/share/**) lifts it
+                elif real not in SYSTEM_INFO and not _read_allowed(real, scope):  # Read(//usr/share/**) lifts it
                     v.soft.append(reason)
                     rule = read_rule_for(real)
                     if rule is not None:

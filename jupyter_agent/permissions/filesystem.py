@@ -172,6 +172,19 @@ def path_denial(path: str, real: str, context: ToolUseContext) -> str | None:
     return f"Permission to write {path} has been denied by the rule {rule}."
 
 
+# What the machine is, readable by everyone and holding no secret: reading one outside the
+# working directories needs no question (`cat /proc/meminfo`, `cat /etc/os-release`) unless the
+# settings block outside reads or a Read deny rule covers it.  Exact real paths only: not
+# /proc/self/environ, /proc/<pid>/cmdline or anything else under /proc.
+SYSTEM_INFO = frozenset({
+    "/proc/cpuinfo", "/proc/meminfo", "/proc/loadavg", "/proc/uptime", "/proc/version", "/proc/stat",
+    "/proc/swaps", "/proc/driver/nvidia/version", "/etc/os-release", "/usr/lib/os-release", "/etc/lsb-release",
+    "/etc/debian_version", "/etc/redhat-release", "/etc/alpine-release", "/etc/timezone",
+    "/sys/fs/cgroup/cpu.max", "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current",
+    "/sys/fs/cgroup/memory.high",
+})
+
+
 def check_read_permission(tool: Any, path: str, context: ToolUseContext) -> PermissionResult:
     try:
         resolved = resolve_path(path, context.cwd)
@@ -190,6 +203,8 @@ def check_read_permission(tool: Any, path: str, context: ToolUseContext) -> Perm
         return PermissionAllow(reason=f"rule {allowed}")
     if real_in_working_directories(resolved.real, context):
         return PermissionAllow(reason="inside the working directories")
+    if resolved.real in SYSTEM_INFO:
+        return PermissionAllow(reason="what the machine is (readable by everyone, no secret)")
     folder = os.path.dirname(resolved.real) or "/"
     return PermissionAsk(
         f"{_name(tool)} wants to read {path}, outside the working directories.",
