@@ -28,7 +28,7 @@ def git_guards(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Ve
         v.sticky.append(setting)
     _patch_check(words, cwds, scope, v)
     for cwd in cwds:
-        problem = worktree_problem(words, cwd)
+        problem = worktree_problem(words, cwd, scope)
         if problem is not None:
             v.sticky.append(problem)
             return

@@ -16,6 +16,9 @@ still asks before protected paths change.  So, whatever rule or mode allows the 
   may be older;
 - ``git clean`` (not ``-n``) asks when it may remove a protected path that is not tracked.
 
+Files an ``Edit`` deny or ask rule covers count as protected for the first two (``git checkout .``
+would undo the changes in ``locked/`` under ``Edit(./locked/**)``).
+
 Switching branches, merging and pulling are left to git: it refuses to overwrite local changes.
 An index this reader cannot read asks.
 """
@@ -27,6 +30,7 @@ from collections.abc import Sequence
 
 from .bash_git import git_folder, top_level
 from .bash_words import Word
+from .compiled import PathScope, first_match
 from .git_index import git_dir, tracked_paths, tracked_stamps
 from .git_words import git_global_options
 from .paths import PROTECTED_DIRS, PROTECTED_FILES
@@ -204,9 +208,10 @@ _SUBCOMMANDS = {
 }
 
 
-def worktree_problem(words: Sequence[Word], cwd: str) -> str | None:
+def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = None) -> str | None:
     """Why ``git …`` run in the real folder ``cwd`` must ask: it would overwrite or delete a
-    protected path (see the module docstring); None when it would not."""
+    protected path, or a file an ``Edit`` deny or ask rule covers (``scope``'s; see the module
+    docstring); None when it would not."""
     folder = git_folder(words, cwd)[0]
     if folder is None:
         return None  # (git -C with a folder only known at run time asks already)
@@ -223,22 +228,36 @@ def worktree_problem(words: Sequence[Word], cwd: str) -> str | None:
     if scopes is not None and None in scopes:
         scopes = None  # a pattern or a path outside: all of it
     covered = _covered(scopes, prefix if effect.pathspecs is None and _limited_to_cwd(words) else "")
+    edit = scope.edit_rules if scope is not None else ()
+
+    def guarded(path: str) -> str | None:
+        """Why overwriting the tracked ``path`` matters: protected, or an Edit rule covers it."""
+        if protected_name(path):
+            return "a protected path"
+        if edit:
+            full = os.path.join(top, path)
+            rule = first_match(edit, full, full)
+            if rule is not None:
+                return f"which the rule {rule} covers"
+        return None
+
     if effect.discards or effect.history:
         if effect.history:
             paths = tracked_paths(repo)
             if paths is None:
                 return "git's index cannot be read, so whether this overwrites a protected path is unknown"
-            hit = next((p for p in paths if protected_name(p) and covered(p)), None)
-            if hit is not None:
-                return (f"it checks out another revision's {hit}, a protected path, over the one here "
-                        f"(it may be older, and local changes to it are lost)")
-        stamps = tracked_stamps(repo, lambda p: protected_name(p) and covered(p))
+            for path in paths:
+                why = guarded(path) if covered(path) else None
+                if why is not None:
+                    return (f"it checks out another revision's {path}, {why}, over the one here "
+                            f"(it may be older, and local changes to it are lost)")
+        stamps = tracked_stamps(repo, lambda p: covered(p) and guarded(p) is not None)
         if stamps is None:
             return "git's index cannot be read, so whether this overwrites a protected path is unknown"
         entries, index_time = stamps
         for path, stamp in entries.items():
             if _changed(os.path.join(top, path), stamp, index_time):
-                return f"it throws away the changes to {path}, a protected path"
+                return f"it throws away the changes to {path}, {guarded(path)}"
     if effect.untracked:
         hit = _untracked_protected(top, repo, covered)
         if hit is not None:

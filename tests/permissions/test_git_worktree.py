@@ -147,3 +147,15 @@ def test_index_stamps_match_what_git_recorded(tmp_path):
         assert (st.st_mtime_ns, st.st_size) == (seconds * 10**9 + nanoseconds, size)
         assert st.st_mtime_ns < index_time
     assert shutil.which("git")
+
+
+async def test_files_an_edit_rule_covers_count_too(tmp_path):
+    project = _repo(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), deny=("Edit(./src/**)",))
+    assert verdict_name(await decide_bash(ctx, "git checkout .")) == "allow"  # nothing to throw away
+    assert verdict_name(await decide_bash(ctx, "git checkout HEAD~1 -- .")) == "ask"  # an older src/app.py
+    (project / "src" / "app.py").write_text("print(3)\n")
+    for command in ("git checkout .", "git reset --hard", "git stash"):
+        assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+    other = make_ctx(project, allow=("Bash(git:*)",), deny=("Edit(./docs/**)",))
+    assert verdict_name(await decide_bash(other, "git checkout .")) == "allow"
