@@ -61,15 +61,20 @@ def secret_expansion(text: str) -> str | None:
 
 
 def _ps_environment(words: Sequence[Word]) -> bool:
-    """``ps e``, ``ps auxe``, ``ps eww``: the BSD ``e`` flag prints each process's environment."""
+    """``ps e``, ``ps auxe``, ``ps eww``: the BSD ``e`` flag prints each process's environment;
+    so does macOS's ``ps -E`` (and an ``environ`` column where a ``ps`` has one)."""
     value_next = False
     for word in words[1:]:
         text = word.text
+        if "environ" in text.lower():
+            return True
         if value_next:
             value_next = False
             continue
         if text in _PS_VALUES:
             value_next = True
         elif text[:1] != "-" and text.isalpha() and "e" in text:
+            return True
+        elif text[:1] == "-" and text[1:2] != "-" and "E" in text[1:] and text[1:].isalpha():
             return True
     return False

@@ -32,6 +32,10 @@ ROWS = [
     ("ps auxe", "ask"),
     ("ps eww 1", "ask"),
     ("ps aux", "allow"),
+    ("ps -E", "ask"),  # macOS's ps: each process's environment
+    ("ps -axE", "ask"),
+    ("ps -o pid,environ", "ask"),
+    ("ps -eo pid,comm", "allow"),
     # jq and yq programs can read the environment themselves
     ("jq -n env", "ask"),
     ("jq -n '$ENV.OPENAI_API_KEY'", "ask"),
