@@ -21,7 +21,9 @@ from collections.abc import Sequence
 
 from .bash_words import Word
 
-# (program, subcommand words, any of these options (empty: none needed), what it writes)
+_BARE = "<nothing after the subcommand>"  # `aws configure` alone (it prompts, then writes)
+_SETS = "<two words after the subcommand>"  # `poetry config KEY VALUE` (one word reads it)
+# (program, subcommand words, any of these options or conditions (empty: none needed), what it writes)
 _TABLE: tuple[tuple[str, tuple[str, ...], frozenset[str], str], ...] = (
     ("pre-commit", ("install",), frozenset(), ".git/hooks/ (git runs them)"),
     ("pre-commit", ("uninstall",), frozenset(), ".git/hooks/"),
@@ -64,17 +66,22 @@ _TABLE: tuple[tuple[str, tuple[str, ...], frozenset[str], str], ...] = (
     ("npm", ("adduser",), frozenset(), "~/.npmrc (a token)"),
     ("yarn", ("config", "set"), frozenset(), "~/.yarnrc (where packages come from)"),
     ("pnpm", ("config", "set"), frozenset(), "~/.npmrc (where packages come from)"),
-    ("poetry", ("config",), frozenset(), "poetry's configuration (~/.config/pypoetry)"),
+    ("poetry", ("config",), frozenset({"--unset", _SETS}), "poetry's configuration (~/.config/pypoetry)"),
     ("gh", ("auth", "setup-git"), frozenset(), "~/.gitconfig (a credential helper git runs)"),
     ("gh", ("auth", "login"), frozenset(), "~/.config/gh (a token) and git's settings"),
     ("gh", ("config", "set"), frozenset(), "~/.config/gh"),
     ("gh", ("alias", "set"), frozenset(), "~/.config/gh (an alias may run shell code)"),
-    ("aws", ("configure",), frozenset(), "~/.aws (credentials, programs it runs)"),
+    ("aws", ("configure",), frozenset({_BARE}), "~/.aws (credentials, programs it runs)"),
+    ("aws", ("configure", "set"), frozenset(), "~/.aws (credentials, programs it runs)"),
+    ("aws", ("configure", "import"), frozenset(), "~/.aws (credentials)"),
+    ("aws", ("configure", "sso"), frozenset(), "~/.aws (credentials)"),
     ("gcloud", ("config", "set"), frozenset(), "~/.config/gcloud"),
     ("gcloud", ("auth", "login"), frozenset(), "~/.config/gcloud (credentials)"),
     ("docker", ("login",), frozenset(), "~/.docker/config.json (credentials, helpers it runs)"),
     ("docker", ("context", "use"), frozenset(), "~/.docker/config.json (which daemon it talks to)"),
-    ("kubectl", ("config",), frozenset(), "~/.kube/config (which cluster, programs it runs)"),
+    *(("kubectl", ("config", sub), frozenset(), "~/.kube/config (which cluster, programs it runs)")
+      for sub in ("set", "set-cluster", "set-context", "set-credentials", "use-context", "use", "unset",
+                  "delete-cluster", "delete-context", "delete-user", "rename-context")),
     ("wandb", ("login",), frozenset(), "~/.netrc (a key)"),
     ("huggingface-cli", ("login",), frozenset(), "a token and git's credential helper"),
     ("jupyter", ("notebook", "password"), frozenset(), "~/.jupyter (its configuration)"),
@@ -106,7 +113,9 @@ def implicit_protected_write(words: Sequence[Word]) -> str | None:
     for subs, needed, what in _BY_PROGRAM[program]:
         if tuple(plain[:len(subs)]) != subs:
             continue
-        if needed and not (needed & options) and None not in texts:
+        after = len(plain) - len(subs)
+        met = bool(needed & options) or (_BARE in needed and after == 0) or (_SETS in needed and after >= 2)
+        if needed and not met and None not in texts:
             continue
         return f"{program} {' '.join(subs)} writes {what}, a protected path".replace("  ", " ")
     return None

@@ -13,19 +13,22 @@ from tests.permissions.tools import decide_bash, make_ctx
 
 RULES = ("Bash(pre-commit:*)", "Bash(nbstripout:*)", "Bash(nbdime:*)", "Bash(git:*)", "Bash(npx:*)",
          "Bash(conda:*)", "Bash(pip:*)", "Bash(python:*)", "Bash(jupyter:*)", "Bash(uvx:*)", "Bash(dvc:*)",
-         "Bash(wandb:*)", "Bash(ipython:*)", "Bash(npm:*)", "Bash(gh:*)")
+         "Bash(wandb:*)", "Bash(ipython:*)", "Bash(npm:*)", "Bash(gh:*)", "Bash(aws:*)", "Bash(kubectl:*)",
+         "Bash(poetry:*)")
 ASK = [
     "pre-commit install", "pre-commit install --hook-type pre-push", "pre-commit autoupdate", "nbstripout --install",
     "nbstripout --install --global", "nbdime config-git --enable", "git lfs install", "npx husky init",
     "dvc install", "conda init bash", "conda config --set channel_priority strict", "pip config set global.index-url x",
     "python -m nbstripout --install", "uvx pre-commit install", "jupyter notebook --generate-config",
     "jupyter server password", "ipython profile create", "wandb login", "npm config set registry x",
-    "gh auth setup-git",
+    "gh auth setup-git", "aws configure", "aws configure set region x", "kubectl config use-context prod",
+    "poetry config virtualenvs.in-project true", "poetry config --unset repositories.x",
 ]
 RUN = [
     "pre-commit run --all-files", "nbstripout a.ipynb", "nbdime diff a.ipynb b.ipynb", "git lfs pull",
     "conda config --show", "conda install numpy", "pip config list", "jupyter lab", "dvc repro", "npm config get registry",
-    "gh pr list",
+    "gh pr list", "aws configure get region", "aws configure list", "kubectl config view",
+    "kubectl config get-contexts", "poetry config --list", "poetry config virtualenvs.in-project",
 ]
 
 
