@@ -18,6 +18,8 @@ from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import copy_check, program_write_check, tilde_path, write_link_rule
 from .bash_chdir import CHDIR_PROGRAMS, working_folders
 from .bash_copies import COPYING_PROGRAMS, copied_sources
+from .bash_credentials import PROGRAMS as CREDENTIAL_PROGRAMS
+from .bash_credentials import printed_credential, rule_names
 from .bash_extra_forms import FOUND_PATHS, commands_it_runs, exec_commands, search_part
 from .bash_git import git_read_checks
 from .bash_option_writes import NEW_NAME, writes_by_option
@@ -68,6 +70,11 @@ def path_checks(
         if not read_only.read_only:
             if program in IMPLICIT_WRITERS or program in RUNNER_PROGRAMS:  # pre-commit install, conda init
                 _implicit_write_check(inner, v)
+            printed = printed_credential(inner) if program in CREDENTIAL_PROGRAMS or (
+                program or "").startswith("docker-credential-") else None
+            if printed is not None and not any(rule_names(rule, printed[0]) and pattern.matches(info.text)
+                                               for rule, pattern in scope.rules.bash_allow):
+                v.sticky.append(f"{' '.join(printed[0])} prints {printed[1]} into the conversation")
             if recursive and program == "git" and shows_contents(inner):
                 # allowed by a rule, not read-only (`git -c x=y log -p`, `git archive HEAD`):
                 # what it prints or exports is checked all the same

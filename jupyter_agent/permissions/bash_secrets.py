@@ -73,8 +73,8 @@ def _ps_environment(words: Sequence[Word]) -> bool:
             continue
         if text in _PS_VALUES:
             value_next = True
-        elif text[:1] != "-" and text.isalpha() and "e" in text:
-            return True
-        elif text[:1] == "-" and text[1:2] != "-" and "E" in text[1:] and text[1:].isalpha():
+        elif (text[:1] != "-" and text.isalpha() and "e" in text) or (  # ps e, ps auxe
+            text[:1] == "-" and text[1:2] != "-" and "E" in text[1:] and text[1:].isalpha()  # macOS: ps -E
+        ):
             return True
     return False

@@ -1,0 +1,110 @@
+"""Commands that print a credential: ``gh auth token``, ``git credential fill``, ``gcloud auth
+print-access-token``, ``kubectl config view --raw``, ``security find-generic-password -w`` …
+
+What they print goes into the conversation (and to the model's provider).  A rule such as
+``Bash(gh:*)`` or ``Bash(git:*)`` allows the program, not handing over the keys it keeps: these
+ask in every mode unless an allow rule names the subcommand itself (``Bash(gh auth token)``).
+Reading such files is for ``Read`` deny rules; printing the environment is ``bash_secrets``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .bash_words import Word
+
+_ANY = frozenset[str]()
+_SECRETISH = re.compile(r"secret|token|key|passw|auth|credential", re.IGNORECASE)
+_OPERAND = "<an operand that names a secret>"  # aws configure get aws_secret_access_key
+# (program, subcommand words, any of these options (or _OPERAND) needed (empty: none), what it prints)
+_TABLE: tuple[tuple[str, tuple[str, ...], frozenset[str], str], ...] = (
+    ("gh", ("auth", "token"), _ANY, "a GitHub token"),
+    ("gh", ("auth", "status"), frozenset({"-t", "--show-token"}), "a GitHub token"),
+    ("glab", ("auth", "status"), frozenset({"-t", "--show-token"}), "a GitLab token"),
+    ("glab", ("config", "get"), frozenset({_OPERAND}), "a GitLab token"),
+    ("aws", ("configure", "get"), frozenset({_OPERAND}), "an AWS key"),
+    ("aws", ("configure", "export-credentials"), _ANY, "AWS credentials"),
+    ("aws", ("sts", "get-session-token"), _ANY, "AWS credentials"),
+    ("aws", ("sts", "assume-role"), _ANY, "AWS credentials"),
+    ("aws", ("sts", "get-federation-token"), _ANY, "AWS credentials"),
+    ("aws", ("ecr", "get-login-password"), _ANY, "a registry password"),
+    ("aws", ("codeartifact", "get-authorization-token"), _ANY, "a package registry token"),
+    ("aws", ("secretsmanager", "get-secret-value"), _ANY, "a stored secret"),
+    ("aws", ("ssm", "get-parameter"), frozenset({"--with-decryption"}), "a stored secret"),
+    ("gcloud", ("auth", "print-access-token"), _ANY, "a Google Cloud token"),
+    ("gcloud", ("auth", "print-identity-token"), _ANY, "a Google Cloud token"),
+    ("gcloud", ("auth", "application-default", "print-access-token"), _ANY, "a Google Cloud token"),
+    ("gcloud", ("secrets", "versions", "access"), _ANY, "a stored secret"),
+    ("az", ("account", "get-access-token"), _ANY, "an Azure token"),
+    ("az", ("keyvault", "secret", "show"), _ANY, "a stored secret"),
+    ("az", ("keyvault", "secret", "download"), _ANY, "a stored secret"),
+    ("kubectl", ("config", "view"), frozenset({"--raw"}), "cluster credentials"),
+    ("kubectl", ("create", "token"), _ANY, "a cluster token"),
+    ("kubectl", ("get", "secret"), _ANY, "a cluster secret"),
+    ("kubectl", ("get", "secrets"), _ANY, "cluster secrets"),
+    ("security", ("find-generic-password",), frozenset({"-w", "-g"}), "a keychain password"),
+    ("security", ("find-internet-password",), frozenset({"-w", "-g"}), "a keychain password"),
+    ("security", ("dump-keychain",), _ANY, "the keychain"),
+    ("secret-tool", ("lookup",), _ANY, "a stored secret"),
+    ("secret-tool", ("search",), _ANY, "stored secrets"),
+    ("pass", ("show",), _ANY, "a stored password"),
+    ("gopass", ("show",), _ANY, "a stored password"),
+    ("op", ("read",), _ANY, "a 1Password secret"),
+    ("op", ("item", "get"), _ANY, "a 1Password item"),
+    ("op", ("inject",), _ANY, "1Password secrets"),
+    ("bw", ("get",), _ANY, "a Bitwarden secret"),
+    ("lpass", ("show",), _ANY, "a LastPass secret"),
+    ("vault", ("kv", "get"), _ANY, "a Vault secret"),
+    ("vault", ("read",), _ANY, "a Vault secret"),
+    ("vault", ("print", "token"), _ANY, "a Vault token"),
+    ("vault", ("token", "create"), _ANY, "a Vault token"),
+    ("doppler", ("secrets",), _ANY, "Doppler secrets"),
+    ("infisical", ("secrets",), _ANY, "Infisical secrets"),
+    ("infisical", ("export",), _ANY, "Infisical secrets"),
+    ("npm", ("config", "get"), frozenset({_OPERAND}), "a registry token"),
+    ("npm", ("token", "create"), _ANY, "a registry token"),
+    ("heroku", ("auth:token",), _ANY, "a Heroku token"),
+    ("databricks", ("auth", "token"), _ANY, "a Databricks token"),
+    ("keyring", ("get",), _ANY, "a stored password"),
+)
+_BY_PROGRAM: dict[str, list[tuple[tuple[str, ...], frozenset[str], str]]] = {}
+for _program, _subs, _needed, _what in _TABLE:
+    _BY_PROGRAM.setdefault(_program, []).append((_subs, _needed, _what))
+# (docker-credential-<helper> is matched by its prefix in printed_credential)
+PROGRAMS = frozenset(_BY_PROGRAM) | {"git"}
+
+
+def printed_credential(words: Sequence[Word]) -> tuple[tuple[str, ...], str] | None:
+    """``(the words that name it, what it prints)`` when ``words`` (program first) prints a
+    credential; None otherwise."""
+    program = words[0].literal if words else None
+    if program is None:
+        return None
+    texts = [w.literal for w in words[1:]]
+    plain = [t for t in texts if t is not None and t[:1] != "-"]
+    if program == "git" and plain and plain[0].startswith("credential"):  # fill, credential-store get …
+        return ("git", plain[0]), "a stored git credential"
+    if program.startswith("docker-credential-") and plain[:1] == ["get"]:
+        return (program, "get"), "a registry credential"
+    for subs, needed, what in _BY_PROGRAM.get(program, ()):
+        if tuple(plain[:len(subs)]) != subs:
+            continue
+        options = {(t or "").partition("=")[0] for t in texts if t is None or t[:1] == "-"}
+        operand = any(_SECRETISH.search(t) for t in plain[len(subs):])
+        if needed and not (needed & options or (_OPERAND in needed and operand)) and None not in texts:
+            continue
+        return (program, *subs), what
+    return None
+
+
+def rule_names(rule: str, key: tuple[str, ...]) -> bool:
+    """Does the ``Bash(…)`` rule ``rule`` spell out all of ``key`` (``Bash(gh auth token)``,
+    not ``Bash(gh:*)``)?"""
+    content = rule[5:-1] if rule.startswith("Bash(") and rule.endswith(")") else rule
+    for suffix in (":*", " *", "*"):
+        content = content.removesuffix(suffix)
+    return tuple(content.split()[:len(key)]) == key
+
+
+__all__ = ["PROGRAMS", "printed_credential", "rule_names"]
