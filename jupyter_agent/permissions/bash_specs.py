@@ -54,7 +54,11 @@ SPECS: dict[str, Spec] = {
     **{name: _s(**_NO_PATHS) for name in (
         "pwd", "echo", "true", "false", ":", "exit", "whoami", "id", "groups", "uname", "arch", "nproc",
         "uptime", "free", "locale", "tty", "which", "type", "whereis", "printenv", "sleep",
-        "seq", "ps", "pgrep", "lsof", "who", "w", "env", "getconf", "users")},
+        "seq", "ps", "pgrep", "lsof", "who", "w", "env", "getconf", "users",
+        # arithmetic and calendars: their operands are numbers, not files
+        "expr", "factor", "numfmt", "cal", "ncal")},
+    # iconv prints the converted text; -o/--output writes it to a file
+    "iconv": _s("-o", "--output"),
     "test": _s("-v", "-R", **_NO_PATHS),
     "[": _s("-v", "-R", **_NO_PATHS),
     "printf": _s("-v", **_NO_PATHS),

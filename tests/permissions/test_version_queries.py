@@ -37,6 +37,10 @@ ROWS = [
     ("nvidia-smi -pm 1", "ask"),
     ("lscpu --sysroot /x", "ask"),
     ("pip --version", "ask"),
+    # arithmetic, calendars and a character-set conversion to standard output
+    ("expr 1 + 2", "allow"), ("factor 12", "allow"), ("numfmt --to=iec 1048576", "allow"), ("cal", "allow"),
+    ("iconv -f latin1 -t utf-8 data.csv", "allow"), ("iconv -f latin1 -t utf-8 -o out.csv data.csv", "ask"),
+    ("iconv -f latin1 -t utf-8 --out out.csv data.csv", "ask"),
     ("python -m pip --version", "ask"),
     ("PYTHONPATH=. python -V", "ask"),
 ]
