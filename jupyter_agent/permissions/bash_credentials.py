@@ -9,21 +9,20 @@ Reading such files is for ``Read`` deny rules; printing the environment is ``bas
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from .bash_subcommands import SECRET_OPERAND, SubcommandTable
 from .bash_words import Word
 
 _ANY = frozenset[str]()
-_SECRETISH = re.compile(r"secret|token|key|passw|auth|credential", re.IGNORECASE)
-_OPERAND = "<an operand that names a secret>"  # aws configure get aws_secret_access_key
-# (program, subcommand words, any of these options (or _OPERAND) needed (empty: none), what it prints)
-_TABLE: tuple[tuple[str, tuple[str, ...], frozenset[str], str], ...] = (
+_OPERAND = frozenset({SECRET_OPERAND})  # aws configure get aws_secret_access_key
+# (program, subcommand words, any of these options or conditions (empty: none needed), what it prints)
+_TABLE = SubcommandTable((
     ("gh", ("auth", "token"), _ANY, "a GitHub token"),
     ("gh", ("auth", "status"), frozenset({"-t", "--show-token"}), "a GitHub token"),
     ("glab", ("auth", "status"), frozenset({"-t", "--show-token"}), "a GitLab token"),
-    ("glab", ("config", "get"), frozenset({_OPERAND}), "a GitLab token"),
-    ("aws", ("configure", "get"), frozenset({_OPERAND}), "an AWS key"),
+    ("glab", ("config", "get"), _OPERAND, "a GitLab token"),
+    ("aws", ("configure", "get"), _OPERAND, "an AWS key"),
     ("aws", ("configure", "export-credentials"), _ANY, "AWS credentials"),
     ("aws", ("sts", "get-session-token"), _ANY, "AWS credentials"),
     ("aws", ("sts", "assume-role"), _ANY, "AWS credentials"),
@@ -62,17 +61,14 @@ _TABLE: tuple[tuple[str, tuple[str, ...], frozenset[str], str], ...] = (
     ("doppler", ("secrets",), _ANY, "Doppler secrets"),
     ("infisical", ("secrets",), _ANY, "Infisical secrets"),
     ("infisical", ("export",), _ANY, "Infisical secrets"),
-    ("npm", ("config", "get"), frozenset({_OPERAND}), "a registry token"),
+    ("npm", ("config", "get"), _OPERAND, "a registry token"),
     ("npm", ("token", "create"), _ANY, "a registry token"),
     ("heroku", ("auth:token",), _ANY, "a Heroku token"),
     ("databricks", ("auth", "token"), _ANY, "a Databricks token"),
     ("keyring", ("get",), _ANY, "a stored password"),
-)
-_BY_PROGRAM: dict[str, list[tuple[tuple[str, ...], frozenset[str], str]]] = {}
-for _program, _subs, _needed, _what in _TABLE:
-    _BY_PROGRAM.setdefault(_program, []).append((_subs, _needed, _what))
+))
 # (docker-credential-<helper> is matched by its prefix in printed_credential)
-PROGRAMS = frozenset(_BY_PROGRAM) | {"git"}
+PROGRAMS = _TABLE.programs | {"git"}
 
 
 def printed_credential(words: Sequence[Word]) -> tuple[tuple[str, ...], str] | None:
@@ -81,21 +77,12 @@ def printed_credential(words: Sequence[Word]) -> tuple[tuple[str, ...], str] | N
     program = words[0].literal if words else None
     if program is None:
         return None
-    texts = [w.literal for w in words[1:]]
-    plain = [t for t in texts if t is not None and t[:1] != "-"]
+    plain = [w.literal for w in words[1:] if w.literal is not None and w.literal[:1] != "-"]
     if program == "git" and plain and plain[0].startswith("credential"):  # fill, credential-store get …
         return ("git", plain[0]), "a stored git credential"
     if program.startswith("docker-credential-") and plain[:1] == ["get"]:
         return (program, "get"), "a registry credential"
-    for subs, needed, what in _BY_PROGRAM.get(program, ()):
-        if tuple(plain[:len(subs)]) != subs:
-            continue
-        options = {(t or "").partition("=")[0] for t in texts if t is None or t[:1] == "-"}
-        operand = any(_SECRETISH.search(t) for t in plain[len(subs):])
-        if needed and not (needed & options or (_OPERAND in needed and operand)) and None not in texts:
-            continue
-        return (program, *subs), what
-    return None
+    return _TABLE.match(program, words[1:])
 
 
 def rule_names(rule: str, key: tuple[str, ...]) -> bool:

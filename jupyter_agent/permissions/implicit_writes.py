@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .bash_subcommands import BARE, TWO_MORE, SubcommandTable
 from .bash_words import Word
 
-_BARE = "<nothing after the subcommand>"  # `aws configure` alone (it prompts, then writes)
-_SETS = "<two words after the subcommand>"  # `poetry config KEY VALUE` (one word reads it)
-# (program, subcommand words, any of these options or conditions (empty: none needed), what it writes)
-_TABLE: tuple[tuple[str, tuple[str, ...], frozenset[str], str], ...] = (
+# (program, subcommand words, any of these options or conditions (empty: none needed), what it
+# writes); `aws configure` alone prompts, then writes; `poetry config KEY` reads, KEY VALUE sets
+_TABLE = SubcommandTable((
     ("pre-commit", ("install",), frozenset(), ".git/hooks/ (git runs them)"),
     ("pre-commit", ("uninstall",), frozenset(), ".git/hooks/"),
     ("pre-commit", ("init-templatedir",), frozenset(), "a hooks template git copies into new repositories"),
@@ -66,12 +66,12 @@ _TABLE: tuple[tuple[str, tuple[str, ...], frozenset[str], str], ...] = (
     ("npm", ("adduser",), frozenset(), "~/.npmrc (a token)"),
     ("yarn", ("config", "set"), frozenset(), "~/.yarnrc (where packages come from)"),
     ("pnpm", ("config", "set"), frozenset(), "~/.npmrc (where packages come from)"),
-    ("poetry", ("config",), frozenset({"--unset", _SETS}), "poetry's configuration (~/.config/pypoetry)"),
+    ("poetry", ("config",), frozenset({"--unset", TWO_MORE}), "poetry's configuration (~/.config/pypoetry)"),
     ("gh", ("auth", "setup-git"), frozenset(), "~/.gitconfig (a credential helper git runs)"),
     ("gh", ("auth", "login"), frozenset(), "~/.config/gh (a token) and git's settings"),
     ("gh", ("config", "set"), frozenset(), "~/.config/gh"),
     ("gh", ("alias", "set"), frozenset(), "~/.config/gh (an alias may run shell code)"),
-    ("aws", ("configure",), frozenset({_BARE}), "~/.aws (credentials, programs it runs)"),
+    ("aws", ("configure",), frozenset({BARE}), "~/.aws (credentials, programs it runs)"),
     ("aws", ("configure", "set"), frozenset(), "~/.aws (credentials, programs it runs)"),
     ("aws", ("configure", "import"), frozenset(), "~/.aws (credentials)"),
     ("aws", ("configure", "sso"), frozenset(), "~/.aws (credentials)"),
@@ -92,11 +92,8 @@ _TABLE: tuple[tuple[str, tuple[str, ...], frozenset[str], str], ...] = (
     ("jupyter", ("nbconvert",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
     ("ipython", ("profile", "create"), frozenset(), "~/.ipython (start-up files every kernel runs)"),
     ("ipython", (), frozenset({"--init"}), "~/.ipython (start-up files every kernel runs)"),
-)
-_BY_PROGRAM: dict[str, list[tuple[tuple[str, ...], frozenset[str], str]]] = {}
-for _program, _subs, _options, _what in _TABLE:
-    _BY_PROGRAM.setdefault(_program, []).append((_subs, _options, _what))
-PROGRAMS = frozenset(_BY_PROGRAM) | {"git"}
+))
+PROGRAMS = _TABLE.programs | {"git"}
 
 
 def implicit_protected_write(words: Sequence[Word]) -> str | None:
@@ -105,20 +102,10 @@ def implicit_protected_write(words: Sequence[Word]) -> str | None:
     program = words[0].literal if words else None
     if program == "git" and len(words) > 1 and words[1].literal == "lfs":  # git lfs install
         program, words = "git-lfs", words[1:]
-    if program not in _BY_PROGRAM:
+    if program is None:
         return None
-    texts = [w.literal for w in words[1:]]
-    plain = [t for t in texts if t is not None and t[:1] != "-"]
-    options = {(t or "").partition("=")[0] for t in texts if t is None or t[:1] == "-"}
-    for subs, needed, what in _BY_PROGRAM[program]:
-        if tuple(plain[:len(subs)]) != subs:
-            continue
-        after = len(plain) - len(subs)
-        met = bool(needed & options) or (_BARE in needed and after == 0) or (_SETS in needed and after >= 2)
-        if needed and not met and None not in texts:
-            continue
-        return f"{program} {' '.join(subs)} writes {what}, a protected path".replace("  ", " ")
-    return None
+    found = _TABLE.match(program, words[1:])
+    return None if found is None else f"{' '.join(found[0])} writes {found[1]}, a protected path"
 
 
 __all__ = ["PROGRAMS", "implicit_protected_write"]
