@@ -72,6 +72,8 @@ def named_writes_guard(
         if reason is not None:
             v.sticky.append(reason)
             return
+        if not paths:
+            continue  # (the common case: no patch, nothing to resolve)
         for base in bases(cwd):
             if not check_named_writes(paths, base, scope, v, what):
                 return
