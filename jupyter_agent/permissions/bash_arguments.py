@@ -14,7 +14,7 @@ from ..core.context import ToolUseContext
 from .bash_analysis import CommandInfo
 from .bash_awk import AWKS, awk_program
 from .bash_commands import DEV_SINKS
-from .bash_copies import copied_sources, listed_sources
+from .bash_copies import CONTAINER_PROGRAMS, copied_sources, listed_sources
 from .bash_option_writes import NEW_NAME
 from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
@@ -25,6 +25,7 @@ from .bash_words import Word, make_word
 from .bash_wrappers import STDIN_WORDS
 from .bash_writes import AMBIGUOUS_TARGET, RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
+from .docker_context import build_context, ignore_rules, sent_denied_file
 from .filesystem import (
     EDIT_RULES,
     edit_deny_below,
@@ -239,6 +240,8 @@ def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict)
     if listed is not None:
         v.sticky.append(f"{info.text}: {listed}, where a Read deny rule may apply")
         return
+    if info.innermost[0].literal in CONTAINER_PROGRAMS and _build_context_check(info, cwds, scope, v):
+        return
     for source in copied_sources(info.innermost):
         for cwd in cwds:
             resolved = resolved_once(source, cwd, v)
@@ -249,6 +252,33 @@ def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict)
                 v.sticky.append(f"{info.text} reads every file below {source}, where the rule {rule} "
                                 f"denies reading")
                 return
+
+
+def _build_context_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> bool:
+    """``docker build .`` sends the folder to the builder (``docker_context``): a file in it a
+    Read deny rule covers that ``.dockerignore`` does not leave out asks; True once it did."""
+    found = build_context(info.innermost)
+    if found is None:
+        return False
+    context, dockerfile = found
+    if context is None:
+        v.sticky.append(f"{info.text} builds from a folder only known at run time, where a Read deny rule may apply")
+        return True
+    for cwd in cwds:
+        resolved = resolved_once(context, cwd, v)
+        if resolved is None or not os.path.isdir(resolved[1]):
+            continue
+        rules = ignore_rules(resolved[1], dockerfile, cwd)
+        hit = sent_denied_file(resolved[1], rules, lambda real: read_rule_of(real, real, scope))
+        if hit == ("", ""):
+            v.sticky.append(f"{info.text} sends {context} to the image builder, with too many files to check "
+                            f"against the Read deny rules")
+            return True
+        if hit is not None:
+            v.sticky.append(f"{info.text} sends {hit[0]} (the rule {hit[1]} denies reading it) to the image "
+                            f"builder, and .dockerignore does not leave it out")
+            return True
+    return False
 
 
 def program_write_check(

@@ -35,7 +35,7 @@ ROWS = [
     ("docker run -v ./src:/w img ls", "allow"),
     ("docker run -v data:/data img", "allow"),  # a named volume
     ("docker run -v /data img", "allow"),  # an anonymous volume
-    ("docker build --secret id=x,env=TOKEN .", "allow"),
+    ("docker build --secret id=x,env=TOKEN src", "allow"),  # (the context . holds .env: test_docker_context)
     ("docker run --rm img echo hi", "allow"),
 ]
 
