@@ -20,6 +20,7 @@ from .bash_chdir import CHDIR_PROGRAMS, working_folders
 from .bash_copies import COPYING_PROGRAMS, copied_sources
 from .bash_credentials import PROGRAMS as CREDENTIAL_PROGRAMS
 from .bash_credentials import printed_credential, rule_names
+from .bash_db_shells import DB_SHELLS, script_problem
 from .bash_extra_forms import FOUND_PATHS, commands_it_runs, exec_commands, search_part
 from .bash_git import git_read_checks
 from .bash_option_writes import NEW_NAME, writes_by_option
@@ -70,6 +71,10 @@ def path_checks(
         if not read_only.read_only:
             if program in IMPLICIT_WRITERS or program in RUNNER_PROGRAMS:  # pre-commit install, conda init
                 _implicit_write_check(inner, v)
+            if program in DB_SHELLS:  # sqlite3 x.db ".shell rm -rf y"
+                why = script_problem(inner, True, recursive)
+                if why is not None:
+                    v.sticky.append(why)
             printed = printed_credential(inner) if program in CREDENTIAL_PROGRAMS or (
                 program or "").startswith("docker-credential-") else None
             if printed is not None and not any(rule_names(rule, printed[0]) and pattern.matches(info.text)
