@@ -242,6 +242,8 @@ def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict)
         return
     if info.innermost[0].literal in CONTAINER_PROGRAMS and _build_context_check(info, cwds, scope, v):
         return
+    if _compose_config_check(info, cwds, scope, v):
+        return
     for source in copied_sources(info.innermost):
         for cwd in cwds:
             resolved = resolved_once(source, cwd, v)
@@ -278,6 +280,32 @@ def _build_context_check(info: CommandInfo, cwds: list[str], scope: PathScope, v
             v.sticky.append(f"{info.text} sends {hit[0]} (the rule {hit[1]} denies reading it) to the image "
                             f"builder, and .dockerignore does not leave it out")
             return True
+    return False
+
+
+def _compose_config_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> bool:
+    """``docker compose config`` prints the configuration with the variables of the project's
+    ``.env`` filled in: under a Read deny rule on that ``.env`` it asks (True once it did)."""
+    words = [w.literal for w in info.innermost]
+    plain = [w for w in words if w is not None and w[:1] != "-"]
+    compose = plain[:2] in (["docker", "compose"], ["podman", "compose"]) or plain[:1] in (
+        ["docker-compose"], ["podman-compose"])
+    if not compose or "config" not in plain:
+        return False
+    folders: list[str | None] = []  # --project-directory DIR: its .env is read instead
+    for i, word in enumerate(words):
+        if word is not None and word.startswith("--project-directory"):
+            folders.append(word.partition("=")[2] if "=" in word else (words[i + 1] if i + 1 < len(words) else None))
+    if None in folders:
+        v.sticky.append(f"{info.text} prints the values of a .env file in a folder only known at run time")
+        return True
+    for cwd in cwds:
+        for folder in folders or ["."]:
+            env = os.path.normpath(os.path.join(cwd, folder or ".", ".env"))
+            rule = read_rule_of(env, os.path.realpath(env), scope)
+            if rule is not None:
+                v.sticky.append(f"{info.text} prints the values of {env}, which the rule {rule} denies reading")
+                return True
     return False
 
 

@@ -22,7 +22,7 @@ _LAST_IS_DESTINATION = frozenset({"cp", "rsync", "scp"})
 _ARCHIVERS_7Z = frozenset({"7z", "7za", "7zz"})
 _TAR_CREATE_LONG = ("--create", "--append", "--update", "--concatenate", "--catenate")
 _FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-CONTAINER_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
+CONTAINER_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "docker-compose", "podman-compose"})
 COPYING_PROGRAMS = _LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | {"tar", "zip", "find", "cpio"}
 # options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
 # and for builds --secret id=x,src=FILE, --ssh default=KEY, --build-context name=DIR

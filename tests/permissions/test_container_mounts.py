@@ -65,3 +65,15 @@ def test_container_mounts():
     assert mounts("build", "--secret", "id=s,src=k.txt", "--ssh", "default=a,b", "--ssh", "default") == [
         "k.txt", "a", "b"]
     assert container_mounts([Word("-v"), Word("$PWD:/w", static=False)]) == [None]
+
+
+async def test_compose_config_prints_the_env_file(world):
+    """``docker compose config`` fills the project's ``.env`` into what it prints."""
+    (world.project / ".env").write_text("KEY=1\n")
+    denied = make_ctx(world.project, allow=("Bash(docker:*)", "Bash(docker-compose:*)"), deny=("Read(./.env)",))
+    for command in ("docker compose config", "docker-compose config", "docker compose -f c.yml config"):
+        assert verdict_name(await decide_bash(denied, command)) == "ask", command
+    for command in ("docker compose up -d", "docker compose ps"):
+        assert verdict_name(await decide_bash(denied, command)) == "allow", command
+    plain = make_ctx(world.project, allow=("Bash(docker:*)",))
+    assert verdict_name(await decide_bash(plain, "docker compose config")) == "allow"
