@@ -8,6 +8,7 @@ ask; when their payload is a literal it is handed back as a script to analyze fo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .bash_words import Word
@@ -108,7 +109,8 @@ DANGEROUS_ENV = frozenset(
 # the dynamic loader's, git's, bash's exported functions; npm's and pip's options (npm_config_
 # script_shell runs `npm run`'s scripts, PIP_INDEX_URL picks the index); cargo's settings
 _DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC", "NPM_CONFIG_", "npm_config_", "PIP_", "CARGO_")
-_CODE_RUNNERS = SHELLS | EVAL_LIKE | {"su", "command"}  # the names _code_runner acts on
+MAKES = frozenset({"make", "gmake"})
+_CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | {"su", "command"}  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
@@ -209,9 +211,63 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         _su(words, out)
     elif name == "command" and any(w.literal in ("-v", "-V") for w in words[1:2]):
         out.lookup_only = True
+    elif name in MAKES:
+        _make(words, out)
+        return False  # make itself is the program (rules name it)
     else:
         return False
     return True
+
+
+# make variables that choose the shell recipes run in or more options, and make functions that
+# run a command or write a file when a command-line variable is expanded
+_MAKE_SHELL_VARIABLES = frozenset({"SHELL", ".SHELLFLAGS", "MAKESHELL", "MAKEFLAGS", "MFLAGS", "MAKEFILES",
+                                   "MAKE", "COMSPEC"})
+_MAKE_CODE = re.compile(r"[$][({]\s*(?:shell|eval|file|guile|load)\b|`")
+_MAKE_STDIN_FILES = ("-", "/dev/stdin", "/dev/fd/", "/proc/")
+
+
+def _make(words: tuple[Word, ...], out: Unwrapped) -> None:
+    """``make --eval='x:; rm -rf y' x``, ``make -f - <<<…``, ``make SHELL=…``, ``make 'V=$(shell …)'``:
+    recipes and commands the command line itself gives make ask, as ``sh -c`` does (under a rule
+    allowing make too); the literal recipes are read as shell code for the deny rules."""
+    args = words[1:]
+    for i, word in enumerate(args):
+        text = word.literal
+        if text is None:
+            if "=" in word.text or word.text[:1] == "-":
+                out.ask_reason = "make has a word only known at run time, which may be a recipe or a setting"
+            continue
+        following = args[i + 1].literal if i + 1 < len(args) else None
+        if text in ("--eval", "-E") or text.startswith(("--eval=", "-E")):
+            code = text.partition("=")[2] if text.startswith("--eval=") else (
+                text[2:] if text.startswith("-E") and len(text) > 2 else following)
+            out.ask_reason = "make --eval runs recipes its command line gives it"
+            if code is not None:
+                out.scripts.extend(_make_recipes(code))
+        elif text in ("-f", "--file", "--makefile") or text.startswith(("--file=", "--makefile=", "-f")):
+            name = text.partition("=")[2] if text.startswith("--") and "=" in text else (
+                text[2:] if text.startswith("-f") and len(text) > 2 else following)
+            if name is None or name.startswith(_MAKE_STDIN_FILES):
+                out.ask_reason = "make reads its makefile from standard input or a descriptor"
+        elif "=" in text and text[:1] != "-":
+            variable = re.split(r"[:+?!]*=", text, maxsplit=1)[0].strip()
+            if variable in _MAKE_SHELL_VARIABLES or _MAKE_CODE.search(text):
+                out.ask_reason = f"make {text} sets how recipes run or runs a command as make reads it"
+                for match in re.finditer(r"[$][({]\s*shell\s+([^)}]*)[)}]", text):
+                    out.scripts.append(match.group(1))
+
+
+def _make_recipes(code: str) -> list[str]:
+    """The shell commands in make text: a rule's recipe after ``;``, tab-led lines, ``$(shell …)``."""
+    found: list[str] = []
+    for line in code.split("\n"):
+        if line.startswith("\t"):
+            found.append(line[1:])
+        elif ":" in line and ";" in line.split(":", 1)[1]:
+            found.append(line.split(":", 1)[1].split(";", 1)[1])
+    found.extend(m.group(1) for m in re.finditer(r"[$][({]\s*shell\s+([^)}]*)[)}]", code))
+    return [f.replace("$$", "$") for f in found if f.strip()]
 
 
 def _strip_options(

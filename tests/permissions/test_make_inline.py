@@ -1,0 +1,38 @@
+"""Recipes the command line gives make (``bash_wrappers._make``): under ``Bash(make:*)`` with
+``Bash(rm:*)`` denied, ``make --eval='x:; rm -rf y' x`` ran ``rm``.  A rule allowing make allows
+the project's makefile, not shell code written into the command: ``--eval``/``-E``, a makefile
+from standard input, ``SHELL=``/``MAKEFLAGS=`` and ``$(shell …)`` in a command-line variable ask
+as ``sh -c`` does, and the literal recipes are checked by the deny rules."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+ROWS = [
+    ("make --eval='x:; rm -rf y' x", "deny"), ("make -E 'x:; rm -rf y' x", "deny"),
+    ("make 'V=$(shell rm -rf y)' test", "deny"), ("make 'V:=$(shell rm -rf y)' test", "deny"),
+    ("make --eval='x:; echo hi' x", "ask"),
+    ("make -f /dev/stdin x <<< $'x:\\n\\trm -rf y'", "ask"), ("make -f - x", "ask"),
+    ("make SHELL=/tmp/evil.sh test", "ask"), ("make MAKEFLAGS=--eval=x test", "ask"), ("make V=`id` test", "ask"),
+    ("make test", "allow"), ("make -j4 test", "allow"), ("make -f Makefile.ci test", "allow"),
+    ("make CFLAGS=-O2 test", "allow"), ("make test V=1", "allow"), ("gmake all", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_make_inline_code(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(make:*)", "Bash(gmake:*)"), deny=("Bash(rm:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize("argv", [["make", "--eval=x:; touch RAN", "x"], ["make", "V:=$(shell touch RAN)", "-f", "/dev/null"]])
+def test_real_make_runs_them(tmp_path, argv):
+    subprocess.run(argv, cwd=tmp_path, capture_output=True, timeout=30)
+    assert (tmp_path / "RAN").exists()
