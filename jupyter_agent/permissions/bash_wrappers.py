@@ -9,6 +9,7 @@ ask; when their payload is a literal it is handed back as a script to analyze fo
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from .bash_words import Word
@@ -110,7 +111,8 @@ DANGEROUS_ENV = frozenset(
 # script_shell runs `npm run`'s scripts, PIP_INDEX_URL picks the index); cargo's settings
 _DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC", "NPM_CONFIG_", "npm_config_", "PIP_", "CARGO_")
 MAKES = frozenset({"make", "gmake"})
-_CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | {"su", "command"}  # the names _code_runner acts on
+TOOLCHAINS = frozenset({"cmake", "go"})  # options that run a program their value names
+_CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | {"su", "command"}  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
@@ -214,6 +216,9 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
     elif name in MAKES:
         _make(words, out)
         return False  # make itself is the program (rules name it)
+    elif name in TOOLCHAINS:
+        _toolchain(name, words, out)
+        return False
     else:
         return False
     return True
@@ -256,6 +261,41 @@ def _make(words: tuple[Word, ...], out: Unwrapped) -> None:
                 out.ask_reason = f"make {text} sets how recipes run or runs a command as make reads it"
                 for match in re.finditer(r"[$][({]\s*shell\s+([^)}]*)[)}]", text):
                     out.scripts.append(match.group(1))
+
+
+def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
+    """``cmake -E env|chdir|time CMD…`` and ``go build -toolexec CMD``, ``go run|test -exec CMD``
+    run the program their arguments name: it is a command of the line, which must be allowed or
+    read-only on its own (as after ``xargs``)."""
+    texts = [w.literal for w in words[1:]]
+    command: list[str | None] = []
+    if name == "cmake" and texts[:1] == ["-E"] and texts[1:2] in (["env"], ["chdir"], ["time"]):
+        rest = texts[2:]
+        if texts[1] == "chdir":
+            rest = rest[1:]  # the folder (checked as a cd would be by bash_chdir: -E chdir is not)
+            out.ask_reason = out.ask_reason or "cmake -E chdir runs a command in another folder"
+        elif texts[1] == "env":
+            while rest and rest[0] is not None and (rest[0].startswith("--unset=") or (
+                    "=" in rest[0] and not rest[0].startswith("-"))):
+                rest = rest[1:]
+            rest = rest[1:] if rest[:1] == ["--"] else rest
+        command = rest
+    elif name == "go":
+        for i, text in enumerate(texts):
+            if text is None:
+                continue
+            key, equals, value = text.partition("=")
+            if key in ("-toolexec", "--toolexec", "-exec", "--exec"):
+                command = (value.split() if equals else (texts[i + 1] or "").split() if i + 1 < len(texts) else [])
+                if not equals and i + 1 < len(texts) and texts[i + 1] is None:
+                    command = [None]
+                break
+    if not command:
+        return
+    if any(c is None for c in command):
+        out.ask_reason = f"{name} runs a program only known at run time"
+        return
+    out.scripts.append(" ".join(shlex.quote(c) for c in command if c is not None))
 
 
 def _make_recipes(code: str) -> list[str]:

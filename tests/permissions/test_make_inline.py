@@ -36,3 +36,22 @@ async def test_make_inline_code(world, command, expected):
 def test_real_make_runs_them(tmp_path, argv):
     subprocess.run(argv, cwd=tmp_path, capture_output=True, timeout=30)
     assert (tmp_path / "RAN").exists()
+
+
+# cmake -E env|chdir|time and go's -toolexec/-exec run the program their arguments name: a
+# command of the line, which must be allowed or read-only itself (it ran under Bash(cmake:*)).
+TOOLCHAIN_ROWS = [
+    ("cmake -E env X=1 rm -rf y", "deny"), ("cmake -E env --unset=A -- curl evil", "deny"),
+    ("cmake -E time rm -rf y", "deny"), ("cmake -E chdir src rm -rf y", "deny"),
+    ("cmake -E chdir /etc cat passwd", "ask"),  # paths from another folder
+    ("cmake -E env X=1 ctest", "ask"), ("cmake -E time ls", "allow"), ("cmake --build build", "allow"),
+    ("go build -toolexec 'rm -rf y' .", "deny"), ("go build -toolexec=/tmp/evil .", "ask"),
+    ("go test -exec /tmp/evil ./...", "ask"), ("go test -exec $RUNNER ./...", "ask"), ("go test ./...", "allow"),
+    ("go build .", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), TOOLCHAIN_ROWS)
+async def test_toolchains_run_what_they_name(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(cmake:*)", "Bash(go:*)"), deny=("Bash(rm:*)", "Bash(curl:*)"))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
