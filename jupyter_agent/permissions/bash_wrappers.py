@@ -111,7 +111,10 @@ DANGEROUS_ENV = frozenset(
 # script_shell runs `npm run`'s scripts, PIP_INDEX_URL picks the index); cargo's settings
 _DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC", "NPM_CONFIG_", "npm_config_", "PIP_", "CARGO_")
 MAKES = frozenset({"make", "gmake"})
-TOOLCHAINS = frozenset({"cmake", "go"})  # options that run a program their value names
+TOOLCHAINS = frozenset({"cmake", "go", "cargo"})  # options that run a program their value names
+# cargo --config keys that name a program cargo runs (or set what the programs it runs see)
+_CARGO_PROGRAM_KEY = re.compile(r"runner|wrapper|linker|rustc|rustdoc|credential|browser|rustflags|^env\.|\.ar$",
+                                re.IGNORECASE)
 _CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | {"su", "command"}  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
@@ -266,7 +269,8 @@ def _make(words: tuple[Word, ...], out: Unwrapped) -> None:
 def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
     """``cmake -E env|chdir|time CMD…`` and ``go build -toolexec CMD``, ``go run|test -exec CMD``
     run the program their arguments name: it is a command of the line, which must be allowed or
-    read-only on its own (as after ``xargs``)."""
+    read-only on its own (as after ``xargs``).  ``cargo --config 'target.….runner="CMD"'`` (a
+    runner, wrapper, linker, rustc, credential provider, ``env.*``, or a settings file) asks."""
     texts = [w.literal for w in words[1:]]
     command: list[str | None] = []
     if name == "cmake" and texts[:1] == ["-E"] and texts[1:2] in (["env"], ["chdir"], ["time"]):
@@ -280,6 +284,16 @@ def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
                 rest = rest[1:]
             rest = rest[1:] if rest[:1] == ["--"] else rest
         command = rest
+    elif name == "cargo":
+        for i, text in enumerate(texts):
+            if text is None or not (text == "--config" or text.startswith("--config=")):
+                continue
+            setting = text.partition("=")[2] if "=" in text else (texts[i + 1] if i + 1 < len(texts) else "")
+            key = (setting or "").partition("=")[0].strip()
+            if setting is None or "=" not in setting or _CARGO_PROGRAM_KEY.search(key):
+                out.ask_reason = f"cargo --config {setting or '…'} may name a program cargo runs"
+                return
+        return
     elif name == "go":
         for i, text in enumerate(texts):
             if text is None:

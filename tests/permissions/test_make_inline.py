@@ -55,3 +55,14 @@ TOOLCHAIN_ROWS = [
 async def test_toolchains_run_what_they_name(world, command, expected):
     ctx = make_ctx(world.project, allow=("Bash(cmake:*)", "Bash(go:*)"), deny=("Bash(rm:*)", "Bash(curl:*)"))
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"rm -rf y\"' run", "ask"),
+    ("cargo --config=build.rustc-wrapper=/tmp/x build", "ask"), ("cargo --config env.LD_PRELOAD=/tmp/x.so test", "ask"),
+    ("cargo --config ci.toml build", "ask"),  # a settings file: anything
+    ("cargo --config net.retry=5 build", "allow"), ("cargo build --release", "allow"), ("cargo test", "allow"),
+])
+async def test_cargo_settings_that_name_a_program(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(cargo:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
