@@ -300,9 +300,11 @@ def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
                 continue
             key, equals, value = text.partition("=")
             if key in ("-toolexec", "--toolexec", "-exec", "--exec"):
-                command = (value.split() if equals else (texts[i + 1] or "").split() if i + 1 < len(texts) else [])
-                if not equals and i + 1 < len(texts) and texts[i + 1] is None:
-                    command = [None]
+                following = texts[i + 1] if i + 1 < len(texts) else ""
+                if not equals and following is None:
+                    command = [None]  # a program only known at run time
+                else:
+                    command = list((value if equals else following or "").split())
                 break
     if not command:
         return
