@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from .bash_subcommands import SECRET_OPERAND, SubcommandTable
 from .bash_words import Word
+from .rules import parse_rule_or_none
 
 _ANY = frozenset[str]()
 _OPERAND = frozenset({SECRET_OPERAND})  # aws configure get aws_secret_access_key
@@ -88,7 +89,8 @@ def printed_credential(words: Sequence[Word]) -> tuple[tuple[str, ...], str] | N
 def rule_names(rule: str, key: tuple[str, ...]) -> bool:
     """Does the ``Bash(…)`` rule ``rule`` spell out all of ``key`` (``Bash(gh auth token)``,
     not ``Bash(gh:*)``)?"""
-    content = rule[5:-1] if rule.startswith("Bash(") and rule.endswith(")") else rule
+    parsed = parse_rule_or_none(rule)
+    content = (parsed.content if parsed is not None else None) or ""
     for suffix in (":*", " *", "*"):
         content = content.removesuffix(suffix)
     return tuple(content.split()[:len(key)]) == key

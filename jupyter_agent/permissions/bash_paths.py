@@ -28,7 +28,7 @@ from .bash_patterns import expanded
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_rules import form_text
-from .bash_runners import PYTHONS, RUNNER_PROGRAMS
+from .bash_runners import PYTHONS
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word, make_word
 from .bash_writes import WRITING_PROGRAMS, written_targets
@@ -69,17 +69,7 @@ def path_checks(
                 return
         read_only = info.read_only
         if not read_only.read_only:
-            if program in IMPLICIT_WRITERS or program in RUNNER_PROGRAMS:  # pre-commit install, conda init
-                _implicit_write_check(inner, v)
-            if program in DB_SHELLS:  # sqlite3 x.db ".shell rm -rf y"
-                why = script_problem(inner, True, recursive)
-                if why is not None:
-                    v.sticky.append(why)
-            printed = printed_credential(inner) if program in CREDENTIAL_PROGRAMS or (
-                program or "").startswith("docker-credential-") else None
-            if printed is not None and not any(rule_names(rule, printed[0]) and pattern.matches(info.text)
-                                               for rule, pattern in scope.rules.bash_allow):
-                v.sticky.append(f"{' '.join(printed[0])} prints {printed[1]} into the conversation")
+            _hidden_effect_checks(info, scope, recursive, v)  # pre-commit install, gh auth token, sqlite3 ".shell"
             if recursive and program == "git" and shows_contents(inner):
                 # allowed by a rule, not read-only (`git -c x=y log -p`, `git archive HEAD`):
                 # what it prints or exports is checked all the same
@@ -217,11 +207,24 @@ def _git_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Ve
             v.sticky.append(ask)
 
 
-def _implicit_write_check(words: tuple[Word, ...], v: Verdict) -> None:
-    """A protected path the program writes though no argument names it (``implicit_writes``),
-    also when a runner runs it (``npx husky init``, ``python -m nbstripout --install``)."""
-    for form in (words, *commands_it_runs(words)):
-        why = implicit_protected_write(form)
+def _hidden_effect_checks(info: CommandInfo, scope: PathScope, read_deny: bool, v: Verdict) -> None:
+    """What a program does that its words do not spell — a protected path it writes
+    (``implicit_writes``), a credential it prints (``bash_credentials``; unless an allow rule
+    spells that subcommand), a database script that runs, writes or reads (``bash_db_shells``) —
+    for each form of the command: the program itself and what a runner or ``find -exec`` runs
+    (``npx husky init``, ``uv run gh auth token``), ``/usr/bin/conda`` read as ``conda``."""
+    for form, (text, _known, _complete) in zip(info.forms, info.form_texts, strict=True):
+        program = form[0].literal if form else None
+        if program is None:
+            continue
+        why = implicit_protected_write(form) if program in IMPLICIT_WRITERS else None
+        if why is None and program in DB_SHELLS:
+            why = script_problem(form, True, read_deny)
+        if why is None and (program in CREDENTIAL_PROGRAMS or program.startswith("docker-credential-")):
+            printed = printed_credential(form)
+            if printed is not None and not any(rule_names(rule, printed[0]) and pattern.matches(text)
+                                               for rule, pattern in scope.rules.bash_allow):
+                why = f"{' '.join(printed[0])} prints {printed[1]} into the conversation"
         if why is not None:
             v.sticky.append(why)
             return

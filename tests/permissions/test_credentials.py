@@ -59,3 +59,11 @@ def test_real_git_credential_fill_prints_the_password(tmp_path):
     done = subprocess.run(["git", "credential", "fill"], input="protocol=https\nhost=example.com\n\n", env=env,
                           capture_output=True, text=True, timeout=30)
     assert "password=SECRET-c4d2" in done.stdout
+
+
+@pytest.mark.parametrize("command", ["uv run gh auth token", "timeout 5 gh auth token", "/usr/bin/gh auth token"])
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+async def test_every_form_of_the_command_is_checked(world, command, mode):
+    """What a runner runs, and a program spelled by its path, is checked as the program."""
+    ctx = make_ctx(world.project, allow=(*RULES, "Bash(uv:*)", "Bash(timeout:*)"), mode=mode)
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command

@@ -49,3 +49,12 @@ def test_a_word_known_at_run_time_may_be_the_option():
     words = [Word("nbstripout"), Word("$OPT", static=False)]
     assert implicit_protected_write(words) is not None
     assert implicit_protected_write([Word("nbstripout"), Word("a.ipynb")]) is None
+
+
+@pytest.mark.parametrize("command", ["/usr/bin/conda init bash", "uv run pre-commit install",
+                                     "find . -maxdepth 0 -exec pre-commit install ;",
+                                     "uv run sqlite3 x.db '.shell rm -rf y'"])
+async def test_every_form_of_the_command_is_checked(world, command):
+    ctx = make_ctx(world.project, allow=(*RULES, "Bash(uv:*)", "Bash(find:*)", "Bash(sqlite3:*)"),
+                   mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
