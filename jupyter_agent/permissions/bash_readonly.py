@@ -274,8 +274,6 @@ def _git(words: Sequence[Word]) -> ReadOnlyCheck:
     spec = GIT_SPECS.get(sub)
     if sub == "config" and rest and rest[0].literal in GIT_SUB_SUB["config"]:
         spec = None  # git config get NAME, git config list
-    elif sub == "config" and not _check(spec, rest).read_only:  # type: ignore[arg-type]
-        spec = GIT_CONFIG_GET  # git config user.name
     if spec is None:
         sub_subs = GIT_SUB_SUB.get(sub)
         spec = sub_subs.get(rest[0].literal or "") if sub_subs is not None and rest else None
@@ -283,6 +281,8 @@ def _git(words: Sequence[Word]) -> ReadOnlyCheck:
             return _NOT
         rest = rest[1:]
     result = _check(spec, rest)
+    if sub == "config" and not result.read_only and spec is GIT_SPECS["config"]:
+        result = _check(GIT_CONFIG_GET, rest)  # git config user.name: one name alone is a get
     if not result.read_only or not paths:
         return result
     # revisions look like paths too (HEAD~1): harmless, they resolve inside the project

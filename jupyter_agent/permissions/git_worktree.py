@@ -241,16 +241,16 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
                 return f"which the rule {rule} covers"
         return None
 
-    if effect.discards or effect.history:
-        if effect.history:
-            paths = tracked_paths(repo)
-            if paths is None:
-                return "git's index cannot be read, so whether this overwrites a protected path is unknown"
-            for path in paths:
-                why = guarded(path) if covered(path) else None
-                if why is not None:
-                    return (f"it checks out another revision's {path}, {why}, over the one here "
-                            f"(it may be older, and local changes to it are lost)")
+    if effect.history:  # any guarded tracked path it covers (changed ones are among them: no stamps needed)
+        paths = tracked_paths(repo)
+        if paths is None:
+            return "git's index cannot be read, so whether this overwrites a protected path is unknown"
+        for path in paths:
+            why = guarded(path) if covered(path) else None
+            if why is not None:
+                return (f"it checks out another revision's {path}, {why}, over the one here "
+                        f"(it may be older, and local changes to it are lost)")
+    elif effect.discards:
         stamps = tracked_stamps(repo, lambda p: covered(p) and guarded(p) is not None)
         if stamps is None:
             return "git's index cannot be read, so whether this overwrites a protected path is unknown"
