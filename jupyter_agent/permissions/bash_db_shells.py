@@ -87,7 +87,7 @@ def script_problem(words: Sequence[Word], stdin_script: bool, read_deny: bool) -
                 f"(.shell, .output, \\!, COPY … PROGRAM, …), which the rules cannot see")
     if read_deny and _READS[program].search(script):
         return f"{program}'s script reads files (.import, readfile(), read_csv(), …) a Read deny rule may cover"
-    has_commands = any(previous_text[:1] != "-" for previous_text in inline) or (
+    has_commands = any(part[:1] != "-" for part in inline) or (
         program in ("sqlite3", "duckdb") and len(positional) > 1)
     if stdin_script and not has_commands:
         return f"{program} reads its commands from standard input, which may run shell commands or write files"

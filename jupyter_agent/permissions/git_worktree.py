@@ -26,7 +26,7 @@ An index this reader cannot read asks.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .bash_git import git_folder, top_level
 from .bash_words import Word
@@ -224,9 +224,9 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
         return None  # not a repository: git fails
     prefix = os.path.relpath(folder, top).replace(os.sep, "/")
     prefix = "" if prefix == "." else prefix + "/"
-    scopes = None if effect.pathspecs is None else [_in_repo(prefix, p) for p in effect.pathspecs]
-    if scopes is not None and None in scopes:
-        scopes = None  # a pattern or a path outside: all of it
+    found = [] if effect.pathspecs is None else [_in_repo(prefix, p) for p in effect.pathspecs]
+    # a pattern or a path outside (None) covers all of it, as do no pathspecs
+    scopes = None if effect.pathspecs is None or None in found else [f for f in found if f is not None]
     covered = _covered(scopes, prefix if effect.pathspecs is None and _limited_to_cwd(words) else "")
     edit = scope.edit_rules if scope is not None else ()
 
@@ -284,13 +284,13 @@ def _in_repo(prefix: str, pathspec: str) -> str | None:
     return joined
 
 
-def _covered(scopes: list[str | None] | None, below: str):  # type: ignore[no-untyped-def]
+def _covered(scopes: list[str] | None, below: str) -> Callable[[str], bool]:
     def covered(path: str) -> bool:
         if below and not path.startswith(below):
             return False
         if scopes is None:
             return True
-        return any(s == "" or path == s or path.startswith(s.rstrip("/") + "/") for s in scopes)  # type: ignore[union-attr]
+        return any(s == "" or path == s or path.startswith(s.rstrip("/") + "/") for s in scopes)
 
     return covered
 
@@ -308,7 +308,7 @@ def _changed(path: str, stamp: tuple[int, int, int], index_time: int) -> bool:
     return st.st_mtime_ns >= index_time  # racily clean: git would compare contents
 
 
-def _untracked_protected(top: str, repo: str, covered) -> str | None:  # type: ignore[no-untyped-def]
+def _untracked_protected(top: str, repo: str, covered: Callable[[str], bool]) -> str | None:
     """A protected file or folder in the tree that is not (wholly) tracked, if there is one in
     reach: the top's entries and, inside protected folders, their files (bounded)."""
     paths = tracked_paths(repo)

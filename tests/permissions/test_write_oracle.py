@@ -246,14 +246,19 @@ def test_program_script_lines(tmp_path, line):
     _check_program(tmp_path, line, SANDBOX)
 
 
+def _fresh_program_world(tmp_path):
+    """The program oracle's world again, in an emptied ``tmp_path`` (one per judged line)."""
+    shutil.rmtree(tmp_path)
+    tmp_path.mkdir()
+    return _program_world(tmp_path)
+
+
 def test_the_program_oracle_can_see_a_change(tmp_path):
     """The judge is real: these lines do change what is guarded (and are not allowed), while an
     ordinary write is allowed in this mode."""
     assert _allowed_in_bypass_mode(_program_world(tmp_path), "cp a.txt out.txt && rm -rf sub")
     for line in ("cp a.txt hl-secret", "cp a.txt link-secret", "rm -rf .git", "chmod -R 700 .", "sed -i s/k/X/ sec*"):
-        shutil.rmtree(tmp_path)
-        tmp_path.mkdir()
-        project = _program_world(tmp_path)
+        project = _fresh_program_world(tmp_path)
         before = _guarded(tmp_path, project)
         _run(line, project, SANDBOX)
         assert _guarded(tmp_path, project) != before, line
@@ -317,9 +322,7 @@ def test_rule_allowed_writers_generated_lines(tmp_path_factory, parts):
 def test_the_ruled_oracle_can_see_a_write_outside(tmp_path):
     """The judge is real: these lines do write outside (they ran under the program's rule before)."""
     for line in ("cp a.txt ../outside/", "rm -rf ../outside", "tar cf ../outside/x.tar a.txt", "touch linkdir/n"):
-        shutil.rmtree(tmp_path)
-        tmp_path.mkdir()
-        project = _program_world(tmp_path)
+        project = _fresh_program_world(tmp_path)
         before = _tree(tmp_path, project)
         _run(line, project, SANDBOX)
         assert _tree(tmp_path, project) != before, line
