@@ -259,9 +259,7 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
             if _changed(os.path.join(top, path), stamp, index_time):
                 return f"it throws away the changes to {path}, {guarded(path)}"
     if effect.untracked:
-        hit = _untracked_protected(top, repo, covered)
-        if hit is not None:
-            return f"it removes {hit}, a protected path git does not track"
+        return _untracked_problem(top, repo, covered)
     return None
 
 
@@ -308,12 +306,12 @@ def _changed(path: str, stamp: tuple[int, int, int], index_time: int) -> bool:
     return st.st_mtime_ns >= index_time  # racily clean: git would compare contents
 
 
-def _untracked_protected(top: str, repo: str, covered: Callable[[str], bool]) -> str | None:
-    """A protected file or folder in the tree that is not (wholly) tracked, if there is one in
-    reach: the top's entries and, inside protected folders, their files (bounded)."""
+def _untracked_problem(top: str, repo: str, covered: Callable[[str], bool]) -> str | None:
+    """Why removing untracked files would touch a protected path: one in the tree (walked, up to
+    20,000 files) that git does not track, or a protected folder holding none it tracks."""
     paths = tracked_paths(repo)
     if paths is None:
-        return "a file git's index may not list (it cannot be read)"
+        return "git's index cannot be read, so whether this removes a protected path is unknown"
     tracked = set(paths)
     seen = 0
     for folder, dirs, files in os.walk(top):
@@ -324,13 +322,13 @@ def _untracked_protected(top: str, repo: str, covered: Callable[[str], bool]) ->
             path = rel + name
             seen += 1
             if protected_name(path) and covered(path) and path not in tracked:
-                return path
+                return f"it removes {path}, a protected path git does not track"
         for name in dirs:
             path = rel + name
             if name.lower() in PROTECTED_DIRS and covered(path) and not any(t.startswith(path + "/") for t in tracked):
-                return path + "/"
+                return f"it removes {path}/, a protected path git does not track"
         if seen > 20000:
-            return "a file among more than 20,000 (not all were looked at)"
+            return "it may remove a protected path among more than 20,000 files (not all were looked at)"
     return None
 
 
