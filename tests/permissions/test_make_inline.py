@@ -32,10 +32,11 @@ async def test_make_inline_code(world, command, expected):
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
-@pytest.mark.parametrize("argv", [["make", "--eval=x:; touch RAN", "x"], ["make", "V:=$(shell touch RAN)", "-f", "/dev/null"]])
+@pytest.mark.parametrize("argv", [["make", "--eval=x:; touch RAN", "x"], ["make", "V:=$(shell touch RAN)", "-f", "project.mk", "x"]])
 def test_real_make_runs_them(tmp_path, argv):
-    subprocess.run(argv, cwd=tmp_path, capture_output=True, timeout=30)
-    assert (tmp_path / "RAN").exists()
+    (tmp_path / "project.mk").write_text('x:\n\t@echo "built with $(V)"\n')  # a project makefile
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert (tmp_path / "RAN").exists(), (done.stdout, done.stderr)
 
 
 # cmake -E env|chdir|time and go's -toolexec/-exec run the program their arguments name: a

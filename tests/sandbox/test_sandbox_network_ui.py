@@ -84,9 +84,16 @@ async def test_a_question_still_open_when_the_command_ends_is_withdrawn(tmp_path
     ctx, transcript, handler = _session(tmp_path)
     other_id, other = _start(ctx, transcript, handler, "true", dangerouslyDisableSandbox=True)  # an ordinary ask
     _other_card, other_panel = await _panel(transcript, other_id)
-    quick = f"import socket; s = socket.create_connection(('127.0.0.1', 3128)); s.sendall(b'CONNECT localhost:{port} HTTP/1.1\\r\\n\\r\\n'); s.settimeout(1)"
+    # The program asks through the proxy, then gives up (exits) once the test has seen the
+    # question: with no wait the command could end before the proxy had read the request.
+    quick = (
+        "import os, socket, time; s = socket.create_connection(('127.0.0.1', 3128)); "
+        f"s.sendall(b'CONNECT localhost:{port} HTTP/1.1\\r\\n\\r\\n'); "
+        "[time.sleep(0.05) for _ in range(1200) if not os.path.exists('seen')]"
+    )
     tool_use_id, run = _start(ctx, transcript, handler, f'python3 -c "{quick}"; echo gave up')
     card, panel = await _panel(transcript, tool_use_id)
+    (ctx.cwd / "seen").write_text("")
     outcome = await asyncio.wait_for(run, 60)  # nobody answered: the program gave up and exited
     assert "gave up" in outcome.text and seen == []
     for _ in range(200):
