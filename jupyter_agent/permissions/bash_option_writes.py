@@ -6,7 +6,7 @@
 ``xxd IN OUT``, ``tree -o F``, ``tar cf F …``, ``zip F …``, ``gzip F`` (replaced by
 ``F.gz``), ``rsync … DEST``, ``curl -o F``, ``wget -O F``, ``split IN PREFIX``,
 ``csplit -f PREFIX``, ``mkdir D``, ``script F``, ``mktemp -p D``, ``python -m venv D``,
-``pip install --target D``, ``jupyter nbconvert --output-dir D``, ``pytest --basetemp=D``
+``pip install --target D``, ``jupyter nbconvert``/``jupytext`` (``notebook_tools``), ``pytest --basetemp=D``
 (which pytest empties first) and its reports, ``gcc -o F``, ``go build -o F``, ``pandoc -o F``,
 ``shuf -o F``, ``iconv -o F``, ``gpg -o F``, ``ssh-keygen -f F``, ``uv venv D``,
 ``virtualenv D``, ``mkfifo F``, ``fallocate -l N F``.
@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .bash_copies import tar_creates
 from .bash_readonly import option_arguments
 from .bash_runners import may_name
 from .bash_words import Word, make_word
 from .git_words import git_global_options
+from .notebook_tools import jupytext_outputs, nbconvert_outputs
 
 Target = tuple[Word, bool]  # (what is written, whether everything below it is)
 
@@ -49,7 +50,7 @@ _COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++"})  # -o FI
 _NEW_OPERANDS = frozenset({"mkfifo", "fallocate", "virtualenv"})  # every operand is made (fallocate: the last)
 OPTION_WRITERS = frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
                             "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter", "pytest",
-                            "py.test", "go", "uv"}) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS
+                            "py.test", "go", "uv", "jupyter-nbconvert", "jupytext"}) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS
 
 
 def writes_by_option(program: str | None) -> bool:
@@ -77,7 +78,7 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
         operands = _operands(args, _ZIP_VALUES)
         return _each(operands[:1] + option_arguments(args, "O", "--output-file"))
     if program in _COMPRESSORS:
-        return _compressed(args)
+        return _compressed(program, args)
     if program in ("rsync", "scp"):
         return _copied(program, args)
     if program == "curl":
@@ -111,11 +112,19 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
             return _pip(args[2:])
         if len(args) > 1 and args[0].literal == "-m" and args[1].literal == "pytest":
             return _pytest(args[2:])
+        if len(args) > 1 and args[0].literal == "-m" and args[1].literal == "nbconvert":
+            return nbconvert_outputs(args[2:], cwd)
+        if len(args) > 1 and args[0].literal == "-m" and args[1].literal == "jupytext":
+            return jupytext_outputs(args[2:], cwd)
         return []
     if program in ("pytest", "py.test"):
         return _pytest(args)
     if program == "jupyter" and args and args[0].literal == "nbconvert":
-        return _nbconvert(args[1:])
+        return nbconvert_outputs(args[1:], cwd)
+    if program == "jupyter-nbconvert":
+        return nbconvert_outputs(args, cwd)
+    if program == "jupytext":  # --to's conversion, --sync's paired files (bash_paths checks the notebooks)
+        return jupytext_outputs(args, cwd)
     if program in _OUTPUT_OPTIONS:  # gcc -o a.out, pandoc -o x.pdf, ssh-keygen -f key
         found = _each([w for letter, long in _OUTPUT_OPTIONS[program] for w in option_arguments(args, letter, long)])
         if program == "ssh-keygen":
@@ -235,14 +244,46 @@ def _tar(args: Sequence[Word]) -> list[Target]:
     return _each(found)
 
 
-def _compressed(args: Sequence[Word]) -> list[Target]:
+def _compressed(program: str, args: Sequence[Word]) -> list[Target]:
     """``gzip F`` replaces F by F.gz (``gunzip F.gz`` by F); ``zstd F -o OUT`` writes OUT."""
     if any(w.literal in _TO_STDOUT or _cluster_has(w.literal, "cltV") for w in args):
         return []
     outputs = option_arguments(args, "o", "--output")
     if outputs:
         return _each(outputs)
-    return _each(_operands(args, {"-S", "--suffix", "-D", "-o", "-T", "--threads"}))
+    operands = _operands(args, {"-S", "--suffix", "-D", "-o", "-T", "--threads"})
+    return _each(operands) + _each([w for w in map(_renamed(program, args), operands) if w is not None])
+
+
+# what compressing adds to a name, and what decompressing takes off (``.tgz`` becomes ``.tar``)
+_COMPRESSED_SUFFIX = {"gzip": ".gz", "pigz": ".gz", "bzip2": ".bz2", "xz": ".xz", "lzma": ".lzma", "zstd": ".zst",
+                      "lz4": ".lz4", "brotli": ".br"}
+_UNPACKERS = {"gunzip": "gzip", "bunzip2": "bzip2", "unxz": "xz", "unlzma": "lzma", "unzstd": "zstd", "unpigz": "pigz"}
+_DECOMPRESSED = {".gz": "", ".z": "", "-gz": "", "-z": "", "_z": "", ".tgz": ".tar", ".taz": ".tar", ".bz2": "",
+                 ".bz": "", ".tbz2": ".tar", ".tbz": ".tar", ".xz": "", ".txz": ".tar", ".lzma": "", ".tlz": ".tar",
+                 ".zst": "", ".tzst": ".tar", ".lz4": "", ".br": ""}
+
+
+def _renamed(program: str, args: Sequence[Word]) -> Callable[[Word], Word | None]:
+    """``gzip F`` writes ``F.gz``; ``gunzip F.gz``/``xz -d F.xz``/``zstd -d F.zst`` write ``F``
+    (``-S SUF``: that suffix too).  The function maps an operand to the name written."""
+    base = _UNPACKERS.get(program, program)
+    unpacks = program in _UNPACKERS or any(
+        w.literal in ("--decompress", "--uncompress") or _cluster_has(w.literal, "d") for w in args)
+    suffixes = [s.literal for s in option_arguments(args, "S", "--suffix") if s.literal]
+
+    def written(word: Word) -> Word | None:
+        text = word.literal
+        if text is None:
+            return None
+        if not unpacks:
+            return make_word(text + (suffixes[-1] if suffixes else _COMPRESSED_SUFFIX.get(base, ".gz")))
+        for suffix in [*suffixes, *_DECOMPRESSED]:
+            if text.lower().endswith(suffix.lower()) and len(text) > len(suffix):
+                return make_word(text[: -len(suffix)] + _DECOMPRESSED.get(suffix, ""))
+        return None
+
+    return written
 
 
 def _cluster_has(text: str | None, letters: str) -> bool:
@@ -329,33 +370,6 @@ def _pytest(args: Sequence[Word]) -> list[Target]:
         kind, colon, target = (value.literal or "").partition(":")
         if value.literal is None or (colon and target):
             found.append((make_word(target) if value.literal is not None else value, kind == "html"))
-    return found
-
-
-def _nbconvert(args: Sequence[Word]) -> list[Target]:
-    """``jupyter nbconvert --output-dir DIR`` writes there; ``--output NAME`` beside the notebook
-    (or in DIR)."""
-    folders = _exact(args, "--output-dir")  # traitlets options: no abbreviations
-    found: list[Target] = _inside(folders)
-    names = [w for w in _exact(args, "--output") if w.static]
-    if names:
-        notebooks = [w for w in _operands(args, {"--to", "--template", "--output", "--output-dir"})
-                     if w.static and w.text.endswith(".ipynb")]
-        base = folders[0].text if folders and folders[0].static else (
-            os.path.dirname(notebooks[0].text) if notebooks else "")
-        found.extend((make_word(os.path.join(base, n.text)), False) for n in names)
-    return found
-
-
-def _exact(args: Sequence[Word], name: str) -> list[Word]:
-    """The values of the long option ``name`` spelled in full: ``--name=V`` or ``--name V``."""
-    found: list[Word] = []
-    for i, word in enumerate(args):
-        text = word.literal or ""
-        if text == name and i + 1 < len(args):
-            found.append(args[i + 1])
-        elif text.startswith(name + "="):
-            found.append(make_word(text[len(name) + 1:]))
     return found
 
 

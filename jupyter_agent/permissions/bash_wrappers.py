@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from .bash_words import Word
+from .notebook_tools import jupytext_commands, nbqa_command
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,8 @@ TOOLCHAINS = frozenset({"cmake", "go", "cargo"})  # options that run a program t
 # cargo --config keys that name a program cargo runs (or set what the programs it runs see)
 _CARGO_PROGRAM_KEY = re.compile(r"runner|wrapper|linker|rustc|rustdoc|credential|browser|rustflags|^env\.|\.ar$",
                                 re.IGNORECASE)
-_CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | {"su", "command"}  # the names _code_runner acts on
+NOTEBOOK_RUNNERS = frozenset({"jupytext", "nbqa"})  # options and arguments that name a program (notebook_tools)
+_CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | {"su", "command"}  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
@@ -221,6 +223,14 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         return False  # make itself is the program (rules name it)
     elif name in TOOLCHAINS:
         _toolchain(name, words, out)
+        return False
+    elif name in NOTEBOOK_RUNNERS:  # jupytext --pipe CMD, nbqa CMD …: CMD is a command of the line
+        commands = jupytext_commands(words[1:]) if name == "jupytext" else [c for c in [nbqa_command(words[1:])] if c]
+        for command in commands:
+            if any(c is None for c in command):
+                out.ask_reason = out.ask_reason or f"{name} runs a program only known at run time"
+            else:
+                out.scripts.append(shlex.join(c for c in command if c is not None))
         return False
     else:
         return False

@@ -59,7 +59,11 @@ def _targets(line: str) -> list[tuple[str, bool]]:
     ("tar -cf - src", []),
     ("tar tf a.tar", []),
     ("zip -r a.zip src", [("a.zip", False)]),
-    ("gzip -k f.txt", [("f.txt", False)]),
+    ("gzip -k f.txt", [("f.txt", False), ("f.txt.gz", False)]),
+    ("gunzip src/x.py.gz", [("src/x.py.gz", False), ("src/x.py", False)]),  # the name it writes, too
+    ("gzip -d a.tgz", [("a.tgz", False), ("a.tar", False)]), ("unxz a.py.xz", [("a.py.xz", False), ("a.py", False)]),
+    ("zstd -dq a.py.zst", [("a.py.zst", False), ("a.py", False)]), ("bzip2 a", [("a", False), ("a.bz2", False)]),
+    ("gzip -S .z1 -d a.z1", [("a.z1", False), ("a", False)]), ("gzip -d odd", [("odd", False)]),
     ("gzip -c f.txt", []),
     ("gzip -dc f.gz", []),
     ("zstd f.txt -o f.zst", [("f.zst", False)]),
@@ -80,8 +84,9 @@ def _targets(line: str) -> list[tuple[str, bool]]:
     ("python -m venv .venv", [(".venv", True)]),
     ("python3 -m pip install --target lib pkg", [(f"lib/{NEW_NAME}", False)]),
     ("pip install --log pip.log -t lib x", [(f"lib/{NEW_NAME}", False), ("pip.log", False)]),
-    ("jupyter nbconvert --to html nb/a.ipynb --output b", [("nb/b", False)]),
-    ("jupyter nbconvert --to html a.ipynb --output-dir out", [(f"out/{NEW_NAME}", False)]),
+    ("jupyter nbconvert --to html nb/a.ipynb --output b", [("nb/b.html", False)]),  # beside the notebook
+    ("jupyter nbconvert --to html a.ipynb --output-dir out", [("out/a.html", False)]),
+    ("jupyter nbconvert --to markdown a.ipynb", [("a.md", False), ("a_files", True)]),
     ("pytest --basetemp=bt -q", [("bt", True)]),
     ("pytest --junitxml r.xml --log-file=l.log", [("r.xml", False), ("l.log", False)]),
     ("python -m pytest -o cache_dir=cc --cov-report=html:cov --debug=d.log",
@@ -222,3 +227,16 @@ def test_mkdir_p_makes_the_missing_folders_above(tmp_path):
     assert targets == [("a/b/c", False), (".bashrc/x", False), ("a/b", False), (".bashrc", False)]
     created = _run(line, tmp_path)
     assert {t for t, _ in targets} <= created | {"a"}, created
+
+
+# Under Bash(gunzip:*) with Edit(**/*.py) denied, `gunzip src/x.py.gz` wrote src/x.py: the
+# name a decompressor writes is its operand without the suffix (gzip -d a.tgz writes a.tar).
+@pytest.mark.parametrize(("line", "expected"), [
+    ("gunzip src/x.py.gz", "deny"), ("gzip -d src/x.py.gz", "deny"), ("bunzip2 src/x.py.bz2", "deny"),
+    ("unxz src/x.py.xz", "deny"), ("zstd -d src/x.py.zst", "deny"), ("xz --decompress src/x.py.xz", "deny"),
+    ("gzip -S .bak -d src/x.py.bak", "deny"), ("gunzip -c src/x.py.gz", "allow"), ("gunzip notes.txt.gz", "allow"),
+])
+async def test_what_a_decompressor_writes_is_checked(tmp_path, line, expected):
+    ctx = make_ctx(tmp_path, allow=("Bash(gunzip:*)", "Bash(gzip:*)", "Bash(bunzip2:*)", "Bash(unxz:*)", "Bash(zstd:*)",
+                                    "Bash(xz:*)"), deny=("Edit(**/*.py)",))
+    assert verdict_name(await decide_bash(ctx, line)) == expected, line
