@@ -28,10 +28,12 @@ from .bash_wrappers import (
     EVAL_LIKE,
     MAKES,
     NOTEBOOK_RUNNERS,
+    PACKAGE_MANAGERS,
     SHELLS,
     TOOLCHAINS,
     WRAPPERS,
     dangerous_env,
+    package_setting_reason,
     unwrap,
 )
 
@@ -46,7 +48,7 @@ _CD = frozenset({"cd", "pushd"})
 # Reserved words as a program: tree-sitter read `time { cmd; }` / `coproc x { cmd; }` as commands.
 _KEYWORDS = frozenset({"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "for", "case", "esac", "select", "function", "[[", "]]"})
-_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | _KEYWORDS | FORM_PROGRAMS | {"su", "command", "find", "fd"}
+_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | PACKAGE_MANAGERS | _KEYWORDS | FORM_PROGRAMS | {"su", "command", "find", "fd"}
 _MAX_EXTRA_DEPTH = 4  # `uv run npx rm`: forms found in forms, this deep
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"}) | EVALUATING  # an extra form, a cd target, code
 _NOT_READ_ONLY = ReadOnlyCheck(False)
@@ -191,6 +193,8 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
 def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | None:
     """What a runner runs when that is nothing (``npm install``) or only plain commands
     (``python -m pytest``), which ``_classify`` would not unwrap; else None (``_classify``)."""
+    if words[0].text in PACKAGE_MANAGERS and package_setting_reason(words) is not None:
+        return None  # npm test --script-shell=x: _classify's unwrap asks
     extras = runner_forms(words) if may_run_something(words) else []
     if words[0].text in SYNONYM_PROGRAMS:
         extras += canonical_forms(words)

@@ -116,8 +116,9 @@ TOOLCHAINS = frozenset({"cmake", "go", "cargo"})  # options that run a program t
 # cargo --config keys that name a program cargo runs (or set what the programs it runs see)
 _CARGO_PROGRAM_KEY = re.compile(r"runner|wrapper|linker|rustc|rustdoc|credential|browser|rustflags|^env\.|\.ar$",
                                 re.IGNORECASE)
+PACKAGE_MANAGERS = frozenset({"npm", "npx", "pnpm", "pnpx", "yarn"})  # settings that name a program they run
 NOTEBOOK_RUNNERS = frozenset({"jupytext", "nbqa"})  # options and arguments that name a program (notebook_tools)
-_CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | {"su", "command"}  # the names _code_runner acts on
+_CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS | {"su", "command"}  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
@@ -224,6 +225,9 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
     elif name in TOOLCHAINS:
         _toolchain(name, words, out)
         return False
+    elif name in PACKAGE_MANAGERS:
+        _package_manager(name, words, out)
+        return False
     elif name in NOTEBOOK_RUNNERS:  # jupytext --pipe CMD, nbqa CMD …: CMD is a command of the line
         commands = jupytext_commands(words[1:]) if name == "jupytext" else [c for c in [nbqa_command(words[1:])] if c]
         for command in commands:
@@ -322,6 +326,40 @@ def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
         out.ask_reason = f"{name} runs a program only known at run time"
         return
     out.scripts.append(" ".join(shlex.quote(c) for c in command if c is not None))
+
+
+# npm's and pnpm's settings that name a program: the shell `run` runs scripts in, the one `exec`
+# and `explore` use, git, the editor, the browser and man viewer, node's options, and settings
+# files that may set any of them; with the shortest abbreviation npm's option parser takes
+_PACKAGE_PROGRAM_SETTINGS = {"script-shell": 5, "shell": 5, "node-options": 6, "userconfig": 5, "globalconfig": 8,
+                             "git": 3, "editor": 4, "browser": 4, "viewer": 4, "init-module": 5, "node-gyp": 6,
+                             "use-yarnrc": 5, "rcfile": 6}
+
+
+def _package_manager(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
+    reason = package_setting_reason(words)
+    if reason is not None:
+        out.ask_reason = out.ask_reason or reason
+
+
+def package_setting_reason(words: tuple[Word, ...]) -> str | None:
+    """``npm run test --script-shell=/tmp/x``, ``npm --git=./evil install``, ``npm test
+    --node-options='--require ./x.js'``: a rule that allows npm allows the project's scripts run
+    as npm runs them, not a program named on the command line (``make SHELL=…`` asks too)."""
+    name = words[0].text
+    for word in words[1:]:
+        text = word.literal
+        if text is None:
+            if word.text.startswith("--"):
+                return f"{name} takes a setting only known at run time ({word.text})"
+            continue
+        if text == "--":
+            return None  # the rest goes to the script
+        key = text[2:].partition("=")[0] if text.startswith("--") else ""
+        for setting, shortest in _PACKAGE_PROGRAM_SETTINGS.items():
+            if key == setting or (len(key) >= shortest and setting.startswith(key)):
+                return f"{name} {text} names a program or settings file it runs"
+    return None
 
 
 def _make_recipes(code: str) -> list[str]:
