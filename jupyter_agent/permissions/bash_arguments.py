@@ -8,14 +8,15 @@ protected paths inside folders it removes or rewrites.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator
 
 from ..core.context import ToolUseContext
 from .bash_analysis import CommandInfo
 from .bash_awk import AWKS, awk_program
 from .bash_commands import DEV_SINKS
 from .bash_copies import CONTAINER_PROGRAMS, copied_sources, listed_sources
-from .bash_option_writes import NEW_NAME
+from .bash_option_writes import NEW_NAME, writes_by_option
 from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
 from .bash_runners import SEDS
@@ -73,13 +74,16 @@ def protected_arguments(
     read_deny = scope is not None and bool(scope.read_deny)
     guarded = scope if read_deny or edit else None
     writer = info.innermost[0].literal in WRITING_PROGRAMS  # its operands name what it writes
+    option_writer: bool | None = None  # one that writes what an option names (known when needed)
     if read_deny and info.innermost[0].literal == "curl":
         globbed = curl_globbed_file(info.innermost)
         if globbed is not None:
             v.sticky.append(f"{info.text} names {globbed}, which curl expands itself ({{a,b}}, [a-z]) into "
                             f"names a Read deny rule may cover")
             return
+    ended = False  # after `--`: no more options
     for word in info.innermost[1:]:
+        ended = ended or word.literal == "--"
         if word.static and word.glob and not word.text.startswith("-"):
             for cwd in cwds:
                 paths = expanded(word, cwd)
@@ -94,10 +98,17 @@ def protected_arguments(
             continue
         value = word.text if word.static and not word.glob else tilde_path(word)  # one fixed path
         if not value:
-            if (guarded is not None or writer) and not word.static and not _environment_value(word.text, line):
-                where = "a protected path" if guarded is None else "a protected path or a Read or Edit rule"
-                v.sticky.append(f"{info.text} names {word.text}, known only at run time, where {where} may apply")
-                return
+            if not word.static and not _environment_value(word.text, line):
+                if guarded is not None or writer:
+                    where = "a protected path" if guarded is None else "a protected path or a Read or Edit rule"
+                    v.sticky.append(f"{info.text} names {word.text}, known only at run time, where {where} may apply")
+                    return
+                if option_writer is None:
+                    option_writer = _writes_through_options(info.innermost)
+                if option_writer and not ended and _may_be_option(word, line):  # X=--output=.git/x; git log "$X"
+                    v.sticky.append(f"{info.text} names {word.text}, known only at run time: it may be an option "
+                                    f"that names a file it writes, where a protected path may apply")
+                    return
             continue
         named: Iterable[str]
         if value[0] == "-":
@@ -195,9 +206,59 @@ def _environment_value(text: str, line: str) -> bool:
     return name not in _SHELL_PATHS and not _mentioned_unexpanded(name, line)
 
 
-def _mentioned_unexpanded(name: str, line: str) -> bool:
-    """Does ``name`` occur in ``line`` other than right after ``$`` or ``${`` (``F=``,
-    ``for F in``, ``read F``): then the line may set it."""
+def _writes_through_options(words: tuple[Word, ...]) -> bool:
+    """Does the program write a file an option names (``git log --output=F``, ``pytest
+    --basetemp=D``, ``curl -o F``)?  python only through a module it runs (``-m pytest``): after
+    a script the words are the script's."""
+    program = words[0].literal
+    if program is None or not writes_by_option(program):
+        return False
+    return not program.startswith("python") or (len(words) > 2 and words[1].literal == "-m")
+
+
+_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_LOOP_WORDS = re.compile(r"\s+in\s+([^;\n]*?)\s*(?:;|\n|\bdo\b)")  # `for NAME in WORDS;`
+
+
+def _may_be_option(word: Word, line: str) -> bool:
+    """Can the run-time word start with ``-``: it begins with an expansion (``"$X"``, ``$(…)``,
+    a backquote), and its variable is not the loop variable of ``for NAME in`` words that all
+    begin with a fixed character other than ``-`` (``for t in tests/*.py``)."""
+    text = word.text.lstrip('"')
+    if text[:1] == "`" or text[:2] == "$(":
+        return True
+    if text[:1] != "$":
+        return False
+    variable = _VARIABLE.match(text)
+    if variable is None:
+        return True  # $1, $@, $'…': the line's own
+    name = variable.group(1)
+    if not _mentioned_unexpanded(name, line):
+        return False  # a variable from the environment: the user's value (`$OUT/x`)
+    return not _loop_over_fixed_words(name, line)
+
+
+def _loop_over_fixed_words(name: str, line: str) -> bool:
+    """Is every place ``line`` may set ``name`` a ``for NAME in W…`` whose words each begin with
+    a fixed character that is no ``-`` and no pattern character (``tests/*.py``, ``a b``)?"""
+    loops = 0
+    for at in _unexpanded_mentions(name, line):
+        match = _LOOP_WORDS.match(line[at + len(name):])
+        if _FOR_BEFORE.search(line[:at]) is None or match is None:
+            return False  # F=…, read F: set some other way
+        words = match.group(1).split()
+        if not words or any(w[:1] in "-*?[{$`\"'~\\" for w in words):
+            return False  # for F in $(…), for F in *: a value may begin with -
+        loops += 1
+    return loops > 0
+
+
+_FOR_BEFORE = re.compile(r"(?:^|[\s;&|(])for\s+$")
+
+
+def _unexpanded_mentions(name: str, line: str) -> Iterator[int]:
+    """Where ``name`` occurs in ``line`` as a word of its own, other than right after ``$`` or
+    ``${`` (``F=``, ``for F in``, ``read F``)."""
     start = 0
     while (at := line.find(name, start)) >= 0:
         start = at + 1
@@ -207,8 +268,14 @@ def _mentioned_unexpanded(name: str, line: str) -> bool:
             continue  # part of a longer word
         if line[at - 1:at] == "$" or line[max(0, at - 2):at] == "${":
             continue
-        return True
-    return False
+        if line[at - 1:at] == "-" and line[max(0, at - 2):at - 1] in ("", " ", "\t"):
+            continue  # the option -H: no command sets a variable named so
+        yield at
+
+
+def _mentioned_unexpanded(name: str, line: str) -> bool:
+    """Does ``name`` occur in ``line`` other than as an expansion: then the line may set it."""
+    return next(_unexpanded_mentions(name, line), None) is not None
 
 
 def curl_globbed_file(words: tuple[Word, ...]) -> str | None:
