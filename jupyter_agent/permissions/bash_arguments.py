@@ -23,7 +23,7 @@ from .bash_runners import SEDS
 from .bash_sed import sed_script
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word, make_word
-from .bash_wrappers import STDIN_WORDS
+from .bash_wrappers import MAKES, NOTEBOOK_RUNNERS, PACKAGE_MANAGERS, STDIN_WORDS, TOOLCHAINS
 from .bash_writes import AMBIGUOUS_TARGET, RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
 from .docker_context import build_context, ignore_rules, sent_denied_file
@@ -74,7 +74,7 @@ def protected_arguments(
     read_deny = scope is not None and bool(scope.read_deny)
     guarded = scope if read_deny or edit else None
     writer = info.innermost[0].literal in WRITING_PROGRAMS  # its operands name what it writes
-    option_writer: bool | None = None  # one that writes what an option names (known when needed)
+    option_writer: bool | None = None  # one an option makes write or run something (known when needed)
     if read_deny and info.innermost[0].literal == "curl":
         globbed = curl_globbed_file(info.innermost)
         if globbed is not None:
@@ -104,10 +104,10 @@ def protected_arguments(
                     v.sticky.append(f"{info.text} names {word.text}, known only at run time, where {where} may apply")
                     return
                 if option_writer is None:
-                    option_writer = _writes_through_options(info.innermost)
+                    option_writer = _options_matter(info.innermost)
                 if option_writer and not ended and _may_be_option(word, line):  # X=--output=.git/x; git log "$X"
                     v.sticky.append(f"{info.text} names {word.text}, known only at run time: it may be an option "
-                                    f"that names a file it writes, where a protected path may apply")
+                                    f"that makes it write a file (a protected one too) or run a program")
                     return
             continue
         named: Iterable[str]
@@ -206,12 +206,23 @@ def _environment_value(text: str, line: str) -> bool:
     return name not in _SHELL_PATHS and not _mentioned_unexpanded(name, line)
 
 
-def _writes_through_options(words: tuple[Word, ...]) -> bool:
-    """Does the program write a file an option names (``git log --output=F``, ``pytest
-    --basetemp=D``, ``curl -o F``)?  python only through a module it runs (``-m pytest``): after
-    a script the words are the script's."""
+# programs an option makes run another program: make SHELL=…, npm --script-shell=…, ssh
+# -oProxyCommand=…, man -P …, sort --compress-program=…, rsync -e …, tar -I …, zip -TT …, find -exec
+_PROGRAM_OPTIONS = MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS | frozenset(
+    {"ssh", "scp", "sftp", "rsync", "man", "sort", "tar", "zip", "unzip", "wget", "find", "fd", "less", "more",
+     "gdb", "env", "xargs", "ssh-keygen", "openssl", "git", "docker", "podman", "kubectl", "gh"})
+
+
+def _options_matter(words: tuple[Word, ...]) -> bool:
+    """Can an option make the program write a file it names (``git log --output=F``, ``pytest
+    --basetemp=D``, ``curl -o F``) or run another program (``_PROGRAM_OPTIONS``)?  python only
+    through a module it runs (``-m pytest``): after a script the words are the script's."""
     program = words[0].literal
-    if program is None or not writes_by_option(program):
+    if program is None:
+        return False
+    if program in _PROGRAM_OPTIONS:
+        return True
+    if not writes_by_option(program):
         return False
     return not program.startswith("python") or (len(words) > 2 and words[1].literal == "-m")
 

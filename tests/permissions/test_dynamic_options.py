@@ -1,7 +1,8 @@
 """A word known only at run time may be a whole option (``bash_arguments._may_be_option``):
 ``X=--output=.claude/settings.json; git log "$X"`` wrote the settings file under
 ``Bash(git log:*)`` and in bypassPermissions, and ``X=--basetemp=.git; pytest "$X"`` would empty
-``.git``.  For a program that writes what an option names, such a word asks in every mode — unless
+``.git``.  For a program that writes what an option names, or runs what an option names
+(``npm --script-shell=``, ``make SHELL=``, ``ssh -oProxyCommand=``), such a word asks in every mode — unless
 it is the user's (a variable from the environment the line does not set) or a loop variable
 over words that cannot begin with ``-`` (``for t in tests/*.py``)."""
 
@@ -16,7 +17,7 @@ from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 ALLOW = ("Bash(git log:*)", "Bash(git diff:*)", "Bash(pytest:*)", "Bash(python:*)", "Bash(curl:*)",
-         "Bash(jupytext:*)", "Bash(mkdir:*)")
+         "Bash(jupytext:*)", "Bash(mkdir:*)", "Bash(npm:*)", "Bash(make:*)", "Bash(ssh:*)", "Bash(man:*)", "Bash(go:*)")
 ROWS = [  # (command, default mode with ALLOW, bypassPermissions)
     ('X=--output=.claude/settings.json; git log "$X"', "ask", "ask"),
     ('X=--basetemp=.git; pytest "$X"', "ask", "ask"),
@@ -27,6 +28,11 @@ ROWS = [  # (command, default mode with ALLOW, bypassPermissions)
     ('for t in $(ls); do pytest "$t"; done', "ask", "ask"),
     ('X=1; git log -n "$X"', "ask", "ask"),  # the value of -n, but read alone it may be --output=…
     ('jupytext --to py "$(cat x)"', "ask", "ask"),
+    # or run a program: npm --script-shell=, make SHELL=, ssh -oProxyCommand=, man -P, go -exec
+    ('X=--script-shell=rm; npm test "$X"', "ask", "ask"), ('X=SHELL=/tmp/evil; make "$X" test', "ask", "ask"),
+    ("X='-oProxyCommand=rm x'; ssh \"$X\" host", "ask", "ask"), ('X=-P; man "$X" rm ls', "ask", "ask"),
+    ('X=-exec=rm; go test "$X" ./...', "ask", "ask"),
+    ('npm install "$PKG"', "allow", "allow"), ('for p in a b; do npm install "$p"; done', "allow", "allow"),
     ('for t in tests/*.py; do pytest "$t"; done', "allow", "allow"),  # each begins with tests/
     ('for t in a b; do pytest "$t"; done', "allow", "allow"),
     ('git log "$X"', "allow", "allow"),  # the user's environment
