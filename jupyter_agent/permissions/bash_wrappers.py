@@ -59,6 +59,13 @@ WRAPPERS: dict[str, _Wrapper] = {
                ask="sudo runs commands as another user"),
     "doas": _w("-u -C", None, ask="doas runs commands as another user"),
     "watch": _w("-n --interval -q --equexit", None, ask="watch runs its arguments as shell code"),
+    # multiplexers: `busybox rm x` is rm (`busybox sh -c …` a shell)
+    "busybox": _w(), "toybox": _w(),
+    "sg": _w("", None, 1, ask="sg runs a command as another group", shell="-c"),
+    "perf": _w("-o --output -e --event -p --pid -t --tid -F --freq -c --count -C --cpu -G --cgroup -r --repeat "
+               "-x --field-separator -I --interval-print --call-graph -m --mmap-pages", None, 1,
+               ask="perf runs the command it is given and writes what it records"),
+    "hyperfine": _w("", None, ask="hyperfine runs its arguments as shell code"),
     # Scheduling wrappers: the rest of the line is the command, run as it is.
     "ionice": _w("-c --class -n --classdata", "-t --ignore"),
     "taskset": _w("", "-a --all-tasks -c --cpu-list", 1),  # MASK; `-p PID` (no command) is not known
@@ -83,7 +90,7 @@ WRAPPERS: dict[str, _Wrapper] = {
     "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", None,
                   ask="runuser runs commands as another user", shell="-c --command"),
 }
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"})
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "hush"})
 EVAL_LIKE = frozenset({"eval", "trap"})
 DANGEROUS_ENV = frozenset(
     {"PATH", "BASH_ENV", "ENV", "IFS", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "HOME",
@@ -189,6 +196,9 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         if name == "watch":  # runs `sh -c "<the rest joined>"`
             if all(w.static for w in rest):
                 out.scripts.append(" ".join(w.text for w in rest))
+            return out
+        if name == "hyperfine":  # each argument (and --prepare/--setup/--cleanup value) is shell code
+            out.scripts.extend(w.text for w in current[1:] if w.static and not w.text.startswith("-"))
             return out
         if rest and rest[0].literal in wrapper.shell_option:  # flock FILE -c 'code'
             _shell_string(name, rest[1:], out)
