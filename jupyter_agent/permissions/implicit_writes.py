@@ -5,7 +5,9 @@ config-git --enable`` set programs in ``.git/config`` that git runs on every dif
 ``conda init`` edits ``~/.bashrc``; ``pip config set``, ``npm config set``, ``conda config
 --set`` rewrite ``~/.config/pip/pip.conf``, ``~/.npmrc``, ``~/.condarc``; ``wandb login`` writes
 ``~/.netrc``; ``jupyter server --generate-config`` and ``ipython profile create`` write
-``~/.jupyter`` and ``~/.ipython``, whose start-up files the next kernel runs.  A rule that
+``~/.jupyter`` and ``~/.ipython``, whose start-up files the next kernel runs; ``jupyter kernelspec
+install`` a command Jupyter runs for every kernel of that name; ``direnv allow`` trusts an
+``.envrc`` the user's shell then runs.  A rule that
 allows the program, and bypassPermissions, allow the program, not a protected path changing
 unseen: each of these asks in every mode.
 
@@ -91,6 +93,28 @@ _TABLE = SubcommandTable((
     ("jupyter", ("lab",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
     ("jupyter", ("nbconvert",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
     ("ipython", ("profile", "create"), frozenset(), "~/.ipython (start-up files every kernel runs)"),
+    # what Jupyter runs: a kernelspec's command (every kernel started from it), the extensions
+    # JupyterLab's page and the server load
+    *((program, (*first, sub), frozenset(), what)
+      for program, first in (("jupyter", ("kernelspec",)), ("jupyter-kernelspec", ()))
+      for sub, what in (("install", "a kernelspec (the command Jupyter runs to start the kernel)"),
+                        ("uninstall", "a kernelspec (a kernel the notebooks use)"),
+                        ("remove", "a kernelspec (a kernel the notebooks use)"))),
+    ("ipykernel", ("install",), frozenset(), "a kernelspec (the command Jupyter runs to start the kernel)"),
+    *((program, (*first, sub), frozenset(), "JupyterLab's extensions (code its page or server runs)")
+      for program, first in (("jupyter", ("labextension",)), ("jupyter-labextension", ()))
+      for sub in ("install", "uninstall", "link", "unlink", "develop", "enable", "disable", "lock", "unlock")),
+    *(("jupyter", (app, "extension", sub), frozenset(), "the Jupyter server's extensions (code it runs)")
+      for app in ("server", "serverextension") for sub in ("enable", "disable")),
+    *(("jupyter", ("nbextension", sub), frozenset(), "the notebook's extensions (code its page runs)")
+      for sub in ("install", "enable", "disable", "uninstall")),
+    ("jupyter", ("lab", "build"), frozenset(), "JupyterLab's application folder (code its page runs)"),
+    ("jupyter", ("lab", "clean"), frozenset(), "JupyterLab's application folder"),
+    # the .envrc direnv then runs in your shell on every cd into the folder
+    *(("direnv", (sub,), frozenset(), "direnv's trust list (your shell then runs the folder's .envrc)")
+      for sub in ("allow", "permit", "grant")),
+    ("code", (), frozenset({"--install-extension", "--uninstall-extension"}), "~/.vscode/extensions (code the editor runs)"),
+    ("conda", ("env", "config", "vars", "set"), frozenset(), "the environment's variables (set on every activation)"),
     ("ipython", (), frozenset({"--init"}), "~/.ipython (start-up files every kernel runs)"),
 ))
 PROGRAMS = _TABLE.programs | {"git"}

@@ -14,7 +14,7 @@ from tests.permissions.tools import decide_bash, make_ctx
 RULES = ("Bash(pre-commit:*)", "Bash(nbstripout:*)", "Bash(nbdime:*)", "Bash(git:*)", "Bash(npx:*)",
          "Bash(conda:*)", "Bash(pip:*)", "Bash(python:*)", "Bash(jupyter:*)", "Bash(uvx:*)", "Bash(dvc:*)",
          "Bash(wandb:*)", "Bash(ipython:*)", "Bash(npm:*)", "Bash(gh:*)", "Bash(aws:*)", "Bash(kubectl:*)",
-         "Bash(poetry:*)")
+         "Bash(poetry:*)", "Bash(jupyter-kernelspec:*)", "Bash(direnv:*)", "Bash(code:*)")
 ASK = [
     "pre-commit install", "pre-commit install --hook-type pre-push", "pre-commit autoupdate", "nbstripout --install",
     "nbstripout --install --global", "nbdime config-git --enable", "git lfs install", "npx husky init",
@@ -23,12 +23,17 @@ ASK = [
     "jupyter server password", "ipython profile create", "wandb login", "npm config set registry x",
     "gh auth setup-git", "aws configure", "aws configure set region x", "kubectl config use-context prod",
     "poetry config virtualenvs.in-project true", "poetry config --unset repositories.x",
+    # what Jupyter runs: kernelspecs, extensions; direnv's trust; editor extensions; conda env vars
+    "jupyter kernelspec install /tmp/k", "jupyter-kernelspec install --user /tmp/k", "python -m ipykernel install --user",
+    "jupyter labextension install x", "jupyter lab build", "jupyter server extension enable x",
+    "direnv allow", "code --install-extension x", "conda env config vars set X=1",
 ]
 RUN = [
     "pre-commit run --all-files", "nbstripout a.ipynb", "nbdime diff a.ipynb b.ipynb", "git lfs pull",
     "conda config --show", "conda install numpy", "pip config list", "jupyter lab", "dvc repro", "npm config get registry",
     "gh pr list", "aws configure get region", "aws configure list", "kubectl config view",
     "kubectl config get-contexts", "poetry config --list", "poetry config virtualenvs.in-project",
+    "jupyter kernelspec list", "jupyter labextension list", "direnv status", "code .", "conda env config vars list",
 ]
 
 
