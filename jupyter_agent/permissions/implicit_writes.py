@@ -109,6 +109,9 @@ _TABLE = SubcommandTable((
     *(("jupyter", ("nbextension", sub), frozenset(), "the notebook's extensions (code its page runs)")
       for sub in ("install", "enable", "disable", "uninstall")),
     ("jupyter", ("lab", "build"), frozenset(), "JupyterLab's application folder (code its page runs)"),
+    *((program, first, frozenset(), "Jupyter's notebook signatures (a trusted notebook's HTML and JavaScript "
+                                    "outputs run when it is opened)")
+      for program, first in (("jupyter", ("trust",)), ("jupyter-trust", ()))),
     ("jupyter", ("lab", "clean"), frozenset(), "JupyterLab's application folder"),
     # the .envrc direnv then runs in your shell on every cd into the folder
     *(("direnv", (sub,), frozenset(), "direnv's trust list (your shell then runs the folder's .envrc)")

@@ -26,7 +26,7 @@ ASK = [
     # what Jupyter runs: kernelspecs, extensions; direnv's trust; editor extensions; conda env vars
     "jupyter kernelspec install /tmp/k", "jupyter-kernelspec install --user /tmp/k", "python -m ipykernel install --user",
     "jupyter labextension install x", "jupyter lab build", "jupyter server extension enable x",
-    "direnv allow", "code --install-extension x", "conda env config vars set X=1",
+    "direnv allow", "code --install-extension x", "conda env config vars set X=1", "jupyter trust nb.ipynb",
 ]
 RUN = [
     "pre-commit run --all-files", "nbstripout a.ipynb", "nbdime diff a.ipynb b.ipynb", "git lfs pull",
