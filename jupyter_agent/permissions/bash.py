@@ -22,7 +22,7 @@ from ..core.permission_types import (
 from . import git_history
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import Analysis, CommandInfo, analyze
-from .bash_arguments import protected_arguments
+from .bash_arguments import protected_arguments, protected_assignments
 from .bash_extra_forms import commands_it_runs
 from .bash_paths import path_checks
 from .bash_readonly import check_read_only
@@ -163,6 +163,8 @@ def _command_checks(
     line: str = "", context: ToolUseContext | None = None,
 ) -> None:
     read_only = info.read_only.read_only
+    if info.assigned:
+        protected_assignments(info, cwds, v)  # GIT_CONFIG_GLOBAL=.claude/settings.json git config …
     if read_only and not info.ask_reason and not info.cd_kind:
         return  # the common case: nothing to add (its paths were checked in _path_checks)
     if not read_only and not info.cd_kind:

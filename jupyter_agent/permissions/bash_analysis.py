@@ -69,6 +69,7 @@ class CommandInfo:
     inner_index: int = field(default=-1, repr=False, compare=False)  # forms[i] is innermost
     _form_texts: tuple[tuple[str, str, bool], ...] | None = field(default=None, repr=False, compare=False)
     _text: str | None = field(default=None, repr=False, compare=False)
+    assigned: tuple[tuple[str, str | None], ...] = ()  # FOO=1 cmd, env FOO=1 cmd: (name, fixed value or None)
 
     @property
     def form_texts(self) -> tuple[tuple[str, str, bool], ...]:
@@ -186,8 +187,19 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
         reason = reason or evaluation_reason(words)
     read_only = check_read_only(words) if reason is None else _NOT_READ_ONLY
     if program in _CD or program == "popd":
-        return _cd_info(cmd, nested, forms, words, read_only, reason, program, 0)
-    return CommandInfo(forms, words, read_only, reason, None, None, nested or cmd.nested, 0)
+        info = _cd_info(cmd, nested, forms, words, read_only, reason, program, 0)
+    else:
+        info = CommandInfo(forms, words, read_only, reason, None, None, nested or cmd.nested, 0)
+    if cmd.assignments:
+        info.assigned = tuple((name, _assigned_value(word)) for name, word in cmd.assignments)
+    return info
+
+
+def _assigned_value(word: Word) -> str | None:
+    """A variable's fixed value; ``~/x`` as written (bash expands a tilde after ``=``)."""
+    if word.literal is not None:
+        return word.literal
+    return word.text if word.static and word.text[:1] == "~" and not any(c in word.text for c in "*?[{") else None
 
 
 def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | None:
@@ -255,7 +267,11 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         read_only = check_read_only(inner, unwrapped.appends_args)
     program = inner[0].literal if inner else None
     index = len(unwrapped.forms) - 1
-    return _cd_info(cmd, nested, tuple(forms), inner, read_only, reason, program, index), scripts, reads
+    info = _cd_info(cmd, nested, tuple(forms), inner, read_only, reason, program, index)
+    if cmd.assignments or unwrapped.env:
+        info.assigned = (*((name, _assigned_value(word)) for name, word in cmd.assignments),
+                         *((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env))
+    return info, scripts, reads
 
 
 def _cd_info(

@@ -133,6 +133,33 @@ def protected_arguments(
                 return
 
 
+# git commands that copy the hooks of a template folder (GIT_TEMPLATE_DIR) into .git/hooks
+_TEMPLATE_COPIERS = frozenset({"init", "clone", "submodule"})
+
+
+def protected_assignments(info: CommandInfo, cwds: list[str], v: Verdict) -> None:
+    """A variable set for the command whose value is a protected path, or a list of paths with
+    one (``GIT_CONFIG_GLOBAL=.claude/settings.json git config --global …``,
+    ``PIP_LOG=.git/config pip list``, ``HISTFILE=~/.bashrc``): the program may write there, so it
+    asks in every mode, as naming that path in an argument does.  ``GIT_TEMPLATE_DIR`` makes
+    ``git init|clone`` copy hooks into ``.git/hooks``, as ``--template`` does."""
+    words = info.innermost
+    for name, value in info.assigned:
+        if name == "GIT_TEMPLATE_DIR" and words and words[0].literal == "git" and any(
+                w.literal in _TEMPLATE_COPIERS for w in words[1:]):
+            v.sticky.append(f"{info.text} copies the hooks of GIT_TEMPLATE_DIR into the repository, which git runs")
+            return
+        if not value:
+            continue
+        for part in value.split(":"):
+            for cwd in cwds:
+                resolved = resolved_once(os.path.expanduser(part), cwd, v) if part else None
+                reason = protected_reason_of(*resolved) if resolved is not None else None
+                if reason is not None:
+                    v.sticky.append(f"{info.text} sets {name} to {part}: {reason}, which it may write")
+                    return
+
+
 def _script_reads(words: tuple[Word, ...]) -> list[str | None]:
     """The files a sed or awk program names for reading (``r FILE``, ``getline < FILE``; None:
     one named at run time)."""
