@@ -164,7 +164,7 @@ def _command_checks(
 ) -> None:
     read_only = info.read_only.read_only
     if info.assigned:
-        protected_assignments(info, cwds, v)  # GIT_CONFIG_GLOBAL=.claude/settings.json git config …
+        protected_assignments(info, cwds, v, scope)  # GIT_CONFIG_GLOBAL=.claude/settings.json git config …
     if read_only and not info.ask_reason and not info.cd_kind:
         return  # the common case: nothing to add (its paths were checked in _path_checks)
     if not read_only and not info.cd_kind:

@@ -137,27 +137,27 @@ def protected_arguments(
 _TEMPLATE_COPIERS = frozenset({"init", "clone", "submodule"})
 
 
-def protected_assignments(info: CommandInfo, cwds: list[str], v: Verdict) -> None:
+def protected_assignments(info: CommandInfo, cwds: list[str], v: Verdict, scope: PathScope | None = None) -> None:
     """A variable set for the command whose value is a protected path, or a list of paths with
     one (``GIT_CONFIG_GLOBAL=.claude/settings.json git config --global …``,
     ``PIP_LOG=.git/config pip list``, ``HISTFILE=~/.bashrc``): the program may write there, so it
-    asks in every mode, as naming that path in an argument does.  ``GIT_TEMPLATE_DIR`` makes
-    ``git init|clone`` copy hooks into ``.git/hooks``, as ``--template`` does."""
+    asks in every mode, as naming that path in an argument does; so does one a Read deny rule or
+    an Edit rule covers (``NPM_CONFIG_USERCONFIG=.env npm config list`` prints it).
+    ``GIT_TEMPLATE_DIR`` makes ``git init|clone`` copy hooks into ``.git/hooks``, as
+    ``--template`` does."""
     words = info.innermost
+    edit = scope.edit_rules if scope is not None else ()
+    guarded = scope if scope is not None and (scope.read_deny or edit) else None
     for name, value in info.assigned:
         if name == "GIT_TEMPLATE_DIR" and words and words[0].literal == "git" and any(
                 w.literal in _TEMPLATE_COPIERS for w in words[1:]):
             v.sticky.append(f"{info.text} copies the hooks of GIT_TEMPLATE_DIR into the repository, which git runs")
             return
-        if not value:
-            continue
-        for part in value.split(":"):
-            for cwd in cwds:
-                resolved = resolved_once(os.path.expanduser(part), cwd, v) if part else None
-                reason = protected_reason_of(*resolved) if resolved is not None else None
-                if reason is not None:
-                    v.sticky.append(f"{info.text} sets {name} to {part}: {reason}, which it may write")
-                    return
+        parts = [os.path.expanduser(part) for part in (value or "").split(":") if part]
+        for cwd in cwds:
+            if _named(info, parts, cwd, guarded, v, edit):
+                v.sticky[-1] += f" (the value of {name})"
+                return
 
 
 def _script_reads(words: tuple[Word, ...]) -> list[str | None]:

@@ -44,3 +44,14 @@ def test_real_git_writes_where_the_variables_say(tmp_path):
     subprocess.run(["git", "config", "--global", "a.b", "c"], cwd=repo, check=True,
                    env={"GIT_CONFIG_GLOBAL": str(target), "PATH": "/usr/bin:/bin"})
     assert "[a]" in target.read_text()
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("NPM_CONFIG_USERCONFIG=.env npm config list", "ask"),  # npm prints the settings it read
+    ("KUBECONFIG=.env kubectl config view", "ask"), ("PIP_LOG=sub/x.py pip list", "ask"),
+    ("PIP_LOG=log.txt pip list", "allow"), ("npm config list", "allow"),
+])
+async def test_a_denied_path_in_a_variable_asks(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(npm:*)", "Bash(kubectl:*)", "Bash(pip:*)"),
+                   deny=("Read(./.env)", "Edit(./sub/**)"), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
