@@ -17,13 +17,14 @@ from collections.abc import Sequence
 
 from .bash_readonly import option_arguments
 from .bash_words import Word
+from .uploaders import UPLOADERS, uploaded_folders
 
 _LAST_IS_DESTINATION = frozenset({"cp", "rsync", "scp"})
 _ARCHIVERS_7Z = frozenset({"7z", "7za", "7zz"})
 _TAR_CREATE_LONG = ("--create", "--append", "--update", "--concatenate", "--catenate")
 _FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 CONTAINER_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "docker-compose", "podman-compose"})
-COPYING_PROGRAMS = _LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | {"tar", "zip", "find", "cpio"}
+COPYING_PROGRAMS = _LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | UPLOADERS | {"tar", "zip", "find", "cpio"}
 # options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
 # and for builds --secret id=x,src=FILE, --ssh default=KEY, --build-context name=DIR
 _MOUNT_OPTIONS = {"-v": "volume", "--volume": "volume", "--mount": "csv", "--secret": "csv",
@@ -51,6 +52,8 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
         return find_starts(fixed) if any(a in _FIND_RUNNERS for a in fixed) else []
     if program in CONTAINER_PROGRAMS:
         return [m for m in container_mounts(words[1:]) if m is not None]
+    if program in UPLOADERS:  # aws s3 sync . s3://b, huggingface-cli upload repo . (uploaders.py)
+        return uploaded_folders(words)
     return []
 
 

@@ -1,0 +1,86 @@
+"""The local folders cloud and deploy tools send away whole: ``aws s3 sync . s3://b``,
+``gsutil -m cp -r . gs://b``, ``rclone copy . remote:b``, ``huggingface-cli upload repo .``,
+``kaggle datasets create -p .``, ``az storage blob upload-batch -s .``, ``netlify deploy --dir .``,
+``vercel``, ``fly deploy``, ``wandb artifact put .``, ``mlflow artifacts log-artifacts
+--local-dir .``, ``kubectl create configmap --from-file=.``, ``npm publish``.  Like ``tar cf - .``
+they read every file below the folder, so a Read deny rule there asks (``bash_arguments.
+copy_check``); a single file they name is checked as any named path is.  Where a tool takes its
+folder from a settings file or the current folder, ``.`` stands for it (the whole project).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .bash_words import Word
+
+UPLOADERS = frozenset({"aws", "gsutil", "gcloud", "rclone", "huggingface-cli", "hf", "kaggle", "az", "netlify",
+                       "vercel", "fly", "flyctl", "surge", "firebase", "wandb", "mlflow", "kubectl", "npm", "pnpm",
+                       "yarn"})
+_REMOTE_PREFIXES = ("s3://", "gs://", "az://", "http://", "https://")
+
+
+def uploaded_folders(words: Sequence[Word]) -> list[str]:
+    """The fixed local paths ``words`` (program first) upload with everything below them."""
+    program = words[0].literal if words else None
+    texts = [w.literal or "" for w in words[1:]]
+    plain = [t for t in texts if t and t[:1] != "-"]
+    flags = {t.partition("=")[0] for t in texts if t[:1] == "-"}
+    if program == "aws" and plain[:1] == ["s3"] and len(plain) > 2:
+        if plain[1] == "sync" or (plain[1] in ("cp", "mv") and "--recursive" in flags):
+            return _local(plain[2:3])
+    elif program == "gsutil" or (program == "gcloud" and plain[:1] == ["storage"]):
+        rest = plain[1:] if program == "gcloud" else plain
+        recursive = bool(flags & {"-r", "-R", "--recursive"}) or any(t[:1] == "-" and t[1:2] != "-" and
+                                                                      ("r" in t or "R" in t) for t in texts)
+        if rest[:1] == ["rsync"] or (rest[:1] in (["cp"], ["mv"]) and recursive):
+            return _local(rest[1:-1])
+    elif program == "rclone" and plain[:1] and plain[0] in ("copy", "sync", "move", "copyto", "moveto", "bisync"):
+        return [p for p in plain[1:2] if not _rclone_remote(p)]
+    elif program in ("huggingface-cli", "hf") and plain[:1] in (["upload"], ["upload-large-folder"]):
+        return plain[2:3] or ["."]  # without a local path: the folder named as the repository, or this one
+    elif program == "kaggle" and plain[1:2] in (["create"], ["version"], ["push"]):
+        return _values(texts, ("-p", "--path")) or ["."]
+    elif program == "az" and plain[:1] == ["storage"] and any(p.endswith(("upload-batch", "sync")) for p in plain):
+        return _values(texts, ("-s", "--source"))
+    elif program in ("netlify", "firebase") and plain[:1] == ["deploy"]:
+        return _values(texts, ("-d", "--dir")) or ["."]
+    elif program in ("vercel", "surge"):
+        return [p for p in plain if p not in ("deploy", "--prod")][:1] or ["."]
+    elif program in ("fly", "flyctl") and plain[:1] == ["deploy"]:
+        return plain[1:2] or ["."]
+    elif program == "wandb" and plain[:2] == ["artifact", "put"]:
+        return plain[2:3]
+    elif program == "mlflow" and plain[:2] == ["artifacts", "log-artifacts"]:
+        return _values(texts, ("-l", "--local-dir"))
+    elif program == "kubectl" and plain[:1] == ["create"] and plain[1:2] in (["configmap"], ["secret"], ["cm"]):
+        return [v.partition("=")[2] or v for v in _values(texts, ("--from-file",))]
+    elif program in ("npm", "pnpm", "yarn") and plain[:1] in (["publish"], ["pack"]):
+        return plain[1:2] or ["."]  # the package folder, as its files list and ignore files leave it
+    return []
+
+
+def _local(paths: Sequence[str]) -> list[str]:
+    return [p for p in paths if not p.startswith(_REMOTE_PREFIXES)]
+
+
+def _rclone_remote(path: str) -> bool:
+    """``remote:path`` (a ``:`` before any ``/``) is a remote; ``./a:b`` and ``/x`` are local."""
+    colon = path.find(":")
+    return colon > 0 and ("/" not in path[:colon])
+
+
+def _values(texts: Sequence[str], names: tuple[str, ...]) -> list[str]:
+    """The values of the options ``names``: ``-p DIR``, ``--path=DIR``, ``--path DIR``."""
+    found: list[str] = []
+    for i, text in enumerate(texts):
+        name, equals, value = text.partition("=")
+        if name in names:
+            if equals:
+                found.append(value)
+            elif i + 1 < len(texts) and texts[i + 1]:
+                found.append(texts[i + 1])
+    return found
+
+
+__all__ = ["UPLOADERS", "uploaded_folders"]
