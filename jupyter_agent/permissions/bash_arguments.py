@@ -37,6 +37,7 @@ from .filesystem import (
     write_blocked,
     write_outside,
 )
+from .formatters import FORMATTERS
 from .hard_links import path_link_rule
 from .path_programs import copied_onto_path, program_on_path
 from .paths import protected_inside, protected_reason_of
@@ -506,8 +507,8 @@ def program_write_check(
                 v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
                                 f"{below} denies editing")
                 return
-            inside = protected_inside(resolved[1], scope.roots)
-            if inside is not None:
+            inside = protected_inside(resolved[1], scope.roots) if program not in FORMATTERS else None
+            if inside is not None:  # (a formatter skips .git and changes only layout: formatters.py)
                 v.sticky.append(f"{info.text} writes or removes what is below {path}, which holds {inside}")
                 return
 

@@ -28,6 +28,7 @@ from .bash_copies import tar_creates
 from .bash_readonly import option_arguments
 from .bash_runners import may_name
 from .bash_words import Word, make_word
+from .formatters import FORMATTERS, formatted_folders
 from .git_words import git_global_options
 from .notebook_tools import jupytext_outputs, nbconvert_outputs
 
@@ -50,7 +51,7 @@ _COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++"})  # -o FI
 _NEW_OPERANDS = frozenset({"mkfifo", "fallocate", "virtualenv"})  # every operand is made (fallocate: the last)
 OPTION_WRITERS = frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
                             "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter", "pytest",
-                            "py.test", "go", "uv", "jupyter-nbconvert", "jupytext"}) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS
+                            "py.test", "go", "uv", "jupyter-nbconvert", "jupytext"}) | frozenset(FORMATTERS) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS
 
 
 def writes_by_option(program: str | None) -> bool:
@@ -64,6 +65,8 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
     it runs, to tell which folders ``mkdir -p`` would make."""
     program = words[0].literal if words else None
     args = list(words[1:])
+    if program in FORMATTERS:  # black ., ruff check --fix, prettier --write src (formatters.py)
+        return formatted_folders(words) or []
     if program == "git":
         return _git(words)
     if program in ("uniq", "xxd"):  # IN OUT: the second operand is written
