@@ -25,6 +25,7 @@ from .bash_runners import SHELL_CODE, may_run_something, runner_forms
 from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms
 from .bash_words import Word
 from .bash_wrappers import (
+    EDITORS,
     EVAL_LIKE,
     MAKES,
     NOTEBOOK_RUNNERS,
@@ -48,7 +49,7 @@ _CD = frozenset({"cd", "pushd"})
 # Reserved words as a program: tree-sitter read `time { cmd; }` / `coproc x { cmd; }` as commands.
 _KEYWORDS = frozenset({"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "for", "case", "esac", "select", "function", "[[", "]]"})
-_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | PACKAGE_MANAGERS | _KEYWORDS | FORM_PROGRAMS | {"su", "command", "find", "fd"}
+_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | PACKAGE_MANAGERS | EDITORS | _KEYWORDS | FORM_PROGRAMS | {"su", "command", "find", "fd"}
 _MAX_EXTRA_DEPTH = 4  # `uv run npx rm`: forms found in forms, this deep
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"}) | EVALUATING  # an extra form, a cd target, code
 _NOT_READ_ONLY = ReadOnlyCheck(False)

@@ -124,8 +124,11 @@ TOOLCHAINS = frozenset({"cmake", "go", "cargo"})  # options that run a program t
 _CARGO_PROGRAM_KEY = re.compile(r"runner|wrapper|linker|rustc|rustdoc|credential|browser|rustflags|^env\.|\.ar$",
                                 re.IGNORECASE)
 PACKAGE_MANAGERS = frozenset({"npm", "npx", "pnpm", "pnpx", "yarn"})  # settings that name a program they run
+_VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "elvis", "vile"})
+_EMACSES = frozenset({"emacs", "emacsclient", "xemacs"})
+EDITORS = _VIMS | _EMACSES | {"ed", "red"}  # commands their command line or standard input gives
 NOTEBOOK_RUNNERS = frozenset({"jupytext", "nbqa"})  # options and arguments that name a program (notebook_tools)
-_CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS | {"su", "command"}  # the names _code_runner acts on
+_CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS | EDITORS | {"su", "command"}  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
@@ -237,6 +240,11 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         return False
     elif name in PACKAGE_MANAGERS:
         _package_manager(name, words, out)
+        return False
+    elif name in EDITORS:
+        reason = editor_commands_reason(words)
+        if reason is not None:
+            out.ask_reason = out.ask_reason or reason
         return False
     elif name in NOTEBOOK_RUNNERS:  # jupytext --pipe CMD, nbqa CMD …: CMD is a command of the line
         commands = jupytext_commands(words[1:]) if name == "jupytext" else [c for c in [nbqa_command(words[1:])] if c]
@@ -369,6 +377,32 @@ def package_setting_reason(words: tuple[Word, ...]) -> str | None:
         for setting, shortest in _PACKAGE_PROGRAM_SETTINGS.items():
             if key == setting or (len(key) >= shortest and setting.startswith(key)):
                 return f"{name} {text} names a program or settings file it runs"
+    return None
+
+
+_VIM_SCRIPTED = ("-c", "--cmd", "-S", "-s", "-u", "-U", "-e", "-E", "-es", "-Es", "--headless", "-W", "-w")
+_EMACS_SCRIPTED = ("--eval", "-l", "--load", "-f", "--funcall", "--script", "-x", "--batch", "-batch", "-e", "-L")
+
+
+def editor_commands_reason(words: tuple[Word, ...]) -> str | None:
+    """An editor run with commands (``vim -c '!rm x'``, ``vim +'!rm x'``, ``vim -es`` reading
+    Ex commands from standard input, ``ed``, ``emacs --eval '(shell-command …)'``): an editor's
+    commands can run a shell and write any file, so a rule that allows the editor does not allow
+    them.  None when it only opens files (which an agent cannot type into)."""
+    name = words[0].text
+    if name in ("ed", "red"):
+        return f"{name} runs the commands it reads from standard input, which can run a shell (!cmd)"
+    for word in words[1:]:
+        text = word.literal
+        if text is None:
+            return f"{name} takes a word only known at run time, which may give it commands"
+        if text == "--":
+            return None
+        if name in _VIMS and ((text[:1] == "+" and not text[1:].isdigit() and text != "+")
+                              or text.startswith(_VIM_SCRIPTED)):
+            return f"{name} runs the Ex commands its command line gives ({text}), which can run a shell (:!cmd)"
+        if name in _EMACSES and text.startswith(_EMACS_SCRIPTED):
+            return f"{name} runs the Lisp its command line gives ({text}), which can run a shell"
     return None
 
 

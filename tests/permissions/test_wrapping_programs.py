@@ -24,3 +24,21 @@ async def test_what_wrapping_programs_run(world, command, expected):
     allow = tuple(f"Bash({p}:*)" for p in ("busybox", "toybox", "sg", "perf", "hyperfine", "ash"))
     ctx = make_ctx(world.project, allow=allow, deny=("Bash(rm:*)",))
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+# Editors run the commands their command line or standard input gives, and those can run a
+# shell: `vim -c '!rm -rf y' f` ran rm under Bash(vim:*) with Bash(rm:*) denied.
+EDITOR_ROWS = [
+    ("vim -c '!rm -rf y' a.py", "ask"), ("vim +'!rm x' a.py", "ask"), ("vim -es a.py", "ask"),
+    ("vim -Es '+%p' '+q!' a.py", "ask"), ("nvim --headless -c q", "ask"), ("vi --cmd 'set x' a.py", "ask"),
+    ("ed -s a.py", "ask"), ("emacs --eval '(shell-command \"rm x\")'", "ask"), ("emacs --batch -l x.el", "ask"),
+    ('vim "$F"', "ask"),
+    ("vim a.py", "allow"), ("vim +10 a.py", "allow"), ("emacs -nw a.py", "allow"), ("view a.py", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), EDITOR_ROWS)
+async def test_editor_commands_ask(world, command, expected):
+    allow = tuple(f"Bash({p}:*)" for p in ("vim", "vi", "nvim", "ed", "emacs", "view"))
+    ctx = make_ctx(world.project, allow=allow, deny=("Bash(rm:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
