@@ -25,6 +25,7 @@ import shlex
 from collections.abc import Callable, Sequence
 
 from .bash_copies import tar_creates
+from .bash_readonly import operand_words as _operands
 from .bash_readonly import option_arguments
 from .bash_runners import may_name
 from .bash_words import Word, make_word
@@ -191,25 +192,6 @@ def _inside(folders: Sequence[Word]) -> list[Target]:
     """New files inside each folder (``curl --output-dir D``, ``pip install --target D``): a name
     in it, not the folder itself (``.`` holds ``.git``; a new file does not touch it)."""
     return [(make_word(os.path.join(w.text, NEW_NAME)) if w.static else w, False) for w in folders]
-
-
-def _operands(args: Sequence[Word], values: set[str] | frozenset[str]) -> list[Word]:
-    """The words that are no option and no option's value (``values``: the options that take
-    the next word, ``-f`` or ``--file``; ``--file=x`` and ``-fx`` are one word)."""
-    operands: list[Word] = []
-    i = 0
-    done = False
-    while i < len(args):
-        word = args[i]
-        text = word.literal
-        i += 1
-        if done or text is None or text[:1] != "-" or text == "-":
-            operands.append(word)
-        elif text == "--":
-            done = True
-        elif text in values:
-            i += 1
-    return operands
 
 
 def _suffixed(word: Word, suffix: str) -> Word:

@@ -209,6 +209,25 @@ def option_arguments(args: Sequence[Word], letter: str, long: str = "") -> list[
     return found
 
 
+def operand_words(args: Sequence[Word], values: set[str] | frozenset[str]) -> list[Word]:
+    """The words that are no option and no option's value (``values``: the options that take
+    the next word, ``-f`` or ``--file``; ``--file=x`` and ``-fx`` are one word)."""
+    operands: list[Word] = []
+    i = 0
+    done = False
+    while i < len(args):
+        word = args[i]
+        text = word.literal
+        i += 1
+        if done or text is None or text[:1] != "-" or text == "-":
+            operands.append(word)
+        elif text == "--":
+            done = True
+        elif text in values:
+            i += 1
+    return operands
+
+
 _OPTION_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .bash_readonly import operand_words
 from .bash_words import Word, make_word
 
 
@@ -77,26 +78,11 @@ def formatted_folders(words: Sequence[Word]) -> list[tuple[Word, bool]] | None:
         may_write = not spec.writes or bool(spec.writes & (options | letters)) or None in texts
         if not may_write or (spec.dry & options and None not in texts):
             return None
-        operands = _operands(args, spec)[len(spec.sub):]
+        operands = operand_words(args, spec.values)[len(spec.sub):]
         if not operands:
             operands = [make_word(d) for d in spec.default]
         return [(w, True) for w in operands if w.literal != "-"]
     return None
-
-
-def _operands(args: Sequence[Word], spec: _Formatter) -> list[Word]:
-    found: list[Word] = []
-    skip = False
-    for word in args:
-        text = word.literal
-        if skip:
-            skip = False
-            continue
-        if text is not None and text[:1] == "-" and text != "-":
-            skip = text in spec.values
-            continue
-        found.append(word)
-    return found
 
 
 __all__ = ["FORMATTERS", "formatted_folders"]
