@@ -125,7 +125,7 @@ async def test_stop_failure_once_and_async_hooks(server, make_session, tmp_path)
     [failed] = [json.loads(line) for line in failure_log.read_text().splitlines()]
     assert failed["hook_event_name"] == "StopFailure" and failed["error"]
     assert len(once_log.read_text().splitlines()) == 1  # "once": the first prompt only
-    for _ in range(100):
+    for _ in range(400):
         if late.exists():
             break
         await asyncio.sleep(0.05)

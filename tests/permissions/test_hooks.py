@@ -350,7 +350,7 @@ async def test_a_hook_cancelled_while_it_starts_is_killed_not_waited_for(tmp_pat
     task.cancel()
     done, _ = await asyncio.wait({task}, timeout=20)
     assert done == {task} and task.cancelled()
-    for _ in range(100):
+    for _ in range(400):
         if not _live(marker):
             break
         await asyncio.sleep(0.05)
@@ -367,7 +367,7 @@ async def test_closing_the_runner_stops_async_hooks_still_running(tmp_path):
 
     runner = HookRunner(parse_hooks(hooks, tmp_path / "settings.json", "userSettings"), cwd=tmp_path)
     await runner.run("Stop", {})
-    for _ in range(100):  # the hook's shell and its sleep are running
+    for _ in range(400):  # the hook's shell and its sleep are running
         if _live(marker):
             break
         await asyncio.sleep(0.05)
@@ -377,7 +377,7 @@ async def test_closing_the_runner_stops_async_hooks_still_running(tmp_path):
     # the shell is gone once aclose returns; its sleep, killed with the group, dies when next
     # scheduled (a moment later on a busy machine)
     assert not [line for line in _live(marker) if line.startswith("/bin/sh")]
-    for _ in range(100):
+    for _ in range(400):
         if not _live(marker):
             break
         await asyncio.sleep(0.05)

@@ -86,7 +86,7 @@ async def test_no_answer_leaves_it_to_the_user_who_is_notified(world, approve):
     asking = session_approver(lambda: approve, lambda: None)  # a session's approver notifies
     assert not (await _bash(ctx, "pip install requests", asking)).is_error
     assert [name for name, _ in approve.asks] == ["Bash"] and tool.calls == ["pip install requests"]
-    for _ in range(100):  # the notification runs beside the question, not before it
+    for _ in range(400):  # the notification runs beside the question, not before it
         if _seen(notify):
             break
         await asyncio.sleep(0.05)

@@ -96,7 +96,7 @@ async def test_network_is_refused(tmp_path, approve, bwrap_ok):
         assert inside.text.splitlines()[-1] == "refused" and accepted == []
         outside_ctx = sandboxed_context(tmp_path, allow_unsandboxed=True)
         control = await bash(outside_ctx, approve, probe_cmd, dangerouslyDisableSandbox=True)
-        for _ in range(200):  # the accept thread records the connection a moment later
+        for _ in range(1000):  # the accept thread records the connection a moment later
             if accepted:
                 break
             await asyncio.sleep(0.02)

@@ -63,7 +63,7 @@ async def test_approve_lets_the_card_run_on_and_deny_is_reported(tmp_path, bwrap
     tool_use_id, run = _start(ctx, transcript, handler, f"python3 fetch.py http://localhost:{port}/a; sleep 1")
     card, panel = await _panel(transcript, tool_use_id)
     panel.approve.click()
-    for _ in range(200):
+    for _ in range(1000):
         if seen:
             break
         await asyncio.sleep(0.01)
@@ -96,7 +96,7 @@ async def test_a_question_still_open_when_the_command_ends_is_withdrawn(tmp_path
     (ctx.cwd / "seen").write_text("")
     outcome = await asyncio.wait_for(run, 60)  # nobody answered: the program gave up and exited
     assert "gave up" in outcome.text and seen == []
-    for _ in range(200):
+    for _ in range(1000):
         if panel.approve.disabled:
             break
         await asyncio.sleep(0.01)

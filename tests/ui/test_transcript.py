@@ -206,7 +206,7 @@ async def test_a_call_the_user_stopped_is_stopped_not_failed_and_shows_where(tmp
 
     ctx, transcript, handler = _setup(tmp_path, TickingTool())
     run = _run(ctx, transcript, handler, "tu8", "Ticking", {"steps": 0})
-    for _ in range(200):
+    for _ in range(1000):
         await asyncio.sleep(0.01)
         if len(transcript.cards.get("tu8").tail if "tu8" in transcript.cards else ()) == 2:
             break
@@ -268,7 +268,7 @@ async def test_a_question_asked_mid_call_shows_on_its_card_and_the_card_runs_on(
     card = transcript.cards["tu9"]
     assert card.state == "asking" and "Reach pypi.org?" in panel.message.value
     panel.approve.click()
-    for _ in range(100):
+    for _ in range(1000):
         if card.state != "asking":
             break
         await asyncio.sleep(0.01)
