@@ -19,8 +19,14 @@ still asks before protected paths change.  So, whatever rule or mode allows the 
 Files an ``Edit`` deny or ask rule covers count as protected for the first two (``git checkout .``
 would undo the changes in ``locked/`` under ``Edit(./locked/**)``).
 
-Switching branches, merging and pulling are left to git: it refuses to overwrite local changes.
-An index this reader cannot read asks.
+- switching branches, merging, cherry-picking, rebasing, reverting and pulling (``git checkout
+  BRANCH``, ``git switch``, ``git merge``, ``git pull`` …) bring another revision's files: they
+  ask when a protected path — or one an Edit rule covers — is tracked or appears anywhere in the
+  listed history (``git_history``; a branch's ``.claude/settings.json`` would replace yours),
+  and ``git pull URL`` (a repository named on the command line, whose commits are not known) asks.
+
+Local changes are left to git, which refuses to overwrite them on a switch or merge.  An index
+this reader cannot read, and a history not listed (yet), ask.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from collections.abc import Callable, Sequence
 from .bash_git import git_folder, top_level
 from .bash_words import Word
 from .compiled import PathScope, first_match
+from .git_history import UNLISTED, History, listed_history
 from .git_index import git_dir, tracked_paths, tracked_stamps
 from .git_words import git_global_options
 from .paths import PROTECTED_DIRS, PROTECTED_FILES
@@ -48,13 +55,20 @@ class _Effect:
     """What a git command does to the working tree: which pathspecs (None: all of it), and
     whether it discards local changes, goes to another revision, or removes untracked files."""
 
-    __slots__ = ("discards", "history", "pathspecs", "untracked")
+    __slots__ = ("discards", "history", "moves", "pathspecs", "untracked")
 
     def __init__(self) -> None:
         self.discards = False
         self.history = False
+        self.moves = False  # brings another revision's files (a switch, merge, pull …)
         self.untracked = False
         self.pathspecs: list[str] | None = None
+
+
+def _moving() -> _Effect:
+    effect = _Effect()
+    effect.moves = True
+    return effect
 
 
 def worktree_effect(words: Sequence[Word], cwd: str) -> _Effect | str | None:
@@ -130,13 +144,16 @@ def _checkout(texts: list[str], cwd: str) -> _Effect | None:
     if force:  # checkout -f [BRANCH]: discards every local change
         effect.history = bool(before) and before[0] not in _HEAD
         return effect
-    return None  # a branch switch: git refuses to overwrite local changes
+    if _has(options, letters="bB") and not before[1:]:
+        return None  # checkout -b NEW: a new branch where HEAD is
+    return _moving() if before and before[0] not in _HEAD else None  # checkout BRANCH (or - , the last one)
 
 
 def _switch(texts: list[str], cwd: str) -> _Effect | None:
     options, before, _after = _split(texts)
     if not _has(options, "--force", "--discard-changes", letters="f"):
-        return None
+        creates = _has(options, "--create", "--force-create", "--orphan", letters="cC")
+        return _moving() if before[creates:] else None  # switch BRANCH, switch -c NEW START
     effect = _Effect()
     effect.discards = True
     effect.history = bool(before)
@@ -160,8 +177,10 @@ def _restore(texts: list[str], cwd: str) -> _Effect | None:
 
 def _stash(texts: list[str], cwd: str) -> _Effect | None:
     action = texts[0] if texts and texts[0][:1] != "-" else "push"
+    if action in ("pop", "apply", "branch"):
+        return _moving()  # a stash's files (git refuses to overwrite local changes)
     if action not in ("push", "save"):
-        return None  # pop/apply refuse to overwrite local changes; list/show/drop touch nothing
+        return None  # list/show/drop touch nothing
     rest = texts[1:] if texts and texts[0] == action else texts
     options, before, after = _split(rest)
     effect = _Effect()
@@ -202,9 +221,30 @@ def _checkout_index(texts: list[str], cwd: str) -> _Effect | None:
     return effect
 
 
-_SUBCOMMANDS = {
+def _brings(texts: list[str], cwd: str) -> _Effect | None:
+    """merge, cherry-pick, rebase, revert: another revision's files (not ``--abort``)."""
+    options, _before, _after = _split(texts)
+    if _has(options, "--abort", "--quit", "-h", "--help"):
+        return None
+    return _moving()
+
+
+def _pull(texts: list[str], cwd: str) -> _Effect | str | None:
+    options, before, _after = _split(texts)
+    if _has(options, "-h", "--help"):
+        return None
+    source = before[0] if before else None
+    if source is not None and ("/" in source or ":" in source or source.startswith(".")
+                               or os.path.isdir(os.path.join(cwd, source))):
+        return (f"git pull {source} brings commits from a repository named on the command line, which may "
+                "change protected files")
+    return _moving()
+
+
+_SUBCOMMANDS: dict[str, Callable[[list[str], str], _Effect | str | None]] = {
     "reset": _reset, "checkout": _checkout, "switch": _switch, "restore": _restore, "stash": _stash,
     "clean": _clean, "read-tree": _read_tree, "checkout-index": _checkout_index,
+    "merge": _brings, "cherry-pick": _brings, "rebase": _brings, "revert": _brings, "pull": _pull,
 }
 
 
@@ -241,6 +281,8 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
                 return f"which the rule {rule} covers"
         return None
 
+    if effect.moves:
+        return _moved_problem(repo, guarded)
     if effect.history:  # any guarded tracked path it covers (changed ones are among them: no stamps needed)
         paths = tracked_paths(repo)
         if paths is None:
@@ -260,6 +302,25 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
                 return f"it throws away the changes to {path}, {guarded(path)}"
     if effect.untracked:
         return _untracked_problem(top, repo, covered)
+    return None
+
+
+def _moved_problem(repo: str, guarded: Callable[[str], str | None]) -> str | None:
+    """A switch, merge or pull brings another revision's files: any guarded path tracked now or
+    changed by a commit the history reaches may be replaced by another version (or added)."""
+    paths = tracked_paths(repo)
+    if paths is None:
+        return "git's index cannot be read, so whether this brings another protected file is unknown"
+    history = listed_history(repo)
+    if history is UNLISTED:
+        return f"git's history in {repo} has not been listed yet"
+    if not isinstance(history, History):
+        return f"git's history in {repo} could not be listed, so the files another revision holds are unknown"
+    for path in (*paths, *history.paths):
+        why = guarded(path)
+        if why is not None:
+            return (f"it brings another revision's files, and {path}, {why}, is tracked or changed in the "
+                    f"history: another version of it may replace the one here")
     return None
 
 

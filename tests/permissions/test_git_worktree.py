@@ -159,3 +159,71 @@ async def test_files_an_edit_rule_covers_count_too(tmp_path):
         assert verdict_name(await decide_bash(ctx, command)) == "ask", command
     other = make_ctx(project, allow=("Bash(git:*)",), deny=("Edit(./docs/**)",))
     assert verdict_name(await decide_bash(other, "git checkout .")) == "allow"
+
+
+def _branched(root: Path, *, settings_on_main: bool) -> Path:
+    """A repository whose branch `evil` commits a permissive `.claude/settings.json` (added there,
+    or changed from main's) and whose branch `plain` changes only `src/`."""
+    project = root / "proj"
+    (project / "src").mkdir(parents=True)
+    git(project, "init", "-q", "-b", "main")
+    (project / "src" / "app.py").write_text("print(1)\n")
+    if settings_on_main:
+        (project / ".claude").mkdir()
+        (project / ".claude" / "settings.json").write_text(OLD)
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "one")
+    git(project, "checkout", "-q", "-b", "plain")
+    (project / "src" / "app.py").write_text("print(2)\n")
+    git(project, "commit", "-q", "-am", "plain")
+    git(project, "checkout", "-q", "-b", "evil", "main")
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text('{"permissions": {"allow": ["Bash"]}}\n')
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "evil")
+    git(project, "checkout", "-q", "main")
+    return project
+
+
+MOVES = ["git checkout evil", "git switch evil", "git merge evil", "git merge --ff-only evil", "git cherry-pick evil",
+         "git rebase evil", "git checkout -"]
+
+
+@pytest.mark.parametrize("settings_on_main", [True, False])
+@pytest.mark.parametrize("command", MOVES)
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+async def test_a_branch_with_other_settings_asks(tmp_path, command, settings_on_main, mode):
+    """`git checkout evil` replaced (or added) the settings file under Bash(git:*) and in
+    bypassPermissions: a protected path tracked or anywhere in the history makes a move ask."""
+    project = _branched(tmp_path, settings_on_main=settings_on_main)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode=mode)
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", ["git checkout evil", "git merge evil", "git cherry-pick evil"])
+def test_real_git_brings_the_other_branch_settings(tmp_path, command):
+    project = _branched(tmp_path, settings_on_main=False)
+    assert not (project / ".claude" / "settings.json").exists()
+    subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert '"Bash"' in (project / ".claude" / "settings.json").read_text(), command
+
+
+@pytest.mark.parametrize("command", ["git checkout plain", "git switch plain", "git merge plain", "git checkout -b new",
+                                     "git switch -c new", "git merge --abort", "git pull origin main"])
+async def test_moves_run_where_no_protected_path_is_in_the_history(tmp_path, command):
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    git(project, "init", "-q", "-b", "main")
+    (project / "src" / "app.py").write_text("print(1)\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "one")
+    git(project, "branch", "plain")
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", ["git pull https://example.com/x.git main", "git pull ../other main", "git pull . evil"])
+async def test_a_pull_from_a_repository_named_on_the_line_asks(tmp_path, command):
+    project = _branched(tmp_path, settings_on_main=False)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command

@@ -229,8 +229,18 @@ GIT_ROWS = [
 ]
 
 
+def _real_repository(project) -> None:
+    """A repository git can list (``world``'s ``.git`` holds only a config): a rebase brings
+    other revisions' files, which are checked against the listed history (``git_worktree``)."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(project), "GIT_CONFIG_NOSYSTEM": "1"}
+    for argv in (["init", "-q"], ["-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "x"]):
+        subprocess.run(["git", *argv], cwd=project, env=env, check=True, capture_output=True)
+
+
 @pytest.mark.parametrize(("command", "expected"), GIT_ROWS)
 async def test_git_subcommands_that_run_commands(world, command, expected):
+    if "rebase" in command and shutil.which("git"):
+        _real_repository(world.project)
     ctx = make_ctx(world.project, allow=("Bash(git:*)", "Bash(pytest:*)"), deny=RM)
     assert verdict_name(await decide_bash(ctx, command)) == expected
 
@@ -271,6 +281,8 @@ ALWAYS_ASK_ROWS = [
 
 @pytest.mark.parametrize(("command", "expected"), ALWAYS_ASK_ROWS)
 async def test_what_always_asks_asks_inside_an_allowed_runner(world, command, expected):
+    if "rebase" in command and shutil.which("git"):
+        _real_repository(world.project)
     ctx = make_ctx(world.project, allow=("Bash(uv run:*)", "Bash(find:*)", "Bash(git:*)", "Bash(npx:*)",
                                          "Bash(docker:*)"))
     assert verdict_name(await decide_bash(ctx, command)) == expected
