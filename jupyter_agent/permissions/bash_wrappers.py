@@ -238,13 +238,9 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
     elif name in TOOLCHAINS:
         _toolchain(name, words, out)
         return False
-    elif name in PACKAGE_MANAGERS:
-        _package_manager(name, words, out)
-        return False
-    elif name in EDITORS:
-        reason = editor_commands_reason(words)
-        if reason is not None:
-            out.ask_reason = out.ask_reason or reason
+    elif name in PACKAGE_MANAGERS or name in EDITORS:  # npm --script-shell=…, vim -c '!…'
+        reason = package_setting_reason(words) if name in PACKAGE_MANAGERS else editor_commands_reason(words)
+        out.ask_reason = out.ask_reason or reason
         return False
     elif name in NOTEBOOK_RUNNERS:  # jupytext --pipe CMD, nbqa CMD …: CMD is a command of the line
         commands = jupytext_commands(words[1:]) if name == "jupytext" else [c for c in [nbqa_command(words[1:])] if c]
@@ -352,12 +348,6 @@ def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
 _PACKAGE_PROGRAM_SETTINGS = {"script-shell": 5, "shell": 5, "node-options": 6, "userconfig": 5, "globalconfig": 8,
                              "git": 3, "editor": 4, "browser": 4, "viewer": 4, "init-module": 5, "node-gyp": 6,
                              "use-yarnrc": 5, "rcfile": 6}
-
-
-def _package_manager(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
-    reason = package_setting_reason(words)
-    if reason is not None:
-        out.ask_reason = out.ask_reason or reason
 
 
 def package_setting_reason(words: tuple[Word, ...]) -> str | None:

@@ -22,6 +22,7 @@ import os
 import re
 import shlex
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .bash_words import Word, make_word
 
@@ -114,13 +115,31 @@ def _script_extension(path: str, cwd: str | None) -> str | None:
     return extension if isinstance(extension, str) and "/" not in extension and "\0" not in extension else None
 
 
+def _full_path(path: str, cwd: str | None) -> str | None:
+    """``path`` (``~`` expanded) from ``cwd``; None when that does not give an absolute path."""
+    full = os.path.join(cwd, os.path.expanduser(path)) if cwd is not None else os.path.expanduser(path)
+    return full if os.path.isabs(full) else None
+
+
 def _notebook_metadata(path: str, cwd: str | None) -> dict | None:
-    full = os.path.join(cwd, os.path.expanduser(path)) if cwd is not None else None
-    if full is None or not os.path.isabs(full):
+    """A notebook's metadata, read once per version of the file (``--sync`` with an ``auto``
+    format asks twice); None when it cannot be read or is too large."""
+    full = _full_path(path, cwd)
+    if full is None:
         return None
     try:
-        if os.path.getsize(full) > _MAX_NOTEBOOK:
-            return None
+        stat = os.stat(full)
+    except OSError:
+        return None
+    if stat.st_size > _MAX_NOTEBOOK:
+        return None
+    # ctime and the inode too: a rewrite with the size and mtime put back (touch -d) is a new version
+    return _read_metadata(full, (stat.st_ino, stat.st_ctime_ns, stat.st_mtime_ns, stat.st_size))
+
+
+@lru_cache(maxsize=8)
+def _read_metadata(full: str, _version: tuple[int, int, int, int]) -> dict | None:
+    try:
         with open(full, "rb") as handle:
             notebook = json.loads(handle.read())
     except (OSError, ValueError, RecursionError):
@@ -177,14 +196,15 @@ _JUPYTEXT_LONG = ("--from", "--to", "--output", "--update", "--set-formats", "--
                   "--show-changes", "--version", "--pre-commit", "--pre-commit-mode", "--help")
 
 
+_JUPYTEXT_SHORT = {"-o": "--output", "-k": "--set-kernel", "-s": "--sync", "-p": "--paired-paths",
+                   "-w": "--warn-only", "-x": "--stop", "-d": "--diff", "-q": "--quiet", "-v": "--version",
+                   "-h": "--help"}
+
+
 def _jupytext_long(name: str) -> str:
-    """The option an abbreviation names (argparse takes a unique prefix); short ones as given."""
-    if name in ("-o",):
-        return "--output"
-    if name in ("-k",):
-        return "--set-kernel"
-    if name in ("-s",):
-        return "--sync"
+    """The long option a short one or an abbreviation names (argparse takes a unique prefix)."""
+    if name in _JUPYTEXT_SHORT:
+        return _JUPYTEXT_SHORT[name]
     if not name.startswith("--") or name in _JUPYTEXT_LONG:
         return name
     matches = [option for option in _JUPYTEXT_LONG if option.startswith(name)]
@@ -294,8 +314,8 @@ def _auto_extension(notebook: str, cwd: str | None) -> str | None:
 def _paired_formats(notebook: str, cwd: str | None) -> list[str] | None:
     """The formats a notebook is paired with, from its own metadata (a ``.ipynb``) or header (a
     text notebook); None when a jupytext configuration file may pair it with others."""
-    full = os.path.join(cwd, os.path.expanduser(notebook)) if cwd is not None else os.path.expanduser(notebook)
-    if not os.path.isabs(full) or _config_near(os.path.dirname(os.path.normpath(full))):
+    full = _full_path(notebook, cwd)
+    if full is None or _config_near(os.path.dirname(os.path.normpath(full))):
         return None
     if notebook.endswith(".ipynb"):
         metadata = _notebook_metadata(notebook, cwd)

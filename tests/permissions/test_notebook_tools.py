@@ -182,3 +182,20 @@ def test_real_jupytext_runs_the_pipe_command(world):
     subprocess.run([shutil.which("jupytext"), "--check", "touch RAN", "nb.ipynb"], cwd=project, capture_output=True,
                    timeout=120)
     assert (project / "RAN").exists()
+
+
+async def test_a_rewritten_notebook_is_read_again(world):
+    """The metadata is read once per version of the file: a rewrite that keeps the size and puts
+    the modification time back (touch -d) is still read again (its inode change time moved)."""
+    project = _project(world)
+    notebook = project / "r.ipynb"
+    ctx = make_ctx(project, allow=("Bash(jupyter:*)",), deny=("Edit(**/*.py)",))
+    command = "jupyter nbconvert --to script r.ipynb"
+    assert verdict_name(await decide_bash(ctx, command)) == "allow"  # r.r
+    before = notebook.stat()
+    text = notebook.read_text()
+    rewritten = text.replace('"name": "R", "file_extension": ".r"', '"name": "", "file_extension": ".py"')
+    assert len(rewritten) == len(text)
+    notebook.write_text(rewritten)
+    os.utime(notebook, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert verdict_name(await decide_bash(ctx, command)) == "deny"  # r.py
