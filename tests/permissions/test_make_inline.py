@@ -32,7 +32,9 @@ async def test_make_inline_code(world, command, expected):
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
-@pytest.mark.parametrize("argv", [["make", "--eval=x:; touch RAN", "x"], ["make", "V:=$(shell touch RAN)", "-f", "project.mk", "x"]])
+# The recursive form is expanded by the recipe, once make has its SHELL: make 4.4 expands a
+# command-line ``V:=$(shell …)`` before SHELL is set and fails with "-c: No such file".
+@pytest.mark.parametrize("argv", [["make", "--eval=x:; touch RAN", "x"], ["make", "V=$(shell touch RAN)", "-f", "project.mk", "x"]])
 def test_real_make_runs_them(tmp_path, argv):
     (tmp_path / "project.mk").write_text('x:\n\t@echo "built with $(V)"\n')  # a project makefile
     done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=30)
