@@ -19,16 +19,20 @@ class Runner:
     positionals: int = 0  # words before the command: docker exec CONTAINER, direnv exec DIR
     shell: frozenset[str] = frozenset()  # options whose value is shell code: nix-shell --run
     command: frozenset[str] = frozenset()  # options after which the command starts: nix develop -c
-    rest: str = "command"  # the words from the first positional on: a "command", "shell" code, or "none"
+    # the words from the first positional on: a "command", "shell" code, "none" (nothing runs),
+    # or "dashdash" (the command is what follows `--`: mise exec node@20 -- npm test)
+    rest: str = "command"
     argv: frozenset[str] = frozenset()  # options whose value is a command line: rsync -e 'ssh -p 22'
     config: frozenset[str] = frozenset()  # options taking Key=Value settings: ssh -o ProxyCommand=…
+    pairs: frozenset[str] = frozenset()  # options taking two values: bwrap --bind SRC DEST
+    optional: int = 0  # positionals that may be left out: nvm exec [VERSION] CMD
 
 
 def _r(values: str = "", flags: str = "", positionals: int = 0, shell: str = "", command: str = "",
-       rest: str = "command", argv: str = "", config: str = "") -> Runner:
+       rest: str = "command", argv: str = "", config: str = "", pairs: str = "", optional: int = 0) -> Runner:
     return Runner(frozenset(values.split()), frozenset(flags.split()), positionals,
                   frozenset(shell.split()), frozenset(command.split()), rest, frozenset(argv.split()),
-                  frozenset(config.split()))
+                  frozenset(config.split()), frozenset(pairs.split()), optional)
 
 
 def _git_shell(options: str) -> Runner:
@@ -47,6 +51,18 @@ _CONTAINER = _r("-e --env --env-file -u --user -w --workdir -v --volume -p --pub
                 argv="--entrypoint")  # docker run --entrypoint rm img x runs rm
 _KUBECTL = _r("-c --container -n --namespace --context --kubeconfig", "-i -t -it --stdin --tty -q --quiet", 1)
 _PLAIN = _r()
+_PARALLEL = _r("-j --jobs -S --sshlogin --joblog --results -a --arg-file --sshloginfile --slf --tmpdir --workdir "
+               "--wd -E -d --delimiter --colsep -C --delay --timeout --retries --tag-string --id --jobs-per-host "
+               "--env", "-k --keep-order -q --quote --pipe --pipepart --tag --bar --eta --progress -0 --null "
+               "--semaphore --fg --bg --group --ungroup -u --line-buffer --lb -v --verbose --dry-run",
+               rest="shell")
+_MPI = _r("-n -np -c --np --host -H --hostfile --machinefile -machinefile --map-by --bind-to --rank-by -x "
+          "--wdir -wdir --prefix --output-filename --report-bindings -ppn --ppn", "--oversubscribe --allow-run-as-root "
+          "-q --quiet -v --verbose --tag-output --timestamp-output", pairs="--mca -mca --gmca -gmca")
+_SLURM = _r("-J --job-name -p --partition -o --output -e --error -t --time -N --nodes -n --ntasks -c --cpus-per-task "
+            "--mem -A --account -D --chdir -w --nodelist -G --gpus --gres -q --qos -C --constraint")
+_MISE = _r("-j --jobs -C --cd -E --env", "--raw -y --yes -q --quiet -v --verbose", shell="-c --command",
+           rest="dashdash")
 _NIX = _r("-I --arg --argstr --expr -E", "--pure --impure", shell="--run --command", rest="none")  # -p takes
 # several packages; nix-shell's operands are files: only --run/--command run something
 
@@ -102,7 +118,37 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "catchsegv": (((), _PLAIN),),
     "chronic": (((), _r("", "-e -v")),),
     "systemd-run": (((), _r("-p --property -u --unit --slice -E --setenv --working-directory")),),
-    "parallel": (((), _r("-j --jobs -S --sshlogin --joblog --results -a --arg-file")),),
+    # GNU parallel and sem run their command through the shell; with none, the arguments after
+    # ::: are the commands (bash_runners._parallel_forms)
+    "parallel": (((), _PARALLEL),),
+    "sem": (((), _PARALLEL),),
+    "bwrap": (((), _r("--dir --tmpfs --proc --dev --mqueue --remount-ro --unsetenv --chdir --uid --gid --hostname "
+                      "--lock-file --sync-fd --info-fd --json-status-fd --block-fd --userns-block-fd --seccomp "
+                      "--add-seccomp-fd --exec-label --file-label --cap-add --cap-drop --perms --size --args "
+                      "--userns --userns2 --pidns --argv0",
+                      "--unshare-all --share-net --unshare-user --unshare-user-try --unshare-ipc --unshare-pid "
+                      "--unshare-net --unshare-uts --unshare-cgroup --unshare-cgroup-try --die-with-parent "
+                      "--as-pid-1 --new-session --clearenv --disable-userns --assert-userns-disabled",
+                      pairs="--bind --bind-try --dev-bind --dev-bind-try --ro-bind --ro-bind-try --symlink "
+                            "--setenv --file --bind-data --ro-bind-data --chmod")),),
+    "proot": (((), _r("-r --rootfs -b --bind -m --mount -q --qemu -w --pwd --cwd -k --kernel-release -i",
+                      "-0 --root-id -v --verbose -R -S --link2symlink")),),
+    "mpirun": (((), _MPI),),
+    "mpiexec": (((), _MPI),),
+    "srun": (((), _SLURM),),
+    "salloc": (((), _SLURM),),
+    "sbatch": (((), _r("-J --job-name -p --partition -o --output -e --error -t --time -N --nodes -n --ntasks "
+                       "-c --cpus-per-task --mem -A --account -D --chdir", shell="--wrap", rest="none")),),
+    "ip": ((("netns", "exec"), _r("", "", 1)), (("vrf", "exec"), _r("", "", 1))),
+    "devbox": ((("run",), _r("-c --config -e --env --env-file")),),
+    "bundle": ((("exec",), _PLAIN),),
+    "rr": ((("record",), _PLAIN),),
+    "volta": ((("run",), _r("--node --npm --pnpm --yarn --env", "--bundled-npm --no-yarn --verbose --quiet")),),
+    "fnm": ((("exec",), _r("--using --shell --arch --log-level")),),
+    "nvm": ((("exec",), _r("", "--silent", optional=1)), (("run",), _r("", "--silent", optional=1))),
+    "mise": ((("exec",), _MISE), (("x",), _MISE)),
+    **{manager: ((("exec",), _PLAIN),) for manager in ("pyenv", "rbenv", "nodenv", "goenv", "jenv", "plenv",
+                                                      "asdf")},
     "dotenv": (((), _r("-e -f --file -v")), (("run",), _r("-f --file"))),  # -c [env]: read both ways
     "op": ((("run",), _r("--env-file")),),
     "doppler": ((("run",), _r("-p --project -c --config")),),
@@ -111,7 +157,7 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     # programs one of whose options runs a command (their other words run nothing)
     "tar": (((), _r("-f --file -C --directory -T --files-from -X --exclude-from", rest="none",
                     shell="-I --use-compress-program --to-command --info-script --new-volume-script -F "
-                          "--rsh-command")),),
+                          "--rsh-command", config="--checkpoint-action")),),  # --checkpoint-action=exec=CODE
     "rsync": (((), _r(rest="none", argv="-e --rsh", shell="--rsync-path")),),
     "zip": (((), _r(rest="none", shell="-TT --unzip-command")),),
     "sort": (((), _r("-o --output -S --buffer-size -T --temporary-directory -t --field-separator -k --key",

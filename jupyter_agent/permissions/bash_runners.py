@@ -33,7 +33,10 @@ SHELL_CODE = Word("sh")  # the program of a form made for shell code a runner ta
 _GIT_FIRST_WORDS = frozenset(path[0] for path, _r in GIT_RUNNERS)
 # subcommands that run something only through an option (git push --receive-pack=…): its names
 _GIT_BY_OPTION = {path[0]: r.shell for path, r in GIT_RUNNERS if r.rest == "none"}
-RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS | SEDS | AWKS  # awk: system(), print | "cmd"
+SCHEDULERS = frozenset({"at", "batch"})  # the commands come later, from stdin or -f FILE
+_SCHEDULER_QUERIES = frozenset({"-l", "-r", "-d", "-c", "-V"})  # list, remove, print a job: nothing runs
+DEBUGGERS = frozenset({"gdb", "gdb-multiarch", "cgdb", "lldb"})
+RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS | SEDS | AWKS | SCHEDULERS | DEBUGGERS  # awk: system(), print | "cmd"
 _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if all(p for p, _r in entries) else None
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
 
@@ -67,6 +70,8 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
         return any(w.literal is None or (w.text[:1] == "-" and "m" in w.text) for w in words[1:])
     if program in AWKS:  # system(…), a pipe, or a program not read here
         return any(w.literal is None or "system" in w.text or "|" in w.text or w.text[:1] in "-@" for w in words[1:])
+    if program in SCHEDULERS or program in DEBUGGERS:
+        return True
     if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something
         return any(w.literal is None or w.text[:1] == "-" for w in words[1:])
     firsts = _FIRST_WORDS.get(program)
@@ -83,6 +88,10 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         return _sed_forms(form)
     if program in AWKS:
         return _awk_forms(form)
+    if program in SCHEDULERS:  # at now <<< 'rm x': what runs is not on the command line
+        return [] if any(w.literal in _SCHEDULER_QUERIES for w in form[1:]) else [(UNKNOWN_PROGRAM,)]
+    if program in DEBUGGERS:
+        return _debugger_forms(form)
     out: list[tuple[Word, ...]] = []
     for path, runner in GIT_RUNNERS if program == "git" else RUNNERS.get(program or "", ()):
         for after in after_path(form, path):
@@ -121,37 +130,43 @@ def _option_skips(form: tuple[Word, ...], start: int) -> list[int]:
 def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[Word, ...]]:
     starts: set[int] = set()
     scripts: list[tuple[Word, ...]] = []
-    seen: set[tuple[int, int]] = set()
-    todo = [(start, runner.positionals)]
-    scan = runner.rest == "none"  # positionals are no command: read every option of the line
+    seen: set[tuple[int, int, int]] = set()
+    todo = [(start, runner.positionals, runner.optional)]  # (word, positionals left, optional ones left)
+    scan = runner.rest in ("none", "dashdash")  # positionals are no command: read every option of the line
     while todo and len(starts) <= _MAX_STARTS:
-        j, left = todo.pop()
-        if (j, left) in seen or j >= len(form):
+        j, left, maybe = todo.pop()
+        if (j, left, maybe) in seen or j >= len(form):
             continue
-        seen.add((j, left))
+        seen.add((j, left, maybe))
         text = form[j].literal
         if text is None:  # only known at run time: an option, a value, a positional or the program
-            todo.extend(((j + 1, left), (j + 2, left)) + (((j + 1, left - 1),) if left else ()))
+            todo.extend(((j + 1, left, maybe), (j + 2, left, maybe)) + (((j + 1, left - 1, maybe),) if left else ()))
+            if maybe and not left:
+                todo.append((j + 1, 0, maybe - 1))
             if not left and not scan:
                 starts.add(j)
         elif text == "--":
             if left:
-                todo.append((j + 1, left))
-            elif not scan:
+                todo.append((j + 1, left, maybe))
+            elif not scan or runner.rest == "dashdash":
                 starts.add(j + 1)
         elif text.startswith("-") and text != "-":
-            _option(form, j, left, text, runner, todo, starts, scripts)
+            _option(form, j, (left, maybe), text, runner, todo, starts, scripts)
         elif left or scan:
-            todo.append((j + 1, max(left - 1, 0)))
+            todo.append((j + 1, max(left - 1, 0), maybe))
         else:
             starts.add(j)
+            if maybe:  # nvm exec 20 node x: 20 is a version, or the command (nvm exec node x)
+                todo.append((j + 1, 0, maybe - 1))
     if len(starts) > _MAX_STARTS:
         return [(UNKNOWN_PROGRAM,)]
     places = [j for j in sorted(starts) if j < len(form)]
     if runner.rest == "shell":  # git submodule foreach rm x: the words joined are shell code
         for j in places:
             rest = form[j:]
-            if len(rest) == 1:
+            if rest[0].literal is not None and rest[0].literal.startswith(":::"):
+                _parallel_arguments(rest, scripts)
+            elif len(rest) == 1:
                 _script(rest[0], scripts)
             elif all(w.literal is not None for w in rest):
                 _script(" ".join(w.text for w in rest), scripts)
@@ -161,10 +176,24 @@ def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[
     return [form[j:] for j in places] + scripts
 
 
+def _parallel_arguments(rest: tuple[Word, ...], scripts: list[tuple[Word, ...]]) -> None:
+    """``parallel ::: 'rm x' 'ls'`` (no command): each argument is a command line run by the
+    shell; arguments read from files (``::::``) are not known here."""
+    for word in rest:
+        text = word.literal
+        if text in (":::", ":::+"):
+            continue
+        if text is None or text.startswith("::::"):
+            scripts.append((UNKNOWN_PROGRAM,))
+            return
+        _script(word, scripts)
+
+
 def _option(
-    form: tuple[Word, ...], j: int, left: int, text: str, runner: Runner,
-    todo: list[tuple[int, int]], starts: set[int], scripts: list[tuple[Word, ...]],
+    form: tuple[Word, ...], j: int, state: tuple[int, int], text: str, runner: Runner,
+    todo: list[tuple[int, int, int]], starts: set[int], scripts: list[tuple[Word, ...]],
 ) -> None:
+    left, maybe = state
     key, eq, value = text.partition("=")
     if not text.startswith("--") and len(text) > 2:  # -qc 'code': a short option among flags
         for k, letter in enumerate(text[1:], start=2):
@@ -185,12 +214,18 @@ def _option(
         _argv(value if eq else _word(form, j + 1), scripts)
     elif key in runner.config:  # ssh -o ProxyCommand=…
         _config(value if eq else _word(form, j + 1), scripts)
-    if eq or key in runner.flags:
-        todo.append((j + 1, left))
+    if eq and key in runner.pairs:  # bwrap --bind=SRC DEST is not bwrap's; read both ways
+        todo.extend(((j + 1, left, maybe), (j + 2, left, maybe)))
+    elif eq or key in runner.flags:
+        todo.append((j + 1, left, maybe))
+    elif key in runner.pairs:
+        todo.append((j + 3, left, maybe))
     elif key in runner.values or key in runner.shell or key in runner.argv or key in runner.config:
-        todo.append((j + 2, left))
+        todo.append((j + 2, left, maybe))
+    elif text[1] != "-" and text[:2] in runner.values:  # -j2: a value attached to -j
+        todo.append((j + 1, left, maybe))
     else:
-        todo.extend(((j + 1, left), (j + 2, left)))
+        todo.extend(((j + 1, left, maybe), (j + 2, left, maybe)))
 
 
 def _text(value: str | Word | None, scripts: list[tuple[Word, ...]]) -> str | None:
@@ -210,7 +245,7 @@ def _argv(line: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
         scripts.append(words)
 
 
-_CODE_SETTINGS = frozenset({"proxycommand", "localcommand", "knownhostscommand"})
+_CODE_SETTINGS = frozenset({"proxycommand", "localcommand", "knownhostscommand", "exec"})  # exec: tar's action
 
 
 def _config(setting: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
@@ -260,6 +295,72 @@ def _awk_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         else:
             _script(command, scripts)
     return _distinct(scripts)
+
+
+# Debugger commands that run nothing but the program being debugged (gdb -ex run, lldb -o bt)
+_DEBUGGER_HARMLESS = frozenset(
+    "run r start starti continue c cont next n step s stepi si nexti ni finish fin until u advance break b br "
+    "tbreak rbreak watch rwatch awatch catch delete d disable enable info i print p po output printf echo x "
+    "display undisplay backtrace bt where frame f up down list l disassemble thread quit q kill detach attach "
+    "ptype whatis show call expression expr register breakpoint image process".split())
+_DEBUGGER_COMMAND = frozenset({"-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex", "-init-eval-command",
+                               "--init-eval-command", "-eiex", "-eix", "-o", "--one-line", "-O",
+                               "--one-line-before-file", "-k", "--one-line-on-crash", "-K"})
+_DEBUGGER_SCRIPT = frozenset({"-x", "--x", "-command", "--command", "-ix", "-init-command", "--init-command",
+                              "-eix", "-s", "--source", "-S", "--source-before-file", "--source-on-crash"})
+_DEBUGGER_VALUES = frozenset({"-p", "--pid", "-pid", "-c", "--core", "-core", "-d", "--directory", "-directory",
+                              "-cd", "--cd", "-se", "-symbols", "--symbols", "-exec", "--exec", "-b", "-l", "-tty",
+                              "--tty", "-D", "--data-directory", "-data-directory", "-a", "--arch", "-f", "--file",
+                              "-n", "--attach-name", "--attach-pid", "--core-file"})
+
+
+def _debugger_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """``gdb -batch -ex 'shell rm x'`` runs ``rm x``; ``gdb -ex run --args rm x`` runs the
+    program it debugs.  Commands given as options are read: a shell escape (``shell``, ``!``,
+    lldb's ``platform shell``) is shell code; one not known to run nothing else, or a command
+    file, runs what is not known here."""
+    scripts: list[tuple[Word, ...]] = []
+    i = 1
+    while i < len(form):
+        text = form[i].literal
+        if text is None:
+            scripts.append((UNKNOWN_PROGRAM,))
+            i += 1
+            continue
+        key, eq, value = text.partition("=")
+        if text in ("--args", "--"):
+            scripts.append(form[i + 1:])  # the program and its arguments: run by `run`
+            break
+        if key in _DEBUGGER_COMMAND:
+            _debugger_command(value if eq else _word(form, i + 1), scripts)
+            i += 1 if eq else 2
+        elif key in _DEBUGGER_SCRIPT:
+            scripts.append((UNKNOWN_PROGRAM,))
+            i += 1 if eq else 2
+        elif key in _DEBUGGER_VALUES:
+            i += 1 if eq else 2
+        elif text.startswith("-"):
+            i += 1  # -batch, -q, -nx, --silent …
+        else:  # the program to debug (then a core file or pid)
+            scripts.append((form[i],))
+            i += 1
+    return _distinct(scripts)
+
+
+def _debugger_command(command: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
+    text = (_text(command, scripts) or "").strip()
+    if text.startswith("!"):
+        _script(text[1:], scripts)
+        return
+    words = text.split(None, 2)
+    if not words:
+        return
+    if words[0] == "shell":
+        _script(text[len("shell"):], scripts)
+    elif words[0] == "platform" and len(words) > 1 and words[1] == "shell":
+        _script(words[2] if len(words) > 2 else "", scripts)
+    elif words[0] not in _DEBUGGER_HARMLESS:  # python, pipe, source, define, target …
+        scripts.append((UNKNOWN_PROGRAM,))
 
 
 def _python_module(form: tuple[Word, ...]) -> tuple[Word, ...] | None:

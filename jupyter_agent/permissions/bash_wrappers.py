@@ -74,6 +74,20 @@ WRAPPERS: dict[str, _Wrapper] = {
                "-R --reset-on-fork -v --verbose", 1),  # PRIORITY
     "unbuffer": _w("", "-p"),
     "caffeinate": _w("-t -w", "-d -i -m -s -u"),
+    # Limits, placement, queues and environments: the rest of the line is the command, as above
+    # (any other option is a flag: an unlisted option's value read as the program asks).
+    "numactl": _w("-C --physcpubind -N --cpunodebind -m --membind -i --interleave -p --preferred "
+                  "-P --preferred-many -w --weighted-interleave", None),
+    "prlimit": _w("-p --pid -o --output", None),  # limits take attached values: --nofile=10, -n10
+    "cpulimit": _w("-l --limit -p --pid -e --exe -P --path -c --cpu", None),
+    "systemd-inhibit": _w("--what --who --why --mode", None),
+    "ssh-agent": _w("-a -E -P -t -O", None),
+    "nq": _w("", None),  # nq CMD: queued, then run as written
+    "tsp": _w("-L -N -D -W", None),  # task spooler
+    "retry": _w("-t --times -d --delay -u --until -m --message", None),
+    "entr": _w("", "-a -c -d -n -p -r -z", shell="-s"),  # entr -s 'code': code for $SHELL
+    "daemonize": _w("-c -e -o -p -l -u -E", "-a -v",
+                    ask="daemonize runs its command detached, as the user and with the output files it names"),
     # Wrappers that also do something of their own always ask; their command is still checked
     # against deny rules.
     "flock": _w("-w --wait --timeout -E --conflict-exit-code",
@@ -204,7 +218,7 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             out.scripts.extend(w.text for w in current[1:] if w.static and not w.text.startswith("-"))
             return out
         if rest and rest[0].literal in wrapper.shell_option:  # flock FILE -c 'code'
-            _shell_string(name, rest[1:], out)
+            _shell_string(name, rest[1:], out, rest[0].text)
             return out
         if name == "xargs":
             out.appends_args = True
@@ -426,7 +440,7 @@ def _strip_options(
         if not value.startswith("-") or value == "-" and name != "env":
             break
         if value in wrapper.shell_option:  # runuser -c 'code' USER: the code is all that runs
-            _shell_string(name, args[i + 1:i + 2], out)
+            _shell_string(name, args[i + 1:i + 2], out, value)
             return ()
         step = _option_width(wrapper, value, name)
         if step is None:
@@ -498,9 +512,9 @@ def _file_option(wrapper: _Wrapper, option: tuple[Word, ...], out: Unwrapped) ->
         out.reads.append(Word(first[2:]))
 
 
-def _shell_string(name: str, args: tuple[Word, ...], out: Unwrapped) -> None:
-    """The string after a wrapper's ``-c``: run by ``sh -c``, so it always asks."""
-    out.ask_reason = f"{name} -c runs a string as shell code"
+def _shell_string(name: str, args: tuple[Word, ...], out: Unwrapped, option: str = "-c") -> None:
+    """The string after a wrapper's ``-c`` (entr's ``-s``): run by a shell, so it always asks."""
+    out.ask_reason = f"{name} {option} runs a string as shell code"
     script = args[0].literal if args else None
     if script is not None:
         out.scripts.append(script)
