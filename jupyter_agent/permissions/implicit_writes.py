@@ -119,18 +119,39 @@ _TABLE = SubcommandTable((
     ("code", (), frozenset({"--install-extension", "--uninstall-extension"}), "~/.vscode/extensions (code the editor runs)"),
     ("conda", ("env", "config", "vars", "set"), frozenset(), "the environment's variables (set on every activation)"),
     ("ipython", (), frozenset({"--init"}), "~/.ipython (start-up files every kernel runs)"),
+    # nbdev: `git config --local include.path ../.gitconfig` and the filter and merge drivers
+    # that file names (nbdev 1 also a pre-commit hook)
+    ("nbdev_install_hooks", (), frozenset(), ".git/config (filters and drivers git runs)"),
+    ("nbdev_install_git_hooks", (), frozenset(), ".git/config and .git/hooks/ (git runs them)"),
+    ("ggshield", ("install",), frozenset(), "git's hooks (git runs them)"),
+    ("nbautoexport", ("install",), frozenset(), "~/.jupyter (a post-save hook the server runs)"),
+    ("nbdime", ("extensions",), frozenset({"--enable", "--disable"}), "Jupyter's extensions (code it runs)"),
+    ("hf", ("auth", "login"), frozenset(), "a token and git's credential helper"),
+    ("kaggle", ("config", "set"), frozenset(), "~/.kaggle (where it reads credentials)"),
+    # services started at boot or login run what their unit files say
+    *(("systemctl", (sub,), frozenset(), "systemd's unit files (services started at boot or login)")
+      for sub in ("enable", "link", "edit", "preset", "add-wants", "add-requires", "set-property", "revert",
+                  "mask", "unmask", "set-default")),
 ))
-PROGRAMS = _TABLE.programs | {"git"}
+# `crontab FILE`, `crontab -e`, `crontab -r`, or a crontab from standard input: the commands
+# cron runs; only listing (-l) and the version (-V) write nothing
+_CRONTAB_READS = frozenset({"-l", "-V"})
+PROGRAMS = _TABLE.programs | {"git", "crontab", "fcrontab"}
+_GIT_PROGRAMS = frozenset(p[4:] for p in _TABLE.programs if p.startswith("git-"))  # git lfs, git secrets
 
 
 def implicit_protected_write(words: Sequence[Word]) -> str | None:
     """Why ``words`` (program first, wrappers removed) writes a protected path no argument
     names, or None."""
     program = words[0].literal if words else None
-    if program == "git" and len(words) > 1 and words[1].literal == "lfs":  # git lfs install
-        program, words = "git-lfs", words[1:]
+    if program == "git" and len(words) > 1 and words[1].literal in _GIT_PROGRAMS:  # git lfs install
+        program, words = f"git-{words[1].literal}", words[1:]
     if program is None:
         return None
+    if program in ("crontab", "fcrontab"):
+        if any(w.literal in _CRONTAB_READS for w in words[1:]) and None not in (w.literal for w in words[1:]):
+            return None
+        return f"{program} writes your crontab (commands cron runs), a protected path"
     found = _TABLE.match(program, words[1:])
     return None if found is None else f"{' '.join(found[0])} writes {found[1]}, a protected path"
 

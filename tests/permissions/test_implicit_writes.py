@@ -14,7 +14,9 @@ from tests.permissions.tools import decide_bash, make_ctx
 RULES = ("Bash(pre-commit:*)", "Bash(nbstripout:*)", "Bash(nbdime:*)", "Bash(git:*)", "Bash(npx:*)",
          "Bash(conda:*)", "Bash(pip:*)", "Bash(python:*)", "Bash(jupyter:*)", "Bash(uvx:*)", "Bash(dvc:*)",
          "Bash(wandb:*)", "Bash(ipython:*)", "Bash(npm:*)", "Bash(gh:*)", "Bash(aws:*)", "Bash(kubectl:*)",
-         "Bash(poetry:*)", "Bash(jupyter-kernelspec:*)", "Bash(direnv:*)", "Bash(code:*)")
+         "Bash(poetry:*)", "Bash(jupyter-kernelspec:*)", "Bash(direnv:*)", "Bash(code:*)",
+         "Bash(nbdev_install_hooks:*)", "Bash(ggshield:*)", "Bash(nbautoexport:*)", "Bash(crontab:*)",
+         "Bash(systemctl:*)", "Bash(hf:*)", "Bash(kaggle:*)")
 ASK = [
     "pre-commit install", "pre-commit install --hook-type pre-push", "pre-commit autoupdate", "nbstripout --install",
     "nbstripout --install --global", "nbdime config-git --enable", "git lfs install", "npx husky init",
@@ -27,6 +29,11 @@ ASK = [
     "jupyter kernelspec install /tmp/k", "jupyter-kernelspec install --user /tmp/k", "python -m ipykernel install --user",
     "jupyter labextension install x", "jupyter lab build", "jupyter server extension enable x",
     "direnv allow", "code --install-extension x", "conda env config vars set X=1", "jupyter trust nb.ipynb",
+    # session 28: git's settings and hooks, Jupyter's config, persistence (cron, systemd units)
+    "nbdev_install_hooks", "git secrets --install", "git secrets --register-aws", "ggshield install -m local",
+    "nbautoexport install", "nbdime extensions --enable", "crontab jobs.txt", "crontab -e", "crontab -r", "crontab",
+    "crontab $FILE", "systemctl --user enable backup.timer", "systemctl --user link /tmp/x.service",
+    "hf auth login", "kaggle config set -n path -v /tmp",
 ]
 RUN = [
     "pre-commit run --all-files", "nbstripout a.ipynb", "nbdime diff a.ipynb b.ipynb", "git lfs pull",
@@ -34,6 +41,8 @@ RUN = [
     "gh pr list", "aws configure get region", "aws configure list", "kubectl config view",
     "kubectl config get-contexts", "poetry config --list", "poetry config virtualenvs.in-project",
     "jupyter kernelspec list", "jupyter labextension list", "direnv status", "code .", "conda env config vars list",
+    "git secrets --scan", "ggshield secret scan path src", "nbautoexport export nb.ipynb", "crontab -l",
+    "crontab -u bob -l", "systemctl --user status backup.timer", "hf download gpt2", "kaggle datasets list",
 ]
 
 
