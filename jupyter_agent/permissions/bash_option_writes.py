@@ -30,6 +30,7 @@ from .bash_readonly import option_arguments
 from .bash_runners import may_name
 from .bash_words import Word, make_word
 from .formatters import FORMATTERS, formatted_folders
+from .git_config import config_writes
 from .git_words import git_global_options
 from .notebook_tools import jupytext_outputs, nbconvert_outputs
 
@@ -379,6 +380,8 @@ def _git(words: Sequence[Word]) -> list[Target]:
     elif sub == "init":
         found.extend((w, True) for w in _operands(rest, {"--template", "--separate-git-dir", "-b",
                                                          "--initial-branch", "--object-format"})[:1])
+    elif sub == "config" and config_writes(rest):  # git config -f F KEY VALUE writes F
+        found.extend((w, False) for w in option_arguments(rest, "f", "--file"))
     elif sub == "worktree" and rest and rest[0].literal == "add":
         found.extend((w, True) for w in _operands(rest[1:], {"-b", "-B", "--reason"})[:1])
     folders = [value for name, value in options if name == "-C" and value is not None]

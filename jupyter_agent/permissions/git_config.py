@@ -46,6 +46,8 @@ def program_setting(words: Sequence[Word]) -> str | None:
     """Why ``git …`` sets a program for git to run (``-c``, ``--config-env``, ``git config``)."""
     options, i = git_global_options(words)
     for name, value in options:
+        if name.startswith("--exec-path="):  # (bare --exec-path prints the folder)
+            return f"{name} makes git run its helper programs from that folder"
         if name in ("-c", "--config-env") or name.startswith("--config-env="):
             setting = name.partition("=")[2] if "=" in name else (value.literal if value is not None else None)
             if setting is None or runs_program(setting.partition("=")[0]):
@@ -68,6 +70,14 @@ def program_setting(words: Sequence[Word]) -> str | None:
             if user_wide:
                 return f"git config sets {key} for every repository (~/.gitconfig, a protected file)"
     return None
+
+
+def config_writes(args: Sequence[Word]) -> bool:
+    """Does ``git config ARGS`` write its file (a key set or removed, a section renamed, an edit)?"""
+    if any(w.literal in ("--unset", "--unset-all") for w in args):
+        return True
+    plain = [w.literal for w in args if (w.literal or "")[:1] != "-"]
+    return bool(plain[:1] == ["unset"] or next(iter(_written_keys(args)), False) is not False)
 
 
 def _written_keys(args: Sequence[Word]) -> Iterator[str | None]:

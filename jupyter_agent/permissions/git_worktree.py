@@ -16,8 +16,9 @@ still asks before protected paths change.  So, whatever rule or mode allows the 
   may be older;
 - ``git clean`` (not ``-n``) asks when it may remove a protected path that is not tracked.
 
-Files an ``Edit`` deny or ask rule covers count as protected for the first two (``git checkout .``
-would undo the changes in ``locked/`` under ``Edit(./locked/**)``).
+Files an ``Edit`` deny or ask rule covers count as protected for all three (``git checkout .``
+would undo the changes in ``locked/`` under ``Edit(./locked/**)``, and ``git clean -fd`` delete
+the new files there; a file .gitignore keeps from ``git clean`` without ``-x`` still counts).
 
 - switching branches, merging, cherry-picking, rebasing, reverting and pulling (``git checkout
   BRANCH``, ``git switch``, ``git merge``, ``git pull`` …) bring another revision's files: they
@@ -301,7 +302,7 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
             if _changed(os.path.join(top, path), stamp, index_time):
                 return f"it throws away the changes to {path}, {guarded(path)}"
     if effect.untracked:
-        return _untracked_problem(top, repo, covered)
+        return _untracked_problem(top, repo, covered, guarded)
     return None
 
 
@@ -367,9 +368,12 @@ def _changed(path: str, stamp: tuple[int, int, int], index_time: int) -> bool:
     return st.st_mtime_ns >= index_time  # racily clean: git would compare contents
 
 
-def _untracked_problem(top: str, repo: str, covered: Callable[[str], bool]) -> str | None:
-    """Why removing untracked files would touch a protected path: one in the tree (walked, up to
-    20,000 files) that git does not track, or a protected folder holding none it tracks."""
+def _untracked_problem(
+    top: str, repo: str, covered: Callable[[str], bool], guarded: Callable[[str], str | None]
+) -> str | None:
+    """Why removing untracked files would touch a guarded path: one in the tree (walked, up to
+    20,000 files) that git does not track and that is protected or an Edit rule covers, or a
+    protected folder holding none it tracks."""
     paths = tracked_paths(repo)
     if paths is None:
         return "git's index cannot be read, so whether this removes a protected path is unknown"
@@ -382,8 +386,10 @@ def _untracked_problem(top: str, repo: str, covered: Callable[[str], bool]) -> s
         for name in files:
             path = rel + name
             seen += 1
-            if protected_name(path) and covered(path) and path not in tracked:
-                return f"it removes {path}, a protected path git does not track"
+            if path not in tracked and covered(path):
+                why = guarded(path)
+                if why is not None:
+                    return f"it removes {path}, {why}, and git does not track it"
         for name in dirs:
             path = rel + name
             if name.lower() in PROTECTED_DIRS and covered(path) and not any(t.startswith(path + "/") for t in tracked):

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from .bash_subcommands import BARE, TWO_MORE, SubcommandTable
 from .bash_words import Word
+from .git_words import git_global_options
 
 # (program, subcommand words, any of these options or conditions (empty: none needed), what it
 # writes); `aws configure` alone prompts, then writes; `poetry config KEY` reads, KEY VALUE sets
@@ -40,6 +41,10 @@ _TABLE = SubcommandTable((
     ("git-lfs", ("install",), frozenset(), "git's hooks and ~/.gitconfig"),
     ("git-lfs", ("uninstall",), frozenset(), "git's hooks and ~/.gitconfig"),
     ("git-lfs", ("update",), frozenset(), ".git/hooks/ (git runs them)"),
+    # git maintenance start|register: a crontab entry, systemd timers or launchd agents that run
+    # git on a schedule, and maintenance.repo in ~/.gitconfig
+    *(("git-maintenance", (sub,), frozenset(), "your crontab or systemd timers and ~/.gitconfig")
+      for sub in ("start", "stop", "register", "unregister")),
     ("git-secrets", (), frozenset({"--install", "--register-aws", "--add", "--add-provider"}), "git's hooks and settings"),
     ("nbstripout", (), frozenset({"--install", "--uninstall"}), ".git/config (a filter git runs) and .gitattributes"),
     ("nbdime", ("config-git",), frozenset({"--enable", "--disable"}), "git's settings (drivers git runs)"),
@@ -144,8 +149,10 @@ def implicit_protected_write(words: Sequence[Word]) -> str | None:
     """Why ``words`` (program first, wrappers removed) writes a protected path no argument
     names, or None."""
     program = words[0].literal if words else None
-    if program == "git" and len(words) > 1 and words[1].literal in _GIT_PROGRAMS:  # git lfs install
-        program, words = f"git-{words[1].literal}", words[1:]
+    if program == "git":  # git lfs install, git -C x maintenance start
+        _options, at = git_global_options(words)
+        if at < len(words) and words[at].literal in _GIT_PROGRAMS:
+            program, words = f"git-{words[at].literal}", words[at:]
     if program is None:
         return None
     if program in ("crontab", "fcrontab"):
@@ -153,7 +160,12 @@ def implicit_protected_write(words: Sequence[Word]) -> str | None:
             return None
         return f"{program} writes your crontab (commands cron runs), a protected path"
     found = _TABLE.match(program, words[1:])
-    return None if found is None else f"{' '.join(found[0])} writes {found[1]}, a protected path"
+    if found is None:
+        return None
+    name = " ".join(found[0])
+    if words[0].literal != program:  # git lfs install: as it was written
+        name = "git " + name[len("git-"):]
+    return f"{name} writes {found[1]}, a protected path"
 
 
 __all__ = ["PROGRAMS", "implicit_protected_write"]

@@ -23,11 +23,13 @@ ASK = [
     "git config --add include.path ../evil.cfg", "git config diff.nb.textconv cat", "git config set core.pager less",
     "git config -e", "git config $K $V", "git --config-env=core.pager=P log", "git config --global user.email a@b.c",
     "git config IncludeIf.gitdir:x.path y", "git config filter.x.clean cat", "git config credential.helper store",
+    "git --exec-path=/tmp/helpers ls-remote evil::x",  # git runs /tmp/helpers/git-remote-evil
 ]
 RUN = [
     "git config user.email a@b.c", "git config core.fsmonitor", "git config --get core.fsmonitor", "git config --list",
     "git config --unset core.fsmonitor", "git config remote.origin.url https://example.com/x.git",
     "git config branch.main.remote origin", "git -c user.name=x commit -q --allow-empty -m m", "git status",
+    "git --exec-path", "git config -f local.cfg a.b c",
 ]
 
 
@@ -97,3 +99,26 @@ def test_the_read_only_forms_write_nothing(repo, line):
     before = (repo / ".git" / "config").read_bytes()
     subprocess.run(line.split(), cwd=repo, capture_output=True, timeout=30, env=git_env(repo.parent))
     assert (repo / ".git" / "config").read_bytes() == before
+
+
+def test_exec_path_really_runs_a_helper_from_that_folder(repo):
+    helpers = repo.parent / "helpers"
+    helpers.mkdir()
+    marker = repo.parent / "RAN"
+    (helpers / "git-remote-evil").write_text(f"#!/bin/sh\ntouch {marker}\n")
+    (helpers / "git-remote-evil").chmod(0o755)
+    subprocess.run(["git", f"--exec-path={helpers}", "ls-remote", "evil::x"], cwd=repo, env=git_env(repo),
+                   capture_output=True, timeout=30)
+    assert marker.exists()
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("git config --file=/tmp/x.cfg a.b c", "ask"), ("git config -f /tmp/x.cfg --unset a.b", "ask"),
+    ("git config --file /tmp/x.cfg set a.b c", "ask"), ("git config -f /tmp/x.cfg --get a.b", "allow"),
+    ("git config -f /tmp/x.cfg --list", "allow"), ("git config -f locked/x.cfg a.b c", "deny"),
+])
+async def test_a_config_file_named_with_file_is_a_write(repo, line, expected):
+    """``git config -f F KEY VALUE`` writes F: outside the working directories it asks, and Edit
+    deny rules deny it (it was allowed under ``Bash(git:*)``)."""
+    ctx = make_ctx(repo, allow=("Bash(git:*)",), deny=("Edit(./locked/**)",))
+    assert verdict_name(await decide_bash(ctx, line)) == expected, line

@@ -161,6 +161,22 @@ async def test_files_an_edit_rule_covers_count_too(tmp_path):
     assert verdict_name(await decide_bash(other, "git checkout .")) == "allow"
 
 
+async def test_clean_asks_before_removing_a_new_file_an_edit_rule_covers(tmp_path):
+    """``git clean -fd`` deleted the new src/new.py under ``Edit(./src/**)`` denied (session 28)."""
+    project = _repo(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), deny=("Edit(./src/**)",))
+    (project / "docs").mkdir()
+    (project / "docs" / "draft.md").write_text("x\n")
+    assert verdict_name(await decide_bash(ctx, "git clean -fd")) == "allow"  # only docs/draft.md goes
+    (project / "src" / "new.py").write_text("x = 1\n")
+    for command in ("git clean -fd", "git clean -fdx", "git stash -u", "git clean -f src"):
+        assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+    for command in ("git clean -fd docs", "git clean -n", "git stash"):
+        assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+    git(project, "clean", "-fd")  # and git really removes it
+    assert not (project / "src" / "new.py").exists()
+
+
 def _branched(root: Path, *, settings_on_main: bool) -> Path:
     """A repository whose branch `evil` commits a permissive `.claude/settings.json` (added there,
     or changed from main's) and whose branch `plain` changes only `src/`."""

@@ -33,7 +33,8 @@ ASK = [
     "nbdev_install_hooks", "git secrets --install", "git secrets --register-aws", "ggshield install -m local",
     "nbautoexport install", "nbdime extensions --enable", "crontab jobs.txt", "crontab -e", "crontab -r", "crontab",
     "crontab $FILE", "systemctl --user enable backup.timer", "systemctl --user link /tmp/x.service",
-    "hf auth login", "kaggle config set -n path -v /tmp",
+    "hf auth login", "kaggle config set -n path -v /tmp", "git maintenance start", "git -C . maintenance register",
+    "git -C . lfs install",
 ]
 RUN = [
     "pre-commit run --all-files", "nbstripout a.ipynb", "nbdime diff a.ipynb b.ipynb", "git lfs pull",
@@ -43,6 +44,7 @@ RUN = [
     "jupyter kernelspec list", "jupyter labextension list", "direnv status", "code .", "conda env config vars list",
     "git secrets --scan", "ggshield secret scan path src", "nbautoexport export nb.ipynb", "crontab -l",
     "crontab -u bob -l", "systemctl --user status backup.timer", "hf download gpt2", "kaggle datasets list",
+    "git maintenance run",
 ]
 
 
