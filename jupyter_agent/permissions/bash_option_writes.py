@@ -49,11 +49,52 @@ _OUTPUT_OPTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "gpg": (("o", "--output"),),
     "ssh-keygen": (("f", ""),),  # FILE and FILE.pub
 }
+# Tools whose options (per subcommand) name where they write: (subcommand words, short letter,
+# long option, "file" | "dir" | "inside").  "dir" is a folder written through (a venv, a build
+# tree); "inside" new files in a folder that exists (a download folder).
+_SUBCOMMAND_OUTPUTS: dict[str, tuple[tuple[tuple[str, ...], str, str, str], ...]] = {
+    "uv": ((("pip", "install"), "t", "--target", "dir"), (("pip", "install"), "", "--prefix", "dir"),
+           (("pip", "compile"), "o", "--output-file", "file"), (("export",), "o", "--output-file", "file"),
+           (("build",), "o", "--out-dir", "dir"), ((), "", "--cache-dir", "dir")),
+    **{conda: tuple((sub, "p", "--prefix", "dir") for sub in (("create",), ("install",), ("update",), ("remove",),
+                                                             ("uninstall",), ("env", "create"), ("env", "update"),
+                                                             ("env", "remove")))
+           + ((("env", "export"), "f", "--file", "file"),)
+       for conda in ("conda", "mamba", "micromamba")},
+    "yarn": (((), "", "--modules-folder", "dir"), ((), "", "--cache-folder", "dir")),
+    "cargo": (((), "", "--target-dir", "dir"), ((), "", "--artifact-dir", "dir"), ((), "", "--out-dir", "dir")),
+    "coverage": ((("html",), "d", "--directory", "dir"), (("xml",), "o", "", "file"), (("json",), "o", "", "file"),
+                 (("lcov",), "o", "", "file"), (("run",), "", "--data-file", "file"),
+                 (("combine",), "", "--data-file", "file"), (("erase",), "", "--data-file", "file")),
+    "ruff": (((), "", "--cache-dir", "dir"), ((), "o", "--output-file", "file")),
+    "mypy": (((), "", "--cache-dir", "dir"), ((), "", "--html-report", "dir"), ((), "", "--junit-xml", "file"),
+             ((), "", "--txt-report", "dir"), ((), "", "--xml-report", "dir"), ((), "", "--linecount-report", "dir"),
+             ((), "", "--any-exprs-report", "dir"), ((), "", "--cobertura-xml-report", "dir")),
+    "tox": (((), "", "--workdir", "dir"), ((), "", "--result-json", "file")),
+    "nox": (((), "", "--envdir", "dir"), ((), "", "--report", "file")),
+    "mkdocs": ((("build",), "d", "--site-dir", "dir"),),
+    "sphinx-build": (((), "d", "", "dir"), ((), "w", "--warning-file", "file")),
+    "huggingface-cli": ((("download",), "", "--local-dir", "dir"), (("download",), "", "--cache-dir", "dir")),
+    "hf": ((("download",), "", "--local-dir", "dir"), (("download",), "", "--cache-dir", "dir")),
+    "kaggle": tuple(((group, verb), "p", "--path", "inside")
+                    for group in ("datasets", "competitions", "kernels", "models", "d", "c", "k", "m")
+                    for verb in ("download", "pull", "output", "init", "metadata")),
+    "dvc": ((("get",), "o", "--out", "dir"), (("import",), "o", "--out", "dir"), (("get-url",), "", "", "dir"),
+            (("import-url",), "", "", "dir")),
+}
+_PAPERMILL_PAIRS = frozenset({"-p", "--parameters", "-r", "--parameters_raw"})  # NAME VALUE
+_PAPERMILL_VALUES = frozenset({"-f", "--parameters_file", "-y", "--parameters_yaml", "-b", "--parameters_base64",
+                               "-k", "--kernel", "-l", "--language", "--cwd", "--engine", "--log-level",
+                               "--start-timeout", "--start_timeout", "--execution-timeout", "--execution_timeout",
+                               "--inject-paths"})
+_SPHINX_VALUES = frozenset({"-b", "-d", "-c", "-D", "-A", "-j", "-t", "-w", "-M", "--builder", "--doctree-dir",
+                            "--conf-dir", "--define", "--html-define", "--jobs", "--tag", "--warning-file"})
 _COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++"})  # -o FILE; no letter clusters
 _NEW_OPERANDS = frozenset({"mkfifo", "fallocate", "virtualenv"})  # every operand is made (fallocate: the last)
-OPTION_WRITERS = frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
+OPTION_WRITERS = (frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
                             "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter", "pytest",
-                            "py.test", "go", "uv", "jupyter-nbconvert", "jupytext"}) | frozenset(FORMATTERS) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS
+                            "py.test", "go", "uv", "jupyter-nbconvert", "jupytext", "papermill"})
+    | frozenset(_SUBCOMMAND_OUTPUTS) | frozenset(FORMATTERS) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS)
 
 
 def writes_by_option(program: str | None) -> bool:
@@ -67,8 +108,19 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
     it runs, to tell which folders ``mkdir -p`` would make."""
     program = words[0].literal if words else None
     args = list(words[1:])
+    if program == "sphinx-build":  # sphinx-build [-M BUILDER] SOURCEDIR OUTPUTDIR
+        return _subcommand_outputs(program, args) + [(w, True) for w in _operands(args, _SPHINX_VALUES)[1:2]]
+    if program in _SUBCOMMAND_OUTPUTS:  # uv pip install --target D, coverage html -d D, ruff --cache-dir D
+        found = _subcommand_outputs(program, args)
+        if program == "uv" and args and args[0].literal == "venv":  # uv venv [PATH]
+            found += [(w, True) for w in _operands(args[1:], _UV_VENV_VALUES)[:1]]
+        if program in FORMATTERS:  # ruff check --fix writes what it fixes too
+            found += formatted_folders(words) or []
+        return found
     if program in FORMATTERS:  # black ., ruff check --fix, prettier --write src (formatters.py)
         return formatted_folders(words) or []
+    if program == "papermill":  # papermill IN OUT [-p NAME VALUE …]: OUT is written (- is stdout)
+        return [(w, False) for w in _papermill_operands(args)[1:2] if w.literal != "-" and "://" not in w.text]
     if program == "git":
         return _git(words)
     if program in ("uniq", "xxd"):  # IN OUT: the second operand is written
@@ -139,12 +191,42 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
         return _each(_compiler_outputs(args))
     if program == "go" and args and args[0].literal in ("build", "test"):  # go build -o BIN
         return _each(option_arguments(args[1:], "o"))
-    if program == "uv" and args and args[0].literal == "venv":  # uv venv [PATH]
-        return [(w, True) for w in _operands(args[1:], _UV_VENV_VALUES)[:1]]
     if program in _NEW_OPERANDS:
         operands = _operands(args, _NEW_OPERAND_VALUES)
         return [(w, program == "virtualenv") for w in (operands[-1:] if program == "fallocate" else operands)]
     return []
+
+
+def _subcommand_outputs(program: str, args: Sequence[Word]) -> list[Target]:
+    """What ``_SUBCOMMAND_OUTPUTS`` says ``program ARGS`` writes (the subcommand: its first
+    words that are no option; an entry with no option names its operands after the subcommand)."""
+    plain = [w.literal for w in args if (w.literal or "-")[:1] != "-"]
+    found: list[Target] = []
+    for path, letter, long, kind in _SUBCOMMAND_OUTPUTS[program]:
+        if tuple(plain[:len(path)]) != path:
+            continue
+        if not letter and not long:  # dvc get-url URL OUT: the last operand
+            values = [w for w in args if (w.literal or "-")[:1] != "-"][len(path) + 1:][-1:]
+        else:
+            values = option_arguments(args, letter, long)
+        if kind == "inside":
+            found += _inside(values)
+        else:
+            found += [(w, kind == "dir") for w in values]
+    return found
+
+
+def _papermill_operands(args: Sequence[Word]) -> list[Word]:
+    operands: list[Word] = []
+    i = 0
+    while i < len(args):
+        text = args[i].literal
+        if text is None or text[:1] != "-" or text == "-":
+            operands.append(args[i])
+            i += 1
+        else:
+            i += 3 if text in _PAPERMILL_PAIRS else 2 if text in _PAPERMILL_VALUES else 1
+    return operands
 
 
 def _compiler_outputs(args: Sequence[Word]) -> list[Word]:
@@ -317,7 +399,7 @@ def _mktemp(args: Sequence[Word]) -> list[Target]:
 
 
 _PIP_FOLDERS = (("t", "--target"), ("", "--prefix"), ("", "--root"), ("", "--src"), ("d", "--dest"),
-                ("w", "--wheel-dir"))
+                ("w", "--wheel-dir"), ("", "--cache-dir"))
 _PIP_FILES = (("", "--log"), ("", "--report"))
 
 

@@ -1,0 +1,83 @@
+"""Where everyday Python and data tools write, named by their options (``bash_option_writes``'s
+``_SUBCOMMAND_OUTPUTS``, papermill's and sphinx-build's output operands).
+
+Each row was allowed under a rule allowing the tool (session 28's probe) though it wrote outside
+the working directories: ``uv pip install --target /tmp/x``, ``coverage html -d /tmp/cov``,
+``papermill nb.ipynb /tmp/out.ipynb``, ``hf download gpt2 --local-dir /tmp/g`` …  Now a write
+outside asks, an Edit-denied one is denied, and one inside the project runs as the rule says.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+OUTSIDE = [
+    "uv pip install --target /tmp/x requests", "uv pip install --prefix=/tmp/x requests",
+    "uv pip compile -o /tmp/req.txt pyproject.toml", "uv export --output-file /tmp/req.txt", "uv build -o /tmp/dist",
+    "uv --cache-dir /tmp/c sync", "conda create -p /tmp/env python", "conda env create --prefix /tmp/env -f env.yml",
+    "mamba install -p /tmp/env numpy", "conda env export -f /tmp/env.yml", "yarn install --modules-folder /tmp/nm",
+    "cargo build --target-dir /tmp/t", "coverage html -d /tmp/cov", "coverage xml -o /tmp/c.xml",
+    "coverage run --data-file=/tmp/.cov -m pytest", "ruff check --cache-dir /tmp/rc", "ruff check -o /tmp/o.txt .",
+    "ruff format --cache-dir=/tmp/rc --check .", "mypy --cache-dir /tmp/mc pkg", "mypy --junit-xml /tmp/j.xml pkg",
+    "tox -e py --workdir /tmp/tox", "nox --envdir /tmp/nox", "mkdocs build -d /tmp/site",
+    "sphinx-build docs /tmp/html", "sphinx-build -M html docs /tmp/build", "sphinx-build -b html -d /tmp/dt docs out",
+    "papermill nb.ipynb /tmp/out.ipynb", "papermill -p alpha 0.5 nb.ipynb /tmp/out.ipynb",
+    "papermill nb.ipynb /tmp/out.ipynb -p alpha 0.5 -k python3", "hf download gpt2 --local-dir /tmp/g",
+    "huggingface-cli download gpt2 --cache-dir /tmp/hub", "kaggle datasets download -p /tmp owner/ds",
+    "kaggle competitions download titanic --path /tmp", "dvc get https://x/repo data -o /tmp/data",
+    "pip install --cache-dir /tmp/c requests",
+]
+INSIDE = [
+    "uv pip install --target vendor requests", "uv pip compile -o requirements.txt pyproject.toml",
+    "conda create -p ./env python", "coverage html -d htmlcov", "ruff check --cache-dir .ruff_cache .",
+    "papermill nb.ipynb out.ipynb -p alpha 0.5", "papermill nb.ipynb - ", "papermill nb.ipynb s3://bucket/out.ipynb",
+    "sphinx-build docs docs/_build", "hf download gpt2 --local-dir models/gpt2", "kaggle datasets download -p data x",
+    "uv pip install requests", "conda run -p /tmp/env python -V", "coverage report --data-file=/tmp/.cov",
+    "mkdocs serve", "papermill --help",
+]
+DENIED = [
+    "uv pip install --target locked/vendor requests", "coverage html -d locked/cov", "papermill nb.ipynb locked/out.ipynb",
+    "papermill -p a 1 nb.ipynb locked/out.ipynb", "sphinx-build docs locked/html", "hf download gpt2 --local-dir locked/gpt2",
+    "ruff check -o locked/o.txt .", "conda env export -f locked/env.yml",
+]
+
+
+def _ctx(project, command):
+    return make_ctx(project, allow=(f"Bash({command.split()[0]}:*)",), deny=("Edit(./locked/**)",))
+
+
+@pytest.mark.parametrize("command", OUTSIDE)
+async def test_writes_outside_ask(world, command):
+    assert verdict_name(await decide_bash(_ctx(world.project, command), command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", INSIDE)
+async def test_writes_inside_run_under_the_rule(world, command):
+    assert verdict_name(await decide_bash(_ctx(world.project, command), command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", DENIED)
+async def test_edit_denied_writes_are_denied(world, command):
+    assert verdict_name(await decide_bash(_ctx(world.project, command), command)) == "deny", command
+
+
+@pytest.mark.parametrize(("argv", "made"), [
+    (["ruff", "check", "--no-cache", "--output-file", "OUT/report.txt", "x.py"], "OUT/report.txt"),
+    (["ruff", "check", "--cache-dir", "CACHE", "x.py"], "CACHE"),
+    ([sys.executable, "-m", "mypy", "--cache-dir", "CACHE", "x.py"], "CACHE"),
+])
+def test_real_tools_write_where_the_option_says(tmp_path, argv, made):
+    tool = "mypy" if argv[0] == sys.executable else argv[0]
+    if shutil.which(tool) is None and subprocess.run([sys.executable, "-c", f"import {tool}"]).returncode:
+        pytest.skip(f"{tool} is not installed")
+    (tmp_path / "x.py").write_text("x = 1\n")
+    (tmp_path / "OUT").mkdir()
+    subprocess.run(argv, cwd=tmp_path, capture_output=True, timeout=120)
+    assert (tmp_path / made).exists(), argv
