@@ -286,6 +286,11 @@ def write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseConte
     return verdict
 
 
+# Devices a command reads that hold no data of anyone's (`cmd < /dev/null`, `head -c 16
+# /dev/urandom`): no question for reading "outside" (a Read deny rule still applies).
+_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full"})
+
+
 def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> None:
     if not word.static:  # `cat $f`, `xargs cat`: the file is only known at run time
         v.soft.append(f"it reads {word.text}, a file only known at run time")
@@ -304,7 +309,7 @@ def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> No
             if rule is not None:
                 v.deny = f"Permission to read {path} has been denied by the rule {rule}."
                 return
-            if not scope.inside(real):
+            if not scope.inside(real) and real not in _DEVICES and lexical != "/dev/stdin":
                 reason = f"it reads {path}, outside the working directories"
                 if scope.rules.context.block_outside_reads:
                     v.sticky.append(reason)  # asked in every mode, whatever Read allow rule says

@@ -84,3 +84,27 @@ async def test_what_a_rule_allowed_copier_reads_outside_asks(places, line, expec
     elif expected == "ask":
         granted = make_ctx(project, allow=("Bash(cp:*)", "Bash(tar:*)", "Bash(zip:*)", *verdict.suggestions[0].rules))
         assert verdict_name(await decide_bash(granted, command)) == "allow", verdict.suggestions
+
+
+@pytest.mark.parametrize("line", [
+    "ls < /dev/null", "pytest -q < /dev/null", "head -c 16 /dev/urandom | xxd", "cat /dev/null", "wc -c < /dev/zero",
+    "cat /dev/stdin",
+])
+@pytest.mark.parametrize("block", [False, True])
+async def test_devices_with_no_data_are_no_outside_read(places, line, block):
+    """``cmd < /dev/null`` asked as a read outside the working directories (session 28): the
+    devices that hold nothing of anyone's are read freely, even when outside reads are blocked;
+    ``/dev/tty`` or a disk still asks, and a Read deny rule still denies."""
+    project, _outside = places
+    ctx = make_ctx(project, allow=("Bash(pytest:*)",))
+    if block:
+        with_permissions(ctx, block_outside_reads=True)
+    assert verdict_name(await decide_bash(ctx, line)) == "allow", line
+
+
+@pytest.mark.parametrize(("line", "expected", "deny"), [
+    ("cat /dev/tty", "ask", ()), ("cat /dev/sda", "ask", ()), ("ls < /dev/null", "deny", ("Read(//dev/**)",)),
+])
+async def test_other_devices_still_ask_and_read_rules_hold(places, line, expected, deny):
+    project, _outside = places
+    assert verdict_name(await decide_bash(make_ctx(project, deny=deny), line)) == expected, line
