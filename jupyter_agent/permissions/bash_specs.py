@@ -47,7 +47,7 @@ SPECS: dict[str, Spec] = {
         "cat", "head", "tail", "wc", "ls", "du", "df", "stat", "cut", "tr", "nl", "paste",
         "fold", "fmt", "rev", "tac", "expand", "unexpand", "strings", "od", "hexdump", "cmp",
         "diff", "comm", "grep", "egrep", "fgrep", "md5sum", "sha1sum", "sha256sum",
-        "sha512sum", "cksum", "b2sum", "realpath", "readlink", "basename", "dirname", "column",
+        "sha512sum", "cksum", "b2sum", "realpath", "readlink", "column",
         "look", "wdiff")},
     # a program file may import modules the arguments do not name
     "jq": _s(lists=_s("-f", "--from-file")),
@@ -56,7 +56,9 @@ SPECS: dict[str, Spec] = {
         "uptime", "free", "locale", "tty", "which", "type", "whereis", "printenv", "sleep",
         "seq", "ps", "pgrep", "lsof", "who", "w", "env", "getconf", "users",
         # arithmetic and calendars: their operands are numbers, not files
-        "expr", "factor", "numfmt", "cal", "ncal")},
+        "expr", "factor", "numfmt", "cal", "ncal",
+        # strings, not files: basename "$PWD", dirname src/app.py, yes | head -3
+        "basename", "dirname", "yes")},
     # iconv prints the converted text; -o/--output writes it to a file
     "iconv": _s("-o", "--output"),
     "test": _s("-v", "-R", **_NO_PATHS),

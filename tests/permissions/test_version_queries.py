@@ -43,6 +43,9 @@ ROWS = [
     ("iconv -f latin1 -t utf-8 --out out.csv data.csv", "ask"),
     ("python -m pip --version", "ask"),
     ("PYTHONPATH=. python -V", "ask"),
+    # strings, not files (basename "$PWD" asked as a read of a file known at run time)
+    ("basename $PWD", "allow"), ('dirname "$(pwd)"', "allow"), ("basename -s .py src/app.py", "allow"),
+    ("yes | head -3", "allow"), ("yes > out.txt", "ask"),
 ]
 
 
