@@ -298,11 +298,12 @@ def _awk_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
 
 
 # Debugger commands that run nothing but the program being debugged (gdb -ex run, lldb -o bt)
-_DEBUGGER_HARMLESS = frozenset(
+_HARMLESS_TEXT = (
     "run r start starti continue c cont next n step s stepi si nexti ni finish fin until u advance break b br "
     "tbreak rbreak watch rwatch awatch catch delete d disable enable info i print p po output printf echo x "
     "display undisplay backtrace bt where frame f up down list l disassemble thread quit q kill detach attach "
-    "ptype whatis show call expression expr register breakpoint image process".split())
+    "ptype whatis show call expression expr register breakpoint image process")
+_DEBUGGER_HARMLESS = frozenset(_HARMLESS_TEXT.split())
 _DEBUGGER_COMMAND = frozenset({"-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex", "-init-eval-command",
                                "--init-eval-command", "-eiex", "-eix", "-o", "--one-line", "-O",
                                "--one-line-before-file", "-k", "--one-line-on-crash", "-K"})
