@@ -20,19 +20,22 @@ class Runner:
     shell: frozenset[str] = frozenset()  # options whose value is shell code: nix-shell --run
     command: frozenset[str] = frozenset()  # options after which the command starts: nix develop -c
     # the words from the first positional on: a "command", "shell" code, "none" (nothing runs),
-    # or "dashdash" (the command is what follows `--`: mise exec node@20 -- npm test)
+    # "dashdash" (the command is what follows `--`: mise exec node@20 -- npm test), or "typed"
+    # (keys typed into a shell: tmux send-keys 'rm x' Enter runs what is not known here)
     rest: str = "command"
     argv: frozenset[str] = frozenset()  # options whose value is a command line: rsync -e 'ssh -p 22'
     config: frozenset[str] = frozenset()  # options taking Key=Value settings: ssh -o ProxyCommand=…
     pairs: frozenset[str] = frozenset()  # options taking two values: bwrap --bind SRC DEST
     optional: int = 0  # positionals that may be left out: nvm exec [VERSION] CMD
+    typed: frozenset[str] = frozenset()  # options whose words are typed into a shell: screen -X stuff '…'
 
 
 def _r(values: str = "", flags: str = "", positionals: int = 0, shell: str = "", command: str = "",
-       rest: str = "command", argv: str = "", config: str = "", pairs: str = "", optional: int = 0) -> Runner:
+       rest: str = "command", argv: str = "", config: str = "", pairs: str = "", optional: int = 0,
+       typed: str = "") -> Runner:
     return Runner(frozenset(values.split()), frozenset(flags.split()), positionals,
                   frozenset(shell.split()), frozenset(command.split()), rest, frozenset(argv.split()),
-                  frozenset(config.split()), frozenset(pairs.split()), optional)
+                  frozenset(config.split()), frozenset(pairs.split()), optional, frozenset(typed.split()))
 
 
 def _git_shell(options: str) -> Runner:
@@ -61,6 +64,22 @@ _MPI = _r("-n -np -c --np --host -H --hostfile --machinefile -machinefile --map-
           "-q --quiet -v --verbose --tag-output --timestamp-output", pairs="--mca -mca --gmca -gmca")
 _SLURM = _r("-J --job-name -p --partition -o --output -e --error -t --time -N --nodes -n --ntasks -c --cpus-per-task "
             "--mem -A --account -D --chdir -w --nodelist -G --gpus --gres -q --qos -C --constraint")
+# Terminal multiplexers: a new session, window or pane runs its command through the shell;
+# keys sent to a pane are typed into whatever runs there
+_TMUX_NEW = _r("-c -e -F -n -s -t -x -y -f -l", "-d -A -D -E -P -X -h -v -b -a -k -Z -I", rest="shell")
+_TMUX = (*((( sub,), _TMUX_NEW) for sub in ("new", "new-session", "new-window", "neww", "split-window", "splitw",
+                                              "respawn-pane", "respawnp", "respawn-window", "respawnw",
+                                              "display-popup", "popup")),
+         *(((sub,), _r("-c -d -t", "-b -C -E", rest="shell")) for sub in ("run-shell", "run", "if-shell", "if",
+                                                                             "pipe-pane", "pipep")),
+         *(((sub,), _r("-t -N -c", "-F -H -K -l -M -R -X", rest="typed")) for sub in ("send-keys", "send")))
+_SCREEN = _r("-S -c -t -h -p -T -e -Logfile -s", "-d -m -D -R -L -A -a -q -U -i -l -O -f -r -x -dm",
+             typed="-X")
+_TORCHRUN = _r("--nproc_per_node --nproc-per-node --nnodes --node_rank --node-rank --master_addr --master-addr "
+               "--master_port --master-port --rdzv_backend --rdzv-backend --rdzv_endpoint --rdzv-endpoint "
+               "--rdzv_id --rdzv-id --max_restarts --max-restarts --monitor_interval --log_dir --log-dir "
+               "-r --redirects -t --tee --local_addr --local-addr",
+               "--standalone --no-python --no_python -m --module --run_path --run-path")
 _MISE = _r("-j --jobs -C --cd -E --env", "--raw -y --yes -q --quiet -v --verbose", shell="-c --command",
            rest="dashdash")
 _NIX = _r("-I --arg --argstr --expr -E", "--pure --impure", shell="--run --command", rest="none")  # -p takes
@@ -147,6 +166,39 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "fnm": ((("exec",), _r("--using --shell --arch --log-level")),),
     "nvm": ((("exec",), _r("", "--silent", optional=1)), (("run",), _r("", "--silent", optional=1))),
     "mise": ((("exec",), _MISE), (("x",), _MISE)),
+    "tmux": _TMUX,
+    "byobu": _TMUX,
+    "screen": (((), _SCREEN),),
+    "zellij": ((("run",), _r("-n --name -c --cwd -d --direction", "-f --floating -i --in-place --close-on-exit "
+                              "-s --start-suspended")),
+               (("action", "write-chars"), _r(rest="typed")), (("action", "write"), _r(rest="typed"))),
+    "abduco": (((), _r("-c -n -A -e -r", "-f -l -p -q")),),  # abduco -c NAME CMD
+    "dtach": (((), _r("-n -c -A -a -N -e -r -E -z", "-R")),),  # dtach -n SOCKET CMD
+    "xterm": (((), _r("-T -title -n -geometry -fa -fs -bg -fg", command="-e")),),
+    "gnome-terminal": (((), _r("--title -t --working-directory --geometry", argv="-e --command",
+                               command="-x --execute", rest="dashdash")),),
+    "konsole": (((), _r("--workdir -p", command="-e")),),
+    "alacritty": (((), _r("--working-directory -T --title --class", command="-e --command")),),
+    "kitty": (((), _r("-T --title -d --directory --class -o --override")),),
+    "wezterm": ((("start",), _r("--cwd --class --workspace", rest="dashdash")),),
+    "tini": (((), _r("-p -e", "-s -v -vv -vvv -g -w -l")),),
+    "dumb-init": (((), _r("-r --rewrite", "-c --single-child -v --verbose")),),
+    "horovodrun": (((), _r("-np -H --hosts -hostfile --hostfile -p --ssh-port -i --ssh-identity-file "
+                           "--network-interface --output-filename --start-timeout --log-level",
+                           "--verbose --gloo --mpi --disable-cache")),),
+    "ray": ((("job", "submit"), _r("--address --working-dir --runtime-env --runtime-env-json --submission-id "
+                                   "--entrypoint-num-cpus --entrypoint-num-gpus --entrypoint-memory "
+                                   "--entrypoint-resources --metadata-json --headers", "--no-wait --verify",
+                                   rest="dashdash")),),
+    # launchers: the first operand is a Python script, or with --no-python a program
+    "torchrun": (((), _TORCHRUN),),
+    "torch.distributed.run": (((), _TORCHRUN),),  # python -m torch.distributed.run
+    "accelerate": ((("launch",), _r("--config_file --num_processes --num_machines --machine_rank --main_process_ip "
+                                    "--main_process_port --mixed_precision --gpu_ids --dynamo_backend",
+                                    "--no_python -m --module --multi_gpu --cpu --use_deepspeed --use_fsdp")),),
+    "deepspeed": (((), _r("--num_gpus --num_nodes --hostfile --include --exclude --master_port --master_addr "
+                          "--launcher --launcher_args --node_rank", "--no_python --module --no_local_rank "
+                          "--autotuning --force_multi --enable_each_rank_log")),),
     **{manager: ((("exec",), _PLAIN),) for manager in ("pyenv", "rbenv", "nodenv", "goenv", "jenv", "plenv",
                                                       "asdf")},
     "dotenv": (((), _r("-e -f --file -v")), (("run",), _r("-f --file"))),  # -c [env]: read both ways

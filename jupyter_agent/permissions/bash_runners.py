@@ -161,6 +161,8 @@ def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[
     if len(starts) > _MAX_STARTS:
         return [(UNKNOWN_PROGRAM,)]
     places = [j for j in sorted(starts) if j < len(form)]
+    if runner.rest == "typed":
+        return [(UNKNOWN_PROGRAM,)] + scripts if places else scripts
     if runner.rest == "shell":  # git submodule foreach rm x: the words joined are shell code
         for j in places:
             rest = form[j:]
@@ -208,6 +210,8 @@ def _option(
     if key in runner.command and not eq:
         starts.add(j + 1)
         return
+    if key in runner.typed:  # screen -X stuff 'rm x\n': typed into a shell
+        scripts.append((UNKNOWN_PROGRAM,))
     if key in runner.shell:  # the value is shell code
         _script(value if eq else _word(form, j + 1), scripts)
     elif key in runner.argv:  # the value is a command line: rsync -e 'ssh -p 22'

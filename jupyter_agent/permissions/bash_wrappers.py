@@ -101,6 +101,10 @@ WRAPPERS: dict[str, _Wrapper] = {
     "strace": _w("-o -e -p -s -u -E -a -b -I -O -S -X -P", None, ask="strace traces and can write files"),
     "ltrace": _w("-o -e -p -s -u -a -n -A -D -F -l -x -L", None, ask="ltrace traces and can write files"),
     "pkexec": _w("--user", None, ask="pkexec runs commands as another user"),
+    "gosu": _w("", None, 1, ask="gosu runs commands as another user"),  # gosu USER CMD
+    "su-exec": _w("", None, 1, ask="su-exec runs commands as another user"),
+    "chpst": _w("-u -U -e -/ -n -l -L -m -d -o -p -f -c", "-v -P -0 -1 -2",
+                ask="chpst runs commands as another user, root or with other limits"),
     "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", None,
                   ask="runuser runs commands as another user", shell="-c --command"),
 }

@@ -5,8 +5,12 @@ was an **allow** before, with ``Bash(rm:*)`` denied and a rule allowing the oute
   ``tsp``, ``ssh-agent``, ``systemd-inhibit``, ``retry``) are peeled like ``nice``: the command
   inside needs its own rule.  ``daemonize`` also asks (it detaches and writes the files it names).
 * Runners (``bwrap``, ``proot``, ``mpirun``, ``srun``, ``ip netns exec``, ``bundle exec``,
-  ``pyenv exec``, ``mise exec --``, ``nvm exec [VERSION]`` …): the runner's rule allows what it
-  runs, but deny and ask rules see the program inside.
+  ``pyenv exec``, ``mise exec --``, ``nvm exec [VERSION]``, terminals' ``-e``, ``tini``,
+  ``torchrun --no-python`` …): the runner's rule allows what it runs, but deny and ask rules see
+  the program inside.  ``gosu``, ``su-exec`` and ``chpst`` switch user: they ask.
+* Multiplexers: ``tmux new|split-window|run-shell``, ``screen CMD`` run shell code; keys typed
+  into a pane (``tmux send-keys``, ``screen -X stuff``, ``zellij action write-chars``) ask under a
+  deny or ask rule.
 * Shell code in an argument: GNU ``parallel``/``sem`` run their command through the shell (and
   with none, the arguments after ``:::`` are the commands), so like ``xargs`` what they run needs
   its own rule; ``tar --checkpoint-action=exec=…``;
@@ -33,6 +37,8 @@ PEELED = [
     ("nq rm -rf y", "deny"), ("tsp -L job rm -rf y", "deny"), ("retry -t 3 -- rm -rf y", "deny"),
     ("entr rm -rf y", "deny"), ("entr -r rm -rf y", "deny"), ("entr -s 'rm -rf y'", "deny"),
     ("entr -s 'echo hi'", "ask"),  # code for the shell asks, as sh -c does
+    ("gosu nobody rm -rf y", "deny"), ("su-exec nobody rm y", "deny"), ("chpst -u nobody rm -rf y", "deny"),
+    ("gosu nobody ls", "ask"),  # switching user asks, as runuser does
     ("daemonize /bin/rm -rf y", "deny"), ("daemonize -o /tmp/log ls", "ask"),
 ]
 
@@ -81,6 +87,25 @@ RUNNER_ROWS = [
     ("gdb -batch -x cmds.gdb ./a.out", "ask"), ("gdb -batch -ex run --args rm -rf y", "deny"),
     ("gdb -batch -ex run -ex bt ./a.out", "allow"), ("lldb -o 'platform shell rm -rf y'", "deny"),
     ("lldb -b -o run -- rm y", "deny"), ("lldb -b -o run -o bt ./a.out", "allow"),
+    # terminal multiplexers and terminals: a new session, window or pane runs shell code (which
+    # needs its own rule); keys typed into a pane run what is not known here
+    ("tmux new -d 'rm -rf y'", "deny"), ("tmux new-session -d -s x 'rm -rf y'", "deny"),
+    ("tmux split-window 'rm -rf y'", "deny"), ("tmux new-window rm -rf y", "deny"), ("tmux run-shell 'rm y'", "deny"),
+    ("tmux send-keys -t x 'rm -rf y' Enter", "ask"), ("tmux new -d 'make test'", "ask"), ("tmux ls", "allow"),
+    ("tmux new -d 'ls -la'", "allow"), ("byobu new-session 'rm y'", "deny"),
+    ("screen -dm rm -rf y", "deny"), ("screen -dmS x bash -c 'rm -rf y'", "deny"), ("screen -dm -S x rm y", "deny"),
+    ("screen -S x -X stuff 'rm -rf y'", "ask"), ("screen -ls", "allow"),
+    ("zellij run -- rm -rf y", "deny"), ("zellij action write-chars 'rm -rf y'", "ask"),
+    ("abduco -c x rm -rf y", "deny"), ("dtach -n /tmp/s rm -rf y", "deny"),
+    ("xterm -e rm -rf y", "deny"), ("gnome-terminal -- rm -rf y", "deny"), ("gnome-terminal -e 'rm -rf y'", "deny"),
+    ("alacritty -e rm y", "deny"), ("wezterm start -- rm y", "deny"),
+    # init shims and launchers
+    ("tini -- rm -rf y", "deny"), ("dumb-init rm -rf y", "deny"), ("horovodrun -np 4 rm -rf y", "deny"),
+    ("horovodrun -np 4 python train.py", "allow"), ("ray job submit -- rm -rf y", "deny"),
+    ("ray job submit --working-dir . -- python job.py", "allow"),
+    ("torchrun --no-python rm -rf y", "deny"), ("torchrun --nproc_per_node 2 train.py", "allow"),
+    ("accelerate launch --no_python rm -rf y", "deny"), ("accelerate launch train.py", "allow"),
+    ("deepspeed --no_python rm -rf y", "deny"), ("deepspeed --num_gpus 2 train.py", "allow"),
     # at/batch: the commands come from stdin or a file
     ("at now <<< 'rm -rf y'", "ask"), ("at -f job.sh now", "ask"), ("batch <<< 'ls'", "ask"), ("at -l", "allow"),
 ]
