@@ -79,9 +79,23 @@ _SUBCOMMAND_OUTPUTS: dict[str, tuple[tuple[tuple[str, ...], str, str, str], ...]
     "kaggle": tuple(((group, verb), "p", "--path", "inside")
                     for group in ("datasets", "competitions", "kernels", "models", "d", "c", "k", "m")
                     for verb in ("download", "pull", "output", "init", "metadata")),
+    "quarto": ((("render",), "", "--output-dir", "dir"), (("render",), "o", "--output", "file")),
     "dvc": ((("get",), "o", "--out", "dir"), (("import",), "o", "--out", "dir"), (("get-url",), "", "", "dir"),
             (("import-url",), "", "", "dir")),
 }
+_SQLITE_VALUES = frozenset({"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-mmap", "-lookaside",
+                            "-pagecache", "-heap", "-maxsize", "-escape", "-c", "-s", "-f"})
+# TeX's options are single-dash long ones: -output-directory=DIR (latexmk: -outdir, -auxdir)
+_TEX = {"latexmk": ("outdir", "output-directory", "auxdir", "aux-directory"),
+        **{tex: ("output-directory", "aux-directory") for tex in ("pdflatex", "xelatex", "lualatex", "latex", "tex")}}
+_GRAPHVIZ = frozenset({"dot", "neato", "twopi", "circo", "fdp", "sfdp", "patchwork", "osage"})
+_MAGICK_TOOLS = frozenset({"convert", "magick", "mogrify", "montage", "composite"})
+# ffmpeg's options that take no value (every other option takes one)
+_FFMPEG_FLAGS = frozenset({"-y", "-n", "-hide_banner", "-nostdin", "-an", "-vn", "-sn", "-dn", "-stats", "-nostats",
+                           "-re", "-shortest", "-copyts", "-benchmark", "-benchmark_all", "-report", "-xerror",
+                           "-ignore_unknown", "-stdin", "-dump", "-hex", "-autorotate", "-noautorotate",
+                           "-start_at_zero", "-accurate_seek", "-noaccurate_seek", "-debug_ts", "-copytb",
+                           "-apad", "-reinit_filter", "-h", "-version", "-formats", "-codecs", "-encoders", "-decoders"})
 _PAPERMILL_PAIRS = frozenset({"-p", "--parameters", "-r", "--parameters_raw"})  # NAME VALUE
 _PAPERMILL_VALUES = frozenset({"-f", "--parameters_file", "-y", "--parameters_yaml", "-b", "--parameters_base64",
                                "-k", "--kernel", "-l", "--language", "--cwd", "--engine", "--log-level",
@@ -93,7 +107,8 @@ _COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++"})  # -o FI
 _NEW_OPERANDS = frozenset({"mkfifo", "fallocate", "virtualenv"})  # every operand is made (fallocate: the last)
 OPTION_WRITERS = (frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
                             "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter", "pytest",
-                            "py.test", "go", "uv", "jupyter-nbconvert", "jupytext", "papermill"})
+                            "py.test", "go", "uv", "jupyter-nbconvert", "jupytext", "papermill", "sqlite3",
+                            "duckdb", "ffmpeg"}) | _MAGICK_TOOLS | _GRAPHVIZ | frozenset(_TEX)
     | frozenset(_SUBCOMMAND_OUTPUTS) | frozenset(FORMATTERS) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS)
 
 
@@ -119,6 +134,23 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
         return found
     if program in FORMATTERS:  # black ., ruff check --fix, prettier --write src (formatters.py)
         return formatted_folders(words) or []
+    if program in ("sqlite3", "duckdb"):  # the database file, created or changed (not with -readonly)
+        if any(w.literal in ("-readonly", "--readonly") for w in args):
+            return []
+        return [(w, False) for w in _operands(args, _SQLITE_VALUES)[:1] if w.literal != ":memory:"]
+    if program == "ffmpeg":
+        return _ffmpeg_outputs(args)
+    if program in _TEX:
+        return [(w, True) for w in _named_values(args, _TEX[program])]
+    if program in _MAGICK_TOOLS:
+        return _magick_outputs(program, args)
+    if program in _GRAPHVIZ:  # dot -Tpng -o g.png g.dot; -O: g.dot.png beside each input
+        found = _each(_compiler_outputs(args))
+        if any(w.literal == "-O" for w in args):
+            formats = [(w.literal or "")[2:] for w in args if (w.literal or "").startswith("-T")]
+            suffix = "." + ((formats[0].split(":")[0] if formats else "") or "dot")
+            found += [(_suffixed(w, suffix), False) for w in _operands(args, frozenset())]
+        return found
     if program == "papermill":  # papermill IN OUT [-p NAME VALUE …]: OUT is written (- is stdout)
         return [(w, False) for w in _papermill_operands(args)[1:2] if w.literal != "-" and "://" not in w.text]
     if program == "git":
@@ -214,6 +246,56 @@ def _subcommand_outputs(program: str, args: Sequence[Word]) -> list[Target]:
         else:
             found += [(w, kind == "dir") for w in values]
     return found
+
+
+def _named_values(args: Sequence[Word], names: Sequence[str]) -> list[Word]:
+    """Values of options spelled with one or two dashes: ``-outdir=D``, ``--outdir D``."""
+    found: list[Word] = []
+    for i, word in enumerate(args):
+        text = word.literal
+        if text is None:
+            if word.text.lstrip("-").startswith(tuple(names)):
+                found.append(word)
+            continue
+        name, equals, value = text.lstrip("-").partition("=")
+        if text[:1] == "-" and name in names:
+            if equals:
+                found.append(make_word(value))
+            elif i + 1 < len(args):
+                found.append(args[i + 1])
+    return found
+
+
+def _ffmpeg_outputs(args: Sequence[Word]) -> list[Target]:
+    """``ffmpeg [-i IN]… OUT…``: each word that is no option, no option's value and no input is an
+    output file (``-`` and ``pipe:`` are standard output, a URL is no file)."""
+    found: list[Target] = []
+    i = 0
+    while i < len(args):
+        text = args[i].literal
+        if text is not None and text[:1] == "-" and text != "-":
+            i += 1 if text in _FFMPEG_FLAGS else 2  # -i IN, -c:v libx264, -ss 10 …
+            continue
+        if text is None or ("://" not in text and not text.startswith("pipe:") and text != "-"):
+            found.append((args[i], False))
+        i += 1
+    return found
+
+
+def _magick_outputs(program: str, args: Sequence[Word]) -> list[Target]:
+    """ImageMagick writes its last operand (``convert in.png out.png``, ``magick in.png -resize 50%
+    out.png``); ``mogrify`` rewrites every image it is given (or writes into ``-path DIR``);
+    ``magick identify`` writes nothing."""
+    if program == "magick" and args and args[0].literal in ("identify", "compare", "display", "animate", "stream"):
+        return []
+    if program == "magick" and args and args[0].literal in _MAGICK_TOOLS:
+        program, args = args[0].literal or program, args[1:]
+    plain = [w for w in args if (w.literal or "x")[:1] not in "-+"]
+    if program == "mogrify":
+        folders = option_arguments(args, "", "-path")
+        return [(w, True) for w in folders] if folders else [(w, False) for w in plain]
+    last = args[-1] if args else None
+    return [(last, False)] if last is not None and (last.literal or "x")[:1] not in "-+" and plain else []
 
 
 def _papermill_operands(args: Sequence[Word]) -> list[Word]:

@@ -21,6 +21,8 @@ its own rule; only code known at run time asks for itself.
 
 from __future__ import annotations
 
+import re
+
 from .bash_awk import AWKS, awk_program
 from .bash_runner_table import GIT_RUNNERS, PYTHONS, RUNNERS, SEDS, Runner
 from .bash_sed import sed_commands
@@ -36,7 +38,12 @@ _GIT_BY_OPTION = {path[0]: r.shell for path, r in GIT_RUNNERS if r.rest == "none
 SCHEDULERS = frozenset({"at", "batch"})  # the commands come later, from stdin or -f FILE
 _SCHEDULER_QUERIES = frozenset({"-l", "-r", "-d", "-c", "-V"})  # list, remove, print a job: nothing runs
 DEBUGGERS = frozenset({"gdb", "gdb-multiarch", "cgdb", "lldb"})
-RUNNER_PROGRAMS = frozenset(RUNNERS) | PYTHONS | SEDS | AWKS | SCHEDULERS | DEBUGGERS  # awk: system(), print | "cmd"
+# Miller's DSL (put/filter) runs commands (system(), exec(), tee|emit|print > "|cmd") and writes
+# files (tee > "f"): such an expression runs what is not read here
+_MILLER = frozenset({"mlr"})
+_MILLER_EFFECTS = re.compile(r"\b(?:system|exec)\s*\(|\b(?:tee|emit\w*|e?print\w*|e?dump)\s*(?:>|\|)")
+RUNNER_PROGRAMS = (frozenset(RUNNERS) | PYTHONS | SEDS | AWKS | SCHEDULERS | DEBUGGERS
+                   | _MILLER)  # awk: system(), print | "cmd"
 _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if all(p for p, _r in entries) else None
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
 
@@ -72,6 +79,8 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
         return any(w.literal is None or "system" in w.text or "|" in w.text or w.text[:1] in "-@" for w in words[1:])
     if program in SCHEDULERS or program in DEBUGGERS:
         return True
+    if program in _MILLER:
+        return any(w.literal is None or _MILLER_EFFECTS.search(w.text) for w in words[1:])
     if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something
         return any(w.literal is None or w.text[:1] == "-" for w in words[1:])
     firsts = _FIRST_WORDS.get(program)
@@ -92,6 +101,9 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         return [] if any(w.literal in _SCHEDULER_QUERIES for w in form[1:]) else [(UNKNOWN_PROGRAM,)]
     if program in DEBUGGERS:
         return _debugger_forms(form)
+    if program in _MILLER:  # mlr -n put 'end { system("rm x") }'
+        effects = any(w.literal is None or _MILLER_EFFECTS.search(w.text) for w in form[1:])
+        return [(UNKNOWN_PROGRAM,)] if effects else []
     out: list[tuple[Word, ...]] = []
     for path, runner in GIT_RUNNERS if program == "git" else RUNNERS.get(program or "", ()):
         for after in after_path(form, path):

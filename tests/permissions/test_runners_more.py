@@ -106,6 +106,10 @@ RUNNER_ROWS = [
     ("torchrun --no-python rm -rf y", "deny"), ("torchrun --nproc_per_node 2 train.py", "allow"),
     ("accelerate launch --no_python rm -rf y", "deny"), ("accelerate launch train.py", "allow"),
     ("deepspeed --no_python rm -rf y", "deny"), ("deepspeed --num_gpus 2 train.py", "allow"),
+    # Miller's DSL: system(), exec() and redirects run or write what is not read here
+    ("mlr -n put 'end{system(\"rm -rf y\")}'", "ask"), ("mlr -n put 'end{exec(\"rm\", [\"y\"])}'", "ask"),
+    ("mlr --icsv put -q 'tee > $a.\".csv\", $*' data.csv", "ask"), ("mlr --icsv filter '$x > 1' data.csv", "allow"),
+    ("mlr --icsv --ojson cat data.csv", "allow"),
     # at/batch: the commands come from stdin or a file
     ("at now <<< 'rm -rf y'", "ask"), ("at -f job.sh now", "ask"), ("batch <<< 'ls'", "ask"), ("at -l", "allow"),
 ]

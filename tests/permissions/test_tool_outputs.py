@@ -1,5 +1,7 @@
 """Where everyday Python and data tools write, named by their options (``bash_option_writes``'s
-``_SUBCOMMAND_OUTPUTS``, papermill's and sphinx-build's output operands).
+``_SUBCOMMAND_OUTPUTS``, papermill's and sphinx-build's output operands, a database shell's
+database file, ffmpeg's outputs, ImageMagick's last operand, Graphviz's ``-o``/``-O``, TeX's
+``-output-directory``).
 
 Each row was allowed under a rule allowing the tool (session 28's probe) though it wrote outside
 the working directories: ``uv pip install --target /tmp/x``, ``coverage html -d /tmp/cov``,
@@ -33,6 +35,12 @@ OUTSIDE = [
     "huggingface-cli download gpt2 --cache-dir /tmp/hub", "kaggle datasets download -p /tmp owner/ds",
     "kaggle competitions download titanic --path /tmp", "dvc get https://x/repo data -o /tmp/data",
     "pip install --cache-dir /tmp/c requests",
+    # media, graphs, TeX, databases, notebooks' documents
+    "sqlite3 /tmp/x.db 'create table t(x)'", "duckdb /tmp/x.duckdb -c 'select 1'", "ffmpeg -i in.mp4 /tmp/out.mp4",
+    "ffmpeg -y -i in.mp4 -c:v libx264 -crf 23 /tmp/o.mp4", "convert in.png /tmp/out.png",
+    "magick in.png -resize 50% /tmp/out.png", "mogrify -path /tmp -resize 50% a.png", "dot -Tpng -o /tmp/g.png g.dot",
+    "dot -Tpng -o/tmp/g.png g.dot", "pdflatex -output-directory=/tmp x.tex", "latexmk -outdir=/tmp x.tex",
+    "quarto render x.qmd --output-dir /tmp/site",
 ]
 INSIDE = [
     "uv pip install --target vendor requests", "uv pip compile -o requirements.txt pyproject.toml",
@@ -41,11 +49,16 @@ INSIDE = [
     "sphinx-build docs docs/_build", "hf download gpt2 --local-dir models/gpt2", "kaggle datasets download -p data x",
     "uv pip install requests", "conda run -p /tmp/env python -V", "coverage report --data-file=/tmp/.cov",
     "mkdocs serve", "papermill --help",
+    "sqlite3 data.db 'select 1'", "sqlite3 -readonly /tmp/x.db 'select 1'", "sqlite3 :memory: 'select 1'",
+    "ffmpeg -i in.mp4 -f null -", "ffmpeg -i a.mp4 -i b.wav -map 0:v -map 1:a out.mp4", "magick identify /tmp/x.png",
+    "magick in.png -resize 50% out.png", "dot -Tpng g.dot -O", "latexmk -pdf x.tex", "quarto render x.qmd",
 ]
 DENIED = [
     "uv pip install --target locked/vendor requests", "coverage html -d locked/cov", "papermill nb.ipynb locked/out.ipynb",
     "papermill -p a 1 nb.ipynb locked/out.ipynb", "sphinx-build docs locked/html", "hf download gpt2 --local-dir locked/gpt2",
     "ruff check -o locked/o.txt .", "conda env export -f locked/env.yml",
+    "sqlite3 locked/x.db 'create table t(x)'", "ffmpeg -i in.mp4 locked/out.mp4", "convert in.png locked/out.png",
+    "magick mogrify -resize 50% locked/a.png", "dot -Tsvg -O locked/g.dot", "dot -Tpng -o locked/g.png g.dot",
 ]
 
 
@@ -81,3 +94,9 @@ def test_real_tools_write_where_the_option_says(tmp_path, argv, made):
     (tmp_path / "OUT").mkdir()
     subprocess.run(argv, cwd=tmp_path, capture_output=True, timeout=120)
     assert (tmp_path / made).exists(), argv
+
+
+@pytest.mark.skipif(shutil.which("sqlite3") is None, reason="sqlite3 is not installed")
+def test_real_sqlite3_creates_its_database(tmp_path):
+    subprocess.run(["sqlite3", "made.db", "create table t(x)"], cwd=tmp_path, capture_output=True, timeout=30)
+    assert (tmp_path / "made.db").exists()
