@@ -26,13 +26,13 @@ ROWS = [
     ("rsync a.txt locked/", "ask"),
     ("scp a.txt locked/", "ask"),
     ("git init locked", "ask"),
-    ("sqlite3 locked/db 'create table t(x)'", "ask"),
     ("cmake -B locked", "ask"),
     ("curl -o review/x https://example.com/a", "ask"),  # an Edit ask rule
     # known writers are denied outright: rm, mv, … (bash_writes) and those whose option or
     # operand names what they write (bash_option_writes)
     ("rm locked/f.txt", "deny"),
     ("uv venv locked/venv", "deny"),
+    ("sqlite3 locked/db 'create table t(x)'", "deny"),  # the database file (session 28)
     ("pandoc a.md -olocked/x.html", "deny"),
     ("mkfifo locked/x", "deny"),
     ("curl -o locked/x https://example.com/a", "deny"),
