@@ -292,7 +292,7 @@ def _magick_outputs(program: str, args: Sequence[Word]) -> list[Target]:
         program, args = args[0].literal or program, args[1:]
     plain = [w for w in args if (w.literal or "x")[:1] not in "-+"]
     if program == "mogrify":
-        folders = option_arguments(args, "", "-path")
+        folders = _named_values(args, ("path",))  # (an option's value among the images: asks the safe way)
         return [(w, True) for w in folders] if folders else [(w, False) for w in plain]
     last = args[-1] if args else None
     return [(last, False)] if last is not None and (last.literal or "x")[:1] not in "-+" and plain else []
