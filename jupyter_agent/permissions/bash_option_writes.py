@@ -80,6 +80,18 @@ _SUBCOMMAND_OUTPUTS: dict[str, tuple[tuple[tuple[str, ...], str, str, str], ...]
                     for group in ("datasets", "competitions", "kernels", "models", "d", "c", "k", "m")
                     for verb in ("download", "pull", "output", "init", "metadata")),
     "quarto": ((("render",), "", "--output-dir", "dir"), (("render",), "o", "--output", "file")),
+    "gh": ((("repo", "clone"), "", "", "dir"), (("gist", "clone"), "", "", "dir"),
+           (("release", "download"), "D", "--dir", "dir"), (("release", "download"), "O", "--output", "file"),
+           (("run", "download"), "D", "--dir", "dir")),
+    "az": ((("storage", "blob", "download"), "f", "--file", "file"),
+           (("storage", "blob", "download-batch"), "d", "--destination", "dir")),
+    "svn": ((("checkout",), "", "", "dir"), (("co",), "", "", "dir"), (("export",), "", "", "dir")),
+    "hg": ((("clone",), "", "", "dir"),),
+    **{engine: ((("save",), "o", "--output", "file"), (("export",), "o", "--output", "file"),
+                (("image", "save"), "o", "--output", "file"), (("container", "export"), "o", "--output", "file"),
+                (("build",), "o", "--output", "build"), (("buildx", "build"), "o", "--output", "build"),
+                (("image", "build"), "o", "--output", "build"), (("compose", "cp"), "", "", "dir"))
+       for engine in ("docker", "podman")},
     "dvc": ((("get",), "o", "--out", "dir"), (("import",), "o", "--out", "dir"), (("get-url",), "", "", "dir"),
             (("import-url",), "", "", "dir")),
 }
@@ -243,9 +255,22 @@ def _subcommand_outputs(program: str, args: Sequence[Word]) -> list[Target]:
             values = option_arguments(args, letter, long)
         if kind == "inside":
             found += _inside(values)
+        elif kind == "build":  # docker build -o DIR, --output type=local,dest=DIR (type=registry: none)
+            found += [(w, True) for w in (_build_destination(v) for v in values) if w is not None]
         else:
             found += [(w, kind == "dir") for w in values]
     return found
+
+
+def _build_destination(value: Word) -> Word | None:
+    """Where ``docker build --output VALUE`` writes: VALUE itself, or its ``dest=`` (none for
+    an image pushed or loaded); a value known only at run time is returned as it is."""
+    if value.literal is None:
+        return value
+    if "=" not in value.text:
+        return value if value.text != "-" else None
+    fields = dict(part.partition("=")[::2] for part in value.text.split(","))
+    return make_word(fields["dest"]) if fields.get("dest") else None
 
 
 def _named_values(args: Sequence[Word], names: Sequence[str]) -> list[Word]:

@@ -41,6 +41,13 @@ OUTSIDE = [
     "magick in.png -resize 50% /tmp/out.png", "mogrify -path /tmp -resize 50% a.png", "dot -Tpng -o /tmp/g.png g.dot",
     "dot -Tpng -o/tmp/g.png g.dot", "pdflatex -output-directory=/tmp x.tex", "latexmk -outdir=/tmp x.tex",
     "quarto render x.qmd --output-dir /tmp/site",
+    # clones, downloads and exports
+    "gh repo clone o/r /tmp/x", "gh gist clone 123 /tmp/g", "gh release download -D /tmp v1",
+    "gh release download v1 -O /tmp/a.zip", "gh run download -D /tmp 123", "az storage blob download -f /tmp/x -c c -n n",
+    "svn checkout https://x/r /tmp/x", "hg clone https://x/r /tmp/x", "docker save -o /tmp/x.tar img",
+    "docker export -o /tmp/x.tar c", "podman save -o /tmp/x.tar img", "docker build -o /tmp/out .",
+    "docker buildx build -o type=local,dest=/tmp/out .", "docker build --output type=tar,dest=/tmp/x.tar .",
+    "docker compose cp web:/x /tmp/x",
 ]
 INSIDE = [
     "uv pip install --target vendor requests", "uv pip compile -o requirements.txt pyproject.toml",
@@ -52,6 +59,8 @@ INSIDE = [
     "sqlite3 data.db 'select 1'", "sqlite3 -readonly /tmp/x.db 'select 1'", "sqlite3 :memory: 'select 1'",
     "ffmpeg -i in.mp4 -f null -", "ffmpeg -i a.mp4 -i b.wav -map 0:v -map 1:a out.mp4", "magick identify /tmp/x.png",
     "magick in.png -resize 50% out.png", "dot -Tpng g.dot -O", "latexmk -pdf x.tex", "quarto render x.qmd",
+    "gh repo clone o/r", "gh repo clone o/r vendor/r", "gh release download v1", "docker save -o img.tar img",
+    "docker build -t app .", "docker build --output type=registry .", "svn checkout https://x/r",
 ]
 DENIED = [
     "uv pip install --target locked/vendor requests", "coverage html -d locked/cov", "papermill nb.ipynb locked/out.ipynb",
@@ -59,6 +68,7 @@ DENIED = [
     "ruff check -o locked/o.txt .", "conda env export -f locked/env.yml",
     "sqlite3 locked/x.db 'create table t(x)'", "ffmpeg -i in.mp4 locked/out.mp4", "convert in.png locked/out.png",
     "magick mogrify -resize 50% locked/a.png", "dot -Tsvg -O locked/g.dot", "dot -Tpng -o locked/g.png g.dot",
+    "gh repo clone o/r locked/r", "docker save -o locked/x.tar img", "docker build -o type=local,dest=locked/out .",
 ]
 
 
