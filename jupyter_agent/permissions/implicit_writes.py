@@ -133,6 +133,10 @@ _TABLE = SubcommandTable((
     ("nbdime", ("extensions",), frozenset({"--enable", "--disable"}), "Jupyter's extensions (code it runs)"),
     ("hf", ("auth", "login"), frozenset(), "a token and git's credential helper"),
     ("kaggle", ("config", "set"), frozenset(), "~/.kaggle (where it reads credentials)"),
+    # ssh-keygen -R HOST removes a host key from ~/.ssh/known_hosts (-H hashes it in place)
+    ("ssh-keygen", (), frozenset({"-R", "-H"}), "~/.ssh/known_hosts (which hosts ssh trusts)"),
+    *(("launchctl", (sub,), frozenset(), "launchd's agents (programs started at login)")
+      for sub in ("load", "bootstrap", "enable", "submit", "unload", "bootout", "disable")),
     # services started at boot or login run what their unit files say
     *(("systemctl", (sub,), frozenset(), "systemd's unit files (services started at boot or login)")
       for sub in ("enable", "link", "edit", "preset", "add-wants", "add-requires", "set-property", "revert",

@@ -16,7 +16,7 @@ RULES = ("Bash(pre-commit:*)", "Bash(nbstripout:*)", "Bash(nbdime:*)", "Bash(git
          "Bash(wandb:*)", "Bash(ipython:*)", "Bash(npm:*)", "Bash(gh:*)", "Bash(aws:*)", "Bash(kubectl:*)",
          "Bash(poetry:*)", "Bash(jupyter-kernelspec:*)", "Bash(direnv:*)", "Bash(code:*)",
          "Bash(nbdev_install_hooks:*)", "Bash(ggshield:*)", "Bash(nbautoexport:*)", "Bash(crontab:*)",
-         "Bash(systemctl:*)", "Bash(hf:*)", "Bash(kaggle:*)")
+         "Bash(systemctl:*)", "Bash(hf:*)", "Bash(kaggle:*)", "Bash(ssh-keygen:*)", "Bash(launchctl:*)")
 ASK = [
     "pre-commit install", "pre-commit install --hook-type pre-push", "pre-commit autoupdate", "nbstripout --install",
     "nbstripout --install --global", "nbdime config-git --enable", "git lfs install", "npx husky init",
@@ -34,7 +34,8 @@ ASK = [
     "nbautoexport install", "nbdime extensions --enable", "crontab jobs.txt", "crontab -e", "crontab -r", "crontab",
     "crontab $FILE", "systemctl --user enable backup.timer", "systemctl --user link /tmp/x.service",
     "hf auth login", "kaggle config set -n path -v /tmp", "git maintenance start", "git -C . maintenance register",
-    "git -C . lfs install",
+    "git -C . lfs install", "ssh-keygen -R github.com", "ssh-keygen -H -f ~/.ssh/known_hosts",
+    "launchctl load ~/Library/LaunchAgents/x.plist", "launchctl bootstrap gui/501 x.plist",
 ]
 RUN = [
     "pre-commit run --all-files", "nbstripout a.ipynb", "nbdime diff a.ipynb b.ipynb", "git lfs pull",
@@ -44,7 +45,7 @@ RUN = [
     "jupyter kernelspec list", "jupyter labextension list", "direnv status", "code .", "conda env config vars list",
     "git secrets --scan", "ggshield secret scan path src", "nbautoexport export nb.ipynb", "crontab -l",
     "crontab -u bob -l", "systemctl --user status backup.timer", "hf download gpt2", "kaggle datasets list",
-    "git maintenance run",
+    "git maintenance run", "ssh-keygen -l -f key.pub", "ssh-keygen -F github.com", "launchctl list",
 ]
 
 
