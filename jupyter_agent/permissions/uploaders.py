@@ -2,7 +2,9 @@
 ``gsutil -m cp -r . gs://b``, ``rclone copy . remote:b``, ``huggingface-cli upload repo .``,
 ``kaggle datasets create -p .``, ``az storage blob upload-batch -s .``, ``netlify deploy --dir .``,
 ``vercel``, ``fly deploy``, ``wandb artifact put .``, ``mlflow artifacts log-artifacts
---local-dir .``, ``kubectl create configmap --from-file=.``, ``npm publish``.  Like ``tar cf - .``
+--local-dir .``, ``kubectl create configmap --from-file=.``, ``npm publish``, ``gcloud builds
+submit``, ``gcloud run deploy --source .``, ``az acr build .``, ``croc send .``, ``buildah bud .``,
+``railway up``, ``restic backup .``, ``s3cmd sync . s3://b``, ``mc mirror . minio/b``.  Like ``tar cf - .``
 they read every file below the folder, so a Read deny rule there asks (``bash_arguments.
 copy_check``); a single file they name is checked as any named path is.  Where a tool takes its
 folder from a settings file or the current folder, ``.`` stands for it (the whole project).
@@ -16,7 +18,12 @@ from .bash_words import Word
 
 UPLOADERS = frozenset({"aws", "gsutil", "gcloud", "rclone", "huggingface-cli", "hf", "kaggle", "az", "netlify",
                        "vercel", "fly", "flyctl", "surge", "firebase", "wandb", "mlflow", "kubectl", "npm", "pnpm",
-                       "yarn"})
+                       "yarn", "croc", "wormhole", "buildah", "kaniko", "executor", "railway", "heroku", "borg",
+                       "restic", "duplicity", "s3cmd", "azcopy", "mc", "b2"})
+# options of the newer entries that take no value (any other option is read as taking one)
+_FLAGS = frozenset({"--async", "--no-cache", "--suppress-logs", "--quiet", "-q", "--verbose", "-v", "--yes", "-y",
+                    "--recursive", "-r", "--dry-run", "-n", "--detach", "-d", "--ci", "--one-file-system",
+                    "--progress", "-p", "--stats", "-s", "--allow-unauthenticated", "--no-promote", "--zip"})
 _REMOTE_PREFIXES = ("s3://", "gs://", "az://", "http://", "https://")
 
 
@@ -57,7 +64,63 @@ def uploaded_folders(words: Sequence[Word]) -> list[str]:
         return [v.partition("=")[2] or v for v in _values(texts, ("--from-file",))]
     elif program in ("npm", "pnpm", "yarn") and plain[:1] in (["publish"], ["pack"]):
         return plain[1:2] or ["."]  # the package folder, as its files list and ignore files leave it
+    else:
+        return _more(program, texts)
     return []
+
+
+def _more(program: str | None, texts: Sequence[str]) -> list[str]:
+    """Builds sent to a cloud, peer-to-peer transfers, backups and object-store copies: the local
+    folder or files they send (their operands read with ``_operands``)."""
+    operands = _operands(texts)
+    if program == "gcloud":
+        if operands[:2] == ["builds", "submit"]:
+            return operands[2:3] or ["."]  # the source folder, this one by default
+        if operands[:2] in (["run", "deploy"], ["functions", "deploy"]):
+            return _values(texts, ("--source",)) or (["."] if operands[:1] == ["functions"] else [])
+        if operands[:2] == ["app", "deploy"]:
+            return ["."]  # the app's folder
+    elif program == "az" and operands[:2] == ["acr", "build"]:
+        return _local(operands[2:][-1:]) or ["."]
+    elif program in ("croc", "wormhole") and operands[:1] == ["send"]:
+        return operands[1:]
+    elif program == "buildah" and operands[:1] in (["bud"], ["build"], ["build-using-dockerfile"]):
+        return operands[1:][-1:] or ["."]
+    elif program in ("kaniko", "executor"):
+        return [v.removeprefix("dir://") for v in _values(texts, ("-c", "--context"))] or ["."]
+    elif program == "railway" and operands[:1] == ["up"]:
+        return operands[1:2] or ["."]
+    elif program == "heroku" and operands[:1] == ["builds:create"]:
+        return _values(texts, ("--dir",)) or ["."]
+    elif program == "borg" and operands[:1] == ["create"]:
+        return operands[2:]  # REPO::ARCHIVE PATH…
+    elif program == "restic" and operands[:1] == ["backup"]:
+        return operands[1:]
+    elif program == "duplicity" and operands[:1] not in (["restore"], ["verify"], ["collection-status"],
+                                                         ["list-current-files"], ["cleanup"], ["remove-older-than"]):
+        rest = operands[1:] if operands[:1] in (["full"], ["incremental"], ["incr"], ["backup"]) else operands
+        return _local(rest[:1]) if "://" not in (rest[:1] or ["://"])[0] else []
+    elif program in ("s3cmd", "b2") and operands[:1] in (["sync"], ["put"], ["upload-file"], ["upload_file"]):
+        return [p for p in _local(operands[1:-1]) if ":" not in p.partition("/")[0]]
+    elif program in ("azcopy", "mc") and operands[:1] in (["copy"], ["cp"], ["sync"], ["mirror"]):
+        return [p for p in operands[1:-1] if not p.startswith(_REMOTE_PREFIXES) and (program != "mc" or "/" in p or
+                                                                                      p in (".", ".."))][:1]
+    return []
+
+
+def _operands(texts: Sequence[str]) -> list[str]:
+    """The words that are no option and no option's value (an option not in ``_FLAGS`` and
+    without ``=`` takes the next word)."""
+    found: list[str] = []
+    skip = False
+    for text in texts:
+        if skip:
+            skip = False
+        elif text[:1] == "-" and text != "-":
+            skip = "=" not in text and text not in _FLAGS
+        elif text:
+            found.append(text)
+    return found
 
 
 def _local(paths: Sequence[str]) -> list[str]:

@@ -14,7 +14,8 @@ from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 PROGRAMS = ("aws", "gsutil", "gcloud", "rclone", "huggingface-cli", "hf", "kaggle", "az", "netlify", "vercel",
-            "fly", "wandb", "mlflow", "kubectl", "npm")
+            "fly", "wandb", "mlflow", "kubectl", "npm", "croc", "wormhole", "buildah", "kaniko", "railway", "heroku",
+            "borg", "restic", "duplicity", "s3cmd", "azcopy", "mc", "b2")
 ROWS = [
     ("aws s3 sync . s3://b", "ask"), ("aws s3 cp . s3://b --recursive", "ask"), ("gsutil -m cp -r . gs://b", "ask"),
     ("gsutil rsync -r . gs://b", "ask"), ("gcloud storage cp -r . gs://b", "ask"), ("rclone copy . remote:b", "ask"),
@@ -26,6 +27,16 @@ ROWS = [
     ("aws s3 sync sub s3://b", "allow"), ("aws s3 cp a.py s3://b", "allow"), ("aws s3 ls s3://b", "allow"),
     ("huggingface-cli upload user/repo sub", "allow"), ("gsutil cp a.py gs://b", "allow"), ("npm install", "allow"),
     ("kubectl get pods", "allow"),
+    # session 28: builds sent to a cloud, peer-to-peer transfers, backups, object stores
+    ("gcloud builds submit .", "ask"), ("gcloud builds submit --tag gcr.io/p/app", "ask"),
+    ("gcloud run deploy svc --source .", "ask"), ("gcloud app deploy", "ask"), ("az acr build -r reg -t app .", "ask"),
+    ("croc send .", "ask"), ("wormhole send .", "ask"), ("buildah bud .", "ask"), ("kaniko --context .", "ask"),
+    ("railway up", "ask"), ("heroku builds:create", "ask"), ("borg create repo::x .", "ask"),
+    ("restic backup .", "ask"), ("duplicity . file:///tmp/b", "ask"), ("s3cmd sync . s3://b", "ask"),
+    ("azcopy copy . https://x.blob.core.windows.net/c", "ask"), ("mc mirror . minio/b", "ask"), ("b2 sync . b2://b", "ask"),
+    ("gcloud builds list", "allow"), ("gcloud run deploy svc --image gcr.io/p/app", "allow"), ("croc send sub", "allow"),
+    ("restic backup sub", "allow"), ("restic snapshots", "allow"), ("s3cmd get s3://b/x .", "allow"),
+    ("duplicity restore file:///tmp/b restored", "allow"), ("mc ls minio/b", "allow"),
 ]
 
 
