@@ -138,7 +138,7 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "chronic": (((), _r("", "-e -v")),),
     "systemd-run": (((), _r("-p --property -u --unit --slice -E --setenv --working-directory")),),
     # GNU parallel and sem run their command through the shell; with none, the arguments after
-    # ::: are the commands (bash_runners._parallel_forms)
+    # ::: are the commands (bash_runners._parallel_arguments)
     "parallel": (((), _PARALLEL),),
     "sem": (((), _PARALLEL),),
     "bwrap": (((), _r("--dir --tmpfs --proc --dev --mqueue --remount-ro --unsetenv --chdir --uid --gid --hostname "
