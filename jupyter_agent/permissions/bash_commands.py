@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from .bash_words import Word
 
 DEV_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})  # not files
+# devices a command reads that hold no one's data (`cmd < /dev/null`): no read outside (and
+# /dev/stdin, by its name: its real path is whatever standard input is)
+DEV_SOURCES = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full"})
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 READ_OPS = frozenset({"<"})
 

@@ -244,13 +244,14 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
 def _subcommand_outputs(program: str, args: Sequence[Word]) -> list[Target]:
     """What ``_SUBCOMMAND_OUTPUTS`` says ``program ARGS`` writes (the subcommand: its first
     words that are no option; an entry with no option names its operands after the subcommand)."""
-    plain = [w.literal for w in args if (w.literal or "-")[:1] != "-"]
+    operands = [w for w in args if (w.literal or "-")[:1] != "-"]
+    plain = [w.literal for w in operands]
     found: list[Target] = []
     for path, letter, long, kind in _SUBCOMMAND_OUTPUTS[program]:
         if tuple(plain[:len(path)]) != path:
             continue
-        if not letter and not long:  # dvc get-url URL OUT: the last operand
-            values = [w for w in args if (w.literal or "-")[:1] != "-"][len(path) + 1:][-1:]
+        if not letter and not long:  # dvc get-url URL OUT, gh repo clone REPO DIR: the last operand
+            values = operands[len(path) + 1:][-1:]
         else:
             values = option_arguments(args, letter, long)
         if kind == "inside":

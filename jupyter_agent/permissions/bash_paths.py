@@ -17,6 +17,7 @@ from .archive_guard import ARCHIVE_PROGRAMS, archive_guard
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import copy_check, program_write_check, tilde_path, write_link_rule
 from .bash_chdir import CHDIR_PROGRAMS, working_folders
+from .bash_commands import DEV_SOURCES
 from .bash_copies import COPYING_PROGRAMS, copied_sources
 from .bash_credentials import PROGRAMS as CREDENTIAL_PROGRAMS
 from .bash_credentials import printed_credential, rule_names
@@ -286,11 +287,6 @@ def write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseConte
     return verdict
 
 
-# Devices a command reads that hold no data of anyone's (`cmd < /dev/null`, `head -c 16
-# /dev/urandom`): no question for reading "outside" (a Read deny rule still applies).
-_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full"})
-
-
 def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> None:
     if not word.static:  # `cat $f`, `xargs cat`: the file is only known at run time
         v.soft.append(f"it reads {word.text}, a file only known at run time")
@@ -309,7 +305,7 @@ def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> No
             if rule is not None:
                 v.deny = f"Permission to read {path} has been denied by the rule {rule}."
                 return
-            if not scope.inside(real) and real not in _DEVICES and lexical != "/dev/stdin":
+            if not scope.inside(real) and real not in DEV_SOURCES and lexical != "/dev/stdin":
                 reason = f"it reads {path}, outside the working directories"
                 if scope.rules.context.block_outside_reads:
                     v.sticky.append(reason)  # asked in every mode, whatever Read allow rule says

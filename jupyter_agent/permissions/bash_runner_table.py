@@ -67,7 +67,7 @@ _SLURM = _r("-J --job-name -p --partition -o --output -e --error -t --time -N --
 # Terminal multiplexers: a new session, window or pane runs its command through the shell;
 # keys sent to a pane are typed into whatever runs there
 _TMUX_NEW = _r("-c -e -F -n -s -t -x -y -f -l", "-d -A -D -E -P -X -h -v -b -a -k -Z -I", rest="shell")
-_TMUX = (*((( sub,), _TMUX_NEW) for sub in ("new", "new-session", "new-window", "neww", "split-window", "splitw",
+_TMUX = (*(((sub,), _TMUX_NEW) for sub in ("new", "new-session", "new-window", "neww", "split-window", "splitw",
                                               "respawn-pane", "respawnp", "respawn-window", "respawnw",
                                               "display-popup", "popup")),
          *(((sub,), _r("-c -d -t", "-b -C -E", rest="shell")) for sub in ("run-shell", "run", "if-shell", "if",

@@ -48,6 +48,11 @@ _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if a
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
 
 
+def _miller_effects(words: tuple[Word, ...]) -> bool:
+    """Does ``mlr …`` hold an expression that runs or writes (or one only known at run time)?"""
+    return any(w.literal is None or _MILLER_EFFECTS.search(w.text) for w in words[1:])
+
+
 def may_name(word: Word, options: frozenset[str]) -> bool:
     """May ``word`` be one of ``options`` (``--exec=…``, or ``-x`` among short flags: ``-ix``)?"""
     text = word.literal
@@ -80,7 +85,7 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
     if program in SCHEDULERS or program in DEBUGGERS:
         return True
     if program in _MILLER:
-        return any(w.literal is None or _MILLER_EFFECTS.search(w.text) for w in words[1:])
+        return _miller_effects(words)
     if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something
         return any(w.literal is None or w.text[:1] == "-" for w in words[1:])
     firsts = _FIRST_WORDS.get(program)
@@ -102,8 +107,7 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if program in DEBUGGERS:
         return _debugger_forms(form)
     if program in _MILLER:  # mlr -n put 'end { system("rm x") }'
-        effects = any(w.literal is None or _MILLER_EFFECTS.search(w.text) for w in form[1:])
-        return [(UNKNOWN_PROGRAM,)] if effects else []
+        return [(UNKNOWN_PROGRAM,)] if _miller_effects(form) else []
     out: list[tuple[Word, ...]] = []
     for path, runner in GIT_RUNNERS if program == "git" else RUNNERS.get(program or "", ()):
         for after in after_path(form, path):

@@ -77,7 +77,7 @@ def config_writes(args: Sequence[Word]) -> bool:
     if any(w.literal in ("--unset", "--unset-all") for w in args):
         return True
     plain = [w.literal for w in args if (w.literal or "")[:1] != "-"]
-    return bool(plain[:1] == ["unset"] or next(iter(_written_keys(args)), False) is not False)
+    return bool(plain[:1] == ["unset"] or next(_written_keys(args), False) is not False)
 
 
 def _written_keys(args: Sequence[Word]) -> Iterator[str | None]:

@@ -99,7 +99,7 @@ def _more(program: str | None, texts: Sequence[str]) -> list[str]:
     elif program == "duplicity" and operands[:1] not in (["restore"], ["verify"], ["collection-status"],
                                                          ["list-current-files"], ["cleanup"], ["remove-older-than"]):
         rest = operands[1:] if operands[:1] in (["full"], ["incremental"], ["incr"], ["backup"]) else operands
-        return _local(rest[:1]) if "://" not in (rest[:1] or ["://"])[0] else []
+        return [p for p in rest[:1] if "://" not in p]  # the source, unless it is the (URL) target
     elif program in ("s3cmd", "b2") and operands[:1] in (["sync"], ["put"], ["upload-file"], ["upload_file"]):
         return [p for p in _local(operands[1:-1]) if ":" not in p.partition("/")[0]]
     elif program in ("azcopy", "mc") and operands[:1] in (["copy"], ["cp"], ["sync"], ["mirror"]):
