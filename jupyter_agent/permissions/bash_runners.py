@@ -325,10 +325,12 @@ _HARMLESS_TEXT = (
     "ptype whatis show call expression expr register breakpoint image process")
 _DEBUGGER_HARMLESS = frozenset(_HARMLESS_TEXT.split())
 _DEBUGGER_COMMAND = frozenset({"-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex", "-init-eval-command",
-                               "--init-eval-command", "-eiex", "-eix", "-o", "--one-line", "-O",
+                               "--init-eval-command", "-eiex", "-early-init-eval-command", "--early-init-eval-command",
+                               "-o", "--one-line", "-O",
                                "--one-line-before-file", "-k", "--one-line-on-crash", "-K"})
 _DEBUGGER_SCRIPT = frozenset({"-x", "--x", "-command", "--command", "-ix", "-init-command", "--init-command",
-                              "-eix", "-s", "--source", "-S", "--source-before-file", "--source-on-crash"})
+                              "-eix", "-early-init-command", "--early-init-command", "-s", "--source", "-S",
+                              "--source-before-file", "--source-on-crash"})
 _DEBUGGER_VALUES = frozenset({"-p", "--pid", "-pid", "-c", "--core", "-core", "-d", "--directory", "-directory",
                               "-cd", "--cd", "-se", "-symbols", "--symbols", "-exec", "--exec", "-b", "-l", "-tty",
                               "--tty", "-D", "--data-directory", "-data-directory", "-a", "--arch", "-f", "--file",

@@ -84,7 +84,8 @@ RUNNER_ROWS = [
     ("tar -cf x.tar --checkpoint-action=dot src", "allow"),
     ("gdb -batch -ex 'shell rm -rf y'", "deny"), ("gdb -batch -ex '!rm -rf y'", "deny"),
     ("gdb --batch --eval-command='shell rm y'", "deny"), ("gdb -batch -ex 'python import os' ./a.out", "ask"),
-    ("gdb -batch -x cmds.gdb ./a.out", "ask"), ("gdb -batch -ex run --args rm -rf y", "deny"),
+    ("gdb -batch -x cmds.gdb ./a.out", "ask"), ("gdb -batch -eix run ./a.out", "ask"),  # -eix FILE: a file named run
+    ("gdb -batch -eiex 'shell rm y' ./a.out", "deny"), ("gdb -batch -ex run --args rm -rf y", "deny"),
     ("gdb -batch -ex run -ex bt ./a.out", "allow"), ("lldb -o 'platform shell rm -rf y'", "deny"),
     ("lldb -b -o run -- rm y", "deny"), ("lldb -b -o run -o bt ./a.out", "allow"),
     # terminal multiplexers and terminals: a new session, window or pane runs shell code (which
