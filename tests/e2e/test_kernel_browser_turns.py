@@ -305,6 +305,9 @@ def test_a_traceback_has_a_fix_with_the_agent_button(lab, page, server):
     page.get_by_text("ZeroDivisionError").first.wait_for(timeout=60_000)
     page.get_by_text("just a warning", exact=True).wait_for()
     buttons = page.locator(".jp-agent-fix-button:visible")
+    # the button comes when JupyterLab has finished rendering the traceback, which can be after
+    # its text shows
+    buttons.first.wait_for()
     assert buttons.count() == 1  # the traceback's; the stderr text has none
     assert page.evaluate("""() => document.querySelector('.jp-agent-fix-button:not([hidden])')
         .closest('.jp-Cell') === window.jupyterapp.shell.currentWidget.content.widgets[1].node""")
@@ -335,7 +338,8 @@ def test_a_traceback_has_a_fix_with_the_agent_button(lab, page, server):
     page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
     page.reload()
     page.get_by_text("ZeroDivisionError").first.wait_for(timeout=60_000)
-    page.wait_for_timeout(1000)  # the settings have been applied by now
+    page.locator(".jp-agent-fix-button").wait_for(state="attached")
+    page.wait_for_function("() => document.body.classList.contains('jp-agent-no-fix-button')")
     assert page.locator(".jp-agent-fix-button").count() == 1 and buttons.count() == 0
     page.evaluate(toggle)  # on again, for the tests after this one
     buttons.first.wait_for()
