@@ -28,14 +28,18 @@ class Runner:
     pairs: frozenset[str] = frozenset()  # options taking two values: bwrap --bind SRC DEST
     optional: int = 0  # positionals that may be left out: nvm exec [VERSION] CMD
     typed: frozenset[str] = frozenset()  # options whose words are typed into a shell: screen -X stuff '…'
+    # shell or argv options whose value may start with a stage or protocol and a colon, which is
+    # not part of the code: yt-dlp --exec 'before_dl:rm x', --downloader 'm3u8:aria2c'
+    staged: frozenset[str] = frozenset()
 
 
 def _r(values: str = "", flags: str = "", positionals: int = 0, shell: str = "", command: str = "",
        rest: str = "command", argv: str = "", config: str = "", pairs: str = "", optional: int = 0,
-       typed: str = "") -> Runner:
+       typed: str = "", staged: str = "") -> Runner:
     return Runner(frozenset(values.split()), frozenset(flags.split()), positionals,
                   frozenset(shell.split()), frozenset(command.split()), rest, frozenset(argv.split()),
-                  frozenset(config.split()), frozenset(pairs.split()), optional, frozenset(typed.split()))
+                  frozenset(config.split()), frozenset(pairs.split()), optional, frozenset(typed.split()),
+                  frozenset(staged.split()))
 
 
 def _git_shell(options: str) -> Runner:
@@ -82,6 +86,17 @@ _TORCHRUN = _r("--nproc_per_node --nproc-per-node --nnodes --node_rank --node-ra
                "--standalone --no-python --no_python -m --module --run_path --run-path")
 _MISE = _r("-j --jobs -C --cd -E --env", "--raw -y --yes -q --quiet -v --verbose", shell="-c --command",
            rest="dashdash")
+# yt-dlp runs --exec's shell code after each download and --downloader's program; what the
+# downloader's and postprocessors' arguments, a postprocessor plugin or a config file run is not
+# read here
+_YT_DLP = _r("-o --output -P --paths -a --batch-file -f --format -r --limit-rate -R --retries --proxy "
+             "--cookies --user-agent --referer --add-header -u --username -p --password",
+             "-q --quiet -v --verbose -s --simulate -x --extract-audio -k --keep-video --no-playlist "
+             "--yes-playlist -i --ignore-errors --restrict-filenames -w --no-overwrites -c --continue",
+             shell="--exec --exec-before-download", argv="--downloader --external-downloader", rest="none",
+             typed="--downloader-args --external-downloader-args --postprocessor-args --ppa "
+                   "--use-postprocessor --config-locations --plugin-dirs",
+             staged="--exec --downloader --external-downloader")
 _NIX = _r("-I --arg --argstr --expr -E", "--pure --impure", shell="--run --command", rest="none")  # -p takes
 # several packages; nix-shell's operands are files: only --run/--command run something
 
@@ -219,6 +234,8 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "mapfile": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),  # -C: code run every -c lines
     "readarray": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),
     "jobs": (((), _r(flags="-l -n -p -r -s", rest="none", command="-x")),),  # jobs -x CMD: runs CMD
+    "yt-dlp": (((), _YT_DLP),),
+    "youtube-dl": (((), _YT_DLP),),
     "aria2c": (((), _r("-d --dir -o --out -i --input-file -l --log", rest="none",
                        argv="--on-download-complete --on-download-start --on-download-error --on-download-pause "
                             "--on-download-stop --on-bt-download-complete")),),

@@ -228,10 +228,13 @@ def _option(
         return
     if key in runner.typed:  # screen -X stuff 'rm x\n': typed into a shell
         scripts.append((UNKNOWN_PROGRAM,))
+    given: str | Word | None = value if eq else _word(form, j + 1)
+    if key in runner.staged:  # yt-dlp --exec 'before_dl:rm x', --downloader 'm3u8:rm'
+        given = _unstaged(given, key in runner.shell, scripts)
     if key in runner.shell:  # the value is shell code
-        _script(value if eq else _word(form, j + 1), scripts)
+        _script(given, scripts)
     elif key in runner.argv:  # the value is a command line: rsync -e 'ssh -p 22'
-        _argv(value if eq else _word(form, j + 1), scripts)
+        _argv(given, scripts)
     elif key in runner.config:  # ssh -o ProxyCommand=…
         _config(value if eq else _word(form, j + 1), scripts)
     if eq and key in runner.pairs:  # bwrap --bind=SRC DEST is not bwrap's; read both ways
@@ -246,6 +249,30 @@ def _option(
         todo.append((j + 1, left, maybe))
     else:
         todo.extend(((j + 1, left, maybe), (j + 2, left, maybe)))
+
+
+_STAGE = re.compile(r"([\w,+-]+):")
+# when yt-dlp runs --exec's code (a prefix it does not know is part of the code)
+# a field of yt-dlp's output template put into --exec's code without quoting (%(title)q quotes it)
+_UNQUOTED_FIELD = re.compile(r"%\([^)]*\)[-#0 +]*\d*(?:\.\d+)?[^q]")
+_EXEC_STAGES = frozenset({"pre_process", "after_filter", "video", "before_dl", "post_process", "after_move",
+                          "after_video", "playlist"})
+
+
+def _unstaged(value: str | Word | None, shell: bool, scripts: list[tuple[Word, ...]]) -> str | Word | None:
+    """A value that may start with ``STAGE:``: shell code after a stage the program knows
+    (``before_dl:rm x``) is the code, returned instead of the value; a command line after any
+    such prefix (``m3u8,dash:aria2c``, the protocols) is read besides the value."""
+    text = value.literal if isinstance(value, Word) else value
+    if shell and text is not None and _UNQUOTED_FIELD.search(text):
+        scripts.append((UNKNOWN_PROGRAM,))  # --exec 'echo %(title)s': the video's title becomes code
+    stage = _STAGE.match(text or "")
+    if text is None or not stage:
+        return value
+    if shell:
+        return text[stage.end():] if stage.group(1) in _EXEC_STAGES else value
+    _argv(text[stage.end():], scripts)
+    return value
 
 
 def _text(value: str | Word | None, scripts: list[tuple[Word, ...]]) -> str | None:

@@ -37,6 +37,8 @@ PROTECTED_FILES = frozenset(
 # configuration inside an environment (``.venv/pip.conf`` picks the package index)
 STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py", "pip.conf", "pip.ini"})
 HOOK_LISTS = frozenset({"lefthook.yml", "lefthook.yaml"})  # lefthook's commands, run on the next `git commit`
+# read from the folder the program runs in, and able to make it run shell code (yt-dlp's --exec)
+RUN_CONFIGS = frozenset({"yt-dlp.conf"})
 _SITE_DIRS = (os.sep + "site-packages", os.sep + "dist-packages")
 
 
@@ -241,6 +243,8 @@ def _startup_reason(form: str) -> str | None:
         return f"{form} is run or read by Python or pip at start-up (a protected file)"
     if name in HOOK_LISTS:
         return f"{form} lists commands git runs on the next commit (a protected file)"
+    if name in RUN_CONFIGS:
+        return f"{form} configures a program run in its folder, which it can make run commands (a protected file)"
     if "/jupyter" in folded:
         parts = folded.split(os.sep)
         for i in range(1, len(parts)):
