@@ -48,6 +48,10 @@ _OUTPUT_OPTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "pandoc": (("o", "--output"),),
     "gpg": (("o", "--output"),),
     "ssh-keygen": (("f", ""),),  # FILE and FILE.pub
+    # downloads to a named file (download_guard: the names a server or URL gives)
+    "gdown": (("O", "--output"),),
+    "axel": (("o", "--output"),),
+    **{httpie: (("o", "--output"),) for httpie in ("http", "https", "xh", "xhs")},
 }
 # Tools whose options (per subcommand) name where they write: (subcommand words, short letter,
 # long option, "file" | "dir" | "inside").  "dir" is a folder written through (a venv, a build
@@ -92,6 +96,8 @@ _SUBCOMMAND_OUTPUTS: dict[str, tuple[tuple[tuple[str, ...], str, str, str], ...]
                 (("build",), "o", "--output", "build"), (("buildx", "build"), "o", "--output", "build"),
                 (("image", "build"), "o", "--output", "build"), (("compose", "cp"), "", "", "dir"))
        for engine in ("docker", "podman")},
+    "yt-dlp": (((), "P", "--paths", "inside"),),  # -o: download_guard
+    "oras": ((("pull",), "o", "--output", "dir"),),
     "dvc": ((("get",), "o", "--out", "dir"), (("import",), "o", "--out", "dir"), (("get-url",), "", "", "dir"),
             (("import-url",), "", "", "dir")),
 }

@@ -35,7 +35,7 @@ from .bash_words import Word, make_word
 from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import READ_RULES, PathScope
 from .copy_guard import COPY_PROGRAMS, copy_guard
-from .download_guard import download_guard
+from .download_guard import COMMAND_CLIENTS, DOWNLOADERS, command_client_reason, download_guard
 from .filesystem import SYSTEM_INFO, read_deny_below, read_rule_of, too_broad, write_blocked, write_verdict
 from .git_contents import shows_contents
 from .git_guards import git_guards
@@ -114,8 +114,7 @@ def path_checks(
                 return
 
 
-_GUARDED = ARCHIVE_PROGRAMS | COPY_PROGRAMS | REMOTE_COPY_PROGRAMS | {
-    "git", "patch", "wget", "curl", "aria2c", "sftp"}
+_GUARDED = ARCHIVE_PROGRAMS | COPY_PROGRAMS | REMOTE_COPY_PROGRAMS | DOWNLOADERS | COMMAND_CLIENTS | {"git", "patch"}
 
 
 def _unspelled_checks(
@@ -126,15 +125,14 @@ def _unspelled_checks(
         git_guards(inner, cwds, scope, v)
     elif program == "patch":  # the files its patch names (patch_guard.py)
         patch_guard(inner, [r.target for r in analysis.redirects if not r.write], cwds, scope, v)
-    elif program in ("wget", "curl", "aria2c"):  # the files URLs name (wget x/.mcp.json)
+    elif program in DOWNLOADERS:  # the files URLs or the server name (wget x/.mcp.json)
         download_guard(inner, cwds, scope, v)
     elif program in COPY_PROGRAMS:  # what a copied folder holds (cp -r src/. out/)
         copy_guard(inner, cwds, scope, v)
     elif program in REMOTE_COPY_PROGRAMS:  # what lands from a container or a bucket (docker cp c:/x .)
         remote_copy_guard(inner, cwds, scope, v)
-    elif program == "sftp":  # its commands come from a batch file or standard input, never from a person
-        v.sticky.append("sftp runs the commands of its batch (a file or standard input): `get` writes files "
-                        "named there and `!cmd` runs a local command")
+    elif program in COMMAND_CLIENTS:  # sftp, ftp, lftp: the commands come from a script, never from a person
+        v.sticky.append(command_client_reason(program))
     else:  # the members an extraction writes (tar, unzip, 7z, python -m tarfile|zipfile)
         archive_guard(inner, cwds, scope, v)
 

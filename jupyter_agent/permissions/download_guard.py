@@ -15,6 +15,9 @@ metalinks it downloads: it asks unless ``-o`` names the file and ``--follow-torr
 
 from __future__ import annotations
 
+import os
+import re
+import string
 from collections.abc import Sequence
 from urllib.parse import unquote, urlsplit
 
@@ -53,8 +56,31 @@ _ARIA_VALUE = frozenset({"-d", "--dir", "-o", "--out", "-i", "--input-file", "-T
 _ARIA_FILES = frozenset({"-i", "--input-file", "-T", "--torrent-file", "-M", "--metalink-file", "--conf-path"})
 
 
+# downloaders whose names come from the server or the URL (gdown, httpie's --download, axel,
+# yt-dlp's output template): other_download_paths
+OTHER_DOWNLOADERS = frozenset({"gdown", "http", "https", "xh", "xhs", "axel", "yt-dlp", "youtube-dl", "oras"})
+DOWNLOADERS = frozenset({"wget", "curl", "aria2c"}) | OTHER_DOWNLOADERS
+# file-transfer clients that run the commands of a script, -c or standard input: `get` writes
+# the files named there and `!cmd` (or `local`, `shell`) runs a local command
+COMMAND_CLIENTS = frozenset({"sftp", "ftp", "lftp", "tftp", "ncftp", "ncftpget", "smbclient"})
+
+
+def command_client_reason(program: str) -> str:
+    if program == "sftp":
+        return ("sftp runs the commands of its batch (a file or standard input): `get` writes files named there "
+                "and `!cmd` runs a local command")
+    if program == "ncftpget":
+        return "ncftpget writes the names the server gives the files it fetches"
+    return (f"{program} runs the commands it is given (-c, a script or standard input): `get` writes files "
+            "named there and `!cmd` runs a local command")
+
+
 def download_guard(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
-    found = aria2_paths(words) if words[0].literal == "aria2c" else downloaded_paths(words)  # the same in every cwd
+    program = words[0].literal
+    if program in OTHER_DOWNLOADERS:
+        named_writes_guard(lambda cwd: other_download_paths(words, cwd), cwds, scope, v, "download")
+        return
+    found = aria2_paths(words) if program == "aria2c" else downloaded_paths(words)  # the same in every cwd
     named_writes_guard(lambda _cwd: found, cwds, scope, v, "download")
 
 
@@ -162,6 +188,146 @@ def _curl_names(options: dict[str, str], urls: list[str]) -> tuple[str | None, l
     return None, names
 
 
+_GDOWN_VALUE = frozenset({"-O", "--output", "--proxy", "--speed", "--format", "--user-agent"})
+_HTTPIE_VALUE = frozenset({"-o", "--output", "-a", "--auth", "-A", "--auth-type", "-p", "--print", "-s", "--style",
+                           "-P", "--history-print", "--session", "--session-read-only", "--cert", "--cert-key",
+                           "--verify", "--proxy", "--timeout", "--max-redirects", "--max-headers",
+                           "--response-charset", "--response-mime", "--format-options", "--pretty", "--ssl",
+                           "--ciphers", "--boundary", "--default-scheme", "--unsorted", "--bearer"})
+_AXEL_VALUE = frozenset({"-o", "--output", "-n", "--num-connections", "-s", "--max-speed", "-H", "--header",
+                         "-U", "--user-agent", "-T", "--timeout"})
+_YT_VALUE = frozenset({"-o", "--output", "-P", "--paths", "-a", "--batch-file", "-f", "--format", "-r",
+                       "--limit-rate", "-R", "--retries", "--proxy", "--cookies", "--user-agent", "--referer",
+                       "--add-header", "-u", "--username", "-p", "--password", "--exec", "--exec-before-download",
+                       "--downloader", "--external-downloader", "--downloader-args", "--external-downloader-args",
+                       "--postprocessor-args", "--ppa", "--use-postprocessor", "--config-locations",
+                       "--plugin-dirs", "--output-na-placeholder", "--merge-output-format", "--audio-format",
+                       "--sub-langs", "--sub-format", "--convert-subs", "--remux-video", "--recode-video"})
+# yt-dlp's output types (-o 'thumbnail:%(title)s.%(ext)s') and path types (-P temp:DIR)
+_YT_TYPES = frozenset({"subtitle", "thumbnail", "description", "annotation", "infojson", "link", "pl_thumbnail",
+                       "pl_description", "pl_infojson", "chapter", "pl_video", "home", "temp"})
+_FIELD = re.compile(r"%\([^)]*\)[^A-Za-z%]*[A-Za-z]")
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "._-")  # all a protected name is made of
+
+
+def _options(args: Sequence[Word], valued: frozenset[str]) -> tuple[dict[str, list[str | None]], list[str | None]]:
+    """``({option: [values]}, operands)``; a short cluster's letters are options (``-do F``: the
+    last one takes the value), ``--opt=value`` and ``-oFILE`` carry theirs."""
+    options: dict[str, list[str | None]] = {}
+    operands: list[str | None] = []
+    i = 0
+    while i < len(args):
+        text = args[i].literal
+        i += 1
+        if text is None or text[:1] != "-" or text == "-":
+            operands.append(text)
+            continue
+        if text.startswith("--"):
+            key, eq, value = text.partition("=")
+            keys = [key]
+        else:
+            keys, value, eq = [], "", ""
+            for k, letter in enumerate(text[1:], start=1):
+                keys.append("-" + letter)
+                if "-" + letter in valued:
+                    value, eq = text[k + 1:], "=" if text[k + 1:] else ""
+                    break
+        for key in keys[:-1]:
+            options.setdefault(key, []).append("")
+        key = keys[-1]
+        if key in valued and not eq:
+            options.setdefault(key, []).append(args[i].literal if i < len(args) else "")
+            i += 1
+        else:
+            options.setdefault(key, []).append(value)
+    return options, operands
+
+
+def _given(options: dict[str, list[str | None]], *keys: str) -> list[str | None]:
+    return [value for key in keys for value in options.get(key, ())]
+
+
+def other_download_paths(words: Sequence[Word], cwd: str) -> tuple[str | None, list[str]]:
+    """``(why it must ask, the files named by the URLs)`` for gdown, httpie/xh, axel and yt-dlp
+    (a file an option names is checked as such by ``bash_option_writes``)."""
+    program = words[0].literal or ""
+    if program == "gdown":
+        options, _urls = _options(words[1:], _GDOWN_VALUE)
+        outputs = _given(options, "-O", "--output")
+        if "--folder" in options:
+            return "gdown --folder writes the names the Drive folder holds", []
+        if not outputs:
+            return "gdown writes the name Google Drive gives the file", []
+        if None in outputs:
+            return "gdown has a word only known at run time where it names the file it writes", []
+        if any(o.endswith("/") or os.path.isdir(os.path.join(cwd, o)) for o in outputs if o is not None):
+            return "gdown writes the name Google Drive gives the file into a folder", []
+        return None, []
+    if program in ("http", "https", "xh", "xhs"):
+        options, _urls = _options(words[1:], _HTTPIE_VALUE)
+        if not _given(options, "-d", "--download") or _given(options, "-o", "--output"):
+            return None, []  # standard output, or the file -o names
+        return f"{program} --download writes the name the server gives (Content-Disposition) or the URL's", []
+    if program == "axel":
+        options, urls = _options(words[1:], _AXEL_VALUE)
+        outputs = _given(options, "-o", "--output")
+        if None in outputs or None in urls:
+            return "axel has a word only known at run time where it names the file it writes", []
+        folder = next((o for o in outputs if o and os.path.isdir(os.path.join(cwd, o))), None)
+        if outputs and folder is None:
+            return None, []  # the file -o names
+        try:
+            names = [n for url in urls if url for n in _spellings(_url_name(url), folder or "")]
+        except ValueError:
+            return "axel has a URL this check cannot read", []
+        return None, names
+    if program == "oras":  # oras pull REF: each file of the artifact under the name it was pushed with
+        first = next((w.literal for w in words[1:] if w.literal is None or w.literal[:1] != "-"), "")
+        pulls = first in ("pull", None)
+        return ("oras pull writes the names the artifact gives its files" if pulls else None), []
+    return _yt_dlp_paths(words)
+
+
+def _url_name(url: str) -> str:
+    return urlsplit(url if "://" in url else "http://" + url).path.rsplit("/", 1)[-1] or "index.html"
+
+
+def _yt_dlp_paths(words: Sequence[Word]) -> tuple[str | None, list[str]]:
+    """yt-dlp names files after its output template (``-o``): fields such as ``%(title)s`` come
+    from the video, so a folder or name made only of fields and name characters may come out as
+    ``.git`` or ``.mcp.json``; the default template (``%(title)s [%(id)s].%(ext)s``) cannot."""
+    program = words[0].literal
+    options, _urls = _options(words[1:], _YT_VALUE)
+    templates = _given(options, "-o", "--output")
+    homes = [_untyped(p) for p in _given(options, "-P", "--paths")]
+    if None in templates or None in homes:
+        return f"{program} has a word only known at run time where it names the files it writes", []
+    names: list[str] = []
+    for template in (_untyped(t) or "" for t in templates):
+        parts = template.split("/")
+        if any("%(" in part and _may_be_any_name(part) for part in parts):
+            return (f"{program} names what it writes after the video's fields ({template}): the server may "
+                    "choose any name"), []
+        if "%(" not in template:
+            names += [os.path.join(home, template) if home else template for home in homes or [""]]
+    return None, names
+
+
+def _untyped(value: str | None) -> str | None:
+    """``thumbnail:TEMPLATE``, ``temp:DIR`` without the type."""
+    if value is None:
+        return None
+    kind, colon, rest = value.partition(":")
+    return rest if colon and kind in _YT_TYPES else value
+
+
+def _may_be_any_name(part: str) -> bool:
+    """Whether a template path part with fields may come out as any name: its fixed text holds
+    nothing but characters a protected name is made of."""
+    fixed = _FIELD.sub("", part).replace("%%", "%")
+    return all(c in _NAME_CHARS for c in fixed)
+
+
 def _spellings(name: str, folder: str) -> list[str]:
     """The name as written and percent-decoded, under ``folder``."""
     out = []
@@ -170,4 +336,5 @@ def _spellings(name: str, folder: str) -> list[str]:
     return out
 
 
-__all__ = ["aria2_paths", "download_guard", "downloaded_paths"]
+__all__ = ["COMMAND_CLIENTS", "DOWNLOADERS", "aria2_paths", "command_client_reason", "download_guard",
+           "downloaded_paths", "other_download_paths"]
