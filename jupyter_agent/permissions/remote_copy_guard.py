@@ -18,10 +18,13 @@ checks what they read).
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from .bash_readonly import option_arguments
 from .bash_runners import after_path
 from .bash_verdict import Verdict, resolved_once
 from .bash_words import Word
@@ -64,6 +67,8 @@ class _Copy:
     move: bool = False  # local sources are removed
     local_sources: bool = False  # a local source is copied too (rclone ./a ./b)
     flags: frozenset[str] = frozenset()  # options known to take no value
+    alone: str | None = None  # where a lone remote operand lands (s3cmd get s3://b/x: in .)
+    aliases: bool = False  # ALIAS/PATH names a remote where ALIAS is in mc's configuration
 
 
 _DOCKER = _Copy(_container, True, flags=frozenset({"-a", "--archive", "-L", "--follow-link", "-q", "--quiet"}))
@@ -81,6 +86,16 @@ _RCLONE_DIR = _Copy(_rclone, True, merge=True, local_sources=True, flags=_RCLONE
 _RCLONE_MOVE = _Copy(_rclone, True, merge=True, move=True, local_sources=True, flags=_RCLONE_FLAGS)
 _RCLONE_TO = _Copy(_rclone, True, into=False, local_sources=True, flags=_RCLONE_FLAGS)
 _AZ_FLAGS = frozenset({"--recursive", "--dry-run", "--overwrite"})
+_S3CMD_FLAGS = frozenset({"-r", "--recursive", "-f", "--force", "--skip-existing", "--continue", "-n", "--dry-run",
+                          "-v", "--verbose", "-d", "--debug", "-q", "--quiet", "--delete-removed",
+                          "--no-delete-removed", "-H", "--human-readable-sizes", "--progress", "--no-progress",
+                          "-p", "--preserve", "--no-preserve", "--check-md5", "--no-check-md5"})
+_B2 = _url("b2", "b2id")
+_B2_BY_NAME = _Copy(_url(), False, into=False, local_sources=True)  # BUCKET NAME LOCAL, ID LOCAL
+_MC_FLAGS = frozenset({"-r", "--recursive", "--overwrite", "--remove", "--preserve", "-a", "--watch", "-w",
+                       "--dry-run", "-q", "--quiet", "--json", "--debug", "--insecure", "--disable-multipart"})
+_MC = _Copy(_url(), frozenset({"-r", "--recursive"}), merge=True, local_sources=True, flags=_MC_FLAGS,
+            aliases=True)
 
 COPIES: dict[str, tuple[tuple[tuple[str, ...], _Copy], ...]] = {
     "docker": ((("cp",), _DOCKER), (("container", "cp"), _DOCKER)),
@@ -112,17 +127,39 @@ COPIES: dict[str, tuple[tuple[tuple[str, ...], _Copy], ...]] = {
         (("cp",), _Copy(_url("http", "https"), frozenset({"--recursive"}), merge=True, flags=_AZ_FLAGS)),
         (("sync",), _Copy(_url("http", "https"), True, merge=True, flags=_AZ_FLAGS | {"--delete-destination"})),
     ),
+    "s3cmd": (
+        (("get",), _Copy(_url("s3"), frozenset({"-r", "--recursive"}), merge=True, flags=_S3CMD_FLAGS, alone=".")),
+        (("sync",), _Copy(_url("s3"), True, merge=True, flags=_S3CMD_FLAGS)),
+    ),
+    "b2": (
+        (("file", "download"), _Copy(_B2, False, into=False)),
+        (("download-file",), _Copy(_B2, False, into=False)),
+        *(((verb,), _B2_BY_NAME) for verb in ("download-file-by-name", "download_file_by_name",
+                                              "download-file-by-id", "download_file_by_id")),
+        (("sync",), _Copy(_B2, True, merge=True, flags=frozenset({"--delete", "--dry-run", "--skip-newer",
+                                                                  "--replace-newer", "--no-progress"}))),
+    ),
+    "mc": ((("cp",), _MC), (("get",), _MC), (("mv",), replace(_MC, move=True)),
+           (("mirror",), replace(_MC, folder=True))),
+    # duplicity [restore] URL DIR restores the backup into DIR (a backup goes to the URL instead)
+    "duplicity": (((), _Copy(_url(), True, into=False)),),
 }
-REMOTE_COPY_PROGRAMS = frozenset(COPIES)
+_DUPLICITY_NO_WRITES = frozenset({"verify", "collection-status", "list-current-files", "cleanup", "remove-older-than",
+                                  "remove-all-but-n-full", "remove-all-inc-of-but-n-full", "full", "incremental",
+                                  "incr", "backup"})
+# restores from a backup repository: what lands in a folder (restic restore --target DIR,
+# borg extract into the current folder) is named in the backup
+_RESTORES = frozenset({"restic", "borg"})
+REMOTE_COPY_PROGRAMS = frozenset(COPIES) | _RESTORES
 _AUTO_NAMES = frozenset({"-a", "--auto-filename", "--header-filename"})
 
 
 def remote_copy_guard(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
-    found = _copies(words)
-    if isinstance(found, str):
-        v.sticky.append(found)
-        return
     for cwd in cwds:
+        found = _restored(words) if words[0].literal in _RESTORES else _copies(words, cwd)
+        if isinstance(found, str):
+            v.sticky.append(found)
+            return
         for copy, sources, dest, folder in found:
             verb = "copies" if sources else "removes"
             for path, may_be_folder in _landings(copy, sources, dest, folder, cwd, v):
@@ -130,15 +167,42 @@ def remote_copy_guard(words: tuple[Word, ...], cwds: list[str], scope: PathScope
                     return
 
 
-def _copies(words: tuple[Word, ...]) -> list[tuple[_Copy, list[str], str, bool]] | str:
+_RESTORE = _Copy(_url(), True, into=False)
+
+
+def _restored(words: tuple[Word, ...]) -> list[tuple[_Copy, list[str], str, bool]] | str:
+    """``restic restore SNAPSHOT --target DIR`` and ``borg extract REPO::ARCHIVE`` (into the
+    current folder, unless to standard output or a dry run): the folder where a backup lands."""
+    program = words[0].literal
+    out: list[tuple[_Copy, list[str], str, bool]] = []
+    for start in after_path(words, ("restore",) if program == "restic" else ("extract",)):
+        texts = [w.literal for w in words[start:]]
+        if program == "borg":
+            if None in texts:
+                return "borg extract has a word only known at run time"
+            if not {"--stdout", "-n", "--dry-run"} & set(texts):
+                out.append((_RESTORE, ["the backup"], ".", True))
+            continue
+        targets = [w for w in option_arguments(words[start:], "t", "--target")]
+        if any(w.literal is None for w in targets):
+            return "restic restore has a word only known at run time where it names the folder it writes"
+        out.extend((_RESTORE, ["the backup"], w.text, True) for w in targets)
+    return out
+
+
+def _copies(words: tuple[Word, ...], cwd: str) -> list[tuple[_Copy, list[str], str, bool]] | str:
     """``(how, remote sources, local destination, what lands may be a folder)`` for each way
     ``words`` may copy something here (a move's local sources come as their own destinations),
     or why it must ask."""
     program = words[0].literal or ""
     out: list[tuple[_Copy, list[str], str, bool]] = []
     for path, copy in COPIES.get(program, ()):
+        remote = _aliased(copy, cwd) if copy.aliases else copy.remote
         for start in after_path(words, path):
             texts = [w.literal for w in words[start:]]
+            if program == "duplicity" and next((t for t in texts if t is None or t[:1] != "-"), None) in \
+                    _DUPLICITY_NO_WRITES:
+                continue  # a backup, a check or a clean-up
             options = {t.partition("=")[0] for t in texts if t is not None and t[:1] == "-"}
             folder = copy.folder if isinstance(copy.folder, bool) else bool(options & copy.folder)
             if program == "rclone" and options & _AUTO_NAMES:
@@ -150,14 +214,52 @@ def _copies(words: tuple[Word, ...]) -> list[tuple[_Copy, list[str], str, bool]]
                     return f"{program} has a word only known at run time where it names what it copies"
                 operands = [t for t in before if t is not None and (t[:1] != "-" or t == "-")]
                 if copy.move:
-                    out.extend((copy, [], s, True) for s in operands if s != "-" and not copy.remote(s))
+                    out.extend((copy, [], s, True) for s in operands if s != "-" and not remote(s))
                 dest = _local(dest)
-                if dest == "-" or copy.remote(dest):
+                if dest != "-" and remote(dest) and copy.alone is not None and not operands:
+                    operands, dest = [dest], copy.alone  # s3cmd get s3://b/x: into the current folder
+                if dest == "-" or remote(dest):
                     continue  # to standard output, or an upload
-                sources = [s for s in operands if s != "-" and (copy.remote(s) or copy.local_sources)]
+                sources = [s for s in operands if s != "-" and (remote(s) or copy.local_sources)]
                 if sources:
                     out.append((copy, sources, dest, folder))
     return out
+
+
+def _aliased(copy: _Copy, cwd: str) -> Callable[[str], bool]:
+    """mc's ``ALIAS/BUCKET/…`` is remote when ALIAS is one of its configured aliases and no such
+    file or folder is here; anything else is read as a local path (checked as a write)."""
+    aliases = _mc_aliases()
+
+    def remote(path: str) -> bool:
+        first = path.partition("/")[0]
+        return copy.remote(path) or (first in aliases and not os.path.lexists(os.path.join(cwd, first)))
+    return remote
+
+
+def _mc_aliases() -> frozenset[str]:
+    """The aliases in mc's configuration (``~/.mc/config.json``: ``aliases``, once ``hosts``)."""
+    config = os.path.join(os.path.expanduser("~"), ".mc", "config.json")
+    try:
+        stamp = os.stat(config)
+    except OSError:
+        return frozenset()
+    return _read_aliases(config, stamp.st_mtime_ns, stamp.st_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _read_aliases(config: str, _mtime: int, _size: int) -> frozenset[str]:
+    try:
+        with open(config, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return frozenset()
+    found: set[str] = set()
+    for key in ("aliases", "hosts"):
+        table = data.get(key) if isinstance(data, dict) else None
+        if isinstance(table, dict):
+            found.update(name for name in table if isinstance(name, str) and name)
+    return frozenset(found)
 
 
 def _local(path: str) -> str:
