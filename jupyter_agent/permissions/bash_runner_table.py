@@ -234,6 +234,33 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "mapfile": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),  # -C: code run every -c lines
     "readarray": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),
     "jobs": (((), _r(flags="-l -n -p -r -s", rest="none", command="-x")),),  # jobs -x CMD: runs CMD
+    "rg": (((), _r(rest="none", argv="--pre")),),  # rg --pre PROG: runs PROG on every file it searches
+    "machinectl": ((("shell",), _r("-E --setenv --uid", "-q --quiet", 1)),),  # machinectl shell [USER@]HOST CMD
+    # watchers: run a command (through the shell) whenever files change
+    "watchexec": (((), _r("-w --watch -W --watch-non-recursive -e --exts -f --filter -F --filter-file "
+                          "-i --ignore --ignore-file -d --debounce --delay-run -s --signal --stop-signal "
+                          "--stop-timeout --shell --workdir -E --env --project-origin --on-busy-update "
+                          "--emit-events-to --log-file --timeout",
+                          "-c --clear -r --restart -n -N --notify -o -p --postpone -q --quiet -v -vv -vvv "
+                          "--no-vcs-ignore --no-project-ignore --no-global-ignore --no-default-ignore "
+                          "--no-discover-ignore --print-events --wrap-process", rest="shell")),),
+    "nodemon": (((), _r("-w --watch -e --ext -i --ignore -d --delay --signal --config", "-q --quiet -V --verbose "
+                        "--legacy-watch -L --no-stdin --exitcrash", shell="-x --exec", rest="none")),),
+    "watchmedo": ((("shell-command",), _r("-p --patterns -i --ignore-patterns -w --wait --timeout "
+                                          "--debug-force-polling", "-R --recursive -D --ignore-directories "
+                                          "--drop -q --quiet", shell="-c --command", rest="none")),
+                  (("auto-restart",), _r("-d --directory -p --patterns -i --ignore-patterns --signal "
+                                         "--kill-after --interval --debounce-interval", "-R --recursive "
+                                         "-D --ignore-directories --no-restart-on-command-exit")),
+                  (("tricks",), _r(rest="typed"))),  # a tricks file: its commands are not read here
+    **{ptw: (((), _r("--ignore --ext --spool", "-c --clear -n --nobeep -w --wait -p --poll -v --verbose -q "
+                     "--quiet", shell="--onpass --onfail --beforerun --afterrun --onexit", argv="--runner",
+                     rest="none")),) for ptw in ("ptw", "pytest-watch")},
+    "reflex": (((), _r("-r --regex -g --glob -R --inverse-regex -G --inverse-glob -d --decoration",
+                       "-s --start-service --only-files --only-dirs --all -v --verbose",
+                       rest="dashdash", typed="-c --config")),),
+    "when-changed": (((), _r("", "-r -v -vv -1 -s -q", 1)),  # when-changed FILE CMD…
+                     ((), _r("", "-r -v -vv -1 -s -q", command="-c", rest="none"))),  # FILE… -c CMD…
     "yt-dlp": (((), _YT_DLP),),
     "youtube-dl": (((), _YT_DLP),),
     "aria2c": (((), _r("-d --dir -o --out -i --input-file -l --log", rest="none",

@@ -86,6 +86,13 @@ WRAPPERS: dict[str, _Wrapper] = {
     "tsp": _w("-L -N -D -W", None),  # task spooler
     "retry": _w("-t --times -d --delay -u --until -m --message", None),
     "entr": _w("", "-a -c -d -n -p -r -z", shell="-s"),  # entr -s 'code': code for $SHELL
+    "sshpass": _w("-f -d -p -P", "-e -v -h -V"),  # the password from a file, fd, argument or $SSHPASS
+    "setarch": _w("", None, 1),  # setarch ARCH [flags] CMD
+    **{personality: _w("", None) for personality in ("linux32", "linux64", "i386", "x86_64", "uname26")},
+    "cgexec": _w("-g", "--sticky"),
+    **{one: _w() for one in ("run-one", "run-this-one", "keep-one-running", "run-one-constantly",
+                             "run-one-until-success", "run-one-until-failure")},
+    "dbus-launch": _w("--autolaunch --config-file", None),
     "daemonize": _w("-c -e -o -p -l -u -E", "-a -v",
                     ask="daemonize runs its command detached, as the user and with the output files it names"),
     # Wrappers that also do something of their own always ask; their command is still checked
@@ -105,6 +112,16 @@ WRAPPERS: dict[str, _Wrapper] = {
     "su-exec": _w("", None, 1, ask="su-exec runs commands as another user"),
     "chpst": _w("-u -U -e -/ -n -l -L -m -d -o -p -f -c", "-v -P -0 -1 -2",
                 ask="chpst runs commands as another user, root or with other limits"),
+    "lckdo": _w("-w -W", "-q", 1, ask="lckdo creates and locks the file it names"),
+    "setpriv": _w("--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps --bounding-set "
+                  "--securebits --selinux-label --apparmor-profile --landlock-access --landlock-rule --pdeathsig",
+                  None, ask="setpriv runs commands as another user or with other privileges"),
+    "capsh": _w("--caps --drop --inh --user --uid --gid --groups --chroot --secbits --keep --addamb --delamb "
+                "--iab --shell", None, ask="capsh runs a shell (the arguments after --) with other capabilities"),
+    "start-stop-daemon": _w("-x --exec -a --startas -n --name -p --pidfile -u --user -c --chuid -r --chroot "
+                            "-d --chdir -N --nicelevel -P --procsched -I --iosched -k --umask --signal -s "
+                            "--retry -R --output -O", None,
+                            ask="start-stop-daemon starts or stops a daemon (the program --exec names)"),
     "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", None,
                   ask="runuser runs commands as another user", shell="-c --command"),
 }
@@ -312,8 +329,18 @@ def _make(words: tuple[Word, ...], out: Unwrapped) -> None:
                     out.scripts.append(match.group(1))
 
 
+# cmake -E's file commands, as the program that does the same (whose rules and path checks apply)
+_CMAKE_FILE_COMMANDS = {
+    "rm": ("rm",), "remove": ("rm",), "remove_directory": ("rm", "-r"), "rename": ("mv",), "copy": ("cp",),
+    "copy_if_different": ("cp",), "copy_if_newer": ("cp",), "copy_directory": ("cp", "-r"),
+    "copy_directory_if_different": ("cp", "-r"), "copy_directory_if_newer": ("cp", "-r"),
+    "make_directory": ("mkdir", "-p"), "touch": ("touch",), "touch_nocreate": ("touch", "-c"),
+    "create_symlink": ("ln", "-s"), "create_hardlink": ("ln",), "tar": ("tar",), "cat": ("cat",),
+}
+
+
 def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
-    """``cmake -E env|chdir|time CMD…`` and ``go build -toolexec CMD``, ``go run|test -exec CMD``
+    """``cmake -E env|chdir|time CMD…`` (and its file commands, ``cmake -E rm x`` as ``rm x``) and ``go build -toolexec CMD``, ``go run|test -exec CMD``
     run the program their arguments name: it is a command of the line, which must be allowed or
     read-only on its own (as after ``xargs``).  ``cargo --config 'target.….runner="CMD"'`` (a
     runner, wrapper, linker, rustc, credential provider, ``env.*``, or a settings file) asks."""
@@ -330,6 +357,8 @@ def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
                 rest = rest[1:]
             rest = rest[1:] if rest[:1] == ["--"] else rest
         command = rest
+    elif name == "cmake" and texts[:1] == ["-E"] and texts[1] in _CMAKE_FILE_COMMANDS:
+        command = [*_CMAKE_FILE_COMMANDS[texts[1] or ""], *texts[2:]]  # cmake -E rm -rf x: rm -rf x
     elif name == "cargo":
         for i, text in enumerate(texts):
             if text is None or not (text == "--config" or text.startswith("--config=")):

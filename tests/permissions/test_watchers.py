@@ -1,0 +1,75 @@
+"""Watchers, wrappers, ``cmake -E`` and ``rg --pre`` (session 29's probe: each row marked as
+a deny or an ask was an **allow** before, with ``Bash(rm:*)`` denied and a rule allowing the outer
+program).
+
+* Watchers run a command when files change: ``watchexec`` runs it through the shell (so what it
+  runs needs its own rule, as under ``xargs``), ``nodemon --exec``, ``watchmedo shell-command
+  --command`` and pytest-watch's ``--onpass``/``--onfail``/… hooks are shell code, ``reflex --``,
+  ``watchmedo auto-restart --`` and ``when-changed`` run a command their rule allows (deny rules
+  see inside), and commands from a file (``reflex -c``, ``watchmedo tricks``) ask under a deny rule.
+* Wrappers peeled like ``nice``: ``sshpass``, ``setarch``/``linux64``, ``cgexec``, ``run-one`` and
+  its kin, ``dbus-launch``.  ``lckdo``, ``setpriv``, ``capsh`` and ``start-stop-daemon`` ask.
+* ``cmake -E rm|remove|copy|rename|make_directory|touch|create_symlink|tar|cat …`` is the program
+  that does the same (``rm``, ``cp`` …): its rules and path checks apply.
+* ``rg --pre PROG`` runs PROG on every file it searches; ``machinectl shell HOST CMD`` runs CMD.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+ROWS = [
+    # watchers
+    ("watchexec -- rm -rf y", "deny"), ("watchexec 'rm -rf y'", "deny"), ("watchexec -e py -- 'ls; rm y'", "deny"),
+    ("watchexec -e py -- pytest", "ask"),  # shell code: pytest needs its own rule
+    ("watchexec -e py -- ls", "allow"),
+    ("nodemon --exec 'rm -rf y'", "deny"), ("nodemon -x 'rm y' app.js", "deny"), ("nodemon app.js", "allow"),
+    ("watchmedo shell-command --command='rm -rf y' .", "deny"), ("watchmedo shell-command -c 'rm y' -R .", "deny"),
+    ("watchmedo auto-restart -d . -- rm -rf y", "deny"), ("watchmedo auto-restart -d . -- python app.py", "allow"),
+    ("watchmedo tricks tricks.yaml", "ask"),
+    ("ptw --onpass 'rm -rf y'", "deny"), ("ptw --onfail='rm y'", "deny"), ("pytest-watch --beforerun 'rm y'", "deny"),
+    ("ptw --runner 'rm -rf'", "deny"), ("ptw --runner 'pytest -x'", "allow"), ("ptw -- -x", "allow"),
+    ("reflex -r '[.]py$' -- rm -rf y", "deny"), ("reflex -s -- rm y", "deny"), ("reflex -c reflex.conf", "ask"),
+    ("reflex -r '[.]py$' -- pytest", "allow"),
+    ("when-changed f rm -rf y", "deny"), ("when-changed a b -c rm -rf y", "deny"), ("when-changed -r f pytest", "allow"),
+    # wrappers
+    ("sshpass -p pw rm -rf y", "deny"), ("sshpass -e rm y", "deny"), ("sshpass -f pw.txt ls", "allow"),
+    ("setarch x86_64 rm -rf y", "deny"), ("linux64 rm -rf y", "deny"), ("linux32 ls", "allow"),
+    ("cgexec -g cpu:x rm -rf y", "deny"), ("cgexec -g cpu:x ls", "allow"),
+    ("run-one rm -rf y", "deny"), ("keep-one-running rm y", "deny"), ("run-one ls", "allow"),
+    ("dbus-launch rm -rf y", "deny"), ("dbus-launch ls", "allow"),
+    ("lckdo lock rm -rf y", "deny"), ("lckdo lock ls", "ask"), ("setpriv --reuid=1000 rm -rf y", "deny"),
+    ("setpriv --reuid=1000 ls", "ask"), ("capsh -- -c 'ls'", "ask"),
+    ("start-stop-daemon --start --exec /bin/ls -- x", "ask"),
+    # cmake -E's file commands
+    ("cmake -E rm -rf y", "deny"), ("cmake -E remove y", "deny"), ("cmake -E remove_directory y", "deny"),
+    ("cmake -E echo hi", "allow"), ("cmake --build build", "allow"),
+    # rg --pre, machinectl shell
+    ("rg --pre rm y", "deny"), ("rg --pre=rm pattern", "deny"), ("rg --pre pdftotext needle", "allow"),
+    ("rg -n needle", "allow"), ("machinectl shell u@ /bin/rm y", "deny"), ("machinectl shell u@ /bin/ls", "allow"),
+]
+CMAKE_WRITES = [  # with cmake allowed and mkdir, cp, touch … too: the path checks still apply
+    ("cmake -E copy a.py locked/x", "deny"), ("cmake -E touch locked/x", "deny"), ("cmake -E rename a.py locked/x", "deny"),
+    ("cmake -E touch {out}/x", "ask"), ("cmake -E make_directory {out}/d", "ask"), ("cmake -E cat .env", "deny"),
+    ("cmake -E create_symlink a.py locked/link", "deny"), ("cmake -E make_directory build", "allow"),
+    ("cmake -E copy a.py b.py", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_what_they_run_meets_the_rules(world, command, expected):
+    program = command.split()[0]
+    ctx = make_ctx(world.project, allow=(f"Bash({program}:*)",), deny=("Bash(rm:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("command", "expected"), CMAKE_WRITES)
+async def test_cmake_file_commands_are_checked_as_writes(world, command, expected):
+    command = command.format(out=world.outside)
+    (world.project / "locked").mkdir()
+    allow = tuple(f"Bash({p}:*)" for p in ("cmake", "cp", "mv", "mkdir", "touch", "ln", "cat"))
+    ctx = make_ctx(world.project, allow=allow, deny=("Edit(./locked/**)", "Read(./.env)"))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
