@@ -31,10 +31,12 @@ from .bash_wrappers import (
     NOTEBOOK_RUNNERS,
     PACKAGE_MANAGERS,
     SHELLS,
+    STDIN_SHELLS,
     TOOLCHAINS,
     WRAPPERS,
     dangerous_env,
     package_setting_reason,
+    stdin_shell_reason,
     unwrap,
 )
 
@@ -49,7 +51,7 @@ _CD = frozenset({"cd", "pushd"})
 # Reserved words as a program: tree-sitter read `time { cmd; }` / `coproc x { cmd; }` as commands.
 _KEYWORDS = frozenset({"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "for", "case", "esac", "select", "function", "[[", "]]"})
-_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | PACKAGE_MANAGERS | EDITORS | _KEYWORDS | FORM_PROGRAMS | {"su", "command", "find", "fd"}
+_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | PACKAGE_MANAGERS | EDITORS | STDIN_SHELLS | _KEYWORDS | FORM_PROGRAMS | {"su", "command", "find", "fd"}
 _MAX_EXTRA_DEPTH = 4  # `uv run npx rm`: forms found in forms, this deep
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"}) | EVALUATING  # an extra form, a cd target, code
 _NOT_READ_ONLY = ReadOnlyCheck(False)
@@ -208,6 +210,8 @@ def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | Non
     (``python -m pytest``), which ``_classify`` would not unwrap; else None (``_classify``)."""
     if words[0].text in PACKAGE_MANAGERS and package_setting_reason(words) is not None:
         return None  # npm test --script-shell=x: _classify's unwrap asks
+    if words[0].text in STDIN_SHELLS and stdin_shell_reason(words) is not None:
+        return None  # script, poetry shell: a shell on standard input (_classify's unwrap asks)
     extras = runner_forms(words) if may_run_something(words) else []
     if words[0].text in SYNONYM_PROGRAMS:
         extras += canonical_forms(words)

@@ -111,13 +111,20 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "pdm": ((("run",), _r("-p --project")),),
     "hatch": ((("run",), _r("-e --env")),),
     "rye": ((("run",), _PLAIN),),
-    "pixi": ((("run",), _r("-e --environment --manifest-path")),),
+    "pixi": ((("run",), _r("-e --environment --manifest-path")),
+             (("exec",), _r("-s --spec -c --channel --platform", "--force-reinstall --list"))),
+    # dvc run / dvc stage add: the stage's command (shell code; --run or dvc repro runs it)
+    "dvc": tuple((path, _r("-n --name -d --deps -o --outs -O --outs-no-cache -p --params -m --metrics "
+                           "-M --metrics-no-cache --plots --plots-no-cache -w --wdir --desc --outs-persist "
+                           "--outs-persist-no-cache --live -c --checkpoints",
+                           "-f --force --no-exec --no-commit --always-changed --external --run -v -q --verbose "
+                           "--quiet", rest="shell")) for path in (("run",), ("stage", "add"))),
     "conda": ((("run",), _ENV_RUN),),
     "mamba": ((("run",), _ENV_RUN),),
     "micromamba": ((("run",), _ENV_RUN),),
     "npx": (((), _NODE),),
     "pnpx": (((), _NODE),),
-    "npm": ((("exec",), _NODE), (("x",), _NODE)),
+    "npm": ((("exec",), _NODE), (("x",), _NODE), (("explore",), _r("", "", 1, rest="shell"))),  # explore PKG -- CMD
     "pnpm": ((("exec",), _NODE), (("dlx",), _NODE)),
     "yarn": ((("exec",), _NODE), (("dlx",), _NODE)),
     "bunx": (((), _NODE),),

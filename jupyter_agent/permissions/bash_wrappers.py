@@ -163,7 +163,12 @@ _VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", 
 _EMACSES = frozenset({"emacs", "emacsclient", "xemacs"})
 EDITORS = _VIMS | _EMACSES | {"ed", "red"}  # commands their command line or standard input gives
 NOTEBOOK_RUNNERS = frozenset({"jupytext", "nbqa"})  # options and arguments that name a program (notebook_tools)
-_CODE_RUNNERS = SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS | EDITORS | {"su", "command"}  # the names _code_runner acts on
+# programs that start a shell reading its commands from standard input unless given a command
+# (script, nix-shell, `poetry shell` …): stdin_shell_reason
+STDIN_SHELLS = frozenset({"script", "nix-shell", "nix", "poetry", "pipenv", "hatch", "pixi", "devbox", "newgrp",
+                          "npm"})  # npm explore PKG with no command
+_CODE_RUNNERS = (SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS | EDITORS
+                 | STDIN_SHELLS | {"su", "command"})  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
@@ -273,8 +278,10 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
     elif name in TOOLCHAINS:
         _toolchain(name, words, out)
         return False
-    elif name in PACKAGE_MANAGERS or name in EDITORS:  # npm --script-shell=…, vim -c '!…'
-        reason = package_setting_reason(words) if name in PACKAGE_MANAGERS else editor_commands_reason(words)
+    elif name in PACKAGE_MANAGERS or name in EDITORS or name in STDIN_SHELLS:  # npm --script-shell=…, vim -c '!…'
+        reason = (package_setting_reason(words) if name in PACKAGE_MANAGERS else
+                  editor_commands_reason(words) if name in EDITORS else None)
+        reason = reason or (stdin_shell_reason(words) if name in STDIN_SHELLS else None)
         out.ask_reason = out.ask_reason or reason
         return False
     elif name in NOTEBOOK_RUNNERS:  # jupytext --pipe CMD, nbqa CMD …: CMD is a command of the line
@@ -510,8 +517,10 @@ _SHELL_OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--in
 
 
 def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
-    """``bash -c 'code'`` always asks; ``bash script.sh`` is an ordinary (non-read-only) program."""
-    has_c = False
+    """``bash -c 'code'`` always asks, as does a shell reading its commands from standard input
+    (no script, ``-s``, ``-``: ``echo 'rm x' | bash``); ``bash script.sh`` is an ordinary
+    (non-read-only) program."""
+    has_c = has_s = False
     args = list(words[1:])
     i = 0
     while i < len(args):
@@ -523,13 +532,48 @@ def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
             i += 1
             break
         if value.startswith(("-", "+")) and value != "-":
-            if not value.startswith("--") and "c" in value[1:]:
-                has_c = True
+            if not value.startswith("--"):
+                has_c = has_c or "c" in value[1:]
+                has_s = has_s or "s" in value[1:]
             i += 2 if value in _SHELL_OPTIONS_WITH_VALUE else 1
             continue
         break
     if has_c:
         _shell_string(words[0].text, tuple(args[i:i + 1]), out)
+    elif has_s or i >= len(args) or args[i].literal == "-":
+        out.ask_reason = f"{words[0].text} runs the commands it reads from standard input"
+
+
+_STDIN_SHELL_COMMANDS = {"script": ("-c", "--command"), "nix-shell": ("--run", "--command"),
+                         "nix": ("-c", "--command")}
+
+
+def stdin_shell_reason(words: tuple[Word, ...]) -> str | None:
+    """``script``, ``nix-shell``, ``nix develop|shell`` without a command, ``poetry|pipenv|hatch|
+    pixi|devbox shell``, ``npm explore PKG`` and ``newgrp`` start a shell that runs what standard
+    input gives it (``echo 'rm x' | script -q``), as a bare ``bash`` does."""
+    name = words[0].text
+    texts = [w.literal for w in words[1:]]
+    first = next((t for t in texts if t is None or t[:1] != "-"), "")  # the subcommand (None: not known)
+    why = f"{name} starts a shell that runs the commands it reads from standard input"
+    if name == "newgrp":
+        return why
+    if name == "npm":  # npm explore PKG [-- CMD]
+        if first not in ("explore", None) or ("--" in texts and texts.index("--") < len(texts) - 1):
+            return None
+        return "npm explore starts a shell in the package's folder that runs the commands it reads from standard input"
+    if name not in _STDIN_SHELL_COMMANDS:  # poetry shell, hatch shell …
+        return why if first in ("shell", None) else None
+    if name == "nix" and first not in ("develop", "shell", None):
+        return None
+    given = _STDIN_SHELL_COMMANDS[name]
+    for text in texts:
+        if text is None:
+            return f"{name} has a word only known at run time, where it may start a shell"
+        if text.partition("=")[0] in given or (given[0] == "-c" and text[:1] == "-" and text[1:2] != "-"
+                                                and "c" in text[1:]):
+            return None  # script -c CMD, nix-shell --run CMD: the command runs, then it ends
+    return why
 
 
 def _file_option(wrapper: _Wrapper, option: tuple[Word, ...], out: Unwrapped) -> None:

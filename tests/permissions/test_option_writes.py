@@ -170,7 +170,7 @@ OUTSIDE_LINES = [
     "xxd notes.txt {o}/x", "tree -o {o}/x", "tar -cf {o}/x.tar notes.txt", "tar czf {o}/x.tgz notes.txt",
     "zip {o}/x.zip notes.txt", "rsync notes.txt {o}/x", "scp notes.txt {o}/x", "curl -o {o}/x https://example.com",
     "wget -O {o}/x https://example.com", "split notes.txt {o}/x", "csplit -f {o}/x notes.txt 1", "mkdir {o}/x",
-    "mkdir -p {o}/x/y", "script {o}/x", "mktemp -p {o}", "python -m venv {o}/v", "pip install --target {o}/x y",
+    "mkdir -p {o}/x/y", "script -q -c true {o}/x", "mktemp -p {o}", "python -m venv {o}/v", "pip install --target {o}/x y",
     "jupyter nbconvert --output-dir {o} x.ipynb", "gzip {o}/notes.txt", "find . -fprint {o}/x",
     "find . -name '*.txt' -fprintf {o}/x %p",
 ]

@@ -11,7 +11,13 @@ program).
   its kin, ``dbus-launch``.  ``lckdo``, ``setpriv``, ``capsh`` and ``start-stop-daemon`` ask.
 * ``cmake -E rm|remove|copy|rename|make_directory|touch|create_symlink|tar|cat …`` is the program
   that does the same (``rm``, ``cp`` …): its rules and path checks apply.
-* ``rg --pre PROG`` runs PROG on every file it searches; ``machinectl shell HOST CMD`` runs CMD.
+* ``rg --pre PROG`` runs PROG on every file it searches; ``machinectl shell HOST CMD`` runs CMD;
+  ``npm explore PKG -- CMD`` runs CMD in the package's folder; ``pixi exec CMD``; ``dvc run`` and
+  ``dvc stage add`` take the stage's command as shell code.
+* ``STDIN_SHELLS``: a shell that reads its commands from standard input asks like ``bash -c``
+  (``echo 'rm x' | bash`` under ``Bash(bash:*)``, ``echo 'rm x' | uv run bash``, ``echo 'rm x' |
+  script -q``, ``nix-shell``, ``poetry shell``, ``npm explore PKG``), even where a rule allows the
+  program; ``bash script.sh`` and ``script -c CMD`` do not.
 """
 
 from __future__ import annotations
@@ -50,6 +56,21 @@ ROWS = [
     # rg --pre, machinectl shell
     ("rg --pre rm y", "deny"), ("rg --pre=rm pattern", "deny"), ("rg --pre pdftotext needle", "allow"),
     ("rg -n needle", "allow"), ("machinectl shell u@ /bin/rm y", "deny"), ("machinectl shell u@ /bin/ls", "allow"),
+    ("npm explore lodash -- rm -rf y", "deny"), ("npm explore lodash -- ls", "allow"),
+    ("pixi exec rm -rf y", "deny"), ("pixi exec -s python python -V", "allow"),
+    ("dvc run -n x 'rm -rf y'", "deny"), ("dvc stage add -n x --run 'rm -rf y'", "deny"),
+    ("dvc stage add -n x -d data 'ls data'", "allow"), ("dvc stage add -n train 'python train.py'", "ask"),
+]
+STDIN_SHELLS = [  # (command, expected) with the program, uv run, docker and echo allowed
+    ("echo 'rm y' | bash", "ask"), ("bash", "ask"), ("bash -s", "ask"), ("bash -s arg", "ask"), ("bash -", "ask"),
+    ("sh -i", "ask"), ("echo 'rm y' | uv run bash", "ask"), ("echo 'rm y' | docker exec -i c sh", "ask"),
+    ("echo 'rm y' | script -q", "ask"), ("script -q /dev/null", "ask"), ("nix-shell -p jq", "ask"),
+    ("echo 'rm y' | nix develop", "ask"), ("poetry shell", "ask"), ("pipenv shell", "ask"), ("hatch shell", "ask"),
+    ("pixi shell", "ask"), ("devbox shell", "ask"), ("newgrp docker", "ask"), ("npm explore lodash", "ask"),
+    ("bash script.sh", "allow"), ("bash -x script.sh", "allow"), ("bash -e -o pipefail script.sh", "allow"),
+    ("uv run bash script.sh", "allow"), ("docker exec c sh script.sh", "allow"), ("script -q -c ls /dev/null", "allow"),
+    ("script -qc ls /dev/null", "allow"), ("nix-shell -p jq --run ls", "allow"), ("nix develop -c ls", "allow"),
+    ("nix build", "allow"), ("poetry run ls", "allow"), ("npm explore lodash -- ls", "allow"),
 ]
 CMAKE_WRITES = [  # with cmake allowed and mkdir, cp, touch … too: the path checks still apply
     ("cmake -E copy a.py locked/x", "deny"), ("cmake -E touch locked/x", "deny"), ("cmake -E rename a.py locked/x", "deny"),
@@ -72,4 +93,13 @@ async def test_cmake_file_commands_are_checked_as_writes(world, command, expecte
     (world.project / "locked").mkdir()
     allow = tuple(f"Bash({p}:*)" for p in ("cmake", "cp", "mv", "mkdir", "touch", "ln", "cat"))
     ctx = make_ctx(world.project, allow=allow, deny=("Edit(./locked/**)", "Read(./.env)"))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("command", "expected"), STDIN_SHELLS)
+async def test_shells_reading_standard_input_ask(world, command, expected):
+    words = command.split()
+    program = words[words.index("|") + 1] if "|" in words else words[0]
+    allow = (f"Bash({program}:*)", "Bash(uv run:*)", "Bash(docker:*)", "Bash(echo:*)", "Bash(ls:*)")
+    ctx = make_ctx(world.project, allow=allow, deny=("Bash(rm:*)",))
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
