@@ -125,7 +125,10 @@ WRAPPERS: dict[str, _Wrapper] = {
     "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", None,
                   ask="runuser runs commands as another user", shell="-c --command"),
 }
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "hush"})
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "hush", "rbash", "yash", "posh",
+                    "bosh", "lksh", "oksh", "loksh", "pdksh", "ksh93", "csh", "tcsh"})
+# shells of other languages: code on their command line or standard input is not read here
+OTHER_SHELLS = frozenset({"pwsh", "powershell", "nu", "elvish", "xonsh", "ion", "osh", "ysh", "murex", "rc", "es"})
 EVAL_LIKE = frozenset({"eval", "trap"})
 DANGEROUS_ENV = frozenset(
     {"PATH", "BASH_ENV", "ENV", "IFS", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "HOME",
@@ -167,8 +170,8 @@ NOTEBOOK_RUNNERS = frozenset({"jupytext", "nbqa"})  # options and arguments that
 # (script, nix-shell, `poetry shell` …): stdin_shell_reason
 STDIN_SHELLS = frozenset({"script", "nix-shell", "nix", "poetry", "pipenv", "hatch", "pixi", "devbox", "newgrp",
                           "npm"})  # npm explore PKG with no command
-_CODE_RUNNERS = (SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS | EDITORS
-                 | STDIN_SHELLS | {"su", "command"})  # the names _code_runner acts on
+_CODE_RUNNERS = (SHELLS | OTHER_SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS
+                 | EDITORS | STDIN_SHELLS | {"su", "command"})  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
@@ -264,6 +267,8 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
     """Shells, eval, su and ``command -v``: record what they run; True when unwrapping ends."""
     if name in SHELLS:
         _shell(words, out)
+    elif name in OTHER_SHELLS:
+        out.ask_reason = out.ask_reason or _other_shell_reason(words)
     elif name in EVAL_LIKE:
         out.ask_reason = f"{name} runs its arguments as shell code"
         if name == "eval" and all(w.static for w in words[1:]):
@@ -542,6 +547,24 @@ def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
         _shell_string(words[0].text, tuple(args[i:i + 1]), out)
     elif has_s or i >= len(args) or args[i].literal == "-":
         out.ask_reason = f"{words[0].text} runs the commands it reads from standard input"
+
+
+def _other_shell_reason(words: tuple[Word, ...]) -> str | None:
+    """``pwsh -Command …``, ``nu -c …``, ``xonsh`` reading standard input: code in a language
+    this analyzer does not read runs (a script file given as the first operand is a program)."""
+    name = words[0].text
+    for word in words[1:]:
+        text = word.literal
+        if text is None:
+            return f"{name} has a word only known at run time"
+        if text[:1] != "-" or text == "-":
+            return None if text != "-" else f"{name} runs the commands it reads from standard input"
+        lowered = text.lower().lstrip("-")
+        if lowered[:1] in ("c", "e") or lowered in ("i", "interactive"):  # -c, -Command, -EncodedCommand, -e
+            return f"{name} {text} runs code given on its command line"
+        if lowered in ("f", "file"):
+            return None  # pwsh -File script.ps1
+    return f"{name} runs the commands it reads from standard input"
 
 
 _STDIN_SHELL_COMMANDS = {"script": ("-c", "--command"), "nix-shell": ("--run", "--command"),

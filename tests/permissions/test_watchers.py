@@ -15,7 +15,7 @@ program).
   ``npm explore PKG -- CMD`` runs CMD in the package's folder; ``pixi exec CMD``; ``dvc run`` and
   ``dvc stage add`` take the stage's command as shell code.
 * ``STDIN_SHELLS``: a shell that reads its commands from standard input asks like ``bash -c``
-  (``echo 'rm x' | bash`` under ``Bash(bash:*)``, ``echo 'rm x' | uv run bash``, ``echo 'rm x' |
+  (``echo 'rm x' | bash`` under ``Bash(bash:*)``, ``tcsh -c``, ``pwsh -Command``, ``echo 'rm x' | uv run bash``, ``echo 'rm x' |
   script -q``, ``nix-shell``, ``poetry shell``, ``npm explore PKG``), even where a rule allows the
   program; ``bash script.sh`` and ``script -c CMD`` do not.
 """
@@ -71,6 +71,12 @@ STDIN_SHELLS = [  # (command, expected) with the program, uv run, docker and ech
     ("uv run bash script.sh", "allow"), ("docker exec c sh script.sh", "allow"), ("script -q -c ls /dev/null", "allow"),
     ("script -qc ls /dev/null", "allow"), ("nix-shell -p jq --run ls", "allow"), ("nix develop -c ls", "allow"),
     ("nix build", "allow"), ("poetry run ls", "allow"), ("npm explore lodash -- ls", "allow"),
+    # every POSIX-like shell is a shell (its -c code is read for deny rules); other languages' asks
+    ("tcsh -c 'rm y'", "deny"), ("csh -c 'rm y'", "deny"), ("yash -c 'rm y'", "deny"), ("oksh -c 'rm y'", "deny"),
+    ("rbash -c 'rm y'", "deny"), ("echo 'rm y' | tcsh", "ask"), ("tcsh script.csh", "allow"),
+    ("pwsh -NoProfile -Command 'Remove-Item y'", "ask"), ("pwsh -EncodedCommand ZQBjAGgAbwA=", "ask"),
+    ("powershell -c ls", "ask"), ("nu -c 'rm y'", "ask"), ("xonsh", "ask"), ("echo 'rm y' | elvish", "ask"),
+    ("pwsh -File build.ps1", "allow"), ("pwsh build.ps1", "allow"), ("nu script.nu", "allow"),
 ]
 CMAKE_WRITES = [  # with cmake allowed and mkdir, cp, touch … too: the path checks still apply
     ("cmake -E copy a.py locked/x", "deny"), ("cmake -E touch locked/x", "deny"), ("cmake -E rename a.py locked/x", "deny"),
