@@ -18,6 +18,9 @@ from . import managed
 
 PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", ".jupyter",
                             ".husky",  # its hook scripts run on the next `git commit`
+                            # other version control systems' repository settings, which name
+                            # commands they run: Mercurial's and Sapling's [hooks], Jujutsu's pager
+                            ".hg", ".sl", ".jj",
                             ".bashrc.d",  # Fedora's and RHEL's ~/.bashrc sources every file in it
                             # programs named in them run unasked (ssh's ProxyCommand, git's and pip's
                             # ~/.config files, credential helpers), or they hold keys: a project in ~
@@ -30,6 +33,7 @@ PROTECTED_FILES = frozenset(
      # options, credentials) or what jq reads (~/.jq is sourced into every program)
      ".rprofile", ".renviron", ".octaverc", ".npmrc", ".yarnrc", ".condarc", ".pypirc", ".curlrc",
      ".wgetrc", ".netrc", ".jq",
+     ".yarnrc.yml", ".yarnrc.yaml",  # Yarn 2+: yarnPath names the script run as yarn
      # git hook managers' lists of commands, run on the next `git commit` (as .husky/)
      ".pre-commit-config.yaml", ".pre-commit-config.yml", ".lefthook.yml", ".lefthook.yaml"}
 )

@@ -161,6 +161,12 @@ async def test_read_paths(world, rules, path, expected):
         ({"mode": "bypassPermissions"}, "{P}/.pre-commit-config.yaml", "ask"),  # its hooks too
         ({"mode": "acceptEdits"}, "{P}/sub/lefthook.yml", "ask"),
         ({"mode": "bypassPermissions"}, "{P}/.bashrc.d/aliases.sh", "ask"),  # sourced by Fedora's .bashrc
+        ({"mode": "bypassPermissions"}, "{P}/.hg/hgrc", "ask"),  # Mercurial's [hooks] run on hg commands
+        ({"mode": "acceptEdits"}, "{P}/sub/.sl/config", "ask"),  # Sapling's, likewise
+        ({"mode": "bypassPermissions"}, "{P}/.jj/repo/config.toml", "ask"),  # Jujutsu's pager, fix tools
+        ({"mode": "acceptEdits"}, "{P}/.yarnrc.yml", "ask"),  # yarnPath: the script run as yarn
+        ({"mode": "bypassPermissions"}, "{P}/sub/yt-dlp.conf", "ask"),  # read where yt-dlp runs: --exec
+        ({"mode": "acceptEdits"}, "{P}/hg-notes.txt", "allow"),
         ({"mode": "acceptEdits"}, "{P}/pre-commit-notes.yaml", "allow"),
         ({"mode": "acceptEdits"}, "{P}/linkdir/../escaped.py", "ask"),  # .. after a symlinked folder
         ({"mode": "acceptEdits"}, "{P}/sub/../a.py", "allow"),
