@@ -151,11 +151,29 @@ DANGEROUS_ENV = frozenset(
      # where packages come from (an index serving a setup.py runs it) and client configs that
      # name programs: kubectl exec plugins, docker credential helpers, ~/.curlrc, .wgetrc, less
      "UV_INDEX", "UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_CONFIG_FILE",
-     "UV_PYTHON", "KUBECONFIG", "DOCKER_CONFIG", "CURL_HOME", "WGETRC", "LESS", "LESSKEY", "BROWSER"}
+     "UV_PYTHON", "KUBECONFIG", "DOCKER_CONFIG", "CURL_HOME", "WGETRC", "LESS", "LESSKEY", "BROWSER",
+     # options read from the environment: tar's (--to-command, --checkpoint-action), zip's -TT,
+     # unzip's -d, man's -P, rsync's -e and connect program, parallel's options and $SHELL (run by
+     # parallel, entr -s, script, less's !), the remote shells of svn and cvs
+     "TAR_OPTIONS", "ZIPOPT", "UNZIP", "UNZIPOPT", "MANOPT", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "PARALLEL",
+     "PARALLEL_SHELL", "SHELL", "SVN_SSH", "CVS_RSH", "CVS_SERVER",
+     # settings files or folders that name programs: Jupyter's kernel specs, AWS's
+     # credential_process, gh's aliases and pager, Mercurial's hooks, gpg's agent, Terraform's
+     # provider overrides, screen's and vim's start-up commands, TeX's shell escape, go's env file
+     "JUPYTER_PATH", "JUPYTER_DATA_DIR", "JUPYTER_CONFIG_PATH", "XDG_DATA_HOME", "XDG_DATA_DIRS",
+     "XDG_CONFIG_DIRS", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "GH_CONFIG_DIR", "GH_PAGER",
+     "GH_EDITOR", "GH_BROWSER", "HGRCPATH", "HGEDITOR", "HGMERGE", "GNUPGHOME", "TF_CLI_CONFIG_FILE",
+     "TERRAFORM_CONFIG", "SCREENRC", "SYSSCREENRC", "VIMINIT", "EXINIT", "GVIMINIT", "MYVIMRC", "VIMRUNTIME",
+     "VIM", "TEXMFCNF", "GOENV", "GOTOOLCHAIN", "GOROOT", "CONDARC", "UV_PROJECT_ENVIRONMENT",
+     # pagers and editors some clients run, and what a JVM build loads (-javaagent)
+     "SYSTEMD_PAGER", "SYSTEMD_EDITOR", "PSQL_PAGER", "PSQL_EDITOR", "PSQLRC", "KUBE_EDITOR",
+     "KUBECTL_EXTERNAL_DIFF", "MAVEN_OPTS", "MAVEN_ARGS", "GRADLE_OPTS", "GRADLE_USER_HOME", "JAVA_OPTS",
+     "SBT_OPTS", "ANT_OPTS", "JAVA_HOME"}
 )
 # the dynamic loader's, git's, bash's exported functions; npm's and pip's options (npm_config_
 # script_shell runs `npm run`'s scripts, PIP_INDEX_URL picks the index); cargo's settings
-_DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC", "NPM_CONFIG_", "npm_config_", "PIP_", "CARGO_")
+_DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC", "NPM_CONFIG_", "npm_config_", "PIP_", "CARGO_",
+                       "YARN_", "RUSTUP_")  # Yarn 2+'s settings (YARN_YARN_PATH), rustup's toolchain
 MAKES = frozenset({"make", "gmake"})
 TOOLCHAINS = frozenset({"cmake", "go", "cargo"})  # options that run a program their value names
 # cargo --config keys that name a program cargo runs (or set what the programs it runs see)

@@ -88,10 +88,26 @@ RUNNER_ENV_ROWS = [  # a variable that makes an allowed build, test or install r
     "CURL_HOME=/tmp curl -s https://example.com",
     "LESS='+!id' git log",
     "NODE_PATH=/tmp/m npm run test",
+    # session 29: options read from the environment, settings that name programs, pagers, JVM agents
+    "TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=id' tar tf a.tar",
+    "ZIPOPT='-TT id' zip a.zip a.py", "UNZIP='-d /etc' unzip -l a.zip", "MANOPT='-P id' man ls",
+    "RSYNC_RSH=id rsync -a sub host:/x", "RSYNC_CONNECT_PROG=id rsync -a sub host:/x",
+    "SHELL=/tmp/evil parallel echo ::: a", "PARALLEL='--shellquote' parallel echo ::: a",
+    "SVN_SSH=id svn update", "YARN_YARN_PATH=./evil.js yarn install",
+    "JUPYTER_PATH=./k jupyter nbconvert --to html nb.ipynb", "AWS_CONFIG_FILE=./c aws s3 ls",
+    "GH_PAGER=id gh pr list", "GH_CONFIG_DIR=./g gh pr list", "HGRCPATH=./h hg status",
+    "GNUPGHOME=./g git log", "TF_CLI_CONFIG_FILE=./t terraform plan", "VIMINIT='!id' vim a.py",
+    "TEXMFCNF=./t pdflatex x.tex", "GOENV=./e go test ./...", "GOTOOLCHAIN=go1.99 go test ./...",
+    "RUSTUP_TOOLCHAIN=./t cargo build", "SYSTEMD_PAGER=id journalctl -n 5", "PSQL_PAGER=id psql -c 'select 1'",
+    "KUBECTL_EXTERNAL_DIFF=id kubectl get pods", "MAVEN_OPTS=-javaagent:x.jar mvn test",
+    "GRADLE_OPTS=-javaagent:x.jar gradle test", "SCREENRC=./s screen -dmS x",
 ]
 ALLOWING = ("Bash(pytest:*)", "Bash(make:*)", "Bash(go test:*)", "Bash(cargo build:*)", "Bash(npm run test:*)",
             "Bash(pip install:*)", "Bash(uv pip install:*)", "Bash(kubectl get:*)", "Bash(docker ps:*)",
-            "Bash(curl:*)", "Bash(git log:*)")
+            "Bash(curl:*)", "Bash(git log:*)", "Bash(tar:*)", "Bash(zip:*)", "Bash(unzip:*)", "Bash(man:*)",
+            "Bash(rsync:*)", "Bash(parallel:*)", "Bash(echo:*)", "Bash(svn:*)", "Bash(yarn:*)", "Bash(jupyter:*)",
+            "Bash(aws:*)", "Bash(gh:*)", "Bash(hg:*)", "Bash(terraform:*)", "Bash(vim:*)", "Bash(pdflatex:*)",
+            "Bash(journalctl:*)", "Bash(psql:*)", "Bash(mvn:*)", "Bash(gradle:*)", "Bash(screen:*)")
 
 
 @pytest.mark.parametrize("command", RUNNER_ENV_ROWS)
