@@ -387,7 +387,7 @@ def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
                 rest = rest[1:]
             rest = rest[1:] if rest[:1] == ["--"] else rest
         command = rest
-    elif name == "cmake" and texts[:1] == ["-E"] and texts[1] in _CMAKE_FILE_COMMANDS:
+    elif name == "cmake" and texts[:1] == ["-E"] and len(texts) > 1 and texts[1] in _CMAKE_FILE_COMMANDS:
         command = [*_CMAKE_FILE_COMMANDS[texts[1] or ""], *texts[2:]]  # cmake -E rm -rf x: rm -rf x
     elif name == "cargo":
         for i, text in enumerate(texts):

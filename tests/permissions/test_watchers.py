@@ -52,7 +52,7 @@ ROWS = [
     ("start-stop-daemon --start --exec /bin/ls -- x", "ask"),
     # cmake -E's file commands
     ("cmake -E rm -rf y", "deny"), ("cmake -E remove y", "deny"), ("cmake -E remove_directory y", "deny"),
-    ("cmake -E echo hi", "allow"), ("cmake --build build", "allow"),
+    ("cmake -E echo hi", "allow"), ("cmake --build build", "allow"), ("cmake -E", "allow"),
     # rg --pre, machinectl shell
     ("rg --pre rm y", "deny"), ("rg --pre=rm pattern", "deny"), ("rg --pre pdftotext needle", "allow"),
     ("rg -n needle", "allow"), ("machinectl shell u@ /bin/rm y", "deny"), ("machinectl shell u@ /bin/ls", "allow"),
