@@ -27,6 +27,9 @@ from .git_words import git_global_options
 
 # (program, subcommand words, any of these options or conditions (empty: none needed), what it
 # writes); `aws configure` alone prompts, then writes; `poetry config KEY` reads, KEY VALUE sets
+# Jupyter's applications, also run as jupyter-APP (jupyter-lab …)
+_JUPYTER_APPS = ("lab", "notebook", "server", "nbconvert", "console", "qtconsole", "execute", "kernel", "nbclassic",
+                 "dejavu", "trust", "troubleshoot", "migrate", "labhub", "events", "book")
 _TABLE = SubcommandTable((
     ("pre-commit", ("install",), frozenset(), ".git/hooks/ (git runs them)"),
     ("pre-commit", ("uninstall",), frozenset(), ".git/hooks/"),
@@ -93,11 +96,13 @@ _TABLE = SubcommandTable((
     ("huggingface-cli", ("login",), frozenset(), "a token and git's credential helper"),
     ("jupyter", ("notebook", "password"), frozenset(), "~/.jupyter (its configuration)"),
     ("jupyter", ("server", "password"), frozenset(), "~/.jupyter (its configuration)"),
-    ("jupyter", ("notebook",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
-    ("jupyter", ("server",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
-    ("jupyter", ("lab",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
-    ("jupyter", ("nbconvert",), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)"),
+    # every Jupyter application's --generate-config (jupyter lab, console, qtconsole …, jupyter-lab)
+    *((program, (), frozenset({"--generate-config"}), "~/.jupyter (its configuration, which it runs)")
+      for program in ("jupyter", *(f"jupyter-{app}" for app in _JUPYTER_APPS))),
+    ("jupyter", ("migrate",), frozenset(), "~/.jupyter (its configuration, which it runs)"),
+    ("jupyter", ("lab", "workspaces", "import"), frozenset(), "~/.jupyter/lab/workspaces (JupyterLab's layouts)"),
     ("ipython", ("profile", "create"), frozenset(), "~/.ipython (start-up files every kernel runs)"),
+    ("ipython", ("kernel", "install"), frozenset(), "a kernelspec (the command Jupyter runs to start the kernel)"),
     # what Jupyter runs: a kernelspec's command (every kernel started from it), the extensions
     # JupyterLab's page and the server load
     *((program, (*first, sub), frozenset(), what)

@@ -16,7 +16,8 @@ RULES = ("Bash(pre-commit:*)", "Bash(nbstripout:*)", "Bash(nbdime:*)", "Bash(git
          "Bash(wandb:*)", "Bash(ipython:*)", "Bash(npm:*)", "Bash(gh:*)", "Bash(aws:*)", "Bash(kubectl:*)",
          "Bash(poetry:*)", "Bash(jupyter-kernelspec:*)", "Bash(direnv:*)", "Bash(code:*)",
          "Bash(nbdev_install_hooks:*)", "Bash(ggshield:*)", "Bash(nbautoexport:*)", "Bash(crontab:*)",
-         "Bash(systemctl:*)", "Bash(hf:*)", "Bash(kaggle:*)", "Bash(ssh-keygen:*)", "Bash(launchctl:*)")
+         "Bash(systemctl:*)", "Bash(hf:*)", "Bash(kaggle:*)", "Bash(ssh-keygen:*)", "Bash(launchctl:*)",
+         "Bash(jupyter-lab:*)")
 ASK = [
     "pre-commit install", "pre-commit install --hook-type pre-push", "pre-commit autoupdate", "nbstripout --install",
     "nbstripout --install --global", "nbdime config-git --enable", "git lfs install", "npx husky init",
@@ -36,6 +37,9 @@ ASK = [
     "hf auth login", "kaggle config set -n path -v /tmp", "git maintenance start", "git -C . maintenance register",
     "git -C . lfs install", "ssh-keygen -R github.com", "ssh-keygen -H -f ~/.ssh/known_hosts",
     "launchctl load ~/Library/LaunchAgents/x.plist", "launchctl bootstrap gui/501 x.plist",
+    # session 29: every Jupyter application's --generate-config, its dash form, migrate, workspaces
+    "jupyter console --generate-config", "jupyter qtconsole --generate-config", "jupyter-lab --generate-config",
+    "jupyter migrate", "jupyter lab workspaces import w.json", "ipython kernel install --user --name x",
 ]
 RUN = [
     "pre-commit run --all-files", "nbstripout a.ipynb", "nbdime diff a.ipynb b.ipynb", "git lfs pull",
@@ -46,6 +50,7 @@ RUN = [
     "git secrets --scan", "ggshield secret scan path src", "nbautoexport export nb.ipynb", "crontab -l",
     "crontab -u bob -l", "systemctl --user status backup.timer", "hf download gpt2", "kaggle datasets list",
     "git maintenance run", "ssh-keygen -l -f key.pub", "ssh-keygen -F github.com", "launchctl list",
+    "jupyter lab workspaces export", "jupyter console --help",
 ]
 
 
