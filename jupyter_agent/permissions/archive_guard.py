@@ -36,7 +36,38 @@ _TAR_LONG_VALUE = frozenset({"--file", "--directory", "--files-from", "--exclude
                              "--info-script", "--exclude", "--owner", "--group", "--mode", "--transform"})
 TAR_PROGRAMS = frozenset({"tar", "gtar", "bsdtar"})
 SEVEN_ZIP = frozenset({"7z", "7za", "7zr"})
-ARCHIVE_PROGRAMS = TAR_PROGRAMS | SEVEN_ZIP | {"unzip", "cpio"}
+
+
+
+def _first(texts: list[str | None]) -> str:
+    """The first word that is no long option (a command or a bundle of letters: ``x``, ``-xvf``)."""
+    return next((t for t in texts if t is None or not t.startswith("--")), "") or ""
+
+
+def _positional(texts: list[str | None]) -> str | None:
+    return next((t for t in texts if t is None or not t.startswith("-")), "")
+
+
+# extractors of formats these modules do not read: (program, does this command line extract?)
+_UNLISTED: dict[str, object] = {
+    "ar": lambda t: "x" in _first(t).lstrip("-"),
+    "unrar": lambda t: _positional(t) in ("x", "e", None),
+    "rar": lambda t: _positional(t) in ("x", "e", None),
+    "arj": lambda t: _positional(t) in ("x", "e", None),
+    "lha": lambda t: bool({"x", "e"} & set(_first(t).lstrip("-")[:1])),
+    "pax": lambda t: any(w is None or (w[:1] == "-" and w[1:2] != "-" and "r" in w) for w in t),
+    "cabextract": lambda t: not any(w in ("-l", "--list", "-t", "--test", "-p", "--pipe", "-h", "--help") for w in t),
+    "unsquashfs": lambda t: not any(w is not None and w.lstrip("-") in (
+        "l", "ls", "ll", "lls", "lc", "llc", "s", "stat", "cat", "help", "h", "v", "version") for w in t),
+    "dpkg-deb": lambda t: any(w is None or w in ("-x", "--extract", "-X", "--vextract", "-R", "--raw-extract")
+                              for w in t),
+    "unar": lambda t: not any(w in ("-h", "--help", "-v", "--version") for w in t),
+    "aunpack": lambda t: not any(w in ("-h", "--help", "--version") for w in t),
+    "atool": lambda t: any(w is None or w in ("-x", "--extract", "-X", "--extract-to") or (
+        w is not None and w.startswith("--extract-to=")) for w in t),
+    "xar": lambda t: any(w is None or (w[:1] == "-" and w[1:2] != "-" and "x" in w) for w in t),
+}
+ARCHIVE_PROGRAMS = TAR_PROGRAMS | SEVEN_ZIP | frozenset(_UNLISTED) | {"unzip", "cpio", "jar"}
 
 
 def archive_guard(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
@@ -54,6 +85,11 @@ def archive_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[st
         found = _unzip_options(texts[1:])
     elif program in SEVEN_ZIP:
         found = _seven_zip_options(texts[1:])
+    elif program == "jar":  # jar xf A.jar: a zip
+        found = _jar_options(texts[1:])
+    elif program in _UNLISTED:  # unrar x, dpkg-deb -x, cabextract …: members these modules cannot list
+        extracts = _UNLISTED[program](texts[1:])  # type: ignore[operator]
+        return (f"{program} extracts an archive whose members this check cannot list" if extracts else None), []
     elif program == "cpio":  # -i / -p: members or a file list from standard input
         copies = any(t is None or t in ("--extract", "--pass-through") or (
             t[:1] == "-" and t[1:2] != "-" and ("i" in t or "p" in t)) for t in texts[1:])
@@ -154,6 +190,30 @@ def _seven_zip_options(args: list[str | None]) -> tuple[str, str] | str | None:
         return "7z has no archive named"
     folder = next((w[2:] for w in words if w.startswith("-o")), "")
     return positional[1], folder  # (e keeps only base names: checking whole names is stricter)
+
+
+def _jar_options(args: list[str | None]) -> tuple[str, str] | str | None:
+    """``jar xf A.jar`` / ``jar -xf A.jar`` / ``jar --extract --file=A.jar [--dir D]``."""
+    if any(a is None for a in args):
+        return "jar has a word only known at run time"
+    words = [a or "" for a in args]
+    bundle = words[0].lstrip("-") if words and not words[0].startswith("--") else ""
+    if "x" not in bundle and "--extract" not in words:
+        return None
+    archive, folder, rest = None, "", iter(words[1:] if bundle else words)
+    for word in rest:
+        key, eq, value = word.partition("=")
+        if key in ("--file", "--dir") or word == "-C":
+            value = value if eq else next(rest, "")
+            if key == "--file":
+                archive = value
+            else:
+                folder = value
+        elif not word.startswith("-") and archive is None and "f" in bundle:
+            archive = word
+    if not archive:
+        return "jar extracts an archive from standard input, so the files it writes are unknown"
+    return archive, folder
 
 
 def _python_options(args: list[str | None]) -> tuple[str, str] | str | None:

@@ -51,6 +51,8 @@ def archives(world):
     with zipfile.ZipFile(p / "ok.zip", "w") as z:
         z.writestr("src/c.py", "x")
     (p / "junk.tar").write_bytes(b"not an archive")
+    shutil.copy(p / "evil.zip", p / "evil.jar")
+    shutil.copy(p / "ok.zip", p / "ok.jar")
     return p
 
 
@@ -92,12 +94,26 @@ ROWS = [
     ("cpio -idv < x.cpio", "ask"),
     ("7z x evil.zip -osub", "ask"),
     ("7z x ok.zip -osub", "allow"),
+    # session 29: jar is a zip; extractors of formats not listed here ask, their listings do not
+    ("jar xf evil.jar --dir sub", "ask"), ("jar -xf evil.jar -C sub", "ask"), ("jar --extract --file=ok.jar --dir=sub", "allow"),
+    ("jar xf ok.jar --dir sub", "allow"), ("jar tf evil.jar", "allow"), ("jar xf missing.jar --dir sub", "ask"),
+    ("jar x < evil.jar", "ask"),
+    ("ar x lib.a", "ask"), ("ar t lib.a", "allow"), ("ar p lib.a", "allow"), ("unrar x a.rar sub/", "ask"),
+    ("unrar e a.rar", "ask"), ("unrar l a.rar", "allow"), ("rar x a.rar", "ask"), ("arj x a.arj", "ask"),
+    ("lha x a.lzh", "ask"), ("lha l a.lzh", "allow"), ("pax -r -f a.pax", "ask"), ("pax -rf a.pax", "ask"),
+    ("pax -f a.pax", "allow"), ("cabextract -d sub a.cab", "ask"), ("cabextract -l a.cab", "allow"),
+    ("unsquashfs -d sub fs.img", "ask"), ("unsquashfs -l fs.img", "allow"), ("dpkg-deb -x p.deb sub", "ask"),
+    ("dpkg-deb -R p.deb sub", "ask"), ("dpkg-deb -c p.deb", "allow"), ("unar -o sub a.rar", "ask"),
+    ("lsar a.rar", "allow"), ("aunpack a.tgz", "ask"), ("atool -x a.tgz", "ask"), ("atool -l a.tgz", "allow"),
+    ("xar -xf a.xar", "ask"), ("xar -tf a.xar", "allow"),
 ]
 
 
 @pytest.mark.parametrize(("command", "expected"), ROWS)
 async def test_archive_members_are_checked(archives, world, command, expected):
-    allow = tuple(f"Bash({p}:*)" for p in ("tar", "unzip", "python", "cpio", "7z"))
+    allow = tuple(f"Bash({p}:*)" for p in ("tar", "unzip", "python", "cpio", "7z", "jar", "ar", "unrar", "rar", "arj",
+                                           "lha", "pax", "cabextract", "unsquashfs", "dpkg-deb", "unar", "lsar",
+                                           "aunpack", "atool", "xar"))
     deny = ("Edit(./locked/**)",) if "locked" in command else ()
     ctx = make_ctx(world.project, allow=allow, deny=deny)
     verdict = await decide_bash(ctx, command)
