@@ -63,10 +63,11 @@ _SUBCOMMAND_OUTPUTS: dict[str, tuple[tuple[tuple[str, ...], str, str, str], ...]
     **{conda: tuple((sub, "p", "--prefix", "dir") for sub in (("create",), ("install",), ("update",), ("remove",),
                                                              ("uninstall",), ("env", "create"), ("env", "update"),
                                                              ("env", "remove")))
-           + ((("env", "export"), "f", "--file", "file"),)
+           + ((("env", "export"), "f", "--file", "file"), (("pack",), "o", "--output", "file"))
        for conda in ("conda", "mamba", "micromamba")},
     "yarn": (((), "", "--modules-folder", "dir"), ((), "", "--cache-folder", "dir")),
-    "cargo": (((), "", "--target-dir", "dir"), ((), "", "--artifact-dir", "dir"), ((), "", "--out-dir", "dir")),
+    "cargo": (((), "", "--target-dir", "dir"), ((), "", "--artifact-dir", "dir"), ((), "", "--out-dir", "dir"),
+              (("install",), "", "--root", "dir")),
     "coverage": ((("html",), "d", "--directory", "dir"), (("xml",), "o", "", "file"), (("json",), "o", "", "file"),
                  (("lcov",), "o", "", "file"), (("run",), "", "--data-file", "file"),
                  (("combine",), "", "--data-file", "file"), (("erase",), "", "--data-file", "file")),
@@ -97,6 +98,13 @@ _SUBCOMMAND_OUTPUTS: dict[str, tuple[tuple[tuple[str, ...], str, str, str], ...]
                 (("image", "build"), "o", "--output", "build"), (("compose", "cp"), "", "", "dir"))
        for engine in ("docker", "podman")},
     "yt-dlp": (((), "P", "--paths", "inside"),),  # -o: download_guard
+    # packages and their builds
+    "gem": ((("unpack",), "", "--target", "dir"), (("install",), "i", "--install-dir", "dir"),
+            (("install",), "n", "--bindir", "dir")),
+    "poetry": ((("build",), "o", "--output", "dir"),),
+    "pdm": ((("build",), "d", "--dest", "dir"),),
+    "maturin": ((("build",), "o", "--out", "dir"),),
+    "conda-pack": (((), "o", "--output", "file"),),
     "oras": ((("pull",), "o", "--output", "dir"),),
     "dvc": ((("get",), "o", "--out", "dir"), (("import",), "o", "--out", "dir"), (("get-url",), "", "", "dir"),
             (("import-url",), "", "", "dir")),
@@ -126,7 +134,7 @@ _NEW_OPERANDS = frozenset({"mkfifo", "fallocate", "virtualenv"})  # every operan
 OPTION_WRITERS = (frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
                             "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter", "pytest",
                             "py.test", "go", "uv", "jupyter-nbconvert", "jupytext", "papermill", "sqlite3",
-                            "duckdb", "ffmpeg"}) | _MAGICK_TOOLS | _GRAPHVIZ | frozenset(_TEX)
+                            "duckdb", "ffmpeg", "hatch"}) | _MAGICK_TOOLS | _GRAPHVIZ | frozenset(_TEX)
     | frozenset(_SUBCOMMAND_OUTPUTS) | frozenset(FORMATTERS) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS)
 
 
@@ -150,6 +158,8 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
         if program in FORMATTERS:  # ruff check --fix writes what it fixes too
             found += formatted_folders(words) or []
         return found
+    if program == "hatch" and args and args[0].literal == "build":  # hatch build [-t TARGET] [LOCATION]
+        return [(w, True) for w in _operands(args[1:], frozenset({"-t", "--target"}))[:1]]
     if program in FORMATTERS:  # black ., ruff check --fix, prettier --write src (formatters.py)
         return formatted_folders(words) or []
     if program in ("sqlite3", "duckdb"):  # the database file, created or changed (not with -readonly)
@@ -223,6 +233,8 @@ def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target
             return nbconvert_outputs(args[2:], cwd)
         if len(args) > 1 and args[0].literal == "-m" and args[1].literal == "jupytext":
             return jupytext_outputs(args[2:], cwd)
+        if len(args) > 1 and args[0].literal == "-m" and args[1].literal == "build":  # python -m build -o DIR
+            return [(w, True) for w in option_arguments(args[2:], "o", "--outdir")]
         return []
     if program in ("pytest", "py.test"):
         return _pytest(args)

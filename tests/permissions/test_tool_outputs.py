@@ -48,6 +48,11 @@ OUTSIDE = [
     "docker export -o /tmp/x.tar c", "podman save -o /tmp/x.tar img", "docker build -o /tmp/out .",
     "docker buildx build -o type=local,dest=/tmp/out .", "docker build --output type=tar,dest=/tmp/x.tar .",
     "docker compose cp web:/x /tmp/x",
+    # session 29: package builds and installs into a folder
+    "conda pack -n x -o /tmp/x.tgz", "conda-pack -o /tmp/x.tgz", "gem unpack x.gem --target /tmp/g",
+    "gem install x -i /tmp/g", "poetry build -o /tmp/d", "hatch build /tmp/d", "hatch build -t wheel /tmp/d",
+    "python -m build -o /tmp/d", "python -m build --outdir=/tmp/d", "pdm build -d /tmp/d", "maturin build -o /tmp/d",
+    "cargo install --root /tmp/c ripgrep",
 ]
 INSIDE = [
     "uv pip install --target vendor requests", "uv pip compile -o requirements.txt pyproject.toml",
@@ -61,6 +66,7 @@ INSIDE = [
     "magick in.png -resize 50% out.png", "dot -Tpng g.dot -O", "latexmk -pdf x.tex", "quarto render x.qmd",
     "gh repo clone o/r", "gh repo clone o/r vendor/r", "gh release download v1", "docker save -o img.tar img",
     "docker build -t app .", "docker build --output type=registry .", "svn checkout https://x/r",
+    "poetry build", "hatch build", "hatch build -t wheel", "python -m build", "pdm build -d dist", "maturin build -o dist",
 ]
 DENIED = [
     "uv pip install --target locked/vendor requests", "coverage html -d locked/cov", "papermill nb.ipynb locked/out.ipynb",
@@ -69,6 +75,7 @@ DENIED = [
     "sqlite3 locked/x.db 'create table t(x)'", "ffmpeg -i in.mp4 locked/out.mp4", "convert in.png locked/out.png",
     "magick mogrify -resize 50% locked/a.png", "dot -Tsvg -O locked/g.dot", "dot -Tpng -o locked/g.png g.dot",
     "gh repo clone o/r locked/r", "docker save -o locked/x.tar img", "docker build -o type=local,dest=locked/out .",
+    "poetry build -o locked/dist", "hatch build locked/dist", "python -m build -o locked/dist", "conda pack -o locked/e.tgz",
 ]
 
 
