@@ -56,12 +56,13 @@ class _Effect:
     """What a git command does to the working tree: which pathspecs (None: all of it), and
     whether it discards local changes, goes to another revision, or removes untracked files."""
 
-    __slots__ = ("discards", "history", "moves", "pathspecs", "untracked")
+    __slots__ = ("discards", "history", "moves", "pathspecs", "sparse", "untracked")
 
     def __init__(self) -> None:
         self.discards = False
         self.history = False
         self.moves = False  # brings another revision's files (a switch, merge, pull …)
+        self.sparse = False  # removes tracked files outside its patterns (git sparse-checkout set)
         self.untracked = False
         self.pathspecs: list[str] | None = None
 
@@ -230,6 +231,23 @@ def _brings(texts: list[str], cwd: str) -> _Effect | None:
     return _moving()
 
 
+def _rewrites(texts: list[str], cwd: str) -> _Effect | None:
+    """git filter-repo / filter-branch rewrite the history and check the result out (not a dry run)."""
+    options, _before, _after = _split(texts)
+    if _has(options, "--analyze", "--dry-run", "-h", "--help"):
+        return None
+    return _moving()
+
+
+def _sparse_checkout(texts: list[str], cwd: str) -> _Effect | None:
+    """git sparse-checkout set|init|reapply removes the tracked files its patterns leave out."""
+    if not texts or texts[0] not in ("set", "init", "reapply"):
+        return None  # list, add (brings more back), disable, check-rules
+    effect = _Effect()
+    effect.sparse = True
+    return effect
+
+
 def _pull(texts: list[str], cwd: str) -> _Effect | str | None:
     options, before, _after = _split(texts)
     if _has(options, "-h", "--help"):
@@ -246,6 +264,7 @@ _SUBCOMMANDS: dict[str, Callable[[list[str], str], _Effect | str | None]] = {
     "reset": _reset, "checkout": _checkout, "switch": _switch, "restore": _restore, "stash": _stash,
     "clean": _clean, "read-tree": _read_tree, "checkout-index": _checkout_index,
     "merge": _brings, "cherry-pick": _brings, "rebase": _brings, "revert": _brings, "pull": _pull,
+    "filter-repo": _rewrites, "filter-branch": _rewrites, "sparse-checkout": _sparse_checkout,
 }
 
 
@@ -284,6 +303,15 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
 
     if effect.moves:
         return _moved_problem(repo, guarded)
+    if effect.sparse:
+        paths = tracked_paths(repo)
+        if paths is None:
+            return "git's index cannot be read, so whether this removes a protected path is unknown"
+        for path in paths:
+            why = guarded(path)
+            if why is not None:
+                return f"git sparse-checkout may remove the tracked {path}, {why}, from the working tree"
+        return None
     if effect.history:  # any guarded tracked path it covers (changed ones are among them: no stamps needed)
         paths = tracked_paths(repo)
         if paths is None:

@@ -85,6 +85,10 @@ ROWS = [
     ("git clean -n -dx", False, False),
     ("git stash list", False, False),
     ("git status", False, False),
+    # session 29: a sparse checkout removes the tracked files its patterns leave out
+    ("git sparse-checkout set src", True, True),
+    ("git sparse-checkout init --cone", True, True),
+    ("git sparse-checkout list", False, False),
 ]
 
 
@@ -243,3 +247,13 @@ async def test_a_pull_from_a_repository_named_on_the_line_asks(tmp_path, command
     project = _branched(tmp_path, settings_on_main=False)
     ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", ["git filter-repo --path src", "git filter-branch --prune-empty HEAD"])
+async def test_rewriting_the_history_asks_where_protected_paths_are_tracked(tmp_path, command):
+    """filter-repo and filter-branch check the rewritten history out (filter-repo --path src
+    drops .claude/settings.json from it and from the working tree)."""
+    project = _repo(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+    assert verdict_name(await decide_bash(ctx, "git filter-repo --analyze")) == "allow"
