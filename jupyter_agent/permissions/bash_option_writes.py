@@ -592,6 +592,8 @@ def _git(words: Sequence[Word]) -> list[Target]:
         found.extend((w, False) for w in option_arguments(rest, "f", "--file"))
     elif sub == "worktree" and rest and rest[0].literal == "add":
         found.extend((w, True) for w in _operands(rest[1:], {"-b", "-B", "--reason"})[:1])
+    elif sub == "worktree" and rest and rest[0].literal in ("remove", "move"):  # the folder (and where it goes)
+        found.extend((w, True) for w in _operands(rest[1:], frozenset())[:2])
     folders = [value for name, value in options if name == "-C" and value is not None]
     if not folders:
         return found

@@ -239,6 +239,13 @@ def _rewrites(texts: list[str], cwd: str) -> _Effect | None:
     return _moving()
 
 
+def _bisect(texts: list[str], cwd: str) -> _Effect | None:
+    """git bisect start|good|bad|skip|reset|run …: checks out revision after revision."""
+    if texts and texts[0] in ("log", "view", "visualize", "terms", "help"):
+        return None
+    return _moving()
+
+
 def _sparse_checkout(texts: list[str], cwd: str) -> _Effect | None:
     """git sparse-checkout set|init|reapply removes the tracked files its patterns leave out."""
     if not texts or texts[0] not in ("set", "init", "reapply"):
@@ -264,7 +271,7 @@ _SUBCOMMANDS: dict[str, Callable[[list[str], str], _Effect | str | None]] = {
     "reset": _reset, "checkout": _checkout, "switch": _switch, "restore": _restore, "stash": _stash,
     "clean": _clean, "read-tree": _read_tree, "checkout-index": _checkout_index,
     "merge": _brings, "cherry-pick": _brings, "rebase": _brings, "revert": _brings, "pull": _pull,
-    "filter-repo": _rewrites, "filter-branch": _rewrites, "sparse-checkout": _sparse_checkout,
+    "filter-repo": _rewrites, "filter-branch": _rewrites, "sparse-checkout": _sparse_checkout, "bisect": _bisect,
 }
 
 

@@ -206,7 +206,7 @@ def _branched(root: Path, *, settings_on_main: bool) -> Path:
 
 
 MOVES = ["git checkout evil", "git switch evil", "git merge evil", "git merge --ff-only evil", "git cherry-pick evil",
-         "git rebase evil", "git checkout -"]
+         "git rebase evil", "git checkout -", "git bisect start evil main", "git bisect good"]
 
 
 @pytest.mark.parametrize("settings_on_main", [True, False])
@@ -229,7 +229,8 @@ def test_real_git_brings_the_other_branch_settings(tmp_path, command):
 
 
 @pytest.mark.parametrize("command", ["git checkout plain", "git switch plain", "git merge plain", "git checkout -b new",
-                                     "git switch -c new", "git merge --abort", "git pull origin main"])
+                                     "git switch -c new", "git merge --abort", "git pull origin main",
+                                     "git bisect start plain main", "git bisect log"])
 async def test_moves_run_where_no_protected_path_is_in_the_history(tmp_path, command):
     project = tmp_path / "proj"
     (project / "src").mkdir(parents=True)
