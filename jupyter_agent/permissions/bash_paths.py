@@ -79,6 +79,8 @@ def path_checks(
                     return
             elif recursive and program in COPYING_PROGRAMS:  # tar cf - ., cp -r . /tmp/x
                 copy_check(info, cwds, scope, v)
+            elif recursive and program in RECURSIVE_PROGRAMS:  # allowed by a rule: ag KEY, gitleaks detect
+                _recursive_check(info, cwds, scope, v)
             if program in COPYING_PROGRAMS and program != "find":  # cp /etc/passwd . reads outside
                 # tar cf ARCHIVE: the archive is no source (the others leave their destination out)
                 written = {w.text for w, _ in written_targets(list(inner), cwds[0])} if program == "tar" else set()

@@ -14,11 +14,15 @@ from collections.abc import Sequence
 from .bash_words import Word
 
 _GREP_FLAGS = ("r", "R", "--recursive", "--dereference-recursive")
-_RECURSIVE_FLAGS = {"grep": _GREP_FLAGS, "egrep": _GREP_FLAGS, "fgrep": _GREP_FLAGS}
+_RECURSIVE_FLAGS = {"grep": _GREP_FLAGS, "egrep": _GREP_FLAGS, "fgrep": _GREP_FLAGS, "ugrep": _GREP_FLAGS}
 _DIRECTORIES = "--directories"  # grep -d ACTION / --directories=ACTION: recurse walks like -r
 _NOT_WALKING = frozenset({"read", "skip"})  # the other actions (argmatch also takes "rec" for recurse)
-# rg walks folders always; diff reads the files inside folder operands even without -r
-_ALWAYS_RECURSIVE = frozenset({"rg", "diff"})
+# rg walks folders always; diff reads the files inside folder operands even without -r; so do the
+# other code searchers (ag, ack, pt, sift, ugrep's ug) and the scanners that print what they
+# find (codespell's lines, semgrep's matches, gitleaks' and trufflehog's secrets)
+_ALWAYS_RECURSIVE = frozenset({"rg", "diff", "ag", "ack", "ack-grep", "pt", "sift", "ug", "codespell", "semgrep",
+                               "gitleaks", "trufflehog"})
+_NO_PATTERN = frozenset({"codespell", "semgrep", "gitleaks", "trufflehog"})  # every operand may be a path
 RECURSIVE_PROGRAMS = frozenset(_RECURSIVE_FLAGS) | _ALWAYS_RECURSIVE  # walked_folders walks no other
 
 
@@ -32,10 +36,11 @@ def walked_folders(words: Sequence[Word], cwd: str, cwd_is_real: bool = False) -
     if program is None or program not in RECURSIVE_PROGRAMS or not _recurses(program, words[1:]):
         return []
     args = [w.literal for w in words[1:] if w.literal is not None and not w.literal.startswith("-")]
+    first = 0 if program in _NO_PATTERN else 1  # grep PATTERN [PATH…] (and diff A B: A alone is not all)
     if not cwd_is_real:
         folders = [os.path.normpath(os.path.join(cwd, a)) for a in args]
         existing = [f for f in folders if os.path.isdir(f)]
-        if not any(os.path.exists(f) for f in folders[1:]):
+        if not any(os.path.exists(f) for f in folders[first:]):
             existing.append(cwd)  # no path operand: the current folder is searched
         return [os.path.realpath(f) for f in existing]
     found: list[str] = []
@@ -44,7 +49,7 @@ def walked_folders(words: Sequence[Word], cwd: str, cwd_is_real: bool = False) -
         real, exists, is_dir = _probe(arg, cwd)
         if is_dir:
             found.append(real)
-        operand = operand or (exists and i > 0)
+        operand = operand or (exists and i >= first)
     if not operand:
         found.append(cwd)
     return found

@@ -77,3 +77,16 @@ async def test_a_hard_link_to_the_denied_file_is_that_file(project, command, exp
     assert verdict_name(verdict) == expected, verdict
     done = subprocess.run(["/bin/bash", "-c", command], cwd=project, capture_output=True, text=True, timeout=10)
     assert (SECRET in done.stdout) is (expected == "deny"), done.stdout
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("ag SECRET", "ask"), ("ack SECRET", "ask"), ("ack-grep SECRET .", "ask"), ("pt SECRET", "ask"),
+    ("sift SECRET", "ask"), ("ug SECRET", "ask"), ("ugrep -r SECRET", "ask"), ("codespell", "ask"),
+    ("semgrep --config auto", "ask"), ("gitleaks detect", "ask"), ("trufflehog filesystem .", "ask"),
+    ("ag SECRET sub", "allow"), ("ugrep SECRET a.txt", "allow"), ("codespell sub", "allow"),
+])
+async def test_searchers_allowed_by_a_rule_still_meet_the_read_rules(project, command, expected):
+    """Session 29: code searchers and scanners that print what they find walked into .env under a
+    rule allowing them (only rg, grep -r and diff were checked)."""
+    ctx = make_ctx(project, allow=(f"Bash({command.split()[0]}:*)",), deny=ENV)
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
