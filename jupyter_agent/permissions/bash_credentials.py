@@ -67,6 +67,7 @@ _TABLE = SubcommandTable((
     ("heroku", ("auth:token",), _ANY, "a Heroku token"),
     ("databricks", ("auth", "token"), _ANY, "a Databricks token"),
     ("keyring", ("get",), _ANY, "a stored password"),
+    ("sops", ("decrypt",), _ANY, "decrypted secrets"),  # sops -d: printed_credential
 ))
 # (docker-credential-<helper> is matched by its prefix in printed_credential)
 PROGRAMS = _TABLE.programs | {"git"}
@@ -83,6 +84,11 @@ def printed_credential(words: Sequence[Word]) -> tuple[tuple[str, ...], str] | N
         return ("git", plain[0]), "a stored git credential"
     if program.startswith("docker-credential-") and plain[:1] == ["get"]:
         return (program, "get"), "a registry credential"
+    if program == "sops" and plain[:1] != ["decrypt"]:  # sops -d F prints it (not into --output F)
+        texts = [w.literal for w in words[1:]]
+        if any(t in ("-d", "--decrypt") for t in texts) and not any(
+                t is not None and t.partition("=")[0] == "--output" for t in texts):
+            return ("sops", "-d"), "decrypted secrets"
     return _TABLE.match(program, words[1:])
 
 

@@ -292,14 +292,17 @@ def _argv(line: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
         scripts.append(words)
 
 
-_CODE_SETTINGS = frozenset({"proxycommand", "localcommand", "knownhostscommand", "exec"})  # exec: tar's action
+_CODE_SETTINGS = frozenset({"proxycommand", "localcommand", "knownhostscommand", "exec",  # exec: tar's action
+                            "sftp.command"})  # restic -o sftp.command=…
+# svn --config-option FILE:SECTION:OPTION=VALUE: a tunnel's command, the diff, merge and editor commands
+_SVN_CODE = re.compile(r"(?:^|:)(?:tunnels:[^:]+|diff-cmd|diff3-cmd|diff-extensions|editor-cmd|merge-tool-cmd)$")
 
 
 def _config(setting: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
     """``-o Key=Value`` (or ``Key Value``): the value of a key that names a command is shell code."""
     text = (_text(setting, scripts) or "").strip()
     cut = min((i for i in (text.find("="), text.find(" "), text.find("\t")) if i >= 0), default=len(text))
-    if text[:cut].lower() in _CODE_SETTINGS:
+    if text[:cut].lower() in _CODE_SETTINGS or _SVN_CODE.search(text[:cut].lower()):
         _script(text[cut + 1:].lstrip("= \t"), scripts)
 
 

@@ -168,7 +168,9 @@ DANGEROUS_ENV = frozenset(
      # pagers and editors some clients run, and what a JVM build loads (-javaagent)
      "SYSTEMD_PAGER", "SYSTEMD_EDITOR", "PSQL_PAGER", "PSQL_EDITOR", "PSQLRC", "KUBE_EDITOR",
      "KUBECTL_EXTERNAL_DIFF", "MAVEN_OPTS", "MAVEN_ARGS", "GRADLE_OPTS", "GRADLE_USER_HOME", "JAVA_OPTS",
-     "SBT_OPTS", "ANT_OPTS", "JAVA_HOME"}
+     "SBT_OPTS", "ANT_OPTS", "JAVA_HOME",
+     # commands a backup or sync tool runs for a password or a connection
+     "BORG_RSH", "BORG_PASSCOMMAND", "RCLONE_PASSWORD_COMMAND", "RESTIC_PASSWORD_COMMAND", "RCLONE_CONFIG"}
 )
 # the dynamic loader's, git's, bash's exported functions; npm's and pip's options (npm_config_
 # script_shell runs `npm run`'s scripts, PIP_INDEX_URL picks the index); cargo's settings

@@ -15,7 +15,7 @@ from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 PROGRAMS = ("git", "gh", "aws", "gcloud", "az", "kubectl", "security", "secret-tool", "pass", "vault", "op",
-            "npm", "docker-credential-desktop", "glab", "doppler")
+            "npm", "docker-credential-desktop", "glab", "doppler", "sops")
 RULES = tuple(f"Bash({p}:*)" for p in PROGRAMS)
 ASK = [
     "git credential fill", "printf 'protocol=https\\nhost=github.com\\n' | git credential fill",
@@ -25,9 +25,11 @@ ASK = [
     "security find-generic-password -s x -w", "secret-tool lookup service x", "pass show email",
     "vault kv get secret/x", "op read op://vault/item/field", "npm config get //registry.npmjs.org/:_authToken",
     "docker-credential-desktop get", "glab auth status -t", "doppler secrets",
+    "sops -d secrets.enc.yaml", "sops --decrypt secrets.enc.yaml", "sops decrypt secrets.enc.yaml",
 ]
 RUN = ["gh auth status", "aws configure get region", "kubectl config view", "npm config get registry",
-       "git status", "kubectl get pods", "gh pr list"]
+       "git status", "kubectl get pods", "gh pr list", "sops -e -i secrets.yaml",
+       "sops -d --output plain.yaml secrets.enc.yaml"]
 
 
 @pytest.mark.parametrize("command", ASK)
@@ -43,8 +45,9 @@ async def test_the_rest_runs_under_the_rule(world, command):
 
 
 async def test_a_rule_naming_the_subcommand_allows_it(world):
-    ctx = make_ctx(world.project, allow=("Bash(gh auth token)", "Bash(git credential fill:*)"))
+    ctx = make_ctx(world.project, allow=("Bash(gh auth token)", "Bash(git credential fill:*)", "Bash(sops -d:*)"))
     assert verdict_name(await decide_bash(ctx, "gh auth token")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "sops -d x.yaml")) == "allow"
     assert verdict_name(await decide_bash(ctx, "git credential fill")) == "allow"
     assert verdict_name(await decide_bash(ctx, "gh auth status -t")) == "ask"
 

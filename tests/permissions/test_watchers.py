@@ -14,6 +14,9 @@ program).
 * ``rg --pre PROG`` runs PROG on every file it searches; ``machinectl shell HOST CMD`` runs CMD;
   ``npm explore PKG -- CMD`` runs CMD in the package's folder; ``pixi exec CMD``; ``dvc run`` and
   ``dvc stage add`` take the stage's command as shell code.
+* Commands a backup or sync tool runs for a password or a connection (``rclone|restic
+  --password-command``, ``restic -o sftp.command=``, ``borg --rsh``), svn's tunnel and diff commands,
+  ``ansible -a`` (shell code for its modules), ``gallery-dl --exec``, ``sops exec-env|exec-file``.
 * ``STDIN_SHELLS``: a shell that reads its commands from standard input asks like ``bash -c``
   (``echo 'rm x' | bash`` under ``Bash(bash:*)``, ``tcsh -c``, ``pwsh -Command``, ``echo 'rm x' | uv run bash``, ``echo 'rm x' |
   script -q``, ``nix-shell``, ``poetry shell``, ``npm explore PKG``), even where a rule allows the
@@ -60,6 +63,14 @@ ROWS = [
     ("pixi exec rm -rf y", "deny"), ("pixi exec -s python python -V", "allow"),
     ("dvc run -n x 'rm -rf y'", "deny"), ("dvc stage add -n x --run 'rm -rf y'", "deny"),
     ("dvc stage add -n x -d data 'ls data'", "allow"), ("dvc stage add -n train 'python train.py'", "ask"),
+    # commands fetching a password or carrying a connection, svn's helpers, ansible's modules, sops exec-*
+    ("rclone copy --password-command 'rm y' r:b out", "deny"), ("rclone serve http --auth-proxy rm r:b", "deny"),
+    ("restic --password-command 'rm y' snapshots", "deny"), ("restic -o sftp.command='rm y' snapshots", "deny"),
+    ("restic snapshots", "allow"), ("borg --rsh 'rm y' list ssh://h/r", "deny"), ("borg list r", "allow"),
+    ("svn --config-option config:tunnels:ssh='rm y' co svn+ssh://h/r", "deny"), ("svn --diff-cmd rm diff", "deny"),
+    ("svn status", "allow"), ("ansible localhost -m shell -a 'rm -rf y'", "deny"),
+    ("ansible all -a 'rm y'", "deny"), ("ansible all -m ping", "allow"), ("gallery-dl --exec 'rm y' https://x", "deny"),
+    ("sops exec-env secrets.yaml 'rm -rf y'", "deny"), ("sops exec-file secrets.yaml 'rm y {}'", "deny"),
 ]
 STDIN_SHELLS = [  # (command, expected) with the program, uv run, docker and echo allowed
     ("echo 'rm y' | bash", "ask"), ("bash", "ask"), ("bash -s", "ask"), ("bash -s arg", "ask"), ("bash -", "ask"),
