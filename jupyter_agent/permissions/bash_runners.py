@@ -54,13 +54,30 @@ def _miller_effects(words: tuple[Word, ...]) -> bool:
 
 
 def may_name(word: Word, options: frozenset[str]) -> bool:
-    """May ``word`` be one of ``options`` (``--exec=…``, or ``-x`` among short flags: ``-ix``)?"""
+    """May ``word`` be one of ``options`` (``--exec=…``, an abbreviation GNU-style parsers take:
+    ``--exe``, or ``-x`` among short flags: ``-ix``)?"""
     text = word.literal
     if text is None:
         return True
     if text.startswith("--"):
-        return text.partition("=")[0] in options
+        name = text.partition("=")[0]
+        return name in options or (len(name) > 2 and any(o.startswith(name) for o in options))
     return text[:1] == "-" and any("-" + letter in options for letter in text[1:])
+
+
+def _unabbreviated(key: str, runner: Runner) -> str:
+    """``--to-comm`` is tar's ``--to-command``: getopt_long, argp and git take any unambiguous
+    beginning of a long option (an ambiguous one fails, so the option that runs something is
+    taken)."""
+    if len(key) <= 2 or not key.startswith("--"):
+        return key
+    for options in (runner.shell, runner.argv, runner.config, runner.command, runner.typed):
+        if key in options:
+            return key
+        for option in options:
+            if option.startswith(key) and option.startswith("--"):
+                return option
+    return key
 
 
 _OPTION_RUNNERS = frozenset(p for p, entries in RUNNERS.items() if all(not path and r.rest == "none"
@@ -213,6 +230,7 @@ def _option(
 ) -> None:
     left, maybe = state
     key, eq, value = text.partition("=")
+    key = _unabbreviated(key, runner)
     if not text.startswith("--") and len(text) > 2:  # -qc 'code': a short option among flags
         for k, letter in enumerate(text[1:], start=2):
             if "-" + letter in runner.shell:

@@ -25,6 +25,9 @@ program).
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from tests.permissions.conftest import verdict_name
@@ -71,6 +74,11 @@ ROWS = [
     ("svn status", "allow"), ("ansible localhost -m shell -a 'rm -rf y'", "deny"),
     ("ansible all -a 'rm y'", "deny"), ("ansible all -m ping", "allow"), ("gallery-dl --exec 'rm y' https://x", "deny"),
     ("sops exec-env secrets.yaml 'rm -rf y'", "deny"), ("sops exec-file secrets.yaml 'rm y {}'", "deny"),
+    # an abbreviated long option (getopt_long, argp and git take any unambiguous beginning)
+    ("tar cf a.tar --checkpoint=1 --checkpoint-act=exec='rm y' a.py", "deny"), ("sort --compress-prog=rm a.py", "deny"),
+    ("wget --use-askp=rm http://x", "deny"), ("man --pag=rm ls", "deny"), ("git rebase --exe='rm y' HEAD~1", "deny"),
+    ("rsync --rsync-p='rm y' a h:b", "deny"), ("yt-dlp --exe 'rm y' https://h/v", "deny"),
+    ("sort --compress-prog=gzip a.py", "ask"),  # shell code, as unabbreviated: gzip needs a rule of its own
 ]
 STDIN_SHELLS = [  # (command, expected) with the program, uv run, docker and echo allowed
     ("echo 'rm y' | bash", "ask"), ("bash", "ask"), ("bash -s", "ask"), ("bash -s arg", "ask"), ("bash -", "ask"),
@@ -120,3 +128,12 @@ async def test_shells_reading_standard_input_ask(world, command, expected):
     allow = (f"Bash({program}:*)", "Bash(uv run:*)", "Bash(docker:*)", "Bash(echo:*)", "Bash(ls:*)")
     ctx = make_ctx(world.project, allow=allow, deny=("Bash(rm:*)",))
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.skipif(shutil.which("tar") is None, reason="needs tar")
+def test_real_tar_takes_an_abbreviated_option(tmp_path):
+    """Ground truth for the abbreviation rows: GNU tar runs --to-comm's command."""
+    (tmp_path / "f").write_text("x\n")
+    subprocess.run(["tar", "cf", "a.tar", "f"], cwd=tmp_path, check=True, timeout=30)
+    subprocess.run(["tar", "-xf", "a.tar", "--to-comm=touch RAN"], cwd=tmp_path, capture_output=True, timeout=30)
+    assert (tmp_path / "RAN").exists()
