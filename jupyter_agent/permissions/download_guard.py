@@ -210,6 +210,17 @@ _FIELD = re.compile(r"%\([^)]*\)[^A-Za-z%]*[A-Za-z]")
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "._-")  # all a protected name is made of
 
 
+_NAMING_FLAGS = frozenset({"--download", "--folder"})  # flags that decide how a downloader names files
+
+
+def _long(key: str, valued: frozenset[str]) -> str:
+    """An abbreviated long option as the one it begins (argparse and optparse take any
+    unambiguous beginning: ``http --down``, ``yt-dlp --out``)."""
+    if key in valued or key in _NAMING_FLAGS or len(key) <= 3:
+        return key
+    return next((o for o in (*sorted(valued), *sorted(_NAMING_FLAGS)) if o.startswith(key) and o[:2] == "--"), key)
+
+
 def _options(args: Sequence[Word], valued: frozenset[str]) -> tuple[dict[str, list[str | None]], list[str | None]]:
     """``({option: [values]}, operands)``; a short cluster's letters are options (``-do F``: the
     last one takes the value), ``--opt=value`` and ``-oFILE`` carry theirs."""
@@ -224,7 +235,7 @@ def _options(args: Sequence[Word], valued: frozenset[str]) -> tuple[dict[str, li
             continue
         if text.startswith("--"):
             key, eq, value = text.partition("=")
-            keys = [key]
+            keys = [_long(key, valued)]
         else:
             keys, value, eq = [], "", ""
             for k, letter in enumerate(text[1:], start=1):

@@ -42,6 +42,8 @@ SERVER_NAMED = [
     "restic restore latest --target \"$D\"", "borg extract repo::a", "borg extract repo::a src/",
     "duplicity restore s3://b .", "ftp -n host < s.txt", "ftp host", "lftp -c 'get x'", "lftp host",
     "smbclient //h/s -c 'get x'", "tftp host -c get x", "ncftp host", "ncftpget host . x",
+    # abbreviated long options (argparse and optparse take them)
+    "http --down https://h/x", "yt-dlp --out '%(title)s.%(ext)s' https://h/v", "gdown --fold https://d -O data",
 ]
 INSIDE = [
     "gdown 1abc -O data.bin", "http https://h/x", "http -do out.bin https://h/x", "xh -d -o out.bin https://h/x",
@@ -53,7 +55,7 @@ INSIDE = [
     "mc mirror ./sub play/b", "mc cp play/b/x out.bin", "mc ls play/b", "restic snapshots",
     "restic restore latest --target restored", "restic backup .", "borg extract --stdout repo::a f",
     "borg extract --dry-run repo::a", "borg list repo", "duplicity full . s3://b", "duplicity verify s3://b .",
-    "duplicity restore s3://b restored",
+    "duplicity restore s3://b restored", "gdown --out x.bin 1abc", "http --downl -o out.bin https://h/x",
 ]
 DENIED = [
     "gdown 1abc -O locked/x", "http -do locked/x https://h/x", "axel -o locked https://h/a",
