@@ -108,8 +108,12 @@ def _split(texts: list[str]) -> tuple[list[str], list[str], list[str]]:
 
 
 def _has(options: list[str], *names: str, letters: str = "") -> bool:
+    """Is one of ``names`` (or a short ``letters`` flag) among ``options``?  git takes any unique
+    beginning of a long option (``git reset --har`` is ``--hard``): a beginning of one of
+    ``names`` counts (were it another option's too, git would refuse the command)."""
     for option in options:
-        if option.partition("=")[0] in names:
+        name = option.partition("=")[0]
+        if name in names or (name[:2] == "--" and len(name) > 2 and any(n.startswith(name) for n in names)):
             return True
         if letters and option[:2] != "--" and any(c in option[1:] for c in letters):
             return True
@@ -168,9 +172,9 @@ def _restore(texts: list[str], cwd: str) -> _Effect | None:
         return None  # the index only
     effect = _Effect()
     effect.discards = True
-    source = [o for o in options if o.startswith(("--source", "-s"))]
+    source = [o for o in options if o.startswith("-s") or (o[:3] == "--s" and "--source".startswith(o.partition("=")[0]))]
     effect.history = bool(source) and not any(o.endswith(("=HEAD", "=@")) or o in ("-sHEAD", "-s@") for o in source)
-    if "-s" in options or "--source" in options:  # the value is the next word
+    if "-s" in options or any(o[:3] == "--s" and "=" not in o for o in source):  # the value is the next word
         effect.history = True
         before = before[1:]
     effect.pathspecs = (before + after) or None

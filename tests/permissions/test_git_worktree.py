@@ -89,6 +89,15 @@ ROWS = [
     ("git sparse-checkout set src", True, True),
     ("git sparse-checkout init --cone", True, True),
     ("git sparse-checkout list", False, False),
+    # git takes any unique beginning of a long option: --har is --hard (real git reverted the settings)
+    ("git reset --har", True, False),
+    ("git reset --har HEAD~1", True, True),
+    ("git restore --sour=HEAD~1 .", True, True),
+    ("git restore --sour HEAD~1 .", True, True),
+    ("git checkout --forc", True, False),
+    ("git stash push --include-untr", True, False),
+    ("git restore --sta .", False, False),
+    ("git clean -f --dry -dx", False, False),
 ]
 
 
