@@ -91,7 +91,8 @@ def archive_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[st
         extracts = _UNLISTED[program](texts[1:])  # type: ignore[operator]
         return (f"{program} extracts an archive whose members this check cannot list" if extracts else None), []
     elif program == "cpio":  # -i / -p: members or a file list from standard input
-        copies = any(t is None or t in ("--extract", "--pass-through") or (
+        copies = any(t is None or (t[:2] == "--" and len(t) > 3 and any(
+            o.startswith(t.partition("=")[0]) for o in ("--extract", "--pass-through"))) or (
             t[:1] == "-" and t[1:2] != "-" and ("i" in t or "p" in t)) for t in texts[1:])
         return ("cpio extracts or copies what standard input names, so the files it writes are unknown"
                 if copies else None), []
@@ -107,6 +108,16 @@ def archive_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[st
     return _members(archive, folder, cwd)
 
 
+_TAR_NAMED = ("--extract", "--get", "--file", "--directory", "--to-stdout")
+
+
+def _tar_long(key: str) -> str:
+    """GNU tar takes any unambiguous beginning of a long option (``--ext`` is ``--extract``)."""
+    if key in _TAR_NAMED or key in _TAR_LONG_VALUE or len(key) <= 3:
+        return key
+    return next((o for o in (*_TAR_NAMED, *sorted(_TAR_LONG_VALUE)) if o.startswith(key)), key)
+
+
 def _tar_options(args: list[str | None]) -> tuple[str, str] | str | None:
     """``(archive, folder)`` when tar extracts; None when it does not; a reason when unknown."""
     extract = to_stdout = False
@@ -120,6 +131,7 @@ def _tar_options(args: list[str | None]) -> tuple[str, str] | str | None:
             continue
         if text.startswith("--"):
             key, eq, value = text.partition("=")
+            key = _tar_long(key)
             extract = extract or key in ("--extract", "--get")
             to_stdout = to_stdout or key == "--to-stdout"
             letter = {"--file": "f", "--directory": "C"}.get(key, "-" if key in _TAR_LONG_VALUE else None)

@@ -52,6 +52,8 @@ class SubcommandTable:
     def _met(conditions: frozenset[str], options: set[str], after: list[str]) -> bool:
         return bool(
             conditions & options
+            # a long option's beginning (argparse, getopt_long: nbstripout --inst is --install)
+            or any(o[:2] == "--" and len(o) > 3 and c.startswith(o) for o in options for c in conditions)
             or (BARE in conditions and not after)
             or (TWO_MORE in conditions and len(after) >= 2)
             or (SECRET_OPERAND in conditions and any(_SECRETISH.search(t) for t in after))

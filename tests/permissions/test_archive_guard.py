@@ -98,6 +98,8 @@ ROWS = [
     ("jar xf evil.jar --dir sub", "ask"), ("jar -xf evil.jar -C sub", "ask"), ("jar --extract --file=ok.jar --dir=sub", "allow"),
     ("jar xf ok.jar --dir sub", "allow"), ("jar tf evil.jar", "allow"), ("jar xf missing.jar --dir sub", "ask"),
     ("jar x < evil.jar", "ask"),
+    ("tar --ext --file=evil.tar --direct=sub", "ask"),  # GNU tar's abbreviations (real tar extracted it)
+    ("tar --ext --file=ok.tar --direct=sub", "allow"), ("cpio --ext < x.cpio", "ask"),
     ("ar x lib.a", "ask"), ("ar t lib.a", "allow"), ("ar p lib.a", "allow"), ("unrar x a.rar sub/", "ask"),
     ("unrar e a.rar", "ask"), ("unrar l a.rar", "allow"), ("rar x a.rar", "ask"), ("arj x a.arj", "ask"),
     ("lha x a.lzh", "ask"), ("lha l a.lzh", "allow"), ("pax -r -f a.pax", "ask"), ("pax -rf a.pax", "ask"),

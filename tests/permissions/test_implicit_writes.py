@@ -40,6 +40,7 @@ ASK = [
     # session 29: every Jupyter application's --generate-config, its dash form, migrate, workspaces
     "jupyter console --generate-config", "jupyter qtconsole --generate-config", "jupyter-lab --generate-config",
     "jupyter migrate", "jupyter lab workspaces import w.json", "ipython kernel install --user --name x",
+    "nbstripout --inst", "nbdime extensions --enab",  # argparse takes a long option's beginning
 ]
 RUN = [
     "pre-commit run --all-files", "nbstripout a.ipynb", "nbdime diff a.ipynb b.ipynb", "git lfs pull",
