@@ -487,6 +487,7 @@ def _cluster_has(text: str | None, letters: str) -> bool:
 _RSYNC_VALUES = frozenset({"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from",
                            "--include-from", "--files-from", "-T", "--temp-dir", "--partial-dir", "-B",
                            "--block-size", "--port", "--log-file", "--password-file", "--backup-dir",
+                           "--write-batch", "--only-write-batch", "--read-batch",
                            "--compare-dest", "--link-dest", "--copy-dest", "--suffix", "-M", "--remote-option",
                            "--chmod", "--chown", "--usermap", "--groupmap", "--timeout", "--contimeout",
                            "--max-size", "--min-size", "--bwlimit", "--out-format", "--info", "--debug",
@@ -503,6 +504,9 @@ def _copied(program: str, args: Sequence[Word]) -> list[Target]:
     if program == "rsync":
         found.extend((w, False) for w in option_arguments(args, "", "--log-file"))
         found.extend(_inside(option_arguments(args, "", "--backup-dir")))
+        for batch in ("--write-batch", "--only-write-batch"):  # FILE and the FILE.sh that replays it
+            found.extend((w, False) for found_word in option_arguments(args, "", batch)
+                         for w in (found_word, _suffixed(found_word, ".sh")))
     return found
 
 

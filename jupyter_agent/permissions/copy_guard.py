@@ -62,8 +62,10 @@ def _parse(program: str, args: Sequence[Word]) -> tuple[bool, list[str], str, bo
             continue
         if text.startswith("--"):
             key, eq, value = text.partition("=")
-            if key == "--files-from":
+            if len(key) > 3 and "--files-from".startswith(key):  # (or its beginning, as getopt takes it)
                 return f"{program} --files-from copies names a file lists"
+            if program == "rsync" and len(key) > 3 and "--read-batch".startswith(key):
+                return "rsync --read-batch writes the files its batch names"
             recursive = recursive or key in _LONG_RECURSIVE
             if key in valued and not eq:
                 value = (args[i].literal if i < len(args) else "") or ""

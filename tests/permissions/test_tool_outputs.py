@@ -52,7 +52,8 @@ OUTSIDE = [
     "conda pack -n x -o /tmp/x.tgz", "conda-pack -o /tmp/x.tgz", "gem unpack x.gem --target /tmp/g",
     "gem install x -i /tmp/g", "poetry build -o /tmp/d", "hatch build /tmp/d", "hatch build -t wheel /tmp/d",
     "python -m build -o /tmp/d", "python -m build --outdir=/tmp/d", "pdm build -d /tmp/d", "maturin build -o /tmp/d",
-    "cargo install --root /tmp/c ripgrep",
+    "cargo install --root /tmp/c ripgrep", "rsync --write-batch=/tmp/b a b", "rsync --only-write-batch=/tmp/b a b",
+    "rsync --read-batch=b .",  # what the batch names
 ]
 INSIDE = [
     "uv pip install --target vendor requests", "uv pip compile -o requirements.txt pyproject.toml",
@@ -76,6 +77,7 @@ DENIED = [
     "magick mogrify -resize 50% locked/a.png", "dot -Tsvg -O locked/g.dot", "dot -Tpng -o locked/g.png g.dot",
     "gh repo clone o/r locked/r", "docker save -o locked/x.tar img", "docker build -o type=local,dest=locked/out .",
     "poetry build -o locked/dist", "hatch build locked/dist", "python -m build -o locked/dist", "conda pack -o locked/e.tgz",
+    "rsync --write-batch=locked/b a b",
 ]
 
 
