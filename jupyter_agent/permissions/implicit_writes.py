@@ -126,6 +126,7 @@ _TABLE = SubcommandTable((
     # the .envrc direnv then runs in your shell on every cd into the folder
     *(("direnv", (sub,), frozenset(), "direnv's trust list (your shell then runs the folder's .envrc)")
       for sub in ("allow", "permit", "grant")),
+    ("mise", ("trust",), frozenset(), "mise's trust list (it then runs the folder's mise.toml: env scripts, hooks)"),
     ("code", (), frozenset({"--install-extension", "--uninstall-extension"}), "~/.vscode/extensions (code the editor runs)"),
     ("conda", ("env", "config", "vars", "set"), frozenset(), "the environment's variables (set on every activation)"),
     ("ipython", (), frozenset({"--init"}), "~/.ipython (start-up files every kernel runs)"),

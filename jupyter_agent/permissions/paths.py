@@ -21,6 +21,7 @@ PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", "
                             # other version control systems' repository settings, which name
                             # commands they run: Mercurial's and Sapling's [hooks], Jujutsu's pager
                             ".hg", ".sl", ".jj",
+                            ".devcontainer",  # its postCreateCommand runs when the folder is reopened in a container
                             ".bashrc.d",  # Fedora's and RHEL's ~/.bashrc sources every file in it
                             # programs named in them run unasked (ssh's ProxyCommand, git's and pip's
                             # ~/.config files, credential helpers), or they hold keys: a project in ~

@@ -17,7 +17,7 @@ RULES = ("Bash(pre-commit:*)", "Bash(nbstripout:*)", "Bash(nbdime:*)", "Bash(git
          "Bash(poetry:*)", "Bash(jupyter-kernelspec:*)", "Bash(direnv:*)", "Bash(code:*)",
          "Bash(nbdev_install_hooks:*)", "Bash(ggshield:*)", "Bash(nbautoexport:*)", "Bash(crontab:*)",
          "Bash(systemctl:*)", "Bash(hf:*)", "Bash(kaggle:*)", "Bash(ssh-keygen:*)", "Bash(launchctl:*)",
-         "Bash(jupyter-lab:*)")
+         "Bash(jupyter-lab:*)", "Bash(mise:*)")
 ASK = [
     "pre-commit install", "pre-commit install --hook-type pre-push", "pre-commit autoupdate", "nbstripout --install",
     "nbstripout --install --global", "nbdime config-git --enable", "git lfs install", "npx husky init",
@@ -41,6 +41,7 @@ ASK = [
     "jupyter console --generate-config", "jupyter qtconsole --generate-config", "jupyter-lab --generate-config",
     "jupyter migrate", "jupyter lab workspaces import w.json", "ipython kernel install --user --name x",
     "nbstripout --inst", "nbdime extensions --enab",  # argparse takes a long option's beginning
+    "mise trust",
 ]
 RUN = [
     "pre-commit run --all-files", "nbstripout a.ipynb", "nbdime diff a.ipynb b.ipynb", "git lfs pull",

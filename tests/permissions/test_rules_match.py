@@ -166,6 +166,7 @@ async def test_read_paths(world, rules, path, expected):
         ({"mode": "bypassPermissions"}, "{P}/.jj/repo/config.toml", "ask"),  # Jujutsu's pager, fix tools
         ({"mode": "acceptEdits"}, "{P}/.yarnrc.yml", "ask"),  # yarnPath: the script run as yarn
         ({"mode": "bypassPermissions"}, "{P}/sub/yt-dlp.conf", "ask"),  # read where yt-dlp runs: --exec
+        ({"mode": "acceptEdits"}, "{P}/.devcontainer/devcontainer.json", "ask"),  # postCreateCommand
         ({"mode": "acceptEdits"}, "{P}/hg-notes.txt", "allow"),
         ({"mode": "acceptEdits"}, "{P}/pre-commit-notes.yaml", "allow"),
         ({"mode": "acceptEdits"}, "{P}/linkdir/../escaped.py", "ask"),  # .. after a symlinked folder
