@@ -17,7 +17,7 @@ import os
 import posixpath
 import tarfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .bash_verdict import Verdict
 from .bash_words import Word
@@ -49,7 +49,7 @@ def _positional(texts: list[str | None]) -> str | None:
 
 
 # extractors of formats these modules do not read: (program, does this command line extract?)
-_UNLISTED: dict[str, object] = {
+_UNLISTED: dict[str, Callable[[list[str | None]], bool]] = {
     "ar": lambda t: "x" in _first(t).lstrip("-"),
     "unrar": lambda t: _positional(t) in ("x", "e", None),
     "rar": lambda t: _positional(t) in ("x", "e", None),
@@ -88,7 +88,7 @@ def archive_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[st
     elif program == "jar":  # jar xf A.jar: a zip
         found = _jar_options(texts[1:])
     elif program in _UNLISTED:  # unrar x, dpkg-deb -x, cabextract …: members these modules cannot list
-        extracts = _UNLISTED[program](texts[1:])  # type: ignore[operator]
+        extracts = _UNLISTED[program](texts[1:])
         return (f"{program} extracts an archive whose members this check cannot list" if extracts else None), []
     elif program == "cpio":  # -i / -p: members or a file list from standard input
         copies = any(t is None or (t[:2] == "--" and len(t) > 3 and any(

@@ -241,7 +241,7 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "mapfile": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),  # -C: code run every -c lines
     "readarray": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),
     "jobs": (((), _r(flags="-l -n -p -r -s", rest="none", command="-x")),),  # jobs -x CMD: runs CMD
-    "rg": (((), _r(rest="none", argv="--pre")),),
+    "rg": (((), _r(rest="none", argv="--pre")),),  # rg --pre PROG: runs PROG on every file it searches
     # commands that fetch a password or carry the connection (rclone, restic, borg), svn's helpers
     "rclone": (((), _r(rest="none", argv="--password-command --auth-proxy")),),
     "restic": (((), _r(rest="none", argv="--password-command", config="-o --option")),),  # -o sftp.command=…
@@ -251,9 +251,10 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "transmission-cli": (((), _r(rest="none", argv="-f --finish")),),
     # ansible HOSTS -a ARGS: the shell, command or raw module runs ARGS there (localhost too)
     "ansible": (((), _r("-m --module-name -i --inventory -u --user -e --extra-vars -f --forks -l --limit "
-                        "-b --become -K -k -c --connection -T --timeout -t --tree -P --poll -B --background",
+                        "-c --connection -T --timeout -t --tree -P --poll -B --background --become-user",
+                        "-b --become -K --ask-become-pass -k --ask-pass -o --one-line -v -vv -vvv --check -C",
                         rest="none", shell="-a --args")),),
-    "sops": ((("exec-env",), _r("", "", 1, rest="shell")), (("exec-file",), _r("", "", 1, rest="shell"))),  # rg --pre PROG: runs PROG on every file it searches
+    "sops": ((("exec-env",), _r("", "", 1, rest="shell")), (("exec-file",), _r("", "", 1, rest="shell"))),
     "machinectl": ((("shell",), _r("-E --setenv --uid", "-q --quiet", 1)),),  # machinectl shell [USER@]HOST CMD
     # watchers: run a command (through the shell) whenever files change
     "watchexec": (((), _r("-w --watch -W --watch-non-recursive -e --exts -f --filter -F --filter-file "

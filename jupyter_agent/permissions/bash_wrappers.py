@@ -372,7 +372,8 @@ _CMAKE_FILE_COMMANDS = {
 
 
 def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
-    """``cmake -E env|chdir|time CMD…`` (and its file commands, ``cmake -E rm x`` as ``rm x``) and ``go build -toolexec CMD``, ``go run|test -exec CMD``
+    """``cmake -E env|chdir|time CMD…`` (and its file commands, ``cmake -E rm x`` as ``rm x``) and
+    ``go build -toolexec CMD``, ``go run|test -exec CMD``
     run the program their arguments name: it is a command of the line, which must be allowed or
     read-only on its own (as after ``xargs``).  ``cargo --config 'target.….runner="CMD"'`` (a
     runner, wrapper, linker, rustc, credential provider, ``env.*``, or a settings file) asks."""
