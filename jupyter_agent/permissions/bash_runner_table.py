@@ -163,6 +163,14 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     # ::: are the commands (bash_runners._parallel_arguments)
     "parallel": (((), _PARALLEL),),
     "sem": (((), _PARALLEL),),
+    # other runners of a command per input line: rush (shell code), xe (a command; -s shell code),
+    # BSD apply (shell code with %1 … for the arguments)
+    "rush": (((), _r("-j --jobs -D --record-delimiter -d --field-delimiter -n --nrecords -t --timeout "
+                     "-r --retries --retry-interval -c --continue -C --succeed-cmd-file -i --infile -o --outfile "
+                     "-T --trim -V --verbose -e --stop-on-error -k --keep-order", "--dry-run -q --quiet",
+                     rest="shell")),),
+    "xe": (((), _r("-a -A -j -L -n -N -I -p -f", "-0 -F -R -q -v -k", shell="-s")),),
+    "apply": (((), _r("-a -d", "", rest="shell")),),
     "bwrap": (((), _r("--dir --tmpfs --proc --dev --mqueue --remount-ro --unsetenv --chdir --uid --gid --hostname "
                       "--lock-file --sync-fd --info-fd --json-status-fd --block-fd --userns-block-fd --seccomp "
                       "--add-seccomp-fd --exec-label --file-label --cap-add --cap-drop --perms --size --args "

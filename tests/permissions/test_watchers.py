@@ -137,3 +137,14 @@ def test_real_tar_takes_an_abbreviated_option(tmp_path):
     subprocess.run(["tar", "cf", "a.tar", "f"], cwd=tmp_path, check=True, timeout=30)
     subprocess.run(["tar", "-xf", "a.tar", "--to-comm=touch RAN"], cwd=tmp_path, capture_output=True, timeout=30)
     assert (tmp_path / "RAN").exists()
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("ls | rush 'rm {}'", "deny"), ("ls | xe rm", "deny"), ("ls | xe -s 'rm $1'", "deny"),
+    ("ls | apply 'rm %1' a", "deny"), ("ls | rush 'echo {}'", "allow"), ("ls | xe echo", "allow"),
+])
+async def test_runners_of_a_command_per_input_line(world, command, expected):
+    """rush, xe and BSD apply run a command for each line they read, as xargs and parallel do."""
+    allow = ("Bash(rush:*)", "Bash(xe:*)", "Bash(apply:*)", "Bash(echo:*)")
+    ctx = make_ctx(world.project, allow=allow, deny=("Bash(rm:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
