@@ -186,12 +186,16 @@ _VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", 
 _EMACSES = frozenset({"emacs", "emacsclient", "xemacs"})
 EDITORS = _VIMS | _EMACSES | {"ed", "red"}  # commands their command line or standard input gives
 NOTEBOOK_RUNNERS = frozenset({"jupytext", "nbqa"})  # options and arguments that name a program (notebook_tools)
+# Jupyter's applications (traitlets): a config file or a setting may import and run code
+JUPYTER_PROGRAMS = frozenset({"jupyter", "voila", "jupyter-nbconvert", "jupyter-lab", "jupyter-notebook",
+                              "jupyter-server", "jupyter-execute", "jupyter-console", "jupyter-kernel",
+                              "jupyter-nbclassic"})
 # programs that start a shell reading its commands from standard input unless given a command
 # (script, nix-shell, `poetry shell` …): stdin_shell_reason
 STDIN_SHELLS = frozenset({"script", "nix-shell", "nix", "poetry", "pipenv", "hatch", "pixi", "devbox", "newgrp",
                           "npm"})  # npm explore PKG with no command
 _CODE_RUNNERS = (SHELLS | OTHER_SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS
-                 | EDITORS | STDIN_SHELLS | {"su", "command"})  # the names _code_runner acts on
+                 | EDITORS | STDIN_SHELLS | JUPYTER_PROGRAMS | {"su", "command"})  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
@@ -289,6 +293,9 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         _shell(words, out)
     elif name in OTHER_SHELLS:
         out.ask_reason = out.ask_reason or _other_shell_reason(words)
+    elif name in JUPYTER_PROGRAMS:  # jupyter nbconvert --config x.py, --Exporter.preprocessors=['m.C']
+        out.ask_reason = out.ask_reason or traitlets_code_reason(words)
+        return False
     elif name in EVAL_LIKE:
         out.ask_reason = f"{name} runs its arguments as shell code"
         if name == "eval" and all(w.static for w in words[1:]):
@@ -428,6 +435,33 @@ def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
 _PACKAGE_PROGRAM_SETTINGS = {"script-shell": 5, "shell": 5, "node-options": 6, "userconfig": 5, "globalconfig": 8,
                              "git": 3, "editor": 4, "browser": 4, "viewer": 4, "init-module": 5, "node-gyp": 6,
                              "use-yarnrc": 5, "rcfile": 6}
+
+
+# traitlets settings whose value names code Jupyter imports or a command it runs (a class, a list
+# of preprocessors or extensions, the browser, a kernel or terminal command, lines IPython runs)
+_TRAITLETS_CODE = re.compile(r"(?:_class|_classes|preprocessors|postprocessors|extensions|kernel_cmd|browser|"
+                             r"shell_command|terminado_settings|exec_lines|exec_files|code_to_run|module_to_run|"
+                             r"file_to_run|extra_services|hooks?|_hook|filters|exporters?|writer|post_save_hook|"
+                             r"pre_save_hook|argv|command|cmd|_factory)$", re.IGNORECASE)
+
+
+def traitlets_code_reason(words: tuple[Word, ...]) -> str | None:
+    """``jupyter nbconvert --config x.py`` runs x.py; ``--Exporter.preprocessors=['m.C']``,
+    ``--NbConvertApp.postprocessor_class=m.C`` import m; ``--ServerApp.browser=CMD`` runs CMD: a
+    rule that allows the Jupyter application does not allow the code its settings name."""
+    name = words[0].text
+    for word in words[1:]:
+        text = word.literal
+        if text is None:
+            if word.text.startswith("--"):
+                return f"{name} takes a setting only known at run time, which may name code it runs"
+            continue
+        key = text.partition("=")[0]
+        if key in ("--config", "--config-file", "--config_file") or (len(key) > 4 and "--config".startswith(key)):
+            return f"{name} {key} runs a Python configuration file"
+        if key.startswith("--") and "." in key and _TRAITLETS_CODE.search(key.rpartition(".")[2]):
+            return f"{name} {key} names code or a command it runs"
+    return None
 
 
 def package_setting_reason(words: tuple[Word, ...]) -> str | None:

@@ -148,3 +148,24 @@ async def test_runners_of_a_command_per_input_line(world, command, expected):
     allow = ("Bash(rush:*)", "Bash(xe:*)", "Bash(apply:*)", "Bash(echo:*)")
     ctx = make_ctx(world.project, allow=allow, deny=("Bash(rm:*)",))
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("jupyter nbconvert --config evil.py --to html nb.ipynb", "ask"),
+    ("jupyter nbconvert --to html --Exporter.preprocessors=\"['evil.Pre']\" nb.ipynb", "ask"),
+    ("jupyter nbconvert --to html --NbConvertApp.postprocessor_class=evil.Post nb.ipynb", "ask"),
+    ("jupyter nbconvert --to notebook --execute --ExecutePreprocessor.kernel_manager_class=evil.KM nb.ipynb", "ask"),
+    ("jupyter lab --config=x.py", "ask"), ("jupyter lab --ServerApp.browser='rm y'", "ask"),
+    ("jupyter-nbconvert --HTMLExporter.filters=\"{'f': 'evil.f'}\" --to html nb.ipynb", "ask"),
+    ("voila --config x.py nb.ipynb", "ask"),
+    ("jupyter nbconvert --to html nb.ipynb", "allow"),
+    ("jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 nb.ipynb", "allow"),
+    ("jupyter nbconvert --to html --TagRemovePreprocessor.remove_cell_tags=\"['hide']\" nb.ipynb", "allow"),
+    ("jupyter lab --no-browser --port 8888", "allow"),
+])
+async def test_jupyter_settings_that_name_code_ask(world, command, expected):
+    """A Jupyter application's --config FILE is Python it runs, and a setting naming classes to
+    import (preprocessors, *_class, filters) or a command (browser) runs code the rule did not see."""
+    program = command.split()[0]
+    ctx = make_ctx(world.project, allow=(f"Bash({program}:*)",), deny=("Bash(rm:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
