@@ -15,7 +15,7 @@ from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
 from .archive_guard import ARCHIVE_PROGRAMS, archive_guard
 from .bash_analysis import Analysis, CommandInfo
-from .bash_arguments import copy_check, program_write_check, tilde_path, write_link_rule
+from .bash_arguments import copy_check, program_write_check, protected_arguments, tilde_path, write_link_rule
 from .bash_chdir import CHDIR_PROGRAMS, working_folders
 from .bash_commands import DEV_SOURCES
 from .bash_copies import COPYING_PROGRAMS, copied_sources
@@ -29,7 +29,7 @@ from .bash_patterns import expanded
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_rules import form_text
-from .bash_runners import PYTHONS
+from .bash_runners import PYTHONS, RUNNER_PROGRAMS
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word, make_word
 from .bash_writes import WRITING_PROGRAMS, written_targets
@@ -97,6 +97,10 @@ def path_checks(
                 program_write_check(run, cwds, scope, v, context)
                 if v.deny:
                     return
+            for run in _commands_in_a_word(inner):  # rsync -e 'touch .bashrc', --password-command 'cat .env'
+                protected_arguments(run, cwds, v, scope)
+                if v.deny:
+                    return
             if program in CHDIR_PROGRAMS:  # git -C /tmp reset --hard, make -C ../other: a cd in one word
                 _working_folder_check(info, cwds, scope, v)
             if program in ("find", "fd"):  # allowed by a rule: `-exec cat /etc/passwd ;`, `find /etc -exec …`
@@ -157,6 +161,16 @@ def _writers_it_runs(inner: tuple[Word, ...]) -> list[CommandInfo]:
             form = tuple(w for w in form if w.text not in FOUND_PATHS)
         found.append(_as_command(form, text))
     return found
+
+
+def _commands_in_a_word(inner: tuple[Word, ...]) -> list[CommandInfo]:
+    """The command lines a runner takes as one word (``rsync -e 'touch .bashrc'``, ``rclone
+    --password-command 'cat .env'``), each as a command of its own for ``protected_arguments``:
+    the words of the line itself were checked already."""
+    if len(inner) < 2 or inner[0].literal not in RUNNER_PROGRAMS:
+        return []
+    return [_as_command(form, form_text(form)[0]) for form in commands_it_runs(inner)
+            if any(w not in inner for w in form) and form[0].static]
 
 
 def _as_command(form: tuple[Word, ...], text: str) -> CommandInfo:

@@ -169,3 +169,19 @@ async def test_jupyter_settings_that_name_code_ask(world, command, expected):
     program = command.split()[0]
     ctx = make_ctx(world.project, allow=(f"Bash({program}:*)",), deny=("Bash(rm:*)",))
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("command", "mode", "expected"), [
+    ("rsync -e 'touch .bashrc' a h:b", "bypassPermissions", "ask"),
+    ("rclone copy --password-command 'tee .claude/x' r:b out", "bypassPermissions", "ask"),
+    ("rsync -e 'cat .env' a h:b", "default", "ask"),
+    ("yt-dlp --downloader 'cat .env' https://h/v", "default", "ask"),
+    ("rsync -e 'ssh -p 22' a h:b", "bypassPermissions", "allow"),
+    ("rsync -e 'ssh -p 22' a h:b", "default", "allow"),
+])
+async def test_a_command_line_in_one_word_meets_the_path_checks(world, command, mode, expected):
+    """The command line a runner takes as one option value (rsync -e, --password-command) names
+    paths as any command does: a protected one asks in every mode, a Read-denied one asks."""
+    allow = ("Bash(rsync:*)", "Bash(rclone:*)", "Bash(yt-dlp:*)")
+    ctx = make_ctx(world.project, allow=allow, deny=("Read(./.env)",), mode=mode)
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
