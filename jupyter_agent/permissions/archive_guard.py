@@ -20,7 +20,7 @@ import zipfile
 from collections.abc import Callable, Sequence
 
 from .bash_verdict import Verdict
-from .bash_words import Word
+from .bash_words import Word, long_option_named
 from .bash_writes import UNZIP_NO_WRITE
 from .compiled import PathScope
 from .git_guards import named_writes_guard
@@ -113,9 +113,7 @@ _TAR_NAMED = ("--extract", "--get", "--file", "--directory", "--to-stdout")
 
 def _tar_long(key: str) -> str:
     """GNU tar takes any unambiguous beginning of a long option (``--ext`` is ``--extract``)."""
-    if key in _TAR_NAMED or key in _TAR_LONG_VALUE or len(key) <= 3:
-        return key
-    return next((o for o in (*_TAR_NAMED, *sorted(_TAR_LONG_VALUE)) if o.startswith(key)), key)
+    return long_option_named(key, (*_TAR_NAMED, *sorted(_TAR_LONG_VALUE)), 4) or key
 
 
 def _tar_options(args: list[str | None]) -> tuple[str, str] | str | None:

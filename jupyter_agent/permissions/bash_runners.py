@@ -26,7 +26,7 @@ import re
 from .bash_awk import AWKS, awk_program
 from .bash_runner_table import GIT_RUNNERS, PYTHONS, RUNNERS, SEDS, Runner
 from .bash_sed import sed_commands
-from .bash_words import Word
+from .bash_words import Word, long_option_named
 from .git_words import git_global_options
 
 _MAX_STARTS = 8
@@ -60,8 +60,7 @@ def may_name(word: Word, options: frozenset[str]) -> bool:
     if text is None:
         return True
     if text.startswith("--"):
-        name = text.partition("=")[0]
-        return name in options or (len(name) > 2 and any(o.startswith(name) for o in options))
+        return long_option_named(text.partition("=")[0], options) is not None
     return text[:1] == "-" and any("-" + letter in options for letter in text[1:])
 
 
@@ -69,14 +68,10 @@ def _unabbreviated(key: str, runner: Runner) -> str:
     """``--to-comm`` is tar's ``--to-command``: getopt_long, argp and git take any unambiguous
     beginning of a long option (an ambiguous one fails, so the option that runs something is
     taken)."""
-    if len(key) <= 2 or not key.startswith("--"):
-        return key
     for options in (runner.shell, runner.argv, runner.config, runner.command, runner.typed):
-        if key in options:
-            return key
-        for option in options:
-            if option.startswith(key) and option.startswith("--"):
-                return option
+        named = long_option_named(key, options)
+        if named is not None:
+            return named
     return key
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from .bash_words import Word
+from .bash_words import Word, long_option_named
 
 BARE = "<nothing after the subcommand>"
 TWO_MORE = "<two more words>"
@@ -51,9 +51,8 @@ class SubcommandTable:
     @staticmethod
     def _met(conditions: frozenset[str], options: set[str], after: list[str]) -> bool:
         return bool(
-            conditions & options
-            # a long option's beginning (argparse, getopt_long: nbstripout --inst is --install)
-            or any(o[:2] == "--" and len(o) > 3 and c.startswith(o) for o in options for c in conditions)
+            # an option given, or a long option's beginning (nbstripout --inst is --install)
+            any(long_option_named(o, conditions, 4) is not None for o in options)
             or (BARE in conditions and not after)
             or (TWO_MORE in conditions and len(after) >= 2)
             or (SECRET_OPERAND in conditions and any(_SECRETISH.search(t) for t in after))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,6 +97,19 @@ def make_word(text: str, static: bool = True, glob: bool = False) -> Word:
     _set_static(word, static)
     _set_glob(word, glob)
     return word
+
+
+def long_option_named(key: str, options: Collection[str], shortest: int = 3) -> str | None:
+    """The long option ``key`` names among ``options``: itself, or the first one it begins, as
+    getopt_long, argp, argparse and git take any unambiguous beginning (``--to-comm`` is
+    ``--to-command``; a beginning shared with another option makes the program refuse it, so
+    taking it as the one that matters never allows too much).  None when it names none of them;
+    a beginning shorter than ``shortest`` characters is not taken."""
+    if key in options:
+        return key
+    if len(key) < shortest or not key.startswith("--"):
+        return None
+    return next((option for option in options if option.startswith(key)), None)
 
 
 class WordReader:

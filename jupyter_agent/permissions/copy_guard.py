@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 
 from .bash_verdict import Verdict, resolved_once
-from .bash_words import Word
+from .bash_words import Word, long_option_named
 from .compiled import PathScope
 from .git_guards import check_named_writes
 from .paths import protected_inside
@@ -62,9 +62,9 @@ def _parse(program: str, args: Sequence[Word]) -> tuple[bool, list[str], str, bo
             continue
         if text.startswith("--"):
             key, eq, value = text.partition("=")
-            if len(key) > 3 and "--files-from".startswith(key):  # (or its beginning, as getopt takes it)
+            if long_option_named(key, ("--files-from",), 4):  # (or its beginning, as getopt takes it)
                 return f"{program} --files-from copies names a file lists"
-            if program == "rsync" and len(key) > 3 and "--read-batch".startswith(key):
+            if program == "rsync" and long_option_named(key, ("--read-batch",), 4):
                 return "rsync --read-batch writes the files its batch names"
             recursive = recursive or key in _LONG_RECURSIVE
             if key in valued and not eq:

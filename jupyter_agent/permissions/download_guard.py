@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from urllib.parse import unquote, urlsplit
 
 from .bash_verdict import Verdict
-from .bash_words import Word
+from .bash_words import Word, long_option_named
 from .compiled import PathScope
 from .git_guards import named_writes_guard
 
@@ -216,9 +216,7 @@ _NAMING_FLAGS = frozenset({"--download", "--folder"})  # flags that decide how a
 def _long(key: str, valued: frozenset[str]) -> str:
     """An abbreviated long option as the one it begins (argparse and optparse take any
     unambiguous beginning: ``http --down``, ``yt-dlp --out``)."""
-    if key in valued or key in _NAMING_FLAGS or len(key) <= 3:
-        return key
-    return next((o for o in (*sorted(valued), *sorted(_NAMING_FLAGS)) if o.startswith(key) and o[:2] == "--"), key)
+    return long_option_named(key, (*sorted(valued), *sorted(_NAMING_FLAGS)), 4) or key
 
 
 def _options(args: Sequence[Word], valued: frozenset[str]) -> tuple[dict[str, list[str | None]], list[str | None]]:

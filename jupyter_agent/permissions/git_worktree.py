@@ -36,7 +36,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from .bash_git import git_folder, top_level
-from .bash_words import Word
+from .bash_words import Word, long_option_named
 from .compiled import PathScope, first_match
 from .git_history import UNLISTED, History, listed_history
 from .git_index import git_dir, tracked_paths, tracked_stamps
@@ -112,8 +112,7 @@ def _has(options: list[str], *names: str, letters: str = "") -> bool:
     beginning of a long option (``git reset --har`` is ``--hard``): a beginning of one of
     ``names`` counts (were it another option's too, git would refuse the command)."""
     for option in options:
-        name = option.partition("=")[0]
-        if name in names or (name[:2] == "--" and len(name) > 2 and any(n.startswith(name) for n in names)):
+        if long_option_named(option.partition("=")[0], names) is not None:
             return True
         if letters and option[:2] != "--" and any(c in option[1:] for c in letters):
             return True
