@@ -93,11 +93,12 @@ def path_checks(
                 program_write_check(info, cwds, scope, v, context)
                 if v.deny:
                     return
-            for run in _writers_it_runs(inner):  # find -exec cp {} /tmp/ ;, git bisect run rm -rf x
+            runs = commands_it_runs(inner)
+            for run in _writers_it_runs(inner, runs):  # find -exec cp {} /tmp/ ;, git bisect run rm -rf x
                 program_write_check(run, cwds, scope, v, context)
                 if v.deny:
                     return
-            for run in _commands_in_a_word(inner):  # rsync -e 'touch .bashrc', --password-command 'cat .env'
+            for run in _commands_in_a_word(inner, runs):  # rsync -e 'touch .bashrc', --password-command 'cat .env'
                 protected_arguments(run, cwds, v, scope)
                 if v.deny:
                     return
@@ -143,14 +144,15 @@ def _unspelled_checks(
         archive_guard(inner, cwds, scope, v)
 
 
-def _writers_it_runs(inner: tuple[Word, ...]) -> list[CommandInfo]:
+def _writers_it_runs(inner: tuple[Word, ...], runs: list[tuple[Word, ...]]) -> list[CommandInfo]:
     """The known writers a command runs (``find -exec``/``fd -x``, ``git bisect run``, a runner
     such as ``uv run``), each as a command of its own for ``program_write_check``: a rule that
     allows them writes where they write, not anywhere.  A path ``find`` found (``{}``) lies below
-    what it searches, so that is written as by ``find … -delete`` (everything below it)."""
+    what it searches, so that is written as by ``find … -delete`` (everything below it).  ``runs``:
+    ``commands_it_runs(inner)``."""
     program = inner[0].literal
     found: list[CommandInfo] = []
-    for form in commands_it_runs(inner):
+    for form in runs:
         name = form[0].literal
         if not (name in WRITING_PROGRAMS or writes_by_option(name)):
             continue
@@ -163,13 +165,13 @@ def _writers_it_runs(inner: tuple[Word, ...]) -> list[CommandInfo]:
     return found
 
 
-def _commands_in_a_word(inner: tuple[Word, ...]) -> list[CommandInfo]:
+def _commands_in_a_word(inner: tuple[Word, ...], runs: list[tuple[Word, ...]]) -> list[CommandInfo]:
     """The command lines a runner takes as one word (``rsync -e 'touch .bashrc'``, ``rclone
     --password-command 'cat .env'``), each as a command of its own for ``protected_arguments``:
     the words of the line itself were checked already."""
     if len(inner) < 2 or inner[0].literal not in RUNNER_PROGRAMS:
         return []
-    return [_as_command(form, form_text(form)[0]) for form in commands_it_runs(inner)
+    return [_as_command(form, form_text(form)[0]) for form in runs
             if any(w not in inner for w in form) and form[0].static]
 
 
