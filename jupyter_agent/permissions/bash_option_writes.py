@@ -32,6 +32,7 @@ from .bash_words import Word, make_word
 from .formatters import FORMATTERS, formatted_folders
 from .git_config import config_writes
 from .git_words import git_global_options
+from .manifest_writes import MANIFEST_PROGRAMS, manifest_written
 from .notebook_tools import jupytext_outputs, nbconvert_outputs
 
 Target = tuple[Word, bool]  # (what is written, whether everything below it is)
@@ -135,7 +136,8 @@ OPTION_WRITERS = (frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync"
                             "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter", "pytest",
                             "py.test", "go", "uv", "jupyter-nbconvert", "jupytext", "papermill", "sqlite3",
                             "duckdb", "ffmpeg", "hatch"}) | _MAGICK_TOOLS | _GRAPHVIZ | frozenset(_TEX)
-    | frozenset(_SUBCOMMAND_OUTPUTS) | frozenset(FORMATTERS) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS)
+    | frozenset(_SUBCOMMAND_OUTPUTS) | frozenset(FORMATTERS) | _COMPRESSORS | frozenset(_OUTPUT_OPTIONS) | _NEW_OPERANDS | _COMPILERS
+    | MANIFEST_PROGRAMS)
 
 
 def writes_by_option(program: str | None) -> bool:
@@ -145,8 +147,16 @@ def writes_by_option(program: str | None) -> bool:
 
 def option_written(words: Sequence[Word], cwd: str | None = None) -> list[Target]:
     """``(file, recursive)`` for each file ``words`` (program first) writes through an option
-    value or a particular operand; [] for a program this module does not know.  ``cwd``: where
-    it runs, to tell which folders ``mkdir -p`` would make."""
+    value or a particular operand, and the project files a package manager rewrites
+    (``manifest_writes``); [] for a program this module does not know.  ``cwd``: where it runs,
+    to tell which folders ``mkdir -p`` would make and which project a manager finds."""
+    found = _option_written(words, cwd)
+    if words and words[0].literal in MANIFEST_PROGRAMS:  # npm pkg set, uv add, cargo add, go mod tidy
+        found = found + manifest_written(words, cwd)
+    return found
+
+
+def _option_written(words: Sequence[Word], cwd: str | None) -> list[Target]:
     program = words[0].literal if words else None
     args = list(words[1:])
     if program == "sphinx-build":  # sphinx-build [-M BUILDER] SOURCEDIR OUTPUTDIR
