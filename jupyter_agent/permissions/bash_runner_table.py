@@ -31,15 +31,17 @@ class Runner:
     # shell or argv options whose value may start with a stage or protocol and a colon, which is
     # not part of the code: yt-dlp --exec 'before_dl:rm x', --downloader 'm3u8:aria2c'
     staged: frozenset[str] = frozenset()
+    # the command's program may be a package at a version, run as its program: npx npm@10 pkg set
+    packages: bool = False
 
 
 def _r(values: str = "", flags: str = "", positionals: int = 0, shell: str = "", command: str = "",
        rest: str = "command", argv: str = "", config: str = "", pairs: str = "", optional: int = 0,
-       typed: str = "", staged: str = "") -> Runner:
+       typed: str = "", staged: str = "", packages: bool = False) -> Runner:
     return Runner(frozenset(values.split()), frozenset(flags.split()), positionals,
                   frozenset(shell.split()), frozenset(command.split()), rest, frozenset(argv.split()),
                   frozenset(config.split()), frozenset(pairs.split()), optional, frozenset(typed.split()),
-                  frozenset(staged.split()))
+                  frozenset(staged.split()), packages)
 
 
 def _git_shell(options: str) -> Runner:
@@ -51,7 +53,8 @@ _UV = _r("--with --with-editable --with-requirements --python -p --package --ext
          "--no-sync --frozen --locked --isolated --no-project --all-extras --no-dev -q --quiet -v --verbose "
          "--offline --no-cache -n")
 _ENV_RUN = _r("-n --name -p --prefix --cwd -e --environment", "--no-capture-output --live-stream -v")
-_NODE = _r("-p --package --prefix -w --workspace", "-y --yes --no --no-install -q --quiet", shell="-c --call")
+_NODE = _r("-p --package --prefix -w --workspace", "-y --yes --no --no-install -q --quiet", shell="-c --call",
+           packages=True)
 _CONTAINER = _r("-e --env --env-file -u --user -w --workdir -v --volume -p --publish --name --network "
                 "--mount --platform -l --label --hostname -h --detach-keys",
                 "-i -t -it -d --rm --privileged --interactive --tty --detach --init", 1,

@@ -26,7 +26,7 @@ import re
 from .bash_awk import AWKS, awk_program
 from .bash_runner_table import GIT_RUNNERS, PYTHONS, RUNNERS, SEDS, Runner
 from .bash_sed import sed_commands
-from .bash_words import Word, long_option_named
+from .bash_words import Word, long_option_named, make_word
 from .git_words import git_global_options
 
 _MAX_STARTS = 8
@@ -203,7 +203,21 @@ def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[
             else:
                 scripts.append((UNKNOWN_PROGRAM,))
         return scripts
+    if runner.packages:  # npx npm@10 pkg set: npm's
+        return [_unversioned(form[j:]) for j in places] + scripts
     return [form[j:] for j in places] + scripts
+
+
+def _unversioned(form: tuple[Word, ...]) -> tuple[Word, ...]:
+    """``form`` with a package at a version as its program (``npm@10``, ``@scope/tool@2``) named
+    as the package (``npm``, ``tool``): what that runs is the package's program, which rules and
+    checks know by that name."""
+    spec = form[0].literal
+    if spec is None or "@" not in spec[1:] or spec.startswith((".", "/")) or ":" in spec:
+        return form
+    name = spec.split("/", 1)[1] if spec[0] == "@" and "/" in spec else spec
+    name = name.split("@", 1)[0]
+    return (make_word(name), *form[1:]) if name else form
 
 
 def _parallel_arguments(rest: tuple[Word, ...], scripts: list[tuple[Word, ...]]) -> None:

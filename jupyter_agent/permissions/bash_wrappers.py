@@ -12,7 +12,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from .bash_words import Word
+from .bash_words import Word, make_word
 from .notebook_tools import jupytext_commands, nbqa_command
 
 
@@ -252,6 +252,13 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         name = program.text
         if name in _CODE_RUNNERS and _code_runner(name, current, out):
             return out
+        if name == "corepack":  # corepack pnpm@8 add x runs pnpm (corepack enable: corepack's own)
+            manager = _corepack_manager(current)
+            if manager is None:
+                return out
+            out.forms.append(manager)
+            current = manager
+            continue
         wrapper = WRAPPERS.get(name)
         if wrapper is None:
             return out
@@ -285,6 +292,16 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         current = rest
     out.ask_reason = "too many nested wrappers"
     return out
+
+
+_COREPACK_MANAGERS = frozenset({"npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg"})
+
+
+def _corepack_manager(words: tuple[Word, ...]) -> tuple[Word, ...] | None:
+    """``corepack NAME[@VERSION] ARGS`` as ``NAME ARGS``; None for corepack's own subcommands."""
+    first = words[1].literal if len(words) > 1 else None
+    name = (first or "").split("@", 1)[0]
+    return (make_word(name), *words[2:]) if name in _COREPACK_MANAGERS else None
 
 
 def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:

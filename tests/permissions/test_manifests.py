@@ -33,6 +33,10 @@ DENIED = [
     "cargo build --manifest-path locked/Cargo.toml", "go -C locked mod tidy", "pnpm -C locked add x",
     "yarn --cwd locked add x", "poetry -C locked add x", "composer -d locked require x",
     "bundle install --gemfile locked/Gemfile",
+    # through a runner: a package at a version runs as its program, corepack runs the manager
+    "npx -y npm@10 pkg set x=y", "npx npm pkg set x=y", "npm exec npm@9 -- pkg set x=y", "pnpm dlx npm@10 install x",
+    "corepack pnpm add x", "corepack pnpm@8.1.0 add x", "corepack yarn@4.1.0 add x", "corepack npm@10 pkg set x=y",
+    "python -m uv add x", "uvx --from uv uv add x", "timeout 60 npm install x",
 ]
 # no project file written, or only ones no rule closes
 ALLOWED = [
@@ -44,9 +48,15 @@ ALLOWED = [
     "cargo --version", "cargo build", "cargo test", "go build ./...", "go test ./...", "go vet ./...",
     "go mod download", "go mod graph", "bundle exec rake", "composer show", "npm --prefix sub install",
 ]
+VERSIONED = [  # with Bash(rm:*) in deny: the package's program is rm
+    ("npx -y rm@1 x", "deny"), ("npx rm@latest -rf x", "deny"), ("npx @scope/rm@2 x", "deny"),
+    ("bunx rm@1 x", "deny"), ("npx -y cowsay@1 hi", "allow"), ("npx ./local-pkg x", "allow"),
+    ("corepack enable", "allow"), ("corepack yarn@4 remove x", "allow"),
+]
 RUNTIME = ["npm \"$CMD\"", "npm --prefix \"$D\" install", "npm pkg \"$VERB\" x=y", "uv --directory \"$D\" add x"]
 ALLOW = tuple(f"Bash({p}:*)" for p in ("npm", "yarn", "pnpm", "bun", "poetry", "uv", "pdm", "pipenv", "cargo",
-                                        "go", "bundle", "composer", "cd"))
+                                        "go", "bundle", "composer", "cd", "npx", "bunx", "corepack", "python",
+                                        "uvx", "timeout"))
 
 
 def _project(world):
@@ -76,6 +86,12 @@ async def test_commands_that_write_no_closed_file_run(world, command):
 async def test_without_edit_rules_the_manager_rule_allows_them(world, command):
     ctx = make_ctx(_project(world), allow=ALLOW)
     assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+@pytest.mark.parametrize(("command", "expected"), VERSIONED)
+async def test_a_package_at_a_version_runs_as_its_program(world, command, expected):
+    ctx = make_ctx(world.project, allow=ALLOW, deny=("Bash(rm:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
 
 
 @pytest.mark.parametrize("command", RUNTIME)
