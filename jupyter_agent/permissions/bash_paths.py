@@ -35,6 +35,8 @@ from .bash_words import Word, make_word
 from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import READ_RULES, PathScope
 from .copy_guard import COPY_PROGRAMS, copy_guard
+from .dotenv_loaders import LOADER_PROGRAMS as DOTENV_LOADERS
+from .dotenv_loaders import loaded_env_files, upward_copies
 from .download_guard import COMMAND_CLIENTS, DOWNLOADERS, command_client_reason, download_guard
 from .filesystem import SYSTEM_INFO, read_deny_below, read_rule_of, too_broad, write_blocked, write_verdict
 from .git_contents import shows_contents
@@ -71,6 +73,10 @@ def path_checks(
         read_only = info.read_only
         if not read_only.read_only:
             _hidden_effect_checks(info, scope, recursive, v)  # pre-commit install, gh auth token, sqlite3 ".shell"
+            if recursive:  # dotenv list, pipenv run env: the .env it loads (dotenv_loaders.py)
+                _dotenv_check(info, cwds, scope, v)
+                if v.deny:
+                    return
             if recursive and program == "git" and shows_contents(inner):
                 # allowed by a rule, not read-only (`git -c x=y log -p`, `git archive HEAD`):
                 # what it prints or exports is checked all the same
@@ -245,6 +251,36 @@ def _hidden_effect_checks(info: CommandInfo, scope: PathScope, read_deny: bool, 
         if why is not None:
             v.sticky.append(why)
             return
+
+
+def _dotenv_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """A ``.env`` a program (or what a runner runs) loads though no word names it: printed
+    (``dotenv list``), it is read as ``cat .env`` is; handed to what it runs (``pipenv run
+    CMD``), it asks when a Read deny rule covers it."""
+    for form in info.forms:
+        program = form[0].literal if form else None
+        found = loaded_env_files(form) if program in DOTENV_LOADERS else None
+        if found is None:
+            continue
+        files, prints = found
+        for word in files:
+            if prints:
+                _read_check(word, cwds, scope, v)
+                if v.deny:
+                    return
+                continue
+            if not word.static:
+                v.sticky.append(f"{info.text} loads {word.text}, a file only known at run time, into the "
+                                "environment of what it runs")
+                return
+            for cwd in cwds:
+                for path in (word.text, *upward_copies(program or "", word.text, cwd)):
+                    resolved = resolved_once(path, cwd, v)
+                    rule = read_rule_of(*resolved, scope) if resolved is not None else None
+                    if rule is not None:
+                        v.sticky.append(f"{info.text} loads the values of {path}, which the rule {rule} denies "
+                                        "reading, into the environment of what it runs")
+                        return
 
 
 def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:
