@@ -166,12 +166,12 @@ def _option_written(words: Sequence[Word], cwd: str | None) -> list[Target]:
         if program == "uv" and args and args[0].literal == "venv":  # uv venv [PATH]
             found += [(w, True) for w in _operands(args[1:], _UV_VENV_VALUES)[:1]]
         if program in FORMATTERS:  # ruff check --fix writes what it fixes too
-            found += formatted_folders(words) or []
+            found += formatted_folders(words, cwd) or []
         return found
     if program == "hatch" and args and args[0].literal == "build":  # hatch build [-t TARGET] [LOCATION]
         return [(w, True) for w in _operands(args[1:], frozenset({"-t", "--target"}))[:1]]
     if program in FORMATTERS:  # black ., ruff check --fix, prettier --write src (formatters.py)
-        return formatted_folders(words) or []
+        return formatted_folders(words, cwd) or []
     if program in ("sqlite3", "duckdb"):  # the database file, created or changed (not with -readonly)
         if any(w.literal in ("-readonly", "--readonly") for w in args):
             return []

@@ -1,6 +1,7 @@
 """Formatters and fixers rewrite the files below the folders they are given: ``black .``,
 ``ruff format``, ``ruff check --fix .``, ``isort .``, ``prettier --write .``, ``eslint --fix .``,
-``autopep8 -ir .``, ``gofmt -w .``, ``terraform fmt``, ``cargo fmt``.  A rule allowing the tool
+``autopep8 -ir .``, ``gofmt -w .``, ``terraform fmt``, ``cargo fmt``, and ``pre-commit run``,
+whose hooks fix the repository's files.  A rule allowing the tool
 (``Bash(black:*)``) allows formatting, not rewriting what an ``Edit`` deny rule closes: each
 operand is a folder written below (``bash_arguments.program_write_check`` asks when a deny rule
 may match there).  Protected folders inside it are left to the tools, which skip ``.git`` and
@@ -10,6 +11,7 @@ nothing; where the tool formats the current folder by default, ``.`` stands for 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -59,14 +61,18 @@ FORMATTERS: dict[str, list[_Formatter]] = {
     "terraform": [_f("fmt", dry="-check", default=".")],
     "cargo": [_f("fmt", dry="--check", default=".")],
     "sqlfluff": [_f("fix", values="--dialect --templater --rules --exclude-rules --config")],
+    "pre-commit": [],  # its hooks fix files anywhere in the repository: _pre_commit
 }
 
 
-def formatted_folders(words: Sequence[Word]) -> list[tuple[Word, bool]] | None:
+def formatted_folders(words: Sequence[Word], cwd: str | None = None) -> list[tuple[Word, bool]] | None:
     """``(operand, True)`` for what ``words`` (program first) reformats below; None when the
-    program is no formatter run to write."""
+    program is no formatter run to write.  ``cwd``: where it runs (pre-commit works on the
+    repository it is in)."""
     program = words[0].literal if words else None
     args = list(words[1:])
+    if program == "pre-commit":
+        return _pre_commit(args, cwd)
     for spec in FORMATTERS.get(program or "", ()):
         texts = [w.literal for w in args]
         plain = [t for t in texts if t is not None and t[:1] != "-"]
@@ -83,6 +89,37 @@ def formatted_folders(words: Sequence[Word]) -> list[tuple[Word, bool]] | None:
             operands = [make_word(d) for d in spec.default]
         return [(w, True) for w in operands if w.literal != "-"]
     return None
+
+
+_PRE_COMMIT_RUNS = frozenset({"run", "try-repo"})
+_PRE_COMMIT_VALUES = frozenset({"--hook-stage", "--from-ref", "--to-ref", "-s", "-o", "--source", "--origin",
+                                "-c", "--config", "--color", "--ref", "--rev"})
+
+
+def _pre_commit(args: list[Word], cwd: str | None) -> list[tuple[Word, bool]] | None:
+    """``pre-commit [run] [HOOK] [--all-files | --files F…]``: its hooks (black, ruff --fix,
+    end-of-file-fixer …) rewrite the files given, else staged or all files of the repository (the
+    nearest folder upwards with ``.git``).  Other subcommands write nothing here (``install``
+    is in ``implicit_writes``)."""
+    texts = [w.literal for w in args]
+    plain = operand_words(args, _PRE_COMMIT_VALUES)
+    if plain and plain[0].literal not in _PRE_COMMIT_RUNS and None not in texts:
+        return None
+    if any(t in ("-h", "--help", "--version", "-V") for t in texts):
+        return None
+    files: list[Word] = []
+    if "--files" in texts:  # --files F… up to the next option
+        for word in args[texts.index("--files") + 1:]:
+            if word.literal is not None and word.literal[:1] == "-":
+                break
+            files.append(word)
+    if files and None not in texts:
+        return [(w, True) for w in files]
+    folder = os.path.abspath(cwd or ".")
+    while not os.path.lexists(os.path.join(folder, ".git")) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    root = folder if os.path.lexists(os.path.join(folder, ".git")) else os.path.abspath(cwd or ".")
+    return [(make_word(root), True)]
 
 
 __all__ = ["FORMATTERS", "formatted_folders"]

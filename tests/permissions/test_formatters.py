@@ -13,7 +13,8 @@ import pytest
 from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
-PROGRAMS = ("black", "ruff", "isort", "prettier", "autopep8", "eslint", "gofmt", "cargo", "nbqa", "terraform")
+PROGRAMS = ("black", "ruff", "isort", "prettier", "autopep8", "eslint", "gofmt", "cargo", "nbqa", "terraform",
+            "pre-commit", "cd")
 ROWS = [
     ("black .", "ask"), ("ruff format .", "ask"), ("ruff format", "ask"), ("ruff check --fix .", "ask"),
     ("ruff check --fix", "ask"), ("isort .", "ask"), ("prettier --write .", "ask"), ("autopep8 -ir .", "ask"),
@@ -22,6 +23,12 @@ ROWS = [
     ("black --check .", "allow"), ("ruff format --diff .", "allow"), ("ruff check .", "allow"),
     ("prettier --check .", "allow"), ("autopep8 -r .", "allow"), ("black sub", "allow"), ("black a.py", "allow"),
     ("isort --check-only .", "allow"), ("cargo fmt --check", "allow"),
+    # pre-commit's hooks fix the files given, else the repository's (from a subfolder too)
+    ("pre-commit run --all-files", "ask"), ("pre-commit run", "ask"), ("pre-commit", "ask"),
+    ("cd sub && pre-commit run -a", "ask"), ("pre-commit run black --files src/app.py", "deny"),
+    ("pre-commit try-repo ../hooks --all-files", "ask"), ("pre-commit run \"$HOOK\"", "ask"),
+    ("pre-commit run --files a.py", "allow"), ("pre-commit --version", "allow"), ("pre-commit clean", "allow"),
+    ("pre-commit run --help", "allow"),
 ]
 
 
@@ -33,7 +40,8 @@ async def test_a_formatter_given_a_folder_meets_edit_deny_rules_below_it(world, 
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
 
 
-@pytest.mark.parametrize("command", ["black .", "ruff format .", "prettier --write .", "ruff check --fix"])
+@pytest.mark.parametrize("command", ["black .", "ruff format .", "prettier --write .", "ruff check --fix",
+                                     "pre-commit run --all-files"])
 async def test_without_deny_rules_and_in_bypass_mode_formatting_runs(world, command):
     allowed = make_ctx(world.project, allow=tuple(f"Bash({p}:*)" for p in PROGRAMS))
     assert verdict_name(await decide_bash(allowed, command)) == "allow", command
