@@ -39,6 +39,7 @@ from .filesystem import (
 )
 from .formatters import FORMATTERS
 from .hard_links import path_link_rule
+from .inline_code import code_literals, inline_code, is_interpreter, path_like
 from .path_programs import copied_onto_path, program_on_path
 from .paths import protected_inside, protected_reason_of
 
@@ -131,6 +132,17 @@ def protected_arguments(
             return
         for cwd in cwds:
             if _named(info, [r for r in reads if r is not None], cwd, scope, v):
+                return
+    interpreters = [form for form in info.forms if form and is_interpreter(form[0].literal)]  # uv run python -c
+    if interpreters:  # python -c "open('.env')": a path its code spells
+        codes = [code for form in interpreters for code in inline_code(form)]
+        if "<<" in line:  # python - <<'EOF' …: the line holds the code (its other strings add checks)
+            codes.append(line)
+        literals = code_literals(codes)
+        paths = [text for text in literals if path_like(text)]  # Edit rules cover any new name
+        for cwd in cwds:
+            if literals and (_named(info, literals, cwd, guarded, v) or _named(info, paths, cwd, guarded, v, edit)):
+                v.sticky[-1] += " (a string in its code)"
                 return
 
 

@@ -1,0 +1,93 @@
+"""The string literals of code an interpreter takes on its command line.
+
+``python -c "print(open('.env').read())"``, ``node -e 'fs.readFileSync(".env")'``, ``ruby -e``,
+``perl -e``, ``php -r``, ``Rscript -e``: a rule allowing the interpreter allows running code, not
+reading a file a ``Read`` deny rule closes or writing a protected one.  What the code computes
+cannot be seen (the sandbox holds the rules for that), but a path it spells as a string literal
+can: each literal is checked as a path the command names (``bash_arguments.protected_arguments``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .bash_words import Word
+
+# interpreter -> (one-letter options whose value is code, long ones)
+_PYTHON_CODE = ("c", ())
+INTERPRETERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    **{name: _PYTHON_CODE for name in ("python", "python3", "python2", "pypy", "pypy3", "ipython")},
+    **{name: ("ep", ("--eval", "--print")) for name in ("node", "nodejs", "bun")},
+    "ruby": ("e", ()), "perl": ("eE", ()), "php": ("r", ()), "Rscript": ("e", ()), "R": ("e", ()),
+    "julia": ("eE", ("--eval", "--print")), "lua": ("e", ()), "luajit": ("e", ()),
+}
+_LITERAL = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n])*)\1""")
+_MAX_LITERAL = 4096
+
+
+def is_interpreter(program: str | None) -> bool:
+    return program is not None and (program in INTERPRETERS or _versioned_python(program))
+
+
+def _versioned_python(program: str) -> bool:
+    return program.startswith("python") and program[6:].replace(".", "").isdigit()
+
+
+def inline_code(words: Sequence[Word]) -> list[str]:
+    """The code words ``words`` (an interpreter first) runs from its command line (fixed ones;
+    a word known only at run time is checked as a word of its own).  Every word is looked at:
+    an option of unknown width (``python -X dev -c …``) does not hide the code, and a script's
+    own ``-c`` only adds literals to check."""
+    program = words[0].literal or ""
+    letters, longs = INTERPRETERS.get(program, _PYTHON_CODE)
+    codes: list[str] = []
+    i = 1
+    while i < len(words):
+        text = words[i].literal
+        taken = None
+        if text is None or text[:1] != "-" or text in ("-", "--"):
+            i += 1
+            continue
+        if text[:2] == "--":
+            name, equals, value = text.partition("=")
+            if name in longs:
+                taken = value if equals else _next(words, i)
+                i += 0 if equals else 1
+        else:
+            at = next((j for j, c in enumerate(text[1:], 1) if c in letters), None)
+            if at is not None:
+                taken = text[at + 1:] or _next(words, i)  # -e'code', -ne 'code'
+                i += 0 if text[at + 1:] else 1
+        if taken:
+            codes.append(taken)
+        i += 1
+    return codes
+
+
+def _next(words: Sequence[Word], i: int) -> str | None:
+    return words[i + 1].literal if i + 1 < len(words) else None
+
+
+def code_literals(codes: Sequence[str]) -> list[str]:
+    """The string literals of ``codes`` that may name a file (one line, not too long)."""
+    found: list[str] = []
+    todo = list(codes)
+    while todo:  # and the literals inside a literal: the shell's quotes around the code
+        for match in _LITERAL.finditer(todo.pop()):
+            text = match.group(2)
+            if text and text not in found:
+                todo.append(text)
+                if len(text) <= _MAX_LITERAL:
+                    found.append(text)
+    return found
+
+
+def path_like(literal: str) -> bool:
+    """A literal that reads as a file path (``src/app.py``, ``.env``), not as a word or a
+    sentence (``hello``, ``%d rows``): the one kind checked against Edit rules, which cover
+    any new name in a folder."""
+    return ("/" in literal or "." in literal) and not any(c in literal for c in " \t%{}")
+
+
+__all__ = ["INTERPRETERS", "code_literals", "inline_code", "is_interpreter", "path_like"]

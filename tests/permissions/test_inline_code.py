@@ -1,0 +1,62 @@
+"""Paths spelled as string literals in code an interpreter takes on its command line (session 30).
+
+With ``Read(./.env)`` in deny and a rule allowing the interpreter, ``python -c
+"print(open('.env').read())"``, ``node -e 'fs.readFileSync(".env")'`` and ``python - <<'EOF' …
+open('.env') … EOF`` printed the file.  A literal is checked as a path the command names: a Read
+deny rule or a protected path asks (in every mode); an Edit rule only for a literal that reads
+as a path.  A path the code computes (``"." + "env"``) is the sandbox's to hold.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+ALLOW = tuple(f"Bash({p}:*)" for p in ("python", "python3", "python3.12", "node", "ruby", "perl", "php", "Rscript",
+                                       "julia", "bun", "uv", "ipython"))
+ASKED = [
+    "python -c \"print(open('.env').read())\"", "python3 -c 'import pathlib; print(pathlib.Path(\".env\").read_text())'",
+    "python -X dev -c \"open('.env')\"", "python -Bc \"open('.env')\"", "python3.12 -c \"open('./.env')\"",
+    "node -e 'console.log(require(\"fs\").readFileSync(\".env\", \"utf8\"))'", "node --eval='require(\"fs\").readFileSync(\".env\")'",
+    "node -p 'require(\"fs\").readFileSync(\".env\", \"utf8\")'", "bun -e 'await Bun.file(\".env\").text()'",
+    "ruby -e 'puts File.read(\".env\")'", "perl -e 'open F, \".env\"; print <F>'", "perl -ne'print \".env\"' x",
+    "php -r 'echo file_get_contents(\".env\");'", "Rscript -e 'cat(readLines(\".env\"))'", "julia -e 'print(read(\".env\", String))'",
+    "python - <<'EOF'\nprint(open('.env').read())\nEOF", "python3 <<EOF\nprint(open(\"sub/../.env\").read())\nEOF",
+    "node <<< 'console.log(require(\"fs\").readFileSync(\".env\", \"utf8\"))'", "uv run python -c \"open('.env')\"",
+    "python -c \"open('locked/x', 'w').write('1')\"", "ipython -c \"open('.env')\"",
+]
+ALLOWED = [
+    "python -c 'print(1)'", "python -c \"print('hello world')\"", "python -c \"print(open('a.py').read())\"",
+    "python -c \"print(open('.' + 'env').read())\"", "node -e 'console.log(\"%d rows\", 3)'",
+    "python -c \"import json; print(json.dumps({'a': 1}))\"", "python - <<'EOF'\nprint('ok')\nEOF",
+    "python -c \"print('locked')\"",  # a word, not a path: Edit rules check path-like strings only
+]
+
+
+@pytest.fixture
+def ctx(world):
+    (world.project / "locked").mkdir()
+    return make_ctx(world.project, allow=ALLOW, deny=("Read(./.env)", "Edit(./locked/**)"))
+
+
+@pytest.mark.parametrize("command", ASKED)
+async def test_a_denied_path_spelled_in_the_code_asks(ctx, command):
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == "ask", command
+    assert "a string in its code" in verdict.message
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+async def test_code_that_spells_no_guarded_path_runs(ctx, command):
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", ["python -c \"open('.git/config', 'w').write('x')\"",
+                                     "node -e 'require(\"fs\").writeFileSync(\".claude/settings.json\", \"{}\")'",
+                                     "python -c \"open('.mcp.json', 'w')\""])
+async def test_a_protected_path_in_the_code_asks_in_bypass_mode(world, command):
+    ctx = make_ctx(world.project, mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+    assert verdict_name(await decide_bash(ctx, "python -c \"print(open('a.py').read())\"")) == "allow"
