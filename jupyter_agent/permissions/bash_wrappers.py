@@ -252,6 +252,12 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         name = program.text
         if name in _CODE_RUNNERS and _code_runner(name, current, out):
             return out
+        if name == "enable":  # enable -f lib.so NAME loads code into the shell; -n/-d change what names run
+            if any(w.literal is None or (w.literal[:1] == "-" and set(w.literal[1:]) & set("fdn"))
+                   for w in current[1:]):
+                out.ask_reason = ("enable -f loads a shared library into the shell (its code runs), and -n/-d "
+                                  "make a builtin's name run a program instead")
+            return out
         if name == "corepack":  # corepack pnpm@8 add x runs pnpm (corepack enable: corepack's own)
             manager = _corepack_manager(current)
             if manager is None:

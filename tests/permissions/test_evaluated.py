@@ -17,7 +17,7 @@ from tests.permissions.tools import decide_bash, make_ctx
 
 BUILTINS = ("printf", "read", "test", "[", "declare", "typeset", "local", "export", "readonly", "unset",
             "getopts", "wait", "mapfile", "readarray", "let", "shopt", "set", "hash", "alias", "jobs", "rm",
-            "cat", "ls", "echo", "printenv", "compgen", "history")
+            "cat", "ls", "echo", "printenv", "compgen", "history", "enable")
 ALLOW = tuple(f"Bash({b}:*)" for b in BUILTINS)
 DENY = ("Bash(touch:*)", "Read(./.env)", "Edit(./locked/**)")
 
@@ -90,6 +90,9 @@ ROWS = [
     ("history -w locked/h", "deny"),
     ("history -a locked/h", "deny"),
     ("history -w h.txt", "allow"),
+    # enable -f loads a shared library's code into the shell; -n makes `echo` the program on PATH
+    ("enable -f ./lib.so hello", "ask"), ("enable -n echo; echo x", "ask"), ("enable -d hello", "ask"),
+    ("enable -fn ./lib.so x", "ask"), ("enable \"$X\" y", "ask"), ("enable -p", "allow"), ("enable echo", "allow"),
 ]
 
 
