@@ -22,7 +22,7 @@ from ..core.permission_types import (
 from . import git_history
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import Analysis, CommandInfo, analyze
-from .bash_arguments import protected_arguments, protected_assignments
+from .bash_arguments import protected_arguments, protected_assignments, tilde_path
 from .bash_extra_forms import commands_it_runs
 from .bash_paths import path_checks
 from .bash_readonly import check_read_only
@@ -223,7 +223,7 @@ class _Cwds(list[str]):
     Remembers where each ``cd`` leads from there (for this decision only).
     """
 
-    __slots__ = ("from_base",)
+    __slots__ = ("from_base", "unknown")
 
     def cd_path(self, info: CommandInfo, cwd: str) -> str | None:
         if cwd == self[0] and id(info) in self.from_base:
@@ -240,11 +240,15 @@ def _cwds(analysis: Analysis, base: str) -> list[str]:
         return [base]
     cwds = _Cwds((base,))
     cwds.from_base = {}
+    cwds.unknown = False  # a cd to a folder only known at run time (`cd "$D"`, `cd -`, popd)
     for info in analysis.commands:
         if info.cd_kind != "cd" and info.cd_kind != "pushd":
+            cwds.unknown = cwds.unknown or info.cd_kind == "popd"
             continue
         target = cwds.from_base[id(info)] = _cd_path(info, base)
-        if target is not None and target not in cwds:
+        if target is None:
+            cwds.unknown = True
+        elif target not in cwds:
             cwds.append(target)
     return cwds
 
@@ -255,10 +259,11 @@ def _cd_path(info: CommandInfo, cwd: str) -> str | None:
         return None
     if info.cd_target is None:
         return os.path.realpath(os.path.expanduser("~"))
-    if info.cd_target.literal is None:
+    text = info.cd_target.literal or tilde_path(info.cd_target)  # cd ~/.ssh: home's
+    if text is None or text == "-" or text[:1] in "+-":  # cd -: the previous folder; pushd +1: the stack's
         return None
     try:
-        return resolve_below(info.cd_target.literal, cwd)[1]
+        return resolve_below(text, cwd)[1]
     except BadPath:
         return None
 

@@ -474,6 +474,11 @@ def program_write_check(
                 continue
             path = word.text
             lands = path not in named  # where a copy lands, a name no argument spells: `cp x.pth site-packages/`
+            if (lands or path[:1] not in ("/", "~")) and getattr(cwds, "unknown", False):  # cd "$D" && touch x
+                shown = path if path[:1] not in ("/", "~") else os.path.basename(path.rstrip("/")) or path
+                v.sticky.append(f"{info.text} writes {shown} in a folder only known at run time (a cd before "
+                                "it), which may be a protected one")
+                return
             resolved = resolved_once(path, cwd, v)
             if resolved is None:
                 continue

@@ -303,6 +303,10 @@ def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolU
     if literal is None:
         v.sticky.append(f"it writes to {target.text}, a file name only known at run time")
         return
+    if literal[:1] != "/" and getattr(cwds, "unknown", False):
+        v.sticky.append(f"it writes to {literal} in a folder only known at run time (a cd before it), which "
+                        "may be a protected one")
+        return
     for cwd in cwds:
         if not v.first_time(literal, cwd, True):
             continue

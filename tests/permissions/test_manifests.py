@@ -138,3 +138,4 @@ async def test_a_file_kept_only_where_it_exists_is_checked_where_it_exists(world
     (world.project / "npm-shrinkwrap.json").write_text("{}\n")
     assert verdict_name(await decide_bash(ctx, "npm install x")) == "deny"
     assert verdict_name(await decide_bash(ctx, "npm --prefix . install x")) == "deny"
+

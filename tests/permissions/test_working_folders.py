@@ -88,3 +88,17 @@ async def test_bypass_runs_it_unless_writes_outside_are_blocked(tmp_path):
 ])
 def test_working_folders(line, folders):
     assert [w.text for w in working_folders([make_word(t) for t in line.split()])] == folders
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("cd ~/.ssh && touch authorized_keys", "ask"), ("cd ~/.ssh && rm id", "ask"), ("cd -P ~/.ssh && touch k", "ask"),
+    ("cd \"$HOME/.ssh\" && rm id", "ask"), ("cd \"$D\" && echo x > a", "ask"), ("cd - && touch a", "ask"),
+    ("pushd ~/.ssh; touch k; popd", "ask"), ("cd \"$D\" && npm install", "ask"),
+    ("cd \"$D\" && ls", "allow"), ("cd \"$D\" && cat a", "allow"), ("cd \"$D\" && touch /tmp/x", "allow"),
+    ("cd sub && touch a", "allow"),
+])
+async def test_a_write_after_a_cd_to_home_or_an_unknown_folder_is_checked_there(world, command, expected):
+    """In bypassPermissions: `cd ~/.ssh && touch authorized_keys` ran (the cd target, a ~ word,
+    was not followed); after `cd "$D"` a relative write may land in any protected folder."""
+    ctx = make_ctx(world.project, mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
