@@ -297,7 +297,9 @@ def _cd_info(
         cd_kind = program
         args = [w for w in inner[1:] if w.literal != "--"]
         cd_target = args[0] if args else None
-        if len(args) > 1 or (cd_target is not None and (cd_target.literal or "-").startswith(("-", "+"))):
+        if cd_target is not None and not cd_target.static:
+            reason = reason or f"{program} to a folder only known at run time"
+        elif len(args) > 1 or (cd_target is not None and (cd_target.literal or "-").startswith(("-", "+"))):
             reason = reason or f"{program} with options"
     return CommandInfo(forms, inner, read_only, reason, cd_target, cd_kind, nested or cmd.nested, inner_index)
 

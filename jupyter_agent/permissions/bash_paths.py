@@ -61,6 +61,9 @@ def path_checks(
         else:
             _read_check(redirect.target, cwds, scope, v)
     recursive = bool(scope.read_deny)  # without Read deny rules a recursive search finds nothing
+    if recursive and getattr(cwds, "unknown", False) and any(info.cd_kind is None for info in analysis.commands):
+        v.sticky.append("it runs commands after a cd to a folder only known at run time, where a Read deny "
+                        "rule may apply to what they read")  # cd "$HOME/.ssh" && cat id_rsa
     for info in analysis.commands:
         inner = info.innermost
         program = inner[0].literal if inner else None

@@ -102,3 +102,14 @@ async def test_a_write_after_a_cd_to_home_or_an_unknown_folder_is_checked_there(
     was not followed); after `cd "$D"` a relative write may land in any protected folder."""
     ctx = make_ctx(world.project, mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("cd \"$HOME/.ssh\" && cat id_rsa", "ask"), ("cd \"$D\" && grep -r KEY .", "ask"),
+    ("cd \"$D\" && tar cf - . | base64", "ask"), ("cd \"$D\" && cat .env", "deny"), ("cd \"$D\"", "allow"),
+    ("cd sub && cat a.py", "allow"),
+])
+async def test_a_read_after_a_cd_to_an_unknown_folder_asks_under_read_deny_rules(world, command, expected):
+    """In bypassPermissions, `cd "$HOME/.ssh" && cat id_rsa` printed a key `Read(~/.ssh/**)` denies."""
+    ctx = make_ctx(world.project, mode="bypassPermissions", deny=("Read(~/.ssh/**)", "Read(./.env)"))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
