@@ -54,11 +54,11 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
     verdict = Verdict()
     if context is None:
         rules, scope = None, None
-        cwds = _cwds(analysis, os.path.realpath(os.getcwd()))
+        cwds = _cwds(analysis, os.path.realpath(os.getcwd()), command)
     else:
         rules = compiled_rules(context.permission_context)
         scope = rules.scope_of(context.cwd)
-        cwds = _cwds(analysis, scope.real_cwd)
+        cwds = _cwds(analysis, scope.real_cwd, command)
         if rules.deny_any is not None or rules.ask_any is not None:
             _rule_checks(analysis.commands, rules, verdict)
             if verdict.deny:
@@ -107,7 +107,7 @@ def is_read_only_command(command: str, context: ToolUseContext | None = None) ->
     if context is None:
         return False  # a cd is inside the working directories only when there are some
     scope = compiled_rules(context.permission_context).scope_of(context.cwd)
-    cwds = _cwds(analysis, scope.real_cwd)
+    cwds = _cwds(analysis, scope.real_cwd, command)
     return all(_cd_inside(info, cwds, scope) for info in analysis.commands if info.cd_kind)
 
 
@@ -223,16 +223,17 @@ class _Cwds(list[str]):
     Remembers where each ``cd`` leads from there (for this decision only).
     """
 
-    __slots__ = ("from_base", "unknown")
+    __slots__ = ("from_base", "unknown", "cdpath")
 
     def cd_path(self, info: CommandInfo, cwd: str) -> str | None:
         if cwd == self[0] and id(info) in self.from_base:
             return self.from_base[id(info)]
-        return _cd_path(info, cwd)
+        return _cd_path(info, cwd, self.cdpath)
 
 
-def _cwds(analysis: Analysis, base: str) -> list[str]:
-    """Every directory a relative path in this line may be resolved against (``base``: the real cwd)."""
+def _cwds(analysis: Analysis, base: str, line: str) -> list[str]:
+    """Every directory a relative path in this line may be resolved against (``base``: the real
+    cwd; ``line``: the command line, which may set ``CDPATH``)."""
     for info in analysis.commands:
         if info.cd_kind is not None:
             break
@@ -241,11 +242,12 @@ def _cwds(analysis: Analysis, base: str) -> list[str]:
     cwds = _Cwds((base,))
     cwds.from_base = {}
     cwds.unknown = False  # a cd to a folder only known at run time (`cd "$D"`, `cd -`, popd)
+    cwds.cdpath = "CDPATH" in line  # `CDPATH=~; cd .ssh` goes to ~/.ssh (the session's own is dropped)
     for info in analysis.commands:
         if info.cd_kind != "cd" and info.cd_kind != "pushd":
             cwds.unknown = cwds.unknown or info.cd_kind == "popd"
             continue
-        target = cwds.from_base[id(info)] = _cd_path(info, base)
+        target = cwds.from_base[id(info)] = _cd_path(info, base, cwds.cdpath)
         if target is None:
             cwds.unknown = True
         elif target not in cwds:
@@ -253,14 +255,18 @@ def _cwds(analysis: Analysis, base: str) -> list[str]:
     return cwds
 
 
-def _cd_path(info: CommandInfo, cwd: str) -> str | None:
-    """The real folder ``cd``/``pushd`` changes to from the real folder ``cwd``."""
+def _cd_path(info: CommandInfo, cwd: str, cdpath: bool = False) -> str | None:
+    """The real folder ``cd``/``pushd`` changes to from the real folder ``cwd``; None when only
+    known at run time (``cdpath``: the line sets CDPATH, which a name not starting with ``/``,
+    ``~``, ``./`` or ``../`` is looked up in: ``cd .ssh`` too)."""
     if info.cd_kind not in ("cd", "pushd"):
         return None
     if info.cd_target is None:
         return os.path.realpath(os.path.expanduser("~"))
     text = info.cd_target.literal or tilde_path(info.cd_target)  # cd ~/.ssh: home's
     if text is None or text == "-" or text[:1] in "+-":  # cd -: the previous folder; pushd +1: the stack's
+        return None
+    if cdpath and not (text[:1] in "/~" or text in (".", "..") or text.startswith(("./", "../"))):
         return None
     try:
         return resolve_below(text, cwd)[1]

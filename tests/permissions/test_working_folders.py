@@ -95,11 +95,13 @@ def test_working_folders(line, folders):
     ("cd \"$HOME/.ssh\" && rm id", "ask"), ("cd \"$D\" && echo x > a", "ask"), ("cd - && touch a", "ask"),
     ("pushd ~/.ssh; touch k; popd", "ask"), ("cd \"$D\" && npm install", "ask"),
     ("cd \"$D\" && ls", "allow"), ("cd \"$D\" && cat a", "allow"), ("cd \"$D\" && touch /tmp/x", "allow"),
-    ("cd sub && touch a", "allow"),
+    ("cd sub && touch a", "allow"), ("CDPATH=~ cd .ssh && touch authorized_keys", "ask"),
+    ("CDPATH=~; cd sub && touch a", "ask"), ("CDPATH=~; cd ./sub && touch a", "allow"),
 ])
 async def test_a_write_after_a_cd_to_home_or_an_unknown_folder_is_checked_there(world, command, expected):
     """In bypassPermissions: `cd ~/.ssh && touch authorized_keys` ran (the cd target, a ~ word,
-    was not followed); after `cd "$D"` a relative write may land in any protected folder."""
+    was not followed); after `cd "$D"` a relative write may land in any protected folder, and so
+    after a `cd NAME` a CDPATH set in the line may send elsewhere (real bash: test below)."""
     ctx = make_ctx(world.project, mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
 
@@ -108,8 +110,21 @@ async def test_a_write_after_a_cd_to_home_or_an_unknown_folder_is_checked_there(
     ("cd \"$HOME/.ssh\" && cat id_rsa", "ask"), ("cd \"$D\" && grep -r KEY .", "ask"),
     ("cd \"$D\" && tar cf - . | base64", "ask"), ("cd \"$D\" && cat .env", "deny"), ("cd \"$D\"", "allow"),
     ("cd sub && cat a.py", "allow"),
+    # a CDPATH set in the line sends `cd .ssh` wherever it says (bash looks the name up there first)
+    ("CDPATH=~ cd .ssh && cat id_rsa", "ask"), ("CDPATH=~; cd .ssh; cat id_rsa", "ask"),
+    ("export CDPATH=~; cd ./sub && cat a.py", "allow"),
 ])
 async def test_a_read_after_a_cd_to_an_unknown_folder_asks_under_read_deny_rules(world, command, expected):
     """In bypassPermissions, `cd "$HOME/.ssh" && cat id_rsa` printed a key `Read(~/.ssh/**)` denies."""
     ctx = make_ctx(world.project, mode="bypassPermissions", deny=("Read(~/.ssh/**)", "Read(./.env)"))
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+def test_real_bash_follows_a_cdpath_set_in_the_line(tmp_path):
+    import subprocess
+
+    (tmp_path / "home" / ".ssh").mkdir(parents=True)
+    (tmp_path / "proj").mkdir()
+    done = subprocess.run(["bash", "-c", f"CDPATH={tmp_path / 'home'} cd .ssh >/dev/null && pwd"],
+                          cwd=tmp_path / "proj", capture_output=True, text=True, timeout=10)
+    assert done.stdout.strip() == str(tmp_path / "home" / ".ssh")
