@@ -242,16 +242,20 @@ def _cwds(analysis: Analysis, base: str, line: str) -> list[str]:
     cwds = _Cwds((base,))
     cwds.from_base = {}
     cwds.unknown = False  # a cd to a folder only known at run time (`cd "$D"`, `cd -`, popd)
-    cwds.cdpath = "CDPATH" in line  # `CDPATH=~; cd .ssh` goes to ~/.ssh (the session's own is dropped)
+    # `CDPATH=~; cd .ssh` goes to ~/.ssh (the session's own CDPATH is dropped); with cdable_vars
+    # `cd HOME` goes to $HOME
+    cwds.cdpath = "CDPATH" in line or "cdable_vars" in line
     for info in analysis.commands:
         if info.cd_kind != "cd" and info.cd_kind != "pushd":
             cwds.unknown = cwds.unknown or info.cd_kind == "popd"
             continue
-        target = cwds.from_base[id(info)] = _cd_path(info, base, cwds.cdpath)
-        if target is None:
-            cwds.unknown = True
-        elif target not in cwds:
-            cwds.append(target)
+        cwds.from_base[id(info)] = _cd_path(info, base, cwds.cdpath)
+        for cwd in list(cwds):  # from each folder an earlier cd may have led to: `cd /root && cd .ssh`
+            target = _cd_path(info, cwd, cwds.cdpath) if cwd != base else cwds.from_base[id(info)]
+            if target is None:
+                cwds.unknown = True
+            elif target not in cwds:
+                cwds.append(target)
     return cwds
 
 

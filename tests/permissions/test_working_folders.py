@@ -113,6 +113,9 @@ async def test_a_write_after_a_cd_to_home_or_an_unknown_folder_is_checked_there(
     # a CDPATH set in the line sends `cd .ssh` wherever it says (bash looks the name up there first)
     ("CDPATH=~ cd .ssh && cat id_rsa", "ask"), ("CDPATH=~; cd .ssh; cat id_rsa", "ask"),
     ("export CDPATH=~; cd ./sub && cat a.py", "allow"),
+    ("shopt -s cdable_vars; cd HOME; cat .ssh/id_rsa", "ask"),  # cd NAME goes to $NAME
+    # one cd after another: `cd .ssh` from where `cd ~` led
+    ("cd ~ && cd .ssh && cat id_rsa", "deny"), ("cd ~; cd .ssh; cat id_rsa", "deny"),
 ])
 async def test_a_read_after_a_cd_to_an_unknown_folder_asks_under_read_deny_rules(world, command, expected):
     """In bypassPermissions, `cd "$HOME/.ssh" && cat id_rsa` printed a key `Read(~/.ssh/**)` denies."""
