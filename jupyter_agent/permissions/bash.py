@@ -250,13 +250,21 @@ def _cwds(analysis: Analysis, base: str, line: str) -> list[str]:
             cwds.unknown = cwds.unknown or info.cd_kind == "popd"
             continue
         cwds.from_base[id(info)] = _cd_path(info, base, cwds.cdpath)
-        for cwd in list(cwds):  # from each folder an earlier cd may have led to: `cd /root && cd .ssh`
+        # and from each folder an earlier cd led to (`cd /root && cd .ssh`), where the folder
+        # it leads to exists (else that cd fails, unless the line made it: not followed)
+        for cwd in [base, *(c for c in cwds[1:] if os.path.isdir(c))]:
             target = _cd_path(info, cwd, cwds.cdpath) if cwd != base else cwds.from_base[id(info)]
             if target is None:
                 cwds.unknown = True
-            elif target not in cwds:
+            elif target not in cwds and (cwd == base or os.path.isdir(target)):
+                if len(cwds) >= _MAX_CWDS:  # a long line of cds: where it ends up is not followed
+                    cwds.unknown = True
+                    break
                 cwds.append(target)
     return cwds
+
+
+_MAX_CWDS = 32
 
 
 def _cd_path(info: CommandInfo, cwd: str, cdpath: bool = False) -> str | None:
