@@ -54,7 +54,7 @@ WRAPPERS: dict[str, _Wrapper] = {
         "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit --open-tty",
         files="-a --arg-file",
     ),
-    "env": _w("-u --unset", "-i --ignore-environment -0 --null -"),
+    "env": _w("-u --unset -C --chdir", "-i --ignore-environment -0 --null - -v --debug"),
     "sudo": _w("-u -g -C -D -h -p -r -t -U -T --user --group --chdir --prompt", None,
                ask="sudo runs commands as another user"),
     "doas": _w("-u -C", None, ask="doas runs commands as another user"),
@@ -252,6 +252,8 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         name = program.text
         if name in _CODE_RUNNERS and _code_runner(name, current, out):
             return out
+        if name == "env" and _env_split_string(current, out):  # env -S 'rm x': the string is a command line
+            return out
         if name == "enable":  # enable -f lib.so NAME loads code into the shell; -n/-d change what names run
             if any(w.literal is None or (w.literal[:1] == "-" and set(w.literal[1:]) & set("fdn"))
                    for w in current[1:]):
@@ -298,6 +300,45 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         current = rest
     out.ask_reason = "too many nested wrappers"
     return out
+
+
+_ENV_VALUES = frozenset({"-u", "--unset", "-C", "--chdir"})
+
+
+def _env_split_string(words: tuple[Word, ...], out: Unwrapped) -> bool:
+    """``env -S 'CMD ARGS' MORE``, ``--split-string=…``: env splits the string into the command and
+    its first arguments (quotes, backslashes, ``${VAR}``), as a shell would; it is analyzed as
+    shell code with the words after it.  True when there is such an option."""
+    i = 0
+    while i + 1 < len(words):
+        i += 1
+        text = words[i].literal
+        if text is None or text == "--" or text[:1] != "-":
+            return False  # NAME=VALUE, the command, or a word only known at run time
+        if text in _ENV_VALUES:
+            i += 1  # -u NAME, -C DIR
+            continue
+        if text.startswith("--"):
+            if not text.startswith(("--split-string", "--split")):
+                continue
+            name, equals, value = text.partition("=")
+            rest = words[i + 1:] if equals else words[i + 2:]
+            code = value if equals else (words[i + 1].literal if i + 1 < len(words) else None)
+        else:  # a cluster: -iS 'cmd'; -uSECRET unsets SECRET (u and C take the rest as a value)
+            at = next((j for j, c in enumerate(text[1:], 1) if c in "SuC"), None)
+            if at is None or text[at] != "S":
+                if at is not None and at == len(text) - 1:
+                    i += 1  # -iu NAME
+                continue
+            code = text[at + 1:] or (words[i + 1].literal if i + 1 < len(words) else None)
+            rest = words[i + 1:] if text[at + 1:] else words[i + 2:]
+        if code is None or any(w.literal is None for w in rest):
+            out.ask_reason = "env -S splits a string only known at run time into a command"
+        else:
+            out.ask_reason = out.ask_reason or "env -S runs a command line it splits itself"
+            out.scripts.append(" ".join([code, *(w.text for w in rest)]))
+        return True
+    return False
 
 
 _COREPACK_MANAGERS = frozenset({"npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg"})

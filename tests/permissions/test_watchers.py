@@ -48,6 +48,10 @@ ROWS = [
     ("reflex -r '[.]py$' -- pytest", "allow"),
     ("when-changed f rm -rf y", "deny"), ("when-changed a b -c rm -rf y", "deny"), ("when-changed -r f pytest", "allow"),
     # wrappers
+    # env -S splits its string into the command line (it ran rm under Bash(rm:*) in bypassPermissions)
+    ("env -S 'rm -rf y'", "deny"), ("env -S'rm y'", "deny"), ("env --split-string='rm y'", "deny"),
+    ("env -iS 'rm y'", "deny"), ("env -u A -S 'rm -rf' y", "deny"), ("env -C sub -S 'rm y'", "deny"),
+    ("env -uSECRET rm y", "deny"), ("env -S 'echo hi'", "ask"), ("env -S \"$X\"", "ask"), ("env -uSECRET ls", "allow"),
     ("sshpass -p pw rm -rf y", "deny"), ("sshpass -e rm y", "deny"), ("sshpass -f pw.txt ls", "allow"),
     ("setarch x86_64 rm -rf y", "deny"), ("linux64 rm -rf y", "deny"), ("linux32 ls", "allow"),
     ("cgexec -g cpu:x rm -rf y", "deny"), ("cgexec -g cpu:x ls", "allow"),
@@ -185,3 +189,17 @@ async def test_a_command_line_in_one_word_meets_the_path_checks(world, command, 
     allow = ("Bash(rsync:*)", "Bash(rclone:*)", "Bash(yt-dlp:*)")
     ctx = make_ctx(world.project, allow=allow, deny=("Read(./.env)",), mode=mode)
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize("command", ["env -S 'rm -rf y'", "env -u A -S 'rm -rf' y"])
+async def test_env_split_string_meets_deny_rules_in_bypass_mode(world, command):
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "deny", command
+
+
+def test_real_env_splits_its_string_into_the_command(tmp_path):
+    import subprocess
+
+    (tmp_path / "y").write_text("x")
+    subprocess.run(["env", "-S", "rm -f y"], cwd=tmp_path, timeout=10, check=True)
+    assert not (tmp_path / "y").exists()
