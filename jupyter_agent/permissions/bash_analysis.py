@@ -21,7 +21,7 @@ from .bash_extra_forms import (
 from .bash_parse import Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rules import form_text
-from .bash_runners import SHELL_CODE, may_run_something, runner_forms
+from .bash_runners import SHELL_CODE, UNKNOWN_PROGRAM, may_run_something, runner_forms
 from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms
 from .bash_words import Word
 from .bash_wrappers import (
@@ -245,6 +245,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
     if inner and inner[0].literal in EVALUATING:  # builtin printf -v 'a[$(x)]' 1
         reason = reason or evaluation_reason(inner)
     forms = list(unwrapped.forms)
+    if unwrapped.unknown_code:  # bash -c "$X": what runs may be what a deny or ask rule names
+        forms.append((UNKNOWN_PROGRAM,))
     stdin_form = unwrapped.stdin_form
     if stdin_form is not None:  # xargs: deny/ask rules see an unknown tail
         forms.append(stdin_form)

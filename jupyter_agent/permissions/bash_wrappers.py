@@ -222,6 +222,9 @@ class Unwrapped:
     lookup_only: bool = False  # `command -v x`: nothing runs
     reads: list[Word] = field(default_factory=list)  # files a wrapper reads: xargs -a FILE
     replaces: bool = False  # xargs -I: the words from stdin may go anywhere in the command
+    # it runs shell code not read here (`bash -c "$X"`, `eval "$X"`, `echo … | bash`): deny and
+    # ask rules may match it (bash_analysis adds a form of an unknown program)
+    unknown_code: bool = False
 
     @property
     def innermost(self) -> tuple[Word, ...]:
@@ -334,6 +337,7 @@ def _env_split_string(words: tuple[Word, ...], out: Unwrapped) -> bool:
             rest = words[i + 1:] if text[at + 1:] else words[i + 2:]
         if code is None or any(w.literal is None for w in rest):
             out.ask_reason = "env -S splits a string only known at run time into a command"
+            out.unknown_code = True
         else:
             out.ask_reason = out.ask_reason or "env -S runs a command line it splits itself"
             out.scripts.append(" ".join([code, *(w.text for w in rest)]))
@@ -357,6 +361,7 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         _shell(words, out)
     elif name in OTHER_SHELLS:
         out.ask_reason = out.ask_reason or _other_shell_reason(words)
+        out.unknown_code = out.unknown_code or out.ask_reason is not None  # pwsh -c 'rm x': not read here
     elif name in JUPYTER_PROGRAMS:  # jupyter nbconvert --config x.py, --Exporter.preprocessors=['m.C']
         out.ask_reason = out.ask_reason or traitlets_code_reason(words)
         return False
@@ -364,6 +369,8 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         out.ask_reason = f"{name} runs its arguments as shell code"
         if name == "eval" and all(w.static for w in words[1:]):
             out.scripts.append(" ".join(w.text for w in words[1:]))
+        elif name == "eval":
+            out.unknown_code = True
     elif name == "su":
         _su(words, out)
     elif name == "command" and any(w.literal in ("-v", "-V") for w in words[1:2]):
@@ -377,7 +384,9 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
     elif name in PACKAGE_MANAGERS or name in EDITORS or name in STDIN_SHELLS:  # npm --script-shell=…, vim -c '!…'
         reason = (package_setting_reason(words) if name in PACKAGE_MANAGERS else
                   editor_commands_reason(words) if name in EDITORS else None)
-        reason = reason or (stdin_shell_reason(words) if name in STDIN_SHELLS else None)
+        stdin_reason = stdin_shell_reason(words) if name in STDIN_SHELLS else None
+        out.unknown_code = out.unknown_code or stdin_reason is not None
+        reason = reason or stdin_reason
         out.ask_reason = out.ask_reason or reason
         return False
     elif name in NOTEBOOK_RUNNERS:  # jupytext --pipe CMD, nbqa CMD …: CMD is a command of the line
@@ -651,6 +660,7 @@ def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
         value = args[i].literal
         if value is None:
             out.ask_reason = "a shell with dynamic arguments"
+            out.unknown_code = True
             return
         if value == "--":
             i += 1
@@ -666,6 +676,7 @@ def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
         _shell_string(words[0].text, tuple(args[i:i + 1]), out)
     elif has_s or i >= len(args) or args[i].literal == "-":
         out.ask_reason = f"{words[0].text} runs the commands it reads from standard input"
+        out.unknown_code = True
 
 
 def _other_shell_reason(words: tuple[Word, ...]) -> str | None:
@@ -739,6 +750,7 @@ def _shell_string(name: str, args: tuple[Word, ...], out: Unwrapped, option: str
         out.scripts.append(script)
     elif args:
         out.ask_reason = "a shell running a string only known at run time"
+        out.unknown_code = True
 
 
 def _su(words: tuple[Word, ...], out: Unwrapped) -> None:

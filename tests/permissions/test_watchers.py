@@ -203,3 +203,18 @@ def test_real_env_splits_its_string_into_the_command(tmp_path):
     (tmp_path / "y").write_text("x")
     subprocess.run(["env", "-S", "rm -f y"], cwd=tmp_path, timeout=10, check=True)
     assert not (tmp_path / "y").exists()
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("X='rm -rf y'; bash -c \"$X\"", "ask"), ("X='rm -rf y'; eval \"$X\"", "ask"), ("bash -c \"$(echo rm y)\"", "ask"),
+    ("bash -c \"$1\" _ 'rm y'", "ask"), ("bash -c 'eval \"$0\"' 'rm y'", "ask"), ("echo 'rm y' | bash", "ask"),
+    ("echo 'rm y' | sh -s", "ask"), ("echo 'rm y' | script -q", "ask"), ("pwsh -c 'rm y'", "ask"),
+    ("env -S \"$X\"", "ask"), ("bash -c 'rm y'", "deny"), ("bash -c 'echo hi'", "allow"), ("eval echo hi", "allow"),
+])
+async def test_shell_code_only_known_at_run_time_may_match_a_deny_rule_in_every_mode(world, command, expected):
+    """In bypassPermissions, `X='rm -rf y'; bash -c "$X"` ran with `Bash(rm:*)` denied: code the
+    analyzer cannot read may be what the rule names, as `$X` as the program may."""
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+    if expected == "ask":
+        assert verdict_name(await decide_bash(make_ctx(world.project, mode="bypassPermissions"), command)) == "allow"
