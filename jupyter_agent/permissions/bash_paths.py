@@ -26,7 +26,7 @@ from .bash_extra_forms import FOUND_PATHS, commands_it_runs, exec_commands, sear
 from .bash_git import git_read_checks
 from .bash_option_writes import NEW_NAME, writes_by_option
 from .bash_patterns import expanded
-from .bash_readonly import ReadOnlyCheck, check_read_only
+from .bash_readonly import ReadOnlyCheck, check_read_only, option_arguments
 from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_rules import form_text
 from .bash_runners import PYTHONS, RUNNER_PROGRAMS
@@ -61,6 +61,11 @@ def path_checks(
         else:
             _read_check(redirect.target, cwds, scope, v)
     recursive = bool(scope.read_deny)  # without Read deny rules a recursive search finds nothing
+    for info in analysis.commands:  # env -C DIR cmd: cmd's relative paths are DIR's
+        if len(info.forms) > 1 and info.forms[0] and info.forms[0][0].literal in _WRAPPER_FOLDERS:
+            _moved_checks(info, cwds, scope, context, v)
+            if v.deny:
+                return
     if recursive and getattr(cwds, "unknown", False) and any(info.cd_kind is None for info in analysis.commands):
         v.sticky.append("it runs commands after a cd to a folder only known at run time, where a Read deny "
                         "rule may apply to what they read")  # cd "$HOME/.ssh" && cat id_rsa
@@ -254,6 +259,45 @@ def _hidden_effect_checks(info: CommandInfo, scope: PathScope, read_deny: bool, 
         if why is not None:
             v.sticky.append(why)
             return
+
+
+# wrappers that run their command in another folder: (one-letter option, long option)
+_WRAPPER_FOLDERS = {"env": ("C", "--chdir"), "sudo": ("D", "--chdir"), "nsenter": ("w", "--wd"),
+                    "unshare": ("", "--wd")}
+
+
+def _moved_checks(
+    info: CommandInfo, cwds: list[str], scope: PathScope, context: ToolUseContext, v: Verdict
+) -> None:
+    """``env -C DIR CMD`` (``sudo -D``, ``nsenter --wd``, ``unshare --wd``): CMD's relative paths
+    lie in DIR, so its reads and writes are checked there too; a DIR only known at run time is
+    a folder that may be a protected one."""
+    letter, long = _WRAPPER_FOLDERS[info.forms[0][0].literal or ""]
+    outer, inner = info.forms[0], info.forms[1]
+    found = option_arguments(list(outer[1:len(outer) - len(inner)]), letter, long)  # its own options only
+    if not found:
+        return
+    folder = found[-1]
+    path = folder.literal if folder.literal is not None else tilde_path(folder)
+    read_only = info.read_only.read_only
+    if path is None:
+        if not read_only or scope.read_deny:
+            v.sticky.append(f"{outer[0].text} runs {info.text} in {folder.text}, a folder only known at run "
+                            "time, which may be a protected one")
+        return
+    moved = []
+    for cwd in cwds:
+        resolved = resolved_once(path, cwd, v)
+        if resolved is not None and resolved[1] not in moved:
+            moved.append(resolved[1])
+    if read_only:
+        for word in info.read_only.paths:
+            _read_check(word, moved, scope, v)
+        return
+    protected_arguments(info, moved, v, scope)
+    program = info.innermost[0].literal if info.innermost else None
+    if not v.deny and (program in WRITING_PROGRAMS or writes_by_option(program)):
+        program_write_check(info, moved, scope, v, context)
 
 
 def _dotenv_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:

@@ -131,3 +131,17 @@ def test_real_bash_follows_a_cdpath_set_in_the_line(tmp_path):
     done = subprocess.run(["bash", "-c", f"CDPATH={tmp_path / 'home'} cd .ssh >/dev/null && pwd"],
                           cwd=tmp_path / "proj", capture_output=True, text=True, timeout=10)
     assert done.stdout.strip() == str(tmp_path / "home" / ".ssh")
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("env -C ~/.ssh touch authorized_keys", "ask"), ("env --chdir=~/.ssh rm id_rsa", "ask"),
+    ("env -C ~/.ssh cat id_rsa", "deny"), ("env -C \"$D\" touch k", "ask"), ("env -C \"$D\" ls", "ask"),
+    ("unshare --wd ~/.ssh touch k", "ask"), ("nsenter --wd=.git touch hooks/x", "ask"),
+    ("env -C sub cat ../.env", "deny"), ("env -C sub touch k", "allow"), ("env -C sub cat a.py", "allow"),
+])
+async def test_a_wrapper_that_moves_its_command_is_checked_like_a_cd(world, command, expected):
+    """In bypassPermissions `env -C "$D" touch k` ran, and `env -C sub cat ../.env` was checked
+    from the wrong folder: env's -C is a cd for the command it runs (so are sudo -D, nsenter
+    --wd, unshare --wd)."""
+    ctx = make_ctx(world.project, mode="bypassPermissions", deny=("Read(~/.ssh/**)", "Read(./.env)"))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
