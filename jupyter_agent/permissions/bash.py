@@ -224,6 +224,9 @@ class _Cwds(list[str]):
     """
 
     __slots__ = ("from_base", "unknown", "cdpath")
+    from_base: dict[int, str | None]  # id(cd info) -> where it leads from the real cwd
+    unknown: bool  # a cd leads to a folder only known at run time
+    cdpath: bool  # the line sets CDPATH or cdable_vars
 
     def cd_path(self, info: CommandInfo, cwd: str) -> str | None:
         if cwd == self[0] and id(info) in self.from_base:
