@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .bash_words import Word, make_word
+from .paths import nearest_holding
 
 
 @dataclass(frozen=True)
@@ -110,15 +111,8 @@ def upward_copies(program: str, file: str, cwd: str, depth: int = 3) -> list[str
     loader = LOADERS.get(program)
     if loader is None or not loader.upwards:
         return []
-    folder = cwd
-    for _ in range(depth + 1):
-        if os.path.lexists(os.path.join(folder, loader.upwards)):
-            return [os.path.join(folder, file)]
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    return []
+    folder = nearest_holding(cwd, (loader.upwards,), depth)
+    return [os.path.join(folder, file)] if folder is not None else []
 
 
 __all__ = ["LOADERS", "LOADER_PROGRAMS", "loaded_env_files", "upward_copies"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .bash_readonly import operand_words
 from .bash_words import Word, make_word
+from .paths import nearest_holding
 
 
 @dataclass(frozen=True)
@@ -115,11 +116,8 @@ def _pre_commit(args: list[Word], cwd: str | None) -> list[tuple[Word, bool]] | 
             files.append(word)
     if files and None not in texts:
         return [(w, True) for w in files]
-    folder = os.path.abspath(cwd or ".")
-    while not os.path.lexists(os.path.join(folder, ".git")) and os.path.dirname(folder) != folder:
-        folder = os.path.dirname(folder)
-    root = folder if os.path.lexists(os.path.join(folder, ".git")) else os.path.abspath(cwd or ".")
-    return [(make_word(root), True)]
+    here = os.path.abspath(cwd or ".")
+    return [(make_word(nearest_holding(here, (".git",)) or here), True)]
 
 
 __all__ = ["FORMATTERS", "formatted_folders"]

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .bash_words import Word, make_word
+from .paths import nearest_holding
 
 Target = tuple[Word, bool]
 _ANY = "*"  # any word after the subcommand (`npm version patch`; bare `npm version` prints)
@@ -210,24 +211,14 @@ def _bare(name: str) -> str:
 
 def _found(manager: _Manager, here: str, files: tuple[str, ...]) -> list[Target]:
     """Each file in the project ``here`` belongs to (its marker's nearest folder upwards, else
-    ``here``), and the nearest existing one upwards where that is another (a workspace's)."""
-    root, nearest = None, {}
-    folder = here
-    while True:
-        if root is None and any(os.path.lexists(os.path.join(folder, m)) for m in manager.markers):
-            root = folder
-        for name in files:  # (below the project too: more files checked, none missed)
-            path = os.path.join(folder, _bare(name))
-            if name not in nearest and os.path.lexists(path):
-                nearest[name] = path
-        parent = os.path.dirname(folder)
-        if parent == folder or len(nearest) == len(files):
-            break
-        folder = parent
-    root = root or here
+    ``here``), and the nearest existing one upwards where that is another (a workspace's; looked
+    for from ``here``, below the project too: more files checked, none missed)."""
+    root = nearest_holding(here, manager.markers) or here
     found: list[Target] = []
     for name in files:
-        paths = {os.path.join(root, _bare(name)) if name[0] != "?" else None, nearest.get(name)}
+        bare = _bare(name)
+        above = nearest_holding(here, (bare,))
+        paths = {os.path.join(root, bare) if name[0] != "?" else None, os.path.join(above, bare) if above else None}
         found.extend((make_word(p), name.endswith("/")) for p in sorted(p for p in paths if p))
     return found
 

@@ -275,6 +275,19 @@ def protected_inside(folder: str, roots: tuple[str, ...] = ()) -> str | None:
     return None
 
 
+def nearest_holding(folder: str, names: tuple[str, ...], depth: int | None = None) -> str | None:
+    """The nearest folder from ``folder`` upwards (itself first, at most ``depth`` levels up)
+    holding one of ``names``, as tools find their project (``.git``, ``package.json``,
+    ``Pipfile``); None when there is none."""
+    level = 0
+    while not any(os.path.lexists(os.path.join(folder, name)) for name in names):
+        parent = os.path.dirname(folder)
+        if parent == folder or (depth is not None and level >= depth):
+            return None
+        folder, level = parent, level + 1
+    return folder
+
+
 def real_dir(path: str | os.PathLike[str]) -> str:
     return os.path.realpath(os.path.expanduser(os.fspath(path)))
 
