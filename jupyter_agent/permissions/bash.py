@@ -25,15 +25,17 @@ from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_arguments import protected_arguments, protected_assignments, tilde_path
 from .bash_extra_forms import commands_it_runs
 from .bash_paths import path_checks
-from .bash_readonly import check_read_only
+from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rule_skips import git_alias_rule, skipping_match
 from .bash_rules import form_text
+from .bash_runners import UNKNOWN_PROGRAM
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict
 from .bash_words import Word
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .filesystem import ACCEPT_EDITS_MODES
 from .paths import BadPath, resolve_below
+from .script_files import MAX_DEPTH, Script, line_may_change, may_run_scripts, read_script, scripts_run
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
 _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
@@ -64,6 +66,8 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
         path_checks(analysis, cwds, scope, context, verdict)
+        if not verdict.deny and may_run_scripts(analysis):  # bash clean.sh: clean.sh's commands too
+            _script_checks(analysis, cwds, scope, context, rules, verdict, 0)
         if verdict.deny:
             return PermissionDeny(verdict.deny)
     if analysis.problems:
@@ -215,6 +219,88 @@ def _allowed(rules: CompiledRules, text: str) -> bool:
     if allow_any is None or not allow_any.fullmatch(text):
         return False
     return any(p.matches(text) for _r, p in rules.bash_allow)
+
+
+def _script_checks(
+    analysis: Analysis, cwds: list[str], scope: PathScope, context: ToolUseContext, rules: CompiledRules,
+    v: Verdict, depth: int,
+) -> None:
+    """The commands of the shell scripts the line runs from files (``script_files.py``) meet the
+    deny and ask rules and the safety checks of ``_check``; what they would need approval for does
+    not count (what lets the line run the script covers it).  A script whose text is not known is
+    code only known at run time: a deny or ask rule may match it."""
+    for info in analysis.commands:
+        for script in scripts_run(info, cwds):
+            text, why = None, script.why
+            if script.path is not None:
+                # the line that runs the script: any program that may write it counts; inside a
+                # script, only a command naming it (its commands are seldom all known writers)
+                if line_may_change(analysis, info, script.path, cwds, everything=depth == 0):
+                    why = f"the line may change {script.shown} before it runs"
+                elif script.missing:
+                    continue  # no such file: the shell fails without running anything
+                else:
+                    text, why = read_script(script.path)
+            if text is not None and depth >= MAX_DEPTH:
+                text, why = None, "scripts run scripts too deeply to follow"
+            if text is None:
+                _unknown_script(script, why, rules, v)
+            else:
+                assert script.path is not None
+                _checks_of_script(text, script, script.path, cwds, scope, context, rules, v, depth)
+            if v.deny:
+                return
+
+
+_UNKNOWN_CODE = CommandInfo(((UNKNOWN_PROGRAM,),), (), ReadOnlyCheck(False))
+
+
+def _unknown_script(script: Script, why: str, rules: CompiledRules, v: Verdict) -> None:
+    if rules.deny_any is None and rules.ask_any is None:
+        return
+    sub = Verdict()
+    _rule_checks([_UNKNOWN_CODE], rules, sub)
+    v.sticky.extend(f"it runs {script.shown}, whose commands are not known ({why}), so {s}" for s in sub.sticky)
+
+
+def _checks_of_script(
+    text: str, script: Script, path: str, cwds: list[str], scope: PathScope, context: ToolUseContext,
+    rules: CompiledRules, v: Verdict, depth: int,
+) -> None:
+    inner = analyze(text)
+    if line_may_change(inner, None, path, cwds, everything=False):  # echo 'rm x' >> self.sh
+        _unknown_script(script, "it may change itself while it runs", rules, v)
+        return
+    sub = Verdict()
+    rule_checked = rules.deny_any is not None or rules.ask_any is not None
+    for cwd in dict.fromkeys(cwds):  # the script runs where the command does; its cds are its own
+        inner_cwds = _cwds(inner, cwd, text)
+        if getattr(cwds, "unknown", False) and not isinstance(inner_cwds, _Cwds):
+            inner_cwds = _Cwds(inner_cwds)
+            inner_cwds.from_base, inner_cwds.cdpath = {}, False
+        if getattr(cwds, "unknown", False):
+            inner_cwds.unknown = True  # type: ignore[attr-defined]
+        if rule_checked and cwd == cwds[0]:
+            _rule_checks(inner.commands, rules, sub)
+        if not sub.deny:
+            path_checks(inner, inner_cwds, scope, context, sub)
+        for cmd in inner.commands:
+            if sub.deny:
+                break
+            if cmd.assigned:
+                protected_assignments(cmd, inner_cwds, sub, scope)
+            if not cmd.read_only.read_only and not cmd.cd_kind:
+                protected_arguments(cmd, inner_cwds, sub, scope, text)
+        if not sub.deny:
+            _script_checks(inner, inner_cwds, scope, context, rules, sub, depth + 1)
+        if sub.deny:
+            break
+    if inner.problems and rule_checked:
+        sub.sticky.append(f"it could not be fully analyzed ({inner.problems[0]}), so a deny or ask rule may "
+                          f"match what it runs")
+    if sub.deny:
+        v.deny = f"{sub.deny.rstrip('.')} (a command of {script.shown}, which the line runs)."
+    v.sticky.extend(f"{script.shown} (which it runs): {s}" for s in sub.sticky)
 
 
 class _Cwds(list[str]):

@@ -264,6 +264,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
             if peeled.ask_reason and extra[0] is not SHELL_CODE:  # uv run sudo x: asks like sudo x
                 reason = reason or peeled.ask_reason
             forms.extend(peeled.forms)
+            if peeled.unknown_code:  # find -exec sh -c "$X" ;: as bash -c "$X" on its own
+                forms.append((UNKNOWN_PROGRAM,))
             scripts.extend(peeled.scripts)
             reads.extend(peeled.reads)
             if depth < _MAX_EXTRA_DEPTH:

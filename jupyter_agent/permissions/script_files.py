@@ -1,0 +1,219 @@
+"""Shell scripts a line runs from a file, read so that their commands meet the rules too.
+
+``bash clean.sh``, ``sh -e x.sh``, ``source env.sh``, ``. ./x.sh`` and ``./run.sh`` (a file whose
+``#!`` names a shell, or one with no ``#!``, which the calling shell runs itself) run the file's
+text as shell code, as ``bash -c "$(cat clean.sh)"`` would; ``bash.py`` holds those commands to
+the deny and ask rules and to the safety checks (protected paths, Read and Edit deny rules), as it
+does the line's own.  What they would need approval for is not asked about again: the rule or the
+approval that lets the line run the script covers it, as for any program.
+
+The text is only known when the file is there to read (a regular file of text, at most
+``MAX_BYTES``) and nothing else in the line may change it first; otherwise, as for ``bash -c
+"$X"``, it is code only known at run time, which a deny or ask rule may match.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .bash_analysis import Analysis, CommandInfo
+from .bash_arguments import tilde_path
+from .bash_words import Word
+from .paths import BadPath, resolve_below
+
+# shells whose scripts tree-sitter-bash reads (a fish, csh, pwsh or python script is a program like any
+# other: its text is not read, as no other language's is)
+POSIX_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "hush", "rbash", "yash", "posh",
+                          "bosh", "lksh", "oksh", "loksh", "pdksh", "ksh93"})
+_SOURCE = frozenset({"source", "."})
+_OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+MAX_BYTES = 128 * 1024
+_PER_PROCESS = ("/dev/", "/proc/")  # /dev/stdin, /dev/fd/3, /proc/self/fd/0: the running command's
+MAX_DEPTH = 4  # a script running a script …, this deep
+# programs that change no file's text (chmod +x run.sh && ./run.sh), or only the files they name
+_CHANGE_NO_TEXT = frozenset({"chmod", "chown", "chgrp", "touch", "mkdir", "rmdir", "cd", "pushd", "popd",
+                             "export", "set", "shopt", "umask", "ulimit", "sleep", "true", "false", ":"})
+_CHANGE_NAMED = frozenset({"rm", "cp", "mv", "ln", "install", "tee", "sed", "gsed", "perl", "truncate", "dd",
+                           "curl", "wget", "echo", "printf", "cat", "sort", "uniq", "patch", "rsync", "unlink",
+                           "shred", "split", "iconv", "gzip", "gunzip", "xz", "unxz", "bzip2", "zstd"})
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """A script file a command runs: ``path`` (real), or None when it is only known at run time
+    (``why`` says why); ``shown``: the word as written."""
+
+    shown: str
+    path: str | None
+    why: str = ""
+    missing: bool = False  # no such file: the shell fails before running anything (unless the line makes it)
+
+
+def may_run_scripts(analysis: Analysis) -> bool:
+    """The cheap test first: does some command run a shell or ``source``, or a program by path?"""
+    for info in analysis.commands:
+        for form in info.forms:
+            if form:
+                name = form[0].text
+                if name in POSIX_SHELLS or name in _SOURCE or "/" in name:
+                    return True
+    return False
+
+
+def scripts_run(info: CommandInfo, cwds: list[str]) -> list[Script]:
+    """The script files this command runs (every form: ``timeout 60 bash x.sh`` runs ``x.sh``)."""
+    found: list[Script] = []
+    for form in info.forms:
+        if not form or not form[0].static:
+            continue
+        program = form[0].text
+        name = program.rsplit("/", 1)[-1]
+        if name in POSIX_SHELLS:
+            operand = _shell_operand(form)
+            if operand is not None:  # else bash -c CODE, bash reading stdin: bash_wrappers reads those
+                found.extend(_located(operand, cwds, search_path=True))
+        elif program in _SOURCE:
+            args = form[2:] if len(form) > 1 and form[1].literal == "--" else form[1:]
+            if args:
+                found.extend(_located(args[0], cwds, search_path=True, path_first=True))
+        elif "/" in program:
+            found.extend(s for s in _located(form[0], cwds, search_path=False) if s.path is None or _shell_script(s.path))
+    return found
+
+
+def _shell_operand(form: tuple[Word, ...]) -> Word | None:
+    """The script file of ``bash [options] FILE [args]``; None with ``-c``/``-s``, ``-`` or no file."""
+    i = 1
+    while i < len(form):
+        value = form[i].literal
+        if value is None:
+            return form[i]  # bash "$X", find -exec bash {} ;: the script (or -c) only known at run time
+        if value == "--":
+            i += 1
+            break
+        if value[:1] in "-+" and value != "-":
+            if not value.startswith("--") and ("c" in value[1:] or "s" in value[1:]):
+                return None
+            i += 2 if value in _OPTIONS_WITH_VALUE else 1
+            continue
+        break
+    if i >= len(form) or form[i].literal == "-":
+        return None
+    return form[i]
+
+
+def _located(word: Word, cwds: list[str], search_path: bool, path_first: bool = False) -> list[Script]:
+    """Where the file ``word`` names is, from every folder the command may run in; a name
+    without a slash is also looked up on ``PATH`` (``source`` looks there first, bash after the
+    working folder), as the shell does."""
+    text = word.literal or tilde_path(word)
+    if text is None or "{}" in text:  # find -exec bash {} ;: each file found
+        return [Script(word.text, None, f"{word.text} is a file only known at run time")]
+    if text[:1] != "/" and getattr(cwds, "unknown", False):
+        return [Script(text, None, f"{text} is found from a folder only known at run time")]
+    on_path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p] if search_path and "/" not in text else []
+    found = []
+    for cwd in dict.fromkeys(cwds):
+        try:
+            lexical, local = resolve_below(text, cwd)
+        except BadPath:
+            found.append(Script(text, None, f"{text} could not be resolved"))
+            continue
+        if lexical.startswith(_PER_PROCESS):  # /dev/stdin here is not the command's
+            found.append(Script(text, None, f"{text} is read from what the command is given"))
+            continue
+        candidates = [os.path.realpath(os.path.join(p, text)) for p in on_path]
+        candidates = [*candidates, local] if path_first else [local, *candidates]
+        path = next((c for c in candidates if os.path.isfile(c)), None)
+        if path is not None:
+            found.append(Script(text, path))
+        elif os.path.exists(local):  # bash /dev/stdin, a fifo, <(…)'s /dev/fd/63: read as it runs
+            found.append(Script(text, None, f"{text} is not a regular file"))
+        else:
+            found.append(Script(text, local, missing=True))
+    return found
+
+
+_SHELL_INTERPRETERS = POSIX_SHELLS
+
+
+def _shell_script(path: str) -> bool:
+    """A file run by path is shell code when its ``#!`` names a POSIX shell (``/usr/bin/env
+    bash`` too) or when it has none (bash runs a text file without one itself); an unreadable
+    one counts as one (its text is not known)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(256)
+    except OSError:
+        return True
+    if not head.startswith(b"#!"):
+        return b"\x00" not in head
+    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    if not words:
+        return True
+    name = words[0].rsplit("/", 1)[-1]
+    if name == "env":
+        rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        name = rest[0].rsplit("/", 1)[-1] if rest else ""
+    return name in _SHELL_INTERPRETERS
+
+
+def read_script(path: str) -> tuple[str | None, str]:
+    """The script's text, or None and why it is not known."""
+    try:
+        with open(path, "rb") as handle:
+            if not os.path.isfile(path):
+                return None, "it is not a regular file"
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return None, f"it could not be read ({exc.strerror or type(exc).__name__})"
+    if len(data) > MAX_BYTES:
+        return None, f"it is longer than {MAX_BYTES // 1024} KiB"
+    if b"\x00" in data:
+        return None, "it is not text"
+    return data.decode("utf-8", "surrogateescape"), ""
+
+
+def line_may_change(analysis: Analysis, runner: CommandInfo | None, path: str, cwds: list[str],
+                    everything: bool = True) -> bool:
+    """Whether a command of the line other than ``runner`` may write ``path`` before (or while)
+    it runs: a write redirection to it or to a file only known at run time; a writing command
+    naming it, a folder above it or a word only known at run time, or whose text mentions its
+    name (``python -c "open('x.sh', 'w')"``).  ``everything``: a program this module does not
+    know to write only what it names (``make``, ``git checkout``, ``unzip``) may write it too —
+    for the line that runs the script, not for the script's own commands (see ``bash.py``)."""
+    name = os.path.basename(path)
+    for redirect in analysis.redirects:
+        if redirect.write and _names(redirect.target, path, name, cwds):
+            return True
+    for info in analysis.commands:
+        if info is runner or info.read_only.read_only or info.cd_kind:
+            continue
+        program = info.innermost[0].literal if info.innermost else None
+        if program in _CHANGE_NO_TEXT:
+            continue
+        if everything and program not in _CHANGE_NAMED:
+            return True
+        if any(_names(word, path, name, cwds) for form in info.forms for word in form[1:]):
+            return True
+    return False
+
+
+def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
+    text = word.literal
+    if text is None:
+        return True
+    if name in text:
+        return True
+    for cwd in cwds:
+        try:
+            real = resolve_below(text, cwd)[1]
+        except BadPath:
+            continue
+        if real == path or path.startswith(real.rstrip("/") + "/"):
+            return True
+    return False
+
+
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run"]

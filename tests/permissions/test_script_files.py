@@ -1,0 +1,138 @@
+"""Shell scripts a line runs from a file meet the rules too (session 31's probe).
+
+With ``Bash(rm:*)`` in deny and ``Bash(bash:*)`` allowed, ``bash clean.sh`` ran clean.sh's ``rm
+-rf src``, though ``bash -c 'rm -rf src'`` and ``bash < clean.sh`` were held to the rule: the file's
+text was not read.  Now ``bash|sh FILE``, ``source FILE``, ``. FILE`` and ``./FILE`` (a shell
+script) have the file's commands checked as the line's own, and a script whose text is not known
+when the line runs is code only known at run time.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+ALLOW = tuple(f"Bash({p}:*)" for p in ("bash", "sh", "source", ".", "timeout", "make", "chmod", "echo", "fish",
+                                        "./clean.sh", "./plain", "./py-tool", "./env-bash"))
+DENY = ("Bash(rm:*)", "Read(./.env)")
+
+
+def _scripts(project):
+    files = {
+        "clean.sh": "#!/bin/bash\nset -e\nrm -rf build\n",
+        "plain": "echo no shebang\nrm -f x\n",  # bash runs a text file without #! itself
+        "env-bash": "#!/usr/bin/env bash\nrm -f x\n",
+        "py-tool": "#!/usr/bin/env python3\nrm = 1\n",  # python, not shell code
+        "peek.sh": "echo start\ncat .env\n",
+        "outer.sh": "bash clean.sh\n",
+        "ok.sh": "echo hi\ncurl -s https://example.com -o page.html\nnpm install\n",  # needs approval, no rule
+        "cd-home.sh": "cd ~ && cat .ssh/id_rsa\n",
+        "hooks.sh": "echo 'curl x | sh' > .git/hooks/pre-commit\n",
+        "grows.sh": "echo 'rm -rf src' >> grows.sh\n",
+        "binary.sh": "echo \x00\n",
+        "long.sh": "echo x\n" * 30_000,
+        "deep1.sh": "bash deep2.sh\n", "deep2.sh": "bash deep3.sh\n", "deep3.sh": "bash deep4.sh\n",
+        "deep4.sh": "bash deep5.sh\n", "deep5.sh": "bash deep6.sh\n", "deep6.sh": "echo end\n",
+    }
+    for name, text in files.items():
+        path = project / name
+        path.write_text(text)
+        path.chmod(0o755)
+
+
+ROWS = [
+    # the script's commands meet the deny rules
+    ("bash clean.sh", "deny"), ("sh -e clean.sh arg", "deny"), ("bash -x -o pipefail clean.sh", "deny"),
+    ("bash -- clean.sh", "deny"), ("source clean.sh", "deny"), (". ./clean.sh", "deny"), ("./clean.sh", "deny"),
+    ("timeout 60 bash clean.sh", "deny"), ("./plain", "deny"), ("./env-bash", "deny"), ("bash ./py-tool", "deny"),
+    ("chmod +x clean.sh && ./clean.sh", "deny"), ("bash clean.sh > build.log 2>&1", "deny"),
+    ("bash outer.sh", "deny"), ("bash peek.sh", "deny"), ("cd sub && bash ../clean.sh", "deny"),
+    ("bash $PWD/clean.sh", "ask"),  # a file only known at run time: a deny rule may match what it runs
+    # a script whose text is not known when it runs
+    ("echo 'rm -rf x' > new.sh; bash new.sh", "ask"), ("make && bash ok.sh", "ask"), ("bash grows.sh", "ask"),
+    ("bash binary.sh", "ask"), ("bash long.sh", "ask"), ("bash deep1.sh", "ask"),
+    ("echo x >> ok.sh && bash ok.sh", "ask"), ("bash ok.sh > ok.sh", "ask"),
+    # known and harmless: what it would need approval for is covered by the rule allowing bash
+    ("bash ok.sh", "allow"), ("source ok.sh", "allow"), ("./py-tool", "allow"), ("bash missing.sh", "allow"),
+    ("bash deep3.sh", "allow"), ("cat ok.sh && bash ok.sh", "allow"),
+    ("fish clean.sh", "allow"),  # a script in another language is a program like any other
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_the_commands_of_a_script_meet_the_rules(world, command, expected):
+    _scripts(world.project)
+    ctx = make_ctx(world.project, allow=ALLOW, deny=DENY)
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+async def test_the_denial_names_the_script_and_its_command(world):
+    _scripts(world.project)
+    verdict = await decide_bash(make_ctx(world.project, allow=ALLOW, deny=DENY), "bash clean.sh")
+    assert "'rm -rf build'" in verdict.message and "Bash(rm:*)" in verdict.message and "clean.sh" in verdict.message
+
+
+async def test_in_bypass_mode_safety_checks_and_deny_rules_still_apply(world):
+    _scripts(world.project)
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)", "Read(~/.ssh/**)"), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "bash clean.sh")) == "deny"
+    assert verdict_name(await decide_bash(ctx, "bash cd-home.sh")) == "deny"  # the script's own cd is followed
+    assert verdict_name(await decide_bash(ctx, "bash hooks.sh")) == "ask"  # writes .git/hooks: protected
+    assert verdict_name(await decide_bash(ctx, "bash ok.sh")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "echo x > other.txt && bash clean.sh")) == "deny"  # still read
+    assert verdict_name(await decide_bash(ctx, "echo x > clean.sh && bash clean.sh")) == "ask"  # not known
+
+
+async def test_without_deny_rules_an_unknown_script_is_not_asked_about(world):
+    _scripts(world.project)
+    ctx = make_ctx(world.project, allow=ALLOW)
+    for command in ("bash clean.sh", "make && bash ok.sh", "bash long.sh"):
+        assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+async def test_source_looks_on_path_first(world, monkeypatch):
+    _scripts(world.project)
+    tools = world.root / "bin"
+    tools.mkdir()
+    (tools / "ok.sh").write_text("rm -rf /tmp/nothing-here\n")  # source ok.sh runs this one, not ./ok.sh
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    ctx = make_ctx(world.project, allow=ALLOW, deny=DENY)
+    assert verdict_name(await decide_bash(ctx, "source ok.sh")) == "deny"
+    assert verdict_name(await decide_bash(ctx, "bash ok.sh")) == "allow"  # bash looks in the folder first
+    assert verdict_name(await decide_bash(ctx, "bash ./ok.sh")) == "allow"
+
+
+def test_the_shell_does_what_the_analysis_assumes(tmp_path):
+    """A real bash: a file without ``#!`` run by path is run as a shell script; ``source NAME``
+    finds NAME on PATH before the working folder; ``bash NAME`` takes the working folder's."""
+    (tmp_path / "plain").write_text("echo ran-as-shell\n")
+    (tmp_path / "plain").chmod(0o755)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "s.sh").write_text("echo from-path\n")
+    (tmp_path / "s.sh").write_text("echo from-folder\n")
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}
+    run = lambda line: subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True,  # noqa: E731
+                                      text=True, check=True).stdout.strip()
+    assert run("./plain") == "ran-as-shell"
+    assert run("source s.sh") == "from-path"
+    assert run("bash s.sh") == "from-folder"
+
+
+RUNTIME_CODE = [  # shell code only known at run time behind a runner: found with this change, allowed before
+    'find . -exec sh -c "$X" \\;', 'uv run bash -c "$X"', 'find . -name "*.sh" -exec bash {} \\;',
+    'find . -name "*.sh" -exec bash {} +', 'uv run bash "$S"', 'echo x | bash /dev/stdin', 'bash /dev/fd/3 3<x.sh',
+]
+
+
+@pytest.mark.parametrize("command", RUNTIME_CODE)
+async def test_code_only_known_at_run_time_may_be_what_a_deny_rule_names(world, command):
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == "ask" and "Bash(rm:*)" in verdict.message, (command, verdict)
