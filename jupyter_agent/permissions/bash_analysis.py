@@ -58,6 +58,9 @@ _MAX_EXTRA_DEPTH = 4  # `uv run npx rm`: forms found in forms, this deep
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"}) | EVALUATING  # an extra form, a cd target, code
 _NOT_READ_ONLY = ReadOnlyCheck(False)
 _READ_ONLY = ReadOnlyCheck(True)
+# the form of a program only known at run time: `bash -c "$X"`, or a variable that changes what
+# runs (`PAGER='rm y' git log`, `PATH=/tmp ls`): deny and ask rules may match it (bash._rule_checks)
+_UNKNOWN_FORM = (UNKNOWN_PROGRAM,)
 
 
 @dataclass(slots=True)
@@ -188,6 +191,8 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
         if more:
             forms = (words, *more)
     reason = _env_reason((name, word.literal) for name, word in cmd.assignments) if cmd.assignments else None
+    if reason is not None:  # PAGER='rm y' git log, export GIT_SSH_COMMAND=…: what runs is not this form
+        forms = (*forms, _UNKNOWN_FORM)
     if program in EVALUATING:
         reason = reason or evaluation_reason(words)
     read_only = check_read_only(words) if reason is None else _NOT_READ_ONLY
@@ -229,15 +234,16 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
     """The command's classification, the shell code it runs and the files its wrappers read."""
     nested = nested or cmd.nested
     env_reason = _env_reason((name, word.literal) for name, word in cmd.assignments) if cmd.assignments else None
-    if cmd.kind == "assignment" or (cmd.kind == "command" and not cmd.words):
-        return CommandInfo((), (), _READ_ONLY, env_reason, nested=nested), [], []
+    if cmd.kind == "assignment" or (cmd.kind == "command" and not cmd.words):  # PATH=/tmp; ls
+        return CommandInfo((_UNKNOWN_FORM,) if env_reason else (), (), _READ_ONLY, env_reason, nested=nested), [], []
     if cmd.kind == "test":
         safe = all(op in SAFE_TEST_OPERATORS for op in cmd.test_operators)
         reason = None if safe else "a test with arithmetic or -v (can run code)"
         return CommandInfo((), cmd.words, _READ_ONLY if safe else _NOT_READ_ONLY, reason, nested=nested), [], []
     unwrapped = unwrap(cmd.words)
     env_given = ((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env)  # env NAME=VALUE cmd
-    reason = env_reason or unwrapped.ask_reason or (_env_reason(env_given) if unwrapped.env else None)
+    given_reason = _env_reason(env_given) if unwrapped.env else None
+    reason = env_reason or unwrapped.ask_reason or given_reason
     if any(form[0].text in _KEYWORDS or form[0].text == "coproc" and form[2:3] and form[2].text in _KEYWORDS
            for form in unwrapped.forms if form):
         reason = reason or "a shell keyword where a command was expected"
@@ -245,8 +251,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
     if inner and inner[0].literal in EVALUATING:  # builtin printf -v 'a[$(x)]' 1
         reason = reason or evaluation_reason(inner)
     forms = list(unwrapped.forms)
-    if unwrapped.unknown_code:  # bash -c "$X": what runs may be what a deny or ask rule names
-        forms.append((UNKNOWN_PROGRAM,))
+    if unwrapped.unknown_code or env_reason or given_reason:  # bash -c "$X", GIT_SSH_COMMAND='rm y' git fetch:
+        forms.append(_UNKNOWN_FORM)  # what runs may be what a deny or ask rule names
     stdin_form = unwrapped.stdin_form
     if stdin_form is not None:  # xargs: deny/ask rules see an unknown tail
         forms.append(stdin_form)
@@ -264,8 +270,11 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
             if peeled.ask_reason and extra[0] is not SHELL_CODE:  # uv run sudo x: asks like sudo x
                 reason = reason or peeled.ask_reason
             forms.extend(peeled.forms)
-            if peeled.unknown_code:  # find -exec sh -c "$X" ;: as bash -c "$X" on its own
-                forms.append((UNKNOWN_PROGRAM,))
+            peeled_env = _env_reason((e.partition("=")[0], e.partition("=")[2]) for e in peeled.env)
+            if peeled_env:  # uv run env GIT_SSH_COMMAND='rm y' git fetch
+                reason = reason or peeled_env
+            if peeled.unknown_code or peeled_env:  # find -exec sh -c "$X" ;: as bash -c "$X" on its own
+                forms.append(_UNKNOWN_FORM)
             scripts.extend(peeled.scripts)
             reads.extend(peeled.reads)
             if depth < _MAX_EXTRA_DEPTH:
