@@ -34,6 +34,7 @@ from .bash_verdict import Verdict
 from .bash_words import Word
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .filesystem import ACCEPT_EDITS_MODES
+from .package_scripts import package_scripts
 from .paths import BadPath, resolve_below
 from .script_files import MAX_DEPTH, Script, line_may_change, may_run_scripts, read_script, scripts_run
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
@@ -230,7 +231,7 @@ def _script_checks(
     not count (what lets the line run the script covers it).  A script whose text is not known is
     code only known at run time: a deny or ask rule may match it."""
     for info in analysis.commands:
-        for script in scripts_run(info, cwds):
+        for script in [*scripts_run(info, cwds), *package_scripts(info, cwds)]:
             text, why = None, script.why
             if script.path is not None:
                 # the line that runs the script: any program that may write it counts; inside a
@@ -239,6 +240,8 @@ def _script_checks(
                     why = f"the line may change {script.shown} before it runs"
                 elif script.missing:
                     continue  # no such file: the shell fails without running anything
+                elif script.code is not None:
+                    text = script.code
                 else:
                     text, why = read_script(script.path)
             if text is not None and depth >= MAX_DEPTH:
@@ -268,7 +271,10 @@ def _checks_of_script(
     rules: CompiledRules, v: Verdict, depth: int,
 ) -> None:
     inner = analyze(text)
-    if line_may_change(inner, None, path, cwds, everything=False):  # echo 'rm x' >> self.sh
+    if script.cwd is not None:  # a package's script runs in the package's folder
+        cwds = [script.cwd]
+    # echo 'rm x' >> self.sh: bash reads a script file as it runs it (sh -c has a package script whole)
+    if script.code is None and line_may_change(inner, None, path, cwds, everything=False):
         _unknown_script(script, "it may change itself while it runs", rules, v)
         return
     sub = Verdict()

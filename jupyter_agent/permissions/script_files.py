@@ -27,6 +27,7 @@ from .paths import BadPath, resolve_below
 POSIX_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "hush", "rbash", "yash", "posh",
                           "bosh", "lksh", "oksh", "loksh", "pdksh", "ksh93"})
 _SOURCE = frozenset({"source", "."})
+_PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})  # package_scripts.MANAGERS
 _OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 MAX_BYTES = 128 * 1024
 _PER_PROCESS = ("/dev/", "/proc/")  # /dev/stdin, /dev/fd/3, /proc/self/fd/0: the running command's
@@ -48,15 +49,18 @@ class Script:
     path: str | None
     why: str = ""
     missing: bool = False  # no such file: the shell fails before running anything (unless the line makes it)
+    code: str | None = None  # the code itself, when it is not the whole file (package.json's scripts)
+    cwd: str | None = None  # where it runs, when not where the command does (a package's folder)
 
 
 def may_run_scripts(analysis: Analysis) -> bool:
-    """The cheap test first: does some command run a shell or ``source``, or a program by path?"""
+    """The cheap test first: does some command run a shell, ``source``, a program by path or a
+    package manager (``package_scripts.py``)?"""
     for info in analysis.commands:
         for form in info.forms:
             if form:
                 name = form[0].text
-                if name in POSIX_SHELLS or name in _SOURCE or "/" in name:
+                if name in POSIX_SHELLS or name in _SOURCE or name in _PACKAGE_MANAGERS or "/" in name:
                     return True
     return False
 

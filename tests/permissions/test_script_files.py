@@ -9,7 +9,9 @@ when the line runs is code only known at run time.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -136,3 +138,66 @@ async def test_code_only_known_at_run_time_may_be_what_a_deny_rule_names(world, 
     ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
     verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == "ask" and "Bash(rm:*)" in verdict.message, (command, verdict)
+
+
+def _packages(project):
+    (project / "package.json").write_text(json.dumps({"name": "p", "scripts": {
+        "build": "tsc && rm -rf dist/tmp", "prelint": "cat .env", "lint": "eslint .", "all": "npm run build",
+        "postinstall": "rm -rf .cache", "fmt": "prettier --write .", "test": "jest"}}))
+    (project / "web" / "src").mkdir(parents=True)
+    (project / "web" / "package.json").write_text(json.dumps({"scripts": {"clean": "rm -rf build", "dev": "vite"}}))
+    (project / "broken").mkdir()
+    (project / "broken" / "package.json").write_text('{"scripts": {"test": "jest"')
+
+
+PACKAGE_ROWS = [
+    # the script's commands (and its pre/post scripts) meet the rules, in the package's folder
+    ("npm run build", "deny"), ("npm run-script build", "deny"), ("yarn build", "deny"), ("yarn run build", "deny"),
+    ("pnpm build", "deny"), ("pnpm run build", "deny"), ("bun run build", "deny"), ("npm run all", "deny"),
+    ("npm run lint", "deny"), ("npm install", "deny"), ("npm ci", "deny"), ("npm i left-pad", "deny"),
+    ("cd web && npm run clean", "deny"), ("cd web/src && npm run clean", "deny"), ("timeout 60 npm run build", "deny"),
+    ("npm --loglevel warn run build", "deny"), ("npm run build -- --watch", "deny"),
+    # not known when the line runs
+    ('npm run "$S"', "ask"), ("npm --prefix web run clean", "ask"), ("npm -w web run clean", "ask"),
+    ("pnpm -r build", "ask"), ("pnpm --filter web dev", "ask"), ("yarn --cwd web clean", "ask"),
+    ("npm pkg set scripts.fmt='rm x' && npm run fmt", "ask"), ("cd broken && npm test", "ask"),
+    # nothing a rule closes
+    ("npm run fmt", "allow"), ("npm test", "allow"), ("npm run missing", "allow"), ("npm run", "allow"),
+    ("npm install -g x", "allow"), ("cd web && npm run dev", "allow"), ("npm exec -- eslint .", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), PACKAGE_ROWS)
+async def test_package_scripts_meet_the_rules(world, command, expected):
+    _packages(world.project)
+    ctx = make_ctx(world.project, deny=DENY, mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+async def test_the_nearest_package_is_the_one_whose_scripts_run(world):
+    _packages(world.project)
+    ctx = make_ctx(world.project, deny=DENY, mode="bypassPermissions", cwd=world.project / "web" / "src")
+    assert verdict_name(await decide_bash(ctx, "npm install")) == "allow"  # web's package.json: no postinstall
+    assert verdict_name(await decide_bash(ctx, "yarn add x")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "npm run clean")) == "deny"
+    assert verdict_name(await decide_bash(ctx, "cd ../.. && npm install")) == "deny"  # the project's postinstall
+
+
+async def test_a_package_script_denial_names_the_script(world):
+    _packages(world.project)
+    ctx = make_ctx(world.project, allow=("Bash(npm:*)",), deny=DENY)
+    verdict = await decide_bash(ctx, "npm run build")
+    assert verdict_name(verdict) == "deny" and "'build' script" in verdict.message and "rm -rf dist/tmp" in verdict.message
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm")
+def test_npm_runs_pre_scripts_in_the_package_folder(tmp_path):
+    """Ground truth: ``npm run lint`` from a subfolder runs ``prelint`` then ``lint`` in the
+    folder of the nearest package.json."""
+    (tmp_path / "package.json").write_text(json.dumps({"name": "p", "version": "1.0.0", "scripts": {
+        "prelint": "touch pre-ran", "lint": "touch ran"}}))
+    (tmp_path / "deep").mkdir()
+    subprocess.run(["npm", "run", "lint"], cwd=tmp_path / "deep", capture_output=True, check=True, timeout=120,
+                   env={**os.environ, "npm_config_update_notifier": "false"})
+    assert (tmp_path / "pre-ran").exists() and (tmp_path / "ran").exists()

@@ -1,0 +1,143 @@
+"""The shell code a package manager runs from ``package.json``: ``npm run build``, ``npm test``,
+``yarn build``, ``pnpm run lint``, ``bun run dev``, and the project's own lifecycle scripts that
+``npm install``, ``npm ci``, ``npm pack|publish`` and ``npm version`` run.
+
+Each script is a line of shell code run by ``sh -c`` in the package's folder (the nearest one
+upwards holding ``package.json``), after its ``pre…`` script and before its ``post…`` one;
+``bash.py`` holds its commands to the deny and ask rules and the safety checks, as those of a
+script file (``script_files.py``).  A script name only known at run time, a package found
+through an option (``--prefix``, ``--workspace``, ``pnpm -C``, ``yarn --cwd``, ``-r``) or a
+``package.json`` that cannot be read is code only known at run time.  Dependencies' install
+scripts are third-party programs, as a Python package's build is: not read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from .bash_analysis import CommandInfo
+from .bash_words import Word
+from .paths import nearest_holding
+from .script_files import MAX_BYTES, Script
+
+MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
+_NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
+_NPM_NAMED = {"test": "test", "t": "test", "tst": "test", "start": "start", "stop": "stop", "restart": "restart"}
+_NPM_LIFECYCLE = {
+    "install": ("preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"),
+    "ci": ("preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"),
+    "pack": ("prepack", "prepare", "postpack"),
+    "publish": ("prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"),
+    "version": ("preversion", "version", "postversion"),
+}
+for _alias in ("i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall", "add"):
+    _NPM_LIFECYCLE[_alias] = _NPM_LIFECYCLE["install"]
+for _alias in ("clean-install", "ic", "install-clean", "isntall-clean", "install-ci-test", "cit"):
+    _NPM_LIFECYCLE[_alias] = _NPM_LIFECYCLE["ci"]
+# options that choose another package than the nearest one
+_ELSEWHERE = frozenset({"--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--workspaces", "-ws", "--filter",
+                        "-F", "-r", "--recursive"})
+_NOWHERE = frozenset({"-g", "--global", "--location=global"})  # a global install: the package's own scripts
+_VALUES = frozenset({"--loglevel", "--registry", "--cache", "--userconfig", "--reporter", "--location"})
+_BARE_INSTALLS = {"yarn": ("preinstall", "install", "postinstall", "prepare"),
+                  "pnpm": (), "bun": (), "npm": ()}
+
+
+def package_scripts(info: CommandInfo, cwds: list[str]) -> list[Script]:
+    """The package scripts this command runs (every form: ``timeout 60 npm test``)."""
+    found: list[Script] = []
+    for form in info.forms:
+        if form and form[0].literal in MANAGERS:
+            found.extend(_of_form(form, cwds))
+    return found
+
+
+def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
+    manager = form[0].text
+    texts: list[str | None] = []
+    i = 1
+    while i < len(form):
+        text = form[i].literal
+        if text is None:
+            texts.append(None)
+        elif text == "--":
+            break
+        elif text in _NOWHERE:
+            return []
+        elif text.partition("=")[0] in _ELSEWHERE:
+            return [Script(f"{manager}'s scripts", None, f"{text} chooses the package at run time")]
+        elif text in _VALUES:
+            i += 1
+        elif text[:1] != "-":
+            texts.append(text)
+        i += 1
+    names = _names(manager, texts)
+    if names is None:
+        return [Script(f"{manager}'s scripts", None, "the script's name is only known at run time")]
+    if not names:
+        return []
+    found = []
+    for cwd in dict.fromkeys(cwds):
+        if getattr(cwds, "unknown", False):
+            return [Script(f"{manager}'s scripts", None, "the package is found from a folder only known at run time")]
+        folder = nearest_holding(cwd, ("package.json",))
+        if folder is None:
+            continue
+        manifest = os.path.join(folder, "package.json")
+        scripts, why = _read(manifest)
+        if scripts is None:
+            found.append(Script(f"{manager}'s scripts in {manifest}", None, why))
+            continue
+        for name in names:
+            code = scripts.get(name)
+            if isinstance(code, str):
+                found.append(Script(f"the {name!r} script of {manifest}", os.path.realpath(manifest), code=code,
+                                    cwd=os.path.realpath(folder)))
+    return found
+
+
+def _names(manager: str, texts: list[str | None]) -> list[str] | None:
+    """The scripts run, with their pre and post scripts; None when only known at run time."""
+    if not texts:
+        return list(_BARE_INSTALLS[manager])  # bare yarn installs
+    first = texts[0]
+    if first is None:
+        return None
+    if manager == "npm":
+        if first in _NPM_RUN:
+            name = texts[1] if len(texts) > 1 else ""
+        elif first in _NPM_NAMED:
+            name = _NPM_NAMED[first]
+        else:
+            return list(_NPM_LIFECYCLE.get(first, ()))
+    elif first in ("run", "run-script"):
+        name = texts[1] if len(texts) > 1 else ""
+    else:
+        name = first  # yarn build, pnpm lint, bun dev: a script when package.json has one of that name
+        if manager == "yarn" and name in ("install", "add"):
+            return list(_BARE_INSTALLS["yarn"])
+    if name is None:
+        return None
+    return [f"pre{name}", name, f"post{name}"] if name else []
+
+
+def _read(manifest: str) -> tuple[dict[str, object] | None, str]:
+    try:
+        with open(manifest, "rb") as handle:
+            data = handle.read(MAX_BYTES * 8 + 1)
+    except OSError as exc:
+        return None, f"it could not be read ({exc.strerror or type(exc).__name__})"
+    if len(data) > MAX_BYTES * 8:
+        return None, "it is too long to read"
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        return None, "it is not valid JSON"
+    scripts = parsed.get("scripts", {}) if isinstance(parsed, dict) else None
+    if not isinstance(scripts, dict):
+        return None, "its scripts are not an object"
+    return scripts, ""
+
+
+__all__ = ["MANAGERS", "package_scripts"]
