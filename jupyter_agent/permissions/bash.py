@@ -34,6 +34,7 @@ from .bash_verdict import Verdict
 from .bash_words import Word
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .filesystem import ACCEPT_EDITS_MODES
+from .make_recipes import make_scripts
 from .package_scripts import package_scripts
 from .paths import BadPath, resolve_below
 from .script_files import MAX_DEPTH, Script, line_may_change, may_run_scripts, read_script, scripts_run
@@ -231,7 +232,7 @@ def _script_checks(
     not count (what lets the line run the script covers it).  A script whose text is not known is
     code only known at run time: a deny or ask rule may match it."""
     for info in analysis.commands:
-        for script in [*scripts_run(info, cwds), *package_scripts(info, cwds)]:
+        for script in [*scripts_run(info, cwds), *package_scripts(info, cwds), *make_scripts(info, cwds)]:
             text, why = None, script.why
             if script.path is not None:
                 # the line that runs the script: any program that may write it counts; inside a
@@ -304,7 +305,9 @@ def _checks_of_script(
     if inner.problems and rule_checked:
         sub.sticky.append(f"it could not be fully analyzed ({inner.problems[0]}), so a deny or ask rule may "
                           f"match what it runs")
-    if sub.deny:
+    if sub.deny and not script.certain:  # make's pattern rules, conditionals: it may not run
+        v.sticky.append(f"{script.shown} may run a command a deny rule names: {sub.deny}")
+    elif sub.deny:
         v.deny = f"{sub.deny.rstrip('.')} (a command of {script.shown}, which the line runs)."
     v.sticky.extend(f"{script.shown} (which it runs): {s}" for s in sub.sticky)
 

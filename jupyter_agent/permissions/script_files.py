@@ -27,7 +27,7 @@ from .paths import BadPath, resolve_below
 POSIX_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "hush", "rbash", "yash", "posh",
                           "bosh", "lksh", "oksh", "loksh", "pdksh", "ksh93"})
 _SOURCE = frozenset({"source", "."})
-_PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})  # package_scripts.MANAGERS
+_PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun", "make", "gmake"})  # package_scripts, make_recipes
 _OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 MAX_BYTES = 128 * 1024
 _PER_PROCESS = ("/dev/", "/proc/")  # /dev/stdin, /dev/fd/3, /proc/self/fd/0: the running command's
@@ -51,11 +51,12 @@ class Script:
     missing: bool = False  # no such file: the shell fails before running anything (unless the line makes it)
     code: str | None = None  # the code itself, when it is not the whole file (package.json's scripts)
     cwd: str | None = None  # where it runs, when not where the command does (a package's folder)
+    certain: bool = True  # False: these commands may run (make's pattern rules): a deny rule asks
 
 
 def may_run_scripts(analysis: Analysis) -> bool:
     """The cheap test first: does some command run a shell, ``source``, a program by path or a
-    package manager (``package_scripts.py``)?"""
+    package manager (``package_scripts.py``) or make (``make_recipes.py``)?"""
     for info in analysis.commands:
         for form in info.forms:
             if form:

@@ -1,0 +1,139 @@
+"""``make`` runs its makefile's recipes: their commands meet the rules (session 31's probe).
+
+With ``Bash(rm:*)`` in deny, in bypassPermissions mode ``make clean`` ran ``clean:``'s ``rm -rf
+build``, the deny rules seeing only ``make clean``.  Now the recipes of the goals make builds (and
+of their prerequisites), with make's variables expanded, and each ``$(shell …)`` make expands, are
+checked as commands of the line (``permissions/make_recipes.py``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+MAKEFILE = """\
+BUILD := build
+VERSION = $(shell git describe --tags)
+PY ?= python3
+
+all: compile
+
+compile: gen
+\t@echo compiling
+\t$(CC) -o $(BUILD)/x x.c
+
+gen:
+\t$(PY) gen.py
+
+clean:
+\t-$(RM) -r $(BUILD)
+
+peek:
+\tcat .env
+
+release: all
+\techo $(VERSION)
+
+sub:
+\t$(MAKE) -C web wipe
+
+%.tmp:
+\trm -f $@
+
+ifeq ($(MODE),strict)
+strict-only:
+\tcurl -s https://example.com
+endif
+
+.PHONY: all compile gen clean peek release sub
+include config.mk
+-include optional.mk
+"""
+CONFIG = "scrub:\n\trm -rf $(BUILD)/cache\n"
+WEB = "wipe:\n\trm -rf dist\nok:\n\techo ok\n"
+
+ROWS = [
+    ("make clean", "deny"), ("make peek", "deny"), ("make release", "deny"), ("make sub", "deny"),
+    ("make scrub", "deny"), ("make -C web wipe", "deny"), ("make -f Makefile clean", "deny"),
+    ("make --file=Makefile clean", "deny"), ("gmake clean", "deny"), ("timeout 60 make clean", "deny"),
+    ("make -s -j4 clean", "deny"), ("make all clean", "deny"), ("cd web && make wipe", "deny"),
+    ("make a.tmp", "ask"),  # a pattern rule may build it: may run rm
+    ('make -C "$D" clean', "ask"), ('cd "$D" && make clean', "ask"), ('make -f "$F"', "ask"), ("echo 'x:' > Makefile && make", "ask"),
+    ("make", "allow"), ("make all", "allow"), ("make -n clean", "allow"), ("make --dry-run clean", "allow"),
+    ("make RM=echo clean", "allow"), ("make -C web ok", "allow"), ("cd sub && make", "allow"),
+    ("make strict-only", "allow"),
+]
+
+
+def _write(project):
+    (project / "Makefile").write_text(MAKEFILE)
+    (project / "config.mk").write_text(CONFIG)
+    (project / "web").mkdir()
+    (project / "web" / "Makefile").write_text(WEB)
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_recipes_meet_the_rules(world, command, expected):
+    _write(world.project)
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)", "Read(./.env)", "Bash(git describe:*)"),
+                   mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+async def test_an_ask_rule_meets_a_conditional_recipe(world):
+    _write(world.project)
+    ctx = make_ctx(world.project, ask=("Bash(curl:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "make strict-only MODE=strict")) == "ask"
+
+
+async def test_the_denial_names_the_recipe(world):
+    _write(world.project)
+    ctx = make_ctx(world.project, allow=("Bash(make:*)",), deny=("Bash(rm:*)",))
+    verdict = await decide_bash(ctx, "make clean")
+    assert verdict_name(verdict) == "deny" and "'rm -f -r build'" in verdict.message and "Makefile" in verdict.message
+
+
+@pytest.mark.parametrize(("makefile", "expected"), [
+    ("SHELL := /bin/bash\nclean:\n\trm -rf build\n", "deny"),  # still a shell this analyzer reads
+    ("SHELL := /usr/bin/python3\nclean:\n\tprint(1)\n", "ask"),  # another language: not known
+    (".RECIPEPREFIX = >\nclean:\n> rm -rf build\n", "ask"),
+    ("include missing.mk\nclean:\n\techo\n", "ask"),  # make may build it first
+    ("include $(shell ls *.mk)\nclean:\n\techo\n", "ask"),
+    ("X != rm -f y\nclean:\n\techo\n", "deny"),  # != runs as make reads the file
+    ("X := $(shell rm -f y)\nclean:\n\techo\n", "deny"),
+    ("X = $(shell rm -f y)\nclean:\n\techo\n", "allow"),  # deferred: X is never expanded
+    ("clean: ; rm -rf build\n", "deny"),  # a recipe on the rule's line
+    ("clean:\n\trm -rf \\\n\t  build\n", "deny"),
+    ("define HELP\nclean:\n\trm -rf x\nendef\nclean:\n\techo $$HOME\n", "allow"),
+])
+async def test_makefile_shapes(world, makefile, expected):
+    (world.project / "Makefile").write_text(makefile)
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, "make clean")
+    assert verdict_name(verdict) == expected, (makefile, verdict)
+
+
+async def test_without_deny_or_ask_rules_nothing_changes(world):
+    _write(world.project)
+    ctx = make_ctx(world.project, allow=("Bash(make:*)",))
+    for command in ("make clean", "make a.tmp", "make release"):
+        assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_expands_as_the_analysis_assumes(tmp_path):
+    """Ground truth: ``$(RM)`` is ``rm -f``; ``:=`` runs its ``$(shell)`` as make reads the file,
+    ``=`` only where the variable is expanded; the default goal is the first target."""
+    (tmp_path / "Makefile").write_text("D = $(shell touch deferred-ran)\nI := $(shell touch immediate-ran)\n"
+                                       "first:\n\t@echo $(RM)\nsecond:\n\t@echo $(D)\n")
+    out = subprocess.run(["make"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "rm -f"
+    assert (tmp_path / "immediate-ran").exists() and not (tmp_path / "deferred-ran").exists()
+    subprocess.run(["make", "second"], cwd=tmp_path, capture_output=True, check=True)
+    assert (tmp_path / "deferred-ran").exists()
