@@ -30,7 +30,7 @@ from .bash_rule_skips import git_alias_rule, skipping_match
 from .bash_rules import form_text
 from .bash_runners import UNKNOWN_PROGRAM
 from .bash_suggest import suggested_rule
-from .bash_verdict import Verdict
+from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .filesystem import ACCEPT_EDITS_MODES
@@ -231,8 +231,9 @@ def _script_checks(
     deny and ask rules and the safety checks of ``_check``; what they would need approval for does
     not count (what lets the line run the script covers it).  A script whose text is not known is
     code only known at run time: a deny or ask rule may match it."""
+    memo = v.memo if v.memo is not None else new_memo(v)
     for info in analysis.commands:
-        for script in [*scripts_run(info, cwds), *package_scripts(info, cwds), *make_scripts(info, cwds)]:
+        for script in [*scripts_run(info, cwds), *package_scripts(info, cwds, memo), *make_scripts(info, cwds, memo)]:
             text, why = None, script.why
             if script.path is not None:
                 # the line that runs the script: any program that may write it counts; inside a

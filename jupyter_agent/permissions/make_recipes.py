@@ -49,13 +49,18 @@ class _Unknown(Exception):
     """The makefile cannot be read here: code only known at run time (the message says why)."""
 
 
-def make_scripts(info: CommandInfo, cwds: list[str]) -> list[Script]:
-    """The recipes (and ``$(shell)`` code) the ``make`` in this command runs (every form)."""
+def make_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
+    """The recipes (and ``$(shell)`` code) the ``make`` in this command runs (every form);
+    ``memo``: this decision's (a long line runs make many times in the same folders)."""
     found: list[Script] = []
+    unknown = getattr(cwds, "unknown", False)
     for form in info.forms:
         if form and form[0].literal in MAKES:
             for cwd in dict.fromkeys(cwds):
-                found.extend(_of_form(form, cwd, getattr(cwds, "unknown", False)))
+                key = ("make", tuple((w.text, w.literal is not None) for w in form), cwd, unknown)
+                if key not in memo:
+                    memo[key] = _of_form(form, cwd, unknown)
+                found.extend(memo[key])  # type: ignore[arg-type]
     return found
 
 

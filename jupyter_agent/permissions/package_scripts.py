@@ -44,12 +44,17 @@ _BARE_INSTALLS = {"yarn": ("preinstall", "install", "postinstall", "prepare"),
                   "pnpm": (), "bun": (), "npm": ()}
 
 
-def package_scripts(info: CommandInfo, cwds: list[str]) -> list[Script]:
-    """The package scripts this command runs (every form: ``timeout 60 npm test``)."""
+def package_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
+    """The package scripts this command runs (every form: ``timeout 60 npm test``); ``memo``:
+    this decision's."""
     found: list[Script] = []
     for form in info.forms:
         if form and form[0].literal in MANAGERS:
-            found.extend(_of_form(form, cwds))
+            key = ("package", tuple((w.text, w.literal is not None) for w in form), tuple(cwds),
+                   getattr(cwds, "unknown", False))
+            if key not in memo:
+                memo[key] = _of_form(form, cwds)
+            found.extend(memo[key])  # type: ignore[arg-type]
     return found
 
 
