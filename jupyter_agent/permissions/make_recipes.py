@@ -66,7 +66,7 @@ def make_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ..
 
 def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
     name = form[0].text
-    given: str | None = None
+    given: list[str] = []  # -f FILE, each read in turn
     folder = cwd
     goals: list[str] = []
     overrides: dict[str, str] = {}
@@ -94,7 +94,8 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
                 i += 1
                 continue
             if option in ("-f", "--file", "--makefile"):
-                given = value
+                if value is not None:
+                    given.append(value)
             elif option in ("-C", "--directory"):
                 if value is None:
                     return [Script(f"{name}'s makefile", None, "make -C names a folder only known at run time")]
@@ -109,24 +110,26 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         else:
             goals.append(text)
         i += 1
-    if cwd_unknown and not anchored and not os.path.isabs(os.path.expanduser(given or ".")):
+    if cwd_unknown and not anchored and not all(os.path.isabs(os.path.expanduser(g)) for g in given or ["."]):
         return [Script(f"{name}'s makefile", None, "make runs in a folder only known at run time")]
-    if given is not None:
-        path = os.path.realpath(os.path.join(folder, os.path.expanduser(given)))
-        if given.startswith(("/dev/", "/proc/")) or given == "-":
-            return [Script(given, None, "make reads it as it runs")]
-    else:
-        path = next((os.path.join(folder, n) for n in _DEFAULT_NAMES if os.path.isfile(os.path.join(folder, n))), "")
-        if not path:
+    if any(g.startswith(("/dev/", "/proc/")) or g == "-" for g in given):
+        return [Script(" ".join(given), None, "make reads a makefile as it runs")]
+    paths = [os.path.realpath(os.path.join(folder, os.path.expanduser(g))) for g in given]
+    if not paths:
+        default = next((os.path.join(folder, n) for n in _DEFAULT_NAMES if os.path.isfile(os.path.join(folder, n))), "")
+        if not default:
             return []  # no makefile: make only runs its built-in rules
-        path = os.path.realpath(path)
-    if not os.path.exists(path):
-        return [Script(path, path, missing=True)]
+        paths = [os.path.realpath(default)]
+    missing = [Script(p, p, missing=True) for p in paths if not os.path.exists(p)]
+    if missing:
+        return missing  # make stops before running anything, unless the line makes it
     try:
-        code, certain = _MakeFile(folder, overrides).recipes(path, goals, recipes)
+        code, certain = _MakeFile(folder, overrides).recipes(paths, goals, recipes)
     except _Unknown as why:
-        return [Script(f"the makefile {path}", None, str(why))]
-    return [Script(f"the makefile {path}", path, code=code, cwd=folder, certain=certain)]
+        return [Script(f"the makefile {paths[0]}", None, str(why))]
+    # one script, and each other makefile as one the line must not change first (its code is in the first)
+    return [Script(f"the makefile {paths[0]}", paths[0], code=code, cwd=folder, certain=certain),
+            *(Script(p, p, code="", cwd=folder) for p in paths[1:])]
 
 
 class _MakeFile:
@@ -143,11 +146,12 @@ class _MakeFile:
         self.conditional = 0  # inside this many ifeq/ifdef blocks
         self.maybe: set[str] = set()  # targets a conditional defines
 
-    def recipes(self, path: str, goals: list[str], run: bool) -> tuple[str, bool]:
+    def recipes(self, paths: list[str], goals: list[str], run: bool) -> tuple[str, bool]:
         """The code make runs: what reading the file runs, then the recipes of the goals and
         their prerequisites (``run``: False for ``make -n``, which only expands them — their
         ``$(shell …)`` still runs)."""
-        self._read(path)
+        for path in paths:
+            self._read(path)
         code: list[str] = []
         default = self.variables.get(".DEFAULT_GOAL") or self.first
         todo = list(goals) or ([default] if default else [])
@@ -162,12 +166,17 @@ class _MakeFile:
             if target in self.maybe:
                 self.certain = False
             if not lines and target not in phony:
+                matched = False
                 for pattern, pattern_prerequisites, pattern_lines in self.patterns:  # %.o: %.c may build it
                     match = pattern.fullmatch(target)
                     if match is not None:
-                        self.certain = False
+                        self.certain, matched = False, True
                         code.extend(self._shell(line) for line in pattern_lines)
                         todo.extend(p.replace("%", match.group(1)) for p in pattern_prerequisites)
+                if (not matched and target not in self.rules and ".DEFAULT" in self.rules
+                        and not os.path.exists(os.path.join(self.folder, target))):
+                    self.certain = False  # .DEFAULT's recipe builds a target nothing else does (unless a file)
+                    code.extend(self._shell(line) for line in self.rules[".DEFAULT"][1])
             todo.extend(self._expand(p) for p in prerequisites)
             code.extend(self._shell(line) for line in lines)
         code = [*self.parse_code, *(code if run else [])]  # with what expanding the recipes ran

@@ -119,6 +119,8 @@ def _names(manager: str, texts: list[str | None]) -> list[str] | None:
     elif first in ("run", "run-script"):
         name = texts[1] if len(texts) > 1 else ""
     else:
+        if manager == "yarn" and first in ("workspace", "workspaces"):
+            return None  # yarn workspace web build: another package's script
         name = first  # yarn build, pnpm lint, bun dev: a script when package.json has one of that name
         if manager == "yarn" and name in ("install", "add"):
             return list(_BARE_INSTALLS["yarn"])

@@ -45,6 +45,9 @@ sub:
 %.tmp:
 \trm -f $@
 
+.DEFAULT:
+\trm -f $@.stale
+
 ifeq ($(MODE),strict)
 strict-only:
 \tcurl -s https://example.com
@@ -64,6 +67,8 @@ ROWS = [
     ("make -s -j4 clean", "deny"), ("make all clean", "deny"), ("cd web && make wipe", "deny"),
     ("make a.tmp", "ask"),  # a pattern rule may build it: may run rm
     ('make -C "$D" clean', "ask"), ('cd "$D" && make clean', "ask"), ('make -f "$F"', "ask"), ("echo 'x:' > Makefile && make", "ask"),
+    ("make -f Makefile -f extra.mk wipe2", "deny"), ("make nothing-builds-this", "ask"),  # .DEFAULT's recipe
+    ("echo 'x:' >> extra.mk && make -f Makefile -f extra.mk", "ask"),
     ("make", "allow"), ("make all", "allow"), ("make -n clean", "allow"), ("make --dry-run clean", "allow"),
     ("make RM=echo clean", "allow"), ("make -C web ok", "allow"), ("cd sub && make", "allow"),
     ("make strict-only", "allow"),
@@ -73,6 +78,7 @@ ROWS = [
 def _write(project):
     (project / "Makefile").write_text(MAKEFILE)
     (project / "config.mk").write_text(CONFIG)
+    (project / "extra.mk").write_text("wipe2:\n\trm -rf out\n")
     (project / "web").mkdir()
     (project / "web" / "Makefile").write_text(WEB)
 

@@ -159,7 +159,7 @@ PACKAGE_ROWS = [
     ("npm --loglevel warn run build", "deny"), ("npm run build -- --watch", "deny"),
     # not known when the line runs
     ('npm run "$S"', "ask"), ("npm --prefix web run clean", "ask"), ("npm -w web run clean", "ask"),
-    ("pnpm -r build", "ask"), ("pnpm --filter web dev", "ask"), ("yarn --cwd web clean", "ask"),
+    ("pnpm -r build", "ask"), ("yarn workspace web clean", "ask"), ("pnpm --filter web dev", "ask"), ("yarn --cwd web clean", "ask"),
     ("npm pkg set scripts.fmt='rm x' && npm run fmt", "ask"), ("cd broken && npm test", "ask"),
     # nothing a rule closes
     ("npm run fmt", "allow"), ("npm test", "allow"), ("npm run missing", "allow"), ("npm run", "allow"),
