@@ -81,7 +81,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
             return [Script(f"{name}'s makefile", None, f"{args[i].text} is only known at run time")]
         key, eq, attached = text.partition("=")
         if text[:1] == "-" and text != "-":
-            if text in _NO_RECIPES or (text[:2] != "--" and set(text[1:]) & set("nqtp")):
+            if text in _NO_RECIPES or (text[:2] != "--" and _short_flags(text) & set("nqtp")):
                 recipes = False
             option = key if text.startswith("--") else text[:2]
             if text.startswith("--") and eq:
@@ -348,6 +348,16 @@ class _MakeFile:
         while line[:1] in ("@", "-", "+"):
             line = line[1:].lstrip()
         return self._expand(line).replace("\x00", "$").replace(_RUNTIME, _RUNTIME_WORD)
+
+
+def _short_flags(text: str) -> set[str]:
+    """The flags of a cluster such as ``-sn`` (``-fMakefile.top``: none after the valued ``f``)."""
+    flags = set()
+    for char in text[1:]:
+        if f"-{char}" in _VALUE_OPTIONS:
+            break
+        flags.add(char)
+    return flags
 
 
 def _shell_name(value: str) -> str:

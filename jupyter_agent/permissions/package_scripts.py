@@ -71,7 +71,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
         elif text in _NOWHERE:
             return []
         elif text.partition("=")[0] in _ELSEWHERE:
-            return [Script(f"{manager}'s scripts", None, f"{text} chooses the package at run time")]
+            return [Script(f"{manager}'s scripts", None, f"{text} chooses another package, not read here")]
         elif text in _VALUES:
             i += 1
         elif text[:1] != "-":
@@ -82,10 +82,10 @@ def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
         return [Script(f"{manager}'s scripts", None, "the script's name is only known at run time")]
     if not names:
         return []
+    if getattr(cwds, "unknown", False):
+        return [Script(f"{manager}'s scripts", None, "the package is found from a folder only known at run time")]
     found = []
     for cwd in dict.fromkeys(cwds):
-        if getattr(cwds, "unknown", False):
-            return [Script(f"{manager}'s scripts", None, "the package is found from a folder only known at run time")]
         folder = nearest_holding(cwd, ("package.json",))
         if folder is None:
             continue

@@ -64,7 +64,8 @@ ROWS = [
     ("make clean", "deny"), ("make peek", "deny"), ("make release", "deny"), ("make sub", "deny"),
     ("make scrub", "deny"), ("make -C web wipe", "deny"), ("make -f Makefile clean", "deny"),
     ("make --file=Makefile clean", "deny"), ("gmake clean", "deny"), ("timeout 60 make clean", "deny"),
-    ("make -s -j4 clean", "deny"), ("make all clean", "deny"), ("cd web && make wipe", "deny"),
+    ("make -s -j4 clean", "deny"), ("make -fMakefile clean", "deny"), ("make -sfextra.mk wipe2", "deny"),
+    ("make -sn clean", "allow"), ("make all clean", "deny"), ("cd web && make wipe", "deny"),
     ("make a.tmp", "ask"),  # a pattern rule may build it: may run rm
     ('make -C "$D" clean', "ask"), ('cd "$D" && make clean', "ask"), ('make -f "$F"', "ask"), ("echo 'x:' > Makefile && make", "ask"),
     ("make -f Makefile -f extra.mk wipe2", "deny"), ("make nothing-builds-this", "ask"),  # .DEFAULT's recipe
