@@ -83,7 +83,11 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         if text[:1] == "-" and text != "-":
             if text in _NO_RECIPES or (text[:2] != "--" and _short_flags(text) & set("nqtp")):
                 recipes = False
-            option = key if text.startswith("--") else text[:2]
+            if text.startswith("--"):
+                option = key
+            else:  # a cluster: -sfFILE is -s -f FILE
+                at = next((j for j, char in enumerate(text[1:], 1) if f"-{char}" in _VALUE_OPTIONS), len(text))
+                option, text = (f"-{text[at]}", f"-{text[at:]}") if at < len(text) else (text[:2], text)
             if text.startswith("--") and eq:
                 value, step = attached, 1
             elif not text.startswith("--") and len(text) > 2 and option in _VALUE_OPTIONS:
