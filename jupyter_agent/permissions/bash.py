@@ -37,6 +37,7 @@ from .filesystem import ACCEPT_EDITS_MODES
 from .make_recipes import make_scripts
 from .package_scripts import package_scripts
 from .paths import BadPath, resolve_below
+from .pyproject_scripts import pyproject_scripts
 from .script_files import MAX_DEPTH, Script, line_may_change, may_run_scripts, read_script, scripts_run
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
@@ -233,7 +234,8 @@ def _script_checks(
     code only known at run time: a deny or ask rule may match it."""
     memo = v.memo if v.memo is not None else new_memo(v)
     for info in analysis.commands:
-        for script in [*scripts_run(info, cwds), *package_scripts(info, cwds, memo), *make_scripts(info, cwds, memo)]:
+        for script in [*scripts_run(info, cwds), *package_scripts(info, cwds, memo), *make_scripts(info, cwds, memo),
+                       *pyproject_scripts(info, cwds, memo)]:
             text, why = None, script.why
             if script.path is not None:
                 # the line that runs the script: any program that may write it counts; inside a

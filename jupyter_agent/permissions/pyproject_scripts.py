@@ -1,0 +1,287 @@
+"""The commands Python task runners take from ``pyproject.toml``: ``pdm run NAME``
+(``[tool.pdm.scripts]``), ``hatch run [ENV:]NAME`` (``[tool.hatch.envs.ENV.scripts]``) and ``poe
+NAME`` (``[tool.poe.tasks]``).
+
+A task is a command line (``"pytest -q"``, ``{cmd = …}``: split and run without a shell), shell
+code (``{shell = …}``; hatch's scripts), a sequence of tasks (pdm's ``composite``, poe's
+``sequence``, hatch's lists, a hatch script naming another), with pdm's ``pre_``/``post_`` hooks.
+``bash.py`` holds their commands to the deny and ask rules and the safety checks, as a script
+file's (``script_files.py``), in the project's folder (the nearest one upwards with
+``pyproject.toml``).  Python tasks (pdm's ``call``, poe's ``script``/``expr``) are programs like any
+other.  A task name only known at run time, one this module does not know the shape of (poe's
+``switch``), a project chosen by an option, or a ``pyproject.toml`` that cannot be read is code only
+known at run time.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+from .bash_analysis import CommandInfo
+from .bash_words import Word
+from .paths import nearest_holding
+from .script_files import MAX_BYTES, Script
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+RUNNERS = frozenset({"pdm", "hatch", "poe"})
+# options that choose another project or environment (hatch -e ENV), or take a value this does not know
+_ELSEWHERE = frozenset({"-p", "--project", "-g", "--global", "-C", "--root", "--directory", "-d", "-e", "--env",
+                        "--executor", "-c", "--config"})
+_MAX_TASKS = 64
+# pdm's own commands, and the user scripts of hook names each runs (pdm's "Lifecycle and Hooks")
+_PDM_BUILTINS = frozenset({"add", "build", "cache", "completion", "config", "export", "fix", "import", "info",
+                           "init", "install", "list", "lock", "new", "outdated", "plugin", "publish", "python", "py",
+                           "remove", "run", "search", "self", "show", "sync", "update", "use", "venv"})
+_PDM_HOOKS = {
+    "install": ("pre_lock", "post_lock", "pre_install", "post_install"), "sync": ("pre_install", "post_install"),
+    "add": ("pre_lock", "post_lock", "pre_install", "post_install"),
+    "remove": ("pre_lock", "post_lock", "pre_install", "post_install"),
+    "update": ("pre_lock", "post_lock", "pre_install", "post_install"), "lock": ("pre_lock", "post_lock"),
+    "build": ("pre_build", "post_build"), "publish": ("pre_publish", "pre_build", "post_build", "post_publish"),
+    "init": ("post_init",), "use": ("post_use",),
+}
+_HOOKS_OF = "\x00hooks:"  # a task name meaning: the hook scripts of this pdm command
+_RUNTIME_ARGS = '"${TASK_ARGUMENTS}"'  # hatch's {args}: words only known at run time
+
+
+class _Unknown(Exception):
+    pass
+
+
+def pyproject_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
+    """The task commands this command runs (every form: ``uv run poe test``); ``memo``: this decision's."""
+    found: list[Script] = []
+    for form in info.forms:
+        if form and form[0].literal in RUNNERS:
+            key = ("pyproject", tuple((w.text, w.literal is not None) for w in form), tuple(cwds),
+                   getattr(cwds, "unknown", False))
+            if key not in memo:
+                memo[key] = _of_form(form, cwds)
+            found.extend(memo[key])  # type: ignore[arg-type]
+    return found
+
+
+def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool]:
+    """(the task, whether it is named at all); None: only known at run time."""
+    runner = form[0].text
+    words = list(form[1:])
+    while words and (words[0].literal or "x")[:1] == "-":
+        option = words.pop(0).literal or ""
+        if option.partition("=")[0] in _ELSEWHERE:
+            raise _Unknown(f"{option} chooses another project, not read here")
+    if runner == "pdm" and words and words[0].literal in _PDM_HOOKS:  # pdm install runs pre_install …
+        return f"{_HOOKS_OF}{words[0].literal}", True
+    if runner == "pdm" and words and words[0].literal not in _PDM_BUILTINS and words[0].literal != "run":
+        return words[0].literal, True  # pdm test: the script, when it is no command of pdm's
+    if runner in ("pdm", "hatch"):
+        if not words or words[0].literal != "run":
+            return None, False
+        words.pop(0)
+        while words and (words[0].literal or "x")[:1] == "-":
+            option = words.pop(0).literal or ""
+            if option.partition("=")[0] in _ELSEWHERE:
+                raise _Unknown(f"{option} chooses another project, not read here")
+    if not words:
+        return None, False
+    return words[0].literal, True
+
+
+def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
+    runner = form[0].text
+    try:
+        name, named = _task_name(form)
+    except _Unknown as why:
+        return [Script(f"{runner}'s tasks", None, str(why))]
+    if not named:
+        return []
+    if name is None:
+        return [Script(f"{runner}'s tasks", None, "the task's name is only known at run time")]
+    if getattr(cwds, "unknown", False):
+        return [Script(f"{runner}'s tasks", None, "the project is found from a folder only known at run time")]
+    found = []
+    for cwd in dict.fromkeys(cwds):
+        folder = nearest_holding(cwd, ("pyproject.toml",))
+        if folder is None:
+            continue
+        manifest = os.path.join(folder, "pyproject.toml")
+        shown = (f"{runner}'s {name!r} task of {manifest}" if not name.startswith(_HOOKS_OF) else
+                 f"pdm {name[len(_HOOKS_OF):]}'s hook scripts in {manifest}")
+        if runner == "hatch" and os.path.lexists(os.path.join(folder, "hatch.toml")):
+            found.append(Script(shown, None, "hatch.toml, which hatch reads too, is not read here"))
+            continue
+        try:
+            data = _read(manifest)
+            lines = _LINES[runner](data, name)
+        except _Unknown as why:
+            found.append(Script(shown, None, str(why)))
+            continue
+        if lines:
+            found.append(Script(shown, os.path.realpath(manifest), code="\n".join(lines), cwd=os.path.realpath(folder)))
+    return found
+
+
+def _read(manifest: str) -> dict[str, object]:
+    try:
+        with open(manifest, "rb") as handle:
+            raw = handle.read(MAX_BYTES * 8 + 1)
+    except OSError as exc:
+        raise _Unknown(f"it could not be read ({exc.strerror or type(exc).__name__})") from None
+    if len(raw) > MAX_BYTES * 8:
+        raise _Unknown("it is too long to read")
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        raise _Unknown("it is not valid TOML") from None
+
+
+def _table(data: object, *keys: str) -> dict[str, object]:
+    for key in keys:
+        data = data.get(key, {}) if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        raise _Unknown(f"{'.'.join(keys)} is not a table")
+    return data
+
+
+def _command(value: object) -> str:
+    """A command run without a shell (a string split as a shell would, or a list of words)."""
+    if isinstance(value, str):
+        try:
+            return shlex.join(shlex.split(value))
+        except ValueError:
+            raise _Unknown("a command does not split into words") from None
+    if isinstance(value, list) and all(isinstance(w, str) for w in value):
+        return shlex.join(value)
+    raise _Unknown("a command is neither a string nor a list of words")
+
+
+def _pdm(data: dict[str, object], name: str) -> list[str]:
+    scripts = _table(data, "tool", "pdm", "scripts")
+    lines: list[str] = []
+
+    def task(task_name: str, depth: int) -> bool:
+        if depth > 8 or len(lines) > _MAX_TASKS:
+            raise _Unknown("its tasks run tasks too deeply")
+        if task_name not in scripts or task_name == "_":
+            return False
+        task(f"pre_{task_name}", depth + 1)
+        value = scripts[task_name]
+        if isinstance(value, (str, list)):
+            lines.append(_command(value))
+        elif isinstance(value, dict):
+            if "shell" in value:
+                if not isinstance(value["shell"], str):
+                    raise _Unknown("a shell task is not a string")
+                lines.append(value["shell"])
+            elif "cmd" in value:
+                lines.append(_command(value["cmd"]))
+            elif "composite" in value:
+                for item in value["composite"] if isinstance(value["composite"], list) else [None]:
+                    if not isinstance(item, str):
+                        raise _Unknown("a composite task is not a list of strings")
+                    first = item.split(None, 1)[0] if item.split() else ""
+                    if not task(first, depth + 1):
+                        lines.append(_command(item))
+            elif "call" not in value:
+                raise _Unknown(f"the task {task_name!r} has a shape not read here")
+        task(f"post_{task_name}", depth + 1)
+        return True
+
+    if name.startswith(_HOOKS_OF):
+        for hook in _PDM_HOOKS[name[len(_HOOKS_OF):]]:
+            task(hook, 1)
+    elif task(name, 0):
+        for hook in ("pre_script", "post_script", "pre_run", "post_run"):  # around every script / run
+            task(hook, 1)
+    return lines
+
+
+def _hatch(data: dict[str, object], name: str) -> list[str]:
+    env, _, script = name.rpartition(":")
+    envs = _table(data, "tool", "hatch", "envs")
+    scripts = {**_table(envs, "default", "scripts"), **_table(envs, env or "default", "scripts")}
+    lines: list[str] = []
+
+    def run(script_name: str, depth: int) -> bool:
+        if depth > 8 or len(lines) > _MAX_TASKS:
+            raise _Unknown("its scripts run scripts too deeply")
+        if script_name not in scripts:
+            return False
+        value = scripts[script_name]
+        commands = [value] if isinstance(value, str) else value
+        if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
+            raise _Unknown(f"the script {script_name!r} is neither a string nor a list of strings")
+        for command in commands:
+            command = command.lstrip("- ")  # "- cmd": its failure is ignored
+            if not run(command.partition(" ")[0], depth + 1):  # a script naming another runs that one
+                lines.append(_hatch_placeholders(command))
+        return True
+
+    run(script, 0)
+    return lines
+
+
+def _hatch_placeholders(command: str) -> str:
+    """hatch's ``{args}``, ``{root}``, ``{env:NAME}`` … are filled in as it runs."""
+    out, depth, start = [], 0, 0
+    for i, char in enumerate(command):
+        if char == "{" and not command.startswith("{{", i):
+            if depth == 0:
+                out.append(command[start:i])
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                out.append(_RUNTIME_ARGS)
+                start = i + 1
+    out.append(command[start:] if depth == 0 else "")
+    return "".join(out)
+
+
+def _poe(data: dict[str, object], name: str) -> list[str]:
+    tasks = _table(data, "tool", "poe", "tasks")
+    lines: list[str] = []
+
+    def task(value: object, depth: int) -> None:
+        if depth > 8 or len(lines) > _MAX_TASKS:
+            raise _Unknown("its tasks run tasks too deeply")
+        if isinstance(value, str):
+            lines.append(_command(value))
+        elif isinstance(value, list):  # a sequence
+            for item in value:
+                task(item, depth + 1)
+        elif isinstance(value, dict):
+            if "shell" in value:
+                if not isinstance(value["shell"], str):
+                    raise _Unknown("a shell task is not a string")
+                lines.append(value["shell"])
+            elif "cmd" in value:
+                lines.append(_command(value["cmd"]))
+            elif "sequence" in value:
+                task(value["sequence"] if isinstance(value["sequence"], list) else None, depth + 1)
+            elif "ref" in value:
+                ref = value["ref"]
+                if not isinstance(ref, str) or not ref.split():
+                    raise _Unknown("a ref task names no task")
+                task(tasks.get(ref.split()[0]), depth + 1)
+            elif not value.keys() & {"script", "expr"}:  # switch, …: not read here
+                raise _Unknown("a task has a shape not read here")
+            for dep in value.get("deps", []) if isinstance(value.get("deps"), list) else []:
+                if isinstance(dep, str) and dep.split():
+                    task(tasks.get(dep.split()[0]), depth + 1)
+        elif value is not None:
+            raise _Unknown("a task has a shape not read here")
+
+    if name in tasks:
+        task(tasks[name], 0)
+    return lines
+
+
+_LINES = {"pdm": _pdm, "hatch": _hatch, "poe": _poe}
+
+__all__ = ["RUNNERS", "pyproject_scripts"]

@@ -1,0 +1,88 @@
+"""Python task runners' tasks meet the rules (session 31's probe).
+
+With ``Bash(rm:*)`` in deny, in bypassPermissions mode ``pdm run clean``, ``hatch run clean`` and
+``poe clean`` ran ``rm -rf build`` from ``pyproject.toml``.  Now their tasks' commands are checked
+as commands of the line, in the project's folder (``permissions/pyproject_scripts.py``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+PYPROJECT = """\
+[project]
+name = "p"
+
+[tool.pdm.scripts]
+clean = "rm -rf build"
+lint = {shell = "ruff check . && cat .env"}
+test = {cmd = ["pytest", "-q"]}
+all = {composite = ["clean", "test"]}
+pre_release = "rm -f dist/old.whl"
+release = "twine upload dist/*"
+call = {call = "pkg:main"}
+quoted = "echo 'rm -rf x'"
+post_install = "rm -rf .tmp-cache"
+
+[tool.hatch.envs.default.scripts]
+clean = "rm -rf dist {args}"
+cov = ["- coverage erase", "pytest --cov"]
+full = ["clean", "cov"]
+
+[tool.hatch.envs.docs.scripts]
+build = "sphinx-build docs out"
+wipe = "rm -rf out"
+
+[tool.poe.tasks]
+clean = "rm -rf out"
+sh = {shell = "echo hi; rm -f x"}
+seq = ["lint", {ref = "sh"}]
+lint = "ruff check ."
+py = {script = "pkg:main"}
+sw = {switch = [{run = "rm x"}]}
+withdeps = {cmd = "pytest", deps = ["clean"]}
+"""
+
+ROWS = [
+    ("pdm run clean", "deny"), ("pdm run lint", "deny"), ("pdm run all", "deny"), ("pdm run release", "deny"),
+    ("hatch run clean", "deny"), ("hatch run full", "deny"), ("hatch run docs:wipe", "deny"),
+    ("poe clean", "deny"), ("poe sh", "deny"), ("poe seq", "deny"), ("poe withdeps", "deny"),
+    ("uv run poe clean", "deny"), ("cd sub && pdm run clean", "deny"), ("pdm run -v clean", "deny"),
+    ("pdm clean", "deny"), ("pdm install", "deny"), ("pdm sync", "deny"), ("pdm add x", "deny"),
+    ("poe sw", "ask"), ('poe "$T"', "ask"), ("pdm -p other run clean", "ask"), ("hatch -e docs run wipe", "ask"),
+    ("echo x >> pyproject.toml && poe lint", "ask"),
+    ("pdm run test", "allow"), ("pdm run call", "allow"), ("pdm run pytest", "allow"), ("pdm run quoted", "allow"),
+    ("hatch run cov", "allow"), ("hatch run docs:build", "allow"), ("poe lint", "allow"), ("poe py", "allow"),
+    ("pdm lock", "allow"), ("pdm list", "allow"), ("poe", "allow"), ("hatch run missing", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_tasks_meet_the_rules(world, command, expected):
+    (world.project / "pyproject.toml").write_text(PYPROJECT)
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)", "Read(./.env)"), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+async def test_a_broken_pyproject_is_not_known(world):
+    (world.project / "pyproject.toml").write_text("[tool.poe.tasks\nclean = 'rm x'\n")
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "poe clean")) == "ask"
+
+
+async def test_hatch_toml_is_not_read_so_hatch_asks(world):
+    (world.project / "pyproject.toml").write_text(PYPROJECT)
+    (world.project / "hatch.toml").write_text("[envs.default.scripts]\nclean = 'rm -rf x'\n")
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "hatch run cov")) == "ask"
+
+
+async def test_without_deny_rules_they_run(world):
+    (world.project / "pyproject.toml").write_text(PYPROJECT)
+    ctx = make_ctx(world.project, allow=("Bash(pdm:*)", "Bash(poe:*)", "Bash(hatch:*)"))
+    for command in ("pdm run clean", "poe sw", "hatch run full"):
+        assert verdict_name(await decide_bash(ctx, command)) == "allow", command
