@@ -19,7 +19,7 @@ import os
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import nearest_holding
-from .script_files import MAX_BYTES, Script
+from .script_files import MAX_BYTES, Script, passed_on
 
 MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
@@ -61,11 +61,13 @@ def package_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object,
 def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
     manager = form[0].text
     texts: list[str | None] = []
+    at: list[int] = []  # where each of texts is in the form
     i = 1
     while i < len(form):
         text = form[i].literal
         if text is None:
             texts.append(None)
+            at.append(i)
         elif text == "--":
             break
         elif text in _NOWHERE:
@@ -76,6 +78,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
             i += 1
         elif text[:1] != "-":
             texts.append(text)
+            at.append(i)
         i += 1
     names = _names(manager, texts)
     if names is None:
@@ -96,6 +99,11 @@ def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
             continue
         for name in names:
             code = scripts.get(name)
+            if isinstance(code, str) and len(names) == 3 and name == names[1]:
+                # npm run show -- .env: the words after the script's name go to its command
+                first = 1 if manager != "npm" and texts[0] in ("run", "run-script") or (
+                    manager == "npm" and texts[0] in _NPM_RUN) else 0
+                code = f"{code} {passed_on(form[at[first] + 1:])}".rstrip()
             if isinstance(code, str):
                 found.append(Script(f"the {name!r} script of {manifest}", os.path.realpath(manifest), code=code,
                                     cwd=os.path.realpath(folder)))

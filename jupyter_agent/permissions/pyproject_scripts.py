@@ -22,7 +22,7 @@ import sys
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import nearest_holding
-from .script_files import MAX_BYTES, Script
+from .script_files import MAX_BYTES, Script, passed_on
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,8 +67,8 @@ def pyproject_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[objec
     return found
 
 
-def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool]:
-    """(the task, whether it is named at all); None: only known at run time."""
+def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool, tuple[Word, ...]]:
+    """(the task, whether it is named at all, the words after its name); None: only known at run time."""
     runner = form[0].text
     words = list(form[1:])
     while words and (words[0].literal or "x")[:1] == "-":
@@ -76,26 +76,26 @@ def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool]:
         if option.partition("=")[0] in _ELSEWHERE:
             raise _Unknown(f"{option} chooses another project, not read here")
     if runner == "pdm" and words and words[0].literal in _PDM_HOOKS:  # pdm install runs pre_install …
-        return f"{_HOOKS_OF}{words[0].literal}", True
+        return f"{_HOOKS_OF}{words[0].literal}", True, ()
     if runner == "pdm" and words and words[0].literal not in _PDM_BUILTINS and words[0].literal != "run":
-        return words[0].literal, True  # pdm test: the script, when it is no command of pdm's
+        return words[0].literal, True, tuple(words[1:])  # pdm test: the script, when no command of pdm's
     if runner in ("pdm", "hatch"):
         if not words or words[0].literal != "run":
-            return None, False
+            return None, False, ()
         words.pop(0)
         while words and (words[0].literal or "x")[:1] == "-":
             option = words.pop(0).literal or ""
             if option.partition("=")[0] in _ELSEWHERE:
                 raise _Unknown(f"{option} chooses another project, not read here")
     if not words:
-        return None, False
-    return words[0].literal, True
+        return None, False, ()
+    return words[0].literal, True, tuple(words[1:])
 
 
 def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
     runner = form[0].text
     try:
-        name, named = _task_name(form)
+        name, named, rest = _task_name(form)
     except _Unknown as why:
         return [Script(f"{runner}'s tasks", None, str(why))]
     if not named:
@@ -117,7 +117,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
             continue
         try:
             data = _read(manifest)
-            lines = _LINES[runner](data, name)
+            lines = _LINES[runner](data, name, f" {passed_on(rest)}".rstrip())
         except _Unknown as why:
             found.append(Script(shown, None, str(why)))
             continue
@@ -160,7 +160,8 @@ def _command(value: object) -> str:
     raise _Unknown("a command is neither a string nor a list of words")
 
 
-def _pdm(data: dict[str, object], name: str) -> list[str]:
+def _pdm(data: dict[str, object], name: str, args: str) -> list[str]:
+    """pdm's scripts (``args``: the words ``pdm run NAME`` hands on, as shell code; pdm appends them)."""
     scripts = _table(data, "tool", "pdm", "scripts")
     lines: list[str] = []
 
@@ -171,15 +172,16 @@ def _pdm(data: dict[str, object], name: str) -> list[str]:
             return False
         task(f"pre_{task_name}", depth + 1)
         value = scripts[task_name]
+        passed = args if depth == 0 else ""
         if isinstance(value, (str, list)):
-            lines.append(_command(value))
+            lines.append(_command(value) + passed)
         elif isinstance(value, dict):
             if "shell" in value:
                 if not isinstance(value["shell"], str):
                     raise _Unknown("a shell task is not a string")
-                lines.append(value["shell"])
+                lines.append(value["shell"] + passed)
             elif "cmd" in value:
-                lines.append(_command(value["cmd"]))
+                lines.append(_command(value["cmd"]) + passed)
             elif "composite" in value:
                 for item in value["composite"] if isinstance(value["composite"], list) else [None]:
                     if not isinstance(item, str):
@@ -201,7 +203,8 @@ def _pdm(data: dict[str, object], name: str) -> list[str]:
     return lines
 
 
-def _hatch(data: dict[str, object], name: str) -> list[str]:
+def _hatch(data: dict[str, object], name: str, args: str) -> list[str]:
+    """hatch's scripts (the words ``hatch run NAME`` hands on fill ``{args}``: not known here)."""
     env, _, script = name.rpartition(":")
     envs = _table(data, "tool", "hatch", "envs")
     scripts = {**_table(envs, "default", "scripts"), **_table(envs, env or "default", "scripts")}
@@ -243,15 +246,17 @@ def _hatch_placeholders(command: str) -> str:
     return "".join(out)
 
 
-def _poe(data: dict[str, object], name: str) -> list[str]:
+def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
+    """poe's tasks (``args``: the words ``poe NAME`` hands on; a ``cmd`` task gets them)."""
     tasks = _table(data, "tool", "poe", "tasks")
     lines: list[str] = []
 
     def task(value: object, depth: int) -> None:
         if depth > 8 or len(lines) > _MAX_TASKS:
             raise _Unknown("its tasks run tasks too deeply")
+        passed = args if depth == 0 else ""
         if isinstance(value, str):
-            lines.append(_command(value))
+            lines.append(_command(value) + passed)
         elif isinstance(value, list):  # a sequence
             for item in value:
                 task(item, depth + 1)
@@ -261,7 +266,7 @@ def _poe(data: dict[str, object], name: str) -> list[str]:
                     raise _Unknown("a shell task is not a string")
                 lines.append(value["shell"])
             elif "cmd" in value:
-                lines.append(_command(value["cmd"]))
+                lines.append(_command(value["cmd"]) + passed)
             elif "sequence" in value:
                 task(value["sequence"] if isinstance(value["sequence"], list) else None, depth + 1)
             elif "ref" in value:

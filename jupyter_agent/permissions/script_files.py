@@ -15,6 +15,7 @@ The text is only known when the file is there to read (a regular file of text, a
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 
 from .bash_analysis import Analysis, CommandInfo
@@ -87,6 +88,14 @@ def scripts_run(info: CommandInfo, cwds: list[str]) -> list[Script]:
         elif "/" in program:
             found.extend(s for s in _located(form[0], cwds, search_path=False) if s.path is None or _shell_script(s.path))
     return found
+
+
+def passed_on(words: tuple[Word, ...]) -> str:
+    """Words a task runner hands to a script's command (``npm run show -- .env``), as shell code:
+    fixed ones quoted, the others a word only known at run time (a leading ``--`` dropped)."""
+    if words and words[0].literal == "--":
+        words = words[1:]
+    return " ".join(shlex.quote(w.literal) if w.literal is not None else '"${PASSED_ON}"' for w in words)
 
 
 def _shell_operand(form: tuple[Word, ...]) -> Word | None:

@@ -18,6 +18,7 @@ name = "p"
 
 [tool.pdm.scripts]
 clean = "rm -rf build"
+show = "cat"
 lint = {shell = "ruff check . && cat .env"}
 test = {cmd = ["pytest", "-q"]}
 all = {composite = ["clean", "test"]}
@@ -42,6 +43,7 @@ sh = {shell = "echo hi; rm -f x"}
 seq = ["lint", {ref = "sh"}]
 lint = "ruff check ."
 py = {script = "pkg:main"}
+view = "cat"
 sw = {switch = [{run = "rm x"}]}
 withdeps = {cmd = "pytest", deps = ["clean"]}
 """
@@ -52,9 +54,10 @@ ROWS = [
     ("poe clean", "deny"), ("poe sh", "deny"), ("poe seq", "deny"), ("poe withdeps", "deny"),
     ("uv run poe clean", "deny"), ("cd sub && pdm run clean", "deny"), ("pdm run -v clean", "deny"),
     ("pdm clean", "deny"), ("pdm install", "deny"), ("pdm sync", "deny"), ("pdm add x", "deny"),
+    ("pdm run show .env", "deny"), ("pdm run show -- .env", "deny"), ("poe view .env", "deny"),
     ("poe sw", "ask"), ('poe "$T"', "ask"), ("pdm -p other run clean", "ask"), ("hatch -e docs run wipe", "ask"),
     ("echo x >> pyproject.toml && poe lint", "ask"),
-    ("pdm run test", "allow"), ("pdm run call", "allow"), ("pdm run pytest", "allow"), ("pdm run quoted", "allow"),
+    ("pdm run test", "allow"), ("pdm run call", "allow"), ("pdm run pytest", "allow"), ("pdm run quoted", "allow"), ("pdm run show notes.txt", "allow"),
     ("hatch run cov", "allow"), ("hatch run docs:build", "allow"), ("poe lint", "allow"), ("poe py", "allow"),
     ("pdm lock", "allow"), ("pdm list", "allow"), ("poe", "allow"), ("hatch run missing", "allow"),
 ]

@@ -143,7 +143,7 @@ async def test_code_only_known_at_run_time_may_be_what_a_deny_rule_names(world, 
 def _packages(project):
     (project / "package.json").write_text(json.dumps({"name": "p", "scripts": {
         "build": "tsc && rm -rf dist/tmp", "prelint": "cat .env", "lint": "eslint .", "all": "npm run build",
-        "postinstall": "rm -rf .cache", "fmt": "prettier --write .", "test": "jest"}}))
+        "postinstall": "rm -rf .cache", "fmt": "prettier --write .", "test": "jest", "show": "cat"}}))
     (project / "web" / "src").mkdir(parents=True)
     (project / "web" / "package.json").write_text(json.dumps({"scripts": {"clean": "rm -rf build", "dev": "vite"}}))
     (project / "broken").mkdir()
@@ -156,13 +156,14 @@ PACKAGE_ROWS = [
     ("pnpm build", "deny"), ("pnpm run build", "deny"), ("bun run build", "deny"), ("npm run all", "deny"),
     ("npm run lint", "deny"), ("npm install", "deny"), ("npm ci", "deny"), ("npm i left-pad", "deny"),
     ("cd web && npm run clean", "deny"), ("cd web/src && npm run clean", "deny"), ("timeout 60 npm run build", "deny"),
-    ("npm --loglevel warn run build", "deny"), ("npm run build -- --watch", "deny"),
+    ("npm --loglevel warn run build", "deny"), ("npm run show -- .env", "deny"), ("yarn show .env", "deny"),
+    ("pnpm run show .env", "deny"), ("npm run build -- --watch", "deny"),
     # not known when the line runs
     ('npm run "$S"', "ask"), ("npm --prefix web run clean", "ask"), ("npm -w web run clean", "ask"),
     ("pnpm -r build", "ask"), ("yarn workspace web clean", "ask"), ("pnpm --filter web dev", "ask"), ("yarn --cwd web clean", "ask"),
     ("npm pkg set scripts.fmt='rm x' && npm run fmt", "ask"), ("cd broken && npm test", "ask"),
     # nothing a rule closes
-    ("npm run fmt", "allow"), ("npm test", "allow"), ("npm run missing", "allow"), ("npm run", "allow"),
+    ("npm run fmt", "allow"), ("npm run show -- a.py", "allow"), ("npm test", "allow"), ("npm run missing", "allow"), ("npm run", "allow"),
     ("npm install -g x", "allow"), ("cd web && npm run dev", "allow"), ("npm exec -- eslint .", "allow"),
 ]
 
