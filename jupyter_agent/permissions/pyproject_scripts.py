@@ -4,7 +4,8 @@ NAME`` (``[tool.poe.tasks]``).
 
 A task is a command line (``"pytest -q"``, ``{cmd = …}``: split and run without a shell), shell
 code (``{shell = …}``; hatch's scripts), a sequence of tasks (pdm's ``composite``, poe's
-``sequence``, hatch's lists, a hatch script naming another), with pdm's ``pre_``/``post_`` hooks.
+``sequence`` — whose strings name tasks unless ``default_item_type`` says otherwise —, hatch's
+lists, a hatch script naming another), with pdm's ``pre_``/``post_`` hooks.
 ``bash.py`` holds their commands to the deny and ask rules and the safety checks, as a script
 file's (``script_files.py``), in the project's folder (the nearest one upwards with
 ``pyproject.toml``).  Python tasks (pdm's ``call``, poe's ``script``/``expr``) are programs like any
@@ -257,9 +258,10 @@ def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
         passed = args if depth == 0 else ""
         if isinstance(value, str):
             lines.append(_command(value) + passed)
-        elif isinstance(value, list):  # a sequence
+        elif isinstance(value, list):  # a sequence: its strings name tasks (a ref), else are commands
             for item in value:
-                task(item, depth + 1)
+                named = item.split()[0] if isinstance(item, str) and item.split() else None
+                task(tasks.get(named, item) if named is not None else item, depth + 1)
         elif isinstance(value, dict):
             if "shell" in value:
                 if not isinstance(value["shell"], str):
@@ -268,7 +270,15 @@ def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
             elif "cmd" in value:
                 lines.append(_command(value["cmd"]) + passed)
             elif "sequence" in value:
-                task(value["sequence"] if isinstance(value["sequence"], list) else None, depth + 1)
+                items = value["sequence"]
+                if not isinstance(items, list):
+                    raise _Unknown("a sequence task is not a list")
+                kind = value.get("default_item_type", "ref")
+                if kind in ("cmd", "shell"):  # its strings are commands, or shell code
+                    items = [{kind: i} if isinstance(i, str) else i for i in items]
+                elif kind != "ref":
+                    raise _Unknown(f"a sequence of {kind} tasks is not read here")
+                task(items, depth + 1)
             elif "ref" in value:
                 ref = value["ref"]
                 if not isinstance(ref, str) or not ref.split():

@@ -41,6 +41,8 @@ wipe = "rm -rf out"
 clean = "rm -rf out"
 sh = {shell = "echo hi; rm -f x"}
 seq = ["lint", {ref = "sh"}]
+seq2 = ["lint", "clean"]  # strings in a sequence name tasks
+seq3 = {sequence = ["ls", "rm -f y"], default_item_type = "cmd"}
 lint = "ruff check ."
 py = {script = "pkg:main"}
 view = "cat"
@@ -51,7 +53,7 @@ withdeps = {cmd = "pytest", deps = ["clean"]}
 ROWS = [
     ("pdm run clean", "deny"), ("pdm run lint", "deny"), ("pdm run all", "deny"), ("pdm run release", "deny"),
     ("hatch run clean", "deny"), ("hatch run full", "deny"), ("hatch run docs:wipe", "deny"),
-    ("poe clean", "deny"), ("poe sh", "deny"), ("poe seq", "deny"), ("poe withdeps", "deny"),
+    ("poe clean", "deny"), ("poe sh", "deny"), ("poe seq", "deny"), ("poe seq2", "deny"), ("poe seq3", "deny"), ("poe withdeps", "deny"),
     ("uv run poe clean", "deny"), ("cd sub && pdm run clean", "deny"), ("pdm run -v clean", "deny"),
     ("pdm clean", "deny"), ("pdm install", "deny"), ("pdm sync", "deny"), ("pdm add x", "deny"),
     ("pdm run show .env", "deny"), ("pdm run show -- .env", "deny"), ("poe view .env", "deny"),
