@@ -34,6 +34,7 @@ from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .filesystem import ACCEPT_EDITS_MODES
+from .just_recipes import just_scripts
 from .make_recipes import make_scripts
 from .package_scripts import package_scripts
 from .paths import BadPath, resolve_below
@@ -235,7 +236,7 @@ def _script_checks(
     memo = v.memo if v.memo is not None else new_memo(v)
     for info in analysis.commands:
         for script in [*scripts_run(info, cwds), *package_scripts(info, cwds, memo), *make_scripts(info, cwds, memo),
-                       *pyproject_scripts(info, cwds, memo)]:
+                       *pyproject_scripts(info, cwds, memo), *just_scripts(info, cwds, memo)]:
             text, why = None, script.why
             if script.path is not None:
                 # the line that runs the script: any program that may write it counts; inside a

@@ -28,8 +28,8 @@ from .paths import BadPath, resolve_below
 POSIX_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "hush", "rbash", "yash", "posh",
                           "bosh", "lksh", "oksh", "loksh", "pdksh", "ksh93"})
 _SOURCE = frozenset({"source", "."})
-# package_scripts, make_recipes, pyproject_scripts
-_PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun", "make", "gmake", "pdm", "hatch", "poe"})
+# package_scripts, make_recipes, pyproject_scripts, just_recipes
+_PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun", "make", "gmake", "pdm", "hatch", "poe", "just"})
 _OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 MAX_BYTES = 128 * 1024
 _PER_PROCESS = ("/dev/", "/proc/")  # /dev/stdin, /dev/fd/3, /proc/self/fd/0: the running command's
@@ -59,7 +59,7 @@ class Script:
 def may_run_scripts(analysis: Analysis) -> bool:
     """The cheap test first: does some command run a shell, ``source``, a program by path or a
     package manager (``package_scripts.py``), make (``make_recipes.py``) or a Python task runner
-    (``pyproject_scripts.py``)?"""
+    (``pyproject_scripts.py``) or just (``just_recipes.py``)?"""
     for info in analysis.commands:
         for form in info.forms:
             if form:

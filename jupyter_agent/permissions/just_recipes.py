@@ -1,0 +1,285 @@
+"""The shell code ``just`` runs from its justfile: the recipes of the recipes asked for (the
+first one by default) and of their dependencies, and the backticks of its variables.
+
+The justfile is the one just finds (``justfile`` or ``.justfile``, any case, in the folder it runs
+in or the nearest one above; ``-f FILE``), and recipes run in its folder (``[no-cd]``: where just
+runs).  ``{{…}}`` is a value only known at run time; a recipe with a ``#!`` line runs as a script
+of that interpreter (a POSIX shell's is read, another language's is a program).  ``set
+dotenv-load`` reads ``.env`` as ``source .env`` would.  Variables' backticks run as just starts
+to run recipes (not for ``-n``/``--list``; with ``set lazy`` only where used, not followed).  A justfile just
+cannot be read here (another shell, ``import``/``mod``, a recipe named at run time, ``--command``,
+``--choose``, ``just DIR/recipe``) is code only known at run time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .bash_analysis import CommandInfo
+from .bash_words import Word
+from .script_files import MAX_BYTES, POSIX_SHELLS, Script
+
+JUST = frozenset({"just"})
+_NAMES = ("justfile", ".justfile")
+_NO_RECIPES = frozenset({"-n", "--dry-run", "-l", "--list", "--summary", "--show", "-s", "--dump", "--fmt",
+                         "--evaluate", "--variables", "--help", "-h", "--version", "-V", "--init", "--edit",
+                         "--groups", "--completions", "--changelog", "--check"})
+_UNKNOWN_OPTIONS = frozenset({"-c", "--command", "--choose", "--shell", "--shell-arg", "--shell-command",
+                              "-g", "--global-justfile", "--unstable", "--chooser"})
+_VALUE_OPTIONS = frozenset({"-f", "--justfile", "-d", "--working-directory", "--dotenv-filename", "--dotenv-path",
+                            "-E", "--color", "--tempdir", "--timestamp-format", "--list-heading",
+                            "--list-prefix", "--command-color", "--dump-format", "--alias-style"})
+_RECIPE = re.compile(r"^@?([A-Za-z_][\w-]*)((?:\s+[*+$]?[A-Za-z_][\w-]*(?:\s*=\s*(?:'[^']*'|\"[^\"]*\"|\S+))?)*)"
+                     r"\s*:(?!=)(.*)$")
+_RUNTIME = "${JUST_VALUE}"
+
+
+class _Unknown(Exception):
+    pass
+
+
+def just_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
+    """The recipes (and backticks) the ``just`` in this command runs (every form)."""
+    found: list[Script] = []
+    unknown = getattr(cwds, "unknown", False)
+    for form in info.forms:
+        if form and form[0].literal in JUST:
+            for cwd in dict.fromkeys(cwds):
+                key = ("just", tuple((w.text, w.literal is not None) for w in form), cwd, unknown)
+                if key not in memo:
+                    try:
+                        memo[key] = _of_form(form, cwd, unknown)
+                    except _Unknown as why:
+                        memo[key] = [Script("just's justfile", None, str(why))]
+                found.extend(memo[key])  # type: ignore[arg-type]
+    return found
+
+
+def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    given, folder, run = None, None, True
+    words: list[str] = []
+    args = form[1:]
+    i = 0
+    while i < len(args):
+        text = args[i].literal
+        if text is None:
+            raise _Unknown(f"{args[i].text} is only known at run time")
+        option, eq, value = text.partition("=")
+        if text[:1] == "-" and text != "-":
+            if option in _UNKNOWN_OPTIONS:
+                raise _Unknown(f"just {option} runs what this analyzer does not read")
+            if option in _NO_RECIPES:
+                run = False
+            if option in _VALUE_OPTIONS and not eq:
+                following = args[i + 1].literal if i + 1 < len(args) else None
+                if following is None:
+                    raise _Unknown(f"just {option} has a value only known at run time")
+                value = following
+                i += 1
+            if option in ("-f", "--justfile"):
+                given = value
+            elif option in ("-d", "--working-directory"):
+                folder = value
+            elif option == "--set":
+                i += 2
+            i += 1
+            continue
+        if "=" in text and re.match(r"^[A-Za-z_][\w-]*=", text):  # NAME=VALUE overrides a variable
+            i += 1
+            continue
+        words.append(text)
+        i += 1
+    if words and "/" in words[0]:
+        raise _Unknown("just DIR/RECIPE runs a justfile found from another folder")
+    if cwd_unknown and not (given and os.path.isabs(os.path.expanduser(given))):
+        raise _Unknown("just runs in a folder only known at run time")
+    if given is not None:
+        path = os.path.realpath(os.path.join(cwd, os.path.expanduser(given)))
+        if not os.path.exists(path):
+            return [Script(path, path, missing=True)]
+    else:
+        found = _find(cwd)
+        if found is None:
+            return []
+        path = found
+    home = os.path.realpath(os.path.join(cwd, os.path.expanduser(folder))) if folder else os.path.dirname(path)
+    parsed = _Justfile(path)
+    recipes, certain = parsed.code(words, run)
+    shown = f"the justfile {path}"
+    scripts = [Script(shown, path, code=recipes, cwd=home, certain=certain)]
+    if parsed.no_cd:
+        scripts.append(Script(shown, path, code="\n".join(parsed.no_cd_code), cwd=cwd, certain=certain))
+    if parsed.backticks and run and not parsed.lazy:  # evaluated as just starts to run recipes
+        scripts.append(Script(f"the variables of {path}", path, code="\n".join(parsed.backticks), cwd=home))
+    return scripts
+
+
+def _find(folder: str) -> str | None:
+    while True:
+        try:
+            names = {n.lower(): n for n in os.listdir(folder)}
+        except OSError:
+            names = {}
+        for name in _NAMES:
+            if name in names and os.path.isfile(os.path.join(folder, names[name])):
+                return os.path.realpath(os.path.join(folder, names[name]))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+class _Justfile:
+    def __init__(self, path: str) -> None:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise _Unknown(f"{path} could not be read ({exc.strerror or type(exc).__name__})") from None
+        if len(data) > MAX_BYTES or b"\x00" in data:
+            raise _Unknown(f"{path} is too long or not text")
+        self.recipes: dict[str, tuple[int, list[str], list[str], bool]] = {}  # name -> (params, deps, body, no-cd)
+        self.variadic: set[str] = set()
+        self.first: str | None = None  # the default recipe: the first, or the one marked [default]
+        self.default_set = False
+        self.backticks: list[str] = []
+        self.dotenv = False
+        self.lazy = False  # set lazy: a variable is evaluated only where it is used
+        self.certain = True
+        self.no_cd: bool = False
+        self.no_cd_code: list[str] = []
+        self._parse(data.decode("utf-8", "surrogateescape").replace("\r\n", "\n").split("\n"))
+
+    def _parse(self, lines: list[str]) -> None:
+        attributes: list[str] = []
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            i += 1
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            if line[:1] in " \t":
+                raise _Unknown("an indented line outside a recipe")
+            if stripped.startswith("["):
+                attributes.append(stripped)
+                continue
+            word = stripped.split(None, 1)[0]
+            if word in ("import", "mod"):
+                raise _Unknown(f"it has {word}, whose files are not read here")
+            if word == "set":
+                self._setting(stripped)
+                continue
+            if word == "alias":
+                match = re.match(r"^alias\s+([\w-]+)\s*:=\s*([\w-]+)", stripped)
+                if match:
+                    self.recipes.setdefault(match.group(1), (0, [match.group(2)], [], False))
+                continue
+            if re.match(r"^(?:export\s+)?[A-Za-z_][\w-]*\s*:=", stripped):
+                value = stripped.split(":=", 1)[1]
+                if value.strip().startswith(("```", "'''", '"""')):
+                    raise _Unknown("a multi-line value is not read here")
+                self.backticks.extend(re.findall(r"`([^`]*)`", value))
+                continue
+            match = _RECIPE.match(stripped)
+            if match is None:
+                raise _Unknown(f"a line this analyzer does not read: {stripped[:40]}")
+            name, params, deps = match.group(1), match.group(2).split(), match.group(3)
+            body: list[str] = []
+            while i < len(lines) and (lines[i][:1] in " \t" or not lines[i].strip()):
+                body.append(lines[i])
+                i += 1
+            no_cd = any(a.startswith("[no-cd") or "no-cd" in a for a in attributes)
+            if any("working-directory" in a or "script" in a.split("(")[0].split(":")[0] for a in attributes):
+                self.certain = False
+            count = len([p for p in params if "=" not in p and not p.startswith("=")])
+            if any(p[:1] in "*+" for p in params) or any(p.startswith("$*") or p.startswith("$+") for p in params):
+                self.variadic.add(name)
+            dep_names = re.findall(r"\(\s*([\w-]+)|(?<![\w(-])([A-Za-z_][\w-]*)", deps.split("#", 1)[0])
+            self.recipes[name] = (count, [a or b for a, b in dep_names], self._body(body), no_cd)
+            if any(a.startswith("[default") for a in attributes):
+                self.first, self.default_set = name, True
+            elif self.first is None:
+                self.first = name
+            attributes = []
+
+    def _setting(self, line: str) -> None:
+        match = re.match(r"^set\s+([\w-]+)\s*(?::=\s*(.*))?$", line)
+        if match is None:
+            raise _Unknown("a setting this analyzer does not read")
+        name, value = match.group(1), (match.group(2) or "true").strip()
+        if name in ("shell", "script-interpreter"):
+            program = re.findall(r"['\"]([^'\"]*)['\"]", value)
+            if not program or program[0].rsplit("/", 1)[-1] not in POSIX_SHELLS:
+                raise _Unknown(f"its recipes run in {value}, not a shell this analyzer reads")
+        elif name in ("dotenv-load", "dotenv-required") and value == "true":
+            self.dotenv = True
+        elif name == "lazy":
+            self.lazy = value == "true"
+        elif name in ("dotenv-filename", "dotenv-path"):
+            files = re.findall(r"['\"]([^'\"]*)['\"]", value)
+            if files:
+                self.backticks.append(f". {files[0]}")  # read as just starts
+        elif name in ("working-directory", "no-cd", "positional-arguments", "windows-shell", "windows-powershell",
+                      "tempdir", "unstable"):
+            self.certain = self.certain and name in ("positional-arguments", "windows-shell", "windows-powershell",
+                                                     "unstable")
+
+    def _body(self, body: list[str]) -> list[str]:
+        lines = [b for b in body if b.strip()]
+        if not lines:
+            return []
+        indent = min(len(b) - len(b.lstrip()) for b in lines)
+        text = [b[indent:] for b in body]
+        if text and text[0].startswith("#!"):
+            interpreter = text[0][2:].split()
+            name = interpreter[0].rsplit("/", 1)[-1] if interpreter else ""
+            if name == "env" and len(interpreter) > 1:
+                name = interpreter[1].rsplit("/", 1)[-1]
+            return [self._interpolated(t) for t in text[1:]] if name in POSIX_SHELLS else []
+        out = []
+        for line in text:
+            line = line.strip()
+            while line[:1] in ("@", "-"):
+                line = line[1:]
+            if line:
+                out.append(self._interpolated(line))
+        return out
+
+    @staticmethod
+    def _interpolated(line: str) -> str:
+        line = line.replace("{{{{", "\x00")
+        line = re.sub(r"\{\{.*?\}\}", _RUNTIME, line)
+        return line.replace("\x00", "{{")
+
+    def code(self, asked: list[str], run: bool) -> tuple[str, bool]:
+        lines = [". ./.env"] if self.dotenv else []
+        if not run:
+            return "\n".join(lines), self.certain
+        goals: list[str] = []
+        i = 0
+        while i < len(asked):
+            name = asked[i]
+            if name not in self.recipes:
+                break  # just stops: no such recipe
+            goals.append(name)
+            count = len(asked) if name in self.variadic else self.recipes[name][0]
+            i += 1 + count
+        if not asked and self.first:
+            goals = [self.first]
+        seen: set[str] = set()
+        todo = list(goals)
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in self.recipes:
+                continue
+            seen.add(name)
+            _count, deps, body, no_cd = self.recipes[name]
+            todo.extend(deps)
+            (self.no_cd_code if no_cd else lines).extend(body)
+            self.no_cd = self.no_cd or no_cd
+        return "\n".join(lines), self.certain
+
+
+__all__ = ["JUST", "just_scripts"]

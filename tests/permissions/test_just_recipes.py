@@ -1,0 +1,125 @@
+"""``just`` runs its justfile's recipes: their commands meet the rules (session 31's probe).
+
+With ``Bash(rm:*)`` in deny, in bypassPermissions mode ``just clean`` ran ``clean``'s ``rm -rf
+build``.  Now the recipes just runs (and their dependencies), and its variables' backticks, are
+checked as commands of the line (``permissions/just_recipes.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+JUSTFILE = """\
+version := `git describe --tags`
+
+# the default recipe: the first one
+default: lint
+
+lint:
+    ruff check .
+
+clean:
+    @rm -rf build
+
+build target='all': clean
+    cargo build --{{target}}
+
+peek:
+    cat .env
+
+[no-cd]
+here:
+    -rm -f local.tmp
+
+deploy *args:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    rm -rf dist/old {{args}}
+
+report:
+    #!/usr/bin/env python3
+    import shutil; shutil.rmtree("x")
+
+alias c := clean
+"""
+
+ROWS = [
+    ("just clean", "deny"), ("just build", "deny"), ("just build release", "deny"), ("just peek", "deny"),
+    ("just here", "deny"), ("just deploy a b", "deny"), ("just c", "deny"), ("just lint clean", "deny"),
+    ("cd sub && just clean", "deny"),  # the justfile above; its recipes run in its folder
+    ("just -f justfile clean", "deny"), ("just --justfile=justfile clean", "deny"), ("uv run just clean", "deny"),
+    ("just", "deny"), ("just lint", "deny"),  # the variables' backtick runs `git describe` first
+    ('just "$R"', "ask"), ("just --command rm x", "ask"), ("just --choose", "ask"), ("just sub/clean", "ask"),
+    ("echo x >> justfile && just report", "ask"),
+    ("just report", "deny"), ("just -n clean", "allow"), ("just --list", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_recipes_meet_the_rules(world, command, expected):
+    (world.project / "justfile").write_text(JUSTFILE)
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)", "Read(./.env)", "Bash(git describe:*)"),
+                   mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("just", "allow"), ("just lint", "allow"), ("just report", "allow"), ("just -n clean", "allow"),
+    ("just clean", "deny"), ("just missing", "allow"),
+])
+async def test_without_backticks_the_default_runs(world, command, expected):
+    (world.project / "Justfile").write_text(JUSTFILE.split("\n", 1)[1])  # any case; no backtick
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("justfile", "expected"), [
+    ("set dotenv-load\nshow:\n    echo $KEY\n", "deny"),  # loads .env, as source .env would
+    ("set shell := ['python3', '-c']\nshow:\n    print(1)\n", "ask"),
+    ("set shell := ['bash', '-uc']\nshow:\n    rm -f x\n", "deny"),
+    ("import 'other.just'\nshow:\n    echo\n", "ask"),
+    ("[working-directory: 'sub']\nshow:\n    rm -f x\n", "ask"),  # may: asks
+    ("[default]\nshow:\n    rm -f x\nother:\n    echo\n", "deny"),
+])
+async def test_justfile_shapes(world, justfile, expected):
+    (world.project / "justfile").write_text(justfile)
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)", "Read(./.env)"), mode="bypassPermissions")
+    command = "just" if justfile.startswith("[default]") else "just show"
+    assert verdict_name(await decide_bash(ctx, command)) == expected, justfile
+
+
+async def test_without_deny_rules_nothing_changes(world):
+    (world.project / "justfile").write_text(JUSTFILE)
+    ctx = make_ctx(world.project, allow=("Bash(just:*)",))
+    for command in ("just clean", "just", "just peek"):
+        assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+def _just() -> str | None:
+    beside = os.path.join(os.path.dirname(sys.executable), "just")
+    return beside if os.path.exists(beside) else shutil.which("just")
+
+
+@pytest.mark.skipif(_just() is None, reason="needs just (the rust-just package)")
+def test_just_does_what_the_analysis_assumes(tmp_path):
+    """Ground truth: the first recipe is the default; recipes run in the justfile's folder (``[no-cd]``:
+    where just runs); backticks run before the recipes, not for ``-n``; ``set dotenv-load`` loads .env."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / ".env").write_text("K=from-env\n")
+    (tmp_path / "justfile").write_text("set dotenv-load\nv := `touch backtick-ran`\n\nfirst:\n    @echo $K; pwd\n"
+                                       "[no-cd]\nhere:\n    @pwd\n")
+    run = lambda *a: subprocess.run([_just(), *a], cwd=tmp_path / "sub", capture_output=True, text=True,  # noqa: E731
+                                    check=True, timeout=60).stdout.split()
+    assert run("-n", "first") == [] and not (tmp_path / "backtick-ran").exists()
+    assert run() == ["from-env", str(tmp_path)]
+    assert (tmp_path / "backtick-ran").exists()
+    assert run("here") == [str(tmp_path / "sub")]
