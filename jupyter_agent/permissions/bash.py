@@ -276,6 +276,11 @@ def _checks_of_script(
     rules: CompiledRules, v: Verdict, depth: int,
 ) -> None:
     inner = analyze(text)
+    if depth == 0:  # the approval card says what the script runs (bash clean.sh: rm -rf build, …)
+        texts = [c.text for c in inner.commands if c.innermost and not c.nested and not c.read_only.read_only]
+        if texts:  # what may change something, first ones first
+            more = f" and {len(texts) - 4} more" if len(texts) > 4 else ""
+            v.notes.append(f"{script.shown} runs {'; '.join(t[:120] for t in texts[:4])}{more}")
     if script.cwd is not None:  # a package's script runs in the package's folder
         cwds = [script.cwd]
     # echo 'rm x' >> self.sh: bash reads a script file as it runs it (sh -c has a package script whole)
@@ -402,8 +407,9 @@ def _cd_inside(info: CommandInfo, cwds: list[str], scope: PathScope | None) -> b
 
 
 def _result(command: str, v: Verdict, analysis: Analysis) -> PermissionResult:
+    notes = f" ({'; '.join(v.notes[:2])})" if v.notes else ""
     if v.sticky:
-        return sticky_ask(f"Run {command!r}? " + "; ".join(v.sticky[:3]), RULE, v.sticky[0])
+        return sticky_ask(f"Run {command!r}? " + "; ".join(v.sticky[:3]) + notes, RULE, v.sticky[0])
     if not v.soft:
         return _ALLOWED
     suggestions: tuple[PermissionUpdate, ...] = ()
@@ -412,7 +418,7 @@ def _result(command: str, v: Verdict, analysis: Analysis) -> PermissionResult:
         suggestions = (new_update(rules, "localSettings"),)
     elif v.folders and all(s in v.folders for s in v.soft):  # only writes outside: allow the folder
         suggestions = (new_update(tuple(dict.fromkeys(v.folders.values())), "session"),)
-    return new_ask(f"Run {command!r}? " + "; ".join(v.soft[:3]), suggestions)
+    return new_ask(f"Run {command!r}? " + "; ".join(v.soft[:3]) + notes, suggestions)
 
 
 __all__ = ["check_bash_permission", "is_read_only_command"]

@@ -9,7 +9,7 @@ from .paths import BadPath, resolve_below
 class Verdict:
     """What the parts of a line want; the strongest one wins (deny > sticky ask > ask)."""
 
-    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo", "folders")
+    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo", "folders", "notes")
 
     def __init__(self) -> None:
         self.deny: str | None = None
@@ -17,6 +17,7 @@ class Verdict:
         self.soft: list[str] = []
         self.prefixes: list[str] = []
         self.folders: dict[str, str] = {}  # soft reason → the Edit(…) rule that would lift it
+        self.notes: list[str] = []  # what the user is shown when asked (what a script it runs does)
         self.checked: set[tuple[str, str, bool]] | None = None  # (path, cwd, write) done
         self.memo: dict[tuple[object, ...], object] | None = None  # filesystem answers, this decision only
 

@@ -202,3 +202,14 @@ def test_npm_runs_pre_scripts_in_the_package_folder(tmp_path):
     subprocess.run(["npm", "run", "lint"], cwd=tmp_path / "deep", capture_output=True, check=True, timeout=120,
                    env={**os.environ, "npm_config_update_notifier": "false"})
     assert (tmp_path / "pre-ran").exists() and (tmp_path / "ran").exists()
+
+
+async def test_the_approval_says_what_the_script_changes(world):
+    _scripts(world.project)
+    _packages(world.project)
+    verdict = await decide_bash(make_ctx(world.project), "bash ok.sh")  # no rule: asks
+    assert verdict_name(verdict) == "ask"
+    assert "ok.sh runs curl -s https://example.com -o page.html; npm install" in verdict.message
+    assert "echo hi" not in verdict.message  # read-only commands are not listed
+    verdict = await decide_bash(make_ctx(world.project), "npm run build")
+    assert "'build' script" in verdict.message and "rm -rf dist/tmp" in verdict.message
