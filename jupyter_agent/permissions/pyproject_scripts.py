@@ -164,7 +164,8 @@ def _command(value: object) -> str:
 def _pdm(data: dict[str, object], name: str, args: str) -> list[str]:
     """pdm's scripts (``args``: the words ``pdm run NAME`` hands on, as shell code; pdm appends them)."""
     scripts = _table(data, "tool", "pdm", "scripts")
-    lines: list[str] = []
+    shared = scripts.get("_")
+    lines: list[str] = _env_files(shared.get("env_file")) if isinstance(shared, dict) else []
 
     def task(task_name: str, depth: int) -> bool:
         if depth > 8 or len(lines) > _MAX_TASKS:
@@ -173,6 +174,8 @@ def _pdm(data: dict[str, object], name: str, args: str) -> list[str]:
             return False
         task(f"pre_{task_name}", depth + 1)
         value = scripts[task_name]
+        if isinstance(value, dict):
+            lines.extend(_env_files(value.get("env_file")))  # loaded into the task's environment
         passed = args if depth == 0 else ""
         if isinstance(value, (str, list)):
             lines.append(_command(value) + passed)
@@ -250,12 +253,14 @@ def _hatch_placeholders(command: str) -> str:
 def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
     """poe's tasks (``args``: the words ``poe NAME`` hands on; a ``cmd`` task gets them)."""
     tasks = _table(data, "tool", "poe", "tasks")
-    lines: list[str] = []
+    lines: list[str] = _env_files(_table(data, "tool", "poe").get("envfile"))
 
     def task(value: object, depth: int) -> None:
         if depth > 8 or len(lines) > _MAX_TASKS:
             raise _Unknown("its tasks run tasks too deeply")
         passed = args if depth == 0 else ""
+        if isinstance(value, dict):
+            lines.extend(_env_files(value.get("envfile")))  # loaded into the task's environment
         if isinstance(value, str):
             lines.append(_command(value) + passed)
         elif isinstance(value, list):  # a sequence: its strings name tasks (a ref), else are commands
@@ -295,6 +300,19 @@ def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
     if name in tasks:
         task(tasks[name], 0)
     return lines
+
+
+def _env_files(value: object) -> list[str]:
+    """pdm's ``env_file``, poe's ``envfile``: files whose variables the task gets, read as
+    ``source FILE`` would (a Read deny rule on ``.env`` closes them)."""
+    if value is None:
+        return []
+    if isinstance(value, dict):  # pdm: {override = ".env"} / {file = …}
+        value = [v for v in value.values() if isinstance(v, str)]
+    files = [value] if isinstance(value, str) else value
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise _Unknown("an env file setting is not a file name or a list of them")
+    return [f". {shlex.quote(f)}" for f in files]
 
 
 _LINES = {"pdm": _pdm, "hatch": _hatch, "poe": _poe}

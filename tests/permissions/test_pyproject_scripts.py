@@ -19,6 +19,7 @@ name = "p"
 [tool.pdm.scripts]
 clean = "rm -rf build"
 show = "cat"
+serve = {cmd = "flask run", env_file = ".env"}
 lint = {shell = "ruff check . && cat .env"}
 test = {cmd = ["pytest", "-q"]}
 all = {composite = ["clean", "test"]}
@@ -46,6 +47,7 @@ seq3 = {sequence = ["ls", "rm -f y"], default_item_type = "cmd"}
 lint = "ruff check ."
 py = {script = "pkg:main"}
 view = "cat"
+app = {cmd = "uvicorn app:app", envfile = ".env"}
 sw = {switch = [{run = "rm x"}]}
 withdeps = {cmd = "pytest", deps = ["clean"]}
 """
@@ -57,6 +59,7 @@ ROWS = [
     ("uv run poe clean", "deny"), ("cd sub && pdm run clean", "deny"), ("pdm run -v clean", "deny"),
     ("pdm clean", "deny"), ("pdm install", "deny"), ("pdm sync", "deny"), ("pdm add x", "deny"),
     ("pdm run show .env", "deny"), ("pdm run show -- .env", "deny"), ("poe view .env", "deny"),
+    ("pdm run serve", "deny"), ("poe app", "deny"),  # they load .env, as source .env does
     ("poe sw", "ask"), ('poe "$T"', "ask"), ("pdm -p other run clean", "ask"), ("hatch -e docs run wipe", "ask"),
     ("echo x >> pyproject.toml && poe lint", "ask"),
     ("pdm run test", "allow"), ("pdm run call", "allow"), ("pdm run pytest", "allow"), ("pdm run quoted", "allow"), ("pdm run show notes.txt", "allow"),
