@@ -23,6 +23,7 @@ from ..notebook import LiveNotebook, NotebookEditError, get_document
 from ..notebook.cells import find_cell, source_text
 from ..notebook.protocol import ExecuteCellsResult
 from ..permissions.filesystem import check_read_permission, check_write_permission
+from ..permissions.notebook_shell import cells_shell_check
 from ._notebook_tool import NotebookTool, notebook_path
 from .read_notebook import OutputBlocks
 
@@ -129,6 +130,10 @@ class NotebookExecuteTool(NotebookTool[NotebookExecuteInput, NotebookExecuteOutp
             message = _ask_message(plan)
         except ToolError as exc:  # fail closed: still ask, and say what could not be shown
             message = f"Run cells {', '.join(input.cell_ids)} of {input.notebook_path}? ({exc})"
+        else:  # !rm -rf build, %%bash cells: the Bash deny and ask rules and safety checks apply
+            shell = cells_shell_check([(cid, src) for cid, kind, src in plan.cells if kind == "code"], context)
+            if shell is not None:
+                return shell
         always = PermissionUpdate(rules=("NotebookExecute",), destination="session")
         return PermissionAsk(message, suggestions=(always,))
 

@@ -44,6 +44,7 @@ CELLS = [
         id="c4",
     ),
     nbformat.v4.new_code_cell("print('y' * 5000)", id="c5"),
+    nbformat.v4.new_code_cell("!rm -rf build", id="sh1"),
 ]
 
 
@@ -124,7 +125,7 @@ async def call_tool(name, **input):
 async def ask(**input):
     verdict = await NotebookExecuteTool().check_permissions(NotebookExecuteInput(**input), _ctx)
     return {{"kind": type(verdict).__name__, "message": verdict.message,
-             "suggestions": [[list(s.rules), s.behavior, s.destination] for s in verdict.suggestions]}}
+             "suggestions": [[list(s.rules), s.behavior, s.destination] for s in getattr(verdict, "suggestions", ())]}}
 """ + TASK_RUNNER
 
 
@@ -207,6 +208,20 @@ async def test_permission_ask_shows_the_sources(live):
     assert "Run 2 cell(s) of" in verdict["message"] and "[c2]\nx * 2" in verdict["message"]
     assert "[m1] (markdown cell, not run)" in verdict["message"]
     assert verdict["suggestions"] == [[["NotebookExecute"], "allow", "session"]]
+
+
+@pytest.mark.e2e
+async def test_shell_code_in_a_cell_meets_the_bash_deny_rules(live):
+    """``!rm -rf build`` in a cell, in bypassPermissions with ``Bash(rm:*)`` denied: denied (it ran)."""
+    k, _, path = live
+    k.execute("from jupyter_agent.core.context import AppState\n"
+              "from jupyter_agent.core.permission_types import ToolPermissionContext\n"
+              "_ctx.set_app_state(lambda s: AppState(tool_permission_context=ToolPermissionContext("
+              "mode='bypassPermissions', deny_rules={'localSettings': ('Bash(rm:*)',)})))")
+    verdict = k.run(f"ask(notebook_path={str(path)!r}, cell_ids=['c1', 'sh1'])")
+    assert verdict["kind"] == "PermissionDeny" and "Bash(rm:*)" in verdict["message"] and "sh1" in verdict["message"]
+    verdict = k.run(f"ask(notebook_path={str(path)!r}, cell_ids=['c1'])")
+    assert verdict["kind"] == "PermissionAsk"  # Python cells: the approval to run them
 
 
 @pytest.mark.e2e
