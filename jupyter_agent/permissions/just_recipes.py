@@ -18,7 +18,7 @@ import re
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import MAX_BYTES, POSIX_SHELLS, Script
+from .script_files import POSIX_SHELLS, Script, read_script, scripts_of_forms
 
 JUST = frozenset({"just"})
 _NAMES = ("justfile", ".justfile")
@@ -41,19 +41,14 @@ class _Unknown(Exception):
 
 def just_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The recipes (and backticks) the ``just`` in this command runs (every form)."""
-    found: list[Script] = []
-    unknown = getattr(cwds, "unknown", False)
-    for form in info.forms:
-        if form and form[0].literal in JUST:
-            for cwd in dict.fromkeys(cwds):
-                key = ("just", tuple((w.text, w.literal is not None) for w in form), cwd, unknown)
-                if key not in memo:
-                    try:
-                        memo[key] = _of_form(form, cwd, unknown)
-                    except _Unknown as why:
-                        memo[key] = [Script("just's justfile", None, str(why))]
-                found.extend(memo[key])  # type: ignore[arg-type]
-    return found
+    return scripts_of_forms(info, cwds, memo, JUST, _scripts_of, per_folder=True)
+
+
+def _scripts_of(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    try:
+        return _of_form(form, cwd, cwd_unknown)
+    except _Unknown as why:
+        return [Script("just's justfile", None, str(why))]
 
 
 def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
@@ -132,13 +127,9 @@ def _find(folder: str) -> str | None:
 
 class _Justfile:
     def __init__(self, path: str) -> None:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(MAX_BYTES + 1)
-        except OSError as exc:
-            raise _Unknown(f"{path} could not be read ({exc.strerror or type(exc).__name__})") from None
-        if len(data) > MAX_BYTES or b"\x00" in data:
-            raise _Unknown(f"{path} is too long or not text")
+        text, why = read_script(path)
+        if text is None:
+            raise _Unknown(f"{path}: {why}")
         self.recipes: dict[str, tuple[int, list[str], list[str], bool]] = {}  # name -> (params, deps, body, no-cd)
         self.variadic: set[str] = set()
         self.first: str | None = None  # the default recipe: the first, or the one marked [default]
@@ -149,7 +140,7 @@ class _Justfile:
         self.certain = True
         self.no_cd: bool = False
         self.no_cd_code: list[str] = []
-        self._parse(data.decode("utf-8", "surrogateescape").replace("\r\n", "\n").split("\n"))
+        self._parse(text.replace("\r\n", "\n").split("\n"))
 
     def _parse(self, lines: list[str]) -> None:
         attributes: list[str] = []

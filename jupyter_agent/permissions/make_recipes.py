@@ -24,7 +24,7 @@ import re
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import MAX_BYTES, POSIX_SHELLS, Script
+from .script_files import POSIX_SHELLS, Script, read_script, scripts_of_forms
 
 MAKES = frozenset({"make", "gmake"})
 _DEFAULT_NAMES = ("GNUmakefile", "makefile", "Makefile")
@@ -52,16 +52,7 @@ class _Unknown(Exception):
 def make_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The recipes (and ``$(shell)`` code) the ``make`` in this command runs (every form);
     ``memo``: this decision's (a long line runs make many times in the same folders)."""
-    found: list[Script] = []
-    unknown = getattr(cwds, "unknown", False)
-    for form in info.forms:
-        if form and form[0].literal in MAKES:
-            for cwd in dict.fromkeys(cwds):
-                key = ("make", tuple((w.text, w.literal is not None) for w in form), cwd, unknown)
-                if key not in memo:
-                    memo[key] = _of_form(form, cwd, unknown)
-                found.extend(memo[key])  # type: ignore[arg-type]
-    return found
+    return scripts_of_forms(info, cwds, memo, MAKES, _of_form, per_folder=True)
 
 
 def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
@@ -190,14 +181,10 @@ class _MakeFile:
         self.files += 1
         if self.files > _MAX_FILES:
             raise _Unknown("it includes too many files to follow")
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(MAX_BYTES + 1)
-        except OSError as exc:
-            raise _Unknown(f"{path} could not be read ({exc.strerror or type(exc).__name__})") from None
-        if len(data) > MAX_BYTES or b"\x00" in data:
-            raise _Unknown(f"{path} is too long or not text")
-        text = data.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
+        text, why = read_script(path)
+        if text is None:
+            raise _Unknown(f"{path}: {why}")
+        text = text.replace("\r\n", "\n")
         current: list[list[str]] | None = None  # the recipe lists of the rule being read
         in_define = 0
         for line in _logical_lines(text):

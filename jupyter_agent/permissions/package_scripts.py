@@ -19,7 +19,7 @@ import os
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import nearest_holding
-from .script_files import MAX_BYTES, Script, passed_on
+from .script_files import MAX_BYTES, Script, passed_on, scripts_of_forms
 
 MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
@@ -47,18 +47,10 @@ _BARE_INSTALLS = {"yarn": ("preinstall", "install", "postinstall", "prepare"),
 def package_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The package scripts this command runs (every form: ``timeout 60 npm test``); ``memo``:
     this decision's."""
-    found: list[Script] = []
-    for form in info.forms:
-        if form and form[0].literal in MANAGERS:
-            key = ("package", tuple((w.text, w.literal is not None) for w in form), tuple(cwds),
-                   getattr(cwds, "unknown", False))
-            if key not in memo:
-                memo[key] = _of_form(form, cwds)
-            found.extend(memo[key])  # type: ignore[arg-type]
-    return found
+    return scripts_of_forms(info, cwds, memo, MANAGERS, _of_form, per_folder=False)
 
 
-def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
+def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list[Script]:
     manager = form[0].text
     texts: list[str | None] = []
     at: list[int] = []  # where each of texts is in the form
@@ -85,7 +77,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
         return [Script(f"{manager}'s scripts", None, "the script's name is only known at run time")]
     if not names:
         return []
-    if getattr(cwds, "unknown", False):
+    if cwd_unknown:
         return [Script(f"{manager}'s scripts", None, "the package is found from a folder only known at run time")]
     found = []
     for cwd in dict.fromkeys(cwds):

@@ -23,7 +23,7 @@ import sys
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import nearest_holding
-from .script_files import MAX_BYTES, Script, passed_on
+from .script_files import MAX_BYTES, Script, passed_on, scripts_of_forms
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -57,15 +57,7 @@ class _Unknown(Exception):
 
 def pyproject_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The task commands this command runs (every form: ``uv run poe test``); ``memo``: this decision's."""
-    found: list[Script] = []
-    for form in info.forms:
-        if form and form[0].literal in RUNNERS:
-            key = ("pyproject", tuple((w.text, w.literal is not None) for w in form), tuple(cwds),
-                   getattr(cwds, "unknown", False))
-            if key not in memo:
-                memo[key] = _of_form(form, cwds)
-            found.extend(memo[key])  # type: ignore[arg-type]
-    return found
+    return scripts_of_forms(info, cwds, memo, RUNNERS, _of_form, per_folder=False)
 
 
 def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool, tuple[Word, ...]]:
@@ -93,7 +85,7 @@ def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool, tuple[Word, ..
     return words[0].literal, True, tuple(words[1:])
 
 
-def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
+def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list[Script]:
     runner = form[0].text
     try:
         name, named, rest = _task_name(form)
@@ -103,7 +95,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str]) -> list[Script]:
         return []
     if name is None:
         return [Script(f"{runner}'s tasks", None, "the task's name is only known at run time")]
-    if getattr(cwds, "unknown", False):
+    if cwd_unknown:
         return [Script(f"{runner}'s tasks", None, "the project is found from a folder only known at run time")]
     found = []
     for cwd in dict.fromkeys(cwds):

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import tilde_path
@@ -96,6 +98,27 @@ def passed_on(words: tuple[Word, ...]) -> str:
     if words and words[0].literal == "--":
         words = words[1:]
     return " ".join(shlex.quote(w.literal) if w.literal is not None else '"${PASSED_ON}"' for w in words)
+
+
+def scripts_of_forms(
+    info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object], programs: frozenset[str],
+    of_form: Callable[[tuple[Word, ...], Any, bool], list[Script]], per_folder: bool,
+) -> list[Script]:
+    """``of_form(form, where, cwd_unknown)`` for each form of the command whose program is one of
+    ``programs`` (``timeout 60 make clean``: make's), once per decision (``memo``: a long line runs
+    make or npm many times in the same folders); ``where`` is each folder (``per_folder``) or all."""
+    found: list[Script] = []
+    unknown = getattr(cwds, "unknown", False)
+    places: list[Any] = list(dict.fromkeys(cwds)) if per_folder else [cwds]
+    for form in info.forms:
+        if form and form[0].literal in programs:
+            shape = tuple((w.text, w.literal is not None) for w in form)
+            for place in places:
+                key = (of_form, shape, place if per_folder else tuple(place), unknown)
+                if key not in memo:
+                    memo[key] = of_form(form, place, unknown)
+                found.extend(memo[key])  # type: ignore[arg-type]
+    return found
 
 
 def _shell_operand(form: tuple[Word, ...]) -> Word | None:
