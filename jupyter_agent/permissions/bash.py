@@ -34,15 +34,26 @@ from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .filesystem import ACCEPT_EDITS_MODES
-from .just_recipes import just_scripts
-from .make_recipes import make_scripts
-from .package_scripts import package_scripts
+from .just_recipes import JUST, just_scripts
+from .make_recipes import MAKES, make_scripts
+from .package_scripts import MANAGERS, package_scripts
 from .paths import BadPath, resolve_below
-from .pyproject_scripts import pyproject_scripts
-from .script_files import MAX_DEPTH, Script, line_may_change, may_run_scripts, read_script, scripts_run
+from .pyproject_scripts import RUNNERS, pyproject_scripts
+from .script_files import (
+    MAX_DEPTH,
+    POSIX_SHELLS,
+    SOURCE,
+    Script,
+    line_may_change,
+    may_run_scripts,
+    read_script,
+    scripts_run,
+)
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
 _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
+# programs whose commands come from a file: _script_checks reads them (and any program run by path)
+_SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | MANAGERS | MAKES | RUNNERS | JUST
 
 
 def check_bash_permission(command: str, context: ToolUseContext | None) -> PermissionResult:
@@ -70,7 +81,7 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
         path_checks(analysis, cwds, scope, context, verdict)
-        if not verdict.deny and may_run_scripts(analysis):  # bash clean.sh: clean.sh's commands too
+        if not verdict.deny and may_run_scripts(analysis, _SCRIPT_RUNNERS):  # bash clean.sh: its commands too
             _script_checks(analysis, cwds, scope, context, rules, verdict, 0)
         if verdict.deny:
             return PermissionDeny(verdict.deny)
@@ -235,8 +246,10 @@ def _script_checks(
     code only known at run time: a deny or ask rule may match it."""
     memo = v.memo if v.memo is not None else new_memo(v)
     for info in analysis.commands:
-        for script in [*scripts_run(info, cwds), *package_scripts(info, cwds, memo), *make_scripts(info, cwds, memo),
-                       *pyproject_scripts(info, cwds, memo), *just_scripts(info, cwds, memo)]:
+        # each once: `cd sub && npm test` finds the same package.json from both folders
+        for script in dict.fromkeys([*scripts_run(info, cwds), *package_scripts(info, cwds, memo),
+                                     *make_scripts(info, cwds, memo), *pyproject_scripts(info, cwds, memo),
+                                     *just_scripts(info, cwds, memo)]):
             text, why = None, script.why
             if script.path is not None:
                 # the line that runs the script: any program that may write it counts; inside a
@@ -290,12 +303,7 @@ def _checks_of_script(
     sub = Verdict()
     rule_checked = rules.deny_any is not None or rules.ask_any is not None
     for cwd in dict.fromkeys(cwds):  # the script runs where the command does; its cds are its own
-        inner_cwds = _cwds(inner, cwd, text)
-        if getattr(cwds, "unknown", False) and not isinstance(inner_cwds, _Cwds):
-            inner_cwds = _Cwds(inner_cwds)
-            inner_cwds.from_base, inner_cwds.cdpath = {}, False
-        if getattr(cwds, "unknown", False):
-            inner_cwds.unknown = True  # type: ignore[attr-defined]
+        inner_cwds = _cwds(inner, cwd, text, getattr(cwds, "unknown", False))
         if rule_checked and cwd == cwds[0]:
             _rule_checks(inner.commands, rules, sub)
         if not sub.deny:
@@ -338,17 +346,19 @@ class _Cwds(list[str]):
         return _cd_path(info, cwd, self.cdpath)
 
 
-def _cwds(analysis: Analysis, base: str, line: str) -> list[str]:
+def _cwds(analysis: Analysis, base: str, line: str, unknown: bool = False) -> list[str]:
     """Every directory a relative path in this line may be resolved against (``base``: the real
-    cwd; ``line``: the command line, which may set ``CDPATH``)."""
+    cwd; ``line``: the command line, which may set ``CDPATH``; ``unknown``: ``base`` itself is
+    only known at run time, as for a script run after ``cd "$D"``)."""
     for info in analysis.commands:
         if info.cd_kind is not None:
             break
     else:
-        return [base]
+        if not unknown:
+            return [base]
     cwds = _Cwds((base,))
     cwds.from_base = {}
-    cwds.unknown = False  # a cd to a folder only known at run time (`cd "$D"`, `cd -`, popd)
+    cwds.unknown = unknown  # a cd to a folder only known at run time (`cd "$D"`, `cd -`, popd)
     # `CDPATH=~; cd .ssh` goes to ~/.ssh (the session's own CDPATH is dropped); with cdable_vars
     # `cd HOME` goes to $HOME
     cwds.cdpath = "CDPATH" in line or "cdable_vars" in line

@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .bash_runner_table import PYTHONS
 from .bash_words import Word
 
 # interpreter -> (one-letter options whose value is code, long ones)
 _PYTHON_CODE = ("c", ())
 INTERPRETERS: dict[str, tuple[str, tuple[str, ...]]] = {
-    **{name: _PYTHON_CODE for name in ("python", "python3", "python2", "pypy", "pypy3", "ipython")},
+    **{name: _PYTHON_CODE for name in PYTHONS | {"ipython"}},
     **{name: ("ep", ("--eval", "--print")) for name in ("node", "nodejs", "bun")},
     "ruby": ("e", ()), "perl": ("eE", ()), "php": ("r", ()), "Rscript": ("e", ()), "R": ("e", ()),
     "julia": ("eE", ("--eval", "--print")), "lua": ("e", ()), "luajit": ("e", ()),

@@ -18,7 +18,7 @@ import re
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import POSIX_SHELLS, Script, read_script, scripts_of_forms
+from .script_files import POSIX_SHELLS, Script, interpreter_name, read_script, scripts_of_forms
 
 JUST = frozenset({"just"})
 _NAMES = ("justfile", ".justfile")
@@ -202,7 +202,7 @@ class _Justfile:
         name, value = match.group(1), (match.group(2) or "true").strip()
         if name in ("shell", "script-interpreter"):
             program = re.findall(r"['\"]([^'\"]*)['\"]", value)
-            if not program or program[0].rsplit("/", 1)[-1] not in POSIX_SHELLS:
+            if not program or interpreter_name(program) not in POSIX_SHELLS:
                 raise _Unknown(f"its recipes run in {value}, not a shell this analyzer reads")
         elif name in ("dotenv-load", "dotenv-required") and value == "true":
             self.dotenv = True
@@ -224,11 +224,8 @@ class _Justfile:
         indent = min(len(b) - len(b.lstrip()) for b in lines)
         text = [b[indent:] for b in body]
         if text and text[0].startswith("#!"):
-            interpreter = text[0][2:].split()
-            name = interpreter[0].rsplit("/", 1)[-1] if interpreter else ""
-            if name == "env" and len(interpreter) > 1:
-                name = interpreter[1].rsplit("/", 1)[-1]
-            return [self._interpolated(t) for t in text[1:]] if name in POSIX_SHELLS else []
+            shell = interpreter_name(text[0][2:].split()) in POSIX_SHELLS
+            return [self._interpolated(t) for t in text[1:]] if shell else []
         out = []
         for line in text:
             line = line.strip()

@@ -24,9 +24,9 @@ import re
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import POSIX_SHELLS, Script, read_script, scripts_of_forms
+from .bash_wrappers import MAKES
+from .script_files import POSIX_SHELLS, Script, interpreter_name, read_script, scripts_of_forms
 
-MAKES = frozenset({"make", "gmake"})
 _DEFAULT_NAMES = ("GNUmakefile", "makefile", "Makefile")
 _DEFAULTS = {"CC": "cc", "CXX": "g++", "CPP": "cc -E", "RM": "rm -f", "AR": "ar", "AS": "as", "LD": "ld",
              "MAKE": "make", "INSTALL": "install", "YACC": "yacc", "LEX": "lex", "FC": "f77", "PC": "pc",
@@ -227,7 +227,7 @@ class _MakeFile:
                 continue
             current = self._rule(stripped)
         shell = self.variables.get("SHELL")
-        if shell is not None and _shell_name(self._expand(shell)) not in POSIX_SHELLS:
+        if shell is not None and interpreter_name(self._expand(shell).split()) not in POSIX_SHELLS:
             raise _Unknown(f"its recipes run in {shell}, not a shell this analyzer reads")
         if ".RECIPEPREFIX" in self.variables:
             raise _Unknown("it sets .RECIPEPREFIX (which lines are recipes)")
@@ -349,17 +349,6 @@ def _short_flags(text: str) -> set[str]:
             break
         flags.add(char)
     return flags
-
-
-def _shell_name(value: str) -> str:
-    """``/bin/bash`` -> bash, ``/usr/bin/env bash`` -> bash."""
-    words = value.split()
-    if not words:
-        return ""
-    name = words[0].rsplit("/", 1)[-1]
-    if name == "env" and len(words) > 1:
-        name = words[1].rsplit("/", 1)[-1]
-    return name
 
 
 def _logical_lines(text: str) -> list[str]:

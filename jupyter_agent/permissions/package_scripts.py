@@ -18,8 +18,7 @@ import os
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .paths import nearest_holding
-from .script_files import MAX_BYTES, Script, passed_on, scripts_of_forms
+from .script_files import MAX_BYTES, Script, nearest_files, passed_on, read_bounded, scripts_of_forms
 
 MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
@@ -80,11 +79,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
     if cwd_unknown:
         return [Script(f"{manager}'s scripts", None, "the package is found from a folder only known at run time")]
     found = []
-    for cwd in dict.fromkeys(cwds):
-        folder = nearest_holding(cwd, ("package.json",))
-        if folder is None:
-            continue
-        manifest = os.path.join(folder, "package.json")
+    for folder, manifest in nearest_files(cwds, "package.json"):
         scripts, why = _read(manifest)
         if scripts is None:
             found.append(Script(f"{manager}'s scripts in {manifest}", None, why))
@@ -130,13 +125,9 @@ def _names(manager: str, texts: list[str | None]) -> list[str] | None:
 
 
 def _read(manifest: str) -> tuple[dict[str, object] | None, str]:
-    try:
-        with open(manifest, "rb") as handle:
-            data = handle.read(MAX_BYTES * 8 + 1)
-    except OSError as exc:
-        return None, f"it could not be read ({exc.strerror or type(exc).__name__})"
-    if len(data) > MAX_BYTES * 8:
-        return None, "it is too long to read"
+    data, why = read_bounded(manifest, MAX_BYTES * 8)
+    if data is None:
+        return None, why
     try:
         parsed = json.loads(data)
     except ValueError:

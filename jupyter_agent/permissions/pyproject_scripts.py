@@ -22,8 +22,7 @@ import sys
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .paths import nearest_holding
-from .script_files import MAX_BYTES, Script, passed_on, scripts_of_forms
+from .script_files import MAX_BYTES, Script, nearest_files, passed_on, read_bounded, scripts_of_forms
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -98,11 +97,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
     if cwd_unknown:
         return [Script(f"{runner}'s tasks", None, "the project is found from a folder only known at run time")]
     found = []
-    for cwd in dict.fromkeys(cwds):
-        folder = nearest_holding(cwd, ("pyproject.toml",))
-        if folder is None:
-            continue
-        manifest = os.path.join(folder, "pyproject.toml")
+    for folder, manifest in nearest_files(cwds, "pyproject.toml"):
         shown = (f"{runner}'s {name!r} task of {manifest}" if not name.startswith(_HOOKS_OF) else
                  f"pdm {name[len(_HOOKS_OF):]}'s hook scripts in {manifest}")
         if runner == "hatch" and os.path.lexists(os.path.join(folder, "hatch.toml")):
@@ -120,13 +115,9 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
 
 
 def _read(manifest: str) -> dict[str, object]:
-    try:
-        with open(manifest, "rb") as handle:
-            raw = handle.read(MAX_BYTES * 8 + 1)
-    except OSError as exc:
-        raise _Unknown(f"it could not be read ({exc.strerror or type(exc).__name__})") from None
-    if len(raw) > MAX_BYTES * 8:
-        raise _Unknown("it is too long to read")
+    raw, why = read_bounded(manifest, MAX_BYTES * 8)
+    if raw is None:
+        raise _Unknown(why)
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):

@@ -23,15 +23,13 @@ from typing import Any
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import tilde_path
 from .bash_words import Word
-from .paths import BadPath, resolve_below
+from .paths import BadPath, nearest_holding, resolve_below
 
 # shells whose scripts tree-sitter-bash reads (a fish, csh, pwsh or python script is a program like any
 # other: its text is not read, as no other language's is)
 POSIX_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "hush", "rbash", "yash", "posh",
                           "bosh", "lksh", "oksh", "loksh", "pdksh", "ksh93"})
-_SOURCE = frozenset({"source", "."})
-# package_scripts, make_recipes, pyproject_scripts, just_recipes
-_PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun", "make", "gmake", "pdm", "hatch", "poe", "just"})
+SOURCE = frozenset({"source", "."})
 _OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 MAX_BYTES = 128 * 1024
 _PER_PROCESS = ("/dev/", "/proc/")  # /dev/stdin, /dev/fd/3, /proc/self/fd/0: the running command's
@@ -58,15 +56,14 @@ class Script:
     certain: bool = True  # False: these commands may run (make's pattern rules): a deny rule asks
 
 
-def may_run_scripts(analysis: Analysis) -> bool:
-    """The cheap test first: does some command run a shell, ``source``, a program by path or a
-    package manager (``package_scripts.py``), make (``make_recipes.py``) or a Python task runner
-    (``pyproject_scripts.py``) or just (``just_recipes.py``)?"""
+def may_run_scripts(analysis: Analysis, programs: frozenset[str]) -> bool:
+    """The cheap test first: does some command run one of ``programs`` (shells, ``source``, the
+    runners of ``package_scripts``, ``make_recipes`` …) or a program by path?"""
     for info in analysis.commands:
         for form in info.forms:
             if form:
                 name = form[0].text
-                if name in POSIX_SHELLS or name in _SOURCE or name in _PACKAGE_MANAGERS or "/" in name:
+                if name in programs or "/" in name:
                     return True
     return False
 
@@ -83,7 +80,7 @@ def scripts_run(info: CommandInfo, cwds: list[str]) -> list[Script]:
             operand = _shell_operand(form)
             if operand is not None:  # else bash -c CODE, bash reading stdin: bash_wrappers reads those
                 found.extend(_located(operand, cwds, search_path=True))
-        elif program in _SOURCE:
+        elif program in SOURCE:
             args = form[2:] if len(form) > 1 and form[1].literal == "--" else form[1:]
             if args:
                 found.extend(_located(args[0], cwds, search_path=True, path_first=True))
@@ -174,9 +171,6 @@ def _located(word: Word, cwds: list[str], search_path: bool, path_first: bool = 
     return found
 
 
-_SHELL_INTERPRETERS = POSIX_SHELLS
-
-
 def _shell_script(path: str) -> bool:
     """A file run by path is shell code when its ``#!`` names a POSIX shell (``/usr/bin/env
     bash`` too) or when it has none (bash runs a text file without one itself); an unreadable
@@ -189,26 +183,47 @@ def _shell_script(path: str) -> bool:
     if not head.startswith(b"#!"):
         return b"\x00" not in head
     words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
-    if not words:
-        return True
-    name = words[0].rsplit("/", 1)[-1]
+    return not words or interpreter_name(words) in POSIX_SHELLS
+
+
+def interpreter_name(words: list[str]) -> str:
+    """The program a ``#!`` line, make's ``SHELL`` or just's ``set shell`` names:
+    ``/bin/bash -e`` -> bash, ``/usr/bin/env -S bash -e`` -> bash (env's options and
+    ``NAME=VALUE`` words skipped)."""
+    name = words[0].rsplit("/", 1)[-1] if words else ""
     if name == "env":
         rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
         name = rest[0].rsplit("/", 1)[-1] if rest else ""
-    return name in _SHELL_INTERPRETERS
+    return name
 
 
-def read_script(path: str) -> tuple[str | None, str]:
-    """The script's text, or None and why it is not known."""
+def nearest_files(cwds: list[str], name: str) -> list[tuple[str, str]]:
+    """``(folder, path)`` of the nearest ``name`` upwards from each working folder, each once: the
+    manifest a package manager or task runner finds (``package.json``, ``pyproject.toml``)."""
+    found = (nearest_holding(cwd, (name,)) for cwd in dict.fromkeys(cwds))
+    return [(folder, os.path.join(folder, name)) for folder in dict.fromkeys(f for f in found if f is not None)]
+
+
+def read_bounded(path: str, limit: int = MAX_BYTES) -> tuple[bytes | None, str]:
+    """A regular file's bytes, at most ``limit`` of them; else None and why they are not known
+    (the scripts, makefiles, justfiles and manifests this analyzer reads)."""
     try:
         with open(path, "rb") as handle:
             if not os.path.isfile(path):
                 return None, "it is not a regular file"
-            data = handle.read(MAX_BYTES + 1)
+            data = handle.read(limit + 1)
     except OSError as exc:
         return None, f"it could not be read ({exc.strerror or type(exc).__name__})"
-    if len(data) > MAX_BYTES:
-        return None, f"it is longer than {MAX_BYTES // 1024} KiB"
+    if len(data) > limit:
+        return None, f"it is longer than {limit // 1024} KiB"
+    return data, ""
+
+
+def read_script(path: str) -> tuple[str | None, str]:
+    """The script's text, or None and why it is not known."""
+    data, why = read_bounded(path)
+    if data is None:
+        return None, why
     if b"\x00" in data:
         return None, "it is not text"
     return data.decode("utf-8", "surrogateescape"), ""
@@ -255,4 +270,4 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
     return False
 
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run"]

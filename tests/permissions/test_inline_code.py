@@ -15,7 +15,7 @@ from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 ALLOW = tuple(f"Bash({p}:*)" for p in ("python", "python3", "python3.12", "node", "ruby", "perl", "php", "Rscript",
-                                       "julia", "bun", "uv", "ipython"))
+                                       "julia", "bun", "uv", "ipython", "pythonw"))
 ASKED = [
     "python -c \"print(open('.env').read())\"", "python3 -c 'import pathlib; print(pathlib.Path(\".env\").read_text())'",
     "python -X dev -c \"open('.env')\"", "python -Bc \"open('.env')\"", "python3.12 -c \"open('./.env')\"",
@@ -26,6 +26,7 @@ ASKED = [
     "python - <<'EOF'\nprint(open('.env').read())\nEOF", "python3 <<EOF\nprint(open(\"sub/../.env\").read())\nEOF",
     "node <<< 'console.log(require(\"fs\").readFileSync(\".env\", \"utf8\"))'", "uv run python -c \"open('.env')\"",
     "python -c \"open('locked/x', 'w').write('1')\"", "ipython -c \"open('.env')\"",
+    "pythonw -c \"open('.env')\"",  # every name bash_runner_table.PYTHONS knows
 ]
 ALLOWED = [
     "python -c 'print(1)'", "python -c \"print('hello world')\"", "python -c \"print(open('a.py').read())\"",

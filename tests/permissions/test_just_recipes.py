@@ -86,6 +86,7 @@ async def test_without_backticks_the_default_runs(world, command, expected):
     ("set dotenv-load\nshow:\n    echo $KEY\n", "deny"),  # loads .env, as source .env would
     ("set shell := ['python3', '-c']\nshow:\n    print(1)\n", "ask"),
     ("set shell := ['bash', '-uc']\nshow:\n    rm -f x\n", "deny"),
+    ("show:\n    #!/usr/bin/env -S bash -eu\n    rm -f x\n", "deny"),  # env's options skipped
     ("import 'other.just'\nshow:\n    echo\n", "ask"),
     ("[working-directory: 'sub']\nshow:\n    rm -f x\n", "ask"),  # may: asks
     ("[default]\nshow:\n    rm -f x\nother:\n    echo\n", "deny"),

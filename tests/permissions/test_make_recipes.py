@@ -109,6 +109,7 @@ async def test_the_denial_names_the_recipe(world):
 @pytest.mark.parametrize(("makefile", "expected"), [
     ("SHELL := /bin/bash\nclean:\n\trm -rf build\n", "deny"),  # still a shell this analyzer reads
     ("SHELL := /usr/bin/python3\nclean:\n\tprint(1)\n", "ask"),  # another language: not known
+    ("SHELL := /usr/bin/env -S bash -e\nclean:\n\trm -rf build\n", "deny"),  # env's options skipped
     (".RECIPEPREFIX = >\nclean:\n> rm -rf build\n", "ask"),
     ("include missing.mk\nclean:\n\techo\n", "ask"),  # make may build it first
     ("include $(shell ls *.mk)\nclean:\n\techo\n", "ask"),
