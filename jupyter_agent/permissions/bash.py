@@ -34,10 +34,12 @@ from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .filesystem import ACCEPT_EDITS_MODES
+from .git_hooks import GITS, git_hook_scripts
 from .just_recipes import JUST, just_scripts
 from .make_recipes import MAKES, make_scripts
 from .package_scripts import MANAGERS, package_scripts
 from .paths import BadPath, resolve_below
+from .precommit_hooks import PRE_COMMITS, precommit_scripts
 from .pyproject_scripts import RUNNERS, pyproject_scripts
 from .script_files import (
     MAX_DEPTH,
@@ -53,7 +55,7 @@ from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
 _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
-_SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | MANAGERS | MAKES | RUNNERS | JUST
+_SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | MANAGERS | MAKES | RUNNERS | JUST | GITS | PRE_COMMITS
 
 
 def check_bash_permission(command: str, context: ToolUseContext | None) -> PermissionResult:
@@ -249,7 +251,8 @@ def _script_checks(
         # each once: `cd sub && npm test` finds the same package.json from both folders
         for script in dict.fromkeys([*scripts_run(info, cwds), *package_scripts(info, cwds, memo),
                                      *make_scripts(info, cwds, memo), *pyproject_scripts(info, cwds, memo),
-                                     *just_scripts(info, cwds, memo)]):
+                                     *just_scripts(info, cwds, memo), *git_hook_scripts(info, cwds, memo),
+                                     *precommit_scripts(info, cwds, memo)]):
             text, why = None, script.why
             if script.path is not None:
                 # the line that runs the script: any program that may write it counts; inside a

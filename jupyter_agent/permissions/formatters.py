@@ -92,7 +92,7 @@ def formatted_folders(words: Sequence[Word], cwd: str | None = None) -> list[tup
     return None
 
 
-_PRE_COMMIT_RUNS = frozenset({"run", "try-repo"})
+_PRE_COMMIT_RUNS = frozenset({"run", "try-repo", "hook-impl"})  # hook-impl: what git's hook runs
 _PRE_COMMIT_VALUES = frozenset({"--hook-stage", "--from-ref", "--to-ref", "-s", "-o", "--source", "--origin",
                                 "-c", "--config", "--color", "--ref", "--rev"})
 

@@ -23,6 +23,7 @@ from typing import Any
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import tilde_path
 from .bash_words import Word
+from .git_words import git_global_options
 from .paths import BadPath, nearest_holding, resolve_below
 
 # shells whose scripts tree-sitter-bash reads (a fish, csh, pwsh or python script is a program like any
@@ -31,6 +32,10 @@ POSIX_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "hu
                           "bosh", "lksh", "oksh", "loksh", "pdksh", "ksh93"})
 SOURCE = frozenset({"source", "."})
 _OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+# git subcommands that change no file of the work tree
+_GIT_KEEPING_FILES = frozenset({"add", "commit", "status", "log", "diff", "show", "push", "fetch", "tag", "remote",
+                                "notes", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "reflog",
+                                "fsck", "count-objects", "gc", "config"})
 MAX_BYTES = 128 * 1024
 _PER_PROCESS = ("/dev/", "/proc/")  # /dev/stdin, /dev/fd/3, /proc/self/fd/0: the running command's
 MAX_DEPTH = 4  # a script running a script …, this deep
@@ -85,7 +90,7 @@ def scripts_run(info: CommandInfo, cwds: list[str]) -> list[Script]:
             if args:
                 found.extend(_located(args[0], cwds, search_path=True, path_first=True))
         elif "/" in program:
-            found.extend(s for s in _located(form[0], cwds, search_path=False) if s.path is None or _shell_script(s.path))
+            found.extend(s for s in _located(form[0], cwds, search_path=False) if s.path is None or shell_script(s.path))
     return found
 
 
@@ -171,7 +176,7 @@ def _located(word: Word, cwds: list[str], search_path: bool, path_first: bool = 
     return found
 
 
-def _shell_script(path: str) -> bool:
+def shell_script(path: str) -> bool:
     """A file run by path is shell code when its ``#!`` names a POSIX shell (``/usr/bin/env
     bash`` too) or when it has none (bash runs a text file without one itself); an unreadable
     one counts as one (its text is not known)."""
@@ -245,13 +250,20 @@ def line_may_change(analysis: Analysis, runner: CommandInfo | None, path: str, c
         if info is runner or info.read_only.read_only or info.cd_kind:
             continue
         program = info.innermost[0].literal if info.innermost else None
-        if program in _CHANGE_NO_TEXT:
+        if program in _CHANGE_NO_TEXT or (program == "git" and _git_keeps_files(info.innermost)):
             continue
         if everything and program not in _CHANGE_NAMED:
             return True
         if any(_names(word, path, name, cwds) for form in info.forms for word in form[1:]):
             return True
     return False
+
+
+def _git_keeps_files(words: tuple[Word, ...]) -> bool:
+    """``git add``, ``git commit``, ``git push`` … change no file of the work tree (what their
+    hooks run is checked as those hooks)."""
+    _options, i = git_global_options(words)
+    return i < len(words) and words[i].literal in _GIT_KEEPING_FILES
 
 
 def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
@@ -270,4 +282,4 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
     return False
 
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "shell_script"]
