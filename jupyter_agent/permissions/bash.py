@@ -51,11 +51,12 @@ from .script_files import (
     read_script,
     scripts_run,
 )
+from .tox_commands import TOXES, tox_scripts
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
 _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
-_SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | MANAGERS | MAKES | RUNNERS | JUST | GITS | PRE_COMMITS
+_SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | MANAGERS | MAKES | RUNNERS | JUST | GITS | PRE_COMMITS | TOXES
 
 
 def check_bash_permission(command: str, context: ToolUseContext | None) -> PermissionResult:
@@ -252,7 +253,7 @@ def _script_checks(
         for script in dict.fromkeys([*scripts_run(info, cwds), *package_scripts(info, cwds, memo),
                                      *make_scripts(info, cwds, memo), *pyproject_scripts(info, cwds, memo),
                                      *just_scripts(info, cwds, memo), *git_hook_scripts(info, cwds, memo),
-                                     *precommit_scripts(info, cwds, memo)]):
+                                     *precommit_scripts(info, cwds, memo), *tox_scripts(info, cwds, memo)]):
             text, why = None, script.why
             if script.path is not None:
                 # the line that runs the script: any program that may write it counts; inside a

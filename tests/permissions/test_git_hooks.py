@@ -393,3 +393,21 @@ async def test_real_pre_commit_runs_the_configs_hooks_from_git_commit(world, tmp
     ctx = _ctx(world, deny=("Bash(touch:*)",))
     verdict = await decide_bash(ctx, "git commit -m y")
     assert verdict_name(verdict) == "deny" and "pre-commit's hook mark" in verdict.message
+
+
+GIT_CONFIG_SAMPLE = ('# c\n[core]\n\tHooksPath = "a b" ; note\n\teditor = vi\\\n m\n[remote "origin"]\n\turl = x\n'
+                     '[section.sub]\nflag\n[core]\n\tx = "q\\"t\\\\"  \n\tpad = v  # c\n'
+                     '\tsp =   lead  "  in "  tail   \n[include]\n\tpath = ~/other ; x\n')
+
+
+@pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
+def test_config_entries_read_as_git_reads_them(tmp_path):
+    path = tmp_path / "config"
+    path.write_text(GIT_CONFIG_SAMPLE)
+    listed = subprocess.run(["git", "config", "--file", str(path), "--list"], capture_output=True, text=True,
+                            check=True, timeout=30).stdout.splitlines()
+    from_git = []
+    for line in listed:
+        name, eq, value = line.partition("=")
+        from_git.append((name.split(".")[0], name.rsplit(".", 1)[1], value if eq else "true"))
+    assert config_entries(GIT_CONFIG_SAMPLE) == from_git
