@@ -255,10 +255,16 @@ def _script_checks(
                                      *just_scripts(info, cwds, memo), *git_hook_scripts(info, cwds, memo),
                                      *precommit_scripts(info, cwds, memo), *tox_scripts(info, cwds, memo)]):
             text, why = None, script.why
+            if script.ask_if_changed and not scope.inside(script.path or "/"):
+                continue  # a git configuration file outside the working directories: the user's
             if script.path is not None:
                 # the line that runs the script: any program that may write it counts; inside a
                 # script, only a command naming it (its commands are seldom all known writers)
-                if line_may_change(analysis, info, script.path, cwds, everything=depth == 0):
+                changed = line_may_change(analysis, info, script.path, cwds, everything=depth == 0)
+                ask = script.ask_if_changed if changed else script.ask
+                if ask:  # a git configuration file an edit may change
+                    v.sticky.append(ask)
+                if changed:
                     why = f"the line may change {script.shown} before it runs"
                 elif script.missing:
                     continue  # no such file: the shell fails without running anything

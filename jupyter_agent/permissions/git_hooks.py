@@ -16,6 +16,14 @@ every hook in place and checks it ran no other); any other git command may run a
 (``reference-transaction`` runs on every ref update, ``pre-auto-gc`` on automatic gc).  The
 executable bit is not looked at: ``chmod +x`` in the same line may set it.
 
+The configuration files git reads may include others (``[include] path = ../project.gitconfig``),
+which, unlike ``.git/config`` and ``~/.gitconfig``, are not protected: an edit may plant
+``core.fsmonitor = rm -rf x`` (run by ``git status``) or an alias ``!code`` there.  When such a file is
+in the working directories, the programs it names are checked as commands the line runs, and while
+it names any (or the line may change it first) a git command asks in every mode, as ``git config
+core.fsmonitor …`` does (``git_config``).  One outside them is the user's (dotfiles often include
+one; writing there asks).
+
 Where: ``core.hooksPath`` from every configuration file git reads (system, global, the
 repository's, the work tree's, the kernel's ``GIT_CONFIG_*`` variables) and the files they
 include, whatever an ``includeIf`` condition says, each folder a hook may come from; and the
@@ -27,13 +35,16 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .bash_analysis import CommandInfo
 from .bash_git import git_folder, top_level
 from .bash_words import Word
+from .git_config import runs_program
 from .git_index import git_dir
 from .git_words import git_global_options
+from .paths import protected_reason_of
 from .precommit_hooks import CONFIG
 from .script_files import Script, read_bounded, scripts_of_forms, shell_script
 
@@ -78,7 +89,8 @@ def git_hook_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object
 
 def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
     """The hook files ``git …`` (``form``) run from ``cwd`` may run, as scripts: each with the
-    code that runs it and the folder it runs in (the work tree's top)."""
+    code that runs it and the folder it runs in (the work tree's top); and the programs named in
+    the configuration files it includes that are not protected (``_settings_script``)."""
     options, i = git_global_options(form)
     if any(name in ("--git-dir", "--work-tree") or name.startswith(("--git-dir=", "--work-tree="))
            for name, _value in options):
@@ -86,9 +98,8 @@ def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
     sub = form[i].literal if i < len(form) else None
     if i < len(form) and sub is None:
         return [Script("git's hooks", None, "the git subcommand is only known at run time")]
-    if sub is None or sub in _NO_HOOKS:
+    if sub is None or sub in ("version", "help"):
         return []
-    names = _INDEX_HOOKS if sub in _REFRESH_INDEX else _HOOKS_OF.get(sub, CLIENT_HOOKS)
     if cwd_unknown:
         return [Script("git's hooks", None, "the repository is found from a folder only known at run time")]
     folder = git_folder(form, cwd)[0]
@@ -99,11 +110,15 @@ def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
     repo = os.path.normpath(os.path.join(folder, env_dir)) if env_dir else git_dir(top)
     if repo is None:
         return []  # no repository (a bare one found by the walk asks in git_guards)
-    folders, why = hook_folders(repo, top)
+    common = _common_dir(repo)
+    files, why = config_files(repo, common)
     if why:
         return [Script("git's hooks", None, why)]
-    found = []
-    for hooks in folders:
+    found = [_settings_script(f, top) for f in files if f.included and protected_reason_of(f.path, f.real) is None]
+    if sub in _NO_HOOKS:
+        return found
+    names = _INDEX_HOOKS if sub in _REFRESH_INDEX else _HOOKS_OF.get(sub, CLIENT_HOOKS)
+    for hooks in hook_folders(files, common, top):
         try:
             present = set(os.listdir(hooks))
         except OSError:
@@ -112,6 +127,35 @@ def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
             if name in present:
                 found.append(_hook_script(os.path.join(hooks, name), top))
     return found
+
+
+def _settings_script(config: ConfigFile, top: str) -> Script:
+    """An included configuration file any edit may change: the programs its settings name are
+    commands git may run (``core.fsmonitor`` on ``status``, an alias's ``!code``); they meet the
+    rules, and while it names any, a git command asks in every mode when it is in the working
+    directories (``Script.ask``), as writing the same setting with ``git config`` does."""
+    codes = [(f"{section}.{key}", code) for section, key, value in config.entries
+             if (code := _setting_code(section, key, value)) is not None]
+    shown = f"the git settings in {config.path}"
+    why = (f"git reads {config.path}, which is not a protected file and names programs git runs "
+           f"({', '.join(dict.fromkeys(k for k, _c in codes))})") if codes else ""
+    return Script(shown, config.real, code="\n".join(c for _k, c in codes), cwd=top, ask=why,
+                  ask_if_changed=f"git reads {config.path}, which the line may change first")
+
+
+def _setting_code(section: str, key: str, value: str) -> str | None:
+    """The shell code (or command) a setting makes git run; None for one that names none."""
+    if section in ("include", "includeif") or (section, key) in (("core", "hookspath"), ("core", "worktree")):
+        return None  # (followed here)
+    if not runs_program(f"{section}.{key}"):
+        return None
+    if section == "alias":
+        return value[1:] if value.startswith("!") else f"git {value}"
+    if section == "credential" and key == "helper":
+        if value.startswith("!"):
+            return value[1:]
+        return value if value.startswith("/") else f"git credential-{value}"
+    return value
 
 
 def _hook_script(path: str, top: str) -> Script:
@@ -130,24 +174,35 @@ def _hook_script(path: str, top: str) -> Script:
     return Script(f"the git hook {shown}", real, code=shlex.quote(shown), cwd=top)  # a program run by its path
 
 
-def hook_folders(repo: str, top: str) -> tuple[list[str], str]:
-    """The folders git may take hooks from for the repository folder ``repo`` (work tree
-    ``top``), or why that is not known."""
-    common = _common_dir(repo)
-    values: list[str] = []
+def hook_folders(files: list[ConfigFile], common: str, top: str) -> list[str]:
+    """The folders git may take hooks from: the repository's ``hooks`` and every ``core.hooksPath``
+    of its configuration files (relative ones from the work tree's top, where hooks run)."""
+    folders = [os.path.join(common, "hooks")]
+    values = [value for f in files for section, key, value in f.entries if (section, key) == ("core", "hookspath")]
+    for value in [*values, *_environment_values()]:
+        folders.append(os.path.normpath(os.path.join(top, os.path.expanduser(value))))
+    return list(dict.fromkeys(folders))
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigFile:
+    path: str
+    real: str
+    entries: tuple[tuple[str, str, str], ...]
+    included: bool  # named by an include (any other is git's own: system, global, the repository's)
+
+
+def config_files(repo: str, common: str) -> tuple[list[ConfigFile], str]:
+    """The configuration files git reads for the repository folder ``repo`` (the files they
+    include too, whatever an ``includeIf`` condition says), or why they are not known."""
+    found: list[ConfigFile] = []
     for path in _config_files(repo, common):
-        found, why = _hooks_paths(path)
+        why = _read_into(path, False, 0, found)
         if why:
             return [], why
-        values.extend(found)
-    values.extend(_environment_values())
-    if "\0" in values:
+    if "hookspath" in os.environ.get("GIT_CONFIG_PARAMETERS", "").lower():
         return [], "a GIT_CONFIG_PARAMETERS setting of the kernel may name the hooks folder"
-    folders = [os.path.join(common, "hooks")]
-    for value in values:
-        value = os.path.expanduser(value)
-        folders.append(os.path.normpath(os.path.join(top, value)))
-    return list(dict.fromkeys(folders)), ""
+    return found, ""
 
 
 def _common_dir(repo: str) -> str:
@@ -174,50 +229,41 @@ def _config_files(repo: str, common: str) -> list[str]:
 
 
 def _environment_values() -> list[str]:
-    """``core.hooksPath`` given by the kernel's ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``; a
-    ``"\\0"`` when ``GIT_CONFIG_PARAMETERS`` (``git -c``'s carrier) may set it."""
+    """``core.hooksPath`` given by the kernel's ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``."""
     env = os.environ
-    values = []
-    for name, key in env.items():
-        if name.startswith("GIT_CONFIG_KEY_") and key.lower() == "core.hookspath":
-            values.append(env.get("GIT_CONFIG_VALUE_" + name[len("GIT_CONFIG_KEY_"):], ""))
-    if "hookspath" in env.get("GIT_CONFIG_PARAMETERS", "").lower():
-        values.append("\0")
-    return values
+    return [env.get("GIT_CONFIG_VALUE_" + name[len("GIT_CONFIG_KEY_"):], "") for name, key in env.items()
+            if name.startswith("GIT_CONFIG_KEY_") and key.lower() == "core.hookspath"]
 
 
-def _hooks_paths(path: str, depth: int = 0) -> tuple[list[str], str]:
-    """The ``core.hooksPath`` values of the configuration file ``path`` and the files it includes
-    (every one, whatever its condition), or why they are not known."""
+def _read_into(path: str, included: bool, depth: int, found: list[ConfigFile]) -> str:
+    """Append the file ``path`` and those it includes to ``found``; why they are not known, or ""."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        return [], ""
+        return ""
     except OSError as exc:
-        return [], f"the git configuration {path} could not be read ({exc.strerror})"
-    return _parsed(path, st.st_ino, st.st_mtime_ns, st.st_size, depth)
+        return f"the git configuration {path} could not be read ({exc.strerror})"
+    entries, why = _parsed(path, st.st_ino, st.st_mtime_ns, st.st_size)
+    if why:
+        return why
+    found.append(ConfigFile(path, os.path.realpath(path), entries, included))
+    for section, key, value in entries:
+        if section in ("include", "includeif") and key == "path":
+            if depth >= MAX_INCLUDES:
+                return f"the git configuration {path} includes files too deeply to follow"
+            target = os.path.normpath(os.path.join(os.path.dirname(path), os.path.expanduser(value)))
+            why = _read_into(target, True, depth + 1, found)
+            if why:
+                return why
+    return ""
 
 
 @lru_cache(maxsize=64)
-def _parsed(path: str, _ino: int, _mtime: int, _size: int, depth: int) -> tuple[list[str], str]:
+def _parsed(path: str, _ino: int, _mtime: int, _size: int) -> tuple[tuple[tuple[str, str, str], ...], str]:
     data, why = read_bounded(path, 1 << 20)
     if data is None:
-        return [], f"the git configuration {path} could not be read ({why})"
-    if b"hookspath" not in data.lower() and b"include" not in data.lower():
-        return [], ""  # (the common case: nothing to look for)
-    values: list[str] = []
-    for section, key, value in config_entries(data.decode("utf-8", "surrogateescape")):
-        if section == "core" and key == "hookspath":
-            values.append(value)
-        elif section in ("include", "includeif") and key == "path":
-            if depth >= MAX_INCLUDES:
-                return [], f"the git configuration {path} includes files too deeply to follow"
-            included = os.path.expanduser(value)
-            found, why = _hooks_paths(os.path.join(os.path.dirname(path), included), depth + 1)
-            if why:
-                return [], why
-            values.extend(found)
-    return values, ""
+        return (), f"the git configuration {path} could not be read ({why})"
+    return tuple(config_entries(data.decode("utf-8", "surrogateescape"))), ""
 
 
 def config_entries(text: str) -> list[tuple[str, str, str]]:
@@ -304,4 +350,5 @@ def _value(text: str, i: int) -> tuple[str, int]:
     return "".join(out[:kept]), i
 
 
-__all__ = ["CLIENT_HOOKS", "GITS", "config_entries", "git_hook_scripts", "hook_folders", "hooks_run"]
+__all__ = ["CLIENT_HOOKS", "GITS", "ConfigFile", "config_entries", "config_files", "git_hook_scripts", "hook_folders",
+           "hooks_run"]

@@ -59,6 +59,11 @@ class Script:
     code: str | None = None  # the code itself, when it is not the whole file (package.json's scripts)
     cwd: str | None = None  # where it runs, when not where the command does (a package's folder)
     certain: bool = True  # False: these commands may run (make's pattern rules): a deny rule asks
+    # a git configuration file any edit may change (git_hooks): checked only when it is in the working
+    # directories, and then it asks in every mode: ``ask`` as it is, ``ask_if_changed`` when the line
+    # may change it first
+    ask: str = ""
+    ask_if_changed: str = ""
 
 
 def may_run_scripts(analysis: Analysis, programs: frozenset[str]) -> bool:

@@ -411,3 +411,57 @@ def test_config_entries_read_as_git_reads_them(tmp_path):
         name, eq, value = line.partition("=")
         from_git.append((name.split(".")[0], name.rsplit(".", 1)[1], value if eq else "true"))
     assert config_entries(GIT_CONFIG_SAMPLE) == from_git
+
+
+# --- configuration files git includes that are not protected ---
+
+@pytest.mark.parametrize(("settings", "command", "mode", "expected"), [
+    ("[core]\n\tfsmonitor = rm -rf x\n", "git status", "bypassPermissions", "deny"),
+    ("[core]\n\tfsmonitor = rm -rf x\n", "git log", "bypassPermissions", "deny"),
+    ("[alias]\n\tst = !rm -rf y\n", "git st", "bypassPermissions", "deny"),
+    ("[alias]\n\tst = !ls\n", "git st", "bypassPermissions", "ask"),  # names a program: asks in every mode
+    ("[core]\n\tpager = less -R\n", "git log", "acceptEdits", "ask"),
+    ('[diff "nb"]\n\ttextconv = cat .env\n', "git diff", "bypassPermissions", "deny"),  # Read(./.env)
+    ("[user]\n\tname = x\n", "git status", "bypassPermissions", "allow"),
+    ("[user]\n\tname = x\n", "echo '[alias] x = !ls' >> project.gitconfig && git status", "bypassPermissions", "ask"),
+    ("[include]\n\tpath = deeper.gitconfig\n", "git status", "bypassPermissions", "ask"),  # include: names a file
+])
+async def test_included_configuration(world, settings, command, mode, expected):
+    (world.project / ".git" / "config").write_text("[core]\n\tbare = false\n[include]\n\tpath = ../project.gitconfig\n")
+    (world.project / "project.gitconfig").write_text(settings)
+    (world.project / "deeper.gitconfig").write_text("[core]\n\teditor = vi\n")
+    ctx = make_ctx(world.project, allow=("Bash(git:*)",), deny=("Bash(rm:*)", "Read(./.env)"), mode=mode)
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+async def test_included_files_outside_or_protected(world):
+    """One outside the working directories is the user's (writing it asks, and dotfiles often
+    include one), as is one in a protected folder: they are not read as commands of the line."""
+    (world.home / "extra.gitconfig").write_text("[core]\n\tpager = less -R\n")
+    (world.project / ".git" / "extra").write_text("[core]\n\tfsmonitor = rm -rf x\n")
+    (world.project / ".git" / "config").write_text(f"[include]\n\tpath = {world.home}/extra.gitconfig\n"
+                                                   "\tpath = extra\n")
+    ctx = make_ctx(world.project, allow=("Bash(git:*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "git log")) == "allow"
+    ctx = make_ctx(world.project, allow=("Bash(git:*)",), deny=("Bash(less:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "git log")) == "allow"
+    (world.project / ".git" / "config").write_text("[include]\n\tpath = ../extra.gitconfig\n")
+    (world.project / "extra.gitconfig").write_text("[core]\n\tpager = less -R\n")  # the same, inside
+    assert verdict_name(await decide_bash(ctx, "git log")) == "deny"
+
+
+@pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
+def test_real_git_runs_what_an_included_file_names(tmp_path):
+    """The fact relied on: git status runs core.fsmonitor from a file .git/config includes, and an
+    alias's !code, with the value read as config_entries reads it (the ; starts a comment)."""
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)}
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], env=env, check=True)
+    repo = tmp_path / "r"
+    subprocess.run(["git", "config", "include.path", "../project.gitconfig"], cwd=repo, env=env, check=True)
+    (repo / "project.gitconfig").write_text("[core]\n\tfsmonitor = touch by-fsmonitor; false\n"
+                                            "[alias]\n\tst = !touch by-alias\n")
+    for args in (["git", "status"], ["git", "st"]):
+        subprocess.run(args, cwd=repo, env=env, capture_output=True, timeout=60)
+    assert (repo / "by-fsmonitor").exists() and (repo / "by-alias").exists()
+    assert ("core", "fsmonitor", "touch by-fsmonitor") in config_entries((repo / "project.gitconfig").read_text())
