@@ -56,7 +56,10 @@ from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
 _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
-_SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | MANAGERS | MAKES | RUNNERS | JUST | GITS | PRE_COMMITS | TOXES
+# the programs that run the commands of a file they find, and the readers that give those commands
+_COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyproject_scripts), (JUST, just_scripts),
+               (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts))
+_SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
 
 def check_bash_permission(command: str, context: ToolUseContext | None) -> PermissionResult:
@@ -250,10 +253,12 @@ def _script_checks(
     memo = v.memo if v.memo is not None else new_memo(v)
     for info in analysis.commands:
         # each once: `cd sub && npm test` finds the same package.json from both folders
-        for script in dict.fromkeys([*scripts_run(info, cwds), *package_scripts(info, cwds, memo),
-                                     *make_scripts(info, cwds, memo), *pyproject_scripts(info, cwds, memo),
-                                     *just_scripts(info, cwds, memo), *git_hook_scripts(info, cwds, memo),
-                                     *precommit_scripts(info, cwds, memo), *tox_scripts(info, cwds, memo)]):
+        programs = {form[0].literal for form in info.forms if form}
+        found = scripts_run(info, cwds)
+        for runners, collect in _COLLECTORS:
+            if not programs.isdisjoint(runners):
+                found += collect(info, cwds, memo)
+        for script in dict.fromkeys(found):
             text, why = None, script.why
             if script.ask_if_changed and not scope.inside(script.path or "/"):
                 continue  # a git configuration file outside the working directories: the user's
