@@ -51,6 +51,7 @@ from .script_files import (
     read_script,
     scripts_run,
 )
+from .taskfile_tasks import TASKS, taskfile_scripts
 from .tox_commands import TOXES, tox_scripts
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
@@ -58,7 +59,8 @@ _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 # the programs that run the commands of a file they find, and the readers that give those commands
 _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyproject_scripts), (JUST, just_scripts),
-               (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts))
+               (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts),
+               (TASKS, taskfile_scripts))
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
 

@@ -134,12 +134,13 @@ def _settings_script(config: ConfigFile, top: str) -> Script:
     commands git may run (``core.fsmonitor`` on ``status``, an alias's ``!code``); they meet the
     rules, and while it names any, a git command asks in every mode when it is in the working
     directories (``Script.ask``), as writing the same setting with ``git config`` does."""
-    codes = [(f"{section}.{key}", code) for section, key, value in config.entries
-             if (code := _setting_code(section, key, value)) is not None]
+    codes = [code for section, key, value in config.entries if (code := _setting_code(section, key, value)) is not None]
+    # what asks: those, and the hooks folder, another file or work tree it names (as git config would ask)
+    keys = [f"{section}.{key}" for section, key, _value in config.entries if runs_program(f"{section}.{key}")]
     shown = f"the git settings in {config.path}"
     why = (f"git reads {config.path}, which is not a protected file and names programs git runs "
-           f"({', '.join(dict.fromkeys(k for k, _c in codes))})") if codes else ""
-    return Script(shown, config.real, code="\n".join(c for _k, c in codes), cwd=top, ask=why,
+           f"({', '.join(dict.fromkeys(keys))})") if keys else ""
+    return Script(shown, config.real, code="\n".join(codes), cwd=top, ask=why,
                   ask_if_changed=f"git reads {config.path}, which the line may change first")
 
 

@@ -18,7 +18,7 @@ import re
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import POSIX_SHELLS, Script, interpreter_name, read_script, scripts_of_forms
+from .script_files import POSIX_SHELLS, Script, interpreter_name, read_script, scripts_of_forms, templated
 
 JUST = frozenset({"just"})
 _NAMES = ("justfile", ".justfile")
@@ -33,6 +33,7 @@ _VALUE_OPTIONS = frozenset({"-f", "--justfile", "-d", "--working-directory", "--
 _RECIPE = re.compile(r"^@?([A-Za-z_][\w-]*)((?:\s+[*+$]?[A-Za-z_][\w-]*(?:\s*=\s*(?:'[^']*'|\"[^\"]*\"|\S+))?)*)"
                      r"\s*:(?!=)(.*)$")
 _RUNTIME = "${JUST_VALUE}"
+_TEMPLATE = re.compile(r"\{\{.*?\}\}")
 
 
 class _Unknown(Exception):
@@ -238,7 +239,7 @@ class _Justfile:
     @staticmethod
     def _interpolated(line: str) -> str:
         line = line.replace("{{{{", "\x00")
-        line = re.sub(r"\{\{.*?\}\}", _RUNTIME, line)
+        line = templated(line, _TEMPLATE, lambda _m: f'"{_RUNTIME}"')
         return line.replace("\x00", "{{")
 
     def code(self, asked: list[str], run: bool) -> tuple[str, bool]:

@@ -33,7 +33,7 @@ from .bash_words import Word
 from .paths import BadPath, resolve_below
 from .script_files import Script, read_bounded, scripts_of_forms
 
-PRE_COMMITS = frozenset({"pre-commit", "prek"})  # prek: a rewrite reading the same config
+PRE_COMMITS = frozenset({"pre-commit", "pre_commit", "prek"})  # python -m pre_commit; prek: a rewrite
 CONFIG = ".pre-commit-config.yaml"
 _VALUES = frozenset({"-c", "--config", "--color", "--hook-stage", "--from-ref", "--to-ref", "-s", "-o", "--source",
                      "--origin", "--remote-branch", "--local-branch", "--remote-name", "--remote-url", "--ref",

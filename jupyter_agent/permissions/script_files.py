@@ -15,6 +15,7 @@ The text is only known when the file is there to read (a regular file of text, a
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,6 +106,32 @@ def passed_on(words: tuple[Word, ...]) -> str:
     if words and words[0].literal == "--":
         words = words[1:]
     return " ".join(shlex.quote(w.literal) if w.literal is not None else '"${PASSED_ON}"' for w in words)
+
+
+def templated(line: str, pattern: re.Pattern[str], value: Callable[[re.Match[str]], str]) -> str:
+    """``line`` with each match of ``pattern`` (a template: just's ``{{x}}``, go-task's ``{{.X}}``)
+    replaced by ``value(match)``, shell code for words (``"${X}"``: a word only known at run time),
+    outside the quotes it stands in: ``rm -rf '{{d}}'`` removes what ``d`` says, not a file so named."""
+    out: list[str] = []
+    quote = ""
+    i, n = 0, len(line)
+    while i < n:
+        match = pattern.match(line, i)
+        if match is not None and match.end() > i:
+            words = value(match)
+            out.append(f"{quote}{words}{quote}" if quote else words)  # close the quote, the words, reopen
+            i = match.end()
+            continue
+        c = line[i]
+        if c == "\\" and quote != "'" and i + 1 < n:
+            out.append(line[i:i + 2])
+            i += 2
+            continue
+        if c in "'\"" and quote in ("", c):
+            quote = "" if quote else c
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def scripts_of_forms(
@@ -287,4 +314,5 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
     return False
 
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "shell_script"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "shell_script",
+           "templated"]

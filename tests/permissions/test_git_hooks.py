@@ -280,6 +280,7 @@ PC_ROWS = [
     ('pre-commit run "$H"', "ask"), ("pre-commit try-repo ../x", "ask"),
     ("echo '  - repo: local' >> .pre-commit-config.yaml && pre-commit run lint", "ask"),
     ("pre-commit install", "ask"), ("pre-commit --version", "allow"), ("prek run clean", "deny"),
+    ("python -m pre_commit run clean", "deny"),
 ]
 
 
@@ -425,6 +426,8 @@ def test_config_entries_read_as_git_reads_them(tmp_path):
     ("[user]\n\tname = x\n", "git status", "bypassPermissions", "allow"),
     ("[user]\n\tname = x\n", "echo '[alias] x = !ls' >> project.gitconfig && git status", "bypassPermissions", "ask"),
     ("[include]\n\tpath = deeper.gitconfig\n", "git status", "bypassPermissions", "ask"),  # include: names a file
+    ("[core]\n\thooksPath = /tmp\n", "git status", "bypassPermissions", "ask"),  # where hooks come from
+    ("[core]\n\tautocrlf = input\n", "git status", "bypassPermissions", "allow"),
 ])
 async def test_included_configuration(world, settings, command, mode, expected):
     (world.project / ".git" / "config").write_text("[core]\n\tbare = false\n[include]\n\tpath = ../project.gitconfig\n")

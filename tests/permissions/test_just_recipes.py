@@ -124,3 +124,13 @@ def test_just_does_what_the_analysis_assumes(tmp_path):
     assert run() == ["from-env", str(tmp_path)]
     assert (tmp_path / "backtick-ran").exists()
     assert run("here") == [str(tmp_path / "sub")]
+
+
+@pytest.mark.parametrize("line", ["rm -rf '{{d}}'", 'rm -rf "{{d}}"', "rm -rf {{d}}", "rm -rf 'x/{{d}}/y'"])
+async def test_a_value_in_quotes_is_still_a_value(world, line):
+    """``rm -rf '{{d}}'`` removes what ``d`` is, not a file named ``{{d}}``: it may be what a deny
+    rule names (it was read as that literal name, and allowed)."""
+    (world.project / "justfile").write_text(f"wipe d:\n    {line}\n")
+    ctx = make_ctx(world.project, allow=("Bash(just:*)",), deny=("Bash(rm -rf build:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, "just wipe build")
+    assert verdict_name(verdict) == "ask", verdict

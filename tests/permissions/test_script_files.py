@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 
 import pytest
 
+from jupyter_agent.permissions.script_files import templated
 from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
@@ -213,3 +215,15 @@ async def test_the_approval_says_what_the_script_changes(world):
     assert "echo hi" not in verdict.message  # read-only commands are not listed
     verdict = await decide_bash(make_ctx(world.project), "npm run build")
     assert "'build' script" in verdict.message and "rm -rf dist/tmp" in verdict.message
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("rm -rf {{d}}", 'rm -rf "$V"'),
+    ("rm -rf '{{d}}'", "rm -rf ''\"$V\"''"),
+    ('rm -rf "a/{{d}}/b"', 'rm -rf "a/""$V""/b"'),
+    ("echo 'it''s {{x}}'", "echo 'it''s '\"$V\"''"),
+    ('echo \\"{{x}}', 'echo \\""$V"'),  # an escaped quote opens nothing
+    ("echo \"'{{x}}'\"", "echo \"'\"\"$V\"\"'\""),  # a single quote inside double quotes is a character
+])
+def test_templated_values_stand_outside_quotes(line, expected):
+    assert templated(line, re.compile(r"\{\{.*?\}\}"), lambda _m: '"$V"') == expected

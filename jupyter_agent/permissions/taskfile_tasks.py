@@ -1,0 +1,248 @@
+"""The commands go-task (``task``) runs from its ``Taskfile.yml``.
+
+``task build`` (no name: the ``default`` task) runs the task's ``cmds`` after its ``deps`` (and the
+tasks its ``cmds`` call: ``- task: other``), its ``preconditions`` and ``status`` checks, its
+``defer``\\ red commands, and the ``sh:`` of the variables it uses (the file's and the task's), in
+the Taskfile's folder or the task's ``dir``.  ``bash.py`` holds them to the deny and ask rules and
+the safety checks, as a script file's; ``dotenv`` files are read as ``source FILE``.  A template
+(``{{.NAME}}``) is a word only known at run time, ``{{.CLI_ARGS}}`` the words after ``--``.
+
+The Taskfile is the one task finds (``Taskfile.yml``, ``taskfile.yaml``, ``Taskfile.dist.yml`` …, in
+the folder it runs in or the nearest one above), or ``-t FILE`` / ``-d DIR``.  ``--list``,
+``--summary`` and the like run nothing.  A task of an included Taskfile (``ns:task``), ``-g``, a
+templated ``dir``, a task this does not find or a Taskfile that cannot be read is code only known at
+run time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+from .bash_analysis import CommandInfo
+from .bash_words import Word
+from .script_files import MAX_BYTES, Script, passed_on, read_bounded, scripts_of_forms, templated
+
+TASKS = frozenset({"task", "go-task"})
+NAMES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "Taskfile.dist.yml", "taskfile.dist.yml",
+         "Taskfile.dist.yaml", "taskfile.dist.yaml")
+_NO_RUN = frozenset({"-l", "--list", "-a", "--list-all", "--summary", "-i", "--init", "--version", "-h", "--help",
+                     "--completion", "--experiments"})
+_VALUES = frozenset({"-t", "--taskfile", "-d", "--dir", "-C", "--concurrency", "-o", "--output", "--output-group-begin",
+                     "--output-group-end", "--interval", "--sort", "--color", "-I", "--cacert", "--cert", "--cert-key",
+                     "--timeout", "--remote-cache-dir", "--cache-expiry"})
+_TEMPLATE = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_RUNTIME = '"${TASK_VALUE}"'
+_MAX_TASKS = 64
+
+
+class _Unknown(Exception):
+    pass
+
+
+def taskfile_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
+    """The commands the ``task`` of this command runs (every form)."""
+    return scripts_of_forms(info, cwds, memo, TASKS, _scripts_of, per_folder=True)
+
+
+def _scripts_of(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    try:
+        return _of_form(form, cwd, cwd_unknown)
+    except _Unknown as why:
+        return [Script("task's Taskfile", None, str(why))]
+
+
+def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    args = list(form[1:])
+    literals = [w.literal for w in args]
+    rest: tuple[Word, ...] = ()
+    if "--" in literals:
+        cut = literals.index("--")
+        args, rest = args[:cut], tuple(args[cut + 1:])
+    given: str | None = None
+    folder: str | None = None
+    names: list[str] = []
+    i = 0
+    while i < len(args):
+        text = args[i].literal
+        if text is None:
+            raise _Unknown(f"{args[i].text} is only known at run time")
+        option, eq, value = text.partition("=")
+        if text[:1] == "-":
+            if option in _NO_RUN:
+                return []
+            if option in ("-g", "--global"):
+                raise _Unknown("task -g runs the Taskfile of the home folder")
+            if option in _VALUES and not eq:
+                following = args[i + 1].literal if i + 1 < len(args) else ""
+                if following is None:
+                    raise _Unknown(f"task {option} has a value only known at run time")
+                value, i = following, i + 1
+            if option in ("-t", "--taskfile"):
+                given = value
+            elif option in ("-d", "--dir"):
+                folder = value
+            i += 1
+            continue
+        if not re.match(r"^[A-Za-z_][\w]*=", text):  # NAME=VALUE sets a variable
+            names.append(text)
+        i += 1
+    if cwd_unknown:
+        raise _Unknown("task runs in a folder only known at run time")
+    base = os.path.realpath(os.path.join(cwd, os.path.expanduser(folder))) if folder else cwd
+    path = _find(base, given)
+    if path is None:
+        return []  # task finds no Taskfile: it runs nothing
+    home = os.path.dirname(path) if folder is None else base
+    taskfile = _load(path)
+    code = _Runner(taskfile, home, passed_on(rest) if rest else "").code(names or ["default"])
+    return [Script(f"the Taskfile {path}", path, code="\n".join(lines), cwd=where) for where, lines in code.items()]
+
+
+def _find(base: str, given: str | None) -> str | None:
+    if given is not None:
+        path = os.path.realpath(os.path.join(base, os.path.expanduser(given)))
+        if os.path.isdir(path):
+            base, given = path, None
+        else:
+            return path if os.path.exists(path) else None
+    folder = base
+    while True:
+        for name in NAMES:
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate):
+                return os.path.realpath(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _load(path: str) -> dict[str, Any]:
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise _Unknown(f"{path} could not be read ({exc.strerror})") from None
+    loaded, why = _parsed(path, st.st_ino, st.st_mtime_ns, st.st_size)
+    if loaded is None:
+        raise _Unknown(f"{path}: {why}")
+    return loaded
+
+
+@lru_cache(maxsize=16)
+def _parsed(path: str, _ino: int, _mtime: int, _size: int) -> tuple[dict[str, Any] | None, str]:
+    data, why = read_bounded(path, MAX_BYTES * 8)
+    if data is None:
+        return None, why
+    try:
+        loaded = yaml.safe_load(data)
+    except yaml.YAMLError as exc:
+        return None, f"it is not YAML task reads ({type(exc).__name__})"
+    if not isinstance(loaded, dict):
+        return None, "it is not a Taskfile"
+    return loaded, ""
+
+
+class _Runner:
+    """Collects what running some tasks runs, per folder."""
+
+    def __init__(self, taskfile: dict[str, Any], home: str, cli_args: str) -> None:
+        self.taskfile, self.home, self.cli_args = taskfile, home, cli_args
+        tasks = taskfile.get("tasks", {})
+        if not isinstance(tasks, dict):
+            raise _Unknown("its tasks are not a mapping")
+        self.tasks = tasks
+        self.aliases = {alias: name for name, task in tasks.items() if isinstance(task, dict)
+                        for alias in (task.get("aliases") or []) if isinstance(alias, str)}
+        self.out: dict[str, list[str]] = {}
+        self.seen: set[str] = set()
+
+    def code(self, names: list[str]) -> dict[str, list[str]]:
+        self._variables(self.taskfile, self.home)  # the file's own: evaluated for any task
+        for name in names:
+            self._task(name)
+        return self.out
+
+    def _add(self, where: str, line: object) -> None:
+        if not isinstance(line, str):
+            raise _Unknown("a command is not a string")
+        self.out.setdefault(where, []).append(self._expand(line))
+
+    def _expand(self, text: str) -> str:
+        return templated(text, _TEMPLATE, lambda m: self.cli_args if m.group(1).strip() == ".CLI_ARGS" else _RUNTIME)
+
+    def _variables(self, holder: dict[str, Any], where: str) -> None:
+        for key in ("vars", "env"):
+            values = holder.get(key) or {}
+            if not isinstance(values, dict):
+                raise _Unknown(f"its {key} are not a mapping")
+            for value in values.values():
+                if isinstance(value, dict) and "sh" in value:
+                    self._add(where, value["sh"])
+        dotenv = holder.get("dotenv") or []
+        for name in dotenv if isinstance(dotenv, list) else [dotenv]:
+            if not isinstance(name, str):
+                raise _Unknown("its dotenv is not a list of files")
+            self._add(where, f". {shlex.quote(name if '/' in name else './' + name)}")
+
+    def _task(self, name: str) -> None:
+        name = self.aliases.get(name, name)
+        if name in self.seen:
+            return
+        if len(self.seen) >= _MAX_TASKS:
+            raise _Unknown("its tasks call too many tasks to follow")
+        self.seen.add(name)
+        task = self.tasks.get(name)
+        if task is None:
+            if ":" in name and self.taskfile.get("includes"):
+                raise _Unknown(f"the task {name} comes from an included Taskfile, which is not read here")
+            if any(isinstance(k, str) and "*" in k for k in self.tasks):
+                raise _Unknown(f"the task {name} may match a wildcard task, which is not read here")
+            return  # task fails: no such task
+        if isinstance(task, (str, list)):
+            task = {"cmds": [task] if isinstance(task, str) else task}
+        if not isinstance(task, dict):
+            raise _Unknown(f"the task {name} is not a mapping")
+        where = self.home
+        folder = task.get("dir")
+        if folder is not None:
+            if not isinstance(folder, str) or "{{" in folder:
+                raise _Unknown(f"the task {name} runs in a folder only known at run time")
+            where = os.path.normpath(os.path.join(self.home, os.path.expanduser(folder)))
+        self._variables(task, where)
+        for dep in task.get("deps") or []:
+            self._call(dep, where)
+        for key in ("preconditions", "status"):
+            for check in task.get(key) or []:
+                self._add(where, check.get("sh") if isinstance(check, dict) else check)
+        for cmd in task.get("cmds") or []:
+            self._cmd(cmd, where)
+
+    def _call(self, call: object, where: str) -> None:
+        target = call.get("task") if isinstance(call, dict) else call
+        if not isinstance(target, str) or "{{" in target:
+            raise _Unknown("a task calls a task only known at run time")
+        self._task(target)
+
+    def _cmd(self, cmd: object, where: str) -> None:
+        if isinstance(cmd, str):
+            self._add(where, cmd)
+        elif isinstance(cmd, dict):
+            if "task" in cmd:
+                self._call(cmd, where)
+            elif "cmd" in cmd:
+                self._add(where, cmd["cmd"])
+            elif "defer" in cmd:
+                self._cmd(cmd["defer"], where)
+            else:
+                raise _Unknown("a command has a shape this does not read")
+        else:
+            raise _Unknown("a command has a shape this does not read")
+
+
+__all__ = ["NAMES", "TASKS", "taskfile_scripts"]

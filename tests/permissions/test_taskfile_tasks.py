@@ -1,0 +1,160 @@
+"""go-task runs the commands of its Taskfile: they meet the rules (session 32's probe).
+
+With ``Bash(task:*)`` allowed and ``Bash(rm:*)`` denied, ``task clean`` ran the Taskfile's ``rm
+-rf build``.  Now the commands of the tasks it runs (``permissions/taskfile_tasks.py``) are checked
+as commands of the line, in the task's folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from jupyter_agent.permissions.bash_analysis import analyze
+from jupyter_agent.permissions.taskfile_tasks import _scripts_of
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+TASKFILE = """\
+version: '3'
+vars:
+  VERSION:
+    sh: git describe --tags
+tasks:
+  default:
+    deps: [lint]
+  lint:
+    cmds:
+      - ruff check src
+  clean: rm -rf build
+  build:
+    dir: web
+    aliases: [b]
+    deps:
+      - task: lint
+    cmds:
+      - npm run build {{.CLI_ARGS}}
+      - task: clean
+  peek:
+    cmds:
+      - cmd: cat .env
+  check:
+    preconditions:
+      - sh: rm -f stale.lock
+    cmds: [ls]
+  later:
+    cmds:
+      - defer: rm -f tmp.txt
+      - ls
+  loop:
+    cmds:
+      - for: [a, b]
+        cmd: rm -rf 'out/{{.ITEM}}'
+  serve:
+    dotenv: ['.env']
+    cmds: [python -m http.server]
+  show: cat {{.CLI_ARGS}}
+  nested:
+    cmds:
+      - task: "{{.TARGET}}"
+"""
+
+ROWS = [
+    ("task clean", "deny"), ("task build", "deny"), ("task b", "deny"),  # build calls clean
+    ("task peek", "deny"), ("task check", "deny"), ("task later", "deny"), ("task loop", "deny"),
+    ("task serve", "deny"),  # dotenv reads .env, as `source .env`
+    ("task show -- .env", "deny"),
+    ("task lint", "deny"), ("task", "deny"),  # the file's VERSION runs git describe first
+    ("task -t Taskfile.yml clean", "deny"), ("cd sub && task clean", "deny"), ("uvx --from go-task-bin task clean", "deny"),
+    ("task --list", "allow"), ("task --summary clean", "allow"),
+    ("task nested", "ask"), ('task "$T"', "ask"), ("task -g clean", "ask"),
+    ("echo '  x: rm y' >> Taskfile.yml && task lint", "ask"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_tasks_meet_the_rules(world, command, expected):
+    (world.project / "Taskfile.yml").write_text(TASKFILE)
+    (world.project / "web").mkdir()
+    ctx = make_ctx(world.project, allow=("Bash(task:*)", "Bash(uvx:*)"),
+                   deny=("Bash(rm:*)", "Read(./.env)", "Bash(git describe:*)"), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+async def test_without_the_variable_the_default_runs(world):
+    (world.project / "taskfile.yaml").write_text(TASKFILE.replace("vars:\n  VERSION:\n    sh: git describe --tags\n", ""))
+    ctx = make_ctx(world.project, allow=("Bash(task:*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "task")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "task lint")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "task clean")) == "deny"
+    assert verdict_name(await decide_bash(ctx, "task show -- README.md")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "task missing")) == "allow"  # no such task: nothing runs
+
+
+@pytest.mark.parametrize("text", ["tasks: [", "tasks: 3\n", "- a\n", "tasks:\n  x:\n    cmds:\n      - {weird: 1}\n",
+                                  "includes:\n  ns: ./other\ntasks: {}\n"])
+async def test_a_taskfile_not_read_asks(world, text):
+    (world.project / "Taskfile.yml").write_text(text)
+    ctx = make_ctx(world.project, allow=("Bash(task:*)",), deny=("Bash(rm:*)",))
+    command = "task ns:x" if text.startswith("includes") else "task x"
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", text
+
+
+@pytest.mark.skipif(shutil.which("task", path=os.path.dirname(sys.executable)) is None,
+                    reason="go-task is not installed")
+def test_real_task_runs_what_is_predicted(tmp_path):
+    """A real go-task run, each command touching a file: every file it touched is one the
+    predicted commands touch, in the predicted folder (a called task runs in its own)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "web").mkdir()
+    (tmp_path / "Taskfile.yml").write_text("""\
+version: '3'
+vars:
+  GLOBAL:
+    sh: touch by-global-var && echo g
+tasks:
+  default:
+    deps: [lint]
+    cmds: [touch by-default]
+  lint:
+    cmds: [touch by-lint]
+  build:
+    dir: web
+    aliases: [b]
+    vars:
+      LOCAL:
+        sh: touch by-local-var && echo l
+    preconditions:
+      - sh: touch by-precondition
+    status:
+      - touch by-status && false
+    deps:
+      - task: lint
+    cmds:
+      - touch by-build {{.CLI_ARGS}}
+      - cmd: touch by-cmd-map
+      - task: helper
+      - defer: touch by-defer
+  helper: touch by-helper
+  unused: touch by-unused
+""")
+    task = shutil.which("task", path=os.path.dirname(sys.executable))
+    for args in (["b", "--", "extra"], []):
+        done = subprocess.run([task, *args], cwd=tmp_path / "sub", capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+    touched = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file() and p.name != "Taskfile.yml"}
+    predicted = set()
+    for command in ("task b -- extra", "task"):
+        for script in _scripts_of(analyze(command).commands[0].innermost, str(tmp_path / "sub"), False):
+            for line in (script.code or "").splitlines():
+                for word in line.split()[1:]:
+                    predicted.add(os.path.relpath(os.path.join(script.cwd or "", word), tmp_path))
+    assert touched <= predicted, (touched, predicted)
+    assert {"by-global-var", "by-lint", "by-default", "by-helper", "web/by-build", "web/extra", "web/by-local-var",
+            "web/by-precondition", "web/by-status", "web/by-defer", "web/by-cmd-map"} <= touched
+    assert "by-unused" not in predicted
