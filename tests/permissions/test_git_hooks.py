@@ -468,3 +468,29 @@ def test_real_git_runs_what_an_included_file_names(tmp_path):
         subprocess.run(args, cwd=repo, env=env, capture_output=True, timeout=60)
     assert (repo / "by-fsmonitor").exists() and (repo / "by-alias").exists()
     assert ("core", "fsmonitor", "touch by-fsmonitor") in config_entries((repo / "project.gitconfig").read_text())
+
+
+# --- husky: core.hooksPath = .husky/_, whose hooks run .husky/NAME (husky 9.1's index.js writes them) ---
+
+HUSKY_WRAPPER = '#!/usr/bin/env sh\n. "$(dirname "$0")/h"'
+
+
+@pytest.mark.parametrize(("user_hook", "expected"), [
+    ("npm test\nrm -rf dist\n", "deny"),
+    ("ruff check src\n", "allow"),
+    ('#!/usr/bin/env sh\n. "$(dirname -- "$0")/_/husky.sh"\n\nrm -rf dist\n', "deny"),  # husky 4-8's first line
+    ('#!/usr/bin/env sh\n. "$(dirname -- "$0")/_/husky.sh"\n\nruff check src\n', "allow"),
+    (None, "allow"),  # no .husky/pre-commit: h exits at once
+])
+async def test_husky_hooks(world, user_hook, expected):
+    husky = world.project / ".husky"
+    (husky / "_").mkdir(parents=True)
+    (world.project / ".git" / "config").write_text("[core]\n\thooksPath = .husky/_\n")
+    (husky / "_" / "pre-commit").write_text(HUSKY_WRAPPER)
+    (husky / "_" / "h").write_text('#!/usr/bin/env sh\nsh -e "$(dirname "$(dirname "$0")")/$(basename "$0")" "$@"\n')
+    if user_hook is not None:
+        (husky / "pre-commit").write_text(user_hook)
+    verdict = await decide_bash(_ctx(world), "git commit -m x")
+    assert verdict_name(verdict) == expected, verdict
+    if expected == "deny":
+        assert "./.husky/pre-commit" in verdict.message
