@@ -36,9 +36,10 @@ from .compiled import CompiledRules, PathScope, compiled_rules
 from .filesystem import ACCEPT_EDITS_MODES
 from .git_hooks import GITS, git_hook_scripts
 from .just_recipes import JUST, just_scripts
+from .lefthook_hooks import LEFTHOOKS, lefthook_scripts
 from .make_recipes import MAKES, make_scripts
 from .package_scripts import MANAGERS, package_scripts
-from .paths import BadPath, resolve_below
+from .paths import BadPath, protected_reason_of, resolve_below
 from .precommit_hooks import PRE_COMMITS, precommit_scripts
 from .pyproject_scripts import RUNNERS, pyproject_scripts
 from .script_files import (
@@ -60,7 +61,7 @@ _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 # the programs that run the commands of a file they find, and the readers that give those commands
 _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyproject_scripts), (JUST, just_scripts),
                (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts),
-               (TASKS, taskfile_scripts))
+               (TASKS, taskfile_scripts), (LEFTHOOKS, lefthook_scripts))
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
 
@@ -267,7 +268,9 @@ def _script_checks(
             if script.path is not None:
                 # the line that runs the script: any program that may write it counts; inside a
                 # script, only a command naming it (its commands are seldom all known writers)
-                changed = line_may_change(analysis, info, script.path, cwds, everything=depth == 0)
+                # a file in a protected folder (.git/hooks/pre-commit): only a write naming it, which asks anyway
+                everything = depth == 0 and protected_reason_of(script.path, script.path) is None
+                changed = line_may_change(analysis, info, script.path, cwds, everything=everything)
                 ask = script.ask_if_changed if changed else script.ask
                 if ask:  # a git configuration file an edit may change
                     v.sticky.append(ask)

@@ -8,7 +8,8 @@ under ``Bash(git commit:*)`` with ``Bash(rm:*)`` denied, a ``.githooks/pre-commi
 (``bash.py``'s ``_script_checks``): a shell hook's commands meet the deny and ask rules and the
 safety checks, one in another language is a program run by its path, and a hook written by the
 pre-commit framework runs the hooks of ``.pre-commit-config.yaml`` (``precommit_hooks``), and one
-husky writes (``.husky/_/pre-commit``) runs ``.husky/pre-commit``, which is read instead.
+husky writes (``.husky/_/pre-commit``) runs ``.husky/pre-commit``, which is read instead; one lefthook
+writes runs the commands of its configuration (``lefthook_hooks``).
 
 Which hooks: commands that only read run none, except that ``git status`` (and ``describe
 --dirty``, ``diff``) may write the index, which runs ``post-index-change``; ``commit``, ``push``,
@@ -45,9 +46,10 @@ from .bash_words import Word
 from .git_config import runs_program
 from .git_index import git_dir
 from .git_words import git_global_options
+from .lefthook_hooks import GIT_HOOK as LEFTHOOK_HOOK
 from .paths import protected_reason_of
 from .precommit_hooks import CONFIG
-from .script_files import Script, read_bounded, read_script, scripts_of_forms, shell_script
+from .script_files import Script, not_there, read_bounded, read_script, scripts_of_forms, shell_script
 
 GITS = frozenset({"git"})
 CLIENT_HOOKS = (
@@ -131,6 +133,8 @@ def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
         for name in names:
             if name in present:
                 found.append(_hook_script(os.path.join(hooks, name), top))
+        if protected_reason_of(hooks + "/x", hooks + "/x") is None:  # writing into .git/hooks, .husky asks anyway
+            found += not_there(hooks, [n for n in names if n not in present])
     return found
 
 
@@ -168,13 +172,16 @@ def _hook_script(path: str, top: str) -> Script:
     inside = path.startswith(top.rstrip("/") + "/")
     shown = "./" + os.path.relpath(path, top) if inside else path  # git runs it from the top
     real = os.path.realpath(path)
-    data, _why = read_bounded(real, 4096)
+    data, _why = read_bounded(real, 16384)
     if data is not None and PRE_COMMIT_MARK in data[:512]:  # the pre-commit framework's: its config's hooks
         config = re.search(rb"--config=([^\s)]+)", data)
         name = config.group(1).decode("utf-8", "replace") if config else CONFIG
         given = f" --config={shlex.quote(name)}" if name != CONFIG else ""  # (naming it looks like a write)
         return Script(f"the git hook {shown}", real, cwd=top,
                       code=f"pre-commit hook-impl{given} --hook-type={shlex.quote(os.path.basename(path))}")
+    lefthook = LEFTHOOK_HOOK.search(data.decode("utf-8", "replace")) if data is not None else None
+    if lefthook is not None:  # lefthook's: the commands of its configuration for that hook
+        return Script(f"the git hook {shown}", real, code=f"lefthook run {lefthook.group(1)}", cwd=top)
     if data is not None and _HUSKY_WRAPPER.fullmatch(data):  # husky 9's .husky/_/NAME runs .husky/NAME with sh -e
         user = os.path.join(os.path.dirname(os.path.dirname(path)), os.path.basename(path))
         if not os.path.lexists(user):

@@ -18,7 +18,15 @@ import re
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import POSIX_SHELLS, Script, interpreter_name, read_script, scripts_of_forms, templated
+from .script_files import (
+    POSIX_SHELLS,
+    Script,
+    interpreter_name,
+    not_there,
+    read_script,
+    scripts_of_forms,
+    templated,
+)
 
 JUST = frozenset({"just"})
 _NAMES = ("justfile", ".justfile")
@@ -97,7 +105,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     else:
         found = _find(cwd)
         if found is None:
-            return []
+            return not_there(cwd, ("justfile", ".justfile"))
         path = found
     home = os.path.realpath(os.path.join(cwd, os.path.expanduser(folder))) if folder else os.path.dirname(path)
     parsed = _Justfile(path)

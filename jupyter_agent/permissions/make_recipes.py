@@ -25,7 +25,7 @@ import re
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .bash_wrappers import MAKES
-from .script_files import POSIX_SHELLS, Script, interpreter_name, read_script, scripts_of_forms
+from .script_files import POSIX_SHELLS, Script, interpreter_name, not_there, read_script, scripts_of_forms
 
 _DEFAULT_NAMES = ("GNUmakefile", "makefile", "Makefile")
 _DEFAULTS = {"CC": "cc", "CXX": "g++", "CPP": "cc -E", "RM": "rm -f", "AR": "ar", "AS": "as", "LD": "ld",
@@ -113,7 +113,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     if not paths:
         default = next((os.path.join(folder, n) for n in _DEFAULT_NAMES if os.path.isfile(os.path.join(folder, n))), "")
         if not default:
-            return []  # no makefile: make only runs its built-in rules
+            return not_there(folder, _DEFAULT_NAMES)  # no makefile: make only runs its built-in rules
         paths = [os.path.realpath(default)]
     missing = [Script(p, p, missing=True) for p in paths if not os.path.exists(p)]
     if missing:

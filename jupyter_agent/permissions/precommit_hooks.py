@@ -31,7 +31,7 @@ from .bash_analysis import CommandInfo
 from .bash_git import top_level
 from .bash_words import Word
 from .paths import BadPath, resolve_below
-from .script_files import Script, read_bounded, scripts_of_forms
+from .script_files import Script, not_there, read_bounded, scripts_of_forms
 
 PRE_COMMITS = frozenset({"pre-commit", "pre_commit", "prek"})  # python -m pre_commit; prek: a rewrite
 CONFIG = ".pre-commit-config.yaml"
@@ -99,7 +99,7 @@ def _hooks_of(name: str, path: str, top: str, wanted: str | None, stage: str) ->
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        return []  # pre-commit fails: no config
+        return not_there(os.path.dirname(path), (os.path.basename(path),))  # pre-commit fails: no config
     except OSError as exc:
         return [Script(name, None, f"{path} could not be read ({exc.strerror})")]
     repos, why = _config(path, st.st_ino, st.st_mtime_ns, st.st_size)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,6 +234,12 @@ def interpreter_name(words: list[str]) -> str:
     return name
 
 
+def not_there(folder: str, names: Iterable[str]) -> list[Script]:
+    """The files a runner would read from ``folder`` (its Makefile, tox.ini …) when it finds none
+    there: nothing runs unless the line makes one first (then it is code only known at run time)."""
+    return [Script(path, path, missing=True) for path in (os.path.join(folder, name) for name in names)]
+
+
 def nearest_files(cwds: list[str], name: str) -> list[tuple[str, str]]:
     """``(folder, path)`` of the nearest ``name`` upwards from each working folder, each once: the
     manifest a package manager or task runner finds (``package.json``, ``pyproject.toml``)."""
@@ -314,5 +320,5 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
     return False
 
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "shell_script",
-           "templated"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "not_there",
+           "shell_script", "templated"]

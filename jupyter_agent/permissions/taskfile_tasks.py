@@ -26,7 +26,7 @@ import yaml
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import MAX_BYTES, Script, passed_on, read_bounded, scripts_of_forms, templated
+from .script_files import MAX_BYTES, Script, not_there, passed_on, read_bounded, scripts_of_forms, templated
 
 TASKS = frozenset({"task", "go-task"})
 NAMES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "Taskfile.dist.yml", "taskfile.dist.yml",
@@ -96,8 +96,8 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         raise _Unknown("task runs in a folder only known at run time")
     base = os.path.realpath(os.path.join(cwd, os.path.expanduser(folder))) if folder else cwd
     path = _find(base, given)
-    if path is None:
-        return []  # task finds no Taskfile: it runs nothing
+    if path is None:  # task finds no Taskfile: it runs nothing (unless the line makes one)
+        return not_there(base, NAMES) if given is None else []
     home = os.path.dirname(path) if folder is None else base
     taskfile = _load(path)
     code = _Runner(taskfile, home, passed_on(rest) if rest else "").code(names or ["default"])

@@ -24,7 +24,7 @@ import shlex
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import BadPath, resolve_below
-from .script_files import MAX_BYTES, Script, passed_on, read_bounded, scripts_of_forms
+from .script_files import MAX_BYTES, Script, not_there, passed_on, read_bounded, scripts_of_forms
 
 TOXES = frozenset({"tox"})
 _RUNS = frozenset({"run", "r", "run-parallel", "p", "legacy", "le"})
@@ -91,8 +91,8 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         envs = None
     try:
         path = _config_file(config, cwd)
-        if path is None:
-            return []  # tox finds no configuration: it runs nothing
+        if path is None:  # tox finds no configuration: it runs nothing (unless the line makes one)
+            return not_there(cwd, ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")) if config is None else []
         shown = f"tox's commands in {path}"
         lines = _commands(path, envs, passed_on(rest) if rest else None)
     except _Unknown as why:

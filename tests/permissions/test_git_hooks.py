@@ -494,3 +494,30 @@ async def test_husky_hooks(world, user_hook, expected):
     assert verdict_name(verdict) == expected, verdict
     if expected == "deny":
         assert "./.husky/pre-commit" in verdict.message
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    # a hook, a config or a task file the line makes before the runner reads it: its code is not known
+    ("printf '#!/bin/sh\\nrm -rf x\\n' > .githooks/pre-commit && git commit -m x", "ask"),
+    ("printf 'repos: []' > .pre-commit-config.yaml; pre-commit run", "ask"),
+    ("git commit -m x", "allow"),
+    ("uv sync && git commit -m x", "ask"),  # uv may write .githooks/pre-commit (no such file yet)
+    ("uv sync && git -c core.hooksPath=.git/hooks commit -m x", "ask"),  # (-c asks anyway)
+])
+async def test_what_the_line_makes_first(world, command, expected):
+    _hooks(world, "[core]\n\thooksPath = .githooks\n")
+    (world.project / ".git" / "hooks").mkdir()
+    (world.project / ".git" / "hooks" / "pre-commit").write_text(SH + "ruff check src\n")
+    ctx = _ctx(world, allow=("Bash(git:*)", "Bash(printf:*)", "Bash(pre-commit:*)", "Bash(uv:*)"), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+async def test_a_protected_hooks_folder_is_changed_only_by_naming_it(world):
+    """.git/hooks is protected: a program that does not name it is not taken to write its hooks
+    (writing there by name asks in every mode)."""
+    (world.project / ".git" / "hooks").mkdir()
+    (world.project / ".git" / "hooks" / "pre-commit").write_text(SH + "ruff check src\n")
+    ctx = _ctx(world, allow=("Bash(git:*)", "Bash(uv:*)", "Bash(echo:*)"), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "uv sync && git commit -m x")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "echo 'rm -rf x' >> .git/hooks/pre-commit; git commit -m x")) == "ask"

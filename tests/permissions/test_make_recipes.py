@@ -60,6 +60,20 @@ include config.mk
 CONFIG = "scrub:\n\trm -rf $(BUILD)/cache\n"
 WEB = "wipe:\n\trm -rf dist\nok:\n\techo ok\n"
 
+ROWS_MADE_FIRST = [  # a makefile the line makes before make reads it (none was there)
+    ("cd empty && printf 'all:\\n\\trm -rf x\\n' > Makefile && make", "ask"), ("cd empty && make", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS_MADE_FIRST)
+async def test_a_makefile_made_first(world, command, expected):
+    (world.project / "empty").mkdir()
+    ctx = make_ctx(world.project, allow=("Bash(make:*)", "Bash(printf:*)"), deny=("Bash(rm:*)",),
+                   mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
 ROWS = [
     ("make clean", "deny"), ("make peek", "deny"), ("make release", "deny"), ("make sub", "deny"),
     ("make scrub", "deny"), ("make -C web wipe", "deny"), ("make -f Makefile clean", "deny"),

@@ -73,6 +73,7 @@ ROWS = [
     ("task --list", "allow"), ("task --summary clean", "allow"),
     ("task nested", "ask"), ('task "$T"', "ask"), ("task -g clean", "ask"),
     ("echo '  x: rm y' >> Taskfile.yml && task lint", "ask"),
+    ("cd web && printf 'tasks: {}' > Taskfile.yml && task", "ask"),  # made first: web's, not the one above
 ]
 
 

@@ -65,6 +65,7 @@ ROWS = [
     ("tox list", "allow"), ("tox --version", "allow"), ("tox -e clean --notest", "allow"),
     ('tox -e "$E"', "ask"), ("tox -x testenv.commands=rm -e py312", "ask"),
     ("echo x >> tox.ini && tox -e py312", "ask"),
+    ("cd docs && printf '[testenv:x]\\ncommands = ls\\n' > tox.ini && tox -e x", "ask"),  # made first: read then
 ]
 
 
