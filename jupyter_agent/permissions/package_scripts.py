@@ -18,7 +18,15 @@ import os
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import MAX_BYTES, Script, nearest_files, passed_on, read_bounded, scripts_of_forms
+from .script_files import (
+    MAX_BYTES,
+    Script,
+    nearest_files,
+    not_there,
+    passed_on,
+    read_bounded,
+    scripts_of_forms,
+)
 
 MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
@@ -78,7 +86,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
         return []
     if cwd_unknown:
         return [Script(f"{manager}'s scripts", None, "the package is found from a folder only known at run time")]
-    found = []
+    found = [s for cwd in dict.fromkeys(cwds) for s in not_there(cwd, ("package.json",)) if not os.path.lexists(s.path or "")]
     for folder, manifest in nearest_files(cwds, "package.json"):
         scripts, why = _read(manifest)
         if scripts is None:

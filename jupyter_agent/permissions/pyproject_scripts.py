@@ -22,7 +22,15 @@ import sys
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import MAX_BYTES, Script, nearest_files, passed_on, read_bounded, scripts_of_forms
+from .script_files import (
+    MAX_BYTES,
+    Script,
+    nearest_files,
+    not_there,
+    passed_on,
+    read_bounded,
+    scripts_of_forms,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -96,7 +104,8 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
         return [Script(f"{runner}'s tasks", None, "the task's name is only known at run time")]
     if cwd_unknown:
         return [Script(f"{runner}'s tasks", None, "the project is found from a folder only known at run time")]
-    found = []
+    found = [s for cwd in dict.fromkeys(cwds) for s in not_there(cwd, ("pyproject.toml",))
+             if not os.path.lexists(s.path or "")]  # one the line makes first, nearer than the one found
     for folder, manifest in nearest_files(cwds, "pyproject.toml"):
         shown = (f"{runner}'s {name!r} task of {manifest}" if not name.startswith(_HOOKS_OF) else
                  f"pdm {name[len(_HOOKS_OF):]}'s hook scripts in {manifest}")

@@ -227,3 +227,18 @@ async def test_the_approval_says_what_the_script_changes(world):
 ])
 def test_templated_values_stand_outside_quotes(line, expected):
     assert templated(line, re.compile(r"\{\{.*?\}\}"), lambda _m: '"$V"') == expected
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    # a manifest the line writes in a folder that had none, nearer than the one found above
+    ("cd sub && printf '{\"scripts\":{\"x\":\"rm -rf y\"}}' > package.json && npm run x", "ask"),
+    ("cd sub && printf '[tool.pdm.scripts]\\nx = \"rm -rf y\"\\n' > pyproject.toml && pdm run x", "ask"),
+    ("cd sub && npm run x", "allow"), ("cd sub && pdm run x", "allow"),
+])
+async def test_a_manifest_the_line_makes_first(world, command, expected):
+    (world.project / "package.json").write_text('{"scripts": {"x": "ls"}}')
+    (world.project / "pyproject.toml").write_text('[tool.pdm.scripts]\nx = "ls"\n')
+    ctx = make_ctx(world.project, allow=("Bash(npm:*)", "Bash(pdm:*)", "Bash(printf:*)"), deny=("Bash(rm:*)",),
+                   mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
