@@ -270,7 +270,7 @@ def _script_checks(
                 # script, only a command naming it (its commands are seldom all known writers)
                 # a file in a protected folder (.git/hooks/pre-commit): only a write naming it, which asks anyway
                 everything = depth == 0 and protected_reason_of(script.path, script.path) is None
-                changed = line_may_change(analysis, info, script.path, cwds, everything=everything)
+                changed = line_may_change(analysis, info, script.path, cwds, everything=everything, memo=memo)
                 ask = script.ask_if_changed if changed else script.ask
                 if ask:  # a git configuration file an edit may change
                     v.sticky.append(ask)

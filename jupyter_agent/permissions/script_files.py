@@ -273,28 +273,44 @@ def read_script(path: str) -> tuple[str | None, str]:
 
 
 def line_may_change(analysis: Analysis, runner: CommandInfo | None, path: str, cwds: list[str],
-                    everything: bool = True) -> bool:
+                    everything: bool = True, memo: dict[tuple[object, ...], object] | None = None) -> bool:
     """Whether a command of the line other than ``runner`` may write ``path`` before (or while)
     it runs: a write redirection to it or to a file only known at run time; a writing command
     naming it, a folder above it or a word only known at run time, or whose text mentions its
     name (``python -c "open('x.sh', 'w')"``).  ``everything``: a program this module does not
     know to write only what it names (``make``, ``git checkout``, ``unzip``) may write it too —
-    for the line that runs the script, not for the script's own commands (see ``bash.py``)."""
+    for the line that runs the script, not for the script's own commands (see ``bash.py``).
+    ``memo``: this decision's (a long line runs make or npm many times, each asking of the same files)."""
+    if memo is None:
+        found = _changers(analysis, path, cwds, everything)
+    else:
+        key = ("changers", id(analysis), path, tuple(cwds), everything)
+        if key not in memo:
+            memo[key] = _changers(analysis, path, cwds, everything)
+        found = memo[key]  # type: ignore[assignment]
+    return any(c is not runner for c in found)
+
+
+def _changers(analysis: Analysis, path: str, cwds: list[str], everything: bool) -> tuple[CommandInfo | None, ...]:
+    """Up to two commands of the line that may write ``path`` (None: a redirection), which is
+    enough to tell whether one other than any given command does."""
     name = os.path.basename(path)
     for redirect in analysis.redirects:
         if redirect.write and _names(redirect.target, path, name, cwds):
-            return True
+            return (None,)
+    found: list[CommandInfo | None] = []
     for info in analysis.commands:
-        if info is runner or info.read_only.read_only or info.cd_kind:
+        if info.read_only.read_only or info.cd_kind:
             continue
         program = info.innermost[0].literal if info.innermost else None
         if program in _CHANGE_NO_TEXT or (program == "git" and _git_keeps_files(info.innermost)):
             continue
-        if everything and program not in _CHANGE_NAMED:
-            return True
-        if any(_names(word, path, name, cwds) for form in info.forms for word in form[1:]):
-            return True
-    return False
+        if (everything and program not in _CHANGE_NAMED) or any(
+                _names(word, path, name, cwds) for form in info.forms for word in form[1:]):
+            found.append(info)
+            if len(found) == 2:
+                break
+    return tuple(found)
 
 
 def _git_keeps_files(words: tuple[Word, ...]) -> bool:
