@@ -291,14 +291,17 @@ def line_may_change(analysis: Analysis, runner: CommandInfo | None, path: str, c
     return any(c is not runner for c in found)
 
 
-def _changers(analysis: Analysis, path: str, cwds: list[str], everything: bool) -> tuple[CommandInfo | None, ...]:
-    """Up to two commands of the line that may write ``path`` (None: a redirection), which is
-    enough to tell whether one other than any given command does."""
+_REDIRECT = object()  # what _changers gives for a write redirection: no command is it
+
+
+def _changers(analysis: Analysis, path: str, cwds: list[str], everything: bool) -> tuple[object, ...]:
+    """Up to two commands of the line that may write ``path`` (``_REDIRECT``: a redirection),
+    which is enough to tell whether one other than any given command does."""
     name = os.path.basename(path)
     for redirect in analysis.redirects:
         if redirect.write and _names(redirect.target, path, name, cwds):
-            return (None,)
-    found: list[CommandInfo | None] = []
+            return (_REDIRECT,)
+    found: list[object] = []
     for info in analysis.commands:
         if info.read_only.read_only or info.cd_kind:
             continue
