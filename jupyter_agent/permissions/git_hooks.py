@@ -38,7 +38,6 @@ import os
 import re
 import shlex
 from dataclasses import dataclass
-from functools import lru_cache
 
 from .bash_analysis import CommandInfo
 from .bash_git import git_folder, top_level
@@ -49,7 +48,15 @@ from .git_words import git_global_options
 from .lefthook_hooks import GIT_HOOK as LEFTHOOK_HOOK
 from .paths import protected_reason_of
 from .precommit_hooks import CONFIG
-from .script_files import Script, not_there, read_bounded, read_script, scripts_of_forms, shell_script
+from .script_files import (
+    Script,
+    not_there,
+    parsed_file,
+    read_bounded,
+    read_script,
+    scripts_of_forms,
+    shell_script,
+)
 
 GITS = frozenset({"git"})
 CLIENT_HOOKS = (
@@ -258,15 +265,11 @@ def _environment_values() -> list[str]:
 
 def _read_into(path: str, included: bool, depth: int, found: list[ConfigFile]) -> str:
     """Append the file ``path`` and those it includes to ``found``; why they are not known, or ""."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return ""
-    except OSError as exc:
-        return f"the git configuration {path} could not be read ({exc.strerror})"
-    entries, why = _parsed(path, st.st_ino, st.st_mtime_ns, st.st_size)
+    entries, why = parsed_file(path, _entries, 1 << 20)
     if why:
-        return why
+        return f"the git configuration {path} could not be read ({why})"
+    if entries is None:
+        return ""  # no such file
     found.append(ConfigFile(path, os.path.realpath(path), entries, included))
     for section, key, value in entries:
         if section in ("include", "includeif") and key == "path":
@@ -279,12 +282,8 @@ def _read_into(path: str, included: bool, depth: int, found: list[ConfigFile]) -
     return ""
 
 
-@lru_cache(maxsize=64)
-def _parsed(path: str, _ino: int, _mtime: int, _size: int) -> tuple[tuple[tuple[str, str, str], ...], str]:
-    data, why = read_bounded(path, 1 << 20)
-    if data is None:
-        return (), f"the git configuration {path} could not be read ({why})"
-    return tuple(config_entries(data.decode("utf-8", "surrogateescape"))), ""
+def _entries(data: bytes) -> tuple[tuple[str, str, str], ...]:
+    return tuple(config_entries(data.decode("utf-8", "surrogateescape")))
 
 
 def config_entries(text: str) -> list[tuple[str, str, str]]:

@@ -20,9 +20,11 @@ from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .script_files import (
     POSIX_SHELLS,
+    NotKnown,
     Script,
     interpreter_name,
     not_there,
+    per_form,
     read_script,
     scripts_of_forms,
     templated,
@@ -44,20 +46,10 @@ _RUNTIME = "${JUST_VALUE}"
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
 
 
-class _Unknown(Exception):
-    pass
-
 
 def just_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The recipes (and backticks) the ``just`` in this command runs (every form)."""
     return scripts_of_forms(info, cwds, memo, JUST, _scripts_of, per_folder=True)
-
-
-def _scripts_of(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
-    try:
-        return _of_form(form, cwd, cwd_unknown)
-    except _Unknown as why:
-        return [Script("just's justfile", None, str(why))]
 
 
 def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
@@ -68,17 +60,17 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     while i < len(args):
         text = args[i].literal
         if text is None:
-            raise _Unknown(f"{args[i].text} is only known at run time")
+            raise NotKnown(f"{args[i].text} is only known at run time")
         option, eq, value = text.partition("=")
         if text[:1] == "-" and text != "-":
             if option in _UNKNOWN_OPTIONS:
-                raise _Unknown(f"just {option} runs what this analyzer does not read")
+                raise NotKnown(f"just {option} runs what this analyzer does not read")
             if option in _NO_RECIPES:
                 run = False
             if option in _VALUE_OPTIONS and not eq:
                 following = args[i + 1].literal if i + 1 < len(args) else None
                 if following is None:
-                    raise _Unknown(f"just {option} has a value only known at run time")
+                    raise NotKnown(f"just {option} has a value only known at run time")
                 value = following
                 i += 1
             if option in ("-f", "--justfile"):
@@ -95,9 +87,9 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         words.append(text)
         i += 1
     if words and "/" in words[0]:
-        raise _Unknown("just DIR/RECIPE runs a justfile found from another folder")
+        raise NotKnown("just DIR/RECIPE runs a justfile found from another folder")
     if cwd_unknown and not (given and os.path.isabs(os.path.expanduser(given))):
-        raise _Unknown("just runs in a folder only known at run time")
+        raise NotKnown("just runs in a folder only known at run time")
     if given is not None:
         path = os.path.realpath(os.path.join(cwd, os.path.expanduser(given)))
         if not os.path.exists(path):
@@ -138,7 +130,7 @@ class _Justfile:
     def __init__(self, path: str) -> None:
         text, why = read_script(path)
         if text is None:
-            raise _Unknown(f"{path}: {why}")
+            raise NotKnown(f"{path}: {why}")
         self.recipes: dict[str, tuple[int, list[str], list[str], bool]] = {}  # name -> (params, deps, body, no-cd)
         self.variadic: set[str] = set()
         self.first: str | None = None  # the default recipe: the first, or the one marked [default]
@@ -161,13 +153,13 @@ class _Justfile:
             if not stripped or stripped.startswith("#"):
                 continue
             if line[:1] in " \t":
-                raise _Unknown("an indented line outside a recipe")
+                raise NotKnown("an indented line outside a recipe")
             if stripped.startswith("["):
                 attributes.append(stripped)
                 continue
             word = stripped.split(None, 1)[0]
             if word in ("import", "mod"):
-                raise _Unknown(f"it has {word}, whose files are not read here")
+                raise NotKnown(f"it has {word}, whose files are not read here")
             if word == "set":
                 self._setting(stripped)
                 continue
@@ -179,12 +171,12 @@ class _Justfile:
             if re.match(r"^(?:export\s+)?[A-Za-z_][\w-]*\s*:=", stripped):
                 value = stripped.split(":=", 1)[1]
                 if value.strip().startswith(("```", "'''", '"""')):
-                    raise _Unknown("a multi-line value is not read here")
+                    raise NotKnown("a multi-line value is not read here")
                 self.backticks.extend(re.findall(r"`([^`]*)`", value))
                 continue
             match = _RECIPE.match(stripped)
             if match is None:
-                raise _Unknown(f"a line this analyzer does not read: {stripped[:40]}")
+                raise NotKnown(f"a line this analyzer does not read: {stripped[:40]}")
             name, params, deps = match.group(1), match.group(2).split(), match.group(3)
             body: list[str] = []
             while i < len(lines) and (lines[i][:1] in " \t" or not lines[i].strip()):
@@ -207,12 +199,12 @@ class _Justfile:
     def _setting(self, line: str) -> None:
         match = re.match(r"^set\s+([\w-]+)\s*(?::=\s*(.*))?$", line)
         if match is None:
-            raise _Unknown("a setting this analyzer does not read")
+            raise NotKnown("a setting this analyzer does not read")
         name, value = match.group(1), (match.group(2) or "true").strip()
         if name in ("shell", "script-interpreter"):
             program = re.findall(r"['\"]([^'\"]*)['\"]", value)
             if not program or interpreter_name(program) not in POSIX_SHELLS:
-                raise _Unknown(f"its recipes run in {value}, not a shell this analyzer reads")
+                raise NotKnown(f"its recipes run in {value}, not a shell this analyzer reads")
         elif name in ("dotenv-load", "dotenv-required") and value == "true":
             self.dotenv = True
         elif name == "lazy":
@@ -278,5 +270,7 @@ class _Justfile:
             self.no_cd = self.no_cd or no_cd
         return "\n".join(lines), self.certain
 
+
+_scripts_of = per_form("just's justfile", _of_form)
 
 __all__ = ["JUST", "just_scripts"]

@@ -18,15 +18,22 @@ import json
 import os
 import re
 import shlex
-from functools import lru_cache
+from collections.abc import Callable
 from typing import Any
-
-import yaml
 
 from .bash_analysis import CommandInfo
 from .bash_git import top_level
 from .bash_words import Word
-from .script_files import MAX_BYTES, Script, not_there, read_bounded, scripts_of_forms, templated
+from .script_files import (
+    NotKnown,
+    Script,
+    not_there,
+    parsed_file,
+    per_form,
+    scripts_of_forms,
+    templated,
+    yaml_of,
+)
 
 LEFTHOOKS = frozenset({"lefthook"})
 _BASES = ("lefthook", ".lefthook", ".config/lefthook")
@@ -37,40 +44,30 @@ _MAX_JOBS = 256
 GIT_HOOK = re.compile(r'call_lefthook run "([\w-]+)"')  # the last line of the hook lefthook install writes
 
 
-class _Unknown(Exception):
-    pass
-
 
 def lefthook_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The commands the ``lefthook`` of this command runs (every form)."""
     return scripts_of_forms(info, cwds, memo, LEFTHOOKS, _scripts_of, per_folder=True)
 
 
-def _scripts_of(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
-    try:
-        return _of_form(form, cwd, cwd_unknown)
-    except _Unknown as why:
-        return [Script("lefthook's configuration", None, str(why))]
-
-
 def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
     words = [w.literal for w in form[1:]]
     if None in words:
-        raise _Unknown("its words are only known at run time")
+        raise NotKnown("its words are only known at run time")
     plain = [w for w in words if w is not None and w[:1] != "-"]
     if not plain or plain[0] != "run" or len(plain) < 2:
         return []  # install, add, version, validate … run no hook
     if cwd_unknown:
-        raise _Unknown("lefthook runs in a folder only known at run time")
+        raise NotKnown("lefthook runs in a folder only known at run time")
     top = top_level(cwd)
     if os.environ.get("LEFTHOOK_CONFIG"):
-        raise _Unknown("LEFTHOOK_CONFIG names the configuration, which is not read here")
+        raise NotKnown("LEFTHOOK_CONFIG names the configuration, which is not read here")
     configs = _configs(top)
     hook = plain[1]
     lines: dict[str, list[str]] = {}
     for path, data in configs:
         if data.get("remotes"):
-            raise _Unknown(f"{path} takes configuration from remotes, which is not read here")
+            raise NotKnown(f"{path} takes configuration from remotes, which is not read here")
         _hook(data.get(hook), path, top, data, hook, lines)
     shown = f"lefthook's {hook} commands in {configs[0][0]}" if configs else "lefthook"
     read = {path for path, _data in configs}
@@ -92,7 +89,7 @@ def _configs(top: str) -> list[tuple[str, dict[str, Any]]]:
         extends = data.get("extends") or []
         for name in extends if isinstance(extends, list) else [extends]:
             if not isinstance(name, str) or "*" in name:
-                raise _Unknown(f"{path} extends files this does not read")
+                raise NotKnown(f"{path} extends files this does not read")
             target = os.path.join(top, os.path.expanduser(name))
             if os.path.isfile(target):
                 found.append((target, _load(target)))
@@ -100,57 +97,44 @@ def _configs(top: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _load(path: str) -> dict[str, Any]:
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise _Unknown(f"{path} could not be read ({exc.strerror})") from None
-    data, why = _parsed(path, st.st_ino, st.st_mtime_ns, st.st_size)
-    if data is None:
-        raise _Unknown(f"{path}: {why}")
+    data, why = parsed_file(path, _TOMLS.get(os.path.splitext(path)[1], yaml_of))
+    if data is None and not why:
+        data = {}  # an empty file
+    if not isinstance(data, dict):
+        raise NotKnown(f"{path}: {why or 'it is not a mapping of hooks'}")
     return data
 
 
-@lru_cache(maxsize=16)
-def _parsed(path: str, _ino: int, _mtime: int, _size: int) -> tuple[dict[str, Any] | None, str]:
-    raw, why = read_bounded(path, MAX_BYTES * 8)
-    if raw is None:
-        return None, why
-    try:
-        if path.endswith(".json"):
-            data = json.loads(raw)
-        elif path.endswith(".toml"):
-            from .pyproject_scripts import tomllib
+def _toml(data: bytes) -> Any:
+    from .pyproject_scripts import tomllib
 
-            data = tomllib.loads(raw.decode("utf-8"))
-        else:
-            data = yaml.safe_load(raw)
-    except (ValueError, yaml.YAMLError) as exc:
-        return None, f"it is not a configuration lefthook reads ({type(exc).__name__})"
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        return None, "it is not a mapping of hooks"
-    return data, ""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+_TOMLS: dict[str, Callable[[bytes], Any]] = {".json": json.loads, ".toml": _toml}
 
 
 def _hook(spec: object, path: str, top: str, data: dict[str, Any], hook: str, lines: dict[str, list[str]]) -> None:
     if spec is None:
         return
     if not isinstance(spec, dict):
-        raise _Unknown(f"{path}: its {hook} is not a mapping")
+        raise NotKnown(f"{path}: its {hook} is not a mapping")
     commands = spec.get("commands") or {}
     if not isinstance(commands, dict):
-        raise _Unknown(f"{path}: its {hook} commands are not a mapping")
+        raise NotKnown(f"{path}: its {hook} commands are not a mapping")
     for command in commands.values():
         _job(command, top, lines)
     scripts = spec.get("scripts") or {}
     if not isinstance(scripts, dict):
-        raise _Unknown(f"{path}: its {hook} scripts are not a mapping")
+        raise NotKnown(f"{path}: its {hook} scripts are not a mapping")
     for name, script in scripts.items():
         _script(str(name), script, top, data, hook, lines)
     jobs = spec.get("jobs") or []
     if not isinstance(jobs, list):
-        raise _Unknown(f"{path}: its {hook} jobs are not a list")
+        raise NotKnown(f"{path}: its {hook} jobs are not a list")
     _jobs(jobs, top, data, hook, lines, 0)
 
 
@@ -159,12 +143,12 @@ def _jobs(jobs: list[object], top: str, data: dict[str, Any], hook: str, lines: 
     for job in jobs:
         count += 1
         if count > _MAX_JOBS or not isinstance(job, dict):
-            raise _Unknown("its jobs are more or other than this reads")
+            raise NotKnown("its jobs are more or other than this reads")
         if "group" in job:
             group = job["group"]
             inner = group.get("jobs") if isinstance(group, dict) else None
             if not isinstance(inner, list):
-                raise _Unknown("a group of jobs has no list of jobs")
+                raise NotKnown("a group of jobs has no list of jobs")
             count = _jobs(inner, top, data, hook, lines, count)
         elif "script" in job:
             _script(str(job["script"]), job, top, data, hook, lines)
@@ -178,13 +162,13 @@ def _where(spec: dict[str, Any], top: str) -> str:
     if root is None:
         return top
     if not isinstance(root, str) or "{" in root:
-        raise _Unknown("a command runs in a folder only known at run time")
+        raise NotKnown("a command runs in a folder only known at run time")
     return os.path.normpath(os.path.join(top, root))
 
 
 def _job(spec: object, top: str, lines: dict[str, list[str]]) -> None:
     if not isinstance(spec, dict) or not isinstance(spec.get("run"), str):
-        raise _Unknown("a command has no run this reads")
+        raise NotKnown("a command has no run this reads")
     code = templated(spec["run"], _TEMPLATE, lambda _m: _RUNTIME)
     lines.setdefault(_where(spec, top), []).append(code)
 
@@ -194,15 +178,17 @@ def _script(name: str, spec: object, top: str, data: dict[str, Any], hook: str, 
     spec = spec if isinstance(spec, dict) else {}
     runner = spec.get("runner")
     if runner is not None and not isinstance(runner, str):
-        raise _Unknown(f"the script {name} has a runner this does not read")
+        raise NotKnown(f"the script {name} has a runner this does not read")
     for key, default in (("source_dir", ".lefthook"), ("source_dir_local", ".lefthook-local")):
         folder = data.get(key, default)
         if not isinstance(folder, str):
-            raise _Unknown(f"{key} is not a folder")
+            raise NotKnown(f"{key} is not a folder")
         path = os.path.normpath(os.path.join(top, folder, hook, name))
         if os.path.lexists(path):
             code = f"{runner} {shlex.quote(path)}" if runner else shlex.quote(path)
             lines.setdefault(_where(spec, top), []).append(code)
 
+
+_scripts_of = per_form("lefthook's configuration", _of_form)
 
 __all__ = ["GIT_HOOK", "LEFTHOOKS", "lefthook_scripts"]

@@ -25,13 +25,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import yaml
-
 from .bash_analysis import CommandInfo
 from .bash_git import top_level
 from .bash_words import Word
 from .paths import BadPath, resolve_below
-from .script_files import Script, not_there, read_bounded, scripts_of_forms
+from .script_files import Script, not_there, parsed_file, scripts_of_forms, yaml_of
 
 PRE_COMMITS = frozenset({"pre-commit", "pre_commit", "prek"})  # python -m pre_commit; prek: a rewrite
 CONFIG = ".pre-commit-config.yaml"
@@ -96,13 +94,9 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
 
 
 def _hooks_of(name: str, path: str, top: str, wanted: str | None, stage: str) -> list[Script]:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
+    repos, why = parsed_file(path, _repos)
+    if repos is None and not why:
         return not_there(os.path.dirname(path), (os.path.basename(path),))  # pre-commit fails: no config
-    except OSError as exc:
-        return [Script(name, None, f"{path} could not be read ({exc.strerror})")]
-    repos, why = _config(path, st.st_ino, st.st_mtime_ns, st.st_size)
     if repos is None:
         return [Script(f"{name} ({os.path.basename(path)})", None, why)]
     found: list[Script] = []
@@ -170,19 +164,17 @@ class _Repos:
     default_stages: object
 
 
-@lru_cache(maxsize=16)
-def _config(path: str, _ino: int, _mtime: int, _size: int) -> tuple[_Repos | None, str]:
-    data, why = read_bounded(path, 1 << 20)
-    if data is None:
-        return None, why
-    try:
-        loaded = yaml.safe_load(data)
-    except yaml.YAMLError as exc:
-        return None, f"it is not YAML pre-commit reads ({type(exc).__name__})"
+def _repos(data: bytes) -> _Repos:
+    loaded = yaml_of(data)
     repos = loaded.get("repos") if isinstance(loaded, dict) else None
     if not isinstance(repos, list) or not all(isinstance(r, dict) for r in repos):
-        return None, "its repos are not a list of repositories"
-    return _Repos(repos, loaded.get("default_stages")), ""
+        raise ValueError("its repos are not a list of repositories")
+    return _Repos(repos, loaded.get("default_stages"))
+
+
+def _manifest_of(data: bytes) -> dict[object, dict[str, Any]]:
+    loaded = yaml_of(data)
+    return {hook.get("id"): hook for hook in loaded if isinstance(hook, dict)} if isinstance(loaded, list) else {}
 
 
 def _store() -> str:
@@ -216,24 +208,8 @@ def _clones(db: str, _ino: int, _mtime: int, _size: int) -> dict[tuple[str, str]
 
 
 def _manifest(clone: str) -> dict[object, dict[str, Any]]:
-    path = os.path.join(clone, ".pre-commit-hooks.yaml")
-    try:
-        st = os.stat(path)
-    except OSError:
-        return {}
-    return _manifest_of(path, st.st_ino, st.st_mtime_ns, st.st_size)
-
-
-@lru_cache(maxsize=64)
-def _manifest_of(path: str, _ino: int, _mtime: int, _size: int) -> dict[object, dict[str, Any]]:
-    data, _why = read_bounded(path, 1 << 20)
-    try:
-        loaded = yaml.safe_load(data) if data is not None else None
-    except yaml.YAMLError:
-        return {}
-    if not isinstance(loaded, list):
-        return {}
-    return {hook.get("id"): hook for hook in loaded if isinstance(hook, dict)}
+    manifest, _why = parsed_file(os.path.join(clone, ".pre-commit-hooks.yaml"), _manifest_of)
+    return manifest or {}
 
 
 __all__ = ["CONFIG", "PRE_COMMITS", "precommit_scripts"]

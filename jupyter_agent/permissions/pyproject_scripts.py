@@ -24,6 +24,7 @@ from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .script_files import (
     MAX_BYTES,
+    NotKnown,
     Script,
     nearest_files,
     not_there,
@@ -58,9 +59,6 @@ _HOOKS_OF = "\x00hooks:"  # a task name meaning: the hook scripts of this pdm co
 _RUNTIME_ARGS = '"${TASK_ARGUMENTS}"'  # hatch's {args}: words only known at run time
 
 
-class _Unknown(Exception):
-    pass
-
 
 def pyproject_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The task commands this command runs (every form: ``uv run poe test``); ``memo``: this decision's."""
@@ -74,7 +72,7 @@ def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool, tuple[Word, ..
     while words and (words[0].literal or "x")[:1] == "-":
         option = words.pop(0).literal or ""
         if option.partition("=")[0] in _ELSEWHERE:
-            raise _Unknown(f"{option} chooses another project, not read here")
+            raise NotKnown(f"{option} chooses another project, not read here")
     if runner == "pdm" and words and words[0].literal in _PDM_HOOKS:  # pdm install runs pre_install …
         return f"{_HOOKS_OF}{words[0].literal}", True, ()
     if runner == "pdm" and words and words[0].literal not in _PDM_BUILTINS and words[0].literal != "run":
@@ -86,7 +84,7 @@ def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool, tuple[Word, ..
         while words and (words[0].literal or "x")[:1] == "-":
             option = words.pop(0).literal or ""
             if option.partition("=")[0] in _ELSEWHERE:
-                raise _Unknown(f"{option} chooses another project, not read here")
+                raise NotKnown(f"{option} chooses another project, not read here")
     if not words:
         return None, False, ()
     return words[0].literal, True, tuple(words[1:])
@@ -96,7 +94,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
     runner = form[0].text
     try:
         name, named, rest = _task_name(form)
-    except _Unknown as why:
+    except NotKnown as why:
         return [Script(f"{runner}'s tasks", None, str(why))]
     if not named:
         return []
@@ -115,7 +113,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
         try:
             data = _read(manifest)
             lines = _LINES[runner](data, name, f" {passed_on(rest)}".rstrip())
-        except _Unknown as why:
+        except NotKnown as why:
             found.append(Script(shown, None, str(why)))
             continue
         if lines:
@@ -126,18 +124,18 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
 def _read(manifest: str) -> dict[str, object]:
     raw, why = read_bounded(manifest, MAX_BYTES * 8)
     if raw is None:
-        raise _Unknown(why)
+        raise NotKnown(why)
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        raise _Unknown("it is not valid TOML") from None
+        raise NotKnown("it is not valid TOML") from None
 
 
 def _table(data: object, *keys: str) -> dict[str, object]:
     for key in keys:
         data = data.get(key, {}) if isinstance(data, dict) else {}
     if not isinstance(data, dict):
-        raise _Unknown(f"{'.'.join(keys)} is not a table")
+        raise NotKnown(f"{'.'.join(keys)} is not a table")
     return data
 
 
@@ -147,10 +145,10 @@ def _command(value: object) -> str:
         try:
             return shlex.join(shlex.split(value))
         except ValueError:
-            raise _Unknown("a command does not split into words") from None
+            raise NotKnown("a command does not split into words") from None
     if isinstance(value, list) and all(isinstance(w, str) for w in value):
         return shlex.join(value)
-    raise _Unknown("a command is neither a string nor a list of words")
+    raise NotKnown("a command is neither a string nor a list of words")
 
 
 def _pdm(data: dict[str, object], name: str, args: str) -> list[str]:
@@ -161,7 +159,7 @@ def _pdm(data: dict[str, object], name: str, args: str) -> list[str]:
 
     def task(task_name: str, depth: int) -> bool:
         if depth > 8 or len(lines) > _MAX_TASKS:
-            raise _Unknown("its tasks run tasks too deeply")
+            raise NotKnown("its tasks run tasks too deeply")
         if task_name not in scripts or task_name == "_":
             return False
         task(f"pre_{task_name}", depth + 1)
@@ -174,19 +172,19 @@ def _pdm(data: dict[str, object], name: str, args: str) -> list[str]:
         elif isinstance(value, dict):
             if "shell" in value:
                 if not isinstance(value["shell"], str):
-                    raise _Unknown("a shell task is not a string")
+                    raise NotKnown("a shell task is not a string")
                 lines.append(value["shell"] + passed)
             elif "cmd" in value:
                 lines.append(_command(value["cmd"]) + passed)
             elif "composite" in value:
                 for item in value["composite"] if isinstance(value["composite"], list) else [None]:
                     if not isinstance(item, str):
-                        raise _Unknown("a composite task is not a list of strings")
+                        raise NotKnown("a composite task is not a list of strings")
                     first = item.split(None, 1)[0] if item.split() else ""
                     if not task(first, depth + 1):
                         lines.append(_command(item))
             elif "call" not in value:
-                raise _Unknown(f"the task {task_name!r} has a shape not read here")
+                raise NotKnown(f"the task {task_name!r} has a shape not read here")
         task(f"post_{task_name}", depth + 1)
         return True
 
@@ -208,13 +206,13 @@ def _hatch(data: dict[str, object], name: str, args: str) -> list[str]:
 
     def run(script_name: str, depth: int) -> bool:
         if depth > 8 or len(lines) > _MAX_TASKS:
-            raise _Unknown("its scripts run scripts too deeply")
+            raise NotKnown("its scripts run scripts too deeply")
         if script_name not in scripts:
             return False
         value = scripts[script_name]
         commands = [value] if isinstance(value, str) else value
         if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
-            raise _Unknown(f"the script {script_name!r} is neither a string nor a list of strings")
+            raise NotKnown(f"the script {script_name!r} is neither a string nor a list of strings")
         for command in commands:
             command = command.lstrip("- ")  # "- cmd": its failure is ignored
             if not run(command.partition(" ")[0], depth + 1):  # a script naming another runs that one
@@ -249,7 +247,7 @@ def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
 
     def task(value: object, depth: int) -> None:
         if depth > 8 or len(lines) > _MAX_TASKS:
-            raise _Unknown("its tasks run tasks too deeply")
+            raise NotKnown("its tasks run tasks too deeply")
         passed = args if depth == 0 else ""
         if isinstance(value, dict):
             lines.extend(_env_files(value.get("envfile")))  # loaded into the task's environment
@@ -262,32 +260,32 @@ def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
         elif isinstance(value, dict):
             if "shell" in value:
                 if not isinstance(value["shell"], str):
-                    raise _Unknown("a shell task is not a string")
+                    raise NotKnown("a shell task is not a string")
                 lines.append(value["shell"])
             elif "cmd" in value:
                 lines.append(_command(value["cmd"]) + passed)
             elif "sequence" in value:
                 items = value["sequence"]
                 if not isinstance(items, list):
-                    raise _Unknown("a sequence task is not a list")
+                    raise NotKnown("a sequence task is not a list")
                 kind = value.get("default_item_type", "ref")
                 if kind in ("cmd", "shell"):  # its strings are commands, or shell code
                     items = [{kind: i} if isinstance(i, str) else i for i in items]
                 elif kind != "ref":
-                    raise _Unknown(f"a sequence of {kind} tasks is not read here")
+                    raise NotKnown(f"a sequence of {kind} tasks is not read here")
                 task(items, depth + 1)
             elif "ref" in value:
                 ref = value["ref"]
                 if not isinstance(ref, str) or not ref.split():
-                    raise _Unknown("a ref task names no task")
+                    raise NotKnown("a ref task names no task")
                 task(tasks.get(ref.split()[0]), depth + 1)
             elif not value.keys() & {"script", "expr"}:  # switch, …: not read here
-                raise _Unknown("a task has a shape not read here")
+                raise NotKnown("a task has a shape not read here")
             for dep in value.get("deps", []) if isinstance(value.get("deps"), list) else []:
                 if isinstance(dep, str) and dep.split():
                     task(tasks.get(dep.split()[0]), depth + 1)
         elif value is not None:
-            raise _Unknown("a task has a shape not read here")
+            raise NotKnown("a task has a shape not read here")
 
     if name in tasks:
         task(tasks[name], 0)
@@ -303,7 +301,7 @@ def _env_files(value: object) -> list[str]:
         value = [v for v in value.values() if isinstance(v, str)]
     files = [value] if isinstance(value, str) else value
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-        raise _Unknown("an env file setting is not a file name or a list of them")
+        raise NotKnown("an env file setting is not a file name or a list of them")
     return [f". {shlex.quote(f)}" for f in files]
 
 

@@ -19,7 +19,10 @@ import re
 import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+import yaml
 
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import tilde_path
@@ -132,6 +135,23 @@ def templated(line: str, pattern: re.Pattern[str], value: Callable[[re.Match[str
         out.append(c)
         i += 1
     return "".join(out)
+
+
+class NotKnown(Exception):
+    """What a reader of a runner's file raises when what it runs is only known at run time (why)."""
+
+
+def per_form(shown: str, of_form: Callable[[tuple[Word, ...], str, bool], list[Script]]
+             ) -> Callable[[tuple[Word, ...], str, bool], list[Script]]:
+    """``of_form(form, cwd, cwd_unknown)`` for ``scripts_of_forms``, a ``NotKnown`` it raises made
+    a script only known at run time (``shown``: what it is).  Made once per reader: ``scripts_of_forms``
+    memoizes by the function."""
+    def read(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+        try:
+            return of_form(form, cwd, cwd_unknown)
+        except NotKnown as why:
+            return [Script(shown, None, str(why))]
+    return read
 
 
 def scripts_of_forms(
@@ -262,6 +282,39 @@ def read_bounded(path: str, limit: int = MAX_BYTES) -> tuple[bytes | None, str]:
     return data, ""
 
 
+def parsed_file(path: str, parse: Callable[[bytes], Any], limit: int = MAX_BYTES * 8) -> tuple[Any, str]:
+    """``parse(its bytes)`` for the file at ``path``, kept while its inode, size and time stay the
+    same (a runner's configuration is read by many decisions); ``(None, why)`` when there is no
+    such file (why: ""), it cannot be read, or ``parse`` raises ``ValueError`` (its message)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None, ""
+    except OSError as exc:
+        return None, f"it could not be read ({exc.strerror or type(exc).__name__})"
+    return _parsed_file(path, st.st_ino, st.st_mtime_ns, st.st_size, parse, limit)
+
+
+@lru_cache(maxsize=128)
+def _parsed_file(path: str, _ino: int, _mtime: int, _size: int, parse: Callable[[bytes], Any],
+                 limit: int) -> tuple[Any, str]:
+    data, why = read_bounded(path, limit)
+    if data is None:
+        return None, why
+    try:
+        return parse(data), ""
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def yaml_of(data: bytes) -> Any:
+    """The YAML document ``data`` holds (``ValueError`` when it is not YAML)."""
+    try:
+        return yaml.safe_load(data)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"it is not YAML ({type(exc).__name__})") from None
+
+
 def read_script(path: str) -> tuple[str | None, str]:
     """The script's text, or None and why it is not known."""
     data, why = read_bounded(path)
@@ -340,4 +393,5 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
 
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "not_there",
-           "shell_script", "templated"]
+           "NotKnown", "parsed_file", "per_form", "shell_script",
+           "templated", "yaml_of"]

@@ -19,14 +19,21 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from functools import lru_cache
 from typing import Any
-
-import yaml
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import MAX_BYTES, Script, not_there, passed_on, read_bounded, scripts_of_forms, templated
+from .script_files import (
+    NotKnown,
+    Script,
+    not_there,
+    parsed_file,
+    passed_on,
+    per_form,
+    scripts_of_forms,
+    templated,
+    yaml_of,
+)
 
 TASKS = frozenset({"task", "go-task"})
 NAMES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "Taskfile.dist.yml", "taskfile.dist.yml",
@@ -41,20 +48,10 @@ _RUNTIME = '"${TASK_VALUE}"'
 _MAX_TASKS = 64
 
 
-class _Unknown(Exception):
-    pass
-
 
 def taskfile_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The commands the ``task`` of this command runs (every form)."""
     return scripts_of_forms(info, cwds, memo, TASKS, _scripts_of, per_folder=True)
-
-
-def _scripts_of(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
-    try:
-        return _of_form(form, cwd, cwd_unknown)
-    except _Unknown as why:
-        return [Script("task's Taskfile", None, str(why))]
 
 
 def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
@@ -71,17 +68,17 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     while i < len(args):
         text = args[i].literal
         if text is None:
-            raise _Unknown(f"{args[i].text} is only known at run time")
+            raise NotKnown(f"{args[i].text} is only known at run time")
         option, eq, value = text.partition("=")
         if text[:1] == "-":
             if option in _NO_RUN:
                 return []
             if option in ("-g", "--global"):
-                raise _Unknown("task -g runs the Taskfile of the home folder")
+                raise NotKnown("task -g runs the Taskfile of the home folder")
             if option in _VALUES and not eq:
                 following = args[i + 1].literal if i + 1 < len(args) else ""
                 if following is None:
-                    raise _Unknown(f"task {option} has a value only known at run time")
+                    raise NotKnown(f"task {option} has a value only known at run time")
                 value, i = following, i + 1
             if option in ("-t", "--taskfile"):
                 given = value
@@ -93,7 +90,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
             names.append(text)
         i += 1
     if cwd_unknown:
-        raise _Unknown("task runs in a folder only known at run time")
+        raise NotKnown("task runs in a folder only known at run time")
     base = os.path.realpath(os.path.join(cwd, os.path.expanduser(folder))) if folder else cwd
     path = _find(base, given)
     if path is None:  # task finds no Taskfile: it runs nothing (unless the line makes one)
@@ -124,28 +121,10 @@ def _find(base: str, given: str | None) -> str | None:
 
 
 def _load(path: str) -> dict[str, Any]:
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise _Unknown(f"{path} could not be read ({exc.strerror})") from None
-    loaded, why = _parsed(path, st.st_ino, st.st_mtime_ns, st.st_size)
-    if loaded is None:
-        raise _Unknown(f"{path}: {why}")
-    return loaded
-
-
-@lru_cache(maxsize=16)
-def _parsed(path: str, _ino: int, _mtime: int, _size: int) -> tuple[dict[str, Any] | None, str]:
-    data, why = read_bounded(path, MAX_BYTES * 8)
-    if data is None:
-        return None, why
-    try:
-        loaded = yaml.safe_load(data)
-    except yaml.YAMLError as exc:
-        return None, f"it is not YAML task reads ({type(exc).__name__})"
+    loaded, why = parsed_file(path, yaml_of)
     if not isinstance(loaded, dict):
-        return None, "it is not a Taskfile"
-    return loaded, ""
+        raise NotKnown(f"{path}: {why or 'it is not a Taskfile'}")
+    return loaded
 
 
 class _Runner:
@@ -155,7 +134,7 @@ class _Runner:
         self.taskfile, self.home, self.cli_args = taskfile, home, cli_args
         tasks = taskfile.get("tasks", {})
         if not isinstance(tasks, dict):
-            raise _Unknown("its tasks are not a mapping")
+            raise NotKnown("its tasks are not a mapping")
         self.tasks = tasks
         self.aliases = {alias: name for name, task in tasks.items() if isinstance(task, dict)
                         for alias in (task.get("aliases") or []) if isinstance(alias, str)}
@@ -170,7 +149,7 @@ class _Runner:
 
     def _add(self, where: str, line: object) -> None:
         if not isinstance(line, str):
-            raise _Unknown("a command is not a string")
+            raise NotKnown("a command is not a string")
         self.out.setdefault(where, []).append(self._expand(line))
 
     def _expand(self, text: str) -> str:
@@ -180,14 +159,14 @@ class _Runner:
         for key in ("vars", "env"):
             values = holder.get(key) or {}
             if not isinstance(values, dict):
-                raise _Unknown(f"its {key} are not a mapping")
+                raise NotKnown(f"its {key} are not a mapping")
             for value in values.values():
                 if isinstance(value, dict) and "sh" in value:
                     self._add(where, value["sh"])
         dotenv = holder.get("dotenv") or []
         for name in dotenv if isinstance(dotenv, list) else [dotenv]:
             if not isinstance(name, str):
-                raise _Unknown("its dotenv is not a list of files")
+                raise NotKnown("its dotenv is not a list of files")
             self._add(where, f". {shlex.quote(name if '/' in name else './' + name)}")
 
     def _task(self, name: str) -> None:
@@ -195,24 +174,24 @@ class _Runner:
         if name in self.seen:
             return
         if len(self.seen) >= _MAX_TASKS:
-            raise _Unknown("its tasks call too many tasks to follow")
+            raise NotKnown("its tasks call too many tasks to follow")
         self.seen.add(name)
         task = self.tasks.get(name)
         if task is None:
             if ":" in name and self.taskfile.get("includes"):
-                raise _Unknown(f"the task {name} comes from an included Taskfile, which is not read here")
+                raise NotKnown(f"the task {name} comes from an included Taskfile, which is not read here")
             if any(isinstance(k, str) and "*" in k for k in self.tasks):
-                raise _Unknown(f"the task {name} may match a wildcard task, which is not read here")
+                raise NotKnown(f"the task {name} may match a wildcard task, which is not read here")
             return  # task fails: no such task
         if isinstance(task, (str, list)):
             task = {"cmds": [task] if isinstance(task, str) else task}
         if not isinstance(task, dict):
-            raise _Unknown(f"the task {name} is not a mapping")
+            raise NotKnown(f"the task {name} is not a mapping")
         where = self.home
         folder = task.get("dir")
         if folder is not None:
             if not isinstance(folder, str) or "{{" in folder:
-                raise _Unknown(f"the task {name} runs in a folder only known at run time")
+                raise NotKnown(f"the task {name} runs in a folder only known at run time")
             where = os.path.normpath(os.path.join(self.home, os.path.expanduser(folder)))
         self._variables(task, where)
         for dep in task.get("deps") or []:
@@ -226,7 +205,7 @@ class _Runner:
     def _call(self, call: object, where: str) -> None:
         target = call.get("task") if isinstance(call, dict) else call
         if not isinstance(target, str) or "{{" in target:
-            raise _Unknown("a task calls a task only known at run time")
+            raise NotKnown("a task calls a task only known at run time")
         self._task(target)
 
     def _cmd(self, cmd: object, where: str) -> None:
@@ -240,9 +219,11 @@ class _Runner:
             elif "defer" in cmd:
                 self._cmd(cmd["defer"], where)
             else:
-                raise _Unknown("a command has a shape this does not read")
+                raise NotKnown("a command has a shape this does not read")
         else:
-            raise _Unknown("a command has a shape this does not read")
+            raise NotKnown("a command has a shape this does not read")
 
+
+_scripts_of = per_form("task's Taskfile", _of_form)
 
 __all__ = ["NAMES", "TASKS", "taskfile_scripts"]

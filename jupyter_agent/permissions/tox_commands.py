@@ -24,7 +24,7 @@ import shlex
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import BadPath, resolve_below
-from .script_files import MAX_BYTES, Script, not_there, passed_on, read_bounded, scripts_of_forms
+from .script_files import MAX_BYTES, NotKnown, Script, not_there, passed_on, read_bounded, scripts_of_forms
 
 TOXES = frozenset({"tox"})
 _RUNS = frozenset({"run", "r", "run-parallel", "p", "legacy", "le"})
@@ -40,9 +40,6 @@ _REFERENCE = re.compile(r"\{\[([^\]]+)\]([\w-]+)\}")
 _RUNTIME = '"${TOX_VALUE}"'
 _MAX_REFERENCES = 16
 
-
-class _Unknown(Exception):
-    pass
 
 
 def tox_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
@@ -95,7 +92,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
             return not_there(cwd, ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")) if config is None else []
         shown = f"tox's commands in {path}"
         lines = _commands(path, envs, passed_on(rest) if rest else None)
-    except _Unknown as why:
+    except NotKnown as why:
         return [Script(shown, None, str(why))]
     return [Script(shown, os.path.realpath(path), code="\n".join(code), cwd=where) for where, code in lines.items()]
 
@@ -105,7 +102,7 @@ def _config_file(config: str | None, cwd: str) -> str | None:
         try:
             path = resolve_below(config, cwd)[1]
         except BadPath:
-            raise _Unknown(f"{config} could not be resolved") from None
+            raise NotKnown(f"{config} could not be resolved") from None
         if os.path.isdir(path):
             return _in_folder(path)
         return path if os.path.exists(path) else None
@@ -166,18 +163,18 @@ def _commands(path: str, envs: list[str] | None, posargs: str | None) -> dict[st
 def _parse(path: str) -> configparser.RawConfigParser:
     data, why = read_bounded(path, MAX_BYTES * 8)
     if data is None:
-        raise _Unknown(f"{os.path.basename(path)} could not be read ({why})")
+        raise NotKnown(f"{os.path.basename(path)} could not be read ({why})")
     text = data.decode("utf-8", "replace")
     if path.endswith(".toml"):
         legacy = _legacy_ini(text)
         if legacy is None:
-            raise _Unknown("tox's TOML configuration is not read here")
+            raise NotKnown("tox's TOML configuration is not read here")
         text = legacy
     parser = configparser.RawConfigParser(strict=False, interpolation=None)
     try:
         parser.read_string(text)
     except configparser.Error as exc:
-        raise _Unknown(f"{os.path.basename(path)} is not an INI file tox reads ({type(exc).__name__})") from None
+        raise NotKnown(f"{os.path.basename(path)} is not an INI file tox reads ({type(exc).__name__})") from None
     return parser
 
 
@@ -187,7 +184,7 @@ def _legacy_ini(text: str) -> str | None:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
-        raise _Unknown("pyproject.toml is not valid TOML") from None
+        raise NotKnown("pyproject.toml is not valid TOML") from None
     tool = data.get("tool")
     tox = tool.get("tox") if isinstance(tool, dict) else None
     legacy = tox.get("legacy_tox_ini") if isinstance(tox, dict) else None
@@ -200,7 +197,7 @@ def _substituted(value: str, parser: configparser.RawConfigParser, env: str, fol
     def reference(match: re.Match[str]) -> str:
         section, key = match.group(1), match.group(2)
         if depth >= _MAX_REFERENCES:
-            raise _Unknown("its settings refer to each other too deeply")
+            raise NotKnown("its settings refer to each other too deeply")
         if not parser.has_option(section, key):
             return _RUNTIME
         return _substituted(parser.get(section, key), parser, env, folder, posargs, depth + 1)
