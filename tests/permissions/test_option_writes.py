@@ -121,7 +121,9 @@ def _run(line: str, folder: Path) -> set[str]:
     """The files (relative paths) ``line`` really creates in the empty-but-for-inputs ``folder``."""
     before = {str(p.relative_to(folder)) for p in folder.rglob("*")}
     subprocess.run(["bash", "-c", line], cwd=folder, check=True, capture_output=True, timeout=60,
-                   env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(folder)})
+                   env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(folder),
+                        # only what the line names: no bytecode caches, no plugins of whatever pytest is found
+                        "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     return {str(p.relative_to(folder)) for p in folder.rglob("*")} - before
 
 
