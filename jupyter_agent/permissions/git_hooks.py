@@ -136,7 +136,7 @@ def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
         try:
             present = set(os.listdir(hooks))
         except OSError:
-            continue
+            present = set()  # (none yet: the line may make the folder and a hook in it)
         for name in names:
             if name in present:
                 found.append(_hook_script(os.path.join(hooks, name), top))

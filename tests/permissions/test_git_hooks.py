@@ -500,6 +500,7 @@ async def test_husky_hooks(world, user_hook, expected):
     # a hook, a config or a task file the line makes before the runner reads it: its code is not known
     ("printf '#!/bin/sh\\nrm -rf x\\n' > .githooks/pre-commit && git commit -m x", "ask"),
     ("printf 'repos: []' > .pre-commit-config.yaml; pre-commit run", "ask"),
+
     ("git commit -m x", "allow"),
     ("uv sync && git commit -m x", "ask"),  # uv may write .githooks/pre-commit (no such file yet)
     ("uv sync && git -c core.hooksPath=.git/hooks commit -m x", "ask"),  # (-c asks anyway)
@@ -521,3 +522,13 @@ async def test_a_protected_hooks_folder_is_changed_only_by_naming_it(world):
     ctx = _ctx(world, allow=("Bash(git:*)", "Bash(uv:*)", "Bash(echo:*)"), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, "uv sync && git commit -m x")) == "allow"
     assert verdict_name(await decide_bash(ctx, "echo 'rm -rf x' >> .git/hooks/pre-commit; git commit -m x")) == "ask"
+
+
+async def test_a_hooks_folder_the_line_makes(world):
+    """core.hooksPath names a folder not made yet: the line that makes it and a hook in it runs
+    code only known when it runs."""
+    (world.project / ".git" / "config").write_text("[core]\n\thooksPath = .hooks2\n")
+    ctx = _ctx(world, allow=("Bash(git:*)", "Bash(printf:*)", "Bash(mkdir:*)"), mode="bypassPermissions")
+    command = "mkdir -p .hooks2 && printf 'rm -rf x' > .hooks2/pre-commit && git commit -m x"
+    assert verdict_name(await decide_bash(ctx, command)) == "ask"
+    assert verdict_name(await decide_bash(ctx, "git commit -m x")) == "allow"
