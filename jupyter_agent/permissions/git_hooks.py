@@ -40,7 +40,7 @@ import shlex
 from dataclasses import dataclass
 
 from .bash_analysis import CommandInfo
-from .bash_git import git_folder, top_level
+from .bash_git import git_folder
 from .bash_words import Word
 from .git_config import runs_program
 from .git_index import git_dir
@@ -119,9 +119,10 @@ def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
     folder = git_folder(form, cwd)[0]
     if folder is None:
         return [Script("git's hooks", None, "git -C names a folder only known at run time")]
-    top = top_level(folder)
     env_dir = os.environ.get("GIT_DIR")  # the kernel's
-    repo = os.path.normpath(os.path.join(folder, env_dir)) if env_dir else git_dir(top)
+    top = _top(folder)
+    repo = os.path.normpath(os.path.join(folder, env_dir)) if env_dir else git_dir(top) if top else None
+    top = top or folder
     if repo is None:
         return []  # no repository (a bare one found by the walk asks in git_guards)
     common = _common_dir(repo)
@@ -143,6 +144,19 @@ def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
         if protected_reason_of(hooks + "/x", hooks + "/x") is None:  # writing into .git/hooks, .husky asks anyway
             found += not_there(hooks, [n for n in names if n not in present])
     return found
+
+
+def _top(folder: str) -> str:
+    """The work tree's top above ``folder`` ("" outside any), as ``bash_git.top_level`` finds it,
+    with one ``access`` call a level (no exception raised for each folder without ``.git``: this
+    runs for every git command)."""
+    current = folder.rstrip("/")
+    while True:
+        if os.access(current + "/.git", os.F_OK):
+            return current or "/"
+        if not current:
+            return ""
+        current = current.rpartition("/")[0]
 
 
 def _settings_script(config: ConfigFile, top: str) -> Script:
@@ -215,7 +229,7 @@ def hook_folders(files: list[ConfigFile], common: str, top: str) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class ConfigFile:
     path: str
-    real: str
+    real: str  # (resolved for an included file only: git's own are checked by their path)
     entries: tuple[tuple[str, str, str], ...]
     included: bool  # named by an include (any other is git's own: system, global, the repository's)
 
@@ -235,7 +249,10 @@ def config_files(repo: str, common: str) -> tuple[list[ConfigFile], str]:
 
 def _common_dir(repo: str) -> str:
     """A linked work tree's repository folder keeps its hooks and config in the common folder."""
-    data, _why = read_bounded(os.path.join(repo, "commondir"), 4096)
+    path = repo + "/commondir"
+    if not os.access(path, os.F_OK):
+        return repo  # (the common case, told without raising)
+    data, _why = read_bounded(path, 4096)
     if data is None:
         return repo
     text = data.decode("utf-8", "replace").strip()
@@ -250,17 +267,22 @@ def _config_files(repo: str, common: str) -> list[str]:
     if env.get("GIT_CONFIG_GLOBAL"):
         files.append(env["GIT_CONFIG_GLOBAL"])
     else:
-        xdg = env.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
-        files += [os.path.join(xdg, "git", "config"), os.path.expanduser("~/.gitconfig")]
-    files += [os.path.join(common, "config"), os.path.join(repo, "config.worktree")]
+        home = env.get("HOME") or os.path.expanduser("~")
+        files += [(env.get("XDG_CONFIG_HOME") or home + "/.config") + "/git/config", home + "/.gitconfig"]
+    files += [common + "/config", repo + "/config.worktree"]
     return files
 
 
 def _environment_values() -> list[str]:
-    """``core.hooksPath`` given by the kernel's ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``."""
+    """``core.hooksPath`` given by the kernel's ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` (the
+    first ``GIT_CONFIG_COUNT`` of them, as git reads them)."""
     env = os.environ
-    return [env.get("GIT_CONFIG_VALUE_" + name[len("GIT_CONFIG_KEY_"):], "") for name, key in env.items()
-            if name.startswith("GIT_CONFIG_KEY_") and key.lower() == "core.hookspath"]
+    try:
+        count = min(int(env.get("GIT_CONFIG_COUNT") or 0), 1000)
+    except ValueError:
+        return []  # git refuses to run
+    return [env.get(f"GIT_CONFIG_VALUE_{n}", "") for n in range(count)
+            if env.get(f"GIT_CONFIG_KEY_{n}", "").lower() == "core.hookspath"]
 
 
 def _read_into(path: str, included: bool, depth: int, found: list[ConfigFile]) -> str:
@@ -270,7 +292,7 @@ def _read_into(path: str, included: bool, depth: int, found: list[ConfigFile]) -
         return f"the git configuration {path} could not be read ({why})"
     if entries is None:
         return ""  # no such file
-    found.append(ConfigFile(path, os.path.realpath(path), entries, included))
+    found.append(ConfigFile(path, os.path.realpath(path) if included else path, entries, included))
     for section, key, value in entries:
         if section in ("include", "includeif") and key == "path":
             if depth >= MAX_INCLUDES:
