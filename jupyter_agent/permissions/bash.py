@@ -57,11 +57,11 @@ from .tox_commands import TOXES, tox_scripts
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
 
 _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
-# programs whose commands come from a file: _script_checks reads them (and any program run by path)
 # the programs that run the commands of a file they find, and the readers that give those commands
 _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyproject_scripts), (JUST, just_scripts),
                (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts),
                (TASKS, taskfile_scripts), (LEFTHOOKS, lefthook_scripts))
+# programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
 
@@ -255,20 +255,20 @@ def _script_checks(
     code only known at run time: a deny or ask rule may match it."""
     memo = v.memo if v.memo is not None else new_memo(v)
     for info in analysis.commands:
-        # each once: `cd sub && npm test` finds the same package.json from both folders
         programs = {form[0].literal for form in info.forms if form}
         found = scripts_run(info, cwds)
         for runners, collect in _COLLECTORS:
             if not programs.isdisjoint(runners):
                 found += collect(info, cwds, memo)
+        # each once: `cd sub && npm test` finds the same package.json from both folders
         for script in dict.fromkeys(found):
             text, why = None, script.why
             if script.ask_if_changed and not scope.inside(script.path or "/"):
                 continue  # a git configuration file outside the working directories: the user's
             if script.path is not None:
-                # the line that runs the script: any program that may write it counts; inside a
-                # script, only a command naming it (its commands are seldom all known writers)
-                # a file in a protected folder (.git/hooks/pre-commit): only a write naming it, which asks anyway
+                # the line that runs the script: any program that may write it counts; inside a script,
+                # or for a file in a protected folder (.git/hooks/pre-commit, which a write naming it
+                # asks about anyway), only a command naming it (a script's commands are seldom all known writers)
                 everything = depth == 0 and protected_reason_of(script.path, script.path) is None
                 changed = line_may_change(analysis, info, script.path, cwds, everything=everything, memo=memo)
                 ask = script.ask_if_changed if changed else script.ask
@@ -287,8 +287,7 @@ def _script_checks(
             if text is None:
                 _unknown_script(script, why, rules, v)
             else:
-                assert script.path is not None
-                _checks_of_script(text, script, script.path, cwds, scope, context, rules, v, depth)
+                _checks_of_script(text, script, cwds, scope, context, rules, v, depth)
             if v.deny:
                 return
 
@@ -305,9 +304,10 @@ def _unknown_script(script: Script, why: str, rules: CompiledRules, v: Verdict) 
 
 
 def _checks_of_script(
-    text: str, script: Script, path: str, cwds: list[str], scope: PathScope, context: ToolUseContext,
+    text: str, script: Script, cwds: list[str], scope: PathScope, context: ToolUseContext,
     rules: CompiledRules, v: Verdict, depth: int,
 ) -> None:
+    assert script.path is not None  # (a script whose text is known has a file)
     inner = analyze(text)
     if depth == 0:  # the approval card says what the script runs (bash clean.sh: rm -rf build, …)
         texts = [c.text for c in inner.commands if c.innermost and not c.nested and not c.read_only.read_only]
@@ -317,7 +317,7 @@ def _checks_of_script(
     if script.cwd is not None:  # a package's script runs in the package's folder
         cwds = [script.cwd]
     # echo 'rm x' >> self.sh: bash reads a script file as it runs it (sh -c has a package script whole)
-    if script.code is None and line_may_change(inner, None, path, cwds, everything=False):
+    if script.code is None and line_may_change(inner, None, script.path, cwds, everything=False):
         _unknown_script(script, "it may change itself while it runs", rules, v)
         return
     sub = Verdict()
