@@ -32,6 +32,7 @@ from .script_files import (
     per_form,
     scripts_of_forms,
     templated,
+    toml_of,
     yaml_of,
 )
 
@@ -105,16 +106,7 @@ def _load(path: str) -> dict[str, Any]:
     return data
 
 
-def _toml(data: bytes) -> Any:
-    from .pyproject_scripts import tomllib
-
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ValueError(str(exc)) from None
-
-
-_TOMLS: dict[str, Callable[[bytes], Any]] = {".json": json.loads, ".toml": _toml}
+_TOMLS: dict[str, Callable[[bytes], Any]] = {".json": json.loads, ".toml": toml_of}
 
 
 def _hook(spec: object, path: str, top: str, data: dict[str, Any], hook: str, lines: dict[str, list[str]]) -> None:

@@ -19,12 +19,11 @@ import os
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .script_files import (
-    MAX_BYTES,
     Script,
     nearest_files,
     not_there,
+    parsed_file,
     passed_on,
-    read_bounded,
     scripts_of_forms,
 )
 
@@ -133,17 +132,19 @@ def _names(manager: str, texts: list[str | None]) -> list[str] | None:
 
 
 def _read(manifest: str) -> tuple[dict[str, object] | None, str]:
-    data, why = read_bounded(manifest, MAX_BYTES * 8)
-    if data is None:
-        return None, why
+    scripts, why = parsed_file(manifest, _scripts)
+    return scripts, why or ("it is not there any more" if scripts is None else "")
+
+
+def _scripts(data: bytes) -> dict[str, object]:
     try:
         parsed = json.loads(data)
     except ValueError:
-        return None, "it is not valid JSON"
+        raise ValueError("it is not valid JSON") from None
     scripts = parsed.get("scripts", {}) if isinstance(parsed, dict) else None
     if not isinstance(scripts, dict):
-        return None, "its scripts are not an object"
-    return scripts, ""
+        raise ValueError("its scripts are not an object")
+    return scripts
 
 
 __all__ = ["MANAGERS", "package_scripts"]

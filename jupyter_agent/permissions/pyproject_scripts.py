@@ -18,25 +18,19 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .script_files import (
-    MAX_BYTES,
     NotKnown,
     Script,
     nearest_files,
     not_there,
+    parsed_file,
     passed_on,
-    read_bounded,
     scripts_of_forms,
+    toml_of,
 )
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 RUNNERS = frozenset({"pdm", "hatch", "poe"})
 # options that choose another project or environment (hatch -e ENV), or take a value this does not know
@@ -122,13 +116,10 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
 
 
 def _read(manifest: str) -> dict[str, object]:
-    raw, why = read_bounded(manifest, MAX_BYTES * 8)
-    if raw is None:
-        raise NotKnown(why)
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        raise NotKnown("it is not valid TOML") from None
+    data, why = parsed_file(manifest, toml_of)
+    if data is None:
+        raise NotKnown(why or "it is not there any more")
+    return data  # type: ignore[no-any-return]
 
 
 def _table(data: object, *keys: str) -> dict[str, object]:

@@ -17,12 +17,18 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import tilde_path
@@ -315,6 +321,14 @@ def yaml_of(data: bytes) -> Any:
         raise ValueError(f"it is not YAML ({type(exc).__name__})") from None
 
 
+def toml_of(data: bytes) -> dict[str, Any]:
+    """The TOML document ``data`` holds (``ValueError`` when it is not TOML)."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        raise ValueError("it is not valid TOML") from None
+
+
 def read_script(path: str) -> tuple[str | None, str]:
     """The script's text, or None and why it is not known."""
     data, why = read_bounded(path)
@@ -394,4 +408,4 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "not_there",
            "NotKnown", "parsed_file", "per_form", "shell_script",
-           "templated", "yaml_of"]
+           "templated", "toml_of", "yaml_of"]

@@ -24,7 +24,17 @@ import shlex
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import BadPath, resolve_below
-from .script_files import MAX_BYTES, NotKnown, Script, not_there, passed_on, read_bounded, scripts_of_forms
+from .script_files import (
+    MAX_BYTES,
+    NotKnown,
+    Script,
+    not_there,
+    parsed_file,
+    passed_on,
+    read_bounded,
+    scripts_of_forms,
+    toml_of,
+)
 
 TOXES = frozenset({"tox"})
 _RUNS = frozenset({"run", "r", "run-parallel", "p", "legacy", "le"})
@@ -161,34 +171,29 @@ def _commands(path: str, envs: list[str] | None, posargs: str | None) -> dict[st
 
 
 def _parse(path: str) -> configparser.RawConfigParser:
-    data, why = read_bounded(path, MAX_BYTES * 8)
-    if data is None:
-        raise NotKnown(f"{os.path.basename(path)} could not be read ({why})")
-    text = data.decode("utf-8", "replace")
-    if path.endswith(".toml"):
-        legacy = _legacy_ini(text)
-        if legacy is None:
-            raise NotKnown("tox's TOML configuration is not read here")
-        text = legacy
+    parser, why = parsed_file(path, _legacy_ini if path.endswith(".toml") else _ini)
+    if parser is None:
+        raise NotKnown(f"{os.path.basename(path)}: {why or 'it is not there any more'}")
+    return parser  # type: ignore[no-any-return]
+
+
+def _ini(data: bytes) -> configparser.RawConfigParser:
     parser = configparser.RawConfigParser(strict=False, interpolation=None)
     try:
-        parser.read_string(text)
+        parser.read_string(data.decode("utf-8", "replace"))
     except configparser.Error as exc:
-        raise NotKnown(f"{os.path.basename(path)} is not an INI file tox reads ({type(exc).__name__})") from None
+        raise ValueError(f"it is not an INI file tox reads ({type(exc).__name__})") from None
     return parser
 
 
-def _legacy_ini(text: str) -> str | None:
-    from .pyproject_scripts import tomllib
-
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        raise NotKnown("pyproject.toml is not valid TOML") from None
-    tool = data.get("tool")
+def _legacy_ini(data: bytes) -> configparser.RawConfigParser:
+    """``pyproject.toml``'s ``[tool.tox] legacy_tox_ini``, read as a ``tox.ini``."""
+    tool = toml_of(data).get("tool")
     tox = tool.get("tox") if isinstance(tool, dict) else None
     legacy = tox.get("legacy_tox_ini") if isinstance(tox, dict) else None
-    return legacy if isinstance(legacy, str) else None
+    if not isinstance(legacy, str):
+        raise ValueError("tox's TOML configuration is not read here")
+    return _ini(legacy.encode("utf-8", "surrogateescape"))
 
 
 def _substituted(value: str, parser: configparser.RawConfigParser, env: str, folder: str, posargs: str | None,
