@@ -38,6 +38,7 @@ from .git_hooks import GITS, git_hook_scripts
 from .just_recipes import JUST, just_scripts
 from .lefthook_hooks import LEFTHOOKS, lefthook_scripts
 from .make_recipes import MAKES, make_scripts
+from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
 from .package_scripts import MANAGERS, package_scripts
 from .paths import BadPath, protected_reason_of, resolve_below
 from .precommit_hooks import PRE_COMMITS, precommit_scripts
@@ -60,7 +61,8 @@ _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 # the programs that run the commands of a file they find, and the readers that give those commands
 _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyproject_scripts), (JUST, just_scripts),
                (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts),
-               (TASKS, taskfile_scripts), (LEFTHOOKS, lefthook_scripts))
+               (TASKS, taskfile_scripts), (LEFTHOOKS, lefthook_scripts),
+               (NOTEBOOK_RUNNERS, notebook_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
@@ -282,6 +284,8 @@ def _script_checks(
                     text = script.code
                 else:
                     text, why = read_script(script.path)
+            elif script.code is not None:  # ipython -c CODE: code with no file
+                text = script.code
             if text is not None and depth >= MAX_DEPTH:
                 text, why = None, "scripts run scripts too deeply to follow"
             if text is None:
@@ -307,7 +311,6 @@ def _checks_of_script(
     text: str, script: Script, cwds: list[str], scope: PathScope, context: ToolUseContext,
     rules: CompiledRules, v: Verdict, depth: int,
 ) -> None:
-    assert script.path is not None  # (a script whose text is known has a file)
     inner = analyze(text)
     if depth == 0:  # the approval card says what the script runs (bash clean.sh: rm -rf build, …)
         texts = [c.text for c in inner.commands if c.innermost and not c.nested and not c.read_only.read_only]
@@ -317,7 +320,8 @@ def _checks_of_script(
     if script.cwd is not None:  # a package's script runs in the package's folder
         cwds = [script.cwd]
     # echo 'rm x' >> self.sh: bash reads a script file as it runs it (sh -c has a package script whole)
-    if script.code is None and line_may_change(inner, None, script.path, cwds, everything=False):
+    if script.code is None and script.path is not None and line_may_change(inner, None, script.path, cwds,
+                                                                            everything=False):
         _unknown_script(script, "it may change itself while it runs", rules, v)
         return
     sub = Verdict()

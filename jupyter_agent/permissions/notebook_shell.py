@@ -1,67 +1,554 @@
-"""The shell code in notebook cells NotebookExecute runs: IPython's ``!cmd``, ``!!cmd``, ``x =
-!cmd``, ``%sx``/``%system`` lines and ``%%bash``/``%%sh``/``%%script SHELL``/``%%sx``/``%%system``
-cells.
+"""The shell code IPython runs from notebook cells and ``.ipy`` files, as one shell script.
 
-Running the cells is approved as a whole (the ask shows their sources), but their shell commands
-meet the Bash deny and ask rules and the Bash safety checks as a Bash call would: in
-bypassPermissions, ``!rm -rf build`` in a cell ran under ``Bash(rm:*)``.  IPython fills in
-``{expr}`` and ``$name`` from Python before the shell sees the line: those are words only known at
-run time.  Python code in the cells (``os.system``, ``subprocess``) is a program, as a ``.py``
-file's is.
+NotebookExecute runs cells, and a Bash line may run a whole notebook (``jupyter nbconvert
+--execute``, ``papermill``, ``ipython x.ipynb``: ``notebook_runs.py``).  Running the code is
+approved as a whole, but its shell commands meet the Bash deny and ask rules and the safety checks
+as a Bash call would: in bypassPermissions, ``!rm -rf build`` in a cell ran under ``Bash(rm:*)``.
+
+The cell is read the way IPython reads it: IPython's own input transformer
+(``TransformerManager.transform_cell``: ``!cmd``, ``x = !cmd``, ``%magic``, ``%%magic`` cells,
+prompts and indentation stripped, ``\\`` continuations) turns it into Python, and the calls it
+makes to ``get_ipython().system/getoutput/run_line_magic/run_cell_magic`` (found with ``ast``) are
+turned into shell code:
+
+- ``!``/``!!``/``%sx``/``%system``/``%sc``/``%%sx``/``%%!``: the command;
+- the shell aliases (``%rm``, ``%mv``, ``%ll``…, the defaults and those ``%alias`` defines; after
+  ``%rehashx`` every program is one), ``%alias_magic`` names;
+- a cell of one line is run through IPython's automagic first: ``rm -r build`` alone in a cell
+  runs ``rm`` (checked with IPython's ``LineInfo``, as its prefilter does);
+- ``%cd``/``%pushd``/``%popd`` (later commands run there), ``%env``/``%set_env`` (exported),
+  ``%pip``/``%uv`` (``python -m pip``), ``%conda``/``%mamba``/``%micromamba``;
+- ``%run x.ipynb`` / ``%run x.ipy``: ``ipython x.ipynb``, whose cells ``notebook_runs`` reads;
+- ``%%bash``, ``%%sh``, ``%%script PROGRAM`` (with the options its parser knows): the body, or
+  ``PROGRAM ARGS <<'EOF'`` when the program is not a shell reading the body as its script
+  (``%%bash -c 'rm x'`` runs ``rm x``);
+- ``%%writefile``/``%%file``: ``cat > FILE <<'EOF'`` (a later ``!bash FILE`` runs what it wrote);
+- ``%%capture``, ``%time``/``%%time``, ``%timeit``, ``%prun``, ``%debug``: the code they run.
+
+IPython fills ``{expr}`` and ``$name`` into a command line from Python before the shell sees it
+(``DollarFormatter``, once per expansion step; when that fails the line runs as written): each
+form is kept, and a value is a word only known at run time, in whatever quotes it sits.  Python
+code (``os.system``, ``subprocess``) is a program, as a ``.py`` file's is.  A cell IPython cannot
+transform is code only known at run time.
 """
 
 from __future__ import annotations
 
+import argparse
+import ast
+import builtins
+import keyword
 import re
+import shlex
+import shutil
+from collections.abc import Iterable
+from typing import Any
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
-from .bash import check_bash_permission
-from .script_files import POSIX_SHELLS
+from .script_files import POSIX_SHELLS, interpreter_name, templated
 from .verdicts import is_sticky, new_ask
 
-_SHELL_CELL_MAGICS = frozenset({"bash", "sh", "sx", "system"})
-_LINE = re.compile(r"^\s*(?:[\w.]+\s*=\s*)?(?:!!?|%sx\s|%system\s|%%!)(.*)$")
-_PYTHON_VALUE = re.compile(r"(?<!\{)\{(?!\{)[^{}]*\}(?!\})")
+RUN_TIME = '"${PYTHON_VALUE}"'  # a word only known at run time (a Python value)
+UNKNOWN_CODE = '"${IPYTHON_CODE}"'  # a command only known at run time (code this module cannot read)
+_VALUE = "\ue000"  # marks a Python value while the text is being expanded
+_VALUE_PATTERN = re.compile(_VALUE)
+_CALLS = frozenset({"system", "getoutput", "system_piped", "system_raw", "run_line_magic", "run_cell_magic"})
+_SHELL_LINE_MAGICS = frozenset({"sx", "system"})
+_STATEMENT_MAGICS = frozenset({"time", "timeit", "prun", "debug"})
+_SCRIPT_MAGICS = frozenset({"bash", "sh", "script", "perl", "ruby", "python", "python2", "python3", "pypy"})
+_PYTHON_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"get_ipython", "exit", "quit"}
+_MAX_DEPTH = 8  # %%capture in %%time in …, %alias_magic of an %alias_magic
+_MAX_FORMS = 4  # forms of one command line (expanded or not)
 
 
 def cell_shell_code(source: str) -> str:
-    """The shell code a cell's source runs, as one script (empty when none)."""
-    lines = source.split("\n")
-    first = lines[0].strip() if lines else ""
-    if first.startswith("%%"):
-        words = first[2:].split()
-        magic = words[0] if words else ""
-        if magic == "script":
-            program = next((w for w in words[1:] if not w.startswith("-")), "")
-            magic = "bash" if program.rsplit("/", 1)[-1] in POSIX_SHELLS else ""
-        return _ipython_values("\n".join(lines[1:])) if magic in _SHELL_CELL_MAGICS else ""
-    found = []
-    for line in lines:
-        match = _LINE.match(line)
-        if match is not None and match.group(1).strip():
-            found.append(_ipython_values(match.group(1)))
-    return "\n".join(found)
+    """The shell code one cell's source runs, as one script (empty when none)."""
+    reader = IPythonReader()
+    reader.cell(source)
+    return reader.code()
 
 
-def _ipython_values(code: str) -> str:
-    """``{expr}`` (not ``{{``) is a Python value IPython puts in: a word only known at run time."""
-    return _PYTHON_VALUE.sub('"${PYTHON_VALUE}"', code)
+def notebook_shell_code(sources: Iterable[str]) -> str:
+    """The shell code cells run one after another (``%cd`` and ``%alias`` in one hold in the next)."""
+    reader = IPythonReader()
+    for source in sources:
+        reader.cell(source)
+    return reader.code()
 
 
-def cells_shell_check(cells: list[tuple[str, str]], context: ToolUseContext) -> PermissionResult | None:
-    """A deny or an ask no mode may skip for the shell code of these ``(cell id, source)`` code
-    cells, as the Bash permission check gives it; None when it has neither."""
-    for cell_id, source in cells:
-        code = cell_shell_code(source)
-        if not code.strip():
+class IPythonReader:
+    """Reads cells in the order they run; ``code()`` is their shell code so far.
+
+    A new kernel has IPython's default aliases.  ``shell``: the IPython shell the cells will run
+    in (NotebookExecute in this kernel), whose aliases, ``%alias_magic`` names and bookmarks are
+    read as they are now.  ``other_kernel``: they run in a kernel that cannot be looked at (another
+    open notebook's), where any line magic IPython does not define may be an alias made earlier:
+    a program only known at run time."""
+
+    def __init__(self, shell: Any = None, other_kernel: bool = False) -> None:
+        from IPython.core.alias import Alias, default_aliases
+        from IPython.core.magic import MagicAlias
+
+        # what %NAME runs: ("alias", shell command) or ("magic", target, params); %%NAME: the latter
+        self.names: dict[str, tuple[str, ...]] = {name: ("alias", cmd) for name, cmd in default_aliases()}
+        self.cell_names: dict[str, tuple[str, ...]] = {}
+        self.rehashed = False  # %rehashx: every program on PATH is an alias
+        self.bookmarks: set[str] = set()
+        self.other_kernel = other_kernel
+        self.lines: list[str] = []
+        self.depth = 0
+        if shell is not None:
+            self.names = {}
+            for kind, names in (("line", self.names), ("cell", self.cell_names)):
+                for name, function in shell.magics_manager.magics[kind].items():
+                    if isinstance(function, Alias):
+                        names[name] = ("alias", function.cmd)
+                    elif isinstance(function, MagicAlias):
+                        names[name] = ("magic", function.magic_name, function.magic_params or "")
+            try:
+                self.bookmarks = set(shell.db.get("bookmarks", {}))
+            except Exception:  # (IPython's history database may be off)
+                self.bookmarks = set()
+
+    def code(self) -> str:
+        return "\n".join(self.lines)
+
+    def cell(self, source: str, prefilter: bool = True) -> None:
+        """A cell's code (``prefilter``: a cell of one line may be automagic, as ``run_cell`` does)."""
+        from IPython.core.inputtransformer2 import TransformerManager
+        from IPython.core.splitinput import LineInfo
+
+        if self.depth >= _MAX_DEPTH:
+            self.lines.append(UNKNOWN_CODE)
+            return
+        try:
+            code = TransformerManager().transform_cell(source)
+        except Exception:  # IPython shows the error and runs none of it; this IPython may not be the kernel's
+            self.lines.append(UNKNOWN_CODE)
+            return
+        self.depth += 1
+        try:
+            lines = code.splitlines()
+            if prefilter and len(lines) == 1:
+                info = LineInfo(lines[0])
+                if not info.esc and info.the_rest[:1] not in ("=", ",") and self._automagic(info.ifun):
+                    self.line_magic(info.ifun, info.the_rest)
+                    return
+            for name, args in _ipython_calls(code):
+                if name == "run_line_magic" and len(args) == 2:
+                    self.line_magic(args[0], args[1])
+                elif name == "run_cell_magic" and len(args) == 3:
+                    self.cell_magic(args[0], args[1], args[2])
+                elif name not in ("run_line_magic", "run_cell_magic") and len(args) == 1:
+                    self.shell(args[0], 1)
+        finally:
+            self.depth -= 1
+
+    def _automagic(self, name: str) -> bool:
+        if not name or "." in name or name in _PYTHON_NAMES:
+            return False  # a builtin or a keyword is Python, as IPython's is_shadowed says
+        return (name in self.names or name in _LINE_MAGICS or self._rehashed(name)
+                or (self.other_kernel and name not in _IPYTHON_LINE_MAGICS))
+
+    def _rehashed(self, name: str) -> bool:
+        """After ``%rehashx`` each program on PATH is an alias of the same name."""
+        return self.rehashed and name.isidentifier() and shutil.which(name) is not None
+
+    def shell(self, command: str, expansions: int) -> None:
+        """A command line IPython expands ``expansions`` times before the shell runs it."""
+        for form in _expanded(command, expansions):
+            self.lines.append(_as_shell(form))
+
+    def line_magic(self, name: str, line: str, hops: int = 0) -> None:
+        entry = self.names.get(name)
+        if entry is not None and entry[0] == "magic":
+            if hops < _MAX_DEPTH:
+                self.line_magic(entry[1], f"{entry[2]} {line}" if entry[2] else line, hops + 1)
+            else:
+                self.lines.append(UNKNOWN_CODE)
+        elif entry is not None and entry[0] == "alias":
+            for form in _expanded(line, 1):  # run_line_magic expands the line; system, the command
+                command = _alias_command(entry[1], form)
+                if command is not None:
+                    self.shell(command, 1)
+        elif name in _SHELL_LINE_MAGICS:
+            self.shell(line, 2)
+        elif name == "sc":  # %sc [-l] [-v] var=command
+            self.shell(line.partition("=")[2], 2)
+        elif name in ("cd", "pushd"):
+            self.lines.append(self._cd(_expanded(line, 1)))
+        elif name == "popd":
+            self.lines.append("popd")
+        elif name in ("env", "set_env"):
+            self._export(name, line)
+        elif name in ("pip", "uv"):
+            self.shell(f"python -m {name} {line}", 2)
+        elif name in ("conda", "mamba", "micromamba"):
+            self.shell(f"{name} {line}", 2)
+        elif name == "run":
+            self._run(line)
+        elif name in _STATEMENT_MAGICS:
+            for statement in _statements(line):
+                self.cell(statement, prefilter=False)
+        elif name in ("alias", "unalias", "alias_magic", "bookmark", "rehashx"):
+            self._define(name, line)
+        elif self._rehashed(name):
+            self.shell(f"{name} {line}", 2)
+        elif self.other_kernel and name not in _IPYTHON_LINE_MAGICS:
+            for form in _expanded(line, 2):  # maybe an alias that kernel has
+                self.lines.append(_as_shell(f'"${{IPYTHON_ALIAS}}" {form}'))
+
+    def cell_magic(self, name: str, line: str, body: str, hops: int = 0) -> None:
+        entry = self.cell_names.get(name)
+        if entry is not None:
+            if hops < _MAX_DEPTH:
+                self.cell_magic(entry[1], f"{entry[2]} {line}" if entry[2] else line, body, hops + 1)
+            else:
+                self.lines.append(UNKNOWN_CODE)
+        elif name in ("sx", "system", "!"):
+            self.shell(body, 1)
+        elif name in _SCRIPT_MAGICS:
+            for form in _expanded(line, 1):
+                self._script(form if name == "script" else f"{name} {form}", body)
+        elif name in ("writefile", "file"):
+            for form in _expanded(line, 1):
+                self._writefile(form, body)
+        elif name == "capture":
+            self.cell(body)
+        elif name in _STATEMENT_MAGICS:  # %%timeit SETUP: the setup statement runs too
+            for statement in _statements(line):
+                self.cell(statement, prefilter=False)
+            self.cell(body, prefilter=False)
+
+    def _script(self, line: str, body: str) -> None:
+        """``%%script PROGRAM ARGS``: IPython's own option parser takes its options out; the
+        program gets the body on its input."""
+        try:
+            words = shlex.split(line)
+            _options, command = _SCRIPT_OPTIONS.parse_known_args(words)
+        except (ValueError, _OptionError):
+            self.lines.append(UNKNOWN_CODE)
+            return
+        if not command:
+            return
+        if interpreter_name(command) in POSIX_SHELLS and _reads_script_from_input(command):
+            self.lines.append(body)
+        else:
+            self.lines.append(_as_shell(f"{shlex.join(command)} {_heredoc(body)}"))
+
+    def _writefile(self, line: str, body: str) -> None:
+        words = line.split()
+        append = any(w in ("-a", "--append") for w in words)
+        rest = [w for w in words if w not in ("-a", "--append")]
+        if not rest:
+            return
+        name = " ".join(rest)
+        if re.match(r"^('.*'|\".*\")$", name):
+            name = name[1:-1]
+        target = RUN_TIME if _VALUE in name else _path_word(name)
+        self.lines.append(f"cat {'>>' if append else '>'} {target} {_heredoc(body)}")
+
+    def _cd(self, forms: list[str]) -> str:
+        targets = set()
+        for form in forms:
+            text = form.strip()
+            words = text.split(None, 1)
+            while words and words[0] in ("-q", "-b", "-qb", "-bq"):
+                if "b" in words[0]:
+                    return f"cd {RUN_TIME}"  # a bookmark: kept in IPython's database
+                words = words[1].split(None, 1) if len(words) > 1 else []
+            text = " ".join(words)
+            if text.startswith("-") or _VALUE in text or text in self.bookmarks:
+                return f"cd {RUN_TIME}"  # the folder history (-, -2, --name) or a value
+            targets.add(text)
+        if len(targets) != 1:
+            return f"cd {RUN_TIME}"
+        target = targets.pop()
+        return f"cd {_path_word(target)}" if target else "cd"
+
+    def _export(self, name: str, line: str) -> None:
+        """``%env NAME=VALUE``, ``%set_env NAME VALUE``: the commands after it see it."""
+        for form in _expanded(line, 1):
+            var, sep, value = form.partition("=" if "=" in form else " ")
+            var, value = var.strip(), value.strip()
+            if not sep or not var or re.search(r"\s", var):
+                continue  # %env, %env NAME: they only show it; IPython refuses a name with a space
+            if var.isidentifier():
+                self.lines.append(_as_shell(f"export {var}={shlex.quote(value)}"))
+            else:  # a name no shell line can export
+                self.lines.append(UNKNOWN_CODE)
+
+    def _run(self, line: str) -> None:
+        """``%run [options] FILE``: an ``.ipy`` file or a notebook is IPython code
+        (``ipython FILE`` runs it the same way); a ``.py`` file, a Python program."""
+        for form in _expanded(line, 1):
+            try:
+                words = shlex.split(form)
+            except ValueError:
+                self.lines.append(UNKNOWN_CODE)
+                continue
+            i = _after_run_options(words)
+            if i is None:
+                return  # -m MODULE: Python
+            if i >= len(words):
+                continue
+            target = words[i]
+            if _VALUE in target:
+                self.lines.append(f"ipython {RUN_TIME}")
+            elif target.lower().endswith((".ipy", ".ipynb")):
+                self.lines.append(f"ipython {_path_word(target)}")
+
+    def _define(self, name: str, line: str) -> None:
+        words = line.split(None, 1)
+        if name == "rehashx":
+            self.rehashed = True
+        elif name == "bookmark" and words and not words[0].startswith("-"):
+            self.bookmarks.add(words[0])
+        elif name == "alias" and len(words) == 2:
+            self.names[words[0]] = ("alias", words[1])
+        elif name == "unalias" and words:
+            self.names.pop(words[0], None)
+        elif name == "alias_magic":
+            try:
+                args = _ALIAS_MAGIC_OPTIONS.parse_args(shlex.split(line))
+            except (ValueError, _OptionError):
+                return
+            params = args.params or ""
+            if len(params) > 1 and params[0] == params[-1] and params[0] in "'\"":
+                params = params[1:-1]
+            entry, name = ("magic", args.target.lstrip("%"), params), args.name.lstrip("%")
+            if args.line or not args.cell:
+                self.names[name] = entry
+            if args.cell or not args.line:
+                self.cell_names[name] = entry
+
+
+# the line magics automagic may run that this module reads (others run no shell code)
+_LINE_MAGICS = frozenset({*_SHELL_LINE_MAGICS, "sc", "cd", "pushd", "popd", "env", "set_env", "pip", "uv", "conda",
+                          "mamba", "micromamba", "run", *_STATEMENT_MAGICS, "alias", "unalias", "alias_magic",
+                          "bookmark", "rehashx"})
+
+
+def _ipython_line_magics() -> frozenset[str]:
+    """The line magics IPython itself defines (each ``Magics`` class lists its own)."""
+    import IPython.core.magics as magics
+
+    found: set[str] = set()
+    for name in dir(magics):  # (the module imports its classes lazily)
+        value = getattr(magics, name, None)
+        table = getattr(value, "magics", None)
+        if isinstance(value, type) and isinstance(table, dict) and isinstance(table.get("line"), dict):
+            found.update(table["line"])
+    return frozenset(found)
+
+
+class _OptionError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        raise _OptionError(message)
+
+
+def _script_parser() -> _Parser:
+    # IPython's %%script options (ScriptMagics.shebang), parsed as it does: parse_known_args
+    parser = _Parser(add_help=False)
+    for option in ("--out", "--err", "--proc"):
+        parser.add_argument(option)
+    parser.add_argument("--bg", action="store_true")
+    parser.add_argument("--no-raise-error", action="store_true")
+    return parser
+
+
+def _alias_magic_parser() -> _Parser:
+    parser = _Parser(add_help=False)
+    parser.add_argument("-l", "--line", action="store_true")
+    parser.add_argument("-c", "--cell", action="store_true")
+    parser.add_argument("-p", "--params")
+    parser.add_argument("name")
+    parser.add_argument("target")
+    return parser
+
+
+_IPYTHON_LINE_MAGICS = _ipython_line_magics()
+_SCRIPT_OPTIONS = _script_parser()
+_ALIAS_MAGIC_OPTIONS = _alias_magic_parser()
+
+
+def _after_run_options(words: list[str]) -> int | None:
+    """Where ``%run``'s file is among ``words``: its options are getopt's
+    ``nidtN:b:pD:l:rs:T:em:G`` (None: ``-m``, a module)."""
+    i = 0
+    while i < len(words) and words[i].startswith("-") and words[i] != "-":
+        option, i = words[i], i + 1
+        if option == "--":
+            break
+        for at, letter in enumerate(option[1:], 2):
+            if letter == "m":
+                return None
+            if letter in "NbDlsT":  # the rest of the word is the value, else the next word is
+                i += 0 if option[at:] else 1
+                break
+    return i
+
+
+def _reads_script_from_input(command: list[str]) -> bool:
+    """``bash [options]`` (no ``-c``, no script file): the shell runs what it reads."""
+    i = 1
+    while i < len(command):
+        word = command[i]
+        if word == "--":
+            i += 1
+            break
+        if word[:1] in "-+" and word != "-":
+            if not word.startswith("--") and "c" in word[1:]:
+                return False
+            if not word.startswith("--") and "s" in word[1:]:
+                return True
+            i += 2 if word in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file") else 1
             continue
-        verdict = check_bash_permission(code, context)
-        if isinstance(verdict, PermissionDeny):
-            return PermissionDeny(f"{verdict.message.rstrip('.')} (shell code in cell {cell_id}).")
-        if isinstance(verdict, PermissionAsk) and is_sticky(verdict):  # the same reason: still sticky
-            return new_ask(f"Cell {cell_id} runs shell code: {verdict.message}", (), verdict.reason)
+        break
+    return i >= len(command) or command[i] == "-"
+
+
+def _heredoc(body: str) -> str:
+    end = "IPYTHON_CELL_END"
+    while end in body:
+        end += "_"
+    return f"<<'{end}'\n{body.rstrip(chr(10))}\n{end}"
+
+
+def _path_word(text: str) -> str:
+    """``text`` as one shell word; a leading ``~`` stays a home folder."""
+    if text == "~" or text.startswith("~/"):
+        return "~" + (shlex.quote(text[1:]) if len(text) > 1 else "")
+    return shlex.quote(text)
+
+
+def _alias_command(template: str, rest: str) -> str | None:
+    """The command an IPython alias runs (``Alias.__call__``): ``%l`` is the rest of the line,
+    each ``%s`` one word of it; None when IPython refuses it."""
+    if "%l" in template:
+        template, rest = template.replace("%l", rest), ""
+    count = template.count("%s") - template.count("%%s")
+    if count == 0:
+        return f"{template.replace('%%s', '%s')} {rest}"
+    words = rest.split(None, count)
+    if len(words) < count:
+        return None
+    try:
+        return f"{template % tuple(words[:count])} {' '.join(words[count:])}"
+    except (TypeError, ValueError):
+        return None
+
+
+def _statements(line: str) -> list[str]:
+    """The statement ``%timeit -n1 -r1 STMT`` times: the line from each place its options may end."""
+    found = [line]
+    for match in re.finditer(r"\S+\s*", line):
+        if not (match.group().startswith("-") or match.group().strip().isdigit()) or len(found) > 6:
+            break
+        found.append(line[match.end():])
+    return [s for s in dict.fromkeys(found) if s.strip()]
+
+
+def _expanded(text: str, times: int) -> list[str]:
+    """``text`` as written and as IPython's ``var_expand`` may make it, ``times`` times over
+    (``{expr}`` and ``$name`` are values; ``{{``/``$$`` are escapes)."""
+    forms = [text]
+    for _ in range(times):
+        expanded = _expand_once(forms[-1])
+        if expanded is None or expanded in forms:
+            break
+        forms.append(expanded)
+    return forms[:_MAX_FORMS]
+
+
+def _expand_once(text: str) -> str | None:
+    from IPython.utils.text import DollarFormatter
+
+    if "{" not in text and "}" not in text and "$" not in text:
+        return text
+    try:
+        parts = list(DollarFormatter().parse(text))
+    except (ValueError, IndexError):
+        return None  # IPython leaves a line it cannot format as it is
+    return "".join(literal + (_VALUE if field is not None else "") for literal, field, _spec, _conv in parts)
+
+
+def _as_shell(text: str) -> str:
+    """``text`` with each Python value a word only known at run time, whatever quotes it is in
+    (``'{x}'`` would otherwise read as the fixed word ``{x}``)."""
+    return templated(text, _VALUE_PATTERN, lambda _m: RUN_TIME) if _VALUE in text else text
+
+
+def _ipython_calls(code: str) -> list[tuple[str, list[str]]]:
+    """``(method, string arguments)`` of each ``get_ipython().METHOD(...)`` call in ``code``, in
+    the order they appear (a cell Python cannot compile runs nothing, but its lines are read
+    one by one: this Python may not be the kernel's)."""
+    try:
+        nodes: Iterable[ast.AST] = ast.walk(ast.parse(code))
+    except (SyntaxError, ValueError):
+        nodes = [node for line in code.splitlines() for node in _line_nodes(line)]
+    calls = []
+    for node in nodes:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _CALLS):
+            continue
+        owner = node.func.value
+        if not (isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "get_ipython"):
+            continue
+        args = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if len(args) == len(node.args) and not node.keywords:
+            calls.append((node.lineno, node.col_offset, node.func.attr, args))
+    calls.sort(key=lambda call: (call[0], call[1]))
+    return [(name, args) for _line, _col, name, args in calls]
+
+
+def _line_nodes(line: str) -> list[ast.AST]:
+    found: list[ast.AST] = []
+    for match in re.finditer(r"get_ipython\(\)\.", line):
+        try:
+            found.extend(ast.walk(ast.parse(line[match.start():].strip())))
+        except (SyntaxError, ValueError):
+            continue
+    return found
+
+
+def cells_shell_check(cells: list[tuple[str, str]], context: ToolUseContext, shell: Any = None,
+                      other_kernel: bool = False) -> PermissionResult | None:
+    """A deny or an ask no mode may skip for the shell code of these ``(cell id, source)`` code
+    cells, as the Bash permission check gives it; None when it has neither.  Each cell is checked,
+    after the folder and environment the cells before it leave (``%cd sub``, then ``!cat .env``),
+    then all of them as one script (``%%writefile run.sh`` in one, ``!bash run.sh`` in the next)."""
+    from .bash import check_bash_permission
+
+    reader = IPythonReader(shell, other_kernel)
+    for cell_id, source in cells:
+        state = [line for line in reader.lines if line == "cd" or line.startswith(_STATE)]
+        start = len(reader.lines)
+        reader.cell(source)
+        code = "\n".join(reader.lines[start:])
+        if code.strip():
+            verdict = _verdict(check_bash_permission("\n".join([*state, code]), context), f"cell {cell_id}")
+            if verdict is not None:
+                return verdict
+    code = reader.code()
+    if len(cells) > 1 and code.strip():
+        return _verdict(check_bash_permission(code, context), "the cells")
     return None
 
 
-__all__ = ["cell_shell_code", "cells_shell_check"]
+_STATE = ("cd ", "popd", "export ")  # what the reader writes for %cd, %pushd, %popd, %env
+
+
+def _verdict(verdict: PermissionResult, where: str) -> PermissionResult | None:
+    if isinstance(verdict, PermissionDeny):
+        return PermissionDeny(f"{verdict.message.rstrip('.')} (shell code in {where}).")
+    if isinstance(verdict, PermissionAsk) and is_sticky(verdict):  # the same reason: still sticky
+        return new_ask(f"{where[0].upper()}{where[1:]} runs shell code: {verdict.message}", (), verdict.reason)
+    return None
+
+
+__all__ = ["RUN_TIME", "UNKNOWN_CODE", "IPythonReader", "cell_shell_code", "cells_shell_check", "notebook_shell_code"]

@@ -99,13 +99,13 @@ def scripts_run(info: CommandInfo, cwds: list[str]) -> list[Script]:
         if name in POSIX_SHELLS:
             operand = _shell_operand(form)
             if operand is not None:  # else bash -c CODE, bash reading stdin: bash_wrappers reads those
-                found.extend(_located(operand, cwds, search_path=True))
+                found.extend(located(operand, cwds, search_path=True))
         elif program in SOURCE:
             args = form[2:] if len(form) > 1 and form[1].literal == "--" else form[1:]
             if args:
-                found.extend(_located(args[0], cwds, search_path=True, path_first=True))
+                found.extend(located(args[0], cwds, search_path=True, path_first=True))
         elif "/" in program:
-            found.extend(s for s in _located(form[0], cwds, search_path=False) if s.path is None or shell_script(s.path))
+            found.extend(s for s in located(form[0], cwds, search_path=False) if s.path is None or shell_script(s.path))
     return found
 
 
@@ -118,28 +118,65 @@ def passed_on(words: tuple[Word, ...]) -> str:
 
 
 def templated(line: str, pattern: re.Pattern[str], value: Callable[[re.Match[str]], str]) -> str:
-    """``line`` with each match of ``pattern`` (a template: just's ``{{x}}``, go-task's ``{{.X}}``)
-    replaced by ``value(match)``, shell code for words (``"${X}"``: a word only known at run time),
-    outside the quotes it stands in: ``rm -rf '{{d}}'`` removes what ``d`` says, not a file so named."""
+    """``line`` with each match of ``pattern`` (a template: just's ``{{x}}``, go-task's ``{{.X}}``,
+    a Python value IPython puts in) replaced by ``value(match)``, shell code for words (``"${X}"``:
+    a word only known at run time), outside the quotes it stands in: ``rm -rf '{{d}}'`` removes what
+    ``d`` says, not a file so named.  Quotes are followed into ``$(…)`` and backquotes, and
+    ``$'…'``; a backslash before a template quotes only the value's first character."""
     out: list[str] = []
-    quote = ""
+    stack = [""]  # the quotes open, innermost last: "" (unquoted, or in $( )), "`", "'", '"', "$'"
+    parens = [0]  # open parentheses at each level (the one closing $( ends it)
     i, n = 0, len(line)
     while i < n:
+        top = stack[-1]
         match = pattern.match(line, i)
         if match is not None and match.end() > i:
-            words = value(match)
-            out.append(f"{quote}{words}{quote}" if quote else words)  # close the quote, the words, reopen
+            words = value(match)  # close the quote, the words, reopen it
+            out.append(words if top in ("", "`") else f"{top[-1]}{words}{top}")
             i = match.end()
             continue
         c = line[i]
-        if c == "\\" and quote != "'" and i + 1 < n:
-            out.append(line[i:i + 2])
-            i += 2
+        if c == "\\" and top not in ("'",) and i + 1 < n:
+            if pattern.match(line, i + 1):
+                out.append("\\_")
+                i += 1
+            else:
+                out.append(line[i:i + 2])
+                i += 2
             continue
-        if c in "'\"" and quote in ("", c):
-            quote = "" if quote else c
         out.append(c)
         i += 1
+        nxt = line[i] if i < n else ""
+        if top in ("'", "$'"):
+            if c == "'":
+                stack.pop()
+                parens.pop()
+        elif c == "$" and (nxt == "(" or (nxt == "'" and top != '"')):
+            out.append(nxt)
+            i += 1
+            stack.append("" if nxt == "(" else "$'")
+            parens.append(0)
+        elif c == "`":
+            if top == "`":
+                stack.pop()
+                parens.pop()
+            else:
+                stack.append("`")
+                parens.append(0)
+        elif top == '"':
+            if c == '"':
+                stack.pop()
+                parens.pop()
+        elif c in "'\"":
+            stack.append(c)
+            parens.append(0)
+        elif c == "(":
+            parens[-1] += 1
+        elif c == ")" and parens[-1]:
+            parens[-1] -= 1
+        elif c == ")" and len(stack) > 1:
+            stack.pop()
+            parens.pop()
     return "".join(out)
 
 
@@ -202,7 +239,7 @@ def _shell_operand(form: tuple[Word, ...]) -> Word | None:
     return form[i]
 
 
-def _located(word: Word, cwds: list[str], search_path: bool, path_first: bool = False) -> list[Script]:
+def located(word: Word, cwds: list[str], search_path: bool, path_first: bool = False) -> list[Script]:
     """Where the file ``word`` names is, from every folder the command may run in; a name
     without a slash is also looked up on ``PATH`` (``source`` looks there first, bash after the
     working folder), as the shell does."""

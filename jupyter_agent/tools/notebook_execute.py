@@ -131,7 +131,10 @@ class NotebookExecuteTool(NotebookTool[NotebookExecuteInput, NotebookExecuteOutp
         except ToolError as exc:  # fail closed: still ask, and say what could not be shown
             message = f"Run cells {', '.join(input.cell_ids)} of {input.notebook_path}? ({exc})"
         else:  # !rm -rf build, %%bash cells: the Bash deny and ask rules and safety checks apply
-            shell = cells_shell_check([(cid, src) for cid, kind, src in plan.cells if kind == "code"], context)
+            # this kernel's aliases as they are now; another notebook's kernel cannot be looked at
+            own = _ipython() if plan.doc.target is None else None
+            code_cells = [(cid, src) for cid, kind, src in plan.cells if kind == "code"]
+            shell = cells_shell_check(code_cells, context, own, other_kernel=plan.doc.target is not None)
             if shell is not None:
                 return shell
         always = PermissionUpdate(rules=("NotebookExecute",), destination="session")
@@ -184,6 +187,15 @@ async def _plan(input: NotebookExecuteInput, context: ToolUseContext) -> _Plan:
         names = ", ".join(f'"{m}"' for m in missing)
         raise ToolError(f"Cell(s) not found in notebook {path}: {names}. Read the notebook to see its cell ids.")
     return _Plan(path, doc, tuple(found))
+
+
+def _ipython() -> Any:
+    """The IPython shell of this kernel, if any."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
 
 
 def _ask_message(plan: _Plan) -> str:

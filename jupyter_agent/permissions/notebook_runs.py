@@ -1,0 +1,337 @@
+"""The notebooks and IPython files a Bash line runs, and the shell code they run.
+
+``jupyter nbconvert --execute nb.ipynb`` with a cell ``!rm -rf build`` ran ``rm`` under a rule that
+allows ``jupyter`` and denies ``rm`` (and in bypassPermissions), though NotebookExecute, running the
+same cell, is held to the Bash rules (``notebook_shell.py``).  Now each notebook such a command
+runs is a script of the line: the shell code of its code cells (read as IPython reads them) meets
+the deny and ask rules and the safety checks, from the folder its kernel starts in:
+
+- ``jupyter nbconvert`` (``jupyter-nbconvert``, ``python -m nbconvert``) with ``--execute`` (or an
+  ``--ExecutePreprocessor.*`` setting, or a ``--config`` file): each notebook it is given, in the
+  notebook's folder; ``jupyter execute`` (``jupyter-execute``): each notebook, in its folder;
+- ``papermill IN OUT``: IN, in the current folder or ``--cwd``;
+- ``jupytext --execute`` / ``--run-path``: each notebook, in the output's folder (else the
+  notebook's, else ``--run-path``);
+- ``ipython FILE.ipynb|FILE.ipy`` (``python -m IPython``), ``ipython -c CODE`` and ``jupyter run
+  FILE``: IPython code, in the current folder.
+
+What the real programs do was checked by running them (``tests/permissions/test_notebook_runs.py``).
+A notebook read from standard input, a URL, a text notebook jupytext converts, a folder IPython is
+told to take start-up files from, or a kernel already running (``jupyter run --existing``) is code
+only known at run time; so is ``ipython`` reading its input.  A notebook in another language (its
+``kernelspec``) runs that language's code: a program, as a ``.py`` file's is.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from dataclasses import replace
+from typing import Any
+
+from .bash_analysis import CommandInfo
+from .bash_words import Word
+from .notebook_shell import IPythonReader
+from .paths import BadPath, resolve_below
+from .script_files import NotKnown, Script, located, parsed_file, per_form, scripts_of_forms
+
+NOTEBOOK_RUNNERS = frozenset({"jupyter", "jupyter-nbconvert", "jupyter-execute", "jupyter-run", "nbconvert",
+                              "papermill", "ipython", "ipython3", "IPython", "jupytext"})
+_MAX_NOTEBOOK = 64 * 1024 * 1024
+_MAX_GLOB = 200
+# options that take the next word as their value (a traitlets option may also be written --x=v)
+_NBCONVERT_VALUES = frozenset({"--to", "--template", "--template-file", "--output", "--output-dir", "--writer",
+                               "--post", "--reveal-prefix", "--nbformat", "--log-level", "--config", "--theme",
+                               "--sanitize_html", "--embed-images", "--kernel_name", "--timeout",
+                               "--startup_timeout"})
+_PAPERMILL_VALUES = frozenset({"-p", "--parameters", "-r", "--parameters_raw", "-f", "--parameters_file", "-y",
+                               "--parameters_yaml", "-b", "--parameters_base64", "--engine", "--cwd", "-k",
+                               "--kernel", "-l", "--language", "--execution-timeout", "--start-timeout",
+                               "--log-level", "--inject-paths"})
+_PAPERMILL_PAIRS = frozenset({"-p", "--parameters", "-r", "--parameters_raw"})
+_JUPYTEXT_VALUES = frozenset({"--to", "--format", "--from", "-o", "--output", "--format-options", "--opt",
+                              "--set-formats", "--update-metadata", "--pipe", "--check", "--pipe-fmt",
+                              "--run-path", "--set-kernel", "-k", "--diff-format"})
+_IPYTHON_VALUES = frozenset({"-c", "-m", "--profile", "--profile-dir", "--ipython-dir", "--log-level", "--colors",
+                             "--logfile", "--logappend", "--autocall", "--ext", "--gui", "--matplotlib",
+                             "--cache-size", "--editor", "--config", "--term-title", "--theme"})
+# IPython options that make it run code named elsewhere: start-up files, lines, extensions
+_IPYTHON_ELSEWHERE = ("--profile-dir", "--ipython-dir", "--ext", "--InteractiveShellApp.", "--TerminalIPythonApp.",
+                      "--config")
+_IPYTHON_SUBCOMMANDS = frozenset({"profile", "kernel", "locate", "history", "notebook", "console", "qtconsole",
+                                  "kernelspec", "nbconvert"})
+
+
+def notebook_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
+    """The notebooks and IPython code this command runs (every form: ``uv run papermill a b``)."""
+    return scripts_of_forms(info, cwds, memo, NOTEBOOK_RUNNERS, _READ, per_folder=True)
+
+
+def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    program = form[0].literal or ""
+    args = form[1:]
+    if program == "jupyter" and args:  # jupyter SUBCOMMAND: jupyter-SUBCOMMAND
+        if args[0].literal is None:
+            raise NotKnown("the jupyter subcommand is only known at run time")
+        program, args = f"jupyter-{args[0].literal}", args[1:]
+    if program in ("jupyter-nbconvert", "nbconvert"):
+        return _nbconvert(args, cwd, cwd_unknown)
+    if program == "jupyter-execute":
+        return [s for word in _operands(args, _NBCONVERT_VALUES) for s in _notebooks(word, cwd, cwd_unknown, None)]
+    if program == "jupyter-run":
+        return _jupyter_run(args, cwd, cwd_unknown)
+    if program == "papermill":
+        return _papermill(args, cwd, cwd_unknown)
+    if program == "jupytext":
+        return _jupytext(args, cwd, cwd_unknown)
+    if program in ("ipython", "ipython3", "IPython"):
+        return _ipython(args, cwd, cwd_unknown)
+    return []
+
+
+_READ = per_form("IPython code", _of_form)
+
+
+def _operands(args: tuple[Word, ...], values: frozenset[str]) -> list[Word]:
+    """The words that may be files: not options, not the value of an option known to take one
+    (a traitlets option of unknown width may take the next word: it stays a candidate)."""
+    found = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        text = word.literal
+        if text is not None and text.startswith("-") and text != "-":
+            i += 2 if text in values else 1
+            continue
+        found.append(word)
+        i += 1
+    return found
+
+
+def _option(args: tuple[Word, ...], names: tuple[str, ...]) -> Word | None:
+    """The value of the last of these options (``--cwd DIR`` or ``--cwd=DIR``)."""
+    value = None
+    for i, word in enumerate(args):
+        text = word.text
+        for name in names:
+            if text == name and i + 1 < len(args):
+                value = args[i + 1]
+            elif text.startswith(name + "=") and word.literal is not None:
+                value = Word(text[len(name) + 1:], word.static, word.glob)
+    return value
+
+
+def _flag(args: tuple[Word, ...], *prefixes: str) -> bool:
+    return any(w.literal is None or w.literal.startswith(prefixes) for w in args if w.text.startswith("-"))
+
+
+def _nbconvert(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    if not _flag(args, "--execute", "--ExecutePreprocessor.", "--config"):
+        return []  # converting a notebook runs none of it
+    if any(w.literal == "--stdin" for w in args):
+        raise NotKnown("nbconvert reads the notebook from its input")
+    return [s for word in _operands(args, _NBCONVERT_VALUES) for s in _notebooks(word, cwd, cwd_unknown, None)]
+
+
+def _jupyter_run(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    if any(w.text.startswith("--existing") for w in args):
+        raise NotKnown("jupyter run --existing runs it in a kernel already running, whose folder is not known")
+    return [s for word in _operands(args, frozenset({"--kernel"})) for s in _ipython_file(word, cwd, cwd_unknown, True)]
+
+
+def _papermill(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    operands, i = [], 0
+    while i < len(args):
+        text = args[i].literal
+        if text is not None and text.startswith("-") and text != "-":
+            i += 3 if text in _PAPERMILL_PAIRS else 2 if text in _PAPERMILL_VALUES else 1
+            continue
+        operands.append(args[i])
+        i += 1
+    if not operands:
+        return []
+    where = _option(args, ("--cwd",))
+    kernel_cwd = cwd if where is None else _folder(where, cwd, cwd_unknown)
+    return _notebooks(operands[0], cwd, cwd_unknown, kernel_cwd, parent_is_cwd=False)
+
+
+def _jupytext(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    run_path = _option(args, ("--run-path",))
+    if run_path is None and not any(w.literal in ("--execute", None) for w in args if w.text.startswith("--")):
+        return []
+    if any(w.literal in ("--sync", "-s", "--update") for w in args):
+        raise NotKnown("jupytext --sync may run the cells of the file paired with it")
+    output = _option(args, ("-o", "--output"))
+    found = []
+    for word in _operands(args, _JUPYTEXT_VALUES):
+        text = word.literal
+        if text is not None and not text.endswith(".ipynb"):
+            raise NotKnown(f"jupytext makes the notebook it runs from {text}")
+        if run_path is not None:
+            kernel_cwd = _folder(run_path, cwd, cwd_unknown)
+            if not os.path.isdir(kernel_cwd):  # jupytext then tries it from the notebook's folder
+                raise NotKnown(f"--run-path {run_path.text} is not a folder from here")
+        elif output is not None and output.literal != "-":
+            kernel_cwd = _folder(output, cwd, cwd_unknown, parent=True)
+        else:
+            kernel_cwd = None
+        found += _notebooks(word, cwd, cwd_unknown, kernel_cwd, parent_is_cwd=kernel_cwd is None)
+    return found
+
+
+def _ipython(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    if args and args[0].literal in _IPYTHON_SUBCOMMANDS:
+        return []  # ipython profile create, ipython kernel: no code of its own
+    if any(w.literal is not None and w.literal.startswith(("--version", "-h", "--help")) for w in args):
+        return []
+    for word in args:
+        if word.literal is None and word.text.startswith("-"):
+            raise NotKnown("an option of ipython is only known at run time")
+        if word.literal is not None and word.literal.startswith(_IPYTHON_ELSEWHERE):
+            raise NotKnown(f"{word.literal.split('=')[0]} makes ipython run code from elsewhere")
+    found: list[Script] = []
+    code = _option(args, ("-c", "--c"))
+    if code is not None:
+        if code.literal is None:
+            raise NotKnown("the code ipython -c runs is only known at run time")
+        found.append(Script(f"ipython -c {code.text}", None, code=_shell_code([code.literal]), cwd=cwd))
+    if _option(args, ("-m",)) is not None:
+        return found  # a Python module
+    operands = _operands(args, _IPYTHON_VALUES)
+    if operands:
+        found += _ipython_file(operands[0], cwd, cwd_unknown, False)
+    elif code is None:
+        raise NotKnown("ipython runs what it reads from its input")
+    return found
+
+
+def _ipython_file(word: Word, cwd: str, cwd_unknown: bool, any_kind: bool) -> list[Script]:
+    """A file IPython runs: a notebook's cells, an ``.ipy`` file as one cell; another file is
+    Python (``any_kind``: every file is one cell, as ``jupyter run`` sends each to the kernel)."""
+    text = word.literal
+    if text is None:
+        raise NotKnown(f"{word.text} is a file only known at run time")
+    if not any_kind and text.lower().endswith(".ipynb"):
+        return _notebooks(word, cwd, cwd_unknown, cwd, parent_is_cwd=False)
+    if not any_kind and not text.lower().endswith(".ipy"):
+        return []
+    found = []
+    for script in located(word, [cwd], search_path=False):
+        if cwd_unknown and not os.path.isabs(script.shown):
+            found.append(Script(script.shown, None, f"{script.shown} is found from a folder only known at run time"))
+        elif script.path is None or script.missing:
+            found.append(script)
+        else:
+            source, why = parsed_file(script.path, _text, _MAX_NOTEBOOK)
+            if source is None:
+                found.append(Script(script.shown, None, why or f"{script.shown} could not be read"))
+            else:
+                found.append(replace(script, code=_shell_code([source]), cwd=cwd))
+    return found
+
+
+def _notebooks(word: Word, cwd: str, cwd_unknown: bool, kernel_cwd: str | None,
+               parent_is_cwd: bool = True) -> list[Script]:
+    """The notebook(s) ``word`` names (nbconvert and nbclient take glob patterns too), run from
+    ``kernel_cwd``, or from each notebook's folder (``parent_is_cwd``)."""
+    text = word.literal
+    if text is None and word.static and "{" not in word.text and not word.text.startswith("~"):
+        text = word.text  # *.ipynb: the files it names (quoted wildcards too: more, not fewer)
+    if text is None:
+        raise NotKnown(f"{word.text} is a notebook only known at run time")
+    if text == "-" or "://" in text:
+        raise NotKnown(f"the notebook {text} is read from elsewhere")
+    if cwd_unknown and not os.path.isabs(os.path.expanduser(text)):
+        raise NotKnown(f"{text} is found from a folder only known at run time")
+    names = [text]
+    if any(c in text for c in "*?["):
+        names = sorted(glob.glob(os.path.expanduser(text), root_dir=cwd))
+        if len(names) > _MAX_GLOB:
+            raise NotKnown(f"{text} names more than {_MAX_GLOB} notebooks")
+    found = []
+    for name in names:
+        try:
+            path = resolve_below(os.path.expanduser(name), cwd)[1]
+        except BadPath:
+            raise NotKnown(f"{name} could not be resolved") from None
+        if not os.path.exists(path):
+            found.append(Script(name, path, missing=True))
+            continue
+        cells, why = parsed_file(path, _code_cells, _MAX_NOTEBOOK)
+        if cells is None and why:
+            found.append(Script(name, None, f"{name} could not be read as a notebook ({why})"))
+        elif cells is not None:  # (not a notebook: the runner stops on it)
+            where = os.path.dirname(path) if parent_is_cwd else (kernel_cwd or cwd)
+            found.append(Script(name, path, code=_shell_code(cells), cwd=where))
+    return found
+
+
+def _folder(word: Word, cwd: str, cwd_unknown: bool, parent: bool = False) -> str:
+    text = word.literal
+    if text is None or (cwd_unknown and not os.path.isabs(text)):
+        raise NotKnown(f"the notebook runs in {word.text}, a folder only known at run time")
+    try:
+        path = resolve_below(os.path.expanduser(text), cwd)[1]
+    except BadPath:
+        raise NotKnown(f"{text} could not be resolved") from None
+    return os.path.dirname(path) if parent else path
+
+
+def _shell_code(sources: list[str]) -> str:
+    reader = IPythonReader()
+    for source in sources:
+        reader.cell(source)
+    return reader.code()
+
+
+def _text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("it is not UTF-8 text") from None
+
+
+def _code_cells(data: bytes) -> list[str] | None:
+    """The sources of a notebook's code cells, in order (nbformat 4, or 3 which runners upgrade);
+    None when the file is not a notebook at all; [] for a notebook in another language."""
+    try:
+        nb: Any = json.loads(data)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(nb, dict) or "nbformat" not in nb:
+        return None
+    meta = nb.get("metadata")
+    language = _language(meta) if isinstance(meta, dict) else ""
+    if language and language != "python":
+        return []
+    if nb["nbformat"] == 4:
+        cells = nb.get("cells")
+    elif nb["nbformat"] == 3:
+        cells = [c for ws in nb.get("worksheets") or () if isinstance(ws, dict) for c in ws.get("cells") or ()]
+    else:
+        raise ValueError(f"nbformat {nb['nbformat']!r} is not read here")
+    if not isinstance(cells, list):
+        raise ValueError("its cells are not a list")
+    sources = []
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", cell.get("input", ""))
+        if isinstance(source, list) and all(isinstance(s, str) for s in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise ValueError("a code cell's source is not text")
+        sources.append(source)
+    return sources
+
+
+def _language(meta: dict[str, Any]) -> str:
+    for key, field in (("kernelspec", "language"), ("language_info", "name")):
+        value = meta.get(key)
+        if isinstance(value, dict) and isinstance(value.get(field), str):
+            return value[field].lower()
+    return ""
+
+
+__all__ = ["NOTEBOOK_RUNNERS", "notebook_scripts"]

@@ -1,0 +1,157 @@
+"""Notebooks and IPython files a Bash line runs (``permissions/notebook_runs.py``).
+
+Session 33's probe: with ``Bash(jupyter:*)`` (or ``papermill``, ``ipython``, ``jupytext``) allowed
+and ``Bash(rm:*)`` denied, and in bypassPermissions, ``jupyter nbconvert --execute nb.ipynb`` whose
+cell says ``!rm -rf x`` was allowed, and so were ``jupyter execute``, ``papermill``, ``ipython
+nb.ipynb``, ``ipython x.ipy``, ``ipython -c '!rm -rf x'`` and ``jupytext --execute``.  The
+folder each runner's kernel starts in (what a cell's relative paths mean) is checked against the
+real programs below.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from jupyter_agent.permissions.bash_analysis import analyze
+from jupyter_agent.permissions.notebook_runs import notebook_scripts
+from tests.permissions.tools import decide_bash, make_ctx
+
+
+def _notebook(path: Path, *sources: str, language: str = "python") -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": language}
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    proj = tmp_path / "proj"
+    _notebook(proj / "bad.ipynb", "import os", "!rm -rf build")
+    _notebook(proj / "bash.ipynb", "%%bash\necho hi\nrm -rf y")
+    _notebook(proj / "alias.ipynb", "%rm -r build")
+    _notebook(proj / "ok.ipynb", "!ls -la", "x = 1")
+    _notebook(proj / "sub" / "env.ipynb", "!cat ../.env")
+    _notebook(proj / "r.ipynb", "!rm -rf build", language="R")
+    _notebook(proj / "chain.ipynb", "%run bad.ipynb")
+    (proj / "bad.ipy").write_text("!rm -rf x\n")
+    (proj / "one.ipy").write_text("rm -r x\n")
+    (proj / "ok.ipy").write_text("!ls\n")
+    (proj / "bad.py").write_text("!rm -rf x\n")
+    (proj / ".env").write_text("KEY=1\n")
+    (proj / "notes.txt").write_text("not a notebook\n")
+    return proj
+
+
+RUNNERS = ("Bash(jupyter:*)", "Bash(papermill:*)", "Bash(ipython:*)", "Bash(jupytext:*)", "Bash(python:*)",
+           "Bash(uv run:*)", "Bash(echo:*)")
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    # each runner that runs a notebook's cells
+    ("jupyter nbconvert --to notebook --execute bad.ipynb", "deny"),
+    ("jupyter nbconvert --execute --to html bash.ipynb", "deny"),
+    ("jupyter nbconvert --to html --ExecutePreprocessor.enabled=True alias.ipynb", "deny"),
+    ("jupyter-nbconvert --execute --inplace bad.ipynb", "deny"),
+    ("python -m nbconvert --execute --to notebook bad.ipynb", "deny"),
+    ("python3 -m jupyter nbconvert --execute bad.ipynb", "deny"),
+    ("jupyter nbconvert --execute '*.ipynb'", "deny"), ("jupyter execute *.ipynb", "deny"),
+    ("jupyter execute bad.ipynb", "deny"), ("jupyter-execute --allow-errors alias.ipynb", "deny"),
+    ("papermill bad.ipynb out.ipynb", "deny"), ("papermill -p alpha 0.1 bash.ipynb out.ipynb", "deny"),
+    ("uv run papermill bad.ipynb out.ipynb", "deny"), ("timeout 60 papermill bad.ipynb -", "deny"),
+    ("ipython bad.ipynb", "deny"), ("ipython bad.ipy", "deny"), ("ipython one.ipy", "deny"),
+    ("python -m IPython bad.ipy", "deny"), ("ipython3 --no-banner bad.ipy", "deny"),
+    ("ipython -c '!rm -rf x'", "deny"), ("ipython -c 'rm -r x'", "deny"), ("jupyter run one.ipy", "deny"),
+    ("jupyter run bad.py", "deny"),  # jupyter run sends any file to the kernel as IPython code
+    ("jupytext --execute bad.ipynb", "deny"), ("jupytext --to notebook --execute alias.ipynb", "deny"),
+    ("jupytext --run-path sub --to ipynb bash.ipynb", "deny"),
+    ("jupyter execute chain.ipynb", "deny"),  # %run bad.ipynb: its cells too
+    ("jupyter execute sub/env.ipynb", "deny"),  # its kernel starts in sub/: ../.env is the project's
+    # nothing runs, or what runs is not shell code
+    ("jupyter nbconvert --to html bad.ipynb", "allow"), ("jupyter nbconvert --to script bad.ipynb", "allow"),
+    ("jupytext --to py bad.ipynb", "allow"), ("jupyter execute ok.ipynb", "allow"), ("ipython ok.ipy", "allow"),
+    ("ipython bad.py", "allow"), ("ipython -m bad", "allow"), ("ipython --version", "allow"),
+    ("ipython profile list", "allow"), ("jupyter execute r.ipynb", "allow"), ("jupyter execute gone.ipynb", "allow"),
+    ("jupyter execute notes.txt", "allow"), ("jupyter run bad.ipynb", "allow"),
+    # what is only known at run time, or what the line changes first
+    ("ipython", "ask"), ("cat x | ipython", "ask"), ('jupyter execute "$NB"', "ask"),
+    ("papermill s3://bucket/nb.ipynb out.ipynb", "ask"), ("jupyter nbconvert --execute --stdin", "ask"),
+    ("jupytext --execute bad.py", "ask"), ("jupytext --sync --execute bad.ipynb", "ask"),
+    ("ipython --profile-dir=./p ok.ipy", "ask"), ("ipython --InteractiveShellApp.exec_lines='!ls' ok.ipy", "ask"),
+    ("jupyter run --existing k.json ok.ipy", "ask"), ('jupyter "$SUB" bad.ipynb', "ask"),
+    ("echo '!rm -rf x' > ok.ipy && ipython ok.ipy", "ask"), ("cp bad.ipynb ok.ipynb && jupyter execute ok.ipynb", "ask"),
+    ("echo '{}' > new.ipynb && jupyter execute new.ipynb", "ask"),
+])
+def test_the_cells_a_line_runs_meet_the_deny_rules(project, command, expected):
+    for mode, allow in (("default", RUNNERS), ("bypassPermissions", ())):
+        ctx = make_ctx(project, allow=allow, deny=("Bash(rm:*)", "Read(./.env)"), mode=mode)
+        verdict = asyncio.run(decide_bash(ctx, command))
+        kind = type(verdict).__name__.removeprefix("Permission").lower()
+        assert kind == expected, (mode, command, getattr(verdict, "message", ""))
+
+
+def test_without_rules_running_a_notebook_is_one_approval(project):
+    ctx = make_ctx(project, allow=RUNNERS)
+    assert type(asyncio.run(decide_bash(ctx, "jupyter execute bad.ipynb"))).__name__ == "PermissionAllow"
+    ctx = make_ctx(project)
+    verdict = asyncio.run(decide_bash(ctx, "jupyter execute bad.ipynb"))
+    assert type(verdict).__name__ == "PermissionAsk" and "rm -rf build" in verdict.message  # the card says
+
+
+def test_a_protected_write_in_a_cell_asks_in_every_mode(project):
+    _notebook(project / "hook.ipynb", "!echo 'rm -rf /' > .git/hooks/pre-commit")
+    (project / ".git" / "hooks").mkdir(parents=True)
+    ctx = make_ctx(project, mode="bypassPermissions")
+    verdict = asyncio.run(decide_bash(ctx, "jupyter execute hook.ipynb"))
+    assert type(verdict).__name__ == "PermissionAsk" and ".git" in verdict.message
+
+
+# ---- the real runners: where each one's kernel starts, and whether it runs the cells ----
+
+def _have(program: str) -> bool:
+    return shutil.which(program) is not None
+
+
+@pytest.mark.parametrize("command", [
+    "jupyter nbconvert --to notebook --execute sub/where.ipynb --output-dir out",
+    "jupyter nbconvert --to html sub/where.ipynb --output-dir out",
+    "jupyter execute sub/where.ipynb",
+    "papermill sub/where.ipynb out/o.ipynb",
+    "papermill --cwd sub2 sub/where.ipynb out/o.ipynb",
+    "ipython sub/where.ipynb",
+    "ipython sub/where.ipy",
+    "jupytext --execute sub/where.ipynb",
+    "jupytext --execute sub/where.ipynb -o out/w.ipynb",
+    "jupytext --to ipynb --run-path sub2 sub/where.ipynb -o out/w2.ipynb",
+    "jupyter run sub/where.ipy",
+])
+def test_each_runner_runs_where_the_analysis_says(tmp_path, command):
+    program = command.split()[0]
+    if not _have(program):
+        pytest.skip(f"{program} is not installed")
+    proj = tmp_path / "proj"
+    marker = tmp_path / "marker"
+    _notebook(proj / "sub" / "where.ipynb", f"!pwd > {marker}")
+    (proj / "sub" / "where.ipy").write_text(f"!pwd > {marker}\n")
+    (proj / "sub2").mkdir()
+    (proj / "out").mkdir()
+    info = analyze(command).commands[0]
+    scripts = notebook_scripts(info, [str(proj)], {})
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    subprocess.run(command.split(), cwd=proj, env=env, capture_output=True, timeout=180, check=False)
+    ran = marker.read_text().strip() if marker.exists() else None
+    if not scripts:
+        assert ran is None, f"{command} ran the cells, which the analysis does not read"
+        return
+    assert ran is not None, f"{command} did not run the cells the analysis reads"
+    (script,) = scripts
+    assert os.path.realpath(ran) == (script.cwd or str(proj)), command
+    assert "pwd" in (script.code or "")
