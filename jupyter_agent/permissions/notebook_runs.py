@@ -18,8 +18,10 @@ the deny and ask rules and the safety checks, from the folder its kernel starts 
 What the real programs do was checked by running them (``tests/permissions/test_notebook_runs.py``).
 A notebook read from standard input, a URL, a text notebook jupytext converts, a folder IPython is
 told to take start-up files from, or a kernel already running (``jupyter run --existing``) is code
-only known at run time; so is ``ipython`` reading its input.  A notebook in another language (its
-``kernelspec``) runs that language's code: a program, as a ``.py`` file's is.
+only known at run time; so is ``ipython`` reading its input.  The cells run in the kernel an
+option names (``papermill -k``, ``--ExecutePreprocessor.kernel_name``) or the notebook's metadata
+does: a Python kernel's are read as IPython reads them, a shell kernel's (bash_kernel) are shell
+code, another language's are a program, as a ``.py`` file's is (the language is the kernel spec's).
 """
 
 from __future__ import annotations
@@ -78,7 +80,9 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     if program in ("jupyter-nbconvert", "nbconvert"):
         return _nbconvert(args, cwd, cwd_unknown)
     if program == "jupyter-execute":
-        return [s for word in _operands(args, _NBCONVERT_VALUES) for s in _notebooks(word, cwd, cwd_unknown, None)]
+        kernel = _option(args, ("--kernel_name",))
+        return [s for word in _operands(args, _NBCONVERT_VALUES)
+                for s in _notebooks(word, cwd, cwd_unknown, None, kernel=kernel)]
     if program == "jupyter-run":
         return _jupyter_run(args, cwd, cwd_unknown)
     if program == "papermill":
@@ -131,13 +135,19 @@ def _nbconvert(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scri
         return []  # converting a notebook runs none of it
     if any(w.literal == "--stdin" for w in args):
         raise NotKnown("nbconvert reads the notebook from its input")
-    return [s for word in _operands(args, _NBCONVERT_VALUES) for s in _notebooks(word, cwd, cwd_unknown, None)]
+    kernel = _option(args, ("--ExecutePreprocessor.kernel_name",))
+    return [s for word in _operands(args, _NBCONVERT_VALUES)
+            for s in _notebooks(word, cwd, cwd_unknown, None, kernel=kernel)]
 
 
 def _jupyter_run(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
     if any(w.text.startswith("--existing") for w in args):
         raise NotKnown("jupyter run --existing runs it in a kernel already running, whose folder is not known")
-    return [s for word in _operands(args, frozenset({"--kernel"})) for s in _ipython_file(word, cwd, cwd_unknown, True)]
+    language = _language_of(_option(args, ("--kernel",)), "")
+    if language is None:
+        return []
+    return [s for word in _operands(args, frozenset({"--kernel"}))
+            for s in _ipython_file(word, cwd, cwd_unknown, True, language)]
 
 
 def _papermill(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
@@ -153,7 +163,8 @@ def _papermill(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scri
         return []
     where = _option(args, ("--cwd",))
     kernel_cwd = cwd if where is None else _folder(where, cwd, cwd_unknown)
-    return _notebooks(operands[0], cwd, cwd_unknown, kernel_cwd, parent_is_cwd=False)
+    kernel = _option(args, ("-k", "--kernel"))
+    return _notebooks(operands[0], cwd, cwd_unknown, kernel_cwd, parent_is_cwd=False, kernel=kernel)
 
 
 def _jupytext(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
@@ -176,7 +187,8 @@ def _jupytext(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
             kernel_cwd = _folder(output, cwd, cwd_unknown, parent=True)
         else:
             kernel_cwd = None
-        found += _notebooks(word, cwd, cwd_unknown, kernel_cwd, parent_is_cwd=kernel_cwd is None)
+        found += _notebooks(word, cwd, cwd_unknown, kernel_cwd, parent_is_cwd=kernel_cwd is None,
+                            kernel=_option(args, ("--set-kernel", "-k")))
     return found
 
 
@@ -200,20 +212,21 @@ def _ipython(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         return found  # a Python module
     operands = _operands(args, _IPYTHON_VALUES)
     if operands:
-        found += _ipython_file(operands[0], cwd, cwd_unknown, False)
+        found += _ipython_file(operands[0], cwd, cwd_unknown, False, "python")
     elif code is None:
         raise NotKnown("ipython runs what it reads from its input")
     return found
 
 
-def _ipython_file(word: Word, cwd: str, cwd_unknown: bool, any_kind: bool) -> list[Script]:
+def _ipython_file(word: Word, cwd: str, cwd_unknown: bool, any_kind: bool, language: str) -> list[Script]:
     """A file IPython runs: a notebook's cells, an ``.ipy`` file as one cell; another file is
-    Python (``any_kind``: every file is one cell, as ``jupyter run`` sends each to the kernel)."""
+    Python (``any_kind``: every file is one cell, as ``jupyter run`` sends each to the kernel,
+    whose ``language`` it is)."""
     text = word.literal
     if text is None:
         raise NotKnown(f"{word.text} is a file only known at run time")
     if not any_kind and text.lower().endswith(".ipynb"):
-        return _notebooks(word, cwd, cwd_unknown, cwd, parent_is_cwd=False)
+        return _notebooks(word, cwd, cwd_unknown, cwd, parent_is_cwd=False, ipython=True)
     if not any_kind and not text.lower().endswith(".ipy"):
         return []
     found = []
@@ -227,14 +240,15 @@ def _ipython_file(word: Word, cwd: str, cwd_unknown: bool, any_kind: bool) -> li
             if source is None:
                 found.append(Script(script.shown, None, why or f"{script.shown} could not be read"))
             else:
-                found.append(replace(script, code=_shell_code([source]), cwd=cwd))
+                found.append(replace(script, code=_code_in(language, [source]), cwd=cwd))
     return found
 
 
-def _notebooks(word: Word, cwd: str, cwd_unknown: bool, kernel_cwd: str | None,
-               parent_is_cwd: bool = True) -> list[Script]:
+def _notebooks(word: Word, cwd: str, cwd_unknown: bool, kernel_cwd: str | None, parent_is_cwd: bool = True,
+               kernel: Word | None = None, ipython: bool = False) -> list[Script]:
     """The notebook(s) ``word`` names (nbconvert and nbclient take glob patterns too), run from
-    ``kernel_cwd``, or from each notebook's folder (``parent_is_cwd``)."""
+    ``kernel_cwd``, or from each notebook's folder (``parent_is_cwd``), in the ``kernel`` an option
+    names or the one its metadata names (``ipython``: in IPython, whatever it names)."""
     text = word.literal
     if text is None and word.static and "{" not in word.text and not word.text.startswith("~"):
         text = word.text  # *.ipynb: the files it names (quoted wildcards too: more, not fewer)
@@ -258,13 +272,52 @@ def _notebooks(word: Word, cwd: str, cwd_unknown: bool, kernel_cwd: str | None,
         if not os.path.exists(path):
             found.append(Script(name, path, missing=True))
             continue
-        cells, why = parsed_file(path, _code_cells, _MAX_NOTEBOOK)
-        if cells is None and why:
+        notebook, why = parsed_file(path, _code_cells, _MAX_NOTEBOOK)
+        if notebook is None and why:
             found.append(Script(name, None, f"{name} could not be read as a notebook ({why})"))
-        elif cells is not None:  # (not a notebook: the runner stops on it)
+            continue
+        if notebook is None:
+            continue  # not a notebook: the runner stops on it
+        language = "python" if ipython else _language_of(kernel, notebook[0])
+        code = None if language is None else _code_in(language, notebook[1])
+        if code is not None:
             where = os.path.dirname(path) if parent_is_cwd else (kernel_cwd or cwd)
-            found.append(Script(name, path, code=_shell_code(cells), cwd=where))
+            found.append(Script(name, path, code=code, cwd=where))
     return found
+
+
+_SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "zsh"})
+
+
+def _code_in(language: str, sources: list[str]) -> str | None:
+    """The shell code cells in ``language`` run: IPython's reading of them, a shell kernel's
+    cells themselves (bash_kernel), or None (another language: a program)."""
+    if language == "python":
+        return _shell_code(sources)
+    if language in _SHELL_LANGUAGES:
+        return "\n".join(sources)
+    return None
+
+
+def _language_of(option: Word | None, named: str) -> str | None:
+    """The language of the kernel an option names, else the one the notebook names (else the
+    default, ``python3``), from its kernel spec; None when there is no such kernel (nothing runs)."""
+    if option is not None and option.literal is None:
+        raise NotKnown(f"the kernel {option.text} is only known at run time")
+    name = option.literal if option is not None else named
+    if not name or name == "-":  # jupytext -k -: this Python's
+        name = "python3"
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+    except ImportError:  # (the runner cannot run either, unless it is another Python's)
+        raise NotKnown(f"the language of the kernel {name} is not known here") from None
+    try:
+        spec = KernelSpecManager().get_kernel_spec(name)
+    except NoSuchKernel:
+        return None
+    except Exception as exc:
+        raise NotKnown(f"the kernel spec {name} could not be read ({type(exc).__name__})") from None
+    return (spec.language or "").lower()
 
 
 def _folder(word: Word, cwd: str, cwd_unknown: bool, parent: bool = False) -> str:
@@ -292,9 +345,9 @@ def _text(data: bytes) -> str:
         raise ValueError("it is not UTF-8 text") from None
 
 
-def _code_cells(data: bytes) -> list[str] | None:
-    """The sources of a notebook's code cells, in order (nbformat 4, or 3 which runners upgrade);
-    None when the file is not a notebook at all; [] for a notebook in another language."""
+def _code_cells(data: bytes) -> tuple[str, list[str]] | None:
+    """The kernel a notebook names and the sources of its code cells, in order (nbformat 4, or 3
+    which runners upgrade); None when the file is not a notebook at all."""
     try:
         nb: Any = json.loads(data)
     except (UnicodeDecodeError, ValueError):
@@ -302,9 +355,8 @@ def _code_cells(data: bytes) -> list[str] | None:
     if not isinstance(nb, dict) or "nbformat" not in nb:
         return None
     meta = nb.get("metadata")
-    language = _language(meta) if isinstance(meta, dict) else ""
-    if language and language != "python":
-        return []
+    spec = meta.get("kernelspec") if isinstance(meta, dict) else None
+    kernel = spec.get("name") if isinstance(spec, dict) else None
     if nb["nbformat"] == 4:
         cells = nb.get("cells")
     elif nb["nbformat"] == 3:
@@ -323,15 +375,7 @@ def _code_cells(data: bytes) -> list[str] | None:
         if not isinstance(source, str):
             raise ValueError("a code cell's source is not text")
         sources.append(source)
-    return sources
-
-
-def _language(meta: dict[str, Any]) -> str:
-    for key, field in (("kernelspec", "language"), ("language_info", "name")):
-        value = meta.get(key)
-        if isinstance(value, dict) and isinstance(value.get(field), str):
-            return value[field].lower()
-    return ""
+    return (kernel if isinstance(kernel, str) else "", sources)
 
 
 __all__ = ["NOTEBOOK_RUNNERS", "notebook_scripts"]

@@ -24,23 +24,30 @@ from jupyter_agent.permissions.notebook_runs import notebook_scripts
 from tests.permissions.tools import decide_bash, make_ctx
 
 
-def _notebook(path: Path, *sources: str, language: str = "python") -> None:
+def _notebook(path: Path, *sources: str, kernel: str = "python3") -> None:
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": language}
+    nb.metadata["kernelspec"] = {"name": kernel, "display_name": kernel, "language": "python"}
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    data = tmp_path / "share" / "jupyter"
+    (data / "kernels" / "bash").mkdir(parents=True)
+    (data / "kernels" / "bash" / "kernel.json").write_text(
+        '{"argv": ["bash", "-c", "true"], "display_name": "Bash", "language": "bash"}')
+    monkeypatch.setenv("JUPYTER_PATH", str(data))
     proj = tmp_path / "proj"
     _notebook(proj / "bad.ipynb", "import os", "!rm -rf build")
     _notebook(proj / "bash.ipynb", "%%bash\necho hi\nrm -rf y")
     _notebook(proj / "alias.ipynb", "%rm -r build")
     _notebook(proj / "ok.ipynb", "!ls -la", "x = 1")
     _notebook(proj / "sub" / "env.ipynb", "!cat ../.env")
-    _notebook(proj / "r.ipynb", "!rm -rf build", language="R")
+    _notebook(proj / "r.ipynb", "!rm -rf build", kernel="ir")  # no such kernel: nothing runs
+    _notebook(proj / "sh.ipynb", "x = 1\nrm -rf build", kernel="bash")  # bash_kernel's cells are shell
+    _notebook(proj / "py.ipynb", "x = 1\nrm -rf build")  # a Python cell of two lines: not automagic
     _notebook(proj / "chain.ipynb", "%run bad.ipynb")
     (proj / "bad.ipy").write_text("!rm -rf x\n")
     (proj / "one.ipy").write_text("rm -r x\n")
@@ -75,6 +82,12 @@ RUNNERS = ("Bash(jupyter:*)", "Bash(papermill:*)", "Bash(ipython:*)", "Bash(jupy
     ("jupytext --run-path sub --to ipynb bash.ipynb", "deny"),
     ("jupyter execute chain.ipynb", "deny"),  # %run bad.ipynb: its cells too
     ("jupyter execute sub/env.ipynb", "deny"),  # its kernel starts in sub/: ../.env is the project's
+    # the kernel the cells run in: its kernel spec's language says how they read
+    ("jupyter execute sh.ipynb", "deny"), ("papermill -k bash py.ipynb out.ipynb", "deny"),
+    ("jupyter nbconvert --execute --ExecutePreprocessor.kernel_name=bash py.ipynb", "deny"),
+    ("jupyter execute --kernel_name=bash py.ipynb", "deny"), ("ipython sh.ipynb", "allow"),
+    ("jupyter execute py.ipynb", "allow"), ("papermill -k ir bad.ipynb out.ipynb", "allow"),
+    ('papermill -k "$K" py.ipynb out.ipynb', "ask"),
     # nothing runs, or what runs is not shell code
     ("jupyter nbconvert --to html bad.ipynb", "allow"), ("jupyter nbconvert --to script bad.ipynb", "allow"),
     ("jupytext --to py bad.ipynb", "allow"), ("jupyter execute ok.ipynb", "allow"), ("ipython ok.ipy", "allow"),
