@@ -13,7 +13,9 @@ the deny and ask rules and the safety checks, from the folder its kernel starts 
 - ``jupytext --execute`` / ``--run-path``: each notebook, in the output's folder (else the
   notebook's, else ``--run-path``);
 - ``ipython FILE.ipynb|FILE.ipy`` (``python -m IPython``), ``ipython -c CODE`` and ``jupyter run
-  FILE``: IPython code, in the current folder.
+  FILE``: IPython code, in the current folder;
+- ``pytest --nbmake`` / ``--nbval`` (on the line, in ``addopts`` or ``PYTEST_ADDOPTS``): each
+  notebook it collects, in its folder.
 
 What the real programs do was checked by running them (``tests/permissions/test_notebook_runs.py``).
 A notebook read from standard input, a URL, a text notebook jupytext converts, a folder IPython is
@@ -26,20 +28,35 @@ code, another language's are a program, as a ``.py`` file's is (the language is 
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import json
 import os
+import shlex
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .notebook_shell import IPythonReader
 from .paths import BadPath, resolve_below
-from .script_files import NotKnown, Script, located, parsed_file, per_form, scripts_of_forms
+from .script_files import (
+    NotKnown,
+    Script,
+    ini_of,
+    located,
+    parsed_file,
+    per_form,
+    read_bounded,
+    scripts_of_forms,
+    toml_of,
+)
 
+_PYTESTS = frozenset({"pytest", "py.test"})
 NOTEBOOK_RUNNERS = frozenset({"jupyter", "jupyter-nbconvert", "jupyter-execute", "jupyter-run", "nbconvert",
-                              "papermill", "ipython", "ipython3", "IPython", "jupytext"})
+                              "papermill", "ipython", "ipython3", "IPython", "jupytext"}) | _PYTESTS
 _MAX_NOTEBOOK = 64 * 1024 * 1024
 _MAX_GLOB = 200
 # options that take the next word as their value (a traitlets option may also be written --x=v)
@@ -91,6 +108,8 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         return _jupytext(args, cwd, cwd_unknown)
     if program in ("ipython", "ipython3", "IPython"):
         return _ipython(args, cwd, cwd_unknown)
+    if program in _PYTESTS:
+        return _pytest(args, cwd, cwd_unknown)
     return []
 
 
@@ -216,6 +235,143 @@ def _ipython(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     elif code is None:
         raise NotKnown("ipython runs what it reads from its input")
     return found
+
+
+# pytest's own options that take a value, and its plugins' (a word after another may be a path:
+# one that is not a notebook or a folder adds nothing)
+_PYTEST_VALUES = frozenset({"-k", "-m", "-c", "-o", "-p", "-W", "-n", "-r", "--rootdir", "--basetemp", "--confcutdir",
+                            "--junitxml", "--junit-xml", "--ignore", "--ignore-glob", "--deselect", "--maxfail",
+                            "--tb", "--durations", "--log-level", "--log-file", "--log-cli-level", "--cov",
+                            "--cov-report", "--override-ini", "--config-file", "--import-mode", "--capture",
+                            "--nbmake-kernel", "--nbmake-timeout", "--nbval-kernel-name", "--nbval-cell-timeout",
+                            "--nbval-sanitize-with", "--sanitize-with", "--dist", "--numprocesses", "--timeout"})
+_PYTEST_PLUGINS = ("--nbmake", "--nbval")  # --nbval-lax too
+# pytest's configuration files, in the order it looks in each folder: (name, section, whether the file
+# counts even without the section)
+_PYTEST_CONFIGS = (("pytest.ini", "pytest", True), (".pytest.ini", "pytest", True), ("pyproject.toml", "", False),
+                   ("tox.ini", "pytest", False), ("setup.cfg", "tool:pytest", False))
+_NORECURSE = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
+_MAX_WALK = 20_000
+
+
+def _pytest(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    """``pytest --nbmake`` / ``--nbval`` (on the line, in ``addopts`` or ``PYTEST_ADDOPTS``) runs
+    each notebook it collects, in the notebook's folder: those named, those below the folders
+    named (else below ``testpaths``, and the current folder)."""
+    config = _pytest_config(args, cwd, cwd_unknown)
+    added = shlex.split(f"{config[1]} {os.environ.get('PYTEST_ADDOPTS', '')}")
+    options = (*(Word(t) for t in added), *args)  # addopts come first
+    if not any(w.literal is None or w.literal.startswith(_PYTEST_PLUGINS) or "--nb" in w.literal
+               for w in options if w.text.startswith("-") or w.literal is None):
+        return []
+    kernel = _option(options, ("--nbmake-kernel", "--nbval-kernel-name"))
+    if any(w.literal in ("--nbval-current-env", "--current-env") for w in options):
+        kernel = Word("python3")
+    paths = [w for w in _operands(args, _PYTEST_VALUES)]
+    if not paths:
+        paths = [Word(os.path.join(config[0], p)) for p in config[2]] + [Word(".")]
+    found: list[Script] = []
+    for word in paths:
+        text = word.literal
+        if text is None:
+            raise NotKnown(f"pytest may run the notebooks {word.text} names, only known at run time")
+        text = text.split("::", 1)[0]
+        if text.endswith(".ipynb"):
+            found += _notebooks(Word(text), cwd, cwd_unknown, None, kernel=kernel)
+            continue
+        try:
+            folder = resolve_below(os.path.expanduser(text), cwd)[1]
+        except BadPath:
+            continue
+        if os.path.isdir(folder):
+            for notebook in _notebooks_below(folder, config[3]):
+                found += _notebooks(Word(os.path.relpath(notebook, cwd)), cwd, False, None, kernel=kernel)
+    return found
+
+
+def _pytest_config(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> tuple[str, str, list[str], list[str]]:
+    """The folder of pytest's configuration file, its ``addopts``, ``testpaths`` and
+    ``norecursedirs`` (the file ``-c`` names, else the first one pytest takes upwards)."""
+    named = _option(args, ("-c", "--config-file"))
+    if named is not None:
+        if named.literal is None or cwd_unknown:
+            raise NotKnown("pytest's configuration file is only known at run time")
+        path = resolve_below(os.path.expanduser(named.literal), cwd)[1]
+        section = "" if path.endswith(".toml") else "tool:pytest" if path.endswith(".cfg") else "pytest"
+        candidates = [(path, section, True)]
+    else:
+        candidates = []
+        folder = cwd
+        while True:
+            candidates += [(os.path.join(folder, name), section, always) for name, section, always in _PYTEST_CONFIGS]
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    for path, section, always in candidates:
+        if not os.path.isfile(path):
+            continue
+        values, why = parsed_file(path, _INI_READERS[section, always] if section else _pytest_settings_toml)
+        if why:
+            data, _ = read_bounded(path)
+            if data is None or b"--nb" in data:
+                raise NotKnown(f"{os.path.basename(path)} could not be read ({why})")
+            continue
+        if values is not None:
+            return (os.path.dirname(path), *values)
+    return (cwd, "", [], list(_NORECURSE))
+
+
+def _ini_settings(section: str, always: bool, data: bytes) -> tuple[str, list[str], list[str]] | None:
+    parser = ini_of(data)
+    if not parser.has_section(section):
+        return ("", [], list(_NORECURSE)) if always else None  # pytest.ini counts even empty
+
+    def get(key: str) -> str:
+        return parser.get(section, key, fallback="")
+    return (get("addopts"), get("testpaths").split(), get("norecursedirs").split() or list(_NORECURSE))
+
+
+_Settings = Callable[[bytes], "tuple[str, list[str], list[str]] | None"]
+_INI_READERS: dict[tuple[str, bool], _Settings] = {
+    (section, always): partial(_ini_settings, section, always) for _name, section, always in _PYTEST_CONFIGS if section
+}
+
+
+def _pytest_settings_toml(data: bytes) -> tuple[str, list[str], list[str]] | None:
+    tool = toml_of(data).get("tool")
+    pytest = tool.get("pytest") if isinstance(tool, dict) else None
+    if not isinstance(pytest, dict):
+        return None
+    table = pytest.get("ini_options", pytest)
+    if not isinstance(table, dict):
+        return None
+
+    def words(key: str) -> list[str]:
+        value = table.get(key, [])
+        return shlex.split(value) if isinstance(value, str) else [str(v) for v in value] if isinstance(value, list) else []
+    addopts = table.get("addopts", "")
+    return (addopts if isinstance(addopts, str) else " ".join(map(shlex.quote, map(str, addopts or []))),
+            words("testpaths"), words("norecursedirs") or list(_NORECURSE))
+
+
+def _notebooks_below(folder: str, norecurse: list[str]) -> list[str]:
+    """The ``.ipynb`` files pytest collects below ``folder`` (skipping ``norecursedirs``)."""
+    found: list[str] = []
+    seen: set[str] = set()
+    entries = 0
+    for top, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        entries += len(dirs) + len(files)
+        if entries > _MAX_WALK or len(found) > _MAX_GLOB:
+            raise NotKnown(f"pytest may run more notebooks below {folder} than are read here")
+        dirs[:] = [d for d in dirs if not any(fnmatch.fnmatch(d, pattern) for pattern in norecurse)]
+        found += [os.path.join(top, f) for f in files if f.endswith(".ipynb")]
+    return sorted(found)
 
 
 def _ipython_file(word: Word, cwd: str, cwd_unknown: bool, any_kind: bool, language: str) -> list[Script]:

@@ -14,6 +14,7 @@ The text is only known when the file is there to read (a regular file of text, a
 
 from __future__ import annotations
 
+import configparser
 import os
 import re
 import shlex
@@ -350,6 +351,17 @@ def _parsed_file(path: str, _ino: int, _mtime: int, _size: int, parse: Callable[
         return None, str(exc)
 
 
+def ini_of(data: bytes) -> configparser.RawConfigParser:
+    """The INI file ``data`` holds, as tox and pytest read one (no interpolation, repeated keys
+    allowed); ``ValueError`` when it is not one."""
+    parser = configparser.RawConfigParser(strict=False, interpolation=None)
+    try:
+        parser.read_string(data.decode("utf-8", "replace"))
+    except configparser.Error as exc:
+        raise ValueError(f"it is not an INI file ({type(exc).__name__})") from None
+    return parser
+
+
 def yaml_of(data: bytes) -> Any:
     """The YAML document ``data`` holds (``ValueError`` when it is not YAML)."""
     try:
@@ -445,4 +457,4 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "not_there",
            "NotKnown", "parsed_file", "per_form", "shell_script",
-           "templated", "toml_of", "yaml_of"]
+           "templated", "toml_of", "yaml_of", "ini_of", "located", "nearest_files", "interpreter_name"]

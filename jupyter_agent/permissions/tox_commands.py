@@ -28,6 +28,7 @@ from .script_files import (
     MAX_BYTES,
     NotKnown,
     Script,
+    ini_of,
     not_there,
     parsed_file,
     passed_on,
@@ -171,19 +172,10 @@ def _commands(path: str, envs: list[str] | None, posargs: str | None) -> dict[st
 
 
 def _parse(path: str) -> configparser.RawConfigParser:
-    parser, why = parsed_file(path, _legacy_ini if path.endswith(".toml") else _ini)
+    parser, why = parsed_file(path, _legacy_ini if path.endswith(".toml") else ini_of)
     if parser is None:
         raise NotKnown(f"{os.path.basename(path)}: {why or 'it is not there any more'}")
     return parser  # type: ignore[no-any-return]
-
-
-def _ini(data: bytes) -> configparser.RawConfigParser:
-    parser = configparser.RawConfigParser(strict=False, interpolation=None)
-    try:
-        parser.read_string(data.decode("utf-8", "replace"))
-    except configparser.Error as exc:
-        raise ValueError(f"it is not an INI file tox reads ({type(exc).__name__})") from None
-    return parser
 
 
 def _legacy_ini(data: bytes) -> configparser.RawConfigParser:
@@ -193,7 +185,7 @@ def _legacy_ini(data: bytes) -> configparser.RawConfigParser:
     legacy = tox.get("legacy_tox_ini") if isinstance(tox, dict) else None
     if not isinstance(legacy, str):
         raise ValueError("tox's TOML configuration is not read here")
-    return _ini(legacy.encode("utf-8", "surrogateescape"))
+    return ini_of(legacy.encode("utf-8", "surrogateescape"))
 
 
 def _substituted(value: str, parser: configparser.RawConfigParser, env: str, folder: str, posargs: str | None,

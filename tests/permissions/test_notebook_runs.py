@@ -58,7 +58,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return proj
 
 
-RUNNERS = ("Bash(jupyter:*)", "Bash(papermill:*)", "Bash(ipython:*)", "Bash(jupytext:*)", "Bash(python:*)",
+RUNNERS = ("Bash(jupyter:*)", "Bash(papermill:*)", "Bash(pytest:*)", "Bash(ipython:*)", "Bash(jupytext:*)", "Bash(python:*)",
            "Bash(uv run:*)", "Bash(echo:*)")
 
 
@@ -102,6 +102,12 @@ RUNNERS = ("Bash(jupyter:*)", "Bash(papermill:*)", "Bash(ipython:*)", "Bash(jupy
     ("jupyter run --existing k.json ok.ipy", "ask"), ('jupyter "$SUB" bad.ipynb', "ask"),
     ("echo '!rm -rf x' > ok.ipy && ipython ok.ipy", "ask"), ("cp bad.ipynb ok.ipynb && jupyter execute ok.ipynb", "ask"),
     ("echo '{}' > new.ipynb && jupyter execute new.ipynb", "ask"),
+    # pytest's notebook plugins: the notebooks it collects
+    ("pytest --nbmake bad.ipynb", "deny"), ("pytest --nbmake", "deny"), ("python -m pytest --nbval-lax sub", "deny"),
+    ("pytest --nbval sub/env.ipynb::Cell0", "deny"), ("pytest --nbmake ok.ipynb", "allow"),
+    ("pytest -q tests", "allow"), ("pytest --nbmake nb_tests", "allow"), ('pytest --nbmake "$T"', "ask"),
+    ("pytest --nbmake --nbmake-kernel=bash py.ipynb", "deny"), ("pytest --nbval --current-env sh.ipynb", "allow"),
+    ("PYTEST_ADDOPTS=--nbmake pytest", "ask"),  # (an environment variable set by the line)
 ])
 def test_the_cells_a_line_runs_meet_the_deny_rules(project, command, expected):
     for mode, allow in (("default", RUNNERS), ("bypassPermissions", ())):
@@ -109,6 +115,23 @@ def test_the_cells_a_line_runs_meet_the_deny_rules(project, command, expected):
         verdict = asyncio.run(decide_bash(ctx, command))
         kind = type(verdict).__name__.removeprefix("Permission").lower()
         assert kind == expected, (mode, command, getattr(verdict, "message", ""))
+
+
+@pytest.mark.parametrize(("config", "expected"), [
+    ("pytest.ini", "[pytest]\naddopts = -q --nbmake\n"), ("pyproject.toml", '[tool.pytest.ini_options]\naddopts = "--nbval"\n'),
+    ("pyproject.toml", '[tool.pytest.ini_options]\naddopts = ["--nbmake"]\n'), ("tox.ini", "[pytest]\naddopts = --nbmake\n"),
+    ("setup.cfg", "[tool:pytest]\naddopts = --nbmake\n"), ("pytest.ini", "[pytest]\naddopts = -q\n"),
+    ("setup.cfg", "[metadata]\nname = x\n"), ("pyproject.toml", "[tool.pytest\n"),
+])
+def test_the_plugins_pytest_configuration_turns_on_count(project, config, expected):
+    (project / "nb_tests").mkdir()
+    _notebook(project / "nb_tests" / "t.ipynb", "!rm -rf build")
+    (project / config).write_text(expected)
+    ctx = make_ctx(project, allow=("Bash(pytest:*)",), deny=("Bash(rm:*)",))
+    verdict = asyncio.run(decide_bash(ctx, "pytest nb_tests"))
+    on = "--nb" in expected
+    assert type(verdict).__name__ == ("PermissionDeny" if on and "[tool.pytest\n" not in expected else
+                                      "PermissionAsk" if on else "PermissionAllow"), (config, verdict)
 
 
 def test_without_rules_running_a_notebook_is_one_approval(project):
@@ -145,6 +168,9 @@ def _have(program: str) -> bool:
     "jupytext --execute sub/where.ipynb -o out/w.ipynb",
     "jupytext --to ipynb --run-path sub2 sub/where.ipynb -o out/w2.ipynb",
     "jupyter run sub/where.ipy",
+    "pytest -q -p no:cacheprovider --nbmake sub/where.ipynb",
+    "pytest -q -p no:cacheprovider --nbmake sub",
+    "pytest -q -p no:cacheprovider --nbval-lax sub/where.ipynb",
 ])
 def test_each_runner_runs_where_the_analysis_says(tmp_path, command):
     program = command.split()[0]
