@@ -40,7 +40,7 @@ from typing import Any
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .notebook_shell import IPythonReader
+from .notebook_shell import notebook_shell_code
 from .paths import BadPath, resolve_below
 from .script_files import (
     NotKnown,
@@ -226,7 +226,7 @@ def _ipython(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     if code is not None:
         if code.literal is None:
             raise NotKnown("the code ipython -c runs is only known at run time")
-        found.append(Script(f"ipython -c {code.text}", None, code=_shell_code([code.literal]), cwd=cwd))
+        found.append(Script(f"ipython -c {code.text}", None, code=notebook_shell_code([code.literal]), cwd=cwd))
     if _option(args, ("-m",)) is not None:
         return found  # a Python module
     operands = _operands(args, _IPYTHON_VALUES)
@@ -447,7 +447,7 @@ def _code_in(language: str, sources: list[str]) -> str | None:
     """The shell code cells in ``language`` run: IPython's reading of them, a shell kernel's
     cells themselves (bash_kernel), or None (another language: a program)."""
     if language == "python":
-        return _shell_code(sources)
+        return notebook_shell_code(sources)
     if language in _SHELL_LANGUAGES:
         return "\n".join(sources)
     return None
@@ -483,13 +483,6 @@ def _folder(word: Word, cwd: str, cwd_unknown: bool, parent: bool = False) -> st
     except BadPath:
         raise NotKnown(f"{text} could not be resolved") from None
     return os.path.dirname(path) if parent else path
-
-
-def _shell_code(sources: list[str]) -> str:
-    reader = IPythonReader()
-    for source in sources:
-        reader.cell(source)
-    return reader.code()
 
 
 def _text(data: bytes) -> str:
