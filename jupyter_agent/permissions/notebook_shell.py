@@ -42,6 +42,7 @@ import re
 import shlex
 import shutil
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 from ..core.context import ToolUseContext
@@ -149,7 +150,7 @@ class IPythonReader:
         if not name or "." in name or name in _PYTHON_NAMES:
             return False  # a builtin or a keyword is Python, as IPython's is_shadowed says
         return (name in self.names or name in _LINE_MAGICS or self._rehashed(name)
-                or (self.other_kernel and name not in _IPYTHON_LINE_MAGICS))
+                or (self.other_kernel and name not in _ipython_line_magics()))
 
     def _rehashed(self, name: str) -> bool:
         """After ``%rehashx`` each program on PATH is an alias of the same name."""
@@ -195,7 +196,7 @@ class IPythonReader:
             self._define(name, line)
         elif self._rehashed(name):
             self.shell(f"{name} {line}", 2)
-        elif self.other_kernel and name not in _IPYTHON_LINE_MAGICS:
+        elif self.other_kernel and name not in _ipython_line_magics():
             for form in _expanded(line, 2):  # maybe an alias that kernel has
                 self.lines.append(_as_shell(f'"${{IPYTHON_ALIAS}}" {form}'))
 
@@ -226,7 +227,7 @@ class IPythonReader:
         program gets the body on its input."""
         try:
             words = shlex.split(line)
-            _options, command = _SCRIPT_OPTIONS.parse_known_args(words)
+            _options, command = _script_parser().parse_known_args(words)
         except (ValueError, _OptionError):
             self.lines.append(UNKNOWN_CODE)
             return
@@ -311,7 +312,7 @@ class IPythonReader:
             self.names.pop(words[0], None)
         elif name == "alias_magic":
             try:
-                args = _ALIAS_MAGIC_OPTIONS.parse_args(shlex.split(line))
+                args = _alias_magic_parser().parse_args(shlex.split(line))
             except (ValueError, _OptionError):
                 return
             params = args.params or ""
@@ -330,8 +331,10 @@ _LINE_MAGICS = frozenset({*_SHELL_LINE_MAGICS, "sc", "cd", "pushd", "popd", "env
                           "bookmark", "rehashx"})
 
 
+@cache
 def _ipython_line_magics() -> frozenset[str]:
-    """The line magics IPython itself defines (each ``Magics`` class lists its own)."""
+    """The line magics IPython itself defines (each ``Magics`` class lists its own); made on first
+    use, so that importing the Bash check does not import IPython."""
     import IPython.core.magics as magics
 
     found: set[str] = set()
@@ -352,6 +355,7 @@ class _Parser(argparse.ArgumentParser):
         raise _OptionError(message)
 
 
+@cache
 def _script_parser() -> _Parser:
     # IPython's %%script options (ScriptMagics.shebang), parsed as it does: parse_known_args
     parser = _Parser(add_help=False)
@@ -362,6 +366,7 @@ def _script_parser() -> _Parser:
     return parser
 
 
+@cache
 def _alias_magic_parser() -> _Parser:
     parser = _Parser(add_help=False)
     parser.add_argument("-l", "--line", action="store_true")
@@ -372,9 +377,6 @@ def _alias_magic_parser() -> _Parser:
     return parser
 
 
-_IPYTHON_LINE_MAGICS = _ipython_line_magics()
-_SCRIPT_OPTIONS = _script_parser()
-_ALIAS_MAGIC_OPTIONS = _alias_magic_parser()
 
 
 def _after_run_options(words: list[str]) -> int | None:
