@@ -258,7 +258,10 @@ def _pytest(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]
     each notebook it collects, in the notebook's folder: those named, those below the folders
     named (else below ``testpaths``, and the current folder)."""
     config = _pytest_config(args, cwd, cwd_unknown)
-    added = shlex.split(f"{config[1]} {os.environ.get('PYTEST_ADDOPTS', '')}")
+    try:
+        added = shlex.split(f"{config[1]} {os.environ.get('PYTEST_ADDOPTS', '')}")
+    except ValueError:  # (pytest stops on it too, but what it holds is not known here)
+        raise NotKnown("pytest's addopts could not be split into words") from None
     options = (*(Word(t) for t in added), *args)  # addopts come first
     if not any(w.literal is not None and "--nb" in w.literal for w in options):
         return []  # (a word only known at run time is not taken for the option: ls | xargs pytest runs)

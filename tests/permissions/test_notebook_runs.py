@@ -134,6 +134,15 @@ def test_the_plugins_pytest_configuration_turns_on_count(project, config, expect
                                       "PermissionAsk" if on else "PermissionAllow"), (config, verdict)
 
 
+def test_addopts_that_cannot_be_split_are_code_only_known_at_run_time(project):
+    (project / "pytest.ini").write_text('[pytest]\naddopts = "-q\n')  # an unclosed quote
+    ctx = make_ctx(project, allow=("Bash(pytest:*)",), deny=("Bash(rm:*)",))
+    verdict = asyncio.run(decide_bash(ctx, "pytest -q"))
+    assert type(verdict).__name__ == "PermissionAsk" and "addopts" in verdict.message
+    ctx = make_ctx(project, mode="bypassPermissions")  # no rule: not a check that failed
+    assert type(asyncio.run(decide_bash(ctx, "pytest -q"))).__name__ == "PermissionAllow"
+
+
 def test_without_rules_running_a_notebook_is_one_approval(project):
     ctx = make_ctx(project, allow=RUNNERS)
     assert type(asyncio.run(decide_bash(ctx, "jupyter execute bad.ipynb"))).__name__ == "PermissionAllow"
