@@ -35,7 +35,7 @@ import os
 import shlex
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from .bash_analysis import CommandInfo
@@ -116,16 +116,17 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
 _READ = per_form("IPython code", _of_form)
 
 
-def _operands(args: tuple[Word, ...], values: frozenset[str]) -> list[Word]:
+def _operands(args: tuple[Word, ...], values: frozenset[str], pairs: frozenset[str] = frozenset()) -> list[Word]:
     """The words that may be files: not options, not the value of an option known to take one
-    (a traitlets option of unknown width may take the next word: it stays a candidate)."""
+    (``pairs``: two, papermill's ``-p NAME VALUE``; a traitlets option of unknown width may take
+    the next word: it stays a candidate)."""
     found = []
     i = 0
     while i < len(args):
         word = args[i]
         text = word.literal
         if text is not None and text.startswith("-") and text != "-":
-            i += 2 if text in values else 1
+            i += 3 if text in pairs else 2 if text in values else 1
             continue
         found.append(word)
         i += 1
@@ -170,14 +171,7 @@ def _jupyter_run(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Sc
 
 
 def _papermill(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
-    operands, i = [], 0
-    while i < len(args):
-        text = args[i].literal
-        if text is not None and text.startswith("-") and text != "-":
-            i += 3 if text in _PAPERMILL_PAIRS else 2 if text in _PAPERMILL_VALUES else 1
-            continue
-        operands.append(args[i])
-        i += 1
+    operands = _operands(args, _PAPERMILL_VALUES, _PAPERMILL_PAIRS)
     if not operands:
         return []
     where = _option(args, ("--cwd",))
@@ -193,6 +187,7 @@ def _jupytext(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
     if any(w.literal in ("--sync", "-s", "--update") for w in args):
         raise NotKnown("jupytext --sync may run the cells of the file paired with it")
     output = _option(args, ("-o", "--output"))
+    kernel = _option(args, ("--set-kernel", "-k"))
     found = []
     for word in _operands(args, _JUPYTEXT_VALUES):
         text = word.literal
@@ -206,8 +201,7 @@ def _jupytext(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
             kernel_cwd = _folder(output, cwd, cwd_unknown, parent=True)
         else:
             kernel_cwd = None
-        found += _notebooks(word, cwd, cwd_unknown, kernel_cwd, parent_is_cwd=kernel_cwd is None,
-                            kernel=_option(args, ("--set-kernel", "-k")))
+        found += _notebooks(word, cwd, cwd_unknown, kernel_cwd, parent_is_cwd=kernel_cwd is None, kernel=kernel)
     return found
 
 
@@ -226,7 +220,7 @@ def _ipython(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     if code is not None:
         if code.literal is None:
             raise NotKnown("the code ipython -c runs is only known at run time")
-        found.append(Script(f"ipython -c {code.text}", None, code=notebook_shell_code([code.literal]), cwd=cwd))
+        found.append(Script(f"ipython -c {code.text}", None, code=_code_in("python", [code.literal]), cwd=cwd))
     if _option(args, ("-m",)) is not None:
         return found  # a Python module
     operands = _operands(args, _IPYTHON_VALUES)
@@ -268,7 +262,7 @@ def _pytest(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]
     kernel = _option(options, ("--nbmake-kernel", "--nbval-kernel-name"))
     if any(w.literal in ("--nbval-current-env", "--current-env") for w in options):
         kernel = Word("python3")
-    paths = [w for w in _operands(args, _PYTEST_VALUES)]
+    paths = _operands(args, _PYTEST_VALUES)
     if not paths:
         paths = [Word(os.path.join(config[0], p)) for p in config[2]] + [Word(".")]
     found: list[Script] = []
@@ -450,10 +444,17 @@ def _code_in(language: str, sources: list[str]) -> str | None:
     """The shell code cells in ``language`` run: IPython's reading of them, a shell kernel's
     cells themselves (bash_kernel), or None (another language: a program)."""
     if language == "python":
-        return notebook_shell_code(sources)
+        return _ipython_shell_code(tuple(sources), os.environ.get("PATH", ""))
     if language in _SHELL_LANGUAGES:
         return "\n".join(sources)
     return None
+
+
+@lru_cache(maxsize=64)
+def _ipython_shell_code(sources: tuple[str, ...], _path: str) -> str:
+    """``notebook_shell_code``, kept per sources (and ``PATH``, which ``%rehashx`` reads): each
+    decision of a line that runs a notebook would read every cell of it again."""
+    return notebook_shell_code(sources)
 
 
 def _language_of(option: Word | None, named: str) -> str | None:

@@ -65,9 +65,7 @@ _MAX_FORMS = 4  # forms of one command line (expanded or not)
 
 def cell_shell_code(source: str) -> str:
     """The shell code one cell's source runs, as one script (empty when none)."""
-    reader = IPythonReader()
-    reader.cell(source)
-    return reader.code()
+    return notebook_shell_code((source,))
 
 
 def notebook_shell_code(sources: Iterable[str]) -> str:
