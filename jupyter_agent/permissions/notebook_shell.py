@@ -43,6 +43,7 @@ import shlex
 import shutil
 from collections.abc import Iterable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from ..core.context import ToolUseContext
@@ -517,14 +518,22 @@ def _line_nodes(line: str) -> list[ast.AST]:
 
 
 def cells_shell_check(cells: list[tuple[str, str]], context: ToolUseContext, shell: Any = None,
-                      other_kernel: bool = False) -> PermissionResult | None:
+                      other_kernel: bool = False, kernel_cwd: str | None = "") -> PermissionResult | None:
     """A deny or an ask no mode may skip for the shell code of these ``(cell id, source)`` code
     cells, as the Bash permission check gives it; None when it has neither.  Each cell is checked,
     after the folder and environment the cells before it leave (``%cd sub``, then ``!cat .env``),
-    then all of them as one script (``%%writefile run.sh`` in one, ``!bash run.sh`` in the next)."""
+    then all of them as one script (``%%writefile run.sh`` in one, ``!bash run.sh`` in the next).
+
+    ``kernel_cwd`` is the folder the kernel runs the cells in: ``""`` for the session's own
+    folder, None when it cannot be known (another notebook's kernel may have ``%cd``'d anywhere)."""
     from .bash import check_bash_permission
 
     reader = IPythonReader(shell, other_kernel)
+    if kernel_cwd is None:
+        reader.lines.append(f"cd {RUN_TIME}")
+    elif kernel_cwd and Path(kernel_cwd) != Path(context.cwd):
+        reader.lines.append(f"cd {shlex.quote(kernel_cwd)}")
+    first = len(reader.lines)
     for cell_id, source in cells:
         state = [line for line in reader.lines if line == "cd" or line.startswith(_STATE)]
         start = len(reader.lines)
@@ -534,9 +543,8 @@ def cells_shell_check(cells: list[tuple[str, str]], context: ToolUseContext, she
             verdict = _verdict(check_bash_permission("\n".join([*state, code]), context), f"cell {cell_id}")
             if verdict is not None:
                 return verdict
-    code = reader.code()
-    if len(cells) > 1 and code.strip():
-        return _verdict(check_bash_permission(code, context), "the cells")
+    if len(cells) > 1 and "".join(reader.lines[first:]).strip():
+        return _verdict(check_bash_permission(reader.code(), context), "the cells")
     return None
 
 

@@ -9,6 +9,7 @@ instead of running notebook code behind the user's back in the current kernel.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -131,10 +132,13 @@ class NotebookExecuteTool(NotebookTool[NotebookExecuteInput, NotebookExecuteOutp
         except ToolError as exc:  # fail closed: still ask, and say what could not be shown
             message = f"Run cells {', '.join(input.cell_ids)} of {input.notebook_path}? ({exc})"
         else:  # !rm -rf build, %%bash cells: the Bash deny and ask rules and safety checks apply
-            # this kernel's aliases as they are now; another notebook's kernel cannot be looked at
-            own = _ipython() if plan.doc.target is None else None
+            # this kernel's aliases and folder as they are now (the user may have %cd'd since the
+            # session started); another notebook's kernel cannot be looked at
+            other = plan.doc.target is not None
+            own = None if other else _ipython()
             code_cells = [(cid, src) for cid, kind, src in plan.cells if kind == "code"]
-            shell = cells_shell_check(code_cells, context, own, other_kernel=plan.doc.target is not None)
+            shell = cells_shell_check(code_cells, context, own, other_kernel=other,
+                                      kernel_cwd=None if other else _kernel_cwd())
             if shell is not None:
                 return shell
         always = PermissionUpdate(rules=("NotebookExecute",), destination="session")
@@ -196,6 +200,14 @@ def _ipython() -> Any:
     except ImportError:
         return None
     return get_ipython()
+
+
+def _kernel_cwd() -> str | None:
+    """The folder this kernel's cells run in (``!ls`` runs there); None when it is gone."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def _ask_message(plan: _Plan) -> str:

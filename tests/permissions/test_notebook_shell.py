@@ -19,7 +19,7 @@ import textwrap
 import nbformat
 import pytest
 
-from jupyter_agent.core.permission_types import PermissionAsk, PermissionDeny
+from jupyter_agent.core.permission_types import PermissionAllow, PermissionAsk, PermissionDeny
 from jupyter_agent.permissions.notebook_shell import cell_shell_code, cells_shell_check, notebook_shell_code
 from jupyter_agent.permissions.verdicts import is_sticky
 from tests.permissions.tools import make_ctx
@@ -119,6 +119,27 @@ def test_the_cells_are_also_checked_as_one_script(tmp_path):
     verdict = cells_shell_check([("c1", "%%writefile run.sh\nrm -rf x"), ("c2", "!bash run.sh")], ctx)
     assert isinstance(verdict, PermissionAsk) and is_sticky(verdict) and "The cells" in verdict.message
     assert cells_shell_check([("c1", "!bash run.sh")], ctx) is None
+
+
+def test_cells_are_checked_in_the_folder_the_kernel_is_in(tmp_path):
+    """The user ``%cd``'d the kernel into ``secrets`` after the session started: ``!cat key.txt``
+    reads ``secrets/key.txt``; a kernel whose folder cannot be known reads an unknown ``.env``."""
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    (secrets / "key.txt").write_text("K=1\n")
+    (tmp_path / "key.txt").write_text("public\n")
+    ctx = make_ctx(tmp_path, deny=("Read(./secrets/**)",), mode="bypassPermissions")
+    cell = [("c1", "!cat key.txt")]
+    assert cells_shell_check(cell, ctx) is None  # from the session's folder: the public file
+    assert cells_shell_check(cell, ctx, kernel_cwd=str(tmp_path)) is None
+    verdict = cells_shell_check(cell, ctx, kernel_cwd=str(secrets))
+    assert isinstance(verdict, PermissionDeny) and "Read(./secrets/**)" in verdict.message
+    assert "cell c1" in verdict.message
+    verdict = cells_shell_check([("c1", "x = 1"), ("c2", "!cat key.txt")], ctx, kernel_cwd=None)
+    assert verdict is not None and not isinstance(verdict, PermissionAllow)
+    # a folder prefix alone is not shell code: Python cells still need only the approval
+    assert cells_shell_check([("c1", "x = 1"), ("c2", "y = 2")], ctx, kernel_cwd=None) is None
+    assert cells_shell_check([("c1", "x = 1"), ("c2", "y = 2")], ctx, kernel_cwd=str(secrets)) is None
 
 
 def test_without_rules_a_cell_needs_only_the_approval_to_run(tmp_path):

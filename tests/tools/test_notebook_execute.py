@@ -45,6 +45,7 @@ CELLS = [
     ),
     nbformat.v4.new_code_cell("print('y' * 5000)", id="c5"),
     nbformat.v4.new_code_cell("!rm -rf build", id="sh1"),
+    nbformat.v4.new_code_cell("!cat key.txt", id="sh2"),
 ]
 
 
@@ -222,6 +223,25 @@ async def test_shell_code_in_a_cell_meets_the_bash_deny_rules(live):
     assert verdict["kind"] == "PermissionDeny" and "Bash(rm:*)" in verdict["message"] and "sh1" in verdict["message"]
     verdict = k.run(f"ask(notebook_path={str(path)!r}, cell_ids=['c1'])")
     assert verdict["kind"] == "PermissionAsk"  # Python cells: the approval to run them
+
+
+@pytest.mark.e2e
+async def test_shell_code_is_checked_in_the_folder_the_kernel_is_in(live, tmp_path):
+    """The user ``%cd``'d the kernel after the session started: ``!cat key.txt`` reads the
+    kernel's ``secrets/key.txt``, which a Read deny rule covers (not the session folder's file)."""
+    k, _, path = live
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "key.txt").write_text("K=1\n")
+    (tmp_path / "key.txt").write_text("public\n")
+    k.execute("from jupyter_agent.core.context import AppState\n"
+              "from jupyter_agent.core.permission_types import ToolPermissionContext\n"
+              "_ctx.set_app_state(lambda s: AppState(tool_permission_context=ToolPermissionContext("
+              "mode='bypassPermissions', deny_rules={'localSettings': ('Read(./secrets/**)',)})))")
+    verdict = k.run(f"ask(notebook_path={str(path)!r}, cell_ids=['sh2'])")
+    assert verdict["kind"] == "PermissionAsk"  # the kernel is in the session folder: key.txt is public
+    k.execute("%cd secrets")
+    verdict = k.run(f"ask(notebook_path={str(path)!r}, cell_ids=['sh2'])")
+    assert verdict["kind"] == "PermissionDeny" and "Read(./secrets/**)" in verdict["message"], verdict
 
 
 @pytest.mark.e2e
