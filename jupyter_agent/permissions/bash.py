@@ -33,6 +33,7 @@ from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .compiled import CompiledRules, PathScope, compiled_rules
+from .dvc_stages import DVCS, dvc_scripts
 from .filesystem import ACCEPT_EDITS_MODES
 from .git_hooks import GITS, git_hook_scripts
 from .just_recipes import JUST, just_scripts
@@ -62,7 +63,7 @@ _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyproject_scripts), (JUST, just_scripts),
                (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts),
                (TASKS, taskfile_scripts), (LEFTHOOKS, lefthook_scripts),
-               (NOTEBOOK_RUNNERS, notebook_scripts))
+               (NOTEBOOK_RUNNERS, notebook_scripts), (DVCS, dvc_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
