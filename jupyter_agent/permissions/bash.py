@@ -42,6 +42,7 @@ from .make_recipes import MAKES, make_scripts
 from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
 from .package_scripts import MANAGERS, package_scripts
 from .paths import BadPath, protected_reason_of, resolve_below
+from .pixi_tasks import PIXIS, pixi_scripts
 from .precommit_hooks import PRE_COMMITS, precommit_scripts
 from .pyproject_scripts import RUNNERS, pyproject_scripts
 from .script_files import (
@@ -63,7 +64,8 @@ _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyproject_scripts), (JUST, just_scripts),
                (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts),
                (TASKS, taskfile_scripts), (LEFTHOOKS, lefthook_scripts),
-               (NOTEBOOK_RUNNERS, notebook_scripts), (DVCS, dvc_scripts))
+               (NOTEBOOK_RUNNERS, notebook_scripts), (DVCS, dvc_scripts),
+               (PIXIS, pixi_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
