@@ -240,7 +240,11 @@ class _Tasks:
             raise NotKnown(f"the pixi task {name} is not a string, a list or a table")
         if not self.skip_deps or depth:
             depends = task.get("depends-on", task.get("depends_on", []))
-            for dependency in [depends] if isinstance(depends, (str, dict)) else depends:
+            if isinstance(depends, (str, dict)):
+                depends = [depends]
+            if not isinstance(depends, list):
+                raise NotKnown(f"the dependencies of the pixi task {name} are not a list")
+            for dependency in depends:
                 dep = dependency.get("task") if isinstance(dependency, dict) else dependency
                 if not isinstance(dep, str):
                     raise NotKnown(f"a dependency of the pixi task {name} is not a task name")
