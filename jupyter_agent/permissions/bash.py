@@ -45,6 +45,7 @@ from .paths import BadPath, protected_reason_of, resolve_below
 from .pixi_tasks import PIXIS, pixi_scripts
 from .precommit_hooks import PRE_COMMITS, precommit_scripts
 from .pyproject_scripts import RUNNERS, pyproject_scripts
+from .quarto_docs import QUARTOS, quarto_scripts
 from .script_files import (
     MAX_DEPTH,
     POSIX_SHELLS,
@@ -65,7 +66,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts),
                (TASKS, taskfile_scripts), (LEFTHOOKS, lefthook_scripts),
                (NOTEBOOK_RUNNERS, notebook_scripts), (DVCS, dvc_scripts),
-               (PIXIS, pixi_scripts))
+               (PIXIS, pixi_scripts), (QUARTOS, quarto_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
