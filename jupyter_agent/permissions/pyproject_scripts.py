@@ -1,11 +1,11 @@
 """The commands Python task runners take from ``pyproject.toml``: ``pdm run NAME``
-(``[tool.pdm.scripts]``), ``hatch run [ENV:]NAME`` (``[tool.hatch.envs.ENV.scripts]``) and ``poe
-NAME`` (``[tool.poe.tasks]``).
+(``[tool.pdm.scripts]``), ``hatch run [ENV:]NAME`` (``[tool.hatch.envs.ENV.scripts]``), ``poe
+NAME`` (``[tool.poe.tasks]``) and ``rye run NAME`` (``[tool.rye.scripts]``).
 
 A task is a command line (``"pytest -q"``, ``{cmd = …}``: split and run without a shell), shell
 code (``{shell = …}``; hatch's scripts), a sequence of tasks (pdm's ``composite``, poe's
 ``sequence`` — whose strings name tasks unless ``default_item_type`` says otherwise —, hatch's
-lists, a hatch script naming another), with pdm's ``pre_``/``post_`` hooks.
+lists, a hatch script naming another, rye's ``chain``), with pdm's ``pre_``/``post_`` hooks.
 ``bash.py`` holds their commands to the deny and ask rules and the safety checks, as a script
 file's (``script_files.py``), in the project's folder (the nearest one upwards with
 ``pyproject.toml``).  Python tasks (pdm's ``call``, poe's ``script``/``expr``) are programs like any
@@ -32,10 +32,10 @@ from .script_files import (
     toml_of,
 )
 
-RUNNERS = frozenset({"pdm", "hatch", "poe"})
+RUNNERS = frozenset({"pdm", "hatch", "poe", "rye"})
 # options that choose another project or environment (hatch -e ENV), or take a value this does not know
 _ELSEWHERE = frozenset({"-p", "--project", "-g", "--global", "-C", "--root", "--directory", "-d", "-e", "--env",
-                        "--executor", "-c", "--config"})
+                        "--executor", "-c", "--config", "--pyproject"})
 _MAX_TASKS = 64
 # pdm's own commands, and the user scripts of hook names each runs (pdm's "Lifecycle and Hooks")
 _PDM_BUILTINS = frozenset({"add", "build", "cache", "completion", "config", "export", "fix", "import", "info",
@@ -71,7 +71,7 @@ def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool, tuple[Word, ..
         return f"{_HOOKS_OF}{words[0].literal}", True, ()
     if runner == "pdm" and words and words[0].literal not in _PDM_BUILTINS and words[0].literal != "run":
         return words[0].literal, True, tuple(words[1:])  # pdm test: the script, when no command of pdm's
-    if runner in ("pdm", "hatch"):
+    if runner in ("pdm", "hatch", "rye"):
         if not words or words[0].literal != "run":
             return None, False, ()
         words.pop(0)
@@ -296,6 +296,42 @@ def _env_files(value: object) -> list[str]:
     return [f". {shlex.quote(f)}" for f in files]
 
 
-_LINES = {"pdm": _pdm, "hatch": _hatch, "poe": _poe}
+def _rye(data: dict[str, object], name: str, args: str) -> list[str]:
+    """rye's scripts: a command run without a shell (the words ``rye run NAME`` hands on appended),
+    a ``chain`` of scripts, or a ``call`` of Python (a program)."""
+    scripts = _table(data, "tool", "rye", "scripts")
+    lines: list[str] = []
+
+    def script(script_name: str, depth: int) -> None:
+        if depth > 8 or len(lines) > _MAX_TASKS:
+            raise NotKnown("its scripts run scripts too deeply")
+        value = scripts.get(script_name)
+        passed = args if depth == 0 else ""
+        if isinstance(value, (str, list)):
+            lines.append(_command(value) + passed)
+        elif isinstance(value, dict):
+            env_file = value.get("env-file")
+            if env_file is not None:
+                lines.extend(_env_files(env_file))
+            if "cmd" in value:
+                lines.append(_command(value["cmd"]) + passed)
+            elif "chain" in value:
+                chain = value["chain"]
+                if not isinstance(chain, list) or not all(isinstance(c, str) for c in chain):
+                    raise NotKnown("a chain is not a list of script names")
+                for item in chain:
+                    if item not in scripts:
+                        raise NotKnown(f"the chained script {item!r} is not defined")
+                    script(item, depth + 1)
+            elif "call" not in value:
+                raise NotKnown(f"the script {script_name!r} has a shape not read here")
+        elif value is not None:
+            raise NotKnown(f"the script {script_name!r} has a shape not read here")
+
+    script(name, 0)
+    return lines
+
+
+_LINES = {"pdm": _pdm, "hatch": _hatch, "poe": _poe, "rye": _rye}
 
 __all__ = ["RUNNERS", "pyproject_scripts"]

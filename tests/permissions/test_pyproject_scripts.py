@@ -1,7 +1,7 @@
 """Python task runners' tasks meet the rules (session 31's probe).
 
 With ``Bash(rm:*)`` in deny, in bypassPermissions mode ``pdm run clean``, ``hatch run clean`` and
-``poe clean`` ran ``rm -rf build`` from ``pyproject.toml``.  Now their tasks' commands are checked
+``poe clean`` ran ``rm -rf build`` from ``pyproject.toml`` (``rye run clean`` too, session 34).  Now their tasks' commands are checked
 as commands of the line, in the project's folder (``permissions/pyproject_scripts.py``).
 """
 
@@ -50,6 +50,15 @@ view = "cat"
 app = {cmd = "uvicorn app:app", envfile = ".env"}
 sw = {switch = [{run = "rm x"}]}
 withdeps = {cmd = "pytest", deps = ["clean"]}
+
+[tool.rye.scripts]
+clean = "rm -rf build"
+safe = ["echo", "hi"]
+all = { chain = ["safe", "clean"] }
+peek = { cmd = "ls", env-file = ".env" }
+show = "cat"
+fn = { call = "pkg:main" }
+odd = { chain = "clean" }
 """
 
 ROWS = [
@@ -65,6 +74,9 @@ ROWS = [
     ("pdm run test", "allow"), ("pdm run call", "allow"), ("pdm run pytest", "allow"), ("pdm run quoted", "allow"), ("pdm run show notes.txt", "allow"),
     ("hatch run cov", "allow"), ("hatch run docs:build", "allow"), ("poe lint", "allow"), ("poe py", "allow"),
     ("pdm lock", "allow"), ("pdm list", "allow"), ("poe", "allow"), ("hatch run missing", "allow"),
+    ("rye run clean", "deny"), ("rye run all", "deny"), ("rye run peek", "deny"), ("rye run show .env", "deny"),
+    ("rye run -v clean", "deny"), ("rye run safe x", "allow"), ("rye run fn", "allow"), ("rye run python -c 1", "allow"),
+    ("rye sync", "allow"), ("rye run --pyproject o/pyproject.toml clean", "ask"), ("rye run odd", "ask"),
 ]
 
 
