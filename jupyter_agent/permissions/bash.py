@@ -32,6 +32,7 @@ from .bash_runners import UNKNOWN_PROGRAM
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
+from .book_builds import BOOK_BUILDERS, book_scripts
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .dvc_stages import DVCS, dvc_scripts
 from .filesystem import ACCEPT_EDITS_MODES
@@ -66,7 +67,8 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts),
                (TASKS, taskfile_scripts), (LEFTHOOKS, lefthook_scripts),
                (NOTEBOOK_RUNNERS, notebook_scripts), (DVCS, dvc_scripts),
-               (PIXIS, pixi_scripts), (QUARTOS, quarto_scripts))
+               (PIXIS, pixi_scripts), (QUARTOS, quarto_scripts),
+               (BOOK_BUILDERS, book_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 

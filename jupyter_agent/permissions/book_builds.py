@@ -1,0 +1,233 @@
+"""The notebooks a Jupyter Book (or MyST) build runs.
+
+``jupyter-book build BOOK`` (``jb``; Jupyter Book 1, a ``_config.yml`` book or no configuration)
+executes, as a real Jupyter Book 1 showed, every notebook below the book's folder — those out of
+the table of contents, in ``_folders`` and in hidden folders too, not those in ``_build`` — and
+every MyST text notebook (a ``.md`` with ``{code-cell}`` directives), each in its own folder, as
+``execute.execute_notebooks`` says: ``auto`` (the default) a notebook one of whose code cells has no
+outputs, ``force``/``cache``/``inline`` every one, ``off`` none; ``execute.exclude_patterns`` (and
+``sphinx.config`` ``nb_execution_*``) are honoured, ``--config`` names another file.  Building one
+page (``jupyter-book build book/page.ipynb``) runs that page, and the notebooks of hidden folders
+beside it (Jupyter Book's exclusion misses them).  Jupyter Book 2 and mystmd (``jupyter book
+build``, ``myst build``; a ``myst.yml`` project) execute only with ``--execute``: every notebook of
+the project.  The cells are read as ``notebook_runs`` reads a notebook's; a configuration that
+cannot be read is code only known at run time.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+from typing import Any
+
+from .bash_analysis import CommandInfo
+from .bash_words import Word
+from .notebook_runs import _code_in, _language_of, _notebooks, _text
+from .script_files import NotKnown, Script, parsed_file, per_form, scripts_of_forms, yaml_of
+
+BOOK_BUILDERS = frozenset({"jupyter-book", "jb", "myst", "jupyter"})
+_MAX_WALK = 20_000
+_MAX_NOTEBOOKS = 500
+_CODE_CELL = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{code-cell\}[^\n]*$")
+_VALUES = frozenset({"--path-output", "--config", "--toc", "--builder", "--custom-builder", "--port", "--server-port",
+                     "--template", "--output", "-o", "--cd", "--config-file", "--ci"})
+
+
+def book_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
+    """The notebooks the book build of this command runs (``jupyter-book build``, ``myst build``)."""
+    return scripts_of_forms(info, cwds, memo, BOOK_BUILDERS, _READ, per_folder=True)
+
+
+def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    program, words = form[0].literal, list(form[1:])
+    if program == "jupyter":  # jupyter book build: Jupyter Book 2
+        if not words or words[0].literal != "book":
+            return []
+        words, program = words[1:], "jupyter book"
+    if not words or words[0].literal not in ("build", "start"):
+        if words and words[0].literal is None:
+            raise NotKnown(f"the {program} command is only known at run time")
+        return []  # jupyter-book create, clean, toc …
+    flags, values, operands = _options(words[1:])
+    if flags & {"-h", "--help"}:
+        return []
+    if cwd_unknown:
+        raise NotKnown(f"{program} runs in a folder only known at run time")
+    if operands:
+        if operands[0].literal is None:
+            raise NotKnown(f"{operands[0].text} is a book only known at run time")
+        source = os.path.realpath(os.path.join(cwd, os.path.expanduser(operands[0].literal)))
+    else:
+        source = cwd  # Jupyter Book 2 and mystmd build the project of the current folder
+    execute = "--execute" in flags
+    folder = source if os.path.isdir(source) else os.path.dirname(source)
+    given = values.get("--config")
+    config_path = os.path.realpath(os.path.join(cwd, given)) if given else os.path.join(folder, "_config.yml")
+    book_one = program in ("jupyter-book", "jb") and (given is not None or os.path.isfile(config_path)
+                                                      or not os.path.isfile(os.path.join(folder, "myst.yml")))
+    if book_one and not execute:
+        mode, excluded = _book_one_settings(config_path)
+    elif execute:
+        mode, excluded = "force", []
+    else:
+        return []  # Jupyter Book 2 and mystmd execute nothing without --execute
+    if mode == "off":
+        return []
+    if not os.path.exists(source):
+        return []  # the build fails: nothing runs
+    if os.path.isdir(source):
+        paths = _notebook_files(source, hidden_only=False)
+    else:
+        paths = [source, *_notebook_files(folder, hidden_only=True)]
+    found: list[Script] = []
+    for path in paths:
+        relative = os.path.relpath(path, folder)
+        if any(fnmatch.fnmatch(relative, pattern) for pattern in excluded):
+            continue
+        found += _run(path, mode)
+    return found
+
+
+_READ = per_form("the notebooks the book build runs", _of_form)
+
+
+def _options(words: list[Word]) -> tuple[set[str], dict[str, str], list[Word]]:
+    flags: set[str] = set()
+    values: dict[str, str] = {}
+    operands: list[Word] = []
+    i = 0
+    while i < len(words):
+        text = words[i].literal
+        if text is None:
+            raise NotKnown(f"{words[i].text} is only known at run time")
+        option, eq, value = text.partition("=")
+        if not text.startswith("-"):
+            operands.append(words[i])
+        elif option in _VALUES:
+            if not eq:
+                following = words[i + 1].literal if i + 1 < len(words) else None
+                if following is None:
+                    raise NotKnown(f"{option} has a value only known at run time")
+                value, i = following, i + 1
+            values[option] = value
+        else:  # the builds' flags (-W, -n, --all, --execute, --html …) take no value
+            flags.add(option)
+        i += 1
+    return flags, values, operands
+
+
+def _book_one_settings(config_path: str) -> tuple[str, list[str]]:
+    """Jupyter Book 1's execution mode and excluded patterns, from its configuration."""
+    loaded, why = parsed_file(config_path, yaml_of)
+    if loaded is None and not why:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        raise NotKnown(f"{config_path}: {why or 'it is not a mapping'}")
+    execute = loaded.get("execute") or {}
+    sphinx = loaded.get("sphinx") or {}
+    overrides = sphinx.get("config") if isinstance(sphinx, dict) else None
+    if not isinstance(execute, dict) or (overrides is not None and not isinstance(overrides, dict)):
+        raise NotKnown(f"{config_path}: its execute or sphinx settings are not mappings")
+    overrides = overrides or {}
+    mode = overrides.get("nb_execution_mode", overrides.get("jupyter_execute_notebooks",
+                                                             execute.get("execute_notebooks", "auto")))
+    if mode is False:
+        mode = "off"
+    if not isinstance(mode, str):
+        raise NotKnown(f"{config_path}: its execution mode is not a word")
+    excluded = [*(execute.get("exclude_patterns") or []), *(overrides.get("nb_execution_excludepatterns") or [])]
+    if not all(isinstance(p, str) for p in excluded):
+        raise NotKnown(f"{config_path}: its excluded patterns are not text")
+    return mode.lower(), excluded
+
+
+def _notebook_files(folder: str, hidden_only: bool) -> list[str]:
+    """The notebooks (``.ipynb``, ``.md``) below ``folder``, not in ``_build`` (or only those in
+    hidden folders)."""
+    found: list[str] = []
+    seen = 0
+    for where, dirs, files in os.walk(folder):
+        seen += len(dirs) + len(files)
+        if seen > _MAX_WALK:
+            raise NotKnown(f"{folder} is too big to search for the notebooks a build runs")
+        top = where == folder
+        dirs[:] = sorted(d for d in dirs if not (top and d == "_build") and d != ".ipynb_checkpoints"
+                         and (not hidden_only or not top or d.startswith(".")))
+        if hidden_only and top:
+            continue
+        found += [os.path.join(where, f) for f in sorted(files) if f.endswith((".ipynb", ".md"))]
+        if len(found) > _MAX_NOTEBOOKS:
+            raise NotKnown(f"{folder} has more than {_MAX_NOTEBOOKS} notebooks")
+    return found
+
+
+def _run(path: str, mode: str) -> list[Script]:
+    if path.endswith(".md"):
+        return _text_notebook(path)
+    if mode == "auto":
+        missing, _why = parsed_file(path, _missing_outputs)
+        if missing is False:
+            return []  # every code cell has its outputs: auto mode skips it
+    return _notebooks(Word(text=path), os.path.dirname(path), False, None)
+
+
+def _missing_outputs(data: bytes) -> bool | None:
+    """Whether some code cell of the notebook has no outputs (None: not a notebook)."""
+    try:
+        nb: Any = json.loads(data)
+    except ValueError:
+        return None
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        return None
+    return any(isinstance(c, dict) and c.get("cell_type") == "code" and not c.get("outputs") for c in cells)
+
+
+def _text_notebook(path: str) -> list[Script]:
+    """A MyST text notebook: its ``{code-cell}`` directives, in the kernel its front matter names."""
+    loaded, why = parsed_file(path, _text)
+    if loaded is None:
+        return [Script(path, None, f"{path} could not be read ({why})")] if why else []
+    text = str(loaded)
+    if "{code-cell}" not in text:
+        return []  # a page, not a notebook
+    lines = text.split("\n")
+    kernel = ""
+    if lines and lines[0].strip() == "---" and "---" in (line.strip() for line in lines[1:]):
+        end = [line.strip() for line in lines[1:]].index("---") + 1
+        try:
+            meta = yaml_of("\n".join(lines[1:end]).encode())
+        except ValueError:
+            meta = None
+        spec = meta.get("kernelspec") if isinstance(meta, dict) else None
+        kernel = spec.get("name", "") if isinstance(spec, dict) else ""
+    sources, i = [], 0
+    while i < len(lines):
+        match = _CODE_CELL.match(lines[i])
+        i += 1
+        if match is None:
+            continue
+        fence, body = match.group(2), []
+        while i < len(lines) and not re.fullmatch(rf"[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*", lines[i]):
+            body.append(lines[i])
+            i += 1
+        i += 1
+        sources.append("\n".join(_cell_body(body)))
+    language = _language_of(None, kernel if isinstance(kernel, str) else "")
+    code = None if language is None else _code_in(language, sources)
+    return [Script(path, path, code=code, cwd=os.path.dirname(path))] if code else []
+
+
+def _cell_body(body: list[str]) -> list[str]:
+    """A code cell's source without its options (``:tags: [x]`` lines, or a ``---`` YAML block)."""
+    if body and body[0].strip() == "---" and "---" in (line.strip() for line in body[1:]):
+        return body[[line.strip() for line in body[1:]].index("---") + 2:]
+    i = 0
+    while i < len(body) and re.match(r"^:[\w-]+:", body[i]):
+        i += 1
+    return body[i:]
+
+
+__all__ = ["BOOK_BUILDERS", "book_scripts"]

@@ -1,0 +1,158 @@
+"""The notebooks a Jupyter Book or MyST build runs (``permissions/book_builds.py``).
+
+Session 34's probe: with ``Bash(jupyter-book:*)`` allowed (or in bypassPermissions) and
+``Bash(rm:*)`` denied, ``jupyter-book build book`` ran a notebook's ``!rm -rf data``.  Which
+notebooks a build runs, and where, is checked against a real Jupyter Book 1 below.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from jupyter_agent.core.permission_types import PermissionAllow, PermissionAsk, PermissionDeny
+from jupyter_agent.permissions.bash_analysis import analyze
+from jupyter_agent.permissions.book_builds import book_scripts
+from tests.permissions.tools import decide_bash, make_ctx
+
+MYST = """---
+jupytext:
+  text_representation:
+    format_name: myst
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+# M
+
+```{{code-cell}} ipython3
+:tags: [hide-input]
+{source}
+```
+"""
+
+
+def _notebook(path: Path, source: str, outputs: bool = False) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    cell = nbformat.v4.new_code_cell(source)
+    if outputs:
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x\n")]
+    nb.cells = [nbformat.v4.new_markdown_cell("# T"), cell]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+def _book(book: Path, command: str) -> None:
+    """A book whose every notebook runs ``command NAME`` (NAME: which notebook ran)."""
+    book.mkdir(parents=True, exist_ok=True)
+    (book / "_config.yml").write_text("title: T\n")
+    (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n- file: a\n- file: b\n- file: m\n")
+    (book / "intro.md").write_text("# Intro\n")
+    for name, folder, outputs in (("a", "", False), ("b", "", True), ("c", "", False), ("d", "sub", False),
+                                  ("e", "_under", False), ("h", ".hidden", False), ("x", "_build/old", False)):
+        _notebook(book / folder / f"{name}.ipynb", f"!{command} {name}", outputs)
+    (book / "m.md").write_text(MYST.format(source=f"!{command} m"))
+
+
+def _ran_by_analysis(command: str, cwd: Path) -> set[str]:
+    (info,) = analyze(command).commands
+    names = set()
+    for script in book_scripts(info, [str(cwd)], {}):
+        assert script.code is not None and script.cwd == os.path.dirname(script.path or ""), script
+        names.add(script.code.split()[-1])
+    return names
+
+
+CONFIGS = [  # (the book's _config.yml, the build's words after `build`): what a real Jupyter Book 1 ran
+    ("title: T\n", "book", {"a", "c", "d", "e", "h", "m"}),
+    ("title: T\nexecute:\n  execute_notebooks: force\n  exclude_patterns: [c.ipynb, 'sub/*']\n", "book",
+     {"a", "b", "e", "h", "m"}),
+    ("title: T\nexecute:\n  execute_notebooks: 'off'\n", "book", set()),
+    ("title: T\nsphinx:\n  config:\n    nb_execution_mode: force\n", "book", {"a", "b", "c", "d", "e", "h", "m"}),
+    ("title: T\n", "book/sub/d.ipynb", {"d"}),
+    ("title: T\n", "book/b.ipynb", {"h"}),  # b has its outputs; the hidden folder's notebook runs too
+]
+
+
+@pytest.mark.parametrize(("config", "target", "expected"), CONFIGS)
+def test_the_notebooks_a_build_runs(tmp_path, config, target, expected):
+    _book(tmp_path / "book", "echo")
+    (tmp_path / "book" / "_config.yml").write_text(config)
+    assert _ran_by_analysis(f"jupyter-book build {target}", tmp_path) == expected
+
+
+def _jupyter_book_1() -> str | None:
+    program = shutil.which("jupyter-book")
+    if program is None:
+        return None
+    version = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=60).stdout
+    return program if "Jupyter Book      : 1." in version else None
+
+
+@pytest.mark.skipif(_jupyter_book_1() is None, reason="Jupyter Book 1 is not installed (it is in the test extras)")
+@pytest.mark.timeout(900)
+def test_the_notebooks_are_those_a_real_jupyter_book_runs(tmp_path):
+    log = tmp_path / "log"
+    probe = tmp_path / "bin" / "probe"
+    probe.parent.mkdir()
+    probe.write_text(f'#!/bin/sh\necho "$1 $(pwd)" >> {log}\n')
+    probe.chmod(0o755)
+    env = dict(os.environ, PATH=f"{probe.parent}:{os.environ['PATH']}", PYTHONDONTWRITEBYTECODE="1")
+    for config, target, _expected in CONFIGS:
+        shutil.rmtree(tmp_path / "book", ignore_errors=True)
+        _book(tmp_path / "book", "probe")
+        (tmp_path / "book" / "_config.yml").write_text(config)
+        log.write_text("")
+        result = subprocess.run([_jupyter_book_1() or "", "build", target], cwd=tmp_path, env=env,
+                                capture_output=True, text=True, timeout=600)
+        ran = dict(line.split(" ", 1) for line in log.read_text().splitlines() if line.strip())
+        assert set(ran) == _ran_by_analysis(f"jupyter-book build {target}", tmp_path), (config, target,
+                                                                                         result.stdout[-1500:])
+        for name, where in ran.items():  # each in its own folder
+            assert where in {str(tmp_path / "book" / f) for f in ("", "sub", "_under", ".hidden")}, (name, where)
+            assert (name in {"a", "b", "c", "m"}) == (where == str(tmp_path / "book")), (name, where)
+
+
+@pytest.fixture
+def project(tmp_path):
+    _book(tmp_path / "book", "rm -rf data")
+    return tmp_path
+
+
+def _decide(proj: Path, command: str, **rules) -> object:
+    ctx = make_ctx(proj, mode=rules.pop("mode", "bypassPermissions"), **rules)
+    return asyncio.run(decide_bash(ctx, command))
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("jupyter-book build book", "deny"), ("jb build book/", "deny"), ("jupyter-book build --all book", "deny"),
+    ("jupyter-book build book --builder pdfhtml", "deny"), ("uv run jupyter-book build book", "deny"),
+    ("jupyter book build book --execute", "deny"), ("cd book && myst build --execute", "deny"),
+    ("jupyter-book build book/b.ipynb", "deny"),  # the hidden folder's notebook
+    ("jupyter book build book", "allow"), ("cd book && myst build --html", "allow"), ("jupyter-book --help", "allow"),
+    ("jupyter-book clean book", "allow"), ("jupyter-book build missing", "allow"), ("jupyter-book toc from-project book", "allow"),
+    ("jupyter-book build \"$BOOK\"", "ask"), ("jupyter-book build --config \"$C\" book", "ask"),
+])
+def test_book_builds_meet_the_bash_rules(project, command, expected):
+    (project / "book" / "myst.yml").write_text("version: 1\nproject:\n  title: T\n")
+    verdict = _decide(project, command, allow=("Bash(jupyter-book:*)", "Bash(jupyter:*)"), deny=("Bash(rm:*)",))
+    kinds = {"deny": PermissionDeny, "allow": PermissionAllow, "ask": PermissionAsk}
+    assert isinstance(verdict, kinds[expected]), (command, verdict)
+    if expected == "deny":
+        assert "Bash(rm:*)" in verdict.message
+
+
+def test_a_config_named_on_the_line_and_an_unreadable_one(project):
+    (project / "off.yml").write_text("execute:\n  execute_notebooks: 'off'\n")
+    assert isinstance(_decide(project, "jupyter-book build book --config off.yml", deny=("Bash(rm:*)",)),
+                      PermissionAllow)
+    (project / "book" / "_config.yml").write_text("execute: [\n")
+    verdict = _decide(project, "jupyter-book build book", deny=("Bash(rm:*)",))
+    assert isinstance(verdict, PermissionAsk) and "_config.yml" in verdict.message
