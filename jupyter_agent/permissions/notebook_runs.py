@@ -15,7 +15,8 @@ the deny and ask rules and the safety checks, from the folder its kernel starts 
 - ``ipython FILE.ipynb|FILE.ipy`` (``python -m IPython``), ``ipython -c CODE`` and ``jupyter run
   FILE``: IPython code, in the current folder;
 - ``pytest --nbmake`` / ``--nbval`` (on the line, in ``addopts`` or ``PYTEST_ADDOPTS``): each
-  notebook it collects, in its folder.
+  notebook it collects, in its folder;
+- ``treon [PATH]…``: each notebook below the paths (the current folder), in its folder.
 
 What the real programs do was checked by running them (``tests/permissions/test_notebook_runs.py``).
 A notebook read from standard input, a URL, a text notebook jupytext converts, a folder IPython is
@@ -56,7 +57,7 @@ from .script_files import (
 
 _PYTESTS = frozenset({"pytest", "py.test"})
 NOTEBOOK_RUNNERS = frozenset({"jupyter", "jupyter-nbconvert", "jupyter-execute", "jupyter-run", "nbconvert",
-                              "papermill", "ipython", "ipython3", "IPython", "jupytext"}) | _PYTESTS
+                              "papermill", "ipython", "ipython3", "IPython", "jupytext", "treon"}) | _PYTESTS
 _MAX_NOTEBOOK = 64 * 1024 * 1024
 _MAX_GLOB = 200
 # options that take the next word as their value (a traitlets option may also be written --x=v)
@@ -110,10 +111,58 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         return _ipython(args, cwd, cwd_unknown)
     if program in _PYTESTS:
         return _pytest(args, cwd, cwd_unknown)
+    if program == "treon":
+        return _treon(args, cwd, cwd_unknown)
     return []
 
 
 _READ = per_form("IPython code", _of_form)
+
+
+def _treon(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    """``treon [PATH]… [--exclude=PREFIX]…``: each notebook a path is or holds (``**/*.ipynb``, hidden
+    names not matched), in the ``python3`` kernel, in its own folder, minus the excluded prefixes."""
+    excluded: list[str] = []
+    paths: list[Word] = []
+    i = 0
+    while i < len(args):
+        text = args[i].literal
+        if text is None:
+            raise NotKnown(f"{args[i].text} is only known at run time")
+        option, eq, value = text.partition("=")
+        if option in ("-e", "--exclude", "--threads"):
+            if not eq:
+                if i + 1 >= len(args) or args[i + 1].literal is None:
+                    raise NotKnown(f"treon {option} has a value only known at run time")
+                value, i = args[i + 1].literal or "", i + 1
+            if option != "--threads":
+                excluded.append(value)
+        elif option in ("-h", "--help", "--version"):
+            return []
+        elif text.startswith("-") and option not in ("-v", "--verbose"):
+            raise NotKnown(f"treon {option} is an option this does not know")
+        elif not text.startswith("-"):
+            paths.append(args[i])
+        i += 1
+    if cwd_unknown:
+        raise NotKnown("treon runs in a folder only known at run time")
+    prefixes = []
+    for given in excluded:
+        absolute = os.path.abspath(os.path.join(cwd, os.path.expanduser(given)))
+        prefixes.append(absolute + os.sep if os.path.isdir(absolute) else absolute)
+    found: list[Script] = []
+    for word in paths or [Word(text=cwd)]:
+        target = os.path.join(cwd, os.path.expanduser(word.literal or ""))
+        if os.path.isdir(target):
+            names = sorted(glob.glob(os.path.join(target, "**", "*.ipynb"), recursive=True))
+            if len(names) > _MAX_GLOB:
+                raise NotKnown(f"{word.text} holds more than {_MAX_GLOB} notebooks")
+        else:
+            names = [target] if target.lower().endswith(".ipynb") and os.path.isfile(target) else []
+        for name in names:
+            if not any(os.path.abspath(name).startswith(p) for p in prefixes):
+                found += _notebooks(Word(text=name), cwd, False, None, kernel=Word(text="python3"))
+    return found
 
 
 def _operands(args: tuple[Word, ...], values: frozenset[str], pairs: frozenset[str] = frozenset()) -> list[Word]:

@@ -59,7 +59,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 RUNNERS = ("Bash(jupyter:*)", "Bash(papermill:*)", "Bash(pytest:*)", "Bash(ipython:*)", "Bash(jupytext:*)", "Bash(python:*)",
-           "Bash(uv run:*)", "Bash(echo:*)")
+           "Bash(uv run:*)", "Bash(echo:*)", "Bash(treon:*)")
 
 
 @pytest.mark.parametrize(("command", "expected"), [
@@ -108,6 +108,10 @@ RUNNERS = ("Bash(jupyter:*)", "Bash(papermill:*)", "Bash(pytest:*)", "Bash(ipyth
     ("pytest -q tests", "allow"), ("pytest --nbmake nb_tests", "allow"), ('pytest --nbmake "$T"', "ask"),
     ("pytest --nbmake --nbmake-kernel=bash py.ipynb", "deny"), ("pytest --nbval --current-env sh.ipynb", "allow"),
     ("PYTEST_ADDOPTS=--nbmake pytest", "ask"),  # (an environment variable set by the line)
+    # treon: the notebooks below the paths, in the python3 kernel whatever they name
+    ("treon", "deny"), ("treon bad.ipynb", "deny"), ("treon sub", "deny"), ("treon --threads 2 -v bad.ipynb", "deny"),
+    ("treon sh.ipynb", "allow"), ("treon ok.ipynb", "allow"), ("treon --exclude=sub --exclude bad.ipynb sub", "allow"),
+    ('treon "$NB"', "ask"), ("treon --weird", "ask"),
 ])
 def test_the_cells_a_line_runs_meet_the_deny_rules(project, command, expected):
     for mode, allow in (("default", RUNNERS), ("bypassPermissions", ())):
@@ -180,6 +184,8 @@ def _have(program: str) -> bool:
     "pytest -q -p no:cacheprovider --nbmake sub/where.ipynb",
     "pytest -q -p no:cacheprovider --nbmake sub",
     "pytest -q -p no:cacheprovider --nbval-lax sub/where.ipynb",
+    "treon sub/where.ipynb",
+    "treon sub",
 ])
 def test_each_runner_runs_where_the_analysis_says(tmp_path, command):
     program = command.split()[0]
