@@ -102,7 +102,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         exp = True
     elif command == ["queue", "start"]:
         raise NotKnown("dvc queue start runs experiments queued earlier, with the dvc.yaml they had then")
-    elif command[:1] == [None] or (command[0] in ("exp", "experiments", "queue") and None in command):
+    elif command[:1] == [None] or (command[:1] in (["exp"], ["experiments"], ["queue"]) and None in command):
         raise NotKnown("the dvc command is only known at run time")
     else:
         return []  # dvc status, dvc pull, dvc exp show …: no stage runs (dvc run: a wrapper, see bash_wrappers)

@@ -67,6 +67,9 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         text = words[i].literal
         if text is None:
             raise NotKnown(f"{words[i].text} is only known at run time")
+        if text == "--" and seen_run:
+            i += 1
+            break  # the task and its words follow
         if not text.startswith("-") or text == "-":
             if seen_run:
                 break

@@ -156,7 +156,7 @@ def _with(proj: Path, stage: str, cmd: str, extra: str = "") -> None:
     ("dvc status", "allow"), ("dvc add \"$f\"", "allow"), ("dvc exp show", "allow"),
     ("dvc queue start", "ask"), ("dvc exp run --run-all", "ask"), ("dvc repro \"$t\"", "ask"),
     ("dvc repro nope", "ask"), ("dvc repro --frobnicate", "ask"), ("dvc --weird repro", "ask"),
-    ("cd \"$d\" && dvc repro", "ask"), ("uv run dvc repro nuke", "deny"),
+    ("cd \"$d\" && dvc repro", "ask"), ("uv run dvc repro nuke", "deny"), ("dvc -q", "allow"), ("dvc", "allow"),
     ("echo 'cmd: ls' > dvc.yaml && dvc repro", "ask"),
 ])
 def test_stage_commands_meet_the_bash_rules(project, command, expected):

@@ -66,7 +66,7 @@ def _decide(proj: Path, command: str, **rules) -> object:
 
 
 @pytest.mark.parametrize(("command", "expected"), [
-    ("pixi run clean", "deny"), ("pixi run build", "deny"), ("pixi run style", "deny"),
+    ("pixi run clean", "deny"), ("pixi run -- clean", "deny"), ("pixi run build", "deny"), ("pixi run style", "deny"),
     ("pixi run listed", "deny"), ("pixi run spaced", "allow"), ("pixi run devclean", "deny"),
     ("pixi run native", "deny"), ("pixi run devnative", "deny"), ("pixi run single", "deny"),
     ("pixi run tabled", "deny"), ("pixi -v run -e dev --frozen clean", "deny"), ("uv run pixi run clean", "deny"),
