@@ -59,6 +59,7 @@ from .script_files import (
     read_script,
     scripts_run,
 )
+from .snakemake_rules import SNAKEMAKES, snakemake_scripts
 from .taskfile_tasks import TASKS, taskfile_scripts
 from .tox_commands import TOXES, tox_scripts
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
@@ -71,7 +72,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (NOTEBOOK_RUNNERS, notebook_scripts), (DVCS, dvc_scripts),
                (PIXIS, pixi_scripts), (QUARTOS, quarto_scripts),
                (BOOK_BUILDERS, book_scripts), (MLFLOWS, mlflow_scripts),
-               (NBDEVS, nbdev_scripts))
+               (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
