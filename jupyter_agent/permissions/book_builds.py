@@ -25,10 +25,19 @@ from typing import Any
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .notebook_runs import _code_in, _language_of, _notebooks, _text
-from .script_files import NotKnown, Script, parsed_file, per_form, scripts_of_forms, yaml_of
+from .script_files import (
+    NotKnown,
+    Script,
+    front_matter,
+    options_of,
+    parsed_file,
+    per_form,
+    scripts_of_forms,
+    walk_bounded,
+    yaml_of,
+)
 
 BOOK_BUILDERS = frozenset({"jupyter-book", "jb", "myst", "jupyter"})
-_MAX_WALK = 20_000
 _MAX_NOTEBOOKS = 500
 _CODE_CELL = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{code-cell\}[^\n]*$")
 _VALUES = frozenset({"--path-output", "--config", "--toc", "--builder", "--custom-builder", "--port", "--server-port",
@@ -97,24 +106,13 @@ def _options(words: list[Word]) -> tuple[set[str], dict[str, str], list[Word]]:
     flags: set[str] = set()
     values: dict[str, str] = {}
     operands: list[Word] = []
-    i = 0
-    while i < len(words):
-        text = words[i].literal
-        if text is None:
-            raise NotKnown(f"{words[i].text} is only known at run time")
-        option, eq, value = text.partition("=")
-        if not text.startswith("-"):
-            operands.append(words[i])
-        elif option in _VALUES:
-            if not eq:
-                following = words[i + 1].literal if i + 1 < len(words) else None
-                if following is None:
-                    raise NotKnown(f"{option} has a value only known at run time")
-                value, i = following, i + 1
+    for option, value, word in options_of(words, _VALUES, "the book build"):
+        if not option:
+            operands.append(word)
+        elif value is not None:
             values[option] = value
         else:  # the builds' flags (-W, -n, --all, --execute, --html …) take no value
             flags.add(option)
-        i += 1
     return flags, values, operands
 
 
@@ -147,11 +145,7 @@ def _notebook_files(folder: str, hidden_only: bool) -> list[str]:
     """The notebooks (``.ipynb``, ``.md``) below ``folder``, not in ``_build`` (or only those in
     hidden folders)."""
     found: list[str] = []
-    seen = 0
-    for where, dirs, files in os.walk(folder):
-        seen += len(dirs) + len(files)
-        if seen > _MAX_WALK:
-            raise NotKnown(f"{folder} is too big to search for the notebooks a build runs")
+    for where, dirs, files in walk_bounded(folder, "the notebooks a build runs"):
         top = where == folder
         dirs[:] = sorted(d for d in dirs if not (top and d == "_build") and d != ".ipynb_checkpoints"
                          and (not hidden_only or not top or d.startswith(".")))
@@ -193,16 +187,13 @@ def _text_notebook(path: str) -> list[Script]:
     text = str(loaded)
     if "{code-cell}" not in text:
         return []  # a page, not a notebook
+    try:
+        meta = front_matter(text) or {}
+    except ValueError:
+        meta = {}
+    spec = meta.get("kernelspec")
+    kernel = spec.get("name", "") if isinstance(spec, dict) else ""
     lines = text.split("\n")
-    kernel = ""
-    if lines and lines[0].strip() == "---" and "---" in (line.strip() for line in lines[1:]):
-        end = [line.strip() for line in lines[1:]].index("---") + 1
-        try:
-            meta = yaml_of("\n".join(lines[1:end]).encode())
-        except ValueError:
-            meta = None
-        spec = meta.get("kernelspec") if isinstance(meta, dict) else None
-        kernel = spec.get("name", "") if isinstance(spec, dict) else ""
     sources, i = [], 0
     while i < len(lines):
         match = _CODE_CELL.match(lines[i])

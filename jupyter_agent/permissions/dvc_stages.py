@@ -38,10 +38,12 @@ from .script_files import (
     NotKnown,
     Script,
     not_there,
+    options_of,
     parsed_file,
     per_form,
     scripts_of_forms,
     templated,
+    walk_bounded,
     yaml_of,
 )
 
@@ -106,7 +108,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         raise NotKnown("the dvc command is only known at run time")
     else:
         return []  # dvc status, dvc pull, dvc exp show …: no stage runs (dvc run: a wrapper, see bash_wrappers)
-    flags, targets, folder = _options([_known(rest, j) for j in range(len(rest))], exp, folder)
+    flags, targets, folder = _options(form[1 + len(words) - len(rest):], exp, folder)
     if flags & {"--help", "--dry", "--queue"}:
         return []
     if "--run-all" in flags:
@@ -133,23 +135,20 @@ def _known(words: list[str | None], i: int) -> str:
 _READ = per_form("the stages dvc runs", _of_form)
 
 
-def _options(words: list[str | None], exp: bool, folder: str | None) -> tuple[set[str], list[str], str | None]:
+def _options(words: tuple[Word, ...], exp: bool, folder: str | None) -> tuple[set[str], list[str], str | None]:
     flags: set[str] = set()
     targets: list[str] = []
-    i = 0
-    while i < len(words):
-        word = _known(words, i)
-        if word == "--":
-            targets.extend(_known(words, j) for j in range(i + 1, len(words)))
+    values = _VALUES | _EXP_VALUES if exp else _VALUES
+    for option, value, word in options_of(words, values, "dvc"):
+        if option == "--":
+            at = next(k for k, w in enumerate(words) if w is word)
+            targets.extend(_known([w.literal for w in words], j) for j in range(at + 1, len(words)))
             break
-        if not word.startswith("-") or word == "-":
-            targets.append(word)
-            i += 1
-            continue
-        option, eq, value = word.partition("=")
-        if option in _VALUES or (exp and option in _EXP_VALUES):
-            if not eq:
-                value, i = _known(words, i + 1), i + 1
+        if not option:
+            if word.literal is None:
+                raise NotKnown("a word of the dvc command is only known at run time")
+            targets.append(word.literal)
+        elif option in values:
             if option == "--cd":
                 folder = value
         elif option in _FLAGS or (exp and option in _EXP_FLAGS):
@@ -158,7 +157,6 @@ def _options(words: list[str | None], exp: bool, folder: str | None) -> tuple[se
             flags.update(f"-{c}" for c in option[1:])  # -fs
         else:
             raise NotKnown(f"dvc {'exp run' if exp else 'repro'} {option} is an option this does not know")
-        i += 1
     return {_LONG.get(f, f) for f in flags}, targets, folder
 
 
@@ -231,11 +229,7 @@ def _overlap(a: str, b: str) -> bool:
 def _repository(root: str) -> list[_Stage]:
     """Every stage of every ``dvc.yaml`` under ``root`` (DVC collects them all)."""
     stages: list[_Stage] = []
-    seen = 0
-    for folder, dirs, files in os.walk(root):
-        seen += len(dirs) + len(files)
-        if seen > _MAX_ENTRIES:
-            raise NotKnown(f"the DVC repository {root} is too big to search for its dvc.yaml files")
+    for folder, dirs, files in walk_bounded(root, "its dvc.yaml files", _MAX_ENTRIES):
         # data.dvc tracks the folder data (dvc add): no dvc.yaml may be inside a tracked output
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and f"{d}.dvc" not in files)
         if PIPELINE in files:

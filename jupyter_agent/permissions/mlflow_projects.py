@@ -19,7 +19,16 @@ import shlex
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import NotKnown, Script, parsed_file, per_form, scripts_of_forms, templated, yaml_of
+from .script_files import (
+    NotKnown,
+    Script,
+    options_of,
+    parsed_file,
+    per_form,
+    scripts_of_forms,
+    templated,
+    yaml_of,
+)
 
 MLFLOWS = frozenset({"mlflow"})
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
@@ -44,34 +53,24 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     entry, backend = "main", "local"
     params: list[tuple[str, str | None]] = []
     uri: Word | None = None
-    i = 1
-    while i < len(words):
-        text = words[i].literal
-        if text is None:
-            raise NotKnown(f"{words[i].text} is only known at run time")
-        option, eq, value = text.partition("=")
-        if option in _FLAGS:
-            if option in ("--help", "-h"):
-                return []
-        elif option in _VALUES:
-            if not eq:
-                if i + 1 >= len(words) or words[i + 1].literal is None:
-                    raise NotKnown(f"mlflow run {option} has a value only known at run time")
-                value, i = words[i + 1].literal or "", i + 1
-            if option in ("-e", "--entry-point"):
-                entry = value
-            elif option in ("-b", "--backend"):
-                backend = value
-            elif option in ("-P", "--param-list"):
-                name, equals, given = value.partition("=")
-                if not equals:
-                    raise NotKnown(f"the mlflow parameter {value} has no value")
-                params.append((name, given))
-        elif text.startswith("-"):
+    for option, value, word in options_of(words[1:], _VALUES, "mlflow run"):
+        if not option:
+            if word.literal is None:
+                raise NotKnown(f"{word.text} is only known at run time")
+            uri = uri or word
+        elif option in ("--help", "-h"):
+            return []
+        elif option in ("-e", "--entry-point"):
+            entry = value or ""
+        elif option in ("-b", "--backend"):
+            backend = value or ""
+        elif option in ("-P", "--param-list"):
+            name, equals, given = (value or "").partition("=")
+            if not equals:
+                raise NotKnown(f"the mlflow parameter {value} has no value")
+            params.append((name, given))
+        elif option not in _VALUES and option not in _FLAGS:
             raise NotKnown(f"mlflow run {option} is an option this does not know")
-        elif uri is None:
-            uri = words[i]
-        i += 1
     if uri is None or uri.literal is None:
         return []  # mlflow run needs a project: it fails
     if backend != "local":

@@ -24,10 +24,20 @@ from typing import Any
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .notebook_runs import _code_in
-from .script_files import NotKnown, Script, ini_of, parsed_file, per_form, scripts_of_forms, toml_of, yaml_of
+from .script_files import (
+    NotKnown,
+    Script,
+    front_matter,
+    ini_of,
+    options_of,
+    parsed_file,
+    per_form,
+    scripts_of_forms,
+    toml_of,
+    walk_bounded,
+)
 
 NBDEVS = frozenset({"nbdev-test", "nbdev_test", "nbdev-prepare", "nbdev_prepare"})
-_MAX_WALK = 20_000
 _MAX_NOTEBOOKS = 500
 _DIRECTIVE = re.compile(r"^\s*#\s*\|\s*(.*?)\s*$")
 _VALUES = frozenset({"--flags", "--n-workers", "--n_workers", "--pause", "--ignore-fname", "--ignore_fname",
@@ -47,26 +57,17 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     values: dict[str, str] = {}
     flags: set[str] = set()
     path: str | None = None
-    words = form[1:]
-    i = 0
-    while i < len(words):
-        text = words[i].literal
-        if text is None:
-            raise NotKnown(f"{words[i].text} is only known at run time")
-        option, eq, value = text.partition("=")
-        if option in _FLAGS:
-            flags.add(option)
+    for option, value, word in options_of(form[1:], _VALUES, "nbdev"):
+        if not option:
+            if word.literal is None:
+                raise NotKnown(f"{word.text} is only known at run time")
+            path = word.literal
         elif option in _VALUES:
-            if not eq:
-                if i + 1 >= len(words) or words[i + 1].literal is None:
-                    raise NotKnown(f"{option} has a value only known at run time")
-                value, i = words[i + 1].literal or "", i + 1
-            values[option.replace("_", "-")] = value
-        elif text.startswith("-"):
-            raise NotKnown(f"nbdev {option} is an option this does not know")
+            values[option.replace("_", "-")] = value or ""
+        elif option in _FLAGS:
+            flags.add(option)
         else:
-            path = text
-        i += 1
+            raise NotKnown(f"nbdev {option} is an option this does not know")
     if flags & {"-h", "--help"}:
         return []
     path = values.get("--path", path)
@@ -140,11 +141,7 @@ def _folder_and_flags(root: str, nbs: object, flags: object) -> tuple[str, set[s
 
 def _notebooks_below(folder: str, skip: bool, ignore: str) -> list[str]:
     found: list[str] = []
-    seen = 0
-    for where, dirs, files in os.walk(folder):
-        seen += len(dirs) + len(files)
-        if seen > _MAX_WALK:
-            raise NotKnown(f"{folder} is too big to search for the notebooks nbdev tests")
+    for where, dirs, files in walk_bounded(folder, "the notebooks nbdev tests"):
         if ignore in files:
             dirs[:] = []
             continue
@@ -193,15 +190,11 @@ def _text_of(source: object) -> str:
 
 
 def _skips_execution(text: str) -> bool:
-    lines = text.strip().split("\n")
-    if len(lines) < 2 or lines[0].strip() != "---" or "---" not in (line.strip() for line in lines[1:]):
-        return False
-    end = [line.strip() for line in lines[1:]].index("---") + 1
     try:
-        meta = yaml_of("\n".join(lines[1:end]).encode())
+        meta = front_matter(text)
     except ValueError:
         return False
-    return isinstance(meta, dict) and meta.get("skip_exec") is True
+    return meta is not None and meta.get("skip_exec") is True
 
 
 def _skipped(directives: dict[str, str], test_flags: set[str]) -> bool:

@@ -48,6 +48,7 @@ from .script_files import (
     Script,
     ini_of,
     located,
+    options_of,
     parsed_file,
     per_form,
     read_bounded,
@@ -119,31 +120,25 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
 _READ = per_form("IPython code", _of_form)
 
 
+_TREON_VALUES = frozenset({"-e", "--exclude", "--threads"})
+
+
 def _treon(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
     """``treon [PATH]… [--exclude=PREFIX]…``: each notebook a path is or holds (``**/*.ipynb``, hidden
     names not matched), in the ``python3`` kernel, in its own folder, minus the excluded prefixes."""
     excluded: list[str] = []
     paths: list[Word] = []
-    i = 0
-    while i < len(args):
-        text = args[i].literal
-        if text is None:
-            raise NotKnown(f"{args[i].text} is only known at run time")
-        option, eq, value = text.partition("=")
-        if option in ("-e", "--exclude", "--threads"):
-            if not eq:
-                if i + 1 >= len(args) or args[i + 1].literal is None:
-                    raise NotKnown(f"treon {option} has a value only known at run time")
-                value, i = args[i + 1].literal or "", i + 1
-            if option != "--threads":
-                excluded.append(value)
+    for option, value, word in options_of(args, _TREON_VALUES, "treon"):
+        if not option:
+            if word.literal is None:
+                raise NotKnown(f"{word.text} is only known at run time")
+            paths.append(word)
         elif option in ("-h", "--help", "--version"):
             return []
-        elif text.startswith("-") and option not in ("-v", "--verbose"):
+        elif option in ("-e", "--exclude"):
+            excluded.append(value or "")
+        elif option not in _TREON_VALUES and option not in ("-v", "--verbose"):
             raise NotKnown(f"treon {option} is an option this does not know")
-        elif not text.startswith("-"):
-            paths.append(args[i])
-        i += 1
     if cwd_unknown:
         raise NotKnown("treon runs in a folder only known at run time")
     prefixes = []

@@ -31,6 +31,7 @@ from .script_files import (
     NotKnown,
     Script,
     not_there,
+    options_of,
     parsed_file,
     per_form,
     scripts_of_forms,
@@ -62,39 +63,28 @@ def pixi_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ..
 def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
     words = form[1:]
     options: dict[str, str] = {}
-    i, seen_run = 0, False
-    while i < len(words):
-        text = words[i].literal
-        if text is None:
-            raise NotKnown(f"{words[i].text} is only known at run time")
-        if text == "--" and seen_run:
-            i += 1
-            break  # the task and its words follow
-        if not text.startswith("-") or text == "-":
-            if seen_run:
-                break
-            if text != "run":
+    seen_run, rest = False, None
+    for option, value, word in options_of(words, _VALUES, "pixi"):
+        if option == "--" and seen_run or not option and seen_run:
+            at = next(k for k, w in enumerate(words) if w is word)
+            rest = words[at + 1:] if option else words[at:]  # the task and its words
+            break
+        if not option:
+            if word.literal is None:
+                raise NotKnown(f"{word.text} is only known at run time")
+            if word.literal != "run":
                 return []  # pixi install, pixi add, pixi exec (bash_runners sees its command) …
             seen_run = True
-            i += 1
-            continue
-        option, eq, value = text.partition("=")
-        if option in _VALUES:
-            if not eq:
-                if i + 1 >= len(words) or words[i + 1].literal is None:
-                    raise NotKnown(f"pixi {option} has a value only known at run time")
-                value, i = words[i + 1].literal or "", i + 1
-            options[option] = value
-        elif option in _FLAGS:
-            options[option] = ""
+        elif option in _VALUES or option in _FLAGS:
+            options[option] = value or ""
         else:
             raise NotKnown(f"pixi {option} is an option this does not know")
-        i += 1
     if not seen_run or options.keys() & {"-n", "--dry-run", "-h", "--help"}:
         return []
-    rest = words[i:]
     if not rest:
         return []  # pixi run alone lists the tasks
+    if rest[0].literal is None:
+        raise NotKnown(f"{rest[0].text} is only known at run time")
     if cwd_unknown:
         raise NotKnown("pixi runs in a folder only known at run time")
     given = options.get("-m", options.get("--manifest-path"))

@@ -30,7 +30,17 @@ from typing import Any
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .notebook_runs import _code_in, _language_of, _notebooks, _text
-from .script_files import NotKnown, Script, parsed_file, per_form, scripts_of_forms, yaml_of
+from .script_files import (
+    NotKnown,
+    Script,
+    front_matter,
+    options_of,
+    parsed_file,
+    per_form,
+    scripts_of_forms,
+    walk_bounded,
+    yaml_of,
+)
 
 QUARTOS = frozenset({"quarto"})
 _PROJECT = ("_quarto.yml", "_quarto.yaml")
@@ -97,29 +107,17 @@ def _options(words: tuple[Word, ...]) -> tuple[set[str], dict[str, str], list[Wo
     flags: set[str] = set()
     values: dict[str, str] = {}
     inputs: list[Word] = []
-    i = 0
-    while i < len(words):
-        text = words[i].literal
-        if text is None:
-            if inputs:
-                i += 1
-                continue  # a pandoc argument after the input
-            raise NotKnown(f"{words[i].text} is only known at run time")
-        option, eq, value = text.partition("=")
-        if not text.startswith("-") or text == "-":
-            inputs.append(words[i])
+    for option, value, word in options_of(words, _VALUES, "quarto"):
+        if not option:
+            if word.literal is None and not inputs:
+                raise NotKnown(f"{word.text} is only known at run time")
+            inputs.append(word)  # after the input: pandoc's arguments
         elif option in _FLAGS:
             flags.add(option)
         elif option in _VALUES:
-            if not eq:
-                following = words[i + 1].literal if i + 1 < len(words) else None
-                if following is None:
-                    raise NotKnown(f"quarto {option} has a value only known at run time")
-                value, i = following, i + 1
-            values[option] = value
+            values[option] = value or ""
         elif not inputs:  # a pandoc option before the input: it may take a value (the input?)
             raise NotKnown(f"quarto {option} is an option this does not know")
-        i += 1
     return flags, values, inputs
 
 
@@ -151,11 +149,7 @@ def _project_config(project: str) -> list[tuple[str, dict[str, Any]]]:
 
 def _documents(folder: str) -> list[str]:
     found: list[str] = []
-    seen = 0
-    for where, dirs, files in os.walk(folder):
-        seen += len(dirs) + len(files)
-        if seen > _MAX_WALK:
-            raise NotKnown(f"{folder} is too big to search for the documents quarto renders")
+    for where, dirs, files in walk_bounded(folder, "the documents quarto renders", _MAX_WALK):
         dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")) and d not in ("node_modules", "renv"))
         found += [os.path.join(where, f) for f in sorted(files)
                   if not f.startswith(("_", ".")) and f.lower().endswith(_DOCUMENTS)]
@@ -268,17 +262,10 @@ def _read_text(path: str) -> str:
 
 
 def _front_matter(text: str, path: str) -> dict[str, Any]:
-    lines = text.lstrip("\ufeff").split("\n")
-    if not lines or lines[0].strip() != "---":
-        return {}
-    for i, line in enumerate(lines[1:], 1):
-        if line.strip() in ("---", "..."):
-            try:
-                loaded = yaml_of("\n".join(lines[1:i]).encode())
-            except ValueError as exc:
-                raise NotKnown(f"{path}: its front matter {exc}") from None
-            return loaded if isinstance(loaded, dict) else {}
-    return {}
+    try:
+        return front_matter(text) or {}
+    except ValueError as exc:
+        raise NotKnown(f"{path}: its front matter {exc}") from None
 
 
 def _cells(text: str, path: str, depth: int) -> list[tuple[str, str, bool | None]]:

@@ -19,7 +19,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -183,6 +183,56 @@ def templated(line: str, pattern: re.Pattern[str], value: Callable[[re.Match[str
 
 class NotKnown(Exception):
     """What a reader of a runner's file raises when what it runs is only known at run time (why)."""
+
+
+def options_of(words: Sequence[Word], takes_value: frozenset[str], program: str
+               ) -> Iterator[tuple[str, str | None, Word]]:
+    """A runner's command line, word by word: ``(option, value, word)`` for an option (its value
+    after ``=``, or the next word for one of ``takes_value``; else None), ``("", None, word)`` for
+    an operand (whose ``literal`` may be None: the caller says what that means).  A word only known
+    at run time where an option or its value stands is ``NotKnown``."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        text = word.literal
+        if text is None or not text.startswith("-") or text == "-":
+            if text is None and word.text.startswith("-"):
+                raise NotKnown(f"{word.text} is only known at run time")
+            yield "", None, word
+            i += 1
+            continue
+        option, eq, value = text.partition("=")
+        if option in takes_value and not eq:
+            following = words[i + 1].literal if i + 1 < len(words) else None
+            if following is None:
+                raise NotKnown(f"{program} {option} has a value only known at run time")
+            value, eq, i = following, "=", i + 1
+        yield option, value if eq else None, word
+        i += 1
+
+
+def walk_bounded(folder: str, what: str, limit: int = 20_000) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk(folder)`` (the caller may prune ``dirs``), ``NotKnown`` past ``limit`` entries:
+    a runner's search of a huge tree (a data folder) is not followed."""
+    seen = 0
+    for where, dirs, files in os.walk(folder):
+        seen += len(dirs) + len(files)
+        if seen > limit:
+            raise NotKnown(f"{folder} is too big to search for {what}")
+        yield where, dirs, files
+
+
+def front_matter(text: str) -> dict[str, Any] | None:
+    """The YAML between a leading ``---`` line and the next ``---`` (or ``...``) line of a document
+    or a notebook cell; None when there is none, ``{}`` when it is not a mapping."""
+    lines = text.lstrip("\ufeff").strip("\n").split("\n")
+    if not lines or lines[0].strip() != "---":
+        return None
+    for end, line in enumerate(lines[1:], 1):
+        if line.strip() in ("---", "..."):
+            loaded = yaml_of("\n".join(lines[1:end]).encode())
+            return loaded if isinstance(loaded, dict) else {}
+    return None
 
 
 def per_form(shown: str, of_form: Callable[[tuple[Word, ...], str, bool], list[Script]]
