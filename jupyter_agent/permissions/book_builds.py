@@ -10,8 +10,13 @@ outputs, ``force``/``cache``/``inline`` every one, ``off`` none; ``execute.exclu
 page (``jupyter-book build book/page.ipynb``) runs that page, and the notebooks of hidden folders
 beside it (Jupyter Book's exclusion misses them).  Jupyter Book 2 and mystmd (``jupyter book
 build``, ``myst build``; a ``myst.yml`` project) execute only with ``--execute``: every notebook of
-the project.  The cells are read as ``notebook_runs`` reads a notebook's; a configuration that
-cannot be read is code only known at run time.
+the project.  ``mkdocs build``/``serve``/``gh-deploy`` with the ``mkdocs-jupyter`` plugin set to
+``execute: true`` executes, as a real mkdocs-jupyter showed, each notebook below ``docs_dir`` (not
+hidden ones, nor those its ``ignore`` or ``execute_ignore`` patterns match): a ``.ipynb`` in its own
+folder, a ``.py`` script or a ``.md`` whose jupytext front matter names a Python kernel (read with
+jupytext, so a commented ``# !rm -rf x`` magic runs) in the folder mkdocs runs in.  The cells are
+read as ``notebook_runs`` reads a notebook's; a configuration that cannot be read is code only
+known at run time.
 """
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ import fnmatch
 import json
 import os
 import re
+from pathlib import PurePath
 from typing import Any
+
+import yaml
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
@@ -37,7 +45,7 @@ from .script_files import (
     yaml_of,
 )
 
-BOOK_BUILDERS = frozenset({"jupyter-book", "jb", "myst", "jupyter"})
+BOOK_BUILDERS = frozenset({"jupyter-book", "jb", "myst", "jupyter", "mkdocs"})
 _MAX_NOTEBOOKS = 500
 _CODE_CELL = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{code-cell\}[^\n]*$")
 _VALUES = frozenset({"--path-output", "--config", "--toc", "--builder", "--custom-builder", "--port", "--server-port",
@@ -51,6 +59,8 @@ def book_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ..
 
 def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
     program, words = form[0].literal, list(form[1:])
+    if program == "mkdocs":
+        return _mkdocs(words, cwd, cwd_unknown)
     if program == "jupyter":  # jupyter book build: Jupyter Book 2
         if not words or words[0].literal != "book":
             return []
@@ -100,6 +110,117 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
 
 
 _READ = per_form("the notebooks the book build runs", _of_form)
+
+
+_MKDOCS_VALUES = frozenset({"-f", "--config-file", "-a", "--dev-addr", "-d", "--site-dir", "-t", "--theme",
+                            "-r", "--remote-branch", "-n", "--remote-name", "-m", "--message"})
+
+
+def _mkdocs(words: list[Word], cwd: str, cwd_unknown: bool) -> list[Script]:
+    if not words or words[0].literal not in ("build", "serve", "gh-deploy"):
+        if words and words[0].literal is None:
+            raise NotKnown("the mkdocs command is only known at run time")
+        return []
+    given = None
+    for option, value, _word in options_of(words[1:], _MKDOCS_VALUES, "mkdocs"):
+        if option in ("-h", "--help"):
+            return []
+        if option in ("-f", "--config-file"):
+            given = value
+    if cwd_unknown:
+        raise NotKnown("mkdocs runs in a folder only known at run time")
+    if given is not None:
+        config_path = os.path.realpath(os.path.join(cwd, os.path.expanduser(given)))
+    else:
+        names = [os.path.join(cwd, n) for n in ("mkdocs.yml", "mkdocs.yaml")]
+        config_path = next((n for n in names if os.path.isfile(n)), names[0])
+    loaded, why = parsed_file(config_path, _mkdocs_yaml)
+    if loaded is None and not why:
+        return []  # no configuration: mkdocs fails
+    if not isinstance(loaded, dict):
+        raise NotKnown(f"{config_path}: {why or 'it is not a mapping'}")
+    if "INHERIT" in loaded:
+        raise NotKnown(f"{config_path} inherits another configuration, not read here")
+    options = _plugin_options(loaded.get("plugins"), "mkdocs-jupyter")
+    if options is None or options.get("execute") is not True:
+        return []
+    docs = loaded.get("docs_dir", "docs")
+    if not isinstance(docs, str):
+        raise NotKnown(f"{config_path}: its docs_dir is not a folder name")
+    patterns = {key: options.get(key, default) for key, default in
+                (("include", ["*.py", "*.ipynb", "*.md"]), ("ignore", []), ("execute_ignore", []))}
+    if not all(isinstance(v, list) and all(isinstance(p, str) for p in v) for v in patterns.values()):
+        raise NotKnown(f"{config_path}: a pattern list of mkdocs-jupyter is not a list of strings")
+    kernel = options.get("kernel_name") or None
+    if kernel is not None and not isinstance(kernel, str):
+        raise NotKnown(f"{config_path}: mkdocs-jupyter's kernel_name is not a name")
+    found: list[Script] = []
+    folder = os.path.join(os.path.dirname(config_path), docs)
+    for where, dirs, files in walk_bounded(folder, "the notebooks mkdocs builds"):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(f for f in files if not f.startswith(".") and f.endswith((".ipynb", ".py", ".md"))):
+            path = PurePath(os.path.join(where, name))
+            if any(path.match(p) for p in patterns["ignore"]) or not any(path.match(p) for p in patterns["include"]):
+                continue
+            if any(path.match(p) for p in patterns["execute_ignore"]):
+                continue
+            if name.endswith(".ipynb"):
+                found += _notebooks(Word(text=str(path)), where, False, None,
+                                    kernel=Word(text=kernel) if kernel else None)
+            else:
+                found += _jupytext_notebook(str(path), kernel, cwd)
+        if len(found) > _MAX_NOTEBOOKS:
+            raise NotKnown(f"{folder} has more than {_MAX_NOTEBOOKS} notebooks")
+    return found
+
+
+def _plugin_options(plugins: object, name: str) -> dict[str, Any] | None:
+    """A plugin's options from mkdocs' ``plugins`` (a list of names or one-key mappings, or a
+    mapping); None when the plugin is not there."""
+    if isinstance(plugins, dict):
+        entries = list(plugins.items())
+    elif isinstance(plugins, list):
+        entries = [next(iter(p.items())) if isinstance(p, dict) and len(p) == 1 else (p, {}) for p in plugins]
+    else:
+        return None
+    for key, options in entries:
+        if key == name:
+            return options if isinstance(options, dict) else {}
+    return None
+
+
+class _TolerantLoader(yaml.SafeLoader):
+    """mkdocs.yml may hold ``!!python/name:…`` and ``!ENV`` tags: their values are not needed here."""
+
+
+_TolerantLoader.add_multi_constructor("", lambda _loader, _suffix, _node: None)
+
+
+def _mkdocs_yaml(data: bytes) -> Any:
+    try:
+        return yaml.load(data, Loader=_TolerantLoader)  # noqa: S506 - a SafeLoader that ignores tags
+    except yaml.YAMLError as exc:
+        raise ValueError(f"it is not YAML ({type(exc).__name__})") from None
+
+
+def _jupytext_notebook(path: str, kernel: str | None, cwd: str) -> list[Script]:
+    """A ``.py`` or ``.md`` mkdocs-jupyter reads with jupytext (a ``.md`` only with a Python
+    kernel in its front matter): its cells, run in the folder mkdocs runs in."""
+    try:
+        import jupytext  # type: ignore[import-untyped]
+    except ImportError:
+        return [Script(path, None, f"{path} is read with jupytext, which is not installed here")]
+    try:
+        nb = jupytext.read(path)
+    except Exception as exc:
+        return [Script(path, None, f"{path} could not be read with jupytext ({type(exc).__name__})")]
+    spec = nb.get("metadata", {}).get("kernelspec") or {}
+    if path.endswith(".md") and spec.get("language") != "python":
+        return []  # a page, not a notebook
+    sources = [c.get("source", "") for c in nb.get("cells", []) if c.get("cell_type") == "code"]
+    language = _language_of(Word(text=kernel) if kernel else None, spec.get("name", ""))
+    code = None if language is None else _code_in(language, sources)
+    return [Script(path, path, code=code, cwd=cwd)] if code else []
 
 
 def _options(words: list[Word]) -> tuple[set[str], dict[str, str], list[Word]]:

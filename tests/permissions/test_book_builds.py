@@ -156,3 +156,80 @@ def test_a_config_named_on_the_line_and_an_unreadable_one(project):
     (project / "book" / "_config.yml").write_text("execute: [\n")
     verdict = _decide(project, "jupyter-book build book", deny=("Bash(rm:*)",))
     assert isinstance(verdict, PermissionAsk) and "_config.yml" in verdict.message
+
+
+# ---- mkdocs with mkdocs-jupyter (execute: true) ----
+
+MKDOCS = """site_name: T
+markdown_extensions:
+  - pymdownx.emoji:
+      emoji_index: !!python/name:material.extensions.emoji.twemoji
+plugins:
+  - search
+  - mkdocs-jupyter:
+      execute: {execute}
+      execute_ignore: ["skip*.ipynb"]
+"""
+MD_NOTEBOOK = """---
+jupyter:
+  kernelspec:
+    display_name: Python 3
+    language: python
+    name: python3
+---
+
+```python
+!{command} md
+```
+"""
+
+
+def _site(root: Path, command: str, execute: str = "true") -> None:
+    (root / "docs" / "sub").mkdir(parents=True, exist_ok=True)
+    (root / "mkdocs.yml").write_text(MKDOCS.format(execute=execute))
+    (root / "docs" / "index.md").write_text("# Home\n")
+    for name, folder in (("a", ""), ("b", "sub"), ("skip_c", ""), ("h", ".hidden")):
+        _notebook(root / "docs" / folder / f"{name}.ipynb", f"!{command} {name}")
+    (root / "docs" / "p.py").write_text(f"# %%\n# !{command} py\nimport os\n")  # jupytext uncomments the magic
+    (root / "docs" / "m.md").write_text(MD_NOTEBOOK.format(command=command))
+    (root / "docs" / "page.md").write_text(f"```python\n!{command} page\n```\n")  # no kernel: a page
+
+
+def test_the_notebooks_mkdocs_jupyter_runs(tmp_path):
+    _site(tmp_path, "echo")
+    (info,) = analyze("mkdocs build -q").commands
+    scripts = {s.code.split()[-1]: s.cwd for s in book_scripts(info, [str(tmp_path)], {})}
+    docs = str(tmp_path / "docs")
+    assert scripts == {"a": docs, "b": str(tmp_path / "docs" / "sub"), "py": str(tmp_path), "md": str(tmp_path)}
+    _site(tmp_path, "echo", execute="false")
+    assert book_scripts(info, [str(tmp_path)], {}) == []
+
+
+@pytest.mark.skipif(shutil.which("mkdocs") is None, reason="mkdocs is not installed (it is in the test extras)")
+@pytest.mark.timeout(600)
+def test_the_notebooks_are_those_a_real_mkdocs_jupyter_runs(tmp_path):
+    site = tmp_path / "site"
+    log = tmp_path / "log"
+    probe = tmp_path / "bin" / "probe"
+    probe.parent.mkdir()
+    probe.write_text(f'#!/bin/sh\necho "$1 $(pwd)" >> {log}\n')
+    probe.chmod(0o755)
+    _site(site, "probe")
+    env = dict(os.environ, PATH=f"{probe.parent}:{os.environ['PATH']}", PYTHONDONTWRITEBYTECODE="1")
+    result = subprocess.run(["mkdocs", "build", "-q"], cwd=site, env=env, capture_output=True, text=True, timeout=500)
+    ran = dict(line.split(" ", 1) for line in log.read_text().splitlines() if line.strip())
+    (info,) = analyze("mkdocs build -q").commands
+    assert ran == {s.code.split()[-1]: s.cwd for s in book_scripts(info, [str(site)], {})}, result.stderr[-1500:]
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("mkdocs build", "deny"), ("mkdocs serve -a localhost:9000", "deny"), ("mkdocs gh-deploy --force", "deny"),
+    ("mkdocs build -f mkdocs.yml", "deny"), ("mkdocs new x", "allow"), ("mkdocs build --help", "allow"),
+    ("mkdocs build -f other.yml", "allow"), ('mkdocs build -f "$C"', "ask"),
+])
+def test_mkdocs_builds_meet_the_bash_rules(tmp_path, command, expected):
+    _site(tmp_path, "rm -rf")
+    ctx = make_ctx(tmp_path, mode="bypassPermissions", allow=("Bash(mkdocs:*)",), deny=("Bash(rm:*)",))
+    verdict = asyncio.run(decide_bash(ctx, command))
+    kinds = {"deny": PermissionDeny, "allow": PermissionAllow, "ask": PermissionAsk}
+    assert isinstance(verdict, kinds[expected]), (command, verdict)
