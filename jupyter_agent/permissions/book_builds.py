@@ -22,7 +22,6 @@ known at run time.
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import re
 from pathlib import PurePath
@@ -32,17 +31,17 @@ import yaml
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .notebook_runs import _code_in, _language_of, _notebooks, _text
+from .notebook_runs import _code_in, _language_of, _notebooks, _text, json_cells
 from .script_files import (
     NotKnown,
     Script,
     front_matter,
+    mapping_file,
     options_of,
     parsed_file,
     per_form,
     scripts_of_forms,
     walk_bounded,
-    yaml_of,
 )
 
 BOOK_BUILDERS = frozenset({"jupyter-book", "jb", "myst", "jupyter", "mkdocs"})
@@ -134,11 +133,9 @@ def _mkdocs(words: list[Word], cwd: str, cwd_unknown: bool) -> list[Script]:
     else:
         names = [os.path.join(cwd, n) for n in ("mkdocs.yml", "mkdocs.yaml")]
         config_path = next((n for n in names if os.path.isfile(n)), names[0])
-    loaded, why = parsed_file(config_path, _mkdocs_yaml)
-    if loaded is None and not why:
+    loaded = mapping_file(config_path, _mkdocs_yaml)
+    if loaded is None:
         return []  # no configuration: mkdocs fails
-    if not isinstance(loaded, dict):
-        raise NotKnown(f"{config_path}: {why or 'it is not a mapping'}")
     if "INHERIT" in loaded:
         raise NotKnown(f"{config_path} inherits another configuration, not read here")
     options = _plugin_options(loaded.get("plugins"), "mkdocs-jupyter")
@@ -239,11 +236,7 @@ def _options(words: list[Word]) -> tuple[set[str], dict[str, str], list[Word]]:
 
 def _book_one_settings(config_path: str) -> tuple[str, list[str]]:
     """Jupyter Book 1's execution mode and excluded patterns, from its configuration."""
-    loaded, why = parsed_file(config_path, yaml_of)
-    if loaded is None and not why:
-        loaded = {}
-    if not isinstance(loaded, dict):
-        raise NotKnown(f"{config_path}: {why or 'it is not a mapping'}")
+    loaded = mapping_file(config_path) or {}
     execute = loaded.get("execute") or {}
     sphinx = loaded.get("sphinx") or {}
     overrides = sphinx.get("config") if isinstance(sphinx, dict) else None
@@ -290,12 +283,8 @@ def _run(path: str, mode: str) -> list[Script]:
 
 def _missing_outputs(data: bytes) -> bool | None:
     """Whether some code cell of the notebook has no outputs (None: not a notebook)."""
-    try:
-        nb: Any = json.loads(data)
-    except ValueError:
-        return None
-    cells = nb.get("cells") if isinstance(nb, dict) else None
-    if not isinstance(cells, list):
+    cells = json_cells(data)
+    if cells is None:
         return None
     return any(isinstance(c, dict) and c.get("cell_type") == "code" and not c.get("outputs") for c in cells)
 

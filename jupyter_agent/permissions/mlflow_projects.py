@@ -22,12 +22,11 @@ from .bash_words import Word
 from .script_files import (
     NotKnown,
     Script,
+    mapping_file,
     options_of,
-    parsed_file,
     per_form,
     scripts_of_forms,
     templated,
-    yaml_of,
 )
 
 MLFLOWS = frozenset({"mlflow"})
@@ -105,11 +104,9 @@ _READ = per_form("the command mlflow runs", _of_form)
 
 def _entry_points(path: str) -> dict[str, tuple[set[str], str]]:
     """Each entry point's declared parameters and command."""
-    loaded, why = parsed_file(path, yaml_of)
-    if loaded is None and not why:
+    loaded = mapping_file(path)
+    if loaded is None:
         return {}
-    if not isinstance(loaded, dict):
-        raise NotKnown(f"{path}: {why or 'it is not a mapping'}")
     points = loaded.get("entry_points") or {}
     if not isinstance(points, dict):
         raise NotKnown(f"{path}: its entry points are not a mapping")

@@ -16,14 +16,12 @@ file, which is code only known at run time, as is a configuration that cannot be
 from __future__ import annotations
 
 import configparser
-import json
 import os
 import re
-from typing import Any
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .notebook_runs import _code_in
+from .notebook_runs import _code_in, json_cells, source_text
 from .script_files import (
     NotKnown,
     Script,
@@ -156,14 +154,10 @@ def _notebooks_below(folder: str, skip: bool, ignore: str) -> list[str]:
 def _sources(data: bytes) -> list[tuple[str, dict[str, str]]] | None:
     """Each code cell's source and ``#|`` directives; [] when the front matter says
     ``skip_exec: true``; None when the file is not a notebook."""
-    try:
-        nb: Any = json.loads(data)
-    except ValueError:
+    cells = json_cells(data)
+    if cells is None:
         return None
-    cells = nb.get("cells") if isinstance(nb, dict) else None
-    if not isinstance(cells, list):
-        return None
-    texts = [(c.get("cell_type"), _text_of(c.get("source", ""))) for c in cells if isinstance(c, dict)]
+    texts = [(c.get("cell_type"), source_text(c.get("source", ""))) for c in cells if isinstance(c, dict)]
     if texts and texts[0][0] in ("raw", "markdown") and _skips_execution(texts[0][1]):
         return []
     out = []
@@ -179,14 +173,6 @@ def _sources(data: bytes) -> list[tuple[str, dict[str, str]]] | None:
             directives[name.strip()] = value.strip()
         out.append((text, directives))
     return out
-
-
-def _text_of(source: object) -> str:
-    if isinstance(source, list) and all(isinstance(s, str) for s in source):
-        return "".join(source)
-    if not isinstance(source, str):
-        raise ValueError("a cell's source is not text")
-    return source
 
 
 def _skips_execution(text: str) -> bool:

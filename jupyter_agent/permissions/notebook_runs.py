@@ -560,17 +560,29 @@ def _code_cells(data: bytes) -> tuple[str, list[str]] | None:
         raise ValueError(f"nbformat {nb['nbformat']!r} is not read here")
     if not isinstance(cells, list):
         raise ValueError("its cells are not a list")
-    sources = []
-    for cell in cells:
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", cell.get("input", ""))
-        if isinstance(source, list) and all(isinstance(s, str) for s in source):
-            source = "".join(source)
-        if not isinstance(source, str):
-            raise ValueError("a code cell's source is not text")
-        sources.append(source)
+    sources = [source_text(cell.get("source", cell.get("input", ""))) for cell in cells
+               if isinstance(cell, dict) and cell.get("cell_type") == "code"]
     return (kernel if isinstance(kernel, str) else "", sources)
+
+
+def source_text(source: object) -> str:
+    """A cell's source as nbformat writes it (a string, or a list of lines), as one string;
+    ``ValueError`` when it is not text."""
+    if isinstance(source, list) and all(isinstance(s, str) for s in source):
+        return "".join(source)
+    if not isinstance(source, str):
+        raise ValueError("a cell's source is not text")
+    return source
+
+
+def json_cells(data: bytes) -> list[Any] | None:
+    """The ``cells`` list of a notebook file's JSON; None when the file has none (not a notebook)."""
+    try:
+        nb: Any = json.loads(data)
+    except ValueError:
+        return None
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    return cells if isinstance(cells, list) else None
 
 
 __all__ = ["NOTEBOOK_RUNNERS", "notebook_scripts"]

@@ -30,16 +30,17 @@ from typing import Any
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .notebook_runs import _code_in, _language_of, _notebooks, _text
+from .paths import nearest_holding
 from .script_files import (
     NotKnown,
     Script,
     front_matter,
+    mapping_file,
     options_of,
     parsed_file,
     per_form,
     scripts_of_forms,
     walk_bounded,
-    yaml_of,
 )
 
 QUARTOS = frozenset({"quarto"})
@@ -91,7 +92,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     else:
         path = cwd
     run = _Render(flags, values, cwd)
-    project = _project_of(path if os.path.isdir(path) else os.path.dirname(path))
+    project = nearest_holding(path if os.path.isdir(path) else os.path.dirname(path), _PROJECT)
     found = run.project_scripts(project) if project else []
     if os.path.isdir(path):
         return found + [s for doc in _documents(path) for s in run.document(doc, project, doc)]
@@ -121,30 +122,11 @@ def _options(words: tuple[Word, ...]) -> tuple[set[str], dict[str, str], list[Wo
     return flags, values, inputs
 
 
-def _project_of(folder: str) -> str | None:
-    while True:
-        if any(os.path.isfile(os.path.join(folder, name)) for name in _PROJECT):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-
-
-def _yaml(path: str) -> dict[str, Any]:
-    loaded, why = parsed_file(path, yaml_of)
-    if loaded is None and not why:
-        return {}
-    if not isinstance(loaded, dict):
-        raise NotKnown(f"{path}: {why or 'it is not a mapping'}")
-    return loaded
-
-
 def _project_config(project: str) -> list[tuple[str, dict[str, Any]]]:
     """``_quarto.yml`` and each profile's ``_quarto-NAME.yml`` (a profile may add scripts)."""
     names = [n for n in _PROJECT if os.path.isfile(os.path.join(project, n))]
     names += sorted(n for n in os.listdir(project) if re.fullmatch(r"_quarto-[^/]+\.ya?ml", n))
-    return [(os.path.join(project, n), _yaml(os.path.join(project, n))) for n in names]
+    return [(os.path.join(project, n), mapping_file(os.path.join(project, n)) or {}) for n in names]
 
 
 def _documents(folder: str) -> list[str]:

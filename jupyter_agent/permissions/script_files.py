@@ -420,6 +420,17 @@ def yaml_of(data: bytes) -> Any:
         raise ValueError(f"it is not YAML ({type(exc).__name__})") from None
 
 
+def mapping_file(path: str, parse: Callable[[bytes], Any] = yaml_of) -> dict[str, Any] | None:
+    """A runner's configuration file parsed into a mapping; None when there is no such file;
+    ``NotKnown`` when it cannot be read or is not a mapping."""
+    loaded, why = parsed_file(path, parse)
+    if loaded is None and not why:
+        return None
+    if not isinstance(loaded, dict):
+        raise NotKnown(f"{path}: {why or 'it is not a mapping'}")
+    return loaded
+
+
 def toml_of(data: bytes) -> dict[str, Any]:
     """The TOML document ``data`` holds (``ValueError`` when it is not TOML)."""
     try:

@@ -61,9 +61,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     i = 0
     while i < len(words):
         text = words[i].literal
-        if text is None:
-            if (words[i - 1].literal or "") in ("-s", "--snakefile", "-d", "--directory") if i else False:
-                raise NotKnown(f"{words[i].text} is only known at run time")
+        if text is None:  # (the value of -s/-d is read with its option, below)
             i += 1
             continue  # a target, or an option's value, only known at run time: every rule may run
         option, eq, value = text.partition("=")
