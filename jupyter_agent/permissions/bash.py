@@ -40,6 +40,7 @@ from .git_hooks import GITS, git_hook_scripts
 from .just_recipes import JUST, just_scripts
 from .lefthook_hooks import LEFTHOOKS, lefthook_scripts
 from .make_recipes import MAKES, make_scripts
+from .mise_tasks import MISES, mise_scripts
 from .mlflow_projects import MLFLOWS, mlflow_scripts
 from .nbdev_tests import NBDEVS, nbdev_scripts
 from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
@@ -72,7 +73,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (NOTEBOOK_RUNNERS, notebook_scripts), (DVCS, dvc_scripts),
                (PIXIS, pixi_scripts), (QUARTOS, quarto_scripts),
                (BOOK_BUILDERS, book_scripts), (MLFLOWS, mlflow_scripts),
-               (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts))
+               (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts), (MISES, mise_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
