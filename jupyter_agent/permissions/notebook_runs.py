@@ -16,7 +16,10 @@ the deny and ask rules and the safety checks, from the folder its kernel starts 
   FILE``: IPython code, in the current folder;
 - ``pytest --nbmake`` / ``--nbval`` (on the line, in ``addopts`` or ``PYTEST_ADDOPTS``): each
   notebook it collects, in its folder;
-- ``treon [PATH]…``: each notebook below the paths (the current folder), in its folder.
+- ``treon [PATH]…``: each notebook below the paths (the current folder), in its folder;
+- ``voila NOTEBOOK`` (``jupyter voila``): the notebook, in its folder, when its page is opened (the
+  browser voila opens, or anyone's), so its commands *may* run: a deny rule matching one asks;
+  ``voila [FOLDER]`` serves each notebook below the folder (not hidden ones) the same way.
 
 What the real programs do was checked by running them (``tests/permissions/test_notebook_runs.py``).
 A notebook read from standard input, a URL, a text notebook jupytext converts, a folder IPython is
@@ -58,7 +61,8 @@ from .script_files import (
 
 _PYTESTS = frozenset({"pytest", "py.test"})
 NOTEBOOK_RUNNERS = frozenset({"jupyter", "jupyter-nbconvert", "jupyter-execute", "jupyter-run", "nbconvert",
-                              "papermill", "ipython", "ipython3", "IPython", "jupytext", "treon"}) | _PYTESTS
+                              "papermill", "ipython", "ipython3", "IPython", "jupytext", "treon", "voila",
+                              "jupyter-voila"}) | _PYTESTS
 _MAX_NOTEBOOK = 64 * 1024 * 1024
 _MAX_GLOB = 200
 # options that take the next word as their value (a traitlets option may also be written --x=v)
@@ -114,6 +118,8 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         return _pytest(args, cwd, cwd_unknown)
     if program == "treon":
         return _treon(args, cwd, cwd_unknown)
+    if program in ("voila", "jupyter-voila"):
+        return _voila(args, cwd, cwd_unknown)
     return []
 
 
@@ -158,6 +164,35 @@ def _treon(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
             if not any(os.path.abspath(name).startswith(p) for p in prefixes):
                 found += _notebooks(Word(text=name), cwd, False, None, kernel=Word(text="python3"))
     return found
+
+
+_VOILA_VALUES = frozenset({"--port", "--template", "--theme", "--base_url", "--server_url", "--config",
+                           "--log-level", "--ip"})
+
+
+def _voila(args: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    """``voila [NOTEBOOK|FOLDER]``: the notebook, or each one below the folder (the current one; hidden
+    names not served), in its own folder, when a page asks for it: commands it *may* run."""
+    if any(w.literal in ("-h", "--help", "--help-all", "--version") for w in args):
+        return []
+    operands = _operands(args, _VOILA_VALUES)
+    if cwd_unknown:
+        raise NotKnown("voila serves a folder only known at run time")
+    found: list[Script] = []
+    for word in operands or [Word(text=cwd)]:
+        if word.literal is None:
+            raise NotKnown(f"{word.text} is only known at run time")
+        target = os.path.join(cwd, os.path.expanduser(word.literal))
+        if os.path.isdir(target):
+            names = [n for n in sorted(glob.glob("**/*.ipynb", root_dir=target, recursive=True))
+                     if not any(part.startswith(".") for part in n.split(os.sep))]
+            if len(names) > _MAX_GLOB:
+                raise NotKnown(f"{word.text} holds more than {_MAX_GLOB} notebooks voila may run")
+            for name in names:
+                found += _notebooks(Word(text=os.path.join(target, name)), cwd, False, None)
+        else:
+            found += _notebooks(word, cwd, False, None)
+    return [replace(s, certain=False) for s in found]
 
 
 def _operands(args: tuple[Word, ...], values: frozenset[str], pairs: frozenset[str] = frozenset()) -> list[Word]:

@@ -59,7 +59,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 RUNNERS = ("Bash(jupyter:*)", "Bash(papermill:*)", "Bash(pytest:*)", "Bash(ipython:*)", "Bash(jupytext:*)", "Bash(python:*)",
-           "Bash(uv run:*)", "Bash(echo:*)", "Bash(treon:*)")
+           "Bash(uv run:*)", "Bash(echo:*)", "Bash(treon:*)", "Bash(voila:*)")
 
 
 @pytest.mark.parametrize(("command", "expected"), [
@@ -112,6 +112,10 @@ RUNNERS = ("Bash(jupyter:*)", "Bash(papermill:*)", "Bash(pytest:*)", "Bash(ipyth
     ("treon", "deny"), ("treon bad.ipynb", "deny"), ("treon sub", "deny"), ("treon --threads 2 -v bad.ipynb", "deny"),
     ("treon sh.ipynb", "allow"), ("treon ok.ipynb", "allow"), ("treon --exclude=sub --exclude bad.ipynb sub", "allow"),
     ('treon "$NB"', "ask"), ("treon --weird", "ask"),
+    # voila: the notebook (each one below the folder) runs when its page is opened: a deny rule asks
+    ("voila bad.ipynb", "ask"), ("voila --no-browser --port 8866 bash.ipynb", "ask"), ("jupyter voila bad.ipynb", "ask"),
+    ("voila sub/env.ipynb", "ask"), ("voila sub", "ask"), ("voila", "ask"), ("voila ok.ipynb", "allow"),
+    ("voila --help", "allow"), ("voila r.ipynb", "allow"), ('voila "$NB"', "ask"),
 ])
 def test_the_cells_a_line_runs_meet_the_deny_rules(project, command, expected):
     for mode, allow in (("default", RUNNERS), ("bypassPermissions", ())):
@@ -209,3 +213,53 @@ def test_each_runner_runs_where_the_analysis_says(tmp_path, command):
     (script,) = scripts
     assert os.path.realpath(ran) == (script.cwd or str(proj)), command
     assert "pwd" in (script.code or "")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.skipif(not _have("voila"), reason="voila is not installed")
+@pytest.mark.parametrize(("served", "page"), [("sub/where.ipynb", ""), ("", "voila/render/sub/where.ipynb")])
+def test_voila_runs_a_notebook_where_the_analysis_says_when_its_page_is_opened(tmp_path, served, page):
+    """A real voila, with no browser: the notebook runs only when its page is asked for, and then
+    in the folder the analysis says; served alone or from the folder above (a hidden one is not)."""
+    import time
+    import urllib.error
+    import urllib.request
+
+    proj, marker, hidden = tmp_path / "proj", tmp_path / "marker", tmp_path / "hidden-ran"
+    _notebook(proj / "sub" / "where.ipynb", f"!pwd > {marker}")
+    _notebook(proj / ".hid" / "h.ipynb", f"!touch {hidden}")
+    command = f"voila --no-browser --port {_free_port()} {served}".strip()
+    scripts = notebook_scripts(analyze(command).commands[0], [str(proj)], {})
+    assert [(s.cwd, s.certain) for s in scripts] == [(str(proj / "sub"), False)]
+    port = command.split()[3]
+    server = subprocess.Popen(command.split(), cwd=proj, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        while True:  # serving, and nothing has run yet
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/static/nothing", timeout=5).close()
+                break
+            except urllib.error.HTTPError:
+                break  # it answers
+            except OSError:
+                assert time.monotonic() < deadline, "voila did not start"
+                time.sleep(0.3)
+        assert not marker.exists()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/{page}", timeout=120) as response:
+            assert response.status == 200
+            response.read()
+        while not marker.exists():
+            assert time.monotonic() < deadline, "the page did not run the notebook"
+            time.sleep(0.3)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert os.path.realpath(marker.read_text().strip()) == scripts[0].cwd
+    assert not hidden.exists()
