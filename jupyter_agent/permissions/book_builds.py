@@ -17,10 +17,23 @@ folder, a ``.py`` script or a ``.md`` whose jupytext front matter names a Python
 jupytext, so a commented ``# !rm -rf x`` magic runs) in the folder mkdocs runs in.  The cells are
 read as ``notebook_runs`` reads a notebook's; a configuration that cannot be read is code only
 known at run time.
+
+``sphinx-build [-M BUILDER] SOURCE OUT`` (``python -m sphinx``, ``sphinx-autobuild``; ``make html``
+reaches it through the Makefile) executes notebooks when ``conf.py`` (``-c`` names its folder)
+lists the ``nbsphinx`` or ``myst_nb`` extension: every ``.ipynb`` below SOURCE (hidden folders, the
+output folder and checkpoints too, as Sphinx finds them; not what ``exclude_patterns`` or
+``nb_execution_excludepatterns`` match), and with myst-nb every MyST text notebook, each in its own
+folder.  ``nbsphinx_execute`` (``auto``: a notebook none of whose code cells has outputs; a
+notebook's ``nbsphinx.execute`` metadata overrides it) and ``nb_execution_mode`` (``auto``: one
+missing an output) say which, ``-D NAME=VALUE`` overriding ``conf.py``.  ``conf.py`` is Python: it
+is read for plain assignments only, and a value it computes counts as executing every notebook
+(more is read, never less).  ``jupyter_sphinx`` and custom notebook formats are code only known at
+run time; sphinx-autobuild's ``--pre-build``/``--post-build`` commands are shell code.
 """
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import os
 import re
@@ -44,7 +57,8 @@ from .script_files import (
     walk_bounded,
 )
 
-BOOK_BUILDERS = frozenset({"jupyter-book", "jb", "myst", "jupyter", "mkdocs"})
+BOOK_BUILDERS = frozenset({"jupyter-book", "jb", "myst", "jupyter", "mkdocs", "sphinx-build", "sphinx",
+                           "sphinx-autobuild"})
 _MAX_NOTEBOOKS = 500
 _CODE_CELL = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{code-cell\}[^\n]*$")
 _VALUES = frozenset({"--path-output", "--config", "--toc", "--builder", "--custom-builder", "--port", "--server-port",
@@ -60,6 +74,8 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     program, words = form[0].literal, list(form[1:])
     if program == "mkdocs":
         return _mkdocs(words, cwd, cwd_unknown)
+    if program in ("sphinx-build", "sphinx", "sphinx-autobuild"):
+        return _sphinx(program, words, cwd, cwd_unknown)
     if program == "jupyter":  # jupyter book build: Jupyter Book 2
         if not words or words[0].literal != "book":
             return []
@@ -232,6 +248,236 @@ def _options(words: list[Word]) -> tuple[set[str], dict[str, str], list[Word]]:
         else:  # the builds' flags (-W, -n, --all, --execute, --html …) take no value
             flags.add(option)
     return flags, values, operands
+
+
+_SPHINX_VALUES = frozenset({"-b", "--builder", "-M", "-d", "--doctree-dir", "-j", "--jobs", "-c", "--conf-dir",
+                            "-D", "--define", "-A", "--html-define", "-t", "--tag", "-w", "--warning-file",
+                            "--port", "--host", "--re-ignore", "--ignore", "--watch", "--pre-build",
+                            "--post-build", "--delay", "--open-browser-delay"})
+_SPHINX_FLAGS = frozenset({"-a", "--write-all", "-E", "--fresh-env", "-C", "--isolated", "-q", "--quiet", "-Q",
+                           "--silent", "-W", "--fail-on-warning", "-n", "--nitpicky", "-N", "--no-color", "--color",
+                           "-v", "--verbose", "-T", "--show-traceback", "-P", "--pdb", "--keep-going",
+                           "--exception-on-warning", "--open-browser", "--no-initial", "--version", "-h", "--help"})
+_EXECUTING = ("nbsphinx", "myst_nb")
+_SETTINGS = ("extensions", "nbsphinx_execute", "nb_execution_mode", "jupyter_execute_notebooks", "exclude_patterns",
+             "nb_execution_excludepatterns", "nbsphinx_custom_formats", "nb_custom_formats")
+
+
+def _sphinx(program: str, words: list[Word], cwd: str, cwd_unknown: bool) -> list[Script]:
+    """The notebooks a Sphinx build executes through nbsphinx or myst-nb, and sphinx-autobuild's commands."""
+    options: dict[str, list[str]] = {}
+    operands: list[Word] = []
+    # make's `$(SPHINXBUILD) -M $@ …`: a builder only known at run time builds (only clean does not)
+    words = [Word(text="html") if w.literal is None and k and words[k - 1].literal == "-M" else w
+             for k, w in enumerate(words)]
+    for option, value, word in options_of(words, _SPHINX_VALUES, program):
+        if not option:
+            operands.append(word)
+        elif option in _SPHINX_VALUES or option in _SPHINX_FLAGS:
+            options.setdefault(option, []).append(value or "")
+        else:
+            raise NotKnown(f"{program} {option} is an option this does not know")
+    if options.keys() & {"-h", "--help", "--version"}:
+        return []
+    if program == "sphinx":  # python -m sphinx: sphinx-build
+        program = "sphinx-build"
+    if any(w.literal is None for w in operands[:2]):
+        raise NotKnown("the Sphinx source or output folder is only known at run time")
+    if options.get("-M", [""])[0] == "clean" or len(operands) < 2:
+        return []  # sphinx-build -M clean removes the output; without two folders it fails
+    if cwd_unknown:
+        raise NotKnown(f"{program} runs in a folder only known at run time")
+    found = [Script(f"the {option} command of {program}", None, code=value, cwd=cwd)
+             for option in ("--pre-build", "--post-build") for value in options.get(option, [])]
+    source = os.path.realpath(os.path.join(cwd, os.path.expanduser(operands[0].literal or "")))
+    if not os.path.isdir(source):
+        return found
+    given = [*options.get("-c", []), *options.get("--conf-dir", [])]
+    confdir = os.path.realpath(os.path.join(cwd, os.path.expanduser(given[-1]))) if given else source
+    settings = {} if "-C" in options or "--isolated" in options else _conf_py(os.path.join(confdir, "conf.py"))
+    for define in [*options.get("-D", []), *options.get("--define", [])]:
+        name, _eq, value = define.partition("=")
+        settings[name] = value.split(",") if name == "extensions" else value
+    extensions = settings.get("extensions", [])
+    if extensions is None:  # computed: either may be on
+        extensions = list(_EXECUTING)
+    if not isinstance(extensions, list):
+        raise NotKnown("the Sphinx extensions are not a list")
+    if "jupyter_sphinx" in extensions:
+        raise NotKnown("jupyter_sphinx runs the code of the documents' jupyter-execute directives")
+    used = [e for e in _EXECUTING if e in extensions]
+    if not used:
+        return found
+    if any(settings.get(name) for name in ("nbsphinx_custom_formats", "nb_custom_formats")):
+        raise NotKnown("the build executes notebooks of custom formats")
+    modes = {"nbsphinx": _mode(settings.get("nbsphinx_execute", "auto"), "always"),
+             "myst_nb": _mode(settings.get("nb_execution_mode", settings.get("jupyter_execute_notebooks", "auto")),
+                              "force")}
+    excluded = [*_patterns(settings.get("exclude_patterns")), *_patterns(settings.get("nb_execution_excludepatterns"))]
+    for path in _sphinx_notebooks(source, excluded):
+        for extension in used:
+            if path.endswith(".md") and extension != "myst_nb":
+                continue
+            mode = modes[extension]
+            if extension == "nbsphinx":
+                mode = _nbsphinx_mode(path, mode)
+            if mode not in ("off", "never"):
+                found += _run(path, mode)
+    return list(dict.fromkeys(found))
+
+
+def _mode(value: object, everything: str) -> str:
+    if value is False:
+        return "off"
+    return value.lower() if isinstance(value, str) else everything  # computed: every notebook
+
+
+def _patterns(value: object) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list) and all(isinstance(p, str) for p in value):
+        return value
+    return []  # computed: nothing excluded (more is read)
+
+
+def _nbsphinx_mode(path: str, mode: str) -> str:
+    """nbsphinx's mode for one notebook: its ``nbsphinx.execute`` metadata, else ``mode``, whose
+    ``auto`` runs only a notebook none of whose code cells has outputs or a prompt number."""
+    loaded, _why = parsed_file(path, _nbsphinx_facts)
+    if not isinstance(loaded, tuple):
+        return mode
+    own, untouched = loaded
+    mode = own if isinstance(own, str) else mode
+    return "force" if mode == "always" or (mode == "auto" and untouched) else "off" if mode in ("auto", "never") else mode
+
+
+def _nbsphinx_facts(data: bytes) -> tuple[object, bool] | None:
+    import json
+
+    try:
+        loaded = json.loads(data)
+    except ValueError:
+        return None
+    cells = json_cells(data)
+    if not isinstance(loaded, dict) or cells is None:
+        return None
+    meta = loaded.get("metadata")
+    own = meta.get("nbsphinx", {}).get("execute") if isinstance(meta, dict) and isinstance(
+        meta.get("nbsphinx"), dict) else None
+    code = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    untouched = not any(c.get("outputs") or c.get("execution_count") for c in code)
+    return own, untouched
+
+
+def _conf_py(path: str) -> dict[str, Any]:
+    """The plain settings of a ``conf.py`` that say which notebooks execute: a literal value, or
+    None when the file computes it (``extensions.append("x")`` and ``+= [...]`` followed)."""
+    loaded, why = parsed_file(path, _conf_settings)
+    if loaded is None and why:
+        raise NotKnown(f"{path} could not be read ({why})")
+    return dict(loaded or {})
+
+
+def _conf_settings(data: bytes) -> dict[str, Any] | None:
+    """Each setting of ``_SETTINGS`` the module's own statements set (``if``/``try`` bodies
+    included), as a literal; None where it is computed, set twice to different values, or may be
+    set some other way (``app.setup_extension``, ``globals()``, ``from x import *``).  Extensions
+    set twice are the union."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return {"extensions": None}  # Sphinx fails on it; read as much as may run
+    settings: dict[str, Any] = {}
+
+    def literal(node: ast.AST | None) -> Any:
+        try:
+            return ast.literal_eval(node) if node is not None else None
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+
+    def put(name: str, value: Any, adding: bool = False) -> None:
+        old = settings.get(name, [] if adding else value)
+        if name == "extensions" or adding:
+            both = isinstance(old, list) and isinstance(value, list)
+            settings[name] = list(dict.fromkeys([*old, *value])) if both else None
+        else:
+            settings[name] = value if name not in settings or old == value else None
+
+    def module_level(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and target.id in _SETTINGS:
+                        put(target.id, literal(node.value))
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) \
+                    and node.target.id in _SETTINGS:
+                put(node.target.id, literal(node.value), adding=isinstance(node, ast.AugAssign))
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                    and isinstance(node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name) \
+                    and node.value.func.value.id in _SETTINGS:
+                call, args = node.value, [literal(a) for a in node.value.args]
+                name = call.func.value.id  # type: ignore[attr-defined]
+                if call.func.attr == "append" and args and isinstance(args[0], str):  # type: ignore[attr-defined]
+                    put(name, [args[0]], adding=True)
+                elif call.func.attr == "extend" and args and isinstance(args[0], list):  # type: ignore[attr-defined]
+                    put(name, args[0], adding=True)
+                else:
+                    settings[name] = None
+            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+                for part in ("body", "orelse", "finalbody"):
+                    module_level(getattr(node, part, []))
+                for handler in getattr(node, "handlers", []):
+                    module_level(handler.body)
+
+    module_level(tree.body)
+    for node in ast.walk(tree):  # what may set them some other way
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "setup_extension":
+            settings["extensions"] = None
+        elif isinstance(node, ast.Attribute) and node.attr in _SETTINGS and isinstance(node.ctx, ast.Store):
+            settings[node.attr] = None  # app.config.nbsphinx_execute = …
+        elif isinstance(node, ast.Name) and node.id in ("globals", "exec", "setattr", "vars"):
+            settings["extensions"] = None
+            settings.update((name, None) for name in _SETTINGS if name not in ("extensions",))
+        elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            settings.update((name, None) for name in _SETTINGS)
+    return settings
+
+
+def _sphinx_notebooks(source: str, excluded: list[str]) -> list[str]:
+    """The ``.ipynb`` and ``.md`` files Sphinx finds below ``source``: hidden folders, checkpoints and
+    the output folder too (Sphinx leaves out only what a pattern matches: ``*`` within a folder,
+    ``**`` across, and its own ``**/_sources`` and ``.#*``)."""
+    matchers = [re.compile(_sphinx_pattern(p)) for p in [*excluded, "**/_sources", ".#*", "**/.#*"]]
+    found: list[str] = []
+    for where, dirs, files in walk_bounded(source, "the notebooks a build runs"):
+        relative = os.path.relpath(where, source)
+        dirs[:] = sorted(d for d in dirs
+                         if not any(m.fullmatch(os.path.normpath(os.path.join(relative, d))) for m in matchers))
+        for name in sorted(files):
+            path = os.path.normpath(os.path.join(relative, name))
+            if name.endswith((".ipynb", ".md")) and not any(m.fullmatch(path) for m in matchers):
+                found.append(os.path.join(where, name))
+        if len(found) > _MAX_NOTEBOOKS:
+            raise NotKnown(f"{source} has more than {_MAX_NOTEBOOKS} notebooks")
+    return found
+
+
+def _sphinx_pattern(pattern: str) -> str:
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return "".join(out)
 
 
 def _book_one_settings(config_path: str) -> tuple[str, list[str]]:

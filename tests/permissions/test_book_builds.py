@@ -233,3 +233,123 @@ def test_mkdocs_builds_meet_the_bash_rules(tmp_path, command, expected):
     verdict = asyncio.run(decide_bash(ctx, command))
     kinds = {"deny": PermissionDeny, "allow": PermissionAllow, "ask": PermissionAsk}
     assert isinstance(verdict, kinds[expected]), (command, verdict)
+
+
+# ---- Sphinx with nbsphinx or myst-nb: conf.py says which notebooks execute ----
+
+def _sphinx_docs(root: Path, conf: str, command: str) -> None:
+    """Docs whose every notebook runs ``command NAME`` (code cells only: nbsphinx wants pandoc for
+    Markdown); ``f`` has outputs but asks nbsphinx to execute it always."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "conf.py").write_text(conf)
+    (root / "index.rst").write_text("T\n=\n\n.. toctree::\n   :glob:\n\n   *\n")
+    for name, folder, outputs in (("a", "", False), ("b", "", True), ("f", "", True), ("d", "sub", False),
+                                  ("h", ".hidden", False), ("x", "_build/old", False), ("s", "skip", False)):
+        path = root / folder / f"{name}.ipynb"
+        _notebook(path, f"!{command} {name}", outputs)
+        nb = nbformat.read(path, as_version=4)
+        nb.cells = nb.cells[1:]
+        if name == "f":
+            nb.metadata["nbsphinx"] = {"execute": "always"}
+        nbformat.write(nb, path)
+    (root / "m.md").write_text(MYST.format(source=f"!{command} m"))
+
+
+SPHINX_CONFIGS = [  # (conf.py, what a real sphinx-build -b html . _build/html ran: name@folder)
+    ('extensions = ["nbsphinx"]\n', {"a@.", "d@sub", "f@.", "h@.hidden", "s@skip", "x@_build/old"}),
+    ('extensions = ["nbsphinx"]\nexclude_patterns = ["_build", "skip/**"]\n', {"a@.", "d@sub", "f@.", "h@.hidden"}),
+    ('extensions = []\nextensions.append("nbsphinx")\nnbsphinx_execute = "always"\n',
+     {"a@.", "b@.", "d@sub", "f@.", "h@.hidden", "s@skip", "x@_build/old"}),
+    ('extensions = ["nbsphinx"]\nnbsphinx_execute = "never"\n', {"f@."}),
+    ('extensions = ["myst_nb"]\n', {"a@.", "d@sub", "h@.hidden", "m@.", "s@skip", "x@_build/old"}),
+    ('extensions = ["myst_nb"]\nnb_execution_mode = "force"\nexclude_patterns = ["skip"]\n',
+     {"a@.", "b@.", "d@sub", "f@.", "h@.hidden", "m@.", "x@_build/old"}),
+    ('extensions = ["myst_nb"]\nnb_execution_mode = "off"\n', set()),
+    ('extensions = ["sphinx.ext.autodoc"]\n', set()),
+]
+
+
+def _sphinx_ran_by_analysis(command: str, cwd: Path, docs: Path) -> set[str]:
+    (info,) = analyze(command).commands
+    return {f"{s.code.split()[-1]}@{os.path.relpath(s.cwd or '', docs)}" for s in book_scripts(info, [str(cwd)], {})
+            if s.code}
+
+
+@pytest.mark.parametrize(("conf", "expected"), SPHINX_CONFIGS)
+def test_the_notebooks_a_sphinx_build_executes(tmp_path, conf, expected):
+    _sphinx_docs(tmp_path / "docs", conf, "echo")
+    assert _sphinx_ran_by_analysis("sphinx-build -b html . _build/html", tmp_path / "docs", tmp_path / "docs") == expected
+    assert _sphinx_ran_by_analysis("python -m sphinx -M html docs docs/_build", tmp_path, tmp_path / "docs") == expected
+
+
+def _importable(*names: str) -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(n) is not None for n in names)
+
+
+@pytest.mark.skipif(shutil.which("sphinx-build") is None or not _importable("nbsphinx", "myst_nb"),
+                    reason="sphinx-build, nbsphinx or myst-nb is not installed (they are in the test extras)")
+@pytest.mark.timeout(900)
+def test_the_notebooks_are_those_a_real_sphinx_build_executes(tmp_path):
+    log = tmp_path / "log"
+    probe = tmp_path / "bin" / "probe"
+    probe.parent.mkdir()
+    probe.write_text(f'#!/bin/sh\necho "$1 $(pwd)" >> {log}\n')
+    probe.chmod(0o755)
+    env = dict(os.environ, PATH=f"{probe.parent}:{os.environ['PATH']}", PYTHONDONTWRITEBYTECODE="1")
+    docs = tmp_path / "docs"
+    for conf, expected in SPHINX_CONFIGS:
+        shutil.rmtree(docs, ignore_errors=True)
+        _sphinx_docs(docs, conf, "probe")
+        predicted = _sphinx_ran_by_analysis("sphinx-build -b html . _build/html", docs, docs)
+        log.write_text("")
+        result = subprocess.run([shutil.which("sphinx-build") or "", "-q", "-b", "html", ".", "_build/html"], cwd=docs,
+                                env=env, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, (conf, result.stderr[-1500:])
+        ran = {f"{name}@{os.path.relpath(where, docs)}" for name, where in
+               (line.split(" ", 1) for line in log.read_text().splitlines() if line.strip())}
+        assert ran == expected == predicted, conf
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("sphinx-build docs docs/_build/html", "deny"), ("python -m sphinx -M html docs out", "deny"),
+    ("sphinx-build -b html -j 2 -W docs out", "deny"), ('sphinx-build -M "$B" docs out', "deny"),
+    ("sphinx-autobuild docs out", "deny"), ("sphinx-autobuild docs out --pre-build 'rm -rf out'", "deny"),
+    ("sphinx-build -D nbsphinx_execute=never docs out", "deny"),  # f.ipynb asks to execute always
+    ("sphinx-build -C docs out", "allow"), ("sphinx-build -M clean docs out", "allow"), ("sphinx-build docs", "allow"),
+    ("sphinx-build --help", "allow"), ("sphinx-build -c elsewhere docs out", "allow"),  # no conf.py there
+    ("sphinx-build --future docs out", "ask"), ('sphinx-build "$SRC" out', "ask"),
+    ("cd docs && make html", "ask"),  # the Makefile's sphinx-build may run, with words only known at run time
+])
+def test_sphinx_builds_meet_the_bash_rules(tmp_path, command, expected):
+    _sphinx_docs(tmp_path / "docs", 'extensions = ["nbsphinx"]\n', "rm -rf data")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "docs" / "Makefile").write_text(
+        'SPHINXBUILD ?= sphinx-build\n%: Makefile\n\t@$(SPHINXBUILD) -M $@ "." "_build" $(SPHINXOPTS) $(O)\n')
+    verdict = _decide(tmp_path, command, allow=("Bash(sphinx-build:*)", "Bash(python:*)", "Bash(sphinx-autobuild:*)",
+                                                  "Bash(make:*)"), deny=("Bash(rm:*)",))
+    kinds = {"deny": PermissionDeny, "allow": PermissionAllow, "ask": PermissionAsk}
+    assert isinstance(verdict, kinds[expected]), (command, verdict)
+
+
+@pytest.mark.parametrize(("conf", "executes"), [
+    ("import os\nextensions = [os.environ['EXT']]\n", True),  # computed: either extension may be on
+    ("extensions = ['nbsphinx']\nif x:\n    nbsphinx_execute = 'never'\nelse:\n    nbsphinx_execute = 'auto'\n", True),
+    ("extensions = ['nbsphinx']\ndef setup(app):\n    extensions = []\n", True),  # a function's own name
+    ("extensions = []\ndef setup(app):\n    app.setup_extension('nbsphinx')\n", True),
+    ("from shared_conf import *\n", True), ("extensions = ['nbsphinx'\n", True),  # Sphinx fails; read anyway
+    ("extensions = ['nbsphinx']\nnbsphinx_execute = 'never'\n", False), ("project = 'x'\n", False),
+])
+def test_a_conf_py_that_computes_its_settings_reads_more(tmp_path, conf, executes):
+    _sphinx_docs(tmp_path / "docs", conf, "echo")
+    (tmp_path / "docs" / "f.ipynb").unlink()  # the one that asks to execute always
+    ran = _sphinx_ran_by_analysis("sphinx-build docs out", tmp_path, tmp_path / "docs")
+    assert bool(ran) == executes, (conf, ran)
+
+
+def test_jupyter_sphinx_and_custom_formats_are_code_only_known_at_run_time(tmp_path):
+    for conf in ("extensions = ['jupyter_sphinx']\n", "extensions = ['myst_nb']\nnb_custom_formats = {'.py': 'x'}\n"):
+        _sphinx_docs(tmp_path / "docs", conf, "echo")
+        verdict = _decide(tmp_path, "sphinx-build docs out", allow=("Bash(sphinx-build:*)",), deny=("Bash(rm:*)",))
+        assert isinstance(verdict, PermissionAsk), (conf, verdict)
