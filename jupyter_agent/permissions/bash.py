@@ -34,6 +34,7 @@ from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .book_builds import BOOK_BUILDERS, book_scripts
 from .compiled import CompiledRules, PathScope, compiled_rules
+from .deno_tasks import DENOS, deno_scripts
 from .dvc_stages import DVCS, dvc_scripts
 from .filesystem import ACCEPT_EDITS_MODES
 from .git_hooks import GITS, git_hook_scripts
@@ -73,7 +74,8 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (NOTEBOOK_RUNNERS, notebook_scripts), (DVCS, dvc_scripts),
                (PIXIS, pixi_scripts), (QUARTOS, quarto_scripts),
                (BOOK_BUILDERS, book_scripts), (MLFLOWS, mlflow_scripts),
-               (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts), (MISES, mise_scripts))
+               (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts), (MISES, mise_scripts),
+               (DENOS, deno_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
