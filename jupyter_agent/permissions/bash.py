@@ -38,6 +38,7 @@ from .deno_tasks import DENOS, deno_scripts
 from .dvc_stages import DVCS, dvc_scripts
 from .filesystem import ACCEPT_EDITS_MODES
 from .git_hooks import GITS, git_hook_scripts
+from .hatch_envs import HATCHES, hatch_scripts
 from .just_recipes import JUST, just_scripts
 from .lefthook_hooks import LEFTHOOKS, lefthook_scripts
 from .make_recipes import MAKES, make_scripts
@@ -75,7 +76,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (PIXIS, pixi_scripts), (QUARTOS, quarto_scripts),
                (BOOK_BUILDERS, book_scripts), (MLFLOWS, mlflow_scripts),
                (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts), (MISES, mise_scripts),
-               (DENOS, deno_scripts))
+               (DENOS, deno_scripts), (HATCHES, hatch_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 

@@ -1,11 +1,11 @@
 """The commands Python task runners take from ``pyproject.toml``: ``pdm run NAME``
-(``[tool.pdm.scripts]``), ``hatch run [ENV:]NAME`` (``[tool.hatch.envs.ENV.scripts]``), ``poe
-NAME`` (``[tool.poe.tasks]``) and ``rye run NAME`` (``[tool.rye.scripts]``).
+(``[tool.pdm.scripts]``), ``poe NAME`` (``[tool.poe.tasks]``) and ``rye run NAME``
+(``[tool.rye.scripts]``); hatch's environments are ``hatch_envs.py``'s.
 
 A task is a command line (``"pytest -q"``, ``{cmd = …}``: split and run without a shell), shell
-code (``{shell = …}``; hatch's scripts), a sequence of tasks (pdm's ``composite``, poe's
-``sequence`` — whose strings name tasks unless ``default_item_type`` says otherwise —, hatch's
-lists, a hatch script naming another, rye's ``chain``), with pdm's ``pre_``/``post_`` hooks.
+code (``{shell = …}``), a sequence of tasks (pdm's ``composite``, poe's ``sequence`` — whose
+strings name tasks unless ``default_item_type`` says otherwise —, rye's ``chain``), with pdm's
+``pre_``/``post_`` hooks.
 ``bash.py`` holds their commands to the deny and ask rules and the safety checks, as a script
 file's (``script_files.py``), in the project's folder (the nearest one upwards with
 ``pyproject.toml``).  Python tasks (pdm's ``call``, poe's ``script``/``expr``) are programs like any
@@ -32,8 +32,8 @@ from .script_files import (
     toml_of,
 )
 
-RUNNERS = frozenset({"pdm", "hatch", "poe", "rye"})
-# options that choose another project or environment (hatch -e ENV), or take a value this does not know
+RUNNERS = frozenset({"pdm", "poe", "rye"})
+# options that choose another project or environment (poe -C DIR), or take a value this does not know
 _ELSEWHERE = frozenset({"-p", "--project", "-g", "--global", "-C", "--root", "--directory", "-d", "-e", "--env",
                         "--executor", "-c", "--config", "--pyproject"})
 _MAX_TASKS = 64
@@ -50,7 +50,6 @@ _PDM_HOOKS = {
     "init": ("post_init",), "use": ("post_use",),
 }
 _HOOKS_OF = "\x00hooks:"  # a task name meaning: the hook scripts of this pdm command
-_RUNTIME_ARGS = '"${TASK_ARGUMENTS}"'  # hatch's {args}: words only known at run time
 
 
 
@@ -71,7 +70,7 @@ def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool, tuple[Word, ..
         return f"{_HOOKS_OF}{words[0].literal}", True, ()
     if runner == "pdm" and words and words[0].literal not in _PDM_BUILTINS and words[0].literal != "run":
         return words[0].literal, True, tuple(words[1:])  # pdm test: the script, when no command of pdm's
-    if runner in ("pdm", "hatch", "rye"):
+    if runner in ("pdm", "rye"):
         if not words or words[0].literal != "run":
             return None, False, ()
         words.pop(0)
@@ -101,9 +100,6 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
     for folder, manifest in nearest_files(cwds, "pyproject.toml"):
         shown = (f"{runner}'s {name!r} task of {manifest}" if not name.startswith(_HOOKS_OF) else
                  f"pdm {name[len(_HOOKS_OF):]}'s hook scripts in {manifest}")
-        if runner == "hatch" and os.path.lexists(os.path.join(folder, "hatch.toml")):
-            found.append(Script(shown, None, "hatch.toml, which hatch reads too, is not read here"))
-            continue
         try:
             data = _read(manifest)
             lines = _LINES[runner](data, name, f" {passed_on(rest)}".rstrip())
@@ -186,49 +182,6 @@ def _pdm(data: dict[str, object], name: str, args: str) -> list[str]:
         for hook in ("pre_script", "post_script", "pre_run", "post_run"):  # around every script / run
             task(hook, 1)
     return lines
-
-
-def _hatch(data: dict[str, object], name: str, args: str) -> list[str]:
-    """hatch's scripts (the words ``hatch run NAME`` hands on fill ``{args}``: not known here)."""
-    env, _, script = name.rpartition(":")
-    envs = _table(data, "tool", "hatch", "envs")
-    scripts = {**_table(envs, "default", "scripts"), **_table(envs, env or "default", "scripts")}
-    lines: list[str] = []
-
-    def run(script_name: str, depth: int) -> bool:
-        if depth > 8 or len(lines) > _MAX_TASKS:
-            raise NotKnown("its scripts run scripts too deeply")
-        if script_name not in scripts:
-            return False
-        value = scripts[script_name]
-        commands = [value] if isinstance(value, str) else value
-        if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
-            raise NotKnown(f"the script {script_name!r} is neither a string nor a list of strings")
-        for command in commands:
-            command = command.lstrip("- ")  # "- cmd": its failure is ignored
-            if not run(command.partition(" ")[0], depth + 1):  # a script naming another runs that one
-                lines.append(_hatch_placeholders(command))
-        return True
-
-    run(script, 0)
-    return lines
-
-
-def _hatch_placeholders(command: str) -> str:
-    """hatch's ``{args}``, ``{root}``, ``{env:NAME}`` … are filled in as it runs."""
-    out, depth, start = [], 0, 0
-    for i, char in enumerate(command):
-        if char == "{" and not command.startswith("{{", i):
-            if depth == 0:
-                out.append(command[start:i])
-            depth += 1
-        elif char == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                out.append(_RUNTIME_ARGS)
-                start = i + 1
-    out.append(command[start:] if depth == 0 else "")
-    return "".join(out)
 
 
 def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
@@ -332,6 +285,6 @@ def _rye(data: dict[str, object], name: str, args: str) -> list[str]:
     return lines
 
 
-_LINES = {"pdm": _pdm, "hatch": _hatch, "poe": _poe, "rye": _rye}
+_LINES = {"pdm": _pdm, "poe": _poe, "rye": _rye}
 
 __all__ = ["RUNNERS", "pyproject_scripts"]

@@ -69,7 +69,7 @@ ROWS = [
     ("pdm clean", "deny"), ("pdm install", "deny"), ("pdm sync", "deny"), ("pdm add x", "deny"),
     ("pdm run show .env", "deny"), ("pdm run show -- .env", "deny"), ("poe view .env", "deny"),
     ("pdm run serve", "deny"), ("poe app", "deny"),  # they load .env, as source .env does
-    ("poe sw", "ask"), ('poe "$T"', "ask"), ("pdm -p other run clean", "ask"), ("hatch -e docs run wipe", "ask"),
+    ("poe sw", "ask"), ('poe "$T"', "ask"), ("pdm -p other run clean", "ask"), ("hatch -e docs run wipe", "deny"),
     ("echo x >> pyproject.toml && poe lint", "ask"),
     ("pdm run test", "allow"), ("pdm run call", "allow"), ("pdm run pytest", "allow"), ("pdm run quoted", "allow"), ("pdm run show notes.txt", "allow"),
     ("hatch run cov", "allow"), ("hatch run docs:build", "allow"), ("poe lint", "allow"), ("poe py", "allow"),
@@ -94,11 +94,13 @@ async def test_a_broken_pyproject_is_not_known(world):
     assert verdict_name(await decide_bash(ctx, "poe clean")) == "ask"
 
 
-async def test_hatch_toml_is_not_read_so_hatch_asks(world):
+async def test_hatch_toml_is_read_too(world):
+    """(Session 36: hatch.toml, which asked before, is read; more in test_hatch_envs.py.)"""
     (world.project / "pyproject.toml").write_text(PYPROJECT)
-    (world.project / "hatch.toml").write_text("[envs.default.scripts]\nclean = 'rm -rf x'\n")
+    (world.project / "hatch.toml").write_text("[envs.default.scripts]\nwipe = 'rm -rf x'\n")
     ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
-    assert verdict_name(await decide_bash(ctx, "hatch run cov")) == "ask"
+    assert verdict_name(await decide_bash(ctx, "hatch run wipe")) == "deny"
+    assert verdict_name(await decide_bash(ctx, "hatch run cov")) == "allow"  # its envs table replaced pyproject's
 
 
 async def test_without_deny_rules_they_run(world):
