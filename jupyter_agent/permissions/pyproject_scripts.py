@@ -17,6 +17,7 @@ known at run time.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 
 from .bash_analysis import CommandInfo
@@ -37,6 +38,11 @@ RUNNERS = frozenset({"pdm", "poe", "rye"})
 _ELSEWHERE = frozenset({"-p", "--project", "-g", "--global", "-C", "--root", "--directory", "-d", "-e", "--env",
                         "--executor", "-c", "--config", "--pyproject"})
 _MAX_TASKS = 64
+# pdm's options (global, and of pdm run) that take a value, and its flags
+_PDM_VALUES = frozenset({"--env-file", "--working-dir", "-k", "--skip", "--venv"})
+_PDM_FLAGS = frozenset({"--verbose", "--quiet", "-s", "--site-packages", "--recreate", "-I", "--ignore-python",
+                        "--pep582", "--no-cache"})
+_COUNTED = re.compile(r"-[vq]+")
 # pdm's own commands, and the user scripts of hook names each runs (pdm's "Lifecycle and Hooks")
 _PDM_BUILTINS = frozenset({"add", "build", "cache", "completion", "config", "export", "fix", "import", "info",
                            "init", "install", "list", "lock", "new", "outdated", "plugin", "publish", "python", "py",
@@ -58,35 +64,51 @@ def pyproject_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[objec
     return scripts_of_forms(info, cwds, memo, RUNNERS, _of_form, per_folder=False)
 
 
-def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool, tuple[Word, ...]]:
-    """(the task, whether it is named at all, the words after its name); None: only known at run time."""
+def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool, tuple[Word, ...], dict[str, str]]:
+    """(the task, whether it is named at all, the words after its name, pdm's options that change how
+    it runs: ``--working-dir``, ``--env-file``); None: only known at run time."""
     runner = form[0].text
     words = list(form[1:])
-    while words and (words[0].literal or "x")[:1] == "-":
-        option = words.pop(0).literal or ""
-        if option.partition("=")[0] in _ELSEWHERE:
-            raise NotKnown(f"{option} chooses another project, not read here")
-    if runner == "pdm" and words and words[0].literal in _PDM_HOOKS:  # pdm install runs pre_install …
-        return f"{_HOOKS_OF}{words[0].literal}", True, ()
-    if runner == "pdm" and words and words[0].literal not in _PDM_BUILTINS and words[0].literal != "run":
-        return words[0].literal, True, tuple(words[1:])  # pdm test: the script, when no command of pdm's
-    if runner in ("pdm", "rye"):
-        if not words or words[0].literal != "run":
-            return None, False, ()
-        words.pop(0)
+    given: dict[str, str] = {}
+
+    def options() -> None:
         while words and (words[0].literal or "x")[:1] == "-":
             option = words.pop(0).literal or ""
-            if option.partition("=")[0] in _ELSEWHERE:
+            name, has_value, value = option.partition("=")
+            if name in _ELSEWHERE:
                 raise NotKnown(f"{option} chooses another project, not read here")
-    if not words:
-        return None, False, ()
-    return words[0].literal, True, tuple(words[1:])
+            if runner != "pdm":
+                continue  # poe's and rye's other options take no value
+            if name in _PDM_VALUES:
+                if not has_value:
+                    if not words or words[0].literal is None:
+                        raise NotKnown(f"the value of pdm {name} is only known at run time")
+                    value = words.pop(0).literal or ""
+                given[name] = value
+            elif name in ("-l", "--list", "-j", "--json", "-h", "--help"):
+                given["list"] = ""
+            elif name not in _PDM_FLAGS and not _COUNTED.fullmatch(name):
+                raise NotKnown(f"pdm {name} is an option this does not know")
+
+    options()
+    if runner == "pdm" and words and words[0].literal in _PDM_HOOKS:  # pdm install runs pre_install …
+        return f"{_HOOKS_OF}{words[0].literal}", True, (), given
+    if runner == "pdm" and words and words[0].literal not in _PDM_BUILTINS and words[0].literal != "run":
+        return words[0].literal, True, tuple(words[1:]), given  # pdm test: the script, when no command of pdm's
+    if runner in ("pdm", "rye"):
+        if not words or words[0].literal != "run":
+            return None, False, (), given
+        words.pop(0)
+        options()
+    if not words or "list" in given:
+        return None, False, (), given
+    return words[0].literal, True, tuple(words[1:]), given
 
 
 def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list[Script]:
     runner = form[0].text
     try:
-        name, named, rest = _task_name(form)
+        name, named, rest, given = _task_name(form)
     except NotKnown as why:
         return [Script(f"{runner}'s tasks", None, str(why))]
     if not named:
@@ -102,7 +124,10 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
                  f"pdm {name[len(_HOOKS_OF):]}'s hook scripts in {manifest}")
         try:
             data = _read(manifest)
-            lines = _LINES[runner](data, name, f" {passed_on(rest)}".rstrip())
+            if runner == "pdm":
+                lines = _pdm(data, name, f" {passed_on(rest)}".rstrip(), os.path.realpath(folder), given)
+            else:
+                lines = _LINES[runner](data, name, f" {passed_on(rest)}".rstrip())
         except NotKnown as why:
             found.append(Script(shown, None, str(why)))
             continue
@@ -138,50 +163,68 @@ def _command(value: object) -> str:
     raise NotKnown("a command is neither a string nor a list of words")
 
 
-def _pdm(data: dict[str, object], name: str, args: str) -> list[str]:
-    """pdm's scripts (``args``: the words ``pdm run NAME`` hands on, as shell code; pdm appends them)."""
+def _pdm(data: dict[str, object], name: str, args: str, root: str, given: dict[str, str]) -> list[str]:
+    """pdm's scripts (``args``: the words ``pdm run NAME`` hands on, as shell code; pdm appends them).
+    A script runs in the project's folder, or its ``working_dir`` below it: the one ``pdm run
+    --working-dir`` gives, else the outermost composite's that sets one (pdm merges a composite's
+    options over its items'), else the script's own, else that of ``[tool.pdm.scripts._]``."""
     scripts = _table(data, "tool", "pdm", "scripts")
     shared = scripts.get("_")
-    lines: list[str] = _env_files(shared.get("env_file")) if isinstance(shared, dict) else []
+    lines: list[str] = _env_files(shared.get("env_file"), root) if isinstance(shared, dict) else []
+    if "--env-file" in given:
+        lines += _env_files(given["--env-file"], root)
+    shared_dir = _working_dir(shared)
 
-    def task(task_name: str, depth: int) -> bool:
+    def task(task_name: str, depth: int, outer_dir: str | None) -> bool:
         if depth > 8 or len(lines) > _MAX_TASKS:
             raise NotKnown("its tasks run tasks too deeply")
         if task_name not in scripts or task_name == "_":
             return False
-        task(f"pre_{task_name}", depth + 1)
+        task(f"pre_{task_name}", depth + 1, outer_dir)
         value = scripts[task_name]
         if isinstance(value, dict):
-            lines.extend(_env_files(value.get("env_file")))  # loaded into the task's environment
+            lines.extend(_env_files(value.get("env_file"), root))  # loaded into the task's environment
+        own = _working_dir(value)
+        where = given.get("--working-dir", outer_dir if outer_dir is not None else own if own is not None else
+                          shared_dir)
+        into = f"cd {shlex.quote(os.path.join(root, where))} && " if where is not None else ""
         passed = args if depth == 0 else ""
         if isinstance(value, (str, list)):
-            lines.append(_command(value) + passed)
+            lines.append(into + _command(value) + passed)
         elif isinstance(value, dict):
             if "shell" in value:
                 if not isinstance(value["shell"], str):
                     raise NotKnown("a shell task is not a string")
-                lines.append(value["shell"] + passed)
+                lines.append(f"{into}{{\n{value['shell']}{passed}\n}}" if into else value["shell"] + passed)
             elif "cmd" in value:
-                lines.append(_command(value["cmd"]) + passed)
+                lines.append(into + _command(value["cmd"]) + passed)
             elif "composite" in value:
                 for item in value["composite"] if isinstance(value["composite"], list) else [None]:
                     if not isinstance(item, str):
                         raise NotKnown("a composite task is not a list of strings")
                     first = item.split(None, 1)[0] if item.split() else ""
-                    if not task(first, depth + 1):
-                        lines.append(_command(item))
+                    if not task(first, depth + 1, outer_dir if outer_dir is not None else own):
+                        lines.append(into + _command(item))
             elif "call" not in value:
                 raise NotKnown(f"the task {task_name!r} has a shape not read here")
-        task(f"post_{task_name}", depth + 1)
+        task(f"post_{task_name}", depth + 1, outer_dir)
         return True
 
     if name.startswith(_HOOKS_OF):
         for hook in _PDM_HOOKS[name[len(_HOOKS_OF):]]:
-            task(hook, 1)
-    elif task(name, 0):
+            task(hook, 1, None)
+    elif task(name, 0, None):
         for hook in ("pre_script", "post_script", "pre_run", "post_run"):  # around every script / run
-            task(hook, 1)
+            task(hook, 1, None)
     return lines
+
+
+def _working_dir(value: object) -> str | None:
+    """A pdm script's ``working_dir`` (below the project's folder; may be absolute)."""
+    where = value.get("working_dir") if isinstance(value, dict) else None
+    if where is not None and not isinstance(where, str):
+        raise NotKnown("a working_dir is not a folder name")
+    return where
 
 
 def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
@@ -236,9 +279,9 @@ def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
     return lines
 
 
-def _env_files(value: object) -> list[str]:
+def _env_files(value: object, root: str | None = None) -> list[str]:
     """pdm's ``env_file``, poe's ``envfile``: files whose variables the task gets, read as
-    ``source FILE`` would (a Read deny rule on ``.env`` closes them)."""
+    ``source FILE`` would (a Read deny rule on ``.env`` closes them); pdm's are in ``root``."""
     if value is None:
         return []
     if isinstance(value, dict):  # pdm: {override = ".env"} / {file = …}
@@ -246,7 +289,7 @@ def _env_files(value: object) -> list[str]:
     files = [value] if isinstance(value, str) else value
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         raise NotKnown("an env file setting is not a file name or a list of them")
-    return [f". {shlex.quote(f)}" for f in files]
+    return [f". {shlex.quote(os.path.join(root, f) if root is not None else f)}" for f in files]
 
 
 def _rye(data: dict[str, object], name: str, args: str) -> list[str]:
@@ -285,6 +328,6 @@ def _rye(data: dict[str, object], name: str, args: str) -> list[str]:
     return lines
 
 
-_LINES = {"pdm": _pdm, "poe": _poe, "rye": _rye}
+_LINES = {"poe": _poe, "rye": _rye}
 
 __all__ = ["RUNNERS", "pyproject_scripts"]

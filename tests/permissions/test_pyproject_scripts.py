@@ -108,3 +108,32 @@ async def test_without_deny_rules_they_run(world):
     ctx = make_ctx(world.project, allow=("Bash(pdm:*)", "Bash(poe:*)", "Bash(hatch:*)"))
     for command in ("pdm run clean", "poe sw", "hatch run full"):
         assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+PDM_DIRS = """\
+[project]
+name = "p"
+[tool.pdm.scripts]
+clean = "rm -rf build"
+peek = {shell = "cat .env", working_dir = "sub"}
+peek2 = {cmd = "cat .env"}
+both = {composite = ["peek2"], working_dir = "sub"}
+"""
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    # session 36: pdm run's options that take a value took it for the script's name (rm ran)
+    ("pdm run --working-dir sub clean", "deny"), ("pdm run --env-file .env clean", "deny"),
+    ("pdm run -k post_run clean", "deny"), ("pdm -v run clean", "deny"), ("pdm run -vv clean", "deny"),
+    ("pdm run --frob clean", "ask"), ("pdm run --working-dir \"$D\" clean", "ask"), ("pdm run -l", "allow"),
+    # where the script runs: its working_dir, a composite's over its items', or --working-dir
+    ("pdm run peek", "deny"), ("pdm run peek2", "allow"), ("pdm run both", "deny"),
+    ("pdm run --working-dir sub peek2", "deny"),
+    ("pdm run --env-file sub/.env peek2", "deny"), ("pdm run --env-file .env peek2", "allow"),
+])
+async def test_pdm_options_and_working_dirs(world, command, expected):
+    (world.project / "pyproject.toml").write_text(PDM_DIRS)
+    (world.project / "sub").mkdir(exist_ok=True)
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)", "Read(./sub/.env)"), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
