@@ -228,29 +228,33 @@ def _working_dir(value: object) -> str | None:
 
 
 def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
-    """poe's tasks (``args``: the words ``poe NAME`` hands on; a ``cmd`` task gets them)."""
+    """poe's tasks (``args``: the words ``poe NAME`` hands on; a ``cmd`` task gets them), each in the
+    project's folder or its ``cwd`` (a sequence's for its items that set none; ``${VAR}`` in it is a
+    folder only known at run time)."""
     tasks = _table(data, "tool", "poe", "tasks")
     lines: list[str] = _env_files(_table(data, "tool", "poe").get("envfile"))
 
-    def task(value: object, depth: int) -> None:
+    def task(value: object, depth: int, outer: str = "") -> None:
         if depth > 8 or len(lines) > _MAX_TASKS:
             raise NotKnown("its tasks run tasks too deeply")
         passed = args if depth == 0 else ""
+        into = outer
         if isinstance(value, dict):
             lines.extend(_env_files(value.get("envfile")))  # loaded into the task's environment
+            into = _poe_cwd(value.get("cwd")) or outer
         if isinstance(value, str):
-            lines.append(_command(value) + passed)
+            lines.append(into + _command(value) + passed)
         elif isinstance(value, list):  # a sequence: its strings name tasks (a ref), else are commands
             for item in value:
                 named = item.split()[0] if isinstance(item, str) and item.split() else None
-                task(tasks.get(named, item) if named is not None else item, depth + 1)
+                task(tasks.get(named, item) if named is not None else item, depth + 1, outer)
         elif isinstance(value, dict):
             if "shell" in value:
                 if not isinstance(value["shell"], str):
                     raise NotKnown("a shell task is not a string")
-                lines.append(value["shell"])
+                lines.append(f"{into}{{\n{value['shell']}\n}}" if into else value["shell"])
             elif "cmd" in value:
-                lines.append(_command(value["cmd"]) + passed)
+                lines.append(into + _command(value["cmd"]) + passed)
             elif "sequence" in value:
                 items = value["sequence"]
                 if not isinstance(items, list):
@@ -260,23 +264,35 @@ def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
                     items = [{kind: i} if isinstance(i, str) else i for i in items]
                 elif kind != "ref":
                     raise NotKnown(f"a sequence of {kind} tasks is not read here")
-                task(items, depth + 1)
+                task(items, depth + 1, into)
             elif "ref" in value:
                 ref = value["ref"]
                 if not isinstance(ref, str) or not ref.split():
                     raise NotKnown("a ref task names no task")
-                task(tasks.get(ref.split()[0]), depth + 1)
+                task(tasks.get(ref.split()[0]), depth + 1, into)
             elif not value.keys() & {"script", "expr"}:  # switch, …: not read here
                 raise NotKnown("a task has a shape not read here")
             for dep in value.get("deps", []) if isinstance(value.get("deps"), list) else []:
                 if isinstance(dep, str) and dep.split():
-                    task(tasks.get(dep.split()[0]), depth + 1)
+                    task(tasks.get(dep.split()[0]), depth + 1)  # (deps run as tasks of their own)
         elif value is not None:
             raise NotKnown("a task has a shape not read here")
 
     if name in tasks:
         task(tasks[name], 0)
     return lines
+
+
+def _poe_cwd(value: object) -> str:
+    """``cd DIR && `` for a poe task's ``cwd`` (relative to the project's folder, where the script
+    runs), or nothing."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise NotKnown("a task's cwd is not a folder name")
+    if "$" in value:  # ${POE_PWD} and other variables poe fills in
+        return 'cd "${POE_CWD}" && '
+    return f"cd {shlex.quote(value)} && "
 
 
 def _env_files(value: object, root: str | None = None) -> list[str]:

@@ -137,3 +137,22 @@ async def test_pdm_options_and_working_dirs(world, command, expected):
     ctx = make_ctx(world.project, deny=("Bash(rm:*)", "Read(./sub/.env)"), mode="bypassPermissions")
     verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, (command, verdict)
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("poe peek", "deny"), ("poe peek2", "allow"), ("poe seq", "deny"), ("poe seqsub", "deny"), ("poe pwd", "ask"),
+])
+async def test_poe_tasks_run_in_their_cwd(world, command, expected):
+    """(Session 36) a poe task's ``cwd``, or its sequence's, is where its commands run."""
+    (world.project / "pyproject.toml").write_text("""\
+[tool.poe.tasks]
+peek = {cmd = "cat .env", cwd = "sub"}
+peek2 = "cat .env"
+seq = {sequence = ["peek2"], cwd = "sub"}
+seqsub = {sequence = [{shell = "cat .env"}], cwd = "sub"}
+pwd = {cmd = "cat .env", cwd = "${POE_PWD}"}
+""")
+    (world.project / "sub").mkdir(exist_ok=True)
+    ctx = make_ctx(world.project, deny=("Read(./sub/.env)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
