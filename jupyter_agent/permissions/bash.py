@@ -48,6 +48,7 @@ from .nbdev_tests import NBDEVS, nbdev_scripts
 from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
 from .package_scripts import MANAGERS, package_scripts
 from .paths import BadPath, protected_reason_of, resolve_below
+from .pipenv_scripts import PIPENVS, pipenv_scripts
 from .pixi_tasks import PIXIS, pixi_scripts
 from .precommit_hooks import PRE_COMMITS, precommit_scripts
 from .pyproject_scripts import RUNNERS, pyproject_scripts
@@ -76,7 +77,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (PIXIS, pixi_scripts), (QUARTOS, quarto_scripts),
                (BOOK_BUILDERS, book_scripts), (MLFLOWS, mlflow_scripts),
                (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts), (MISES, mise_scripts),
-               (DENOS, deno_scripts), (HATCHES, hatch_scripts))
+               (DENOS, deno_scripts), (HATCHES, hatch_scripts), (PIPENVS, pipenv_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
