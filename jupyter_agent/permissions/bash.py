@@ -34,6 +34,7 @@ from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .book_builds import BOOK_BUILDERS, book_scripts
 from .compiled import CompiledRules, PathScope, compiled_rules
+from .compose_services import COMPOSES, compose_scripts
 from .deno_tasks import DENOS, deno_scripts
 from .direnv_envrc import DIRENVS, direnv_scripts
 from .dvc_stages import DVCS, dvc_scripts
@@ -79,7 +80,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (BOOK_BUILDERS, book_scripts), (MLFLOWS, mlflow_scripts),
                (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts), (MISES, mise_scripts),
                (DENOS, deno_scripts), (HATCHES, hatch_scripts), (PIPENVS, pipenv_scripts),
-               (DIRENVS, direnv_scripts))
+               (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
