@@ -99,8 +99,8 @@ _INTERNAL: dict[str, dict[str, Any]] = {
         "cov-report": "coverage report"}},
 }
 
-# (environment names, the commands hatch hands to the shell — a script's name and its arguments,
-# or a command —, whether they run)
+# (environment names, the commands hatch is handed for each: a script's name and its arguments, or
+# a command; none: the environment is only made)
 _Request = tuple[tuple[str, ...], tuple[str, ...]]
 
 
