@@ -47,10 +47,11 @@ _DOCKER = {
     ("container", "ps"): ("ps",), ("image", "rm"): ("rmi",), ("image", "remove"): ("rmi",),
     ("image", "ls"): ("images",), ("image", "list"): ("images",), ("builder", "build"): ("build",),
 }
-# program names for one program: python3.12 and python3 are python, pip3 is pip, nodejs is node
+# program names for one program: python3.12 and python3 are python, pip3 is pip, nodejs is node,
+# jlpm (JupyterLab's own yarn) and yarnpkg are yarn
 _VERSIONS = ("3", *(f"3.{minor}" for minor in range(6, 16)))
 _PROGRAM_NAMES = {**{f"python{v}": "python" for v in _VERSIONS}, **{f"pip{v}": "pip" for v in _VERSIONS},
-                  "nodejs": "node"}
+                  "nodejs": "node", "jlpm": "yarn", "yarnpkg": "yarn"}
 SYNONYM_PROGRAMS = frozenset({"npm", "docker", "podman"}) | frozenset(_PROGRAM_NAMES)
 _MANAGEMENT = frozenset(first for first, _second in _DOCKER)
 

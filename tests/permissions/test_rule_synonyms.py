@@ -159,6 +159,9 @@ PROGRAM_ROWS = [
     ("Bash(pip uninstall:*)", "Bash(pip3:*)", "pip3 uninstall -y x", "deny"),
     ("Bash(pip uninstall:*)", "Bash(pip3.11:*)", "pip3.11 uninstall x", "deny"),
     ("Bash(node:*)", "Bash(nodejs:*)", "nodejs app.js", "deny"),
+    # JupyterLab's jlpm is its bundled yarn (session 36: package.json's scripts ran under it unread)
+    ("Bash(yarn:*)", "Bash(jlpm:*)", "jlpm build", "deny"), ("Bash(yarn publish:*)", "Bash(jlpm:*)", "jlpm publish", "deny"),
+    ("Bash(yarn:*)", "Bash(yarnpkg:*)", "yarnpkg install", "deny"),
     ("Bash(pip uninstall:*)", "Bash(pip3:*)", "pip3 install x", "allow"),
     ("Bash(python:*)", "Bash(python3-config:*)", "python3-config --libs", "allow"),  # another program
 ]
@@ -168,3 +171,14 @@ PROGRAM_ROWS = [
 async def test_one_program_under_several_names(world, deny, allow, command, expected):
     ctx = make_ctx(world.project, allow=(allow,), deny=(deny,))
     assert verdict_name(await decide_bash(ctx, command)) == expected
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("jlpm build", "deny"), ("jlpm run build", "deny"), ("jlpm install", "deny"), ("jlpm", "deny"),
+    ("jlpm dlx rm x", "deny"), ("yarnpkg build", "deny"), ("jlpm run lint", "allow"),
+])
+async def test_jlpm_runs_package_json_scripts_as_yarn_does(world, command, expected):
+    (world.project / "package.json").write_text(
+        '{"name": "ext", "scripts": {"build": "rm -rf lib && tsc", "postinstall": "rm -rf x", "lint": "eslint ."}}')
+    ctx = make_ctx(world.project, allow=("Bash(jlpm:*)", "Bash(yarnpkg:*)"), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
