@@ -7,8 +7,10 @@ runs).  ``{{…}}`` is a value only known at run time; a recipe with a ``#!`` li
 of that interpreter (a POSIX shell's is read, another language's is a program).  ``set
 dotenv-load`` reads ``.env`` as ``source .env`` would.  Variables' backticks run as just starts
 to run recipes (not for ``-n``/``--list``; with ``set lazy`` only where used, not followed).  A justfile just
-cannot be read here (another shell, ``import``/``mod``, a recipe named at run time, ``--command``,
-``--choose``, ``just DIR/recipe``) is code only known at run time.
+cannot be read here (another shell, ``mod``, a recipe named at run time, ``--command``,
+``--choose``, ``just DIR/recipe``) is code only known at run time.  ``import 'FILE'`` (``import?``:
+if it is there) adds the file's recipes, which run in the justfile's folder, never make the default
+recipe, and give way to the justfile's own of the same name.
 """
 
 from __future__ import annotations
@@ -141,9 +143,11 @@ class _Justfile:
         self.certain = True
         self.no_cd: bool = False
         self.no_cd_code: list[str] = []
-        self._parse(text.replace("\r\n", "\n").split("\n"))
+        self._parse(text.replace("\r\n", "\n").split("\n"), os.path.dirname(path), 0)
 
-    def _parse(self, lines: list[str]) -> None:
+    def _parse(self, lines: list[str], folder: str, depth: int) -> None:
+        """The lines of the justfile (``depth`` 0) or of a file it imports (whose recipes run in the
+        justfile's folder, do not make the default recipe, and give way to the justfile's own)."""
         attributes: list[str] = []
         i = 0
         while i < len(lines):
@@ -158,7 +162,10 @@ class _Justfile:
                 attributes.append(stripped)
                 continue
             word = stripped.split(None, 1)[0]
-            if word in ("import", "mod"):
+            if word in ("import", "import?"):
+                self._import(stripped, folder, depth)
+                continue
+            if word in ("mod", "mod?"):
                 raise NotKnown(f"it has {word}, whose files are not read here")
             if word == "set":
                 self._setting(stripped)
@@ -189,12 +196,32 @@ class _Justfile:
             if any(p[:1] in "*+" for p in params) or any(p.startswith("$*") or p.startswith("$+") for p in params):
                 self.variadic.add(name)
             dep_names = re.findall(r"\(\s*([\w-]+)|(?<![\w(-])([A-Za-z_][\w-]*)", deps.split("#", 1)[0])
-            self.recipes[name] = (count, [a or b for a, b in dep_names], self._body(body), no_cd)
+            recipe = (count, [a or b for a, b in dep_names], self._body(body), no_cd)
+            if depth == 0:
+                self.recipes[name] = recipe
+            else:
+                self.recipes.setdefault(name, recipe)
             if any(a.startswith("[default") for a in attributes):
                 self.first, self.default_set = name, True
-            elif self.first is None:
+            elif self.first is None and depth == 0:
                 self.first = name
             attributes = []
+
+    def _import(self, line: str, folder: str, depth: int) -> None:
+        """``import 'FILE'`` (``import?``: when it is there), relative to the importing file."""
+        match = re.match(r"""^import(\??)\s+(?:'([^']*)'|"((?:[^"\\]|\\.)*)")\s*(?:#.*)?$""", line)
+        if match is None:
+            raise NotKnown("an import this analyzer does not read")
+        name = match.group(2) if match.group(2) is not None else match.group(3)
+        if "\\" in name or depth > 8:
+            raise NotKnown("an import this analyzer does not read")
+        path = os.path.join(folder, os.path.expanduser(name))
+        if not os.path.lexists(path) and match.group(1):
+            return
+        text, why = read_script(path)
+        if text is None:
+            raise NotKnown(f"{path}: {why}")
+        self._parse(text.replace("\r\n", "\n").split("\n"), os.path.dirname(path), depth + 1)
 
     def _setting(self, line: str) -> None:
         match = re.match(r"^set\s+([\w-]+)\s*(?::=\s*(.*))?$", line)

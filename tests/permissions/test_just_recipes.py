@@ -87,12 +87,17 @@ async def test_without_backticks_the_default_runs(world, command, expected):
     ("set shell := ['python3', '-c']\nshow:\n    print(1)\n", "ask"),
     ("set shell := ['bash', '-uc']\nshow:\n    rm -f x\n", "deny"),
     ("show:\n    #!/usr/bin/env -S bash -eu\n    rm -f x\n", "deny"),  # env's options skipped
-    ("import 'other.just'\nshow:\n    echo\n", "ask"),
+    ("import 'other.just'\nshow:\n    echo\n", "ask"),  # not there: just stops, nothing known here
+    ("import? 'other.just'\nshow:\n    rm -f x\n", "deny"),  # import?: a missing file is left out
+    ("import 'lib.just'\nshow: wipe\n    echo\n", "deny"),  # wipe is lib.just's (session 36)
+    ("import 'lib.just'\nshow:\n    echo\n", "allow"),  # the justfile's own show, not lib.just's
+    ("mod tools\nshow:\n    echo\n", "ask"),
     ("[working-directory: 'sub']\nshow:\n    rm -f x\n", "ask"),  # may: asks
     ("[default]\nshow:\n    rm -f x\nother:\n    echo\n", "deny"),
 ])
 async def test_justfile_shapes(world, justfile, expected):
     (world.project / "justfile").write_text(justfile)
+    (world.project / "lib.just").write_text("wipe:\n    rm -rf build\n\nshow:\n    rm -rf show\n")
     ctx = make_ctx(world.project, deny=("Bash(rm:*)", "Read(./.env)"), mode="bypassPermissions")
     command = "just" if justfile.startswith("[default]") else "just show"
     assert verdict_name(await decide_bash(ctx, command)) == expected, justfile
@@ -124,6 +129,24 @@ def test_just_does_what_the_analysis_assumes(tmp_path):
     assert run() == ["from-env", str(tmp_path)]
     assert (tmp_path / "backtick-ran").exists()
     assert run("here") == [str(tmp_path / "sub")]
+
+
+@pytest.mark.skipif(_just() is None, reason="needs just (the rust-just package)")
+def test_real_just_imports_as_the_analysis_assumes(tmp_path):
+    """Ground truth for ``import``: an imported recipe runs in the justfile's folder, the justfile's
+    own first recipe is the default, ``import?`` of a missing file is left out, and with
+    ``allow-duplicate-recipes`` the justfile's own recipe wins over an imported one."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "justfile").write_text("set allow-duplicate-recipes\nimport 'lib/common.just'\nimport? 'lib/none.just'\n\n"
+                                       "build: clean\n    @echo root-build\n\ndup:\n    @echo root-dup\n")
+    (tmp_path / "lib" / "common.just").write_text("first:\n    @echo lib-first\n\nclean:\n    @pwd\n\n"
+                                                  "dup:\n    @echo lib-dup\n")
+    run = lambda *a: subprocess.run([_just(), *a], cwd=tmp_path / "sub", capture_output=True, text=True,  # noqa: E731
+                                    check=True, timeout=60).stdout.split()
+    assert run() == [str(tmp_path), "root-build"]
+    assert run("dup") == ["root-dup"]
+    assert run("first") == ["lib-first"]
 
 
 @pytest.mark.parametrize("line", ["rm -rf '{{d}}'", 'rm -rf "{{d}}"', "rm -rf {{d}}", "rm -rf 'x/{{d}}/y'"])
