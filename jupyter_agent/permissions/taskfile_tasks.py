@@ -9,9 +9,11 @@ the safety checks, as a script file's; ``dotenv`` files are read as ``source FIL
 
 The Taskfile is the one task finds (``Taskfile.yml``, ``taskfile.yaml``, ``Taskfile.dist.yml`` …, in
 the folder it runs in or the nearest one above), or ``-t FILE`` / ``-d DIR``.  ``--list``,
-``--summary`` and the like run nothing.  A task of an included Taskfile (``ns:task``), ``-g``, a
-templated ``dir``, a task this does not find or a Taskfile that cannot be read is code only known at
-run time.
+``--summary`` and the like run nothing.  ``includes``: ``NS:TASK`` runs TASK of the included
+Taskfile (a ``flatten``\\ ed one's tasks by their own names), in the include's ``dir`` or else where
+the including Taskfile's tasks run (as a real task 3 showed); ``optional`` ones may be missing.
+``-g``, a templated ``dir`` or include, a task this does not find or a Taskfile that cannot be read
+is code only known at run time.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         return not_there(base, NAMES) if given is None else []
     home = os.path.dirname(path) if folder is None else base
     taskfile = _load(path)
-    code = _Runner(taskfile, home, passed_on(rest) if rest else "").code(names or ["default"])
+    code = _Runner(taskfile, home, passed_on(rest) if rest else "", os.path.dirname(path)).code(names or ["default"])
     return [Script(f"the Taskfile {path}", path, code="\n".join(lines), cwd=where) for where, lines in code.items()]
 
 
@@ -130,16 +132,19 @@ def _load(path: str) -> dict[str, Any]:
 class _Runner:
     """Collects what running some tasks runs, per folder."""
 
-    def __init__(self, taskfile: dict[str, Any], home: str, cli_args: str) -> None:
+    def __init__(self, taskfile: dict[str, Any], home: str, cli_args: str, file_dir: str,
+                 out: dict[str, list[str]] | None = None, depth: int = 0) -> None:
         self.taskfile, self.home, self.cli_args = taskfile, home, cli_args
-        tasks = taskfile.get("tasks", {})
+        self.file_dir, self.depth = file_dir, depth  # the Taskfile's own folder (its includes are from there)
+        tasks = taskfile.get("tasks", {}) or {}
         if not isinstance(tasks, dict):
             raise NotKnown("its tasks are not a mapping")
         self.tasks = tasks
         self.aliases = {alias: name for name, task in tasks.items() if isinstance(task, dict)
                         for alias in (task.get("aliases") or []) if isinstance(alias, str)}
-        self.out: dict[str, list[str]] = {}
+        self.out: dict[str, list[str]] = {} if out is None else out
         self.seen: set[str] = set()
+        self.included: dict[str, _Runner | None] = {}
 
     def code(self, names: list[str]) -> dict[str, list[str]]:
         self._variables(self.taskfile, self.home)  # the file's own: evaluated for any task
@@ -178,8 +183,8 @@ class _Runner:
         self.seen.add(name)
         task = self.tasks.get(name)
         if task is None:
-            if ":" in name and self.taskfile.get("includes"):
-                raise NotKnown(f"the task {name} comes from an included Taskfile, which is not read here")
+            if self.taskfile.get("includes") and self._included_task(name):
+                return
             if any(isinstance(k, str) and "*" in k for k in self.tasks):
                 raise NotKnown(f"the task {name} may match a wildcard task, which is not read here")
             return  # task fails: no such task
@@ -201,6 +206,55 @@ class _Runner:
                 self._add(where, check.get("sh") if isinstance(check, dict) else check)
         for cmd in task.get("cmds") or []:
             self._cmd(cmd, where)
+
+    def _included_task(self, name: str) -> bool:
+        r"""Run ``NAMESPACE:TASK`` (or a task of a ``flatten``\ ed include) from an included
+        Taskfile; False when no include has it.  Its tasks run in the include's ``dir`` (from this
+        Taskfile's folder), else where this Taskfile's tasks run, as task 3 does."""
+        includes = self.taskfile.get("includes")
+        if not isinstance(includes, dict):
+            raise NotKnown("its includes are not a mapping")
+        namespace, _, inner = name.partition(":")
+        for key, spec in includes.items():
+            spec = {"taskfile": spec} if isinstance(spec, str) else spec
+            if not isinstance(spec, dict):
+                raise NotKnown(f"the include {key} is not a Taskfile or a mapping")
+            aliases = spec.get("aliases") or []
+            if spec.get("flatten") is True:
+                runner = self._include(str(key), spec)
+                if runner is not None and (name in runner.tasks or name in runner.aliases):
+                    runner._task(name)
+                    return True
+            elif inner and (namespace == key or (isinstance(aliases, list) and namespace in aliases)):
+                runner = self._include(str(key), spec)
+                if runner is not None:
+                    runner._task(inner)
+                return True
+        return False
+
+    def _include(self, key: str, spec: dict[str, Any]) -> _Runner | None:
+        if key in self.included:
+            return self.included[key]
+        if self.depth > 8:
+            raise NotKnown("its Taskfiles include each other too deeply")
+        target, folder = spec.get("taskfile"), spec.get("dir")
+        if not isinstance(target, str) or "{{" in target or (folder is not None and (
+                not isinstance(folder, str) or "{{" in folder)):
+            raise NotKnown(f"the include {key} names a Taskfile or folder only known at run time")
+        path = os.path.normpath(os.path.join(self.file_dir, os.path.expanduser(target)))
+        if os.path.isdir(path):
+            path = next((os.path.join(path, n) for n in NAMES if os.path.isfile(os.path.join(path, n))), path)
+        if not os.path.isfile(path):
+            if spec.get("optional") is True:
+                self.included[key] = None
+                return None
+            raise NotKnown(f"the included Taskfile {path} is not there")
+        home = os.path.normpath(os.path.join(self.file_dir, folder)) if folder is not None else self.home
+        runner = _Runner(_load(os.path.realpath(path)), home, self.cli_args, os.path.dirname(os.path.realpath(path)),
+                         self.out, self.depth + 1)
+        runner._variables(runner.taskfile, home)
+        self.included[key] = runner
+        return runner
 
     def _call(self, call: object, where: str) -> None:
         target = call.get("task") if isinstance(call, dict) else call

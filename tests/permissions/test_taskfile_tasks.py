@@ -98,7 +98,8 @@ async def test_without_the_variable_the_default_runs(world):
 
 
 @pytest.mark.parametrize("text", ["tasks: [", "tasks: 3\n", "- a\n", "tasks:\n  x:\n    cmds:\n      - {weird: 1}\n",
-                                  "includes:\n  ns: ./other\ntasks: {}\n"])
+                                  "includes:\n  ns: ./other\ntasks: {}\n",  # not there: task stops
+                                  "includes:\n  ns: './{{.D}}'\ntasks: {}\n", "includes: [a]\ntasks: {}\n"])
 async def test_a_taskfile_not_read_asks(world, text):
     (world.project / "Taskfile.yml").write_text(text)
     ctx = make_ctx(world.project, allow=("Bash(task:*)",), deny=("Bash(rm:*)",))
@@ -159,3 +160,78 @@ tasks:
     assert {"by-global-var", "by-lint", "by-default", "by-helper", "web/by-build", "web/extra", "web/by-local-var",
             "web/by-precondition", "web/by-status", "web/by-defer", "web/by-cmd-map"} <= touched
     assert "by-unused" not in predicted
+
+
+INCLUDING = """\
+version: '3'
+includes:
+  docs: ./docs
+  lib:
+    taskfile: ./lib/Tasks.yml
+    dir: ./lib
+  flat:
+    taskfile: ./lib/Flat.yml
+    flatten: true
+  opt:
+    taskfile: ./missing.yml
+    optional: true
+tasks:
+  default:
+    cmds: [echo hi]
+  all:
+    deps: [docs:build]
+"""
+
+
+def _including(root) -> None:
+    for folder in ("docs", "lib", "sub"):
+        (root / folder).mkdir(exist_ok=True)
+    (root / "Taskfile.yml").write_text(INCLUDING)
+    (root / "docs" / "Taskfile.yml").write_text(
+        "version: '3'\ntasks:\n  build:\n    cmds: ['rm -rf site']\n  peek:\n    cmds: ['cat .env']\n")
+    (root / "lib" / "Tasks.yml").write_text("version: '3'\nincludes:\n  deep: ../docs\ntasks:\n  t:\n    cmds: ['echo t']\n"
+                                            "  peek:\n    cmds: ['cat .env']\n")
+    (root / "lib" / "Flat.yml").write_text("version: '3'\ntasks:\n  ft:\n    cmds: ['rm -f flat']\n")
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    # session 36: an included Taskfile's tasks are read (they asked before)
+    ("task docs:build", "deny"), ("task all", "deny"), ("task lib:deep:build", "deny"), ("task ft", "deny"),
+    ("task docs:peek", "deny"),  # runs where the including Taskfile's tasks run: ./.env
+    ("cd sub && task docs:peek", "deny"),
+    ("task lib:peek", "allow"),  # the include's dir: lib/.env
+    ("task lib:t", "allow"), ("task flat:ft", "allow"), ("task opt:x", "allow"), ("task", "allow"),
+])
+async def test_included_taskfiles(world, command, expected):
+    _including(world.project)
+    ctx = make_ctx(world.project, allow=("Bash(task:*)",), deny=("Bash(rm:*)", "Read(./.env)"), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+@pytest.mark.skipif(shutil.which("task", path=os.path.dirname(sys.executable)) is None,
+                    reason="go-task is not installed")
+def test_real_task_runs_included_tasks_where_predicted(tmp_path):
+    """Ground truth for includes: each file touched by an included task is where the analysis puts it."""
+    for folder in ("docs", "lib", "sub"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "Taskfile.yml").write_text(INCLUDING.replace("echo hi", "touch by-default"))
+    (tmp_path / "docs" / "Taskfile.yml").write_text("version: '3'\ntasks:\n  build:\n    cmds: ['touch by-docs-build']\n"
+                                                    "  sub:\n    dir: inner\n    cmds: ['touch by-docs-inner']\n")
+    (tmp_path / "lib" / "Tasks.yml").write_text("version: '3'\nincludes:\n  deep: ../docs\ntasks:\n"
+                                                "  t:\n    cmds: ['touch by-lib-t']\n")
+    (tmp_path / "lib" / "Flat.yml").write_text("version: '3'\ntasks:\n  ft:\n    cmds: ['touch by-flat']\n")
+    task = shutil.which("task", path=os.path.dirname(sys.executable))
+    lines = ["task all", "task docs:sub", "task lib:t", "task lib:deep:build", "task ft"]
+    predicted = set()
+    for line in lines:
+        done = subprocess.run([task, *line.split()[1:]], cwd=tmp_path / "sub", capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, line + done.stdout + done.stderr
+        for script in _scripts_of(analyze(line).commands[0].innermost, str(tmp_path / "sub"), False):
+            for command in (script.code or "").splitlines():
+                for word in command.split()[1:]:
+                    predicted.add(os.path.relpath(os.path.join(script.cwd or "", word), tmp_path))
+    touched = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("by-*")}
+    assert touched == predicted == {"by-docs-build", "inner/by-docs-inner", "lib/by-lib-t", "lib/by-docs-build",
+                                    "by-flat"}, (touched, predicted)
