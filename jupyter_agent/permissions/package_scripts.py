@@ -5,14 +5,18 @@
 Each script is a line of shell code run by ``sh -c`` in the package's folder (the nearest one
 upwards holding ``package.json``), after its ``pre…`` script and before its ``post…`` one;
 ``bash.py`` holds its commands to the deny and ask rules and the safety checks, as those of a
-script file (``script_files.py``).  A script name only known at run time, a package found
-through an option (``--prefix``, ``--workspace``, ``pnpm -C``, ``yarn --cwd``, ``-r``) or a
-``package.json`` that cannot be read is code only known at run time.  Dependencies' install
+script file (``script_files.py``).  ``npm run NAME -w WS`` / ``-ws`` / ``--include-workspace-root``
+runs NAME in each workspace chosen (by package name or folder; ``-ws`` from inside a workspace: that
+one) of the nearest ``package.json`` listing ``workspaces``, in its folder, as a real npm showed.  A script name only known at run time,
+a package found through another option (``--prefix``, ``pnpm -C``/``--filter``/``-r``, ``yarn
+--cwd``/``workspace``), npm's lifecycle scripts in workspaces, or a ``package.json`` that cannot be
+read is code only known at run time.  Dependencies' install
 scripts are third-party programs, as a Python package's build is: not read.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 
@@ -60,9 +64,11 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
     manager = form[0].text
     texts: list[str | None] = []
     at: list[int] = []  # where each of texts is in the form
+    workspaces: list[str] = []  # npm -w NAME|PATH; "*": -ws (all), "": --include-workspace-root
     i = 1
     while i < len(form):
         text = form[i].literal
+        option, has_value, value = (text or "").partition("=")
         if text is None:
             texts.append(None)
             at.append(i)
@@ -70,6 +76,18 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
             break
         elif text in _NOWHERE:
             return []
+        elif manager == "npm" and option in ("-w", "--workspace"):
+            if not has_value:
+                i += 1
+                value = (form[i].literal if i < len(form) else "") or ""
+                if i < len(form) and form[i].literal is None:
+                    return [Script("npm's scripts", None, f"the workspace {form[i].text} is only known at run time")]
+            workspaces.append(value)
+        elif manager == "npm" and (text in ("-ws", "--workspaces", "--workspaces=true", "--include-workspace-root",
+                                            "--include-workspace-root=true")):
+            workspaces.append("*" if "workspaces" in text or text == "-ws" else "")
+        elif manager == "npm" and text in ("--workspaces=false", "--include-workspace-root=false", "--if-present"):
+            pass
         elif text.partition("=")[0] in _ELSEWHERE:
             return [Script(f"{manager}'s scripts", None, f"{text} chooses another package, not read here")]
         elif text in _VALUES:
@@ -86,7 +104,16 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
     if cwd_unknown:
         return [Script(f"{manager}'s scripts", None, "the package is found from a folder only known at run time")]
     found = [s for cwd in dict.fromkeys(cwds) for s in not_there(cwd, ("package.json",)) if not os.path.lexists(s.path or "")]
-    for folder, manifest in nearest_files(cwds, "package.json"):
+    places = nearest_files(cwds, "package.json")
+    if workspaces:
+        if not (len(names) == 3 and names[0] == f"pre{names[1]}" and names[2] == f"post{names[1]}"):
+            return [Script("npm's scripts", None, "npm's lifecycle scripts in workspaces are not read here")]
+        try:
+            places = [(folder, os.path.join(folder, "package.json")) for cwd in dict.fromkeys(cwds)
+                      for folder in _npm_workspaces(cwd, workspaces)]
+        except ValueError as problem:
+            return [Script("npm's scripts", None, str(problem))]
+    for folder, manifest in dict.fromkeys(places):
         scripts, why = _read(manifest)
         if scripts is None:
             found.append(Script(f"{manager}'s scripts in {manifest}", None, why))
@@ -97,11 +124,83 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
                 # npm run show -- .env: the words after the script's name go to its command
                 first = 1 if manager != "npm" and texts[0] in ("run", "run-script") or (
                     manager == "npm" and texts[0] in _NPM_RUN) else 0
-                code = f"{code} {passed_on(form[at[first] + 1:])}".rstrip()
+                rest = form[at[first] + 1:]
+                code = f"{code} {passed_on(_npm_passed(rest) if manager == 'npm' else rest)}".rstrip()
             if isinstance(code, str):
                 found.append(Script(f"the {name!r} script of {manifest}", os.path.realpath(manifest), code=code,
                                     cwd=os.path.realpath(folder)))
     return found
+
+
+def _npm_passed(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """The words ``npm run NAME …`` hands to the script: npm takes the options before ``--`` (and
+    the values of those that have one) itself, as a real npm showed for ``-w``."""
+    out: list[Word] = []
+    i = 0
+    while i < len(words):
+        text = words[i].literal
+        if text == "--":
+            return (*out, *words[i:])  # (passed_on drops a leading --)
+        if text is not None and text.startswith("-") and text != "-":
+            if text in ("-w", "--workspace", *_VALUES):
+                i += 1
+        else:
+            out.append(words[i])
+        i += 1
+    return tuple(out)
+
+
+def _npm_workspaces(cwd: str, chosen: list[str]) -> list[str]:
+    """The folders of the workspaces ``npm -w NAME|PATH`` / ``-ws`` / ``--include-workspace-root``
+    chooses: those the nearest ``package.json`` with ``workspaces`` (globs) lists, by package
+    name, by folder or by a folder holding them (``ValueError`` when not known here)."""
+    folder = cwd
+    while True:
+        data, why = parsed_file(os.path.join(folder, "package.json"), _manifest)
+        if isinstance(data, dict) and "workspaces" in data:
+            break
+        if why and os.path.lexists(os.path.join(folder, "package.json")):
+            raise ValueError(f"{folder}/package.json: {why}")
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            raise ValueError("no package.json above lists workspaces")
+        folder = parent
+    patterns = data["workspaces"]
+    if isinstance(patterns, dict):
+        patterns = patterns.get("packages", [])
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise ValueError("the workspaces are not a list of folders")
+    members: dict[str, str] = {}  # folder -> package name
+    for pattern in patterns:
+        for path in sorted(glob.glob(os.path.join(folder, pattern))):
+            member, _ = parsed_file(os.path.join(path, "package.json"), _manifest)
+            if isinstance(member, dict):
+                members[os.path.realpath(path)] = str(member.get("name", ""))
+    out: list[str] = []
+    for choice in chosen:
+        if choice == "*":  # from inside a workspace, npm takes -ws for that one (as a real npm 11 showed)
+            here = os.path.realpath(cwd)
+            inside = [m for m in members if here == m or here.startswith(m + os.sep)]
+            out += inside[:1] or list(members)
+        elif choice == "":
+            out.append(os.path.realpath(folder))
+        else:
+            where = os.path.realpath(os.path.join(cwd, choice))
+            picked = [m for m, name in members.items() if name == choice or m == where or m.startswith(where + os.sep)]
+            if not picked:
+                raise ValueError(f"no workspace is {choice!r}")
+            out += picked
+    return list(dict.fromkeys(out))
+
+
+def _manifest(data: bytes) -> dict[str, object]:
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        raise ValueError("it is not valid JSON") from None
+    if not isinstance(parsed, dict):
+        raise ValueError("it is not an object")
+    return parsed
 
 
 def _names(manager: str, texts: list[str | None]) -> list[str] | None:

@@ -1,0 +1,81 @@
+"""npm run NAME -w WS / -ws runs the workspaces' scripts: they meet the rules (session 36).
+
+These asked before (a package chosen by an option was not read).  Now the workspaces of the nearest
+package.json listing ``workspaces`` are read (``permissions/package_scripts.py``), checked against a
+real npm.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from jupyter_agent.permissions.bash_analysis import analyze
+from jupyter_agent.permissions.package_scripts import _of_form
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+
+def _workspace(root, scripts_a: dict[str, str] | None = None) -> None:
+    for folder in ("packages/a", "packages/b", "tools/c"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / "package.json").write_text(json.dumps({"name": "root", "private": True,
+                                                   "workspaces": ["packages/*", "tools/c"],
+                                                   "scripts": {"build": "echo root"}}))
+    (root / "packages/a/package.json").write_text(json.dumps({"name": "pa", "version": "1.0.0", "scripts": scripts_a or {
+        "build": "rm -rf dist", "peek": "cat .env"}}))
+    (root / "packages/b/package.json").write_text(json.dumps({"name": "@s/pb", "version": "1.0.0",
+                                                              "scripts": {"test": "echo b"}}))
+    (root / "tools/c/package.json").write_text(json.dumps({"name": "pc", "version": "1.0.0",
+                                                           "scripts": {"build": "echo c", "prebuild": "rm -f x"}}))
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("npm run build -w pa", "deny"), ("npm run build -w packages/a", "deny"),
+    ("npm run build -w packages", "deny"),  # a folder holding workspaces: each of them
+    ("npm run build -ws", "deny"), ("npm run build --workspaces --if-present", "deny"),
+    ("npm run build --workspace=pc", "deny"),  # pc's prebuild
+    ("cd packages/b && npm run build -w pa", "deny"), ("npm run peek -w pa", "deny"),
+    ("cd packages && npm run build -ws", "deny"),  # not inside one: all of them
+    ("npm test -w @s/pb", "allow"), ("npm run build --include-workspace-root", "allow"),
+    ("npm run build -w @s/pb", "allow"),  # no build script there: nothing runs
+    ("npm run build -w nosuch", "ask"), ("npm install -w pa", "ask"), ('npm run build -w "$W"', "ask"),
+])
+async def test_workspace_scripts_meet_the_rules(world, command, expected):
+    _workspace(world.project)
+    ctx = make_ctx(world.project, allow=("Bash(npm:*)",), deny=("Bash(rm:*)", "Read(./packages/a/.env)"),
+                   mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm")
+def test_real_npm_runs_the_workspace_scripts_predicted(tmp_path):
+    """Each file the real npm's workspace scripts touch is one the predicted commands touch, in the
+    predicted folder, and the words after the script's name (not npm's -w) reach the script."""
+    _workspace(tmp_path, {"build": "touch by-a", "prebuild": "touch by-a-pre", "show": "touch"})
+    (tmp_path / "tools/c/package.json").write_text(json.dumps({"name": "pc", "version": "1.0.0", "scripts": {
+        "build": "touch by-c"}}))
+    (tmp_path / "package.json").write_text(json.dumps({"name": "root", "private": True, "workspaces": [
+        "packages/*", "tools/c"], "scripts": {"build": "touch by-root"}}))
+    env = dict(os.environ, HOME=str(tmp_path / "home"), npm_config_update_notifier="false")
+    lines = [("packages/b", "npm run build -ws --if-present --include-workspace-root"),  # from b: b (and the root)
+             ("packages", "npm run build --workspaces --if-present"),  # in no workspace: all of them
+             ("packages/b", "npm run show -w pa extra")]
+    predicted: set[str] = set()
+    for where, line in lines:
+        done = subprocess.run(line.split(), cwd=tmp_path / where, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, line + done.stdout + done.stderr
+        for script in _of_form(analyze(line).commands[0].innermost, [str(tmp_path / where)], False):
+            for command in (script.code or "").splitlines():
+                words = command.replace("'", "").split()
+                if words[:1] == ["touch"]:
+                    predicted |= {os.path.relpath(os.path.join(script.cwd or "", w), tmp_path) for w in words[1:]}
+    touched = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file() and p.name != "package.json"
+               and "home" not in p.parts}
+    assert touched == predicted == {"by-root", "packages/a/by-a", "packages/a/by-a-pre", "packages/a/extra",
+                                    "tools/c/by-c"}, (touched, predicted)
