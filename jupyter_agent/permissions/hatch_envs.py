@@ -49,6 +49,7 @@ from .script_files import (
     parsed_file,
     per_form,
     scripts_of_forms,
+    table_at,
     templated,
     toml_of,
 )
@@ -283,7 +284,7 @@ class _Project:
         pyproject = os.path.join(self.root, "pyproject.toml")
         self.has_project_file = os.path.isfile(pyproject)  # without one, skip-install is hatch's default
         if self.has_project_file:
-            hatch = _table(_parsed(pyproject), "tool", "hatch")
+            hatch = table_at(_parsed(pyproject), "tool", "hatch")
             self.config.update(hatch)
             self.read.append(pyproject)
         beside = os.path.join(self.root, "hatch.toml")
@@ -339,7 +340,7 @@ def _environments(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     envs: dict[str, dict[str, Any]] = {"default": {}, **copy.deepcopy(_INTERNAL)}
     for name in _INTERNAL:
         envs[name]["template"] = name
-    for name, data in _table(config, "envs").items():
+    for name, data in table_at(config, "envs").items():
         if not isinstance(data, dict):
             raise NotKnown(f"tool.hatch.envs.{name} is not a table")
         envs.setdefault(name, {}).update(data)
@@ -511,13 +512,6 @@ def _strings(value: object, where: str) -> list[str]:
         raise NotKnown(f"tool.hatch.envs.{where} holds a NUL character")
     return value
 
-
-def _table(data: object, *keys: str) -> dict[str, Any]:
-    for key in keys:
-        data = data.get(key, {}) if isinstance(data, dict) else {}
-    if not isinstance(data, dict):
-        raise NotKnown(f"{'.'.join(keys)} is not a table")
-    return data
 
 
 def _parsed(path: str) -> dict[str, Any]:

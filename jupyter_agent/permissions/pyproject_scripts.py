@@ -30,6 +30,7 @@ from .script_files import (
     parsed_file,
     passed_on,
     scripts_of_forms,
+    table_at,
     toml_of,
 )
 
@@ -143,13 +144,6 @@ def _read(manifest: str) -> dict[str, object]:
     return data  # type: ignore[no-any-return]
 
 
-def _table(data: object, *keys: str) -> dict[str, object]:
-    for key in keys:
-        data = data.get(key, {}) if isinstance(data, dict) else {}
-    if not isinstance(data, dict):
-        raise NotKnown(f"{'.'.join(keys)} is not a table")
-    return data
-
 
 def _command(value: object) -> str:
     """A command run without a shell (a string split as a shell would, or a list of words)."""
@@ -168,7 +162,7 @@ def _pdm(data: dict[str, object], name: str, args: str, root: str, given: dict[s
     A script runs in the project's folder, or its ``working_dir`` below it: the one ``pdm run
     --working-dir`` gives, else the outermost composite's that sets one (pdm merges a composite's
     options over its items'), else the script's own, else that of ``[tool.pdm.scripts._]``."""
-    scripts = _table(data, "tool", "pdm", "scripts")
+    scripts = table_at(data, "tool", "pdm", "scripts")
     shared = scripts.get("_")
     lines: list[str] = _env_files(shared.get("env_file"), root) if isinstance(shared, dict) else []
     if "--env-file" in given:
@@ -231,8 +225,8 @@ def _poe(data: dict[str, object], name: str, args: str) -> list[str]:
     """poe's tasks (``args``: the words ``poe NAME`` hands on; a ``cmd`` task gets them), each in the
     project's folder or its ``cwd`` (a sequence's for its items that set none; ``${VAR}`` in it is a
     folder only known at run time)."""
-    tasks = _table(data, "tool", "poe", "tasks")
-    lines: list[str] = _env_files(_table(data, "tool", "poe").get("envfile"))
+    tasks = table_at(data, "tool", "poe", "tasks")
+    lines: list[str] = _env_files(table_at(data, "tool", "poe").get("envfile"))
 
     def task(value: object, depth: int, outer: str = "") -> None:
         if depth > 8 or len(lines) > _MAX_TASKS:
@@ -311,7 +305,7 @@ def _env_files(value: object, root: str | None = None) -> list[str]:
 def _rye(data: dict[str, object], name: str, args: str) -> list[str]:
     """rye's scripts: a command run without a shell (the words ``rye run NAME`` hands on appended),
     a ``chain`` of scripts, or a ``call`` of Python (a program)."""
-    scripts = _table(data, "tool", "rye", "scripts")
+    scripts = table_at(data, "tool", "rye", "scripts")
     lines: list[str] = []
 
     def script(script_name: str, depth: int) -> None:

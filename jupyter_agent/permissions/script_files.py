@@ -431,6 +431,16 @@ def mapping_file(path: str, parse: Callable[[bytes], Any] = yaml_of) -> dict[str
     return loaded
 
 
+def table_at(data: object, *keys: str) -> dict[str, Any]:
+    """The table at ``keys`` of a parsed TOML document (``tool.hatch``; an empty one when it is not
+    there); ``NotKnown`` when something else is there."""
+    for key in keys:
+        data = data.get(key, {}) if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        raise NotKnown(f"{'.'.join(keys)} is not a table")
+    return data
+
+
 def toml_of(data: bytes) -> dict[str, Any]:
     """The TOML document ``data`` holds (``ValueError`` when it is not TOML)."""
     try:
