@@ -8,20 +8,23 @@ upwards holding ``package.json``), after its ``pre…`` script and before its ``
 script file (``script_files.py``).  ``npm run NAME -w WS`` / ``-ws`` / ``--include-workspace-root``
 runs NAME in each workspace chosen (by package name or folder; ``-ws`` from inside a workspace: that
 one) of the nearest ``package.json`` listing ``workspaces``, in its folder, as a real npm showed.  A script name only known at run time,
-a package found through another option (``--prefix``, ``pnpm -C``/``--filter``/``-r``, ``yarn
---cwd``/``workspace``), npm's lifecycle scripts in workspaces, or a ``package.json`` that cannot be
-read is code only known at run time.  Dependencies' install
+``pnpm -r`` / ``--filter`` / ``-w`` reads the packages of ``pnpm-workspace.yaml`` the same way.  A
+package found through another option (``--prefix``, ``pnpm -C``, ``yarn --cwd``/``workspace``),
+lifecycle scripts in workspaces, a filter with ``...``/``^``/``!``/``[ref]``, or a ``package.json``
+that cannot be read is code only known at run time.  Dependencies' install
 scripts are third-party programs, as a Python package's build is: not read.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import json
 import os
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
+from .paths import nearest_holding
 from .script_files import (
     Script,
     nearest_files,
@@ -29,6 +32,7 @@ from .script_files import (
     parsed_file,
     passed_on,
     scripts_of_forms,
+    yaml_of,
 )
 
 MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
@@ -48,6 +52,10 @@ for _alias in ("clean-install", "ic", "install-clean", "isntall-clean", "install
 # options that choose another package than the nearest one
 _ELSEWHERE = frozenset({"--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--workspaces", "-ws", "--filter",
                         "-F", "-r", "--recursive"})
+# pnpm's commands that install packages (and run their lifecycle scripts)
+_PNPM_INSTALLS = frozenset({"install", "i", "add", "update", "up", "upgrade", "remove", "rm", "uninstall", "un",
+                            "link", "ln", "unlink", "import", "rebuild", "rb", "install-test", "it", "dedupe",
+                            "deploy", "publish", "pack", "patch-commit"})
 _NOWHERE = frozenset({"-g", "--global", "--location=global"})  # a global install: the package's own scripts
 _VALUES = frozenset({"--loglevel", "--registry", "--cache", "--userconfig", "--reporter", "--location"})
 _BARE_INSTALLS = {"yarn": ("preinstall", "install", "postinstall", "prepare"),
@@ -88,6 +96,18 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
             workspaces.append("*" if "workspaces" in text or text == "-ws" else "")
         elif manager == "npm" and text in ("--workspaces=false", "--include-workspace-root=false", "--if-present"):
             pass
+        elif manager == "pnpm" and option in ("--filter", "-F"):
+            if not has_value:
+                i += 1
+                value = (form[i].literal if i < len(form) else "") or ""
+                if i < len(form) and form[i].literal is None:
+                    return [Script("pnpm's scripts", None, f"the filter {form[i].text} is only known at run time")]
+            workspaces.append(value)
+        elif manager == "pnpm" and text in ("-r", "--recursive", "--include-workspace-root", "-w", "--workspace-root"):
+            workspaces.append({"-r": "*", "--recursive": "*", "-w": "/", "--workspace-root": "/"}.get(text, ""))
+        elif manager == "pnpm" and text in ("--if-present", "--parallel", "--stream", "--no-bail", "--bail",
+                                            "--sort", "--no-sort", "--reverse", "--silent", "-s"):
+            pass
         elif text.partition("=")[0] in _ELSEWHERE:
             return [Script(f"{manager}'s scripts", None, f"{text} chooses another package, not read here")]
         elif text in _VALUES:
@@ -103,16 +123,21 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
         return []
     if cwd_unknown:
         return [Script(f"{manager}'s scripts", None, "the package is found from a folder only known at run time")]
+    if manager == "pnpm" and texts and texts[0] in _PNPM_INSTALLS and (workspaces or any(
+            nearest_holding(cwd, ("pnpm-workspace.yaml",)) for cwd in cwds)):
+        # (pnpm installs every package of a workspace, running their lifecycle scripts)
+        return [Script("pnpm's scripts", None, "the lifecycle scripts of a pnpm workspace's packages are not read here")]
     found = [s for cwd in dict.fromkeys(cwds) for s in not_there(cwd, ("package.json",)) if not os.path.lexists(s.path or "")]
     places = nearest_files(cwds, "package.json")
     if workspaces:
         if not (len(names) == 3 and names[0] == f"pre{names[1]}" and names[2] == f"post{names[1]}"):
-            return [Script("npm's scripts", None, "npm's lifecycle scripts in workspaces are not read here")]
+            return [Script(f"{manager}'s scripts", None, "lifecycle scripts in workspaces are not read here")]
+        members = _npm_workspaces if manager == "npm" else _pnpm_workspaces
         try:
             places = [(folder, os.path.join(folder, "package.json")) for cwd in dict.fromkeys(cwds)
-                      for folder in _npm_workspaces(cwd, workspaces)]
+                      for folder in members(cwd, workspaces)]
         except ValueError as problem:
-            return [Script("npm's scripts", None, str(problem))]
+            return [Script(f"{manager}'s scripts", None, str(problem))]
     for folder, manifest in dict.fromkeys(places):
         scripts, why = _read(manifest)
         if scripts is None:
@@ -190,6 +215,45 @@ def _npm_workspaces(cwd: str, chosen: list[str]) -> list[str]:
             if not picked:
                 raise ValueError(f"no workspace is {choice!r}")
             out += picked
+    return list(dict.fromkeys(out))
+
+
+def _pnpm_workspaces(cwd: str, chosen: list[str]) -> list[str]:
+    """The folders of the packages ``pnpm -r`` / ``--filter SELECTOR`` / ``-w`` chooses from the
+    nearest ``pnpm-workspace.yaml``'s ``packages`` (as a real pnpm 9 showed: ``-r`` leaves the root
+    out unless ``--include-workspace-root``; a filter is a package name, a ``*`` pattern over names,
+    or a folder from the current one, ``./path`` / ``{path}``, taking the packages at or below it).
+    ``ValueError`` when not known here (``...``, ``^``, ``!``, ``[ref]`` selectors)."""
+    folder = nearest_holding(cwd, ("pnpm-workspace.yaml",))
+    if folder is None:
+        raise ValueError("no pnpm-workspace.yaml above lists the packages")
+    data, why = parsed_file(os.path.join(folder, "pnpm-workspace.yaml"), yaml_of)
+    patterns = data.get("packages", []) if isinstance(data, dict) else None
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise ValueError(f"pnpm-workspace.yaml: {why or 'its packages are not a list of folders'}")
+    members: dict[str, str] = {}  # folder -> package name
+    for pattern in patterns:
+        if pattern.startswith("!"):
+            raise ValueError("pnpm-workspace.yaml leaves packages out, not read here")
+        for path in sorted(glob.glob(os.path.join(folder, pattern), recursive=True)):
+            member, _ = parsed_file(os.path.join(path, "package.json"), _manifest)
+            if isinstance(member, dict):
+                members[os.path.realpath(path)] = str(member.get("name", ""))
+    root = os.path.realpath(folder)
+    members.pop(root, None)
+    out: list[str] = []
+    for choice in chosen:
+        if choice == "*":
+            out += list(members)
+        elif choice in ("", "/"):
+            out.append(root)
+        elif any(mark in choice for mark in ("...", "^", "!", "[")):
+            raise ValueError(f"the filter {choice!r} is not read here")
+        elif choice.startswith((".", "/", "{")):
+            where = os.path.realpath(os.path.join(cwd, choice.strip("{}")))
+            out += [m for m in [root, *members] if m == where or m.startswith(where + os.sep)]
+        else:
+            out += [m for m, name in members.items() if fnmatch.fnmatchcase(name, choice)]
     return list(dict.fromkeys(out))
 
 

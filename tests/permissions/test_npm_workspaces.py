@@ -79,3 +79,59 @@ def test_real_npm_runs_the_workspace_scripts_predicted(tmp_path):
                and "home" not in p.parts}
     assert touched == predicted == {"by-root", "packages/a/by-a", "packages/a/by-a-pre", "packages/a/extra",
                                     "tools/c/by-c"}, (touched, predicted)
+
+
+def _pnpm_workspace(root, build_a: str = "rm -rf dist", build_root: str = "rm -rf rootdist") -> None:
+    for folder in ("packages/a", "packages/b", "tools/c"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / "package.json").write_text(json.dumps({"name": "root", "private": True, "scripts": {"build": build_root}}))
+    (root / "pnpm-workspace.yaml").write_text('packages:\n  - "packages/*"\n  - "tools/c"\n')
+    (root / "packages/a/package.json").write_text(json.dumps({"name": "pa", "version": "1.0.0", "scripts": {
+        "build": build_a, "prebuild": build_a.replace("dist", "pre"), "show": "touch"}}))
+    (root / "packages/b/package.json").write_text(json.dumps({"name": "@s/pb", "version": "1.0.0",
+                                                              "scripts": {"test": "echo b"}}))
+    (root / "tools/c/package.json").write_text(json.dumps({"name": "pc", "version": "1.0.0",
+                                                           "scripts": {"build": build_a.replace("dist", "c")}}))
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("pnpm -r build", "deny"), ("pnpm -r run build", "deny"), ("pnpm --filter pa build", "deny"),
+    ('pnpm -F "p*" build', "deny"), ("pnpm -w build", "deny"), ("cd packages/b && pnpm --filter ../a build", "deny"),
+    ("pnpm --filter @s/pb test", "allow"), ("pnpm -r --include-workspace-root test", "allow"),
+    ("pnpm --filter ./packages/b build", "allow"),
+    ("pnpm --filter pa... build", "ask"), ('pnpm --filter "$F" build', "ask"),
+    ("pnpm -r install", "ask"), ("pnpm install", "ask"),  # every package's lifecycle scripts: not read
+])
+async def test_pnpm_workspace_scripts_meet_the_rules(world, command, expected):
+    _pnpm_workspace(world.project)
+    ctx = make_ctx(world.project, allow=("Bash(pnpm:*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+def _pnpm() -> str | None:
+    return shutil.which("pnpm")
+
+
+@pytest.mark.skipif(_pnpm() is None, reason="pnpm is not installed (.ci/run installs it from npm)")
+def test_real_pnpm_runs_the_workspace_scripts_predicted(tmp_path):
+    """Each file a real pnpm's -r / --filter / -w runs touch is one predicted, in the predicted folder."""
+    _pnpm_workspace(tmp_path, "touch by-dist", "touch by-root")
+    env = dict(os.environ, HOME=str(tmp_path / "home"), npm_config_update_notifier="false")
+    lines = [("packages/b", "pnpm -r build"),  # the root is left out
+             ("packages/b", "pnpm --filter pa run show extra"), ("tools", "pnpm --filter ./c build"),
+             ("packages/b", "pnpm -w build"), ("packages/b", 'pnpm -F p* build')]
+    predicted: set[str] = set()
+    for where, line in lines:
+        done = subprocess.run([_pnpm() or "", *line.split()[1:]], cwd=tmp_path / where, env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, line + done.stdout + done.stderr
+        for script in _of_form(analyze(line).commands[0].innermost, [str(tmp_path / where)], False):
+            for command in (script.code or "").splitlines():
+                words = command.replace("'", "").split()
+                if words[:1] == ["touch"]:
+                    predicted |= {os.path.relpath(os.path.join(script.cwd or "", w), tmp_path) for w in words[1:]}
+    touched = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()
+               and p.name not in ("package.json", "pnpm-workspace.yaml") and "home" not in p.parts}
+    assert touched == predicted == {"packages/a/by-dist", "packages/a/by-pre", "tools/c/by-c", "packages/a/extra",
+                                    "by-root"}, (touched, predicted)
