@@ -7,12 +7,13 @@ upwards holding ``package.json``), after its ``pre…`` script and before its ``
 ``bash.py`` holds its commands to the deny and ask rules and the safety checks, as those of a
 script file (``script_files.py``).  ``npm run NAME -w WS`` / ``-ws`` / ``--include-workspace-root``
 runs NAME in each workspace chosen (by package name or folder; ``-ws`` from inside a workspace: that
-one) of the nearest ``package.json`` listing ``workspaces``, in its folder, as a real npm showed.  A script name only known at run time,
+one) of the nearest ``package.json`` listing ``workspaces``, in its folder, as a real npm showed;
 ``pnpm -r`` / ``--filter`` / ``-w`` reads the packages of ``pnpm-workspace.yaml`` the same way.  A
-package found through another option (``--prefix``, ``pnpm -C``, ``yarn --cwd``/``workspace``),
-lifecycle scripts in workspaces, a filter with ``...``/``^``/``!``/``[ref]``, or a ``package.json``
-that cannot be read is code only known at run time.  Dependencies' install
-scripts are third-party programs, as a Python package's build is: not read.
+script name only known at run time, a package found through another option (``--prefix``, ``pnpm
+-C``, ``yarn --cwd``/``workspace``), lifecycle scripts in workspaces (``pnpm install`` in one), a
+filter with ``...``/``^``/``!``/``[ref]``, or a ``package.json`` that cannot be read is code only
+known at run time.  Dependencies' install scripts are third-party programs, as a Python package's
+build is: not read.
 """
 
 from __future__ import annotations
