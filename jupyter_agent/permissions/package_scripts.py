@@ -53,6 +53,8 @@ for _alias in ("clean-install", "ic", "install-clean", "isntall-clean", "install
 # options that choose another package than the nearest one
 _ELSEWHERE = frozenset({"--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--workspaces", "-ws", "--filter",
                         "-F", "-r", "--recursive"})
+# options whose value chooses packages of a workspace
+_CHOOSERS = frozenset({("npm", "-w"), ("npm", "--workspace"), ("pnpm", "--filter"), ("pnpm", "-F")})
 # pnpm's commands that install packages (and run their lifecycle scripts)
 _PNPM_INSTALLS = frozenset({"install", "i", "add", "update", "up", "upgrade", "remove", "rm", "uninstall", "un",
                             "link", "ln", "unlink", "import", "rebuild", "rb", "install-test", "it", "dedupe",
@@ -85,25 +87,18 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
             break
         elif text in _NOWHERE:
             return []
-        elif manager == "npm" and option in ("-w", "--workspace"):
+        elif (manager, option) in _CHOOSERS:  # npm -w WS, pnpm --filter SELECTOR
             if not has_value:
                 i += 1
                 value = (form[i].literal if i < len(form) else "") or ""
                 if i < len(form) and form[i].literal is None:
-                    return [Script("npm's scripts", None, f"the workspace {form[i].text} is only known at run time")]
+                    return [Script(f"{manager}'s scripts", None, f"{option} {form[i].text} is only known at run time")]
             workspaces.append(value)
         elif manager == "npm" and (text in ("-ws", "--workspaces", "--workspaces=true", "--include-workspace-root",
                                             "--include-workspace-root=true")):
             workspaces.append("*" if "workspaces" in text or text == "-ws" else "")
         elif manager == "npm" and text in ("--workspaces=false", "--include-workspace-root=false", "--if-present"):
             pass
-        elif manager == "pnpm" and option in ("--filter", "-F"):
-            if not has_value:
-                i += 1
-                value = (form[i].literal if i < len(form) else "") or ""
-                if i < len(form) and form[i].literal is None:
-                    return [Script("pnpm's scripts", None, f"the filter {form[i].text} is only known at run time")]
-            workspaces.append(value)
         elif manager == "pnpm" and text in ("-r", "--recursive", "--include-workspace-root", "-w", "--workspace-root"):
             workspaces.append({"-r": "*", "--recursive": "*", "-w": "/", "--workspace-root": "/"}.get(text, ""))
         elif manager == "pnpm" and text in ("--if-present", "--parallel", "--stream", "--no-bail", "--bail",

@@ -62,21 +62,10 @@ def test_real_npm_runs_the_workspace_scripts_predicted(tmp_path):
         "build": "touch by-c"}}))
     (tmp_path / "package.json").write_text(json.dumps({"name": "root", "private": True, "workspaces": [
         "packages/*", "tools/c"], "scripts": {"build": "touch by-root"}}))
-    env = dict(os.environ, HOME=str(tmp_path / "home"), npm_config_update_notifier="false")
-    lines = [("packages/b", "npm run build -ws --if-present --include-workspace-root"),  # from b: b (and the root)
-             ("packages", "npm run build --workspaces --if-present"),  # in no workspace: all of them
-             ("packages/b", "npm run show -w pa extra")]
-    predicted: set[str] = set()
-    for where, line in lines:
-        done = subprocess.run(line.split(), cwd=tmp_path / where, env=env, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, line + done.stdout + done.stderr
-        for script in _of_form(analyze(line).commands[0].innermost, [str(tmp_path / where)], False):
-            for command in (script.code or "").splitlines():
-                words = command.replace("'", "").split()
-                if words[:1] == ["touch"]:
-                    predicted |= {os.path.relpath(os.path.join(script.cwd or "", w), tmp_path) for w in words[1:]}
-    touched = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file() and p.name != "package.json"
-               and "home" not in p.parts}
+    predicted, touched = _run_and_predict(tmp_path, [
+        ("packages/b", "npm run build -ws --if-present --include-workspace-root"),  # from b: b (and the root)
+        ("packages", "npm run build --workspaces --if-present"),  # in no workspace: all of them
+        ("packages/b", "npm run show -w pa extra")])
     assert touched == predicted == {"by-root", "packages/a/by-a", "packages/a/by-a-pre", "packages/a/extra",
                                     "tools/c/by-c"}, (touched, predicted)
 
@@ -117,21 +106,29 @@ def _pnpm() -> str | None:
 def test_real_pnpm_runs_the_workspace_scripts_predicted(tmp_path):
     """Each file a real pnpm's -r / --filter / -w runs touch is one predicted, in the predicted folder."""
     _pnpm_workspace(tmp_path, "touch by-dist", "touch by-root")
-    env = dict(os.environ, HOME=str(tmp_path / "home"), npm_config_update_notifier="false")
-    lines = [("packages/b", "pnpm -r build"),  # the root is left out
-             ("packages/b", "pnpm --filter pa run show extra"), ("tools", "pnpm --filter ./c build"),
-             ("packages/b", "pnpm -w build"), ("packages/b", 'pnpm -F p* build')]
+    predicted, touched = _run_and_predict(tmp_path, [
+        ("packages/b", "pnpm -r build"),  # the root is left out
+        ("packages/b", "pnpm --filter pa run show extra"), ("tools", "pnpm --filter ./c build"),
+        ("packages/b", "pnpm -w build"), ("packages/b", "pnpm -F p* build")])
+    assert touched == predicted == {"packages/a/by-dist", "packages/a/by-pre", "tools/c/by-c", "packages/a/extra",
+                                    "by-root"}, (touched, predicted)
+
+
+def _run_and_predict(root, lines: list[tuple[str, str]]) -> tuple[set[str], set[str]]:
+    """Run each (folder, line) for real, and read what the analysis says its scripts touch: (the
+    files predicted, the files touched), relative to ``root``."""
+    env = dict(os.environ, HOME=str(root / "home"), npm_config_update_notifier="false")
     predicted: set[str] = set()
     for where, line in lines:
-        done = subprocess.run([_pnpm() or "", *line.split()[1:]], cwd=tmp_path / where, env=env, capture_output=True,
-                              text=True, timeout=120)
+        program = shutil.which(line.split()[0]) or line.split()[0]
+        done = subprocess.run([program, *line.split()[1:]], cwd=root / where, env=env, capture_output=True, text=True,
+                              timeout=120)
         assert done.returncode == 0, line + done.stdout + done.stderr
-        for script in _of_form(analyze(line).commands[0].innermost, [str(tmp_path / where)], False):
+        for script in _of_form(analyze(line).commands[0].innermost, [str(root / where)], False):
             for command in (script.code or "").splitlines():
                 words = command.replace("'", "").split()
                 if words[:1] == ["touch"]:
-                    predicted |= {os.path.relpath(os.path.join(script.cwd or "", w), tmp_path) for w in words[1:]}
-    touched = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()
+                    predicted |= {os.path.relpath(os.path.join(script.cwd or "", w), root) for w in words[1:]}
+    touched = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()
                and p.name not in ("package.json", "pnpm-workspace.yaml") and "home" not in p.parts}
-    assert touched == predicted == {"packages/a/by-dist", "packages/a/by-pre", "tools/c/by-c", "packages/a/extra",
-                                    "by-root"}, (touched, predicted)
+    return predicted, touched
