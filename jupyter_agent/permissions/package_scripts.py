@@ -8,9 +8,10 @@ upwards holding ``package.json``), after its ``pre…`` script and before its ``
 script file (``script_files.py``).  ``npm run NAME -w WS`` / ``-ws`` / ``--include-workspace-root``
 runs NAME in each workspace chosen (by package name or folder; ``-ws`` from inside a workspace: that
 one) of the nearest ``package.json`` listing ``workspaces``, in its folder, as a real npm showed;
-``pnpm -r`` / ``--filter`` / ``-w`` reads the packages of ``pnpm-workspace.yaml`` the same way.  A
-script name only known at run time, a package found through another option (``--prefix``, ``pnpm
--C``, ``yarn --cwd``/``workspace``), lifecycle scripts in workspaces (``pnpm install`` in one), a
+``pnpm -r`` / ``--filter`` / ``-w`` reads the packages of ``pnpm-workspace.yaml`` the same way, and
+``yarn workspace NAME`` / ``yarn workspaces foreach [-A]`` / ``yarn workspaces run`` the workspaces
+of package.json.  A script name only known at run time, a package found through another option
+(``--prefix``, ``pnpm -C``, ``yarn --cwd``), lifecycle scripts in workspaces (``pnpm install`` in one), a
 filter with ``...``/``^``/``!``/``[ref]``, or a ``package.json`` that cannot be read is code only
 known at run time.  Dependencies' install scripts are third-party programs, as a Python package's
 build is: not read.
@@ -72,10 +73,49 @@ def package_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object,
 
 
 def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list[Script]:
+    if form[0].text == "yarn" and len(form) > 2 and form[1].literal in ("workspace", "workspaces"):
+        try:
+            form, preset = _yarn_workspaces(form)
+        except ValueError as problem:
+            return [Script("yarn's scripts", None, str(problem))]
+        return _of_plain_form(form, cwds, cwd_unknown, preset) if preset else []
+    return _of_plain_form(form, cwds, cwd_unknown, [])
+
+
+def _yarn_workspaces(form: tuple[Word, ...]) -> tuple[tuple[Word, ...], list[str]]:
+    """``yarn workspace NAME CMD…`` / ``yarn workspaces foreach [-A] CMD…`` (yarn 1's ``yarn
+    workspaces run CMD``): the form of CMD and the workspaces chosen (``=NAME``; ``**`` all and the
+    root; ``.`` the workspace the command runs in and those below it, as a real yarn 3 showed)."""
+    words = list(form[2:])
+    if form[1].literal == "workspace":
+        name = words.pop(0).literal if words else None
+        if name is None:
+            raise ValueError("the workspace is only known at run time")
+        return (form[0], *words), [f"={name}"]
+    sub = words.pop(0).literal if words else None
+    if sub == "run":  # yarn 1: every workspace
+        return (form[0], Word("run"), *words), ["*all"]
+    if sub != "foreach":
+        return form, []  # yarn workspaces list, focus …: no scripts
+    chosen = "."
+    while words and (words[0].literal or "x").startswith("-"):
+        option = words.pop(0).literal or ""
+        if option in ("-A", "--all"):
+            chosen = "**"
+        elif option in ("-j", "--jobs"):
+            words = words[1:]
+        elif option not in ("-v", "--verbose", "-p", "--parallel", "-i", "--interlaced", "-t", "--topological",
+                            "--topological-dev"):
+            raise ValueError(f"yarn workspaces foreach {option} is an option this does not know")
+    return (form[0], *words), [chosen]
+
+
+def _of_plain_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool, preset: list[str]) -> list[Script]:
     manager = form[0].text
     texts: list[str | None] = []
     at: list[int] = []  # where each of texts is in the form
-    workspaces: list[str] = []  # npm -w NAME|PATH; "*": -ws (all), "": --include-workspace-root
+    # npm -w NAME|PATH, pnpm --filter; "*": -ws / -r, "": the root; yarn's (see _yarn_workspaces)
+    workspaces: list[str] = list(preset)
     i = 1
     while i < len(form):
         text = form[i].literal
@@ -128,7 +168,7 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
     if workspaces:
         if not (len(names) == 3 and names[0] == f"pre{names[1]}" and names[2] == f"post{names[1]}"):
             return [Script(f"{manager}'s scripts", None, "lifecycle scripts in workspaces are not read here")]
-        members = _npm_workspaces if manager == "npm" else _pnpm_workspaces
+        members = _pnpm_workspaces if manager == "pnpm" else _npm_workspaces
         try:
             places = [(folder, os.path.join(folder, "package.json")) for cwd in dict.fromkeys(cwds)
                       for folder in members(cwd, workspaces)]
@@ -198,13 +238,25 @@ def _npm_workspaces(cwd: str, chosen: list[str]) -> list[str]:
             if isinstance(member, dict):
                 members[os.path.realpath(path)] = str(member.get("name", ""))
     out: list[str] = []
+    root = os.path.realpath(folder)
+    here = os.path.realpath(cwd)
     for choice in chosen:
         if choice == "*":  # from inside a workspace, npm takes -ws for that one (as a real npm 11 showed)
-            here = os.path.realpath(cwd)
             inside = [m for m in members if here == m or here.startswith(m + os.sep)]
             out += inside[:1] or list(members)
         elif choice == "":
-            out.append(os.path.realpath(folder))
+            out.append(root)
+        elif choice in ("*all", "**"):  # yarn 1's workspaces run; yarn foreach -A (the root too)
+            out += list(members) + ([root] if choice == "**" else [])
+        elif choice == ".":  # yarn foreach: the workspace it runs in (the root is one) and those below
+            holders = [m for m in [*members, root] if here == m or here.startswith(m + os.sep)]
+            top = max(holders, key=len)
+            out += [m for m in [root, *members] if m == top or m.startswith(top + os.sep)]
+        elif choice.startswith("="):  # yarn workspace NAME
+            picked = [m for m, name in members.items() if name == choice[1:]]
+            if not picked:
+                raise ValueError(f"no workspace is {choice[1:]!r}")
+            out += picked
         else:
             where = os.path.realpath(os.path.join(cwd, choice))
             picked = [m for m, name in members.items() if name == choice or m == where or m.startswith(where + os.sep)]

@@ -11,11 +11,12 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from jupyter_agent.permissions.bash_analysis import analyze
-from jupyter_agent.permissions.package_scripts import _of_form
+from jupyter_agent.permissions.package_scripts import MANAGERS, _of_form
 from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
@@ -120,11 +121,13 @@ def _run_and_predict(root, lines: list[tuple[str, str]]) -> tuple[set[str], set[
     env = dict(os.environ, HOME=str(root / "home"), npm_config_update_notifier="false")
     predicted: set[str] = set()
     for where, line in lines:
-        program = shutil.which(line.split()[0]) or line.split()[0]
+        program = _program(line.split()[0]) or line.split()[0]
         done = subprocess.run([program, *line.split()[1:]], cwd=root / where, env=env, capture_output=True, text=True,
                               timeout=120)
         assert done.returncode == 0, line + done.stdout + done.stderr
-        for script in _of_form(analyze(line).commands[0].innermost, [str(root / where)], False):
+        # (jlpm is read as yarn: the analysis gives its form again under that name)
+        form = next(f for f in analyze(line).commands[0].forms if f[0].text in MANAGERS)
+        for script in _of_form(form, [str(root / where)], False):
             for command in (script.code or "").splitlines():
                 words = command.replace("'", "").split()
                 if words[:1] == ["touch"]:
@@ -132,3 +135,45 @@ def _run_and_predict(root, lines: list[tuple[str, str]]) -> tuple[set[str], set[
     touched = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()
                and p.name not in ("package.json", "pnpm-workspace.yaml") and "home" not in p.parts}
     return predicted, touched
+
+
+def _program(name: str) -> str | None:
+    return shutil.which(name, path=os.path.dirname(sys.executable)) or shutil.which(name)
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("yarn workspace pa build", "deny"), ("yarn workspace pa run build", "deny"), ("jlpm workspace pa build", "deny"),
+    ("yarn workspaces foreach -A run build", "deny"), ("yarn workspaces foreach run build", "deny"),  # the root's
+    ("yarn workspaces run build", "deny"),  # yarn 1: every workspace
+    ("yarn workspace @s/pb test", "allow"), ("yarn workspaces list", "allow"),
+    ("yarn workspaces foreach --since run build", "ask"), ("yarn workspace nosuch build", "ask"),
+    ('yarn workspace "$W" build', "ask"), ("yarn workspace pa add x", "ask"),
+])
+async def test_yarn_workspace_scripts_meet_the_rules(world, command, expected):
+    _workspace(world.project)
+    ctx = make_ctx(world.project, allow=("Bash(yarn:*)", "Bash(jlpm:*)"), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+@pytest.mark.skipif(_program("jlpm") is None, reason="jlpm (JupyterLab's yarn 3) is not installed")
+def test_real_yarn_runs_the_workspace_scripts_predicted(tmp_path):
+    """JupyterLab's jlpm (yarn 3): ``workspace NAME``, ``foreach`` (the workspace it runs in and those
+    below; the root is one) and ``foreach -A`` run what is predicted, where it is predicted."""
+    _workspace(tmp_path, {"build": "touch by-a", "show": "touch"})
+    (tmp_path / "tools/c/package.json").write_text(json.dumps({"name": "pc", "version": "1.0.0", "scripts": {
+        "build": "touch by-c"}}))
+    (tmp_path / "package.json").write_text(json.dumps({"name": "root", "private": True, "workspaces": [
+        "packages/*", "tools/c"], "scripts": {"build": "touch by-root"}}))
+    (tmp_path / "yarn.lock").write_text("")
+    env = dict(os.environ, HOME=str(tmp_path / "home"), YARN_ENABLE_TELEMETRY="0", YARN_ENABLE_GLOBAL_CACHE="0")
+    done = subprocess.run([_program("jlpm") or "", "install"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    predicted, touched = _run_and_predict(tmp_path, [
+        ("packages/a", "jlpm workspaces foreach run build"),  # a only
+        ("packages/b", "jlpm workspace pa run show extra"),
+        ("tools", "jlpm workspaces foreach -A run build")])  # everything, the root too
+    touched = {t for t in touched if not t.startswith((".yarn", ".pnp", "yarn.lock", ".yarnrc"))}  # yarn's state
+    assert touched == predicted == {"packages/a/by-a", "packages/a/extra", "tools/c/by-c", "by-root"}, (
+        touched, predicted)
