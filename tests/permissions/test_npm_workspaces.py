@@ -166,7 +166,9 @@ def test_real_yarn_runs_the_workspace_scripts_predicted(tmp_path):
     (tmp_path / "package.json").write_text(json.dumps({"name": "root", "private": True, "workspaces": [
         "packages/*", "tools/c"], "scripts": {"build": "touch by-root"}}))
     (tmp_path / "yarn.lock").write_text("")
-    env = dict(os.environ, HOME=str(tmp_path / "home"), YARN_ENABLE_TELEMETRY="0", YARN_ENABLE_GLOBAL_CACHE="0")
+    # (with CI set, as in .ci/run, yarn makes installs immutable and would refuse to write the lockfile)
+    env = dict(os.environ, HOME=str(tmp_path / "home"), YARN_ENABLE_TELEMETRY="0", YARN_ENABLE_GLOBAL_CACHE="0",
+               YARN_ENABLE_IMMUTABLE_INSTALLS="0")
     done = subprocess.run([_program("jlpm") or "", "install"], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
