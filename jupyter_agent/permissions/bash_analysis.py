@@ -53,7 +53,8 @@ _CD = frozenset({"cd", "pushd"})
 # Reserved words as a program: tree-sitter read `time { cmd; }` / `coproc x { cmd; }` as commands.
 _KEYWORDS = frozenset({"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "for", "case", "esac", "select", "function", "[[", "]]"})
-_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | PACKAGE_MANAGERS | EDITORS | STDIN_SHELLS | OTHER_SHELLS | JUPYTER_PROGRAMS | _KEYWORDS | FORM_PROGRAMS | {"su", "command", "find", "fd", "corepack", "enable"}
+_NOT_PLAIN = frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | PACKAGE_MANAGERS | EDITORS | STDIN_SHELLS | OTHER_SHELLS | JUPYTER_PROGRAMS | _KEYWORDS | FORM_PROGRAMS | {"su", "command", "find", "fd", "corepack", "enable", "alias",
+                                                                        "fc"}
 _MAX_EXTRA_DEPTH = 4  # `uv run npx rm`: forms found in forms, this deep
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"}) | EVALUATING  # an extra form, a cd target, code
 _NOT_READ_ONLY = ReadOnlyCheck(False)
@@ -186,13 +187,13 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
     words = cmd.words
     program = words[0].text
     forms: tuple[tuple[Word, ...], ...] = (words,)
-    if program == "git":
-        more = git_forms(words)
-        if more:
-            forms = (words, *more)
     reason = _env_reason((name, word.literal) for name, word in cmd.assignments) if cmd.assignments else None
     if reason is not None:  # PAGER='rm y' git log, export GIT_SSH_COMMAND=…: what runs is not this form
-        forms = (*forms, _UNKNOWN_FORM)
+        forms = (words, _UNKNOWN_FORM)
+    if program == "git":  # after the unknown form, in _classify's order
+        more = git_forms(words)
+        if more:
+            forms = (*forms, *more)
     if program in EVALUATING:
         reason = reason or evaluation_reason(words)
     read_only = check_read_only(words) if reason is None else _NOT_READ_ONLY

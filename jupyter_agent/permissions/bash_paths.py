@@ -392,7 +392,11 @@ def write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseConte
 
 def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> None:
     if not word.static:  # `cat $f`, `xargs cat`: the file is only known at run time
-        v.soft.append(f"it reads {word.text}, a file only known at run time")
+        if scope.read_deny:  # `f=.env; cat $f` under Read(./.env): it may be the denied file, in any mode
+            v.sticky.append(f"it reads {word.text}, a file only known at run time, and the rule "
+                            f"{scope.read_deny[0][0]} denies reading some files")
+        else:
+            v.soft.append(f"it reads {word.text}, a file only known at run time")
         return
     text = word.text
     for cwd in cwds:

@@ -195,7 +195,7 @@ JUPYTER_PROGRAMS = frozenset({"jupyter", "voila", "jupyter-nbconvert", "jupyter-
 STDIN_SHELLS = frozenset({"script", "nix-shell", "nix", "poetry", "pipenv", "hatch", "pixi", "devbox", "newgrp",
                           "npm"})  # npm explore PKG with no command
 _CODE_RUNNERS = (SHELLS | OTHER_SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS
-                 | EDITORS | STDIN_SHELLS | JUPYTER_PROGRAMS | {"su", "command"})  # the names _code_runner acts on
+                 | EDITORS | STDIN_SHELLS | JUPYTER_PROGRAMS | {"su", "command", "alias", "fc"})  # the names _code_runner acts on
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
@@ -262,6 +262,7 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
                    for w in current[1:]):
                 out.ask_reason = ("enable -f loads a shared library into the shell (its code runs), and -n/-d "
                                   "make a builtin's name run a program instead")
+                out.unknown_code = True  # whatever the library does may be what a deny rule names
             return out
         if name == "corepack":  # corepack pnpm@8 add x runs pnpm (corepack enable: corepack's own)
             manager = _corepack_manager(current)
@@ -365,6 +366,12 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
     elif name in JUPYTER_PROGRAMS:  # jupyter nbconvert --config x.py, --Exporter.preprocessors=['m.C']
         out.ask_reason = out.ask_reason or traitlets_code_reason(words)
         return False
+    elif name == "trap":
+        _trap(words, out)
+    elif name == "alias":
+        _alias(words, out)
+    elif name == "fc":
+        _fc(words, out)
     elif name in EVAL_LIKE:
         out.ask_reason = f"{name} runs its arguments as shell code"
         if name == "eval" and all(w.static for w in words[1:]):
@@ -750,6 +757,54 @@ def _shell_string(name: str, args: tuple[Word, ...], out: Unwrapped, option: str
         out.scripts.append(script)
     elif args:
         out.ask_reason = "a shell running a string only known at run time"
+        out.unknown_code = True
+
+
+def _trap(words: tuple[Word, ...], out: Unwrapped) -> None:
+    """``trap [-lpP] [[ACTION] SIGNAL ...]``: ACTION is shell code the shell runs when a signal
+    comes or it exits (``trap 'rm x' EXIT``), read like eval's.  ``-`` or a lone signal resets,
+    ``''`` ignores, ``-l``/``-p``/``-P`` list: no code.  A first operand of digits is a signal
+    (POSIX), so every operand resets."""
+    args = words[1:]
+    while args and (args[0].literal or "")[:1] == "-" and args[0].literal not in ("-", "--"):
+        if args[0].literal in ("-l", "-p", "-P", "-lp", "-pl"):
+            return  # lists; never sets
+        args = args[1:]
+        if not args:
+            return
+    if args and args[0].literal == "--":
+        args = args[1:]
+    if len(args) < 2 or args[0].literal == "-" or (args[0].literal or "x").isdigit():
+        return
+    out.ask_reason = "trap runs its action as shell code (when a signal comes or the shell exits)"
+    action = args[0].literal
+    if action is None:
+        out.unknown_code = True
+    elif action.strip():
+        out.scripts.append(action)
+
+
+def _alias(words: tuple[Word, ...], out: Unwrapped) -> None:
+    """``alias NAME=VALUE``: once aliases expand (``shopt -s expand_aliases``), a later line's
+    NAME runs VALUE as shell code, so each value is read as code now, like eval's."""
+    for word in words[1:]:
+        if word.literal is None:
+            if "=" in word.text or not word.static:
+                out.ask_reason = "alias defines a command from a value only known at run time"
+                out.unknown_code = True
+        elif "=" in word.literal:
+            value = word.literal.partition("=")[2]
+            if value.strip():
+                out.scripts.append(value)
+
+
+def _fc(words: tuple[Word, ...], out: Unwrapped) -> None:
+    """``fc`` runs commands from the history, through an editor whose ``-e`` value is itself a
+    command line; only ``fc -l`` merely lists."""
+    options = [w.literal for w in words[1:] if w.literal is None or w.literal[:1] == "-"]
+    if not any(o is not None and o[:1] == "-" and o[1:2] != "-" and "l" in o[1:] and "e" not in o[1:]
+               for o in options):
+        out.ask_reason = "fc runs commands from the shell's history (and its editor's command line)"
         out.unknown_code = True
 
 

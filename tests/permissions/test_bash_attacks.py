@@ -14,6 +14,8 @@ RM = {"deny": ("Bash(rm:*)",)}
 ECHO = {"allow": ("Bash(echo:*)",)}
 GIT = {"allow": ("Bash(git:*)",)}
 PUSH = {"allow": ("Bash(git:*)",), "deny": ("Bash(git push:*)",)}
+BYPASS_RM = {"deny": ("Bash(rm:*)",), "mode": "bypassPermissions"}
+BYPASS_ENV = {"deny": ("Read(./.env)",), "mode": "bypassPermissions"}
 
 ROWS = [
     # quoting and escaping do not hide the program
@@ -64,6 +66,17 @@ ROWS = [
     ("watch", RM, "watch -n 1 'rm x'", "deny"),
     ("watch-asks", {"allow": ("Bash(watch:*)",)}, "watch ls", "ask"),
     ("trap", {}, "trap 'rm x' EXIT", "ask"),
+    # a trap's action is shell code (run at exit or on the signal), read like eval's, in every mode
+    ("trap-deny", RM, "trap 'rm x' EXIT", "deny"), ("trap-deny-bypass", BYPASS_RM, "trap -- 'rm x' INT", "deny"),
+    ("trap-unknown-bypass", BYPASS_RM, 'trap "$X" EXIT', "ask"),
+    ("trap-reset", BYPASS_RM, "trap - EXIT", "allow"), ("trap-list", BYPASS_RM, "trap -p EXIT", "allow"),
+    ("trap-ignore", BYPASS_RM, "trap '' INT", "allow"), ("trap-digits-reset", BYPASS_RM, "trap 2 INT", "allow"),
+    ("trap-harmless", BYPASS_RM, "trap 'echo done' EXIT", "allow"),
+    # an alias's value runs as code once aliases expand; fc runs history through an editor command
+    ("alias-bypass", BYPASS_RM, "alias ll='rm x'", "deny"),
+    ("alias-newline", BYPASS_RM, "shopt -s expand_aliases\nalias ll='rm -rf x'\nll", "deny"),
+    ("fc-bypass", BYPASS_RM, "fc -e 'rm x;true'", "ask"), ("fc-list", BYPASS_RM, "fc -l", "allow"),
+    ("enable-f-bypass", BYPASS_RM, "enable -f ./x.so rm", "ask"),
     ("builtin-eval", RM, "builtin eval 'rm x'", "deny"),
     ("command-v-is-lookup", RM, "command -v rm", "allow"),
     ("git-global-C-vs-deny", {**GIT, "deny": ("Bash(git push:*)",)}, "git -C /tmp push", "deny"),
@@ -216,6 +229,12 @@ ROWS = [
     ("xargs-file", {"deny": ("Read(./.env)",)}, "echo .env | xargs cat", "ask"),
     ("substituted-file", {"deny": ("Read(./.env)",)}, "cat $(echo .env)", "ask"),
     ("loop-variable-file", {}, "for f in *.py; do wc -l \"$f\"; done", "ask"),
+    # bypassPermissions: a file only known at run time may be the one a Read deny rule names
+    ("variable-file-bypass", BYPASS_ENV, "F=.env; cat $F", "ask"),
+    ("substituted-file-bypass", BYPASS_ENV, "cat $(echo .e; echo nv)", "ask"),
+    ("xargs-file-bypass", BYPASS_ENV, "echo .env | xargs head", "ask"),
+    ("loop-file-bypass", BYPASS_ENV, "for f in .e*; do cat \"$f\"; done", "ask"),
+    ("variable-file-bypass-no-read-rule", {"deny": ("Bash(rm:*)",), "mode": "bypassPermissions"}, "cat $F", "allow"),
     ("echo-variable", {}, "echo $HOME", "allow"),
     ("grep-recursive-over-denied", {"deny": ("Read(./.env)",)}, "grep -r KEY .", "ask"),
     ("grep-cluster-recursive", {"deny": ("Read(./.env)",)}, "grep -rn KEY", "ask"),

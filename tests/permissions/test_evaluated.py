@@ -63,7 +63,9 @@ ROWS = [
     ("set -k; ls LD_PRELOAD=./x.so", "ask"),
     ("set -o keyword; ls LD_PRELOAD=./x.so", "ask"),
     ("hash -p /usr/bin/touch ls; ls M", "ask"),
-    ("alias ls='touch M'", "ask"),
+    ("alias ls='touch M'", "deny"),  # the value is read as code: with expand_aliases, `ls` runs it
+    ("alias ll='ls -la'", "ask"), ("alias ll=\"$X\"", "ask"), ("alias ok='ls' bad='touch M'", "deny"),
+    ("shopt -s expand_aliases\nalias ll='touch M'\nll", "deny"),
     # everyday uses stay allowed
     ("printf -v out '%s' x", "allow"),
     ("printf -v 'a[0]' '%s' x", "allow"),
@@ -108,6 +110,24 @@ async def test_hidden_code_and_changed_meaning_ask(world, command, expected):
 @pytest.mark.parametrize("command", HIDDEN)
 def test_real_bash_runs_the_hidden_code(tmp_path, command):
     (tmp_path / "a.py").write_text("x\n")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10)
+    assert (tmp_path / "M").exists(), command
+
+
+# a builtin keeps shell code that runs later in the line: at exit, or when an alias's name is used
+DEFERRED = ["trap 'touch M' EXIT", "trap -- 'touch M' TERM; kill -TERM $$",
+            "shopt -s expand_aliases\nalias t='touch M'\nt", "set -o history\ntrue\nfc -e 'touch M; true'"]
+
+
+@pytest.mark.parametrize("command", DEFERRED)
+async def test_deferred_code_meets_the_deny_rules_in_bypass_mode(world, command):
+    ctx = make_ctx(world.project, allow=ALLOW, deny=DENY, mode="bypassPermissions")
+    verdict = verdict_name(await decide_bash(ctx, command))
+    assert verdict == ("ask" if "fc " in command else "deny"), (command, verdict)  # fc's history: unknown code
+
+
+@pytest.mark.parametrize("command", DEFERRED)
+def test_real_bash_runs_the_deferred_code(tmp_path, command):
     subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10)
     assert (tmp_path / "M").exists(), command
 
