@@ -44,7 +44,7 @@ from .git_guards import git_guards
 from .implicit_writes import PROGRAMS as IMPLICIT_WRITERS
 from .implicit_writes import implicit_protected_write
 from .patch_guard import patch_guard
-from .paths import BadPath, ResolvedPath, local_path, relative_below, resolve_below
+from .paths import BadPath, ResolvedPath, local_path, per_process_link, relative_below, resolve_below
 from .remote_copy_guard import REMOTE_COPY_PROGRAMS, remote_copy_guard
 from .verdicts import SAFETY, sticky_ask
 
@@ -124,7 +124,7 @@ def path_checks(
                     return
             continue
         for word in read_only.paths:
-            _read_check(word, cwds, scope, v)
+            _read_check(word, cwds, scope, v, program in _NAMES_ONLY)
         if v.deny:
             return
         if recursive and program in RECURSIVE_PROGRAMS:  # walked_folders() walks no other program
@@ -357,6 +357,9 @@ def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolU
     for cwd in cwds:
         if not v.first_time(literal, cwd, True):
             continue
+        if per_process_link(os.path.normpath(os.path.join(cwd, literal))):  # > /proc/self/cwd/.git/config
+            v.sticky.append(f"it writes to {literal}, which the kernel resolves for the process that opens it")
+            continue
         result = write_result(literal, cwd, scope, context)
         if isinstance(result, PermissionDeny):
             v.deny = result.message
@@ -390,9 +393,14 @@ def write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseConte
     return verdict
 
 
-def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+# read-only programs that show a file's name and metadata, never what is in it
+_NAMES_ONLY = frozenset({"ls", "dir", "vdir", "stat", "du", "realpath", "readlink", "tree", "find", "fd",
+                         "namei", "lsattr", "getfacl"})
+
+
+def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict, names_only: bool = False) -> None:
     if not word.static:  # `cat $f`, `xargs cat`: the file is only known at run time
-        if scope.read_deny:  # `f=.env; cat $f` under Read(./.env): it may be the denied file, in any mode
+        if scope.read_deny and not names_only:  # `f=.env; cat $f` under Read(./.env), in every mode
             v.sticky.append(f"it reads {word.text}, a file only known at run time, and the rule "
                             f"{scope.read_deny[0][0]} denies reading some files")
         else:
@@ -408,6 +416,10 @@ def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict) -> No
             except BadPath as exc:
                 v.deny = str(exc)
                 return
+            if per_process_link(lexical):  # cat /proc/self/cwd/.env: the command's folder, not ours
+                reason = f"it reads {path}, which the kernel resolves for the process that opens it"
+                (v.sticky if scope.read_deny else v.soft).append(reason)
+                continue
             rule = read_rule_of(lexical, real, scope)
             if rule is not None:
                 v.deny = f"Permission to read {path} has been denied by the rule {rule}."

@@ -78,6 +78,19 @@ def resolve_path(path: str, cwd: str | os.PathLike[str], *, cwd_is_real: bool = 
     return ResolvedPath(os.path.normpath(joined), os.path.realpath(joined))
 
 
+_PROCESS_LINKS = frozenset({"cwd", "root", "exe", "fd", "fdinfo", "map_files", "task"})
+
+
+def per_process_link(lexical: str) -> bool:
+    """``/proc/self/cwd/.env``, ``/proc/$$/root/…``, ``/proc/1/fd/3``: links the kernel resolves
+    for the process that opens the path (the command, not this analysis), so where they lead
+    is only known at run time."""
+    if not lexical.startswith("/proc/"):
+        return False
+    parts = lexical.split("/", 4)
+    return len(parts) > 3 and parts[3] in _PROCESS_LINKS
+
+
 def resolve_below(path: str, base: str) -> tuple[str, str]:
     """(lexical, real) of ``path`` against ``base``, a real, normalized, absolute folder.
 

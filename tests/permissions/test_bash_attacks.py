@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 
@@ -234,6 +235,13 @@ ROWS = [
     ("substituted-file-bypass", BYPASS_ENV, "cat $(echo .e; echo nv)", "ask"),
     ("xargs-file-bypass", BYPASS_ENV, "echo .env | xargs head", "ask"),
     ("loop-file-bypass", BYPASS_ENV, "for f in .e*; do cat \"$f\"; done", "ask"),
+    # /proc/self/cwd is the folder of the process that opens it (the command's), not this analysis's
+    ("proc-self-cwd-read", BYPASS_ENV, "cat /proc/self/cwd/.env", "ask"),
+    ("proc-self-root-read", BYPASS_ENV, "grep K /proc/self/root/proc/self/cwd/.env", "ask"),
+    ("proc-pid-cwd-write", {"deny": ("Edit(./notes.txt)",), "mode": "bypassPermissions"},
+     "echo x > /proc/self/cwd/notes.txt", "ask"),
+    ("proc-info-read", BYPASS_ENV, "cat /proc/cpuinfo /proc/self/status", "allow"),
+    ("names-only-bypass", BYPASS_ENV, "ls -la $D; stat \"$F\"; du -sh $D", "allow"),  # names, not contents
     ("variable-file-bypass-no-read-rule", {"deny": ("Bash(rm:*)",), "mode": "bypassPermissions"}, "cat $F", "allow"),
     ("echo-variable", {}, "echo $HOME", "allow"),
     ("grep-recursive-over-denied", {"deny": ("Read(./.env)",)}, "grep -r KEY .", "ask"),
@@ -316,3 +324,11 @@ async def test_attack_rows(linkdir, settings, command, expected):
     tool = BashLike()
     verdict = await has_permission_to_use_tool(tool, tool.input_schema(command=command), ctx)
     assert verdict_name(verdict) == expected, verdict
+
+
+def test_real_proc_self_cwd_is_the_commands_folder(tmp_path):
+    """What ``cat /proc/self/cwd/.env`` reads depends on the folder the command runs in."""
+    (tmp_path / ".env").write_text("SECRET=1\n")
+    done = subprocess.run(["bash", "-c", "cat /proc/self/cwd/.env"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=10)
+    assert done.stdout == "SECRET=1\n" and os.getcwd() != str(tmp_path), done

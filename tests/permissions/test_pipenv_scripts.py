@@ -39,7 +39,7 @@ ROWS = [
     ("timeout 60 pipenv run clean", "deny"),
     ("pipenv run peek README.md", "allow"), ("pipenv run seq", "allow"), ("pipenv run call", "allow"),
     ("pipenv run quoted", "allow"), ("pipenv run missing", "allow"), ("pipenv install", "allow"),
-    ("pipenv run home", "allow"),  # $SECRET_FILE: a word only known at run time, as `cat "$F"` is
+    ("pipenv run home", "ask"),  # $SECRET_FILE: only known at run time, and Read(./secret.txt) is denied
     ("pipenv run odd", "ask"), ("pipenv run --frob clean", "ask"), ('pipenv run "$S"', "ask"),
     ("PIPENV_PIPFILE=o/Pipfile pipenv run clean", "ask"),
     ("echo '[scripts]' > sub/a/Pipfile && cd sub/a && pipenv run clean", "ask"),
