@@ -1,7 +1,8 @@
 """Checks for places where tree-sitter-bash and bash may read a line differently.
 
 Found with the differential test against real bash (``tests/permissions/test_bash_vs_bash.py``)
-and by hand: control characters, backslash-newline, text the parser silently skipped
+and by hand: control characters, backslash-newline where it is not between words (others are
+removed first, as bash removes them), text the parser silently skipped
 (``ls;\\ x`` loses the ``\\ ``) and a command glued over a newline.  Any of these makes the
 whole line ask.
 """
@@ -12,15 +13,13 @@ from .bash_words import Node
 
 
 def bad_characters(command: str) -> str | None:
-    """Characters where bash and tree-sitter may disagree: NUL, CR, other controls, ``\\``+newline."""
+    """Characters where bash and tree-sitter may disagree: NUL, CR, other controls."""
     if "\x00" in command:
         return "the command contains a NUL byte"
     if not command.replace("\n", " ").replace("\t", " ").isprintable() and any(
         ord(c) < 32 and c not in "\t\n" or c == "\x7f" for c in command
     ):
         return "the command contains control characters"
-    if "\\\n" in command:
-        return "line continuations (backslash-newline) are not analyzed"
     return None
 
 
@@ -30,6 +29,53 @@ _ATOMIC = frozenset({"word", "raw_string", "ansi_c_string", "heredoc_body", "com
                      "string_content", "heredoc_content", "number", "variable_name", "test_operator",
                      "translated_string", "heredoc_start", "heredoc_end", "regex", "extglob_pattern"})
 _BLANK = b" \t\n"
+
+
+# what may come right before a backslash-newline bash removes without joining two words' texts
+_BEFORE_CONTINUATION = frozenset(b" \t\n;&|(<>")
+CONTINUATION_PROBLEM = ("a line continuation (backslash-newline) inside a word, a double-quoted string, a heredoc, "
+                        "a comment or $'…' is not analyzed")
+
+
+def join_continuations(root: Node, data: bytes) -> bytes | None:
+    """``data`` with each backslash-newline removed where bash removes it before reading words
+    (``pytest -x \\<newline>  tests/``): between words, after a blank or an operator.  Inside
+    single quotes it is text for bash and tree-sitter alike, and stays.  None when one is
+    anywhere else — glued to a word (``ec\\<newline>ho``, which tree-sitter reads as two words),
+    in a double-quoted string, a heredoc, a comment (where bash does not continue) or ``$'…'``:
+    the line then asks."""
+    spots = []
+    at = data.find(b"\\\n")
+    while at >= 0:
+        spots.append(at)
+        at = data.find(b"\\\n", at + 2)
+    if not spots:
+        return data
+    holders: dict[int, str] = {}  # spot → the kind of token it lies in
+    first, last = spots[0], spots[-1]
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.end_byte <= first or node.start_byte > last:
+            continue
+        if node.child_count == 0 or node.type in _ATOMIC:
+            for spot in spots:
+                if node.start_byte <= spot < node.end_byte:
+                    holders[spot] = node.type
+        else:
+            stack.extend(node.children)
+    out = bytearray()
+    copied = 0
+    for spot in spots:
+        kind = holders.get(spot)
+        if kind == "raw_string":
+            continue
+        if kind is not None or (spot and data[spot - 1] not in _BEFORE_CONTINUATION):
+            return None
+        out += data[copied:spot]
+        copied = spot + 2
+    out += data[copied:]
+    return bytes(out)
 
 
 def skipped_text(root: Node, data: bytes) -> str | None:

@@ -27,7 +27,13 @@ from .bash_commands import (  # noqa: F401 (SimpleCommand: re-exported)
 )
 from .bash_fastparse import LANGUAGE, fast_parse
 from .bash_heredoc import dash_problem, dash_repair, read_heredoc
-from .bash_lexcheck import bad_characters, glued_over_newline, skipped_text
+from .bash_lexcheck import (
+    CONTINUATION_PROBLEM,
+    bad_characters,
+    glued_over_newline,
+    join_continuations,
+    skipped_text,
+)
 from .bash_secrets import secret_expansion
 from .bash_words import Node, Word, WordReader, make_word
 
@@ -89,6 +95,12 @@ def parse_uncached(command: str) -> ParsedCommand:
         return ParsedCommand(
             problems=["the command does not parse (syntax error or unterminated quote)"]
         )
+    if not printable and b"\\\n" in data:  # `pytest -x \<newline> tests/`: read as bash reads it
+        joined = join_continuations(root, data)
+        if joined is None:
+            return ParsedCommand(problems=[CONTINUATION_PROBLEM])
+        if joined != data:
+            return parse_uncached(joined.decode("utf-8", "surrogateescape"))
     if command.isascii():  # first the common shape, in one loop that also checks for gaps
         parsed = fast_parse(root, command, printable, _Walker)
         if parsed is not None:

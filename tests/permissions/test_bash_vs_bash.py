@@ -66,3 +66,51 @@ def test_sure_analysis_agrees_with_bash(tmp_path, line):
 @pytest.mark.parametrize("line", ["ls\n\\rm x", "ls 2>out\n\\rm x", "ls;\\ x", "ls \n  \\ x"])
 def test_known_tree_sitter_differentials_are_problems(line):
     assert parse_uncached(line).problems
+
+
+# Line continuations: removed before the analysis where bash removes them (between words), kept in
+# single quotes; anywhere else the line asks.  Bash's own reading (``declare -f``) must then give
+# the very same commands, word for word.
+CONTINUED_WORDS = ["qa", "qb", "-x", "'a \\\nb'", "$(qa \\\n -y)", "`qb \\\n -z`", "> o", '"a b"', "x\\ y",
+                   "{ qa; \\\n }", "( \\\n qb )", "<<EOF\nx \\\ny\nEOF\n", "<<'EOF'\nx \\\ny\nEOF\n"]
+CONTINUED_GAPS = [" ", " \\\n", " \\\n  ", "\\\n", " && \\\n", " | \\\n", "; ", "\n", " # c \\\n", "x\\\\\n",
+                  '"a \\\nb"', "$'a\\\nb'", "\\\n\\\n"]
+CONTINUED = st.lists(st.tuples(st.sampled_from(CONTINUED_WORDS), st.sampled_from(CONTINUED_GAPS)), min_size=1,
+                     max_size=6).map(lambda pairs: "".join(w + g for w, g in pairs) + "qa")
+
+
+def _words(text: str) -> list[tuple[str, ...]] | None:
+    """Each command's words (``?`` for one with an expansion: bash respaces those), sorted."""
+    parsed = parse_uncached(text)
+    if parsed.problems:
+        return None
+    return sorted(tuple("?" if w.literal is None else w.literal for w in c.words) for c in parsed.commands)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(CONTINUED)
+def test_continuations_are_read_as_bash_reads_them(tmp_path, line):
+    ours = _words(line)
+    if ours is None:
+        return  # the analyzer asks
+    canonical = _bash_canonical(line, str(tmp_path))
+    if canonical is None:
+        return
+    assert ours == _words(canonical), (line, canonical)
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    ("qa -x \\\n  -y \\\n  z", [("qa", "-x", "-y", "z")]),
+    ("qa && \\\nqb", [("qa",), ("qb",)]),
+    ("qa 'a \\\nb'", [("qa", "a \\\nb")]),
+    ("qa $(qb \\\n -y)", [("qa", "?"), ("qb", "-y")]),
+])
+def test_continuations_between_words_are_removed(line, words):
+    assert _words(line) == sorted(words)
+
+
+@pytest.mark.parametrize("line", ["ec\\\nho x", 'qa "a \\\nb"', "qa # c \\\nqb", "qa $'a\\\nb'",
+                                  "cat <<EOF\n$(qa \\\n)\nEOF", "qa x\\\\\nqb"])
+def test_other_continuations_ask(line):
+    assert parse_uncached(line).problems

@@ -25,7 +25,12 @@ from jupyter_agent.permissions.bash import check_bash_permission
 from jupyter_agent.permissions.bash_commands import ParsedCommand, SimpleCommand, new_simple
 from jupyter_agent.permissions.bash_fastparse import fast_parse
 from jupyter_agent.permissions.bash_heredoc import dash_problem, dash_repair
-from jupyter_agent.permissions.bash_lexcheck import bad_characters, skipped_text
+from jupyter_agent.permissions.bash_lexcheck import (
+    CONTINUATION_PROBLEM,
+    bad_characters,
+    join_continuations,
+    skipped_text,
+)
 from jupyter_agent.permissions.bash_words import Word, WordReader, make_word
 from tests.permissions.test_bash_attacks import ROWS as ATTACK_ROWS
 from tests.permissions.test_bash_fuzz import HIDE, RM, SAFE, SEPARATORS
@@ -65,6 +70,12 @@ def _reference(command: str) -> ParsedCommand:
     if root.has_error:
         out.problems.append("the command does not parse (syntax error or unterminated quote)")
         return out
+    joined = join_continuations(root, data)  # `ls \<newline> x`: as bash reads it
+    if joined is None:
+        out.problems.append(CONTINUATION_PROBLEM)
+        return out
+    if joined != data:
+        return _reference(joined.decode("utf-8", "surrogateescape"))
     skipped = skipped_text(root, data)
     reader = WordReader()  # no source: texts decoded per node
     if skipped is not None:
