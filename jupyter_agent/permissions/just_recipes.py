@@ -3,11 +3,14 @@ first one by default) and of their dependencies, and the backticks of its variab
 
 The justfile is the one just finds (``justfile`` or ``.justfile``, any case, in the folder it runs
 in or the nearest one above; ``-f FILE``), and recipes run in its folder (``[no-cd]``: where just
-runs).  ``{{…}}`` is a value only known at run time; a recipe with a ``#!`` line runs as a script
+runs).  ``mod NAME ['PATH']`` (``mod?``: if it is there) adds a module: ``NAME.just``,
+``NAME/mod.just`` or ``NAME/justfile``, whose recipes run in that file's folder and are asked for as
+``just NAME RECIPE``, ``just NAME::RECIPE`` or ``just NAME`` (its first recipe); every module's
+variables are evaluated, each in its folder, when recipes run.  ``{{…}}`` is a value only known at run time; a recipe with a ``#!`` line runs as a script
 of that interpreter (a POSIX shell's is read, another language's is a program).  ``set
 dotenv-load`` reads ``.env`` as ``source .env`` would.  Variables' backticks run as just starts
 to run recipes (not for ``-n``/``--list``; with ``set lazy`` only where used, not followed).  A justfile just
-cannot be read here (another shell, ``mod``, a recipe named at run time, ``--command``,
+cannot be read here (another shell, a recipe named at run time, ``--command``,
 ``--choose``, ``just DIR/recipe``) is code only known at run time.  ``import 'FILE'`` (``import?``:
 if it is there) adds the file's recipes, which run in the justfile's folder, never make the default
 recipe, and give way to the justfile's own of the same name.
@@ -103,13 +106,22 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         path = found
     home = os.path.realpath(os.path.join(cwd, os.path.expanduser(folder))) if folder else os.path.dirname(path)
     parsed = _Justfile(path)
+    if folder and parsed.modules:
+        raise NotKnown("just --working-directory with modules: where their recipes run is not read here")
     recipes, certain = parsed.code(words, run)
     shown = f"the justfile {path}"
     scripts = [Script(shown, path, code=recipes, cwd=home, certain=certain)]
+    for module, code in parsed.module_code.items():  # each module's recipes run in its own folder
+        scripts.append(Script(f"the just module {module.path}", module.path, code="\n".join(code),
+                              cwd=os.path.dirname(module.path), certain=certain))
     if parsed.no_cd:
         scripts.append(Script(shown, path, code="\n".join(parsed.no_cd_code), cwd=cwd, certain=certain))
-    if parsed.backticks and run and not parsed.lazy:  # evaluated as just starts to run recipes
-        scripts.append(Script(f"the variables of {path}", path, code="\n".join(parsed.backticks), cwd=home))
+    if run:  # variables are evaluated as just starts to run recipes: the justfile's and every module's
+        for module in parsed.every_module():
+            if module.backticks and not module.lazy:
+                scripts.append(Script(f"the variables of {module.path}", module.path,
+                                      code="\n".join(module.backticks),
+                                      cwd=home if module is parsed else os.path.dirname(module.path)))
     return scripts
 
 
@@ -128,11 +140,18 @@ def _find(folder: str) -> str | None:
         folder = parent
 
 
+_MOD = re.compile(r"""^mod(\??)\s+([A-Za-z_][\w-]*)(?:\s+(?:'([^']*)'|"((?:[^"\\]|\\.)*)"))?\s*(?:#.*)?$""")
+
+
 class _Justfile:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, level: int = 0) -> None:
         text, why = read_script(path)
         if text is None:
             raise NotKnown(f"{path}: {why}")
+        self.path = path
+        self.level = level  # 0: the justfile; 1: a module of it …
+        self.modules: dict[str, _Justfile] = {}
+        self.module_code: dict[_Justfile, list[str]] = {}  # (the justfile's) code each module's recipes run
         self.recipes: dict[str, tuple[int, list[str], list[str], bool]] = {}  # name -> (params, deps, body, no-cd)
         self.variadic: set[str] = set()
         self.first: str | None = None  # the default recipe: the first, or the one marked [default]
@@ -144,6 +163,40 @@ class _Justfile:
         self.no_cd: bool = False
         self.no_cd_code: list[str] = []
         self._parse(text.replace("\r\n", "\n").split("\n"), os.path.dirname(path), 0)
+        if level and (self.dotenv or any(recipe[3] for recipe in self.recipes.values())):
+            raise NotKnown(f"the just module {path} loads a .env or has [no-cd] recipes, not read here")
+
+    def every_module(self) -> list[_Justfile]:
+        """This justfile and its modules, theirs too."""
+        found = [self]
+        for module in self.modules.values():
+            found.extend(module.every_module())
+        return found
+
+    def _mod(self, line: str, folder: str, depth: int) -> None:
+        """``mod NAME`` / ``mod NAME 'PATH'`` / ``mod? NAME``: a module, as just finds its file."""
+        match = _MOD.match(line)
+        if match is None or depth or self.level > 8:
+            raise NotKnown("a mod this analyzer does not read")
+        optional, name = match.group(1), match.group(2)
+        given = match.group(3) if match.group(3) is not None else match.group(4)
+        if given is not None and "\\" in given:
+            raise NotKnown("a mod this analyzer does not read")
+        if given is None:
+            candidates = [os.path.join(folder, name + ".just"), *_module_files(os.path.join(folder, name))]
+        else:
+            target = os.path.join(folder, os.path.expanduser(given))
+            candidates = _module_files(target) if os.path.isdir(target) else [target]
+        there = [c for c in candidates if os.path.isfile(c)]
+        if len(there) > 1:
+            raise NotKnown(f"mod {name}: more than one file for it, which just refuses")
+        if not there:
+            if optional:
+                return
+            raise NotKnown(f"mod {name}: its file is not there (just stops)")
+        if name in self.modules:
+            raise NotKnown(f"mod {name} twice")
+        self.modules[name] = _Justfile(os.path.realpath(there[0]), self.level + 1)
 
     def _parse(self, lines: list[str], folder: str, depth: int) -> None:
         """The lines of the justfile (``depth`` 0) or of a file it imports (whose recipes run in the
@@ -166,7 +219,9 @@ class _Justfile:
                 self._import(stripped, folder, depth)
                 continue
             if word in ("mod", "mod?"):
-                raise NotKnown(f"it has {word}, whose files are not read here")
+                self._mod(stripped, folder, depth)
+                attributes = []
+                continue
             if word == "set":
                 self._setting(stripped)
                 continue
@@ -195,7 +250,8 @@ class _Justfile:
             count = len([p for p in params if "=" not in p and not p.startswith("=")])
             if any(p[:1] in "*+" for p in params) or any(p.startswith("$*") or p.startswith("$+") for p in params):
                 self.variadic.add(name)
-            dep_names = re.findall(r"\(\s*([\w-]+)|(?<![\w(-])([A-Za-z_][\w-]*)", deps.split("#", 1)[0])
+            dep_names = re.findall(r"\(\s*([\w-]+(?:::[\w-]+)*)|(?<![\w(:-])([A-Za-z_][\w-]*(?:::[\w-]+)*)",
+                                   deps.split("#", 1)[0])  # a::b: recipe b of module a
             recipe = (count, [a or b for a, b in dep_names], self._body(body), no_cd)
             if depth == 0:
                 self.recipes[name] = recipe
@@ -270,32 +326,74 @@ class _Justfile:
         return line.replace("\x00", "{{")
 
     def code(self, asked: list[str], run: bool) -> tuple[str, bool]:
+        """The justfile's own code the recipes asked for run (and their dependencies); a module's
+        goes to ``module_code``."""
         lines = [". ./.env"] if self.dotenv else []
+        certain = all(m.certain for m in self.every_module())
         if not run:
-            return "\n".join(lines), self.certain
-        goals: list[str] = []
-        i = 0
-        while i < len(asked):
-            name = asked[i]
-            if name not in self.recipes:
-                break  # just stops: no such recipe
-            goals.append(name)
-            count = len(asked) if name in self.variadic else self.recipes[name][0]
-            i += 1 + count
-        if not asked and self.first:
-            goals = [self.first]
-        seen: set[str] = set()
-        todo = list(goals)
+            return "\n".join(lines), certain
+        seen: set[tuple[_Justfile, str]] = set()
+        todo = self._goals(asked)
         while todo:
-            name = todo.pop()
-            if name in seen or name not in self.recipes:
+            scope, name = todo.pop()
+            if "::" in name:  # a dependency on a module's recipe: a::b
+                *path, name = name.split("::")
+                for part in path:
+                    found = scope.modules.get(part)
+                    if found is None:
+                        raise NotKnown(f"a dependency on a module this analyzer did not find ({part})")
+                    scope = found
+            if (scope, name) in seen or name not in scope.recipes:
                 continue
-            seen.add(name)
-            _count, deps, body, no_cd = self.recipes[name]
-            todo.extend(deps)
+            seen.add((scope, name))
+            _count, deps, body, no_cd = scope.recipes[name]
+            todo.extend((scope, dep) for dep in deps)
+            if scope is not self:
+                self.module_code.setdefault(scope, []).extend(body)
+                continue
             (self.no_cd_code if no_cd else lines).extend(body)
             self.no_cd = self.no_cd or no_cd
-        return "\n".join(lines), self.certain
+        return "\n".join(lines), certain
+
+    def _goals(self, asked: list[str]) -> list[tuple[_Justfile, str]]:
+        """The recipes the words ask for, each word path from the justfile: ``RECIPE ARGS…``,
+        ``MODULE RECIPE ARGS…``, ``MODULE::RECIPE ARGS…``, ``MODULE`` (its first recipe).  An
+        unknown name stops (just then runs nothing; what came before is kept, which asks more)."""
+        if not asked:
+            return [(self, self.first)] if self.first else []
+        goals: list[tuple[_Justfile, str]] = []
+        i = 0
+        while i < len(asked):
+            scope: _Justfile | None = self
+            word: str | None = asked[i]
+            i += 1
+            if "::" in (word or ""):
+                *path, word = (word or "").split("::")
+                for part in path:
+                    scope = scope.modules.get(part) if scope else None
+            else:
+                while scope is not None and word in scope.modules and word not in scope.recipes:
+                    scope = scope.modules[word or ""]
+                    word = asked[i] if i < len(asked) else None
+                    if word is not None and (word in scope.recipes or word in scope.modules):
+                        i += 1
+                    else:
+                        word = scope.first  # the module's first recipe
+                        break
+            if scope is None or word is None or word not in scope.recipes:
+                break  # just stops: no such recipe
+            goals.append((scope, word))
+            i += len(asked) if word in scope.variadic else scope.recipes[word][0]
+        return goals
+
+
+def _module_files(folder: str) -> list[str]:
+    """The files just takes for a module in ``folder``: ``mod.just``, or a justfile (any case)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if n.lower() in ("mod.just", "justfile", ".justfile")]
 
 
 _scripts_of = per_form("just's justfile", _of_form)

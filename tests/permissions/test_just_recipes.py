@@ -157,3 +157,69 @@ async def test_a_value_in_quotes_is_still_a_value(world, line):
     ctx = make_ctx(world.project, allow=("Bash(just:*)",), deny=("Bash(rm -rf build:*)",), mode="bypassPermissions")
     verdict = await decide_bash(ctx, "just wipe build")
     assert verdict_name(verdict) == "ask", verdict
+
+
+MODULES = {
+    "justfile": "v := `echo root`\nmod foo\nmod bar 'sub/b.just'\nmod? none\n\ntop:\n    touch by-top\n\n"
+                "both: foo::wipe\n    touch by-both\n\npeek:\n    cat secret.txt\n",
+    "foo/mod.just": "w := `touch by-foo-variable`\n\ndefault: dep\n    touch by-foo-default\n\ndep:\n"
+                    "    touch by-foo-dep\n\nwipe:\n    touch by-foo-wipe\n",
+    "sub/b.just": "r:\n    touch by-bar-r\n\npeek:\n    cat secret.txt\n",
+    "sub/secret.txt": "s\n",
+}
+
+
+def _modules(root, **changed: str) -> None:
+    for name, text in {**MODULES, **changed}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("just foo", "allow"), ("just foo wipe", "deny"), ("just foo::wipe", "deny"), ("just both", "deny"),
+    ("just top foo wipe", "deny"), ("just top", "allow"), ("just", "allow"), ("just bar r", "allow"),
+    ("just bar peek", "deny"),  # sub/secret.txt: the module's recipes run in sub/
+    ("just peek", "allow"),  # the justfile's own peek runs in the project (no secret.txt there)
+    ("just --list", "allow"),
+])
+async def test_module_recipes_meet_the_rules(world, command, expected):
+    _modules(world.project, **{"foo/mod.just": MODULES["foo/mod.just"].replace("touch by-foo-wipe", "rm -rf build")})
+    ctx = make_ctx(world.project, allow=("Bash(just:*)",), deny=("Bash(rm:*)", "Read(./sub/secret.txt)"),
+                   mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("files", "command", "expected"), [
+    ({"foo/mod.just": "w := `rm -f y`\nx:\n    echo\n"}, "just top", "deny"),  # every module's variables run
+    ({"foo/mod.just": "w := `rm -f y`\nx:\n    echo\n"}, "just --list", "allow"),
+    ({"foo.just": "x:\n    echo\n"}, "just top", "ask"),  # foo.just and foo/mod.just: just refuses
+    ({"justfile": "mod gone\ntop:\n    echo\n"}, "just top", "ask"),  # not there: just stops
+    ({"foo/mod.just": "set dotenv-load\nx:\n    echo\n"}, "just foo x", "ask"),
+    ({"justfile": "mod foo\ntop: foo::nosuch\n    echo\n"}, "just top", "allow"),  # just refuses to run
+])
+async def test_module_shapes(world, files, command, expected):
+    _modules(world.project, **files)
+    ctx = make_ctx(world.project, allow=("Bash(just:*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, (files, command)
+
+
+@pytest.mark.skipif(_just() is None, reason="needs just (the rust-just package)")
+def test_real_just_runs_the_module_recipes_predicted(tmp_path):
+    """Each file a real just's module invocations touch is one predicted, in the predicted folder:
+    module recipes run in their file's folder, every module's variables are evaluated."""
+    from jupyter_agent.permissions.bash_analysis import analyze
+    from jupyter_agent.permissions.just_recipes import _of_form
+
+    _modules(tmp_path)
+    predicted: set[str] = set()
+    for line in ("just foo", "just foo::wipe", "just both", "just bar r", "just top foo dep"):
+        done = subprocess.run([_just() or "", *line.split()[1:]], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, line + done.stderr
+        for script in _of_form(analyze(line).commands[0].forms[0], str(tmp_path), False):
+            for command in (script.code or "").splitlines():
+                if command.startswith("touch "):
+                    predicted.add(os.path.relpath(os.path.join(script.cwd or "", command.split()[1]), tmp_path))
+    touched = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("by-*")}
+    assert touched == predicted == {"foo/by-foo-variable", "foo/by-foo-default", "foo/by-foo-dep", "foo/by-foo-wipe",
+                                    "by-both", "sub/by-bar-r", "by-top"}, (touched, predicted)
