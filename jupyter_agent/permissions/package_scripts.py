@@ -85,7 +85,10 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
 def _yarn_workspaces(form: tuple[Word, ...]) -> tuple[tuple[Word, ...], list[str]]:
     """``yarn workspace NAME CMD…`` / ``yarn workspaces foreach [-A] CMD…`` (yarn 1's ``yarn
     workspaces run CMD``): the form of CMD and the workspaces chosen (``=NAME``; ``**`` all and the
-    root; ``.`` the workspace the command runs in and those below it, as a real yarn 3 showed)."""
+    root; ``.`` the workspace the command runs in and those below it, as a real yarn 3 showed).  A
+    choice led by ``?`` may be fewer: ``--since``, ``--include``, ``--exclude``, ``--no-private``
+    narrow it by what is only known at run time (git's changes, globs), ``-R``/``--from``/``-W``
+    take some of all the workspaces (``?**``); ``-n`` runs nothing."""
     words = list(form[2:])
     if form[1].literal == "workspace":
         name = words.pop(0).literal if words else None
@@ -97,17 +100,30 @@ def _yarn_workspaces(form: tuple[Word, ...]) -> tuple[tuple[Word, ...], list[str
         return (form[0], Word("run"), *words), ["*all"]
     if sub != "foreach":
         return form, []  # yarn workspaces list, focus …: no scripts
-    chosen = "."
+    chosen, maybe = ".", False
     while words and (words[0].literal or "x").startswith("-"):
-        option = words.pop(0).literal or ""
+        option, eq, _value = (words.pop(0).literal or "").partition("=")
         if option in ("-A", "--all"):
             chosen = "**"
+        elif option in ("-R", "--recursive", "-W", "--worktree", "--from"):  # some of all of them
+            chosen, maybe = "**", True
+            if option == "--from" and not eq:
+                words = words[1:]
+        elif option in ("--include", "--exclude"):  # a glob over names: fewer
+            maybe = True
+            if not eq:
+                words = words[1:]
+        elif option in ("--since", "--no-private"):  # --since[=REF]: the ones git says changed
+            maybe = True
+        elif option in ("-n", "--dry-run"):
+            return form, []
         elif option in ("-j", "--jobs"):
-            words = words[1:]
+            if not eq:
+                words = words[1:]
         elif option not in ("-v", "--verbose", "-p", "--parallel", "-i", "--interlaced", "-t", "--topological",
                             "--topological-dev"):
             raise ValueError(f"yarn workspaces foreach {option} is an option this does not know")
-    return (form[0], *words), [chosen]
+    return (form[0], *words), ["?" * maybe + chosen]
 
 
 def _of_plain_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool, preset: list[str]) -> list[Script]:
@@ -174,6 +190,7 @@ def _of_plain_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool, p
                       for folder in members(cwd, workspaces)]
         except ValueError as problem:
             return [Script(f"{manager}'s scripts", None, str(problem))]
+    maybe = any(choice[:1] == "?" for choice in workspaces)  # yarn foreach --since: some of them run
     for folder, manifest in dict.fromkeys(places):
         scripts, why = _read(manifest)
         if scripts is None:
@@ -189,7 +206,7 @@ def _of_plain_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool, p
                 code = f"{code} {passed_on(_npm_passed(rest) if manager == 'npm' else rest)}".rstrip()
             if isinstance(code, str):
                 found.append(Script(f"the {name!r} script of {manifest}", os.path.realpath(manifest), code=code,
-                                    cwd=os.path.realpath(folder)))
+                                    cwd=os.path.realpath(folder), certain=not maybe))
     return found
 
 
@@ -240,7 +257,7 @@ def _npm_workspaces(cwd: str, chosen: list[str]) -> list[str]:
     out: list[str] = []
     root = os.path.realpath(folder)
     here = os.path.realpath(cwd)
-    for choice in chosen:
+    for choice in (c.lstrip("?") for c in chosen):  # (?: may be fewer; the caller knows)
         if choice == "*":  # from inside a workspace, npm takes -ws for that one (as a real npm 11 showed)
             inside = [m for m in members if here == m or here.startswith(m + os.sep)]
             out += inside[:1] or list(members)

@@ -146,7 +146,13 @@ def _program(name: str) -> str | None:
     ("yarn workspaces foreach -A run build", "deny"), ("yarn workspaces foreach run build", "deny"),  # the root's
     ("yarn workspaces run build", "deny"),  # yarn 1: every workspace
     ("yarn workspace @s/pb test", "allow"), ("yarn workspaces list", "allow"),
-    ("yarn workspaces foreach --since run build", "ask"), ("yarn workspace nosuch build", "ask"),
+    ("yarn workspaces foreach --since run build", "ask"),  # some of them: pa's rm may run
+    ("yarn workspaces foreach --since=main run test", "allow"), ("yarn workspaces foreach -R run test", "allow"),
+    ("yarn workspaces foreach --from pa -R run build", "ask"), ("yarn workspaces foreach -W run build", "ask"),
+    ("yarn workspaces foreach --exclude pa run build", "ask"),  # a glob: not matched here
+    ("cd tools/c && yarn workspaces foreach --include pc run build", "ask"),  # pc's prebuild
+    ("yarn workspaces foreach -n run build", "allow"), ("yarn workspaces foreach --frob run build", "ask"),
+("yarn workspace nosuch build", "ask"),
     ('yarn workspace "$W" build', "ask"), ("yarn workspace pa add x", "ask"),
 ])
 async def test_yarn_workspace_scripts_meet_the_rules(world, command, expected):
