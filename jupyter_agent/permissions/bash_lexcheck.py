@@ -40,10 +40,11 @@ CONTINUATION_PROBLEM = ("a line continuation (backslash-newline) inside a word, 
 def join_continuations(root: Node, data: bytes) -> bytes | None:
     """``data`` with each backslash-newline removed where bash removes it before reading words
     (``pytest -x \\<newline>  tests/``): between words, after a blank or an operator.  Inside
-    single quotes it is text for bash and tree-sitter alike, and stays.  None when one is
-    anywhere else — glued to a word (``ec\\<newline>ho``, which tree-sitter reads as two words),
-    in a double-quoted string, a heredoc, a comment (where bash does not continue) or ``$'…'``:
-    the line then asks."""
+    single quotes and in a heredoc whose delimiter is quoted (``<<'EOF'``) it is text for bash and
+    tree-sitter alike, and stays.  None when one is anywhere else — glued to a word
+    (``ec\\<newline>ho``, which tree-sitter reads as two words), in a double-quoted string, an
+    unquoted heredoc (where bash joins the line before looking for the delimiter), a comment (where
+    bash does not continue) or ``$'…'``: the line then asks."""
     spots = []
     at = data.find(b"\\\n")
     while at >= 0:
@@ -51,7 +52,7 @@ def join_continuations(root: Node, data: bytes) -> bytes | None:
         at = data.find(b"\\\n", at + 2)
     if not spots:
         return data
-    holders: dict[int, str] = {}  # spot → the kind of token it lies in
+    holders: dict[int, Node] = {}  # spot → the token it lies in
     first, last = spots[0], spots[-1]
     stack = [root]
     while stack:
@@ -61,21 +62,31 @@ def join_continuations(root: Node, data: bytes) -> bytes | None:
         if node.child_count == 0 or node.type in _ATOMIC:
             for spot in spots:
                 if node.start_byte <= spot < node.end_byte:
-                    holders[spot] = node.type
+                    holders[spot] = node
         else:
             stack.extend(node.children)
     out = bytearray()
     copied = 0
     for spot in spots:
-        kind = holders.get(spot)
-        if kind == "raw_string":
+        holder = holders.get(spot)
+        if holder is not None and (holder.type == "raw_string" or _quoted_heredoc(holder)):
             continue
-        if kind is not None or (spot and data[spot - 1] not in _BEFORE_CONTINUATION):
+        if holder is not None or (spot and data[spot - 1] not in _BEFORE_CONTINUATION):
             return None
         out += data[copied:spot]
         copied = spot + 2
     out += data[copied:]
     return bytes(out)
+
+
+def _quoted_heredoc(node: Node) -> bool:
+    """A heredoc body whose delimiter is quoted (``<<'EOF'``, ``<<"EOF"``, ``<<\\EOF``): bash
+    reads its lines as they are."""
+    parent = node.parent
+    if node.type != "heredoc_body" or parent is None or parent.type != "heredoc_redirect":
+        return False
+    start = next((c for c in parent.children if c.type == "heredoc_start"), None)
+    return start is not None and any(q in (start.text or b"") for q in (b"'", b'"', b"\\"))
 
 
 def skipped_text(root: Node, data: bytes) -> str | None:

@@ -104,6 +104,7 @@ def test_continuations_are_read_as_bash_reads_them(tmp_path, line):
     ("qa -x \\\n  -y \\\n  z", [("qa", "-x", "-y", "z")]),
     ("qa && \\\nqb", [("qa",), ("qb",)]),
     ("qa 'a \\\nb'", [("qa", "a \\\nb")]),
+    ("qa <<'EOF'\nx \\\nEOF\nqb", [("qa",), ("qb",)]),  # a quoted heredoc's lines are read as they are
     ("qa $(qb \\\n -y)", [("qa", "?"), ("qb", "-y")]),
 ])
 def test_continuations_between_words_are_removed(line, words):
@@ -111,6 +112,7 @@ def test_continuations_between_words_are_removed(line, words):
 
 
 @pytest.mark.parametrize("line", ["ec\\\nho x", 'qa "a \\\nb"', "qa # c \\\nqb", "qa $'a\\\nb'",
-                                  "cat <<EOF\n$(qa \\\n)\nEOF", "qa x\\\\\nqb"])
+                                  "cat <<EOF\n$(qa \\\n)\nEOF", "qa x\\\\\nqb",
+                                  "qa <<EOF\nx \\\nEOF\nqb\nEOF"])  # bash: `x EOF` is no delimiter: qb is text
 def test_other_continuations_ask(line):
     assert parse_uncached(line).problems
