@@ -94,10 +94,12 @@ def _end_line_problem(end: Node, dashed: bool) -> str | None:
     root = end
     while root.parent is not None:
         root = root.parent
-    data = root.text
-    line_start = data.rfind(b"\n", 0, end.start_byte) + 1
-    before = data[line_start : end.start_byte]
-    after = data[end.end_byte : end.end_byte + 1]
+    data = root.text  # from the root's first token on (a line may start with blanks): offsets are relative
+    base = root.start_byte
+    start, stop = end.start_byte - base, end.end_byte - base
+    line_start = data.rfind(b"\n", 0, start) + 1
+    before = data[line_start:start]
+    after = data[stop : stop + 1]
     if (before.strip(b"\t") if dashed else before) or after not in (b"", b"\n"):
         return "the heredoc delimiter line has more than the delimiter (bash reads on)"
     return None

@@ -41,10 +41,11 @@ def join_continuations(root: Node, data: bytes) -> bytes | None:
     """``data`` with each backslash-newline removed where bash removes it before reading words
     (``pytest -x \\<newline>  tests/``): between words, after a blank or an operator.  Inside
     single quotes and in a heredoc whose delimiter is quoted (``<<'EOF'``) it is text for bash and
-    tree-sitter alike, and stays.  None when one is anywhere else — glued to a word
-    (``ec\\<newline>ho``, which tree-sitter reads as two words), in a double-quoted string, an
-    unquoted heredoc (where bash joins the line before looking for the delimiter), a comment (where
-    bash does not continue) or ``$'…'``: the line then asks."""
+    tree-sitter alike, and stays; in double quotes bash removes it (unless the backslash is
+    escaped).  None when one is anywhere else — glued to a word (``ec\\<newline>ho``, which
+    tree-sitter reads as two words), in an unquoted heredoc (where bash joins the line before
+    looking for the delimiter), a comment (where bash does not continue) or ``$'…'``: the line
+    then asks."""
     spots = []
     at = data.find(b"\\\n")
     while at >= 0:
@@ -71,7 +72,12 @@ def join_continuations(root: Node, data: bytes) -> bytes | None:
         holder = holders.get(spot)
         if holder is not None and (holder.type == "raw_string" or _quoted_heredoc(holder)):
             continue
-        if holder is not None or (spot and data[spot - 1] not in _BEFORE_CONTINUATION):
+        if holder is not None and holder.type == "string_content" and holder.parent is not None and (
+                holder.parent.type == "string"):  # "a \<newline>b": bash removes it in double quotes too
+            before = len(data[holder.start_byte:spot]) - len(data[holder.start_byte:spot].rstrip(b"\\"))
+            if before % 2:  # "a\\<newline>": an escaped backslash, then a newline
+                continue
+        elif holder is not None or (spot and data[spot - 1] not in _BEFORE_CONTINUATION):
             return None
         out += data[copied:spot]
         copied = spot + 2

@@ -117,6 +117,10 @@ ROWS = [
     ("heredoc-inner-quoted-delimiter", RM, "cat <<E'O'F\nx\nEOF\nrm x\nE'O'F", "ask"),
     ("heredoc-indented-delimiter", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\n EOF\ncat '\nEOF\nrm x\n'", "ask"),
     ("heredoc-delimiter-trailing-blank", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\nEOF \ncat '\nEOF\nrm x\n'", "ask"),
+    # a line that starts with blank lines: the delimiter check counts from the line's start
+    ("heredoc-after-blank-lines", {"allow": ("Bash(cat:*)",)}, "\n  cat <<'EOF'\nx\nEOF\n", "allow"),
+    ("heredoc-after-blank-lines-indented-end", {"allow": ("Bash(cat:*)",)},
+     "\n  cat <<EOF\n EOF\ncat '\nEOF\nrm x\n'", "ask"),
     ("heredoc-escaped-subst-is-text", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\na \\$(rm x) ) b $ c\nEOF", "allow"),
     ("heredoc-double-backslash-subst", RM, "cat <<EOF\na \\\\$(rm x)\nEOF", "deny"),
     ("heredoc-skipped-in-subst", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\n$(ls;\\ x)\nEOF", "ask"),

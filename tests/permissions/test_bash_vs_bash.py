@@ -105,13 +105,14 @@ def test_continuations_are_read_as_bash_reads_them(tmp_path, line):
     ("qa && \\\nqb", [("qa",), ("qb",)]),
     ("qa 'a \\\nb'", [("qa", "a \\\nb")]),
     ("qa <<'EOF'\nx \\\nEOF\nqb", [("qa",), ("qb",)]),  # a quoted heredoc's lines are read as they are
+    ('qa "a \\\nb" "c\\\\\nd"', [("qa", "a b", "c\\\nd")]),  # in double quotes too, unless escaped
     ("qa $(qb \\\n -y)", [("qa", "?"), ("qb", "-y")]),
 ])
 def test_continuations_between_words_are_removed(line, words):
     assert _words(line) == sorted(words)
 
 
-@pytest.mark.parametrize("line", ["ec\\\nho x", 'qa "a \\\nb"', "qa # c \\\nqb", "qa $'a\\\nb'",
+@pytest.mark.parametrize("line", ["ec\\\nho x", "qa # c \\\nqb", "qa $'a\\\nb'",
                                   "cat <<EOF\n$(qa \\\n)\nEOF", "qa x\\\\\nqb",
                                   "qa <<EOF\nx \\\nEOF\nqb\nEOF"])  # bash: `x EOF` is no delimiter: qb is text
 def test_other_continuations_ask(line):
