@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .bash_evaluated import EVALUATING, evaluation_reason
+from .bash_evaluated import EVALUATING, assigned_names, evaluation_reason
 from .bash_extra_forms import (
     EXTRA_FORM_PROGRAMS,
     FORM_PROGRAMS,
@@ -187,7 +187,7 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
     words = cmd.words
     program = words[0].text
     forms: tuple[tuple[Word, ...], ...] = (words,)
-    reason = _env_reason((name, word.literal) for name, word in cmd.assignments) if cmd.assignments else None
+    reason = _prefix_reason(cmd) if cmd.assignments else None
     if reason is not None:  # PAGER='rm y' git log, export GIT_SSH_COMMAND=…: what runs is not this form
         forms = (words, _UNKNOWN_FORM)
     if program == "git":  # after the unknown form, in _classify's order
@@ -196,6 +196,10 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
             forms = (*forms, *more)
     if program in EVALUATING:
         reason = reason or evaluation_reason(words)
+        setting = _setter_reason(words)
+        if setting is not None:  # read PATH, printf -v BASH_ENV …: as PATH=… (what runs is not this form)
+            reason = reason or setting
+            forms = (*forms, _UNKNOWN_FORM) if _UNKNOWN_FORM not in forms else forms
     read_only = check_read_only(words) if reason is None else _NOT_READ_ONLY
     if program in _CD or program == "popd":
         info = _cd_info(cmd, nested, forms, words, read_only, reason, program, 0)
@@ -234,7 +238,7 @@ def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | Non
 def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str], list[Word]]:
     """The command's classification, the shell code it runs and the files its wrappers read."""
     nested = nested or cmd.nested
-    env_reason = _env_reason((name, word.literal) for name, word in cmd.assignments) if cmd.assignments else None
+    env_reason = _prefix_reason(cmd) if cmd.assignments else None
     if cmd.kind == "assignment" or (cmd.kind == "command" and not cmd.words):  # PATH=/tmp; ls
         return CommandInfo((_UNKNOWN_FORM,) if env_reason else (), (), _READ_ONLY, env_reason, nested=nested), [], []
     if cmd.kind == "test":
@@ -249,10 +253,13 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
            for form in unwrapped.forms if form):
         reason = reason or "a shell keyword where a command was expected"
     inner = unwrapped.innermost
+    setting = None
     if inner and inner[0].literal in EVALUATING:  # builtin printf -v 'a[$(x)]' 1
         reason = reason or evaluation_reason(inner)
+        setting = _setter_reason(inner)  # command read PATH
+        reason = reason or setting
     forms = list(unwrapped.forms)
-    if unwrapped.unknown_code or env_reason or given_reason:  # bash -c "$X", GIT_SSH_COMMAND='rm y' git fetch:
+    if unwrapped.unknown_code or env_reason or given_reason or setting:  # bash -c "$X", GIT_SSH_COMMAND='rm y' git fetch:
         forms.append(_UNKNOWN_FORM)  # what runs may be what a deny or ask rule names
     stdin_form = unwrapped.stdin_form
     if stdin_form is not None:  # xargs: deny/ask rules see an unknown tail
@@ -316,6 +323,27 @@ def _cd_info(
         elif len(args) > 1 or (cd_target is not None and (cd_target.literal or "-").startswith(("-", "+"))):
             reason = reason or f"{program} with options"
     return CommandInfo(forms, inner, read_only, reason, cd_target, cd_kind, nested or cmd.nested, inner_index)
+
+
+# builtins for which IFS=… in front only changes their own splitting (`while IFS= read -r line`)
+_IFS_BUILTINS = frozenset({"read", "mapfile", "readarray", "printf", "echo", "test", "["})
+
+
+def _prefix_reason(cmd: SimpleCommand) -> str | None:
+    """``_env_reason`` of the assignments in front of a command (``PATH=/tmp ls``)."""
+    pairs = [(name, word.literal) for name, word in cmd.assignments]
+    if cmd.words and cmd.words[0].literal in _IFS_BUILTINS:  # a builtin: the shell restores IFS after it
+        pairs = [pair for pair in pairs if pair[0] != "IFS"]
+    return _env_reason(pairs) if pairs else None
+
+
+def _setter_reason(words: tuple[Word, ...]) -> str | None:
+    """Why a builtin setting variables by name must ask: it sets one that changes what programs
+    run, or one whose name is only known at run time."""
+    names = assigned_names(words)
+    if "?" in names:
+        return f"{words[0].text} sets a variable whose name is only known at run time"
+    return _env_reason((name, None) for name in names) if names else None
 
 
 def _env_reason(assignments: Iterable[tuple[str, str | None]]) -> str | None:

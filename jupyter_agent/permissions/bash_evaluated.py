@@ -122,6 +122,21 @@ def _completion_code(program: str, texts: list[str]) -> str | None:
     return None
 
 
+_SETTERS = frozenset({"read", "printf", "getopts", "mapfile", "readarray", "wait"})
+
+
+def assigned_names(words: Sequence[Word]) -> list[str]:
+    """The variables a builtin other than a declare-like sets by name (``read PATH``, ``printf -v
+    PATH``, ``getopts x PATH``, ``mapfile PATH``, ``wait -p PATH``; an array's name without its
+    subscript): setting ``PATH`` or ``BASH_ENV`` that way changes what later commands run, as
+    ``PATH=/tmp`` does.  A name only known at run time is ``?``."""
+    program = words[0].literal if words else None
+    if program not in _SETTERS or len(words) < 2:
+        return []
+    texts = [w.literal if w.literal is not None else "?" for w in words[1:]]
+    return [name.partition("[")[0] for name in _names(program, texts)[0]]
+
+
 def _names(program: str, texts: list[str]) -> tuple[list[str], list[str], str]:
     """The words ``program`` takes as variable names, the values a declare-like assigns, and
     the letters of its options."""
@@ -178,4 +193,4 @@ def _plain_subscripts(name: str) -> bool:
     return True
 
 
-__all__ = ["EVALUATING", "evaluation_reason"]
+__all__ = ["EVALUATING", "assigned_names", "evaluation_reason"]

@@ -122,6 +122,9 @@ def parse_uncached(command: str) -> ParsedCommand:
     return out
 
 
+_LOOP_VALUE = Word("<each value of the loop>", static=False)
+
+
 class _Walker:
     def __init__(self, out: ParsedCommand, words: WordReader) -> None:
         self.out = out
@@ -272,7 +275,8 @@ class _Walker:
     def _for(self, node: Node, nested: bool, stack: list[tuple[Node, bool]]) -> None:
         for child in node.named_children:
             kind = child.type
-            if kind == "variable_name":
+            if kind == "variable_name":  # for/select NAME in …: an assignment (`for PATH in /tmp`)
+                self.out.commands.append(new_simple((), ((self.text(child), _LOOP_VALUE),), nested, "assignment"))
                 continue
             if kind == "do_group":
                 stack.append((child, nested))

@@ -15,7 +15,7 @@ ROWS = [
     ("function-body", "f() { rm victim; }; f", "ask"),
     ("function-keyword", "function g { rm victim; }; g", "ask"),
     ("line-continuation", "rm\\\n victim", "ask"),
-    ("continuation-in-a-word", 'r"m\\\n" victim', "ask"),
+    ("continuation-in-a-word", 'r"m\\\n" victim', "deny"),  # in double quotes: removed, as bash does
     ("plain-deny", "rm victim", "deny"),
     ("plain-allowed", "ls", "allow"),
     ("other-program-unread", "f() { ls; }; f", "ask"),  # unread: the rule might match it

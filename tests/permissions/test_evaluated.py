@@ -132,6 +132,39 @@ def test_real_bash_runs_the_deferred_code(tmp_path, command):
     assert (tmp_path / "M").exists(), command
 
 
+# a loop or a builtin that sets PATH by name: the next command runs a program from that folder
+SETS_PATH = ["for PATH in ./bin; do qa; done", "select PATH in ./bin; do qa; break; done < one",
+             "read PATH <<< ./bin; qa", "printf -v PATH ./bin; qa"]
+
+
+@pytest.mark.parametrize("command", [*SETS_PATH, "mapfile -t PATH <<< ./bin; qa", "getopts x PATH -x; qa",
+                                     "wait -p PATH; qa", 'read "$N" <<< ./bin; qa'])
+async def test_setting_path_by_name_meets_the_deny_rules(world, command):
+    ctx = make_ctx(world.project, allow=(*ALLOW, "Bash(qa:*)", "Bash(getopts:*)"), deny=DENY, mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == "ask" and "chosen at run time" in verdict.message, (command, verdict)
+
+
+@pytest.mark.parametrize("command", SETS_PATH)
+def test_real_bash_runs_the_program_of_the_path_set_by_name(tmp_path, command):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "qa").write_text("#!/bin/sh\n/usr/bin/touch M\n")  # (PATH is ./bin in there)
+    (tmp_path / "one").write_text("1\n")
+    (tmp_path / "bin" / "qa").chmod(0o755)
+    subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10,
+                   env={"PATH": "/usr/bin:/bin"})
+    assert (tmp_path / "M").exists(), command
+
+
+@pytest.mark.parametrize("command", ["while IFS= read -r line; do echo \"$line\"; done < a.py",
+                                     "IFS=, read -ra parts <<< 'a,b'", "for f in a b; do echo \"$f\"; done",
+                                     "read -r line < a.py"])
+async def test_everyday_loops_and_reads_stay_allowed(world, command):
+    (world.project / "a.py").write_text("x\n")
+    ctx = make_ctx(world.project, allow=ALLOW, deny=DENY, mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
 def test_real_bash_history_prints_the_file_it_reads(tmp_path):
     (tmp_path / ".env").write_text("SECRET=1\n")
     done = subprocess.run(["bash", "-c", "history -r .env; history"], cwd=tmp_path, capture_output=True, text=True,
