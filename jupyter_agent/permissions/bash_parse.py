@@ -34,6 +34,7 @@ from .bash_lexcheck import (
     join_continuations,
     skipped_text,
 )
+from .bash_loops import MAY_LOOP, unroll_loops
 from .bash_secrets import secret_expansion
 from .bash_words import Node, Word, WordReader, make_word
 
@@ -101,6 +102,10 @@ def parse_uncached(command: str) -> ParsedCommand:
             return ParsedCommand(problems=[CONTINUATION_PROBLEM])
         if joined != data:
             return parse_uncached(joined.decode("utf-8", "surrogateescape"))
+    if MAY_LOOP.search(data):  # for f in *.py; do wc -l "$f"; done: each value's body (bash_loops.py)
+        unrolled = unroll_loops(root, data)
+        if unrolled is not None:
+            return parse_uncached(unrolled.decode("utf-8", "surrogateescape"))
     if command.isascii():  # first the common shape, in one loop that also checks for gaps
         parsed = fast_parse(root, command, printable, _Walker)
         if parsed is not None:

@@ -233,12 +233,13 @@ ROWS = [
     ("variable-file", {"deny": ("Read(./.env)",)}, "F=.env; cat $F", "ask"),
     ("xargs-file", {"deny": ("Read(./.env)",)}, "echo .env | xargs cat", "ask"),
     ("substituted-file", {"deny": ("Read(./.env)",)}, "cat $(echo .env)", "ask"),
-    ("loop-variable-file", {}, "for f in *.py; do wc -l \"$f\"; done", "ask"),
+    ("loop-variable-file", {}, "for f in *.py; do wc -l \"$f\"; done", "allow"),  # read as wc -l *.py
     # bypassPermissions: a file only known at run time may be the one a Read deny rule names
     ("variable-file-bypass", BYPASS_ENV, "F=.env; cat $F", "ask"),
     ("substituted-file-bypass", BYPASS_ENV, "cat $(echo .e; echo nv)", "ask"),
     ("xargs-file-bypass", BYPASS_ENV, "echo .env | xargs head", "ask"),
-    ("loop-file-bypass", BYPASS_ENV, "for f in .e*; do cat \"$f\"; done", "ask"),
+    ("loop-file-bypass", BYPASS_ENV, "for f in .e*; do cat \"$f\"; done", "deny"),  # .e* matches .env
+    ("loop-unknown-values-bypass", BYPASS_ENV, "for f in $(ls -a); do cat \"$f\"; done", "ask"),
     # /proc/self/cwd is the folder of the process that opens it (the command's), not this analysis's
     ("proc-self-cwd-read", BYPASS_ENV, "cat /proc/self/cwd/.env", "ask"),
     ("proc-self-root-read", BYPASS_ENV, "grep K /proc/self/root/proc/self/cwd/.env", "ask"),

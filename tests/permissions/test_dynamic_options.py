@@ -24,7 +24,8 @@ ROWS = [  # (command, default mode with ALLOW, bypassPermissions)
     ("X=--output=.mcp.json; git diff ${X}", "ask", "ask"),
     ("git log $(cat f)", "ask", "ask"), ('git log "$(cat f)"', "ask", "ask"), ("git log `cat f`", "ask", "ask"),
     ('python -m pytest "$(cat f)"', "ask", "ask"), ('H=-o.bashrc; curl -s "$H" https://x', "ask", "ask"),
-    ('for t in *.py; do pytest "$t"; done', "ask", "ask"),  # a file may be named --basetemp=….py
+    # unrolled as pytest *.py: the files the glob matches now are checked (a --basetemp=… one asks)
+    ('for t in *.py; do pytest "$t"; done', "allow", "allow"),
     ('for t in $(ls); do pytest "$t"; done', "ask", "ask"),
     ('X=1; git log -n "$X"', "ask", "ask"),  # the value of -n, but read alone it may be --output=…
     ('jupytext --to py "$(cat x)"', "ask", "ask"),
@@ -55,3 +56,12 @@ def test_real_git_writes_the_option_a_variable_holds(tmp_path):
         subprocess.run(["git", *argv], cwd=tmp_path, check=True, capture_output=True)
     subprocess.run(["bash", "-c", 'X=--output=written.txt; git log "$X"'], cwd=tmp_path, check=True, capture_output=True)
     assert (tmp_path / "written.txt").read_text().startswith("commit ")
+
+
+async def test_a_loop_over_a_glob_that_matches_an_option_named_file_asks(world):
+    """``for t in *; do pytest "$t"; done`` is read as ``pytest *``: a file named
+    ``--basetemp=.git`` among the matches would have pytest empty ``.git``."""
+    (world.project / "--basetemp=.git").write_text("")
+    for mode in ("default", "bypassPermissions"):
+        ctx = make_ctx(world.project, allow=ALLOW, mode=mode)
+        assert verdict_name(await decide_bash(ctx, 'for t in *; do pytest "$t"; done')) == "ask", mode

@@ -31,6 +31,7 @@ from jupyter_agent.permissions.bash_lexcheck import (
     join_continuations,
     skipped_text,
 )
+from jupyter_agent.permissions.bash_loops import unroll_loops
 from jupyter_agent.permissions.bash_words import Word, WordReader, make_word
 from tests.permissions.test_bash_attacks import ROWS as ATTACK_ROWS
 from tests.permissions.test_bash_fuzz import HIDE, RM, SAFE, SEPARATORS
@@ -76,6 +77,9 @@ def _reference(command: str) -> ParsedCommand:
         return out
     if joined != data:
         return _reference(joined.decode("utf-8", "surrogateescape"))
+    unrolled = unroll_loops(root, data)  # for f in *.py; do …; done: each value's body
+    if unrolled is not None:
+        return _reference(unrolled.decode("utf-8", "surrogateescape"))
     skipped = skipped_text(root, data)
     reader = WordReader()  # no source: texts decoded per node
     if skipped is not None:

@@ -60,7 +60,7 @@ RUN_TIME_ROWS = [
     ("cp $(echo .env) /tmp/stolen", "ask"),
     ("cp `echo .env` /tmp/stolen", "ask"),
     ("F=.env; cp $F /tmp/stolen", "ask"),
-    ("for f in .env; do cp $f /tmp/stolen; done", "ask"),
+    ("for f in .env; do cp $f /tmp/stolen; done", "deny"),  # the loop is read as cp .env /tmp/stolen
     ("cp ~+/.env /tmp/stolen", "ask"),  # ~+ is $PWD
     ("cp \"$PWD/.env\" /tmp/stolen", "ask"),
     ("cp $X/../.env /tmp/stolen", "ask"),  # any folder, then ..
