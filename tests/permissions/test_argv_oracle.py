@@ -64,6 +64,7 @@ PUSH = [
     "${x/q/push}", "${!y}", "$(<push)", "$(<p*)", "`<push`", "$( echo pu )sh", "$(echo pu)sh",
     "pu$(:)sh", "pu\"\"sh", "push$'\\t'x", "@(push)", "+(push)", "p@(u)sh", "\\p\\u\\s\\h",
     "'p'\"u\"$'s'h", "pu$'\\163'h", "p${x:0:0}ush", "$((0))", "${#x}", "~", "~push", "$'push\\n'",
+    '"$v"', "$v", '"${v}"',  # the loop variable of `for v in push; do …; done` (read unrolled)
 ]
 FORCE = [
     "--force", "'--force'", "-\\-force", "--for''ce", "$'--force'", "--f*", "--fo{r,}ce", "{--force,x}",
@@ -124,13 +125,14 @@ def _wrap(inner: str, how: int) -> str:
         f"case push in *) {inner};; esac", f"qb <<EOF\n$({inner})\nEOF", f"x=$({inner})",
         f"echo push | {inner}", f"while read x; do {inner}; done <<< push", f"qb `{inner}`",
         f"qa \"$({inner})\"", f"h() {{ {inner}; }}; h", f"eval '{inner}'", f"{inner} &", f"[[ $({inner}) ]]",
+        f"for v in p* x; do {inner}; done", f"for v in *; do {inner}; done",  # globs: push, pu; -f, --force …
     ][how]
 
 
 LINES = st.builds(
     lambda first, how, joins: _wrap(first, how) + joins,
     statement(),
-    st.integers(min_value=0, max_value=20),
+    st.integers(min_value=0, max_value=22),
     st.lists(st.tuples(st.sampled_from(["; ", " && ", "\n", " | ", " || "]), statement()), max_size=1).map(
         lambda pairs: "".join(sep + stmt for sep, stmt in pairs)),
 )
