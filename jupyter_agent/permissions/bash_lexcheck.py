@@ -33,8 +33,8 @@ _BLANK = b" \t\n"
 
 # what may come right before a backslash-newline bash removes without joining two words' texts
 _BEFORE_CONTINUATION = frozenset(b" \t\n;&|(<>")
-CONTINUATION_PROBLEM = ("a line continuation (backslash-newline) inside a word, a double-quoted string, a heredoc, "
-                        "a comment or $'…' is not analyzed")
+CONTINUATION_PROBLEM = ("a line continuation (backslash-newline) inside a word, an unquoted heredoc, a comment or "
+                        "$'…' is not analyzed")
 
 
 def join_continuations(root: Node, data: bytes) -> bytes | None:

@@ -2,7 +2,7 @@
 
 Agents loop over files all the time, and ``"$f"`` alone is a file only known at run time: the
 line asked even where ``wc -l *.py`` runs freely.  Here a ``for`` whose values are fixed words
-(globs included: ``*.py``) is read as its body once per value, in a ``{ …; }`` group where the
+(globs included: ``*.py``) is read as its body once per value, in a ``{ … }`` group where the
 loop was, with each ``"$f"`` (``"${f}"``) that is a whole argument replaced by the value:
 
 - a glob value stays a glob: ``"$f"`` is one file it matches, and the analysis checks every file
@@ -16,8 +16,8 @@ loop was, with each ``"$f"`` (``"${f}"``) that is a whole argument replaced by t
   value is not a fixed word (``for f in $(ls)``), or when the unrolled text would be large.
 
 Unrolling runs every value's body, which is what the loop may run (``break`` only runs less).
-The line is then parsed again; ``tests/permissions/test_argv_oracle.py`` runs such loops in
-bash.
+The line is then parsed again.  ``tests/permissions/test_bash_loops.py`` and the argv oracle
+(``test_argv_oracle.py``) run such loops in bash and compare what the programs were given.
 """
 
 from __future__ import annotations
