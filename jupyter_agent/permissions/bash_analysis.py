@@ -260,8 +260,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         setting = _setter_reason(inner)  # command read PATH
         reason = reason or setting
     forms = list(unwrapped.forms)
-    if unwrapped.unknown_code or env_reason or given_reason or setting:  # bash -c "$X", GIT_SSH_COMMAND='rm y' git fetch:
-        forms.append(_UNKNOWN_FORM)  # what runs may be what a deny or ask rule names
+    if unwrapped.unknown_code or env_reason or given_reason or setting:  # bash -c "$X", read PATH,
+        forms.append(_UNKNOWN_FORM)  # GIT_SSH_COMMAND='rm y' git fetch: what runs may be what a rule names
     stdin_form = unwrapped.stdin_form
     if stdin_form is not None:  # xargs: deny/ask rules see an unknown tail
         forms.append(stdin_form)

@@ -194,8 +194,9 @@ JUPYTER_PROGRAMS = frozenset({"jupyter", "voila", "jupyter-nbconvert", "jupyter-
 # (script, nix-shell, `poetry shell` …): stdin_shell_reason
 STDIN_SHELLS = frozenset({"script", "nix-shell", "nix", "poetry", "pipenv", "hatch", "pixi", "devbox", "newgrp",
                           "npm"})  # npm explore PKG with no command
+# the names _code_runner acts on
 _CODE_RUNNERS = (SHELLS | OTHER_SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS
-                 | EDITORS | STDIN_SHELLS | JUPYTER_PROGRAMS | {"su", "command", "alias", "fc"})  # the names _code_runner acts on
+                 | EDITORS | STDIN_SHELLS | JUPYTER_PROGRAMS | {"su", "command", "alias", "fc"})
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")

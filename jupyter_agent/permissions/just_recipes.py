@@ -4,16 +4,17 @@ first one by default) and of their dependencies, and the backticks of its variab
 The justfile is the one just finds (``justfile`` or ``.justfile``, any case, in the folder it runs
 in or the nearest one above; ``-f FILE``), and recipes run in its folder (``[no-cd]``: where just
 runs).  ``mod NAME ['PATH']`` (``mod?``: if it is there) adds a module: ``NAME.just``,
-``NAME/mod.just`` or ``NAME/justfile``, whose recipes run in that file's folder and are asked for as
-``just NAME RECIPE``, ``just NAME::RECIPE`` or ``just NAME`` (its first recipe); every module's
-variables are evaluated, each in its folder, when recipes run.  ``{{…}}`` is a value only known at run time; a recipe with a ``#!`` line runs as a script
-of that interpreter (a POSIX shell's is read, another language's is a program).  ``set
-dotenv-load`` reads ``.env`` as ``source .env`` would.  Variables' backticks run as just starts
-to run recipes (not for ``-n``/``--list``; with ``set lazy`` only where used, not followed).  A justfile just
-cannot be read here (another shell, a recipe named at run time, ``--command``,
-``--choose``, ``just DIR/recipe``) is code only known at run time.  ``import 'FILE'`` (``import?``:
-if it is there) adds the file's recipes, which run in the justfile's folder, never make the default
-recipe, and give way to the justfile's own of the same name.
+``NAME/mod.just`` or ``NAME/justfile``, whose recipes run in that file's folder and are asked for
+as ``just NAME RECIPE``, ``just NAME::RECIPE`` or ``just NAME`` (its first recipe); every module's
+variables are evaluated, each in its folder, when recipes run.  ``{{…}}`` is a value only known
+at run time; a recipe with a ``#!`` line runs as a script of that interpreter (a POSIX shell's is
+read, another language's is a program).  ``set dotenv-load`` reads ``.env`` as ``source .env``
+would.  Variables' backticks run as just starts to run recipes (not for ``-n``/``--list``; with
+``set lazy`` only where used, not followed).  A justfile just cannot be read here (another shell,
+a recipe named at run time, ``--command``, ``--choose``, ``just DIR/recipe``) is code only known
+at run time.  ``import 'FILE'`` (``import?``: if it is there) adds the file's recipes, which run
+in the justfile's folder, never make the default recipe, and give way to the justfile's own of the
+same name.
 """
 
 from __future__ import annotations
