@@ -10,6 +10,7 @@ a file: those are only known at run time, which makes the line ask.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -48,6 +49,18 @@ def reads(paths: tuple[Word, ...]) -> ReadOnlyCheck:
 
 _STDIN_ARGUMENTS = Word("<arguments from stdin>", static=False)
 # words that make jq / yq read files their program text names (Debian's yq runs jq)
+# builtins that set variables; with no operand or an option (`export`, `declare -p`) they print
+# every variable, secrets included, or do more (-f, -n, -i: bash_evaluated), so those ask
+_DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:=|$)")
+
+
+def _only_assigns(operands: Sequence[Word]) -> bool:
+    """``NAME`` / ``NAME=VALUE`` operands only, at least one (a value's substitutions are
+    commands of their own; a name that changes what runs asks in bash_analysis)."""
+    return bool(operands) and all(_ASSIGNED.match(w.text) and w.text[:1] != "-" for w in operands)
+
+
 _LOADERS = {"jq": ("import", "include"), "yq": ("load", "import", "include")}
 _LISTED_FILES = Word("<files named inside another file>", static=False)  # sort --files0-from=LIST
 # GNU binutils read more arguments from a response file: `strings @.env` reads .env (and prints
@@ -71,6 +84,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
             return _git(words)
         if program == "set":
             return _YES if set_is_read_only(words[1:]) else _NOT
+        if program in _DECLARES:  # export OMP_NUM_THREADS=1: sets a variable for the rest of the line
+            return _YES if _only_assigns(words[1:]) else _NOT
         if program == "sed":
             files = sed_files(words[1:], appends_args)
             return _NOT if files is None else reads(files)

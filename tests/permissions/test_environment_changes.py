@@ -43,6 +43,13 @@ ROWS = [
     ("openssl-engine", "env OPENSSL_CONF=/tmp/x ls", "ask"),
     ("jvm-agent", "JAVA_TOOL_OPTIONS=-javaagent:x.jar ls", "ask"),
     ("harmless-locale", "LC_ALL=C ls", "allow"),
+    # export/declare of variables that change nothing that runs: read-only (they asked)
+    ("export-plain", "export OMP_NUM_THREADS=1 MPLBACKEND=Agg && echo $MPLBACKEND", "allow"),
+    ("export-existing", "export HOME", "allow"), ("local-plain", "local x=1", "allow"),
+    ("export-from-home", 'export DATA="$HOME/data"', "allow"),
+    ("export-path", "export PATH=/tmp:$PATH", "ask"), ("export-prints-all", "export", "ask"),
+    ("declare-prints-all", "declare -p", "ask"), ("export-function", "export -f f", "ask"),
+    ("declare-arithmetic", "declare -i x=1+2", "ask"), ("export-runtime-name", 'export "$N"=1', "ask"),
 ]
 
 
