@@ -112,6 +112,11 @@ def long_option_named(key: str, options: Collection[str], shortest: int = 3) -> 
     return next((option for option in options if option.startswith(key)), None)
 
 
+# the pattern of ${f%PATTERN}, ${f#PATTERN}, ${f/PATTERN/…} when it holds nothing bash expands
+# (tree-sitter keeps it as one `regex` token: ${f%$(cmd)} would hide cmd)
+_PLAIN_PATTERN = re.compile(r"[A-Za-z0-9_.*?/,:@%+=^\[\]-]+")
+
+
 class WordReader:
     """Reads words; collects nested command substitutions and problems as it goes.
 
@@ -199,6 +204,8 @@ class WordReader:
             return make_word(value, value.lstrip(" \t") == "$")
         if not node.is_named and kind in ("==", "=~"):  # `qa == x`: an argument to bash
             return make_word(text(node))
+        if kind == "regex" and self._in_expansion and _PLAIN_PATTERN.fullmatch(text(node)):
+            return make_word(text(node), False)  # ${f%.py}, ${f#*/}: a pattern with nothing to expand
         self.problems.append(f"unsupported word syntax ({kind}): {text(node)[:40]}")
         return make_word(text(node), False)
 

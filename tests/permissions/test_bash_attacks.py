@@ -235,6 +235,10 @@ ROWS = [
     ("substituted-file", {"deny": ("Read(./.env)",)}, "cat $(echo .env)", "ask"),
     ("loop-variable-file", {}, "for f in *.py; do wc -l \"$f\"; done", "allow"),  # read as wc -l *.py
     # bypassPermissions: a file only known at run time may be the one a Read deny rule names
+    # the pattern of ${f%PATTERN}: plain, a value only known at run time; with a substitution, code
+    ("expansion-pattern-plain", ECHO, 'echo "${f%.ipynb}.py" ${f#*/} ${f%%.*}', "allow"),
+    ("expansion-pattern-substitution", {**ECHO, **RM}, "echo ${f%$(rm x)}", "ask"),
+    ("expansion-pattern-backquote", {**ECHO, **RM}, "echo ${f#`rm x`}", "ask"),
     ("variable-file-bypass", BYPASS_ENV, "F=.env; cat $F", "ask"),
     ("substituted-file-bypass", BYPASS_ENV, "cat $(echo .e; echo nv)", "ask"),
     ("xargs-file-bypass", BYPASS_ENV, "echo .env | xargs head", "ask"),
@@ -337,3 +341,9 @@ def test_real_proc_self_cwd_is_the_commands_folder(tmp_path):
     done = subprocess.run(["bash", "-c", "cat /proc/self/cwd/.env"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=10)
     assert done.stdout == "SECRET=1\n" and os.getcwd() != str(tmp_path), done
+
+
+def test_real_bash_runs_a_substitution_in_an_expansion_pattern(tmp_path):
+    """``${f%$(cmd)}`` runs cmd: tree-sitter keeps the pattern as one token, so it must ask."""
+    subprocess.run(["bash", "-c", "f=a; echo ${f%$(touch M)}"], cwd=tmp_path, capture_output=True, timeout=10)
+    assert (tmp_path / "M").exists()
