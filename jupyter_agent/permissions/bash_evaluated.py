@@ -37,7 +37,7 @@ _HARMLESS_SHOPT = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist",
                              "progcomp_alias", "hostcomplete", "interactive_comments", "mailwarn",
                              "no_empty_cmd_completion", "complete_fullquote", "force_fignore", "gnu_errfmt",
                              "histreedit", "histverify", "shift_verbose", "noexpand_translation"})
-_DECLARES = frozenset({"declare", "typeset", "local", "export", "readonly"})
+DECLARES = frozenset({"declare", "typeset", "local", "export", "readonly"})
 _NUMBERS_ONLY = frozenset("0123456789 \t+-*/%<>=!&|^~?:(),")
 # options whose value is a variable name, and the other options that take a value
 _NAME_OPTIONS = {"printf": "v", "read": "a", "wait": "p"}
@@ -62,10 +62,10 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
         return "jobs -x runs a command" if any(t[:1] == "-" and "x" in t for t in texts) else None
     names, values, options = _names(program, texts)
     for name in names:
-        head, _, _ = name.partition("=") if program in _DECLARES else (name, "", "")
+        head, _, _ = name.partition("=") if program in DECLARES else (name, "", "")
         if "[" in head and not _plain_subscripts(head):
             return f"{program} evaluates the array subscript in {head[:40]} (it can run code)"
-    if program in _DECLARES:
+    if program in DECLARES:
         for value in values:
             if value.startswith("("):
                 return f"{program} expands the quoted compound value {value[:40]} again (it can run code)"
@@ -167,9 +167,9 @@ def _names(program: str, texts: list[str]) -> tuple[list[str], list[str], str]:
                         names.append(value)
                     break
             continue
-        options_done = program not in _DECLARES  # declare x -i y: options anywhere
+        options_done = program not in DECLARES  # declare x -i y: options anywhere
         operands.append(text)
-    if program in _DECLARES or program in ("read", "unset", "mapfile", "readarray"):
+    if program in DECLARES or program in ("read", "unset", "mapfile", "readarray"):
         names.extend(operands)
         values.extend(t.partition("=")[2] for t in operands if "=" in t)
     elif program == "getopts":
@@ -193,4 +193,4 @@ def _plain_subscripts(name: str) -> bool:
     return True
 
 
-__all__ = ["EVALUATING", "assigned_names", "evaluation_reason"]
+__all__ = ["DECLARES", "EVALUATING", "assigned_names", "evaluation_reason"]

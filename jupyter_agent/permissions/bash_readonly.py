@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .bash_awk import AWKS, awk_files
+from .bash_evaluated import DECLARES
 from .bash_secrets import prints_secrets
 from .bash_sed import sed_files
 from .bash_set import set_is_read_only
@@ -48,10 +49,9 @@ def reads(paths: tuple[Word, ...]) -> ReadOnlyCheck:
 
 
 _STDIN_ARGUMENTS = Word("<arguments from stdin>", static=False)
-# words that make jq / yq read files their program text names (Debian's yq runs jq)
-# builtins that set variables; with no operand or an option (`export`, `declare -p`) they print
-# every variable, secrets included, or do more (-f, -n, -i: bash_evaluated), so those ask
-_DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
+# NAME / NAME=VALUE operands of a declare-like builtin (DECLARES): with no operand or an option
+# (`export`, `declare -p`) they print every variable, secrets included, or do more (-f, -n, -i:
+# bash_evaluated), so those ask
 _ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:=|$)")
 
 
@@ -61,6 +61,7 @@ def _only_assigns(operands: Sequence[Word]) -> bool:
     return bool(operands) and all(_ASSIGNED.match(w.text) and w.text[:1] != "-" for w in operands)
 
 
+# words that make jq / yq read files their program text names (Debian's yq runs jq)
 _LOADERS = {"jq": ("import", "include"), "yq": ("load", "import", "include")}
 _LISTED_FILES = Word("<files named inside another file>", static=False)  # sort --files0-from=LIST
 # GNU binutils read more arguments from a response file: `strings @.env` reads .env (and prints
@@ -84,7 +85,7 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
             return _git(words)
         if program == "set":
             return _YES if set_is_read_only(words[1:]) else _NOT
-        if program in _DECLARES:  # export OMP_NUM_THREADS=1: sets a variable for the rest of the line
+        if program in DECLARES:  # export OMP_NUM_THREADS=1: sets a variable for the rest of the line
             return _YES if _only_assigns(words[1:]) else _NOT
         if program == "sed":
             files = sed_files(words[1:], appends_args)
