@@ -410,7 +410,7 @@ def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict, names
     for cwd in cwds:
         if not v.first_time(text, cwd, False):
             continue
-        for path in (text,) if not word.glob else _expand(word, cwd, v):
+        for path in (text,) if not word.glob else _expand(word, cwd, v, scope, names_only):
             try:
                 lexical, real = resolve_below(path, cwd)
             except BadPath as exc:
@@ -451,14 +451,19 @@ def read_rule_for(real: str) -> str | None:
     return None if too_broad(folder) else f"Read(/{folder}/**)"
 
 
-def _expand(word: Word, cwd: str, v: Verdict) -> list[str]:
-    """The paths a word names: braces and globs expanded like bash would, right now."""
+def _expand(word: Word, cwd: str, v: Verdict, scope: PathScope, names_only: bool) -> list[str]:
+    """The paths a word names: braces and globs expanded like bash would, right now.  A pattern
+    that cannot be listed (``.[[:alpha:]]nv``, ``.[^x]nv``) may name a file a Read deny rule
+    covers: then it asks in every mode, as a file only known at run time does."""
     if word.static and not word.glob:
         return [word.text]
     if not word.static:
         return []  # the program accepts any argument; the value is unknown (checked by cwd)
     paths = expanded(word, cwd)
     if paths is None:
-        v.soft.append(f"{word.text} is a pattern whose files cannot be listed exactly before it runs")
+        reason = f"{word.text} is a pattern whose files cannot be listed exactly before it runs"
+        if scope.read_deny and not names_only:
+            reason += f", and the rule {scope.read_deny[0][0]} denies reading some files"
+        (v.sticky if scope.read_deny and not names_only else v.soft).append(reason)
         return []
     return paths

@@ -243,6 +243,11 @@ ROWS = [
     ("substituted-file-bypass", BYPASS_ENV, "cat $(echo .e; echo nv)", "ask"),
     ("xargs-file-bypass", BYPASS_ENV, "echo .env | xargs head", "ask"),
     ("loop-file-bypass", BYPASS_ENV, "for f in .e*; do cat \"$f\"; done", "deny"),  # .e* matches .env
+    # patterns Python's glob cannot list as bash does: [[:alpha:]] and [^x] match the e of .env
+    ("posix-class-pattern-bypass", BYPASS_ENV, "cat .[[:alpha:]]nv", "ask"),
+    ("negated-caret-pattern-bypass", BYPASS_ENV, "head .[^x]nv", "ask"),
+    ("posix-class-names-only-bypass", BYPASS_ENV, "ls .[[:alpha:]]nv", "allow"),
+    ("posix-class-no-read-rule-bypass", BYPASS_RM, "cat .[[:alpha:]]nv", "allow"),
     ("loop-unknown-values-bypass", BYPASS_ENV, "for f in $(ls -a); do cat \"$f\"; done", "ask"),
     # /proc/self/cwd is the folder of the process that opens it (the command's), not this analysis's
     ("proc-self-cwd-read", BYPASS_ENV, "cat /proc/self/cwd/.env", "ask"),
@@ -341,6 +346,14 @@ def test_real_proc_self_cwd_is_the_commands_folder(tmp_path):
     done = subprocess.run(["bash", "-c", "cat /proc/self/cwd/.env"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=10)
     assert done.stdout == "SECRET=1\n" and os.getcwd() != str(tmp_path), done
+
+
+def test_real_bash_matches_posix_classes_and_caret_negation(tmp_path):
+    """``.[[:alpha:]]nv`` and ``.[^x]nv`` name ``.env`` in bash (Python's glob lists neither)."""
+    (tmp_path / ".env").write_text("SECRET=1\n")
+    done = subprocess.run(["bash", "-c", "cat .[[:alpha:]]nv .[^x]nv"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=10)
+    assert done.stdout == "SECRET=1\n" * 2, done
 
 
 def test_real_bash_runs_a_substitution_in_an_expansion_pattern(tmp_path):
