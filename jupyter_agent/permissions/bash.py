@@ -120,6 +120,9 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
             # unread text may run what a deny or ask rule names: no mode may wave that through
             verdict.sticky.append(f"it could not be fully analyzed ({analysis.problems[0]}), so a "
                                   f"deny or ask rule may match what it runs")
+        elif rules is not None:  # nor a write to .git/ or .claude/, which bypassPermissions still asks about
+            verdict.sticky.append(f"it could not be fully analyzed ({analysis.problems[0]}), so it may "
+                                  f"change a protected path")
     for info in analysis.commands:
         if not info.read_only.read_only or info.ask_reason or info.cd_kind:
             _command_checks(info, rules, cwds, scope, verdict, command, context)

@@ -1,5 +1,6 @@
 """bypassPermissions waves ordinary asks through, never a deny rule: a line the analyzer could not
-fully read may run what a deny (or ask) rule names, so with such rules it asks in every mode.
+fully read may run what a deny (or ask) rule names, so with such rules it asks in every mode; with
+no rules it may still write a protected path (``.git/``), which bypassPermissions asks about.
 Real bash shows what each line would have run."""
 
 from __future__ import annotations
@@ -29,9 +30,24 @@ async def test_bypass_mode_keeps_deny_rules_on_unread_lines(tmp_path, command, e
     assert verdict_name(await decide_bash(ctx, command)) == expected
 
 
-async def test_without_bash_rules_bypass_still_runs_them(tmp_path):
+# with no rule at all: an unread line may still write where bypassPermissions asks (.git/, .claude/)
+PROTECTED_WRITES = ["f() { echo x > .git/config; }; f", "arr=(.git/config); cp victim ${arr[0]}"]
+
+
+@pytest.mark.parametrize("command", PROTECTED_WRITES)
+async def test_without_rules_an_unread_line_still_asks_in_bypass(tmp_path, command):
     ctx = make_ctx(tmp_path, mode="bypassPermissions")
-    assert verdict_name(await decide_bash(ctx, "f() { ls; }; f")) == "allow"
+    assert verdict_name(await decide_bash(ctx, command)) == "ask"
+    assert verdict_name(await decide_bash(ctx, "ls; echo x > out.txt")) == "allow"  # read: runs
+
+
+@pytest.mark.parametrize("command", PROTECTED_WRITES)
+def test_those_lines_really_write_git_config(tmp_path, command):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    (tmp_path / "victim").write_text("x\n")
+    subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, timeout=10, check=False)
+    assert (tmp_path / ".git" / "config").read_text() == "x\n"
 
 
 @pytest.mark.parametrize("command", [r[1] for r in ROWS if r[0] in ("function-body", "line-continuation")])
