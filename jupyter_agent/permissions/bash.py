@@ -23,8 +23,9 @@ from . import git_history
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_arguments import protected_arguments, protected_assignments, tilde_path
+from .bash_evaluated import line_change
 from .bash_extra_forms import commands_it_runs
-from .bash_paths import path_checks
+from .bash_paths import NAMES_ONLY, path_checks
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rule_skips import git_alias_rule, skipping_match
 from .bash_rules import form_text
@@ -110,6 +111,8 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
         path_checks(analysis, cwds, scope, context, verdict)
+        if any(info.ask_reason for info in analysis.commands):  # shopt -s dotglob, GLOBIGNORE=x, hash -p
+            _line_change_checks(analysis, scope, verdict)
         if not verdict.deny and may_run_scripts(analysis, _SCRIPT_RUNNERS):  # bash clean.sh: its commands too
             _script_checks(analysis, cwds, scope, context, rules, verdict, 0)
         if verdict.deny:
@@ -160,6 +163,40 @@ def is_read_only_command(command: str, context: ToolUseContext | None = None) ->
     scope = compiled_rules(context.permission_context).scope_of(context.cwd)
     cwds = _cwds(analysis, scope.real_cwd, command)
     return all(_cd_inside(info, cwds, scope) for info in analysis.commands if info.cd_kind)
+
+
+def _line_change_checks(analysis: Analysis, scope: PathScope, v: Verdict) -> None:
+    """A command that changes what the rest of its line means, which the analysis reads as bash
+    does by default.  ``hash -p /bin/rm ls`` (``ls`` then runs rm) and ``set -k`` (``cmd NAME=V``
+    sets a variable) ask in every mode.  ``shopt -s dotglob``/``globstar``/``nocaseglob`` and
+    setting ``GLOBIGNORE`` change what patterns match (``cat *`` takes ``.env``, ``cp x */config``
+    writes ``.git/config``): with a pattern in the line, that asks in every mode when a Read deny
+    rule exists or the pattern is an argument of a command that is not read-only, or a write's
+    target; a read-only listing (``shopt -s globstar; ls **/*.py``) is an ordinary question."""
+    change = None
+    for info in analysis.commands:
+        if info.ask_reason:
+            change = line_change(info.forms, info.assigned)
+            if change is not None:
+                break
+    if change is None:
+        return
+    why, patterns = change
+    if not patterns:
+        v.sticky.append(why)
+        return
+    writes = any(r.write and _has_pattern(r.target) for r in analysis.redirects)
+    reads = any(not r.write and _has_pattern(r.target) for r in analysis.redirects)
+    for info in analysis.commands:
+        if any(_has_pattern(w) for form in info.forms for w in form):
+            writes = writes or not info.read_only.read_only
+            reads = reads or not info.innermost or info.innermost[0].literal not in NAMES_ONLY
+    if writes or reads and scope.read_deny:
+        v.sticky.append(f"{why}, and the line has patterns the analysis matched as bash does by default")
+
+
+def _has_pattern(word: Word) -> bool:
+    return word.glob and any(c in word.text for c in "*?[")
 
 
 def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict) -> None:

@@ -241,7 +241,10 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
     nested = nested or cmd.nested
     env_reason = _prefix_reason(cmd) if cmd.assignments else None
     if cmd.kind == "assignment" or (cmd.kind == "command" and not cmd.words):  # PATH=/tmp; ls
-        return CommandInfo((_UNKNOWN_FORM,) if env_reason else (), (), _READ_ONLY, env_reason, nested=nested), [], []
+        info = CommandInfo((_UNKNOWN_FORM,) if env_reason else (), (), _READ_ONLY, env_reason, nested=nested)
+        if env_reason:  # GLOBIGNORE=x; cat *: what the rest of the line means (bash.py)
+            info.assigned = tuple((name, _assigned_value(word)) for name, word in cmd.assignments)
+        return info, [], []
     if cmd.kind == "test":
         safe = all(op in SAFE_TEST_OPERATORS for op in cmd.test_operators)
         reason = None if safe else "a test with arithmetic or -v (can run code)"

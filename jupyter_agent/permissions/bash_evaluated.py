@@ -193,4 +193,32 @@ def _plain_subscripts(name: str) -> bool:
     return True
 
 
-__all__ = ["DECLARES", "EVALUATING", "assigned_names", "evaluation_reason"]
+# variables that change what a pattern matches: GLOBIGNORE set at all turns dotglob on (``cat *``
+# takes .env), and a bash started with BASHOPTS or SHELLOPTS in its environment sets those options
+PATTERN_VARIABLES = frozenset({"GLOBIGNORE", "BASHOPTS", "SHELLOPTS"})
+
+
+def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, str | None]]) -> tuple[str, bool] | None:
+    """How a command changes what the other commands of its line mean, as ``(why, patterns)``:
+    ``patterns`` when only what patterns match changes (``shopt -s dotglob``, ``GLOBIGNORE=x``,
+    ``export GLOBIGNORE``), else what words run or set (``hash -p /bin/rm ls``, ``set -k``).
+    ``assigned`` are the command's ``NAME=VALUE`` settings (in front, or after ``env``)."""
+    for name, _value in assigned:
+        if name in PATTERN_VARIABLES:
+            return f"it sets {name}, which changes what patterns match", True
+    for form in forms:
+        program = form[0].literal if form else None
+        if program in ("shopt", "set", "hash"):
+            texts = [w.literal if w.literal is not None else w.text for w in form[1:]]
+            why = _changes_meaning(program, texts)
+            if why is not None:
+                return why, program == "shopt"
+        elif program in _SETTERS or program in DECLARES:
+            texts = [w.literal if w.literal is not None else "?" for w in form[1:]]
+            for name in _names(program, texts)[0]:
+                if name.partition("=")[0] in PATTERN_VARIABLES:
+                    return f"{program} sets {name.partition('=')[0]}, which changes what patterns match", True
+    return None
+
+
+__all__ = ["DECLARES", "EVALUATING", "PATTERN_VARIABLES", "assigned_names", "evaluation_reason", "line_change"]

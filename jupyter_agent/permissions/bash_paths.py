@@ -124,7 +124,7 @@ def path_checks(
                     return
             continue
         for word in read_only.paths:
-            _read_check(word, cwds, scope, v, program in _NAMES_ONLY)
+            _read_check(word, cwds, scope, v, program in NAMES_ONLY)
         if v.deny:
             return
         if recursive and program in RECURSIVE_PROGRAMS:  # walked_folders() walks no other program
@@ -394,7 +394,7 @@ def write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseConte
 
 
 # read-only programs that show a file's name and metadata, never what is in it
-_NAMES_ONLY = frozenset({"ls", "dir", "vdir", "stat", "du", "realpath", "readlink", "tree", "find", "fd",
+NAMES_ONLY = frozenset({"ls", "dir", "vdir", "stat", "du", "realpath", "readlink", "tree", "find", "fd",
                          "namei", "lsattr", "getfacl"})
 
 
