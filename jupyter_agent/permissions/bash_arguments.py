@@ -83,6 +83,8 @@ def protected_arguments(
             v.sticky.append(f"{info.text} names {globbed}, which curl expands itself ({{a,b}}, [a-z]) into "
                             f"names a Read deny rule may cover")
             return
+    if _wrapper_named(info, cwds, guarded, v, edit):  # strace -o .git/config true
+        return
     ended = False  # after `--`: no more options
     for word in info.innermost[1:]:
         ended = ended or word.literal == "--"
@@ -144,6 +146,26 @@ def protected_arguments(
             if literals and (_named(info, literals, cwd, guarded, v) or _named(info, paths, cwd, guarded, v, edit)):
                 v.sticky[-1] += " (a string in its code)"
                 return
+
+
+def _wrapper_named(info: CommandInfo, cwds: list[str], guarded: PathScope | None, v: Verdict,
+                   edit: PathRules) -> bool:
+    """The fixed words of the wrappers in front of the innermost command (``strace -o F``,
+    ``flock F``, ``daemonize -o F``, ``valgrind --log-file=F``) may name a file they write:
+    checked as the command's own arguments are."""
+    outer, inner = info.forms[0] if info.forms else (), info.innermost
+    cut = len(outer) - len(inner)
+    if cut <= 1 or outer[cut:] != inner:
+        return False
+    for word in outer[1:cut]:
+        value = word.literal
+        if not value or value[0] == "-" and len(value) == 2:
+            continue
+        named = option_values(value, None) if value[0] == "-" else embedded_paths(value)
+        for cwd in cwds:
+            if _named(info, named, cwd, guarded, v, edit):
+                return True
+    return False
 
 
 # git commands that copy the hooks of a template folder (GIT_TEMPLATE_DIR) into .git/hooks

@@ -161,6 +161,24 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "dbus-run-session": (((), _PLAIN),),
     "catchsegv": (((), _PLAIN),),
     "chronic": (((), _r("", "-e -v")),),
+    "ifne": (((), _r("", "-n")),),  # moreutils: runs the command when stdin is not empty
+    # a readline wrapper, bandwidth shapers, SOCKS wrappers, compiler caches and distributors:
+    # the command runs as written
+    "rlwrap": (((), _r("-b --break-chars -C --command-name -D --history-no-dupes -e --extra-char-after-completion "
+                       "-f --file -F --history-format -g --forget-matching -H --history-filename "
+                       "-l --logfile -M --multi-line-ext -O --only-cook -p --prompt-colour -P --pre-given "
+                       "-q --quote-characters -s --histsize -S --substitute-prompt -t --set-term-name "
+                       "-w --wait-before-prompt -z --filter",
+                       "-A --ansi-colour-aware -c --complete-filenames -i --case-insensitive -m --multi-line "
+                       "-n --no-warnings -N --no-children -o --one-shot -r --remember -R --renice "
+                       "-U --mirror-arguments -v --version -W --polling")),),
+    "trickle": (((), _r("-d -u -w -t -l -n", "-h -v -V -s")),),
+    "tsocks": (((), _PLAIN),),
+    "ccache": (((), _PLAIN),),
+    "distcc": (((), _PLAIN),),
+    "sccache": (((), _PLAIN),),
+    # SELinux: runcon CONTEXT CMD, or runcon [-c] [-u U] [-r R] [-t T] [-l L] CMD
+    "runcon": (((), _r("-u --user -r --role -t --type -l --range", "-c --compute", optional=1)),),
     "systemd-run": (((), _r("-p --property -u --unit --slice -E --setenv --working-directory")),),
     # GNU parallel and sem run their command through the shell; with none, the arguments after
     # ::: are the commands (bash_runners._parallel_arguments)

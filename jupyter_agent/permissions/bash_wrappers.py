@@ -265,6 +265,16 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
                                   "make a builtin's name run a program instead")
                 out.unknown_code = True  # whatever the library does may be what a deny rule names
             return out
+        if name == "coreutils":  # the multi-call binary: coreutils --coreutils-prog=rm x runs rm
+            option = current[1].literal if len(current) > 1 else None
+            if option is None or not option.startswith("--coreutils-prog"):
+                if option is None and len(current) > 1:
+                    out.ask_reason = "coreutils runs a program only known at run time"
+                    out.unknown_code = True
+                return out
+            current = (make_word(option.partition("=")[2]), *current[2:])
+            out.forms.append(current)
+            continue
         if name == "corepack":  # corepack pnpm@8 add x runs pnpm (corepack enable: corepack's own)
             manager = _corepack_manager(current)
             if manager is None:
@@ -292,6 +302,9 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             return out
         if rest and rest[0].literal in wrapper.shell_option:  # flock FILE -c 'code'
             _shell_string(name, rest[1:], out, rest[0].text)
+            return out
+        if name == "sg" and rest:  # sg GROUP 'code': /bin/sh -c runs the first word, with or without -c
+            _shell_string(name, rest, out, "")
             return out
         if name == "xargs":
             out.appends_args = True

@@ -6,6 +6,11 @@ is checked against deny rules."""
 
 from __future__ import annotations
 
+import grp
+import os
+import shutil
+import subprocess
+
 import pytest
 
 from tests.permissions.conftest import verdict_name
@@ -42,3 +47,46 @@ async def test_editor_commands_ask(world, command, expected):
     allow = tuple(f"Bash({p}:*)" for p in ("vim", "vi", "nvim", "ed", "emacs", "view"))
     ctx = make_ctx(world.project, allow=allow, deny=("Bash(rm:*)",))
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+# More programs that run the command after their options: in bypassPermissions each ran `rm x`
+# under a Bash(rm:*) deny rule before it was known.  sg runs its first word in /bin/sh -c, with
+# or without -c; coreutils' multi-call binary runs the program --coreutils-prog names.
+RUNNER_ROWS = [
+    ("ifne rm x", "deny"), ("ifne -n rm x", "deny"), ("rlwrap rm x", "deny"), ("rlwrap -H h rm x", "deny"),
+    ("trickle -d 10 rm x", "deny"), ("tsocks rm x", "deny"), ("ccache rm x", "deny"), ("distcc rm x", "deny"),
+    ("sccache rm x", "deny"), ("runcon -t t rm x", "deny"), ("runcon ctx rm x", "deny"),
+    ("sg grp 'rm x'", "deny"), ("coreutils --coreutils-prog=rm x", "deny"),
+    ("coreutils --coreutils-prog-shebang=rm x", "deny"), ("coreutils $P x", "ask"),
+    ("ifne ls", "allow"), ("ccache gcc -c a.c", "allow"), ("coreutils --coreutils-prog=ls x", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), RUNNER_ROWS)
+async def test_more_runners_meet_deny_rules_in_bypass(world, command, expected):
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+# A wrapper's own options may name a file it writes (strace -o, flock's lock file, rlwrap -l):
+# a protected one asks in every mode, as the command's own arguments do.
+WRAPPER_WRITES = ["strace -o .git/config true", "ltrace -o .git/config true", "flock .git/newlock true",
+                  "lckdo .git/newlock true", "daemonize -o .git/config /bin/true", "rlwrap -l .git/config cat"]
+
+
+@pytest.mark.parametrize("command", WRAPPER_WRITES)
+async def test_a_wrapper_writing_a_protected_file_asks_in_bypass(world, command):
+    ctx = make_ctx(world.project, deny=("Edit(./unrelated)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+    harmless = command.replace(".git/", "")
+    assert verdict_name(await decide_bash(ctx, harmless)) == "allow", harmless
+
+
+def test_real_sg_runs_its_word_as_shell_code(tmp_path):
+    if shutil.which("sg") is None:
+        pytest.skip("sg is not installed")
+    group = grp.getgrgid(os.getgid()).gr_name
+    done = subprocess.run(["sg", group, "touch M; true"], cwd=tmp_path, capture_output=True, timeout=10)
+    if done.returncode != 0:
+        pytest.skip(f"sg cannot switch to {group} here: {done.stderr!r}")
+    assert (tmp_path / "M").exists()
