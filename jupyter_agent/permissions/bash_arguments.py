@@ -469,7 +469,9 @@ def program_write_check(
     if feed is not None:  # `… | xargs rm`: the command gets more words from stdin (or xargs -a FILE)
         if len(feed) == 2 and len(words) > 1:  # xargs -I{}: they may replace any of its words
             if written_targets(list(words), cwds[0]) or written_targets(list(feed), cwds[0]):
-                v.soft.append(f"{info.text} writes where xargs puts the words it reads, only known at run time")
+                v.sticky.append(f"{info.text} writes where xargs puts the words it reads, only known at run "
+                                "time (a protected path too: find . | xargs -I{} cp x {})")
+                return
         else:
             words = feed  # rm <words from stdin>: a target only known at run time
     for cwd in cwds:
@@ -490,6 +492,10 @@ def program_write_check(
                 v.sticky.append(f"{info.text} has an awk program that awks may read another way (a / that "
                                 f"may start a regular expression, a bracket expression), so it may run or write "
                                 f"anything")
+                return
+            if word is STDIN_WORDS:  # find . | xargs rm: .git's files among them (as rm $(find .))
+                v.sticky.append(f"{info.text} writes the files xargs reads from its input, only known at run "
+                                "time, which may be protected ones")
                 return
             if not word.static:  # `rm -rf "$dir"`: it may lie outside the working directories
                 v.soft.append(f"{info.text} writes {word.text}, a path only known at run time")

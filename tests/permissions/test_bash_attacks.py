@@ -248,6 +248,11 @@ ROWS = [
     ("negated-caret-pattern-bypass", BYPASS_ENV, "head .[^x]nv", "ask"),
     ("posix-class-names-only-bypass", BYPASS_ENV, "ls .[[:alpha:]]nv", "allow"),
     ("posix-class-no-read-rule-bypass", BYPASS_RM, "cat .[[:alpha:]]nv", "allow"),
+    # a writer given file names by xargs: .git's files among them, as in rm $(find .)
+    ("xargs-writer-bypass", {"mode": "bypassPermissions"}, "find . -type f | xargs sed -i s/a/b/", "ask"),
+    ("xargs-rm-bypass", {"mode": "bypassPermissions"}, "find . | xargs rm", "ask"),
+    ("xargs-replace-writer-bypass", {"mode": "bypassPermissions"}, "find . | xargs -I{} cp a.py {}", "ask"),
+    ("xargs-reader-bypass", {"mode": "bypassPermissions"}, "find . -type f | xargs wc -l", "allow"),
     ("loop-unknown-values-bypass", BYPASS_ENV, "for f in $(ls -a); do cat \"$f\"; done", "ask"),
     # /proc/self/cwd is the folder of the process that opens it (the command's), not this analysis's
     ("proc-self-cwd-read", BYPASS_ENV, "cat /proc/self/cwd/.env", "ask"),
@@ -354,6 +359,14 @@ def test_real_bash_matches_posix_classes_and_caret_negation(tmp_path):
     done = subprocess.run(["bash", "-c", "cat .[[:alpha:]]nv .[^x]nv"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=10)
     assert done.stdout == "SECRET=1\n" * 2, done
+
+
+def test_real_xargs_hands_git_files_to_the_writer(tmp_path):
+    """``find . -type f | xargs sed -i …`` rewrites ``.git/config`` too."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    subprocess.run(["bash", "-c", "find . -type f | xargs sed -i s/core/hacked/"], cwd=tmp_path, timeout=10)
+    assert (tmp_path / ".git" / "config").read_text() == "[hacked]\n"
 
 
 def test_real_bash_runs_a_substitution_in_an_expansion_pattern(tmp_path):
