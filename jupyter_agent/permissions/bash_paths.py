@@ -41,6 +41,7 @@ from .download_guard import COMMAND_CLIENTS, DOWNLOADERS, command_client_reason,
 from .filesystem import SYSTEM_INFO, read_deny_below, read_rule_of, too_broad, write_blocked, write_verdict
 from .git_contents import shows_contents
 from .git_guards import git_guards
+from .git_staging import staging_reason
 from .implicit_writes import PROGRAMS as IMPLICIT_WRITERS
 from .implicit_writes import implicit_protected_write
 from .patch_guard import patch_guard
@@ -85,6 +86,8 @@ def path_checks(
                 _dotenv_check(info, cwds, scope, v)
                 if v.deny:
                     return
+            if recursive and program == "git":  # git add -A, git stash -u: untracked files into the repository
+                _staging_check(inner, cwds, scope, v)
             if recursive and program == "git" and shows_contents(inner):
                 # allowed by a rule, not read-only (`git -c x=y log -p`, `git archive HEAD`):
                 # what it prints or exports is checked all the same
@@ -328,6 +331,14 @@ def _dotenv_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdi
                         v.sticky.append(f"{info.text} loads the values of {path}, which the rule {rule} denies "
                                         "reading, into the environment of what it runs")
                         return
+
+
+def _staging_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    for cwd in cwds:
+        reason = staging_reason(words, cwd, scope)
+        if reason is not None:
+            v.sticky.append(reason)
+            return
 
 
 def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:

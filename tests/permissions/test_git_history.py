@@ -284,8 +284,8 @@ async def test_a_work_tree_put_elsewhere_does_not_let_history_out(removed, comma
 
 
 async def test_pushing_a_denied_file_asks(removed, clean, tmp_path):
-    """``git add -f .`` copies the ignored ``.env`` into the index without printing it, and a push
-    takes it off the machine: with a denied path tracked or in the history, push asks past
+    """``git add -f .`` copies the ignored ``.env`` into the index without printing it (which asks
+    too), and a push takes it off the machine: with a denied path tracked or in the history, push asks past
     ``Bash(git:*)``; a clean repository pushes as the rule says."""
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
@@ -293,8 +293,9 @@ async def test_pushing_a_denied_file_asks(removed, clean, tmp_path):
         git(repo, "remote", "add", "origin", str(remote))
     ctx = make_ctx(clean, deny=ENV, allow=("Bash(git:*)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, "git push -q origin HEAD:refs/heads/clean")) == "allow"
-    for command in ("git add -f .", "git commit -q -m all"):
-        assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+    # git add -f . takes the ignored, denied .env: it asks itself now (git_staging.py); run anyway
+    for command, expected in (("git add -f .", "ask"), ("git commit -q -m all", "allow")):
+        assert verdict_name(await decide_bash(ctx, command)) == expected, command
         git(clean, *shlex.split(command)[1:])
     for repo in (removed, clean):
         ctx = make_ctx(repo, deny=ENV, allow=("Bash(git:*)",), mode="bypassPermissions")
