@@ -40,11 +40,17 @@ def skipping_match(form: tuple[Word, ...], skips: Skips) -> tuple[str, bool] | N
     """The first rule of ``skips`` that ``form`` matches with options skipped: ``(rule, True)``;
     ``(rule, False)`` when it may match (a word known only at run time); else None."""
     rules = skips.get(form[0].literal or "") if form else None
-    if not rules or not _has_option(form):
+    if not rules:
         return None
+    has_option = _has_option(form)
     maybe = None
     for rule, words, prefix in rules:
-        verdict = _match(form, words, prefix)
+        if prefix and any(w[:1] == "-" and w != "-" for w in words[1:]):
+            verdict = _option_match(form, words)  # git push origin +main: no option word, a forced push
+        elif has_option:
+            verdict = _match(form, words, prefix)
+        else:
+            continue
         if verdict is True:
             return rule, True
         if verdict == MAYBE and maybe is None:
@@ -68,6 +74,77 @@ def git_alias_rule(form: tuple[Word, ...], skips: Skips) -> str | None:
     if word is None or word in GIT_COMMANDS:
         return None
     return rules[0][0]
+
+
+# Options that mean the same to a program: a deny rule naming one (`Bash(git push --force:*)`,
+# `Bash(rm -rf:*)`) also matches the others, in any order and cluster (`git push origin main -f`,
+# `rm -r -f x`, `rm --recursive --force x`).  "+" stands for an operand starting with `+`: a
+# refspec git pushes by force (`git push origin +main`).
+_SAME: dict[str, tuple[frozenset[str], ...]] = {
+    "rm": (frozenset({"-r", "-R", "--recursive"}), frozenset({"-f", "--force"})),
+    "cp": (frozenset({"-r", "-R", "--recursive"}), frozenset({"-f", "--force"})),
+    "mv": (frozenset({"-f", "--force"}),),
+    "chmod": (frozenset({"-R", "--recursive"}),),
+    "chown": (frozenset({"-R", "--recursive"}),),
+    "chgrp": (frozenset({"-R", "--recursive"}),),
+    "git push": (frozenset({"-f", "--force", "--force-with-lease", "--force-if-includes", "+"}),
+                 frozenset({"-d", "--delete"}), frozenset({"--mirror"})),
+    "git clean": (frozenset({"-f", "--force"}), frozenset({"-n", "--dry-run"})),
+    "git checkout": (frozenset({"-f", "--force"}),),
+    "git switch": (frozenset({"-f", "--force", "--discard-changes"}),),
+    "git branch": (frozenset({"-d", "--delete", "-D"}), frozenset({"-f", "--force", "-D"})),
+    "git commit": (frozenset({"-n", "--no-verify"}), frozenset({"-a", "--all"})),
+    "git stash": (frozenset({"-u", "--include-untracked"}), frozenset({"-a", "--all"})),
+    "docker rm": (frozenset({"-f", "--force"}),),
+    "docker rmi": (frozenset({"-f", "--force"}),),
+    "npm install": (frozenset({"-g", "--global"}),),
+    "pip install": (frozenset({"-U", "--upgrade"}),),
+}
+
+
+def _option_match(form: tuple[Word, ...], words: tuple[str, ...]) -> bool | str:
+    """A prefix rule with options (``rm -rf``, ``git push --force``): its other words in order
+    with options between (as ``_match``), and each of its options anywhere before ``--``, in any
+    cluster or spelling ``_SAME`` gives (a long option also by an abbreviation git or getopt
+    takes: ``--forc``).  Matching more than the text does can only deny or ask more."""
+    path = tuple(w for w in words if w[:1] != "-" or w == "-")
+    found = _match(form, path, True) if len(path) > 1 else form[0].literal == path[0]
+    if found is False:
+        return False
+    same = _SAME.get(" ".join(path), ())
+    maybe = found == MAYBE
+    for option in (w for w in words[1:] if w[:1] == "-" and w != "-"):
+        atoms = [option] if option[:2] == "--" or "=" in option else [f"-{c}" for c in option[1:]]
+        for atom in atoms:
+            spellings = next((group for group in same if atom in group), frozenset({atom}))
+            present = _present(form, spellings)
+            if present is False:
+                return False
+            maybe = maybe or present == MAYBE
+    return MAYBE if maybe else True
+
+
+def _present(form: tuple[Word, ...], spellings: frozenset[str]) -> bool | str:
+    """Is one of ``spellings`` among ``form``'s words (before ``--``)?"""
+    maybe = False
+    for word in form[1:]:
+        text = word.literal
+        if text is None:
+            maybe = True
+            continue
+        if text == "--":
+            break
+        for spelling in spellings:
+            if spelling == "+":
+                if text[:1] == "+" and len(text) > 1:
+                    return True
+            elif spelling[:2] == "--":
+                name = text.partition("=")[0]
+                if text == spelling or name == spelling or len(name) > 3 and spelling.startswith(name):
+                    return True
+            elif text[:1] == "-" and text[1:2] not in ("-", "") and spelling[1] in text[1:]:
+                return True  # -rf, -fr, -r -f: a letter of a cluster (or of its value: asks more)
+    return MAYBE if maybe else False
 
 
 def _has_option(form: tuple[Word, ...]) -> bool:

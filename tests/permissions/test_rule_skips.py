@@ -99,3 +99,51 @@ async def test_npm_really_runs_the_script_past_its_option(world, tmp_path):
     assert marker.exists()
     ctx = make_ctx(world.project, allow=("Bash(npm:*)",), deny=("Bash(npm run deploy:*)",))
     assert verdict_name(await decide_bash(ctx, command)) == "deny"
+
+
+# A rule naming options matches them in any order, cluster or spelling (bash_rule_skips._SAME):
+# under `Bash(git push --force:*)` each of these force-pushed before (the text did not match).
+OPTION_DENY = ("Bash(git push --force:*)", "Bash(rm -rf:*)", "Bash(git reset --hard:*)", "Bash(git clean -fd:*)",
+               "Bash(npm install -g:*)")
+OPTION_ROWS = [
+    ("git push -f origin main", "deny"), ("git push origin main --force", "deny"),
+    ("git push origin main -f", "deny"), ("git push -uf origin main", "deny"), ("git push --forc origin", "deny"),
+    ("git push --force-with-lease", "deny"), ("git push origin +main", "deny"),
+    ("git -C . push origin main -f", "deny"),
+    ("rm -fr x", "deny"), ("rm -r -f x", "deny"), ("rm --recursive --force x", "deny"), ("rm -Rf x", "deny"),
+    ("git reset HEAD~1 --hard", "deny"), ("git clean -df", "deny"), ("git clean --force -d", "deny"),
+    ("npm install lodash --global", "deny"),
+    # without the option: as the rules say
+    ("git push origin main", "allow"), ("git push -u origin main", "allow"), ("rm -r x", "allow"),
+    ("rm -f x", "allow"), ("git reset HEAD~1", "allow"), ("git clean -f", "allow"), ("rm -r -- -f", "allow"),
+    ("npm install lodash", "allow"),
+    ("git push $FLAG origin main", "ask"),  # a word only known at run time may be -f
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), OPTION_ROWS)
+async def test_a_deny_rule_naming_options_matches_them_in_any_spelling(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(git:*)", "Bash(rm:*)", "Bash(npm:*)"), deny=OPTION_DENY,
+                   mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_real_git_pushes_a_plus_refspec_by_force(tmp_path):
+    """``git push origin +main`` rewrites the remote's history as ``--force`` does."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+           "GIT_COMMITTER_EMAIL": "a@b"}
+
+    def git(cwd, *args):
+        return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=30)
+
+    remote, work = tmp_path / "remote.git", tmp_path / "work"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(tmp_path, "init", "-q", "-b", "main", str(work))
+    git(work, "commit", "-q", "--allow-empty", "-m", "one")
+    git(work, "commit", "-q", "--allow-empty", "-m", "two")
+    git(work, "push", "-q", str(remote), "main")
+    git(work, "reset", "-q", "--hard", "HEAD~1")
+    assert git(work, "push", "-q", str(remote), "main").returncode != 0  # not a fast-forward
+    assert git(work, "push", "-q", str(remote), "+main").returncode == 0
+    assert git(remote, "log", "--format=%s", "main").stdout.split() == ["one"]
