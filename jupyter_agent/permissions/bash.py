@@ -48,6 +48,7 @@ from .make_recipes import MAKES, make_scripts
 from .mise_tasks import MISES, mise_scripts
 from .mlflow_projects import MLFLOWS, mlflow_scripts
 from .nbdev_tests import NBDEVS, nbdev_scripts
+from .ninja_builds import NINJAS, ninja_scripts
 from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
 from .package_scripts import MANAGERS, package_scripts
 from .paths import BadPath, protected_reason_of, resolve_below
@@ -81,7 +82,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (BOOK_BUILDERS, book_scripts), (MLFLOWS, mlflow_scripts),
                (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts), (MISES, mise_scripts),
                (DENOS, deno_scripts), (HATCHES, hatch_scripts), (PIPENVS, pipenv_scripts),
-               (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts))
+               (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
