@@ -24,7 +24,8 @@ from .bash_analysis import CommandInfo
 from .bash_words import Word, make_word
 from .script_files import NotKnown, Script, options_of, per_form, read_bounded, scripts_of_forms
 
-NINJAS = frozenset({"ninja", "ninja-build", "samu"})
+_GENERATED = frozenset({"cmake", "meson"})  # cmake --build DIR, meson compile -C DIR: ninja (or make) there
+NINJAS = frozenset({"ninja", "ninja-build", "samu"}) | _GENERATED
 _VALUES = frozenset({"-C", "-f", "-j", "-k", "-l", "-d", "-t", "-w"})
 _FLAGS = frozenset({"-n", "-v", "--verbose", "--quiet", "--version", "-h", "--help"})
 _MAX_COMMANDS = 300
@@ -42,6 +43,8 @@ def ninja_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, .
 
 
 def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    if form[0].literal in _GENERATED:
+        return _generated_build(form, cwd, cwd_unknown)
     folder, name = ".", "build.ninja"
     words: list[Word] = []
     for word in form[1:]:  # -j4, -Cbuild: getopt's attached values
@@ -70,6 +73,44 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         return []  # ninja: error loading 'build.ninja' — nothing runs
     commands = NinjaFile(where).commands(path)
     return [Script(f"the ninja file {path}", path, code=command, cwd=where) for command in commands]
+
+
+def _generated_build(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
+    """``cmake --build DIR`` runs the build tool its generator wrote there (``ninja -C DIR`` when
+    ``DIR/build.ninja`` exists, else ``make -C DIR``); ``meson compile [-C DIR]`` runs ninja in DIR
+    (the build folder is the current one without ``-C``).  The command is read as a line of its
+    own, so ninja's and make's readers give what those run."""
+    words = [w.literal for w in form[1:]]
+    if None in words:
+        raise NotKnown(f"{form[0].text}'s arguments are only known at run time")
+    texts: list[str] = [w or "" for w in words]
+    if form[0].literal == "cmake":
+        if not texts or texts[0].partition("=")[0] != "--build":
+            return []  # configuring, -E commands (read elsewhere), --install …
+        folder = texts[0].partition("=")[2] or (texts[1] if len(texts) > 1 else "")
+        if not folder or folder.startswith("-"):
+            raise NotKnown("cmake --build names its build folder by a preset or not at all")
+    else:
+        if not texts or texts[0] != "compile":
+            return []  # meson setup, meson test …: no build file's commands
+        folder = "."
+        for k, text in enumerate(texts[1:], 1):
+            if text in ("-C",) and k + 1 < len(texts):
+                folder = texts[k + 1]
+            elif text.startswith("-C") and len(text) > 2:
+                folder = text[2:]
+    if cwd_unknown:
+        raise NotKnown(f"{form[0].text} runs in a folder only known at run time")
+    where = os.path.realpath(os.path.join(cwd, os.path.expanduser(folder)))
+    if os.path.exists(os.path.join(where, "build.ninja")):
+        tool, path = "ninja", os.path.join(where, "build.ninja")
+    elif form[0].literal == "cmake" and os.path.exists(os.path.join(where, "Makefile")):
+        tool, path = "make", os.path.join(where, "Makefile")
+    elif not os.path.isdir(where):
+        return []  # no build folder: the tool fails
+    else:
+        raise NotKnown(f"{form[0].text} builds {where} with a tool this does not read")
+    return [Script(f"the {tool} build in {where}", path, code=f"{tool} -C {shlex.quote(where)}", cwd=where)]
 
 
 _READ = per_form("the commands ninja runs", _of_form)

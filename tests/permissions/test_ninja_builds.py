@@ -122,3 +122,21 @@ def test_real_ninja_runs_a_denied_command(tmp_path):
     (tmp_path / "junk").mkdir()
     subprocess.run([NINJA, "junk"], cwd=tmp_path, capture_output=True, timeout=30)
     assert not (tmp_path / "junk").exists()
+
+
+# cmake --build DIR runs the build tool its generator wrote in DIR; meson compile runs ninja
+GENERATED_ROWS = [
+    ("cmake --build .", "deny"), ("cmake --build build", "deny"),  # build/ holds a Makefile
+    ("meson compile", "deny"), ("meson compile -C .", "deny"), ("meson compile -Cbuild", "ask"),
+    ("cmake -S . -B out", "allow"), ("meson setup out", "allow"), ("cmake --build nothere", "allow"),
+    ("cmake --build --preset x", "ask"), ("cmake --build $B", "ask"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), GENERATED_ROWS)
+async def test_generators_run_the_build_they_wrote(tmp_path, command, expected):
+    (tmp_path / "build.ninja").write_text(BUILD)
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "Makefile").write_text("all:\n\trm -rf y\n")
+    ctx = make_ctx(tmp_path, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
