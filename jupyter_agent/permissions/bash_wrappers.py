@@ -24,15 +24,16 @@ class _Wrapper:
     always_ask: str | None = None  # why this wrapper always asks
     shell_option: frozenset[str] = frozenset()  # after the positionals: `-c STRING` runs STRING in sh
     file_options: frozenset[str] = frozenset()  # options whose value is a file the wrapper reads
+    write_options: frozenset[str] = frozenset()  # options whose value is a file the wrapper writes
 
 
 def _w(
     args: str = "", flags: str | None = "", positional: int = 0, ask: str | None = None, shell: str = "",
-    files: str = "",
+    files: str = "", writes: str = "",
 ) -> _Wrapper:
     return _Wrapper(
         frozenset(args.split()), None if flags is None else frozenset(flags.split()), positional, ask,
-        frozenset(shell.split()), frozenset(files.split()),
+        frozenset(shell.split()), frozenset(files.split()), frozenset(writes.split()),
     )
 
 
@@ -42,7 +43,9 @@ WRAPPERS: dict[str, _Wrapper] = {
     "nohup": _w(),
     "coproc": _w(),
     "!": _w(),  # `! ! cmd` reaches us as a command named "!"
-    "time": _w("", "-p"),
+    # bash's keyword takes -p; GNU time (/usr/bin/time, \time) more: -v, -o FILE, -f FORMAT
+    "time": _w("-f --format -o --output", "-p --portability -a --append -v --verbose -q --quiet",
+               writes="-o --output"),
     "setsid": _w("", "-w --wait -f --fork"),
     "builtin": _w(),
     "command": _w("", "-p"),
@@ -293,6 +296,14 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         if rest is None:
             out.ask_reason = out.ask_reason or f"could not understand the options of {name}"
             return out
+        if wrapper.write_options:  # /usr/bin/time -o log.txt ls: the wrapper writes a file itself
+            for word in current[1:len(current) - len(rest)]:
+                option = (word.literal or "").partition("=")[0]
+                short = [f"-{c}" for c in option[1:]] if option[:1] == "-" and option[1:2] != "-" else []
+                written = option if option in wrapper.write_options else next(
+                    (s for s in short if s in wrapper.write_options), None)  # -o, -olog.txt, -vo log.txt
+                if written is not None:
+                    out.ask_reason = out.ask_reason or f"{name} {written} writes the file it names"
         if name == "watch":  # runs `sh -c "<the rest joined>"`
             if all(w.static for w in rest):
                 out.scripts.append(" ".join(w.text for w in rest))

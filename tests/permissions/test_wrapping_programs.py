@@ -59,6 +59,8 @@ RUNNER_ROWS = [
     ("sg grp 'rm x'", "deny"), ("coreutils --coreutils-prog=rm x", "deny"),
     ("coreutils --coreutils-prog-shebang=rm x", "deny"), ("coreutils $P x", "ask"),
     ("ifne ls", "allow"), ("ccache gcc -c a.c", "allow"), ("coreutils --coreutils-prog=ls x", "allow"),
+    # GNU time's options (bash's keyword only takes -p): the command after them runs
+    ("/usr/bin/time -v rm x", "deny"), ("\\time -f %e rm x", "deny"), ("command time -o log rm x", "deny"),
 ]
 
 
@@ -90,3 +92,12 @@ def test_real_sg_runs_its_word_as_shell_code(tmp_path):
     if done.returncode != 0:
         pytest.skip(f"sg cannot switch to {group} here: {done.stderr!r}")
     assert (tmp_path / "M").exists()
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("\\time -o log.txt ls", "ask"), ("\\time -olog.txt ls", "ask"), ("command time --output=log.txt ls", "ask"),
+    ("\\time -v ls", "allow"), ("time -p ls", "allow"),
+])
+async def test_gnu_time_writing_its_report_is_no_read_only_command(world, command, expected):
+    ctx = make_ctx(world.project)
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
