@@ -84,18 +84,19 @@ WRAPPERS: dict[str, _Wrapper] = {
     "prlimit": _w("-p --pid -o --output", None),  # limits take attached values: --nofile=10, -n10
     "cpulimit": _w("-l --limit -p --pid -e --exe -P --path -c --cpu", None),
     "systemd-inhibit": _w("--what --who --why --mode", None),
-    "ssh-agent": _w("-a -E -P -t -O", None),
+    "ssh-agent": _w("-a -E -P -t -O", None, writes="-a"),  # -a SOCKET: made at that path
     "nq": _w("", None),  # nq CMD: queued, then run as written
     "tsp": _w("-L -N -D -W", None),  # task spooler
     "retry": _w("-t --times -d --delay -u --until -m --message", None),
     "entr": _w("", "-a -c -d -n -p -r -z", shell="-s"),  # entr -s 'code': code for $SHELL
-    "sshpass": _w("-f -d -p -P", "-e -v -h -V"),  # the password from a file, fd, argument or $SSHPASS
+    # the password from a file (typed at the program's prompt: a read), fd, argument or $SSHPASS
+    "sshpass": _w("-f -d -p -P", "-e -v -h -V", files="-f"),
     "setarch": _w("", None, 1),  # setarch ARCH [flags] CMD
     **{personality: _w("", None) for personality in ("linux32", "linux64", "i386", "x86_64", "uname26")},
     "cgexec": _w("-g", "--sticky"),
     **{one: _w() for one in ("run-one", "run-this-one", "keep-one-running", "run-one-constantly",
                              "run-one-until-success", "run-one-until-failure")},
-    "dbus-launch": _w("--autolaunch --config-file", None),
+    "dbus-launch": _w("--autolaunch --config-file", None, files="--config-file"),
     "daemonize": _w("-c -e -o -p -l -u -E", "-a -v",
                     ask="daemonize runs its command detached, as the user and with the output files it names"),
     # Wrappers that also do something of their own always ask; their command is still checked

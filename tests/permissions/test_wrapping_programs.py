@@ -101,3 +101,13 @@ def test_real_sg_runs_its_word_as_shell_code(tmp_path):
 async def test_gnu_time_writing_its_report_is_no_read_only_command(world, command, expected):
     ctx = make_ctx(world.project)
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("sshpass -f .env ls", "deny"), ("sshpass -f.env ls", "deny"),  # the password typed at a prompt
+    ("dbus-launch --config-file=.env ls", "deny"), ("sshpass -f a.py ls", "allow"),
+    ("ssh-agent -a .git/agent.sock ls", "ask"),  # the socket is made at that path
+])
+async def test_files_wrappers_read_or_make(world, command, expected):
+    ctx = make_ctx(world.project, deny=("Read(./.env)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
