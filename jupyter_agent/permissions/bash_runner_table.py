@@ -138,7 +138,9 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
                                                     ("container", "run"), ("compose", "exec"),
                                                     ("compose", "run"))),
     "podman": ((("exec",), _CONTAINER), (("run",), _CONTAINER), (("container", "exec"), _CONTAINER),
-               (("container", "run"), _CONTAINER)),
+               (("container", "run"), _CONTAINER), (("unshare",), _PLAIN)),
+    "buildah": ((("unshare",), _PLAIN),),
+    "rootlesskit": (((), _PLAIN),),
     "docker-compose": ((("exec",), _CONTAINER), (("run",), _CONTAINER)),
     "kubectl": ((("exec",), _KUBECTL),),
     "nix-shell": (((), _NIX),),
@@ -162,6 +164,26 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "catchsegv": (((), _PLAIN),),
     "chronic": (((), _r("", "-e -v")),),
     "ifne": (((), _r("", "-n")),),  # moreutils: runs the command when stdin is not empty
+    "cronic": (((), _PLAIN),),
+    "torify": (((), _r("-u --user -p --pass -a --address -P --port", "-i --isolate -q --quiet")),),
+    "fakechroot": (((), _r("-e --environment -c --config-dir -l --lib -d --elfloader", "-s --use-system-libs")),),
+    "schroot": (((), _r("-c --chroot -u --user -d --directory -n --session-name -o --option",
+                        "-p --preserve-environment -q --quiet -v --verbose")),),
+    "systemd-nspawn": (((), _r("-D --directory -i --image -M --machine -u --user --chdir -E --setenv "
+                               "--bind --bind-ro -n")),),
+    "lxc-attach": (((), _r("-n --name -P --lxcpath -a --arch -s --namespaces -v --set-var -u --uid -g --gid "
+                           "-f --rcfile -o --logfile -l --logpriority",
+                           "-e --elevated-privileges -R --remount-sys-proc --keep-env --clear-env")),),
+    # IBM LSF: bsub [options] CMD (its -E/-Ep pre- and post-exec commands are shell code)
+    "bsub": (((), _r("-q -n -J -o -oo -e -eo -W -R -M -P -G -m -w -i -cwd -app -sla -g -L -u -b -t -k -C -D -F "
+                     "-S -T -U -v -We -Jd -Lp -ext", "-I -Ip -Is -K -N -B -r -rn -x -H", shell="-E -Ep")),),
+    # daemontools and s6: the command after a user, a limit or a lock file runs as written
+    "setuidgid": (((), _r("", "", 1)),),
+    "s6-setuidgid": (((), _r("", "", 1)),),
+    "envuidgid": (((), _r("", "", 1)),),
+    "envdir": (((), _r("", "", 1)),),  # envdir DIR CMD: DIR's files become variables
+    "setlock": (((), _r("", "-n -N -x -X", 1)),),  # setlock FILE CMD (creates FILE)
+    "softlimit": (((), _r("-m -d -s -l -a -o -p -f -c -r -t")),),
     # a readline wrapper, bandwidth shapers, SOCKS wrappers, compiler caches and distributors:
     # the command runs as written
     "rlwrap": (((), _r("-b --break-chars -C --command-name -D --history-no-dupes -e --extra-char-after-completion "

@@ -69,6 +69,8 @@ WRAPPERS: dict[str, _Wrapper] = {
                "-x --field-separator -I --interval-print --call-graph -m --mmap-pages", None, 1,
                ask="perf runs the command it is given and writes what it records"),
     "hyperfine": _w("", None, ask="hyperfine runs its arguments as shell code"),
+    # moreutils' pee: each argument is a command line for sh, fed a copy of standard input
+    "pee": _w("", "--ignore-sigpipe --no-ignore-sigpipe --ignore-write-errors --no-ignore-write-errors"),
     # Scheduling wrappers: the rest of the line is the command, run as it is.
     "ionice": _w("-c --class -n --classdata", "-t --ignore"),
     "taskset": _w("", "-a --all-tasks -c --cpu-list", 1),  # MASK; `-p PID` (no command) is not known
@@ -269,6 +271,11 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
                                   "make a builtin's name run a program instead")
                 out.unknown_code = True  # whatever the library does may be what a deny rule names
             return out
+        if name == "run-parts":  # runs every program in a folder: what they do is not known here
+            if not any((w.literal or "") in ("--test", "--list") for w in current[1:]):
+                out.ask_reason = "run-parts runs every program in the folder it names"
+                out.unknown_code = True
+            return out
         if name == "coreutils":  # the multi-call binary: coreutils --coreutils-prog=rm x runs rm
             option = current[1].literal if len(current) > 1 else None
             if option is None or not option.startswith("--coreutils-prog"):
@@ -294,8 +301,9 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         elif out.appends_args:  # `… | xargs xargs -a f`: stdin's words land among its options
             out.ask_reason = f"xargs hands words from stdin to {name}, where they may be options"
         rest = _strip_options(name, wrapper, current[1:], out)
-        if rest is None:
+        if rest is None:  # nice $N rm x: with N empty, rm runs; what runs is not known
             out.ask_reason = out.ask_reason or f"could not understand the options of {name}"
+            out.unknown_code = True
             return out
         if wrapper.write_options:  # /usr/bin/time -o log.txt ls: the wrapper writes a file itself
             for word in current[1:len(current) - len(rest)]:
@@ -309,8 +317,11 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             if all(w.static for w in rest):
                 out.scripts.append(" ".join(w.text for w in rest))
             return out
-        if name == "hyperfine":  # each argument (and --prepare/--setup/--cleanup value) is shell code
+        if name in ("hyperfine", "pee"):  # each argument (and hyperfine's --prepare …) is shell code
             out.scripts.extend(w.text for w in current[1:] if w.static and not w.text.startswith("-"))
+            if any(not w.static for w in current[1:]):  # pee "$CMD": code only known at run time
+                out.ask_reason = out.ask_reason or f"{name} runs a string only known at run time as shell code"
+                out.unknown_code = True
             return out
         if rest and rest[0].literal in wrapper.shell_option:  # flock FILE -c 'code'
             _shell_string(name, rest[1:], out, rest[0].text)

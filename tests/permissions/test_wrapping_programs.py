@@ -59,6 +59,16 @@ RUNNER_ROWS = [
     ("sg grp 'rm x'", "deny"), ("coreutils --coreutils-prog=rm x", "deny"),
     ("coreutils --coreutils-prog-shebang=rm x", "deny"), ("coreutils $P x", "ask"),
     ("ifne ls", "allow"), ("ccache gcc -c a.c", "allow"), ("coreutils --coreutils-prog=ls x", "allow"),
+    ("bsub rm x", "deny"), ("bsub -E 'rm x' ls", "deny"), ("pee 'rm x' cat", "deny"), ("cronic rm x", "deny"),
+    ("podman unshare rm x", "deny"), ("buildah unshare rm x", "deny"), ("rootlesskit rm x", "deny"),
+    ("fakechroot rm x", "deny"), ("schroot -- rm x", "deny"), ("setuidgid me rm x", "deny"),
+    ("s6-setuidgid me rm x", "deny"), ("softlimit -m 100 rm x", "deny"), ("envdir d rm x", "deny"),
+    ("setlock f rm x", "deny"), ("systemd-nspawn rm x", "deny"), ("lxc-attach -n c -- rm x", "deny"),
+    ("torify rm x", "deny"), ("run-parts d", "ask"), ("run-parts --test d", "allow"),
+    ("pee ls 'wc -l'", "allow"), ("cronic ls", "allow"),
+    # a word only known at run time among a wrapper's options: `nice $N rm x` runs rm when N is empty
+    ("nice $N rm x", "ask"), ("env $E rm x", "ask"), ("xargs $X rm", "ask"), ('pee "$C" cat', "ask"),
+    ("nice -n 5 ls", "allow"),
     # GNU time's options (bash's keyword only takes -p): the command after them runs
     ("/usr/bin/time -v rm x", "deny"), ("\\time -f %e rm x", "deny"), ("command time -o log rm x", "deny"),
 ]
@@ -111,3 +121,9 @@ async def test_gnu_time_writing_its_report_is_no_read_only_command(world, comman
 async def test_files_wrappers_read_or_make(world, command, expected):
     ctx = make_ctx(world.project, deny=("Read(./.env)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+def test_real_nice_with_an_empty_variable_runs_the_command(tmp_path):
+    (tmp_path / "victim").write_text("x")
+    subprocess.run(["bash", "-c", "nice $N rm victim"], cwd=tmp_path, timeout=10, env={"PATH": os.environ["PATH"]})
+    assert not (tmp_path / "victim").exists()
