@@ -100,6 +100,8 @@ _SAME: dict[str, tuple[frozenset[str], ...]] = {
     "npm install": (frozenset({"-g", "--global"}),),
     "pip install": (frozenset({"-U", "--upgrade"}),),
 }
+# an option that is two of the others at once: git branch -D is --delete --force
+_BOTH = {("git branch", "-D"): ("-d", "-f")}
 
 
 def _option_match(form: tuple[Word, ...], words: tuple[str, ...]) -> bool | str:
@@ -115,6 +117,7 @@ def _option_match(form: tuple[Word, ...], words: tuple[str, ...]) -> bool | str:
     maybe = found == MAYBE
     for option in (w for w in words[1:] if w[:1] == "-" and w != "-"):
         atoms = [option] if option[:2] == "--" or "=" in option else [f"-{c}" for c in option[1:]]
+        atoms = [part for atom in atoms for part in _BOTH.get((" ".join(path), atom), (atom,))]
         for atom in atoms:
             spellings = next((group for group in same if atom in group), frozenset({atom}))
             present = _present(form, spellings)

@@ -788,7 +788,7 @@ def _file_option(wrapper: _Wrapper, option: tuple[Word, ...], out: Unwrapped) ->
 
 def _shell_string(name: str, args: tuple[Word, ...], out: Unwrapped, option: str = "-c") -> None:
     """The string after a wrapper's ``-c`` (entr's ``-s``): run by a shell, so it always asks."""
-    out.ask_reason = f"{name} {option} runs a string as shell code"
+    out.ask_reason = f"{name} {option} runs a string as shell code" if option else f"{name} runs a string as shell code"
     script = args[0].literal if args else None
     if script is not None:
         out.scripts.append(script)

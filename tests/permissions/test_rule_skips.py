@@ -104,7 +104,7 @@ async def test_npm_really_runs_the_script_past_its_option(world, tmp_path):
 # A rule naming options matches them in any order, cluster or spelling (bash_rule_skips._SAME):
 # under `Bash(git push --force:*)` each of these force-pushed before (the text did not match).
 OPTION_DENY = ("Bash(git push --force:*)", "Bash(rm -rf:*)", "Bash(git reset --hard:*)", "Bash(git clean -fd:*)",
-               "Bash(npm install -g:*)")
+               "Bash(npm install -g:*)", "Bash(git branch -D:*)")
 OPTION_ROWS = [
     ("git push -f origin main", "deny"), ("git push origin main --force", "deny"),
     ("git push origin main -f", "deny"), ("git push -uf origin main", "deny"), ("git push --forc origin", "deny"),
@@ -118,6 +118,9 @@ OPTION_ROWS = [
     ("rm -f x", "allow"), ("git reset HEAD~1", "allow"), ("git clean -f", "allow"), ("rm -r -- -f", "allow"),
     ("npm install lodash", "allow"),
     ("git push $FLAG origin main", "ask"),  # a word only known at run time may be -f
+    # git branch -D is --delete --force: -d alone is not it
+    ("git branch -D old", "deny"), ("git branch --delete --force old", "deny"), ("git branch -d -f old", "deny"),
+    ("git branch -d old", "allow"),
 ]
 
 
