@@ -75,6 +75,8 @@ def path_checks(
         program = inner[0].literal if inner else None
         if len(inner) > 1 and program in ("source", "."):
             _read_check(inner[1], cwds, scope, v)  # `source .env` reads it
+        if recursive and info.forms and info.forms[0] and info.forms[0][0].literal in _ENV_DIRS:
+            _env_dir_check(info.forms[0], cwds, scope, v)  # envdir . env: every file of . a variable
         if program in _GUARDED or (program in PYTHONS and len(inner) > 2 and inner[1].literal == "-m"):
             _unspelled_checks(program, inner, analysis, cwds, scope, v)
             if v.deny:
@@ -331,6 +333,42 @@ def _dotenv_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdi
                         v.sticky.append(f"{info.text} loads the values of {path}, which the rule {rule} denies "
                                         "reading, into the environment of what it runs")
                         return
+
+
+# programs that make every file of a folder a variable of what they run (its first line the value)
+_ENV_DIRS = frozenset({"envdir", "s6-envdir", "chpst"})
+
+
+def _env_dir_check(form: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """``envdir DIR CMD``, ``s6-envdir [-I…] DIR CMD``, ``chpst -e DIR CMD``: the files of DIR are
+    read into the environment (``envdir . env`` prints ``.env``'s first line), so a Read deny rule
+    that may match in DIR asks, as a recursive read does."""
+    args = form[1:]
+    if form[0].literal == "chpst":
+        at = next((k for k, w in enumerate(args) if (w.literal or "").startswith("-e")), None)
+        if at is None:
+            return
+        value = args[at].literal[2:] if args[at].literal and len(args[at].literal) > 2 else None
+        folder = make_word(value) if value else (args[at + 1] if at + 1 < len(args) else None)
+    else:
+        folder = next((w for w in args if (w.literal or "x")[:1] != "-"), None)
+    if folder is None:
+        return
+    if folder.literal is None:
+        v.sticky.append(f"{form[0].text} reads every file of {folder.text}, a folder only known at run time, and "
+                        f"the rule {scope.read_deny[0][0]} denies reading some files")
+        return
+    for cwd in cwds:
+        try:
+            real = resolve_below(folder.literal, cwd)[1]
+        except BadPath as exc:
+            v.deny = str(exc)
+            return
+        rule = read_deny_below(real, scope)
+        if rule is not None:
+            v.sticky.append(f"{form[0].text} reads every file of {folder.literal} into the environment, where "
+                            f"the rule {rule} denies reading")
+            return
 
 
 def _staging_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:

@@ -181,7 +181,8 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "setuidgid": (((), _r("", "", 1)),),
     "s6-setuidgid": (((), _r("", "", 1)),),
     "envuidgid": (((), _r("", "", 1)),),
-    "envdir": (((), _r("", "", 1)),),  # envdir DIR CMD: DIR's files become variables
+    "envdir": (((), _r("", "", 1)),),  # envdir DIR CMD: DIR's files become variables (bash_paths reads them)
+    "s6-envdir": (((), _r("", "-I -i -f -L -n", 1)),),
     "setlock": (((), _r("", "-n -N -x -X", 1)),),  # setlock FILE CMD (creates FILE)
     "softlimit": (((), _r("-m -d -s -l -a -o -p -f -c -r -t")),),
     # a readline wrapper, bandwidth shapers, SOCKS wrappers, compiler caches and distributors:

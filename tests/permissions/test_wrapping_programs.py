@@ -117,6 +117,9 @@ async def test_gnu_time_writing_its_report_is_no_read_only_command(world, comman
     ("sshpass -f .env ls", "deny"), ("sshpass -f.env ls", "deny"),  # the password typed at a prompt
     ("dbus-launch --config-file=.env ls", "deny"), ("sshpass -f a.py ls", "allow"),
     ("ssh-agent -a .git/agent.sock ls", "ask"),  # the socket is made at that path
+    # every file of the folder becomes a variable (envdir . env prints .env's first line)
+    ("envdir . env", "ask"), ("s6-envdir -I . env", "ask"), ("chpst -e . env", "ask"), ("envdir $D env", "ask"),
+    ("envdir sub env", "allow"),
 ])
 async def test_files_wrappers_read_or_make(world, command, expected):
     ctx = make_ctx(world.project, deny=("Read(./.env)",), mode="bypassPermissions")
