@@ -24,6 +24,9 @@ _ALWAYS_RECURSIVE = frozenset({"rg", "diff", "ag", "ack", "ack-grep", "pt", "sif
                                "gitleaks", "trufflehog"})
 _NO_PATTERN = frozenset({"codespell", "semgrep", "gitleaks", "trufflehog"})  # every operand may be a path
 RECURSIVE_PROGRAMS = frozenset(_RECURSIVE_FLAGS) | _ALWAYS_RECURSIVE  # walked_folders walks no other
+# programs that compare what they are given and search nothing without it: diff with missing
+# files fails (`diff a b` with neither there read the current folder's files, it was thought)
+_NO_SEARCH = frozenset({"diff"})
 
 
 def walked_folders(words: Sequence[Word], cwd: str, cwd_is_real: bool = False) -> list[str]:
@@ -40,7 +43,7 @@ def walked_folders(words: Sequence[Word], cwd: str, cwd_is_real: bool = False) -
     if not cwd_is_real:
         folders = [os.path.normpath(os.path.join(cwd, a)) for a in args]
         existing = [f for f in folders if os.path.isdir(f)]
-        if not any(os.path.exists(f) for f in folders[first:]):
+        if program not in _NO_SEARCH and not any(os.path.exists(f) for f in folders[first:]):
             existing.append(cwd)  # no path operand: the current folder is searched
         return [os.path.realpath(f) for f in existing]
     found: list[str] = []
@@ -50,7 +53,7 @@ def walked_folders(words: Sequence[Word], cwd: str, cwd_is_real: bool = False) -
         if is_dir:
             found.append(real)
         operand = operand or (exists and i >= first)
-    if not operand:
+    if not operand and program not in _NO_SEARCH:
         found.append(cwd)
     return found
 

@@ -36,6 +36,7 @@ ROWS = [
     ("plain-grep", "grep -n SECRET a.txt", "allow"),
     ("end-of-options", "grep -- -r a.txt", "allow"),
     ("diff-two-files", "diff a.txt sub/b.txt", "allow"),
+    ("diff-missing-files", "diff -u nothere.txt gone.txt", "allow"),  # fails: searches no folder
     ("recursive-elsewhere", "grep -r SECRET sub", "allow"),
 ]
 
