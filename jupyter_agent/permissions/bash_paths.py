@@ -348,7 +348,7 @@ def _env_dir_check(form: tuple[Word, ...], cwds: list[str], scope: PathScope, v:
         at = next((k for k, w in enumerate(args) if (w.literal or "").startswith("-e")), None)
         if at is None:
             return
-        value = args[at].literal[2:] if args[at].literal and len(args[at].literal) > 2 else None
+        value = (args[at].literal or "")[2:]  # -eDIR, or -e DIR
         folder = make_word(value) if value else (args[at + 1] if at + 1 < len(args) else None)
     else:
         folder = next((w for w in args if (w.literal or "x")[:1] != "-"), None)
