@@ -38,6 +38,8 @@ ROWS = [
     # protected paths a command writes, with no rule about them
     ("dotglob-cp", EDIT_DENY, "shopt -s dotglob; cp a.py */config", "ask"),
     ("dotglob-chmod", EDIT_DENY, "shopt -s dotglob; chmod -R 777 *", "ask"),
+    ("control-cp", EDIT_DENY, "cp a.py */config", "allow"),  # without dotglob * skips .git
+    ("control-chmod", EDIT_DENY, "chmod -R 777 *", "allow"),
     # a listing, or reading with no Read deny rule: an ordinary question
     ("globstar-ls", READ_DENY, "shopt -s globstar; ls **/*.py", "allow"),
     ("dotglob-cat-no-read-rule", EDIT_DENY, "shopt -s dotglob; cat *", "allow"),
