@@ -429,7 +429,9 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         reason = (package_setting_reason(words) if name in PACKAGE_MANAGERS else
                   editor_commands_reason(words) if name in EDITORS else None)
         stdin_reason = stdin_shell_reason(words) if name in STDIN_SHELLS else None
-        out.unknown_code = out.unknown_code or stdin_reason is not None
+        # vim -c '!rm x', emacs --eval, npm --script-shell=X: what they run is code only known
+        # at run time, which a deny rule may name (bypassPermissions ran vim -c '!rm x')
+        out.unknown_code = out.unknown_code or stdin_reason is not None or reason is not None
         reason = reason or stdin_reason
         out.ask_reason = out.ask_reason or reason
         return False

@@ -42,6 +42,18 @@ EDITOR_ROWS = [
 ]
 
 
+@pytest.mark.parametrize(("command", "expected"), [
+    ("vim -c '!rm x' a.py", "ask"), ("vim -S s.vim", "ask"), ("ed a.py < cmds", "ask"),
+    ("emacs --batch --eval '(shell-command \"rm x\")'", "ask"), ("npm test --script-shell=./x", "ask"),
+    ("vim a.py", "allow"), ("vim +10 a.py", "allow"), ("npm test", "allow"),
+])
+async def test_editor_commands_meet_deny_rules_in_bypass(world, command, expected):
+    """An editor's commands are code only known at run time: vim -c '!rm x' ran rm under a
+    Bash(rm:*) deny rule in bypassPermissions."""
+    ctx = make_ctx(world.project, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
 @pytest.mark.parametrize(("command", "expected"), EDITOR_ROWS)
 async def test_editor_commands_ask(world, command, expected):
     allow = tuple(f"Bash({p}:*)" for p in ("vim", "vi", "nvim", "ed", "emacs", "view"))
