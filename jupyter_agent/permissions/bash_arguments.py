@@ -114,15 +114,7 @@ def protected_arguments(
                                     f"that makes it write a file (a protected one too) or run a program")
                     return
             continue
-        named: Iterable[str]
-        if value[0] == "-":
-            named = option_values(value, None)
-            if "@" in value or "<" in value or "://" in value:  # -Ff=@.env;type=x, --x=file://.env
-                named = [*named, *embedded_paths(value[2:] if value[1] != "-" else value.partition("=")[2])]
-        elif "=" in value or "@" in value or "://" in value:
-            named = embedded_paths(value)
-        else:
-            named = (value,)
+        named = _paths_in_word(value)
         for cwd in cwds:
             if _named(info, named, cwd, guarded, v, edit):
                 return
@@ -161,11 +153,25 @@ def _wrapper_named(info: CommandInfo, cwds: list[str], guarded: PathScope | None
         value = word.literal
         if not value or value[0] == "-" and len(value) == 2:
             continue
-        named = option_values(value, None) if value[0] == "-" else embedded_paths(value)
+        named = _paths_in_word(value)
         for cwd in cwds:
             if _named(info, named, cwd, guarded, v, edit):
                 return True
     return False
+
+
+def _paths_in_word(value: str) -> Iterable[str]:
+    """The paths one fixed argument may name: an option's values (``--output=F``, every tail of
+    a cluster), a path after ``=``/``@``/``file://`` (``dd if=.env``, ``-Ff=@.env;type=x``,
+    ``--x=file://.env``), or the word itself."""
+    if value[0] == "-":
+        named: Iterable[str] = option_values(value, None)
+        if "@" in value or "<" in value or "://" in value:
+            named = [*named, *embedded_paths(value[2:] if value[1] != "-" else value.partition("=")[2])]
+        return named
+    if "=" in value or "@" in value or "://" in value:
+        return embedded_paths(value)
+    return (value,)
 
 
 # git commands that copy the hooks of a template folder (GIT_TEMPLATE_DIR) into .git/hooks

@@ -511,8 +511,9 @@ def _expand(word: Word, cwd: str, v: Verdict, scope: PathScope, names_only: bool
     paths = expanded(word, cwd)
     if paths is None:
         reason = f"{word.text} is a pattern whose files cannot be listed exactly before it runs"
-        if scope.read_deny and not names_only:
-            reason += f", and the rule {scope.read_deny[0][0]} denies reading some files"
-        (v.sticky if scope.read_deny and not names_only else v.soft).append(reason)
+        if scope.read_deny and not names_only:  # it may name a denied file: every mode
+            v.sticky.append(f"{reason}, and the rule {scope.read_deny[0][0]} denies reading some files")
+        else:
+            v.soft.append(reason)
         return []
     return paths

@@ -110,7 +110,7 @@ def _option_match(form: tuple[Word, ...], words: tuple[str, ...]) -> bool | str:
     cluster or spelling ``_SAME`` gives (a long option also by an abbreviation git or getopt
     takes: ``--forc``).  Matching more than the text does can only deny or ask more."""
     path = tuple(w for w in words if w[:1] != "-" or w == "-")
-    found = _match(form, path, True) if len(path) > 1 else form[0].literal == path[0]
+    found = _match(form, path, True) if len(path) > 1 else True  # the program: skipping_match chose by it
     if found is False:
         return False
     same = _SAME.get(" ".join(path), ())
