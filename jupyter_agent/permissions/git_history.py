@@ -9,11 +9,12 @@ records the repository in ``wanted`` and asks, and the Bash tool's async entry p
 decides again.  A listing is valid while the refs are unchanged (``refs_state``), so it runs
 once per commit, fetch or checkout, not per command.
 
-What is listed: the paths every commit reachable from a ref or a reflog entry changed
-(``--all --reflog``; stashes and their untracked-files commits included), merges against their
-first parent (a file only an evil merge added), root commits in full; and the ids of those
-commits.  Objects no ref or reflog reaches (an unstaged blob, a dropped stash) are not listed:
-``git_objects`` makes a command that names one by id ask.  A listing that fails or takes longer
+What is listed: the paths every commit reachable from a ref, a reflog entry or a pseudo-ref
+(``FETCH_HEAD``, ``ORIG_HEAD``, ``MERGE_HEAD`` …) changed (``--all --reflog``; stashes and their
+untracked-files commits included), merges against their first parent (a file only an evil merge
+added), root commits in full; and the ids of those commits.  Objects none of them reaches (an
+unstaged blob, a dropped stash, a commit fetched with ``--no-write-fetch-head``) are not
+listed: ``git_objects`` makes a command that names one by id ask.  A listing that fails or takes longer
 than ``HISTORY_TIMEOUT`` counts as unknown, and the commands that would print history ask (fail
 closed).
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import os
+import re
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -55,11 +57,37 @@ def refs_state(repo: str) -> tuple[object, ...]:
     common = _common_dir(repo)
     state: list[object] = []
     for path in (os.path.join(repo, "HEAD"), os.path.join(common, "packed-refs"),
-                 os.path.join(common, "logs", "HEAD")):
+                 os.path.join(common, "logs", "HEAD"), *_pseudo_ref_files(repo, common)):
         state.append(_stamp(path))
     for top in (os.path.join(common, "refs"), os.path.join(common, "reftable")):
         state.extend(_tree_stamps(top))
     return tuple(state)
+
+
+# Pseudo-refs name commits outside refs/ and the reflogs: ``git fetch URL BRANCH`` stores what
+# it fetched only in FETCH_HEAD (``git merge FETCH_HEAD``, ``git checkout FETCH_HEAD -- .``,
+# ``git show FETCH_HEAD:.env`` use it); the others hold where an operation started or stopped.
+_PSEUDO_REFS = ("FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD",
+                "BISECT_HEAD")
+_ID = re.compile(rb"^([0-9a-f]{40}|[0-9a-f]{64})(?![0-9a-f])", re.MULTILINE)
+
+
+def _pseudo_ref_files(repo: str, common: str) -> list[str]:
+    folders = (repo,) if common == repo else (repo, common)
+    return [os.path.join(folder, name) for folder in folders for name in _PSEUDO_REFS]
+
+
+def pseudo_ref_ids(repo: str) -> list[str]:
+    """Every object id the pseudo-refs hold (each line of FETCH_HEAD counts)."""
+    ids: list[str] = []
+    for path in _pseudo_ref_files(repo, _common_dir(repo)):
+        try:
+            with open(path, "rb") as f:
+                data = f.read(1 << 20)
+        except OSError:
+            continue
+        ids.extend(m.decode() for m in _ID.findall(data) if m.decode() not in ids)
+    return ids
 
 
 def _stamp(path: str) -> object:
@@ -116,10 +144,12 @@ UNLISTED = _UNLISTED
 async def list_history(repo: str, timeout: float = HISTORY_TIMEOUT) -> None:
     """List ``repo``'s history with git in subprocesses (on the running loop) into the cache."""
     state = refs_state(repo)
+    # --ignore-missing: a pseudo-ref whose objects were pruned since names nothing
+    starts = ("--all", "--reflog", "--ignore-missing", *pseudo_ref_ids(repo))
     names, commits = await asyncio.gather(
-        _git_output(repo, timeout, "log", "--all", "--reflog", "--format=", "--name-only", "--no-renames",
+        _git_output(repo, timeout, "log", *starts, "--format=", "--name-only", "--no-renames",
                     "--diff-merges=first-parent", "-z"),
-        _git_output(repo, timeout, "rev-list", "--all", "--reflog"),
+        _git_output(repo, timeout, "rev-list", *starts),
     )
     history = None
     if names is not None and commits is not None:

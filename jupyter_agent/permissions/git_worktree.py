@@ -12,8 +12,9 @@ still asks before protected paths change.  So, whatever rule or mode allows the 
   recorded — missing, another size or time (git's own test; a file changed in the same instant
   as the index counts as changed) — and always for one not tracked when untracked files go too;
 - going back to another revision (``git reset --hard HEAD~1``, ``git checkout v1 -- .``,
-  ``git restore --source=v1 .``) asks when a protected path it covers is tracked: its content
-  may be older;
+  ``git restore --source=v1 .``, ``git checkout -f evil``) asks when a protected path it covers
+  is tracked or appears in the listed history (``git_history``): its content may be older, or
+  another branch's; a commit named by an id no ref reaches asks too;
 - ``git clean`` (not ``-n``) asks when it may remove a protected path that is not tracked.
 
 Files an ``Edit`` deny or ask rule covers count as protected for all three (``git checkout .``
@@ -40,6 +41,7 @@ from .bash_words import Word, long_option_named
 from .compiled import PathScope, first_match
 from .git_history import UNLISTED, History, listed_history
 from .git_index import git_dir, tracked_paths, tracked_stamps
+from .git_objects import unreached_object
 from .git_words import git_global_options
 from .paths import PROTECTED_DIRS, PROTECTED_FILES
 
@@ -312,7 +314,7 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
         return None
 
     if effect.moves:
-        return _moved_problem(repo, guarded)
+        return _moved_problem(repo, guarded, words)
     if effect.sparse:
         paths = tracked_paths(repo)
         if paths is None:
@@ -322,15 +324,15 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
             if why is not None:
                 return f"git sparse-checkout may remove the tracked {path}, {why}, from the working tree"
         return None
-    if effect.history:  # any guarded tracked path it covers (changed ones are among them: no stamps needed)
-        paths = tracked_paths(repo)
-        if paths is None:
-            return "git's index cannot be read, so whether this overwrites a protected path is unknown"
-        for path in paths:
-            why = guarded(path) if covered(path) else None
-            if why is not None:
-                return (f"it checks out another revision's {path}, {why}, over the one here "
-                        f"(it may be older, and local changes to it are lost)")
+    if effect.history:  # any guarded path it covers, tracked here or held by another revision
+        found = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, words)
+        if isinstance(found, str):
+            return found
+        if found is not None:
+            path, why = found
+            return (f"it checks out another revision's files over the ones here, and {path}, {why}, is "
+                    f"tracked or changed in the history: another version of it may replace the one here "
+                    f"(and local changes to it are lost)")
     elif effect.discards:
         stamps = tracked_stamps(repo, lambda p: covered(p) and guarded(p) is not None)
         if stamps is None:
@@ -344,9 +346,26 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
     return None
 
 
-def _moved_problem(repo: str, guarded: Callable[[str], str | None]) -> str | None:
+def _moved_problem(repo: str, guarded: Callable[[str], str | None], words: Sequence[Word]) -> str | None:
     """A switch, merge or pull brings another revision's files: any guarded path tracked now or
     changed by a commit the history reaches may be replaced by another version (or added)."""
+    found = _guarded_path(repo, guarded, words)
+    if found is None or isinstance(found, str):
+        return found
+    path, why = found
+    return (f"it brings another revision's files, and {path}, {why}, is tracked or changed in the "
+            f"history: another version of it may replace the one here")
+
+
+def _guarded_path(
+    repo: str, guarded: Callable[[str], str | None], words: Sequence[Word]
+) -> tuple[str, str] | str | None:
+    """The first path tracked now or changed anywhere in the listed history that ``guarded``
+    gives a reason for, with that reason; a reason to ask when the index or the history is
+    unknown, or when ``words`` name a commit the listing did not reach (fetched without a ref);
+    None when no such path exists.  A revision the listing reached (a branch, a tag, an old
+    commit, FETCH_HEAD) holds only paths some reached commit added, so a file it would bring is
+    among them."""
     paths = tracked_paths(repo)
     if paths is None:
         return "git's index cannot be read, so whether this brings another protected file is unknown"
@@ -358,9 +377,9 @@ def _moved_problem(repo: str, guarded: Callable[[str], str | None]) -> str | Non
     for path in (*paths, *history.paths):
         why = guarded(path)
         if why is not None:
-            return (f"it brings another revision's files, and {path}, {why}, is tracked or changed in the "
-                    f"history: another version of it may replace the one here")
-    return None
+            return path, why
+    unreached = unreached_object(words, history)
+    return None if unreached is None else f"{unreached}, so the files it brings are unknown"
 
 
 def _limited_to_cwd(words: Sequence[Word]) -> bool:

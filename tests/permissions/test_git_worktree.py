@@ -267,3 +267,91 @@ async def test_rewriting_the_history_asks_where_protected_paths_are_tracked(tmp_
     ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, command)) == "ask", command
     assert verdict_name(await decide_bash(ctx, "git filter-repo --analyze")) == "allow"
+
+
+# Session 39: going back to another revision asked only for protected paths tracked *here*;
+# with .claude/settings.json only on branch evil, these wrote it in bypassPermissions.
+RESTORES = ["git reset --hard evil", "git checkout -f evil", "git switch -f evil", "git switch --discard-changes evil",
+            "git checkout evil -- .", "git restore --source evil .", "git restore --source=evil .",
+            "git read-tree -u -m evil", "git reset --hard evil -- ."]
+
+
+@pytest.mark.parametrize("command", RESTORES)
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+async def test_a_revision_holding_settings_not_tracked_here_asks(tmp_path, command, mode):
+    project = _branched(tmp_path, settings_on_main=False)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode=mode)
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+    # the whole listed history counts, not one revision's tree: plain's files are not looked at
+    plain = command.replace("evil", "plain")
+    assert verdict_name(await decide_bash(ctx, plain)) == "ask", plain
+    assert verdict_name(await decide_bash(ctx, "git checkout evil -- src")) == "allow"  # src only
+
+
+@pytest.mark.parametrize("command", [c for c in RESTORES if "-- ." not in c or "reset" not in c])
+def test_real_git_writes_the_settings_of_that_revision(tmp_path, command):
+    project = _branched(tmp_path, settings_on_main=False)
+    subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert '"Bash"' in (project / ".claude" / "settings.json").read_text(), command
+
+
+def _fetched(root: Path, *, write_fetch_head: bool) -> tuple[Path, str]:
+    """A project with one plain commit that fetched, without a ref, another repository's commit
+    adding .claude/settings.json; and that commit's id."""
+    other = root / "other"
+    (other / ".claude").mkdir(parents=True)
+    git(other, "init", "-q", "-b", "main")
+    (other / ".claude" / "settings.json").write_text('{"permissions": {"allow": ["Bash"]}}\n')
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "evil")
+    project = root / "proj"
+    (project / "src").mkdir(parents=True)
+    git(project, "init", "-q", "-b", "main")
+    (project / "src" / "app.py").write_text("print(1)\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "one")
+    git(project, "fetch", "-q", *([] if write_fetch_head else ["--no-write-fetch-head"]), "../other", "main")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=other, capture_output=True, text=True, check=True)
+    return project, head.stdout.strip()
+
+
+@pytest.mark.parametrize("command", ["git merge --allow-unrelated-histories FETCH_HEAD", "git reset --hard FETCH_HEAD", "git checkout FETCH_HEAD",
+                                     "git checkout FETCH_HEAD -- .", "git cherry-pick FETCH_HEAD"])
+async def test_what_fetch_head_names_is_listed(tmp_path, command):
+    """`git fetch URL BRANCH` keeps what it fetched only in FETCH_HEAD, which `git log --all
+    --reflog` does not reach: `git merge FETCH_HEAD` then brought a settings file unasked."""
+    project, _ = _fetched(tmp_path, write_fetch_head=True)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+    subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert (project / ".claude" / "settings.json").exists(), command  # real git brought it
+
+
+async def test_a_pruned_fetch_head_is_ignored(tmp_path):
+    project, _ = _fetched(tmp_path, write_fetch_head=True)
+    git(project, "gc", "-q", "--prune=now")  # FETCH_HEAD now names a missing commit
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "git merge FETCH_HEAD")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "git reset --hard HEAD")) == "allow"
+
+
+@pytest.mark.parametrize("command", ["git merge {id}", "git reset --hard {id}", "git checkout {id} -- .",
+                                     "git cherry-pick {short}"])
+async def test_a_commit_no_ref_reaches_asks(tmp_path, command):
+    """Fetched with --no-write-fetch-head, the commit has no name but its id: what it brings is
+    unknown."""
+    project, head = _fetched(tmp_path, write_fetch_head=False)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    line = command.format(id=head, short=head[:9])
+    assert verdict_name(await decide_bash(ctx, line)) == "ask", line
+    assert verdict_name(await decide_bash(ctx, "git reset --hard HEAD")) == "allow"
+
+
+async def test_a_fetch_after_the_listing_lists_again(tmp_path):
+    """FETCH_HEAD is part of the refs' state: a listing made before the fetch is not reused."""
+    project, _ = _fetched(tmp_path, write_fetch_head=True)
+    (project / ".git" / "FETCH_HEAD").unlink()
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "git merge main")) == "allow"  # listed: nothing protected
+    git(project, "fetch", "-q", "../other", "main")
+    assert verdict_name(await decide_bash(ctx, "git merge FETCH_HEAD")) == "ask"
