@@ -18,7 +18,7 @@ from .bash_extra_forms import (
     git_forms,
     may_have_extra_forms,
 )
-from .bash_parse import Redirect, SimpleCommand, parse_command
+from .bash_parse import NUMBERS_COMPARED, Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rules import form_text
 from .bash_runners import SHELL_CODE, UNKNOWN_PROGRAM, may_run_something, runner_forms
@@ -44,7 +44,7 @@ from .bash_wrappers import (
 
 _MAX_SCRIPT_DEPTH = 4
 SAFE_TEST_OPERATORS = frozenset(
-    ["-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G", "-L", "-N", "-O", "-S", "-z", "-n", "=", "==", "!=", "<", ">", "=~", "&&", "||", "!", "-o", "-nt", "-ot", "-ef", "(", ")"]
+    [NUMBERS_COMPARED, "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G", "-L", "-N", "-O", "-S", "-z", "-n", "=", "==", "!=", "<", ">", "=~", "&&", "||", "!", "-o", "-nt", "-ot", "-ef", "(", ")"]
 )
 _CD = frozenset({"cd", "pushd"})
 # Programs ``unwrap`` peels or treats as code runners, and find/fd whose ``-exec`` commands are
@@ -196,7 +196,10 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
         if more:
             forms = (*forms, *more)
     if program in EVALUATING:
-        reason = reason or evaluation_reason(words)
+        evaluated = evaluation_reason(words)
+        if evaluated is not None:  # printf -v 'a[$(rm x)]' 1: code only known at run time
+            reason = reason or evaluated
+            forms = (*forms, _UNKNOWN_FORM) if _UNKNOWN_FORM not in forms else forms
         setting = _setter_reason(words)
         if setting is not None:  # read PATH, printf -v BASH_ENV …: as PATH=… (what runs is not this form)
             reason = reason or setting
@@ -247,8 +250,11 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         return info, [], []
     if cmd.kind == "test":
         safe = all(op in SAFE_TEST_OPERATORS for op in cmd.test_operators)
-        reason = None if safe else "a test with arithmetic or -v (can run code)"
-        return CommandInfo((), cmd.words, _READ_ONLY if safe else _NOT_READ_ONLY, reason, nested=nested), [], []
+        if safe:
+            return CommandInfo((), cmd.words, _READ_ONLY, None, nested=nested), [], []
+        # [[ $x -eq 1 ]], [[ -v 'a[$(rm y)]' ]]: code only known at run time, which a deny rule may name
+        reason = "a test with arithmetic or -v (can run code)"
+        return CommandInfo((_UNKNOWN_FORM,), cmd.words, _NOT_READ_ONLY, reason, nested=nested), [], []
     unwrapped = unwrap(cmd.words)
     env_given = ((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env)  # env NAME=VALUE cmd
     given_reason = _env_reason(env_given) if unwrapped.env else None
@@ -258,12 +264,13 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         reason = reason or "a shell keyword where a command was expected"
     inner = unwrapped.innermost
     setting = None
+    evaluated = None
     if inner and inner[0].literal in EVALUATING:  # builtin printf -v 'a[$(x)]' 1
-        reason = reason or evaluation_reason(inner)
+        evaluated = evaluation_reason(inner)
         setting = _setter_reason(inner)  # command read PATH
-        reason = reason or setting
+        reason = reason or evaluated or setting
     forms = list(unwrapped.forms)
-    if unwrapped.unknown_code or env_reason or given_reason or setting:  # bash -c "$X", read PATH,
+    if unwrapped.unknown_code or env_reason or given_reason or setting or evaluated:  # bash -c "$X", read PATH,
         forms.append(_UNKNOWN_FORM)  # GIT_SSH_COMMAND='rm y' git fetch: what runs may be what a rule names
     stdin_form = unwrapped.stdin_form
     if stdin_form is not None:  # xargs: deny/ask rules see an unknown tail

@@ -11,7 +11,9 @@ later use evaluates a subscript, and a quoted compound value (``declare -a 'a=($
 expanded again.  (Seen with bash 5.2 for printf -v, read, test -v, [ -v, declare, typeset,
 let, declare -i and the quoted compound value; the others are asked about for other versions.)
 Like ``a[$(rm x)]=1`` and ``$((x))`` written out, these ask whatever rule allows the builtin,
-unless the subscript is a plain number and arithmetic holds numbers only.
+unless the subscript is a plain number and arithmetic holds numbers only (``let i=1+2``); and
+the code is only known at run time, so a deny rule may name it in every mode (bash_analysis).
+``[[ A -eq B ]]`` evaluates both sides as arithmetic too (bash_parse ``_numbers_compared``).
 
 The rest of a line is analyzed as bash reads it by default, so these ask too:
 ``shopt -s dotglob`` (then ``rm -rf *`` takes ``.git`` and ``cat *`` reads a Read-denied
@@ -24,6 +26,7 @@ word list (``-C``/``-F`` run a command or function); ``jobs -x CMD`` runs ``CMD`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .bash_words import Word
@@ -39,6 +42,7 @@ _HARMLESS_SHOPT = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist",
                              "histreedit", "histverify", "shift_verbose", "noexpand_translation"})
 DECLARES = frozenset({"declare", "typeset", "local", "export", "readonly"})
 _NUMBERS_ONLY = frozenset("0123456789 \t+-*/%<>=!&|^~?:(),")
+_LET_TARGET = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(?!=)")  # `i=` (not `i==`: a comparison reads i)
 # options whose value is a variable name, and the other options that take a value
 _NAME_OPTIONS = {"printf": "v", "read": "a", "wait": "p"}
 _VALUED = {"read": "dinNptu", "mapfile": "dnOsucC", "readarray": "dnOsucC"}
@@ -50,8 +54,8 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
     if program not in EVALUATING or len(words) < 2:
         return None
     texts = [w.literal if w.literal is not None else w.text for w in words[1:]]
-    if program == "let":
-        if all(_NUMBERS_ONLY.issuperset(t) for t in texts):
+    if program == "let":  # let 2+3, let i=2+3: numbers, and a plain name given them
+        if all(_NUMBERS_ONLY.issuperset(_LET_TARGET.sub("", t, count=1)) for t in texts):
             return None
         return "let evaluates arithmetic on variables, whose values may run code"
     if program in ("shopt", "set", "hash", "alias"):

@@ -11,6 +11,7 @@ results; ``tests/permissions/test_parse_speedups.py``); the rest by ``_Walker`` 
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 
@@ -64,6 +65,9 @@ _CONTAINERS = frozenset(
 )
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _GLUED = "a command continues past a newline (bash would split it there)"
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_NUMBER_SIDE = re.compile(r'-?[0-9]+|"?\$[?#$!]"?')
+NUMBERS_COMPARED = "(numbers compared)"  # a test operator: a comparison of fixed numbers
 
 
 def parse_command(command: str) -> ParsedCommand:
@@ -264,6 +268,8 @@ class _Walker:
             kind = child.type
             if kind == "test_operator":
                 operators.append(self.text(child))
+            elif kind == "binary_expression" and self._numbers_compared(child):
+                operators.append(NUMBERS_COMPARED)  # [[ $# -eq 1 ]]: no variable is evaluated
             elif kind in ("binary_expression", "unary_expression", "parenthesized_expression",
                           "negated_expression"):
                 stack.extend(child.named_children)
@@ -276,6 +282,16 @@ class _Walker:
                 self.words.read(child)
         words = (make_word(self.text(node.children[0])),)
         self.out.commands.append(new_simple(words, (), nested, "test", tuple(operators)))
+
+    def _numbers_compared(self, node: Node) -> bool:
+        """``[[ A -eq B ]]`` (and -ne, -lt …) with each side a number or ``$?``/``$#``/``$$``/
+        ``$!``: bash evaluates both sides as arithmetic, where a variable's value (``x='a[$(rm
+        y)]'; [[ $x -eq 1 ]]``) or a quoted subscript runs code; numbers cannot."""
+        operator = node.child_by_field_name("operator")
+        if operator is None or self.text(operator) not in _ARITHMETIC_TESTS:
+            return False
+        sides = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+        return all(side is not None and _NUMBER_SIDE.fullmatch(self.text(side)) for side in sides)
 
     def _for(self, node: Node, nested: bool, stack: list[tuple[Node, bool]]) -> None:
         for child in node.named_children:

@@ -114,6 +114,56 @@ def test_real_bash_runs_the_hidden_code(tmp_path, command):
     assert (tmp_path / "M").exists(), command
 
 
+# [[ ]] evaluates both sides of -eq/-ne/-lt/-le/-gt/-ge as arithmetic, and -v a subscript
+TEST_HIDDEN = [
+    "[[ 'a[$(touch M)]' -eq 1 ]]",
+    "[[ a[$(touch M)] -eq 1 ]]",
+    "x='a[$(touch M)]'; [[ $x -eq 1 ]]",
+    "x='a[$(touch M)]'; [[ 1 -lt \"$x\" ]]",
+    "[[ -v 'a[$(touch M)]' ]]",
+    "a=(1); unset 'a[$(touch M)]'",
+    "f() { local 'a[$(touch M)]=2'; }; f",
+    "x='a[$(touch M)]'; let y=x",
+]
+
+
+@pytest.mark.parametrize("command", [*HIDDEN, *TEST_HIDDEN])
+@pytest.mark.parametrize("allow", [ALLOW, ("Bash(*)",)])
+async def test_hidden_code_meets_the_deny_rules_in_bypass_mode(world, command, allow):
+    """Session 39: the hidden code asked only as an ordinary question, so bypassPermissions (or
+    an allow rule for everything) ran `touch` under `Bash(touch:*)` denied.  It is code only known
+    at run time now, which a deny rule may name."""
+    (world.project / "a.py").write_text("x\n")
+    ctx = make_ctx(world.project, allow=allow, deny=DENY, mode="bypassPermissions")
+    verdict = verdict_name(await decide_bash(ctx, command))
+    assert verdict in ("ask", "deny"), (command, verdict)
+
+
+@pytest.mark.parametrize("command", TEST_HIDDEN)
+def test_real_bash_runs_the_code_in_a_test_or_a_name(tmp_path, command):
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10)
+    assert (tmp_path / "M").exists(), command
+
+
+@pytest.mark.parametrize("command", ["[[ $# -eq 1 ]]", "[[ \"$?\" -ne 0 ]] && echo failed", "[ $# -gt 0 ]",
+                                     "[[ 10 -gt -1 ]]", "[[ -f a.py && $# -eq 0 ]]", "[ \"$x\" = y ]",
+                                     "let i=1+2 j=3", "let 2+3", "printf -v out '%s' x", "declare -a arr",
+                                     "read -r line < a.py", "test -v HOME"])
+async def test_numbers_and_plain_names_stay_allowed_in_bypass_mode(world, command):
+    (world.project / "a.py").write_text("x\n")
+    ctx = make_ctx(world.project, allow=("Bash(*)",), deny=DENY, mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+@pytest.mark.parametrize(("command", "asks"), [("let i==2", True), ("let i=j", True), ("let i++", True),
+                                               ("[[ $x -eq 1 ]]", True), ("[[ x -eq 1 ]]", True),
+                                               ("[[ $1 -eq 1 ]]", True), ("[[ $$ -gt 1 ]]", False)])
+async def test_what_evaluates_a_variable_asks(world, command, asks):
+    """A variable's value is evaluated as arithmetic in turn (`x='a[$(touch M)]'; let y=x`)."""
+    ctx = make_ctx(world.project, allow=("Bash(*)",), deny=DENY, mode="bypassPermissions")
+    assert (verdict_name(await decide_bash(ctx, command)) == "ask") is asks, command
+
+
 # a builtin keeps shell code that runs later in the line: at exit, or when an alias's name is used
 DEFERRED = ["trap 'touch M' EXIT", "trap -- 'touch M' TERM; kill -TERM $$",
             "shopt -s expand_aliases\nalias t='touch M'\nt", "set -o history\ntrue\nfc -e 'touch M; true'"]
