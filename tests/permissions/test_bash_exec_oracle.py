@@ -9,7 +9,9 @@ line (generated from a token vocabulary, or one of the fixed rows below):
    and likewise with rules that also allow bash's builtins (``Bash(printf:*)``,
    ``Bash(declare:*)``, ``Bash(shopt:*)`` …, ``BUILTIN_RULES``): a builtin may not run code
    hidden in a quoted word (``printf -v 'a[$(qc)]' 1``) or change what a later word runs;
-2. bash ran ``qc`` → not allowed with ``Bash(qc:*)`` denied (deny or ask);
+2. bash ran ``qc`` → not allowed with ``Bash(qc:*)`` denied (deny or ask), in the default
+   mode and in bypassPermissions with ``Bash(*)`` allowed (code only known at run time must
+   meet the deny rule there too: ``printf -v 'a[$(qc)]' 1`` ran qc before session 39);
 3. the analysis has no problems → every program bash ran is one of the analyzer's commands
    (or the analyzer saw a program name it cannot know or a command that always asks);
 4. called read-only (``is_read_only_command``) → bash ran no stub at all.
@@ -186,9 +188,10 @@ def check_line(oracle: Oracle, line: str) -> None:
     allowed = check_bash_permission(line, _ctx(oracle, allow=("Bash(qa:*)", "Bash(qb:*)")))
     builtins = check_bash_permission(line, _ctx(oracle, allow=("Bash(qa:*)", "Bash(qb:*)", *BUILTIN_RULES)))
     denied = check_bash_permission(line, _ctx(oracle, deny=("Bash(qc:*)",)))
+    bypass = check_bash_permission(line, _ctx(oracle, allow=("Bash(*)",), deny=("Bash(qc:*)",), mode="bypassPermissions"))
     problems, names, unknown = _analyzer_programs(line)
     read_only = is_read_only_command(line, _ctx(oracle))
-    if not any(isinstance(v, PermissionAllow) for v in (allowed, builtins, denied)) and (
+    if not any(isinstance(v, PermissionAllow) for v in (allowed, builtins, denied, bypass)) and (
         problems or unknown
     ) and not read_only:
         return  # nothing bash does could break an invariant
@@ -201,6 +204,7 @@ def check_line(oracle: Oracle, line: str) -> None:
         assert set(ran) - set(RUNNERS) <= {"qa", "qb"}, (line, ran, "allowed with qa/qb and builtins allowed")
     if "qc" in ran:
         assert not isinstance(denied, PermissionAllow), (line, ran, "allowed with qc denied")
+        assert not isinstance(bypass, PermissionAllow), (line, ran, "allowed in bypassPermissions with qc denied")
     if not problems and not unknown:
         assert set(ran) <= names, (line, ran, sorted(names), "ran a program the analyzer missed")
     if read_only:  # the stubs are no read-only programs
@@ -279,6 +283,11 @@ ROWS = [
     "jobs -x qc",
     "hash -p \"$(command -v qc)\" qa; qa",
     "shopt -s expand_aliases\nalias qa=qc\nqa",
+    # session 39: the same in bypassPermissions, and [[ ]] arithmetic
+    "[[ 'a[$(qc)]' -eq 1 ]]",
+    "x='a[$(qc)]'; [[ $x -eq 1 ]]",
+    "[[ -v 'a[$(qc)]' ]]",
+    "x='a[$(qc)]'; let y=x",
 ]
 
 
