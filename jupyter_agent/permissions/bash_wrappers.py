@@ -298,8 +298,9 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             return out
         if wrapper.always_ask:
             out.ask_reason = wrapper.always_ask
-        elif out.appends_args:  # `… | xargs xargs -a f`: stdin's words land among its options
+        elif out.appends_args:  # `… | xargs xargs -a f`: stdin's words land among its options,
             out.ask_reason = f"xargs hands words from stdin to {name}, where they may be options"
+            out.unknown_code = True  # or are the program it runs (`ls | xargs nice` with a file named rm)
         rest = _strip_options(name, wrapper, current[1:], out)
         if rest is None:  # nice $N rm x: with N empty, rm runs; what runs is not known
             out.ask_reason = out.ask_reason or f"could not understand the options of {name}"
@@ -329,6 +330,8 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
         if name == "sg" and rest:  # sg GROUP 'code': /bin/sh -c runs the first word, with or without -c
             _shell_string(name, rest, out, "")
             return out
+        if name in ("start-stop-daemon", "capsh"):  # the program is an option's value, or a shell
+            rest = _daemon_or_capsh(name, current[1:], rest, out)
         if name == "xargs":
             out.appends_args = True
             if not rest:
@@ -401,7 +404,11 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         out.ask_reason = out.ask_reason or _other_shell_reason(words)
         out.unknown_code = out.unknown_code or out.ask_reason is not None  # pwsh -c 'rm x': not read here
     elif name in JUPYTER_PROGRAMS:  # jupyter nbconvert --config x.py, --Exporter.preprocessors=['m.C']
-        out.ask_reason = out.ask_reason or traitlets_code_reason(words)
+        reason = traitlets_code_reason(words)
+        out.ask_reason = out.ask_reason or reason
+        # --ServerApp.browser='rm y %s': a command, which a deny rule may name (Python it imports
+        # is like `python x.py`: a script's code is not read)
+        out.unknown_code = out.unknown_code or (reason is not None and _TRAITLETS_COMMAND.search(reason) is not None)
         return False
     elif name == "trap":
         _trap(words, out)
@@ -440,6 +447,7 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         for command in commands:
             if any(c is None for c in command):
                 out.ask_reason = out.ask_reason or f"{name} runs a program only known at run time"
+                out.unknown_code = True  # jupytext --pipe "$CMD": a deny rule may name it
             else:
                 out.scripts.append(shlex.join(c for c in command if c is not None))
         return False
@@ -483,6 +491,7 @@ def _make(words: tuple[Word, ...], out: Unwrapped) -> None:
             variable = re.split(r"[:+?!]*=", text, maxsplit=1)[0].strip()
             if variable in _MAKE_SHELL_VARIABLES or _MAKE_CODE.search(text):
                 out.ask_reason = f"make {text} sets how recipes run or runs a command as make reads it"
+                out.unknown_code = True  # make SHELL=rm test runs `rm -c RECIPE`: a deny rule may name it
                 for match in re.finditer(r"[$][({]\s*shell\s+([^)}]*)[)}]", text):
                     out.scripts.append(match.group(1))
 
@@ -495,6 +504,34 @@ _CMAKE_FILE_COMMANDS = {
     "make_directory": ("mkdir", "-p"), "touch": ("touch",), "touch_nocreate": ("touch", "-c"),
     "create_symlink": ("ln", "-s"), "create_hardlink": ("ln",), "tar": ("tar",), "cat": ("cat",),
 }
+
+
+_DAEMON_PROGRAM = ("-x", "--exec", "-a", "--startas")
+
+
+def _daemon_or_capsh(name: str, words: tuple[Word, ...], rest: tuple[Word, ...], out: Unwrapped) -> tuple[Word, ...]:
+    """``start-stop-daemon --start --exec /bin/rm -- x`` runs ``/bin/rm x`` (``--startas`` too);
+    ``capsh [--shell=SH] -- ARGS`` runs ``bash ARGS`` (``capsh -- -c 'rm x'``).  Their operands
+    after ``--`` are what ``_strip_options`` left (``rest``)."""
+    after = rest[1:] if rest[:1] and rest[0].literal == "--" else rest
+    named: dict[str, Word | None] = {}  # --startas runs; --exec is also what it looks for
+    for i, word in enumerate(words):
+        text = word.literal
+        if text is None or text == "--":
+            break
+        key, equals, value = text.partition("=")
+        if key in (_DAEMON_PROGRAM if name == "start-stop-daemon" else ("--shell",)):
+            kind = "exec" if key in ("-x", "--exec") else "runs"
+            named[kind] = make_word(value) if equals else words[i + 1] if i + 1 < len(words) else None
+    default = Word("bash") if name == "capsh" else None
+    program = named.get("runs", named.get("exec", default))
+    if name == "capsh" and not any(w.literal == "--" for w in words):
+        return ()  # capsh --print, capsh --caps=… ==: no shell runs
+    if program is None or program.literal is None:
+        out.ask_reason = out.ask_reason or f"{name} runs a program only known at run time"
+        out.unknown_code = True
+        return ()
+    return (program, *after)
 
 
 def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
@@ -526,6 +563,7 @@ def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
             key = (setting or "").partition("=")[0].strip()
             if setting is None or "=" not in setting or _CARGO_PROGRAM_KEY.search(key):
                 out.ask_reason = f"cargo --config {setting or '…'} may name a program cargo runs"
+                out.unknown_code = True  # a runner="rm -rf x": a deny rule may name it
                 return
         return
     elif name == "go":
@@ -544,6 +582,7 @@ def _toolchain(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
         return
     if any(c is None for c in command):
         out.ask_reason = f"{name} runs a program only known at run time"
+        out.unknown_code = True
         return
     out.scripts.append(" ".join(shlex.quote(c) for c in command if c is not None))
 
@@ -562,6 +601,10 @@ _TRAITLETS_CODE = re.compile(r"(?:_class|_classes|preprocessors|postprocessors|e
                              r"shell_command|terminado_settings|exec_lines|exec_files|code_to_run|module_to_run|"
                              r"file_to_run|extra_services|hooks?|_hook|filters|exporters?|writer|post_save_hook|"
                              r"pre_save_hook|argv|command|cmd|_factory)$", re.IGNORECASE)
+
+
+_TRAITLETS_COMMAND = re.compile(r"(?:kernel_cmd|browser|shell_command|terminado_settings|argv|command|cmd) "
+                                r"names code|only known at run time", re.IGNORECASE)
 
 
 def traitlets_code_reason(words: tuple[Word, ...]) -> str | None:

@@ -1,0 +1,77 @@
+"""Code only known at run time meets the deny rules in bypassPermissions (session 39).
+
+Each of these asked only as an ordinary question, so bypassPermissions — or an allow rule for
+everything — ran ``rm`` with ``Bash(rm:*)`` denied: a Makefile's recipes run by ``make SHELL=rm``,
+the lines ``cat list | xargs nice`` makes a program of, Jupyter's browser command, ``capsh --
+-c CODE`` (a bash), ``start-stop-daemon --exec PROG``, a cargo runner.  What runs is now a program
+chosen at run time (which a deny rule may name) or, where the line names it, that program.  Real
+runs show the program running where the tools are installed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+ROWS = [
+    ("make SHELL=rm test", "ask"),
+    ("make SHELL=rm .SHELLFLAGS=-f test", "ask"),
+    ("make MAKEFLAGS='--eval=test: ; rm x' test", "ask"),
+    ("cat list.txt | xargs nice", "ask"),
+    ("cat list.txt | xargs xargs", "ask"),
+    ("jupyter lab --ServerApp.browser='rm y %s'", "ask"),
+    ("jupyter notebook --NotebookApp.browser=\"$B\"", "ask"),
+    ("jupytext --pipe \"$CMD\" nb.ipynb", "ask"),
+    ("cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"rm -rf x\"' run", "ask"),
+    ("cargo --config \"$C\" run", "ask"),
+    ("capsh -- -c 'rm x'", "deny"),
+    ("capsh --shell=/bin/rm -- x", "deny"),
+    ("start-stop-daemon --start --exec /bin/rm -- x", "deny"),
+    ("start-stop-daemon --start --startas /bin/rm --exec /bin/ls -- x", "deny"),
+    ("start-stop-daemon --start --exec \"$P\"", "ask"),
+    # what stays allowed
+    ("make test", "allow"),
+    ("make -j4 V=1 test", "allow"),
+    ("jupyter lab --no-browser", "allow"),
+    ("jupyter lab --config=x.py", "allow"),  # Python it runs, as `python x.py` runs
+    ("cargo --config 'profile.release.lto=true' build", "allow"),
+    ("capsh --print", "allow"),
+    ("capsh -- -c 'ls'", "allow"),
+    ("start-stop-daemon --start --exec /bin/ls -- x", "allow"),
+    ("echo a.py | xargs wc -l", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_runtime_code_meets_the_deny_rules_in_bypass_mode(tmp_path, command, expected):
+    (tmp_path / "Makefile").write_text("test:\n\techo hi\n")
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = verdict_name(await decide_bash(ctx, command))
+    assert verdict == expected, (command, verdict)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_real_make_runs_its_recipes_with_the_shell_given(tmp_path):
+    (tmp_path / "Makefile").write_text("test:\n\techo hi\n")
+    (tmp_path / "echo hi").write_text("")
+    subprocess.run(["make", "SHELL=rm", ".SHELLFLAGS=-f", "test"], cwd=tmp_path, capture_output=True, timeout=30)
+    assert not (tmp_path / "echo hi").exists()  # rm -f 'echo hi'
+
+
+def test_real_xargs_makes_a_program_of_what_it_reads(tmp_path):
+    (tmp_path / "x").write_text("")
+    (tmp_path / "list.txt").write_text("rm x\n")
+    subprocess.run("cat list.txt | xargs nice", shell=True, cwd=tmp_path, capture_output=True, timeout=30)
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.skipif(shutil.which("capsh") is None, reason="needs capsh")
+def test_real_capsh_runs_bash_with_the_arguments_after_dashes(tmp_path):
+    (tmp_path / "x").write_text("")
+    subprocess.run(["capsh", "--", "-c", "rm x"], cwd=tmp_path, capture_output=True, timeout=30)
+    assert not (tmp_path / "x").exists()
