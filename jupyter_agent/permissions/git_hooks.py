@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from .bash_analysis import CommandInfo
 from .bash_git import git_folder
+from .bash_rule_skips import GIT_COMMANDS
 from .bash_words import Word
 from .git_config import runs_program
 from .git_index import git_dir
@@ -52,6 +53,7 @@ from .script_files import (
     Script,
     not_there,
     parsed_file,
+    passed_on,
     read_bounded,
     read_script,
     scripts_of_forms,
@@ -130,6 +132,8 @@ def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
     if why:
         return [Script("git's hooks", None, why)]
     found = [_settings_script(f, top) for f in files if f.included and protected_reason_of(f.path, f.real) is None]
+    if sub not in GIT_COMMANDS:  # git x: an alias (a builtin's name cannot be one), or a program git-x
+        found += _alias_scripts(sub, form, i, files, top)
     if sub in _NO_HOOKS:
         return found
     names = _INDEX_HOOKS if sub in _REFRESH_INDEX else _HOOKS_OF.get(sub, CLIENT_HOOKS)
@@ -144,6 +148,30 @@ def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
         if protected_reason_of(hooks + "/x", hooks + "/x") is None:  # writing into .git/hooks, .husky asks anyway
             found += not_there(hooks, [n for n in names if n not in present])
     return found
+
+
+def _alias_scripts(sub: str, form: tuple[Word, ...], i: int, files: list[ConfigFile], top: str) -> list[Script]:
+    """What ``git SUB ARGS`` runs when SUB is an alias: ``!CODE`` is shell code run at the work
+    tree's top with ARGS after it (``sh -c 'CODE "$@"'``); anything else is ``git VALUE ARGS``
+    (which is checked as a git command: ``alias.p = push --force`` meets ``Bash(git push
+    --force:*)``).  Every definition in every file counts (the last one wins: which is last
+    depends on ``includeIf`` conditions), and those of the kernel's ``GIT_CONFIG_*`` variables."""
+    name = sub.lower()
+    values = [value for f in files for section, key, value in f.entries if section == "alias" and key == name]
+    values += [value for key, value in _environment_settings() if key == f"alias.{name}"]
+    if f"alias.{name}" in os.environ.get("GIT_CONFIG_PARAMETERS", "").lower():
+        return [Script(f"the git alias {sub}", None, "a GIT_CONFIG_PARAMETERS setting of the kernel defines it")]
+    values = list(dict.fromkeys(values))
+    args = passed_on(form[i + 1:])
+    scripts = []
+    for value in values:
+        shown = f"the git alias {sub} ({value[:60]})"
+        if value.startswith("!"):
+            scripts.append(Script(shown, None, code=f"{value[1:]} {args}".rstrip(), cwd=top, certain=len(values) == 1))
+        else:
+            head = " ".join(shlex.quote(w.literal) if w.literal is not None else '"${PASSED_ON}"' for w in form[:i])
+            scripts.append(Script(shown, None, code=f"{head} {value} {args}".rstrip(), certain=len(values) == 1))
+    return scripts
 
 
 def _top(folder: str) -> str:
@@ -276,15 +304,19 @@ def _config_files(repo: str, common: str) -> list[str]:
 
 
 def _environment_values() -> list[str]:
-    """``core.hooksPath`` given by the kernel's ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` (the
-    first ``GIT_CONFIG_COUNT`` of them, as git reads them)."""
+    """``core.hooksPath`` given by the kernel's ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``."""
+    return [value for key, value in _environment_settings() if key == "core.hookspath"]
+
+
+def _environment_settings() -> list[tuple[str, str]]:
+    """The kernel's ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` settings (the first
+    ``GIT_CONFIG_COUNT`` of them, as git reads them), keys lower-cased."""
     env = os.environ
     try:
         count = min(int(env.get("GIT_CONFIG_COUNT") or 0), 1000)
     except ValueError:
         return []  # git refuses to run
-    return [env.get(f"GIT_CONFIG_VALUE_{n}", "") for n in range(count)
-            if env.get(f"GIT_CONFIG_KEY_{n}", "").lower() == "core.hookspath"]
+    return [(env.get(f"GIT_CONFIG_KEY_{n}", "").lower(), env.get(f"GIT_CONFIG_VALUE_{n}", "")) for n in range(count)]
 
 
 def _read_into(path: str, included: bool, depth: int, found: list[ConfigFile]) -> str:
