@@ -1,6 +1,7 @@
 """The commands Python task runners take from ``pyproject.toml``: ``pdm run NAME``
-(``[tool.pdm.scripts]``), ``poe NAME`` (``[tool.poe.tasks]``) and ``rye run NAME``
-(``[tool.rye.scripts]``); hatch's environments are ``hatch_envs.py``'s.
+(``[tool.pdm.scripts]``), ``poe NAME`` (``[tool.poe.tasks]``), ``rye run NAME``
+(``[tool.rye.scripts]``) and taskipy's ``task NAME`` (``[tool.taskipy.tasks]``: shell code); hatch's
+environments are ``hatch_envs.py``'s.
 
 A task is a command line (``"pytest -q"``, ``{cmd = …}``: split and run without a shell), shell
 code (``{shell = …}``), a sequence of tasks (pdm's ``composite``, poe's ``sequence`` — whose
@@ -34,7 +35,7 @@ from .script_files import (
     toml_of,
 )
 
-RUNNERS = frozenset({"pdm", "poe", "rye"})
+RUNNERS = frozenset({"pdm", "poe", "rye", "task"})  # task: taskipy's (go-task's is taskfile_tasks')
 # options that choose another project or environment (poe -C DIR), or take a value this does not know
 _ELSEWHERE = frozenset({"-p", "--project", "-g", "--global", "-C", "--root", "--directory", "-d", "-e", "--env",
                         "--executor", "-c", "--config", "--pyproject"})
@@ -78,8 +79,10 @@ def _task_name(form: tuple[Word, ...]) -> tuple[str | None, bool, tuple[Word, ..
             name, has_value, value = option.partition("=")
             if name in _ELSEWHERE:
                 raise NotKnown(f"{option} chooses another project, not read here")
+            if runner == "task" and name in ("-l", "--list", "-h", "--help", "--version"):
+                given["list"] = ""
             if runner != "pdm":
-                continue  # poe's and rye's other options take no value
+                continue  # poe's, rye's and taskipy's other options take no value
             if name in _PDM_VALUES:
                 if not has_value:
                     if not words or words[0].literal is None:
@@ -338,6 +341,54 @@ def _rye(data: dict[str, object], name: str, args: str) -> list[str]:
     return lines
 
 
-_LINES = {"poe": _poe, "rye": _rye}
+_TASKIPY_VARIABLE = re.compile(r"\{(\w+)\}")
+
+
+def _taskipy(data: dict[str, object], name: str, args: str) -> list[str]:
+    """taskipy's tasks (``[tool.taskipy.tasks]``): shell code (a string, or ``{cmd = …}``) run in
+    the project's folder (or its ``cwd``) with the words ``task NAME`` hands on appended, after
+    ``pre_NAME`` and before ``post_NAME``; ``[tool.taskipy.settings] runner`` goes in front of
+    each, and with ``use_vars`` the ``{name}`` of ``[tool.taskipy.variables]`` are filled in."""
+    taskipy = table_at(data, "tool", "taskipy")
+    tasks = table_at(data, "tool", "taskipy", "tasks")
+    settings = table_at(data, "tool", "taskipy", "settings")
+    variables = table_at(data, "tool", "taskipy", "variables")
+    if not taskipy or name not in tasks:
+        return []  # (not taskipy's: go-task's, or no such task — taskipy fails)
+    runner = settings.get("runner", "")
+    if not isinstance(runner, str):
+        raise NotKnown("taskipy's runner setting is not a string")
+
+    def line(task_name: str, passed: str) -> str | None:
+        value = tasks.get(task_name)
+        if value is None:
+            return None
+        use_vars = settings.get("use_vars", False)
+        cwd = settings.get("cwd")
+        if isinstance(value, dict):
+            use_vars = value.get("use_vars", use_vars)
+            cwd = value.get("cwd", cwd)
+            value = value.get("cmd")
+        if not isinstance(value, str):
+            raise NotKnown(f"taskipy's task {task_name!r} has a shape not read here")
+        if use_vars:
+            def filled(match: re.Match[str]) -> str:
+                known = variables.get(match.group(1))
+                if not isinstance(known, str):
+                    raise NotKnown(f"taskipy's variable {match.group(1)!r} is not a plain string")
+                return known
+            value = _TASKIPY_VARIABLE.sub(filled, value)
+        into = ""
+        if cwd is not None:
+            if not isinstance(cwd, str):
+                raise NotKnown(f"the cwd of taskipy's task {task_name!r} is not a folder name")
+            into = f"cd {shlex.quote(cwd)} && "
+        return f"{into}{runner + ' ' if runner else ''}{value}{passed}"
+
+    lines = [line(f"pre_{name}", ""), line(name, args), line(f"post_{name}", "")]
+    return [found for found in lines if found is not None]
+
+
+_LINES = {"poe": _poe, "rye": _rye, "task": _taskipy}
 
 __all__ = ["RUNNERS", "pyproject_scripts"]
