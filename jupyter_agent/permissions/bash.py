@@ -55,6 +55,7 @@ from .paths import BadPath, protected_reason_of, resolve_below
 from .pipenv_scripts import PIPENVS, pipenv_scripts
 from .pixi_tasks import PIXIS, pixi_scripts
 from .precommit_hooks import PRE_COMMITS, precommit_scripts
+from .procfile_runs import PROCFILE_RUNNERS, procfile_scripts
 from .pyproject_scripts import RUNNERS, pyproject_scripts
 from .quarto_docs import QUARTOS, quarto_scripts
 from .script_files import (
@@ -82,7 +83,8 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (BOOK_BUILDERS, book_scripts), (MLFLOWS, mlflow_scripts),
                (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts), (MISES, mise_scripts),
                (DENOS, deno_scripts), (HATCHES, hatch_scripts), (PIPENVS, pipenv_scripts),
-               (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts))
+               (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts),
+               (PROCFILE_RUNNERS, procfile_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 

@@ -29,6 +29,7 @@ from .bash_wrappers import (
     EVAL_LIKE,
     JUPYTER_PROGRAMS,
     MAKES,
+    NETWORK_RUNNERS,
     NOTEBOOK_RUNNERS,
     OTHER_SHELLS,
     PACKAGE_MANAGERS,
@@ -54,7 +55,7 @@ _CD = frozenset({"cd", "pushd"})
 _KEYWORDS = frozenset({"{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "for", "case", "esac", "select", "function", "[[", "]]"})
 _NOT_PLAIN = (frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | PACKAGE_MANAGERS
-              | EDITORS | STDIN_SHELLS | OTHER_SHELLS | JUPYTER_PROGRAMS | _KEYWORDS | FORM_PROGRAMS
+              | EDITORS | STDIN_SHELLS | OTHER_SHELLS | JUPYTER_PROGRAMS | NETWORK_RUNNERS | _KEYWORDS | FORM_PROGRAMS
               | {"su", "command", "find", "fd", "corepack", "coreutils", "run-parts", "enable", "alias", "fc"})
 _MAX_EXTRA_DEPTH = 4  # `uv run npx rm`: forms found in forms, this deep
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"}) | EVALUATING  # an extra form, a cd target, code

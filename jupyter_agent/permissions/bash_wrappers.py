@@ -201,8 +201,10 @@ JUPYTER_PROGRAMS = frozenset({"jupyter", "voila", "jupyter-nbconvert", "jupyter-
 STDIN_SHELLS = frozenset({"script", "nix-shell", "nix", "poetry", "pipenv", "hatch", "pixi", "devbox", "newgrp",
                           "npm"})  # npm explore PKG with no command
 # the names _code_runner acts on
+# socat's EXEC:/SYSTEM: addresses and netcat's -e/-c run a program or shell code per connection
+NETWORK_RUNNERS = frozenset({"socat", "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd"})
 _CODE_RUNNERS = (SHELLS | OTHER_SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS
-                 | EDITORS | STDIN_SHELLS | JUPYTER_PROGRAMS | {"su", "command", "alias", "fc"})
+                 | EDITORS | STDIN_SHELLS | JUPYTER_PROGRAMS | NETWORK_RUNNERS | {"su", "command", "alias", "fc"})
 _MAX_DEPTH = 20
 STDIN_WORDS = Word("<words from stdin>", static=False)
 _XARGS_REPLACE = ("-I", "--replace", "-i")
@@ -442,6 +444,9 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         reason = reason or stdin_reason
         out.ask_reason = out.ask_reason or reason
         return False
+    elif name in NETWORK_RUNNERS:
+        _network_runner(name, words, out)
+        return False
     elif name in NOTEBOOK_RUNNERS:  # jupytext --pipe CMD, nbqa CMD …: CMD is a command of the line
         commands = jupytext_commands(words[1:]) if name == "jupytext" else [c for c in [nbqa_command(words[1:])] if c]
         for command in commands:
@@ -454,6 +459,54 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
     else:
         return False
     return True
+
+
+_SOCAT_RUNS = re.compile(r"(?i)^(exec|system):")
+_NETCAT_CODE = {"-e": False, "--exec": False, "-c": True, "--sh-exec": True}  # True: shell code
+
+
+def _network_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
+    """``socat - EXEC:'rm x'`` runs ``rm x`` (``SYSTEM:CODE``: ``sh -c CODE``) and ``nc -l -p 9
+    -e /bin/rm``, ``ncat --sh-exec CODE`` run theirs: commands of the line.  A command in a form
+    not read here (quotes or escapes in a socat address, ncat's ``--lua-exec``, a word only known
+    at run time) is code only known at run time, which a deny rule may name."""
+    unknown = None
+    for k, word in enumerate(words[1:], 1):
+        text = word.literal
+        if text is None:
+            if name == "socat" or word.text.startswith("-"):
+                unknown = f"{name} has a word only known at run time, which may be a command it runs"
+            continue
+        if name == "socat":
+            match = _SOCAT_RUNS.match(text)
+            if match is None:
+                continue
+            command = text[match.end():]
+            if any(c in command for c in "\'\"\\"):
+                unknown = f"socat {match.group(1)}: runs a command in a form not read here"
+                continue
+            out.scripts.append(command.split(",", 1)[0])
+            continue
+        option, equals, value = text.partition("=")
+        if option == "--lua-exec":
+            unknown = "ncat --lua-exec runs a Lua script"
+            continue
+        shell = _NETCAT_CODE.get(option)
+        if shell is None and option[:1] == "-" and option[1:2] != "-" and option[-1:] in "ec" and len(option) > 2:
+            shell = option[-1] == "c"  # -lve /bin/sh: the cluster's last letter takes the value
+        if shell is None:
+            continue
+        following = value if equals else (words[k + 1] if k + 1 < len(words) else None)
+        code = following if isinstance(following, str) else following.literal if following is not None else None
+        if code is None:
+            unknown = f"{name} {option} runs a command only known at run time"
+        elif shell:
+            out.scripts.append(code)
+        else:
+            out.scripts.append(shlex.quote(code))
+    if unknown is not None:
+        out.ask_reason = out.ask_reason or unknown
+        out.unknown_code = True
 
 
 # make variables that choose the shell recipes run in or more options, and make functions that

@@ -3,7 +3,8 @@
 Each of these asked only as an ordinary question, so bypassPermissions — or an allow rule for
 everything — ran ``rm`` with ``Bash(rm:*)`` denied: a Makefile's recipes run by ``make SHELL=rm``,
 the lines ``cat list | xargs nice`` makes a program of, Jupyter's browser command, ``capsh --
--c CODE`` (a bash), ``start-stop-daemon --exec PROG``, a cargo runner.  What runs is now a program
+-c CODE`` (a bash), ``start-stop-daemon --exec PROG``, a cargo runner, socat's ``EXEC:CMD`` and
+netcat's ``-e PROG``/``-c CODE``.  What runs is now a program
 chosen at run time (which a deny rule may name) or, where the line names it, that program.  Real
 runs show the program running where the tools are installed.
 """
@@ -34,7 +35,22 @@ ROWS = [
     ("start-stop-daemon --start --exec /bin/rm -- x", "deny"),
     ("start-stop-daemon --start --startas /bin/rm --exec /bin/ls -- x", "deny"),
     ("start-stop-daemon --start --exec \"$P\"", "ask"),
+    # socat's EXEC:/SYSTEM: addresses and netcat's -e/-c run a command per connection
+    ("socat - EXEC:'rm x'", "deny"),
+    ("socat TCP-LISTEN:9,fork SYSTEM:'rm x'", "deny"),
+    ("socat - exec:\"rm x\",pty,stderr", "deny"),
+    ("socat - \"EXEC:'rm x'\"", "ask"),  # quotes inside the address: not read
+    ("socat - $A", "ask"),
+    ("nc -e /bin/rm x", "deny"),
+    ("nc -l -p 9 -e /bin/sh", "ask"),  # a shell reading the connection
+    ("nc -c 'rm x' -l 9", "deny"),
+    ("ncat --sh-exec 'rm x' -l 9", "deny"),
+    ("ncat --exec=/bin/rm -l 9", "deny"),
+    ("ncat --lua-exec x.lua -l 9", "ask"),
     # what stays allowed
+    ("socat - EXEC:ls", "allow"),
+    ("socat TCP-LISTEN:9,fork TCP:localhost:80", "allow"),
+    ("nc -zv localhost 80", "allow"),
     ("make test", "allow"),
     ("make -j4 V=1 test", "allow"),
     ("jupyter lab --no-browser", "allow"),
