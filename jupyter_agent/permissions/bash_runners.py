@@ -443,8 +443,20 @@ def _debugger_command(command: str | Word | None, scripts: list[tuple[Word, ...]
         scripts.append((UNKNOWN_PROGRAM,))
 
 
+# modules whose program has another name (python -m taskipy k is `task k`, taskipy's)
+_MODULE_PROGRAMS = {"taskipy": "task", "poethepoet": "poe", "pre_commit": "pre-commit",
+                    "nbconvert": "jupyter-nbconvert", "notebook": "jupyter-notebook", "jupyterlab": "jupyter-lab"}
+
+
 def _python_module(form: tuple[Word, ...]) -> tuple[Word, ...] | None:
     """``python -I -m pip install x`` runs ``pip install x``; ``-c`` code or a script: None."""
+    found = _module_form(form)
+    if found and found[0].literal in _MODULE_PROGRAMS:
+        return (Word(_MODULE_PROGRAMS[found[0].literal or ""]), *found[1:])
+    return found
+
+
+def _module_form(form: tuple[Word, ...]) -> tuple[Word, ...] | None:
     i = 1
     while i < len(form):
         text = form[i].literal

@@ -39,6 +39,7 @@ ROWS = [
     ("task clean", "deny"),
     ("uv run task clean", "deny"),
     ("poetry run task clean", "deny"),
+    ("python -m taskipy clean", "deny"),  # the module's program is `task`
     ("task lint", "deny"),  # its pre_lint
     ("task wipe", "deny"),  # rm -rf build, the variable filled in
     ("task bare rm", "allow"),  # echo rm: the words are appended to the code
@@ -72,3 +73,12 @@ async def test_a_go_task_taskfile_is_still_read(tmp_path):
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, "task clean")) == "deny"
     assert verdict_name(await decide_bash(ctx, "task lint")) == "allow"
+
+
+async def test_modules_run_as_their_programs(tmp_path):
+    """python -m poethepoet / pre_commit / nbconvert are poe, pre-commit, jupyter nbconvert."""
+    (tmp_path / "pyproject.toml").write_text('[tool.poe.tasks]\nq = "rm x"\n')
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "python -m poethepoet q")) == "deny"
+    assert verdict_name(await decide_bash(ctx, "python -m nbconvert --ServerApp.browser='rm x' a.ipynb")) == "ask"
+    assert verdict_name(await decide_bash(ctx, "python -m pip list")) == "allow"
