@@ -50,7 +50,7 @@ from .mlflow_projects import MLFLOWS, mlflow_scripts
 from .nbdev_tests import NBDEVS, nbdev_scripts
 from .ninja_builds import NINJAS, ninja_scripts
 from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
-from .package_scripts import MANAGERS, package_scripts
+from .package_scripts import MANAGERS, MONOREPOS, monorepo_scripts, package_scripts
 from .paths import BadPath, protected_reason_of, resolve_below
 from .pipenv_scripts import PIPENVS, pipenv_scripts
 from .pixi_tasks import PIXIS, pixi_scripts
@@ -84,7 +84,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts), (MISES, mise_scripts),
                (DENOS, deno_scripts), (HATCHES, hatch_scripts), (PIPENVS, pipenv_scripts),
                (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts),
-               (PROCFILE_RUNNERS, procfile_scripts))
+               (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 

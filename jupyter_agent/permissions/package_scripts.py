@@ -82,6 +82,52 @@ def _of_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list
     return _of_plain_form(form, cwds, cwd_unknown, [])
 
 
+MONOREPOS = frozenset({"turbo", "lerna", "nx"})
+_MONOREPO_FLAGS = frozenset({"--parallel", "--stream", "--no-bail", "--concurrency", "--continue", "--no-cache",
+                             "--force", "--dry-run", "--dry", "--graph", "--summarize", "--verbose"})
+
+
+def monorepo_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
+    """The package scripts ``turbo run TASK``, ``lerna run SCRIPT`` and ``nx run-many -t TARGET``
+    run: the script of that name in the workspaces that have one (as ``npm run NAME
+    --workspaces``; options that narrow them, ``--filter``/``--scope``/``--projects``, make it
+    ``some of them``, so a deny rule asks).  nx's own targets (``project.json``) and a task only
+    known at run time are code only known at run time."""
+    return scripts_of_forms(info, cwds, memo, MONOREPOS, _monorepo_form, per_folder=False)
+
+
+def _monorepo_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool) -> list[Script]:
+    runner = form[0].text
+    words = [w.literal for w in form[1:]]
+    shown = f"{runner}'s tasks"
+    if any(w is None for w in words):
+        return [Script(shown, None, "a word only known at run time may name the task")]
+    texts = [w or "" for w in words]
+    operands = [t for t in texts if not t.startswith("-")]
+    if runner == "nx":
+        if not operands or operands[0] in ("graph", "show", "list", "report", "reset", "daemon", "help", "--help"):
+            return []
+        return [Script(shown, None, "nx runs its projects' targets (project.json or package.json), not read here")]
+    tasks: list[str] = []
+    if runner == "lerna":
+        if operands[:1] != ["run"]:
+            return [] if operands[:1] in (["list"], ["ls"], ["la"], ["ll"], ["info"], ["changed"], ["diff"]) else [
+                Script(shown, None, f"lerna {operands[0] if operands else ''} is a command this does not read")]
+        tasks = operands[1:2]
+    else:  # turbo run A B, turbo A B (turbo 2)
+        if operands[:1] in (["prune"], ["login"], ["logout"], ["link"], ["unlink"], ["daemon"], ["telemetry"],
+                            ["info"], ["ls"], ["query"], ["gen"], ["scan"]) or not operands:
+            return []
+        tasks = operands[1:] if operands[0] == "run" else operands
+        tasks = [t for t in tasks if t not in ("--",)]
+    narrowed = any(t.partition("=")[0] not in _MONOREPO_FLAGS for t in texts if t.startswith("-"))
+    found: list[Script] = []
+    for task in tasks:
+        npm_form = (Word("npm"), Word("run"), Word(task), Word("--workspaces"))
+        found += _of_plain_form(npm_form, cwds, cwd_unknown, ["?*" if narrowed else "*"])
+    return found
+
+
 def _yarn_workspaces(form: tuple[Word, ...]) -> tuple[tuple[Word, ...], list[str]]:
     """``yarn workspace NAME CMD…`` / ``yarn workspaces foreach [-A] CMD…`` (yarn 1's ``yarn
     workspaces run CMD``): the form of CMD and the workspaces chosen (``=NAME``; ``**`` all and the
@@ -375,4 +421,4 @@ def _scripts(data: bytes) -> dict[str, object]:
     return scripts
 
 
-__all__ = ["MANAGERS", "package_scripts"]
+__all__ = ["MANAGERS", "MONOREPOS", "monorepo_scripts", "package_scripts"]
