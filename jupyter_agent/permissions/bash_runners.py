@@ -21,7 +21,10 @@ its own rule; only code known at run time asks for itself.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import socket
 
 from .bash_awk import AWKS, awk_program
 from .bash_runner_table import GIT_RUNNERS, PYTHONS, RUNNERS, SEDS, Runner
@@ -98,8 +101,9 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
         return True
     if program in _MILLER:
         return _miller_effects(words)
-    if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something
-        return any(w.literal is None or w.text[:1] == "-" for w in words[1:])
+    if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something (or ssh localhost CMD)
+        return any(w.literal is None or w.text[:1] == "-" for w in words[1:]) or (
+            program == "ssh" and _local_ssh(words))
     firsts = _FIRST_WORDS.get(program)
     return firsts is None or any(w.literal is None or w.text in firsts for w in words[1:])
 
@@ -121,10 +125,46 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if program in _MILLER:  # mlr -n put 'end { system("rm x") }'
         return [(UNKNOWN_PROGRAM,)] if _miller_effects(form) else []
     out: list[tuple[Word, ...]] = []
+    if program == "ssh" and _local_ssh(form):  # ssh localhost 'rm x' runs rm x here, in the home folder
+        for script in _commands(form, 1, _LOCAL_SSH):
+            if script[0] is SHELL_CODE and len(script) == 3 and script[2].literal is not None:
+                home = shlex.quote(os.path.expanduser("~"))
+                script = (SHELL_CODE, script[1], Word(f"cd {home} && {script[2].literal}"))
+            out.append(script)
     for path, runner in GIT_RUNNERS if program == "git" else RUNNERS.get(program or "", ()):
         for after in after_path(form, path):
             out.extend(_commands(form, after, runner))
     return _distinct(out)
+
+
+_SSH = RUNNERS["ssh"][0][1]
+_LOCAL_SSH = Runner(_SSH.values, _SSH.flags, 1, rest="shell", config=_SSH.config)
+_LOCAL_HOSTS = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "::1", "0.0.0.0",
+                          "0", socket.gethostname().lower()})
+
+
+def _local_ssh(form: tuple[Word, ...]) -> bool:
+    """Does ``ssh … HOST CMD`` log in to this machine (``localhost``, ``127.0.0.1``, ``::1``, its
+    own name), where CMD runs as a command of the line would?"""
+    i = 1
+    while i < len(form):
+        text = form[i].literal
+        if text is None:
+            return False  # (a word only known at run time among ssh's options: asks elsewhere)
+        if text == "--":
+            i += 1
+            break
+        if text[:1] != "-":
+            break
+        i += 2 if text in _SSH.values or text in _SSH.config else 1
+    if i >= len(form) - 1 or form[i].literal is None:
+        return False  # no command: a login shell (a terminal this tool does not give)
+    host = form[i].literal or ""
+    if host.startswith("ssh://"):
+        host = host[6:].partition("/")[0]
+        host = host.rpartition(":")[0] if host.count(":") == 1 else host
+    host = host.rpartition("@")[2].strip("[]").lower()
+    return host in _LOCAL_HOSTS or host.startswith("127.")
 
 
 def after_path(form: tuple[Word, ...], path: tuple[str, ...]) -> list[int]:

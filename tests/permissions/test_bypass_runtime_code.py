@@ -3,8 +3,8 @@
 Each of these asked only as an ordinary question, so bypassPermissions — or an allow rule for
 everything — ran ``rm`` with ``Bash(rm:*)`` denied: a Makefile's recipes run by ``make SHELL=rm``,
 the lines ``cat list | xargs nice`` makes a program of, Jupyter's browser command, ``capsh --
--c CODE`` (a bash), ``start-stop-daemon --exec PROG``, a cargo runner, socat's ``EXEC:CMD`` and
-netcat's ``-e PROG``/``-c CODE``.  What runs is now a program
+-c CODE`` (a bash), ``start-stop-daemon --exec PROG``, a cargo runner, socat's ``EXEC:CMD``,
+netcat's ``-e PROG``/``-c CODE`` and ``ssh localhost CMD``.  What runs is now a program
 chosen at run time (which a deny rule may name) or, where the line names it, that program.  Real
 runs show the program running where the tools are installed.
 """
@@ -47,7 +47,14 @@ ROWS = [
     ("ncat --sh-exec 'rm x' -l 9", "deny"),
     ("ncat --exec=/bin/rm -l 9", "deny"),
     ("ncat --lua-exec x.lua -l 9", "ask"),
+    # ssh to this machine runs its command here (in the home folder)
+    ("ssh localhost rm x", "deny"),
+    ("ssh -p 22 me@127.0.0.1 'ls; rm x'", "deny"),
+    ("ssh ssh://me@localhost:2222 rm x", "deny"),
+    ("ssh -o StrictHostKeyChecking=no ::1 rm x", "deny"),
     # what stays allowed
+    ("ssh build-server rm x", "allow"),  # another machine's rm
+    ("ssh localhost ls", "allow"),
     ("socat - EXEC:ls", "allow"),
     ("socat TCP-LISTEN:9,fork TCP:localhost:80", "allow"),
     ("nc -zv localhost 80", "allow"),
@@ -91,3 +98,11 @@ def test_real_capsh_runs_bash_with_the_arguments_after_dashes(tmp_path):
     (tmp_path / "x").write_text("")
     subprocess.run(["capsh", "--", "-c", "rm x"], cwd=tmp_path, capture_output=True, timeout=30)
     assert not (tmp_path / "x").exists()
+
+
+async def test_ssh_to_this_machine_runs_in_the_home_folder(tmp_path):
+    """Under Bash(ssh:*) in the default mode the command of `ssh localhost` runs from the home
+    folder, outside the working directories: it asks; another machine's is ssh's business."""
+    ctx = make_ctx(tmp_path, allow=("Bash(ssh:*)",), deny=("Bash(rm:*)",))
+    assert verdict_name(await decide_bash(ctx, "ssh localhost ls")) == "ask"
+    assert verdict_name(await decide_bash(ctx, "ssh build-server ls")) == "allow"
