@@ -338,6 +338,10 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "aria2c": (((), _r("-d --dir -o --out -i --input-file -l --log", rest="none",
                        argv="--on-download-complete --on-download-start --on-download-error --on-download-pause "
                             "--on-download-stop --on-bt-download-complete")),),
+    # pandoc --filter PROG / --pdf-engine PROG run PROG (a Lua filter is code like a script's)
+    "pandoc": (((), _r("-o --output -f --from -r --read -t --to -w --write -M --metadata -V --variable -L "
+                       "--lua-filter --data-dir --template -H --include-in-header --resource-path -c --css",
+                       rest="none", argv="--filter -F --pdf-engine")),),
     "ssh": (((), _r("-p -i -l -F -J -L -R -D -b -c -E -e -I -m -O -Q -S -W -w -B", rest="none", config="-o")),),
     "scp": (((), _r("-P -i -l -F -J -c -D", rest="none", config="-o", shell="-S")),),
     "sftp": (((), _r("-P -i -l -F -J -c -D -b -B -R", rest="none", config="-o", shell="-S")),),

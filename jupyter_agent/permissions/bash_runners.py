@@ -44,11 +44,28 @@ DEBUGGERS = frozenset({"gdb", "gdb-multiarch", "cgdb", "lldb"})
 # Miller's DSL (put/filter) runs commands (system(), exec(), tee|emit|print > "|cmd") and writes
 # files (tee > "f"): such an expression runs what is not read here
 _MILLER = frozenset({"mlr"})
+# TeX engines run the document's \write18{CMD} with shell escape on (tectonic: -Z shell-escape)
+TEX_ENGINES = frozenset({"tex", "latex", "pdflatex", "xelatex", "lualatex", "pdftex", "xetex", "luatex", "etex",
+                         "platex", "uplatex", "latexmk", "context", "lualatex-dev", "pdflatex-dev", "tectonic"})
+_SHELL_ESCAPES = frozenset({"-shell-escape", "--shell-escape", "-enable-write18", "--enable-write18", "shell-escape"})
 _MILLER_EFFECTS = re.compile(r"\b(?:system|exec)\s*\(|\b(?:tee|emit\w*|e?print\w*|e?dump)\s*(?:>|\|)")
 RUNNER_PROGRAMS = (frozenset(RUNNERS) | PYTHONS | SEDS | AWKS | SCHEDULERS | DEBUGGERS
-                   | _MILLER)  # awk: system(), print | "cmd"
+                   | _MILLER | TEX_ENGINES)  # awk: system(), print | "cmd"
 _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if all(p for p, _r in entries) else None
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
+
+
+def _tex_escapes(words: tuple[Word, ...]) -> bool:
+    """Does a TeX engine (or latexmk, or pandoc handing it the option) run with shell escape on,
+    or with a word only known at run time that may turn it on?"""
+    for word in words[1:]:
+        text = word.literal
+        if text is None:
+            return True
+        value = text.partition("=")[2] if text.startswith("--pdf-engine-opt=") else text
+        if value in _SHELL_ESCAPES or text == "-Zshell-escape":
+            return True
+    return False
 
 
 def _miller_effects(words: tuple[Word, ...]) -> bool:
@@ -99,6 +116,8 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
         return any(w.literal is None or "system" in w.text or "|" in w.text or w.text[:1] in "-@" for w in words[1:])
     if program in SCHEDULERS or program in DEBUGGERS:
         return True
+    if program in TEX_ENGINES:
+        return _tex_escapes(words)
     if program in _MILLER:
         return _miller_effects(words)
     if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something (or ssh localhost CMD)
@@ -118,6 +137,8 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         return _sed_forms(form)
     if program in AWKS:
         return _awk_forms(form)
+    if program in TEX_ENGINES:  # pdflatex -shell-escape doc.tex: the document's \write18{…} runs
+        return [(UNKNOWN_PROGRAM,)] if _tex_escapes(form) else []
     if program in SCHEDULERS:  # at now <<< 'rm x': what runs is not on the command line
         return [] if any(w.literal in _SCHEDULER_QUERIES for w in form[1:]) else [(UNKNOWN_PROGRAM,)]
     if program in DEBUGGERS:
@@ -125,6 +146,8 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if program in _MILLER:  # mlr -n put 'end { system("rm x") }'
         return [(UNKNOWN_PROGRAM,)] if _miller_effects(form) else []
     out: list[tuple[Word, ...]] = []
+    if program == "pandoc" and _tex_escapes(form):  # --pdf-engine-opt=-shell-escape: the engine runs \write18
+        out.append((UNKNOWN_PROGRAM,))
     if program == "ssh" and _local_ssh(form):  # ssh localhost 'rm x' runs rm x here, in the home folder
         for script in _commands(form, 1, _LOCAL_SSH):
             if script[0] is SHELL_CODE and len(script) == 3 and script[2].literal is not None:

@@ -4,7 +4,8 @@ Each of these asked only as an ordinary question, so bypassPermissions — or an
 everything — ran ``rm`` with ``Bash(rm:*)`` denied: a Makefile's recipes run by ``make SHELL=rm``,
 the lines ``cat list | xargs nice`` makes a program of, Jupyter's browser command, ``capsh --
 -c CODE`` (a bash), ``start-stop-daemon --exec PROG``, a cargo runner, socat's ``EXEC:CMD``,
-netcat's ``-e PROG``/``-c CODE`` and ``ssh localhost CMD``.  What runs is now a program
+netcat's ``-e PROG``/``-c CODE``, ``ssh localhost CMD``, TeX's shell escape and pandoc's
+``--filter PROG``.  What runs is now a program
 chosen at run time (which a deny rule may name) or, where the line names it, that program.  Real
 runs show the program running where the tools are installed.
 """
@@ -52,7 +53,19 @@ ROWS = [
     ("ssh -p 22 me@127.0.0.1 'ls; rm x'", "deny"),
     ("ssh ssh://me@localhost:2222 rm x", "deny"),
     ("ssh -o StrictHostKeyChecking=no ::1 rm x", "deny"),
+    # TeX with shell escape runs the document's \\write18{…}; pandoc runs its filters and engine
+    ("pdflatex -shell-escape doc.tex", "ask"),
+    ("xelatex --shell-escape doc.tex", "ask"),
+    ("latexmk -pdf -shell-escape doc.tex", "ask"),
+    ("tectonic -Z shell-escape doc.tex", "ask"),
+    ("pandoc doc.md -o doc.pdf --pdf-engine-opt=-shell-escape", "ask"),
+    ("pandoc --filter rm doc.md", "deny"),
+    ("pandoc -F rm doc.md", "deny"),
+    ("pandoc --pdf-engine=rm doc.md -o x.pdf", "deny"),
     # what stays allowed
+    ("pdflatex doc.tex", "allow"),  # (restricted shell escape: a few known programs only)
+    ("latexmk -pdf doc.tex", "allow"),
+    ("pandoc doc.md -o out.html --filter pandoc-crossref", "allow"),
     ("ssh build-server rm x", "allow"),  # another machine's rm
     ("ssh localhost ls", "allow"),
     ("socat - EXEC:ls", "allow"),
