@@ -254,8 +254,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         if safe:
             return CommandInfo((), cmd.words, _READ_ONLY, None, nested=nested), [], []
         # [[ $x -eq 1 ]], [[ -v 'a[$(rm y)]' ]]: code only known at run time, which a deny rule may name
-        reason = "a test with arithmetic or -v (can run code)"
-        return CommandInfo((_UNKNOWN_FORM,), cmd.words, _NOT_READ_ONLY, reason, nested=nested), [], []
+        why = "a test with arithmetic or -v (can run code)"
+        return CommandInfo((_UNKNOWN_FORM,), cmd.words, _NOT_READ_ONLY, why, nested=nested), [], []
     unwrapped = unwrap(cmd.words)
     env_given = ((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env)  # env NAME=VALUE cmd
     given_reason = _env_reason(env_given) if unwrapped.env else None

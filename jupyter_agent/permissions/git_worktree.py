@@ -325,12 +325,12 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
                 return f"git sparse-checkout may remove the tracked {path}, {why}, from the working tree"
         return None
     if effect.history:  # any guarded path it covers, tracked here or held by another revision
-        found = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, words)
-        if isinstance(found, str):
-            return found
-        if found is not None:
-            path, why = found
-            return (f"it checks out another revision's files over the ones here, and {path}, {why}, is "
+        held = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, words)
+        if isinstance(held, str):
+            return held
+        if held is not None:
+            path, reason = held
+            return (f"it checks out another revision's files over the ones here, and {path}, {reason}, is "
                     f"tracked or changed in the history: another version of it may replace the one here "
                     f"(and local changes to it are lost)")
     elif effect.discards:
