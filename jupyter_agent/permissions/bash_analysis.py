@@ -48,6 +48,9 @@ SAFE_TEST_OPERATORS = frozenset(
     [NUMBERS_COMPARED, "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G", "-L", "-N", "-O", "-S", "-z", "-n", "=", "==", "!=", "<", ">", "=~", "&&", "||", "!", "-o", "-nt", "-ot", "-ef", "(", ")"]
 )
 _CD = frozenset({"cd", "pushd"})
+# builtins whose evaluation_reason is a change of what the line means (bash._line_change_checks
+# decides when that matters), not code they run
+_MEANING_CHANGERS = frozenset({"shopt", "set", "hash", "alias"})
 # Programs ``unwrap`` peels or treats as code runners, and find/fd whose ``-exec`` commands are
 # extra forms: every other fixed program name is classified by ``_classify_plain``.
 # (``/bin/rm`` has an extra form too: names with a slash go the general way as well.)
@@ -200,7 +203,8 @@ def _classify_plain(cmd: SimpleCommand, nested: bool) -> CommandInfo:
         evaluated = evaluation_reason(words)
         if evaluated is not None:  # printf -v 'a[$(rm x)]' 1: code only known at run time
             reason = reason or evaluated
-            forms = (*forms, _UNKNOWN_FORM) if _UNKNOWN_FORM not in forms else forms
+            if program not in _MEANING_CHANGERS:  # (shopt -s dotglob: bash._line_change_checks)
+                forms = (*forms, _UNKNOWN_FORM) if _UNKNOWN_FORM not in forms else forms
         setting = _setter_reason(words)
         if setting is not None:  # read PATH, printf -v BASH_ENV …: as PATH=… (what runs is not this form)
             reason = reason or setting
@@ -270,6 +274,7 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         evaluated = evaluation_reason(inner)
         setting = _setter_reason(inner)  # command read PATH
         reason = reason or evaluated or setting
+        evaluated = None if inner[0].literal in _MEANING_CHANGERS else evaluated  # (not code: _line_change_checks)
     forms = list(unwrapped.forms)
     if unwrapped.unknown_code or env_reason or given_reason or setting or evaluated:  # bash -c "$X", read PATH,
         forms.append(_UNKNOWN_FORM)  # GIT_SSH_COMMAND='rm y' git fetch: what runs may be what a rule names

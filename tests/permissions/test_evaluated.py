@@ -148,7 +148,8 @@ def test_real_bash_runs_the_code_in_a_test_or_a_name(tmp_path, command):
 @pytest.mark.parametrize("command", ["[[ $# -eq 1 ]]", "[[ \"$?\" -ne 0 ]] && echo failed", "[ $# -gt 0 ]",
                                      "[[ 10 -gt -1 ]]", "[[ -f a.py && $# -eq 0 ]]", "[ \"$x\" = y ]",
                                      "let i=1+2 j=3", "let 2+3", "printf -v out '%s' x", "declare -a arr",
-                                     "read -r line < a.py", "test -v HOME"])
+                                     "read -r line < a.py", "test -v HOME",
+                                     "shopt -s globstar; ls **/*.py"])  # (a listing: _line_change_checks)
 async def test_numbers_and_plain_names_stay_allowed_in_bypass_mode(world, command):
     (world.project / "a.py").write_text("x\n")
     ctx = make_ctx(world.project, allow=("Bash(*)",), deny=DENY, mode="bypassPermissions")
