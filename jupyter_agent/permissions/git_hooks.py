@@ -169,7 +169,7 @@ def _alias_scripts(sub: str, form: tuple[Word, ...], i: int, files: list[ConfigF
         if value.startswith("!"):
             scripts.append(Script(shown, None, code=f"{value[1:]} {args}".rstrip(), cwd=top, certain=len(values) == 1))
         else:
-            head = " ".join(shlex.quote(w.literal) if w.literal is not None else '"${PASSED_ON}"' for w in form[:i])
+            head = passed_on(form[:i])  # git and its global options
             scripts.append(Script(shown, None, code=f"{head} {value} {args}".rstrip(), certain=len(values) == 1))
     return scripts
 

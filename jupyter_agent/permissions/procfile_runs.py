@@ -77,7 +77,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
             if action is None:
                 action = word.literal
                 if action in _RUNS:  # honcho run CMD …: a command of the line
-                    rest = words[words.index(word) + 1:]
+                    rest = words[next(j for j, w in enumerate(words) if w is word) + 1:]  # (not an equal value before it)
                     return [Script(f"{runner} run", None, code=passed_on(rest))] if rest else []
                 if action not in _STARTS:
                     if action in _NO_RUN:

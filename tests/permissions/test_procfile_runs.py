@@ -31,6 +31,7 @@ ROWS = [
     ("nf start", "deny"),
     ("honcho -d sub start", "deny"),  # the Procfile here, run in sub
     ("honcho run rm x", "deny"),
+    ("honcho -e run run rm x", "deny"),  # the command is after the second `run`, not the -e value
     ("foreman run rm x", "deny"),
     ("honcho --unknown start", "ask"),
     ("honcho -f \"$P\" start", "ask"),
