@@ -110,7 +110,7 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
         scope = rules.scope_of(context.cwd)
         cwds = _cwds(analysis, scope.real_cwd, command)
         if rules.deny_any is not None or rules.ask_any is not None:
-            _rule_checks(analysis.commands, rules, verdict)
+            _rule_checks(analysis.commands + analysis.remote if analysis.remote else analysis.commands, rules, verdict)
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
         path_checks(analysis, cwds, scope, context, verdict)
@@ -390,7 +390,7 @@ def _checks_of_script(
     for cwd in dict.fromkeys(cwds):  # the script runs where the command does; its cds are its own
         inner_cwds = _cwds(inner, cwd, text, getattr(cwds, "unknown", False))
         if rule_checked and cwd == cwds[0]:
-            _rule_checks(inner.commands, rules, sub)
+            _rule_checks(inner.commands + inner.remote, rules, sub)
         if not sub.deny:
             path_checks(inner, inner_cwds, scope, context, sub)
         for cmd in inner.commands:

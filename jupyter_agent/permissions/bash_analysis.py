@@ -21,7 +21,7 @@ from .bash_extra_forms import (
 from .bash_parse import NUMBERS_COMPARED, Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rules import form_text
-from .bash_runners import SHELL_CODE, UNKNOWN_PROGRAM, may_run_something, runner_forms
+from .bash_runners import REMOTE_SHELL, SHELL_CODE, UNKNOWN_PROGRAM, may_run_something, runner_forms
 from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms
 from .bash_words import Word
 from .bash_wrappers import (
@@ -126,6 +126,9 @@ class Analysis:
     commands: list[CommandInfo] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # the commands of shell code run on another machine (ssh HOST CMD): for deny and ask rules only
+    # (their paths, files and programs are that machine's)
+    remote: list[CommandInfo] = field(default_factory=list)
 
 
 def analyze(command: str) -> Analysis:
@@ -168,7 +171,7 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
                     commands.append(CommandInfo((words, *extras), words, check_read_only(words), None, None,
                                                 None, nested or cmd.nested, 0))
                     continue
-        info, scripts, reads = _classify(cmd, nested)
+        info, scripts, reads, remote = _classify(cmd, nested)
         commands.append(info)
         out.redirects.extend([Redirect(word, False) for word in reads])  # xargs -a FILE reads FILE
         for script in scripts:
@@ -179,6 +182,14 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
             commands.extend(inner.commands)
             out.redirects.extend(inner.redirects)
             out.problems.extend(inner.problems)
+            out.remote.extend(inner.remote)
+        for code in remote:  # ssh host 'rm x': its commands meet deny and ask rules, nothing else
+            inner = analyze_uncached(code, depth + 1, nested=True) if depth < _MAX_SCRIPT_DEPTH else None
+            if inner is None or inner.problems:  # not read: what runs there may be what a rule names
+                out.remote.append(CommandInfo((_UNKNOWN_FORM,), (), _NOT_READ_ONLY, nested=True))
+            if inner is not None:
+                out.remote.extend(inner.commands)
+                out.remote.extend(inner.remote)
     return out
 
 
@@ -244,22 +255,24 @@ def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | Non
     return extras
 
 
-def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str], list[Word]]:
-    """The command's classification, the shell code it runs and the files its wrappers read."""
+def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str], list[Word], list[str]]:
+    """The command's classification, the shell code it runs, the files its wrappers read and the
+    shell code it runs on another machine."""
     nested = nested or cmd.nested
+    remote: list[str] = []
     env_reason = _prefix_reason(cmd) if cmd.assignments else None
     if cmd.kind == "assignment" or (cmd.kind == "command" and not cmd.words):  # PATH=/tmp; ls
         info = CommandInfo((_UNKNOWN_FORM,) if env_reason else (), (), _READ_ONLY, env_reason, nested=nested)
         if env_reason:  # GLOBIGNORE=x; cat *: what the rest of the line means (bash.py)
             info.assigned = tuple((name, _assigned_value(word)) for name, word in cmd.assignments)
-        return info, [], []
+        return info, [], [], remote
     if cmd.kind == "test":
         safe = all(op in SAFE_TEST_OPERATORS for op in cmd.test_operators)
         if safe:
-            return CommandInfo((), cmd.words, _READ_ONLY, None, nested=nested), [], []
+            return CommandInfo((), cmd.words, _READ_ONLY, None, nested=nested), [], [], remote
         # [[ $x -eq 1 ]], [[ -v 'a[$(rm y)]' ]]: code only known at run time, which a deny rule may name
         why = "a test with arithmetic or -v (can run code)"
-        return CommandInfo((_UNKNOWN_FORM,), cmd.words, _NOT_READ_ONLY, why, nested=nested), [], []
+        return CommandInfo((_UNKNOWN_FORM,), cmd.words, _NOT_READ_ONLY, why, nested=nested), [], [], remote
     unwrapped = unwrap(cmd.words)
     env_given = ((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env)  # env NAME=VALUE cmd
     given_reason = _env_reason(env_given) if unwrapped.env else None
@@ -291,6 +304,9 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         if not may_have_extra_forms(form):
             continue
         for extra in extra_forms(form):  # find -exec sh -c '...' {} ;  → unwrap that too
+            if extra[0] is REMOTE_SHELL:  # ssh host 'rm x'
+                remote.append(extra[1].literal or "")
+                continue
             peeled = unwrap(extra)
             if peeled.ask_reason and extra[0] is not SHELL_CODE:  # uv run sudo x: asks like sudo x
                 reason = reason or peeled.ask_reason
@@ -316,7 +332,7 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
     if cmd.assignments or unwrapped.env:
         info.assigned = (*((name, _assigned_value(word)) for name, word in cmd.assignments),
                          *((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env))
-    return info, scripts, reads
+    return info, scripts, reads, remote
 
 
 def _cd_info(

@@ -8,7 +8,7 @@ rules never match an extra form.
 
 from __future__ import annotations
 
-from .bash_runners import RUNNER_PROGRAMS, SHELL_CODE, may_run_something, runner_forms
+from .bash_runners import REMOTE_SHELL, RUNNER_PROGRAMS, SHELL_CODE, may_run_something, runner_forms
 from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms, git_push_forms
 from .bash_words import Word
 from .git_words import git_global_options
@@ -102,7 +102,7 @@ def commands_it_runs(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if program in ("find", "fd"):
         return exec_commands(words)
     if (program == "git" or program in RUNNER_PROGRAMS) and may_run_something(words):
-        return [f for f in runner_forms(words) if f and f[0] is not SHELL_CODE]
+        return [f for f in runner_forms(words) if f and f[0] is not SHELL_CODE and f[0] is not REMOTE_SHELL]
     return []
 
 

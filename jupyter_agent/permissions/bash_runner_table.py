@@ -33,15 +33,18 @@ class Runner:
     staged: frozenset[str] = frozenset()
     # the command's program may be a package at a version, run as its program: npx npm@10 pkg set
     packages: bool = False
+    # the command runs on another machine (vagrant ssh -c, pdsh -w HOST): deny and ask rules see it,
+    # nothing else here does (its paths, files and programs are that machine's)
+    remote: bool = False
 
 
 def _r(values: str = "", flags: str = "", positionals: int = 0, shell: str = "", command: str = "",
        rest: str = "command", argv: str = "", config: str = "", pairs: str = "", optional: int = 0,
-       typed: str = "", staged: str = "", packages: bool = False) -> Runner:
+       typed: str = "", staged: str = "", packages: bool = False, remote: bool = False) -> Runner:
     return Runner(frozenset(values.split()), frozenset(flags.split()), positionals,
                   frozenset(shell.split()), frozenset(command.split()), rest, frozenset(argv.split()),
                   frozenset(config.split()), frozenset(pairs.split()), optional, frozenset(typed.split()),
-                  frozenset(staged.split()), packages)
+                  frozenset(staged.split()), packages, remote)
 
 
 def _git_shell(options: str) -> Runner:
@@ -59,7 +62,17 @@ _CONTAINER = _r("-e --env --env-file -u --user -w --workdir -v --volume -p --pub
                 "--mount --platform -l --label --hostname -h --detach-keys",
                 "-i -t -it -d --rm --privileged --interactive --tty --detach --init", 1,
                 argv="--entrypoint")  # docker run --entrypoint rm img x runs rm
-_KUBECTL = _r("-c --container -n --namespace --context --kubeconfig", "-i -t -it --stdin --tty -q --quiet", 1)
+_KUBECTL = _r("-c --container -n --namespace --context --kubeconfig --image --target --profile --env --labels -l "
+              "--overrides --restart --port --serviceaccount --copy-to --shell",
+              "-i -t -it --stdin --tty -q --quiet --rm --command --attach --share-processes", 1)
+_DISTROBOX = _r("-n --name -a --additional-flags", "-T --no-tty -nw --no-workdir -v --verbose --clean-path -r "
+                "--root -d --dry-run", rest="dashdash")
+_APPTAINER = _r("-B --bind --pwd -H --home -W --workdir --env --env-file -o --overlay --security --network "
+                "--network-args -S --scratch --app --hostname --mount",
+                "--nv --rocm -c --contain -C --containall -e --cleanenv -w --writable --writable-tmpfs -f "
+                "--fakeroot -u --userns --no-home -i --ipc -p --pid --no-init --no-privs --keep-privs --compat "
+                "--no-eval --nvccli", 1)
+_LXC = _r("--env --cwd --user --group --mode --project", "-T -t --force-interactive --force-noninteractive", 1)
 _PLAIN = _r()
 _PARALLEL = _r("-j --jobs -S --sshlogin --joblog --results -a --arg-file --sshloginfile --slf --tmpdir --workdir "
                "--wd -E -d --delimiter --colsep -C --delay --timeout --retries --tag-string --id --jobs-per-host "
@@ -139,10 +152,72 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
                                                     ("compose", "run"))),
     "podman": ((("exec",), _CONTAINER), (("run",), _CONTAINER), (("container", "exec"), _CONTAINER),
                (("container", "run"), _CONTAINER), (("unshare",), _PLAIN)),
-    "buildah": ((("unshare",), _PLAIN),),
+    "buildah": ((("unshare",), _PLAIN), (("run",), _r("-v --volume --workingdir --user --isolation --mount "
+                                                        "-e --env --runtime --cap-add --cap-drop --network "
+                                                        "--hostname", "-t --tty --terminal", 1))),
+    "nerdctl": tuple((path, _CONTAINER) for path in (("exec",), ("run",), ("container", "exec"),
+                                                     ("container", "run"), ("compose", "exec"),
+                                                     ("compose", "run"))),
+    # containerd: ctr run IMAGE ID CMD, ctr task exec --exec-id X CONTAINER CMD; crictl exec C CMD
+    "ctr": ((("run",), _r("--mount --env --label --runtime --snapshotter --cwd --user -u --env-file",
+                          "--rm -t --tty -d --detach --privileged --net-host", 2)),
+            (("task", "exec"), _r("--exec-id --cwd --user -u", "-t --tty -d --detach", 1)),
+            (("t", "exec"), _r("--exec-id --cwd --user -u", "-t --tty -d --detach", 1))),
+    "crictl": ((("exec",), _r("--timeout", "-i --interactive -t --tty -s --sync", 1)),),
+    # containers and machines of this computer that share its folders (the home folder, the project)
+    "distrobox": tuple((path, _DISTROBOX) for path in (("enter",), ("ephemeral",))),
+    "distrobox-enter": (((), _DISTROBOX),),
+    "toolbox": ((("run",), _r("-c --container -d --distro -r --release")),),
+    "flatpak-spawn": (((), _r("--env --directory --forward-fd --sandbox-expose --sandbox-expose-ro "
+                              "--sandbox-expose-path --sandbox-expose-path-ro --sandbox-flag --app-path --usr-path",
+                              "--host --watch-bus --expose-pids --share-pids --no-network --clear-env "
+                              "--latest-version --sandbox -v --verbose")),),
+    "flatpak": ((("run",), _r("--arch --branch --runtime --runtime-version --filesystem --env --cwd",
+                              "--user --system -d --devel --sandbox", rest="none", argv="--command")),),
+    "singularity": ((("exec",), _APPTAINER),),
+    "apptainer": ((("exec",), _APPTAINER),),
+    "guix": tuple((path, _r("-m --manifest -f --file -L --load-path -r --root -e --expression",
+                            "-C --container -N --network --pure -P --link-profile -D --development --check -q",
+                            rest="dashdash")) for path in (("shell",), ("environment",))),
+    "with-contenv": (((), _PLAIN),),
+    "lima": (((), _PLAIN),),
+    "limactl": ((("shell",), _r("--workdir --shell", "--reconnect", 1)),),
+    "multipass": ((("exec",), _r("-d --working-directory", "-n --no-map-working-directory", 1)),),
+    "lxc": ((("exec",), _LXC),),
+    "incus": ((("exec",), _LXC),),
+    "minikube": ((("ssh",), _r("-n --node -p --profile", "--native-ssh", rest="shell")),),
+    "colima": ((("ssh",), _r("-p --profile", rest="shell")),),
+    # machines elsewhere: what runs there meets the deny and ask rules (remote=True), nothing else
+    "autossh": (((), _r("-p -i -l -F -J -L -R -D -b -c -E -e -I -m -O -Q -S -W -w -B -M", rest="none",
+                        config="-o")),),
+    "mosh": (((), _r("-p --port --predict --family --bind-server --experimental-remote-ip --server",
+                     "-a -n -4 -6 --local --no-init --no-ssh-pty", 1, argv="--ssh --client", remote=True)),),
+    "pdsh": (((), _r("-w -x -l -t -u -f -R -g -X -F -M", "-S -b -d -N -Q -L -a -A", rest="shell",
+                     remote=True)),),
+    **{pssh: (((), _r("-h --hosts -H --host -l --user -p --par -o --outdir -e --errdir -t --timeout "
+                      "-x --extra-args -X --extra-arg", "-v --verbose -A --askpass -i --inline -I --send-input "
+                      "-P --print", config="-O --option", rest="shell", remote=True)),)
+       for pssh in ("pssh", "parallel-ssh")},
+    "vagrant": ((("ssh",), _r("", "-p --plain -t --tty", shell="-c --command", rest="dashdash", remote=True)),),
+    "docker-machine": ((("ssh",), _r("", "", 1, remote=True)),),
+    "gcloud": tuple((path, _r("--zone --project --ssh-key-file --strict-host-key-checking --worker",
+                              "--internal-ip --tunnel-through-iap --dry-run --quiet -q", shell="--command",
+                              rest="dashdash", remote=True))
+                    for path in (("compute", "ssh"), ("compute", "tpus", "tpu-vm", "ssh"), ("cloud-shell", "ssh"),
+                                 ("alpha", "cloud-shell", "ssh"))),
+    **{fly: ((("ssh", "console"), _r("-a --app -s --select -r --region -u --user --machine -A --address "
+                                     "-o --org", "--pty -q --quiet", shell="-C --command", rest="none",
+                                     remote=True)),) for fly in ("fly", "flyctl")},
+    "gh": tuple(((cs, "ssh"), _r("-c --codespace -R --repo --repo-owner --profile --server-port",
+                                 "--config -d --debug --stdio", rest="dashdash", remote=True))
+                for cs in ("codespace", "cs")),
+    "heroku": tuple(((run,), _r("-a --app -r --remote -s --size -e --env --type",
+                                "-x --exit-code --no-tty --no-notify", rest="shell", remote=True))
+                    for run in ("run", "run:detached")),
     "rootlesskit": (((), _PLAIN),),
     "docker-compose": ((("exec",), _CONTAINER), (("run",), _CONTAINER)),
-    "kubectl": ((("exec",), _KUBECTL),),
+    "kubectl": ((("exec",), _KUBECTL), (("run",), _KUBECTL), (("debug",), _KUBECTL)),
+    "oc": ((("exec",), _KUBECTL), (("run",), _KUBECTL), (("debug",), _KUBECTL), (("rsh",), _KUBECTL)),
     "nix-shell": (((), _NIX),),
     "nix": ((("develop",), _r(command="-c --command", rest="none")),  # nix develop .#dev -c cmd
             (("shell",), _r(command="-c --command", rest="none"))),

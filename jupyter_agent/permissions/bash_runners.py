@@ -35,6 +35,9 @@ from .git_words import git_global_options
 _MAX_STARTS = 8
 UNKNOWN_PROGRAM = Word("<a program chosen at run time>", static=False)
 SHELL_CODE = Word("sh")  # the program of a form made for shell code a runner takes (`sh -c CODE`)
+# the program of a form made for shell code run on another machine (`ssh host 'rm x'`):
+# (REMOTE_SHELL, CODE), whose commands meet the deny and ask rules only (bash_analysis)
+REMOTE_SHELL = Word("<shell code run on another machine>", static=False)
 _GIT_FIRST_WORDS = frozenset(path[0] for path, _r in GIT_RUNNERS)
 # subcommands that run something only through an option (git push --receive-pack=…): its names
 _GIT_BY_OPTION = {path[0]: r.shell for path, r in GIT_RUNNERS if r.rest == "none"}
@@ -120,9 +123,9 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
         return _tex_escapes(words)
     if program in _MILLER:
         return _miller_effects(words)
-    if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something (or ssh localhost CMD)
+    if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something (or ssh HOST CMD)
         return any(w.literal is None or w.text[:1] == "-" for w in words[1:]) or (
-            program == "ssh" and _local_ssh(words))
+            program in _SSH_LIKE and _ssh_host(words) is not None)
     firsts = _FIRST_WORDS.get(program)
     return firsts is None or any(w.literal is None or w.text in firsts for w in words[1:])
 
@@ -148,45 +151,70 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     out: list[tuple[Word, ...]] = []
     if program == "pandoc" and _tex_escapes(form):  # --pdf-engine-opt=-shell-escape: the engine runs \write18
         out.append((UNKNOWN_PROGRAM,))
-    if program == "ssh" and _local_ssh(form):  # ssh localhost 'rm x' runs rm x here, in the home folder
-        for script in _commands(form, 1, _LOCAL_SSH):
+    host = _ssh_host(form) if program in _SSH_LIKE else None
+    if host is not None:  # ssh localhost 'rm x' runs rm x here, in the home folder; another host's, there
+        local = _is_local(host)
+        for script in _commands(form, 1, _SSH_LIKE[program or ""]):
+            if not local:
+                out.append(_remote(script))
+                continue
             if script[0] is SHELL_CODE and len(script) == 3 and script[2].literal is not None:
-                home = shlex.quote(os.path.expanduser("~"))
-                script = (SHELL_CODE, script[1], Word(f"cd {home} && {script[2].literal}"))
+                code = script[2].literal
+                script = (SHELL_CODE, script[1], Word(f"cd {shlex.quote(os.path.expanduser('~'))} && {code}"))
             out.append(script)
     for path, runner in GIT_RUNNERS if program == "git" else RUNNERS.get(program or "", ()):
         for after in after_path(form, path):
-            out.extend(_commands(form, after, runner))
+            found = _commands(form, after, runner)
+            out.extend([_remote(f) for f in found] if runner.remote else found)
     return _distinct(out)
 
 
+def _remote(form: tuple[Word, ...]) -> tuple[Word, ...]:
+    """A form a runner runs on another machine as ``(REMOTE_SHELL, CODE)``: its command (the words
+    joined, as ssh joins them) or its shell code; one only known at run time stays unknown."""
+    if form[0] is SHELL_CODE and len(form) == 3:
+        return (REMOTE_SHELL, form[2])
+    if form[0] is UNKNOWN_PROGRAM or any(w.literal is None for w in form):
+        return (UNKNOWN_PROGRAM,)
+    return (REMOTE_SHELL, Word(" ".join(w.literal or "" for w in form)))
+
+
 _SSH = RUNNERS["ssh"][0][1]
-_LOCAL_SSH = Runner(_SSH.values, _SSH.flags, 1, rest="shell", config=_SSH.config)
+_AUTOSSH = RUNNERS["autossh"][0][1]
+# ssh HOST CMD: the words after the host are joined into shell code for the host's shell
+_SSH_LIKE = {name: Runner(r.values, r.flags, 1, rest="shell", config=r.config)
+             for name, r in (("ssh", _SSH), ("autossh", _AUTOSSH))}
 _LOCAL_HOSTS = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "::1", "0.0.0.0",
                           "0", socket.gethostname().lower()})
 
 
-def _local_ssh(form: tuple[Word, ...]) -> bool:
-    """Does ``ssh … HOST CMD`` log in to this machine (``localhost``, ``127.0.0.1``, ``::1``, its
-    own name), where CMD runs as a command of the line would?"""
+def _ssh_host(form: tuple[Word, ...]) -> str | None:
+    """The host of ``ssh … HOST CMD`` (``autossh`` too) when a command follows it, else None (a
+    login shell: a terminal this tool does not give)."""
+    runner = _SSH_LIKE[form[0].literal or "ssh"]
     i = 1
     while i < len(form):
         text = form[i].literal
         if text is None:
-            return False  # (a word only known at run time among ssh's options: asks elsewhere)
+            return None  # (a word only known at run time among ssh's options: asks elsewhere)
         if text == "--":
             i += 1
             break
         if text[:1] != "-":
             break
-        i += 2 if text in _SSH.values or text in _SSH.config else 1
+        i += 2 if text in runner.values or text in runner.config else 1
     if i >= len(form) - 1 or form[i].literal is None:
-        return False  # no command: a login shell (a terminal this tool does not give)
+        return None
     host = form[i].literal or ""
     if host.startswith("ssh://"):
         host = host[6:].partition("/")[0]
         host = host.rpartition(":")[0] if host.count(":") == 1 else host
-    host = host.rpartition("@")[2].strip("[]").lower()
+    return host.rpartition("@")[2].strip("[]").lower()
+
+
+def _is_local(host: str) -> bool:
+    """Does ssh to ``host`` log in to this machine (``localhost``, ``127.0.0.1``, ``::1``, its own
+    name), where the command runs as a command of the line would?"""
     return host in _LOCAL_HOSTS or host.startswith("127.")
 
 

@@ -34,6 +34,7 @@ from jupyter_agent.permissions.bash_rules import (
     known_text,
     render,
 )
+from jupyter_agent.permissions.bash_runners import UNKNOWN_PROGRAM
 from jupyter_agent.permissions.bash_words import Word
 from jupyter_agent.permissions.bash_wrappers import _CODE_RUNNERS, WRAPPERS, Unwrapped, _code_runner
 
@@ -101,7 +102,7 @@ def _general_analysis(command: str, depth: int = 0, nested: bool = False) -> Ana
     parsed = parse_command(command)
     out = Analysis(redirects=list(parsed.redirects), problems=list(parsed.problems))
     for cmd in parsed.commands:
-        info, scripts, reads = _classify(cmd, nested)
+        info, scripts, reads, remote = _classify(cmd, nested)
         out.commands.append(info)
         out.redirects.extend([Redirect(word, False) for word in reads])
         for script in scripts:
@@ -112,6 +113,16 @@ def _general_analysis(command: str, depth: int = 0, nested: bool = False) -> Ana
             out.commands.extend(inner.commands)
             out.redirects.extend(inner.redirects)
             out.problems.extend(inner.problems)
+            out.remote.extend(inner.remote)
+        for code in remote:  # ssh host CMD: rules only
+            if depth >= 4:
+                out.remote.append(CommandInfo(((UNKNOWN_PROGRAM,),), (), ro.ReadOnlyCheck(False), nested=True))
+                continue
+            inner = _general_analysis(code, depth + 1, nested=True)
+            if inner.problems:
+                out.remote.append(CommandInfo(((UNKNOWN_PROGRAM,),), (), ro.ReadOnlyCheck(False), nested=True))
+            out.remote.extend(inner.commands)
+            out.remote.extend(inner.remote)
     return out
 
 
