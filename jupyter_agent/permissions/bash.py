@@ -36,6 +36,7 @@ from .bash_words import Word
 from .book_builds import BOOK_BUILDERS, book_scripts
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .compose_services import COMPOSES, compose_scripts
+from .composer_scripts import COMPOSERS, composer_scripts
 from .deno_tasks import DENOS, deno_scripts
 from .direnv_envrc import DIRENVS, direnv_scripts
 from .dvc_stages import DVCS, dvc_scripts
@@ -84,7 +85,8 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (NBDEVS, nbdev_scripts), (SNAKEMAKES, snakemake_scripts), (MISES, mise_scripts),
                (DENOS, deno_scripts), (HATCHES, hatch_scripts), (PIPENVS, pipenv_scripts),
                (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts),
-               (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts))
+               (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts),
+               (COMPOSERS, composer_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 

@@ -310,6 +310,7 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "ip": ((("netns", "exec"), _r("", "", 1)), (("vrf", "exec"), _r("", "", 1))),
     "devbox": ((("run",), _r("-c --config -e --env --env-file")),),
     "bundle": ((("exec",), _PLAIN),),
+    "composer": ((("exec",), _r("", "-l --list")),),  # composer exec CMD: vendor/bin first on PATH
     "rr": ((("record",), _PLAIN),),
     "volta": ((("run",), _r("--node --npm --pnpm --yarn --env", "--bundled-npm --no-yarn --verbose --quiet")),),
     "fnm": ((("exec",), _r("--using --shell --arch --log-level")),),
