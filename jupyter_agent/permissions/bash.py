@@ -34,6 +34,7 @@ from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .book_builds import BOOK_BUILDERS, book_scripts
+from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .compose_services import COMPOSES, compose_scripts
 from .composer_scripts import COMPOSERS, composer_scripts
@@ -86,7 +87,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (DENOS, deno_scripts), (HATCHES, hatch_scripts), (PIPENVS, pipenv_scripts),
                (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts),
                (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts),
-               (COMPOSERS, composer_scripts))
+               (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
