@@ -74,6 +74,7 @@ from .snakemake_rules import SNAKEMAKES, snakemake_scripts
 from .taskfile_tasks import TASKS, taskfile_scripts
 from .tox_commands import TOXES, tox_scripts
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
+from .workflow_engines import WORKFLOW_ENGINES, workflow_scripts
 
 _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 # the programs that run the commands of a file they find, and the readers that give those commands
@@ -87,7 +88,8 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (DENOS, deno_scripts), (HATCHES, hatch_scripts), (PIPENVS, pipenv_scripts),
                (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts),
                (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts),
-               (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts))
+               (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts),
+               (WORKFLOW_ENGINES, workflow_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
