@@ -154,7 +154,9 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     host = _ssh_host(form) if program in _SSH_LIKE else None
     if host is not None:  # ssh localhost 'rm x' runs rm x here, in the home folder; another host's, there
         local = _is_local(host)
-        for script in _commands(form, 1, _SSH_LIKE[program or ""]):
+        scripts = _commands(form, 1, _SSH_LIKE[program or ""])
+        # no command: the login shell runs what it reads from standard input (a pipe, a file, a heredoc)
+        for script in scripts or [(UNKNOWN_PROGRAM,)]:
             if not local:
                 out.append(_remote(script))
                 continue
@@ -189,23 +191,38 @@ _LOCAL_HOSTS = frozenset({"localhost", "localhost.localdomain", "ip6-localhost",
 
 
 def _ssh_host(form: tuple[Word, ...]) -> str | None:
-    """The host of ``ssh … HOST CMD`` (``autossh`` too) when a command follows it, else None (a
-    login shell: a terminal this tool does not give)."""
+    """The host of ``ssh … HOST [CMD]`` (``autossh`` too) when a command follows it or, with
+    none, a login shell may read commands from standard input (``ssh host < deploy.sh``, ``echo
+    'rm x' | ssh host``); None when nothing runs there (``ssh -N -L 8888:localhost:8888 host``,
+    ``-n``, ``-O``/``-G``/``-V``/``-Q``/``-W``) or the host is only known at run time."""
     runner = _SSH_LIKE[form[0].literal or "ssh"]
-    i = 1
+    i, host_at, quiet = 1, None, False
     while i < len(form):
         text = form[i].literal
         if text is None:
+            if host_at is not None:
+                break  # the command, only known at run time
             return None  # (a word only known at run time among ssh's options: asks elsewhere)
-        if text == "--":
+        if text == "--" and host_at is None:
+            i += 1
+            host_at = i if i < len(form) else None
             i += 1
             break
         if text[:1] != "-":
-            break
+            if host_at is not None:
+                break  # the command
+            host_at = i
+            i += 1
+            continue
+        if text in ("-O", "-W", "-Q") or (
+                text[1:2] != "-" and text not in runner.values and any(c in "NnGV" for c in text[1:])):
+            quiet = True  # -N, -fN, -n, -G, -V, -O check, -Q cipher, -W host:port
         i += 2 if text in runner.values or text in runner.config else 1
-    if i >= len(form) - 1 or form[i].literal is None:
+    if host_at is None or form[host_at].literal is None:
         return None
-    host = form[i].literal or ""
+    if i >= len(form) and quiet:
+        return None  # no command, and no shell reading standard input
+    host = form[host_at].literal or ""
     if host.startswith("ssh://"):
         host = host[6:].partition("/")[0]
         host = host.rpartition(":")[0] if host.count(":") == 1 else host

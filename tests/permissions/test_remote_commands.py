@@ -10,8 +10,10 @@ denied in bypassPermissions (and under ``Bash(ssh:*)`` in any mode), while ``doc
   ``fly ssh console -C``, ``gh codespace ssh --``, ``heroku run``): its commands meet the deny and
   ask rules, and nothing else — their paths, files and programs are that machine's, so
   ``ssh host 'cat .env'`` is not this project's ``.env`` and a write to ``/tmp`` there is no write
-  here.  Code only known at run time (``ssh host "$CMD"``, a line that does not parse) asks
-  under a deny or ask rule, as ``bash -c "$X"`` does.
+  here.  Code only known at run time (``ssh host "$CMD"``, a line that does not parse, and with
+  no command the login shell reading standard input: ``ssh host < deploy.sh``, ``echo … | ssh
+  host``) asks under a deny or ask rule, as ``bash -c "$X"`` does; ``-N``, ``-n``, ``-O``,
+  ``-W``, ``-G`` run no shell (a tunnel to a remote Jupyter stays quiet).
 * **Containers and machines of this computer that share its folders** (``distrobox``,
   ``toolbox run``, ``flatpak-spawn --host``, ``apptainer``/``singularity exec``, ``guix shell --``,
   ``lima``, ``multipass``, ``lxc``/``incus exec``, ``colima``/``minikube ssh``, ``nerdctl``, ``ctr``,
@@ -91,11 +93,18 @@ SHARED = [
 ]
 STILL_ALLOWED = [
     "ssh build-server ls",
+    "ssh -N -L 8888:localhost:8888 build-server",  # a tunnel to a remote Jupyter: no shell runs
+    "ssh -fN -L 8888:localhost:8888 me@build-server",
+    "autossh -M 0 -N -L 8888:localhost:8888 build-server",
+    "ssh -n build-server",
+    "ssh -O check build-server",
+    "ssh -W db:5432 bastion",
+    "ssh -G build-server",
+    "ssh -V",
     "ssh build-server 'cat .env'",  # that machine's .env
     "ssh build-server 'echo done > /tmp/marker'",  # a write there
     "ssh build-server 'cd /srv && make'",  # its make, its Makefile
     "ssh -o StrictHostKeyChecking=no build-server uptime",
-    "ssh build-server",
     "vagrant ssh",
     "vagrant ssh -c 'ls'",
     "heroku run python manage.py migrate",
@@ -121,7 +130,11 @@ async def test_what_no_rule_names_still_runs(tmp_path, command):
 
 
 @pytest.mark.parametrize("command", ['ssh build-server "$CMD"', "ssh build-server 'if [ 1'",
-                                     "pdsh -w n1 \"$CMD\"", "vagrant ssh -c \"$X\""])
+                                     "pdsh -w n1 \"$CMD\"", "vagrant ssh -c \"$X\"",
+                                     # no command: the login shell runs what it reads from stdin
+                                     "ssh build-server < deploy.sh", "cat deploy.sh | ssh build-server",
+                                     "ssh build-server <<'EOF'\nrm -rf data\nEOF",
+                                     "ssh build-server 'bash -s' < deploy.sh", "ssh -T me@build-server"])
 async def test_code_only_known_at_run_time_there_asks_under_a_deny_rule(tmp_path, command):
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, command)) == "ask", command
