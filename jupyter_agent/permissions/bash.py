@@ -70,6 +70,7 @@ from .script_files import (
     read_script,
     scripts_run,
 )
+from .sky_tasks import SKIES, sky_scripts
 from .snakemake_rules import SNAKEMAKES, snakemake_scripts
 from .taskfile_tasks import TASKS, taskfile_scripts
 from .tox_commands import TOXES, tox_scripts
@@ -89,7 +90,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts),
                (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts),
                (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts),
-               (WORKFLOW_ENGINES, workflow_scripts))
+               (WORKFLOW_ENGINES, workflow_scripts), (SKIES, sky_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
@@ -378,6 +379,9 @@ def _checks_of_script(
     rules: CompiledRules, v: Verdict, depth: int,
 ) -> None:
     inner = analyze(text)
+    if script.remote:  # another machine's commands: the deny and ask rules, nothing else
+        _remote_script_checks(inner, script, rules, v)
+        return
     if depth == 0:  # the approval card says what the script runs (bash clean.sh: rm -rf build, …)
         texts = [c.text for c in inner.commands if c.innermost and not c.nested and not c.read_only.read_only]
         if texts:  # what may change something, first ones first
@@ -413,6 +417,23 @@ def _checks_of_script(
         sub.sticky.append(f"it could not be fully analyzed ({inner.problems[0]}), so a deny or ask rule may "
                           f"match what it runs")
     if sub.deny and not script.certain:  # make's pattern rules, conditionals: it may not run
+        v.sticky.append(f"{script.shown} may run a command a deny rule names: {sub.deny}")
+    elif sub.deny:
+        v.deny = f"{sub.deny.rstrip('.')} (a command of {script.shown}, which the line runs)."
+    v.sticky.extend(f"{script.shown} (which it runs): {s}" for s in sub.sticky)
+
+
+def _remote_script_checks(inner: Analysis, script: Script, rules: CompiledRules, v: Verdict) -> None:
+    """The commands of code run on another machine (``sky launch task.yaml``'s ``run``) meet the
+    deny and ask rules; their paths and files are that machine's."""
+    if rules.deny_any is None and rules.ask_any is None:
+        return
+    sub = Verdict()
+    _rule_checks(inner.commands + inner.remote, rules, sub)
+    if inner.problems:
+        sub.sticky.append(f"it could not be fully analyzed ({inner.problems[0]}), so a deny or ask rule may "
+                          f"match what it runs")
+    if sub.deny and not script.certain:
         v.sticky.append(f"{script.shown} may run a command a deny rule names: {sub.deny}")
     elif sub.deny:
         v.deny = f"{sub.deny.rstrip('.')} (a command of {script.shown}, which the line runs)."

@@ -72,6 +72,10 @@ _APPTAINER = _r("-B --bind --pwd -H --home -W --workdir --env --env-file -o --ov
                 "--nv --rocm -c --contain -C --containall -e --cleanenv -w --writable --writable-tmpfs -f "
                 "--fakeroot -u --userns --no-home -i --ipc -p --pid --no-init --no-privs --keep-privs --compat "
                 "--no-eval --nvccli", 1)
+_SKY_VALUES = ("-c --cluster --workdir --cloud --region --zone --num-nodes --image-id --env --env-file --gpus "
+               "--cpus --memory --instance-type --disk-size --disk-tier --ports -i --idle-minutes-to-autostop "
+               "-n --name --secret --config --network-tier --job-recovery -p --priority")
+_SKY_FLAGS = "--use-spot --down -y --yes -d --detach-run --dryrun --retry-until-up --fast --no-setup -s --async"
 _LXC = _r("--env --cwd --user --group --mode --project", "-T -t --force-interactive --force-noninteractive", 1)
 _PLAIN = _r()
 _PARALLEL = _r("-j --jobs -S --sshlogin --joblog --results -a --arg-file --sshloginfile --slf --tmpdir --workdir "
@@ -200,6 +204,10 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
        for pssh in ("pssh", "parallel-ssh")},
     "vagrant": ((("ssh",), _r("", "-p --plain -t --tty", shell="-c --command", rest="dashdash", remote=True)),),
     "docker-machine": ((("ssh",), _r("", "", 1, remote=True)),),
+    # SkyPilot: sky exec CLUSTER CMD, sky launch CMD (a task YAML's setup and run: sky_tasks.py)
+    "sky": ((("exec",), _r(_SKY_VALUES, _SKY_FLAGS, 1, rest="shell", remote=True)),
+            *(((*path,), _r(_SKY_VALUES, _SKY_FLAGS, rest="shell", remote=True))
+              for path in (("launch",), ("jobs", "launch"), ("spot", "launch")))),
     "gcloud": tuple((path, _r("--zone --project --ssh-key-file --strict-host-key-checking --worker",
                               "--internal-ip --tunnel-through-iap --dry-run --quiet -q", shell="--command",
                               rest="dashdash", remote=True))

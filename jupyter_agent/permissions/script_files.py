@@ -75,6 +75,7 @@ class Script:
     # may change it first
     ask: str = ""
     ask_if_changed: str = ""
+    remote: bool = False  # the code runs on another machine (sky launch task.yaml): deny and ask rules only
 
 
 def may_run_scripts(analysis: Analysis, programs: frozenset[str]) -> bool:

@@ -4,7 +4,8 @@
 ``vercel``, ``fly deploy``, ``wandb artifact put .``, ``mlflow artifacts log-artifacts
 --local-dir .``, ``kubectl create configmap --from-file=.``, ``npm publish``, ``gcloud builds
 submit``, ``gcloud run deploy --source .``, ``az acr build .``, ``croc send .``, ``buildah bud .``,
-``railway up``, ``restic backup .``, ``s3cmd sync . s3://b``, ``mc mirror . minio/b``.  Like ``tar cf - .``
+``railway up``, ``restic backup .``, ``s3cmd sync . s3://b``, ``mc mirror . minio/b``, ``sky launch
+--workdir .``.  Like ``tar cf - .``
 they read every file below the folder, so a Read deny rule there asks (``bash_arguments.
 copy_check``); a single file they name is checked as any named path is.  Where a tool takes its
 folder from a settings file or the current folder, ``.`` stands for it (the whole project).
@@ -19,7 +20,7 @@ from .bash_words import Word
 UPLOADERS = frozenset({"aws", "gsutil", "gcloud", "rclone", "huggingface-cli", "hf", "kaggle", "az", "netlify",
                        "vercel", "fly", "flyctl", "surge", "firebase", "wandb", "mlflow", "kubectl", "npm", "pnpm",
                        "yarn", "croc", "wormhole", "buildah", "kaniko", "executor", "railway", "heroku", "borg",
-                       "restic", "duplicity", "s3cmd", "azcopy", "mc", "b2"})
+                       "restic", "duplicity", "s3cmd", "azcopy", "mc", "b2", "sky"})
 # options of the newer entries that take no value (any other option is read as taking one)
 _FLAGS = frozenset({"--async", "--no-cache", "--suppress-logs", "--quiet", "-q", "--verbose", "-v", "--yes", "-y",
                     "--recursive", "-r", "--dry-run", "-n", "--detach", "-d", "--ci", "--one-file-system",
@@ -90,6 +91,8 @@ def _more(program: str | None, texts: Sequence[str]) -> list[str]:
         return [v.removeprefix("dir://") for v in _values(texts, ("-c", "--context"))] or ["."]
     elif program == "railway" and operands[:1] == ["up"]:
         return operands[1:2] or ["."]
+    elif program == "sky" and operands[:1] in (["launch"], ["exec"], ["jobs"], ["spot"]):
+        return _values(texts, ("--workdir",))  # synced to the cluster (a task YAML's workdir: not read)
     elif program == "heroku" and operands[:1] == ["builds:create"]:
         return _values(texts, ("--dir",)) or ["."]
     elif program == "borg" and operands[:1] == ["create"]:

@@ -1,0 +1,65 @@
+"""SkyPilot runs a task's ``setup`` and ``run`` on its cloud machines (``sky_tasks.py``, session 40).
+
+``sky launch task.yaml`` (``sky exec CLUSTER``, ``sky jobs launch``, ``sky serve up``) ran the
+task's ``rm`` under ``Bash(rm:*)`` in bypassPermissions, as ``sky exec dev 'rm -rf x'`` did: neither
+was read.  Both are another machine's commands now, held to the deny and ask rules only (their
+paths are the cluster's); ``--workdir .`` sends the folder, a read of every file in it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+TASK = """\
+resources:
+  accelerators: A100:1
+setup: |
+  pip install -r requirements.txt
+run: |
+  python train.py
+  rm -rf /tmp/ckpt
+"""
+FILES = {
+    "task.yaml": TASK,
+    "ok.yaml": "setup: pip install torch\nrun: python train.py > /tmp/log.txt\n",
+    "pipe.yaml": "name: a\nrun: echo a\n---\nname: b\nrun: rm -rf b\n",
+    "bad.yaml": "run: [1, 2]\n",
+}
+ROWS = [
+    ("sky launch task.yaml", "deny"),
+    ("sky launch -c dev --gpus A100:1 task.yaml", "deny"),
+    ("sky exec dev task.yaml", "deny"),
+    ("sky jobs launch task.yaml", "deny"),
+    ("sky serve up task.yaml", "deny"),
+    ("sky launch pipe.yaml", "deny"),  # a pipeline: each task's run
+    ("sky exec dev 'rm -rf x'", "deny"),  # a command line
+    ("sky exec dev rm -rf x", "deny"),
+    ("sky launch bad.yaml", "ask"),  # a run that is not shell code: not known
+    ("sky launch --workdir . -c dev ok.yaml", "ask"),  # sends .env, which Read(./.env) denies
+    ("sky launch ok.yaml", "allow"),  # a write to the cluster's /tmp: not this machine's
+    ("sky launch -c dev 'echo hi'", "allow"),
+    ("sky launch missing.yaml", "allow"),  # no such file: sky stops
+    ("sky status", "allow"),
+    ("sky down dev", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_sky_tasks_meet_the_deny_rules(tmp_path, command, expected):
+    for name, text in FILES.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / ".env").write_text("KEY=1\n")
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)", "Read(./.env)"), mode="bypassPermissions")
+    verdict = verdict_name(await decide_bash(ctx, command))
+    assert verdict == expected, (command, verdict)
+
+
+async def test_the_sky_rule_covers_the_task_except_ask_rules(tmp_path):
+    (tmp_path / "task.yaml").write_text("run: |\n  git push origin main\n")
+    (tmp_path / "ok.yaml").write_text("run: echo hi > /etc/motd\n")
+    ctx = make_ctx(tmp_path, allow=("Bash(sky:*)",), ask=("Bash(git push:*)",))
+    assert verdict_name(await decide_bash(ctx, "sky launch task.yaml")) == "ask"
+    assert verdict_name(await decide_bash(ctx, "sky launch ok.yaml")) == "allow"
