@@ -184,12 +184,12 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
             out.problems.extend(inner.problems)
             out.remote.extend(inner.remote)
         for code in remote:  # ssh host 'rm x': its commands meet deny and ask rules, nothing else
-            inner = analyze_uncached(code, depth + 1, nested=True) if depth < _MAX_SCRIPT_DEPTH else None
-            if inner is None or inner.problems:  # not read: what runs there may be what a rule names
+            there = analyze_uncached(code, depth + 1, nested=True) if depth < _MAX_SCRIPT_DEPTH else None
+            if there is None or there.problems:  # not read: what runs there may be what a rule names
                 out.remote.append(CommandInfo((_UNKNOWN_FORM,), (), _NOT_READ_ONLY, nested=True))
-            if inner is not None:
-                out.remote.extend(inner.commands)
-                out.remote.extend(inner.remote)
+            if there is not None:
+                out.remote.extend(there.commands)
+                out.remote.extend(there.remote)
     return out
 
 

@@ -176,9 +176,10 @@ class _Reader:
         lines: list[str] = []
         for part in parts:
             items = part if isinstance(part, list) else [part]
-            if not all(isinstance(item, str) for item in items):
+            texts = [item for item in items if isinstance(item, str)]
+            if len(texts) != len(items):
                 raise NotKnown(f"{shown}: its script is not text")
-            lines.extend(items)
+            lines.extend(texts)
         if runner == "@duckscript":
             raise NotKnown(f"{shown} is a duckscript script (its exec runs commands), not read here")
         if runner == "@shell" or runner.rsplit("/", 1)[-1] in POSIX_SHELLS:

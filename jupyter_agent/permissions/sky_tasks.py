@@ -39,7 +39,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
             operands = _operands(form[start:])
             if path == ("exec",):
                 operands = operands[1:]  # the cluster
-            if path[0] == "serve" and path[1] == "update":
+            if path == ("serve", "update"):
                 operands = operands[1:]  # the service name
             if len(operands) != 1 or not (operands[0].literal or "").endswith((".yaml", ".yml")):
                 continue  # a command line (bash_runner_table), or nothing
