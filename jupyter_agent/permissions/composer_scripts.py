@@ -89,6 +89,10 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
             if len(operands) == 1 and word.literal == "exec":
                 break  # composer exec CMD: a runner (bash_runner_table); its words are not composer's
             continue
+        if option[:2] == "-d" and len(option) > 2:  # -dsub: the folder attached
+            option, value = "-d", option[2:]
+        elif option[1:2] != "-" and "d" in option[2:]:
+            raise NotKnown(f"composer {option}: a folder after other options, not read here")
         options[option] = value
     if "--no-scripts" in options:
         return []

@@ -47,6 +47,8 @@ ROWS = [
     ("composer bot", "deny"),  # a beginning of one command's name (both): that command
     ("composer run-script post-install-cmd", "deny"),  # an event's script by name
     ("cd sub && composer clean", "deny"),  # composer.json of the folder above
+    ("composer -dother wipe-other", "deny"),  # -d with the folder attached: other/composer.json
+    ("composer -nd other wipe-other", "ask"),  # a cluster ending in d: not read here
     ("composer exec rm x", "deny"),  # composer exec runs its command
     ("timeout 60 composer clean", "deny"),
     ("composer status", "ask"),  # its pre-status-cmd, which may run (a deny rule asks)
@@ -76,6 +78,8 @@ def _project(tmp_path, lock: bool = False) -> None:
     data = {"name": "a/b", "scripts": SCRIPTS, "scripts-aliases": {"clean": ["wipe"]}}
     (tmp_path / "composer.json").write_text(json.dumps(data, indent=2))
     (tmp_path / "sub").mkdir(exist_ok=True)
+    (tmp_path / "other").mkdir(exist_ok=True)
+    (tmp_path / "other" / "composer.json").write_text(json.dumps({"scripts": {"wipe-other": "rm -rf s"}}))
     if lock:
         (tmp_path / "composer.lock").write_text("{}")
 
