@@ -35,6 +35,7 @@ from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
 from .book_builds import BOOK_BUILDERS, book_scripts
 from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
+from .cluster_tasks import CLUSTER_LAUNCHERS, cluster_scripts
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .compose_services import COMPOSES, compose_scripts
 from .composer_scripts import COMPOSERS, composer_scripts
@@ -70,7 +71,6 @@ from .script_files import (
     read_script,
     scripts_run,
 )
-from .sky_tasks import SKIES, sky_scripts
 from .snakemake_rules import SNAKEMAKES, snakemake_scripts
 from .taskfile_tasks import TASKS, taskfile_scripts
 from .tox_commands import TOXES, tox_scripts
@@ -90,7 +90,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts),
                (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts),
                (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts),
-               (WORKFLOW_ENGINES, workflow_scripts), (SKIES, sky_scripts))
+               (WORKFLOW_ENGINES, workflow_scripts), (CLUSTER_LAUNCHERS, cluster_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 

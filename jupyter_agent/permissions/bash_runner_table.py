@@ -344,7 +344,9 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "horovodrun": (((), _r("-np -H --hosts -hostfile --hostfile -p --ssh-port -i --ssh-identity-file "
                            "--network-interface --output-filename --start-timeout --log-level",
                            "--verbose --gloo --mpi --disable-cache")),),
-    "ray": ((("job", "submit"), _r("--address --working-dir --runtime-env --runtime-env-json --submission-id "
+    "ray": ((("exec",), _r("--run-env -n --cluster-name -p --port-forward", "--stop --start --screen --tmux "
+                           "--no-config-cache --disable-usage-stats", 1, rest="shell", remote=True)),
+            (("job", "submit"), _r("--address --working-dir --runtime-env --runtime-env-json --submission-id "
                                    "--entrypoint-num-cpus --entrypoint-num-gpus --entrypoint-memory "
                                    "--entrypoint-resources --metadata-json --headers", "--no-wait --verify",
                                    rest="dashdash")),),

@@ -1,9 +1,11 @@
-"""SkyPilot runs a task's ``setup`` and ``run`` on its cloud machines (``sky_tasks.py``, session 40).
+"""Cluster launchers run a YAML's commands on their cloud machines (``cluster_tasks.py``, session 40).
 
 ``sky launch task.yaml`` (``sky exec CLUSTER``, ``sky jobs launch``, ``sky serve up``) ran the
-task's ``rm`` under ``Bash(rm:*)`` in bypassPermissions, as ``sky exec dev 'rm -rf x'`` did: neither
-was read.  Both are another machine's commands now, held to the deny and ask rules only (their
-paths are the cluster's); ``--workdir .`` sends the folder, a read of every file in it.
+task's ``rm`` under ``Bash(rm:*)`` in bypassPermissions, as ``sky exec dev 'rm -rf x'`` did, and
+``ray up cluster.yaml`` its ``setup_commands``, ``ray exec cluster.yaml 'rm x'`` its command:
+none was read.  They are another machine's commands now, held to the deny and ask rules only
+(their paths are the cluster's); ``sky launch --workdir .`` sends the folder, a read of every
+file in it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ FILES = {
     "ok.yaml": "setup: pip install torch\nrun: python train.py > /tmp/log.txt\n",
     "pipe.yaml": "name: a\nrun: echo a\n---\nname: b\nrun: rm -rf b\n",
     "bad.yaml": "run: [1, 2]\n",
+    "cluster.yaml": "cluster_name: c\nsetup_commands:\n  - pip install torch\n  - rm -rf ~/cache\n",
+    "ray-ok.yaml": "cluster_name: c\nhead_setup_commands: [pip install ray]\n",
+    "ray-bad.yaml": "setup_commands: rm -rf x\n",
 }
 ROWS = [
     ("sky launch task.yaml", "deny"),
@@ -43,6 +48,13 @@ ROWS = [
     ("sky launch -c dev 'echo hi'", "allow"),
     ("sky launch missing.yaml", "allow"),  # no such file: sky stops
     ("sky status", "allow"),
+    ("ray up cluster.yaml", "deny"),
+    ("ray up -y --min-workers 2 cluster.yaml", "deny"),
+    ("ray exec cluster.yaml 'rm -rf /tmp/x'", "deny"),
+    ("ray exec cluster.yaml 'nvidia-smi'", "allow"),
+    ("ray up ray-ok.yaml", "allow"),
+    ("ray up ray-bad.yaml", "ask"),  # not a list of commands: not known
+    ("ray status", "allow"),
     ("sky down dev", "allow"),
 ]
 
