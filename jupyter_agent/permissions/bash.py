@@ -20,6 +20,7 @@ from ..core.permission_types import (
     PermissionUpdate,
 )
 from . import git_history
+from .ansible_playbooks import PLAYBOOK_RUNNERS, playbook_scripts
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_arguments import protected_arguments, protected_assignments, tilde_path
@@ -90,7 +91,8 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts),
                (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts),
                (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts),
-               (WORKFLOW_ENGINES, workflow_scripts), (CLUSTER_LAUNCHERS, cluster_scripts))
+               (WORKFLOW_ENGINES, workflow_scripts), (CLUSTER_LAUNCHERS, cluster_scripts),
+               (PLAYBOOK_RUNNERS, playbook_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
