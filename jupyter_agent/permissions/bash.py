@@ -415,14 +415,7 @@ def _checks_of_script(
             _script_checks(inner, inner_cwds, scope, context, rules, sub, depth + 1)
         if sub.deny:
             break
-    if inner.problems and rule_checked:
-        sub.sticky.append(f"it could not be fully analyzed ({inner.problems[0]}), so a deny or ask rule may "
-                          f"match what it runs")
-    if sub.deny and not script.certain:  # make's pattern rules, conditionals: it may not run
-        v.sticky.append(f"{script.shown} may run a command a deny rule names: {sub.deny}")
-    elif sub.deny:
-        v.deny = f"{sub.deny.rstrip('.')} (a command of {script.shown}, which the line runs)."
-    v.sticky.extend(f"{script.shown} (which it runs): {s}" for s in sub.sticky)
+    _fold_script_verdict(inner, script, rule_checked, sub, v)
 
 
 def _remote_script_checks(inner: Analysis, script: Script, rules: CompiledRules, v: Verdict) -> None:
@@ -432,7 +425,13 @@ def _remote_script_checks(inner: Analysis, script: Script, rules: CompiledRules,
         return
     sub = Verdict()
     _rule_checks(inner.commands + inner.remote, rules, sub)
-    if inner.problems:
+    _fold_script_verdict(inner, script, True, sub, v)
+
+
+def _fold_script_verdict(inner: Analysis, script: Script, rule_checked: bool, sub: Verdict, v: Verdict) -> None:
+    """What the script's checks found (``sub``), as the line's: a deny of a script that may not run
+    (make's pattern rules, conditionals) asks; unread text asks under a deny or ask rule."""
+    if inner.problems and rule_checked:
         sub.sticky.append(f"it could not be fully analyzed ({inner.problems[0]}), so a deny or ask rule may "
                           f"match what it runs")
     if sub.deny and not script.certain:

@@ -4,9 +4,8 @@
 ``vercel``, ``fly deploy``, ``wandb artifact put .``, ``mlflow artifacts log-artifacts
 --local-dir .``, ``kubectl create configmap --from-file=.``, ``npm publish``, ``gcloud builds
 submit``, ``gcloud run deploy --source .``, ``az acr build .``, ``croc send .``, ``buildah bud .``,
-``railway up``, ``restic backup .``, ``s3cmd sync . s3://b``, ``mc mirror . minio/b``, ``sky launch
---workdir .``.  Like ``tar cf - .``
-they read every file below the folder, so a Read deny rule there asks (``bash_arguments.
+``railway up``, ``restic backup .``, ``s3cmd sync . s3://b``, ``mc mirror . minio/b``,
+``sky launch --workdir .``.  Like ``tar cf - .`` they read every file below the folder, so a Read deny rule there asks (``bash_arguments.
 copy_check``); a single file they name is checked as any named path is.  Where a tool takes its
 folder from a settings file or the current folder, ``.`` stands for it (the whole project).
 """
