@@ -204,9 +204,9 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
        for pssh in ("pssh", "parallel-ssh")},
     "vagrant": ((("ssh",), _r("", "-p --plain -t --tty", shell="-c --command", rest="dashdash", remote=True)),),
     "docker-machine": ((("ssh",), _r("", "", 1, remote=True)),),
-    # SkyPilot: sky exec CLUSTER CMD, sky launch CMD (a task YAML's setup and run: sky_tasks.py)
+    # SkyPilot: sky exec CLUSTER CMD, sky launch CMD (a task YAML's setup and run: cluster_tasks.py)
     "sky": ((("exec",), _r(_SKY_VALUES, _SKY_FLAGS, 1, rest="shell", remote=True)),
-            *(((*path,), _r(_SKY_VALUES, _SKY_FLAGS, rest="shell", remote=True))
+            *((path, _r(_SKY_VALUES, _SKY_FLAGS, rest="shell", remote=True))
               for path in (("launch",), ("jobs", "launch"), ("spot", "launch")))),
     "gcloud": tuple((path, _r("--zone --project --ssh-key-file --strict-host-key-checking --worker",
                               "--internal-ip --tunnel-through-iap --dry-run --quiet -q", shell="--command",
