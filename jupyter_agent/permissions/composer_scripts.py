@@ -131,7 +131,7 @@ def _run(cwd: str, cwd_unknown: bool, options: dict[str, str | None], line: list
         run.named(name, tuple(line[2:]), certain=True)
     elif command in scripts:  # composer NAME: the script as a command of its own
         run.named(command, tuple(line[1:]), certain=True)
-    elif command in _FIRES or command == "install":
+    elif command in _FIRES:
         locked = os.path.lexists(os.path.join(home, "composer.lock"))
         if command == "install":
             run.events(_INSTALL if locked else _UPDATE, certain=True)
