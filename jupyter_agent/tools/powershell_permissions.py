@@ -1,10 +1,16 @@
-"""Permission analysis for PowerShell commands: read-only detection and ``PowerShell(...)`` rules.
+r"""Permission analysis for PowerShell commands: read-only detection and ``PowerShell(...)`` rules.
 
 PowerShell is parsed only as far as needed to be safe: statements are split on ``;``, ``|``,
 ``&&``, ``||`` and newlines outside quotes.  Anything the splitter cannot vouch for (sub-
 expressions, script blocks, call operators, redirection, Invoke-Expression) is never read-only.
 Rules: ``PowerShell(Get-Process:*)`` is a prefix, ``PowerShell(git status)`` an exact command;
-matching is case-insensitive like PowerShell.  A deny rule matching any statement denies.
+matching is case-insensitive like PowerShell, and a built-in alias or a module-qualified name is
+its cmdlet (``PowerShell(Remove-Item:*)`` denies ``rm x``, ``del x``, ``ri x`` and
+``Microsoft.PowerShell.Management\Remove-Item x``; ``PowerShell(rm:*)`` denies ``Remove-Item x``).
+A deny rule matching any statement denies.  Under a deny or ask rule, code this analysis does not
+read — a script block, a sub-expression (also in double quotes), the call or dot-source operator,
+``Invoke-Expression``, ``Invoke-Command``, jobs and ``Start-Process``, another shell
+(``pwsh -c``, ``cmd /c``, ``bash -c``) — asks in every mode: it may run what the rule names.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from ..core.permission_types import (
     PermissionUpdate,
 )
 from ..permissions.rules import parse_rule_or_none
+from ..permissions.verdicts import RULE, sticky_ask
 from .powershell_paths import path_problem
 
 TOOL_NAME = "PowerShell"
@@ -31,6 +38,30 @@ READ_ONLY_CMDLETS = frozenset(s.lower() for s in (
     "Write-Output", "Write-Host", "ConvertTo-Json", "ConvertFrom-Json", "Get-FileHash",
     "ls", "dir", "gci", "cat", "type", "gc", "pwd", "echo", "where", "select", "sort", "measure",
 ))
+# built-in aliases (Windows PowerShell and pwsh on Windows) of the cmdlets a rule may name
+_ALIASES = {
+    **dict.fromkeys(("rm", "del", "erase", "rd", "ri", "rmdir"), "remove-item"),
+    **dict.fromkeys(("cp", "copy", "cpi"), "copy-item"), **dict.fromkeys(("mv", "move", "mi"), "move-item"),
+    **dict.fromkeys(("ren", "rni"), "rename-item"), "ni": "new-item", "md": "mkdir", "sc": "set-content",
+    "ac": "add-content", "clc": "clear-content", "si": "set-item", "cli": "clear-item", "sp": "set-itemproperty",
+    "rp": "remove-itemproperty", **dict.fromkeys(("iwr", "curl", "wget"), "invoke-webrequest"),
+    "irm": "invoke-restmethod", "iex": "invoke-expression", "icm": "invoke-command",
+    **dict.fromkeys(("saps", "start"), "start-process"), **dict.fromkeys(("kill", "spps"), "stop-process"),
+    "sajb": "start-job", **dict.fromkeys(("cd", "chdir", "sl"), "set-location"),
+    **dict.fromkeys(("gc", "cat", "type"), "get-content"), **dict.fromkeys(("ls", "dir", "gci"), "get-childitem"),
+    **dict.fromkeys(("echo", "write"), "write-output"), **dict.fromkeys(("%", "foreach"), "foreach-object"),
+    **dict.fromkeys(("?", "where"), "where-object"), "sls": "select-string", **dict.fromkeys(("set", "sv"),
+                                                                                            "set-variable"),
+    "epcsv": "export-csv", "ipmo": "import-module", "nal": "new-alias", "sal": "set-alias", "spsv": "stop-service",
+    "sasv": "start-service", "ii": "invoke-item", "r": "invoke-history", "ihy": "invoke-history",
+}
+_MODULE = re.compile(r"^[\w.]+\\", re.A)  # Microsoft.PowerShell.Management\Remove-Item
+# code a deny or ask rule may match but this analysis does not read
+_RUNS_CODE = re.compile(r"[{}]|\$\(|@\(|^\s*[&.]\s")
+_CODE_RUNNERS = frozenset({"invoke-expression", "invoke-command", "start-job", "start-threadjob", "start-process",
+                           "invoke-item", "invoke-history", "new-alias", "set-alias", "import-module",
+                           "powershell", "powershell.exe", "pwsh", "pwsh.exe", "cmd", "cmd.exe", "bash", "sh", "wsl",
+                           "wsl.exe"})
 _UNSAFE = re.compile(r"[>`{}]|\$\(|@\(|^\s*[&.]\s|invoke-expression|\biex\b|-command|-encodedcommand", re.I)
 
 
@@ -84,13 +115,44 @@ def _matches(content: str, statement: str) -> bool:
     return norm == pattern
 
 
+def _canonical(text: str) -> str:
+    """``text`` with its command named as its cmdlet: ``rm -r x`` → ``remove-item -r x``."""
+    words = text.split()
+    if not words:
+        return ""
+    name = _MODULE.sub("", words[0]).lower()
+    return " ".join([_ALIASES.get(name, name), *words[1:]])
+
+
+def _matches_any_name(content: str, statement: str) -> bool:
+    prefix = content.endswith(":*")
+    canonical = _canonical(content[:-2] if prefix else content) + (":*" if prefix else "")
+    return _matches(content, statement) or _matches(canonical, _canonical(statement))
+
+
 def _rule(context: ToolUseContext, behavior: str, statements: list[str]) -> str | None:
     for _source, text in context.permission_context.rules(behavior):  # type: ignore[arg-type]
         rule = parse_rule_or_none(text)
-        if rule is None or rule.tool_name != TOOL_NAME or rule.content is None:
+        if rule is None or rule.tool_name != TOOL_NAME:
             continue
-        if any(_matches(rule.content, s) for s in statements):
+        if rule.content is None or any(_matches_any_name(rule.content, s) for s in statements):
             return text
+    return None
+
+
+def _has_rules(context: ToolUseContext, behavior: str) -> bool:
+    return any((rule := parse_rule_or_none(text)) is not None and rule.tool_name == TOOL_NAME
+               for _source, text in context.permission_context.rules(behavior))  # type: ignore[arg-type]
+
+
+def unread_code(statements: list[str]) -> str | None:
+    """The first statement running code this analysis does not read (a script block, a
+    sub-expression, ``&``, ``iex``, ``Start-Process``, another shell …), else None."""
+    for statement in statements:
+        unquoted = re.sub(r"'[^']*'", "''", statement)  # single quotes are literal; double quotes expand $( )
+        first = _canonical(statement).split(" ", 1)[0]
+        if _RUNS_CODE.search(unquoted) or first in _CODE_RUNNERS or first.startswith("$"):
+            return statement
     return None
 
 
@@ -114,7 +176,11 @@ def check_powershell_permission(command: str, context: ToolUseContext) -> Permis
     if rule := _rule(context, "deny", statements):
         return PermissionDeny(f"Permission to use PowerShell with command {command} has been denied by rule {rule}.")
     if rule := _rule(context, "ask", statements):
-        return PermissionAsk(f"This PowerShell command requires approval (rule {rule}).")
+        return sticky_ask(f"This PowerShell command requires approval (rule {rule}).", RULE, "an ask rule")
+    hidden = unread_code(statements)
+    if hidden is not None and (_has_rules(context, "deny") or _has_rules(context, "ask")):
+        return sticky_ask(f"Run the PowerShell command {command}? {hidden!r} runs code this analysis does not "
+                          f"read, so a deny or ask rule may match what it runs.", RULE, "code not read")
     problem = path_problem(statements, context)
     if problem is not None and problem.denied:
         return PermissionDeny(problem.message)

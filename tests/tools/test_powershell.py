@@ -197,3 +197,56 @@ async def test_a_command_cancelled_while_it_starts_is_killed_whole(tmp_path, sta
     await cancel_mid_start(starting)
     assert await eventually(lambda: live_with(mark) == [])
     assert await eventually(lambda: set(os.listdir("/proc/self/fd")) <= before)
+
+
+def _decide(ctx, command):
+    """The whole pipeline (rules, the tool's check, the mode), as run_tool_use decides."""
+    from jupyter_agent.permissions.decide import has_permission_to_use_tool  # noqa: PLC0415
+    from jupyter_agent.tools.powershell import PowerShellInput  # noqa: PLC0415
+
+    coro = has_permission_to_use_tool(PowerShellTool(), PowerShellInput(command=command), ctx)
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value.behavior
+    raise AssertionError("the permission pipeline suspended")
+
+
+def _mode_ctx(tmp_path, mode, **rules):
+    ctx = make_context([PowerShellTool()], tmp_path)
+    pc = ToolPermissionContext(mode=mode, **{f"{k}_rules": {"session": tuple(v)} for k, v in rules.items()})
+    ctx.set_app_state(lambda s: type(s)(tool_permission_context=pc, todos=s.todos, extra=s.extra))
+    return ctx
+
+
+@pytest.mark.parametrize("command", [
+    "rm -r x", "del x", "ri x", "erase x", "Microsoft.PowerShell.Management\\Remove-Item x", "REMOVE-ITEM x",
+    "git status; rd x",
+])
+def test_a_deny_rule_names_the_cmdlet_behind_an_alias(tmp_path, command):
+    """Session 40: PowerShell(Remove-Item:*) let `rm x`, `del x` and `ri x` through in bypassPermissions."""
+    ctx = _mode_ctx(tmp_path, "bypassPermissions", deny=["PowerShell(Remove-Item:*)"])
+    assert _decide(ctx, command) == "deny", command
+    by_alias = _mode_ctx(tmp_path, "bypassPermissions", deny=["PowerShell(rm:*)"])
+    assert _decide(by_alias, "Remove-Item x") == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "& { Remove-Item x }", "Invoke-Command -ScriptBlock { rm x }", "icm { rm x }", "iex 'Remove-Item x'",
+    "Get-ChildItem | ForEach-Object { Remove-Item $_ }", 'Write-Output "$(Remove-Item x)"', "pwsh -c 'Remove-Item x'",
+    "cmd /c del x", "Start-Process pwsh -ArgumentList '-c rm x'", "$c = 'Remove-Item'; & $c x", ". ./setup.ps1",
+])
+def test_code_not_read_asks_under_a_deny_rule_in_every_mode(tmp_path, command):
+    """Session 40: code the splitter does not read ran in bypassPermissions under a deny rule."""
+    ctx = _mode_ctx(tmp_path, "bypassPermissions", deny=["PowerShell(Remove-Item:*)"])
+    assert _decide(ctx, command) == "ask", command
+    free = _mode_ctx(tmp_path, "bypassPermissions")  # no rule it may match: bypass runs it
+    assert _decide(free, command) == "allow", command
+
+
+def test_ask_rules_ask_in_bypass_mode_and_plain_commands_still_run(tmp_path):
+    ctx = _mode_ctx(tmp_path, "bypassPermissions", deny=["PowerShell(Remove-Item:*)"], ask=["PowerShell(git push:*)"])
+    assert _decide(ctx, "git push origin main") == "ask"
+    assert _decide(ctx, "git status; npm test") == "allow"
+    assert _decide(ctx, "Write-Output '$(not run: single quotes)'") == "allow"
+    assert _decide(ctx, "Get-ChildItem -Recurse | Select-String TODO") == "allow"
