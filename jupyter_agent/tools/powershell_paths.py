@@ -12,13 +12,14 @@ a folder where a deny rule may match, asks.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
 from ..core.context import ToolUseContext
-from ..permissions.compiled import PathScope
+from ..permissions.compiled import PathScope, first_match
 from ..permissions.filesystem import path_scope, read_deny_below, read_rule_of
-from ..permissions.paths import BadPath, resolve_path
+from ..permissions.paths import BadPath, protected_reason_of, resolve_path
 
 FILE_READERS = frozenset({
     "get-content", "gc", "cat", "type", "select-string", "sls", "get-filehash", "get-item", "gi",
@@ -86,4 +87,63 @@ def _check_path(path: str, cwd: str, scope: PathScope, recurse: bool) -> PathPro
     return None
 
 
-__all__ = ["FILE_READERS", "PathProblem", "path_problem"]
+# cmdlets (and aliases) that write, move, remove or create the paths they name
+FILE_WRITERS = frozenset({
+    "set-content", "sc", "add-content", "ac", "out-file", "new-item", "ni", "copy-item", "cp", "copy", "cpi",
+    "move-item", "mv", "move", "mi", "rename-item", "ren", "rni", "remove-item", "rm", "del", "erase", "rd", "ri",
+    "rmdir", "set-item", "si", "clear-content", "clc", "clear-item", "cli", "tee-object", "tee", "export-csv",
+    "epcsv", "export-clixml", "expand-archive", "compress-archive", "mkdir", "md", "set-itemproperty", "sp",
+    "new-itemproperty", "remove-itemproperty", "rp", "invoke-webrequest", "iwr", "curl", "wget",
+    "invoke-restmethod", "irm", "start-bitstransfer", "set-acl", "new-symlink",
+})
+_REDIRECT = re.compile(r"(?:^|\s)(?:\d|\*)?>>?(?!&)\s*('[^']*'|\"[^\"]*\"|[^\s;|]+)")
+_HOME = re.compile(r"^(?:~|\$home|\$env:userprofile|\$env:home)(?=$|[/\\])", re.I)
+
+
+def write_problem(statements: list[str], context: ToolUseContext) -> PathProblem | None:
+    """What every mode asks about in statements that may write: a protected path (``.git``,
+    ``.claude``, ``.vscode``, ``.mcp.json``, shell start-up files …) or one a ``Read``/``Edit``
+    deny rule names, among a writer's arguments or a redirection's target (``'x' > .claude/x``);
+    a writer's or redirection's target only known at run time (``$f``, ``$(…)``) asks too.
+    A statement of any other command naming such a path asks as well (its effect is not read)."""
+    scope = path_scope(context)
+    cwd = str(context.cwd)
+    for statement in statements:
+        words = [w[1:-1] if w[:1] in "'\"" else w for w in _WORD.findall(statement)]
+        if not words:
+            continue
+        targets = [m.group(1) for m in _REDIRECT.finditer(statement)]
+        targets = [t[1:-1] if t[:1] in "'\"" else t for t in targets]
+        name = words[0].lower().rpartition("\\")[2]
+        if name in FILE_READERS and not targets:
+            continue  # path_problem's
+        writer = name in FILE_WRITERS
+        for word in [*targets, *(w for w in words[1:] if not w.startswith("-") and w not in (">", ">>"))]:
+            problem = _write_check(word, cwd, scope, writer or word in targets)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _write_check(word: str, cwd: str, scope: PathScope, writes: bool) -> PathProblem | None:
+    path = _HOME.sub(lambda _m: os.path.expanduser("~"), word)
+    if any(c in path for c in "$`(@"):
+        if writes:
+            return PathProblem(f"it writes to {word}, a path only known at run time")
+        return None
+    try:
+        resolved = resolve_path(path.replace("\\", "/") if os.sep == "/" else path, cwd)
+    except BadPath:
+        return None  # not a path (a value): nothing to check
+    reason = protected_reason_of(resolved.lexical, resolved.real)
+    if reason is not None:
+        return PathProblem(f"it names {word}: {reason}")
+    rule = read_rule_of(resolved.lexical, resolved.real, scope)
+    if rule is None and writes:
+        rule = first_match(scope.edit_deny, resolved.lexical, resolved.real)
+    if rule is not None:
+        return PathProblem(f"it names {word}, which the rule {rule} denies")
+    return None
+
+
+__all__ = ["FILE_READERS", "FILE_WRITERS", "PathProblem", "path_problem", "write_problem"]

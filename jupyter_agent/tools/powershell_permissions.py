@@ -26,8 +26,8 @@ from ..core.permission_types import (
     PermissionUpdate,
 )
 from ..permissions.rules import parse_rule_or_none
-from ..permissions.verdicts import RULE, sticky_ask
-from .powershell_paths import path_problem
+from ..permissions.verdicts import RULE, SAFETY, sticky_ask
+from .powershell_paths import path_problem, write_problem
 
 TOOL_NAME = "PowerShell"
 READ_ONLY_CMDLETS = frozenset(s.lower() for s in (
@@ -184,6 +184,9 @@ def check_powershell_permission(command: str, context: ToolUseContext) -> Permis
     problem = path_problem(statements, context)
     if problem is not None and problem.denied:
         return PermissionDeny(problem.message)
+    written = write_problem(statements, context)
+    if written is not None:  # .claude/, .git/, a denied file, a target only known at run time: every mode asks
+        return sticky_ask(f"Run the PowerShell command {command}? {written.message}", SAFETY, "a protected path")
     if _all_allowed(context, statements):
         return PermissionAllow(reason="allow rules")
     if is_read_only_command(command):

@@ -250,3 +250,32 @@ def test_ask_rules_ask_in_bypass_mode_and_plain_commands_still_run(tmp_path):
     assert _decide(ctx, "git status; npm test") == "allow"
     assert _decide(ctx, "Write-Output '$(not run: single quotes)'") == "allow"
     assert _decide(ctx, "Get-ChildItem -Recurse | Select-String TODO") == "allow"
+
+
+@pytest.mark.parametrize("command", [
+    "Set-Content .claude/settings.json '{}'", "Set-Content .git/config x", "'x' > .claude/settings.json",
+    "Copy-Item evil.json .claude/settings.json", "New-Item -Path .vscode/tasks.json -Value x",
+    "Out-File -FilePath .mcp.json", "Add-Content $HOME/.bashrc 'x'", "Remove-Item -Recurse .git",
+    "Move-Item a .claude/settings.local.json", "echo x | Set-Content ~/.profile", "Set-Content -Path $f -Value x",
+    "'x' >> $(Get-Location)/.git/hooks/pre-commit",
+])
+def test_protected_paths_ask_in_bypass_mode(tmp_path, command):
+    """Session 40: bypassPermissions let every one of these write a protected path unasked."""
+    (tmp_path / ".claude").mkdir()
+    ctx = _mode_ctx(tmp_path, "bypassPermissions")
+    assert _decide(ctx, command) == "ask", command
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("Copy-Item .env out.txt", "ask"),  # names a file Read(./.env) denies
+    ("Set-Content secret/a.txt x", "ask"),  # Edit(./secret/**)
+    ("Get-Content .env", "deny"),
+    ("git status", "allow"), ("python -m pytest -q", "allow"), ("Set-Content out.txt 'x'", "allow"),
+    ("New-Item -ItemType Directory build", "allow"), ("Remove-Item -Recurse build", "allow"),
+    ("Invoke-WebRequest https://example.com -OutFile a.zip", "allow"), ("'x' > out.txt", "allow"),
+    ('Write-Output "hi $name"', "allow"),
+])
+def test_path_rules_meet_what_a_statement_names(tmp_path, command, expected):
+    (tmp_path / ".env").write_text("KEY=1\n")
+    ctx = _mode_ctx(tmp_path, "bypassPermissions", deny=["Read(./.env)", "Edit(./secret/**)"])
+    assert _decide(ctx, command) == expected, command
