@@ -96,6 +96,10 @@ FILE_WRITERS = frozenset({
     "new-itemproperty", "remove-itemproperty", "rp", "invoke-webrequest", "iwr", "curl", "wget",
     "invoke-restmethod", "irm", "start-bitstransfer", "set-acl", "new-symlink",
 })
+_DOTNET_IO = re.compile(r"\[(?:system\.)?io\.\w+\]::", re.I)  # [System.IO.File]::…, [IO.Directory]::…
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_VARIABLE = re.compile(r"\$[\w:]+")
+_METHOD = re.compile(r"\.\w+\(")  # $x.Method(…), (Get-Item x).Delete()
 _REDIRECT = re.compile(r"(?:^|\s)(?:\d|\*)?>>?(?!&)\s*('[^']*'|\"[^\"]*\"|[^\s;|]+)")
 _HOME = re.compile(r"^(?:~|\$home|\$env:userprofile|\$env:home)(?=$|[/\\])", re.I)
 
@@ -115,10 +119,17 @@ def write_problem(statements: list[str], context: ToolUseContext) -> PathProblem
         targets = [m.group(1) for m in _REDIRECT.finditer(statement)]
         targets = [t[1:-1] if t[:1] in "'\"" else t for t in targets]
         name = words[0].lower().rpartition("\\")[2]
-        if name in FILE_READERS and not targets:
+        dotnet = _DOTNET_IO.search(statement) is not None  # [IO.File]::WriteAllText('.claude/x', …)
+        if name in FILE_READERS and not targets and not dotnet:
             continue  # path_problem's
-        writer = name in FILE_WRITERS
-        for word in [*targets, *(w for w in words[1:] if not w.startswith("-") and w not in (">", ">>"))]:
+        writer = name in FILE_WRITERS or dotnet
+        candidates = [*targets, *(w for w in words[1:] if not w.startswith("-") and w not in (">", ">>"))]
+        if dotnet:  # the call's arguments: its quoted strings and variables (paths only known at run time)
+            unquoted = re.sub(r"'[^']*'", "''", statement)
+            candidates += [q[1:-1] for q in _QUOTED.findall(statement)] + _VARIABLE.findall(unquoted)
+        elif _METHOD.search(statement):  # (Get-Item .git).Delete(): every word, its brackets and quotes off
+            candidates += [t.strip("'\"") for t in re.split(r"[\s(),]+", statement) if t.strip("'\"")]
+        for word in candidates:
             problem = _write_check(word, cwd, scope, writer or word in targets)
             if problem is not None:
                 return problem

@@ -57,7 +57,7 @@ _ALIASES = {
 }
 _MODULE = re.compile(r"^[\w.]+\\", re.A)  # Microsoft.PowerShell.Management\Remove-Item
 # code a deny or ask rule may match but this analysis does not read
-_RUNS_CODE = re.compile(r"[{}]|\$\(|@\(|^\s*[&.]\s")
+_RUNS_CODE = re.compile(r"[{}]|\$\(|@\(|^\s*[&.]\s|\]::|\.\w+\(")  # …, [Type]::Method(), $x.Method()
 _CODE_RUNNERS = frozenset({"invoke-expression", "invoke-command", "start-job", "start-threadjob", "start-process",
                            "invoke-item", "invoke-history", "new-alias", "set-alias", "import-module",
                            "powershell", "powershell.exe", "pwsh", "pwsh.exe", "cmd", "cmd.exe", "bash", "sh", "wsl",

@@ -235,6 +235,7 @@ def test_a_deny_rule_names_the_cmdlet_behind_an_alias(tmp_path, command):
     "& { Remove-Item x }", "Invoke-Command -ScriptBlock { rm x }", "icm { rm x }", "iex 'Remove-Item x'",
     "Get-ChildItem | ForEach-Object { Remove-Item $_ }", 'Write-Output "$(Remove-Item x)"', "pwsh -c 'Remove-Item x'",
     "cmd /c del x", "Start-Process pwsh -ArgumentList '-c rm x'", "$c = 'Remove-Item'; & $c x", ". ./setup.ps1",
+    "[IO.File]::Delete('x')", "(Get-Item x).Delete()",
 ])
 def test_code_not_read_asks_under_a_deny_rule_in_every_mode(tmp_path, command):
     """Session 40: code the splitter does not read ran in bypassPermissions under a deny rule."""
@@ -258,6 +259,8 @@ def test_ask_rules_ask_in_bypass_mode_and_plain_commands_still_run(tmp_path):
     "Out-File -FilePath .mcp.json", "Add-Content $HOME/.bashrc 'x'", "Remove-Item -Recurse .git",
     "Move-Item a .claude/settings.local.json", "echo x | Set-Content ~/.profile", "Set-Content -Path $f -Value x",
     "'x' >> $(Get-Location)/.git/hooks/pre-commit",
+    "[IO.File]::WriteAllText('.claude/settings.json', 'x')", "[System.IO.File]::AppendAllText($p, 'x')",
+    "(Get-Item .claude/settings.json).Delete()",
 ])
 def test_protected_paths_ask_in_bypass_mode(tmp_path, command):
     """Session 40: bypassPermissions let every one of these write a protected path unasked."""
@@ -273,7 +276,8 @@ def test_protected_paths_ask_in_bypass_mode(tmp_path, command):
     ("git status", "allow"), ("python -m pytest -q", "allow"), ("Set-Content out.txt 'x'", "allow"),
     ("New-Item -ItemType Directory build", "allow"), ("Remove-Item -Recurse build", "allow"),
     ("Invoke-WebRequest https://example.com -OutFile a.zip", "allow"), ("'x' > out.txt", "allow"),
-    ('Write-Output "hi $name"', "allow"),
+    ('Write-Output "hi $name"', "allow"), ("[IO.File]::ReadAllText('a.txt')", "allow"),
+    ("(Get-Item x.txt).Delete()", "allow"), ("$s.Replace('a', 'b')", "allow"),
 ])
 def test_path_rules_meet_what_a_statement_names(tmp_path, command, expected):
     (tmp_path / ".env").write_text("KEY=1\n")
