@@ -5,9 +5,10 @@
 --local-dir .``, ``kubectl create configmap --from-file=.``, ``npm publish``, ``gcloud builds
 submit``, ``gcloud run deploy --source .``, ``az acr build .``, ``croc send .``, ``buildah bud .``,
 ``railway up``, ``restic backup .``, ``s3cmd sync . s3://b``, ``mc mirror . minio/b``,
-``sky launch --workdir .``.  Like ``tar cf - .`` they read every file below the folder, so a Read deny rule there asks (``bash_arguments.
-copy_check``); a single file they name is checked as any named path is.  Where a tool takes its
-folder from a settings file or the current folder, ``.`` stands for it (the whole project).
+``sky launch --workdir .``, ``ray job submit --working-dir .``.  Like ``tar cf - .`` they read
+every file below the folder, so a Read deny rule there asks (``bash_arguments.copy_check``); a
+single file they name is checked as any named path is.  Where a tool takes its folder from a
+settings file or the current folder, ``.`` stands for it (the whole project).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .bash_words import Word
 UPLOADERS = frozenset({"aws", "gsutil", "gcloud", "rclone", "huggingface-cli", "hf", "kaggle", "az", "netlify",
                        "vercel", "fly", "flyctl", "surge", "firebase", "wandb", "mlflow", "kubectl", "npm", "pnpm",
                        "yarn", "croc", "wormhole", "buildah", "kaniko", "executor", "railway", "heroku", "borg",
-                       "restic", "duplicity", "s3cmd", "azcopy", "mc", "b2", "sky"})
+                       "restic", "duplicity", "s3cmd", "azcopy", "mc", "b2", "sky", "ray"})
 # options of the newer entries that take no value (any other option is read as taking one)
 _FLAGS = frozenset({"--async", "--no-cache", "--suppress-logs", "--quiet", "-q", "--verbose", "-v", "--yes", "-y",
                     "--recursive", "-r", "--dry-run", "-n", "--detach", "-d", "--ci", "--one-file-system",
@@ -92,6 +93,8 @@ def _more(program: str | None, texts: Sequence[str]) -> list[str]:
         return operands[1:2] or ["."]
     elif program == "sky" and operands[:1] in (["launch"], ["exec"], ["jobs"], ["spot"]):
         return _values(texts, ("--workdir",))  # synced to the cluster (a task YAML's workdir: not read)
+    elif program == "ray" and operands[:2] == ["job", "submit"]:
+        return _values(texts, ("--working-dir",))  # sent to the cluster with the job
     elif program == "heroku" and operands[:1] == ["builds:create"]:
         return _values(texts, ("--dir",)) or ["."]
     elif program == "borg" and operands[:1] == ["create"]:

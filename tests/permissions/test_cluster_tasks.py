@@ -55,6 +55,8 @@ ROWS = [
     ("ray up ray-ok.yaml", "allow"),
     ("ray up ray-bad.yaml", "ask"),  # not a list of commands: not known
     ("ray status", "allow"),
+    ("ray job submit --working-dir . -- python train.py", "ask"),  # sends .env with the job
+    ("ray job submit --address http://head:8265 -- python train.py", "allow"),
     ("sky down dev", "allow"),
 ]
 
