@@ -167,6 +167,8 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     for path, runner in GIT_RUNNERS if program == "git" else RUNNERS.get(program or "", ()):
         for after in after_path(form, path):
             found = _commands(form, after, runner)
+            if not found and program == "pdsh" and not any(w.literal in ("-V", "-h", "-L", "-q") for w in form):
+                found = [(UNKNOWN_PROGRAM,)]  # no command: pdsh runs the lines it reads from standard input
             out.extend([_remote(f) for f in found] if runner.remote else found)
     return _distinct(out)
 

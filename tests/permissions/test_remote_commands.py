@@ -101,6 +101,7 @@ STILL_ALLOWED = [
     "ssh -W db:5432 bastion",
     "ssh -G build-server",
     "ssh -V",
+    "pdsh -L",
     "ssh build-server 'cat .env'",  # that machine's .env
     "ssh build-server 'echo done > /tmp/marker'",  # a write there
     "ssh build-server 'cd /srv && make'",  # its make, its Makefile
@@ -134,7 +135,8 @@ async def test_what_no_rule_names_still_runs(tmp_path, command):
                                      # no command: the login shell runs what it reads from stdin
                                      "ssh build-server < deploy.sh", "cat deploy.sh | ssh build-server",
                                      "ssh build-server <<'EOF'\nrm -rf data\nEOF",
-                                     "ssh build-server 'bash -s' < deploy.sh", "ssh -T me@build-server"])
+                                     "ssh build-server 'bash -s' < deploy.sh", "ssh -T me@build-server",
+                                     "pdsh -w node[1-4] < commands.txt"])
 async def test_code_only_known_at_run_time_there_asks_under_a_deny_rule(tmp_path, command):
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, command)) == "ask", command
