@@ -154,7 +154,7 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     host = _ssh_host(form) if program in _SSH_LIKE else None
     if host is not None:  # ssh localhost 'rm x' runs rm x here, in the home folder; another host's, there
         local = _is_local(host)
-        scripts = _commands(form, 1, _SSH_LIKE[program or ""])
+        scripts = _commands(form, 1, _SSH_LIKE[program or ""]) or _remote_command(form)
         # no command: the login shell runs what it reads from standard input (a pipe, a file, a heredoc)
         for script in scripts or [(UNKNOWN_PROGRAM,)]:
             if not local:
@@ -216,9 +216,12 @@ def _ssh_host(form: tuple[Word, ...]) -> str | None:
             host_at = i
             i += 1
             continue
-        if text in ("-O", "-W", "-Q") or (
-                text[1:2] != "-" and text not in runner.values and any(c in "NnGV" for c in text[1:])):
-            quiet = True  # -N, -fN, -n, -G, -V, -O check, -Q cipher, -W host:port
+        if text[1:2] != "-":  # a cluster of flags, the last may take a value: -fN, -nT, -Ocheck, -oKey=v
+            for letter in text[1:]:
+                if letter in "NnGVOWQ":
+                    quiet = True  # -N, -fN, -n, -G, -V, -O check, -W host:port, -Q cipher: no shell
+                if f"-{letter}" in runner.values or f"-{letter}" in runner.config:
+                    break  # the rest is its value
         i += 2 if text in runner.values or text in runner.config else 1
     if host_at is None or form[host_at].literal is None:
         return None
@@ -229,6 +232,24 @@ def _ssh_host(form: tuple[Word, ...]) -> str | None:
         host = host[6:].partition("/")[0]
         host = host.rpartition(":")[0] if host.count(":") == 1 else host
     return host.rpartition("@")[2].strip("[]").lower()
+
+
+def _remote_command(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """``ssh -o RemoteCommand=CODE host``: the command ssh runs there when the line gives none."""
+    found: list[tuple[Word, ...]] = []
+    for k, word in enumerate(form[1:], 1):
+        text = word.literal or ""
+        setting = text[2:] if text.startswith("-o") and len(text) > 2 else None
+        if text == "-o" and k + 1 < len(form):
+            setting = form[k + 1].literal
+        if setting is None and (text == "-o" or text.startswith("-o")):
+            found.append((UNKNOWN_PROGRAM,))  # a setting only known at run time
+            continue
+        if setting is not None:
+            key, _, value = setting.replace("=", " ", 1).partition(" ")
+            if key.lower() == "remotecommand":
+                _script(value.strip(), found)
+    return found
 
 
 def _is_local(host: str) -> bool:

@@ -43,6 +43,8 @@ REMOTE = [
     "ssh build-server 'bash -c \"rm x\"'",
     "ssh build-server sudo rm x",
     "ssh ssh://me@build-server:22 rm x",
+    "ssh -o RemoteCommand='rm -rf data' build-server",  # the command ssh runs when the line gives none
+    "ssh -oRemoteCommand='rm -rf data' build-server",
     "sshpass -p pw ssh build-server rm x",
     "autossh -M 0 build-server rm x",
     "mosh build-server -- rm x",
@@ -98,6 +100,8 @@ STILL_ALLOWED = [
     "autossh -M 0 -N -L 8888:localhost:8888 build-server",
     "ssh -n build-server",
     "ssh -O check build-server",
+    "ssh -Ocheck build-server",
+    "ssh -o RemoteCommand=uptime build-server",
     "ssh -W db:5432 bastion",
     "ssh -G build-server",
     "ssh -V",
