@@ -137,6 +137,8 @@ def write_problem(statements: list[str], context: ToolUseContext) -> PathProblem
 
 
 def _write_check(word: str, cwd: str, scope: PathScope, writes: bool) -> PathProblem | None:
+    if word.lower() == "$null":  # > $null, 2> $null: the output thrown away
+        return None
     path = _HOME.sub(lambda _m: os.path.expanduser("~"), word)
     if any(c in path for c in "$`(@"):
         if writes:

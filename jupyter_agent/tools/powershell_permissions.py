@@ -175,15 +175,15 @@ def check_powershell_permission(command: str, context: ToolUseContext) -> Permis
         return PermissionAsk("The PowerShell command has an unclosed quote; it needs approval.")
     if rule := _rule(context, "deny", statements):
         return PermissionDeny(f"Permission to use PowerShell with command {command} has been denied by rule {rule}.")
+    problem = path_problem(statements, context)
+    if problem is not None and problem.denied:
+        return PermissionDeny(problem.message)
     if rule := _rule(context, "ask", statements):
         return sticky_ask(f"This PowerShell command requires approval (rule {rule}).", RULE, "an ask rule")
     hidden = unread_code(statements)
     if hidden is not None and (_has_rules(context, "deny") or _has_rules(context, "ask")):
         return sticky_ask(f"Run the PowerShell command {command}? {hidden!r} runs code this analysis does not "
                           f"read, so a deny or ask rule may match what it runs.", RULE, "code not read")
-    problem = path_problem(statements, context)
-    if problem is not None and problem.denied:
-        return PermissionDeny(problem.message)
     written = write_problem(statements, context)
     if written is not None:  # .claude/, .git/, a denied file, a target only known at run time: every mode asks
         return sticky_ask(f"Run the PowerShell command {command}? {written.message}", SAFETY, "a protected path")

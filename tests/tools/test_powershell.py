@@ -245,6 +245,12 @@ def test_code_not_read_asks_under_a_deny_rule_in_every_mode(tmp_path, command):
     assert _decide(free, command) == "allow", command
 
 
+def test_a_denied_read_is_denied_before_unread_code_asks(tmp_path):
+    (tmp_path / ".env").write_text("KEY=1\n")
+    ctx = _mode_ctx(tmp_path, "bypassPermissions", deny=["PowerShell(Remove-Item:*)", "Read(./.env)"])
+    assert _decide(ctx, "Get-Content .env; & { Write-Output x }") == "deny"
+
+
 def test_ask_rules_ask_in_bypass_mode_and_plain_commands_still_run(tmp_path):
     ctx = _mode_ctx(tmp_path, "bypassPermissions", deny=["PowerShell(Remove-Item:*)"], ask=["PowerShell(git push:*)"])
     assert _decide(ctx, "git push origin main") == "ask"
@@ -278,6 +284,8 @@ def test_protected_paths_ask_in_bypass_mode(tmp_path, command):
     ("Invoke-WebRequest https://example.com -OutFile a.zip", "allow"), ("'x' > out.txt", "allow"),
     ('Write-Output "hi $name"', "allow"), ("[IO.File]::ReadAllText('a.txt')", "allow"),
     ("(Get-Item x.txt).Delete()", "allow"), ("$s.Replace('a', 'b')", "allow"),
+    ("npm install > $null", "allow"), ("git fetch 2> $NULL", "allow"),
+    ("Get-Content .env; & { Write-Output x }", "deny"),  # a denied read wins over the question
 ])
 def test_path_rules_meet_what_a_statement_names(tmp_path, command, expected):
     (tmp_path / ".env").write_text("KEY=1\n")
