@@ -30,7 +30,7 @@ _RUNNER = RUNNERS["sky"][-1][1]  # the options of sky launch (exec shares them)
 _RAY_COMMANDS = ("initialization_commands", "setup_commands", "head_setup_commands", "worker_setup_commands",
                  "head_start_ray_commands", "worker_start_ray_commands")
 _RAY_VALUES = frozenset({"--min-workers", "--max-workers", "-n", "--cluster-name", "--run-env", "-p",
-                         "--port-forward", "--log-style", "--log-color", "-v", "--verbose"})
+                         "--port-forward", "--log-style", "--log-color"})
 
 
 def cluster_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:

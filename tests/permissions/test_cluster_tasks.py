@@ -50,6 +50,7 @@ ROWS = [
     ("sky status", "allow"),
     ("ray up cluster.yaml", "deny"),
     ("ray up -y --min-workers 2 cluster.yaml", "deny"),
+    ("ray up -v --no-config-cache cluster.yaml", "deny"),  # -v is a flag: the YAML is still read
     ("ray exec cluster.yaml 'rm -rf /tmp/x'", "deny"),
     ("ray exec cluster.yaml 'nvidia-smi'", "allow"),
     ("ray up ray-ok.yaml", "allow"),
