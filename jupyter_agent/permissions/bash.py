@@ -34,6 +34,7 @@ from .bash_runners import UNKNOWN_PROGRAM
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
+from .batch_jobs import BATCH_SUBMITTERS, batch_scripts
 from .book_builds import BOOK_BUILDERS, book_scripts
 from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
 from .cluster_tasks import CLUSTER_LAUNCHERS, cluster_scripts
@@ -92,7 +93,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts),
                (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts),
                (WORKFLOW_ENGINES, workflow_scripts), (CLUSTER_LAUNCHERS, cluster_scripts),
-               (PLAYBOOK_RUNNERS, playbook_scripts))
+               (PLAYBOOK_RUNNERS, playbook_scripts), (BATCH_SUBMITTERS, batch_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
