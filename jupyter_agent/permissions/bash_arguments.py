@@ -390,6 +390,8 @@ def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict)
         return
     if _compose_config_check(info, cwds, scope, v):
         return
+    if info.innermost[0].literal in ("sky", "ray") and _cluster_upload_check(info, cwds, scope, v):
+        return
     for source in copied_sources(info.innermost):
         for cwd in cwds:
             resolved = resolved_once(source, cwd, v)
@@ -426,6 +428,25 @@ def _build_context_check(info: CommandInfo, cwds: list[str], scope: PathScope, v
             v.sticky.append(f"{info.text} sends {hit[0]} (the rule {hit[1]} denies reading it) to the image "
                             f"builder, and .dockerignore does not leave it out")
             return True
+    return False
+
+
+def _cluster_upload_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> bool:
+    """``sky launch task.yaml`` / ``ray up cluster.yaml`` send the YAML's ``workdir`` and
+    ``file_mounts`` to the cluster: a Read deny rule on a file among them asks (True once it did)."""
+    from .cluster_tasks import uploaded_paths  # (it imports script_files, which imports this module)
+
+    for cwd in cwds:
+        paths = uploaded_paths(info.innermost, cwd)
+        if paths is None:
+            v.sticky.append(f"{info.text} sends what a YAML it could not read names, where a Read deny rule may apply")
+            return True
+        for path in paths:
+            real = os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
+            rule = read_deny_below(real, scope) if os.path.isdir(real) else read_rule_of(real, real, scope)
+            if rule is not None:
+                v.sticky.append(f"{info.text} sends {path} to the cluster, where the rule {rule} denies reading")
+                return True
     return False
 
 

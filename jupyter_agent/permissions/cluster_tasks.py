@@ -129,6 +129,52 @@ def _documents(data: bytes) -> list[Any]:
         raise ValueError(f"it is not YAML ({type(exc).__name__})") from None
 
 
+def uploaded_paths(words: tuple[Word, ...], cwd: str) -> list[str] | None:
+    """The local paths the YAML this command launches sends to the cluster (SkyPilot's ``workdir``
+    and ``file_mounts`` sources, Ray's ``file_mounts``), relative to ``cwd``; None when a YAML it
+    names cannot be read (what it sends is not known)."""
+    try:
+        yamls = _launched_yamls(words)
+    except NotKnown:
+        return None
+    found: list[str] = []
+    for name in yamls:
+        data, why = parsed_file(os.path.realpath(os.path.join(cwd, os.path.expanduser(name))), _documents)
+        if data is None:
+            if why:
+                return None
+            continue
+        for document in data:
+            if not isinstance(document, dict):
+                continue
+            workdir = document.get("workdir")
+            if isinstance(workdir, str):
+                found.append(workdir)
+            mounts = document.get("file_mounts") or {}
+            for source in mounts.values() if isinstance(mounts, dict) else ():
+                if isinstance(source, dict):
+                    source = source.get("source")
+                for item in source if isinstance(source, list) else [source]:
+                    if isinstance(item, str) and "://" not in item:
+                        found.append(item)
+    return found
+
+
+def _launched_yamls(words: tuple[Word, ...]) -> list[str]:
+    if words[0].literal == "ray":
+        rest = words[1:]
+        if not rest or rest[0].literal not in ("up", "submit", "exec", "rsync-up", "attach"):
+            return []
+        return [w.literal or "" for w in _operands(tuple(rest[1:]), _RAY_VALUES)[:1]]
+    names = []
+    for path in _PATHS:
+        for start in after_path(words, path):
+            operands = _operands(words[start:])
+            operands = operands[1:] if path in (("exec",), ("serve", "update")) else operands
+            names += [w.literal or "" for w in operands if (w.literal or "").endswith((".yaml", ".yml"))]
+    return names
+
+
 _READ = per_form("the commands a cluster launcher runs", _of_form)
 
-__all__ = ["CLUSTER_LAUNCHERS", "cluster_scripts"]
+__all__ = ["CLUSTER_LAUNCHERS", "cluster_scripts", "uploaded_paths"]

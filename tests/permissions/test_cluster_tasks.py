@@ -32,6 +32,10 @@ FILES = {
     "cluster.yaml": "cluster_name: c\nsetup_commands:\n  - pip install torch\n  - rm -rf ~/cache\n",
     "ray-ok.yaml": "cluster_name: c\nhead_setup_commands: [pip install ray]\n",
     "ray-bad.yaml": "setup_commands: rm -rf x\n",
+    "wd.yaml": "workdir: .\nrun: python train.py\n",
+    "fm.yaml": "file_mounts:\n  /remote/cfg: ./conf\n  /remote/data: s3://bucket/data\nrun: python x.py\n",
+    "fm-env.yaml": "file_mounts:\n  /r: {source: .env, mode: COPY}\nrun: ls\n",
+    "ray-sync.yaml": "cluster_name: c\nfile_mounts:\n  '~/proj': '.'\n",
 }
 ROWS = [
     ("sky launch task.yaml", "deny"),
@@ -56,6 +60,11 @@ ROWS = [
     ("ray up ray-ok.yaml", "allow"),
     ("ray up ray-bad.yaml", "ask"),  # not a list of commands: not known
     ("ray status", "allow"),
+    # what the YAML sends to the cluster: a read of every file in it
+    ("sky launch wd.yaml", "ask"),  # workdir: . holds .env
+    ("sky launch fm-env.yaml", "ask"),
+    ("ray up ray-sync.yaml", "ask"),
+    ("sky launch fm.yaml", "allow"),  # ./conf and a bucket: nothing denied
     ("ray job submit --working-dir . -- python train.py", "ask"),  # sends .env with the job
     ("ray job submit --address http://head:8265 -- python train.py", "allow"),
     ("sky down dev", "allow"),
@@ -67,6 +76,8 @@ async def test_sky_tasks_meet_the_deny_rules(tmp_path, command, expected):
     for name, text in FILES.items():
         (tmp_path / name).write_text(text)
     (tmp_path / ".env").write_text("KEY=1\n")
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "a.txt").write_text("x\n")
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)", "Read(./.env)"), mode="bypassPermissions")
     verdict = verdict_name(await decide_bash(ctx, command))
     assert verdict == expected, (command, verdict)
