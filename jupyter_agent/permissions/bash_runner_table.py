@@ -204,6 +204,9 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
        for pssh in ("pssh", "parallel-ssh")},
     "vagrant": ((("ssh",), _r("", "-p --plain -t --tty", shell="-c --command", rest="dashdash", remote=True)),),
     "docker-machine": ((("ssh",), _r("", "", 1, remote=True)),),
+    # a virtual machine's shell runs these (cloud_commands.py reads them; the table names the paths)
+    "aws": ((("ssm", "send-command"), _r(rest="none", remote=True)),),
+    "az": ((("vm", "run-command"), _r(rest="none", remote=True)),),
     # SkyPilot: sky exec CLUSTER CMD, sky launch CMD (a task YAML's setup and run: cluster_tasks.py)
     "sky": ((("exec",), _r(_SKY_VALUES, _SKY_FLAGS, 1, rest="shell", remote=True)),
             *((path, _r(_SKY_VALUES, _SKY_FLAGS, rest="shell", remote=True))

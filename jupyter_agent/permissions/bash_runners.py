@@ -30,6 +30,7 @@ from .bash_awk import AWKS, awk_program
 from .bash_runner_table import GIT_RUNNERS, PYTHONS, RUNNERS, SEDS, Runner
 from .bash_sed import sed_commands
 from .bash_words import Word, long_option_named, make_word
+from .cloud_commands import aws_ssm_commands, az_run_commands
 from .git_words import git_global_options
 
 _MAX_STARTS = 8
@@ -151,6 +152,9 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     out: list[tuple[Word, ...]] = []
     if program == "pandoc" and _tex_escapes(form):  # --pdf-engine-opt=-shell-escape: the engine runs \write18
         out.append((UNKNOWN_PROGRAM,))
+    if program in ("aws", "az"):  # aws ssm send-command, az vm run-command: a machine's shell runs them
+        lines = aws_ssm_commands(form) if program == "aws" else az_run_commands(form)
+        out.extend(_remote(_code_form(line)) for line in lines)
     host = _ssh_host(form) if program in _SSH_LIKE else None
     if host is not None:  # ssh localhost 'rm x' runs rm x here, in the home folder; another host's, there
         local = _is_local(host)
@@ -171,6 +175,11 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
                 found = [(UNKNOWN_PROGRAM,)]  # no command: pdsh runs the lines it reads from standard input
             out.extend([_remote(f) for f in found] if runner.remote else found)
     return _distinct(out)
+
+
+def _code_form(line: str | None) -> tuple[Word, ...]:
+    """Shell code as the ``sh -c`` form (None: code only known at run time)."""
+    return (SHELL_CODE, Word("-c"), Word(line)) if line is not None else (UNKNOWN_PROGRAM,)
 
 
 def _remote(form: tuple[Word, ...]) -> tuple[Word, ...]:

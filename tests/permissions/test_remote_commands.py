@@ -63,6 +63,10 @@ REMOTE = [
     "gh cs ssh -- rm x",
     "heroku run rm x",
     "heroku run -a app rm x",
+    "aws ssm send-command --document-name AWS-RunShellScript --parameters 'commands=[\"ls\",\"rm -rf /data\"]'",
+    "aws --profile prod ssm send-command --document-name AWS-RunShellScript "
+    "--parameters '{\"commands\": [\"rm x\"]}' --instance-ids i-1",
+    "az vm run-command invoke -g rg -n vm --command-id RunShellScript --scripts 'echo hi' 'rm -rf /data'",
 ]
 SHARED = [
     "distrobox enter box -- rm x",
@@ -118,6 +122,9 @@ STILL_ALLOWED = [
     "gh pr list",
     "toolbox run ls",
     "kubectl run p --image=busybox -- ls",
+    "aws ssm send-command --document-name AWS-RunShellScript --parameters commands=uptime",
+    "az vm run-command invoke -g rg -n vm --command-id RunShellScript --scripts nvidia-smi",
+    "aws s3 ls", "az vm list",
 ]
 
 
@@ -140,7 +147,12 @@ async def test_what_no_rule_names_still_runs(tmp_path, command):
                                      "ssh build-server < deploy.sh", "cat deploy.sh | ssh build-server",
                                      "ssh build-server <<'EOF'\nrm -rf data\nEOF",
                                      "ssh build-server 'bash -s' < deploy.sh", "ssh -T me@build-server",
-                                     "pdsh -w node[1-4] < commands.txt"])
+                                     "pdsh -w node[1-4] < commands.txt",
+                                     # a Windows machine's PowerShell: a language not read here
+                                     "aws ssm send-command --document-name AWS-RunPowerShellScript "
+                                     "--parameters commands=dir",
+                                     "az vm run-command invoke -g r -n v --command-id RunPowerShellScript --scripts dir",
+                                     "aws ssm send-command --document-name AWS-RunShellScript --parameters \"$P\""])
 async def test_code_only_known_at_run_time_there_asks_under_a_deny_rule(tmp_path, command):
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, command)) == "ask", command
