@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from dataclasses import replace
 from typing import Any
 
 from .bash_analysis import CommandInfo
@@ -147,9 +148,8 @@ class _Playbook:
             words = line.split(None, 1)
             if not words:
                 return
-            for script in located(Word(words[0]), [self.folder], search_path=False):
-                self.found.append(Script(script.shown, script.path, script.why, script.missing, cwd=self.folder,
-                                         certain=False))
+            self.found.extend(replace(script, cwd=self.folder, certain=False)
+                              for script in located(Word(words[0]), [self.folder], search_path=False))
 
     def _free_form(self, value: Any, task: dict[str, Any], key: str) -> str:
         """A module's command: the free-form text (``shell: rm x``) or its ``cmd``."""

@@ -119,7 +119,7 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
         scope = rules.scope_of(context.cwd)
         cwds = _cwds(analysis, scope.real_cwd, command)
         if rules.deny_any is not None or rules.ask_any is not None:
-            _rule_checks(analysis.commands + analysis.remote if analysis.remote else analysis.commands, rules, verdict)
+            _rule_checks(analysis.ruled, rules, verdict)
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
         path_checks(analysis, cwds, scope, context, verdict)
@@ -402,7 +402,7 @@ def _checks_of_script(
     for cwd in dict.fromkeys(cwds):  # the script runs where the command does; its cds are its own
         inner_cwds = _cwds(inner, cwd, text, getattr(cwds, "unknown", False))
         if rule_checked and cwd == cwds[0]:
-            _rule_checks(inner.commands + inner.remote, rules, sub)
+            _rule_checks(inner.ruled, rules, sub)
         if not sub.deny:
             path_checks(inner, inner_cwds, scope, context, sub)
         for cmd in inner.commands:
@@ -425,7 +425,7 @@ def _remote_script_checks(inner: Analysis, script: Script, rules: CompiledRules,
     if rules.deny_any is None and rules.ask_any is None:
         return
     sub = Verdict()
-    _rule_checks(inner.commands + inner.remote, rules, sub)
+    _rule_checks(inner.ruled, rules, sub)
     _fold_script_verdict(inner, script, True, sub, v)
 
 

@@ -130,6 +130,11 @@ class Analysis:
     # (their paths, files and programs are that machine's)
     remote: list[CommandInfo] = field(default_factory=list)
 
+    @property
+    def ruled(self) -> list[CommandInfo]:
+        """The commands deny and ask rules see: the line's, and those it runs on another machine."""
+        return self.commands + self.remote if self.remote else self.commands
+
 
 def analyze(command: str) -> Analysis:
     """The cached analysis; an internal error becomes a problem (ask), never an exception."""
@@ -188,8 +193,7 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
             if there is None or there.problems:  # not read: what runs there may be what a rule names
                 out.remote.append(CommandInfo((_UNKNOWN_FORM,), (), _NOT_READ_ONLY, nested=True))
             if there is not None:
-                out.remote.extend(there.commands)
-                out.remote.extend(there.remote)
+                out.remote.extend(there.ruled)
     return out
 
 

@@ -15,11 +15,20 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
+from dataclasses import replace
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .script_files import NotKnown, Script, located, options_of, per_form, read_bounded, scripts_of_forms
+from .script_files import (
+    NotKnown,
+    Script,
+    located,
+    options_of,
+    passed_on,
+    per_form,
+    read_bounded,
+    scripts_of_forms,
+)
 
 BATCH_SUBMITTERS = frozenset({"sbatch", "qsub", "bsub", "condor_submit"})
 _SBATCH_VALUES = frozenset({
@@ -105,12 +114,11 @@ def _qsub(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
 
 def _job_script(word: Word, folder: str | None, cwd: str, cwd_unknown: bool) -> list[Script]:
     runs_in = _folder(folder, cwd, cwd_unknown)
-    return [Script(s.shown, s.path, s.why, s.missing, cwd=runs_in) for s in located(word, [cwd], search_path=False)]
+    return [replace(s, cwd=runs_in) for s in located(word, [cwd], search_path=False)]
 
 
 def _command(words: tuple[Word, ...], folder: str | None, cwd: str, shown: str) -> Script:
-    code = " ".join(shlex.quote(w.literal) if w.literal is not None else '"${JOB_VALUE}"' for w in words)
-    return Script(f"the command {shown} queues", None, code=code, cwd=_folder(folder, cwd, False))
+    return Script(f"the command {shown} queues", None, code=passed_on(words), cwd=_folder(folder, cwd, False))
 
 
 def _folder(folder: str | None, cwd: str, cwd_unknown: bool) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import os
 import shlex
+from dataclasses import replace
 from typing import Any
 
 from .bash_analysis import CommandInfo
@@ -166,7 +167,7 @@ class _Reader:
             if not isinstance(file, str):
                 raise NotKnown(f"{shown}: its script file is not a path")
             if runner == "@shell" or runner.rsplit("/", 1)[-1] in POSIX_SHELLS:
-                self.found.extend(Script(s.shown, s.path, s.why, s.missing, cwd=os.path.dirname(path), certain=False)
+                self.found.extend(replace(s, cwd=os.path.dirname(path), certain=False)
                                   for s in located(Word(file), [os.path.dirname(path)], search_path=False))
             return
         if isinstance(script, dict):  # pre / main / post

@@ -42,47 +42,54 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     if form[0].literal == "ray":
         return _ray(form, cwd, cwd_unknown)
     found: list[Script] = []
-    for path in _PATHS:
-        for start in after_path(form, path):
-            operands = _operands(form[start:])
-            if path == ("exec",):
-                operands = operands[1:]  # the cluster
-            if path == ("serve", "update"):
-                operands = operands[1:]  # the service name
-            if len(operands) != 1 or not (operands[0].literal or "").endswith((".yaml", ".yml")):
-                continue  # a command line (bash_runner_table), or nothing
-            if cwd_unknown:
-                raise NotKnown("the task YAML is found from a folder only known at run time")
-            found += _task(os.path.realpath(os.path.join(cwd, os.path.expanduser(operands[0].literal or ""))))
+    for operands in _sky_entrypoints(form):
+        if len(operands) != 1 or not _is_yaml(operands[0]):
+            continue  # a command line (bash_runner_table), or nothing
+        if cwd_unknown:
+            raise NotKnown("the task YAML is found from a folder only known at run time")
+        found += _task(_at(cwd, operands[0]))
     return found
 
 
 def _ray(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
     """``ray up [options] cluster.yaml``: the YAML's command lists (``ray exec``'s command: the table)."""
-    words = list(form[1:])
-    if not words or words[0].literal != "up":
-        if words and words[0].literal is None:
-            raise NotKnown(f"the ray command {words[0].text} is only known at run time")
-        return []
-    operands = _operands(tuple(words[1:]), _RAY_VALUES)
-    if not operands:
+    if len(form) > 1 and form[1].literal is None:
+        raise NotKnown(f"the ray command {form[1].text} is only known at run time")
+    config = _ray_config(form, ("up",))
+    if config is None:
         return []
     if cwd_unknown:
         raise NotKnown("the cluster YAML is found from a folder only known at run time")
-    path = os.path.realpath(os.path.join(cwd, os.path.expanduser(operands[0].literal or "")))
-    data, why = parsed_file(path, _documents)
-    if data is None:
-        if not why:
-            return []  # no such file: ray stops
-        raise NotKnown(f"{path} could not be read ({why})")
-    config = data[0] if data and isinstance(data[0], dict) else {}
+    path = _at(cwd, config)
+    data = _yaml_documents(path)
+    settings = data[0] if data and isinstance(data[0], dict) else {}
     code = []
     for key in _RAY_COMMANDS:
-        commands = config.get(key) or []
+        commands = settings.get(key) or []
         if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
             raise NotKnown(f"{path}: its {key} is not a list of commands")
         code += commands
     return [Script(f"the commands of {path}", path, code="\n".join(code), remote=True)] if code else []
+
+
+def _sky_entrypoints(words: tuple[Word, ...]) -> list[list[Word]]:
+    """The operands after each subcommand of ``sky`` that launches something (the cluster of
+    ``exec`` and the service of ``serve update`` left out): a task YAML or a command line."""
+    found = []
+    for path in _PATHS:
+        for start in after_path(words, path):
+            operands = _operands(words[start:])
+            found.append(operands[1:] if path in (("exec",), ("serve", "update")) else operands)
+    return found
+
+
+def _ray_config(words: tuple[Word, ...], subcommands: tuple[str, ...]) -> Word | None:
+    """The cluster YAML of ``ray SUBCOMMAND [options] cluster.yaml``, for one of ``subcommands``."""
+    rest = words[1:]
+    if not rest or rest[0].literal not in subcommands:
+        return None
+    operands = _operands(rest[1:], _RAY_VALUES)
+    return operands[0] if operands else None
 
 
 def _operands(words: tuple[Word, ...], values: frozenset[str] | None = None) -> list[Word]:
@@ -100,14 +107,17 @@ def _operands(words: tuple[Word, ...], values: frozenset[str] | None = None) -> 
     return out
 
 
+def _is_yaml(word: Word) -> bool:
+    return (word.literal or "").endswith((".yaml", ".yml"))
+
+
+def _at(cwd: str, word: Word) -> str:
+    return os.path.realpath(os.path.join(cwd, os.path.expanduser(word.literal or "")))
+
+
 def _task(path: str) -> list[Script]:
-    data, why = parsed_file(path, _documents)
-    if data is None:
-        if not why:
-            return []  # no such file: sky stops
-        raise NotKnown(f"{path} could not be read ({why})")
     code = []
-    for document in data:  # a pipeline: several tasks
+    for document in _yaml_documents(path):  # a pipeline: several tasks
         if not isinstance(document, dict):
             continue
         for key in ("setup", "run"):
@@ -122,6 +132,16 @@ def _task(path: str) -> list[Script]:
     return [Script(f"the setup and run of {path}", path, code="\n".join(code), remote=True)]
 
 
+def _yaml_documents(path: str) -> list[Any]:
+    """The YAML documents of ``path``; none when there is no such file (the launcher stops)."""
+    data, why = parsed_file(path, _documents)
+    if data is None:
+        if not why:
+            return []
+        raise NotKnown(f"{path} could not be read ({why})")
+    return data
+
+
 def _documents(data: bytes) -> list[Any]:
     try:
         return list(yaml.safe_load_all(data))
@@ -133,46 +153,38 @@ def uploaded_paths(words: tuple[Word, ...], cwd: str) -> list[str] | None:
     """The local paths the YAML this command launches sends to the cluster (SkyPilot's ``workdir``
     and ``file_mounts`` sources, Ray's ``file_mounts``), relative to ``cwd``; None when a YAML it
     names cannot be read (what it sends is not known)."""
+    found: list[str] = []
     try:
-        yamls = _launched_yamls(words)
+        for name in _launched_yamls(words):
+            for document in _yaml_documents(_at(cwd, name)):
+                if isinstance(document, dict):
+                    found += _sent(document)
     except NotKnown:
         return None
-    found: list[str] = []
-    for name in yamls:
-        data, why = parsed_file(os.path.realpath(os.path.join(cwd, os.path.expanduser(name))), _documents)
-        if data is None:
-            if why:
-                return None
-            continue
-        for document in data:
-            if not isinstance(document, dict):
-                continue
-            workdir = document.get("workdir")
-            if isinstance(workdir, str):
-                found.append(workdir)
-            mounts = document.get("file_mounts") or {}
-            for source in mounts.values() if isinstance(mounts, dict) else ():
-                if isinstance(source, dict):
-                    source = source.get("source")
-                for item in source if isinstance(source, list) else [source]:
-                    if isinstance(item, str) and "://" not in item:
-                        found.append(item)
     return found
 
 
-def _launched_yamls(words: tuple[Word, ...]) -> list[str]:
+def _launched_yamls(words: tuple[Word, ...]) -> list[Word]:
     if words[0].literal == "ray":
-        rest = words[1:]
-        if not rest or rest[0].literal not in ("up", "submit", "exec", "rsync-up", "attach"):
-            return []
-        return [w.literal or "" for w in _operands(tuple(rest[1:]), _RAY_VALUES)[:1]]
-    names = []
-    for path in _PATHS:
-        for start in after_path(words, path):
-            operands = _operands(words[start:])
-            operands = operands[1:] if path in (("exec",), ("serve", "update")) else operands
-            names += [w.literal or "" for w in operands if (w.literal or "").endswith((".yaml", ".yml"))]
-    return names
+        config = _ray_config(words, ("up", "submit", "exec", "rsync-up", "attach"))
+        return [config] if config is not None else []
+    return [w for operands in _sky_entrypoints(words) for w in operands if _is_yaml(w)]
+
+
+def _sent(document: dict[str, Any]) -> list[str]:
+    """A task's ``workdir`` and the local sources of its ``file_mounts`` (not bucket URIs)."""
+    found = []
+    workdir = document.get("workdir")
+    if isinstance(workdir, str):
+        found.append(workdir)
+    mounts = document.get("file_mounts") or {}
+    for source in mounts.values() if isinstance(mounts, dict) else ():
+        if isinstance(source, dict):
+            source = source.get("source")
+        for item in source if isinstance(source, list) else [source]:
+            if isinstance(item, str) and "://" not in item:
+                found.append(item)
+    return found
 
 
 _READ = per_form("the commands a cluster launcher runs", _of_form)

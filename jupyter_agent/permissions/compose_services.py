@@ -33,7 +33,7 @@ from typing import Any
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import nearest_holding
-from .script_files import NotKnown, Script, parsed_file, per_form, scripts_of_forms, yaml_of
+from .script_files import NotKnown, Script, parsed_file, per_form, scripts_of_forms, variable_set, yaml_of
 
 COMPOSES = frozenset({"docker", "podman", "docker-compose", "podman-compose"})
 _NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
@@ -65,8 +65,7 @@ _VARIABLE = re.compile(r"\$(?:\{[^}]*\}|\w+)")
 
 def compose_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The service commands this command's ``docker compose`` starts (every form)."""
-    if (any(name == "COMPOSE_FILE" for name, _value in info.assigned) or os.environ.get("COMPOSE_FILE")) and any(
-            form and form[0].literal in COMPOSES for form in info.forms):
+    if variable_set(info, "COMPOSE_FILE") and any(form and form[0].literal in COMPOSES for form in info.forms):
         return [Script("the services compose starts", None, "COMPOSE_FILE names the files, not read here")]
     return scripts_of_forms(info, cwds, memo, COMPOSES, _READ, per_folder=True)
 

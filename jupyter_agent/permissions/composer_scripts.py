@@ -31,7 +31,17 @@ from typing import Any
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import nearest_holding
-from .script_files import NotKnown, Script, not_there, options_of, parsed_file, per_form, scripts_of_forms
+from .script_files import (
+    NotKnown,
+    Script,
+    not_there,
+    options_of,
+    parsed_file,
+    passed_on,
+    per_form,
+    scripts_of_forms,
+    variable_set,
+)
 
 COMPOSERS = frozenset({"composer"})
 _VALUES = frozenset({"-d", "--working-dir", "--timeout"})
@@ -65,13 +75,11 @@ EVENTS = frozenset(_INSTALL + _UPDATE + _AUTOLOAD + _PACKAGE + _EVERY + tuple(e 
                       "post-dependencies-solving", "post-pool-create"))
 _MAX_SCRIPTS = 64
 _PHP_CALLABLE = re.compile(r"^\\?[A-Za-z_][\w\\]*(::\w+)?$")  # Vendor\Class::method, a command class
-_RUNTIME = '"${COMPOSER_VALUE}"'
 
 
 def composer_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The commands composer runs from ``composer.json`` for this command (every form)."""
-    assigned = dict(info.assigned)
-    if "COMPOSER" in assigned or os.environ.get("COMPOSER"):
+    if variable_set(info, "COMPOSER"):
         return [Script("composer's scripts", None, "COMPOSER names a composer.json, not read here")]
     return scripts_of_forms(info, cwds, memo, COMPOSERS, _READ, per_folder=True)
 
@@ -181,7 +189,7 @@ class _Scripts:
         for event in events:
             self.named(event, (), certain)
 
-    def named(self, name: str, args: tuple[Word | str, ...], certain: bool, depth: int = 0) -> None:
+    def named(self, name: str, args: tuple[Word, ...], certain: bool, depth: int = 0) -> None:
         if name not in self.scripts:
             return
         if len(self.found) > _MAX_SCRIPTS or depth > _MAX_SCRIPTS:
@@ -193,12 +201,12 @@ class _Scripts:
         for entry in entries:
             self._one(name, entry.strip(), args, certain, depth)
 
-    def _one(self, name: str, entry: str, args: tuple[Word | str, ...], certain: bool, depth: int) -> None:
+    def _one(self, name: str, entry: str, args: tuple[Word, ...], certain: bool, depth: int) -> None:
         head, _, rest = entry.partition(" ")
         if head.startswith("@") and head not in ("@php", "@composer", "@putenv"):
             self.named(head[1:], args, certain, depth + 1)  # @test: that script, with the same words
             return
-        handed = " ".join(_quoted(a) for a in args)
+        handed = passed_on(args)  # quoted, as composer escapes them
         if head == "@putenv":
             code = f"export {rest}"
         elif _PHP_CALLABLE.match(entry) and ("::" in entry or "\\" in entry):
@@ -209,12 +217,6 @@ class _Scripts:
                 f"{code} {handed}" if handed else code
         self.found.append(Script(f"composer's {name!r} script of {self.path}", os.path.realpath(self.path),
                                  code=code, cwd=self.folder, certain=certain))
-
-
-def _quoted(word: Word | str) -> str:
-    if isinstance(word, str):
-        return shlex.quote(word)
-    return shlex.quote(word.literal) if word.literal is not None else _RUNTIME
 
 
 _READ = per_form("composer's scripts", _of_form)

@@ -53,9 +53,8 @@ def _rule_style(
     command = getattr(tool_input, "command", None)
     if rule.tool_name == "Bash" and isinstance(command, str):
         pattern = compile_bash_pattern(rule.content)
-        analysis = analyze(command)  # ssh host 'rm x' too: a hook on Bash(rm:*) sees that rm
-        return any(
-            pattern.matches(command_text(form)) for info in analysis.commands + analysis.remote for form in info.forms
+        return any(  # ssh host 'rm x' too: a hook on Bash(rm:*) sees that rm
+            pattern.matches(command_text(form)) for info in analyze(command).ruled for form in info.forms
         )
     path = next((getattr(tool_input, f) for f in _PATH_FIELDS if isinstance(getattr(tool_input, f, None), str)), None)
     if path is not None and cwd is not None:

@@ -20,7 +20,16 @@ from typing import Any
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import nearest_holding
-from .script_files import NotKnown, Script, not_there, parsed_file, per_form, scripts_of_forms, toml_of
+from .script_files import (
+    NotKnown,
+    Script,
+    not_there,
+    parsed_file,
+    per_form,
+    scripts_of_forms,
+    toml_of,
+    variable_set,
+)
 
 PIPENVS = frozenset({"pipenv"})
 _VALUES = frozenset({"--python", "--pypi-mirror"})
@@ -32,8 +41,7 @@ _RUNTIME = '"${PIPENV_VALUE}"'
 
 def pipenv_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The commands ``pipenv run`` runs for this command (every form: ``timeout 60 pipenv run test``)."""
-    assigned = dict(info.assigned)
-    if "PIPENV_PIPFILE" in assigned or os.environ.get("PIPENV_PIPFILE"):
+    if variable_set(info, "PIPENV_PIPFILE"):
         return [Script("pipenv's scripts", None, "PIPENV_PIPFILE names a Pipfile, not read here")]
     return scripts_of_forms(info, cwds, memo, PIPENVS, _READ, per_folder=True)
 

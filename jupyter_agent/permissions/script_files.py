@@ -349,6 +349,12 @@ def interpreter_name(words: list[str]) -> str:
     return name
 
 
+def variable_set(info: CommandInfo, name: str) -> bool:
+    """Does the line (``COMPOSER=x.json composer …``, ``env NAME=…``) or the environment set
+    ``name``, a variable naming the file a runner reads instead of its own?"""
+    return any(assigned == name for assigned, _value in info.assigned) or bool(os.environ.get(name))
+
+
 def not_there(folder: str, names: Iterable[str]) -> list[Script]:
     """The files a runner would read from ``folder`` (its Makefile, tox.ini …) when it finds none
     there: nothing runs unless the line makes one first (then it is code only known at run time)."""

@@ -43,7 +43,7 @@ def path_problem(statements: list[str], context: ToolUseContext) -> PathProblem 
     scope = path_scope(context)
     cwd = str(context.cwd)
     for index, statement in enumerate(statements):
-        words = [w[1:-1] if w[:1] in "'\"" else w for w in _WORD.findall(statement)]
+        words = [_unquoted(w) for w in _WORD.findall(statement)]
         if not words or words[0].lower() not in FILE_READERS:
             continue
         options = [w.lower() for w in words[1:] if w.startswith("-")]
@@ -58,6 +58,11 @@ def path_problem(statements: list[str], context: ToolUseContext) -> PathProblem 
             if rule is not None:
                 return PathProblem(f"{statement} reads the files below {cwd}, where the rule {rule} denies reading")
     return None
+
+
+def _unquoted(word: str) -> str:
+    """A word without the quotes around it: ``'a b'`` → ``a b``."""
+    return word[1:-1] if word[:1] in "'\"" else word
 
 
 def _reads_the_pipe(name: str, options: list[str], paths: list[str]) -> bool:
@@ -113,11 +118,10 @@ def write_problem(statements: list[str], context: ToolUseContext) -> PathProblem
     scope = path_scope(context)
     cwd = str(context.cwd)
     for statement in statements:
-        words = [w[1:-1] if w[:1] in "'\"" else w for w in _WORD.findall(statement)]
+        words = [_unquoted(w) for w in _WORD.findall(statement)]
         if not words:
             continue
-        targets = [m.group(1) for m in _REDIRECT.finditer(statement)]
-        targets = [t[1:-1] if t[:1] in "'\"" else t for t in targets]
+        targets = [_unquoted(m.group(1)) for m in _REDIRECT.finditer(statement)]
         name = words[0].lower().rpartition("\\")[2]
         dotnet = _DOTNET_IO.search(statement) is not None  # [IO.File]::WriteAllText('.claude/x', …)
         if name in FILE_READERS and not targets and not dotnet:
@@ -126,7 +130,7 @@ def write_problem(statements: list[str], context: ToolUseContext) -> PathProblem
         candidates = [*targets, *(w for w in words[1:] if not w.startswith("-") and w not in (">", ">>"))]
         if dotnet:  # the call's arguments: its quoted strings and variables (paths only known at run time)
             unquoted = re.sub(r"'[^']*'", "''", statement)
-            candidates += [q[1:-1] for q in _QUOTED.findall(statement)] + _VARIABLE.findall(unquoted)
+            candidates += [_unquoted(q) for q in _QUOTED.findall(statement)] + _VARIABLE.findall(unquoted)
         elif _METHOD.search(statement):  # (Get-Item .git).Delete(): every word, its brackets and quotes off
             candidates += [t.strip("'\"") for t in re.split(r"[\s(),]+", statement) if t.strip("'\"")]
         for word in candidates:
