@@ -281,8 +281,9 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
     env_given = ((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env)  # env NAME=VALUE cmd
     given_reason = _env_reason(env_given) if unwrapped.env else None
     reason = env_reason or unwrapped.ask_reason or given_reason
-    if any(form[0].text in _KEYWORDS or form[0].text == "coproc" and form[2:3] and form[2].text in _KEYWORDS
-           for form in unwrapped.forms if form):
+    keyworded = [form for form in unwrapped.forms if form and (form[0].text in _KEYWORDS or form[0].text == "coproc"
+                                                              and form[2:3] and form[2].text in _KEYWORDS)]
+    if keyworded:  # `time { rm x; }`, `coproc N { rm x; }`: tree-sitter read a compound command as words
         reason = reason or "a shell keyword where a command was expected"
     inner = unwrapped.innermost
     setting = None
@@ -293,6 +294,11 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         reason = reason or evaluated or setting
         evaluated = None if inner[0].literal in _MEANING_CHANGERS else evaluated  # (not code: _line_change_checks)
     forms = list(unwrapped.forms)
+    if keyworded:  # what follows the keyword is a command (deny rules see `rm x`), and the rest unread
+        commands, unread = _after_keywords(keyworded)
+        forms.extend(commands)
+        if unread:  # `time for …`, `coproc N [[ … ]]`: words not read as a command
+            forms.append(_UNKNOWN_FORM)
     if unwrapped.unknown_code or env_reason or given_reason or setting or evaluated:  # bash -c "$X", read PATH,
         forms.append(_UNKNOWN_FORM)  # GIT_SSH_COMMAND='rm y' git fetch: what runs may be what a rule names
     stdin_form = unwrapped.stdin_form
@@ -381,6 +387,35 @@ def _setter_reason(words: tuple[Word, ...]) -> str | None:
     if "?" in names:
         return f"{words[0].text} sets a variable whose name is only known at run time"
     return _env_reason((name, None) for name in names) if names else None
+
+
+_LEADING_KEYWORDS = frozenset({"{", "do", "then", "else", "elif", "if", "while", "until", "!"})
+_CLOSERS = frozenset({"}", "fi", "done", "esac", "]]"})
+
+
+def _after_keywords(forms: list[tuple[Word, ...]]) -> tuple[list[tuple[Word, ...]], bool]:
+    """The commands after the reserved words of forms tree-sitter read as words: ``{ rm x``
+    (``time { rm x; }``), ``coproc N { rm x``, ``do rm x`` — unwrapped as commands are — and
+    whether some words were not read as one (``time for …``, an assignment: ``{ X=1 rm x``).
+    A form of closing words only (``}``, ``done``) runs nothing."""
+    found: list[tuple[Word, ...]] = []
+    unread = False
+    for form in forms:
+        if all(word.text in _CLOSERS for word in form):
+            continue
+        i = 0
+        if form[0].text == "coproc":
+            i = 2 if form[2:3] and form[2].text in _KEYWORDS else 1  # coproc NAME { …
+        while i < len(form) and form[i].text in _LEADING_KEYWORDS:
+            i += 1
+        tail = form[i:]
+        if i == 0 or not tail or tail[0].text in _KEYWORDS or "=" in tail[0].text:
+            unread = True
+            continue
+        peeled = unwrap(tail)
+        unread = unread or peeled.unknown_code
+        found.extend(peeled.forms)
+    return found, unread
 
 
 def _env_reason(assignments: Iterable[tuple[str, str | None]]) -> str | None:

@@ -97,7 +97,10 @@ def test_continuations_are_read_as_bash_reads_them(tmp_path, line):
     canonical = _bash_canonical(line, str(tmp_path))
     if canonical is None:
         return
-    assert ours == _words(canonical), (line, canonical)
+    theirs = _words(canonical)
+    if theirs is None:  # bash's rendering is one the analyzer asks about (`qa"a b"\`qb\`;`: tree-sitter splits it)
+        return
+    assert ours == theirs, (line, canonical)
 
 
 @pytest.mark.parametrize(("line", "words"), [
