@@ -29,6 +29,7 @@ PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", "
 PROTECTED_FILES = frozenset(
     {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
      ".zshenv", ".zprofile", ".zlogin", ".mcp.json", ".gitconfig", ".gitmodules", ".inputrc",
+     ".claude.json",  # Claude Code's user file: its MCP servers start with every session, its trust records
      # other start-up files (R and Octave kernels run them in the folder they start in), and
      # configuration that changes what a program fetches or sends (package indexes, curl's
      # options, credentials) or what jq reads (~/.jq is sourced into every program)
@@ -259,6 +260,8 @@ def _startup_reason(form: str) -> str | None:
     folder, _, name = folded.rpartition(os.sep)
     if name in STARTUP_FILES or (name.endswith(".pth") and folder.endswith(_SITE_DIRS)):
         return f"{form} is run or read by Python or pip at start-up (a protected file)"
+    if name == "trusted_folders.json" and folder.endswith(os.sep + ".jupyter-agent"):
+        return f"{form} records the folders whose own settings (hooks, allow rules) apply (a protected file)"
     if name in HOOK_LISTS:
         return f"{form} lists commands git runs on the next commit (a protected file)"
     if name in RUN_CONFIGS:

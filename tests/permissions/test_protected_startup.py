@@ -24,9 +24,9 @@ PROTECTED = [
     ".local/share/jupyter/kernels/py/kernel.json", ".venv/share/jupyter/labextensions/x/package.json",
     ".venv/etc/jupyter/jupyter_server_config.d/x.json", "/usr/local/share/Jupyter/kernels/k/kernel.json",
     ".Rprofile", "analysis/.Rprofile", ".Renviron", ".npmrc", ".condarc", ".venv/pip.conf", ".pip/pip.conf",
-    ".curlrc", ".netrc", ".jq",
+    ".curlrc", ".netrc", ".jq", ".claude.json", ".jupyter-agent/trusted_folders.json",
 ]
-ORDINARY = ["models/model.pth", "site-packages-notes/a.pth", "notes/jupyter/a.md", "jupyter/x.py", "share/data.csv",
+ORDINARY = [".jupyter-agent/sessions/s1/plan.md", "trusted_folders.json", "claude.json", "models/model.pth", "site-packages-notes/a.pth", "notes/jupyter/a.md", "jupyter/x.py", "share/data.csv",
             "src/config/settings.py", "config/git/x", ".github/workflows/ci.yml", "analysis.R", "pip.txt", "a.jq"]
 
 
@@ -60,7 +60,9 @@ async def test_the_write_tool_asks_for_each_in_a_home_project(tmp_path, mode):
                                      "cp x.pth .venv/lib/python3.11/site-packages/",
                                      "cp x.pth .venv/lib/python3.11/site-packages",
                                      "mkdir -p .local/share/jupyter/kernels/evil",
-                                     "tee .config/git/config < cfg"])
+                                     "tee .config/git/config < cfg",
+                                     "echo '{\"mcpServers\": {}}' > .claude.json",
+                                     "cp mine.json .jupyter-agent/trusted_folders.json"])
 async def test_bash_asks_in_every_mode(tmp_path, command):
     (tmp_path / ".venv/lib/python3.11/site-packages").mkdir(parents=True)
     for mode in ("default", "acceptEdits", "bypassPermissions"):
