@@ -133,11 +133,27 @@ def protected_arguments(
         if "<<" in line:  # python - <<'EOF' …: the line holds the code (its other strings add checks)
             codes.append(line)
         literals = code_literals(codes)
-        paths = [text for text in literals if path_like(text)]  # Edit rules cover any new name
         for cwd in cwds:
-            if literals and (_named(info, literals, cwd, guarded, v) or _named(info, paths, cwd, guarded, v, edit)):
-                v.sticky[-1] += " (a string in its code)"
+            why = code_strings_reason(literals, cwd, guarded, v, edit) if literals else None
+            if why is not None:
+                v.sticky.append(f"{info.text} {why}")
                 return
+
+
+def code_strings_reason(
+    literals: list[str], cwd: str, scope: PathScope | None, v: Verdict, edit: PathRules = ()
+) -> str | None:
+    """Why code whose string ``literals`` (``inline_code.code_literals``) name, from ``cwd``, a
+    protected path or a file a Read deny rule covers — or, for those that read as paths, one an
+    Edit deny or ask rule covers — must ask in every mode (``python -c "open('.env')"``, a
+    notebook cell writing ``.git/config``); None when none does."""
+    paths = [text for text in literals if path_like(text)]  # Edit rules cover any new name
+    for names, rules in ((literals, ()), (paths, edit)):
+        for path in names:
+            why = _why_named_once(path, cwd, scope, v, rules)
+            if why is not None:
+                return f"{why} (a string in its code)"
+    return None
 
 
 def _wrapper_named(info: CommandInfo, cwds: list[str], guarded: PathScope | None, v: Verdict,
@@ -216,17 +232,20 @@ def _named(
 ) -> bool:
     """Record why ``info`` must ask if one of ``paths`` (from ``cwd``) is protected or denied
     (by a Read deny rule, or by one of the Edit deny and ask rules ``edit``)."""
-    memo = v.memo if v.memo is not None else new_memo(v)
     for path in paths:
-        key = ("named", path, cwd, scope is not None, bool(edit))  # long lines repeat their arguments
-        if key in memo:
-            why = memo[key]
-        else:
-            why = memo[key] = _why_named(path, cwd, scope, v, edit)
+        why = _why_named_once(path, cwd, scope, v, edit)
         if why is not None:
             v.sticky.append(f"{info.text} {why}")
             return True
     return False
+
+
+def _why_named_once(path: str, cwd: str, scope: PathScope | None, v: Verdict, edit: PathRules) -> str | None:
+    memo = v.memo if v.memo is not None else new_memo(v)
+    key = ("named", path, cwd, scope is not None, bool(edit))  # long lines repeat their arguments
+    if key not in memo:
+        memo[key] = _why_named(path, cwd, scope, v, edit)
+    return memo[key]  # type: ignore[return-value]
 
 
 def _why_named(path: str, cwd: str, scope: PathScope | None, v: Verdict, edit: PathRules) -> str | None:
@@ -614,4 +633,4 @@ def write_link_rule(real: str, scope: PathScope) -> str | None:
     return path_link_rule(real, scope, rules) if rules else None
 
 
-__all__ = ["copy_check", "program_write_check", "protected_arguments", "tilde_path", "write_link_rule"]
+__all__ = ["code_strings_reason", "copy_check", "program_write_check", "protected_arguments", "tilde_path", "write_link_rule"]

@@ -38,6 +38,7 @@ import argparse
 import ast
 import builtins
 import keyword
+import os
 import re
 import shlex
 import shutil
@@ -548,6 +549,34 @@ def cells_shell_check(cells: list[tuple[str, str]], context: ToolUseContext, she
     return None
 
 
+def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
+                        cwds: Iterable[str]) -> PermissionResult | None:
+    """An ask no mode may skip when the code of a ``(cell id, source)`` cell names, in a string,
+    a protected path or a file a Read deny rule (or, for a path, an Edit deny or ask rule)
+    covers — ``open('.env').read()``, ``Path('.git/config').write_text(…)`` — from one of the
+    folders ``cwds`` it may run in, as ``python -c`` with that code asks in Bash
+    (``bash_arguments.code_strings_reason``); None when none does.  A file named another way
+    (built at run time) is not seen: the cell's text is shown when asking."""
+    from .bash_arguments import code_strings_reason
+    from .bash_verdict import Verdict
+    from .compiled import compiled_rules
+    from .inline_code import code_literals
+    from .verdicts import SAFETY, sticky_ask
+
+    scope = compiled_rules(context.permission_context).scope_of(context.cwd)
+    guarded = scope if scope.read_deny or scope.edit_rules else None
+    folders = list(dict.fromkeys(os.path.realpath(folder) for folder in cwds))
+    v = Verdict()
+    for cell_id, source in cells:
+        literals = code_literals([source])
+        for folder in folders if literals else ():
+            why = code_strings_reason(literals, folder, guarded, v, scope.edit_rules)
+            if why is not None:
+                return sticky_ask(f"Cell {cell_id}'s code {why}; approve it only if you have read the cell.",
+                                  SAFETY, f"cell {cell_id} {why}")
+    return None
+
+
 _STATE = ("cd ", "popd", "export ")  # what the reader writes for %cd, %pushd, %popd, %env
 
 
@@ -559,4 +588,4 @@ def _verdict(verdict: PermissionResult, where: str) -> PermissionResult | None:
     return None
 
 
-__all__ = ["RUN_TIME", "UNKNOWN_CODE", "IPythonReader", "cell_shell_code", "cells_shell_check", "notebook_shell_code"]
+__all__ = ["RUN_TIME", "UNKNOWN_CODE", "IPythonReader", "cell_shell_code", "cells_shell_check", "cells_strings_check", "notebook_shell_code"]

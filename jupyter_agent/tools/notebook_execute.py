@@ -24,7 +24,7 @@ from ..notebook import LiveNotebook, NotebookEditError, get_document
 from ..notebook.cells import find_cell, source_text
 from ..notebook.protocol import ExecuteCellsResult
 from ..permissions.filesystem import check_read_permission, check_write_permission
-from ..permissions.notebook_shell import cells_shell_check
+from ..permissions.notebook_shell import cells_shell_check, cells_strings_check
 from ._notebook_tool import NotebookTool, notebook_path
 from .read_notebook import OutputBlocks
 
@@ -141,6 +141,11 @@ class NotebookExecuteTool(NotebookTool[NotebookExecuteInput, NotebookExecuteOutp
                                       kernel_cwd=None if other else _kernel_cwd())
             if shell is not None:
                 return shell
+            # open('.env'), Path('.git/config').write_text(…): a string of the code names it
+            folders = [context.cwd, plan.path.parent] if other else [_kernel_cwd() or context.cwd]
+            strings = cells_strings_check(code_cells, context, folders)
+            if strings is not None:
+                return strings
         always = PermissionUpdate(rules=("NotebookExecute",), destination="session")
         return PermissionAsk(message, suggestions=(always,))
 

@@ -142,6 +142,47 @@ def test_cells_are_checked_in_the_folder_the_kernel_is_in(tmp_path):
     assert cells_shell_check([("c1", "x = 1"), ("c2", "y = 2")], ctx, kernel_cwd=str(secrets)) is None
 
 
+@pytest.mark.parametrize(("source", "rules", "expected"), [
+    ("print(open('.env').read())", ("Read(./.env)",), "Read(./.env)"),
+    ("from dotenv import load_dotenv\nload_dotenv('.env')", ("Read(./.env)",), "Read(./.env)"),
+    ("Path('.git/config').write_text('[core]')", (), ".git/"),
+    ("open('.claude/settings.json', 'w').write('{}')", (), ".claude/"),
+    ("df.to_csv('locked/out.csv')", ("Edit(./locked/**)",), "Edit(./locked/**)"),
+    ("df = pd.read_csv('data/x.csv')\ndf.to_csv('out.csv')", ("Read(./.env)", "Edit(./locked/**)"), None),
+    ("x = 1", ("Read(./.env)",), None),
+    ("name = 'world'\nprint(f'hello {name}')", (), None),
+])
+def test_strings_of_python_cells_meet_the_rules_and_protected_paths(tmp_path, source, rules, expected):
+    """As ``python -c CODE`` does in Bash: a file the code names in a string (``.env`` under a
+    Read deny rule, ``.git/config``) asks in every mode; other cells need only the approval."""
+    from jupyter_agent.permissions.notebook_shell import cells_strings_check
+
+    (tmp_path / ".env").write_text("K=1\n")
+    ctx = make_ctx(tmp_path, deny=rules, mode="bypassPermissions")
+    verdict = cells_strings_check([("c0", "y = 2"), ("c1", source)], ctx, [str(tmp_path)])
+    if expected is None:
+        assert verdict is None
+    else:
+        assert isinstance(verdict, PermissionAsk) and is_sticky(verdict), verdict
+        assert "Cell c1's code" in verdict.message and expected in verdict.message, verdict.message
+
+
+def test_strings_of_python_cells_are_read_from_the_folder_the_kernel_is_in(tmp_path):
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    ctx = make_ctx(tmp_path, deny=("Read(./secrets/**)",), mode="bypassPermissions")
+    cell = [("c1", "open('key.txt').read()")]
+    assert cells_strings_check_of(cell, ctx, tmp_path) is None
+    assert cells_strings_check_of(cell, ctx, secrets) is not None
+    assert cells_strings_check_of(cell, ctx, tmp_path, secrets) is not None  # either may be the kernel's
+
+
+def cells_strings_check_of(cells, ctx, *folders):
+    from jupyter_agent.permissions.notebook_shell import cells_strings_check
+
+    return cells_strings_check(cells, ctx, [str(f) for f in folders])
+
+
 def test_without_rules_a_cell_needs_only_the_approval_to_run(tmp_path):
     ctx = make_ctx(tmp_path)
     assert cells_shell_check([("c1", "!rm -rf build"), ("c2", "%%bash\nnpm install")], ctx) is None

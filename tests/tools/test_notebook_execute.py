@@ -46,6 +46,7 @@ CELLS = [
     nbformat.v4.new_code_cell("print('y' * 5000)", id="c5"),
     nbformat.v4.new_code_cell("!rm -rf build", id="sh1"),
     nbformat.v4.new_code_cell("!cat key.txt", id="sh2"),
+    nbformat.v4.new_code_cell("print(open('secrets/key.txt').read())", id="py1"),
 ]
 
 
@@ -125,7 +126,8 @@ async def call_tool(name, **input):
 
 async def ask(**input):
     verdict = await NotebookExecuteTool().check_permissions(NotebookExecuteInput(**input), _ctx)
-    return {{"kind": type(verdict).__name__, "message": verdict.message,
+    from jupyter_agent.permissions.verdicts import is_sticky
+    return {{"kind": type(verdict).__name__, "message": verdict.message, "sticky": type(verdict).__name__ == "PermissionAsk" and is_sticky(verdict),
              "suggestions": [[list(s.rules), s.behavior, s.destination] for s in getattr(verdict, "suggestions", ())]}}
 """ + TASK_RUNNER
 
@@ -242,6 +244,24 @@ async def test_shell_code_is_checked_in_the_folder_the_kernel_is_in(live, tmp_pa
     k.execute("%cd secrets")
     verdict = k.run(f"ask(notebook_path={str(path)!r}, cell_ids=['sh2'])")
     assert verdict["kind"] == "PermissionDeny" and "Read(./secrets/**)" in verdict["message"], verdict
+
+
+@pytest.mark.e2e
+async def test_a_string_of_the_python_code_naming_a_denied_file_asks_in_every_mode(live, tmp_path):
+    """``print(open('secrets/key.txt').read())`` in bypassPermissions with ``Read(./secrets/**)``
+    denied: it ran unasked and showed the key (``python -c`` with that code asked in Bash)."""
+    k, _, path = live
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "key.txt").write_text("K=1\n")
+    k.execute("from jupyter_agent.core.context import AppState\n"
+              "from jupyter_agent.core.permission_types import ToolPermissionContext\n"
+              "_ctx.set_app_state(lambda s: AppState(tool_permission_context=ToolPermissionContext("
+              "mode='bypassPermissions', deny_rules={'localSettings': ('Read(./secrets/**)',)})))")
+    verdict = k.run(f"ask(notebook_path={str(path)!r}, cell_ids=['c1', 'py1'])")
+    assert verdict["kind"] == "PermissionAsk" and "Cell py1's code names secrets/key.txt" in verdict["message"]
+    assert "Read(./secrets/**)" in verdict["message"] and verdict["sticky"], verdict  # bypass cannot skip it
+    verdict = k.run(f"ask(notebook_path={str(path)!r}, cell_ids=['c1', 'c2'])")
+    assert verdict["kind"] == "PermissionAsk" and not verdict["sticky"], verdict  # only the approval to run
 
 
 @pytest.mark.e2e
