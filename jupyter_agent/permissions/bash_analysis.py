@@ -84,6 +84,7 @@ class CommandInfo:
     _form_texts: tuple[tuple[str, str, bool], ...] | None = field(default=None, repr=False, compare=False)
     _text: str | None = field(default=None, repr=False, compare=False)
     assigned: tuple[tuple[str, str | None], ...] = ()  # FOO=1 cmd, env FOO=1 cmd: (name, fixed value or None)
+    inline_code: bool = False  # sh -c 'make': a shell doing only what its code's commands (the line's too) do
 
     @property
     def form_texts(self) -> tuple[tuple[str, str, bool], ...]:
@@ -339,6 +340,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
     program = inner[0].literal if inner else None
     index = len(unwrapped.forms) - 1
     info = _cd_info(cmd, nested, tuple(forms), inner, read_only, reason, program, index)
+    if scripts and program in SHELLS and not (unwrapped.unknown_code or env_reason or given_reason):
+        info.inline_code = True
     if cmd.assignments or unwrapped.env:
         info.assigned = (*((name, _assigned_value(word)) for name, word in cmd.assignments),
                          *((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env))

@@ -497,7 +497,7 @@ def _changers(analysis: Analysis, path: str, cwds: list[str], everything: bool) 
             return (_REDIRECT,)
     found: list[object] = []
     for info in analysis.commands:
-        if info.read_only.read_only or info.cd_kind:
+        if info.read_only.read_only or info.cd_kind or info.inline_code:  # sh -c 'make': its commands count
             continue
         program = info.innermost[0].literal if info.innermost else None
         if program in _CHANGE_NO_TEXT or (program == "git" and _git_keeps_files(info.innermost)):

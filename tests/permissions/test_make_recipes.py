@@ -87,6 +87,10 @@ ROWS = [
     ("make", "allow"), ("make all", "allow"), ("make -n clean", "allow"), ("make --dry-run clean", "allow"),
     ("make RM=echo clean", "allow"), ("make -C web ok", "allow"), ("cd sub && make", "allow"),
     ("make strict-only", "allow"),
+    # a shell running code: what its commands do is what it does (`sh -c 'make'` asked for nothing)
+    ("sh -c 'make'", "allow"), ('bash -c "make all"', "allow"), ("sh -c 'sh -c make'", "allow"),
+    ("sh -c 'make clean'", "deny"), ("sh -c 'echo x: > Makefile; make'", "ask"), ('sh -c "$X"; make', "ask"),
+    ("sh run.sh && make", "ask"),
 ]
 
 
