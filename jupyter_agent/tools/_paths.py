@@ -10,6 +10,7 @@ from pathlib import Path
 from ..core.context import ToolUseContext
 from ..errors import ToolError
 from ..permissions.filesystem import checked_write_target, opened_denial, path_denial
+from ..permissions.paths import BadPath, local_path
 
 FdGuard = Callable[[int], None]
 
@@ -46,12 +47,18 @@ def recheck_write(path: Path, context: ToolUseContext) -> Path:
 
 
 def resolve_path(raw: str, context: ToolUseContext) -> Path:
-    """Absolute path for ``raw``: ``~`` expanded, relative paths taken from the session's cwd.
+    """Absolute path for ``raw``: ``~`` expanded, relative paths taken from the session's cwd,
+    a ``file:`` URL its path (as the permission checks read it: ``file:///p/x`` is ``/p/x``, not
+    a folder ``file:`` here); another URL is an error.
 
     Symlinks are *not* followed here (the permission system and the atomic writer do that).
     """
     if not raw or "\x00" in raw:
         raise ToolError("Invalid file path: it is empty or contains a NUL character.")
+    try:
+        raw = local_path(raw)
+    except BadPath as exc:
+        raise ToolError(str(exc)) from None
     p = Path(os.path.expanduser(raw))
     if not p.is_absolute():
         p = Path(context.cwd) / p
