@@ -7,9 +7,12 @@ commands to the deny and ask rules and the safety checks, as those of a script f
 ``makefile``, ``Makefile`` in the folder it runs in, ``-C DIR``), with the files it includes.
 
 Variables are expanded as make would where their values are plain (defined in the file, on the
-command line, or make's defaults: ``$(CC)`` is ``cc``, ``$(RM)`` is ``rm -f``); anything else —
-automatic variables, functions, a variable from the environment — is a word only known at run
-time (so is a variable set inside a conditional).  Which recipes run follows the rules from the
+command line, or make's defaults: ``$(CC)`` is ``cc``, ``$(RM)`` is ``rm -f``); so are the
+automatic variables of the target being built (``$@``, ``$<`` — the first prerequisite of the rule
+with the recipe, as make orders them —, ``$^``, ``$+``, ``$?`` as all the prerequisites, ``$*``
+of a pattern rule, and their ``D``/``F`` parts: ``cp $< $@`` building ``.git/hooks/pre-commit``
+writes that protected file); anything else — functions, a variable from the environment — is a
+word only known at run time (so is a variable set inside a conditional).  Which recipes run follows the rules from the
 goals (the first target by default, included files' too) through their prerequisites; when that is
 not certain (pattern rules, a rule inside a conditional, ``$(eval)``, a target-specific variable)
 a command a deny rule names asks instead of being denied.  ``make -n``
@@ -140,6 +143,8 @@ class _MakeFile:
         self.files = 0
         self.conditional = 0  # inside this many ifeq/ifdef blocks
         self.maybe: set[str] = set()  # targets a conditional defines
+        self.lines: dict[str, list[tuple[list[str], list[str]]]] = {}  # target -> each rule's (prerequisites, recipe)
+        self.auto: dict[str, str] = {}  # the automatic variables of the recipe being expanded
 
     def recipes(self, paths: list[str], goals: list[str], run: bool) -> tuple[str, bool]:
         """The code make runs: what reading the file runs, then the recipes of the goals and
@@ -166,16 +171,45 @@ class _MakeFile:
                     match = pattern.fullmatch(target)
                     if match is not None:
                         self.certain, matched = False, True
+                        stem = match.group(1)
+                        implied = [p.replace("%", stem) for p in pattern_prerequisites]
+                        self.auto = self._automatic(target, implied + self._ordered(target), stem)
                         code.extend(self._shell(line) for line in pattern_lines)
-                        todo.extend(p.replace("%", match.group(1)) for p in pattern_prerequisites)
+                        todo.extend(implied)
                 if (not matched and target not in self.rules and ".DEFAULT" in self.rules
                         and not os.path.exists(os.path.join(self.folder, target))):
                     self.certain = False  # .DEFAULT's recipe builds a target nothing else does (unless a file)
+                    self.auto = self._automatic(target, [], None)
                     code.extend(self._shell(line) for line in self.rules[".DEFAULT"][1])
             todo.extend(self._expand(p) for p in prerequisites)
+            self.auto = self._automatic(target, self._ordered(target), None)
             code.extend(self._shell(line) for line in lines)
+            self.auto = {}
         code = [*self.parse_code, *(code if run else [])]  # with what expanding the recipes ran
         return "\n".join(c for c in code if c.strip()), self.certain
+
+    def _ordered(self, target: str) -> list[str]:
+        """The target's prerequisites as make orders them: the rule with the recipe first (the
+        last such rule: make uses the last recipe), then the others in the order read."""
+        lines = self.lines.get(target, [])
+        chosen = next((line for line in reversed(lines) if line[1]), None)
+        ordered = [*(chosen[0] if chosen else []), *(p for line in lines if line is not chosen for p in line[0])]
+        return [word for p in ordered for word in self._expand(p).split()]
+
+    def _automatic(self, target: str, prerequisites: list[str], stem: str | None) -> dict[str, str]:
+        """``$@``, ``$<``, ``$^``, ``$+``, ``$?`` (any of them may be newer: all), ``$*`` and their
+        ``D``/``F`` forms for a recipe building ``target``; ``$*`` of an explicit rule, ``$|``
+        and ``$%`` stay only known at run time."""
+        unique = list(dict.fromkeys(prerequisites))
+        values = {"@": [target], "<": prerequisites[:1], "^": unique, "+": prerequisites, "?": unique}
+        if stem is not None:
+            values["*"] = [stem]
+        auto: dict[str, str] = {}
+        for name, words in values.items():
+            auto[name] = " ".join(words)
+            auto[name + "D"] = " ".join(os.path.dirname(w.rstrip("/")) or "." for w in words)
+            auto[name + "F"] = " ".join(os.path.basename(w.rstrip("/")) for w in words)
+        return auto
 
     def _read(self, path: str) -> None:
         self.files += 1
@@ -285,6 +319,9 @@ class _MakeFile:
                 continue
             if self.conditional:
                 self.maybe.add(target)
+            own = list(recipe)  # this rule's own recipe lines, for the order of its prerequisites
+            self.lines.setdefault(target, []).append((prerequisites, own))
+            lists.append(own)
             if self.first is None and not target.startswith("."):
                 self.first = target
             old_prerequisites, old_recipe = self.rules.get(target, ([], []))
@@ -306,6 +343,8 @@ class _MakeFile:
             value = self.variables[name]
         elif name in _DEFAULTS:
             value = _DEFAULTS[name]
+        elif name in self.auto:
+            return self.auto[name]  # already expanded
         else:
             return _RUNTIME  # from the environment, or automatic ($@, $<)
         return self._expand(value, depth + 1)

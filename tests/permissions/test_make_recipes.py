@@ -163,3 +163,52 @@ def test_make_expands_as_the_analysis_assumes(tmp_path):
     assert (tmp_path / "immediate-ran").exists() and not (tmp_path / "deferred-ran").exists()
     subprocess.run(["make", "second"], cwd=tmp_path, capture_output=True, check=True)
     assert (tmp_path / "deferred-ran").exists()
+
+
+AUTOMATIC = """\
+OUT = build
+all: $(OUT)/app.bin hooks/pre-commit b.tmp
+$(OUT)/app.bin: main.c util.c
+$(OUT)/app.bin: lib.c main.c
+\techo @=$@ <=$< ^=$^ +=$+ ?=$? @D=$(@D) @F=$(@F) <F=$(<F) ^D=$(^D)
+hooks/pre-commit: hook.sh
+\techo cp $< $@
+%.tmp: %.src extra.c
+\techo stem=$* @=$@ <=$< ^=$^ *F=$(*F)
+"""
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_automatic_variables_are_what_make_gives_them(tmp_path):
+    """``$@``, ``$<`` (the first prerequisite of the rule with the recipe, as make orders them),
+    ``$^``, ``$+``, ``$?`` (all: every prerequisite is newer than a missing target), ``$*`` and the
+    ``D``/``F`` forms: the analysis's recipe code is what a real make runs, word for word."""
+    from jupyter_agent.permissions.make_recipes import _MakeFile
+
+    (tmp_path / "Makefile").write_text(AUTOMATIC)
+    for name in ("main.c", "util.c", "lib.c", "hook.sh", "b.src", "extra.c"):
+        (tmp_path / name).write_text("x\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "hooks").mkdir()
+    ran = subprocess.run(["make", "-n"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split("\n")
+    code, _certain = _MakeFile(str(tmp_path), {}).recipes([str(tmp_path / "Makefile")], [], True)
+    assert sorted(line for line in ran if line) == sorted(code.split("\n")), (ran, code)
+
+
+async def test_a_recipe_writing_a_protected_file_through_its_target_asks(world):
+    """``make`` (a target ``.git/hooks/pre-commit`` built by ``cp $< $@``) installed a git hook
+    unasked in bypassPermissions; ``cp $< leak.txt`` with ``.env`` as the prerequisite copied it
+    out under ``Read(./.env)``."""
+    (world.project / ".git" / "hooks").mkdir(parents=True, exist_ok=True)
+    (world.project / "hook.sh").write_text("echo hi\n")
+    (world.project / ".env").write_text("K=1\n")
+    (world.project / "Makefile").write_text("all: .git/hooks/pre-commit\n.git/hooks/pre-commit: hook.sh\n"
+                                            "\tcp $< $@\nleak: .env\n\tcp $< leak.txt\nok: notes.txt\n"
+                                            "\tcp $< $@.bak\n")
+    (world.project / "notes.txt").write_text("n\n")
+    ctx = make_ctx(world.project, deny=("Read(./.env)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, "make")
+    assert verdict_name(verdict) == "ask" and ".git/hooks/pre-commit" in verdict.message, verdict
+    verdict = await decide_bash(ctx, "make leak")
+    assert verdict_name(verdict) == "deny" and "Read(./.env)" in verdict.message, verdict
+    assert verdict_name(await decide_bash(ctx, "make ok")) == "allow"
