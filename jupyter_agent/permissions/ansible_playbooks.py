@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .script_files import (
     NotKnown,
     Script,
@@ -50,7 +50,7 @@ _NOT_READ = frozenset({"include_tasks", "import_tasks", "include_role", "import_
                        "include_vars"})
 _TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 _MAX_TASKS = 2000
-_RUNTIME = '"${ANSIBLE_VALUE}"'
+_RUNTIME = run_time_word("ANSIBLE_VALUE")
 _TOKEN = "\x00ansible-value\x00"  # a template in a command task's line, while it is split into words
 
 

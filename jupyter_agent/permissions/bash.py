@@ -411,7 +411,7 @@ def _checks_of_script(
             if cmd.assigned:
                 protected_assignments(cmd, inner_cwds, sub, scope)
             if not cmd.read_only.read_only and not cmd.cd_kind:
-                protected_arguments(cmd, inner_cwds, sub, scope, text)
+                protected_arguments(cmd, inner_cwds, sub, scope, text, environment=False)
         if not sub.deny:
             _script_checks(inner, inner_cwds, scope, context, rules, sub, depth + 1)
         if sub.deny:

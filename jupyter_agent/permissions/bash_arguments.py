@@ -22,7 +22,7 @@ from .bash_readonly import option_values
 from .bash_runners import SEDS
 from .bash_sed import sed_script
 from .bash_verdict import Verdict, new_memo, resolved_once
-from .bash_words import Word, make_word
+from .bash_words import RUN_TIME_NAMES, Word, make_word
 from .bash_wrappers import MAKES, NOTEBOOK_RUNNERS, PACKAGE_MANAGERS, STDIN_WORDS, TOOLCHAINS
 from .bash_writes import AMBIGUOUS_TARGET, RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
@@ -45,7 +45,8 @@ from .paths import protected_inside, protected_reason_of
 
 
 def protected_arguments(
-    info: CommandInfo, cwds: list[str], v: Verdict, scope: PathScope | None = None, line: str = ""
+    info: CommandInfo, cwds: list[str], v: Verdict, scope: PathScope | None = None, line: str = "",
+    environment: bool = True,
 ) -> None:
     """A writing command naming a protected path (``rm -rf .git``, ``cp x ~/.bashrc``) always asks;
     so does one naming a file a ``Read`` deny rule covers (``cp .env /tmp``, ``/bin/cat .env``),
@@ -66,7 +67,9 @@ def protected_arguments(
 
     With such rules, a word known only at run time asks too (``cp $(echo .env) /tmp``,
     ``F=.env; cp $F /tmp``, ``cp ~+/.env /tmp``, ``cp $X/../.env /tmp``), unless it is one
-    variable from the environment that the line ``line`` does not set (``--lr $LR``); for a
+    variable from the environment that the line ``line`` does not set (``--lr $LR``) — in a
+    typed line only (``environment``): a script's variables may come from its task file
+    (``npm_package_config_*``, a justfile's ``export``, a Makefile's, a Taskfile's ``env``); for a
     known writer it asks without any rule (``cp a.txt $(echo .git/config)``: a protected path
     at run time); and so does
     a path the kernel resolves per process (``/proc/self/cwd/.env``, ``/dev/fd/3``).  A hard link
@@ -102,7 +105,7 @@ def protected_arguments(
             continue
         value = word.text if word.static and not word.glob else tilde_path(word)  # one fixed path
         if not value:
-            if not word.static and not _environment_value(word.text, line):
+            if not word.static and not (environment and _environment_value(word.text, line)):
                 if guarded is not None or writer:
                     where = "a protected path" if guarded is None else "a protected path or a Read or Edit rule"
                     v.sticky.append(f"{info.text} names {word.text}, known only at run time, where {where} may apply")
@@ -290,7 +293,7 @@ def _environment_value(text: str, line: str) -> bool:
         return False
     if not name or not (name[0].isalpha() or name[0] == "_") or not all(c.isalnum() or c == "_" for c in name):
         return False  # $1, $@, ${x:-…}: set by the line, or more than a name
-    return name not in _SHELL_PATHS and not _mentioned_unexpanded(name, line)
+    return name not in _SHELL_PATHS and name not in RUN_TIME_NAMES and not _mentioned_unexpanded(name, line)
 
 
 # programs an option makes run another program: make SHELL=…, npm --script-shell=…, ssh

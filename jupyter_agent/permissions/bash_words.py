@@ -26,6 +26,19 @@ _SAFE_EXPANSION_OPS = frozenset(
      "^", "^^", ",", ",,", "${", "}", "$"}
 )
 _MAX_DEPTH = 64
+# the variables the script readers put where a task file's value is only known at run time
+# (``"${JUST_VALUE}"``): no environment sets them, so they are never a value of the user's
+RUN_TIME_NAMES: set[str] = set()
+
+
+def run_time_word(name: str, quoted: bool = True) -> str:
+    """The shell word a script reader writes for a value only known at run time; ``name``
+    joins ``RUN_TIME_NAMES`` (``bash_arguments`` asks about a writer naming it, as for any path
+    only known at run time, instead of taking it for the user's environment)."""
+    RUN_TIME_NAMES.add(name)
+    return f'"${{{name}}}"' if quoted else f"${{{name}}}"
+
+
 # $((…)) that is only numbers and operators: node kinds, number spellings, and characters.
 _ARITHMETIC_NODES = frozenset(
     {"binary_expression", "unary_expression", "ternary_expression", "parenthesized_expression"}

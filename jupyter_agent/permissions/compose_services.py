@@ -31,7 +31,7 @@ import shlex
 from typing import Any
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .paths import nearest_holding
 from .script_files import NotKnown, Script, parsed_file, per_form, scripts_of_forms, variable_set, yaml_of
 
@@ -59,7 +59,7 @@ _RUN_VALUES = frozenset({"-e", "--env", "--env-from-file", "-l", "--label", "--n
 _RUN_FLAGS = frozenset({"-d", "--detach", "--rm", "--no-deps", "-i", "--interactive", "-T", "--no-TTY", "--tty",
                         "-t", "--service-ports", "--use-aliases", "--build", "--quiet-pull", "--remove-orphans",
                         "-P", "--quiet", "--quiet-build"})
-_RUNTIME = '"${COMPOSE_VALUE}"'
+_RUNTIME = run_time_word("COMPOSE_VALUE")
 _VARIABLE = re.compile(r"\$(?:\{[^}]*\}|\w+)")
 
 

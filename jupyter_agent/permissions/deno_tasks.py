@@ -23,12 +23,13 @@ import shlex
 from typing import Any
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .script_files import NotKnown, Script, not_there, options_of, parsed_file, per_form, scripts_of_forms
 
 DENOS = frozenset({"deno"})
 _CONFIGS = ("deno.json", "deno.jsonc", "package.json")
 _MAX_TASKS = 64
+_RUNTIME = run_time_word("DENO_VALUE")  # a word of the line only known at run time
 _VALUES = frozenset({"--cwd", "-c", "--config", "-f", "--filter", "--env-file", "--lock", "--node-modules-dir",
                      "--log-level", "--cert", "--unstable-sloppy-imports"})
 _FLAGS = frozenset({"-r", "--recursive", "-q", "--quiet", "--frozen", "--no-lock", "--no-config", "--eval",
@@ -71,7 +72,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     given_cwd = options.get("--cwd")
     run_in = os.path.realpath(os.path.join(cwd, os.path.expanduser(given_cwd))) if given_cwd is not None else None
     if "--eval" in options:
-        code = " ".join(shlex.quote(w.literal) if w.literal is not None else '"${DENO_VALUE}"' for w in rest)
+        code = " ".join(shlex.quote(w.literal) if w.literal is not None else _RUNTIME for w in rest)
         code = rest[0].literal if len(rest) == 1 else code
         return [Script("the command deno task --eval runs", None, code=code, cwd=run_in or cwd)]
     given = options.get("-c", options.get("--config"))
@@ -170,7 +171,7 @@ class _Tasks:
                 return  # only its dependencies
         if not isinstance(task, str):
             raise NotKnown(f"the deno task {name} of {path} is not a command")
-        code = " ".join([task, *("'" + a.replace("'", "'\"'\"'") + "'" if a is not None else '"${DENO_VALUE}"'
+        code = " ".join([task, *("'" + a.replace("'", "'\"'\"'") + "'" if a is not None else _RUNTIME
                                  for a in args)])
         self.found.append(Script(f"deno's '{name}' task of {path}", path, code=code,
                                  cwd=self.run_in or os.path.dirname(path)))

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .paths import nearest_holding
 from .script_files import (
     NotKnown,
@@ -50,7 +50,7 @@ from .script_files import (
 DVCS = frozenset({"dvc"})
 PIPELINE = "dvc.yaml"
 _TEMPLATE = re.compile(r"\$\{[^}]*\}")
-_RUNTIME = '"${DVC_VALUE}"'
+_RUNTIME = run_time_word("DVC_VALUE")
 _MAX_ENTRIES = 20_000  # folder entries looked at to find a repository's dvc.yaml files
 _SKIPPED = frozenset({".git", ".dvc", ".hg", ".svn"})
 # flags (no value) of dvc repro and dvc exp run, and the options of both that take a value

@@ -40,7 +40,7 @@ from functools import lru_cache
 from typing import Any
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .paths import nearest_holding
 from .script_files import (
     NotKnown,
@@ -61,7 +61,7 @@ _COUNTED = re.compile(r"-[vq]+")
 _MAX_COMMANDS = 256
 _MARK = "\x00HATCH\x00"  # a word only known at run time, until ``templated`` puts it outside its quotes
 _MARKS = re.compile(re.escape(_MARK))
-_RUNTIME = '"${HATCH_VALUE}"'
+_RUNTIME = run_time_word("HATCH_VALUE")
 # the options hatch hands its own environments' scripts (a ruff configuration, pytest's plugins)
 _INTERNAL_ARGS = ("HATCH_FMT_ARGS", "HATCH_CHECK_FMT_ARGS", "HATCH_CHECK_CODE_ARGS", "HATCH_CHECK_TYPES_ARGS")
 _CHANGES = frozenset({"scripts", "extra-scripts", "pre-install-commands", "post-install-commands", "skip-install",

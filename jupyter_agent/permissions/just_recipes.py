@@ -23,7 +23,7 @@ import os
 import re
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .script_files import (
     POSIX_SHELLS,
     NotKnown,
@@ -48,7 +48,7 @@ _VALUE_OPTIONS = frozenset({"-f", "--justfile", "-d", "--working-directory", "--
                             "--list-prefix", "--command-color", "--dump-format", "--alias-style"})
 _RECIPE = re.compile(r"^@?([A-Za-z_][\w-]*)((?:\s+[*+$]?[A-Za-z_][\w-]*(?:\s*=\s*(?:'[^']*'|\"[^\"]*\"|\S+))?)*)"
                      r"\s*:(?!=)(.*)$")
-_RUNTIME = "${JUST_VALUE}"
+_RUNTIME = run_time_word("JUST_VALUE", quoted=False)
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from .bash_analysis import CommandInfo
 from .bash_git import top_level
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .script_files import (
     NotKnown,
     Script,
@@ -40,7 +40,7 @@ LEFTHOOKS = frozenset({"lefthook"})
 _BASES = ("lefthook", ".lefthook", ".config/lefthook")
 _SUFFIXES = (".yml", ".yaml", ".json", ".toml")
 _TEMPLATE = re.compile(r"\{[\w-]+\}")
-_RUNTIME = '"${LEFTHOOK_FILES}"'
+_RUNTIME = run_time_word("LEFTHOOK_FILES")
 _MAX_JOBS = 256
 GIT_HOOK = re.compile(r'call_lefthook run "([\w-]+)"')  # the last line of the hook lefthook install writes
 

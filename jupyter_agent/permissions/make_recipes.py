@@ -26,7 +26,7 @@ import os
 import re
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .bash_wrappers import MAKES
 from .script_files import POSIX_SHELLS, Script, interpreter_name, not_there, read_script, scripts_of_forms
 
@@ -44,7 +44,7 @@ _ASSIGNMENT = re.compile(r"^(?:(?:override|export|private)\s+)*([.A-Za-z_][\w.-]
 _REFERENCE = re.compile(r"\$(?:\(([^()$]*)\)|\{([^{}$]*)\}|([^({$]))")
 _SHELL_CALL = re.compile(r"\$[({]\s*shell\s")
 _RUNTIME = "\x01"  # while expanding: a value only known at run time (no $ in it)
-_RUNTIME_WORD = "${MAKE_EXPANDS_THIS}"  # what the shell code gets there: a word only known at run time
+_RUNTIME_WORD = run_time_word("MAKE_EXPANDS_THIS", quoted=False)  # what the shell code gets there: a word only known at run time
 _MAX_FILES = 16
 
 

@@ -36,7 +36,7 @@ import shlex
 from typing import Any
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .script_files import (
     POSIX_SHELLS,
     NotKnown,
@@ -53,7 +53,7 @@ from .script_files import (
 )
 
 MISES = frozenset({"mise"})
-_RUNTIME = '"${MISE_VALUE}"'
+_RUNTIME = run_time_word("MISE_VALUE")
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 _EXEC = re.compile(r"\{[{%](?:(?![}%]\}).)*\bexec\s*\(", re.DOTALL)
 _CONFIG = re.compile(r"\.?mise(\.[^/]+)?\.toml")  # mise.toml, .mise.local.toml, mise.ci.toml …

@@ -18,7 +18,7 @@ import re
 import shlex
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .script_files import (
     NotKnown,
     Script,
@@ -31,7 +31,7 @@ from .script_files import (
 
 MLFLOWS = frozenset({"mlflow"})
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-_RUNTIME = '"${MLFLOW_PARAMETER}"'
+_RUNTIME = run_time_word("MLFLOW_PARAMETER")
 _VALUES = frozenset({"-e", "--entry-point", "-v", "--version", "-P", "--param-list", "-A", "--docker-args",
                      "--experiment-name", "--experiment-id", "-b", "--backend", "-c", "--backend-config",
                      "--env-manager", "--storage-dir", "--run-id", "--run-name"})

@@ -49,10 +49,11 @@ from typing import Any
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
+from .bash_words import run_time_word
 from .script_files import POSIX_SHELLS, interpreter_name, templated
 from .verdicts import is_sticky, new_ask
 
-RUN_TIME = '"${PYTHON_VALUE}"'  # a word only known at run time (a Python value)
+RUN_TIME = run_time_word("PYTHON_VALUE")  # a word only known at run time (a Python value)
 UNKNOWN_CODE = '"${IPYTHON_CODE}"'  # a command only known at run time (code this module cannot read)
 _VALUE = "\ue000"  # marks a Python value while the text is being expanded
 _VALUE_PATTERN = re.compile(_VALUE)

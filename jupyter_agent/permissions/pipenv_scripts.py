@@ -18,7 +18,7 @@ import shlex
 from typing import Any
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .paths import nearest_holding
 from .script_files import (
     NotKnown,
@@ -36,7 +36,7 @@ _VALUES = frozenset({"--python", "--pypi-mirror"})
 _FLAGS = frozenset({"--system", "-v", "--verbose", "-q", "--quiet", "--clear", "--site-packages",
                     "--no-site-packages"})
 _VARIABLE = re.compile(r"\$(?:\w+|\{\w+\})")
-_RUNTIME = '"${PIPENV_VALUE}"'
+_RUNTIME = run_time_word("PIPENV_VALUE")
 
 
 def pipenv_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:

@@ -26,7 +26,7 @@ import shlex
 from typing import Any
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .script_files import (
     NotKnown,
     Script,
@@ -42,7 +42,7 @@ from .script_files import (
 PIXIS = frozenset({"pixi"})
 _MANIFESTS = ("pixi.toml", "pyproject.toml")
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
-_RUNTIME = '"${PIXI_VALUE}"'
+_RUNTIME = run_time_word("PIXI_VALUE")
 _MAX_TASKS = 64
 # options of pixi (before run) and of pixi run (before the task) that take a value, and flags
 _VALUES = frozenset({"-m", "--manifest-path", "-w", "--workspace", "--color", "-e", "--environment", "-p",

@@ -33,7 +33,7 @@ else:  # pragma: no cover - Python 3.10
 
 from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import tilde_path
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .git_words import git_global_options
 from .paths import BadPath, nearest_holding, resolve_below
 
@@ -42,6 +42,7 @@ from .paths import BadPath, nearest_holding, resolve_below
 POSIX_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "hush", "rbash", "yash", "posh",
                           "bosh", "lksh", "oksh", "loksh", "pdksh", "ksh93"})
 SOURCE = frozenset({"source", "."})
+_PASSED_ON = run_time_word("PASSED_ON")  # a handed-on word only known at run time
 _OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 # git subcommands that change no file of the work tree
 _GIT_KEEPING_FILES = frozenset({"add", "commit", "status", "log", "diff", "show", "push", "fetch", "tag", "remote",
@@ -116,7 +117,7 @@ def passed_on(words: tuple[Word, ...]) -> str:
     fixed ones quoted, the others a word only known at run time (a leading ``--`` dropped)."""
     if words and words[0].literal == "--":
         words = words[1:]
-    return " ".join(shlex.quote(w.literal) if w.literal is not None else '"${PASSED_ON}"' for w in words)
+    return " ".join(shlex.quote(w.literal) if w.literal is not None else _PASSED_ON for w in words)
 
 
 def templated(line: str, pattern: re.Pattern[str], value: Callable[[re.Match[str]], str]) -> str:

@@ -26,7 +26,7 @@ import shlex
 import tokenize
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .notebook_runs import _notebooks, _text
 from .script_files import NotKnown, Script, not_there, parsed_file, per_form, scripts_of_forms, templated
 
@@ -45,7 +45,7 @@ _DIRECTIVES = frozenset({"input", "output", "params", "log", "benchmark", "threa
                          "singularity", "envmodules", "shadow", "group", "cache", "default_target", "handover",
                          "localrule", "retries", "name", "wildcard_constraints", "template_engine", "pathvars"})
 _FIELD = re.compile(r"\{[^{}]*\}")
-_RUNTIME = '"${SNAKEMAKE_VALUE}"'
+_RUNTIME = run_time_word("SNAKEMAKE_VALUE")
 _MAX_FILES = 32
 
 

@@ -24,7 +24,7 @@ import shlex
 from typing import Any
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .script_files import (
     NotKnown,
     Script,
@@ -46,7 +46,7 @@ _VALUES = frozenset({"-t", "--taskfile", "-d", "--dir", "-C", "--concurrency", "
                      "--output-group-end", "--interval", "--sort", "--color", "-I", "--cacert", "--cert", "--cert-key",
                      "--timeout", "--remote-cache-dir", "--cache-expiry"})
 _TEMPLATE = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
-_RUNTIME = '"${TASK_VALUE}"'
+_RUNTIME = run_time_word("TASK_VALUE")
 _MAX_TASKS = 64
 
 

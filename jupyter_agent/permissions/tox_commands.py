@@ -22,7 +22,7 @@ import re
 import shlex
 
 from .bash_analysis import CommandInfo
-from .bash_words import Word
+from .bash_words import Word, run_time_word
 from .paths import BadPath, resolve_below
 from .script_files import (
     MAX_BYTES,
@@ -48,7 +48,7 @@ _VALUES = frozenset({"-e", "--env", "-c", "--conf", "--root", "--workdir", "-x",
 _KEYS = ("commands_pre", "commands", "commands_post")
 _FACTOR = re.compile(r"^!?[\w.]+(?:[-,]!?[\w.]+)*:\s")
 _REFERENCE = re.compile(r"\{\[([^\]]+)\]([\w-]+)\}")
-_RUNTIME = '"${TOX_VALUE}"'
+_RUNTIME = run_time_word("TOX_VALUE")
 _MAX_REFERENCES = 16
 
 

@@ -1,0 +1,89 @@
+"""Variables of a task file are not the user's environment.
+
+Session 41: in bypassPermissions, ``just install`` (``install dst=".git/hooks/pre-commit":
+cp hook.sh {{dst}}``), ``just h`` (``export D := …`` then ``cp hook.sh $D``), ``task hook`` (a
+Taskfile ``vars:`` value) and ``npm run hook`` (``cp hook.sh $npm_package_config_dst`` with the
+path in package.json's ``config``) installed a git hook unasked: the analysis read the value as
+a word only known at run time and took it for a variable of the user's environment, which a
+writer may name (``cp notes.txt "$DEST"`` typed in the line stays allowed).  In a script's code,
+and for the words the script readers put where a value is only known at run time
+(``bash_words.RUN_TIME_NAMES``), a writer naming such a word now asks in every mode.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jupyter_agent.permissions.notebook_shell import cells_shell_check
+from jupyter_agent.permissions.verdicts import is_sticky
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+JUSTFILE = """\
+export D := ".git/hooks/pre-commit"
+d := ".git/hooks/pre-commit"
+install dst=".git/hooks/pre-commit":
+    cp hook.sh {{dst}}
+inst2:
+    cp hook.sh {{d}}
+exported:
+    cp hook.sh $D
+plain:
+    cp hook.sh build/hook.sh
+"""
+TASKFILE = """\
+version: '3'
+tasks:
+  hook:
+    vars:
+      D: .git/hooks/pre-commit
+    cmds:
+      - cp hook.sh {{.D}}
+  envhook:
+    env:
+      D: .git/hooks/pre-commit
+    cmds:
+      - cp hook.sh $D
+  plain:
+    cmds:
+      - cp hook.sh build/hook.sh
+"""
+PACKAGE = {"scripts": {"hook": "cp hook.sh $npm_package_config_dst", "plain": "cp hook.sh build/hook.sh"},
+           "config": {"dst": ".git/hooks/pre-commit"}}
+MAKEFILE = "export D = .git/hooks/pre-commit\nhook:\n\tcp hook.sh $$D\nplain:\n\tcp hook.sh build/hook.sh\n"
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "build").mkdir()
+    (tmp_path / "hook.sh").write_text("echo hi\n")
+    (tmp_path / "justfile").write_text(JUSTFILE)
+    (tmp_path / "Taskfile.yml").write_text(TASKFILE)
+    (tmp_path / "package.json").write_text(json.dumps(PACKAGE))
+    (tmp_path / "Makefile").write_text(MAKEFILE)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("just install", "ask"), ("just inst2", "ask"), ("just exported", "ask"), ("just plain", "allow"),
+    ("task hook", "ask"), ("task envhook", "ask"), ("task plain", "allow"),
+    ("npm run hook", "ask"), ("npm run plain", "allow"),
+    ("make hook", "ask"), ("make plain", "allow"),
+    ('cp hook.sh "$DEST"', "allow"),  # typed in the line: the user's own environment's value
+])
+async def test_a_task_files_variable_naming_what_a_writer_writes_asks(project, command, expected):
+    verdict = await decide_bash(make_ctx(project, mode="bypassPermissions"), command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+    if expected == "ask":
+        assert is_sticky(verdict) and "known only at run time" in verdict.message, verdict
+
+
+def test_a_python_value_a_cell_hands_a_writer_asks(tmp_path):
+    """``!cp hook.sh {dst}``: the Python value is the notebook's, not the user's environment."""
+    ctx = make_ctx(tmp_path, mode="bypassPermissions")
+    verdict = cells_shell_check([("c1", "dst = '.git/hooks/pre-commit'\n!cp hook.sh {dst}")], ctx)
+    assert verdict is not None and is_sticky(verdict) and "Cell c1" in verdict.message, verdict
+    assert cells_shell_check([("c1", "!cp hook.sh build/")], ctx) is None
