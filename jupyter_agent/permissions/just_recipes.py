@@ -6,8 +6,10 @@ in or the nearest one above; ``-f FILE``), and recipes run in its folder (``[no-
 runs).  ``mod NAME ['PATH']`` (``mod?``: if it is there) adds a module: ``NAME.just``,
 ``NAME/mod.just`` or ``NAME/justfile``, whose recipes run in that file's folder and are asked for
 as ``just NAME RECIPE``, ``just NAME::RECIPE`` or ``just NAME`` (its first recipe); every module's
-variables are evaluated, each in its folder, when recipes run.  ``{{…}}`` is a value only known
-at run time; a recipe with a ``#!`` line runs as a script of that interpreter (a POSIX shell's is
+variables are evaluated, each in its folder, when recipes run.  ``{{NAME}}`` of a variable the file
+sets once to a string (``build := "out"``) is that string, unless the line sets variables
+(``NAME=VALUE``, ``--set``) or the file imports others; any other ``{{…}}`` (a recipe's
+parameter, an expression) is a value only known at run time; a recipe with a ``#!`` line runs as a script of that interpreter (a POSIX shell's is
 read, another language's is a program).  ``set dotenv-load`` reads ``.env`` as ``source .env``
 would.  Variables' backticks run as just starts to run recipes (not for ``-n``/``--list``; with
 ``set lazy`` only where used, not followed).  A justfile just cannot be read here (another shell,
@@ -50,6 +52,9 @@ _RECIPE = re.compile(r"^@?([A-Za-z_][\w-]*)((?:\s+[*+$]?[A-Za-z_][\w-]*(?:\s*=\s
                      r"\s*:(?!=)(.*)$")
 _RUNTIME = run_time_word("JUST_VALUE", quoted=False)
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
+_STRING_VARIABLE = re.compile(r"""^(?:export\s+)?([A-Za-z_][\w-]*)\s*:=\s*("(?:[^"\\]|\\.)*"|'[^']*')\s*(?:#.*)?$""")
+_NAME_VARIABLE = re.compile(r"^(?:export\s+)?([A-Za-z_][\w-]*)\s*:=")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"'}
 
 
 
@@ -59,7 +64,7 @@ def just_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ..
 
 
 def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script]:
-    given, folder, run = None, None, True
+    given, folder, run, overridden = None, None, True, False
     words: list[str] = []
     args = form[1:]
     i = 0
@@ -84,10 +89,12 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
             elif option in ("-d", "--working-directory"):
                 folder = value
             elif option == "--set":
+                overridden = True
                 i += 2
             i += 1
             continue
         if "=" in text and re.match(r"^[A-Za-z_][\w-]*=", text):  # NAME=VALUE overrides a variable
+            overridden = True
             i += 1
             continue
         words.append(text)
@@ -106,7 +113,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
             return not_there(cwd, ("justfile", ".justfile"))
         path = found
     home = os.path.realpath(os.path.join(cwd, os.path.expanduser(folder))) if folder else os.path.dirname(path)
-    parsed = _Justfile(path)
+    parsed = _Justfile(path, values=not overridden)
     if folder and parsed.modules:
         raise NotKnown("just --working-directory with modules: where their recipes run is not read here")
     recipes, certain = parsed.code(words, run)
@@ -145,10 +152,12 @@ _MOD = re.compile(r"""^mod(\??)\s+([A-Za-z_][\w-]*)(?:\s+(?:'([^']*)'|"((?:[^"\\
 
 
 class _Justfile:
-    def __init__(self, path: str, level: int = 0) -> None:
+    def __init__(self, path: str, level: int = 0, values: bool = True) -> None:
         text, why = read_script(path)
         if text is None:
             raise NotKnown(f"{path}: {why}")
+        self.fixed = values  # no variable set on the command line: the file's strings hold
+        self.values = _string_variables(text) if values else {}  # {{name}} of a fixed string
         self.path = path
         self.level = level  # 0: the justfile; 1: a module of it …
         self.modules: dict[str, _Justfile] = {}
@@ -197,7 +206,7 @@ class _Justfile:
             raise NotKnown(f"mod {name}: its file is not there (just stops)")
         if name in self.modules:
             raise NotKnown(f"mod {name} twice")
-        self.modules[name] = _Justfile(os.path.realpath(there[0]), self.level + 1)
+        self.modules[name] = _Justfile(os.path.realpath(there[0]), self.level + 1, self.fixed)
 
     def _parse(self, lines: list[str], folder: str, depth: int) -> None:
         """The lines of the justfile (``depth`` 0) or of a file it imports (whose recipes run in the
@@ -253,7 +262,8 @@ class _Justfile:
                 self.variadic.add(name)
             dep_names = re.findall(r"\(\s*([\w-]+(?:::[\w-]+)*)|(?<![\w(:-])([A-Za-z_][\w-]*(?:::[\w-]+)*)",
                                    deps.split("#", 1)[0])  # a::b: recipe b of module a
-            recipe = (count, [a or b for a, b in dep_names], self._body(body), no_cd)
+            names = frozenset(p.lstrip("*+$").split("=", 1)[0] for p in params)
+            recipe = (count, [a or b for a, b in dep_names], self._body(body, names), no_cd)
             if depth == 0:
                 self.recipes[name] = recipe
             else:
@@ -302,7 +312,7 @@ class _Justfile:
             self.certain = self.certain and name in ("positional-arguments", "windows-shell", "windows-powershell",
                                                      "unstable")
 
-    def _body(self, body: list[str]) -> list[str]:
+    def _body(self, body: list[str], params: frozenset[str] = frozenset()) -> list[str]:
         lines = [b for b in body if b.strip()]
         if not lines:
             return []
@@ -310,19 +320,28 @@ class _Justfile:
         text = [b[indent:] for b in body]
         if text and text[0].startswith("#!"):
             shell = interpreter_name(text[0][2:].split()) in POSIX_SHELLS
-            return [self._interpolated(t) for t in text[1:]] if shell else []
+            return [self._interpolated(t, params) for t in text[1:]] if shell else []
         out = []
         for line in text:
             line = line.strip()
             while line[:1] in ("@", "-"):
                 line = line[1:]
             if line:
-                out.append(self._interpolated(line))
+                out.append(self._interpolated(line, params))
         return out
 
-    @staticmethod
-    def _interpolated(line: str) -> str:
+    def _interpolated(self, line: str, params: frozenset[str]) -> str:
+        """The recipe line the shell gets: a fixed string's ``{{name}}`` is its text, put in as
+        just puts it (before the shell reads the line: ``x; rm y`` runs rm); any other ``{{…}}``
+        is a word only known at run time."""
+        def fixed(match: re.Match[str]) -> str:
+            name = match.group(0)[2:-2].strip()
+            if name in self.values and name not in params:  # a parameter of the same name hides it
+                return self.values[name]
+            return match.group(0)
+
         line = line.replace("{{{{", "\x00")
+        line = _TEMPLATE.sub(fixed, line)
         line = templated(line, _TEMPLATE, lambda _m: f'"{_RUNTIME}"')
         return line.replace("\x00", "{{")
 
@@ -386,6 +405,39 @@ class _Justfile:
             goals.append((scope, word))
             i += len(asked) if word in scope.variadic else scope.recipes[word][0]
         return goals
+
+
+def _string_variables(text: str) -> dict[str, str]:
+    """The variables a justfile sets once, at the top level, to one string literal (``d :=
+    "build"``, ``export d := 'x'``); none when it imports files or allows duplicate variables
+    (another file's or a later line's value may be the one just uses)."""
+    values: dict[str, str] = {}
+    seen: set[str] = set()
+    for line in text.replace("\r\n", "\n").split("\n"):
+        stripped = line.strip()
+        if line[:1] in " \t" or not stripped:
+            continue
+        if re.match(r"^(?:import\??|set\s+allow-duplicate-variables)\b", stripped):
+            return {}
+        named = _NAME_VARIABLE.match(stripped)
+        if named is None:
+            continue
+        name = named.group(1)
+        match = _STRING_VARIABLE.match(stripped)
+        if name in seen or match is None:
+            values.pop(name, None)
+            seen.add(name)
+            continue
+        seen.add(name)
+        literal = match.group(2)
+        if literal[0] == "'":
+            values[name] = literal[1:-1]
+        else:
+            body = literal[1:-1]
+            if re.search(r"\\[^ntr\\\"]", body):  # an escape this reader does not know
+                continue
+            values[name] = re.sub(r"\\(.)", lambda m: _ESCAPES[m.group(1)], body)
+    return {name: value for name, value in values.items() if "{{" not in value and "\x00" not in value}
 
 
 def _module_files(folder: str) -> list[str]:

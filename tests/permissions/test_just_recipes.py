@@ -223,3 +223,51 @@ def test_real_just_runs_the_module_recipes_predicted(tmp_path):
     touched = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("by-*")}
     assert touched == predicted == {"foo/by-foo-variable", "foo/by-foo-default", "foo/by-foo-dep", "foo/by-foo-wipe",
                                     "by-both", "sub/by-bar-r", "by-top"}, (touched, predicted)
+
+
+STRINGS = """\
+build := "out"
+export hooks := '.git/hooks'
+evil := "x; rm -rf y"
+esc := "a\\tb"
+twice := "one"
+twice2 := twice + "x"
+all:
+    echo {{build}}/app '{{build}}' {{evil}}
+    cp hook.sh {{hooks}}/pre-commit
+    echo {{twice2}} "{{esc}}"
+param build:
+    echo {{build}}
+"""
+
+
+@pytest.mark.skipif(_just() is None, reason="needs just (the rust-just package)")
+def test_a_fixed_string_is_put_in_as_just_puts_it(tmp_path):
+    """``{{name}}`` of a variable set to a string is its text, before the shell reads the line, as
+    the real ``just -n`` prints it (``x; rm -rf y`` is two commands); an expression (``twice +
+    "x"``) is a word only known at run time; a parameter hides the variable it is named after."""
+    from jupyter_agent.permissions.just_recipes import _Justfile
+
+    (tmp_path / "justfile").write_text(STRINGS)
+    printed = subprocess.run([_just(), "-n", "all"], cwd=tmp_path, capture_output=True, text=True, check=True,
+                             timeout=60).stderr.strip().split("\n")
+    code, _certain = _Justfile(str(tmp_path / "justfile")).code(["all"], True)
+    ours = code.split("\n")
+    assert ours[:2] == printed[:2], (ours, printed)  # echo out/app 'out' x; rm -rf y — cp hook.sh .git/hooks/…
+    assert printed[2] == 'echo onex "a\tb"' and ours[2] == 'echo "${JUST_VALUE}" "a\tb"', ours
+    code, _certain = _Justfile(str(tmp_path / "justfile")).code(["param", "p"], True)
+    assert code == 'echo "${JUST_VALUE}"'
+
+
+async def test_a_fixed_strings_path_meets_the_checks(world):
+    """``cp hook.sh {{hooks}}/pre-commit`` with ``hooks := '.git/hooks'`` installed a git hook
+    unasked in bypassPermissions (the value was a word only known at run time, read as the user's
+    environment's); a string naming an ordinary folder runs unasked, and ``build=x`` on the line
+    makes the value the line's."""
+    (world.project / "justfile").write_text('hooks := ".git/hooks"\nbuild := "out"\ninstall:\n    cp hook.sh '
+                                            '{{hooks}}/pre-commit\nclean:\n    rm -rf {{build}}\n')
+    ctx = make_ctx(world.project, deny=("Bash(rm -rf out:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, "just install")
+    assert verdict_name(verdict) == "ask" and ".git/hooks/pre-commit" in verdict.message, verdict
+    assert verdict_name(await decide_bash(ctx, "just clean")) == "deny"
+    assert verdict_name(await decide_bash(ctx, "just build=x clean")) == "ask"
