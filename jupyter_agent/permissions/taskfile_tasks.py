@@ -5,7 +5,10 @@ tasks its ``cmds`` call: ``- task: other``), its ``preconditions`` and ``status`
 ``defer``\\ red commands, and the ``sh:`` of the variables it uses (the file's and the task's), in
 the Taskfile's folder or the task's ``dir``.  ``bash.py`` holds them to the deny and ask rules and
 the safety checks, as a script file's; ``dotenv`` files are read as ``source FILE``.  A template
-(``{{.NAME}}``) is a word only known at run time, ``{{.CLI_ARGS}}`` the words after ``--``.
+``{{.NAME}}`` of a variable the task itself sets to a string (its ``vars:``, which win over the
+line's ``NAME=VALUE``, a caller's and the file's, as a real task 3 showed) is that text, put in
+before the shell reads the line; any other template is a word only known at run time, and
+``{{.CLI_ARGS}}`` the words after ``--``.
 
 The Taskfile is the one task finds (``Taskfile.yml``, ``taskfile.yaml``, ``Taskfile.dist.yml`` …, in
 the folder it runs in or the nearest one above), or ``-t FILE`` / ``-d DIR``.  ``--list``,
@@ -152,12 +155,15 @@ class _Runner:
             self._task(name)
         return self.out
 
-    def _add(self, where: str, line: object) -> None:
+    def _add(self, where: str, line: object, fixed: dict[str, str] | None = None) -> None:
         if not isinstance(line, str):
             raise NotKnown("a command is not a string")
-        self.out.setdefault(where, []).append(self._expand(line))
+        self.out.setdefault(where, []).append(self._expand(line, fixed))
 
-    def _expand(self, text: str) -> str:
+    def _expand(self, text: str, fixed: dict[str, str] | None = None) -> str:
+        if fixed:  # {{.D}} of the task's own string: its text, as task puts it in
+            text = _TEMPLATE.sub(lambda m: fixed.get(m.group(1).strip()[1:], m.group(0))
+                                 if m.group(1).strip()[:1] == "." else m.group(0), text)
         return templated(text, _TEMPLATE, lambda m: self.cli_args if m.group(1).strip() == ".CLI_ARGS" else _RUNTIME)
 
     def _variables(self, holder: dict[str, Any], where: str) -> None:
@@ -199,13 +205,14 @@ class _Runner:
                 raise NotKnown(f"the task {name} runs in a folder only known at run time")
             where = os.path.normpath(os.path.join(self.home, os.path.expanduser(folder)))
         self._variables(task, where)
+        fixed = _fixed_variables(task)
         for dep in task.get("deps") or []:
             self._call(dep, where)
         for key in ("preconditions", "status"):
             for check in task.get(key) or []:
-                self._add(where, check.get("sh") if isinstance(check, dict) else check)
+                self._add(where, check.get("sh") if isinstance(check, dict) else check, fixed)
         for cmd in task.get("cmds") or []:
-            self._cmd(cmd, where)
+            self._cmd(cmd, where, fixed)
 
     def _included_task(self, name: str) -> bool:
         r"""Run ``NAMESPACE:TASK`` (or a task of a ``flatten``\ ed include) from an included
@@ -262,20 +269,29 @@ class _Runner:
             raise NotKnown("a task calls a task only known at run time")
         self._task(target)
 
-    def _cmd(self, cmd: object, where: str) -> None:
+    def _cmd(self, cmd: object, where: str, fixed: dict[str, str] | None = None) -> None:
         if isinstance(cmd, str):
-            self._add(where, cmd)
+            self._add(where, cmd, fixed)
         elif isinstance(cmd, dict):
             if "task" in cmd:
                 self._call(cmd, where)
             elif "cmd" in cmd:
-                self._add(where, cmd["cmd"])
+                self._add(where, cmd["cmd"], fixed)
             elif "defer" in cmd:
-                self._cmd(cmd["defer"], where)
+                self._cmd(cmd["defer"], where, fixed)
             else:
                 raise NotKnown("a command has a shape this does not read")
         else:
             raise NotKnown("a command has a shape this does not read")
+
+
+def _fixed_variables(task: dict[str, Any]) -> dict[str, str]:
+    """The task's own ``vars:`` that are plain strings (no template, no ``sh:``)."""
+    values = task.get("vars") or {}
+    if not isinstance(values, dict):
+        return {}
+    return {str(name): value for name, value in values.items()
+            if isinstance(value, str) and "{{" not in value and "\x00" not in value}
 
 
 _scripts_of = per_form("task's Taskfile", _of_form)

@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from jupyter_agent.permissions.bash_analysis import analyze
 from jupyter_agent.permissions.taskfile_tasks import _scripts_of
@@ -235,3 +236,49 @@ def test_real_task_runs_included_tasks_where_predicted(tmp_path):
     touched = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("by-*")}
     assert touched == predicted == {"by-docs-build", "inner/by-docs-inner", "lib/by-lib-t", "lib/by-docs-build",
                                     "by-flat"}, (touched, predicted)
+
+
+FIXED = """\
+version: '3'
+vars:
+  G: global
+tasks:
+  hook:
+    vars:
+      D: .git/hooks/pre-commit
+      T: "{{.G}}-x"
+    cmds:
+      - echo cp hook.sh {{.D}} {{ .D }}
+      - echo '{{.D}}' {{.T}} {{.G}}
+"""
+
+
+@pytest.mark.skipif(shutil.which("task", path=os.path.dirname(sys.executable)) is None,
+                    reason="go-task is not installed")
+def test_a_tasks_own_string_is_put_in_as_task_puts_it(tmp_path):
+    """A task's own string variable wins over ``D=x`` on the line, a caller's and the file's (a real
+    task 3): its ``{{.D}}`` is that text; a templated value and the file's variable (which the line
+    may set) stay words only known at run time."""
+    from jupyter_agent.permissions.taskfile_tasks import _Runner
+
+    (tmp_path / "Taskfile.yml").write_text(FIXED)
+    task = shutil.which("task", path=os.path.dirname(sys.executable))
+    printed = subprocess.run([task, "hook", "D=line", "G=line"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=120, check=True).stdout.split("\n")
+    assert printed[:2] == ["cp hook.sh .git/hooks/pre-commit .git/hooks/pre-commit", ".git/hooks/pre-commit line-x line"]
+    taskfile = yaml.safe_load(FIXED)
+    code = _Runner(taskfile, str(tmp_path), "", str(tmp_path)).code(["hook"])[str(tmp_path)]
+    assert code == ["echo cp hook.sh .git/hooks/pre-commit .git/hooks/pre-commit",
+                    """echo '.git/hooks/pre-commit' "${TASK_VALUE}" "${TASK_VALUE}\""""], code
+
+
+async def test_a_tasks_own_path_meets_the_checks(world):
+    """``task hook`` (``cp hook.sh {{.D}}``, ``D: .git/hooks/pre-commit``) installed a git hook
+    unasked in bypassPermissions; ``rm -rf {{.B}}`` with ``B: out`` meets ``Bash(rm -rf out:*)``."""
+    (world.project / "Taskfile.yml").write_text(
+        "version: '3'\ntasks:\n  hook:\n    vars:\n      D: .git/hooks/pre-commit\n    cmds:\n"
+        "      - cp hook.sh {{.D}}\n  clean:\n    vars:\n      B: out\n    cmds:\n      - rm -rf {{.B}}\n")
+    ctx = make_ctx(world.project, deny=("Bash(rm -rf out:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, "task hook")
+    assert verdict_name(verdict) == "ask" and ".git/hooks/pre-commit" in verdict.message, verdict
+    assert verdict_name(await decide_bash(ctx, "task clean")) == "deny"
