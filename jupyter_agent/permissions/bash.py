@@ -398,6 +398,7 @@ def _checks_of_script(
         _unknown_script(script, "it may change itself while it runs", rules, v)
         return
     sub = Verdict()
+    sub.script = True
     rule_checked = rules.deny_any is not None or rules.ask_any is not None
     for cwd in dict.fromkeys(cwds):  # the script runs where the command does; its cds are its own
         inner_cwds = _cwds(inner, cwd, text, getattr(cwds, "unknown", False))
@@ -411,7 +412,7 @@ def _checks_of_script(
             if cmd.assigned:
                 protected_assignments(cmd, inner_cwds, sub, scope)
             if not cmd.read_only.read_only and not cmd.cd_kind:
-                protected_arguments(cmd, inner_cwds, sub, scope, text, environment=False)
+                protected_arguments(cmd, inner_cwds, sub, scope, text)
         if not sub.deny:
             _script_checks(inner, inner_cwds, scope, context, rules, sub, depth + 1)
         if sub.deny:

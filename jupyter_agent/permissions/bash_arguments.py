@@ -22,7 +22,7 @@ from .bash_readonly import option_values
 from .bash_runners import SEDS
 from .bash_sed import sed_script
 from .bash_verdict import Verdict, new_memo, resolved_once
-from .bash_words import RUN_TIME_NAMES, Word, make_word
+from .bash_words import RUN_TIME_NAMES, Word, has_run_time_name, make_word
 from .bash_wrappers import MAKES, NOTEBOOK_RUNNERS, PACKAGE_MANAGERS, STDIN_WORDS, TOOLCHAINS
 from .bash_writes import AMBIGUOUS_TARGET, RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
@@ -45,8 +45,7 @@ from .paths import protected_inside, protected_reason_of
 
 
 def protected_arguments(
-    info: CommandInfo, cwds: list[str], v: Verdict, scope: PathScope | None = None, line: str = "",
-    environment: bool = True,
+    info: CommandInfo, cwds: list[str], v: Verdict, scope: PathScope | None = None, line: str = ""
 ) -> None:
     """A writing command naming a protected path (``rm -rf .git``, ``cp x ~/.bashrc``) always asks;
     so does one naming a file a ``Read`` deny rule covers (``cp .env /tmp``, ``/bin/cat .env``),
@@ -68,7 +67,7 @@ def protected_arguments(
     With such rules, a word known only at run time asks too (``cp $(echo .env) /tmp``,
     ``F=.env; cp $F /tmp``, ``cp ~+/.env /tmp``, ``cp $X/../.env /tmp``), unless it is one
     variable from the environment that the line ``line`` does not set (``--lr $LR``) — in a
-    typed line only (``environment``): a script's variables may come from its task file
+    typed line only (not in ``v.script``'s code): a script's variables may come from its task file
     (``npm_package_config_*``, a justfile's ``export``, a Makefile's, a Taskfile's ``env``); for a
     known writer it asks without any rule (``cp a.txt $(echo .git/config)``: a protected path
     at run time); and so does
@@ -105,7 +104,7 @@ def protected_arguments(
             continue
         value = word.text if word.static and not word.glob else tilde_path(word)  # one fixed path
         if not value:
-            if not word.static and not (environment and _environment_value(word.text, line)):
+            if not word.static and (v.script or not _environment_value(word.text, line)):
                 if guarded is not None or writer:
                     where = "a protected path" if guarded is None else "a protected path or a Read or Edit rule"
                     v.sticky.append(f"{info.text} names {word.text}, known only at run time, where {where} may apply")
@@ -547,6 +546,10 @@ def program_write_check(
                                 "time, which may be protected ones")
                 return
             if not word.static:  # `rm -rf "$dir"`: it may lie outside the working directories
+                if v.script or has_run_time_name(word.text):  # a task file's value: may be a protected path
+                    v.sticky.append(f"{info.text} writes {word.text}, a path only known at run time (a "
+                                    "value of the file it comes from), which may be a protected one")
+                    return
                 v.soft.append(f"{info.text} writes {word.text}, a path only known at run time")
                 continue
             path = word.text

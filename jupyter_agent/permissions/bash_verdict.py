@@ -9,7 +9,7 @@ from .paths import BadPath, resolve_below
 class Verdict:
     """What the parts of a line want; the strongest one wins (deny > sticky ask > ask)."""
 
-    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo", "folders", "notes")
+    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo", "folders", "notes", "script")
 
     def __init__(self) -> None:
         self.deny: str | None = None
@@ -20,6 +20,9 @@ class Verdict:
         self.notes: list[str] = []  # what the user is shown when asked (what a script it runs does)
         self.checked: set[tuple[str, str, bool]] | None = None  # (path, cwd, write) done
         self.memo: dict[tuple[object, ...], object] | None = None  # filesystem answers, this decision only
+        # the checks of a script's or task file's code: its variables may be the file's own, not
+        # the user's environment (`cp hook.sh $npm_package_config_dst`)
+        self.script = False
 
     def first_time(self, path: str, cwd: str, write: bool) -> bool:
         key = (path, cwd, write)

@@ -31,6 +31,14 @@ _MAX_DEPTH = 64
 RUN_TIME_NAMES: set[str] = set()
 
 
+def has_run_time_name(text: str) -> bool:
+    """Does the word ``text`` hold one of ``RUN_TIME_NAMES`` (``${JUST_VALUE}/x``)?"""
+    return "${" in text and any(name in RUN_TIME_NAMES for name in _BRACED.findall(text))
+
+
+_BRACED = re.compile(r"\$\{(\w+)\}")
+
+
 def run_time_word(name: str, quoted: bool = True) -> str:
     """The shell word a script reader writes for a value only known at run time; ``name``
     joins ``RUN_TIME_NAMES`` (``bash_arguments`` asks about a writer naming it, as for any path

