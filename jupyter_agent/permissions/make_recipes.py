@@ -42,6 +42,7 @@ _NO_RECIPES = frozenset({"-n", "--dry-run", "--just-print", "--recon", "-q", "--
                          "--print-data-base", "-v", "--version", "-h", "--help"})
 _ASSIGNMENT = re.compile(r"^(?:(?:override|export|private)\s+)*([.A-Za-z_][\w.-]*)\s*(::=|:::=|:=|\?=|\+=|!=|=)(.*)$")
 _REFERENCE = re.compile(r"\$(?:\(([^()$]*)\)|\{([^{}$]*)\}|([^({$]))")
+_SUBSTITUTION = re.compile(r"^([.A-Za-z_][\w.-]*):([^=\s]*)=(\S*)$")  # $(VAR:a=b)
 _SHELL_CALL = re.compile(r"\$[({]\s*shell\s")
 _RUNTIME = "\x01"  # while expanding: a value only known at run time (no $ in it)
 _RUNTIME_WORD = run_time_word("MAKE_EXPANDS_THIS", quoted=False)  # what the shell code gets there: a word only known at run time
@@ -359,7 +360,16 @@ class _MakeFile:
             if name.startswith(("shell ", "shell\t")):  # VAR = $(shell …) runs where VAR is expanded
                 self.parse_code.append(self._shell(name[6:]))
                 return _RUNTIME
-            if " " in name or "," in name or ":" in name or "(" in name:  # a function, or $(VAR:a=b)
+            reference = _SUBSTITUTION.match(name)
+            if reference is not None:  # $(OBJS:.c=.o), $(SRCS:%.c=build/%.o)
+                value = self._value(reference.group(1), depth)
+                if _RUNTIME in value:
+                    return _RUNTIME
+                return " ".join(_substituted(w, reference.group(2), reference.group(3)) for w in value.split())
+            if name.startswith(("wildcard ", "wildcard\t")):  # the files its patterns name: as the shell's
+                patterns = self._expand(name[9:], depth + 1)
+                return _RUNTIME if _RUNTIME in patterns else " ".join(patterns.split())
+            if " " in name or "," in name or ":" in name or "(" in name:  # another function
                 return _RUNTIME
             return self._value(name, depth)
 
@@ -378,6 +388,18 @@ class _MakeFile:
         while line[:1] in ("@", "-", "+"):
             line = line[1:].lstrip()
         return self._expand(line).replace("\x00", "$").replace(_RUNTIME, _RUNTIME_WORD)
+
+
+def _substituted(word: str, old: str, new: str) -> str:
+    """``word`` through a substitution reference ``$(VAR:old=new)`` (``patsubst``: ``old``
+    without ``%`` is ``%old``)."""
+    if "%" not in old:
+        old, new = "%" + old, "%" + new if "%" not in new else new
+    prefix, _, suffix = old.partition("%")
+    if len(word) < len(prefix) + len(suffix) or not (word.startswith(prefix) and word.endswith(suffix)):
+        return word
+    stem = word[len(prefix):len(word) - len(suffix)]
+    return new.replace("%", stem, 1)
 
 
 def _short_flags(text: str) -> set[str]:

@@ -212,3 +212,35 @@ async def test_a_recipe_writing_a_protected_file_through_its_target_asks(world):
     verdict = await decide_bash(ctx, "make leak")
     assert verdict_name(verdict) == "deny" and "Read(./.env)" in verdict.message, verdict
     assert verdict_name(await decide_bash(ctx, "make ok")) == "allow"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_substitution_references_and_wildcards_are_expanded_as_make_does(tmp_path):
+    """``$(SRCS:.c=.o)`` and ``$(SRCS:%.c=build/%.o)`` give make's words exactly; ``$(wildcard P)``
+    gives its patterns, which the analysis expands as the shell would (the files that are there)."""
+    from jupyter_agent.permissions.make_recipes import _MakeFile
+
+    (tmp_path / "Makefile").write_text("SRCS = a.c b.c dir/x.cc\nOBJS = $(SRCS:.c=.o)\nOBJ2 = $(SRCS:%.c=build/%.o)\n"
+                                       "OBJ3 = $(SRCS:.cc=)\nall:\n\techo $(OBJS) / $(OBJ2) / $(OBJ3)\n"
+                                       "clean:\n\trm -f $(wildcard *.o)\n")
+    printed = subprocess.run(["make", "-n"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    code, _certain = _MakeFile(str(tmp_path), {}).recipes([str(tmp_path / "Makefile")], [], True)
+    assert code == printed == "echo a.o b.o dir/x.cc / build/a.o build/b.o dir/x.cc / a.c b.c dir/x"
+    code, _certain = _MakeFile(str(tmp_path), {}).recipes([str(tmp_path / "Makefile")], ["clean"], True)
+    assert code == "rm -f *.o"
+
+
+async def test_a_clean_recipe_of_computed_names_needs_no_question(world):
+    """``rm -f $(OBJS)`` with ``OBJS = $(SRCS:.c=.o)``, or ``$(wildcard *.o)``: names the analysis
+    computes, so ``make clean`` runs unasked in bypassPermissions (a run-time word there asks, as a
+    task file's value may be a protected path); ``$(wildcard .git/*)`` names protected files."""
+    (world.project / "Makefile").write_text("SRCS = a.c b.c\nOBJS = $(SRCS:.c=.o)\nclean:\n\trm -f $(OBJS) "
+                                            "$(wildcard *.o)\nwipe:\n\trm -f $(wildcard .git/*)\n"
+                                            "odd:\n\trm -f $(shell cat list.txt)\n")
+    (world.project / "a.o").write_text("")
+    (world.project / ".git").mkdir(exist_ok=True)
+    (world.project / ".git" / "config").write_text("")
+    ctx = make_ctx(world.project, mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "make clean")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "make wipe")) == "ask"
+    assert verdict_name(await decide_bash(ctx, "make odd")) == "ask"
