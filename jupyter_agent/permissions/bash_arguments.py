@@ -22,7 +22,7 @@ from .bash_readonly import option_values
 from .bash_runners import SEDS
 from .bash_sed import sed_script
 from .bash_verdict import Verdict, new_memo, resolved_once
-from .bash_words import RUN_TIME_NAMES, Word, has_run_time_name, make_word
+from .bash_words import RUN_TIME_NAMES, Word, has_run_time_name, make_word, only_listed_files
 from .bash_wrappers import MAKES, NOTEBOOK_RUNNERS, PACKAGE_MANAGERS, STDIN_WORDS, TOOLCHAINS
 from .bash_writes import AMBIGUOUS_TARGET, RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
@@ -104,7 +104,8 @@ def protected_arguments(
             continue
         value = word.text if word.static and not word.glob else tilde_path(word)  # one fixed path
         if not value:
-            if not word.static and (v.script or not _environment_value(word.text, line)):
+            if not word.static and (v.script and not only_listed_files(word.text)
+                                    or not _environment_value(word.text, line)):
                 if guarded is not None or writer:
                     where = "a protected path" if guarded is None else "a protected path or a Read or Edit rule"
                     v.sticky.append(f"{info.text} names {word.text}, known only at run time, where {where} may apply")
@@ -546,7 +547,8 @@ def program_write_check(
                                 "time, which may be protected ones")
                 return
             if not word.static:  # `rm -rf "$dir"`: it may lie outside the working directories
-                if v.script or has_run_time_name(word.text):  # a task file's value: may be a protected path
+                if (v.script or has_run_time_name(word.text)) and not only_listed_files(word.text):
+                    # a task file's value: it may be a protected path
                     v.sticky.append(f"{info.text} writes {word.text}, a path only known at run time (a "
                                     "value of the file it comes from), which may be a protected one")
                     return

@@ -29,6 +29,8 @@ _MAX_DEPTH = 64
 # the variables the script readers put where a task file's value is only known at run time
 # (``"${JUST_VALUE}"``): no environment sets them, so they are never a value of the user's
 RUN_TIME_NAMES: set[str] = set()
+# those standing for files git lists (lefthook's {staged_files}: tracked files, never .git/'s)
+LISTED_NAMES: set[str] = set()
 
 
 def has_run_time_name(text: str) -> bool:
@@ -36,14 +38,20 @@ def has_run_time_name(text: str) -> bool:
     return "${" in text and any(name in RUN_TIME_NAMES for name in _BRACED.findall(text))
 
 
+def only_listed_files(text: str) -> bool:
+    """Is the word ``text`` one of ``LISTED_NAMES`` alone (``"${LEFTHOOK_FILES}"``)?"""
+    return any(text.strip('"') == f"${{{name}}}" for name in LISTED_NAMES)
+
+
 _BRACED = re.compile(r"\$\{(\w+)\}")
 
 
-def run_time_word(name: str, quoted: bool = True) -> str:
+def run_time_word(name: str, quoted: bool = True, listed: bool = False) -> str:
     """The shell word a script reader writes for a value only known at run time; ``name``
     joins ``RUN_TIME_NAMES`` (``bash_arguments`` asks about a writer naming it, as for any path
-    only known at run time, instead of taking it for the user's environment)."""
-    RUN_TIME_NAMES.add(name)
+    only known at run time, instead of taking it for the user's environment) — or, ``listed``,
+    ``LISTED_NAMES``: files git lists, which a writer may name."""
+    (LISTED_NAMES if listed else RUN_TIME_NAMES).add(name)
     return f'"${{{name}}}"' if quoted else f"${{{name}}}"
 
 

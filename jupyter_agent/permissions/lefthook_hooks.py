@@ -40,7 +40,7 @@ LEFTHOOKS = frozenset({"lefthook"})
 _BASES = ("lefthook", ".lefthook", ".config/lefthook")
 _SUFFIXES = (".yml", ".yaml", ".json", ".toml")
 _TEMPLATE = re.compile(r"\{[\w-]+\}")
-_RUNTIME = run_time_word("LEFTHOOK_FILES")
+_RUNTIME = run_time_word("LEFTHOOK_FILES", listed=True)  # {staged_files}, {1}: git's
 _MAX_JOBS = 256
 GIT_HOOK = re.compile(r'call_lefthook run "([\w-]+)"')  # the last line of the hook lefthook install writes
 

@@ -95,3 +95,15 @@ def test_a_python_value_a_cell_hands_a_writer_asks(tmp_path):
     verdict = cells_shell_check([("c1", "dst = '.git/hooks/pre-commit'\n!cp hook.sh {dst}")], ctx)
     assert verdict is not None and is_sticky(verdict) and "Cell c1" in verdict.message, verdict
     assert cells_shell_check([("c1", "!cp hook.sh build/")], ctx) is None
+
+
+async def test_files_git_lists_may_be_written(tmp_path):
+    """lefthook's ``{staged_files}`` are the files git lists (never ``.git/``'s): a formatter
+    rewriting them (``prettier --write {staged_files}``) runs unasked in bypassPermissions, as
+    before; a task file's own value in the same place asks."""
+    (tmp_path / "lefthook.yml").write_text("pre-commit:\n  commands:\n    fmt:\n      run: prettier --write "
+                                           "{staged_files}\n")
+    ctx = make_ctx(tmp_path, mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "lefthook run pre-commit")) == "allow"
+    (tmp_path / "justfile").write_text('fmt dst=".claude/settings.json":\n    prettier --write {{dst}}\n')
+    assert verdict_name(await decide_bash(ctx, "just fmt")) == "ask"
