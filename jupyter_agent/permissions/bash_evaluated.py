@@ -102,6 +102,11 @@ def _changes_meaning(program: str, texts: list[str]) -> str | None:
             return f"shopt changes how the rest of the line is read ({' '.join(changed or operands)[:40]})"
         return None
     if program == "set":
+        enabling = [o for o in options if o[:1] == "-" and not o.startswith("--")]
+        if any("H" in o for o in enabling) or any(
+                o.endswith("o") and k + 1 < len(texts) and texts[k + 1] == "histexpand"
+                for k, o in enumerate(texts) if o in enabling):
+            return "set -H turns on history expansion: `!…` in a later line runs an earlier command again"
         return "set -k makes later NAME=VALUE arguments environment settings" if "k" in letters else None
     if program == "hash":
         return "hash -p makes a command name run another program" if "p" in letters else None

@@ -811,6 +811,12 @@ def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
             if not value.startswith("--"):
                 has_c = has_c or "c" in value[1:]
                 has_s = has_s or "s" in value[1:]
+            following = args[i + 1].literal if i + 1 < len(args) else None
+            if value[0] == "-" and ("H" in value[1:] and not value.startswith("--")
+                                    or value == "-o" and following == "histexpand"):
+                # `!…` in a later line of its code runs an earlier command again
+                out.ask_reason = f"{words[0].text} {value} turns on history expansion"
+                out.unknown_code = True
             i += 2 if value in _SHELL_OPTIONS_WITH_VALUE else 1
             continue
         break

@@ -75,6 +75,14 @@ ROWS = [
     ("time-nested-group-bypass", BYPASS_RM, "time { { rm x; }; }", "ask"),
     ("time-group-harmless-bypass", BYPASS_RM, "time { echo hi; }", "allow"),
     ("coproc-group-harmless-bypass", BYPASS_RM, "coproc { sleep 1; }", "allow"),
+    # history expansion, which a non-interactive bash does too once -H is on: `!rm` runs `rm x`
+    ("histexpand-set", BYPASS_RM, "set -o history; set -H; history -s 'rm x'\n!rm", "ask"),
+    ("histexpand-set-o", BYPASS_RM, "set -o history -o histexpand\nhistory -s 'rm x'\n!rm", "ask"),
+    ("histexpand-cluster", BYPASS_RM, "set -eH\n!!", "ask"),
+    ("histexpand-off", BYPASS_RM, "set +H\necho hi", "allow"),
+    ("histexpand-bash-H", BYPASS_RM, "bash -H -c 'set -o history; history -s \"rm x\"\n!rm'", "ask"),
+    ("histexpand-bash-o", BYPASS_RM, "bash -o histexpand -c 'set -o history; history -s \"rm x\"\n!rm'", "ask"),
+    ("bash-options-harmless", BYPASS_RM, "bash -eu -o pipefail -c 'echo hi'", "allow"),
     ("watch", RM, "watch -n 1 'rm x'", "deny"),
     ("watch-asks", {"allow": ("Bash(watch:*)",)}, "watch ls", "ask"),
     ("trap", {}, "trap 'rm x' EXIT", "ask"),
@@ -384,3 +392,12 @@ def test_real_bash_runs_a_substitution_in_an_expansion_pattern(tmp_path):
     """``${f%$(cmd)}`` runs cmd: tree-sitter keeps the pattern as one token, so it must ask."""
     subprocess.run(["bash", "-c", "f=a; echo ${f%$(touch M)}"], cwd=tmp_path, capture_output=True, timeout=10)
     assert (tmp_path / "M").exists()
+
+
+@pytest.mark.parametrize("code", ["set -o history; set -H; history -s 'touch M'\n!touch",
+                                  "set -o history -o histexpand\ntouch M2\nrm M2\n!touch"])
+def test_real_bash_expands_history_when_told_to(tmp_path, code):
+    """A non-interactive ``bash -c`` runs ``!touch`` as the last ``touch`` command once ``set -H``
+    (``-o histexpand``) and ``-o history`` are on: the rows above must ask."""
+    subprocess.run(["bash", "-c", code], cwd=tmp_path, capture_output=True, timeout=10)
+    assert (tmp_path / ("M" if "M2" not in code else "M2")).exists()
