@@ -79,7 +79,14 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
                 return f"{program} -n names {value[:40]}, whose subscript is evaluated where it is used"
         if "i" in options and any("=" not in name for name in names):
             return f"{program} -i makes later assignments arithmetic (they can run code)"
+        if "n" in options and program in _NAMEREF_DECLARES:
+            return _NAMEREF
     return None
+
+
+_NAMEREF_DECLARES = frozenset({"declare", "typeset", "local"})  # export -n only un-exports
+_NAMEREF = ("declare -n makes a name refer to another variable: assigning it sets that one (PATH, "
+            "GLOBIGNORE, LD_PRELOAD …)")
 
 
 def _changes_meaning(program: str, texts: list[str]) -> str | None:
@@ -224,6 +231,8 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
                 return why, program == "shopt"
         elif program in _SETTERS or program in DECLARES:
             texts = [w.literal if w.literal is not None else "?" for w in form[1:]]
+            if program in _NAMEREF_DECLARES and "n" in _names(program, texts)[2]:
+                return _NAMEREF, False  # r=/tmp after declare -n r=PATH sets PATH
             for name in _names(program, texts)[0]:
                 if name.partition("=")[0] in PATTERN_VARIABLES:
                     return f"{program} sets {name.partition('=')[0]}, which changes what patterns match", True

@@ -83,6 +83,12 @@ ROWS = [
     ("histexpand-bash-H", BYPASS_RM, "bash -H -c 'set -o history; history -s \"rm x\"\n!rm'", "ask"),
     ("histexpand-bash-o", BYPASS_RM, "bash -o histexpand -c 'set -o history; history -s \"rm x\"\n!rm'", "ask"),
     ("bash-options-harmless", BYPASS_RM, "bash -eu -o pipefail -c 'echo hi'", "allow"),
+    # a nameref: assigning r sets PATH (ls then runs /tmp/evil/ls, which may be rm)
+    ("nameref-path", BYPASS_RM, "declare -n r=PATH; r=/tmp/evil; ls x", "ask"),
+    ("nameref-typeset", BYPASS_RM, "typeset -n r=PATH; r=/tmp/evil; ls x", "ask"),
+    ("nameref-globignore", BYPASS_ENV, "declare -n r=GLOBIGNORE; r=x; cat *", "ask"),
+    ("nameref-dynamic", BYPASS_RM, "v=PATH; declare -n x=$v; x=/tmp; ls", "ask"),
+    ("export-n-harmless", BYPASS_RM, "export -n FOO; ls", "allow"),
     ("watch", RM, "watch -n 1 'rm x'", "deny"),
     ("watch-asks", {"allow": ("Bash(watch:*)",)}, "watch ls", "ask"),
     ("trap", {}, "trap 'rm x' EXIT", "ask"),
@@ -401,3 +407,12 @@ def test_real_bash_expands_history_when_told_to(tmp_path, code):
     (``-o histexpand``) and ``-o history`` are on: the rows above must ask."""
     subprocess.run(["bash", "-c", code], cwd=tmp_path, capture_output=True, timeout=10)
     assert (tmp_path / ("M" if "M2" not in code else "M2")).exists()
+
+
+def test_real_bash_assigns_through_a_nameref(tmp_path):
+    """``declare -n r=PATH; r=DIR; ls`` runs ``DIR/ls``: the rows above must ask."""
+    (tmp_path / "ls").write_text("#!/bin/sh\necho evil-ls\n")
+    (tmp_path / "ls").chmod(0o755)
+    done = subprocess.run(["bash", "-c", f"declare -n r=PATH; r={tmp_path}; ls"], capture_output=True, text=True,
+                          timeout=10)
+    assert done.stdout == "evil-ls\n", done

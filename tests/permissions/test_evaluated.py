@@ -76,7 +76,7 @@ ROWS = [
     ("test -f 'a[$(x)]'", "allow"),  # a file name, not evaluated
     ("declare x=1", "allow"),
     ("declare -i n=5", "allow"),
-    ("declare -n r=HOME", "allow"),
+    ("declare -n r=HOME", "ask"),  # r=/tmp/evil would then set HOME (git reads $HOME/.gitconfig)
     ("let 1+2", "allow"),
     ("getopts ab opt", "allow"),
     ("jobs", "allow"),
