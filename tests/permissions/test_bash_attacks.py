@@ -86,7 +86,7 @@ ROWS = [
     # a nameref: assigning r sets PATH (ls then runs /tmp/evil/ls, which may be rm)
     ("nameref-path", BYPASS_RM, "declare -n r=PATH; r=/tmp/evil; ls x", "ask"),
     ("nameref-typeset", BYPASS_RM, "typeset -n r=PATH; r=/tmp/evil; ls x", "ask"),
-    ("nameref-globignore", BYPASS_ENV, "declare -n r=GLOBIGNORE; r=x; cat *", "ask"),
+    ("nameref-globignore", BYPASS_RM, "declare -n r=GLOBIGNORE; r=x; cp a.txt */config", "ask"),
     ("nameref-dynamic", BYPASS_RM, "v=PATH; declare -n x=$v; x=/tmp; ls", "ask"),
     ("export-n-harmless", BYPASS_RM, "export -n FOO; ls", "allow"),
     ("watch", RM, "watch -n 1 'rm x'", "deny"),
