@@ -551,7 +551,7 @@ def cells_shell_check(cells: list[tuple[str, str]], context: ToolUseContext, she
 
 
 def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
-                        cwds: Iterable[str]) -> PermissionResult | None:
+                        cwds: Iterable[str | os.PathLike[str]]) -> PermissionResult | None:
     """An ask no mode may skip when the code of a ``(cell id, source)`` cell names, in a string,
     a protected path or a file a Read deny rule (or, for a path, an Edit deny or ask rule)
     covers — ``open('.env').read()``, ``Path('.git/config').write_text(…)`` — from one of the
