@@ -9,8 +9,8 @@ as ``just NAME RECIPE``, ``just NAME::RECIPE`` or ``just NAME`` (its first recip
 variables are evaluated, each in its folder, when recipes run.  ``{{NAME}}`` of a variable the file
 sets once to a string (``build := "out"``) is that string, unless the line sets variables
 (``NAME=VALUE``, ``--set``) or the file imports others; any other ``{{…}}`` (a recipe's
-parameter, an expression) is a value only known at run time; a recipe with a ``#!`` line runs as a script of that interpreter (a POSIX shell's is
-read, another language's is a program).  ``set dotenv-load`` reads ``.env`` as ``source .env``
+parameter, an expression) is a value only known at run time; a recipe with a ``#!`` line runs
+as a script of that interpreter (a POSIX shell's is read, another language's is a program).  ``set dotenv-load`` reads ``.env`` as ``source .env``
 would.  Variables' backticks run as just starts to run recipes (not for ``-n``/``--list``; with
 ``set lazy`` only where used, not followed).  A justfile just cannot be read here (another shell,
 a recipe named at run time, ``--command``, ``--choose``, ``just DIR/recipe``) is code only known

@@ -12,11 +12,12 @@ automatic variables of the target being built (``$@``, ``$<`` — the first prer
 with the recipe, as make orders them —, ``$^``, ``$+``, ``$?`` as all the prerequisites, ``$*``
 of a pattern rule, and their ``D``/``F`` parts: ``cp $< $@`` building ``.git/hooks/pre-commit``
 writes that protected file); anything else — functions, a variable from the environment — is a
-word only known at run time (so is a variable set inside a conditional).  Which recipes run follows the rules from the
-goals (the first target by default, included files' too) through their prerequisites; when that is
-not certain (pattern rules, a rule inside a conditional, ``$(eval)``, a target-specific variable)
-a command a deny rule names asks instead of being denied.  ``make -n``
-runs no recipe.  Makefiles make cannot be read here (one named at run time, ``SHELL`` or
+word only known at run time (so is a variable set inside a conditional); substitution references
+(``$(SRCS:.c=.o)``) are make's words and ``$(wildcard P)`` its patterns.  Which recipes run
+follows the rules from the goals (the first target by default, included files' too) through their
+prerequisites; when that is not certain (pattern rules, a rule inside a conditional,
+``$(eval)``, a target-specific variable) a command a deny rule names asks instead of being
+denied.  ``make -n`` runs no recipe.  Makefiles make cannot be read here (one named at run time, ``SHELL`` or
 ``.RECIPEPREFIX`` set, an include only known at run time) are code only known at run time.
 """
 
@@ -45,7 +46,8 @@ _REFERENCE = re.compile(r"\$(?:\(([^()$]*)\)|\{([^{}$]*)\}|([^({$]))")
 _SUBSTITUTION = re.compile(r"^([.A-Za-z_][\w.-]*):([^=\s]*)=(\S*)$")  # $(VAR:a=b)
 _SHELL_CALL = re.compile(r"\$[({]\s*shell\s")
 _RUNTIME = "\x01"  # while expanding: a value only known at run time (no $ in it)
-_RUNTIME_WORD = run_time_word("MAKE_EXPANDS_THIS", quoted=False)  # what the shell code gets there: a word only known at run time
+# what the shell code gets there: a word only known at run time
+_RUNTIME_WORD = run_time_word("MAKE_EXPANDS_THIS", quoted=False)
 _MAX_FILES = 16
 
 
