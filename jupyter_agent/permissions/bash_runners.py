@@ -332,6 +332,9 @@ def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[
     if runner.rest == "typed":
         return [(UNKNOWN_PROGRAM,)] + scripts if places else scripts
     if runner.rest == "shell":  # git submodule foreach rm x: the words joined are shell code
+        if not places and form[0].literal in _STDIN_COMMANDS and not _INFO_ONLY.intersection(
+                w.literal for w in form[1:]):  # echo 'rm x' | parallel: each line it reads is a command
+            scripts.append((UNKNOWN_PROGRAM,))
         for j in places:
             rest = form[j:]
             if rest[0].literal is not None and rest[0].literal.startswith(":::"):
@@ -358,6 +361,12 @@ def _unversioned(form: tuple[Word, ...]) -> tuple[Word, ...]:
     name = spec.split("/", 1)[1] if spec[0] == "@" and "/" in spec else spec
     name = name.split("@", 1)[0]
     return (make_word(name), *form[1:]) if name else form
+
+
+# runners that, given no command, run the lines of their input as commands (GNU parallel, sem)
+_STDIN_COMMANDS = frozenset({"parallel", "sem"})
+_INFO_ONLY = frozenset({"--version", "--help", "-h", "--wait", "--citation", "--bibtex", "--number-of-cpus",
+                        "--number-of-sockets", "--number-of-cores", "--number-of-threads", "--max-line-length-allowed"})
 
 
 def _parallel_arguments(rest: tuple[Word, ...], scripts: list[tuple[Word, ...]]) -> None:

@@ -896,7 +896,7 @@ def _shell_string(name: str, args: tuple[Word, ...], out: Unwrapped, option: str
     script = args[0].literal if args else None
     if script is not None:
         out.scripts.append(script)
-    elif args:
+    else:  # `xargs sh -c` with no string: the code is what xargs reads (`echo 'rm x' | xargs -0 sh -c`)
         out.ask_reason = "a shell running a string only known at run time"
         out.unknown_code = True
 

@@ -89,6 +89,14 @@ ROWS = [
     ("nameref-globignore", BYPASS_RM, "declare -n r=GLOBIGNORE; r=x; cp a.txt */config", "ask"),
     ("nameref-dynamic", BYPASS_RM, "v=PATH; declare -n x=$v; x=/tmp; ls", "ask"),
     ("export-n-harmless", BYPASS_RM, "export -n FOO; ls", "allow"),
+    # a shell whose -c string xargs or parallel takes from the input: `xargs -0 sh -c` runs `rm x`
+    ("xargs-sh-c-stdin", BYPASS_RM, "echo 'rm x' | xargs -0 sh -c", "ask"),
+    ("xargs-sh-c-heredoc", BYPASS_RM, "xargs -0 sh -c <<EOF\nrm x\nEOF", "ask"),
+    ("xargs-sh-c-file", BYPASS_RM, "xargs -a cmds.txt bash -c", "ask"),
+    ("xargs-sh-c-code", BYPASS_RM, "find . -print0 | xargs -0 sh -c 'echo \"$@\"' _", "allow"),
+    ("parallel-stdin", BYPASS_RM, "echo 'rm x' | parallel", "ask"),
+    ("parallel-sh-c", BYPASS_RM, "echo 'rm x' | parallel sh -c", "ask"),
+    ("parallel-info", BYPASS_RM, "parallel --version", "allow"),
     ("watch", RM, "watch -n 1 'rm x'", "deny"),
     ("watch-asks", {"allow": ("Bash(watch:*)",)}, "watch ls", "ask"),
     ("trap", {}, "trap 'rm x' EXIT", "ask"),
@@ -416,3 +424,9 @@ def test_real_bash_assigns_through_a_nameref(tmp_path):
     done = subprocess.run(["bash", "-c", f"declare -n r=PATH; r={tmp_path}; ls"], capture_output=True, text=True,
                           timeout=10)
     assert done.stdout == "evil-ls\n", done
+
+
+def test_real_xargs_hands_its_input_to_sh_c(tmp_path):
+    """``xargs -0 sh -c`` with no string: the input is the code (``touch M`` runs)."""
+    subprocess.run(["bash", "-c", "printf 'touch M' | xargs -0 sh -c"], cwd=tmp_path, capture_output=True, timeout=10)
+    assert (tmp_path / "M").exists()
