@@ -38,6 +38,7 @@ from .filesystem import (
     write_outside,
 )
 from .formatters import FORMATTERS
+from .git_words import GIT_QUIET_OPTIONS, git_global_options
 from .hard_links import path_link_rule
 from .inline_code import code_literals, inline_code, is_interpreter, path_like
 from .path_programs import copied_onto_path, program_on_path
@@ -86,6 +87,10 @@ def protected_arguments(
                             f"names a Read deny rule may cover")
             return
     if _wrapper_named(info, cwds, guarded, v, edit):  # strace -o .git/config true
+        return
+    if _fed_options(info):  # echo --output=.git/config | xargs git diff
+        v.sticky.append(f"{info.text} gets more words from its input (xargs), which may be options that make "
+                        "it write a file (a protected one too) or run a program")
         return
     ended = False  # after `--`: no more options
     for word in info.innermost[1:]:
@@ -301,6 +306,22 @@ def _environment_value(text: str, line: str) -> bool:
 _PROGRAM_OPTIONS = MAKES | TOOLCHAINS | PACKAGE_MANAGERS | NOTEBOOK_RUNNERS | frozenset(
     {"ssh", "scp", "sftp", "rsync", "man", "sort", "tar", "zip", "unzip", "wget", "find", "fd", "less", "more",
      "gdb", "env", "xargs", "ssh-keygen", "openssl", "git", "docker", "podman", "kubectl", "gh"})
+
+
+def _fed_options(info: CommandInfo) -> bool:
+    """Does xargs hand the command words from its input (``… | xargs git diff``) where an option
+    may stand — no ``--`` before them — to a program an option makes write a file or run one?"""
+    feed = next((form for form in info.forms if form and form[-1] is STDIN_WORDS), None)
+    if feed is None:
+        return False
+    words = info.innermost
+    if "--" in (w.literal for w in words[1:]) or not _options_matter(words):
+        return False
+    if words[0].literal == "git":  # git status, git add: no option of theirs writes a file or runs one
+        _options, i = git_global_options(words)
+        return i >= len(words) or words[i].literal not in GIT_QUIET_OPTIONS
+    return True
+
 
 
 def _options_matter(words: tuple[Word, ...]) -> bool:

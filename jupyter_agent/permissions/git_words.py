@@ -14,6 +14,13 @@ GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--na
                                     "--config-env", "--super-prefix"})
 
 
+# git commands none of whose options names a file it writes or a program it runs: words xargs
+# hands them (`… | xargs git status`) cannot make them do more (a `-c` there is an error)
+GIT_QUIET_OPTIONS = frozenset({"status", "add", "rm", "mv", "ls-files", "ls-tree", "check-ignore", "check-attr",
+                               "blame", "restore", "checkout", "reset", "cat-file", "rev-parse", "hash-object",
+                               "update-index", "stage"})
+
+
 def git_global_options(words: Sequence[Word]) -> tuple[list[tuple[str, Word | None]], int]:
     """``git``'s global options (each name with its value word, if it takes one) and the index
     of the subcommand after them; past the end when there is none (``git -C``: ``len + 1``)."""
@@ -30,4 +37,4 @@ def git_global_options(words: Sequence[Word]) -> tuple[list[tuple[str, Word | No
     return options, i
 
 
-__all__ = ["GIT_GLOBAL_WITH_VALUE", "git_global_options"]
+__all__ = ["GIT_QUIET_OPTIONS", "GIT_GLOBAL_WITH_VALUE", "git_global_options"]

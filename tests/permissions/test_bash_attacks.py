@@ -97,6 +97,12 @@ ROWS = [
     ("parallel-stdin", BYPASS_RM, "echo 'rm x' | parallel", "ask"),
     ("parallel-sh-c", BYPASS_RM, "echo 'rm x' | parallel sh -c", "ask"),
     ("parallel-info", BYPASS_RM, "parallel --version", "allow"),
+    # words xargs hands a program may be options that make it write or run something
+    ("xargs-fed-find-exec", BYPASS_RM, "printf '%s\\0' -exec rm x ';' | xargs -0 find .", "ask"),
+    ("xargs-fed-git-output", BYPASS_ENV, "echo --output=.git/config | xargs git diff", "ask"),
+    ("xargs-fed-sort-output", BYPASS_ENV, "echo -o .git/config | xargs sort notes.txt", "ask"),
+    ("xargs-fed-after-dashdash", BYPASS_ENV, "echo a.py | xargs git diff --", "allow"),
+    ("xargs-fed-quiet-git", BYPASS_ENV, "git ls-files -z | xargs -0 git add", "allow"),
     ("watch", RM, "watch -n 1 'rm x'", "deny"),
     ("watch-asks", {"allow": ("Bash(watch:*)",)}, "watch ls", "ask"),
     ("trap", {}, "trap 'rm x' EXIT", "ask"),
@@ -430,3 +436,13 @@ def test_real_xargs_hands_its_input_to_sh_c(tmp_path):
     """``xargs -0 sh -c`` with no string: the input is the code (``touch M`` runs)."""
     subprocess.run(["bash", "-c", "printf 'touch M' | xargs -0 sh -c"], cwd=tmp_path, capture_output=True, timeout=10)
     assert (tmp_path / "M").exists()
+
+
+def test_real_xargs_hands_options_to_find_and_sort(tmp_path):
+    """Words from xargs's input are options too: ``-exec touch M ;`` runs, ``-o F`` writes F."""
+    (tmp_path / "notes.txt").write_text("b\na\n")
+    subprocess.run(["bash", "-c", "printf '%s\\0' -exec touch M ';' -quit | xargs -0 find ."], cwd=tmp_path,
+                   capture_output=True, timeout=10)
+    subprocess.run(["bash", "-c", "echo -o sorted.txt | xargs sort notes.txt"], cwd=tmp_path, capture_output=True,
+                   timeout=10)
+    assert (tmp_path / "M").exists() and (tmp_path / "sorted.txt").read_text() == "a\nb\n"

@@ -364,7 +364,8 @@ XARGS_ROWS = [
     ("echo x | xargs npx", "ask"),
     ("ls | xargs git rebase -x", "ask"),
     ("echo x | xargs uv run rm", "deny"),
-    ("ls | xargs uv run pytest", "allow"),
+    ("ls | xargs uv run pytest", "ask"),  # a file named --basetemp=.git would have pytest empty .git
+    ("ls | xargs uv run pytest --", "allow"),
 ]
 
 
