@@ -38,7 +38,7 @@ from .filesystem import (
     write_outside,
 )
 from .formatters import FORMATTERS
-from .git_words import GIT_QUIET_OPTIONS, git_global_options
+from .git_words import options_may_write
 from .hard_links import path_link_rule
 from .inline_code import code_literals, inline_code, is_interpreter, path_like
 from .path_programs import copied_onto_path, program_on_path
@@ -317,10 +317,8 @@ def _fed_options(info: CommandInfo) -> bool:
     words = info.innermost
     if "--" in (w.literal for w in words[1:]) or not _options_matter(words):
         return False
-    if words[0].literal == "git":  # git status, git add: no option of theirs writes a file or runs one
-        _options, i = git_global_options(words)
-        return i >= len(words) or words[i].literal not in GIT_QUIET_OPTIONS
-    return True
+    # git status, git add: no option of theirs writes a file or runs one
+    return words[0].literal != "git" or options_may_write(words)
 
 
 

@@ -231,9 +231,10 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
                 return why, program == "shopt"
         elif program in _SETTERS or program in DECLARES:
             texts = [w.literal if w.literal is not None else "?" for w in form[1:]]
-            if program in _NAMEREF_DECLARES and "n" in _names(program, texts)[2]:
+            names, _values, letters = _names(program, texts)
+            if program in _NAMEREF_DECLARES and "n" in letters:
                 return _NAMEREF, False  # r=/tmp after declare -n r=PATH sets PATH
-            for name in _names(program, texts)[0]:
+            for name in names:
                 if name.partition("=")[0] in PATTERN_VARIABLES:
                     return f"{program} sets {name.partition('=')[0]}, which changes what patterns match", True
     return None

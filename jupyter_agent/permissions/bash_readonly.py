@@ -21,7 +21,7 @@ from .bash_sed import sed_files
 from .bash_set import set_is_read_only
 from .bash_specs import GIT_CONFIG_GET, GIT_GLOBAL_FLAGS, GIT_SPECS, GIT_SUB_SUB, SPECS, Spec
 from .bash_words import Word, make_word
-from .git_words import GIT_QUIET_OPTIONS, git_global_options
+from .git_words import options_may_write
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +83,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
     spec = SPECS.get(program)
     if spec is None:
         if program == "git":  # `… | xargs git diff`: a word from stdin may be --output=F
-            if appends_args and not any(w.literal == "--" for w in words):
-                _options, i = git_global_options(words)
-                if i >= len(words) or words[i].literal not in GIT_QUIET_OPTIONS:
-                    return _NOT
+            if appends_args and not any(w.literal == "--" for w in words) and options_may_write(words):
+                return _NOT
             return _git(words)
         if program == "set":
             return _YES if set_is_read_only(words[1:]) else _NOT

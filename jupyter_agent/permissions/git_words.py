@@ -21,6 +21,13 @@ GIT_QUIET_OPTIONS = frozenset({"status", "add", "rm", "mv", "ls-files", "ls-tree
                                "update-index", "stage"})
 
 
+def options_may_write(words: Sequence[Word]) -> bool:
+    """May words handed to ``git …`` (``words``: git first) after its fixed ones be options that
+    write a file or run a program: no subcommand yet, or one not in ``GIT_QUIET_OPTIONS``?"""
+    _options, i = git_global_options(words)
+    return i >= len(words) or words[i].literal not in GIT_QUIET_OPTIONS
+
+
 def git_global_options(words: Sequence[Word]) -> tuple[list[tuple[str, Word | None]], int]:
     """``git``'s global options (each name with its value word, if it takes one) and the index
     of the subcommand after them; past the end when there is none (``git -C``: ``len + 1``)."""
@@ -37,4 +44,4 @@ def git_global_options(words: Sequence[Word]) -> tuple[list[tuple[str, Word | No
     return options, i
 
 
-__all__ = ["GIT_QUIET_OPTIONS", "GIT_GLOBAL_WITH_VALUE", "git_global_options"]
+__all__ = ["GIT_QUIET_OPTIONS", "options_may_write", "GIT_GLOBAL_WITH_VALUE", "git_global_options"]

@@ -240,7 +240,7 @@ class _Justfile:
                 if match:
                     self.recipes.setdefault(match.group(1), (0, [match.group(2)], [], False))
                 continue
-            if re.match(r"^(?:export\s+)?[A-Za-z_][\w-]*\s*:=", stripped):
+            if _NAME_VARIABLE.match(stripped):
                 value = stripped.split(":=", 1)[1]
                 if value.strip().startswith(("```", "'''", '"""')):
                     raise NotKnown("a multi-line value is not read here")

@@ -176,7 +176,8 @@ class _MakeFile:
                         self.certain, matched = False, True
                         stem = match.group(1)
                         implied = [p.replace("%", stem) for p in pattern_prerequisites]
-                        self.auto = self._automatic(target, implied + self._ordered(target), stem)
+                        if any("$" in line for line in pattern_lines):
+                            self.auto = self._automatic(target, implied + self._ordered(target), stem)
                         code.extend(self._shell(line) for line in pattern_lines)
                         todo.extend(implied)
                 if (not matched and target not in self.rules and ".DEFAULT" in self.rules
@@ -185,7 +186,8 @@ class _MakeFile:
                     self.auto = self._automatic(target, [], None)
                     code.extend(self._shell(line) for line in self.rules[".DEFAULT"][1])
             todo.extend(self._expand(p) for p in prerequisites)
-            self.auto = self._automatic(target, self._ordered(target), None)
+            if any("$" in line for line in lines):  # the prerequisites expanded only for a recipe using them
+                self.auto = self._automatic(target, self._ordered(target), None)
             code.extend(self._shell(line) for line in lines)
             self.auto = {}
         code = [*self.parse_code, *(code if run else [])]  # with what expanding the recipes ran
