@@ -329,6 +329,7 @@ def _script_checks(
     for info in analysis.commands:
         programs = {form[0].literal for form in info.forms if form}
         found = scripts_run(info, cwds)
+        shell_files = set(found)  # bash x.sh, source x.sh, sh < x.sh: shell code, whatever the runner
         for runners, collect in _COLLECTORS:
             if not programs.isdisjoint(runners):
                 found += collect(info, cwds, memo)
@@ -359,7 +360,7 @@ def _script_checks(
             if text is not None and depth >= MAX_DEPTH:
                 text, why = None, "scripts run scripts too deeply to follow"
             if text is None:
-                _unknown_script(script, why, rules, v)
+                _unknown_script(script, why, rules, v, scope if script in shell_files else None)
             else:
                 _checks_of_script(text, script, cwds, scope, context, rules, v, depth)
             if v.deny:
@@ -369,7 +370,14 @@ def _script_checks(
 _UNKNOWN_CODE = CommandInfo(((UNKNOWN_PROGRAM,),), (), ReadOnlyCheck(False))
 
 
-def _unknown_script(script: Script, why: str, rules: CompiledRules, v: Verdict) -> None:
+def _unknown_script(script: Script, why: str, rules: CompiledRules, v: Verdict, scope: PathScope | None = None
+                    ) -> None:
+    """A script whose commands are not known: a deny or ask rule may match them, and (``scope``: a
+    shell script, ``bash /dev/stdin``, ``source "$F"``) a Read or Edit deny rule may apply to them."""
+    file_rules = (scope.read_deny or scope.edit_deny) if scope is not None else ()
+    if file_rules:
+        v.sticky.append(f"it runs {script.shown}, whose commands are not known ({why}), where the rule "
+                        f"{file_rules[0][0]} may apply")
     if rules.deny_any is None and rules.ask_any is None:
         return
     sub = Verdict()

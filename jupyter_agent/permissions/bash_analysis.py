@@ -22,6 +22,7 @@ from .bash_parse import NUMBERS_COMPARED, Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rules import form_text
 from .bash_runners import REMOTE_SHELL, SHELL_CODE, UNKNOWN_PROGRAM, may_run_something, runner_forms
+from .bash_stdin import StdinSources
 from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms
 from .bash_words import Word
 from .bash_wrappers import (
@@ -37,6 +38,7 @@ from .bash_wrappers import (
     STDIN_SHELLS,
     TOOLCHAINS,
     WRAPPERS,
+    Unwrapped,
     dangerous_env,
     package_setting_reason,
     stdin_shell_reason,
@@ -85,6 +87,8 @@ class CommandInfo:
     _text: str | None = field(default=None, repr=False, compare=False)
     assigned: tuple[tuple[str, str | None], ...] = ()  # FOO=1 cmd, env FOO=1 cmd: (name, fixed value or None)
     inline_code: bool = False  # sh -c 'make': a shell doing only what its code's commands (the line's too) do
+    stdin_scripts: tuple[Word, ...] = ()  # sh < FILE, cat FILE | sh: files whose text the shell runs
+    unknown_code: bool = False  # it runs shell code not read (bash -c "$X", curl … | sh): Read/Edit deny rules ask
 
     @property
     def form_texts(self) -> tuple[tuple[str, str, bool], ...]:
@@ -156,6 +160,7 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
     parsed = parse_command(command)
     out = Analysis([], list(parsed.redirects), list(parsed.problems))
     commands = out.commands
+    stdin = None  # what shells reading standard input read (bash_stdin), found on first need
     for cmd in parsed.commands:
         words = cmd.words
         if words and cmd.kind == "command":
@@ -177,7 +182,9 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
                     commands.append(CommandInfo((words, *extras), words, check_read_only(words), None, None,
                                                 None, nested or cmd.nested, 0))
                     continue
-        info, scripts, reads, remote = _classify(cmd, nested)
+        if stdin is None:
+            stdin = StdinSources(command)
+        info, scripts, reads, remote = _classify(cmd, nested, stdin)
         commands.append(info)
         out.redirects.extend([Redirect(word, False) for word in reads])  # xargs -a FILE reads FILE
         for script in scripts:
@@ -260,9 +267,11 @@ def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | Non
     return extras
 
 
-def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str], list[Word], list[str]]:
+def _classify(cmd: SimpleCommand, nested: bool, stdin: StdinSources | None = None
+              ) -> tuple[CommandInfo, list[str], list[Word], list[str]]:
     """The command's classification, the shell code it runs, the files its wrappers read and the
-    shell code it runs on another machine."""
+    shell code it runs on another machine (``stdin``: what the line's shells reading standard
+    input read)."""
     nested = nested or cmd.nested
     remote: list[str] = []
     env_reason = _prefix_reason(cmd) if cmd.assignments else None
@@ -279,6 +288,7 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         why = "a test with arithmetic or -v (can run code)"
         return CommandInfo((_UNKNOWN_FORM,), cmd.words, _NOT_READ_ONLY, why, nested=nested), [], [], remote
     unwrapped = unwrap(cmd.words)
+    stdin_files = _stdin_read(unwrapped, cmd, stdin)
     env_given = ((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env)  # env NAME=VALUE cmd
     given_reason = _env_reason(env_given) if unwrapped.env else None
     reason = env_reason or unwrapped.ask_reason or given_reason
@@ -295,8 +305,10 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
         reason = reason or evaluated or setting
         evaluated = None if inner[0].literal in _MEANING_CHANGERS else evaluated  # (not code: _line_change_checks)
     forms = list(unwrapped.forms)
+    code_unknown = unwrapped.unknown_code  # shell code not read: bash -c "$X", curl … | sh, eval "$X"
     if keyworded:  # what follows the keyword is a command (deny rules see `rm x`), and the rest unread
         commands, unread = _after_keywords(keyworded)
+        code_unknown = code_unknown or unread
         forms.extend(commands)
         if unread:  # `time for …`, `coproc N [[ … ]]`: words not read as a command
             forms.append(_UNKNOWN_FORM)
@@ -319,6 +331,8 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
                 remote.append(extra[1].literal or "")
                 continue
             peeled = unwrap(extra)
+            if peeled.stdin_shell and extra[1:] == form[1:] and "/" in form[0].text:  # echo CODE | /bin/sh
+                stdin_files += _stdin_read(peeled, cmd, stdin)
             if peeled.ask_reason and extra[0] is not SHELL_CODE:  # uv run sudo x: asks like sudo x
                 reason = reason or peeled.ask_reason
             forms.extend(peeled.forms)
@@ -327,6 +341,7 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
                 reason = reason or peeled_env
             if peeled.unknown_code or peeled_env:  # find -exec sh -c "$X" ;: as bash -c "$X" on its own
                 forms.append(_UNKNOWN_FORM)
+                code_unknown = code_unknown or peeled.unknown_code
             scripts.extend(peeled.scripts)
             reads.extend(peeled.reads)
             if depth < _MAX_EXTRA_DEPTH:
@@ -342,10 +357,27 @@ def _classify(cmd: SimpleCommand, nested: bool) -> tuple[CommandInfo, list[str],
     info = _cd_info(cmd, nested, tuple(forms), inner, read_only, reason, program, index)
     if scripts and program in SHELLS and not (unwrapped.unknown_code or env_reason or given_reason):
         info.inline_code = True
+    if stdin_files:  # sh < FILE, cat FILE | sh: as sh FILE (script_files)
+        info.stdin_scripts = stdin_files
+    info.unknown_code = code_unknown
     if cmd.assignments or unwrapped.env:
         info.assigned = (*((name, _assigned_value(word)) for name, word in cmd.assignments),
                          *((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env))
     return info, scripts, reads, remote
+
+
+def _stdin_read(unwrapped: Unwrapped, cmd: SimpleCommand, stdin: StdinSources | None) -> tuple[Word, ...]:
+    """A shell reading its commands from standard input (``sh <<'EOF' … EOF``, ``echo CODE |
+    sh``, ``sh < FILE``): when bash_stdin knows what it reads, the code becomes ``unwrapped``'s, as
+    ``sh -c CODE``'s is, and the files are returned (run as ``sh FILE`` runs its file)."""
+    if not unwrapped.stdin_shell or unwrapped.appends_args or stdin is None:  # (xargs sh: words, no input)
+        return ()
+    inputs = stdin.of(cmd.words)
+    if inputs is None:
+        return ()
+    unwrapped.unknown_code = False
+    unwrapped.scripts.extend(code for code in inputs if isinstance(code, str))
+    return tuple(word for word in inputs if isinstance(word, Word))
 
 
 def _cd_info(

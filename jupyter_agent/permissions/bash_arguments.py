@@ -21,6 +21,7 @@ from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
 from .bash_runners import SEDS
 from .bash_sed import sed_script
+from .bash_stdin import StdinSources
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import RUN_TIME_NAMES, Word, has_run_time_name, make_word, only_listed_files
 from .bash_wrappers import MAKES, NOTEBOOK_RUNNERS, PACKAGE_MANAGERS, STDIN_WORDS, TOOLCHAINS
@@ -140,6 +141,8 @@ def protected_arguments(
         codes = [code for form in interpreters for code in inline_code(form)]
         if "<<" in line:  # python - <<'EOF' …: the line holds the code (its other strings add checks)
             codes.append(line)
+        elif "|" in line and info.forms[0]:  # echo "open('.env')" | python: the fixed text it reads
+            codes.extend(text for text in StdinSources(line).of(info.forms[0]) or () if isinstance(text, str))
         literals = code_literals(codes)
         for cwd in cwds:
             why = code_strings_reason(literals, cwd, guarded, v, edit) if literals else None

@@ -214,6 +214,8 @@ class _Walker:
                 word_end = child.end_byte
             if kind == "word":
                 words.append(read(child))
+            elif kind == "number" and _descriptor(child):
+                continue  # `sh 0< f`: tree-sitter reads the 0 of `0<` as a word
             elif kind == "command_name":
                 words.extend([read(c) for c in child.named_children])
             elif kind == "variable_assignment":
@@ -354,6 +356,17 @@ class _Walker:
 
 
 _WORD_TOKENS = frozenset({"$", "==", "=~"})
+
+
+def _descriptor(number: Node) -> bool:
+    """A number right before a redirection (``sh 0< f``, ``cat 0<<< x``): its descriptor, which
+    tree-sitter reads as a word of the command (bash: a word only when a blank follows it)."""
+    node: Node | None = number
+    after = None
+    while node is not None and after is None:  # `sh 0< f`, `a | sh 0< f`: the statement's redirection
+        after = node.next_sibling
+        node = node.parent
+    return after is not None and after.start_byte == number.end_byte and after.type in _REDIRECTS
 
 
 def _field_of(parent: Node, child: Node) -> str | None:

@@ -81,6 +81,10 @@ def path_checks(
             _unspelled_checks(program, inner, analysis, cwds, scope, v)
             if v.deny:
                 return
+        if info.unknown_code and (recursive or scope.edit_deny):  # curl … | sh, eval "$X" under Read(./.env)
+            rule = (scope.read_deny or scope.edit_deny)[0][0]
+            v.sticky.append(f"{info.text or 'the command'} runs shell code only known at run time, where the rule "
+                            f"{rule} may apply")
         read_only = info.read_only
         if not read_only.read_only:
             _hidden_effect_checks(info, scope, recursive, v)  # pre-commit install, gh auth token, sqlite3 ".shell"

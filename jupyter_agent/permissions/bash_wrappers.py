@@ -133,6 +133,7 @@ WRAPPERS: dict[str, _Wrapper] = {
 }
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "hush", "rbash", "yash", "posh",
                     "bosh", "lksh", "oksh", "loksh", "pdksh", "ksh93", "csh", "tcsh"})
+_NOT_POSIX = frozenset({"fish", "csh", "tcsh"})  # (what they read on standard input is not read as bash)
 # shells of other languages: code on their command line or standard input is not read here
 OTHER_SHELLS = frozenset({"pwsh", "powershell", "nu", "elvish", "xonsh", "ion", "osh", "ysh", "murex", "rc", "es"})
 EVAL_LIKE = frozenset({"eval", "trap"})
@@ -234,6 +235,9 @@ class Unwrapped:
     # it runs shell code not read here (`bash -c "$X"`, `eval "$X"`, `echo … | bash`): deny and
     # ask rules may match it (bash_analysis adds a form of an unknown program)
     unknown_code: bool = False
+    # a POSIX shell reading its code from standard input, unknown_code for that alone: bash_stdin
+    # may find what it reads (`sh <<'EOF'`, `echo CODE | sh`, `sh < FILE`)
+    stdin_shell: bool = False
 
     @property
     def innermost(self) -> tuple[Word, ...]:
@@ -824,6 +828,7 @@ def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
         _shell_string(words[0].text, tuple(args[i:i + 1]), out)
     elif has_s or i >= len(args) or args[i].literal == "-":
         out.ask_reason = f"{words[0].text} runs the commands it reads from standard input"
+        out.stdin_shell = not out.unknown_code and words[0].text.rsplit("/", 1)[-1] not in _NOT_POSIX
         out.unknown_code = True
 
 

@@ -103,6 +103,9 @@ def scripts_run(info: CommandInfo, cwds: list[str]) -> list[Script]:
             operand = _shell_operand(form)
             if operand is not None:  # else bash -c CODE, bash reading stdin: bash_wrappers reads those
                 found.extend(located(operand, cwds, search_path=True))
+            else:  # sh < FILE, cat FILE | sh (bash_stdin)
+                for word in info.stdin_scripts:
+                    found.extend(located(word, cwds, search_path=False))
         elif program in SOURCE:
             args = form[2:] if len(form) > 1 and form[1].literal == "--" else form[1:]
             if args:
