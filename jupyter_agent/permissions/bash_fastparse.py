@@ -167,7 +167,7 @@ def fast_parse(root: Node, source: str, printable: bool, general: type) -> Parse
                 text = text[1:-1]
             elif kind not in _NUMBER or not plain_line and ("$" in text or "`" in text):
                 break  # (10#$(cmd) is a number node: the general walker reads it)
-            elif source[covered:covered + 1] in ("<", ">"):
+            elif source[covered:covered + 1] in ("<", ">") and text.isdigit():
                 break  # `sh 0< f`: the descriptor of a redirection (the general walker drops it)
             word = _new(Word)
             _set_text(word, text)

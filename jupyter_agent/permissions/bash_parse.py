@@ -214,7 +214,7 @@ class _Walker:
                 word_end = child.end_byte
             if kind == "word":
                 words.append(read(child))
-            elif kind == "number" and _descriptor(child):
+            elif kind == "number" and _descriptor(child, self.text(child)):
                 continue  # `sh 0< f`: tree-sitter reads the 0 of `0<` as a word
             elif kind == "command_name":
                 words.extend([read(c) for c in child.named_children])
@@ -358,9 +358,11 @@ class _Walker:
 _WORD_TOKENS = frozenset({"$", "==", "=~"})
 
 
-def _descriptor(number: Node) -> bool:
+def _descriptor(number: Node, text: str) -> bool:
     """A number right before a redirection (``sh 0< f``, ``cat 0<<< x``): its descriptor, which
     tree-sitter reads as a word of the command (bash: a word only when a blank follows it)."""
+    if not (text.isascii() and text.isdigit()):
+        return False  # `echo 0x1> f`, `echo -0< f`: a word (bash takes digits only)
     node: Node | None = number
     after = None
     while node is not None and after is None:  # `sh 0< f`, `a | sh 0< f`: the statement's redirection

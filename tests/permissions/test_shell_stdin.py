@@ -121,11 +121,16 @@ async def test_unread_shell_code_runs_in_bypass_mode_without_such_rules(tmp_path
     assert verdict_name(await decide_bash(ctx, command)) == "allow"
 
 
-def test_the_descriptor_of_a_redirection_is_not_a_word():
+def test_the_descriptor_of_a_redirection_is_not_a_word(tmp_path):
     assert [w.text for w in parse_command("sh 0< cmds.txt").commands[0].words] == ["sh"]
     assert [w.text for w in parse_command("a | sh 0<f").commands[1].words] == ["sh"]
     assert [w.text for w in parse_command("sh 0 < f").commands[0].words] == ["sh", "0"]
     assert [w.text for w in parse_command("echo 0").commands[0].words] == ["echo", "0"]
+    for line, words in (("echo 0x1> f", ["echo", "0x1"]), ("echo -0< f", ["echo", "-0"])):  # not a descriptor
+        assert [w.text for w in parse_command(line).commands[0].words] == words
+        (tmp_path / "f").write_text("")
+        real = subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+        assert words[1] in real.stdout + (tmp_path / "f").read_text(), line  # echo printed the word
     parsed = parse_command("cat 0< .env")
     assert [w.text for w in parsed.commands[0].words] == ["cat"]
     assert [(r.target.text, r.write) for r in parsed.redirects] == [(".env", False)]
