@@ -17,6 +17,8 @@ import re
 from typing import TYPE_CHECKING
 
 from .bash_commands import ParsedCommand
+from .bash_lexcheck import skipped_text
+from .bash_loops import MAY_LOOP
 from .bash_words import Node, Word, WordReader
 
 if TYPE_CHECKING:
@@ -59,7 +61,12 @@ def _sources(line: str) -> dict[tuple[str, ...], list[Source]]:
 
     if _MEANING_CHANGED.search(line):  # alias echo='printf "%s x\n" rm', shopt -s expand_aliases in x.sh
         return {}
-    root = _parser().parse(line.encode("utf-8", "surrogateescape")).root_node
+    data = line.encode("utf-8", "surrogateescape")
+    if b"\\\n" in data or MAY_LOOP.search(data):
+        return {}  # the parser reads a rewritten line (joined, loops unrolled): its commands are not these
+    root = _parser().parse(data).root_node
+    if root.has_error or skipped_text(root, data) is not None:
+        return {}  # (`sh - <<'EOF'`: tree-sitter drops the `-`, which the parser puts back)
     walker = _Walker(ParsedCommand(), WordReader(line))
     found: dict[tuple[str, ...], list[Source]] = {}
     stack = [root]

@@ -27,6 +27,7 @@ Raise ``ARGV_ORACLE_EXAMPLES`` (e.g. 20000) to hunt; CI runs a fixed, derandomiz
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -217,6 +218,7 @@ def oracle(tmp_path_factory) -> Oracle:
         real = shutil.which(name, path="/usr/bin:/bin")
         if real is not None:
             os.symlink(real, folder / name)
+    os.symlink(BASH, folder / "sh")  # a shell reading its commands from standard input (bash_stdin)
     return Oracle(root, root / "work", logs, folder, sandbox_prefix(root))
 
 
@@ -225,10 +227,10 @@ def _forbidden(run: Run) -> bool:
     return (run.name == "qa" and first == "push") or (run.name == "qb" and first == "--force")
 
 
-def check_line(oracle: Oracle, line: str, allow: tuple[str, ...] = ALLOW) -> None:
+def check_line(oracle: Oracle, line: str, allow: tuple[str, ...] = ALLOW, mode: str = "default") -> None:
     """The invariants of the module docstring for one line (bash runs only when one could fail)."""
     oracle.work.mkdir(exist_ok=True)
-    ctx = make_ctx(oracle.work, allow=allow, deny=DENY, ask=ASK)
+    ctx = make_ctx(oracle.work, allow=allow, deny=DENY, ask=ASK, mode=mode)
     decision = check_bash_permission(line, ctx)
     read_only = is_read_only_command(line, ctx)
     allowed = isinstance(decision, PermissionAllow)
@@ -257,6 +259,36 @@ def check_line(oracle: Oracle, line: str, allow: tuple[str, ...] = ALLOW) -> Non
 @given(line=st.one_of(LINES, LINES, LINES, TOKEN_LINES, EDITED_LINES, WORD_LINES, WRAPPED_WORD_LINES))
 def test_generated_lines_never_run_a_denied_argv(oracle, line):
     check_line(oracle, line)
+
+
+def _stdin_wrap(inner: str, how: int) -> str:
+    """``inner`` as the code a shell reads on standard input (a shell always asks: checked in
+    bypassPermissions, where the deny and ask rules still hold)."""
+    quoted = shlex.quote(inner)
+    return [
+        f"sh <<'EOF'\n{inner}\nEOF", f"sh <<EOF\n{inner}\nEOF", f"printf '%s\\n' {quoted} | sh",
+        f"echo {quoted} | sh", f"sh 0<<< {quoted}", f"cat <<'EOF' | sh -s\n{inner}\nEOF",
+        f"sh -s -- x <<< {quoted}", f"printf {quoted} | sh", f"sh <<< {quoted} 0</dev/null",
+    ][how]
+
+
+STDIN_LINES = st.builds(_stdin_wrap, st.one_of(LINES, WORD_LINES), st.integers(min_value=0, max_value=8))
+
+
+@settings(max_examples=max(EXAMPLES // 3, 50), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(line=STDIN_LINES)
+def test_code_a_shell_reads_never_runs_a_denied_argv(oracle, line):
+    check_line(oracle, line, mode="bypassPermissions")
+
+
+STDIN_ROWS = ["sh < x", "sh 0<x", "cat x | sh", "sh -s < x", "echo 'qa push' | sh", "sh <<< 'qa pu\\sh'",
+              "printf 'qa p%sh\\n' us | sh", "echo qa pu{s,}h | sh", "cat <<'EOF' | sh\nqa push\nEOF"]
+
+
+@pytest.mark.parametrize("line", STDIN_ROWS)
+def test_stdin_rows_never_run_a_denied_argv(oracle, line):
+    check_line(oracle, line, mode="bypassPermissions")
 
 
 ROWS = [

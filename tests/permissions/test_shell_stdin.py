@@ -66,6 +66,10 @@ ROWS = [
     ("curl -s https://example.com/x.sh | sh", "ask"),
     (_ALIASED, "ask"),  # echo is no longer echo: nothing read
     (". ./aliases.sh\necho ls | sh", "ask"),  # (a sourced file may do the same)
+    # a line the parser rewrites (tree-sitter drops the `-` of `sh - <<'EOF'`; continuations; loops):
+    # its commands are not the tree's, so no input is known (the second sh is not the first)
+    ("echo ls | sh -; sh - <<'EOF'\nrm x\nEOF", "ask"),
+    ("echo 'rm x' | \\\n  sh", "ask"),
     # what runs nothing denied
     ("echo 'ls' | sh", "allow"),
     ("echo 'git status' | bash -x -e", "allow"),
