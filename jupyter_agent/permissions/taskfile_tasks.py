@@ -69,6 +69,7 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
     given: str | None = None
     folder: str | None = None
     names: list[str] = []
+    line_vars: dict[str, str] = {}
     i = 0
     while i < len(args):
         text = args[i].literal
@@ -93,6 +94,8 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
             continue
         if not re.match(r"^[A-Za-z_][\w]*=", text):  # NAME=VALUE sets a variable
             names.append(text)
+        else:
+            line_vars[option] = value
         i += 1
     if cwd_unknown:
         raise NotKnown("task runs in a folder only known at run time")
@@ -102,7 +105,8 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         return not_there(base, NAMES) if given is None else []
     home = os.path.dirname(path) if folder is None else base
     taskfile = _load(path)
-    code = _Runner(taskfile, home, passed_on(rest) if rest else "", os.path.dirname(path)).code(names or ["default"])
+    code = _Runner(taskfile, home, passed_on(rest) if rest else "", os.path.dirname(path),
+                   line_vars=line_vars).code(names or ["default"])
     return [Script(f"the Taskfile {path}", path, code="\n".join(lines), cwd=where) for where, lines in code.items()]
 
 
@@ -136,7 +140,8 @@ class _Runner:
     """Collects what running some tasks runs, per folder."""
 
     def __init__(self, taskfile: dict[str, Any], home: str, cli_args: str, file_dir: str,
-                 out: dict[str, list[str]] | None = None, depth: int = 0) -> None:
+                 out: dict[str, list[str]] | None = None, depth: int = 0, line_vars: dict[str, str] | None = None
+                 ) -> None:
         self.taskfile, self.home, self.cli_args = taskfile, home, cli_args
         self.file_dir, self.depth = file_dir, depth  # the Taskfile's own folder (its includes are from there)
         tasks = taskfile.get("tasks", {}) or {}
@@ -148,6 +153,7 @@ class _Runner:
         self.out: dict[str, list[str]] = {} if out is None else out
         self.seen: set[str] = set()
         self.included: dict[str, _Runner | None] = {}
+        self.globals = _global_variables(taskfile, line_vars or {}) if depth == 0 else {}
 
     def code(self, names: list[str]) -> dict[str, list[str]]:
         self._variables(self.taskfile, self.home)  # the file's own: evaluated for any task
@@ -205,7 +211,9 @@ class _Runner:
                 raise NotKnown(f"the task {name} runs in a folder only known at run time")
             where = os.path.normpath(os.path.join(self.home, os.path.expanduser(folder)))
         self._variables(task, where)
-        fixed = _fixed_variables(task)
+        own = task.get("vars")
+        fixed = {name: value for name, value in self.globals.items() if not isinstance(own, dict) or name not in own}
+        fixed.update(_fixed_variables(task))
         for dep in task.get("deps") or []:
             self._call(dep, where)
         for key in ("preconditions", "status"):
@@ -292,6 +300,30 @@ def _fixed_variables(task: dict[str, Any]) -> dict[str, str]:
         return {}
     return {str(name): value for name, value in values.items()
             if isinstance(value, str) and "{{" not in value and "\x00" not in value}
+
+
+def _global_variables(taskfile: dict[str, Any], line_vars: dict[str, str]) -> dict[str, str]:
+    """The values of the file's ``vars:`` and the line's ``NAME=VALUE`` that every task of this
+    Taskfile sees unless it sets the name itself (the line's win over the file's, as a real task 3
+    showed): plain strings only, none with includes (their variables come between), and no name a
+    task passes to another (``- task: x`` with ``vars:``: the caller's value wins there)."""
+    if taskfile.get("includes"):
+        return {}
+    values = {**_fixed_variables(taskfile), **line_vars}
+    file_vars = taskfile.get("vars")
+    if isinstance(file_vars, dict):  # a templated or sh: value of the file is not known: the line's alone is
+        values = {name: value for name, value in values.items() if name in line_vars or name not in file_vars
+                  or isinstance(file_vars[name], str) and "{{" not in file_vars[name]}
+    for task in (taskfile.get("tasks") or {}).values():
+        calls = [*(task.get("deps") or []), *(task.get("cmds") or [])] if isinstance(task, dict) else []
+        for call in calls:
+            passed = call.get("vars") if isinstance(call, dict) and "task" in call else None
+            if passed:
+                if not isinstance(passed, dict):
+                    return {}
+                for name in passed:
+                    values.pop(str(name), None)
+    return values
 
 
 _scripts_of = per_form("task's Taskfile", _of_form)

@@ -257,8 +257,8 @@ tasks:
                     reason="go-task is not installed")
 def test_a_tasks_own_string_is_put_in_as_task_puts_it(tmp_path):
     """A task's own string variable wins over ``D=x`` on the line, a caller's and the file's (a real
-    task 3): its ``{{.D}}`` is that text; a templated value and the file's variable (which the line
-    may set) stay words only known at run time."""
+    task 3): its ``{{.D}}`` is that text; the file's string is its text unless the line sets it
+    (then the line's); a templated value stays a word only known at run time."""
     from jupyter_agent.permissions.taskfile_tasks import _Runner
 
     (tmp_path / "Taskfile.yml").write_text(FIXED)
@@ -267,9 +267,14 @@ def test_a_tasks_own_string_is_put_in_as_task_puts_it(tmp_path):
                              timeout=120, check=True).stdout.split("\n")
     assert printed[:2] == ["cp hook.sh .git/hooks/pre-commit .git/hooks/pre-commit", ".git/hooks/pre-commit line-x line"]
     taskfile = yaml.safe_load(FIXED)
+    code = _Runner(taskfile, str(tmp_path), "", str(tmp_path), line_vars={"D": "line", "G": "line"}).code(["hook"])
+    assert code[str(tmp_path)] == ["echo cp hook.sh .git/hooks/pre-commit .git/hooks/pre-commit",
+                                   """echo '.git/hooks/pre-commit' "${TASK_VALUE}" line"""], code
+    printed = subprocess.run([task, "hook"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                             check=True).stdout.split("\n")
+    assert printed[1] == ".git/hooks/pre-commit global-x global"
     code = _Runner(taskfile, str(tmp_path), "", str(tmp_path)).code(["hook"])[str(tmp_path)]
-    assert code == ["echo cp hook.sh .git/hooks/pre-commit .git/hooks/pre-commit",
-                    """echo '.git/hooks/pre-commit' "${TASK_VALUE}" "${TASK_VALUE}\""""], code
+    assert code[1] == """echo '.git/hooks/pre-commit' "${TASK_VALUE}" global""", code
 
 
 async def test_a_tasks_own_path_meets_the_checks(world):
@@ -282,3 +287,67 @@ async def test_a_tasks_own_path_meets_the_checks(world):
     verdict = await decide_bash(ctx, "task hook")
     assert verdict_name(verdict) == "ask" and ".git/hooks/pre-commit" in verdict.message, verdict
     assert verdict_name(await decide_bash(ctx, "task clean")) == "deny"
+
+
+GLOBALS = """\
+version: '3'
+vars:
+  OUT: build
+  DYN:
+    sh: printf dyn
+  TPL: '{{.OUT}}/x'
+  PASSED: file
+tasks:
+  a:
+    cmds:
+      - echo a {{.OUT}} {{.PASSED}} {{.DYN}} {{.TPL}}
+  b:
+    vars:
+      OUT:
+        sh: printf mine
+    cmds:
+      - echo b {{.OUT}}
+  c:
+    cmds:
+      - task: a
+        vars: {PASSED: caller}
+"""
+
+
+@pytest.mark.skipif(shutil.which("task", path=os.path.dirname(sys.executable)) is None,
+                    reason="go-task is not installed")
+@pytest.mark.parametrize(("line", "known"), [("task a", 2), ("task a OUT=dist", 2), ("task b", 1), ("task b OUT=dist", 1),
+                                             ("task c", 2), ("task c OUT=x", 2)])
+def test_the_files_strings_are_put_in_as_task_puts_them(tmp_path, line, known):
+    """The file's string variables are their text (the line's ``NAME=VALUE`` wins over them); a
+    task's own variable, a caller's (``- task: a`` with ``vars:``), ``sh:`` and templated values
+    stay words only known at run time: each fixed word predicted is the word a real task 3 printed."""
+    (tmp_path / "Taskfile.yml").write_text(GLOBALS)
+    task = shutil.which("task", path=os.path.dirname(sys.executable))
+    done = subprocess.run([task, "--silent", *line.split()[1:]], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, check=True)
+    printed = [row.split() for row in done.stdout.splitlines()]
+    scripts = _scripts_of(analyze(line).commands[0].innermost, str(tmp_path), False)
+    predicted = [row.split() for s in scripts for row in (s.code or "").splitlines() if row.startswith("echo ")]
+    assert len(predicted) == len(printed) and predicted, (predicted, printed)
+    fixed = 0
+    for guess, real in zip(predicted, printed, strict=True):
+        assert len(guess) - 1 == len(real), (guess, real)
+        for word, value in zip(guess[1:], real, strict=True):
+            assert word == value or word == '"${TASK_VALUE}"', (line, guess, real)
+            fixed += word == value
+    assert fixed == known  # (`a` and OUT's value; b sets OUT itself)
+
+
+async def test_the_files_path_meets_the_checks_and_an_ordinary_one_stays_quiet(world):
+    """``cp hook.sh {{.HOOKS}}/pre-commit`` with the file's ``HOOKS: .git/hooks`` asks (every mode);
+    ``cp a.py {{.OUT}}/`` with ``OUT: build`` asked too as a write to a word only known at run time."""
+    (world.project / "Taskfile.yml").write_text(
+        "version: '3'\nvars:\n  HOOKS: .git/hooks\n  OUT: build\ntasks:\n  hook:\n    cmds:\n"
+        "      - cp hook.sh {{.HOOKS}}/pre-commit\n  dist:\n    cmds:\n      - mkdir -p {{.OUT}}\n"
+        "      - cp a.py {{.OUT}}/\n")
+    ctx = make_ctx(world.project, mode="bypassPermissions")
+    verdict = await decide_bash(ctx, "task hook")
+    assert verdict_name(verdict) == "ask" and ".git/hooks/pre-commit" in verdict.message, verdict
+    assert verdict_name(await decide_bash(ctx, "task dist")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "task dist OUT=.git/hooks")) == "ask"
