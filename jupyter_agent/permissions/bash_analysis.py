@@ -21,7 +21,14 @@ from .bash_extra_forms import (
 from .bash_parse import NUMBERS_COMPARED, Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rules import form_text
-from .bash_runners import REMOTE_SHELL, SHELL_CODE, UNKNOWN_PROGRAM, may_run_something, runner_forms
+from .bash_runners import (
+    REMOTE_SHELL,
+    SHELL_CODE,
+    UNKNOWN_CODE,
+    UNKNOWN_PROGRAM,
+    may_run_something,
+    runner_forms,
+)
 from .bash_stdin import StdinSources
 from .bash_synonyms import SYNONYM_PROGRAMS, canonical_forms
 from .bash_words import Word
@@ -331,6 +338,7 @@ def _classify(cmd: SimpleCommand, nested: bool, stdin: StdinSources | None = Non
                 remote.append(extra[1].literal or "")
                 continue
             peeled = unwrap(extra)
+            code_unknown = code_unknown or extra[0] is UNKNOWN_CODE  # gdb -x cmds.gdb, pdflatex -shell-escape
             if peeled.stdin_shell and extra[1:] == form[1:] and "/" in form[0].text:  # echo CODE | /bin/sh
                 stdin_files += _stdin_read(peeled, cmd, stdin)
             if peeled.ask_reason and extra[0] is not SHELL_CODE:  # uv run sudo x: asks like sudo x

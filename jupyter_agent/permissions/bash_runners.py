@@ -35,6 +35,10 @@ from .git_words import git_global_options
 
 _MAX_STARTS = 8
 UNKNOWN_PROGRAM = Word("<a program chosen at run time>", static=False)
+# shell code only known at run time (a debugger's command file, TeX's \write18, sed's `e`, the lines
+# parallel reads): a deny or ask rule may match it, as an unknown program, and a Read or Edit deny
+# rule may apply to what it reads or writes (bash_analysis: CommandInfo.unknown_code)
+UNKNOWN_CODE = Word("<shell code only known at run time>", static=False)
 SHELL_CODE = Word("sh")  # the program of a form made for shell code a runner takes (`sh -c CODE`)
 # the program of a form made for shell code run on another machine (`ssh host 'rm x'`):
 # (REMOTE_SHELL, CODE), whose commands meet the deny and ask rules only (bash_analysis)
@@ -142,16 +146,16 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if program in AWKS:
         return _awk_forms(form)
     if program in TEX_ENGINES:  # pdflatex -shell-escape doc.tex: the document's \write18{…} runs
-        return [(UNKNOWN_PROGRAM,)] if _tex_escapes(form) else []
+        return [(UNKNOWN_CODE,)] if _tex_escapes(form) else []
     if program in SCHEDULERS:  # at now <<< 'rm x': what runs is not on the command line
-        return [] if any(w.literal in _SCHEDULER_QUERIES for w in form[1:]) else [(UNKNOWN_PROGRAM,)]
+        return [] if any(w.literal in _SCHEDULER_QUERIES for w in form[1:]) else [(UNKNOWN_CODE,)]
     if program in DEBUGGERS:
         return _debugger_forms(form)
     if program in _MILLER:  # mlr -n put 'end { system("rm x") }'
-        return [(UNKNOWN_PROGRAM,)] if _miller_effects(form) else []
+        return [(UNKNOWN_CODE,)] if _miller_effects(form) else []
     out: list[tuple[Word, ...]] = []
     if program == "pandoc" and _tex_escapes(form):  # --pdf-engine-opt=-shell-escape: the engine runs \write18
-        out.append((UNKNOWN_PROGRAM,))
+        out.append((UNKNOWN_CODE,))
     if program in ("aws", "az"):  # aws ssm send-command, az vm run-command: a machine's shell runs them
         lines = aws_ssm_commands(form) if program == "aws" else az_run_commands(form)
         out.extend(_remote(_code_form(line)) for line in lines)
@@ -179,7 +183,7 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
 
 def _code_form(line: str | None) -> tuple[Word, ...]:
     """Shell code as the ``sh -c`` form (None: code only known at run time)."""
-    return (SHELL_CODE, Word("-c"), Word(line)) if line is not None else (UNKNOWN_PROGRAM,)
+    return (SHELL_CODE, Word("-c"), Word(line)) if line is not None else (UNKNOWN_CODE,)
 
 
 def _remote(form: tuple[Word, ...]) -> tuple[Word, ...]:
@@ -334,7 +338,7 @@ def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[
     if runner.rest == "shell":  # git submodule foreach rm x: the words joined are shell code
         if not places and form[0].literal in _STDIN_COMMANDS and not _INFO_ONLY.intersection(
                 w.literal for w in form[1:]):  # echo 'rm x' | parallel: each line it reads is a command
-            scripts.append((UNKNOWN_PROGRAM,))
+            scripts.append((UNKNOWN_CODE,))
         for j in places:
             rest = form[j:]
             if rest[0].literal is not None and rest[0].literal.startswith(":::"):
@@ -344,7 +348,7 @@ def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[
             elif all(w.literal is not None for w in rest):
                 _script(" ".join(w.text for w in rest), scripts)
             else:
-                scripts.append((UNKNOWN_PROGRAM,))
+                scripts.append((UNKNOWN_CODE,))
         return scripts
     if runner.packages:  # npx npm@10 pkg set: npm's
         return [_unversioned(form[j:]) for j in places] + scripts
@@ -377,7 +381,7 @@ def _parallel_arguments(rest: tuple[Word, ...], scripts: list[tuple[Word, ...]])
         if text in (":::", ":::+"):
             continue
         if text is None or text.startswith("::::"):
-            scripts.append((UNKNOWN_PROGRAM,))
+            scripts.append((UNKNOWN_CODE,))
             return
         _script(word, scripts)
 
@@ -403,7 +407,7 @@ def _option(
         starts.add(j + 1)
         return
     if key in runner.typed:  # screen -X stuff 'rm x\n': typed into a shell
-        scripts.append((UNKNOWN_PROGRAM,))
+        scripts.append((UNKNOWN_CODE,))
     given: str | Word | None = value if eq else _word(form, j + 1)
     if key in runner.staged:  # yt-dlp --exec 'before_dl:rm x', --downloader 'm3u8:rm'
         given = _unstaged(given, key in runner.shell, scripts)
@@ -441,7 +445,7 @@ def _unstaged(value: str | Word | None, shell: bool, scripts: list[tuple[Word, .
     such prefix (``m3u8,dash:aria2c``, the protocols) is read besides the value."""
     text = value.literal if isinstance(value, Word) else value
     if shell and text is not None and _UNQUOTED_FIELD.search(text):
-        scripts.append((UNKNOWN_PROGRAM,))  # --exec 'echo %(title)s': the video's title becomes code
+        scripts.append((UNKNOWN_CODE,))  # --exec 'echo %(title)s': the video's title becomes code
     stage = _STAGE.match(text or "")
     if text is None or not stage:
         return value
@@ -491,18 +495,18 @@ def _script(code: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
     if isinstance(code, str):
         code = Word(code)
     if code is not None:
-        scripts.append((SHELL_CODE, Word("-c"), code) if code.literal is not None else (UNKNOWN_PROGRAM,))
+        scripts.append((SHELL_CODE, Word("-c"), code) if code.literal is not None else (UNKNOWN_CODE,))
 
 
 def _sed_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     """``sed '1e rm x'`` runs ``rm x``; ``s/a/b/e`` or a script not read runs what is known later."""
     commands = sed_commands(form[1:])
     if commands is None:
-        return [(UNKNOWN_PROGRAM,)]
+        return [(UNKNOWN_CODE,)]
     scripts: list[tuple[Word, ...]] = []
     for command in commands:
         if command is None:
-            scripts.append((UNKNOWN_PROGRAM,))
+            scripts.append((UNKNOWN_CODE,))
         else:
             _script(command, scripts)
     return _distinct(scripts)
@@ -513,11 +517,11 @@ def _awk_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     or a program not read here (``-f prog.awk``) runs what is known later."""
     program = awk_program(form[1:])
     if program is None:
-        return [(UNKNOWN_PROGRAM,)]
+        return [(UNKNOWN_CODE,)]
     scripts: list[tuple[Word, ...]] = []
     for command in program.runs:
         if command is None:
-            scripts.append((UNKNOWN_PROGRAM,))
+            scripts.append((UNKNOWN_CODE,))
         else:
             _script(command, scripts)
     return _distinct(scripts)
@@ -537,6 +541,9 @@ _DEBUGGER_COMMAND = frozenset({"-ex", "--ex", "-eval-command", "--eval-command",
 _DEBUGGER_SCRIPT = frozenset({"-x", "--x", "-command", "--command", "-ix", "-init-command", "--init-command",
                               "-eix", "-early-init-command", "--early-init-command", "-s", "--source", "-S",
                               "--source-before-file", "--source-on-crash"})
+_DEBUGGER_BATCH = frozenset({"-batch", "--batch", "-batch-silent", "--batch-silent"})
+_DEBUGGER_INFO = frozenset({"--version", "-version", "-v", "--help", "-help", "-h", "--configuration",
+                            "-configuration"})
 _DEBUGGER_VALUES = frozenset({"-p", "--pid", "-pid", "-c", "--core", "-core", "-d", "--directory", "-directory",
                               "-cd", "--cd", "-se", "-symbols", "--symbols", "-exec", "--exec", "-b", "-l", "-tty",
                               "--tty", "-D", "--data-directory", "-data-directory", "-a", "--arch", "-f", "--file",
@@ -547,8 +554,12 @@ def _debugger_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     """``gdb -batch -ex 'shell rm x'`` runs ``rm x``; ``gdb -ex run --args rm x`` runs the
     program it debugs.  Commands given as options are read: a shell escape (``shell``, ``!``,
     lldb's ``platform shell``) is shell code; one not known to run nothing else, or a command
-    file, runs what is not known here."""
+    file, runs what is not known here.  Without ``-batch`` (lldb's ``-b``) it then reads commands
+    from standard input (``echo 'shell rm x' | gdb -q`` runs ``rm x``): shell code only known here
+    at run time."""
     scripts: list[tuple[Word, ...]] = []
+    lldb = form[0].literal == "lldb"
+    batch = False
     i = 1
     while i < len(form):
         text = form[i].literal
@@ -557,6 +568,12 @@ def _debugger_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
             i += 1
             continue
         key, eq, value = text.partition("=")
+        if text in _DEBUGGER_BATCH or lldb and text == "-b":
+            batch = True
+            i += 1
+            continue
+        if text in _DEBUGGER_INFO:
+            return []
         if text in ("--args", "--"):
             scripts.append(form[i + 1:])  # the program and its arguments: run by `run`
             break
@@ -564,7 +581,7 @@ def _debugger_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
             _debugger_command(value if eq else _word(form, i + 1), scripts)
             i += 1 if eq else 2
         elif key in _DEBUGGER_SCRIPT:
-            scripts.append((UNKNOWN_PROGRAM,))
+            scripts.append((UNKNOWN_CODE,))
             i += 1 if eq else 2
         elif key in _DEBUGGER_VALUES:
             i += 1 if eq else 2
@@ -573,6 +590,8 @@ def _debugger_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         else:  # the program to debug (then a core file or pid)
             scripts.append((form[i],))
             i += 1
+    if not batch:  # then the commands standard input holds
+        scripts.append((UNKNOWN_CODE,))
     return _distinct(scripts)
 
 
@@ -589,7 +608,7 @@ def _debugger_command(command: str | Word | None, scripts: list[tuple[Word, ...]
     elif words[0] == "platform" and len(words) > 1 and words[1] == "shell":
         _script(words[2] if len(words) > 2 else "", scripts)
     elif words[0] not in _DEBUGGER_HARMLESS:  # python, pipe, source, define, target …
-        scripts.append((UNKNOWN_PROGRAM,))
+        scripts.append((UNKNOWN_CODE,))
 
 
 # modules whose program has another name (python -m taskipy k is `task k`, taskipy's)

@@ -199,3 +199,41 @@ def test_real_python_runs_the_code_piped_into_it(tmp_path):
     done = subprocess.run("echo \"print(open('.env').read())\" | python3", shell=True, cwd=tmp_path,
                           capture_output=True, text=True, timeout=30)
     assert "SECRET=1" in done.stdout
+
+
+RUN_TIME_CODE = [  # (command, verdict under Bash(rm:*) denied, under Read(./.env) denied), bypassPermissions
+    ("echo 'shell rm x' | gdb -q", "ask", "ask"),  # gdb reads commands from standard input
+    ("gdb -q < cmds.gdb", "ask", "ask"),
+    ("gdb -q ./a.out", "ask", "ask"),
+    ("gdb -batch -x cmds.gdb", "ask", "ask"),  # a command file: not read
+    ("pdflatex -shell-escape doc.tex", "ask", "ask"),  # \write18{…}
+    ("echo 'rm x' | at now", "ask", "ask"),
+    ("gdb -batch -ex 'shell rm x'", "deny", "allow"),  # read: it runs rm x
+    ("gdb -batch -ex 'shell cat .env'", "allow", "deny"),
+    ("gdb -batch -ex bt ./a.out", "allow", "allow"),
+    ("gdb --batch -ex run --args ./a.out x", "allow", "allow"),
+    ("lldb -b -o run ./a.out", "allow", "allow"),  # lldb's -b is its batch mode
+    ("gdb --version", "allow", "allow"),
+    ("pdflatex doc.tex", "allow", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "under_rm", "under_env"), RUN_TIME_CODE)
+async def test_shell_code_runners_take_only_known_at_run_time(tmp_path, command, under_rm, under_env):
+    """``echo 'shell rm x' | gdb -q`` ran ``rm x`` under ``Bash(rm:*)`` in bypassPermissions (gdb
+    reads commands from standard input unless ``-batch``); a debugger's command file, TeX's shell
+    escape and at's input asked under a Bash deny rule but ran under a Read deny rule alone."""
+    (tmp_path / "cmds.gdb").write_text("shell rm x\n")
+    for deny, expected in ((("Bash(rm:*)",), under_rm), (("Read(./.env)",), under_env)):
+        ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=deny, mode="bypassPermissions")
+        assert verdict_name(await decide_bash(ctx, command)) == expected, (command, deny)
+
+
+@pytest.mark.skipif(shutil.which("gdb") is None, reason="needs gdb")
+def test_real_gdb_runs_the_shell_commands_it_reads(tmp_path):
+    (tmp_path / "x").write_text("")
+    (tmp_path / "y").write_text("")
+    subprocess.run("echo 'shell rm x' | gdb -q -nx", shell=True, cwd=tmp_path, capture_output=True, timeout=60)
+    subprocess.run("echo 'shell rm y' | gdb -batch -nx", shell=True, cwd=tmp_path, capture_output=True, timeout=60)
+    assert not (tmp_path / "x").exists()
+    assert (tmp_path / "y").exists()  # -batch: standard input is not read
