@@ -164,7 +164,7 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         local = _is_local(host)
         scripts = _commands(form, 1, _SSH_LIKE[program or ""]) or _remote_command(form)
         # no command: the login shell runs what it reads from standard input (a pipe, a file, a heredoc)
-        for script in scripts or [(UNKNOWN_PROGRAM,)]:
+        for script in scripts or [(UNKNOWN_CODE,)]:
             if not local:
                 out.append(_remote(script))
                 continue

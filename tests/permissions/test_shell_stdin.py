@@ -208,6 +208,8 @@ RUN_TIME_CODE = [  # (command, verdict under Bash(rm:*) denied, under Read(./.en
     ("gdb -batch -x cmds.gdb", "ask", "ask"),  # a command file: not read
     ("pdflatex -shell-escape doc.tex", "ask", "ask"),  # \write18{…}
     ("echo 'rm x' | at now", "ask", "ask"),
+    ("ssh localhost < cmds.gdb", "ask", "ask"),  # this machine's login shell reads it
+    ("ssh build-server < cmds.gdb", "ask", "allow"),  # another machine's files are its own
     ("gdb -batch -ex 'shell rm x'", "deny", "allow"),  # read: it runs rm x
     ("gdb -batch -ex 'shell cat .env'", "allow", "deny"),
     ("gdb -batch -ex bt ./a.out", "allow", "allow"),
