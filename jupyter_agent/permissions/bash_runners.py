@@ -34,6 +34,9 @@ from .cloud_commands import aws_ssm_commands, az_run_commands
 from .git_words import git_global_options
 
 _MAX_STARTS = 8
+# runners that start a shell when given no command (it runs what standard input holds)
+_SHELL_IF_BARE = frozenset({"fakeroot", "firejail", "fakechroot", "proot", "schroot"})
+_INFO = frozenset({"--help", "--version", "-h", "-v", "-V"})
 UNKNOWN_PROGRAM = Word("<a program chosen at run time>", static=False)
 # shell code only known at run time (a debugger's command file, TeX's \write18, sed's `e`, the lines
 # parallel reads): a deny or ask rule may match it, as an unknown program, and a Read or Edit deny
@@ -177,6 +180,8 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
             found = _commands(form, after, runner)
             if not found and program == "pdsh" and not any(w.literal in ("-V", "-h", "-L", "-q") for w in form):
                 found = [(UNKNOWN_PROGRAM,)]  # no command: pdsh runs the lines it reads from standard input
+            elif not found and program in _SHELL_IF_BARE and not any(w.literal in _INFO for w in form):
+                found = [(UNKNOWN_CODE,)]  # no command: fakeroot starts a shell that reads standard input
             out.extend([_remote(f) for f in found] if runner.remote else found)
     return _distinct(out)
 

@@ -345,6 +345,12 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             out.replaces = out.replaces or any(
                 (w.literal or "-I").startswith(_XARGS_REPLACE) for w in current[1:len(current) - len(rest)])
         if not rest:
+            if name in _BARE_SHELL and _starts_shell(name, current[1:]):  # echo 'rm x' | sudo -s
+                out.ask_reason = f"{name} starts a shell that runs what standard input holds"
+                out.unknown_code = True
+            return out
+        if name == "runuser" and not any((w.literal or "").startswith(("-u", "--user")) for w in current[1:]):
+            _su(current, out)  # runuser USER: su's command line
             return out
         out.forms.append(rest)
         current = rest
@@ -955,8 +961,65 @@ def _fc(words: tuple[Word, ...], out: Unwrapped) -> None:
 
 
 def _su(words: tuple[Word, ...], out: Unwrapped) -> None:
-    out.ask_reason = "su runs commands as another user"
-    args = [w.literal for w in words[1:]]
-    for i, value in enumerate(args):
-        if value in ("-c", "--command") and i + 1 < len(args) and args[i + 1] is not None:
-            out.scripts.append(args[i + 1] or "")
+    """``su [-c CODE] [-s SHELL] [USER [ARG …]]`` (runuser without ``-u`` too): the code, or else a
+    login shell that runs what standard input holds (``echo 'rm x' | su``); ``-s`` names the
+    program that runs as that shell."""
+    name = words[0].text
+    out.ask_reason = f"{name} runs commands as another user"
+    args = words[1:]
+    code = False
+    i = 0
+    while i < len(args):
+        value = args[i].literal
+        if value is None:
+            out.unknown_code = True
+            return
+        following = args[i + 1].literal if i + 1 < len(args) else ""
+        key, eq, given = value.partition("=")
+        if key in ("--command", "--session-command", "--shell") or value[:1] == "-" and value[1:2] != "-":
+            if key[:2] == "--":
+                letter, taken = ("s" if key == "--shell" else "c"), (given if eq else following)
+                i += 1 if eq else 2
+            else:  # a cluster: -lc CODE, -cCODE, -s SHELL
+                at = next((k for k, c in enumerate(value[1:], 1) if c in _SU_VALUES), None)
+                if at is None:
+                    i += 1
+                    continue
+                letter, taken = value[at], value[at + 1:] or following
+                i += 1 if value[at + 1:] else 2
+            if taken is None:
+                out.unknown_code = True
+                return
+            if letter == "c":
+                out.scripts.append(taken)
+                code = True
+            elif letter == "s":  # su -s /bin/rm root x: the "shell" is that program
+                out.forms.append((make_word(taken),))
+                out.unknown_code = True
+            continue
+        i += 1
+    if not code:
+        out.ask_reason = f"{name} starts a shell that runs what standard input holds"
+        out.unknown_code = True
+
+
+_SU_VALUES = frozenset("cgGsw")  # su's short options that take a value (c: the code, s: the shell)
+# with no command: sudo -s/-i, doas -s, pkexec, chroot DIR, unshare, nsenter, sg GROUP and setarch
+# start a shell that runs what standard input holds (the letters: the options that make sudo do so)
+_BARE_SHELL = {"sudo": frozenset("si"), "doas": frozenset("s"),
+               **{name: frozenset() for name in ("pkexec", "chroot", "unshare", "nsenter", "sg", "setarch", "linux32",
+                                                  "linux64", "i386", "x86_64", "uname26")}}
+_INFO_OPTIONS = frozenset({"--help", "--version", "-h", "-V"})
+
+
+def _starts_shell(name: str, options: tuple[Word, ...]) -> bool:
+    letters = _BARE_SHELL[name]
+    if any(word.literal in _INFO_OPTIONS for word in options):
+        return False
+    if not letters:
+        return True
+    for word in options:
+        text = word.literal or ""
+        if text in ("--shell", "--login") or text[:1] == "-" and text[1:2] != "-" and letters & set(text[1:]):
+            return True
+    return False

@@ -12,6 +12,7 @@ apply, as it did under a Bash deny rule.  And ``sh 0< cmds.txt``: tree-sitter re
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -239,3 +240,60 @@ def test_real_gdb_runs_the_shell_commands_it_reads(tmp_path):
     subprocess.run("echo 'shell rm y' | gdb -batch -nx", shell=True, cwd=tmp_path, capture_output=True, timeout=60)
     assert not (tmp_path / "x").exists()
     assert (tmp_path / "y").exists()  # -batch: standard input is not read
+
+
+USER_SHELLS = [
+    ("echo 'rm x' | su", "ask"), ("echo 'rm x' | su - me", "ask"), ("echo 'rm x' | runuser root", "ask"),
+    ("echo 'rm x' | sudo -s", "ask"), ("echo 'rm x' | sudo -u me -i", "ask"), ("echo 'rm x' | doas -s", "ask"),
+    ("echo 'rm x' | pkexec", "ask"), ('su -c "$X" me', "ask"),
+    ("su -lc 'rm x' me", "deny"), ("su -s /bin/rm root x", "deny"), ("su --shell=/bin/rm root", "deny"),
+    ("su -c ls me", "allow"), ("sudo -l", "allow"), ("sudo -u me ls", "allow"),
+    ("echo 'rm x' | runuser -u me", "allow"),  # -u with no command: runuser refuses
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), USER_SHELLS)
+async def test_a_login_shell_runs_what_standard_input_holds(tmp_path, command, expected):
+    """``echo 'rm x' | su`` (and ``sudo -s``, ``runuser root``, ``pkexec``) ran ``rm x`` under
+    ``Bash(rm:*)`` in bypassPermissions: with no command they start a shell reading standard input."""
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("su") is None,
+                    reason="needs root and su (no password asked)")
+@pytest.mark.parametrize("program", ["su", "runuser root"])
+def test_real_su_runs_what_standard_input_holds(tmp_path, program):
+    (tmp_path / "x").write_text("")
+    subprocess.run(f"echo 'rm {tmp_path / 'x'}' | {program}", shell=True, capture_output=True, timeout=60)
+    assert not (tmp_path / "x").exists()
+
+
+BARE_SHELLS = [
+    ("echo 'rm x' | chroot /", "ask"), ("echo 'rm x' | unshare -r", "ask"), ("echo 'rm x' | nsenter -t 1 -a", "ask"),
+    ("echo 'rm x' | sg docker", "ask"), ("echo 'rm x' | setarch x86_64", "ask"), ("echo 'rm x' | linux32", "ask"),
+    ("echo 'rm x' | fakeroot", "ask"), ("echo 'rm x' | firejail", "ask"),
+    ("unshare -r ls", "allow"), ("fakeroot make", "allow"), ("sg docker -c ls", "allow"), ("fakeroot --version", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), BARE_SHELLS)
+async def test_wrappers_given_no_command_start_a_shell(tmp_path, command, expected):
+    """``echo 'rm x' | fakeroot`` (``unshare``, ``sg GROUP``, ``chroot /``, ``setarch ARCH`` …) ran
+    ``rm x`` under ``Bash(rm:*)`` in bypassPermissions: with no command each starts a shell."""
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("program", "root"), [("fakeroot", False), ("setarch x86_64", False), ("unshare", True),
+                                               ("sg root", True)])
+def test_real_wrappers_given_no_command_run_what_standard_input_holds(tmp_path, program, root):
+    if shutil.which(program.split()[0]) is None:
+        pytest.skip(f"needs {program.split()[0]}")
+    if root and (not hasattr(os, "geteuid") or os.geteuid() != 0):
+        pytest.skip(f"{program} needs root here")
+    if subprocess.run(f"{program} true", shell=True, capture_output=True, timeout=60).returncode != 0:
+        pytest.skip(f"{program} cannot run a command here")  # (unshare: no namespaces in this container)
+    (tmp_path / "x").write_text("")
+    subprocess.run(f"echo 'rm {tmp_path / 'x'}' | {program}", shell=True, capture_output=True, timeout=60)
+    assert not (tmp_path / "x").exists()
