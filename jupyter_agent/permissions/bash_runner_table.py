@@ -375,6 +375,13 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
                           "--rsh-command", config="--checkpoint-action")),),  # --checkpoint-action=exec=CODE
     "rsync": (((), _r(rest="none", argv="-e --rsh", shell="--rsync-path")),),
     "zip": (((), _r(rest="none", shell="-TT --unzip-command")),),
+    "gpg": (((), _r(rest="none", shell="--photo-viewer")),),  # shown photo IDs open with that command line
+    "gpg2": (((), _r(rest="none", shell="--photo-viewer")),),
+    "split": (((), _r("-a --suffix-length -b --bytes -C --line-bytes -l --lines -n --number -t --separator "
+                      "--additional-suffix", rest="none", shell="--filter")),),  # split --filter='CMD' f
+    # latexmk's engine commands (%O, %S … are put in): -pdflatex='CMD %O %S'; -e CODE is Perl
+    "latexmk": (((), _r(rest="none", shell=" ".join(f"-{engine} --{engine}" for engine in (
+        "latex", "pdflatex", "lualatex", "xelatex", "dvilualatex")), typed="-e -r")),),
     "sort": (((), _r("-o --output -S --buffer-size -T --temporary-directory -t --field-separator -k --key",
                      rest="none", shell="--compress-program")),),
     "wget": (((), _r("-O --output-document -o --output-file", rest="none", shell="--use-askpass")),),

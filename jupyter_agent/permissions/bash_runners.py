@@ -60,8 +60,12 @@ TEX_ENGINES = frozenset({"tex", "latex", "pdflatex", "xelatex", "lualatex", "pdf
                          "platex", "uplatex", "latexmk", "context", "lualatex-dev", "pdflatex-dev", "tectonic"})
 _SHELL_ESCAPES = frozenset({"-shell-escape", "--shell-escape", "-enable-write18", "--enable-write18", "shell-escape"})
 _MILLER_EFFECTS = re.compile(r"\b(?:system|exec)\s*\(|\b(?:tee|emit\w*|e?print\w*|e?dump)\s*(?:>|\|)")
+# text processors with a shell escape: dc's `!CMD`, m4's syscmd()/esyscmd(), groff's `.sy` (with -U)
+_DC = frozenset({"dc"})
+_M4 = frozenset({"m4", "gm4"})
+_ROFF = frozenset({"groff", "troff", "gtroff", "nroff"})
 RUNNER_PROGRAMS = (frozenset(RUNNERS) | PYTHONS | SEDS | AWKS | SCHEDULERS | DEBUGGERS
-                   | _MILLER | TEX_ENGINES)  # awk: system(), print | "cmd"
+                   | _MILLER | TEX_ENGINES | _DC | _M4 | _ROFF)  # awk: system(), print | "cmd"
 _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if all(p for p, _r in entries) else None
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
 
@@ -127,10 +131,14 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
         return any(w.literal is None or "system" in w.text or "|" in w.text or w.text[:1] in "-@" for w in words[1:])
     if program in SCHEDULERS or program in DEBUGGERS:
         return True
-    if program in TEX_ENGINES:
+    if program in TEX_ENGINES and program != "latexmk":
         return _tex_escapes(words)
     if program in _MILLER:
         return _miller_effects(words)
+    if program in _DC or program in _M4:
+        return True
+    if program in _ROFF:  # -U: unsafe mode (.sy runs a command)
+        return any(w.literal is None or (w.text[:1] == "-" and w.text[1:2] != "-" and "U" in w.text) for w in words)
     if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something (or ssh HOST CMD)
         return any(w.literal is None or w.text[:1] == "-" for w in words[1:]) or (
             program in _SSH_LIKE and _ssh_host(words) is not None)
@@ -148,7 +156,7 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         return _sed_forms(form)
     if program in AWKS:
         return _awk_forms(form)
-    if program in TEX_ENGINES:  # pdflatex -shell-escape doc.tex: the document's \write18{…} runs
+    if program in TEX_ENGINES and program != "latexmk":  # pdflatex -shell-escape doc.tex: \write18{…} runs
         return [(UNKNOWN_CODE,)] if _tex_escapes(form) else []
     if program in SCHEDULERS:  # at now <<< 'rm x': what runs is not on the command line
         return [] if any(w.literal in _SCHEDULER_QUERIES for w in form[1:]) else [(UNKNOWN_CODE,)]
@@ -156,8 +164,14 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
         return _debugger_forms(form)
     if program in _MILLER:  # mlr -n put 'end { system("rm x") }'
         return [(UNKNOWN_CODE,)] if _miller_effects(form) else []
+    if program in _DC:
+        return _dc_forms(form)
+    if program in _M4:  # its input (a file or standard input) may call syscmd(CMD)
+        return [] if any(w.literal in _INFO for w in form[1:]) else [(UNKNOWN_CODE,)]
+    if program in _ROFF:  # groff -U: the document's .sy CMD runs
+        return [(UNKNOWN_CODE,)] if may_run_something(form) else []
     out: list[tuple[Word, ...]] = []
-    if program == "pandoc" and _tex_escapes(form):  # --pdf-engine-opt=-shell-escape: the engine runs \write18
+    if program in ("pandoc", "latexmk") and _tex_escapes(form):  # --pdf-engine-opt=-shell-escape: \write18 runs
         out.append((UNKNOWN_CODE,))
     if program in ("aws", "az"):  # aws ssm send-command, az vm run-command: a machine's shell runs them
         lines = aws_ssm_commands(form) if program == "aws" else az_run_commands(form)
@@ -501,6 +515,35 @@ def _script(code: str | Word | None, scripts: list[tuple[Word, ...]]) -> None:
         code = Word(code)
     if code is not None:
         scripts.append((SHELL_CODE, Word("-c"), code) if code.literal is not None else (UNKNOWN_CODE,))
+
+
+_DC_BANG = re.compile(r"!(?![<=>])([^\n]*)")
+
+
+def _dc_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """``dc -e '!rm x'`` runs ``rm x`` (``!<``, ``!=``, ``!>`` compare); an expression of a file
+    (``-f FILE``, an operand) or of standard input (no ``-e``) is code only known at run time."""
+    scripts: list[tuple[Word, ...]] = []
+    expressions = 0
+    i = 1
+    while i < len(form):
+        text = form[i].literal
+        if text is None:
+            return [(UNKNOWN_CODE,)]
+        if text in _INFO:
+            return []
+        if text in ("-e", "--expression") or text.startswith(("--expression=", "-e")):
+            code = (text.partition("=")[2] if text.startswith("--") else text[2:]) or _word(form, i + 1)
+            code_text = code.literal if isinstance(code, Word) else code
+            if code_text is None:
+                return [(UNKNOWN_CODE,)]
+            for match in _DC_BANG.finditer(code_text):
+                _script(match.group(1), scripts)
+            expressions += 1
+            i += 1 if text not in ("-e", "--expression") else 2
+            continue
+        return [(UNKNOWN_CODE,)]  # -f FILE, a file operand: its expressions are not read
+    return scripts if expressions else [(UNKNOWN_CODE,)]
 
 
 def _sed_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:

@@ -297,3 +297,36 @@ def test_real_wrappers_given_no_command_run_what_standard_input_holds(tmp_path, 
     (tmp_path / "x").write_text("")
     subprocess.run(f"echo 'rm {tmp_path / 'x'}' | {program}", shell=True, capture_output=True, timeout=60)
     assert not (tmp_path / "x").exists()
+
+
+TEXT_PROCESSORS = [  # (command, under Bash(rm:*), under Read(./.env)), bypassPermissions
+    ("dc -e '!rm x'", "deny", "allow"), ("dc --expression='!cat .env'", "allow", "deny"),
+    ("echo '!rm x' | dc", "ask", "ask"), ("dc prog.dc", "ask", "ask"),
+    ("dc -e '1 2 + p'", "allow", "allow"), ("dc -e '[1]s. 2 1 !<.'", "allow", "allow"),  # !< compares
+    ("echo 'syscmd(rm x)' | m4", "ask", "ask"), ("m4 macros.m4", "ask", "ask"), ("m4 --version", "allow", "allow"),
+    ("groff -U -ms a.ms", "ask", "ask"), ("groff -ms a.ms", "allow", "allow"),  # safe mode: no .sy
+    ("split --filter='rm x' a.txt", "deny", "allow"), ("split -n 2 a.txt part", "allow", "allow"),
+    ("latexmk -pdflatex='rm x %O %S' doc.tex", "deny", "allow"), ("latexmk -e '$x=1' doc.tex", "ask", "ask"),
+    ("latexmk -pdf doc.tex", "allow", "allow"),
+    ("gpg --photo-viewer 'rm x' --list-options show-photos --list-keys", "deny", "allow"), ("gpg --list-keys", "allow", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "under_rm", "under_env"), TEXT_PROCESSORS)
+async def test_text_processors_with_a_shell_escape(tmp_path, command, under_rm, under_env):
+    """dc's ``!CMD``, m4's ``syscmd``, groff -U's ``.sy``, ``split --filter`` and latexmk's engine
+    commands ran ``rm x`` under ``Bash(rm:*)`` in bypassPermissions (real dc, m4, groff, split)."""
+    for deny, expected in ((("Bash(rm:*)",), under_rm), (("Read(./.env)",), under_env)):
+        ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=deny, mode="bypassPermissions")
+        assert verdict_name(await decide_bash(ctx, command)) == expected, (command, deny)
+
+
+@pytest.mark.parametrize("command", ["dc -e '!rm x'", "echo 'syscmd(rm x)' | m4", "printf '.sy rm x\\n' | groff -U -Tascii",
+                                     "echo a > a.txt && split --filter='rm x' a.txt"])
+def test_real_text_processors_run_their_shell_escape(tmp_path, command):
+    program = command.split("| ")[-1].split("&& ")[-1].split()[0]
+    if shutil.which(program) is None:
+        pytest.skip(f"needs {program}")
+    (tmp_path / "x").write_text("")
+    subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, timeout=60)
+    assert not (tmp_path / "x").exists(), command
