@@ -94,7 +94,7 @@ def _stdin(walker: _Walker, command: Node, depth: int) -> Source:
     command before it in a pipe writes; None when that is not known."""
     if depth > 3:
         return None
-    redirects = [c for c in command.children if c.type in ("file_redirect", "herestring_redirect")]
+    redirects = [c for c in command.children if c.type in ("file_redirect", "herestring_redirect", "heredoc_redirect")]
     parent = command.parent
     holder = None  # the redirected statement whose redirections are the command's
     if parent is not None and parent.type == "redirected_statement" and _is_body(parent, command):
