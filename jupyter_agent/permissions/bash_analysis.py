@@ -338,8 +338,8 @@ def _classify(cmd: SimpleCommand, nested: bool, stdin: StdinSources | None = Non
             if extra[0] is REMOTE_SHELL:  # ssh host 'rm x'
                 remote.append(extra[1].literal or "")
                 continue
-            if extra[0] is UNKNOWN_CODE and form[0].literal in SCHEDULERS and form is unwrapped.forms[-1]:
-                codes = _scheduled(form, cmd, stdin)  # echo 'make' | at now: the job is that text
+            if extra[0] is UNKNOWN_CODE and form is cmd.words:
+                codes = _scheduled(form, stdin)  # echo 'make' | at now: the job is that text
                 if codes is not None:
                     scripts.extend(codes)
                     continue
@@ -380,16 +380,15 @@ def _classify(cmd: SimpleCommand, nested: bool, stdin: StdinSources | None = Non
     return info, scripts, reads, remote
 
 
-def _scheduled(form: tuple[Word, ...], cmd: SimpleCommand, stdin: StdinSources | None) -> list[str] | None:
-    """The job ``at``/``batch`` reads from standard input when the line fixes it (no ``-f FILE``,
-    no word only known at run time, no wrapper between); None when it is not known."""
-    if stdin is None or cmd.words[0].literal not in SCHEDULERS or any(
-            w.literal is None or (w.literal[:1] == "-" and "f" in w.literal) for w in form[1:]):
+def _scheduled(words: tuple[Word, ...], stdin: StdinSources | None) -> list[str] | None:
+    """The job ``at``/``batch`` (``words``: the command itself, no wrapper) reads from standard
+    input when the line fixes it (no ``-f FILE``, no word only known at run time); else None."""
+    if stdin is None or words[0].literal not in SCHEDULERS or any(
+            w.literal is None or (w.literal[:1] == "-" and "f" in w.literal) for w in words[1:]):
         return None
-    inputs = stdin.of(cmd.words)
-    if inputs is None or not all(isinstance(code, str) for code in inputs):
-        return None
-    return [code for code in inputs if isinstance(code, str)]
+    inputs = stdin.of(words)
+    codes = [code for code in inputs or () if isinstance(code, str)]
+    return codes if inputs is not None and len(codes) == len(inputs) else None
 
 
 def _stdin_read(unwrapped: Unwrapped, cmd: SimpleCommand, stdin: StdinSources | None) -> tuple[Word, ...]:

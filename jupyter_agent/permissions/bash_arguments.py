@@ -324,7 +324,6 @@ def _fed_options(info: CommandInfo) -> bool:
     return words[0].literal != "git" or options_may_write(words)
 
 
-
 def _options_matter(words: tuple[Word, ...]) -> bool:
     """Can an option make the program write a file it names (``git log --output=F``, ``pytest
     --basetemp=D``, ``curl -o F``) or run another program (``_PROGRAM_OPTIONS``)?  python only

@@ -70,6 +70,12 @@ _FIRST_WORDS = {program: frozenset(path[0] for path, _r in entries if path) if a
                 for program, entries in RUNNERS.items()}  # None: runs something with no word first
 
 
+def _roff_unsafe(words: tuple[Word, ...]) -> bool:
+    """``groff -U``: unsafe mode, where the document's ``.sy CMD`` runs (or a word only known at
+    run time that may turn it on)."""
+    return any(w.literal is None or (w.text[:1] == "-" and w.text[1:2] != "-" and "U" in w.text) for w in words)
+
+
 def _tex_escapes(words: tuple[Word, ...]) -> bool:
     """Does a TeX engine (or latexmk, or pandoc handing it the option) run with shell escape on,
     or with a word only known at run time that may turn it on?"""
@@ -137,8 +143,8 @@ def may_run_something(words: tuple[Word, ...]) -> bool:
         return _miller_effects(words)
     if program in _DC or program in _M4:
         return True
-    if program in _ROFF:  # -U: unsafe mode (.sy runs a command)
-        return any(w.literal is None or (w.text[:1] == "-" and w.text[1:2] != "-" and "U" in w.text) for w in words)
+    if program in _ROFF:
+        return _roff_unsafe(words)
     if program in _OPTION_RUNNERS:  # tar, ssh: only an option runs something (or ssh HOST CMD)
         return any(w.literal is None or w.text[:1] == "-" for w in words[1:]) or (
             program in _SSH_LIKE and _ssh_host(words) is not None)
@@ -169,7 +175,7 @@ def runner_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     if program in _M4:  # its input (a file or standard input) may call syscmd(CMD)
         return [] if any(w.literal in _INFO for w in form[1:]) else [(UNKNOWN_CODE,)]
     if program in _ROFF:  # groff -U: the document's .sy CMD runs
-        return [(UNKNOWN_CODE,)] if may_run_something(form) else []
+        return [(UNKNOWN_CODE,)] if _roff_unsafe(form) else []
     out: list[tuple[Word, ...]] = []
     if program in ("pandoc", "latexmk") and _tex_escapes(form):  # --pdf-engine-opt=-shell-escape: \write18 runs
         out.append((UNKNOWN_CODE,))

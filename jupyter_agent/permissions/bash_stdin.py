@@ -130,7 +130,7 @@ def _is_body(statement: Node, child: Node) -> bool:
 def _redirect_input(walker: _Walker, node: Node) -> Source | bool:
     """The input an input redirection gives (False: it is not one of standard input)."""
     fd = next((walker.text(c) for c in node.children if c.type == "file_descriptor"), "0")
-    op = next((c.type for c in node.children if not c.is_named), "")
+    op = _operator(node)
     if fd != "0" or op not in _STDIN_OPS:
         return False
     if node.type == "herestring_redirect":
@@ -190,12 +190,12 @@ def _output(walker: _Walker, node: Node, depth: int) -> Source:
         if body is None or body.type != "command":
             return None
         for child in node.named_children:
-            if child.type == "file_redirect" and not _is_input(walker, child):
+            if child.type == "file_redirect" and _operator(child) not in _STDIN_OPS:
                 return None  # echo x > f | sh: the output goes elsewhere
         command = body
     if command.type != "command":
         return None
-    if any(c.type == "file_redirect" and not _is_input(walker, c) for c in command.children):
+    if any(c.type == "file_redirect" and _operator(c) not in _STDIN_OPS for c in command.children):
         return None
     words = _words(walker, command)
     if not words or any(w.literal is None for w in words):
@@ -217,9 +217,9 @@ def _output(walker: _Walker, node: Node, depth: int) -> Source:
     return None
 
 
-def _is_input(walker: _Walker, redirect: Node) -> bool:
-    op = next((c.type for c in redirect.children if not c.is_named), "")
-    return op in _STDIN_OPS
+def _operator(redirect: Node) -> str:
+    """A redirection's operator (``<``, ``<<<``, ``>``, ``2>`` gives ``>``)."""
+    return next((c.type for c in redirect.children if not c.is_named), "")
 
 
 def _printf(args: list[str]) -> str | None:

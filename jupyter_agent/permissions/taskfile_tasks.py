@@ -309,11 +309,7 @@ def _global_variables(taskfile: dict[str, Any], line_vars: dict[str, str]) -> di
     task passes to another (``- task: x`` with ``vars:``: the caller's value wins there)."""
     if taskfile.get("includes"):
         return {}
-    values = {**_fixed_variables(taskfile), **line_vars}
-    file_vars = taskfile.get("vars")
-    if isinstance(file_vars, dict):  # a templated or sh: value of the file is not known: the line's alone is
-        values = {name: value for name, value in values.items() if name in line_vars or name not in file_vars
-                  or isinstance(file_vars[name], str) and "{{" not in file_vars[name]}
+    values = {**_fixed_variables(taskfile), **line_vars}  # (a templated or sh: value of the file: not there)
     for task in (taskfile.get("tasks") or {}).values():
         calls = [*(task.get("deps") or []), *(task.get("cmds") or [])] if isinstance(task, dict) else []
         for call in calls:
