@@ -359,6 +359,8 @@ def _script_checks(
                 text = script.code
             if text is not None and depth >= MAX_DEPTH:
                 text, why = None, "scripts run scripts too deeply to follow"
+            elif text is not None:
+                text = script.prelude + text  # bash -O dotglob x.sh: as shopt -s dotglob, then x.sh
             if text is None:
                 _unknown_script(script, why, rules, v, scope if script in shell_files else None)
             else:
@@ -414,6 +416,8 @@ def _checks_of_script(
             _rule_checks(inner.ruled, rules, sub)
         if not sub.deny:
             path_checks(inner, inner_cwds, scope, context, sub)
+            if any(info.ask_reason for info in inner.commands):  # shopt -s dotglob in the script
+                _line_change_checks(inner, scope, sub)
         for cmd in inner.commands:
             if sub.deny:
                 break

@@ -60,7 +60,7 @@ SAFE_TEST_OPERATORS = frozenset(
 _CD = frozenset({"cd", "pushd"})
 # builtins whose evaluation_reason is a change of what the line means (bash._line_change_checks
 # decides when that matters), not code they run
-_MEANING_CHANGERS = frozenset({"shopt", "set", "hash", "alias"})
+_MEANING_CHANGERS = frozenset({"shopt", "set", "hash", "alias", "setopt", "unsetopt", "emulate"})
 # Programs ``unwrap`` peels or treats as code runners, and find/fd whose ``-exec`` commands are
 # extra forms: every other fixed program name is classified by ``_classify_plain``.
 # (``/bin/rm`` has an extra form too: names with a slash go the general way as well.)
@@ -401,7 +401,7 @@ def _stdin_read(unwrapped: Unwrapped, cmd: SimpleCommand, stdin: StdinSources | 
     if inputs is None:
         return ()
     unwrapped.unknown_code = False
-    unwrapped.scripts.extend(code for code in inputs if isinstance(code, str))
+    unwrapped.scripts.extend(unwrapped.prelude + code for code in inputs if isinstance(code, str))
     return tuple(word for word in inputs if isinstance(word, Word))
 
 

@@ -33,7 +33,7 @@ from .bash_words import Word
 
 EVALUATING = frozenset({"printf", "read", "test", "[", "declare", "typeset", "local", "export", "readonly",
                         "unset", "getopts", "wait", "mapfile", "readarray", "let", "shopt", "set", "hash", "alias",
-                        "compgen", "complete", "jobs"})
+                        "compgen", "complete", "jobs", "setopt", "unsetopt", "emulate"})
 # shopt options that change neither what a pattern matches nor what a word runs or names
 _HARMLESS_SHOPT = frozenset({"checkwinsize", "histappend", "cmdhist", "lithist", "checkhash", "lastpipe",
                              "inherit_errexit", "xpg_echo", "huponexit", "checkjobs", "promptvars", "progcomp",
@@ -58,8 +58,8 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
         if all(_NUMBERS_ONLY.issuperset(_LET_TARGET.sub("", t, count=1)) for t in texts):
             return None
         return "let evaluates arithmetic on variables, whose values may run code"
-    if program in ("shopt", "set", "hash", "alias"):
-        return _changes_meaning(program, texts)
+    if program in ("shopt", "set", "hash", "alias") or program in _ZSH_SETTERS:
+        return changes_meaning(program, texts)
     if program in ("compgen", "complete"):
         return _completion_code(program, texts)
     if program == "jobs":  # jobs -x CMD ARGS runs CMD (a runner; deny rules see it too)
@@ -89,8 +89,13 @@ _NAMEREF = ("declare -n makes a name refer to another variable: assigning it set
             "GLOBIGNORE, LD_PRELOAD …)")
 
 
-def _changes_meaning(program: str, texts: list[str]) -> str | None:
-    """Why ``shopt``/``set``/``hash``/``alias`` changes what later words of the line mean."""
+def changes_meaning(program: str, texts: list[str]) -> str | None:
+    """Why ``shopt``/``set``/``hash``/``alias`` (or zsh's ``setopt``/``unsetopt``/``emulate``)
+    changes what later words of the line mean."""
+    if program == "set":
+        return _set_change(texts)
+    if program in _ZSH_SETTERS:
+        return f"{program} changes how the rest of the line is read ({' '.join(texts)[:40]})"
     options: list[str] = []
     operands: list[str] = []
     for k, text in enumerate(texts):
@@ -98,8 +103,6 @@ def _changes_meaning(program: str, texts: list[str]) -> str | None:
             operands = texts[k + (text == "--"):]
             break
         options.append(text)
-        if program == "set" and text.endswith("o") and k + 1 < len(texts) and texts[k + 1] == "keyword":
-            return "set -o keyword makes later NAME=VALUE arguments environment settings"
     letters = "".join(o[1:] for o in options if not o.startswith("--"))
     if program == "shopt":
         if "s" not in letters and "u" not in letters:
@@ -108,18 +111,63 @@ def _changes_meaning(program: str, texts: list[str]) -> str | None:
         if "o" in letters or changed:  # shopt -so: set -o options
             return f"shopt changes how the rest of the line is read ({' '.join(changed or operands)[:40]})"
         return None
-    if program == "set":
-        enabling = [o for o in options if o[:1] == "-" and not o.startswith("--")]
-        if any("H" in o for o in enabling) or any(
-                o.endswith("o") and k + 1 < len(texts) and texts[k + 1] == "histexpand"
-                for k, o in enumerate(texts) if o in enabling):
-            return "set -H turns on history expansion: `!…` in a later line runs an earlier command again"
-        return "set -k makes later NAME=VALUE arguments environment settings" if "k" in letters else None
     if program == "hash":
         return "hash -p makes a command name run another program" if "p" in letters else None
     if any("=" in t for t in operands):  # alias
         return "alias defines code that a later command name runs"
     return None
+
+
+_HISTORY = "set -H turns on history expansion: `!…` in a later line runs an earlier command again"
+_KEYWORD = "set {} makes later NAME=VALUE arguments environment settings"
+# bash's `set` letters and -o names that change no later word's meaning; any other is another
+# shell's (ksh's -G: ** recursive).  Turning one off (+) is harmless: the analysis reads a line
+# with bash's defaults, and off only matches or runs less
+_HARMLESS_SET = frozenset("abefhmnptuvxBCEPT")
+_HARMLESS_SET_NAMES = frozenset({"allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall",
+                                 "history", "ignoreeof", "interactive-comments", "monitor", "noclobber", "noexec",
+                                 "noglob", "nolog", "notify", "nounset", "onecmd", "physical", "pipefail", "posix",
+                                 "privileged", "verbose", "vi", "xtrace"})
+# zsh's builtins that set its options: ``emulate zsh`` (what zsh's code gets first) and ``setopt
+# globdots`` only change what patterns match; anything else may change what words run
+_ZSH_SETTERS = frozenset({"setopt", "unsetopt", "emulate"})
+_ZSH_PATTERN_OPTIONS = frozenset({"globdots", "extendedglob", "nullglob", "nomatch", "globstarshort", "kshglob",
+                                  "shglob", "bareglobqual", "caseglob", "casepaths", "numericglobsort", "markdirs",
+                                  "globassignsubst", "badpattern", "cshnullglob", "glob", "dotglob"})
+
+
+def _set_change(texts: list[str]) -> str | None:
+    """``set`` as bash reads its options: clusters, each ``o`` taking the next word (``set -euo
+    pipefail -k`` sets ``k`` too); a lone ``-`` or ``--`` or the first operand ends them."""
+    k = 0
+    while k < len(texts):
+        text = texts[k]
+        k += 1
+        if text in ("-", "--") or text[:1] not in "-+" or len(text) < 2:
+            return None
+        for letter in text[1:]:
+            if letter == "o":
+                name = texts[k] if k < len(texts) else ""
+                k += 1
+                if text[0] == "+" or not name or name in _HARMLESS_SET_NAMES:
+                    continue
+                if name == "keyword":
+                    return _KEYWORD.format("-o keyword")
+                return _HISTORY if name == "histexpand" else f"set -o {name[:40]} changes how the rest of the line is read"
+            if text[0] == "+" or letter in _HARMLESS_SET:
+                continue
+            if letter == "k":
+                return _KEYWORD.format("-k")
+            return _HISTORY if letter == "H" else f"set -{letter} changes how the rest of the line is read"
+    return None
+
+
+def _zsh_patterns_only(texts: list[str]) -> bool:
+    """``emulate zsh``, ``setopt globdots``: only what patterns match changes."""
+    names = [t.lower().replace("_", "") for t in texts]
+    if names == ["zsh"]:
+        return True
+    return bool(names) and all(n.removeprefix("no") in _ZSH_PATTERN_OPTIONS for n in names)
 
 
 def _completion_code(program: str, texts: list[str]) -> str | None:
@@ -224,11 +272,11 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
             return f"it sets {name}, which changes what patterns match", True
     for form in forms:
         program = form[0].literal if form else None
-        if program in ("shopt", "set", "hash"):
+        if program in ("shopt", "set", "hash") or program in _ZSH_SETTERS:
             texts = [w.literal if w.literal is not None else w.text for w in form[1:]]
-            why = _changes_meaning(program, texts)
+            why = changes_meaning(program, texts)
             if why is not None:
-                return why, program == "shopt"
+                return why, program == "shopt" or program in _ZSH_SETTERS and _zsh_patterns_only(texts)
         elif program in _SETTERS or program in DECLARES:
             texts = [w.literal if w.literal is not None else "?" for w in form[1:]]
             names, _values, letters = _names(program, texts)
@@ -240,4 +288,4 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
     return None
 
 
-__all__ = ["DECLARES", "EVALUATING", "PATTERN_VARIABLES", "assigned_names", "evaluation_reason", "line_change"]
+__all__ = ["DECLARES", "EVALUATING", "changes_meaning", "PATTERN_VARIABLES", "assigned_names", "evaluation_reason", "line_change"]

@@ -29,7 +29,7 @@ import socket
 from .bash_awk import AWKS, awk_program
 from .bash_runner_table import GIT_RUNNERS, PYTHONS, RUNNERS, SEDS, Runner
 from .bash_sed import sed_commands
-from .bash_words import Word, long_option_named, make_word
+from .bash_words import Word, long_option_named, make_word, run_time_word
 from .cloud_commands import aws_ssm_commands, az_run_commands
 from .git_words import git_global_options
 
@@ -368,6 +368,8 @@ def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[
             rest = form[j:]
             if rest[0].literal is not None and rest[0].literal.startswith(":::"):
                 _parallel_arguments(rest, scripts)
+            elif form[0].literal in _STDIN_COMMANDS and any(w.literal in _ARG_SOURCES for w in rest):
+                _parallel_commands(rest, scripts)
             elif len(rest) == 1:
                 _script(rest[0], scripts)
             elif all(w.literal is not None for w in rest):
@@ -409,6 +411,31 @@ def _parallel_arguments(rest: tuple[Word, ...], scripts: list[tuple[Word, ...]])
             scripts.append((UNKNOWN_CODE,))
             return
         _script(word, scripts)
+
+
+_ARG_SOURCES = frozenset({":::", ":::+", "::::", "::::+"})
+_PARALLEL_ARGUMENT = run_time_word("PARALLEL_ARGUMENT")
+_REPLACEMENT = re.compile(r"\{[^{}\s]*\}")  # {}, {.}, {/}, {1}, {#} …
+
+
+def _parallel_commands(rest: tuple[Word, ...], scripts: list[tuple[Word, ...]]) -> None:
+    """``parallel bash -c ::: 'rm x'`` runs ``bash -c 'rm x'``: each argument goes into the
+    command, shell-quoted, where a replacement string (``{}``, ``{.}`` …) stands or else after
+    it; both places are read for every argument (with several sources, any may land as code)."""
+    k = next(i for i, w in enumerate(rest) if w.literal in _ARG_SOURCES)
+    if any(w.literal is None for w in rest[:k]):
+        scripts.append((UNKNOWN_CODE,))
+        return
+    command = " ".join(w.text for w in rest[:k])
+    for word in rest[k:]:
+        text = word.literal
+        if text in (":::", ":::+"):
+            continue
+        # arguments from files (::::), or only known at run time: a word only known at run time
+        argument = _PARALLEL_ARGUMENT if text is None or text.startswith("::::") else shlex.quote(text)
+        _script(f"{command} {argument}", scripts)
+        if _REPLACEMENT.search(command):
+            _script(_REPLACEMENT.sub(lambda _: argument, command), scripts)
 
 
 def _option(

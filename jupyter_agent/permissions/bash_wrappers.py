@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .bash_words import Word, make_word
 from .notebook_tools import jupytext_commands, nbqa_command
+from .shell_invocation import shell_call
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +239,7 @@ class Unwrapped:
     # a POSIX shell reading its code from standard input, unknown_code for that alone: bash_stdin
     # may find what it reads (`sh <<'EOF'`, `echo CODE | sh`, `sh < FILE`)
     stdin_shell: bool = False
+    prelude: str = ""  # shell code meaning the shell's options (bash -O dotglob: shopt -s dotglob), before its code
 
     @property
     def innermost(self) -> tuple[Word, ...]:
@@ -798,43 +800,26 @@ def _option_width(wrapper: _Wrapper, value: str, name: str) -> int | None:
     return None
 
 
-_SHELL_OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
-
-
 def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
     """``bash -c 'code'`` always asks, as does a shell reading its commands from standard input
     (no script, ``-s``, ``-``: ``echo 'rm x' | bash``); ``bash script.sh`` is an ordinary
-    (non-read-only) program."""
-    has_c = has_s = False
-    args = list(words[1:])
-    i = 0
-    while i < len(args):
-        value = args[i].literal
-        if value is None:
-            out.ask_reason = "a shell with dynamic arguments"
-            out.unknown_code = True
-            return
-        if value == "--":
-            i += 1
-            break
-        if value.startswith(("-", "+")) and value != "-":
-            if not value.startswith("--"):
-                has_c = has_c or "c" in value[1:]
-                has_s = has_s or "s" in value[1:]
-            following = args[i + 1].literal if i + 1 < len(args) else None
-            if value[0] == "-" and ("H" in value[1:] and not value.startswith("--")
-                                    or value == "-o" and following == "histexpand"):
-                # `!…` in a later line of its code runs an earlier command again
-                out.ask_reason = f"{words[0].text} {value} turns on history expansion"
-                out.unknown_code = True
-            i += 2 if value in _SHELL_OPTIONS_WITH_VALUE else 1
-            continue
-        break
-    if has_c:
-        _shell_string(words[0].text, tuple(args[i:i + 1]), out)
-    elif has_s or i >= len(args) or args[i].literal == "-":
+    (non-read-only) program.  Its options are read as the shell reads them (``shell_invocation``:
+    ``bash -eo pipefail -c CODE``); those that change how the code reads come before it."""
+    name = words[0].text.rsplit("/", 1)[-1]
+    call = shell_call([w.literal for w in words[1:]], name)
+    if call.mode == "unknown":
+        out.ask_reason = "a shell with dynamic arguments"
+        out.unknown_code = True
+        return
+    out.prelude = call.prelude
+    if call.mode == "command":
+        start = len(out.scripts)
+        _shell_string(words[0].text, words[1 + call.operand:2 + call.operand] if call.operand is not None else (),
+                      out)
+        out.scripts[start:] = [call.prelude + code for code in out.scripts[start:]]
+    elif call.mode == "stdin":
         out.ask_reason = f"{words[0].text} runs the commands it reads from standard input"
-        out.stdin_shell = not out.unknown_code and words[0].text.rsplit("/", 1)[-1] not in _NOT_POSIX
+        out.stdin_shell = name not in _NOT_POSIX
         out.unknown_code = True
 
 

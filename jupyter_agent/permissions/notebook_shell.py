@@ -51,6 +51,7 @@ from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
 from .bash_words import run_time_word
 from .script_files import POSIX_SHELLS, interpreter_name, templated
+from .shell_invocation import shell_call
 from .verdicts import is_sticky, new_ask
 
 RUN_TIME = run_time_word("PYTHON_VALUE")  # a word only known at run time (a Python value)
@@ -234,8 +235,10 @@ class IPythonReader:
             return
         if not command:
             return
-        if interpreter_name(command) in POSIX_SHELLS and _reads_script_from_input(command):
-            self.lines.append(body)
+        name = interpreter_name(command)
+        call = shell_call(command[1:], name) if name in POSIX_SHELLS else None
+        if call is not None and call.mode == "stdin":  # %%script bash -O dotglob: the shell runs the body
+            self.lines.append(call.prelude + body)
         else:
             self.lines.append(_as_shell(f"{shlex.join(command)} {_heredoc(body)}"))
 
@@ -395,25 +398,6 @@ def _after_run_options(words: list[str]) -> int | None:
                 i += 0 if option[at:] else 1
                 break
     return i
-
-
-def _reads_script_from_input(command: list[str]) -> bool:
-    """``bash [options]`` (no ``-c``, no script file): the shell runs what it reads."""
-    i = 1
-    while i < len(command):
-        word = command[i]
-        if word == "--":
-            i += 1
-            break
-        if word[:1] in "-+" and word != "-":
-            if not word.startswith("--") and "c" in word[1:]:
-                return False
-            if not word.startswith("--") and "s" in word[1:]:
-                return True
-            i += 2 if word in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file") else 1
-            continue
-        break
-    return i >= len(command) or command[i] == "-"
 
 
 def _heredoc(body: str) -> str:

@@ -20,7 +20,7 @@ import re
 import shlex
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -36,6 +36,7 @@ from .bash_arguments import tilde_path
 from .bash_words import Word, run_time_word
 from .git_words import git_global_options
 from .paths import BadPath, nearest_holding, resolve_below
+from .shell_invocation import shell_call
 
 # shells whose scripts tree-sitter-bash reads (a fish, csh, pwsh or python script is a program like any
 # other: its text is not read, as no other language's is)
@@ -43,7 +44,6 @@ POSIX_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "hu
                           "bosh", "lksh", "oksh", "loksh", "pdksh", "ksh93"})
 SOURCE = frozenset({"source", "."})
 _PASSED_ON = run_time_word("PASSED_ON")  # a handed-on word only known at run time
-_OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 # git subcommands that change no file of the work tree
 _GIT_KEEPING_FILES = frozenset({"add", "commit", "status", "log", "diff", "show", "push", "fetch", "tag", "remote",
                                 "notes", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "reflog",
@@ -77,6 +77,7 @@ class Script:
     ask: str = ""
     ask_if_changed: str = ""
     remote: bool = False  # the code runs on another machine (sky launch task.yaml): deny and ask rules only
+    prelude: str = ""  # code the shell's options mean, read before the file's (bash -O dotglob x.sh)
 
 
 def may_run_scripts(analysis: Analysis, programs: frozenset[str]) -> bool:
@@ -100,18 +101,24 @@ def scripts_run(info: CommandInfo, cwds: list[str]) -> list[Script]:
         program = form[0].text
         name = program.rsplit("/", 1)[-1]
         if name in POSIX_SHELLS:
-            operand = _shell_operand(form)
-            if operand is not None:  # else bash -c CODE, bash reading stdin: bash_wrappers reads those
-                found.extend(located(operand, cwds, search_path=True))
-            else:  # sh < FILE, cat FILE | sh (bash_stdin)
-                for word in info.stdin_scripts:
-                    found.extend(located(word, cwds, search_path=False))
+            call = shell_call([w.literal for w in form[1:]], name)
+            if call.mode in ("file", "unknown") and call.operand is not None:
+                scripts = located(form[1 + call.operand], cwds, search_path=True)
+            else:  # bash -c CODE, bash reading stdin (bash_wrappers reads those); sh < FILE (bash_stdin)
+                scripts = [s for word in info.stdin_scripts for s in located(word, cwds, search_path=False)]
+            if call.rcfile is not None:  # bash --rcfile x.sh -i: x.sh runs first, in the same shell
+                scripts += located(form[1 + call.rcfile], cwds, search_path=False)
+            found.extend(replace(s, prelude=call.prelude) if call.prelude else s for s in scripts)
         elif program in SOURCE:
             args = form[2:] if len(form) > 1 and form[1].literal == "--" else form[1:]
             if args:
                 found.extend(located(args[0], cwds, search_path=True, path_first=True))
         elif "/" in program:
-            found.extend(s for s in located(form[0], cwds, search_path=False) if s.path is None or shell_script(s.path))
+            for script in located(form[0], cwds, search_path=False):
+                shell = script_shell(script.path) if script.path is not None else "bash"
+                if shell is not None:  # #!/bin/zsh: as zsh reads it
+                    prelude = shell_call((), shell).prelude if shell != "bash" else ""
+                    found.append(replace(script, prelude=prelude) if prelude else script)
     return found
 
 
@@ -274,27 +281,6 @@ def scripts_of_forms(
     return found
 
 
-def _shell_operand(form: tuple[Word, ...]) -> Word | None:
-    """The script file of ``bash [options] FILE [args]``; None with ``-c``/``-s``, ``-`` or no file."""
-    i = 1
-    while i < len(form):
-        value = form[i].literal
-        if value is None:
-            return form[i]  # bash "$X", find -exec bash {} ;: the script (or -c) only known at run time
-        if value == "--":
-            i += 1
-            break
-        if value[:1] in "-+" and value != "-":
-            if not value.startswith("--") and ("c" in value[1:] or "s" in value[1:]):
-                return None
-            i += 2 if value in _OPTIONS_WITH_VALUE else 1
-            continue
-        break
-    if i >= len(form) or form[i].literal == "-":
-        return None
-    return form[i]
-
-
 def located(word: Word, cwds: list[str], search_path: bool, path_first: bool = False) -> list[Script]:
     """Where the file ``word`` names is, from every folder the command may run in; a name
     without a slash is also looked up on ``PATH`` (``source`` looks there first, bash after the
@@ -331,15 +317,22 @@ def shell_script(path: str) -> bool:
     """A file run by path is shell code when its ``#!`` names a POSIX shell (``/usr/bin/env
     bash`` too) or when it has none (bash runs a text file without one itself); an unreadable
     one counts as one (its text is not known)."""
+    return script_shell(path) is not None
+
+
+def script_shell(path: str) -> str | None:
+    """The POSIX shell that runs the file ``path`` when it is run by path (``bash`` for a text
+    file with no ``#!``, and for one that cannot be read), None when it is no shell's."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(256)
     except OSError:
-        return True
+        return "bash"
     if not head.startswith(b"#!"):
-        return b"\x00" not in head
+        return "bash" if b"\x00" not in head else None
     words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
-    return not words or interpreter_name(words) in POSIX_SHELLS
+    name = interpreter_name(words) if words else "bash"
+    return name if name in POSIX_SHELLS else None
 
 
 def interpreter_name(words: list[str]) -> str:
