@@ -369,6 +369,12 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "doppler": ((("run",), _r("-p --project -c --config")),),
     "infisical": ((("run",), _r("--env --path --projectId")),),
     "aws-vault": ((("exec",), _r("-d --duration -r --region", "-n --no-session", 1)),),
+    # dotenvx run [-f FILE…] -- CMD (its -f/-e take several words: the command is after --, else
+    # after the options); chamber exec SERVICE… -- CMD
+    "dotenvx": ((("run",), _r("-f --env-file -fk --env-keys-file -e --env --convention",
+                             "-q --quiet -v --verbose -d --debug --overload -o --strict --ignore --ops-off")),),
+    "chamber": ((("exec",), _r("-b --backend -r --retries --kms-key-alias", "--pristine --strict -v --verbose",
+                              rest="dashdash")),),
     # programs one of whose options runs a command (their other words run nothing)
     "tar": (((), _r("-f --file -C --directory -T --files-from -X --exclude-from", rest="none",
                     shell="-I --use-compress-program --to-command --info-script --new-volume-script -F "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .bash_words import Word, make_word
 from .notebook_tools import jupytext_commands, nbqa_command
@@ -783,7 +783,12 @@ def _strip_options(
     for word in args[i:i + count]:
         if not word.static or word.glob:  # e.g. timeout's DURATION must be a fixed word
             return None
-    return args[i + count:]
+    rest = args[i + count:]
+    if rest and (rest[0].literal or "-")[:1] == "-" and rest[0].literal not in ("-", *wrapper.shell_option):
+        # options after them (perf stat -e cycles CMD, setarch ARCH -R CMD): read as options too
+        # (flock FILE -c CODE: the caller's)
+        return _strip_options(name, replace(wrapper, positional=0), rest, out)
+    return rest
 
 
 def _option_width(wrapper: _Wrapper, value: str, name: str) -> int | None:
@@ -791,13 +796,18 @@ def _option_width(wrapper: _Wrapper, value: str, name: str) -> int | None:
     key = value.split("=", 1)[0]
     if key in wrapper.arg_options:
         return 1 if "=" in value else 2
-    if wrapper.flags is None or key in wrapper.flags:
+    if wrapper.flags is not None and key in wrapper.flags:
         return 1
     if name == "nice" and value[1:].lstrip("-").isdigit():
         return 1
-    if not value.startswith("--") and len(value) > 2 and value[:2] in wrapper.arg_options:
-        return 1  # attached value: -n1, -I{}, -oL
-    return None
+    if not value.startswith("--") and len(value) > 2:  # a cluster: -n1, -I{}, -oL; sudo -Eu root
+        for k, letter in enumerate(value[1:], 2):
+            if "-" + letter in wrapper.arg_options:  # its value: the rest of the word, or the next word
+                return 1 if k < len(value) else 2
+            if wrapper.flags is not None and "-" + letter not in wrapper.flags:
+                return None
+        return 1
+    return 1 if wrapper.flags is None else None
 
 
 def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:

@@ -18,7 +18,7 @@ from tests.permissions.tools import decide_bash, make_ctx
 
 ROWS = [
     ("busybox rm x", "deny"), ("busybox sh -c 'rm x'", "deny"), ("toybox rm -rf y", "deny"),
-    ("sg wheel -c 'rm x'", "deny"), ("perf record rm x", "deny"), ("perf stat -e cycles rm x", "ask"),
+    ("sg wheel -c 'rm x'", "deny"), ("perf record rm x", "deny"), ("perf stat -e cycles rm x", "deny"),
     ("hyperfine 'rm x'", "deny"), ("hyperfine --prepare 'rm x' ls", "deny"), ("hyperfine 'sleep 1'", "ask"),
     ("ash -c 'rm x'", "deny"), ("perf report", "ask"), ("busybox ls", "allow"),
 ]

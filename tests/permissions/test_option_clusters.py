@@ -1,0 +1,66 @@
+"""Wrappers' option clusters and options after their positionals (session 43).
+
+``sudo -Eu root rm x`` ran unasked under ``Bash(rm:*)``: sudo takes any flag, so ``-Eu`` read as
+one flag and ``root`` as the command; the ``u`` at the end of the cluster takes the next word, as
+getopt has it.  Likewise ``watch -tn 1``, ``strace -fo out``/``-fe trace=all``, ``sudo -iu``/
+``-nku``.  ``perf stat -e cycles rm x`` and ``setarch x86_64 -R rm x``: options after the
+positional (perf's subcommand, setarch's architecture) were taken for the command.  And two
+runners not known before: ``dotenvx run … -- CMD`` and ``chamber exec SERVICE… -- CMD``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+ROWS = [
+    ("sudo -Eu root rm x", "deny"),
+    ("sudo -iu root rm x", "deny"),
+    ("sudo -nku root rm x", "deny"),
+    ("sudo -uroot rm x", "deny"),  # the value attached
+    ("watch -tn 1 rm x", "deny"),
+    ("strace -fo out rm x", "deny"),
+    ("strace -fe trace=all rm x", "deny"),
+    ("timeout -vk 5 10 rm x", "deny"),
+    ("timeout -k5 10 rm x", "deny"),
+    ("xargs -tI{} rm {}", "deny"),
+    ("xargs -0n1 rm", "deny"),
+    ("env -iu X rm x", "deny"),
+    ("flock -nw 5 f rm x", "deny"),
+    ("perf stat -e cycles rm x", "deny"),
+    ("perf stat -o f -- rm x", "deny"),
+    ("setarch x86_64 -R rm x", "deny"),
+    ("flock f -x -c 'rm x'", "deny"),
+    ("dotenvx run -qf .env.ci -- rm x", "deny"),
+    ("dotenvx run rm x", "deny"),
+    ("chamber exec svc other -- rm x", "deny"),
+    # what runs nothing denied
+    ("sudo -Eu root ls", "ask"),  # (sudo always asks)
+    ("watch -tn 1 ls", "ask"),  # (watch runs shell code: asks)
+    ("timeout -vk 5 10 ls", "allow"),
+    ("perf stat -e cycles ls", "ask"),  # (perf writes what it records)
+    ("setarch x86_64 -R ls", "allow"),
+    ("dotenvx run -f .env.ci -- ls", "allow"),
+    ("chamber exec svc -- ls", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_wrapper_options_are_read_as_getopt_reads_them(tmp_path, command, expected):
+    allowed = ("Bash(ls:*)", "Bash(timeout:*)", "Bash(setarch:*)", "Bash(dotenvx:*)", "Bash(chamber:*)")
+    ctx = make_ctx(tmp_path, allow=allowed, deny=("Bash(rm:*)",), mode="default")
+    verdict = verdict_name(await decide_bash(ctx, command))
+    assert verdict == expected, (command, verdict)
+
+
+@pytest.mark.parametrize("command", ["timeout -vk 5 10 rm x", "timeout -k5 10 rm x", "env -iu X rm x",
+                                     "echo x | xargs -tI{} rm {}", "printf x | xargs -0n1 rm"])
+def test_real_programs_read_the_clusters_so(tmp_path, command):
+    """The ground truth of the rows: the cluster's last letter takes the next word, and ``rm x`` runs."""
+    (tmp_path / "x").write_text("")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=30)
+    assert not (tmp_path / "x").exists(), command
