@@ -4,7 +4,9 @@
 ``perl -e``, ``php -r``, ``Rscript -e``: a rule allowing the interpreter allows running code, not
 reading a file a ``Read`` deny rule closes or writing a protected one.  What the code computes
 cannot be seen (the sandbox holds the rules for that), but a path it spells as a string literal
-can: each literal is checked as a path the command names (``bash_arguments.protected_arguments``).
+can: each literal is checked as a path the command names (``bash_arguments.protected_arguments``),
+and so is each word of a literal that reads as a command line (``os.system('cat .env')``, perl's
+and ruby's backquotes).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ INTERPRETERS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 _LITERAL = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n])*)\1""")
 _MAX_LITERAL = 4096
+_COMMAND_WORDS = re.compile(r"[\s;|&<>()]+")
+_CODE_WORDS = re.compile(r"[\s;|&<>(){}\[\],'\"`=+*]+")
 
 
 def is_interpreter(program: str | None) -> bool:
@@ -58,8 +62,11 @@ def inline_code(words: Sequence[Word]) -> list[str]:
         else:
             at = next((j for j, c in enumerate(text[1:], 1) if c in letters), None)
             if at is not None:
-                taken = text[at + 1:] or _next(words, i)  # -e'code', -ne 'code'
-                i += 0 if text[at + 1:] else 1
+                attached = text[at + 1:]
+                if set(attached) <= set(letters):  # -ne 'code'; node -pe 'code' (-p -e)
+                    attached = ""
+                taken = attached or _next(words, i)  # -e'code'
+                i += 0 if attached else 1
         if taken:
             codes.append(taken)
         i += 1
@@ -70,9 +77,13 @@ def _next(words: Sequence[Word], i: int) -> str | None:
     return words[i + 1].literal if i + 1 < len(words) else None
 
 
-def code_literals(codes: Sequence[str]) -> list[str]:
-    """The string literals of ``codes`` that may name a file (one line, not too long)."""
+def code_literals(codes: Sequence[str], bare: bool = True) -> list[str]:
+    """The string literals of ``codes`` that may name a file (one line, not too long), the words
+    of those that read as command lines, and (``bare``: an interpreter's command-line code, whose
+    language may run a command outside quotes) its path-like words outside any quotes."""
     found: list[str] = []
+    for code in codes if bare else ():  # a path outside any quotes: ruby's %x(cat .env), perl's qx{cat .env}
+        found.extend(w for w in _CODE_WORDS.split(code) if path_like(w) and len(w) > 2 and w not in found)
     todo = list(codes)
     while todo:  # and the literals inside a literal: the shell's quotes around the code
         for match in _LITERAL.finditer(todo.pop()):
@@ -81,6 +92,8 @@ def code_literals(codes: Sequence[str]) -> list[str]:
                 todo.append(text)
                 if len(text) <= _MAX_LITERAL:
                     found.append(text)
+                    # a command line in a string (os.system('cat .env'), perl's `cat .env`): its words
+                    found.extend(w for w in _COMMAND_WORDS.split(text) if w and w != text and w not in found)
     return found
 
 

@@ -553,7 +553,7 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
     folders = list(dict.fromkeys(os.path.realpath(folder) for folder in cwds))
     v = Verdict()
     for cell_id, source in cells:
-        literals = code_literals([source])
+        literals = code_literals([source], bare=False)  # Python: a command runs from a string
         for folder in folders if literals else ():
             why = code_strings_reason(literals, folder, guarded, v, scope.edit_rules)
             if why is not None:

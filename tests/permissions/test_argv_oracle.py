@@ -3,7 +3,7 @@
 Stub programs ``qa`` and ``qb`` in a temp ``bin/`` log their name and their whole argv (one
 file per run, NUL-separated, so arguments may hold blanks, newlines and quotes); real programs
 that run their arguments (``env``, ``nohup``, ``nice``, ``timeout``, ``xargs``, ``stdbuf``,
-``find``, ``setsid``, ``ionice``, ``taskset``, ``chrt``) are linked beside them.  Bash runs each
+``find``, ``setsid``, ``ionice``, ``taskset``, ``chrt``, ``bash``) are linked beside them.  Bash runs each
 line with only that folder on ``PATH`` in a folder holding files named ``push``, ``pu``, ``sh``,
 ``-f``, ``--force`` and ``x`` (``push`` holds the word ``push``), inside ``bwrap`` when it works.
 With ``Bash(qa:*)``, ``Bash(qb:*)`` allowed, ``Bash(qa push:*)`` denied and
@@ -47,7 +47,8 @@ from tests.permissions.tools import make_ctx
 EXAMPLES = int(os.environ.get("ARGV_ORACLE_EXAMPLES", "1500"))  # about 8 s
 TIMEOUT = 3.0
 STUBS = ("qa", "qb")
-RUNNERS = ("env", "nohup", "nice", "timeout", "xargs", "stdbuf", "find", "setsid", "ionice", "taskset", "chrt")
+RUNNERS = ("env", "nohup", "nice", "timeout", "xargs", "stdbuf", "find", "setsid", "ionice", "taskset", "chrt",
+           "bash")
 FILES = {"push": "push\n", "pu": "", "sh": "", "-f": "", "--force": "--force\n", "x": "qa push\n"}
 ALLOW = ("Bash(qa:*)", "Bash(qb:*)")
 DENY = ("Bash(qa push:*)",)
@@ -92,6 +93,7 @@ HEADS_A = [
     "timeout -- 5 qa", "builtin command qa", "exec -c qa", "time -- qa", "! ! qa", "x=1 y=2 qa",
     "setsid qa", "setsid -w qa", "ionice -c 3 qa", "taskset 1 qa", "taskset -c 0 qa", "chrt -o 0 qa",
     "timeout -k 1 5 qa", "nice -n5 qa", "env -u x -- qa", "stdbuf -i0 -oL qa", "ionice -t qa",
+    "timeout -vk 1 5 qa", "env -iu x qa", "xargs -tn1 qa", "ionice -tc 3 qa", "xargs -rI{} qa",
 ]
 HEADS_B = ["qb", "qb", "command qb", "exec qb", "env qb", "g", "nohup qb", "timeout 5 qb", "FOO=1 qb",
            "xargs qb", "\\qb", "'qb'", "xargs -I% qb", "nice qb", "time qb"]
@@ -127,13 +129,15 @@ def _wrap(inner: str, how: int) -> str:
         f"echo push | {inner}", f"while read x; do {inner}; done <<< push", f"qb `{inner}`",
         f"qa \"$({inner})\"", f"h() {{ {inner}; }}; h", f"eval '{inner}'", f"{inner} &", f"[[ $({inner}) ]]",
         f"for v in p* x; do {inner}; done", f"for v in *; do {inner}; done",  # globs: push, pu; -f, --force …
+        f"bash -eo pipefail -c {shlex.quote(inner)}", f"echo {shlex.quote(inner)} | bash -xo errexit",
+        f"bash -c -O extglob {shlex.quote(inner)}",  # a shell's option clusters and -O
     ][how]
 
 
 LINES = st.builds(
     lambda first, how, joins: _wrap(first, how) + joins,
     statement(),
-    st.integers(min_value=0, max_value=22),
+    st.integers(min_value=0, max_value=25),
     st.lists(st.tuples(st.sampled_from(["; ", " && ", "\n", " | ", " || "]), statement()), max_size=1).map(
         lambda pairs: "".join(sep + stmt for sep, stmt in pairs)),
 )

@@ -9,6 +9,9 @@ as a path.  A path the code computes (``"." + "env"``) is the sandbox's to hold.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from tests.permissions.conftest import verdict_name
@@ -27,12 +30,19 @@ ASKED = [
     "node <<< 'console.log(require(\"fs\").readFileSync(\".env\", \"utf8\"))'", "uv run python -c \"open('.env')\"",
     "python -c \"open('locked/x', 'w').write('1')\"", "ipython -c \"open('.env')\"",
     "pythonw -c \"open('.env')\"",  # every name bash_runner_table.PYTHONS knows
+    # session 43: node's -pe (-p -e) read "e" as the code; a command line in a string or in a
+    # language's command quotes (perl and ruby backquotes, qx{}, %x()) printed the file
+    "node -pe 'require(\"fs\").readFileSync(\".env\", \"utf8\")'", "perl -e 'print `cat .env`'",
+    "perl -e 'print qx{cat .env}'", "ruby -e 'puts %x(cat .env)'", "php -r 'echo `cat .env`;'",
+    "python -c \"import os; os.system('cat .env')\"",
+    "node -e 'require(\"child_process\").execSync(\"cat .env\", {stdio: \"inherit\"})'",
 ]
 ALLOWED = [
     "python -c 'print(1)'", "python -c \"print('hello world')\"", "python -c \"print(open('a.py').read())\"",
     "python -c \"print(open('.' + 'env').read())\"", "node -e 'console.log(\"%d rows\", 3)'",
     "python -c \"import json; print(json.dumps({'a': 1}))\"", "python - <<'EOF'\nprint('ok')\nEOF",
     "python -c \"print('locked')\"",  # a word, not a path: Edit rules check path-like strings only
+    "python -c 'import os; print(os.environ)'", "perl -e 'print `cat a.py`'",
 ]
 
 
@@ -61,3 +71,16 @@ async def test_a_protected_path_in_the_code_asks_in_bypass_mode(world, command):
     ctx = make_ctx(world.project, mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, command)) == "ask", command
     assert verdict_name(await decide_bash(ctx, "python -c \"print(open('a.py').read())\"")) == "allow"
+
+
+@pytest.mark.parametrize("command", ["node -pe 'require(\"fs\").readFileSync(\".env\", \"utf8\")'",
+                                     "perl -e 'print `cat .env`'", "perl -e 'print qx{cat .env}'",
+                                     "php -r 'echo `cat .env`;'"])
+def test_real_interpreters_print_the_file_so(tmp_path, command):
+    """The ground truth of the session-43 rows, for the interpreters this machine has."""
+    program = command.split()[0]
+    if shutil.which(program) is None:
+        pytest.skip(f"needs {program}")
+    (tmp_path / ".env").write_text("SECRET=1\n")
+    real = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert "SECRET=1" in real.stdout, (command, real.stderr)
