@@ -254,13 +254,15 @@ def _ssh_host(form: tuple[Word, ...]) -> str | None:
             host_at = i
             i += 1
             continue
-        if text[1:2] != "-":  # a cluster of flags, the last may take a value: -fN, -nT, -Ocheck, -oKey=v
-            for letter in text[1:]:
+        width = 2 if text in runner.values or text in runner.config else 1
+        if text[1:2] != "-":  # a cluster of flags, the last may take a value: -fN, -nT, -Ocheck, -qi KEY
+            for k, letter in enumerate(text[1:], 2):
                 if letter in "NnGVOWQ":
                     quiet = True  # -N, -fN, -n, -G, -V, -O check, -W host:port, -Q cipher: no shell
                 if f"-{letter}" in runner.values or f"-{letter}" in runner.config:
-                    break  # the rest is its value
-        i += 2 if text in runner.values or text in runner.config else 1
+                    width = 1 if k < len(text) else 2  # the rest is its value, or the next word is
+                    break
+        i += width
     if host_at is None or form[host_at].literal is None:
         return None
     if i >= len(form) and quiet:

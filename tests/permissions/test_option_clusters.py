@@ -64,3 +64,21 @@ def test_real_programs_read_the_clusters_so(tmp_path, command):
     (tmp_path / "x").write_text("")
     subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=30)
     assert not (tmp_path / "x").exists(), command
+
+
+LOCAL_SSH = [  # ssh to this machine runs the line's code here: its host was misread after -qi KEY
+    ("ssh -qi key localhost 'echo x > .git/config'", "ask"),
+    ("ssh -qp 22 localhost 'echo x > .git/config'", "ask"),
+    ("ssh -4qi key localhost 'cat .e*'", "deny"),
+    ("ssh -qp22 localhost 'cat .e*'", "deny"),  # (the value attached: read before too)
+    ("ssh -qi key remote 'echo x > .git/config'", "allow"),  # another machine's .git
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), LOCAL_SSH)
+async def test_ssh_options_before_a_local_host(tmp_path, command, expected):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".env").write_text("SECRET=1\n")
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    verdict = verdict_name(await decide_bash(ctx, command))
+    assert verdict == expected, (command, verdict)
