@@ -314,6 +314,8 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             out.ask_reason = out.ask_reason or f"could not understand the options of {name}"
             out.unknown_code = True
             return out
+        if name == "sudo" and rest and _sudo_edits(current[1:len(current) - len(rest)]):
+            rest = (make_word("sudoedit"), *rest)  # sudo -e FILE: sudoedit writes FILE
         if wrapper.write_options:  # /usr/bin/time -o log.txt ls: the wrapper writes a file itself
             for word in current[1:len(current) - len(rest)]:
                 option = (word.literal or "").partition("=")[0]
@@ -789,6 +791,22 @@ def _strip_options(
         # (flock FILE -c CODE: the caller's)
         return _strip_options(name, replace(wrapper, positional=0), rest, out)
     return rest
+
+
+def _sudo_edits(options: tuple[Word, ...]) -> bool:
+    """``sudo -e``/``--edit`` (alone or in a cluster of flags before a value letter): the
+    operands are files sudoedit writes, not a command."""
+    for word in options:
+        text = word.literal or ""
+        if text in ("--edit", "-e"):
+            return True
+        if text[:1] == "-" and text[1:2] != "-":
+            for letter in text[1:]:
+                if letter == "e":
+                    return True
+                if "-" + letter in WRAPPERS["sudo"].arg_options:
+                    break  # the rest is that option's value
+    return False
 
 
 def _option_width(wrapper: _Wrapper, value: str, name: str) -> int | None:

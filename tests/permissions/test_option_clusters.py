@@ -82,3 +82,19 @@ async def test_ssh_options_before_a_local_host(tmp_path, command, expected):
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
     verdict = verdict_name(await decide_bash(ctx, command))
     assert verdict == expected, (command, verdict)
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("sudo -e .git/config", "ask"), ("sudo --edit .git/config", "ask"), ("sudo -Ae .git/config", "ask"),
+    ("sudo -u root -e .claude/settings.json", "ask"),
+    ("sudo -ue .git/config", "allow"),  # -u takes "e" (a user): .git/config is the command, run
+    ("sudo -e a.py", "allow"),
+])
+async def test_sudo_edit_writes_its_operands(tmp_path, command, expected):
+    """``sudo -e FILE`` is sudoedit: it writes FILE (it ran in bypassPermissions on .git/config,
+    read as a program of that name)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.py").write_text("")
+    ctx = make_ctx(tmp_path, mode="bypassPermissions")
+    verdict = verdict_name(await decide_bash(ctx, command))
+    assert verdict == expected, (command, verdict)
