@@ -50,8 +50,15 @@ _DOCKER = {
 # program names for one program: python3.12 and python3 are python, pip3 is pip, nodejs is node,
 # jlpm (JupyterLab's own yarn) and yarnpkg are yarn
 _VERSIONS = ("3", *(f"3.{minor}" for minor in range(6, 16)))
+# GNU tools installed beside a system's own under a g prefix (Homebrew's coreutils, findutils, gnu-sed,
+# gnu-tar, make, grep: grm, gtimeout, gxargs, gfind, gmake)
+_GNU = ("rm", "cp", "mv", "ln", "install", "chmod", "chown", "chgrp", "dd", "tee", "touch", "truncate", "shred",
+        "mkdir", "rmdir", "mknod", "mkfifo", "split", "csplit", "unlink", "link", "kill", "mktemp", "timeout",
+        "nice", "nohup", "stdbuf", "env", "chroot", "xargs", "find", "tar", "make", "grep", "egrep", "fgrep",
+        "cat", "head", "tail", "sort", "uniq", "wc", "cut", "tr", "ls", "du", "df", "stat", "date", "base64",
+        "readlink", "realpath", "od", "paste", "join", "comm", "tac", "shuf", "sha256sum", "md5sum", "printenv")
 _PROGRAM_NAMES = {**{f"python{v}": "python" for v in _VERSIONS}, **{f"pip{v}": "pip" for v in _VERSIONS},
-                  "nodejs": "node", "jlpm": "yarn", "yarnpkg": "yarn"}
+                  "nodejs": "node", "jlpm": "yarn", "yarnpkg": "yarn", **{f"g{name}": name for name in _GNU}}
 SYNONYM_PROGRAMS = frozenset({"npm", "docker", "podman"}) | frozenset(_PROGRAM_NAMES)
 _MANAGEMENT = frozenset(first for first, _second in _DOCKER)
 

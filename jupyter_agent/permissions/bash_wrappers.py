@@ -62,6 +62,9 @@ WRAPPERS: dict[str, _Wrapper] = {
     "sudo": _w("-u -g -C -D -h -p -r -t -U -T --user --group --chdir --prompt", None,
                ask="sudo runs commands as another user"),
     "doas": _w("-u -C", None, ask="doas runs commands as another user"),
+    # systemd's run0: as sudo; with no command it starts a shell
+    "run0": _w("-u --user -g --group -D --chdir --setenv --property --description --slice --slice-inherit "
+               "--nice --unit --machine --background", None, ask="run0 runs commands as another user"),
     "watch": _w("-n --interval -q --equexit", None, ask="watch runs its arguments as shell code"),
     # multiplexers: `busybox rm x` is rm (`busybox sh -c …` a shell)
     "busybox": _w(), "toybox": _w(),
@@ -1020,7 +1023,7 @@ _SU_VALUES = frozenset("cgGsw")  # su's short options that take a value (c: the 
 # with no command: sudo -s/-i, doas -s, pkexec, chroot DIR, unshare, nsenter, sg GROUP and setarch
 # start a shell that runs what standard input holds (the letters: the options that make sudo do so)
 _BARE_SHELL = {"sudo": frozenset("si"), "doas": frozenset("s"),
-               **{name: frozenset() for name in ("pkexec", "chroot", "unshare", "nsenter", "sg", "setarch", "linux32",
+               **{name: frozenset() for name in ("pkexec", "run0", "chroot", "unshare", "nsenter", "sg", "setarch", "linux32",
                                                   "linux64", "i386", "x86_64", "uname26")}}
 _INFO_OPTIONS = frozenset({"--help", "--version", "-h", "-V"})
 

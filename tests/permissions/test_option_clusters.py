@@ -98,3 +98,22 @@ async def test_sudo_edit_writes_its_operands(tmp_path, command, expected):
     ctx = make_ctx(tmp_path, mode="bypassPermissions")
     verdict = verdict_name(await decide_bash(ctx, command))
     assert verdict == expected, (command, verdict)
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    # GNU tools under their g names (Homebrew) are the tools: they ran rm x unseen
+    ("grm x", "deny"), ("gtimeout 5 rm x", "deny"), ("gxargs rm < f", "deny"), ("gnice rm x", "deny"),
+    ("genv FOO=1 rm x", "deny"), ("gfind . -exec rm {} +", "deny"), ("gtar --to-command='rm x' -xf a.tar", "deny"),
+    # systemd's run0 runs its command as sudo does
+    ("run0 rm x", "deny"), ("run0 -u root rm x", "deny"), ("run0 --user=root rm x", "deny"),
+    ("gtimeout 5 ls", "allow"), ("run0 ls", "allow"), ("gdu -sh .", "allow"),
+])
+async def test_other_names_of_the_same_programs(tmp_path, command, expected):
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = verdict_name(await decide_bash(ctx, command))
+    assert verdict == expected, (command, verdict)
+
+
+async def test_a_rule_naming_a_g_name_names_the_tool(tmp_path):
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(grm:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "rm x")) == "deny"
