@@ -53,9 +53,10 @@ WRAPPERS: dict[str, _Wrapper] = {
     "exec": _w("-a", "-c -l"),
     "stdbuf": _w("-i -o -e --input --output --error"),
     "xargs": _w(
-        "-I -L -n -P -s -d -a -E --max-args --max-procs --max-chars --delimiter --arg-file "
-        "--eof --replace --max-lines",
-        "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit --open-tty",
+        "-I -L -n -P -s -d -a -E --max-args --max-procs --max-chars --delimiter --arg-file",
+        # --eof, --replace, --max-lines take a value only after = (--replace alone is -I {})
+        "-0 -r -t -p -x -o --null --no-run-if-empty --verbose --interactive --exit --open-tty --eof --replace "
+        "--max-lines",
         files="-a --arg-file",
     ),
     "env": _w("-u --unset -C --chdir", "-i --ignore-environment -0 --null - -v --debug"),

@@ -38,6 +38,8 @@ ROWS = [
     ("dotenvx run -qf .env.ci -- rm x", "deny"),
     ("dotenvx run rm x", "deny"),
     ("chamber exec svc other -- rm x", "deny"),
+    ("xargs --replace rm {}", "deny"),  # --replace takes a value only after = (it read rm as its value)
+    ("xargs --eof rm", "deny"), ("xargs --max-lines rm", "deny"), ("xargs --replace=X rm X", "deny"),
     # what runs nothing denied
     ("sudo -Eu root ls", "ask"),  # (sudo always asks)
     ("watch -tn 1 ls", "ask"),  # (watch runs shell code: asks)
@@ -58,7 +60,8 @@ async def test_wrapper_options_are_read_as_getopt_reads_them(tmp_path, command, 
 
 
 @pytest.mark.parametrize("command", ["timeout -vk 5 10 rm x", "timeout -k5 10 rm x", "env -iu X rm x",
-                                     "echo x | xargs -tI{} rm {}", "printf x | xargs -0n1 rm"])
+                                     "echo x | xargs -tI{} rm {}", "printf x | xargs -0n1 rm",
+                                     "echo x | xargs --replace rm {}"])
 def test_real_programs_read_the_clusters_so(tmp_path, command):
     """The ground truth of the rows: the cluster's last letter takes the next word, and ``rm x`` runs."""
     (tmp_path / "x").write_text("")
