@@ -20,21 +20,26 @@ from .shell_invocation import shell_call
 @dataclass(frozen=True, slots=True)
 class _Wrapper:
     arg_options: frozenset[str] = frozenset()  # options that take a value
-    flags: frozenset[str] | None = frozenset()  # None: any other option is a flag
+    # None: any other short option is a flag, and so is any other long one given its value after =
+    # or listed in long_flags (one not listed, alone, may take the next word: not known)
+    flags: frozenset[str] | None = frozenset()
     positional: int = 0  # e.g. timeout's DURATION
     always_ask: str | None = None  # why this wrapper always asks
     shell_option: frozenset[str] = frozenset()  # after the positionals: `-c STRING` runs STRING in sh
     file_options: frozenset[str] = frozenset()  # options whose value is a file the wrapper reads
     write_options: frozenset[str] = frozenset()  # options whose value is a file the wrapper writes
+    long_flags: frozenset[str] = frozenset()  # (flags None) long options known to take no value
+    code_options: frozenset[str] = frozenset()  # options whose value is shell code run besides: perf stat --pre
 
 
 def _w(
     args: str = "", flags: str | None = "", positional: int = 0, ask: str | None = None, shell: str = "",
-    files: str = "", writes: str = "",
+    files: str = "", writes: str = "", long_flags: str = "", code: str = "",
 ) -> _Wrapper:
     return _Wrapper(
         frozenset(args.split()), None if flags is None else frozenset(flags.split()), positional, ask,
-        frozenset(shell.split()), frozenset(files.split()), frozenset(writes.split()),
+        frozenset(shell.split()), frozenset(files.split()), frozenset(writes.split()), frozenset(long_flags.split()),
+        frozenset(code.split()),
     )
 
 
@@ -60,20 +65,36 @@ WRAPPERS: dict[str, _Wrapper] = {
         files="-a --arg-file",
     ),
     "env": _w("-u --unset -C --chdir", "-i --ignore-environment -0 --null - -v --debug"),
-    "sudo": _w("-u -g -C -D -h -p -r -t -U -T --user --group --chdir --prompt", None,
-               ask="sudo runs commands as another user"),
+    "sudo": _w("-u -g -C -D -h -p -r -t -U -T -R --user --group --chdir --prompt --host --close-from --role --type "
+               "--other-user --command-timeout --chroot", None, ask="sudo runs commands as another user",
+               long_flags="--askpass --background --bell --edit --login --remove-timestamp --reset-timestamp --list "
+                          "--non-interactive --preserve-groups --preserve-env --set-home --shell --stdin --validate "
+                          "--help --version"),
     "doas": _w("-u -C", None, ask="doas runs commands as another user"),
     # systemd's run0: as sudo; with no command it starts a shell
-    "run0": _w("-u --user -g --group -D --chdir --setenv --property --description --slice --slice-inherit "
-               "--nice --unit --machine --background", None, ask="run0 runs commands as another user"),
-    "watch": _w("-n --interval -q --equexit", None, ask="watch runs its arguments as shell code"),
+    "run0": _w("-u --user -g --group -D --chdir --setenv --property --description --slice --nice --unit --machine "
+               "--background --area", None, ask="run0 runs commands as another user",
+               long_flags="--no-ask-password --slice-inherit --pty --pipe --via-shell --empower"),
+    "watch": _w("-n --interval -q --equexit", None, ask="watch runs its arguments as shell code",
+                long_flags="--beep --color --no-color --differences --errexit --chgexit --exec --no-title --no-wrap "
+                           "--no-linewrap --precise --help --version"),
     # multiplexers: `busybox rm x` is rm (`busybox sh -c …` a shell)
     "busybox": _w(), "toybox": _w(),
     "sg": _w("", None, 1, ask="sg runs a command as another group", shell="-c"),
     "perf": _w("-o --output -e --event -p --pid -t --tid -F --freq -c --count -C --cpu -G --cgroup -r --repeat "
-               "-x --field-separator -I --interval-print --call-graph -m --mmap-pages", None, 1,
-               ask="perf runs the command it is given and writes what it records"),
-    "hyperfine": _w("", None, ask="hyperfine runs its arguments as shell code"),
+               "-x --field-separator -I --interval-print --call-graph -m --mmap-pages -u --uid --log-fd "
+               "--pre --post -M --metrics -D --delay --filter --switch-output --aux-sample", None, 1,
+               ask="perf runs the command it is given and writes what it records",
+               long_flags="--all-cpus --no-inherit --null --sync --verbose --scale --no-scale --per-core --per-socket "
+                          "--per-thread --per-node --per-die --metric-only --topdown --append --quiet --big-num "
+                          "--no-big-num --raw-counts --detailed --stat --no-buildid --no-buildid-cache --force",
+               code="--pre --post"),  # perf stat --pre 'make clean': shell code run before the command
+    "hyperfine": _w("-w --warmup -m --min-runs -M --max-runs -r --runs -s --setup -p --prepare -c --cleanup -S --shell "
+                    "-P --parameter-scan -D --parameter-step-size -L --parameter-list --style --sort -u --time-unit "
+                    "--export-asciidoc --export-csv --export-json --export-markdown --export-orgmode -n "
+                    "--command-name --output --input --min-benchmarking-time --conclude", None,
+                    ask="hyperfine runs its arguments as shell code",
+                    long_flags="--ignore-failure --show-output --help --version"),
     # moreutils' pee: each argument is a command line for sh, fed a copy of standard input
     "pee": _w("", "--ignore-sigpipe --no-ignore-sigpipe --ignore-write-errors --no-ignore-write-errors"),
     # Scheduling wrappers: the rest of the line is the command, run as it is.
@@ -87,23 +108,30 @@ WRAPPERS: dict[str, _Wrapper] = {
     # Limits, placement, queues and environments: the rest of the line is the command, as above
     # (any other option is a flag: an unlisted option's value read as the program asks).
     "numactl": _w("-C --physcpubind -N --cpunodebind -m --membind -i --interleave -p --preferred "
-                  "-P --preferred-many -w --weighted-interleave", None),
+                  "-P --preferred-many -w --weighted-interleave", None,
+                  long_flags="--all --localalloc --hardware --show --balancing --help"),
     "prlimit": _w("-p --pid -o --output", None),  # limits take attached values: --nofile=10, -n10
-    "cpulimit": _w("-l --limit -p --pid -e --exe -P --path -c --cpu", None),
-    "systemd-inhibit": _w("--what --who --why --mode", None),
+    "cpulimit": _w("-l --limit -p --pid -e --exe -P --path -c --cpu -s --signal", None,
+                   long_flags="--lazy --include-children --background --quiet --kill --restore --verbose --help"),
+    "systemd-inhibit": _w("--what --who --why --mode", None, long_flags="--list --no-pager --no-legend --help "
+                          "--version --no-ask-password"),
     "ssh-agent": _w("-a -E -P -t -O", None, writes="-a"),  # -a SOCKET: made at that path
     "nq": _w("", None),  # nq CMD: queued, then run as written
     "tsp": _w("-L -N -D -W", None),  # task spooler
-    "retry": _w("-t --times -d --delay -u --until -m --message", None),
+    "retry": _w("-t --times -d --delay -u --until -m --message", None, long_flags="--help --version"),
     "entr": _w("", "-a -c -d -n -p -r -z", shell="-s"),  # entr -s 'code': code for $SHELL
     # the password from a file (typed at the program's prompt: a read), fd, argument or $SSHPASS
     "sshpass": _w("-f -d -p -P", "-e -v -h -V", files="-f"),
-    "setarch": _w("", None, 1),  # setarch ARCH [flags] CMD
+    "setarch": _w("", None, 1, long_flags="--verbose --addr-no-randomize --fdpic-funcptrs --mmap-page-zero "
+                  "--addr-compat-layout --read-implies-exec --32bit --short-inode --whole-seconds --sticky-timeouts "
+                  "--3gb --4gb --uname-2.6 --list --show --help --version"),  # setarch ARCH [flags] CMD
     **{personality: _w("", None) for personality in ("linux32", "linux64", "i386", "x86_64", "uname26")},
     "cgexec": _w("-g", "--sticky"),
     **{one: _w() for one in ("run-one", "run-this-one", "keep-one-running", "run-one-constantly",
                              "run-one-until-success", "run-one-until-failure")},
-    "dbus-launch": _w("--autolaunch --config-file", None, files="--config-file"),
+    "dbus-launch": _w("--autolaunch --config-file", None, files="--config-file",
+                      long_flags="--sh-syntax --csh-syntax --auto-syntax --binary-syntax --exit-with-session "
+                                 "--exit-with-x11 --close-stderr --version --help"),
     "daemonize": _w("-c -e -o -p -l -u -E", "-a -v",
                     ask="daemonize runs its command detached, as the user and with the output files it names"),
     # Wrappers that also do something of their own always ask; their command is still checked
@@ -112,13 +140,25 @@ WRAPPERS: dict[str, _Wrapper] = {
                 "-s --shared -x -e --exclusive -u --unlock -n --nb --nonblock -o --close -F --no-fork "
                 "--verbose", 1, ask="flock creates and locks the file it names", shell="-c --command"),
     "chroot": _w("--userspec --groups", "--skip-chdir", 1, ask="chroot runs commands under another root"),
-    "nsenter": _w("-t --target -S --setuid -G --setgid --wd -Z", None,
-                  ask="nsenter runs commands in other namespaces"),
-    "unshare": _w("--map-user --map-group --setuid --setgid --wd --root", None,
-                  ask="unshare runs commands in new namespaces"),
-    "strace": _w("-o -e -p -s -u -E -a -b -I -O -S -X -P", None, ask="strace traces and can write files"),
-    "ltrace": _w("-o -e -p -s -u -a -n -A -D -F -l -x -L", None, ask="ltrace traces and can write files"),
-    "pkexec": _w("--user", None, ask="pkexec runs commands as another user"),
+    "nsenter": _w("-t --target -S --setuid -G --setgid --env", None, ask="nsenter runs commands in other namespaces",
+                  long_flags="--all --mount --uts --ipc --net --pid --cgroup --user --time --preserve-credentials "
+                             "--no-fork --follow-context --join-cgroup --root --wd --keep-caps --user-parent"),
+    "unshare": _w("--map-user --map-group --map-users --map-groups --setuid --setgid --wd --root --propagation "
+                  "--setgroups --monotonic --boottime -S -G -R -w", None, ask="unshare runs commands in new namespaces",
+                  long_flags="--mount --uts --ipc --net --pid --cgroup --user --time --fork --mount-proc "
+                             "--map-root-user --map-current-user --map-auto --kill-child --keep-caps --mount-binfmt"),
+    "strace": _w("-o -e -p -s -u -E -a -b -I -O -S -X -P -U --output --attach --string-limit --user --env "
+                 "--columns --detach-on --interruptible --summary-sort-by --const-print-style --trace-path --expr "
+                 "--trace --signal --status --abbrev --verbose --raw --read --write --fault --inject --quiet "
+                 "--summary-columns --kvm --decode-fds --decode-pids --timestamps --absolute-timestamps", None,
+                 ask="strace traces and can write files",
+                 long_flags="--follow-forks --output-separately --summary-only --summary --summary-wall-clock "
+                            "--relative-timestamps --syscall-times --no-abbrev --seccomp-bpf --instruction-pointer "
+                            "--stack-trace --daemonize --help --version --debug --output-append-mode --tips"),
+    "ltrace": _w("-o -e -p -s -u -a -n -A -D -F -l -x -L -w --output --align --indent --debug --config --library "
+                 "--where", None, ask="ltrace traces and can write files", long_flags="--demangle --help --version"),
+    "pkexec": _w("--user", None, ask="pkexec runs commands as another user",
+                 long_flags="--disable-internal-agent --keep-cwd --help --version"),
     "gosu": _w("", None, 1, ask="gosu runs commands as another user"),  # gosu USER CMD
     "su-exec": _w("", None, 1, ask="su-exec runs commands as another user"),
     "chpst": _w("-u -U -e -/ -n -l -L -m -d -o -p -f -c", "-v -P -0 -1 -2",
@@ -126,13 +166,19 @@ WRAPPERS: dict[str, _Wrapper] = {
     "lckdo": _w("-w -W", "-q", 1, ask="lckdo creates and locks the file it names"),
     "setpriv": _w("--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps --bounding-set "
                   "--securebits --selinux-label --apparmor-profile --landlock-access --landlock-rule --pdeathsig",
-                  None, ask="setpriv runs commands as another user or with other privileges"),
+                  None, ask="setpriv runs commands as another user or with other privileges",
+                  long_flags="--nnp --no-new-privs --clear-groups --keep-groups --init-groups --reset-env --dump "
+                             "--list-caps --help --version"),
     "capsh": _w("--caps --drop --inh --user --uid --gid --groups --chroot --secbits --keep --addamb --delamb "
-                "--iab --shell", None, ask="capsh runs a shell (the arguments after --) with other capabilities"),
+                "--iab --shell", None, ask="capsh runs a shell (the arguments after --) with other capabilities",
+                long_flags="--print --current --license --killit --noamb --noenv --has-ambient --decode --supports "
+                           "--has-p --has-i --has-a --has-b --explain --suggest --modes --mode --noexec --quiet --help"),
     "start-stop-daemon": _w("-x --exec -a --startas -n --name -p --pidfile -u --user -c --chuid -r --chroot "
                             "-d --chdir -N --nicelevel -P --procsched -I --iosched -k --umask --signal -s "
                             "--retry -R --output -O", None,
-                            ask="start-stop-daemon starts or stops a daemon (the program --exec names)"),
+                            ask="start-stop-daemon starts or stops a daemon (the program --exec names)",
+                            long_flags="--start --stop --status --test --background --make-pidfile --remove-pidfile "
+                                       "--oknodo --quiet --verbose --no-close --notify-await --help --version"),
     "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", None,
                   ask="runuser runs commands as another user", shell="-c --command"),
 }
@@ -778,6 +824,12 @@ def _strip_options(
         step = _option_width(wrapper, value, name)
         if step is None:
             return None
+        if value.split("=", 1)[0] in wrapper.code_options:  # perf stat --pre 'make clean' CMD
+            code = value.partition("=")[2] if "=" in value else args[i + 1].literal if i + 1 < len(args) else ""
+            if code is None:
+                out.unknown_code = True
+            elif code:
+                out.scripts.append(code)
         if wrapper.file_options:
             _file_option(wrapper, args[i:i + step], out)
         i += step
@@ -820,6 +872,8 @@ def _option_width(wrapper: _Wrapper, value: str, name: str) -> int | None:
         return 1 if "=" in value else 2
     if wrapper.flags is not None and key in wrapper.flags:
         return 1
+    if wrapper.flags is None and value.startswith("--") and "=" not in value and value not in wrapper.long_flags:
+        return None  # sudo --host h CMD: an unlisted long option may take the next word
     if name == "nice" and value[1:].lstrip("-").isdigit():
         return 1
     if not value.startswith("--") and len(value) > 2:  # a cluster: -n1, -I{}, -oL; sudo -Eu root

@@ -120,3 +120,22 @@ async def test_other_names_of_the_same_programs(tmp_path, command, expected):
 async def test_a_rule_naming_a_g_name_names_the_tool(tmp_path):
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(grm:*)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, "rm x")) == "deny"
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    # long options taking the next word, on wrappers that take any flag: the value was the command
+    ("sudo --host h rm x", "deny"), ("sudo --close-from 3 rm x", "deny"), ("sudo --role r rm x", "deny"),
+    ("sudo --command-timeout 5 rm x", "deny"), ("sudo --other-user u rm x", "deny"),
+    ("unshare --propagation slave rm x", "deny"), ("strace --output out rm x", "deny"),
+    ("ltrace --output out rm x", "deny"),
+    # perf stat's --pre/--post hooks are shell code
+    ("perf stat --pre 'rm x' ls", "deny"), ("perf stat --post='rm x' ls", "deny"),
+    # a long option not known to take no value, alone: what runs is not known
+    ("sudo --some-new-option rm x", "ask"), ("sudo --some-new-option ls", "ask"),
+    ("sudo --preserve-env ls", "allow"), ("sudo --login ls", "allow"), ("perf stat --null ls", "allow"),
+    ("hyperfine --warmup 3 'rm x'", "deny"),
+])
+async def test_long_options_of_wrappers_that_take_any_flag(tmp_path, command, expected):
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = verdict_name(await decide_bash(ctx, command))
+    assert verdict == expected, (command, verdict)
