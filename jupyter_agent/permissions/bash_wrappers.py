@@ -64,7 +64,8 @@ WRAPPERS: dict[str, _Wrapper] = {
         "--max-lines",
         files="-a --arg-file",
     ),
-    "env": _w("-u --unset -C --chdir", "-i --ignore-environment -0 --null - -v --debug"),
+    "env": _w("-u --unset -C --chdir -a --argv0", "-i --ignore-environment -0 --null - -v --debug --default-signal "
+              "--ignore-signal --block-signal --list-signal-handling"),  # (the signal ones: a value after = only)
     "sudo": _w("-u -g -C -D -h -p -r -t -U -T -R --user --group --chdir --prompt --host --close-from --role --type "
                "--other-user --command-timeout --chroot", None, ask="sudo runs commands as another user",
                long_flags="--askpass --background --bell --edit --login --remove-timestamp --reset-timestamp --list "

@@ -134,6 +134,7 @@ async def test_a_rule_naming_a_g_name_names_the_tool(tmp_path):
     ("sudo --some-new-option rm x", "ask"), ("sudo --some-new-option ls", "ask"),
     ("sudo --preserve-env ls", "allow"), ("sudo --login ls", "allow"), ("perf stat --null ls", "allow"),
     ("hyperfine --warmup 3 'rm x'", "deny"),
+    ("env --ignore-signal=INT rm x", "deny"), ("env --default-signal rm x", "deny"), ("env -a name rm x", "deny"),
 ])
 async def test_long_options_of_wrappers_that_take_any_flag(tmp_path, command, expected):
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
