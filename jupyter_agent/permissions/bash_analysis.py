@@ -174,7 +174,8 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
         if words and cmd.kind == "command":
             program = words[0]
             name = program.text
-            if program.static and not program.glob and name not in _NOT_PLAIN and "/" not in name and (
+            plain = program.static and not program.glob and name not in _NOT_PLAIN and "/" not in name
+            if plain and name[:1] != "=" and (  # (/bin/rm, zsh's =rm: bash_extra_forms)
                 name != "git" or not may_run_something(words)  # git rebase -x 'code': the general way
             ):
                 if cmd.assignments or name in _PLAIN_WITH_MORE:
@@ -270,7 +271,8 @@ def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | Non
     for form in extras:
         program = form[0]
         name = program.text
-        if not program.static or program.glob or name in _NOT_PLAIN or name in EXTRA_FORM_PROGRAMS or "/" in name:
+        if (not program.static or program.glob or name in _NOT_PLAIN or name in EXTRA_FORM_PROGRAMS or "/" in name
+                or name[:1] == "="):
             return None
     return extras
 

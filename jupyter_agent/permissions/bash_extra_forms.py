@@ -1,6 +1,6 @@
 """Extra forms of a command, which deny and ask rules match besides the command itself.
 
-``/bin/rm x`` is also ``rm x``; ``find . -exec rm {} ;`` runs ``rm {}``; ``git -C x push`` is
+``/bin/rm x`` is also ``rm x`` (and zsh's ``=rm x``); ``find . -exec rm {} ;`` runs ``rm {}``; ``git -C x push`` is
 ``git push``; a runner's command (``uv run rm x`` → ``rm x``, ``bash_runners.py``) and a
 subcommand's canonical spelling (``npm pub`` → ``npm publish``, ``bash_synonyms.py``).  Allow
 rules never match an extra form.
@@ -25,7 +25,7 @@ def may_have_extra_forms(form: tuple[Word, ...]) -> bool:
         return False
     program = form[0]
     name = program.text
-    return program.static and not program.glob and (name in EXTRA_FORM_PROGRAMS or "/" in name)
+    return program.static and not program.glob and (name in EXTRA_FORM_PROGRAMS or "/" in name or name[:1] == "=")
 
 
 def extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
@@ -34,6 +34,8 @@ def extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:
     program = form[0].literal if form else None
     if program and "/" in program:
         extra.append((Word(program.rsplit("/", 1)[1]), *form[1:]))
+    elif program and program[:1] == "=" and len(program) > 1:  # zsh: =rm is the path of rm (bash: not found)
+        extra.append((Word(program[1:]), *form[1:]))
     if program in ("find", "fd"):
         extra.extend(exec_commands(form))
     if program == "git":

@@ -100,6 +100,8 @@ ROWS = [
     ("zsh -c 'setopt globdots; cat ?env'", "ask"),
     ("./zglob", "ask"),  # #!/bin/zsh
     ("bash -k -c 'ls LD_PRELOAD=./x.so'", "ask"),
+    ("zsh -c '=rm x'", "deny"),  # zsh expands =rm to rm's path (bash: not found)
+    ("zsh -c 'command =rm x'", "deny"),
     # a script's own shopt (it ran: only the line's were checked)
     ("bash dotglob.sh", "ask"),
     ("source dotglob.sh", "ask"),
