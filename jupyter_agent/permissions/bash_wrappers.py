@@ -54,6 +54,9 @@ WRAPPERS: dict[str, _Wrapper] = {
                writes="-o --output"),
     "setsid": _w("", "-w --wait -f --fork"),
     "builtin": _w(),
+    # zsh's precommand modifiers (- runs the command as a login shell would name it), repeat N CMD
+    # and sched TIME CMD (bash has none of them: there they are programs not found)
+    "noglob": _w(), "nocorrect": _w(), "-": _w(), "repeat": _w("", "", 1), "sched": _w("", "-o", 1),
     "command": _w("", "-p"),
     "exec": _w("-a", "-c -l"),
     "stdbuf": _w("-i -o -e --input --output --error"),

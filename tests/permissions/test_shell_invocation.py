@@ -102,6 +102,8 @@ ROWS = [
     ("bash -k -c 'ls LD_PRELOAD=./x.so'", "ask"),
     ("zsh -c '=rm x'", "deny"),  # zsh expands =rm to rm's path (bash: not found)
     ("zsh -c 'command =rm x'", "deny"),
+    ("zsh -c 'noglob rm x'", "deny"), ("zsh -c 'nocorrect rm x'", "deny"), ("zsh -c -- '- rm x'", "deny"),
+    ("zsh -c 'repeat 2 rm x'", "deny"), ("zsh -c 'sched +1 rm x'", "deny"),  # zsh's precommand modifiers …
     # a script's own shopt (it ran: only the line's were checked)
     ("bash dotglob.sh", "ask"),
     ("source dotglob.sh", "ask"),
