@@ -1,7 +1,7 @@
 """The string literals of code an interpreter takes on its command line.
 
 ``python -c "print(open('.env').read())"``, ``node -e 'fs.readFileSync(".env")'``, ``ruby -e``,
-``perl -e``, ``php -r``, ``Rscript -e``: a rule allowing the interpreter allows running code, not
+``perl -e``, ``php -r``, ``Rscript -e``, ``expect -c``, ``gnuplot -e``: a rule allowing the interpreter allows running code, not
 reading a file a ``Read`` deny rule closes or writing a protected one.  What the code computes
 cannot be seen (the sandbox holds the rules for that), but a path it spells as a string literal
 can: each literal is checked as a path the command names (``bash_arguments.protected_arguments``),
@@ -24,6 +24,7 @@ INTERPRETERS: dict[str, tuple[str, tuple[str, ...]]] = {
     **{name: ("ep", ("--eval", "--print")) for name in ("node", "nodejs", "bun")},
     "ruby": ("e", ()), "perl": ("eE", ()), "php": ("r", ()), "Rscript": ("e", ()), "R": ("e", ()),
     "julia": ("eE", ("--eval", "--print")), "lua": ("e", ()), "luajit": ("e", ()),
+    "expect": ("c", ()), "gnuplot": ("e", ()), "octave": ("", ("--eval",)), "osascript": ("e", ()),
 }
 _LITERAL = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n])*)\1""")
 _MAX_LITERAL = 4096

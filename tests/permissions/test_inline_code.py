@@ -18,7 +18,7 @@ from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 ALLOW = tuple(f"Bash({p}:*)" for p in ("python", "python3", "python3.12", "node", "ruby", "perl", "php", "Rscript",
-                                       "julia", "bun", "uv", "ipython", "pythonw"))
+                                       "julia", "bun", "uv", "ipython", "pythonw", "expect", "gnuplot", "octave"))
 ASKED = [
     "python -c \"print(open('.env').read())\"", "python3 -c 'import pathlib; print(pathlib.Path(\".env\").read_text())'",
     "python -X dev -c \"open('.env')\"", "python -Bc \"open('.env')\"", "python3.12 -c \"open('./.env')\"",
@@ -36,6 +36,7 @@ ASKED = [
     "perl -e 'print qx{cat .env}'", "ruby -e 'puts %x(cat .env)'", "php -r 'echo `cat .env`;'",
     "python -c \"import os; os.system('cat .env')\"",
     "node -e 'require(\"child_process\").execSync(\"cat .env\", {stdio: \"inherit\"})'",
+    "expect -c 'exec cat .env'", "gnuplot -e 'system(\"cat .env\")'", "octave --eval 'type .env'",
 ]
 ALLOWED = [
     "python -c 'print(1)'", "python -c \"print('hello world')\"", "python -c \"print(open('a.py').read())\"",
