@@ -51,6 +51,8 @@ V = '"${PYTHON_VALUE}"'
     ("%%script --out o bash\nrm q", "rm q\n"), ("%%bash -c 'rm x'\necho", "bash -c 'rm x' <<'IPYTHON_CELL_END'\necho\nIPYTHON_CELL_END"),
     ("%%bash script.sh\necho", "bash script.sh <<'IPYTHON_CELL_END'\necho\nIPYTHON_CELL_END"),
     ("%%bash -e -o pipefail\nrm q", "rm q\n"),
+    ("%%script bash -eo pipefail\nrm q", "rm q\n"),  # (pipefail was read as a script file: the body not at all)
+    ("%%script bash -O dotglob\ncat ?env", "shopt -s dotglob\ncat ?env\n"),  # the options that change how it reads
     # the kernel's folder and environment, package managers, other notebooks
     ("%cd /tmp", "cd /tmp"), ("%cd -q data", "cd data"), ("%cd -b work", f"cd {V}"), ("%cd -", f"cd {V}"),
     ("%cd", "cd"), ("cd ..", "cd .."), ("%pushd sub", "cd sub"), ("%popd", "popd"),
