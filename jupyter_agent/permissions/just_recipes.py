@@ -37,6 +37,7 @@ from .script_files import (
     scripts_of_forms,
     templated,
 )
+from .shell_invocation import shell_call
 
 JUST = frozenset({"just"})
 _NAMES = ("justfile", ".justfile")
@@ -299,6 +300,8 @@ class _Justfile:
             program = re.findall(r"['\"]([^'\"]*)['\"]", value)
             if not program or interpreter_name(program) not in POSIX_SHELLS:
                 raise NotKnown(f"its recipes run in {value}, not a shell this analyzer reads")
+            if shell_call([*program[1:], "RECIPE"], interpreter_name(program)).prelude:  # zsh, bash -O dotglob
+                raise NotKnown(f"its recipes run in {value}, which reads them otherwise")
         elif name in ("dotenv-load", "dotenv-required") and value == "true":
             self.dotenv = True
         elif name == "lazy":

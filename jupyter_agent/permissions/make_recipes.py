@@ -30,6 +30,7 @@ from .bash_analysis import CommandInfo
 from .bash_words import Word, run_time_word
 from .bash_wrappers import MAKES
 from .script_files import POSIX_SHELLS, Script, interpreter_name, not_there, read_script, scripts_of_forms
+from .shell_invocation import shell_call
 
 _DEFAULT_NAMES = ("GNUmakefile", "makefile", "Makefile")
 _DEFAULTS = {"CC": "cc", "CXX": "g++", "CPP": "cc -E", "RM": "rm -f", "AR": "ar", "AS": "as", "LD": "ld",
@@ -268,6 +269,12 @@ class _MakeFile:
         shell = self.variables.get("SHELL")
         if shell is not None and interpreter_name(self._expand(shell).split()) not in POSIX_SHELLS:
             raise _Unknown(f"its recipes run in {shell}, not a shell this analyzer reads")
+        flags = self.variables.get(".SHELLFLAGS")
+        if shell is not None or flags is not None:  # SHELL = zsh, .SHELLFLAGS = -O dotglob -c: read otherwise
+            name = interpreter_name(self._expand(shell).split()) if shell is not None else "sh"
+            words = self._expand(flags).split() if flags is not None else ["-c"]
+            if shell_call([*words, "RECIPE"], name).prelude:
+                raise _Unknown(f"its recipes run with {name} {' '.join(words)[:40]}, which reads them otherwise")
         if ".RECIPEPREFIX" in self.variables:
             raise _Unknown("it sets .RECIPEPREFIX (which lines are recipes)")
 

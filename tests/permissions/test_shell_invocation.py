@@ -197,3 +197,22 @@ def test_real_parallel_runs_its_argument_as_code(tmp_path, command):
     (tmp_path / "x").write_text("")
     subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     assert not (tmp_path / "x").exists(), command
+
+
+@pytest.mark.parametrize(("makefile", "justfile", "expected"), [
+    (".SHELLFLAGS := -O dotglob -c\nSHELL := /bin/bash\nbuild:\n\tcat ?env\n",
+     'set shell := ["bash", "-O", "dotglob", "-c"]\nbuild:\n    cat ?env\n', "ask"),
+    ("SHELL := /bin/zsh\nbuild:\n\tcat **/.env\n", 'set shell := ["zsh", "-c"]\nbuild:\n    cat **/.env\n', "ask"),
+    (".SHELLFLAGS := -eu -o pipefail -c\nSHELL := bash\nbuild:\n\tls\n",
+     'set shell := ["bash", "-euo", "pipefail", "-c"]\nbuild:\n    ls\n', "allow"),
+])
+async def test_recipes_run_by_a_shell_that_reads_them_otherwise(tmp_path, makefile, justfile, expected):
+    """make's SHELL and .SHELLFLAGS, just's ``set shell``: with options that change how the recipes
+    read (or zsh), they are not read as bash reads them, so a Read deny rule asks."""
+    _project(tmp_path)
+    (tmp_path / "Makefile").write_text(makefile)
+    (tmp_path / "justfile").write_text(justfile)
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=DENIED, mode="bypassPermissions")
+    for command in ("make build", "just build"):
+        verdict = verdict_name(await decide_bash(ctx, command))
+        assert verdict == expected, (command, verdict)
