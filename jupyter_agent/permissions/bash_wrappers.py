@@ -815,6 +815,9 @@ def _strip_options(
             return None
         if value == "--":
             i += 1
+            while name == "env" and i < len(args) and "=" in (args[i].literal or ""):  # env -- NAME=VALUE CMD
+                out.env.append(args[i].literal or "")
+                i += 1
             break
         if name == "env" and "=" in value and not value.startswith("-"):
             out.env.append(value)  # NAME=VALUE

@@ -61,7 +61,7 @@ async def test_wrapper_options_are_read_as_getopt_reads_them(tmp_path, command, 
 
 @pytest.mark.parametrize("command", ["timeout -vk 5 10 rm x", "timeout -k5 10 rm x", "env -iu X rm x",
                                      "echo x | xargs -tI{} rm {}", "printf x | xargs -0n1 rm",
-                                     "echo x | xargs --replace rm {}"])
+                                     "echo x | xargs --replace rm {}", "env -i -- FOO=1 rm x"])
 def test_real_programs_read_the_clusters_so(tmp_path, command):
     """The ground truth of the rows: the cluster's last letter takes the next word, and ``rm x`` runs."""
     (tmp_path / "x").write_text("")
@@ -135,6 +135,8 @@ async def test_a_rule_naming_a_g_name_names_the_tool(tmp_path):
     ("sudo --preserve-env ls", "allow"), ("sudo --login ls", "allow"), ("perf stat --null ls", "allow"),
     ("hyperfine --warmup 3 'rm x'", "deny"),
     ("env --ignore-signal=INT rm x", "deny"), ("env --default-signal rm x", "deny"), ("env -a name rm x", "deny"),
+    ("env -i -- FOO=1 rm x", "deny"),  # env takes NAME=VALUE after -- too (FOO=1 was read as the command)
+    ("env -- LD_PRELOAD=./x.so ls", "ask"), ("env -- FOO=1 ls", "allow"),
 ])
 async def test_long_options_of_wrappers_that_take_any_flag(tmp_path, command, expected):
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
