@@ -488,8 +488,9 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
         _fc(words, out)
     elif name in EVAL_LIKE:
         out.ask_reason = f"{name} runs its arguments as shell code"
-        if name == "eval" and all(w.static for w in words[1:]):
-            out.scripts.append(" ".join(w.text for w in words[1:]))
+        args = words[2:] if name == "eval" and len(words) > 1 and words[1].literal == "--" else words[1:]
+        if name == "eval" and all(w.static for w in args):  # (eval -- CODE: the -- ends its options)
+            out.scripts.append(" ".join(w.text for w in args))
         elif name == "eval":
             out.unknown_code = True
     elif name == "su":

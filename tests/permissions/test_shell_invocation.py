@@ -89,6 +89,7 @@ ROWS = [
     ("bash -eo pipefail evil.sh", "deny"),
     ("bash --rcfile evil.sh -i -c ls", "deny"),  # an interactive shell runs its rcfile first
     ("bash --init-file evil.sh -i < /dev/null", "deny"),
+    ("eval -- 'rm x'", "deny"),  # -- ends eval's options (the code was read as `-- 'rm x'`)
     # options that change what patterns match come before the code
     ("bash -O dotglob -c 'cat ?env'", "ask"),
     ("bash -O nocaseglob -c 'cat .EN[V]'", "ask"),
@@ -152,6 +153,7 @@ _REAL = [
     ("bash -O nocaseglob -c 'cat .EN[V] > out'", True),
     ("bash dotglob.sh > out", True),
     ("bash --rcfile evil.sh -i -c ls", False),
+    ("eval -- 'rm x'", False),
 ]
 
 
