@@ -153,7 +153,9 @@ def _set_change(texts: list[str]) -> str | None:
                     continue
                 if name == "keyword":
                     return _KEYWORD.format("-o keyword")
-                return _HISTORY if name == "histexpand" else f"set -o {name[:40]} changes how the rest of the line is read"
+                if name == "histexpand":
+                    return _HISTORY
+                return f"set -o {name[:40]} changes how the rest of the line is read"
             if text[0] == "+" or letter in _HARMLESS_SET:
                 continue
             if letter == "k":
@@ -288,4 +290,5 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
     return None
 
 
-__all__ = ["DECLARES", "EVALUATING", "changes_meaning", "PATTERN_VARIABLES", "assigned_names", "evaluation_reason", "line_change"]
+__all__ = ["DECLARES", "EVALUATING", "PATTERN_VARIABLES", "assigned_names", "changes_meaning", "evaluation_reason",
+           "line_change"]

@@ -1,7 +1,7 @@
 """Extra forms of a command, which deny and ask rules match besides the command itself.
 
-``/bin/rm x`` is also ``rm x`` (and zsh's ``=rm x``); ``find . -exec rm {} ;`` runs ``rm {}``; ``git -C x push`` is
-``git push``; a runner's command (``uv run rm x`` → ``rm x``, ``bash_runners.py``) and a
+``/bin/rm x`` is also ``rm x`` (and zsh's ``=rm x``); ``find . -exec rm {} ;`` runs ``rm {}``;
+``git -C x push`` is ``git push``; a runner's command (``uv run rm x`` → ``rm x``, ``bash_runners.py``) and a
 subcommand's canonical spelling (``npm pub`` → ``npm publish``, ``bash_synonyms.py``).  Allow
 rules never match an extra form.
 """

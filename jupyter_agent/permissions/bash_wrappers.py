@@ -913,7 +913,7 @@ def _shell(words: tuple[Word, ...], out: Unwrapped) -> None:
         out.scripts[start:] = [call.prelude + code for code in out.scripts[start:]]
     elif call.mode == "stdin":
         out.ask_reason = f"{words[0].text} runs the commands it reads from standard input"
-        out.stdin_shell = name not in _NOT_POSIX
+        out.stdin_shell = not out.unknown_code and name not in _NOT_POSIX  # (a wrapper's own unknown stays)
         out.unknown_code = True
 
 
@@ -1086,8 +1086,8 @@ _SU_VALUES = frozenset("cgGsw")  # su's short options that take a value (c: the 
 # with no command: sudo -s/-i, doas -s, pkexec, chroot DIR, unshare, nsenter, sg GROUP and setarch
 # start a shell that runs what standard input holds (the letters: the options that make sudo do so)
 _BARE_SHELL = {"sudo": frozenset("si"), "doas": frozenset("s"),
-               **{name: frozenset() for name in ("pkexec", "run0", "chroot", "unshare", "nsenter", "sg", "setarch", "linux32",
-                                                  "linux64", "i386", "x86_64", "uname26")}}
+               **{name: frozenset() for name in ("pkexec", "run0", "chroot", "unshare", "nsenter", "sg", "setarch",
+                                                  "linux32", "linux64", "i386", "x86_64", "uname26")}}
 _INFO_OPTIONS = frozenset({"--help", "--version", "-h", "-V"})
 
 

@@ -1,12 +1,12 @@
 """The string literals of code an interpreter takes on its command line.
 
 ``python -c "print(open('.env').read())"``, ``node -e 'fs.readFileSync(".env")'``, ``ruby -e``,
-``perl -e``, ``php -r``, ``Rscript -e``, ``expect -c``, ``gnuplot -e``: a rule allowing the interpreter allows running code, not
-reading a file a ``Read`` deny rule closes or writing a protected one.  What the code computes
-cannot be seen (the sandbox holds the rules for that), but a path it spells as a string literal
-can: each literal is checked as a path the command names (``bash_arguments.protected_arguments``),
-and so is each word of a literal that reads as a command line (``os.system('cat .env')``, perl's
-and ruby's backquotes).
+``perl -e``, ``php -r``, ``Rscript -e``, ``expect -c``, ``gnuplot -e``: a rule allowing the
+interpreter allows running code, not reading a file a ``Read`` deny rule closes or writing a
+protected one. What the code computes cannot be seen (the sandbox holds the rules for that), but a
+path it spells as a string literal can: each literal is checked as a path the command names
+(``bash_arguments.protected_arguments``), and so is each word of a literal that reads as a command
+line (``os.system('cat .env')``, perl's and ruby's backquotes).
 """
 
 from __future__ import annotations

@@ -10,11 +10,12 @@ x.sh`` runs ``x.sh``; ``bash -`` reads standard input).  GNU long options come a
 ``--rcfile FILE`` (``--init-file``) names the file an interactive shell (``-i``) runs first.
 
 The options that change how the code is read (``-O dotglob``, ``-o keyword``, ``-k``; not ``-e``
-or ``-o pipefail``) are given back as ``prelude``: shell code meaning the same (``shopt -s dotglob``), which the analysis puts
-before the code the shell runs, so that ``bash -O dotglob -c 'cat ?env'`` is read as ``shopt -s
-dotglob; cat ?env`` is.  Code zsh runs gets ``emulate zsh`` first: zsh's patterns are not bash's
-(``**/.env`` takes ``./.env``; ``setopt globdots``), and ``emulate`` is one of the builtins
-that change what the rest of a line means (``bash_evaluated``).
+or ``-o pipefail``) are given back as ``prelude``: shell code meaning the same (``shopt -s
+dotglob``), which the analysis puts before the code the shell runs, so that ``bash -O dotglob
+-c 'cat ?env'`` is read as ``shopt -s dotglob; cat ?env`` is.  Code zsh runs gets ``emulate zsh``
+first: zsh's patterns are not bash's (``**/.env`` takes ``./.env``; ``setopt globdots``), and
+``emulate`` is one of the builtins that change what the rest of a line means
+(``bash_evaluated``).
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ def shell_call(texts: Sequence[str | None], program: str = "bash") -> ShellCall:
     while i < len(texts):
         text = texts[i]
         if text is None:
+            if command:  # bash -c "$X": the code (or an option) only known at run time
+                break
             return ShellCall("unknown", i)
         if text in ("--", "-"):
             i += 1

@@ -45,6 +45,7 @@ CALLS = [
     (["--norc", "--rcfile", "r", "-c", "x"], "command", 4, ""),
     (["-o", None, "-c", "x"], "unknown", 1, ""),
     ([None], "unknown", 0, ""),
+    (["-c", None], "command", 1, ""),  # bash -c "$X": the code only known at run time
 ]
 
 
