@@ -437,7 +437,7 @@ def _parallel_commands(rest: tuple[Word, ...], scripts: list[tuple[Word, ...]]) 
         argument = _PARALLEL_ARGUMENT if text is None or text.startswith("::::") else shlex.quote(text)
         _script(f"{command} {argument}", scripts)
         if _REPLACEMENT.search(command):
-            _script(_REPLACEMENT.sub(lambda _, a=argument: a, command), scripts)
+            _script(_REPLACEMENT.sub(argument.replace("\\", "\\\\"), command), scripts)  # (as written)
 
 
 def _option(

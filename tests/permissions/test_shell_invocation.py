@@ -129,12 +129,16 @@ def _project(tmp_path):
     (tmp_path / "zglob").chmod(0o755)
 
 
-@pytest.mark.parametrize(("command", "expected"), ROWS)
-async def test_shell_options_and_operands_meet_the_rules(tmp_path, command, expected):
+async def _verdict(tmp_path, command):
+    """The decision on ``command`` in the test project, bypassPermissions, ``DENIED`` in deny."""
     _project(tmp_path)
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=DENIED, mode="bypassPermissions")
-    verdict = verdict_name(await decide_bash(ctx, command))
-    assert verdict == expected, (command, verdict)
+    return verdict_name(await decide_bash(ctx, command))
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_shell_options_and_operands_meet_the_rules(tmp_path, command, expected):
+    assert await _verdict(tmp_path, command) == expected, command
 
 
 @pytest.mark.parametrize("command", ["bash -O dotglob -c 'cp a.py */config'", "zsh -c 'cp a.py **/config'"])
@@ -187,10 +191,7 @@ PARALLEL = [
 
 @pytest.mark.parametrize(("command", "expected"), PARALLEL)
 async def test_parallel_puts_each_argument_into_its_command(tmp_path, command, expected):
-    _project(tmp_path)
-    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=DENIED, mode="bypassPermissions")
-    verdict = verdict_name(await decide_bash(ctx, command))
-    assert verdict == expected, (command, verdict)
+    assert await _verdict(tmp_path, command) == expected, command
 
 
 @pytest.mark.skipif(shutil.which("parallel") is None, reason="needs GNU parallel")
