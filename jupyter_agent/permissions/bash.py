@@ -123,8 +123,7 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
         path_checks(analysis, cwds, scope, context, verdict)
-        if any(info.ask_reason for info in analysis.commands):  # shopt -s dotglob, GLOBIGNORE=x, hash -p
-            _line_change_checks(analysis, scope, verdict)
+        _line_change_checks(analysis, scope, verdict)  # shopt -s dotglob, GLOBIGNORE=x, hash -p
         if not verdict.deny and may_run_scripts(analysis, _SCRIPT_RUNNERS):  # bash clean.sh: its commands too
             _script_checks(analysis, cwds, scope, context, rules, verdict, 0)
         if verdict.deny:
@@ -416,8 +415,7 @@ def _checks_of_script(
             _rule_checks(inner.ruled, rules, sub)
         if not sub.deny:
             path_checks(inner, inner_cwds, scope, context, sub)
-            if any(info.ask_reason for info in inner.commands):  # shopt -s dotglob in the script
-                _line_change_checks(inner, scope, sub)
+            _line_change_checks(inner, scope, sub)  # shopt -s dotglob in the script
         for cmd in inner.commands:
             if sub.deny:
                 break

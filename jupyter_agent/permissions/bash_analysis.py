@@ -17,6 +17,7 @@ from .bash_extra_forms import (
     extra_forms,
     git_forms,
     may_have_extra_forms,
+    spelled_otherwise,
 )
 from .bash_parse import NUMBERS_COMPARED, Redirect, SimpleCommand, parse_command
 from .bash_readonly import ReadOnlyCheck, check_read_only
@@ -174,10 +175,9 @@ def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Anal
         if words and cmd.kind == "command":
             program = words[0]
             name = program.text
-            plain = program.static and not program.glob and name not in _NOT_PLAIN and "/" not in name
-            if plain and name[:1] != "=" and (  # (/bin/rm, zsh's =rm: bash_extra_forms)
-                name != "git" or not may_run_something(words)  # git rebase -x 'code': the general way
-            ):
+            plain = program.static and not program.glob and name not in _NOT_PLAIN
+            # /bin/rm, zsh's =rm (extra forms), git rebase -x 'code': the general way
+            if plain and not spelled_otherwise(name) and (name != "git" or not may_run_something(words)):
                 if cmd.assignments or name in _PLAIN_WITH_MORE:
                     commands.append(_classify_plain(cmd, nested))
                 else:  # _classify_plain's common case, inlined: one form, no reason
@@ -271,8 +271,8 @@ def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | Non
     for form in extras:
         program = form[0]
         name = program.text
-        if (not program.static or program.glob or name in _NOT_PLAIN or name in EXTRA_FORM_PROGRAMS or "/" in name
-                or name[:1] == "="):
+        if (not program.static or program.glob or name in _NOT_PLAIN or name in EXTRA_FORM_PROGRAMS
+                or spelled_otherwise(name)):
             return None
     return extras
 

@@ -19,13 +19,18 @@ FORM_PROGRAMS = RUNNER_PROGRAMS | SYNONYM_PROGRAMS  # uv run rm x → rm x; npm 
 EXTRA_FORM_PROGRAMS = frozenset({"find", "fd", "git"}) | FORM_PROGRAMS  # and names with a slash
 
 
+def spelled_otherwise(name: str) -> bool:
+    """A program named by its path (``/bin/rm``) or by zsh's ``=rm``: its extra form is ``rm``."""
+    return "/" in name or name[:1] == "="
+
+
 def may_have_extra_forms(form: tuple[Word, ...]) -> bool:
     """False when ``extra_forms(form)`` is surely empty (a quick test on the program name)."""
     if not form:
         return False
     program = form[0]
     name = program.text
-    return program.static and not program.glob and (name in EXTRA_FORM_PROGRAMS or "/" in name or name[:1] == "=")
+    return program.static and not program.glob and (name in EXTRA_FORM_PROGRAMS or spelled_otherwise(name))
 
 
 def extra_forms(form: tuple[Word, ...]) -> list[tuple[Word, ...]]:

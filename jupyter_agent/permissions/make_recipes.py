@@ -267,11 +267,11 @@ class _MakeFile:
                 continue
             current = self._rule(stripped)
         shell = self.variables.get("SHELL")
-        if shell is not None and interpreter_name(self._expand(shell).split()) not in POSIX_SHELLS:
+        name = interpreter_name(self._expand(shell).split()) if shell is not None else "sh"
+        if name not in POSIX_SHELLS:
             raise _Unknown(f"its recipes run in {shell}, not a shell this analyzer reads")
         flags = self.variables.get(".SHELLFLAGS")
         if shell is not None or flags is not None:  # SHELL = zsh, .SHELLFLAGS = -O dotglob -c: read otherwise
-            name = interpreter_name(self._expand(shell).split()) if shell is not None else "sh"
             words = self._expand(flags).split() if flags is not None else ["-c"]
             if shell_call([*words, "RECIPE"], name).prelude:
                 raise _Unknown(f"its recipes run with {name} {' '.join(words)[:40]}, which reads them otherwise")

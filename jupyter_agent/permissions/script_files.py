@@ -117,7 +117,7 @@ def scripts_run(info: CommandInfo, cwds: list[str]) -> list[Script]:
             for script in located(form[0], cwds, search_path=False):
                 shell = script_shell(script.path) if script.path is not None else "bash"
                 if shell is not None:  # #!/bin/zsh: as zsh reads it
-                    prelude = shell_call((), shell).prelude if shell != "bash" else ""
+                    prelude = shell_call((), shell).prelude
                     found.append(replace(script, prelude=prelude) if prelude else script)
     return found
 
