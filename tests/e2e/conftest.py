@@ -90,9 +90,12 @@ def start_lab(base: Path) -> Iterator[Lab]:
 
 @contextlib.contextmanager
 def start_jupyter(base: Path, module: str, app: str, extra: tuple[str, ...] = ()) -> Iterator[Lab]:
-    """``python -m module`` (JupyterLab or Notebook 7) on a free port with private Jupyter dirs."""
+    """``python -m module`` (JupyterLab or Notebook 7) on a free port with private Jupyter dirs.
+
+    A port found free can be taken before the server binds it (kernels and the other test worker
+    open ports all the time); the server then exits saying so, and it is started on another port.
+    """
     dirs = _lab_dirs(base)
-    port = free_port()
     env = dict(os.environ)
     env.update(
         JUPYTER_CONFIG_DIR=str(dirs["config"]),
@@ -104,34 +107,55 @@ def start_jupyter(base: Path, module: str, app: str, extra: tuple[str, ...] = ()
         # (newer jupyter_core looks in the venv first): a rebuilt extension is the one tested
         JUPYTER_PREFER_ENV_PATH="0",
     )
-    cmd = [
-        sys.executable, "-m", module, "--allow-root", "--no-browser",
-        f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
-        "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-        f"--ServerApp.root_dir={dirs['root']}", f"{app}.user_settings_dir={dirs['settings']}",
-        f"{app}.workspaces_dir={dirs['workspaces']}", f"{app}.expose_app_in_browser=True", *extra,
-    ]  # fmt: skip
     log = base / f"{module}.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=dirs["root"])
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(url, proc, log)
-        yield Lab(url, dirs["root"], proc, log)
-    finally:
-        proc.terminate()
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        port = free_port()
+        cmd = [
+            sys.executable, "-m", module, "--allow-root", "--no-browser",
+            f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
+            "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
+            f"--ServerApp.root_dir={dirs['root']}", f"{app}.user_settings_dir={dirs['settings']}",
+            f"{app}.workspaces_dir={dirs['workspaces']}", f"{app}.expose_app_in_browser=True", *extra,
+        ]  # fmt: skip
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=dirs["root"])
+        url = f"http://127.0.0.1:{port}"
         try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+            try:
+                _wait_until_up(url, proc, log)
+            except PortTaken:
+                if attempt == PORT_ATTEMPTS:
+                    raise
+                continue
+            yield Lab(url, dirs["root"], proc, log)
+            return
+        finally:
+            _stop(proc)
+
+
+PORT_ATTEMPTS = 5
+
+
+class PortTaken(RuntimeError):
+    """The server exited because its port was taken after ``free_port`` chose it."""
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
 
 
 def _wait_until_up(url: str, proc: subprocess.Popen, log: Path, limit: float = 90) -> None:
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"JupyterLab exited:\n{log.read_text()[-3000:]}")
+            text = log.read_text()
+            kind = PortTaken if "is not available" in text else RuntimeError
+            raise kind(f"JupyterLab exited:\n{text[-3000:]}")
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"{url}/api/status", timeout=2).status_code == 200:
                 return

@@ -42,27 +42,37 @@ def demo_sse_url():
 
 
 def _serve(transport: str, path: str):
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, str(DEMO), transport, str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}{path}"
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("demo HTTP server did not start")
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    """A port found free can be taken before the server binds it; the server then exits, and it
+    is started again on another port."""
+    for _attempt in range(5):
+        port = _free_port()
+        proc = subprocess.Popen(
+            [sys.executable, str(DEMO), transport, str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            if _wait_for(proc, port):
+                yield f"http://127.0.0.1:{port}{path}"
+                return
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    pytest.fail("demo HTTP server did not start")
+
+
+def _wait_for(proc: subprocess.Popen, port: int) -> bool:
+    """True once the server answers; False when it exited first (its port was taken)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+            return True
+        except httpx.TransportError:
+            time.sleep(0.1)
+    pytest.fail("demo HTTP server did not start")
 
 
 @pytest.fixture(params=["2026-07-28", "2025-11-25"])
