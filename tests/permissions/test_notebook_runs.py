@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -238,10 +239,16 @@ def test_voila_runs_a_notebook_where_the_analysis_says_when_its_page_is_opened(t
     command = f"voila --no-browser --port {_free_port()} {served}".strip()
     scripts = notebook_scripts(analyze(command).commands[0], [str(proj)], {})
     assert [(s.cwd, s.certain) for s in scripts] == [(str(proj / "sub"), False)]
-    port = command.split()[3]
-    server = subprocess.Popen(command.split(), cwd=proj, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tmp_path / "voila.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(command.split(), cwd=proj, stdout=out, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 90
+        # the port voila bound: when the one asked for was taken meanwhile, it moves on to another
+        while not (bound := re.search(r"running at:\s*http://[^:/]+:(\d+)", log.read_text())):
+            assert server.poll() is None and time.monotonic() < deadline, f"voila did not start:\n{log.read_text()}"
+            time.sleep(0.3)
+        port = bound.group(1)
         while True:  # serving, and nothing has run yet
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/static/nothing", timeout=5).close()
