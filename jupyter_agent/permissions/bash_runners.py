@@ -370,7 +370,8 @@ def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[
             rest = form[j:]
             if rest[0].literal is not None and rest[0].literal.startswith(":::"):
                 _parallel_arguments(rest, scripts)
-            elif form[0].literal in _STDIN_COMMANDS and any(w.literal in _ARG_SOURCES for w in rest):
+            elif (form[0].literal in _STDIN_COMMANDS and any(w.literal in _ARG_SOURCES for w in rest)
+                  or _appends_input(form, j)):  # echo .env | parallel cat: cat gets each line read
                 _parallel_commands(rest, scripts)
             elif len(rest) == 1:
                 _script(rest[0], scripts)
@@ -379,6 +380,8 @@ def _commands(form: tuple[Word, ...], start: int, runner: Runner) -> list[tuple[
             else:
                 scripts.append((UNKNOWN_CODE,))
         return scripts
+    if form[0].literal == "xe":  # echo .env | xe cat: each line read is an argument of the command
+        return [(*form[j:], _INPUT_WORD) for j in places] + scripts
     if runner.packages:  # npx npm@10 pkg set: npm's
         return [_unversioned(form[j:]) for j in places] + scripts
     return [form[j:] for j in places] + scripts
@@ -420,11 +423,31 @@ _PARALLEL_ARGUMENT = run_time_word("PARALLEL_ARGUMENT")
 _REPLACEMENT = re.compile(r"\{[^{}\s]*\}")  # {}, {.}, {/}, {1}, {#} …
 
 
+# GNU parallel's options that run the command without arguments from the input: the input is
+# the command's standard input (--pipe, --pipepart) or the command runs once (--semaphore)
+_NO_INPUT_ARGUMENTS = frozenset({"--pipe", "--spreadstdin", "--pipepart", "--semaphore"})
+
+
+def _appends_input(form: tuple[Word, ...], j: int) -> bool:
+    """Do GNU parallel (without ``:::``) and rush give the command at ``form[j:]`` the lines they
+    read (standard input, ``-a FILE``) as arguments — after it, or where ``{}`` stands?"""
+    program = form[0].literal
+    if program == "rush":
+        return True
+    return program == "parallel" and not {w.literal for w in form[1:j]} & _NO_INPUT_ARGUMENTS
+
+
+_INPUT_WORD = make_word(run_time_word("PARALLEL_ARGUMENT", quoted=False), False)
+
+
 def _parallel_commands(rest: tuple[Word, ...], scripts: list[tuple[Word, ...]]) -> None:
     """``parallel bash -c ::: 'rm x'`` runs ``bash -c 'rm x'``: each argument goes into the
     command, shell-quoted, where a replacement string (``{}``, ``{.}`` …) stands or else after
-    it; both places are read for every argument (with several sources, any may land as code)."""
-    k = next(i for i, w in enumerate(rest) if w.literal in _ARG_SOURCES)
+    it; both places are read for every argument (with several sources, any may land as code).
+    Without ``:::`` the arguments are the lines read, only known at run time."""
+    k = next((i for i, w in enumerate(rest) if w.literal in _ARG_SOURCES), len(rest))
+    if k == len(rest):
+        rest = (*rest, make_word("::::"))
     if any(w.literal is None for w in rest[:k]):
         scripts.append((UNKNOWN_CODE,))
         return
