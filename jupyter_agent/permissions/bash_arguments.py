@@ -23,7 +23,7 @@ from .bash_runners import SEDS
 from .bash_sed import sed_script
 from .bash_stdin import StdinSources
 from .bash_verdict import Verdict, new_memo, resolved_once
-from .bash_words import RUN_TIME_NAMES, Word, has_run_time_name, make_word, only_listed_files
+from .bash_words import RUN_TIME_NAMES, PipeWord, Word, has_run_time_name, make_word, only_listed_files
 from .bash_wrappers import MAKES, NOTEBOOK_RUNNERS, PACKAGE_MANAGERS, STDIN_WORDS, TOOLCHAINS
 from .bash_writes import AMBIGUOUS_TARGET, RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
@@ -109,6 +109,8 @@ def protected_arguments(
                     return
             continue
         value = word.text if word.static and not word.glob else tilde_path(word)  # one fixed path
+        if type(word) is PipeWord:  # tee >(sha256sum): a pipe, no file (what runs in it is checked)
+            continue
         if not value:
             if not word.static and (v.script and not only_listed_files(word.text)
                                     or not _environment_value(word.text, line)):

@@ -31,7 +31,7 @@ from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
 from .bash_rules import form_text
 from .bash_runners import PYTHONS, RUNNER_PROGRAMS
 from .bash_verdict import Verdict, new_memo, resolved_once
-from .bash_words import Word, make_word
+from .bash_words import PipeWord, Word, make_word
 from .bash_writes import WRITING_PROGRAMS, written_targets
 from .compiled import READ_RULES, PathScope
 from .copy_guard import COPY_PROGRAMS, copy_guard
@@ -401,6 +401,8 @@ def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Ve
 def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolUseContext, v: Verdict) -> None:
     literal = target.literal
     if literal is None:
+        if type(target) is PipeWord:  # > >(gzip > a.gz): a pipe, and gzip's own write is checked
+            return
         v.sticky.append(f"it writes to {target.text}, a file name only known at run time")
         return
     if literal[:1] != "/" and getattr(cwds, "unknown", False):
@@ -453,6 +455,8 @@ NAMES_ONLY = frozenset({"ls", "dir", "vdir", "stat", "du", "realpath", "readlink
 
 def _read_check(word: Word, cwds: list[str], scope: PathScope, v: Verdict, names_only: bool = False) -> None:
     if not word.static:  # `cat $f`, `xargs cat`: the file is only known at run time
+        if type(word) is PipeWord:  # diff <(sort a) <(sort b): pipes the sorts (checked) write
+            return
         if scope.read_deny and not names_only:  # `f=.env; cat $f` under Read(./.env), in every mode
             v.sticky.append(f"it reads {word.text}, a file only known at run time, and the rule "
                             f"{scope.read_deny[0][0]} denies reading some files")

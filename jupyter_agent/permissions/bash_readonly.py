@@ -62,6 +62,44 @@ def _only_assigns(operands: Sequence[Word]) -> bool:
     return bool(operands) and all(_ASSIGNED.match(w.text) and w.text[:1] != "-" for w in operands)
 
 
+# read / mapfile set variables from their input (a redirect, checked as any): their option letters,
+# those taking a value, and those whose value is a variable name; mapfile -C runs code: not here
+_INPUT_READERS = {"read": ("ersadinNptu", "dinNptu", "a"), "mapfile": ("tdnOsuc", "dnOsuc", ""),
+                  "readarray": ("tdnOsuc", "dnOsuc", "")}
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _reads_into_names(program: str, args: Sequence[Word]) -> bool:
+    """Options this reader knows (values fixed) and plain variable names only: no subscript to
+    evaluate (``read 'a[$(cmd)]'``), no callback (``mapfile -C``).  A name that changes what
+    runs (``read PATH``) asks all the same (``bash_evaluated.line_change``)."""
+    letters, valued, naming = _INPUT_READERS[program]
+    names: list[str | None] = []
+    i, options = 0, True
+    while i < len(args):
+        text = args[i].literal
+        i += 1
+        if text is None:
+            return False
+        if options and text == "--":
+            options = False
+        elif options and text[:1] == "-" and len(text) > 1:
+            for k, letter in enumerate(text[1:], 1):
+                if letter not in letters:
+                    return False
+                if letter in valued or letter in naming:
+                    value = text[k + 1:] or (args[i].literal if i < len(args) else None)
+                    i += 0 if text[k + 1:] else 1
+                    if value is None:
+                        return False
+                    if letter in naming:
+                        names.append(value)
+                    break
+        else:
+            names.append(text)
+    return all(name is not None and _NAME.fullmatch(name) for name in names)
+
+
 # words that make jq / yq read files their program text names (Debian's yq runs jq)
 _LOADERS = {"jq": ("import", "include"), "yq": ("load", "import", "include")}
 _LISTED_FILES = Word("<files named inside another file>", static=False)  # sort --files0-from=LIST
@@ -90,6 +128,8 @@ def check_read_only(words: Sequence[Word], appends_args: bool = False) -> ReadOn
             return _YES if set_is_read_only(words[1:]) else _NOT
         if program in DECLARES:  # export OMP_NUM_THREADS=1: sets a variable for the rest of the line
             return _YES if _only_assigns(words[1:]) else _NOT
+        if program in _INPUT_READERS:  # read -r line, mapfile -t lines: variables from the input
+            return _YES if _reads_into_names(program, words[1:]) else _NOT
         if program == "sed":
             files = sed_files(words[1:], appends_args)
             return _NOT if files is None else reads(files)

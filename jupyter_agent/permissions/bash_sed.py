@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .bash_words import Word
+from .bash_words import PipeWord, Word
 
 _SED_SCRIPT_CHARS = frozenset("0123456789,$;pdq=! \n")
 _SED_OPTIONS = frozenset({"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s",
@@ -27,7 +27,10 @@ def sed_files(args: Sequence[Word], appends_args: bool) -> tuple[Word, ...] | No
     for word in args:
         value = word.literal
         if value is None:
-            return None
+            if type(word) is not PipeWord or expect_script or not scripts:
+                return None
+            files.append(word)  # sed -n 1p <(ls): a file operand, the pipe ls writes
+            continue
         if expect_script:
             scripts.append(value)
             expect_script = False
@@ -87,7 +90,9 @@ def sed_script(args: Sequence[Word]) -> SedScript | None:
     while i < len(args):
         value = args[i].literal
         if value is None:
-            return None
+            if type(args[i]) is not PipeWord:
+                return None
+            value = _PIPE  # sed -n 1p <(ls): a file operand, the pipe ls writes
         i += 1
         if value == "--sandbox":
             return SedScript()  # e, r and w are refused
@@ -114,11 +119,16 @@ def sed_script(args: Sequence[Word]) -> SedScript | None:
         positionals.append(value)
     if not scripts:  # without -e, the first word that is no option is the script
         scripts = positionals[:1]
+        if scripts == [_PIPE]:  # sed <(echo CODE) a.py: a script only known at run time
+            return None
     found = SedScript()
     for script in scripts:
         if _executed(script, found) is None:
             return None
     return found
+
+
+_PIPE = "<(…)"
 
 
 def _short_options(letters: str, following: str | None, scripts: list[str]) -> int | None:

@@ -101,6 +101,15 @@ class Word(_WordCache):
         return value
 
 
+class PipeWord(Word):
+    """A word that is one process substitution alone (``<(sort a)``, ``>(gzip > a.gz)``): at run
+    time the name of a pipe (``/dev/fd/63``) the commands inside write or read, which are
+    analysed as commands of the line.  Reading or writing it as data touches no file; what its
+    content is (code, a config, a list of files) is still only known at run time."""
+
+    __slots__ = ()
+
+
 _new = object.__new__
 _set_rendered = _WordCache._rendered.__set__  # type: ignore[attr-defined]
 _set_exact_braces = _WordCache._exact_braces.__set__  # type: ignore[attr-defined]
@@ -170,6 +179,13 @@ class WordReader:
     def read(self, node: Node) -> Word:
         if self.plain_line and node.type == "word":
             return self.plain(self.source[node.start_byte : node.end_byte])  # type: ignore[index]
+        if node.type == "process_substitution":  # the whole word: a pipe (/dev/fd/63) at run time
+            self.substitutions.append(node)
+            word = _new(PipeWord)
+            _set_text(word, self.text(node))
+            _set_static(word, False)
+            _set_glob(word, False)
+            return word
         return self._read(node, 0)
 
     def plain(self, text: str) -> Word:
