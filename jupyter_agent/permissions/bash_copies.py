@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 
 from .bash_readonly import option_arguments
-from .bash_words import Word
+from .bash_words import Word, long_option_named
 from .uploaders import UPLOADERS, uploaded_folders
 
 _LAST_IS_DESTINATION = frozenset({"cp", "rsync", "scp"})
@@ -24,7 +24,13 @@ _ARCHIVERS_7Z = frozenset({"7z", "7za", "7zz"})
 _TAR_CREATE_LONG = ("--create", "--append", "--update", "--concatenate", "--catenate")
 _FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 CONTAINER_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "docker-compose", "podman-compose"})
-COPYING_PROGRAMS = _LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | UPLOADERS | {"tar", "zip", "find", "cpio"}
+# compressors that take more names from a file or standard input: xz --files[=F], zstd --filelist F
+_LISTING_COMPRESSORS = {"xz": ("--files", "--files0"), "lzma": ("--files", "--files0"), "unxz": ("--files", "--files0"),
+                        "unlzma": ("--files", "--files0"), "xzcat": ("--files", "--files0"),
+                        "zstd": ("--filelist",), "unzstd": ("--filelist",), "zstdcat": ("--filelist",)}
+COPYING_PROGRAMS = (_LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | UPLOADERS
+                    | {"tar", "zip", "find", "cpio", "pax"} | frozenset(_LISTING_COMPRESSORS))
+_PAX_VALUE_LETTERS = frozenset("bfopsxUGTBE")
 # options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
 # and for builds --secret id=x,src=FILE, --ssh default=KEY, --build-context name=DIR
 _MOUNT_OPTIONS = {"-v": "volume", "--volume": "volume", "--mount": "csv", "--secret": "csv",
@@ -48,6 +54,11 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
         return operands[1:]  # zip ARCHIVE SOURCES…
     if program in _ARCHIVERS_7Z:
         return operands[2:] if operands[:1] in (["a"], ["u"]) else []
+    if program == "pax":  # pax -w FILES (an archive of them), pax -rw FILES… DIR (a copy)
+        letters, named = _pax_words(words[1:])
+        if "w" not in letters:
+            return []
+        return named[:-1] if "r" in letters else named
     if program == "find":
         return find_starts(fixed) if any(a in _FIND_RUNNERS for a in fixed) else []
     if program in CONTAINER_PROGRAMS:
@@ -132,11 +143,43 @@ def listed_sources(words: Sequence[Word]) -> str | None:
     elif program in _ARCHIVERS_7Z:
         if any(a.startswith("@") or (a.startswith("-i") and "@" in a) for a in args):
             return f"{program} @LIST reads the files a list names"
+    elif program == "pax":
+        letters, named = _pax_words(words[1:])
+        if "w" in letters and not named[: -1 if "r" in letters else None]:
+            return "pax -w reads the files standard input names"
+    elif program in _LISTING_COMPRESSORS:
+        options = _LISTING_COMPRESSORS[program]
+        for word in words[1:]:
+            key = (word.literal or "--files").partition("=")[0]  # a word only known at run time may be one
+            if key[:2] == "--" and long_option_named(key, options, 4) is not None:
+                return f"{program} {options[0]} reads the files a list names"
     elif program == "cpio":
         for arg in args:
             if arg in ("--create", "--pass-through") or (arg[:1] == "-" and arg[1:2] != "-" and set(arg[1:]) & {"o", "p"}):
                 return "cpio -o/-p reads the files standard input names"
     return None
+
+
+def _pax_words(args: Sequence[Word]) -> tuple[str, list[str]]:
+    """pax's option letters (``-r``, ``-w``, ``-rw`` …) and its operands; a word only known at run
+    time counts as ``-w`` and an operand (it may be either)."""
+    letters, named = "", []
+    i = 0
+    while i < len(args):
+        text = args[i].literal
+        i += 1
+        if text is None:
+            letters += "w"
+            named.append("")
+        elif text[:1] == "-" and len(text) > 1 and text != "--":
+            for k, letter in enumerate(text[1:], 1):
+                letters += letter
+                if letter in _PAX_VALUE_LETTERS:
+                    i += 0 if text[k + 1:] else 1
+                    break
+        elif text != "--":
+            named.append(text)
+    return letters, named
 
 
 def tar_creates(args: Sequence[str]) -> bool:

@@ -19,7 +19,7 @@ import os
 import re
 import string
 from collections.abc import Sequence
-from urllib.parse import unquote, urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit
 
 from .bash_verdict import Verdict
 from .bash_words import Word, long_option_named
@@ -101,6 +101,9 @@ def downloaded_paths(words: Sequence[Word]) -> tuple[str | None, list[str]]:
             unknown = True
             continue
         key, eq, value = text.partition("=") if text.startswith("--") else (text, "", "")
+        if wget and text in _WGET_NO_OPTIONS:  # -nH, -nd …: one option, not -n and -H
+            options[text] = ""
+            continue
         if text.startswith("-") and not text.startswith("--") and len(text) > 2 and text[:2] in valued:
             key, value, eq = text[:2], text[2:], "="  # -Odir, -Pdir: the value attached
         elif text.startswith("-") and not text.startswith("--") and len(text) > 2:
@@ -117,6 +120,8 @@ def downloaded_paths(words: Sequence[Word]) -> tuple[str | None, list[str]]:
             urls.append(value)
         elif text.startswith("-") and text != "-":
             options[key] = value
+            if not wget and key in ("-o", "--output") and _GLOB_REFERENCE.search(value):
+                options["#"] = value  # -o '#1': the name is what the URL's glob gives
         else:
             urls.append(text)
     if any(o in options for o in server):
@@ -170,11 +175,41 @@ def _wget_names(options: dict[str, str], urls: list[str]) -> list[str]:
     for url in urls:
         parts = urlsplit(url if "://" in url else "http://" + url)
         name = parts.path.rsplit("/", 1)[-1] or "index.html"
-        names.extend(_spellings(name + (f"?{parts.query}" if parts.query else ""), folder))
+        where = _wget_folders(options, parts)
+        if where:  # -x: the URL's folders too (wget -x -nH https://h/.git/config writes .git/config)
+            where = f"{folder.rstrip('/')}/{where}" if folder else where
+        names.extend(_spellings(name + (f"?{parts.query}" if parts.query else ""), where or folder))
     return names
 
 
+# wget's options spelled -n + a letter (one option each): -nH no host folder, -nd no folders …
+_WGET_NO_OPTIONS = frozenset({"-nH", "-nd", "-nc", "-nv", "-np"})
+_GLOB_REFERENCE = re.compile(r"#\d")
+
+
+def _wget_folders(options: dict[str, str], parts: SplitResult) -> str:
+    """The folders ``wget -x`` (``--force-directories``) makes for a URL: the host (not with
+    ``-nH``), the scheme first with ``--protocol-directories``, then the URL's own folders less
+    ``--cut-dirs=N`` of them; "" without ``-x`` or with ``-nd``."""
+    if not options.keys() & {"-x", "--force-directories"} or options.keys() & {"-nd", "--no-directories"}:
+        return ""
+    folders = [f for f in parts.path.split("/")[1:-1] if f]
+    try:
+        cut = int(options.get("--cut-dirs", "0") or 0)
+    except ValueError:
+        cut = 0
+    folders = folders[max(cut, 0):]
+    if not options.keys() & {"-nH", "--no-host-directories"}:
+        folders.insert(0, parts.netloc.rpartition("@")[2].replace(":", "+", 1) or "localhost")
+    if "--protocol-directories" in options:
+        folders.insert(0, parts.scheme)
+    return "/".join(folders)
+
+
 def _curl_names(options: dict[str, str], urls: list[str]) -> tuple[str | None, list[str]]:
+    globbing = not options.keys() & {"-g", "--globoff"}
+    if "#" in options and globbing and any(c in url for url in urls for c in "[]{}"):
+        return f"curl -o {options['#']} takes the name it writes from the URL's glob, known only as it runs", []
     if not ({"-O", "--remote-name", "--remote-name-all"} & options.keys()):
         return None, []
     folder = options.get("--output-dir", "")

@@ -58,10 +58,11 @@ class _Effect:
     """What a git command does to the working tree: which pathspecs (None: all of it), and
     whether it discards local changes, goes to another revision, or removes untracked files."""
 
-    __slots__ = ("discards", "history", "moves", "pathspecs", "sparse", "untracked")
+    __slots__ = ("discards", "history", "moves", "pathspecs", "removes", "sparse", "untracked")
 
     def __init__(self) -> None:
         self.discards = False
+        self.removes = False  # deletes the tracked files it covers (git rm)
         self.history = False
         self.moves = False  # brings another revision's files (a switch, merge, pull …)
         self.sparse = False  # removes tracked files outside its patterns (git sparse-checkout set)
@@ -87,8 +88,35 @@ def worktree_effect(words: Sequence[Word], cwd: str) -> _Effect | str | None:
         return None
     if any(w.literal is None for w in args):
         return f"git {sub} has a word only known at run time, so the files it overwrites are unknown"
-    texts = [w.literal or "" for w in args]
+    texts = _listed_pathspecs([w.literal or "" for w in args])
     return _SUBCOMMANDS[sub](texts, cwd)
+
+
+def _listed_pathspecs(texts: list[str]) -> list[str]:
+    """``--pathspec-from-file=F`` (``F``: ``-`` for standard input) names the pathspecs in a file,
+    only known at run time: read as ``-- .`` (all of the tree), which covers whatever it lists
+    (git refuses pathspecs given beside it)."""
+    out: list[str] = []
+    found = False
+    i = 0
+    while i < len(texts):
+        text = texts[i]
+        i += 1
+        if text == "--":
+            out.extend(texts[i - 1:])
+            break
+        key, eq, _value = text.partition("=")
+        if key[:2] == "--" and long_option_named(key, _PATHSPEC_OPTIONS) == "--pathspec-from-file":
+            found = True
+            i += 0 if eq else 1  # its value: the next word
+            continue
+        out.append(text)
+    if found:
+        out.extend(("--", ".") if "--" not in out else (".",))
+    return out
+
+
+_PATHSPEC_OPTIONS = ("--pathspec-from-file", "--pathspec-file-nul")
 
 
 def _split(texts: list[str]) -> tuple[list[str], list[str], list[str]]:
@@ -198,6 +226,18 @@ def _stash(texts: list[str], cwd: str) -> _Effect | None:
     return effect
 
 
+def _rm(texts: list[str], cwd: str) -> _Effect | None:
+    """git rm deletes the tracked files its pathspecs cover (``.``, ``*.json``, ``:/`` …) from
+    the working tree too (not ``--cached``, not ``-n``)."""
+    options, before, after = _split(texts)
+    if _has(options, "--cached", "--dry-run", letters="n"):
+        return None
+    effect = _Effect()
+    effect.removes = True
+    effect.pathspecs = (before + after) or None
+    return effect
+
+
 def _clean(texts: list[str], cwd: str) -> _Effect | None:
     options, before, after = _split(texts)
     if _has(options, "--dry-run", letters="n"):
@@ -274,7 +314,7 @@ def _pull(texts: list[str], cwd: str) -> _Effect | str | None:
 
 _SUBCOMMANDS: dict[str, Callable[[list[str], str], _Effect | str | None]] = {
     "reset": _reset, "checkout": _checkout, "switch": _switch, "restore": _restore, "stash": _stash,
-    "clean": _clean, "read-tree": _read_tree, "checkout-index": _checkout_index,
+    "clean": _clean, "rm": _rm, "read-tree": _read_tree, "checkout-index": _checkout_index,
     "merge": _brings, "cherry-pick": _brings, "rebase": _brings, "revert": _brings, "pull": _pull,
     "filter-repo": _rewrites, "filter-branch": _rewrites, "sparse-checkout": _sparse_checkout, "bisect": _bisect,
 }
@@ -323,6 +363,15 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
             why = guarded(path)
             if why is not None:
                 return f"git sparse-checkout may remove the tracked {path}, {why}, from the working tree"
+        return None
+    if effect.removes:
+        paths = tracked_paths(repo)
+        if paths is None:
+            return "git's index cannot be read, so whether this removes a protected path is unknown"
+        for path in paths:
+            why = guarded(path) if covered(path) else None
+            if why is not None:
+                return f"git rm may remove the tracked {path}, {why}, from the working tree"
         return None
     if effect.history:  # any guarded path it covers, tracked here or held by another revision
         held = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, words)

@@ -35,9 +35,9 @@ def data_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[str]]
     sub, args = words[i].literal, list(words[i + 1:])
     if sub in _TREE_BUILDERS or (sub == "hash-object" and any(w.literal == "-w" for w in args)):
         return f"git {sub} builds objects from data a later checkout may write anywhere", []
-    if sub == "update-index" and any((w.literal or "").startswith(("--cacheinfo", "--index-info")) or
+    if sub == "update-index" and any((w.literal or "").startswith(("--cacheinfo", "--index-info", "--stdin")) or
                                      w.literal is None for w in args):
-        return "git update-index --cacheinfo/--index-info stages paths the command line does not show", []
+        return "git update-index --cacheinfo/--index-info/--stdin stages paths the command line does not show", []
     if sub not in ("apply", "am"):
         return None, []
     options = [w.literal for w in args if (w.literal or "-")[:1] == "-"]

@@ -98,6 +98,12 @@ ROWS = [
     ("git stash push --include-untr", True, False),
     ("git restore --sta .", False, False),
     ("git clean -f --dry -dx", False, False),
+    # session 44: git rm deletes the tracked files its pathspecs cover (`.` and `:/` cover all)
+    ("git rm -rf .", True, True),
+    ("git rm -rf :/", True, True),
+    ("git rm -r --cached .", False, False),  # the index only
+    ("git rm -n -rf .", False, False),
+    ("git rm src/app.py", False, False),
 ]
 
 
