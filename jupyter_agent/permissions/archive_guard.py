@@ -67,7 +67,41 @@ _UNLISTED: dict[str, Callable[[list[str | None]], bool]] = {
         w is not None and w.startswith("--extract-to=")) for w in t),
     "xar": lambda t: any(w is None or (w[:1] == "-" and w[1:2] != "-" and "x" in w) for w in t),
 }
-ARCHIVE_PROGRAMS = TAR_PROGRAMS | SEVEN_ZIP | frozenset(_UNLISTED) | {"unzip", "cpio", "jar"}
+
+
+def _gzip_restores_name(program: str, texts: list[str | None]) -> bool:
+    """``gunzip -N F.gz`` (``gzip -dN``, ``unpigz -N``) writes the name the gzip header holds
+    (``.bashrc`` too), not one the line spells; not to standard output (``-c``) or listing."""
+    flags = ""
+    for text in texts:
+        if text is None:
+            return True  # a word only known at run time may be -N
+        if text[:2] == "--":
+            key = text.partition("=")[0]
+            flags += {"--name": "N", "--decompress": "d", "--uncompress": "d", "--stdout": "c",
+                      "--to-stdout": "c", "--list": "l", "--test": "t"}.get(key, "")
+        elif text[:1] == "-" and len(text) > 1:
+            flags += text[1:]
+    decompresses = program in ("gunzip", "unpigz") or "d" in flags
+    return decompresses and "N" in flags and not set(flags) & set("clt")
+
+
+def _uudecode_names(texts: list[str | None]) -> bool:
+    """``uudecode F`` writes the file its ``begin`` line names (``begin 644 .git/config``)
+    unless ``-o FILE`` names it."""
+    return not any(t is None or t == "-o" or t.startswith(("-o", "--output-file")) or t in ("-h", "--help", "--version")
+                   for t in texts)
+
+
+# programs that write files named inside the data they decode: (program, does this line?)
+_NAMED_BY_DATA: dict[str, Callable[[list[str | None]], bool]] = {
+    "uudecode": _uudecode_names,
+    "gunzip": lambda t: _gzip_restores_name("gunzip", t), "unpigz": lambda t: _gzip_restores_name("unpigz", t),
+    "gzip": lambda t: _gzip_restores_name("gzip", t), "pigz": lambda t: _gzip_restores_name("pigz", t),
+    "gpg": lambda t: any(w is None or w == "--use-embedded-filename" for w in t),
+    "gpg2": lambda t: any(w is None or w == "--use-embedded-filename" for w in t),
+}
+ARCHIVE_PROGRAMS = TAR_PROGRAMS | SEVEN_ZIP | frozenset(_UNLISTED) | frozenset(_NAMED_BY_DATA) | {"unzip", "cpio", "jar"}
 
 
 def archive_guard(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
@@ -90,6 +124,9 @@ def archive_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[st
     elif program in _UNLISTED:  # unrar x, dpkg-deb -x, cabextract …: members these modules cannot list
         extracts = _UNLISTED[program](texts[1:])
         return (f"{program} extracts an archive whose members this check cannot list" if extracts else None), []
+    elif program in _NAMED_BY_DATA:  # uudecode, gunzip -N, gpg --use-embedded-filename
+        named = _NAMED_BY_DATA[program](texts[1:])
+        return (f"{program} writes the file named inside what it decodes" if named else None), []
     elif program == "cpio":  # -i / -p: members or a file list from standard input
         copies = any(t is None or (t[:2] == "--" and len(t) > 3 and any(
             o.startswith(t.partition("=")[0]) for o in ("--extract", "--pass-through"))) or (

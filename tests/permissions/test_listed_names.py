@@ -10,7 +10,9 @@ unasked under an allow-everything rule in bypassPermissions:
   --filelist`` likewise writes beside each), and ``xz -c --files``/``pax -w`` archived or
   compressed ``.env`` to standard output;
 - ``wget -x -nH https://h/.git/config`` writes ``.git/config`` (``-x``: the URL's folders), and
-  ``curl -o '#1' 'https://h/{.bashrc}'`` writes ``.bashrc`` (``#1``: the glob's value).
+  ``curl -o '#1' 'https://h/{.bashrc}'`` writes ``.bashrc`` (``#1``: the glob's value);
+- ``gunzip -N x.gz`` writes the name the gzip header holds, ``uudecode x.uu`` the one its
+  ``begin`` line names, ``gpg --use-embedded-filename`` the one the message holds.
 """
 
 from __future__ import annotations
@@ -101,6 +103,18 @@ UNDER_RULES = [  # Bash(*) allowed, Read(./.env) denied, bypassPermissions
     ("curl -o 'x/#1.txt' 'https://example.com/[1-3]'", "ask"),
     ("curl -g -o '#1' 'https://example.com/{.bashrc}'", "allow"),  # --globoff: the name #1
     ("curl -o out.txt 'https://example.com/[1-3]'", "allow"),
+    ("gunzip -N x.gz", "ask"),
+    ("gzip -dN x.gz", "ask"),
+    ("gzip -d --name x.gz", "ask"),
+    ("unpigz -N x.gz", "ask"),
+    ("gunzip \"$OPTS\" x.gz", "ask"),  # it may be -N
+    ("uudecode x.uu", "ask"),
+    ("gpg --use-embedded-filename -d x.gpg", "ask"),
+    ("gunzip x.gz", "allow"),  # writes x
+    ("gunzip -cN x.gz", "allow"),  # to standard output
+    ("gzip -N a.py", "allow"),  # compressing: a.py.gz
+    ("uudecode -o out.txt x.uu", "allow"),
+    ("gpg -d x.gpg", "allow"),  # to standard output
 ]
 
 
@@ -120,3 +134,11 @@ def test_xz_really_replaces_the_files_its_list_names(tmp_path):
     (tmp_path / ".git" / "config").write_text("[core]\n")
     subprocess.run("echo .git/config | xz --files", shell=True, cwd=tmp_path, check=True, timeout=30)
     assert not (tmp_path / ".git" / "config").exists() and (tmp_path / ".git" / "config.xz").exists()
+
+
+@pytest.mark.skipif(shutil.which("gzip") is None, reason="gzip is not installed")
+def test_gunzip_n_really_writes_the_name_in_the_header(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / ".bashrc").write_text("echo hi\n")
+    subprocess.run("gzip -c a/.bashrc > x.gz && gunzip -N x.gz", shell=True, cwd=tmp_path, check=True, timeout=30)
+    assert (tmp_path / ".bashrc").read_text() == "echo hi\n"
