@@ -12,7 +12,7 @@ import re
 import shlex
 from dataclasses import dataclass, field, replace
 
-from .bash_words import Word, make_word
+from .bash_words import Word, make_word, run_time_word
 from .notebook_tools import jupytext_commands, nbqa_command
 from .shell_invocation import shell_call
 
@@ -407,6 +407,8 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
                 out.ask_reason = f"{name} starts a shell that runs what standard input holds"
                 out.unknown_code = True
             return out
+        if name == "entr":  # ls | entr cat /_: /_ is the file (of those read) that changed, or the first
+            rest = tuple(_ENTR_FILE if w.literal == "/_" else w for w in rest)
         if name == "runuser" and not any((w.literal or "").startswith(("-u", "--user")) for w in current[1:]):
             _su(current, out)  # runuser USER: su's command line
             return out
@@ -417,6 +419,7 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
 
 
 _ENV_VALUES = frozenset({"-u", "--unset", "-C", "--chdir"})
+_ENTR_FILE = make_word(run_time_word("ENTR_FILE", quoted=False), False)
 
 
 def _env_split_string(words: tuple[Word, ...], out: Unwrapped) -> bool:

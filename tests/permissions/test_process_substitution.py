@@ -10,7 +10,7 @@ place of code, a configuration or a list of files still asks (``bash <(…)``, `
 
 ``echo .env | parallel cat`` printed ``.env`` under ``Read(./.env)``: without ``:::`` GNU parallel
 gives the command each line it reads as an argument (after it, or where ``{}`` stands), as rush
-and xe do; the command was read as ``cat`` alone.
+and xe do; the command was read as ``cat`` alone (and ``entr``'s ``/_`` as the file ``/_``).
 
 And ``read -r line`` / ``mapfile -t lines`` (plain names, known options) are read-only: they set
 variables from their input, a redirect checked as any read is.
@@ -99,6 +99,9 @@ UNDER_RULES = [  # Bash(*) allowed, Bash(rm:*) and Read(./.env) denied, bypassPe
     ("echo x | parallel rm", "deny"),
     ("echo x | rush rm", "deny"),
     ("echo x | xe rm", "deny"),
+    ("echo .env | entr -n cat /_", "ask"),  # /_: the file (of those read) that changed
+    ("ls | entr -n rm /_", "deny"),
+    ("ls | entr -n pytest", "allow"),
     ("ls | parallel echo", "allow"),  # echo reads no file
     ("parallel --pipe wc -l < a.py", "allow"),  # the input is wc's standard input
     ("echo .env | parallel --semaphore cat", "allow"),  # runs `cat` once, no arguments
