@@ -250,6 +250,7 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "catchsegv": (((), _PLAIN),),
     "chronic": (((), _r("", "-e -v")),),
     "ifne": (((), _r("", "-n")),),  # moreutils: runs the command when stdin is not empty
+    "zrun": (((), _PLAIN),),  # moreutils: runs the command on uncompressed copies of its arguments
     "cronic": (((), _PLAIN),),
     "torify": (((), _r("-u --user -p --pass -a --address -P --port", "-i --isolate -q --quiet")),),
     "fakechroot": (((), _r("-e --environment -c --config-dir -l --lib -d --elfloader", "-s --use-system-libs")),),

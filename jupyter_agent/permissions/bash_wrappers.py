@@ -101,6 +101,8 @@ WRAPPERS: dict[str, _Wrapper] = {
                     long_flags="--ignore-failure --show-output --help --version"),
     # moreutils' pee: each argument is a command line for sh, fed a copy of standard input
     "pee": _w("", "--ignore-sigpipe --no-ignore-sigpipe --ignore-write-errors --no-ignore-write-errors"),
+    # moreutils' mispipe 'CMD1' 'CMD2': both command lines for sh, the first piped into the second
+    "mispipe": _w("", ""),
     # Scheduling wrappers: the rest of the line is the command, run as it is.
     "ionice": _w("-c --class -n --classdata", "-t --ignore"),
     "taskset": _w("", "-a --all-tasks -c --cpu-list", 1),  # MASK; `-p PID` (no command) is not known
@@ -382,7 +384,7 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped:
             if all(w.static for w in rest):
                 out.scripts.append(" ".join(w.text for w in rest))
             return out
-        if name in ("hyperfine", "pee"):  # each argument (and hyperfine's --prepare …) is shell code
+        if name in ("hyperfine", "pee", "mispipe"):  # each argument (and hyperfine's --prepare …) is shell code
             out.scripts.extend(w.text for w in current[1:] if w.static and not w.text.startswith("-"))
             if any(not w.static for w in current[1:]):  # pee "$CMD": code only known at run time
                 out.ask_reason = out.ask_reason or f"{name} runs a string only known at run time as shell code"

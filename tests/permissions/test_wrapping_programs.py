@@ -78,6 +78,9 @@ RUNNER_ROWS = [
     ("setlock f rm x", "deny"), ("systemd-nspawn rm x", "deny"), ("lxc-attach -n c -- rm x", "deny"),
     ("torify rm x", "deny"), ("run-parts d", "ask"), ("run-parts --test d", "allow"),
     ("pee ls 'wc -l'", "allow"), ("cronic ls", "allow"),
+    # session 44: moreutils' mispipe (two command lines for sh) and zrun (the command, on copies)
+    ("mispipe ls 'rm x'", "deny"), ("mispipe 'rm x' cat", "deny"), ("zrun rm x.gz", "deny"),
+    ("mispipe \"$X\" wc", "ask"), ("mispipe ls 'wc -l'", "allow"), ("zrun cat a.gz", "allow"),
     # a word only known at run time among a wrapper's options: `nice $N rm x` runs rm when N is empty
     ("nice $N rm x", "ask"), ("env $E rm x", "ask"), ("xargs $X rm", "ask"), ('pee "$C" cat', "ask"),
     ("nice -n 5 ls", "allow"),
