@@ -251,6 +251,40 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "chronic": (((), _r("", "-e -v")),),
     "ifne": (((), _r("", "-n")),),  # moreutils: runs the command when stdin is not empty
     "zrun": (((), _PLAIN),),  # moreutils: runs the command on uncompressed copies of its arguments
+    # profilers that run the program they measure (session 44: each ran rm under Bash(rm:*))
+    "py-spy": ((("record",), _r("-o --output -r --rate -d --duration -f --format -p --pid")),
+               (("top",), _r("-r --rate -p --pid"))),
+    "nsys": ((("profile",), _r("-o --output -t --trace -s --sample -d --duration -y --delay -e --env-var")),
+             (("launch",), _r("-t --trace -e --env-var -s --sample"))),
+    "ncu": (((), _r("-o --export -k --kernel-name -c --launch-count --set --section --metrics")),),
+    "nvprof": (((), _r("-o --export-profile --log-file --metrics --events")),),
+    "heaptrack": (((), _r("-o --output")),),
+    # credential and secret injectors, daemons, servers that run a program per connection
+    "krenew": (((), _r("-H -K -k -p -c", "-b -i -L -s -t -v")),),
+    "k5start": (((), _r("-c -f -g -H -I -K -k -l -m -o -p -r -S", "-a -b -F -h -L -n -P -q -s -t -U -v -x",
+                        optional=1)),),  # [PRINCIPAL] -- CMD
+    "berglas": ((("exec",), _r("", "--local")),),
+    "envchain": (((), _r("", "--noecho -n", 1)),),  # envchain NAMESPACE CMD
+    "summon": (((), _r("-p --provider -f -e --environment -D", "--up --yaml --ignore-all")),),
+    "daemon": (((), _r("-n --name -u --user -R --chroot -D --chdir -m --umask -e --env -l --errlog "
+                       "-b --dbglog -o --output -O --stdout -E --stderr -P --pidfiles -F --pidfile")),),
+    "tcpserver": (((), _r("-c -x -B -g -u -l -t -b -i", "-q -Q -v -1 -4 -6 -d -D -h -H -p -P -r -R -o -O", 2)),),
+    "websocketd": (((), _r("--port --address --staticdir --cgidir --sameorigin --origin --header "
+                           "--maxforks --passenv --reverselookup --ssl --sslcert --sslkey")),),
+    # macOS: arch -x86_64 CMD, sandbox-exec -n PROFILE CMD, xcrun TOOL (Linux's arch takes no command)
+    "arch": (((), _r("-e -arch", "-x86_64 -arm64 -arm64e -i386 -32 -64 -h")),),
+    "sandbox-exec": (((), _r("-f -n -p -D")),),
+    "xcrun": (((), _r("--sdk --toolchain", "-v --verbose -l --log -n --no-cache -r --run")),),
+    # cargo watch -s CODE (shell code), cargo watch -- CMD (-x SUB runs `cargo SUB`, a cargo command)
+    "cargo": ((("watch",), _r("-w --watch -i --ignore -d --delay --why -C --workdir --features -B -L --env-file "
+                              "--use-shell -x --exec", "-c --clear -q --quiet --postpone --poll --no-vcs-ignores "
+                              "--no-dot-ignores --skip-local-deps --no-restart --why", shell="-s --shell",
+                              rest="dashdash")),),
+    # Red Hat's scl enable COLLECTION… 'CODE' (or -- CMD): the command is shell code
+    "scl": ((("enable",), _r("", "", 1, optional=3, rest="shell")),),
+    # repo forall [PROJECT…] -c CODE: run through /bin/sh in each project
+    "repo": ((("forall",), _r("-r --regex -i --inverse-regex -g --groups -j --jobs", "-p -v --verbose -e",
+                              shell="-c --command", rest="none")),),
     "cronic": (((), _PLAIN),),
     "torify": (((), _r("-u --user -p --pass -a --address -P --port", "-i --isolate -q --quiet")),),
     "fakechroot": (((), _r("-e --environment -c --config-dir -l --lib -d --elfloader", "-s --use-system-libs")),),

@@ -574,7 +574,7 @@ def _network_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> None:
         code = following if isinstance(following, str) else following.literal if following is not None else None
         if code is None:
             unknown = f"{name} {option} runs a command only known at run time"
-        elif shell:
+        elif shell or name == "ncat":  # ncat -e 'rm x' splits its value into words (rm, x)
             out.scripts.append(code)
         else:
             out.scripts.append(shlex.quote(code))

@@ -81,6 +81,17 @@ RUNNER_ROWS = [
     # session 44: moreutils' mispipe (two command lines for sh) and zrun (the command, on copies)
     ("mispipe ls 'rm x'", "deny"), ("mispipe 'rm x' cat", "deny"), ("zrun rm x.gz", "deny"),
     ("mispipe \"$X\" wc", "ask"), ("mispipe ls 'wc -l'", "allow"), ("zrun cat a.gz", "allow"),
+    # profilers, secret injectors, daemons and per-connection servers, macOS launchers, scl, repo forall
+    ("py-spy record -o p.svg -- rm x", "deny"), ("py-spy top -- rm x", "deny"), ("nsys profile -o o rm x", "deny"),
+    ("ncu rm x", "deny"), ("nvprof rm x", "deny"), ("heaptrack rm x", "deny"), ("krenew -- rm x", "deny"),
+    ("k5start -U -f k -- rm x", "deny"), ("berglas exec -- rm x", "deny"), ("envchain ns rm x", "deny"),
+    ("summon rm x", "deny"), ("daemon -- rm x", "deny"), ("tcpserver 0 1 rm x", "deny"),
+    ("websocketd --port=8080 rm x", "deny"), ("arch -x86_64 rm x", "deny"), ("sandbox-exec -n p rm x", "deny"),
+    ("xcrun rm x", "deny"), ("scl enable devtoolset-9 -- rm x", "deny"), ("scl enable d 'rm x'", "deny"),
+    ("scl enable a b 'rm x'", "deny"), ("repo forall -c 'rm x'", "deny"), ("cargo watch -s 'rm x'", "deny"),
+    ("cargo watch -- rm x", "deny"), ("ncat -e 'rm x' host 1", "deny"), ("ncat --exec 'rm x' host 1", "deny"),
+    ("py-spy record -- python a.py", "allow"), ("nsys profile python a.py", "allow"), ("arch", "allow"),
+    ("scl enable d -- ls", "allow"), ("repo forall -c 'git status'", "allow"), ("envchain ns ls", "allow"),
     # a word only known at run time among a wrapper's options: `nice $N rm x` runs rm when N is empty
     ("nice $N rm x", "ask"), ("env $E rm x", "ask"), ("xargs $X rm", "ask"), ('pee "$C" cat', "ask"),
     ("nice -n 5 ls", "allow"),
