@@ -22,7 +22,7 @@ from ..core.permission_types import (
 from . import git_history
 from .ansible_playbooks import PLAYBOOK_RUNNERS, playbook_scripts
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
-from .bash_analysis import Analysis, CommandInfo, analyze
+from .bash_analysis import MODELED_PROGRAMS, Analysis, CommandInfo, analyze
 from .bash_arguments import protected_arguments, protected_assignments, tilde_path
 from .bash_evaluated import line_change
 from .bash_extra_forms import commands_it_runs
@@ -30,10 +30,13 @@ from .bash_paths import NAMES_ONLY, path_checks
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rule_skips import git_alias_rule, skipping_match
 from .bash_rules import form_text
+from .bash_runner_table import RUNNERS as RUNNER_TABLE
 from .bash_runners import UNKNOWN_PROGRAM
+from .bash_specs import SPECS
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
+from .bash_writes import WRITING_PROGRAMS
 from .batch_jobs import BATCH_SUBMITTERS, batch_scripts
 from .book_builds import BOOK_BUILDERS, book_scripts
 from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
@@ -47,6 +50,7 @@ from .dvc_stages import DVCS, dvc_scripts
 from .filesystem import ACCEPT_EDITS_MODES
 from .git_hooks import GITS, git_hook_scripts
 from .hatch_envs import HATCHES, hatch_scripts
+from .inline_code import is_interpreter
 from .just_recipes import JUST, just_scripts
 from .lefthook_hooks import LEFTHOOKS, lefthook_scripts
 from .make_recipes import MAKES, make_scripts
@@ -228,6 +232,49 @@ def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict) 
                         v.sticky.append(f"{text!r} matches the ask rule {rule}")
     if rules.skip_programs:
         _skipping_checks(commands, rules, v)
+    if rules.rule_programs or rules.rule_program_starts:
+        _argument_commands(commands, rules, v)
+
+
+# programs whose arguments are never a command they run, besides the read-only ones and those the
+# analysis reads itself (MODELED_PROGRAMS, RUNNER_TABLE): what writes files, version control and
+# package managers (`git rm x`, `hg rm`, `apt-get install curl`), manuals and process tools
+_DATA_ARGUMENTS = WRITING_PROGRAMS | _SCRIPT_RUNNERS | frozenset({
+    "git", "hg", "svn", "bzr", "jj", "fossil", "man", "info", "whatis", "apropos", "tldr", "help", "kill",
+    "killall", "pkill", "pidof", "apt", "apt-get", "apt-cache", "dpkg", "dnf", "yum", "rpm", "brew", "port",
+    "pacman", "apk", "snap", "pip", "pip3", "conda", "mamba", "micromamba", "gem", "go", "cargo", "rustup",
+    "nix-env", "systemctl", "service", "journalctl", "alias", "unalias", "complete", "compgen", "hash",
+    "type", "which", "command", "builtin", "enable", "declare", "typeset", "export", "unset", "local",
+    "readonly"})
+
+
+def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Verdict) -> None:
+    """A program the analysis does not know may run its arguments (``tool rm x``, as ``nice rm
+    x`` does): where a word among them is the program a deny or ask rule names and the words
+    from there match it, it asks in every mode (``Bash(rm:*)`` denied, ``Bash(*)`` allowed:
+    ``krenew -- rm x`` ran rm before krenew was known).  What fails closed here is only an ask."""
+    whole, starts = rules.rule_programs, rules.rule_program_starts
+    for info in commands:
+        for form in info.forms:
+            if len(form) < 2 or form[0] is UNKNOWN_PROGRAM:
+                continue
+            program = form[0].literal
+            if program is None:
+                continue
+            name = program.rpartition("/")[2]
+            if (name in _DATA_ARGUMENTS or name in MODELED_PROGRAMS or name in RUNNER_TABLE or name in SPECS) and not (
+                    is_interpreter(name) and len(form) > 2):  # python tool.py rm x: the script's arguments
+                continue
+            for k in range(1, len(form)):
+                word = form[k].literal
+                if word is None or not (word in whole or (starts and word.startswith(starts))):
+                    continue
+                text = form_text(form[k:])[0]
+                for rule, pattern in (*rules.bash_deny, *rules.bash_ask):
+                    if pattern.matches(text):
+                        v.sticky.append(f"{name} may run {text!r} (a command among its arguments), which the rule "
+                                        f"{rule} names")
+                        return
 
 
 def _skipping_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict) -> None:

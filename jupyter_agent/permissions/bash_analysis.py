@@ -71,6 +71,9 @@ _KEYWORDS = frozenset({"{", "}", "if", "then", "else", "elif", "fi", "do", "done
 _NOT_PLAIN = (frozenset(WRAPPERS) | SHELLS | EVAL_LIKE | MAKES | TOOLCHAINS | NOTEBOOK_RUNNERS | PACKAGE_MANAGERS
               | EDITORS | STDIN_SHELLS | OTHER_SHELLS | JUPYTER_PROGRAMS | NETWORK_RUNNERS | _KEYWORDS | FORM_PROGRAMS
               | {"su", "command", "find", "fd", "corepack", "coreutils", "run-parts", "enable", "alias", "fc"})
+# programs whose words the analysis reads as its own (wrappers, runners, shells, editors …):
+# what they run is among a command's forms already (bash._argument_commands leaves them alone)
+MODELED_PROGRAMS = _NOT_PLAIN
 _MAX_EXTRA_DEPTH = 4  # `uv run npx rm`: forms found in forms, this deep
 _PLAIN_WITH_MORE = frozenset({"git", "cd", "pushd", "popd"}) | EVALUATING  # an extra form, a cd target, code
 _NOT_READ_ONLY = ReadOnlyCheck(False)
@@ -265,6 +268,8 @@ def _plain_runner_forms(words: tuple[Word, ...]) -> list[tuple[Word, ...]] | Non
         return None  # npm test --script-shell=x: _classify's unwrap asks
     if words[0].text in STDIN_SHELLS and stdin_shell_reason(words) is not None:
         return None  # script, poetry shell: a shell on standard input (_classify's unwrap asks)
+    if words[0].text in TOOLCHAINS:
+        return None  # cargo --config 'target.x.runner=…': _classify's unwrap reads the settings
     extras = runner_forms(words) if may_run_something(words) else []
     if words[0].text in SYNONYM_PROGRAMS:
         extras += canonical_forms(words)

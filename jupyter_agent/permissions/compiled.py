@@ -67,11 +67,23 @@ class CompiledRules:
     deny_skips: Skips = field(default_factory=dict)  # deny/ask rules also matched past options
     ask_skips: Skips = field(default_factory=dict)
     skip_programs: frozenset[str] = frozenset()
+    # the program words deny and ask rules begin with (``rm`` of ``Bash(rm:*)``), and beginnings
+    # of such words (``rm`` of ``Bash(rm*)``): bash._argument_commands looks for them
+    rule_programs: frozenset[str] = frozenset()
+    rule_program_starts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.bash_deny, self.bash_ask, self.bash_allow = self.bash("deny"), self.bash("ask"), self.bash("allow")
         self.deny_skips, self.ask_skips = skip_rules(self.bash_deny), skip_rules(self.bash_ask)
         self.skip_programs = frozenset(self.deny_skips) | frozenset(self.ask_skips)
+        whole, starts = set(), set()
+        for _text, pattern in (*self.bash_deny, *self.bash_ask):
+            first, space, _rest = pattern.head.partition(" ")
+            if space or (pattern.regex is None and first):
+                whole.add(first)  # rm of `rm:*`, `rm -rf *`, `rm`
+            elif first:
+                starts.add(first)  # rm of `rm*`: a word beginning so
+        self.rule_programs, self.rule_program_starts = frozenset(whole), tuple(sorted(starts))
         self.deny_any, self.ask_any, self.allow_any = (
             self.bash_any("deny"), self.bash_any("ask"), self.bash_any("allow")
         )

@@ -78,8 +78,11 @@ ROWS = [
     ("docker-ls", "docker exec web ls", "allow"),
     ("docker-run-name", "docker run --name rmx alpine ls", "allow"),
     ("kubectl-ls", "kubectl exec pod -- ls /", "allow"),
-    ("python-script", "python script.py rm", "allow"),
-    ("python-code", "python -c 'print(1)' rm", "allow"),
+    # the script's (the code's) arguments are no command python runs, but the script may run them:
+    # a word a deny rule names among them asks (bash._argument_commands), it is not denied
+    ("python-script", "python script.py rm", "ask"),
+    ("python-code", "python -c 'print(1)' rm", "ask"),
+    ("python-script-other", "python script.py --mode fast", "allow"),
 ]
 
 
@@ -99,7 +102,7 @@ PYTHON_ROWS = [
     ("python -X dev -m pip uninstall x", "deny"),
     ("python3.12 -m pip uninstall x", "deny"),
     ("python -m pip install x", "allow"),
-    ("python -c 'import pip' -m pip uninstall x", "allow"),  # -c ends python's options
+    ("python -c 'import pip' -m pip uninstall x", "ask"),  # -c ends python's options: the code's argv
 ]
 
 

@@ -156,3 +156,31 @@ def test_real_nice_with_an_empty_variable_runs_the_command(tmp_path):
     (tmp_path / "victim").write_text("x")
     subprocess.run(["bash", "-c", "nice $N rm victim"], cwd=tmp_path, timeout=10, env={"PATH": os.environ["PATH"]})
     assert not (tmp_path / "victim").exists()
+
+
+# session 44: a program the analysis does not know may run its arguments as nice does; a word a deny
+# or ask rule names among them, with the words after it matching the rule, asks (never denies):
+# each of the runners added above ran rm unasked before it was known
+UNKNOWN_RUNNER_ROWS = [
+    ("some-tool rm x", "ask"), ("some-tool -- rm -rf build", "ask"), ("./tool.sh rm x", "ask"),
+    ("/opt/bin/tool --retries 3 rm x", "ask"), ("python tool.py rm x", "ask"), ("node tool.js rm x", "ask"),
+    ("some-tool git push origin main", "ask"),  # an ask rule's command
+    ("some-tool rmdir x", "allow"), ("some-tool --mode rm-fast", "allow"), ("some-tool x", "allow"),
+    # programs whose arguments are data, or whose runs the analysis reads itself
+    ("git rm a.py", "allow"), ("man rm", "allow"), ("echo rm x", "allow"), ("grep -n rm a.py", "allow"),
+    ("apt-get install -y curl", "allow"), ("pip uninstall -y rm", "allow"), ("timeout 5 some-tool rm x", "ask"),
+    ("nice rm x", "deny"), ("uv run rm x", "deny"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), UNKNOWN_RUNNER_ROWS)
+async def test_an_unknown_program_naming_a_ruled_command_asks(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(*)",), deny=("Bash(rm:*)", "Bash(curl:*)"),
+                   ask=("Bash(git push:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+async def test_without_deny_or_ask_rules_nothing_changes(world):
+    ctx = make_ctx(world.project, allow=("Bash(*)",), mode="bypassPermissions")
+    for command in ("some-tool rm x", "python tool.py rm x"):
+        assert verdict_name(await decide_bash(ctx, command)) == "allow", command
