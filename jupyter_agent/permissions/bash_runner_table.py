@@ -480,6 +480,11 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
                        "--lua-filter --data-dir --template -H --include-in-header --resource-path -c --css",
                        rest="none", argv="--filter -F --pdf-engine")),),
     "ssh": (((), _r("-p -i -l -F -J -L -R -D -b -c -E -e -I -m -O -Q -S -W -w -B", rest="none", config="-o")),),
+    # GNU diff3/sdiff --diff-program=PROG run PROG; mysql --pager=CMD pipes its output into sh -c CMD
+    "diff3": (((), _r("-L --label", rest="none", argv="--diff-program")),),
+    "sdiff": (((), _r("-o --output -w --width -I --ignore-matching-lines", rest="none", argv="--diff-program")),),
+    **{client: (((), _r("-u --user -h --host -P --port -D --database -e --execute -S --socket", rest="none",
+                        shell="--pager")),) for client in ("mysql", "mariadb")},
     "scp": (((), _r("-P -i -l -F -J -c -D", rest="none", config="-o", shell="-S")),),
     "sftp": (((), _r("-P -i -l -F -J -c -D -b -B -R", rest="none", config="-o", shell="-S")),),
 }
@@ -497,7 +502,9 @@ GIT_RUNNERS: tuple[tuple[tuple[str, ...], Runner], ...] = (
     (("ls-remote",), _git_shell("--upload-pack")),
     (("push",), _git_shell("--receive-pack --exec")),
     (("archive",), _git_shell("--exec")),
-    (("send-email",), _git_shell("--to-cmd --cc-cmd --sendmail-cmd")),
+    # --smtp-server=/ABS/PATH is a sendmail-like program it runs (a host name otherwise)
+    (("send-email",), _r(shell="--to-cmd --cc-cmd --sendmail-cmd", argv="--smtp-server", rest="none")),
+    (("daemon",), _r(argv="--access-hook", rest="none")),  # run for every connection
     (("instaweb",), _git_shell("--httpd -d --browser -b")),
     (("grep",), _git_shell("-O --open-files-in-pager")),  # -O<pager>: runs it on the files found
 )

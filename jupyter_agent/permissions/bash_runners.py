@@ -48,7 +48,7 @@ SHELL_CODE = Word("sh")  # the program of a form made for shell code a runner ta
 REMOTE_SHELL = Word("<shell code run on another machine>", static=False)
 _GIT_FIRST_WORDS = frozenset(path[0] for path, _r in GIT_RUNNERS)
 # subcommands that run something only through an option (git push --receive-pack=…): its names
-_GIT_BY_OPTION = {path[0]: r.shell for path, r in GIT_RUNNERS if r.rest == "none"}
+_GIT_BY_OPTION = {path[0]: r.shell | r.argv for path, r in GIT_RUNNERS if r.rest == "none"}
 SCHEDULERS = frozenset({"at", "batch"})  # the commands come later, from stdin or -f FILE
 _SCHEDULER_QUERIES = frozenset({"-l", "-r", "-d", "-c", "-V"})  # list, remove, print a job: nothing runs
 DEBUGGERS = frozenset({"gdb", "gdb-multiarch", "cgdb", "lldb"})

@@ -90,6 +90,10 @@ RUNNER_ROWS = [
     ("xcrun rm x", "deny"), ("scl enable devtoolset-9 -- rm x", "deny"), ("scl enable d 'rm x'", "deny"),
     ("scl enable a b 'rm x'", "deny"), ("repo forall -c 'rm x'", "deny"), ("cargo watch -s 'rm x'", "deny"),
     ("cargo watch -- rm x", "deny"), ("ncat -e 'rm x' host 1", "deny"), ("ncat --exec 'rm x' host 1", "deny"),
+    ("diff3 --diff-program='rm x' a b c", "deny"), ("sdiff --diff-program=rm a b", "deny"),
+    ("mysql --pager='rm x' -e 'select 1'", "deny"), ("mariadb --pager='rm x'", "deny"),
+    ("git send-email --smtp-server=/bin/rm a.patch", "deny"), ("git daemon --access-hook=/bin/rm", "deny"),
+    ("git send-email --smtp-server smtp.example.com a.patch", "allow"), ("diff3 a b c", "allow"),
     ("py-spy record -- python a.py", "allow"), ("nsys profile python a.py", "allow"), ("arch", "allow"),
     ("scl enable d -- ls", "allow"), ("repo forall -c 'git status'", "allow"), ("envchain ns ls", "allow"),
     # a word only known at run time among a wrapper's options: `nice $N rm x` runs rm when N is empty
