@@ -248,6 +248,9 @@ _CARGO_PROGRAM_KEY = re.compile(r"runner|wrapper|linker|rustc|rustdoc|credential
 PACKAGE_MANAGERS = frozenset({"npm", "npx", "pnpm", "pnpx", "yarn"})  # settings that name a program they run
 _VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "elvis", "vile"})
 _EMACSES = frozenset({"emacs", "emacsclient", "xemacs"})
+# vi-family editors that take standard input, when it is no terminal, as typed keys (nvim reads it as
+# text to edit, emacs refuses it, a GUI vim does not read it)
+_KEYS_FROM_INPUT = frozenset({"vim", "vi", "ex", "view", "vimdiff", "rvim", "rview", "nvi", "elvis", "vile"})
 EDITORS = _VIMS | _EMACSES | {"ed", "red"}  # commands their command line or standard input gives
 NOTEBOOK_RUNNERS = frozenset({"jupytext", "nbqa"})  # options and arguments that name a program (notebook_tools)
 # Jupyter's applications (traitlets): a config file or a setting may import and run code
@@ -785,6 +788,10 @@ def editor_commands_reason(words: tuple[Word, ...]) -> str | None:
     name = words[0].text
     if name in ("ed", "red"):
         return f"{name} runs the commands it reads from standard input, which can run a shell (!cmd)"
+    if name in _KEYS_FROM_INPUT and not any(w.literal in ("--version", "-h", "--help") for w in words[1:]):
+        # printf ':!rm x\n' | vim a.py ran rm: what standard input holds (not a terminal) is typed
+        return (f"{name} reads typed keys or Ex commands from standard input when it is no terminal, which "
+                "can run a shell (:!cmd)")
     for word in words[1:]:
         text = word.literal
         if text is None:

@@ -103,7 +103,7 @@ RUNNER_ENV_ROWS = [  # a variable that makes an allowed build, test or install r
     "SVN_SSH=id svn update", "YARN_YARN_PATH=./evil.js yarn install",
     "JUPYTER_PATH=./k jupyter nbconvert --to html nb.ipynb", "AWS_CONFIG_FILE=./c aws s3 ls",
     "GH_PAGER=id gh pr list", "GH_CONFIG_DIR=./g gh pr list", "HGRCPATH=./h hg status",
-    "GNUPGHOME=./g git log", "TF_CLI_CONFIG_FILE=./t terraform plan", "VIMINIT='!id' vim a.py",
+    "GNUPGHOME=./g git log", "TF_CLI_CONFIG_FILE=./t terraform plan",
     "TEXMFCNF=./t pdflatex x.tex", "GOENV=./e go test ./...", "GOTOOLCHAIN=go1.99 go test ./...",
     "RUSTUP_TOOLCHAIN=./t cargo build", "SYSTEMD_PAGER=id journalctl -n 5", "PSQL_PAGER=id psql -c 'select 1'",
     "KUBECTL_EXTERNAL_DIFF=id kubectl get pods", "MAVEN_OPTS=-javaagent:x.jar mvn test",

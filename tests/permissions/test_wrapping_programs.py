@@ -38,14 +38,18 @@ EDITOR_ROWS = [
     ("vim -Es '+%p' '+q!' a.py", "ask"), ("nvim --headless -c q", "ask"), ("vi --cmd 'set x' a.py", "ask"),
     ("ed -s a.py", "ask"), ("emacs --eval '(shell-command \"rm x\")'", "ask"), ("emacs --batch -l x.el", "ask"),
     ('vim "$F"', "ask"),
-    ("vim a.py", "allow"), ("vim +10 a.py", "allow"), ("emacs -nw a.py", "allow"), ("view a.py", "allow"),
+    # session 44: vi-family editors take standard input, when it is no terminal, as typed keys
+    # (printf ':!rm x' | vim a.py ran rm): what they run is only known at run time
+    ("vim a.py", "ask"), ("vim +10 a.py", "ask"), ("view a.py", "ask"), ("ex a.py", "ask"),
+    ("emacs -nw a.py", "allow"), ("nvim a.py", "allow"), ("vim --version", "allow"),
 ]
 
 
 @pytest.mark.parametrize(("command", "expected"), [
     ("vim -c '!rm x' a.py", "ask"), ("vim -S s.vim", "ask"), ("ed a.py < cmds", "ask"),
     ("emacs --batch --eval '(shell-command \"rm x\")'", "ask"), ("npm test --script-shell=./x", "ask"),
-    ("vim a.py", "allow"), ("vim +10 a.py", "allow"), ("npm test", "allow"),
+    ("printf ':!rm x' | vim a.py", "ask"), ("vi a.py < keys", "ask"), ("vim a.py", "ask"),
+    ("nvim a.py", "allow"), ("vim --version", "allow"), ("npm test", "allow"),
 ])
 async def test_editor_commands_meet_deny_rules_in_bypass(world, command, expected):
     """An editor's commands are code only known at run time: vim -c '!rm x' ran rm under a
@@ -188,3 +192,14 @@ async def test_without_deny_or_ask_rules_nothing_changes(world):
     ctx = make_ctx(world.project, allow=("Bash(*)",), mode="bypassPermissions")
     for command in ("some-tool rm x", "python tool.py rm x"):
         assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+@pytest.mark.skipif(shutil.which("vim") is None, reason="vim is not installed")
+@pytest.mark.parametrize("editor", ["vim -N -u NONE", "vi", "view", "ex"])
+def test_vi_editors_really_run_what_standard_input_types(tmp_path, editor):
+    """The ground truth of the rows: a pipe into vim is typed keys, and :!cmd runs cmd."""
+    (tmp_path / "a.txt").write_text("hi\n")
+    keys = "!touch typed\nq!\n" if editor == "ex" else ":!touch typed\n:qa!\n"
+    subprocess.run(f"{editor} a.txt", shell=True, input=keys, text=True, cwd=tmp_path, capture_output=True,
+                   timeout=30)
+    assert (tmp_path / "typed").exists(), editor
