@@ -62,7 +62,7 @@ from .script_files import (
 _PYTESTS = frozenset({"pytest", "py.test"})
 NOTEBOOK_RUNNERS = frozenset({"jupyter", "jupyter-nbconvert", "jupyter-execute", "jupyter-run", "nbconvert",
                               "papermill", "ipython", "ipython3", "IPython", "jupytext", "treon", "voila",
-                              "jupyter-voila"}) | _PYTESTS
+                              "jupyter-voila", "jupyter-console"}) | _PYTESTS
 _MAX_NOTEBOOK = 64 * 1024 * 1024
 _MAX_GLOB = 200
 # options that take the next word as their value (a traitlets option may also be written --x=v)
@@ -120,6 +120,10 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         return _treon(args, cwd, cwd_unknown)
     if program in ("voila", "jupyter-voila"):
         return _voila(args, cwd, cwd_unknown)
+    if program == "jupyter-console":  # echo '!rm x' | jupyter console: each line read is a cell
+        if any(w.literal is not None and w.literal.startswith(("--version", "-h", "--help")) for w in args):
+            return []
+        raise NotKnown("jupyter console runs what it reads from its input in a kernel (--existing: a running one)")
     return []
 
 

@@ -22,6 +22,7 @@ import pytest
 
 from jupyter_agent.permissions.bash_analysis import analyze
 from jupyter_agent.permissions.notebook_runs import notebook_scripts
+from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 
@@ -270,3 +271,26 @@ def test_voila_runs_a_notebook_where_the_analysis_says_when_its_page_is_opened(t
         server.wait(timeout=30)
     assert os.path.realpath(marker.read_text().strip()) == scripts[0].cwd
     assert not hidden.exists()
+
+
+CONSOLE_ROWS = [  # Bash(*) allowed, Bash(rm:*) and Read(./.env) denied, bypassPermissions (session 44)
+    ("echo '!rm x' | jupyter console --simple-prompt", "ask"),
+    ("jupyter-console --simple-prompt < cmds", "ask"),
+    ("jupyter console --existing", "ask"),  # the cells go to a running kernel
+    ("jupyter console --version", "allow"),
+    ("jupyter console --help", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), CONSOLE_ROWS)
+async def test_jupyter_console_runs_what_it_reads(world, command, expected):
+    """``echo '!rm x' | jupyter console`` ran rm: each line it reads is a cell of IPython code."""
+    ctx = make_ctx(world.project, allow=("Bash(*)",), deny=("Bash(rm:*)", "Read(./.env)"), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.skipif(not _have("jupyter-console"), reason="jupyter-console is not installed")
+def test_jupyter_console_really_runs_its_input(tmp_path):
+    subprocess.run(["jupyter", "console", "--simple-prompt"], input="!touch ran\n", text=True, cwd=tmp_path,
+                   capture_output=True, timeout=120)
+    assert (tmp_path / "ran").exists()
