@@ -249,8 +249,8 @@ PACKAGE_MANAGERS = frozenset({"npm", "npx", "pnpm", "pnpx", "yarn"})  # settings
 _VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "nvi", "elvis", "vile"})
 _EMACSES = frozenset({"emacs", "emacsclient", "xemacs"})
 # vi-family editors that take standard input, when it is no terminal, as typed keys (nvim reads it as
-# text to edit, emacs refuses it, a GUI vim does not read it)
-_KEYS_FROM_INPUT = frozenset({"vim", "vi", "ex", "view", "vimdiff", "rvim", "rview", "nvi", "elvis", "vile"})
+# text to edit, emacs refuses it, a GUI vim does not read it; rvim/rview refuse shell commands)
+_KEYS_FROM_INPUT = frozenset({"vim", "vi", "ex", "view", "vimdiff", "nvi", "elvis", "vile"})
 EDITORS = _VIMS | _EMACSES | {"ed", "red"}  # commands their command line or standard input gives
 NOTEBOOK_RUNNERS = frozenset({"jupytext", "nbqa"})  # options and arguments that name a program (notebook_tools)
 # Jupyter's applications (traitlets): a config file or a setting may import and run code
