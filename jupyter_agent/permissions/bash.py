@@ -256,10 +256,8 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
     whole, starts = rules.rule_programs, rules.rule_program_starts
     for info in commands:
         for form in info.forms:
-            if len(form) < 2 or form[0] is UNKNOWN_PROGRAM:
-                continue
-            program = form[0].literal
-            if program is None:
+            program = form[0].literal if len(form) > 1 else None
+            if program is None:  # (a program only known at run time too)
                 continue
             name = program.rpartition("/")[2]
             if (name in _DATA_ARGUMENTS or name in MODELED_PROGRAMS or name in RUNNER_TABLE or name in SPECS) and not (

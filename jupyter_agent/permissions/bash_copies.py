@@ -25,11 +25,11 @@ _TAR_CREATE_LONG = ("--create", "--append", "--update", "--concatenate", "--cate
 _FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 CONTAINER_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "docker-compose", "podman-compose"})
 # compressors that take more names from a file or standard input: xz --files[=F], zstd --filelist F
-_LISTING_COMPRESSORS = {"xz": ("--files", "--files0"), "lzma": ("--files", "--files0"), "unxz": ("--files", "--files0"),
+LISTING_COMPRESSORS = {"xz": ("--files", "--files0"), "lzma": ("--files", "--files0"), "unxz": ("--files", "--files0"),
                         "unlzma": ("--files", "--files0"), "xzcat": ("--files", "--files0"),
                         "zstd": ("--filelist",), "unzstd": ("--filelist",), "zstdcat": ("--filelist",)}
 COPYING_PROGRAMS = (_LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | UPLOADERS
-                    | {"tar", "zip", "find", "cpio", "pax"} | frozenset(_LISTING_COMPRESSORS))
+                    | {"tar", "zip", "find", "cpio", "pax"} | frozenset(LISTING_COMPRESSORS))
 _PAX_VALUE_LETTERS = frozenset("bfopsxUGTBE")
 # options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
 # and for builds --secret id=x,src=FILE, --ssh default=KEY, --build-context name=DIR
@@ -147,17 +147,26 @@ def listed_sources(words: Sequence[Word]) -> str | None:
         letters, named = _pax_words(words[1:])
         if "w" in letters and not named[: -1 if "r" in letters else None]:
             return "pax -w reads the files standard input names"
-    elif program in _LISTING_COMPRESSORS:
-        options = _LISTING_COMPRESSORS[program]
-        for word in words[1:]:
-            key = (word.literal or "--files").partition("=")[0]  # a word only known at run time may be one
-            if key[:2] == "--" and long_option_named(key, options, 4) is not None:
-                return f"{program} {options[0]} reads the files a list names"
+    elif program in LISTING_COMPRESSORS:
+        if any(lists_files(program, w.literal) for w in words[1:]):
+            return f"{program} {LISTING_COMPRESSORS[program][0]} reads the files a list names"
     elif program == "cpio":
         for arg in args:
             if arg in ("--create", "--pass-through") or (arg[:1] == "-" and arg[1:2] != "-" and set(arg[1:]) & {"o", "p"}):
                 return "cpio -o/-p reads the files standard input names"
     return None
+
+
+def lists_files(program: str, text: str | None) -> bool:
+    """Is ``text`` (None: a word only known at run time, which may be one) an option that makes
+    the compressor ``program`` take more names from a list (``xz --files=F``, ``zstd --filelist F``)?"""
+    options = LISTING_COMPRESSORS.get(program)
+    if options is None:
+        return False
+    if text is None:
+        return True
+    key = text.partition("=")[0]
+    return key[:2] == "--" and long_option_named(key, options, 4) is not None
 
 
 def _pax_words(args: Sequence[Word]) -> tuple[str, list[str]]:
@@ -207,4 +216,4 @@ def find_starts(args: Sequence[str]) -> list[str]:
     return starts or ["."]
 
 
-__all__ = ["CONTAINER_PROGRAMS", "container_mounts", "listed_sources", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]
+__all__ = ["CONTAINER_PROGRAMS", "LISTING_COMPRESSORS", "container_mounts", "listed_sources", "lists_files", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]

@@ -24,11 +24,11 @@ import os
 import shlex
 from collections.abc import Callable, Sequence
 
-from .bash_copies import tar_creates
+from .bash_copies import lists_files, tar_creates
 from .bash_readonly import operand_words as _operands
 from .bash_readonly import option_arguments
 from .bash_runners import may_name
-from .bash_words import Word, long_option_named, make_word, run_time_word
+from .bash_words import Word, make_word, run_time_word
 from .formatters import FORMATTERS, formatted_folders
 from .git_config import config_writes
 from .git_words import git_global_options
@@ -455,27 +455,15 @@ def _compressed(program: str, args: Sequence[Word]) -> list[Target]:
     outputs = option_arguments(args, "o", "--output")
     if outputs:
         return _each(outputs)
-    if any(_lists_files(program, w.literal) for w in args):  # echo .git/config | xz --files
+    if any(lists_files(program, w.literal) for w in args):  # echo .git/config | xz --files
         return _each([_LISTED_FILE])
     operands = _operands(args, {"-S", "--suffix", "-D", "-o", "-T", "--threads"})
     return _each(operands) + _each([w for w in map(_renamed(program, args), operands) if w is not None])
 
 
-# the options that name more files in a file or on standard input: xz --files[=F], --files0[=F]
-# (each replaced by F.xz), zstd --filelist F (F.zst beside each): names only known at run time
-_FILE_LISTS = {"xz": ("--files", "--files0"), "lzma": ("--files", "--files0"), "unxz": ("--files", "--files0"),
-               "unlzma": ("--files", "--files0"), "zstd": ("--filelist",), "unzstd": ("--filelist",)}
+# the files xz --files[=F] / zstd --filelist F take from a list (each replaced by F.xz, or F.zst
+# beside each): names only known at run time
 _LISTED_FILE = make_word(run_time_word("LISTED_FILE", quoted=False), False)
-
-
-def _lists_files(program: str, text: str | None) -> bool:
-    options = _FILE_LISTS.get(program)
-    if options is None:
-        return False
-    if text is None:  # a word only known at run time may be such an option
-        return True
-    key = text.partition("=")[0]
-    return key[:2] == "--" and long_option_named(key, options, 4) is not None
 
 
 # what compressing adds to a name, and what decompressing takes off (``.tgz`` becomes ``.tar``)

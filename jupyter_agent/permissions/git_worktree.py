@@ -58,14 +58,15 @@ class _Effect:
     """What a git command does to the working tree: which pathspecs (None: all of it), and
     whether it discards local changes, goes to another revision, or removes untracked files."""
 
-    __slots__ = ("discards", "history", "moves", "pathspecs", "removes", "sparse", "untracked")
+    __slots__ = ("discards", "history", "moves", "pathspecs", "removes", "untracked")
 
     def __init__(self) -> None:
         self.discards = False
-        self.removes = False  # deletes the tracked files it covers (git rm)
+        # the command, when it deletes the tracked files it covers from the working tree (git rm;
+        # git sparse-checkout set: those its patterns leave out, any of them)
+        self.removes = ""
         self.history = False
         self.moves = False  # brings another revision's files (a switch, merge, pull …)
-        self.sparse = False  # removes tracked files outside its patterns (git sparse-checkout set)
         self.untracked = False
         self.pathspecs: list[str] | None = None
 
@@ -233,7 +234,7 @@ def _rm(texts: list[str], cwd: str) -> _Effect | None:
     if _has(options, "--cached", "--dry-run", letters="n"):
         return None
     effect = _Effect()
-    effect.removes = True
+    effect.removes = "git rm"
     effect.pathspecs = (before + after) or None
     return effect
 
@@ -296,7 +297,7 @@ def _sparse_checkout(texts: list[str], cwd: str) -> _Effect | None:
     if not texts or texts[0] not in ("set", "init", "reapply"):
         return None  # list, add (brings more back), disable, check-rules
     effect = _Effect()
-    effect.sparse = True
+    effect.removes = "git sparse-checkout"
     return effect
 
 
@@ -355,15 +356,6 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
 
     if effect.moves:
         return _moved_problem(repo, guarded, words)
-    if effect.sparse:
-        paths = tracked_paths(repo)
-        if paths is None:
-            return "git's index cannot be read, so whether this removes a protected path is unknown"
-        for path in paths:
-            why = guarded(path)
-            if why is not None:
-                return f"git sparse-checkout may remove the tracked {path}, {why}, from the working tree"
-        return None
     if effect.removes:
         paths = tracked_paths(repo)
         if paths is None:
@@ -371,7 +363,7 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
         for path in paths:
             why = guarded(path) if covered(path) else None
             if why is not None:
-                return f"git rm may remove the tracked {path}, {why}, from the working tree"
+                return f"{effect.removes} may remove the tracked {path}, {why}, from the working tree"
         return None
     if effect.history:  # any guarded path it covers, tracked here or held by another revision
         held = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, words)
