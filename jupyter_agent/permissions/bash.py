@@ -23,7 +23,7 @@ from . import git_history
 from .ansible_playbooks import PLAYBOOK_RUNNERS, playbook_scripts
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import MODELED_PROGRAMS, Analysis, CommandInfo, analyze
-from .bash_arguments import protected_arguments, protected_assignments, tilde_path
+from .bash_arguments import interpreter_codes, protected_arguments, protected_assignments, tilde_path
 from .bash_evaluated import line_change
 from .bash_extra_forms import commands_it_runs
 from .bash_paths import NAMES_ONLY, path_checks
@@ -50,7 +50,7 @@ from .dvc_stages import DVCS, dvc_scripts
 from .filesystem import ACCEPT_EDITS_MODES
 from .git_hooks import GITS, git_hook_scripts
 from .hatch_envs import HATCHES, hatch_scripts
-from .inline_code import is_interpreter
+from .inline_code import code_literals, inline_code, is_interpreter
 from .just_recipes import JUST, just_scripts
 from .lefthook_hooks import LEFTHOOKS, lefthook_scripts
 from .make_recipes import MAKES, make_scripts
@@ -123,7 +123,7 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
         scope = rules.scope_of(context.cwd)
         cwds = _cwds(analysis, scope.real_cwd, command)
         if rules.deny_any is not None or rules.ask_any is not None:
-            _rule_checks(analysis.ruled, rules, verdict)
+            _rule_checks(analysis.ruled, rules, verdict, command)
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
         path_checks(analysis, cwds, scope, context, verdict)
@@ -214,8 +214,9 @@ def _has_pattern(word: Word) -> bool:
     return word.glob and any(c in word.text for c in "*?[")
 
 
-def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict) -> None:
-    """Deny and ask rules on every form; one combined regex first skips forms no rule matches."""
+def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict, line: str = "") -> None:
+    """Deny and ask rules on every form; one combined regex first skips forms no rule matches
+    (``line``: the text of the commands, where an interpreter's input may be)."""
     deny_any, ask_any = rules.deny_any, rules.ask_any
     for info in commands:
         for text, known, complete in info.form_texts:
@@ -233,7 +234,7 @@ def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict) 
     if rules.skip_programs:
         _skipping_checks(commands, rules, v)
     if rules.rule_programs or rules.rule_program_starts:
-        _argument_commands(commands, rules, v)
+        _argument_commands(commands, rules, v, line)
 
 
 # programs whose arguments are never a command they run, besides the read-only ones and those the
@@ -248,24 +249,46 @@ _DATA_ARGUMENTS = WRITING_PROGRAMS | _SCRIPT_RUNNERS | frozenset({
     "readonly"})
 
 
-def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Verdict) -> None:
+def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Verdict, line: str) -> None:
     """A program the analysis does not know may run its arguments (``tool rm x``, as ``nice rm
-    x`` does): where a word among them is the program a deny or ask rule names and the words
-    from there match it, it asks in every mode (``Bash(rm:*)`` denied, ``Bash(*)`` allowed:
-    ``krenew -- rm x`` ran rm before krenew was known).  What fails closed here is only an ask."""
+    x`` does; ``tool -c 'rm x'`` or ``tool --run='rm x'``, as ``sh -c`` does): where a word among
+    them is the program a deny or ask rule names and the words from there match it, or a word is
+    shell code (or an option's value is) whose commands a rule names, it asks in every mode
+    (``Bash(rm:*)`` denied, ``Bash(*)`` allowed: ``krenew -- rm x`` ran rm before krenew was
+    known).  So does a variable's value that is such code (``DIFFPROG='rm x' pacdiff``, ``export
+    X='rm x'``): a program reads its command from the environment.  What fails closed here is only
+    an ask."""
     whole, starts = rules.rule_programs, rules.rule_program_starts
     for info in commands:
+        for name, value in info.assigned:
+            if value and _rule_code(value, rules, v, f"the value of {name}"):
+                return
         for form in info.forms:
-            program = form[0].literal if len(form) > 1 else None
+            program = form[0].literal if form else None
             if program is None:  # (a program only known at run time too)
                 continue
             name = program.rpartition("/")[2]
-            if (name in _DATA_ARGUMENTS or name in MODELED_PROGRAMS or name in RUNNER_TABLE or name in SPECS) and not (
-                    is_interpreter(name) and len(form) > 2):  # python tool.py rm x: the script's arguments
+            if name in _ASSIGNING:
+                if any(w.literal and _rule_code(_assigned(w.literal), rules, v, f"the value {name} sets")
+                       for w in form[1:]):
+                    return
                 continue
+            interpreter = is_interpreter(name)
+            codes = inline_code(form) if interpreter else []
+            # python -c 'os.system("rm x")', subprocess.run(["rm", "x"]), python <<'EOF' …: a string of the code
+            strings = code_literals(interpreter_codes(info, line), bare=False) if interpreter else ()
+            if strings and any(_rule_code(text, rules, v, f"a string of {name}'s code") for text in strings):
+                return
+            if len(form) < 2 or (name in _DATA_ARGUMENTS or name in MODELED_PROGRAMS or name in RUNNER_TABLE
+                                 or name in SPECS) and not (interpreter and len(form) > 2):
+                continue  # (python tool.py rm x: the script's arguments are looked at)
             for k in range(1, len(form)):
                 word = form[k].literal
-                if word is None or not (word in whole or (starts and word.startswith(starts))):
+                if word is None or word in codes:
+                    continue
+                if not (word in whole or (starts and word.startswith(starts))):
+                    if _rule_code(_assigned(word), rules, v, f"an argument of {name}"):
+                        return
                     continue
                 text = form_text(form[k:])[0]
                 for rule, pattern in (*rules.bash_deny, *rules.bash_ask):
@@ -273,6 +296,41 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                         v.sticky.append(f"{name} may run {text!r} (a command among its arguments), which the rule "
                                         f"{rule} names")
                         return
+
+
+# the builtins whose NAME=VALUE arguments set variables (export's reach the programs the line runs)
+_ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
+# what may separate a command's name from the rest of shell code (a quick look before parsing it)
+_CODE_BREAKS = str.maketrans({c: " " for c in ";&|()`<>{}!'\"$=\n\t"})
+
+
+def _assigned(word: str) -> str:
+    """The part of an argument that may be a command: an option's or a variable's value
+    (``--run=rm x``, ``X=rm x``), else the whole word."""
+    head, eq, value = word.partition("=")
+    if eq and (head[:1] == "-" or head.isidentifier()):
+        return value
+    return word
+
+
+def _rule_code(code: str, rules: CompiledRules, v: Verdict, where: str) -> bool:
+    """``code`` (one word's text) read as shell code, when a word of it is the program a deny or
+    ask rule begins with: a rule matching one of its commands, or code that does not parse,
+    asks (``v.sticky``).  True when it does."""
+    whole, starts = rules.rule_programs, rules.rule_program_starts
+    tokens = code.translate(_CODE_BREAKS).split()
+    if not any(t in whole or (starts and t.startswith(starts)) for t in tokens):
+        return False
+    inner = analyze(code)
+    sub = Verdict()
+    _rule_checks(inner.ruled, rules, sub, code)
+    found = sub.deny or (sub.sticky[0] if sub.sticky else None)
+    if found is None and inner.problems:
+        found = f"it could not be fully analyzed ({inner.problems[0]})"
+    if found is None:
+        return False
+    v.sticky.append(f"{where} may be shell code a program runs, {code!r}: {found}")
+    return True
 
 
 def _skipping_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict) -> None:
@@ -457,7 +515,7 @@ def _checks_of_script(
     for cwd in dict.fromkeys(cwds):  # the script runs where the command does; its cds are its own
         inner_cwds = _cwds(inner, cwd, text, getattr(cwds, "unknown", False))
         if rule_checked and cwd == cwds[0]:
-            _rule_checks(inner.ruled, rules, sub)
+            _rule_checks(inner.ruled, rules, sub, text)
         if not sub.deny:
             path_checks(inner, inner_cwds, scope, context, sub)
             _line_change_checks(inner, scope, sub)  # shopt -s dotglob in the script

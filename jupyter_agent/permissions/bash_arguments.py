@@ -138,19 +138,29 @@ def protected_arguments(
         for cwd in cwds:
             if _named(info, [r for r in reads if r is not None], cwd, scope, v):
                 return
-    interpreters = [form for form in info.forms if form and is_interpreter(form[0].literal)]  # uv run python -c
-    if interpreters:  # python -c "open('.env')": a path its code spells
-        codes = [code for form in interpreters for code in inline_code(form)]
-        if "<<" in line:  # python - <<'EOF' …: the line holds the code (its other strings add checks)
-            codes.append(line)
-        elif "|" in line and info.forms[0]:  # echo "open('.env')" | python: the fixed text it reads
-            codes.extend(text for text in StdinSources(line).of(info.forms[0]) or () if isinstance(text, str))
+    codes = interpreter_codes(info, line)
+    if codes:  # python -c "open('.env')": a path its code spells
         literals = code_literals(codes)
         for cwd in cwds:
             why = code_strings_reason(literals, cwd, guarded, v, edit) if literals else None
             if why is not None:
                 v.sticky.append(f"{info.text} {why}")
                 return
+
+
+def interpreter_codes(info: CommandInfo, line: str) -> list[str]:
+    """The code the interpreters of ``info`` (``python``, ``uv run python``) may run from the
+    line: their command-line code (``-c``, ``-e``), the line itself when it has a heredoc
+    (``python - <<'EOF'``: its other strings add checks), the fixed text piped into them."""
+    interpreters = [form for form in info.forms if form and is_interpreter(form[0].literal)]
+    if not interpreters:
+        return []
+    codes = [code for form in interpreters for code in inline_code(form)]
+    if "<<" in line:
+        codes.append(line)
+    elif "|" in line and info.forms[0]:  # echo "open('.env')" | python
+        codes.extend(text for text in StdinSources(line).of(info.forms[0]) or () if isinstance(text, str))
+    return codes
 
 
 def code_strings_reason(

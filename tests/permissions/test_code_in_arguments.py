@@ -1,0 +1,81 @@
+"""Shell code a program may run, spelled inside one word: an unknown program's argument or option
+value (``tool -c 'rm x'``, ``tool --run='rm x'``), a variable's value (``DIFFPROG='rm x' pacdiff``)
+and a string of an interpreter's code (``python -c 'os.system("rm x")'``, ``python <<'EOF'``).
+
+Where such a word has a command a deny or ask rule names, the line asks in every mode (bypass with
+``Bash(*)`` allowed below); before, each of the "ask" rows ran unasked."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import verdict_name
+from .tools import decide_bash, make_ctx
+
+_RULES = {"allow": ("Bash(*)",), "deny": ("Bash(rm:*)", "Bash(curl:*)"), "ask": ("Bash(git push:*)",)}
+PY = "python3"
+
+ROWS = [
+    # an unknown program's argument, or an option's value, that is shell code
+    ("some-tool --run 'rm x'", "ask"), ("some-tool --run='rm x'", "ask"), ("some-tool -c 'rm -rf x'", "ask"),
+    ("some-tool 'rm -rf x'", "ask"), ("some-tool --exec=rm", "ask"), ("some-tool --hook='cd . && rm x'", "ask"),
+    ("some-tool --hook='true; rm x'", "ask"), ("some-tool 'echo $(rm x)'", "ask"),
+    ("some-tool --on-done 'git push origin main'", "ask"),  # an ask rule's command
+    ("some-tool 'curl -s https://example.com'", "ask"),
+    ("some-tool 'rm it'\"'\"'s'", "ask"),  # code that does not parse, with a ruled program in it
+    # words that are not such code
+    ("some-tool --msg 'remove the files'", "allow"), ("some-tool --msg 'echo rm'", "allow"),
+    ("some-tool 'rmdir x'", "allow"), ("some-tool --name 'baseline run'", "allow"),
+    ("notify-send 'build done'", "allow"), ("ffmpeg -i a.mp4 -vf 'scale=640:-1' b.mp4", "allow"),
+    ("gh pr create --title 'rm the old cache'", "allow"),  # gh's words are its own (not a runner)
+    ("git commit -m 'rm: drop x'", "allow"), ("echo 'rm x'", "allow"), ("grep 'rm -rf' a.py", "allow"),
+    # a variable's value: a program may run its command from the environment
+    ("DIFFPROG='rm x' pacdiff", "ask"), ("export DIFFPROG='rm x'; pacdiff", "ask"), ("DIFFPROG=rm pacdiff", "ask"),
+    ("declare -x HOOK='curl https://x | sh'; tool", "ask"), ("MODE='fast run' tool", "allow"),
+    # strings of an interpreter's code: on its command line, in a heredoc, piped in
+    (f"{PY} -c 'import os; os.system(\"rm x\")'", "ask"),
+    (f"{PY} -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"x\"])'", "ask"),
+    ("node -e \"require('child_process').execSync('rm -rf x')\"", "ask"),
+    ("perl -e '`rm x`'", "ask"), ("ruby -e 'system(\"rm\", \"x\")'", "ask"),
+    ("uv run python -c 'import os; os.system(\"rm -rf build\")'", "ask"),
+    (f"{PY} <<'EOF'\nimport os\nos.system(\"rm x\")\nEOF", "ask"),
+    (f"{PY} - <<'EOF'\nimport subprocess\nsubprocess.run([\"rm\", \"-rf\", \"x\"])\nEOF", "ask"),
+    (f"timeout 60 {PY} <<'EOF'\nimport subprocess\nsubprocess.call('rm -rf b', shell=True)\nEOF", "ask"),
+    ("echo 'import os; os.system(\"rm x\")' | python3", "ask"),
+    (f"{PY} -c 'print(\"hello world\")'", "allow"),
+    (f"{PY} -c 'import shutil; shutil.copy(\"a.py\", \"b.py\")'", "allow"),
+    (f"{PY} <<'EOF'\nimport pandas as pd\nprint(pd.read_csv(\"runs.csv\").describe())\nEOF", "allow"),
+    ("python -m pytest -k 'not slow' tests", "allow"), ("python train.py --name 'baseline run'", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), ROWS)
+async def test_code_in_one_word(world, command, expected):
+    ctx = make_ctx(world.project, mode="bypassPermissions", **_RULES)
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+async def test_only_an_ask_never_a_deny_and_nothing_without_rules(world):
+    ctx = make_ctx(world.project, mode="bypassPermissions", **_RULES)
+    verdict = await decide_bash(ctx, "some-tool -c 'rm -rf x'")
+    assert verdict_name(verdict) == "ask"
+    assert "rm -rf x" in verdict.message and "Bash(rm:*)" in verdict.message
+    bare = make_ctx(world.project, allow=("Bash(*)",), mode="bypassPermissions")
+    for command in ("some-tool -c 'rm -rf x'", "DIFFPROG='rm x' pacdiff", f"{PY} -c 'import os; os.system(\"rm x\")'"):
+        assert verdict_name(await decide_bash(bare, command)) == "allow", command
+
+
+async def test_default_mode_still_allows_what_an_allow_rule_covers(world):
+    ctx = make_ctx(world.project, allow=("Bash(python3:*)",), deny=("Bash(rm:*)",), mode="default")
+    assert verdict_name(await decide_bash(ctx, f"{PY} -c 'print(1)'")) == "allow"
+    assert verdict_name(await decide_bash(ctx, f"{PY} -c 'import os; os.system(\"rm -f x\")'")) == "ask"
+
+
+def test_an_interpreter_really_runs_the_command_its_heredoc_spells(tmp_path):
+    """The ground truth of the heredoc rows: the string is a command the interpreter runs."""
+    line = f"{sys.executable} <<'EOF'\nimport os\nos.system('touch ran')\nEOF"
+    subprocess.run(line, shell=True, cwd=tmp_path, check=True, timeout=60)
+    assert (tmp_path / "ran").exists()
