@@ -276,7 +276,12 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
             interpreter = is_interpreter(name)
             codes = inline_code(form) if interpreter else []
             # python -c 'os.system("rm x")', subprocess.run(["rm", "x"]), python <<'EOF' …: a string of the code
-            strings = code_literals(interpreter_codes(info, line), bare=False) if interpreter else ()
+            strings: list[str] = []
+            if interpreter:
+                found = interpreter_codes(info, line)
+                if len(commands) > 1 and line not in found:  # echo 'os.system(…)' > t.py && python t.py
+                    found.append(line)  # (the line may write the script it runs)
+                strings = code_literals(found, bare=False)
             if strings and any(_rule_code(text, rules, v, f"a string of {name}'s code") for text in strings):
                 return
             if len(form) < 2 or (name in _DATA_ARGUMENTS or name in MODELED_PROGRAMS or name in RUNNER_TABLE

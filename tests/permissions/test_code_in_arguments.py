@@ -45,6 +45,10 @@ ROWS = [
     (f"{PY} - <<'EOF'\nimport subprocess\nsubprocess.run([\"rm\", \"-rf\", \"x\"])\nEOF", "ask"),
     (f"timeout 60 {PY} <<'EOF'\nimport subprocess\nsubprocess.call('rm -rf b', shell=True)\nEOF", "ask"),
     ("echo 'import os; os.system(\"rm x\")' | python3", "ask"),
+    # the line may write the script it runs: its strings are the script's
+    (f"echo 'import os; os.system(\"rm x\")' > t.py && {PY} t.py", "ask"),
+    (f"printf '%s\\n' 'import os' 'os.system(\"rm x\")' > t.py; {PY} t.py", "ask"),
+    (f"cd sub && {PY} train.py --name 'baseline run'", "allow"),
     (f"{PY} -c 'print(\"hello world\")'", "allow"),
     (f"{PY} -c 'import shutil; shutil.copy(\"a.py\", \"b.py\")'", "allow"),
     (f"{PY} <<'EOF'\nimport pandas as pd\nprint(pd.read_csv(\"runs.csv\").describe())\nEOF", "allow"),
