@@ -11,6 +11,7 @@ Anything the analyzer does not understand asks.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import (
@@ -128,8 +129,9 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
                 return PermissionDeny(verdict.deny)
         path_checks(analysis, cwds, scope, context, verdict)
         _line_change_checks(analysis, scope, verdict)  # shopt -s dotglob, GLOBIGNORE=x, hash -p
-        if not verdict.deny and may_run_scripts(analysis, _SCRIPT_RUNNERS):  # bash clean.sh: its commands too
-            _script_checks(analysis, cwds, scope, context, rules, verdict, 0)
+        runs = _argument_runs(analysis.commands)  # bear -- make: the Makefile's recipes may run
+        if not verdict.deny and (runs or may_run_scripts(analysis, _SCRIPT_RUNNERS)):  # bash clean.sh: its commands
+            _script_checks(analysis, cwds, scope, context, rules, verdict, 0, runs)
         if verdict.deny:
             return PermissionDeny(verdict.deny)
     if analysis.problems:
@@ -284,9 +286,8 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                 strings = code_literals(found, bare=False)
             if strings and any(_rule_code(text, rules, v, f"a string of {name}'s code") for text in strings):
                 return
-            if len(form) < 2 or (name in _DATA_ARGUMENTS or name in MODELED_PROGRAMS or name in RUNNER_TABLE
-                                 or name in SPECS) and not (interpreter and len(form) > 2):
-                continue  # (python tool.py rm x: the script's arguments are looked at)
+            if len(form) < 2 or not _may_run_arguments(name, form):
+                continue
             for k in range(1, len(form)):
                 word = form[k].literal
                 if word is None or word in codes:
@@ -301,6 +302,36 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                         v.sticky.append(f"{name} may run {text!r} (a command among its arguments), which the rule "
                                         f"{rule} names")
                         return
+
+
+def _may_run_arguments(name: str, form: tuple[Word, ...]) -> bool:
+    """Whether ``name`` (the program of ``form``) is one no table knows, which may run its
+    arguments as a command (``python tool.py rm x``: the script's arguments count)."""
+    return not (name in _DATA_ARGUMENTS or name in MODELED_PROGRAMS or name in RUNNER_TABLE or name in SPECS) or (
+        len(form) > 2 and is_interpreter(name))
+
+
+# what an unknown program may run among its arguments whose files give its commands (``bear -- make``
+# runs the Makefile's recipes): the shells and the task runners; not ``source`` (``.`` is a folder)
+_ARGUMENT_RUNNERS = _SCRIPT_RUNNERS - SOURCE
+
+
+def _argument_runs(commands: list[CommandInfo]) -> list[tuple[CommandInfo, CommandInfo]]:
+    """(command, the command from a runner among its arguments) for the programs no table knows
+    whose arguments name a shell or a task runner: ``bear -- make``, ``colormake``'s wrappers,
+    ``some-tool bash x.sh``.  What that runner runs may run: a deny rule matching it asks."""
+    found = []
+    for info in commands:
+        for form in info.forms:
+            program = form[0].literal if len(form) > 1 else None
+            if program is None or not _may_run_arguments(name := program.rpartition("/")[2], form):
+                continue
+            for k in range(1, len(form)):
+                if form[k].literal in _ARGUMENT_RUNNERS and form[k].literal != name:
+                    words = form[k:]
+                    found.append((info, CommandInfo((words,), words, ReadOnlyCheck(False), nested=info.nested)))
+                    break
+    return found
 
 
 # the builtins whose NAME=VALUE arguments set variables (export's reach the programs the line runs)
@@ -426,20 +457,25 @@ def _allowed(rules: CompiledRules, text: str) -> bool:
 
 def _script_checks(
     analysis: Analysis, cwds: list[str], scope: PathScope, context: ToolUseContext, rules: CompiledRules,
-    v: Verdict, depth: int,
+    v: Verdict, depth: int, runs: list[tuple[CommandInfo, CommandInfo]] | None = None,
 ) -> None:
     """The commands of the shell scripts the line runs from files (``script_files.py``) meet the
     deny and ask rules and the safety checks of ``_check``; what they would need approval for does
     not count (what lets the line run the script covers it).  A script whose text is not known is
     code only known at run time: a deny or ask rule may match it."""
     memo = v.memo if v.memo is not None else new_memo(v)
-    for info in analysis.commands:
-        programs = {form[0].literal for form in info.forms if form}
-        found = scripts_run(info, cwds)
+    # (the command, the command whose scripts are looked for, whether they surely run)
+    todo = [(info, info, True) for info in analysis.commands] + [(info, run, False) for info, run in runs or ()]
+    for info, runner, certain in todo:
+        programs = {form[0].literal for form in runner.forms if form}
+        found = scripts_run(runner, cwds)
         shell_files = set(found)  # bash x.sh, source x.sh, sh < x.sh: shell code, whatever the runner
         for runners, collect in _COLLECTORS:
             if not programs.isdisjoint(runners):
-                found += collect(info, cwds, memo)
+                found += collect(runner, cwds, memo)
+        if not certain:  # some-tool make: make may run (a deny rule matching a recipe asks)
+            found = [replace(script, certain=False) for script in found]
+            shell_files = {replace(script, certain=False) for script in shell_files}
         # each once: `cd sub && npm test` finds the same package.json from both folders
         for script in dict.fromkeys(found):
             text, why = None, script.why
@@ -532,7 +568,7 @@ def _checks_of_script(
             if not cmd.read_only.read_only and not cmd.cd_kind:
                 protected_arguments(cmd, inner_cwds, sub, scope, text)
         if not sub.deny:
-            _script_checks(inner, inner_cwds, scope, context, rules, sub, depth + 1)
+            _script_checks(inner, inner_cwds, scope, context, rules, sub, depth + 1, _argument_runs(inner.commands))
         if sub.deny:
             break
     _fold_script_verdict(inner, script, rule_checked, sub, v)

@@ -240,7 +240,7 @@ DANGEROUS_ENV = frozenset(
 # script_shell runs `npm run`'s scripts, PIP_INDEX_URL picks the index); cargo's settings
 _DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC", "NPM_CONFIG_", "npm_config_", "PIP_", "CARGO_",
                        "YARN_", "RUSTUP_")  # Yarn 2+'s settings (YARN_YARN_PATH), rustup's toolchain
-MAKES = frozenset({"make", "gmake"})
+MAKES = frozenset({"make", "gmake", "gnumake", "remake", "colormake"})  # GNU make and its forks and wrappers
 TOOLCHAINS = frozenset({"cmake", "go", "cargo"})  # options that run a program their value names
 # cargo --config keys that name a program cargo runs (or set what the programs it runs see)
 _CARGO_PROGRAM_KEY = re.compile(r"runner|wrapper|linker|rustc|rustdoc|credential|browser|rustflags|^env\.|\.ar$",

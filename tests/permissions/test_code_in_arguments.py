@@ -83,3 +83,26 @@ def test_an_interpreter_really_runs_the_command_its_heredoc_spells(tmp_path):
     line = f"{sys.executable} <<'EOF'\nimport os\nos.system('touch ran')\nEOF"
     subprocess.run(line, shell=True, cwd=tmp_path, check=True, timeout=60)
     assert (tmp_path / "ran").exists()
+
+
+RUNNER_ROWS = [
+    # an unknown program whose arguments name a shell or a task runner: what that runs may run
+    ("bear -- make", "ask"), ("compiledb make", "ask"), ("scan-build make", "ask"), ("some-tool bash x.sh", "ask"),
+    ("some-tool npm run build", "ask"), ("some-tool -- make all", "ask"),
+    ("bear -- make -n", "allow"),  # make runs no recipe
+    ("echo make", "allow"), ("which make", "allow"), ("man make", "allow"), ("some-tool make help", "allow"),
+    # GNU make's other names run the makefile as make does
+    ("remake", "deny"), ("colormake", "deny"), ("gnumake all", "deny"), ("remake -n", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), RUNNER_ROWS)
+async def test_a_runner_among_the_arguments(world, command, expected):
+    (world.project / "Makefile").write_text("all:\n\trm x\n")
+    (world.project / "x.sh").write_text("rm y\n")
+    (world.project / "package.json").write_text('{"scripts": {"build": "rm -rf dist"}}')
+    ctx = make_ctx(world.project, mode="bypassPermissions", **_RULES)
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, command
+    if expected == "ask":
+        assert "may run a command a deny rule names" in verdict.message, verdict.message
