@@ -292,11 +292,12 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                 word = form[k].literal
                 if word is None or word in codes:
                     continue
-                if not (word in whole or (starts and word.startswith(starts))):
+                base = word.rpartition("/")[2]  # some-tool /bin/rm x
+                if not (base in whole or (starts and base.startswith(starts))):
                     if _rule_code(_assigned(word), rules, v, f"an argument of {name}"):
                         return
                     continue
-                text = form_text(form[k:])[0]
+                text = f"{base} {form_text(form[k + 1:])[0]}" if k + 1 < len(form) else base
                 for rule, pattern in (*rules.bash_deny, *rules.bash_ask):
                     if pattern.matches(text):
                         v.sticky.append(f"{name} may run {text!r} (a command among its arguments), which the rule "
@@ -336,8 +337,9 @@ def _argument_runs(commands: list[CommandInfo]) -> list[tuple[CommandInfo, Comma
 
 # the builtins whose NAME=VALUE arguments set variables (export's reach the programs the line runs)
 _ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
-# what may separate a command's name from the rest of shell code (a quick look before parsing it)
-_CODE_BREAKS = str.maketrans({c: " " for c in ";&|()`<>{}!'\"$=\n\t"})
+# what may separate a command's name from the rest of shell code, a quick look before parsing it
+# (quotes and backslashes go: r""m and \rm are rm)
+_CODE_BREAKS = str.maketrans({**{c: " " for c in ";&|()`<>{}!$=\n\t"}, **{c: None for c in "'\"\\"}})
 
 
 def _assigned(word: str) -> str:
@@ -354,7 +356,7 @@ def _rule_code(code: str, rules: CompiledRules, v: Verdict, where: str) -> bool:
     ask rule begins with: a rule matching one of its commands, or code that does not parse,
     asks (``v.sticky``).  True when it does."""
     whole, starts = rules.rule_programs, rules.rule_program_starts
-    tokens = code.translate(_CODE_BREAKS).split()
+    tokens = [t.rpartition("/")[2] for t in code.translate(_CODE_BREAKS).split()]  # /bin/rm: rm
     if not any(t in whole or (starts and t.startswith(starts)) for t in tokens):
         return False
     inner = analyze(code)

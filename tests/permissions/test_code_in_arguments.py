@@ -26,6 +26,10 @@ ROWS = [
     ("some-tool --on-done 'git push origin main'", "ask"),  # an ask rule's command
     ("some-tool 'curl -s https://example.com'", "ask"),
     ("some-tool 'rm it'\"'\"'s'", "ask"),  # code that does not parse, with a ruled program in it
+    ("some-tool --cmd 'r\"\"m x'", "ask"), ("some-tool --cmd '\\rm x'", "ask"), ("some-tool '/bin/rm x'", "ask"),
+    ("some-tool /bin/rm x", "ask"), ("some-tool --cmd='/usr/bin/rm -rf /'", "ask"),
+    ("some-tool /usr/bin/git push origin", "ask"), ("some-tool /usr/bin/git status", "allow"),
+    ("some-tool ./rm.txt", "allow"),
     # words that are not such code
     ("some-tool --msg 'remove the files'", "allow"), ("some-tool --msg 'echo rm'", "allow"),
     ("some-tool 'rmdir x'", "allow"), ("some-tool --name 'baseline run'", "allow"),
