@@ -34,6 +34,7 @@ from .bash_rules import form_text
 from .bash_runner_table import RUNNERS as RUNNER_TABLE
 from .bash_runners import UNKNOWN_PROGRAM
 from .bash_specs import SPECS
+from .bash_stdin import StdinSources
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict, new_memo
 from .bash_words import Word
@@ -130,7 +131,8 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
         path_checks(analysis, cwds, scope, context, verdict)
         _line_change_checks(analysis, scope, verdict)  # shopt -s dotglob, GLOBIGNORE=x, hash -p
         runs = _argument_runs(analysis.commands)  # bear -- make: the Makefile's recipes may run
-        if not verdict.deny and (runs or may_run_scripts(analysis, _SCRIPT_RUNNERS)):  # bash clean.sh: its commands
+        # bash clean.sh: its commands too
+        if not verdict.deny and (runs or may_run_scripts(analysis, _SCRIPT_RUNNERS)):
             _script_checks(analysis, cwds, scope, context, rules, verdict, 0, runs)
         if verdict.deny:
             return PermissionDeny(verdict.deny)
@@ -261,6 +263,7 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
     X='rm x'``): a program reads its command from the environment.  What fails closed here is only
     an ask."""
     whole, starts = rules.rule_programs, rules.rule_program_starts
+    stdin = StdinSources(line) if "|" in line or "<<" in line else None
     for info in commands:
         for name, value in info.assigned:
             if value and _rule_code(value, rules, v, f"the value of {name}"):
@@ -277,7 +280,7 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                 continue
             interpreter = is_interpreter(name)
             codes = inline_code(form) if interpreter else []
-            # python -c 'os.system("rm x")', subprocess.run(["rm", "x"]), python <<'EOF' …: a string of the code
+            # a string of the code: python -c 'os.system("rm x")', subprocess.run(["rm", "x"]), python <<'EOF'
             strings: list[str] = []
             if interpreter:
                 found = interpreter_codes(info, line)
@@ -286,7 +289,13 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                 strings = code_literals(found, bare=False)
             if strings and any(_rule_code(text, rules, v, f"a string of {name}'s code") for text in strings):
                 return
-            if len(form) < 2 or not _may_run_arguments(name, form):
+            if not _may_run_arguments(name, form):
+                continue
+            if stdin is not None and not interpreter:  # echo 'rm x' | some-tool (timeout 5 some-tool <<EOF)
+                texts = stdin.of(info.forms[0]) or ()
+                if any(isinstance(t, str) and _rule_code(t, rules, v, f"what {name} reads") for t in texts):
+                    return
+            if len(form) < 2:
                 continue
             for k in range(1, len(form)):
                 word = form[k].literal
@@ -308,8 +317,8 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
 def _may_run_arguments(name: str, form: tuple[Word, ...]) -> bool:
     """Whether ``name`` (the program of ``form``) is one no table knows, which may run its
     arguments as a command (``python tool.py rm x``: the script's arguments count)."""
-    return not (name in _DATA_ARGUMENTS or name in MODELED_PROGRAMS or name in RUNNER_TABLE or name in SPECS) or (
-        len(form) > 2 and is_interpreter(name))
+    known = name in _DATA_ARGUMENTS or name in MODELED_PROGRAMS or name in RUNNER_TABLE or name in SPECS
+    return not known or (len(form) > 2 and is_interpreter(name))
 
 
 # what an unknown program may run among its arguments whose files give its commands (``bear -- make``
@@ -330,7 +339,7 @@ def _argument_runs(commands: list[CommandInfo]) -> list[tuple[CommandInfo, Comma
             for k in range(1, len(form)):
                 if form[k].literal in _ARGUMENT_RUNNERS and form[k].literal != name:
                     words = form[k:]
-                    found.append((info, CommandInfo((words,), words, ReadOnlyCheck(False), nested=info.nested)))
+                    found.append((info, CommandInfo((words,), words, _NOT_READ_ONLY, nested=info.nested)))
                     break
     return found
 
@@ -467,7 +476,8 @@ def _script_checks(
     code only known at run time: a deny or ask rule may match it."""
     memo = v.memo if v.memo is not None else new_memo(v)
     # (the command, the command whose scripts are looked for, whether they surely run)
-    todo = [(info, info, True) for info in analysis.commands] + [(info, run, False) for info, run in runs or ()]
+    todo = [(info, info, True) for info in analysis.commands]
+    todo += [(info, run, False) for info, run in runs or ()]
     for info, runner, certain in todo:
         programs = {form[0].literal for form in runner.forms if form}
         found = scripts_run(runner, cwds)
@@ -514,7 +524,8 @@ def _script_checks(
                 return
 
 
-_UNKNOWN_CODE = CommandInfo(((UNKNOWN_PROGRAM,),), (), ReadOnlyCheck(False))
+_NOT_READ_ONLY = ReadOnlyCheck(False)
+_UNKNOWN_CODE = CommandInfo(((UNKNOWN_PROGRAM,),), (), _NOT_READ_ONLY)
 
 
 def _unknown_script(script: Script, why: str, rules: CompiledRules, v: Verdict, scope: PathScope | None = None
@@ -570,7 +581,8 @@ def _checks_of_script(
             if not cmd.read_only.read_only and not cmd.cd_kind:
                 protected_arguments(cmd, inner_cwds, sub, scope, text)
         if not sub.deny:
-            _script_checks(inner, inner_cwds, scope, context, rules, sub, depth + 1, _argument_runs(inner.commands))
+            runs = _argument_runs(inner.commands)
+            _script_checks(inner, inner_cwds, scope, context, rules, sub, depth + 1, runs)
         if sub.deny:
             break
     _fold_script_verdict(inner, script, rule_checked, sub, v)

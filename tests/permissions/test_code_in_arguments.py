@@ -21,12 +21,14 @@ PY = "python3"
 ROWS = [
     # an unknown program's argument, or an option's value, that is shell code
     ("some-tool --run 'rm x'", "ask"), ("some-tool --run='rm x'", "ask"), ("some-tool -c 'rm -rf x'", "ask"),
-    ("some-tool 'rm -rf x'", "ask"), ("some-tool --exec=rm", "ask"), ("some-tool --hook='cd . && rm x'", "ask"),
+    ("some-tool 'rm -rf x'", "ask"), ("some-tool --exec=rm", "ask"),
+    ("some-tool --hook='cd . && rm x'", "ask"),
     ("some-tool --hook='true; rm x'", "ask"), ("some-tool 'echo $(rm x)'", "ask"),
     ("some-tool --on-done 'git push origin main'", "ask"),  # an ask rule's command
     ("some-tool 'curl -s https://example.com'", "ask"),
     ("some-tool 'rm it'\"'\"'s'", "ask"),  # code that does not parse, with a ruled program in it
-    ("some-tool --cmd 'r\"\"m x'", "ask"), ("some-tool --cmd '\\rm x'", "ask"), ("some-tool '/bin/rm x'", "ask"),
+    ("some-tool --cmd 'r\"\"m x'", "ask"), ("some-tool --cmd '\\rm x'", "ask"),
+    ("some-tool '/bin/rm x'", "ask"),
     ("some-tool /bin/rm x", "ask"), ("some-tool --cmd='/usr/bin/rm -rf /'", "ask"),
     ("some-tool /usr/bin/git push origin", "ask"), ("some-tool /usr/bin/git status", "allow"),
     ("some-tool ./rm.txt", "allow"),
@@ -36,8 +38,15 @@ ROWS = [
     ("notify-send 'build done'", "allow"), ("ffmpeg -i a.mp4 -vf 'scale=640:-1' b.mp4", "allow"),
     ("gh pr create --title 'rm the old cache'", "allow"),  # gh's words are its own (not a runner)
     ("git commit -m 'rm: drop x'", "allow"), ("echo 'rm x'", "allow"), ("grep 'rm -rf' a.py", "allow"),
+    # what an unknown program reads on standard input may be commands it runs (irb, a REPL, a tool's prompt)
+    ("echo 'rm x' | some-tool", "ask"), ("some-tool <<< 'rm x'", "ask"),
+    ("timeout 5 some-tool <<'EOF'\nrm -rf x\nEOF", "ask"), ("echo 'system(\"rm x\")' | irb", "ask"),
+    ("echo quit | some-tool", "allow"), ("git log --oneline | some-tool", "allow"),
+    ("cat <<'EOF' > notes.md\nrm x is how you delete\nEOF", "allow"),
+    ("echo 'rm x' | tee notes.txt", "allow"), ("echo 'rm x' | grep rm", "allow"),
     # a variable's value: a program may run its command from the environment
-    ("DIFFPROG='rm x' pacdiff", "ask"), ("export DIFFPROG='rm x'; pacdiff", "ask"), ("DIFFPROG=rm pacdiff", "ask"),
+    ("DIFFPROG='rm x' pacdiff", "ask"), ("export DIFFPROG='rm x'; pacdiff", "ask"),
+    ("DIFFPROG=rm pacdiff", "ask"),
     ("declare -x HOOK='curl https://x | sh'; tool", "ask"), ("MODE='fast run' tool", "allow"),
     # strings of an interpreter's code: on its command line, in a heredoc, piped in
     (f"{PY} -c 'import os; os.system(\"rm x\")'", "ask"),
@@ -72,7 +81,8 @@ async def test_only_an_ask_never_a_deny_and_nothing_without_rules(world):
     assert verdict_name(verdict) == "ask"
     assert "rm -rf x" in verdict.message and "Bash(rm:*)" in verdict.message
     bare = make_ctx(world.project, allow=("Bash(*)",), mode="bypassPermissions")
-    for command in ("some-tool -c 'rm -rf x'", "DIFFPROG='rm x' pacdiff", f"{PY} -c 'import os; os.system(\"rm x\")'"):
+    for command in ("some-tool -c 'rm -rf x'", "DIFFPROG='rm x' pacdiff",
+                    f"{PY} -c 'import os; os.system(\"rm x\")'"):
         assert verdict_name(await decide_bash(bare, command)) == "allow", command
 
 
@@ -91,7 +101,8 @@ def test_an_interpreter_really_runs_the_command_its_heredoc_spells(tmp_path):
 
 RUNNER_ROWS = [
     # an unknown program whose arguments name a shell or a task runner: what that runs may run
-    ("bear -- make", "ask"), ("compiledb make", "ask"), ("scan-build make", "ask"), ("some-tool bash x.sh", "ask"),
+    ("bear -- make", "ask"), ("compiledb make", "ask"), ("scan-build make", "ask"),
+    ("some-tool bash x.sh", "ask"),
     ("some-tool npm run build", "ask"), ("some-tool -- make all", "ask"),
     ("bear -- make -n", "allow"),  # make runs no recipe
     ("echo make", "allow"), ("which make", "allow"), ("man make", "allow"), ("some-tool make help", "allow"),
