@@ -264,6 +264,7 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
     an ask."""
     whole, starts = rules.rule_programs, rules.rule_program_starts
     stdin = StdinSources(line) if "|" in line or "<<" in line else None
+    line_read = False  # the line's strings, for the interpreters it runs
     for info in commands:
         for name, value in info.assigned:
             if value and _rule_code(value, rules, v, f"the value of {name}"):
@@ -283,10 +284,12 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
             # a string of the code: python -c 'os.system("rm x")', subprocess.run(["rm", "x"]), python <<'EOF'
             strings: list[str] = []
             if interpreter:
-                found = interpreter_codes(info, line)
-                if len(commands) > 1 and line not in found:  # echo 'os.system(…)' > t.py && python t.py
-                    found.append(line)  # (the line may write the script it runs)
-                strings = code_literals(found, bare=False)
+                # python <<'EOF' …, echo 'os.system(…)' > t.py && python t.py (the line may write the
+                # script): the line's strings, looked at once
+                if not line_read and ("<<" in line or len(commands) > 1):
+                    line_read = True
+                    strings = code_literals([line], bare=False)
+                strings += code_literals(interpreter_codes(info, line, stdin, heredoc=False), bare=False)
             if strings and any(_rule_code(text, rules, v, f"a string of {name}'s code") for text in strings):
                 return
             if not _may_run_arguments(name, form):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from ..core.context import ToolUseContext
 from .bash_analysis import CommandInfo
@@ -148,18 +149,29 @@ def protected_arguments(
                 return
 
 
-def interpreter_codes(info: CommandInfo, line: str) -> list[str]:
+@lru_cache(maxsize=8)
+def _line_marks(line: str) -> tuple[bool, bool]:
+    """Whether ``line`` has a heredoc, a pipe (once per line: a long line runs many interpreters)."""
+    return "<<" in line, "|" in line
+
+
+def interpreter_codes(info: CommandInfo, line: str, stdin: StdinSources | None = None,
+                      heredoc: bool = True) -> list[str]:
     """The code the interpreters of ``info`` (``python``, ``uv run python``) may run from the
     line: their command-line code (``-c``, ``-e``), the line itself when it has a heredoc
-    (``python - <<'EOF'``: its other strings add checks), the fixed text piped into them."""
+    (``python - <<'EOF'``: its other strings add checks; not with ``heredoc`` False), the fixed
+    text piped into them (``stdin``: the line's, when the caller has it)."""
     interpreters = [form for form in info.forms if form and is_interpreter(form[0].literal)]
     if not interpreters:
         return []
     codes = [code for form in interpreters for code in inline_code(form)]
-    if "<<" in line:
-        codes.append(line)
-    elif "|" in line and info.forms[0]:  # echo "open('.env')" | python
-        codes.extend(text for text in StdinSources(line).of(info.forms[0]) or () if isinstance(text, str))
+    has_heredoc, has_pipe = _line_marks(line)
+    if has_heredoc:
+        if heredoc:
+            codes.append(line)
+    elif has_pipe and info.forms[0]:  # echo "open('.env')" | python
+        stdin = stdin if stdin is not None else StdinSources(line)
+        codes.extend(text for text in stdin.of(info.forms[0]) or () if isinstance(text, str))
     return codes
 
 
