@@ -41,6 +41,7 @@ from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
 from .batch_jobs import BATCH_SUBMITTERS, batch_scripts
 from .book_builds import BOOK_BUILDERS, book_scripts
+from .cargo_config import CARGOS, cargo_config_scripts
 from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
 from .cluster_tasks import CLUSTER_LAUNCHERS, cluster_scripts
 from .compiled import CompiledRules, PathScope, compiled_rules
@@ -97,7 +98,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (DENOS, deno_scripts), (HATCHES, hatch_scripts), (PIPENVS, pipenv_scripts),
                (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts),
                (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts),
-               (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts),
+               (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts), (CARGOS, cargo_config_scripts),
                (WORKFLOW_ENGINES, workflow_scripts), (CLUSTER_LAUNCHERS, cluster_scripts),
                (PLAYBOOK_RUNNERS, playbook_scripts), (BATCH_SUBMITTERS, batch_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
