@@ -35,14 +35,15 @@ _BUILT = run_time_word("CARGO_BUILT_PROGRAM")  # what cargo adds after the progr
 _VALUES = frozenset({"--config", "-C", "-Z", "--color", "--explain", "--manifest-path"})
 _BUILTIN_ALIASES = {"b": "build", "c": "check", "d": "doc", "r": "run", "t": "test", "rm": "remove"}
 _RUNS = frozenset({"run", "test", "bench"})
-_BUILDS = _RUNS | frozenset({"build", "check", "doc", "install", "clippy", "fix", "rustc", "rustdoc", "package",
-                             "publish", "miri"})
+_BUILDS = _RUNS | frozenset({"build", "check", "doc", "install", "clippy", "fix", "rustc", "rustdoc",
+                             "package", "publish", "miri"})
 _BUILD_KEYS = ("rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc")
 _NAMES = ("config.toml", "config")
 _MAX_ALIASES = 8
 
 
-def cargo_config_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
+def cargo_config_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]
+                         ) -> list[Script]:
     """The programs the ``cargo`` of this command may run because a configuration file names them."""
     return scripts_of_forms(info, cwds, memo, CARGOS, _READ, per_folder=True)
 

@@ -26,6 +26,12 @@ ROWS = [
     ("go generate ./...", "ask"),
     ("go -C sub generate ./...", "ask"),
     ("timeout 3600 nextflow run main.nf", "ask"),
+    # build systems running their rules' shell commands, CI runners running a pipeline's steps here
+    ("bazel build //:x", "ask"), ("bazel run //:x", "ask"), ("bazelisk test //...", "ask"),
+    ("buck2 build //:x", "ask"), ("pants test ::", "ask"), ("plz build", "ask"), ("act", "ask"),
+    ("act -j test", "ask"), ("earthly +build", "ask"), ("gitlab-runner exec shell test", "ask"),
+    ("bazel query //...", "allow"), ("bazel version", "allow"), ("pants --version", "allow"),
+    ("act -l", "allow"), ("act -n", "allow"),
     # what runs nothing of the workflow's
     ("nextflow run main.nf -preview", "allow"),
     ("nextflow -version", "allow"),
