@@ -238,6 +238,9 @@ def _of_plain_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool, p
             return [Script(f"{manager}'s scripts", None, str(problem))]
     maybe = any(choice[:1] == "?" for choice in workspaces)  # yarn foreach --since: some of them run
     for folder, manifest in dict.fromkeys(places):
+        shell = _settings_shell(manager, folder)
+        if shell is not None:  # .npmrc's script-shell=./x.sh: the scripts are that program's input
+            found.append(Script(f"{manager}'s scripts in {manifest}", None, shell))
         scripts, why = _read(manifest)
         if scripts is None:
             found.append(Script(f"{manager}'s scripts in {manifest}", None, why))
@@ -403,6 +406,39 @@ def _names(manager: str, texts: list[str | None]) -> list[str] | None:
     if name is None:
         return None
     return [f"pre{name}", name, f"post{name}"] if name else []
+
+
+# the package's settings files that name the program running its scripts (npm, pnpm and yarn 1
+# read .npmrc; yarn 1 .yarnrc too, whose yarn-path replaces yarn itself; yarn 2+ .yarnrc.yml's yarnPath)
+_SETTINGS = {"npm": (".npmrc",), "pnpm": (".npmrc",), "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml"), "bun": ()}
+_SHELL_KEYS = frozenset({"script-shell", "shell", "yarn-path", "yarnpath", "onload-script", "node-options",
+                         "userconfig", "globalconfig"})
+
+
+def _settings_shell(manager: str, folder: str) -> str | None:
+    """Why the scripts of the package in ``folder`` run through a program its settings name
+    (``script-shell=./x.sh`` in ``.npmrc``), or None."""
+    for name in _SETTINGS.get(manager, ()):
+        data, why = parsed_file(os.path.join(folder, name), _setting_keys)
+        if why:
+            return f"{folder}/{name} could not be read ({why})"
+        if data:
+            return f"{folder}/{name} sets {sorted(data)[0]}, a program that runs the scripts"
+    return None
+
+
+def _setting_keys(data: bytes) -> frozenset[str]:
+    """The keys among ``_SHELL_KEYS`` an ini-like (``key=value``, ``key "value"``) or YAML
+    (``key: value``) settings file sets."""
+    found = set()
+    for line in data.decode("utf-8", "replace").splitlines():
+        text = line.strip()
+        if not text or text[0] in "#;":
+            continue
+        key = text.replace("=", " ").replace(":", " ").split()[0].strip("\"'").lower()
+        if key in _SHELL_KEYS:
+            found.add(key)
+    return frozenset(found)
 
 
 def _read(manifest: str) -> tuple[dict[str, object] | None, str]:
