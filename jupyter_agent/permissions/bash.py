@@ -44,6 +44,7 @@ from .book_builds import BOOK_BUILDERS, book_scripts
 from .cargo_config import CARGOS, cargo_config_scripts
 from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
 from .cluster_tasks import CLUSTER_LAUNCHERS, cluster_scripts
+from .code_files import TASK_FILES, code_files, file_strings
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .compose_services import COMPOSES, compose_scripts
 from .composer_scripts import COMPOSERS, composer_scripts
@@ -129,6 +130,8 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
             _rule_checks(analysis.ruled, rules, verdict, command)
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
+        if rules.rule_programs or rules.rule_program_starts:  # python tool.py: subprocess.run(["rm", …])
+            _code_file_checks(analysis.commands, cwds, rules, verdict)
         path_checks(analysis, cwds, scope, context, verdict)
         _line_change_checks(analysis, scope, verdict)  # shopt -s dotglob, GLOBIGNORE=x, hash -p
         runs = _argument_runs(analysis.commands)  # bear -- make: the Makefile's recipes may run
@@ -219,7 +222,8 @@ def _has_pattern(word: Word) -> bool:
     return word.glob and any(c in word.text for c in "*?[")
 
 
-def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict, line: str = "") -> None:
+def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict, line: str = "",
+                 arguments: bool = True) -> None:
     """Deny and ask rules on every form; one combined regex first skips forms no rule matches
     (``line``: the text of the commands, where an interpreter's input may be)."""
     deny_any, ask_any = rules.deny_any, rules.ask_any
@@ -238,7 +242,7 @@ def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict, 
                         v.sticky.append(f"{text!r} matches the ask rule {rule}")
     if rules.skip_programs:
         _skipping_checks(commands, rules, v)
-    if rules.rule_programs or rules.rule_program_starts:
+    if arguments and (rules.rule_programs or rules.rule_program_starts):
         _argument_commands(commands, rules, v, line)
 
 
@@ -289,9 +293,9 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                 # script): the line's strings, looked at once
                 if not line_read and ("<<" in line or len(commands) > 1):
                     line_read = True
-                    strings = code_literals([line], bare=False)
-                strings += code_literals(interpreter_codes(info, line, stdin, heredoc=False), bare=False)
-            if strings and any(_rule_code(text, rules, v, f"a string of {name}'s code") for text in strings):
+                    strings = code_literals([line], bare=False, words=False)
+                strings += code_literals(interpreter_codes(info, line, stdin, heredoc=False), bare=False, words=False)
+            if strings and any(_rule_code(t, rules, v, f"a string of {name}'s code", strict=False) for t in strings):
                 return
             if not _may_run_arguments(name, form):
                 continue
@@ -315,6 +319,22 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                     if pattern.matches(text):
                         v.sticky.append(f"{name} may run {text!r} (a command among its arguments), which the rule "
                                         f"{rule} names")
+                        return
+
+
+def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: CompiledRules, v: Verdict) -> None:
+    """A string of a code file the line runs (``python tool.py``'s ``subprocess.run(["rm", "x"])``,
+    ``invoke``'s ``tasks.py``: ``c.run("rm -rf build")``) that is a command a deny or ask rule
+    names asks, as such a string of ``python -c CODE`` does (``code_files.py``)."""
+    for info in commands:
+        for form in info.forms:
+            if not form or not (form[0].literal in TASK_FILES or is_interpreter(form[0].literal)):
+                continue
+            for cwd in dict.fromkeys(cwds):
+                for path in code_files(form, cwd):
+                    shown = os.path.relpath(path, cwd) if path.startswith(cwd) else path
+                    if any(_rule_code(text, rules, v, f"a string of {shown}, which the line runs", strict=False)
+                           for text in file_strings(path)):
                         return
 
 
@@ -364,19 +384,20 @@ def _assigned(word: str) -> str:
     return word
 
 
-def _rule_code(code: str, rules: CompiledRules, v: Verdict, where: str) -> bool:
+def _rule_code(code: str, rules: CompiledRules, v: Verdict, where: str, strict: bool = True) -> bool:
     """``code`` (one word's text) read as shell code, when a word of it is the program a deny or
-    ask rule begins with: a rule matching one of its commands, or code that does not parse,
-    asks (``v.sticky``).  True when it does."""
+    ask rule begins with: a rule matching one of its commands, or (``strict``: a word a program
+    takes, not a string of code, which is often prose) code that does not parse or an unknown
+    program of it naming such a command, asks (``v.sticky``).  True when it does."""
     whole, starts = rules.rule_programs, rules.rule_program_starts
     tokens = [t.rpartition("/")[2] for t in code.translate(_CODE_BREAKS).split()]  # /bin/rm: rm
     if not any(t in whole or (starts and t.startswith(starts)) for t in tokens):
         return False
     inner = analyze(code)
     sub = Verdict()
-    _rule_checks(inner.ruled, rules, sub, code)
+    _rule_checks(inner.ruled, rules, sub, code, arguments=strict)
     found = sub.deny or (sub.sticky[0] if sub.sticky else None)
-    if found is None and inner.problems:
+    if found is None and inner.problems and strict:
         found = f"it could not be fully analyzed ({inner.problems[0]})"
     if found is None:
         return False

@@ -78,10 +78,11 @@ def _next(words: Sequence[Word], i: int) -> str | None:
     return words[i + 1].literal if i + 1 < len(words) else None
 
 
-def code_literals(codes: Sequence[str], bare: bool = True) -> list[str]:
+def code_literals(codes: Sequence[str], bare: bool = True, words: bool = True) -> list[str]:
     """The string literals of ``codes`` that may name a file (one line, not too long), the words
-    of those that read as command lines, and (``bare``: an interpreter's command-line code, whose
-    language may run a command outside quotes) its path-like words outside any quotes."""
+    of those that read as command lines (not with ``words`` False), and (``bare``: an
+    interpreter's command-line code, whose language may run a command outside quotes) its
+    path-like words outside any quotes."""
     found: list[str] = []
     for code in codes if bare else ():  # a path outside any quotes: ruby's %x(cat .env), perl's qx{cat .env}
         found.extend(w for w in _CODE_WORDS.split(code) if path_like(w) and len(w) > 2 and w not in found)
@@ -94,7 +95,8 @@ def code_literals(codes: Sequence[str], bare: bool = True) -> list[str]:
                 if len(text) <= _MAX_LITERAL:
                     found.append(text)
                     # a command line in a string (os.system('cat .env'), perl's `cat .env`): its words
-                    found.extend(w for w in _COMMAND_WORDS.split(text) if w and w != text and w not in found)
+                    if words:
+                        found.extend(w for w in _COMMAND_WORDS.split(text) if w and w != text and w not in found)
     return found
 
 

@@ -121,3 +121,39 @@ async def test_a_runner_among_the_arguments(world, command, expected):
     assert verdict_name(verdict) == expected, command
     if expected == "ask":
         assert "may run a command a deny rule names" in verdict.message, verdict.message
+
+
+FILES = {
+    "tool.py": 'import subprocess\nsubprocess.run(["rm", "-rf", "build"])\n',
+    "clean.py": 'import os\nos.system(f"rm -rf {out}")\n',
+    "prose.py": 'print("to rm a file use rm")\nprint("can\'t rm it")\nhelp = "rm: remove"\n',
+    "train.py": 'import torch\nprint("epoch", 1)\nopen("runs/log.txt", "w").write("ok")\n',
+    "tasks.py": 'from invoke import task\n\n@task\ndef build(c):\n    c.run("rm -rf dist")\n',
+    "x.js": 'require("child_process").execSync("rm -rf x")\n',
+}
+FILE_ROWS = [
+    # a string of a code file the line runs that is a command a deny rule names
+    (f"{PY} tool.py", "ask"), (f"{PY} clean.py", "ask"), (f"{PY} -W ignore tool.py", "ask"),
+    ("uv run python tool.py", "ask"), ("cd sub && python3 ../tool.py", "ask"), ("invoke build", "ask"),
+    ("inv build", "ask"), ("node x.js", "ask"), (f"timeout 60 {PY} -u tool.py --epochs 3", "ask"),
+    (f"{PY} prose.py", "allow"),  # sentences with rm in them, not commands
+    (f"{PY} train.py", "allow"), (f"{PY} -m tool", "allow"),  # a module: not this file
+    (f"{PY} -c 'print(1)' tool.py", "allow"),  # -c: tool.py is an argument of the code
+    (f"{PY} missing.py", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), FILE_ROWS)
+async def test_strings_of_the_code_files_a_line_runs(world, command, expected):
+    for name, text in FILES.items():
+        (world.project / name).write_text(text)
+    (world.project / "sub").mkdir(exist_ok=True)
+    ctx = make_ctx(world.project, mode="bypassPermissions", **_RULES)
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
+
+
+async def test_code_files_are_read_only_under_rules_naming_programs(world):
+    (world.project / "tool.py").write_text(FILES["tool.py"])
+    ctx = make_ctx(world.project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, f"{PY} tool.py")) == "allow"

@@ -1,0 +1,76 @@
+"""The code files a command runs whose strings may be commands: an interpreter's script
+(``python tool.py``, ``node x.js``, ``ruby x.rb``) and the task files of runners whose tasks are code
+(``invoke``'s ``tasks.py``, ``nox``'s ``noxfile.py``, ``rake``'s ``Rakefile`` …).
+
+What such code computes is not known, but a string of it that reads as a command line is what
+``subprocess.run(["rm", "-rf", "x"])``, ``os.system("rm x")``, ``c.run("rm -rf build")`` or ``sh "rm x"``
+run: ``bash.py`` holds each such string to the deny and ask rules (a match asks, as the strings of
+``python -c CODE`` do).  A file's strings are read once per version of it (``parsed_file``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from .bash_words import Word
+from .inline_code import code_literals, is_interpreter
+from .script_files import parsed_file
+
+# runner -> the files holding its tasks, in the folder it runs in (the first found)
+TASK_FILES: dict[str, tuple[str, ...]] = {
+    "invoke": ("tasks.py",), "inv": ("tasks.py",), "fab": ("fabfile.py",), "nox": ("noxfile.py",),
+    "doit": ("dodo.py",), "scons": ("SConstruct", "Sconstruct", "sconstruct", "SConstruct.py"),
+    "rake": ("Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"), "gulp": ("gulpfile.js", "gulpfile.mjs"),
+    "grunt": ("Gruntfile.js", "Gruntfile.coffee"), "waf": ("wscript",), "jake": ("Jakefile", "Jakefile.js"),
+}
+# an interpreter's options that take the next word as their value (not its script)
+_VALUED = frozenset({"-W", "-X", "-r", "--require", "--import", "--loader", "--input-type", "-I", "-C", "-E",
+                     "--env-file"})
+# options after which no script file is read (code given inline, a module, standard input)
+_NO_FILE = frozenset({"-c", "-m", "-e", "-E", "-p", "--eval", "--print", "-"})
+_MAX_STRINGS = 20_000
+
+
+def code_files(form: tuple[Word, ...], cwd: str) -> list[str]:
+    """The code files (real paths) ``form`` runs from ``cwd`` whose strings may be commands."""
+    program = form[0].literal
+    if program is None:
+        return []
+    name = program.rpartition("/")[2]
+    if name in TASK_FILES:
+        for file in TASK_FILES[name]:
+            path = os.path.join(cwd, file)
+            if os.path.isfile(path):
+                return [os.path.realpath(path)]
+        return []
+    if not is_interpreter(name):
+        return []
+    i = 1
+    while i < len(form):
+        text = form[i].literal
+        if text is None:
+            return []
+        if text in _NO_FILE or (text[:2] in ("-c", "-m") and text[:2] != text and name.startswith("python")):
+            return []
+        if text[:1] != "-":
+            if text.endswith(".ipynb"):  # ipython x.ipynb: its cells (notebook_runs.py), not JSON's strings
+                return []
+            path = os.path.join(cwd, os.path.expanduser(text))
+            return [os.path.realpath(path)] if os.path.isfile(path) else []
+        i += 2 if text in _VALUED else 1
+    return []
+
+
+def file_strings(path: str) -> tuple[str, ...]:
+    """The strings of the code file at ``path`` that may be command lines (none when it cannot be read)."""
+    strings, _why = parsed_file(path, _strings)
+    return strings or ()
+
+
+def _strings(data: bytes) -> tuple[str, ...]:
+    if b"\x00" in data:
+        return ()
+    return tuple(code_literals([data.decode("utf-8", "replace")], bare=False, words=False)[:_MAX_STRINGS])
+
+
+__all__ = ["TASK_FILES", "code_files", "file_strings"]
