@@ -1,6 +1,7 @@
 """The code files a command runs whose strings may be commands: an interpreter's script
-(``python tool.py``, ``node x.js``, ``ruby x.rb``) and the task files of runners whose tasks are code
-(``invoke``'s ``tasks.py``, ``nox``'s ``noxfile.py``, ``rake``'s ``Rakefile`` …).
+(``python tool.py``, ``python -m tool`` from the folder, ``node x.js``, ``ruby x.rb``) and the task
+files of runners whose tasks are code (``invoke``'s ``tasks.py``, ``nox``'s ``noxfile.py``,
+``rake``'s ``Rakefile`` …).
 
 What such code computes is not known, but a string of it that reads as a command line is what
 ``subprocess.run(["rm", "-rf", "x"])``, ``os.system("rm x")``, ``c.run("rm -rf build")`` or ``sh "rm x"``
@@ -50,7 +51,10 @@ def code_files(form: tuple[Word, ...], cwd: str) -> list[str]:
         text = form[i].literal
         if text is None:
             return []
-        if text in _NO_FILE or (text[:2] in ("-c", "-m") and text[:2] != text and name.startswith("python")):
+        if name.startswith(("python", "ipython")) and text[:2] == "-m":  # python -m pkg.tool: the folder's
+            module = text[2:] or (form[i + 1].literal if i + 1 < len(form) else None)
+            return _module_file(module, cwd)
+        if text in _NO_FILE or (text[:2] == "-c" and text != "-c" and name.startswith("python")):
             return []
         if text[:1] != "-":
             if text.endswith(".ipynb"):  # ipython x.ipynb: its cells (notebook_runs.py), not JSON's strings
@@ -58,6 +62,17 @@ def code_files(form: tuple[Word, ...], cwd: str) -> list[str]:
             path = os.path.join(cwd, os.path.expanduser(text))
             return [os.path.realpath(path)] if os.path.isfile(path) else []
         i += 2 if text in _VALUED else 1
+    return []
+
+
+def _module_file(module: str | None, cwd: str) -> list[str]:
+    """The file of ``python -m MODULE`` when it is in ``cwd`` (where ``-m`` looks first)."""
+    if not module or not all(part.isidentifier() for part in module.split(".")):
+        return []
+    base = os.path.join(cwd, *module.split("."))
+    for path in (base + ".py", os.path.join(base, "__main__.py")):
+        if os.path.isfile(path):
+            return [os.path.realpath(path)]
     return []
 
 

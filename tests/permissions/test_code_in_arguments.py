@@ -137,7 +137,9 @@ FILE_ROWS = [
     ("uv run python tool.py", "ask"), ("cd sub && python3 ../tool.py", "ask"), ("invoke build", "ask"),
     ("inv build", "ask"), ("node x.js", "ask"), (f"timeout 60 {PY} -u tool.py --epochs 3", "ask"),
     (f"{PY} prose.py", "allow"),  # sentences with rm in them, not commands
-    (f"{PY} train.py", "allow"), (f"{PY} -m tool", "allow"),  # a module: not this file
+    # the folder's modules
+    (f"{PY} -m tool", "ask"), (f"{PY} -mtool --x", "ask"), (f"{PY} -m pkg.clean", "ask"),
+    (f"{PY} train.py", "allow"), (f"{PY} -m pytest", "allow"), (f"{PY} -m pkg", "allow"),
     (f"{PY} -c 'print(1)' tool.py", "allow"),  # -c: tool.py is an argument of the code
     (f"{PY} missing.py", "allow"),
 ]
@@ -148,6 +150,9 @@ async def test_strings_of_the_code_files_a_line_runs(world, command, expected):
     for name, text in FILES.items():
         (world.project / name).write_text(text)
     (world.project / "sub").mkdir(exist_ok=True)
+    (world.project / "pkg").mkdir(exist_ok=True)
+    (world.project / "pkg" / "clean.py").write_text(FILES["clean.py"])
+    (world.project / "pkg" / "__main__.py").write_text(FILES["train.py"])
     ctx = make_ctx(world.project, mode="bypassPermissions", **_RULES)
     verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
