@@ -99,9 +99,10 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (DENOS, deno_scripts), (HATCHES, hatch_scripts), (PIPENVS, pipenv_scripts),
                (DIRENVS, direnv_scripts), (COMPOSES, compose_scripts), (NINJAS, ninja_scripts),
                (PROCFILE_RUNNERS, procfile_scripts), (MONOREPOS, monorepo_scripts),
-               (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts), (CARGOS, cargo_config_scripts),
-               (WORKFLOW_ENGINES, workflow_scripts), (CLUSTER_LAUNCHERS, cluster_scripts),
-               (PLAYBOOK_RUNNERS, playbook_scripts), (BATCH_SUBMITTERS, batch_scripts))
+               (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts),
+               (CARGOS, cargo_config_scripts), (WORKFLOW_ENGINES, workflow_scripts),
+               (CLUSTER_LAUNCHERS, cluster_scripts), (PLAYBOOK_RUNNERS, playbook_scripts),
+               (BATCH_SUBMITTERS, batch_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
@@ -294,8 +295,10 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                 if not line_read and ("<<" in line or len(commands) > 1):
                     line_read = True
                     strings = code_literals([line], bare=False, words=False)
-                strings += code_literals(interpreter_codes(info, line, stdin, heredoc=False), bare=False, words=False)
-            if strings and any(_rule_code(t, rules, v, f"a string of {name}'s code", strict=False) for t in strings):
+                codes_run = interpreter_codes(info, line, stdin, heredoc=False)
+                strings += code_literals(codes_run, bare=False, words=False)
+            where = f"a string of {name}'s code"
+            if strings and any(_rule_code(t, rules, v, where, strict=False) for t in strings):
                 return
             if not _may_run_arguments(name, form):
                 continue
@@ -332,9 +335,9 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
                 continue
             for cwd in dict.fromkeys(cwds):
                 for path in code_files(form, cwd):
-                    shown = os.path.relpath(path, cwd) if path.startswith(cwd) else path
-                    if any(_rule_code(text, rules, v, f"a string of {shown}, which the line runs", strict=False)
-                           for text in file_strings(path)):
+                    shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
+                    where = f"a string of {shown}, which the line runs"
+                    if any(_rule_code(text, rules, v, where, strict=False) for text in file_strings(path)):
                         return
 
 

@@ -64,12 +64,13 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         i += 1
     if i >= len(words):
         return []  # cargo --version, cargo -h
-    if words[i] is None:
+    given = words[i]
+    if given is None:
         raise NotKnown(f"the cargo command {form[i + 1].text} is only known at run time")
     rest = words[i + 1:]
-    files = _config_files(folder, cwd_unknown, home_only=words[i] == "install")
+    files = _config_files(folder, cwd_unknown, home_only=given == "install")
     tables = [(path, data) for path in files if (data := _table(path)) is not None]
-    command = _unaliased(words[i], rest, tables)
+    command = _unaliased(given, rest, tables)
     if command not in _BUILDS:
         return []
     found: list[Script] = []

@@ -96,7 +96,8 @@ def code_literals(codes: Sequence[str], bare: bool = True, words: bool = True) -
                     found.append(text)
                     # a command line in a string (os.system('cat .env'), perl's `cat .env`): its words
                     if words:
-                        found.extend(w for w in _COMMAND_WORDS.split(text) if w and w != text and w not in found)
+                        found.extend(w for w in _COMMAND_WORDS.split(text)
+                                     if w and w != text and w not in found)
     return found
 
 

@@ -435,7 +435,8 @@ def _setting_keys(data: bytes) -> frozenset[str]:
         text = line.strip()
         if not text or text[0] in "#;":
             continue
-        key = text.replace("=", " ").replace(":", " ").split()[0].strip("\"'").lower()
+        parts = text.replace("=", " ").replace(":", " ").split()
+        key = parts[0].strip("\"'").lower() if parts else ""  # (a line of "=" alone has none)
         if key in _SHELL_KEYS:
             found.add(key)
     return frozenset(found)

@@ -45,7 +45,7 @@ FILE_ROWS = [
     (".yarnrc", 'yarn-path "./evil.js"\n', "yarn build", "ask"),
     (".yarnrc.yml", "yarnPath: ./evil.cjs\n", "yarn build", "ask"),
     (".npmrc", "script-shell=./sh.sh\n", "npm ls", "allow"),  # runs no script
-    (".npmrc", "registry=https://r.example.com/\n; script-shell=x\n# shell=y\n", "npm run build", "allow"),
+    (".npmrc", "registry=https://r.example.com/\n; script-shell=x\n# shell=y\n=\n:\n", "npm run build", "allow"),
     (".yarnrc.yml", "yarnPath: ./evil.cjs\n", "npm run build", "allow"),  # npm does not read it
 ]
 
