@@ -12,7 +12,7 @@ line (``os.system('cat .env')``, perl's and ruby's backquotes).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from .bash_runner_table import PYTHONS
 from .bash_words import Word
@@ -27,6 +27,9 @@ INTERPRETERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "expect": ("c", ()), "gnuplot": ("e", ()), "octave": ("", ("--eval",)), "osascript": ("e", ()),
 }
 _LITERAL = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n])*)\1""")
+# perl's and ruby's quote operators: q{…}, qq(…), qx[…], qw<…>; %q(…), %Q{…}, %x[…], %w<…>
+_QUOTE_OPERATOR = re.compile(r"(?:\bq[qwx]?|%[qQxwWiI])\s*"
+                             r"(?:\{([^{}\n]*)\}|\(([^()\n]*)\)|\[([^\[\]\n]*)\]|<([^<>\n]*)>)")
 _MAX_LITERAL = 4096
 _COMMAND_WORDS = re.compile(r"[\s;|&<>()]+")
 _CODE_WORDS = re.compile(r"[\s;|&<>(){}\[\],'\"`=+*]+")
@@ -88,8 +91,7 @@ def code_literals(codes: Sequence[str], bare: bool = True, words: bool = True) -
         found.extend(w for w in _CODE_WORDS.split(code) if path_like(w) and len(w) > 2 and w not in found)
     todo = list(codes)
     while todo:  # and the literals inside a literal: the shell's quotes around the code
-        for match in _LITERAL.finditer(todo.pop()):
-            text = match.group(2)
+        for text in _literal_texts(todo.pop()):
             if text and text not in found:
                 todo.append(text)
                 if len(text) <= _MAX_LITERAL:
@@ -99,6 +101,15 @@ def code_literals(codes: Sequence[str], bare: bool = True, words: bool = True) -
                         found.extend(w for w in _COMMAND_WORDS.split(text)
                                      if w and w != text and w not in found)
     return found
+
+
+def _literal_texts(code: str) -> Iterator[str]:
+    """The texts of the string literals of ``code``: quoted, and perl's and ruby's quote operators."""
+    for match in _LITERAL.finditer(code):
+        yield match.group(2)
+    if "q" in code or "%" in code:
+        for match in _QUOTE_OPERATOR.finditer(code):
+            yield next(group for group in match.groups() if group is not None)
 
 
 def path_like(literal: str) -> bool:

@@ -53,6 +53,8 @@ ROWS = [
     (f"{PY} -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"x\"])'", "ask"),
     ("node -e \"require('child_process').execSync('rm -rf x')\"", "ask"),
     ("perl -e '`rm x`'", "ask"), ("ruby -e 'system(\"rm\", \"x\")'", "ask"),
+    ("perl -e 'system(q{rm x})'", "ask"), ("ruby -e 'system %q(rm x)'", "ask"), ("perl -e 'qx[rm x]'", "ask"),
+    ("perl -e 'print q{hello}'", "allow"),
     ("uv run python -c 'import os; os.system(\"rm -rf build\")'", "ask"),
     (f"{PY} <<'EOF'\nimport os\nos.system(\"rm x\")\nEOF", "ask"),
     (f"{PY} - <<'EOF'\nimport subprocess\nsubprocess.run([\"rm\", \"-rf\", \"x\"])\nEOF", "ask"),
