@@ -44,7 +44,7 @@ from .book_builds import BOOK_BUILDERS, book_scripts
 from .cargo_config import CARGOS, cargo_config_scripts
 from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
 from .cluster_tasks import CLUSTER_LAUNCHERS, cluster_scripts
-from .code_files import TASK_FILES, code_files, file_strings
+from .code_files import code_files, file_strings
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .compose_services import COMPOSES, compose_scripts
 from .composer_scripts import COMPOSERS, composer_scripts
@@ -54,7 +54,7 @@ from .dvc_stages import DVCS, dvc_scripts
 from .filesystem import ACCEPT_EDITS_MODES
 from .git_hooks import GITS, git_hook_scripts
 from .hatch_envs import HATCHES, hatch_scripts
-from .inline_code import code_literals, inline_code, is_interpreter
+from .inline_code import code_literals, is_interpreter
 from .just_recipes import JUST, just_scripts
 from .lefthook_hooks import LEFTHOOKS, lefthook_scripts
 from .make_recipes import MAKES, make_scripts
@@ -286,8 +286,9 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                     return
                 continue
             interpreter = is_interpreter(name)
-            codes = inline_code(form) if interpreter else []
-            # a string of the code: python -c 'os.system("rm x")', subprocess.run(["rm", "x"]), python <<'EOF'
+            # the code it runs (-c CODE, what is piped in); a string of it: python -c 'os.system("rm x")',
+            # subprocess.run(["rm", "x"]), python <<'EOF'
+            codes = interpreter_codes(info, line, stdin, heredoc=False) if interpreter else []
             strings: list[str] = []
             if interpreter:
                 # python <<'EOF' …, echo 'os.system(…)' > t.py && python t.py (the line may write the
@@ -295,8 +296,7 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                 if not line_read and ("<<" in line or len(commands) > 1):
                     line_read = True
                     strings = code_literals([line], bare=False, words=False)
-                codes_run = interpreter_codes(info, line, stdin, heredoc=False)
-                strings += code_literals(codes_run, bare=False, words=False)
+                strings += code_literals(codes, bare=False, words=False)
             where = f"a string of {name}'s code"
             if strings and any(_rule_code(t, rules, v, where, strict=False) for t in strings):
                 return
@@ -329,16 +329,14 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
     """A string of a code file the line runs (``python tool.py``'s ``subprocess.run(["rm", "x"])``,
     ``invoke``'s ``tasks.py``: ``c.run("rm -rf build")``) that is a command a deny or ask rule
     names asks, as such a string of ``python -c CODE`` does (``code_files.py``)."""
-    for info in commands:
-        for form in info.forms:
-            if not form or not (form[0].literal in TASK_FILES or is_interpreter(form[0].literal)):
-                continue
-            for cwd in dict.fromkeys(cwds):
-                for path in code_files(form, cwd):
-                    shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
-                    where = f"a string of {shown}, which the line runs"
-                    if any(_rule_code(text, rules, v, where, strict=False) for text in file_strings(path)):
-                        return
+    # each file once (its forms /usr/bin/python3 x.py, python3 x.py and python x.py name one file)
+    files = {path: cwd for info in commands for form in info.forms if form
+             for cwd in dict.fromkeys(cwds) for path in code_files(form, cwd)}
+    for path, cwd in files.items():
+        shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
+        where = f"a string of {shown}, which the line runs"
+        if any(_rule_code(text, rules, v, where, strict=False) for text in file_strings(path)):
+            return
 
 
 def _may_run_arguments(name: str, form: tuple[Word, ...]) -> bool:
