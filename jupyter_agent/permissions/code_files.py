@@ -15,6 +15,7 @@ import os
 
 from .bash_words import Word
 from .inline_code import code_literals, is_interpreter
+from .package_builds import build_files, cmake_commands, xml_texts
 from .script_files import parsed_file
 
 # runner -> the files holding its tasks, in the folder it runs in (the first found)
@@ -33,7 +34,12 @@ _MAX_STRINGS = 20_000
 
 
 def code_files(form: tuple[Word, ...], cwd: str) -> list[str]:
-    """The code files (real paths) ``form`` runs from ``cwd`` whose strings may be commands."""
+    """The code files (real paths) ``form`` runs from ``cwd`` whose strings may be commands: a
+    script, a task file, or the build code of a project it builds (``package_builds.py``)."""
+    return _run_files(form, cwd) + build_files(form, cwd)
+
+
+def _run_files(form: tuple[Word, ...], cwd: str) -> list[str]:
     program = form[0].literal
     if program is None:
         return []
@@ -77,8 +83,14 @@ def _module_file(module: str | None, cwd: str) -> list[str]:
 
 
 def file_strings(path: str) -> tuple[str, ...]:
-    """The strings of the code file at ``path`` that may be command lines (none when it cannot be read)."""
-    strings, _why = parsed_file(path, _strings)
+    """The strings of the code file at ``path`` that may be command lines (none when it cannot be
+    read): its string literals, and a CMake file's ``COMMAND`` lines, an XML file's texts."""
+    name = os.path.basename(path)
+    if name == "CMakeLists.txt" or name.endswith(".cmake"):
+        parse = _cmake_strings
+    else:
+        parse = _xml_strings if name.endswith(".xml") else _strings
+    strings, _why = parsed_file(path, parse)
     return strings or ()
 
 
@@ -86,6 +98,14 @@ def _strings(data: bytes) -> tuple[str, ...]:
     if b"\x00" in data:
         return ()
     return tuple(code_literals([data.decode("utf-8", "replace")], bare=False, words=False)[:_MAX_STRINGS])
+
+
+def _cmake_strings(data: bytes) -> tuple[str, ...]:
+    return (*cmake_commands(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
+
+
+def _xml_strings(data: bytes) -> tuple[str, ...]:
+    return (*xml_texts(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
 
 
 __all__ = ["TASK_FILES", "code_files", "file_strings"]
