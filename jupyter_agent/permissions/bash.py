@@ -271,6 +271,12 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
     whole, starts = rules.rule_programs, rules.rule_program_starts
     stdin = StdinSources(line) if "|" in line or "<<" in line else None
     line_read = False  # the line's strings, for the interpreters it runs
+    if any(info.set_values for info in commands):  # X='rm x'; export X (or set -a first): in the environment
+        exported = _exported_names(commands)
+        for info in commands:
+            for name, value in info.set_values:
+                if (exported is None or name in exported) and _rule_code(value, rules, v, f"the value of {name}"):
+                    return
     for info in commands:
         for name, value in info.assigned:
             if value and _rule_code(value, rules, v, f"the value of {name}"):
@@ -374,6 +380,27 @@ _ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # what may separate a command's name from the rest of shell code, a quick look before parsing it
 # (quotes and backslashes go: r""m and \rm are rm)
 _CODE_BREAKS = str.maketrans({**{c: " " for c in ";&|()`<>{}!$=\n\t"}, **{c: None for c in "'\"\\"}})
+
+
+def _exported_names(commands: list[CommandInfo]) -> set[str] | None:
+    """The names the line exports without a value (``export X``, ``declare -x X``), or None when
+    it exports every variable it sets (``set -a``, ``set -o allexport``)."""
+    names: set[str] = set()
+    for info in commands:
+        for form in info.forms:
+            words = [w.literal for w in form]
+            if not words or words[0] not in ("export", "declare", "typeset", "set"):
+                continue
+            options = [w for w in words[1:] if w and w[:1] in "-+"]
+            if words[0] == "set":
+                if any(o[:1] == "-" and "a" in o[1:] and o[:2] != "--" for o in options) or (
+                        "allexport" in words and "-o" in words):
+                    return None
+                continue
+            if words[0] != "export" and not any(o[:1] == "-" and "x" in o for o in options):
+                continue
+            names.update(w for w in words[1:] if w and w[:1] not in "-+" and "=" not in w)
+    return names
 
 
 def _assigned(word: str) -> str:

