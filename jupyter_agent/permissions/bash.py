@@ -314,6 +314,8 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                     return
             if len(form) < 2:
                 continue
+            if len(commands) > 1 and _reads_written(form, commands, line, rules, v, name):
+                return
             for k in range(1, len(form)):
                 word = form[k].literal
                 if word is None or word in codes:
@@ -380,6 +382,31 @@ _ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # what may separate a command's name from the rest of shell code, a quick look before parsing it
 # (quotes and backslashes go: r""m and \rm are rm)
 _CODE_BREAKS = str.maketrans({**{c: " " for c in ";&|()`<>{}!$=\n\t"}, **{c: None for c in "'\"\\"}})
+
+
+def _reads_written(form: tuple[Word, ...], commands: list[CommandInfo], line: str, rules: CompiledRules,
+                   v: Verdict, name: str) -> bool:
+    """A file the line writes that ``form``'s program (one no table knows) is given: what was
+    written there may be its commands (``printf 'rm x' > c.txt && tool -f c.txt``, ``cat > c.txt
+    <<'EOF'``): the line's strings and the text its commands read on standard input are held to
+    the rules as the program's own arguments are."""
+    written = _written_files(line)
+    if not written or not any(w.literal and os.path.normpath(_assigned(w.literal)) in written for w in form[1:]):
+        return False
+    texts: list[str | Word] = list(code_literals([line], bare=False, words=False))
+    if "<<" in line or "|" in line:
+        stdin = StdinSources(line)
+        texts += [t for info in commands if info.forms for t in stdin.of(info.forms[0]) or ()]
+    return any(isinstance(t, str) and _rule_code(t, rules, v, f"a file the line writes for {name}") for t in texts)
+
+
+def _written_files(line: str) -> frozenset[str]:
+    """The files the line writes by redirection or ``tee`` (as written, normalized)."""
+    analysis = analyze(line)
+    files = {r.target.literal for r in analysis.redirects if r.write and r.target.literal}
+    files.update(w.literal for info in analysis.commands for form in info.forms[:1]
+                 if form and form[0].literal == "tee" for w in form[1:] if w.literal and w.literal[:1] != "-")
+    return frozenset(os.path.normpath(f) for f in files if f)
 
 
 def _exported_names(commands: list[CommandInfo]) -> set[str] | None:

@@ -54,6 +54,11 @@ ROWS = [
     ("set -o allexport; HOOK='rm x'; tool", "ask"),
     ("X='rm x'; echo done", "allow"), ("X='rm x'; export Y", "allow"), ("set -eu; X='rm x'; tool", "allow"),
     ("declare -r X; X='rm x'", "allow"), ("X='echo hi'; export X; tool", "allow"),
+    # a file the line writes, given to such a program: what was written may be its commands
+    ("printf 'rm x' > c.txt && some-tool -f c.txt", "ask"), ("echo 'rm x' | tee c.txt; some-tool c.txt", "ask"),
+    ("cat > c.txt <<'EOF'\nrm -rf x\nEOF\nsome-tool --commands=./c.txt", "ask"),
+    ("echo 'rm x' > notes.txt && some-tool build", "allow"), ("echo 'hi there' > c.txt && some-tool -f c.txt", "allow"),
+    ("printf 'rm x' > c.txt && cat c.txt", "allow"),
     # strings of an interpreter's code: on its command line, in a heredoc, piped in
     (f"{PY} -c 'import os; os.system(\"rm x\")'", "ask"),
     (f"{PY} -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"x\"])'", "ask"),
