@@ -54,6 +54,7 @@ from .dvc_stages import DVCS, dvc_scripts
 from .filesystem import ACCEPT_EDITS_MODES
 from .git_hooks import GITS, git_hook_scripts
 from .hatch_envs import HATCHES, hatch_scripts
+from .hg_hooks import HGS, hg_scripts
 from .inline_code import code_literals, is_interpreter
 from .just_recipes import JUST, just_scripts
 from .lefthook_hooks import LEFTHOOKS, lefthook_scripts
@@ -102,7 +103,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts),
                (CARGOS, cargo_config_scripts), (WORKFLOW_ENGINES, workflow_scripts),
                (CLUSTER_LAUNCHERS, cluster_scripts), (PLAYBOOK_RUNNERS, playbook_scripts),
-               (BATCH_SUBMITTERS, batch_scripts))
+               (BATCH_SUBMITTERS, batch_scripts), (HGS, hg_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 

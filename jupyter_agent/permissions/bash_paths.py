@@ -42,6 +42,7 @@ from .filesystem import SYSTEM_INFO, read_deny_below, read_rule_of, too_broad, w
 from .git_contents import shows_contents
 from .git_guards import git_guards
 from .git_staging import staging_reason
+from .hg_hooks import HGS, hg_program_setting
 from .implicit_writes import PROGRAMS as IMPLICIT_WRITERS
 from .implicit_writes import implicit_protected_write
 from .patch_guard import patch_guard
@@ -144,7 +145,7 @@ def path_checks(
                 return
 
 
-_GUARDED = ARCHIVE_PROGRAMS | COPY_PROGRAMS | REMOTE_COPY_PROGRAMS | DOWNLOADERS | COMMAND_CLIENTS | {"git", "patch"}
+_GUARDED = ARCHIVE_PROGRAMS | COPY_PROGRAMS | REMOTE_COPY_PROGRAMS | DOWNLOADERS | COMMAND_CLIENTS | HGS | {"git", "patch"}
 
 
 def _unspelled_checks(
@@ -153,6 +154,10 @@ def _unspelled_checks(
     """What a command would run or write that its words do not spell."""
     if program == "git":  # settings, planted repositories, patch targets (git_guards.py)
         git_guards(inner, cwds, scope, v)
+    elif program in HGS:  # hg --config hooks.x=CMD (hg_hooks.py)
+        setting = hg_program_setting(inner)
+        if setting is not None:
+            v.sticky.append(setting)
     elif program == "patch":  # the files its patch names (patch_guard.py)
         patch_guard(inner, [r.target for r in analysis.redirects if not r.write], cwds, scope, v)
     elif program in DOWNLOADERS:  # the files URLs or the server name (wget x/.mcp.json)

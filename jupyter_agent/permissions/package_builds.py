@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .bash_words import Word
+from .hg_hooks import hg_code_files
 from .inline_code import is_interpreter
 from .paths import nearest_holding
 from .script_files import parsed_file, toml_of
@@ -513,7 +514,7 @@ _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
     "mix": _files_of(("mix.exs",), (), ("--version", "-v", "help", "new"), dirs=("config",)),
     "lein": _files_of(("project.clj",), (), _VERSION + ("new",)),
     "tilt": _files_of(("Tiltfile",), ("-f", "--file"), _VERSION + ("version", "get", "describe", "logs")),
-    "cmake": _cmake, "ctest": _ctest, "meson": _meson,
+    "cmake": _cmake, "ctest": _ctest, "meson": _meson, "hg": hg_code_files, "chg": hg_code_files,
 }
 _HANDLERS["mvnw"] = _HANDLERS["mvn"]
 _PIP_NAME = re.compile(r"pip[0-9.]*")
