@@ -98,6 +98,31 @@ _HUSKY_WRAPPER = re.compile(r'#!/usr/bin/env sh\n\. "\$\(dirname "\$0"\)/h"\n?')
 _HUSKY_SOURCE = re.compile(r'(?m)^\. "\$\(dirname (?:-- )?"\$0"\)/_/husky\.sh"[ \t]*$')
 
 
+# the hooks --no-verify skips (githooks(5)); commit's -n is --no-verify (push's -n is --dry-run)
+_VERIFIED = {"commit": ("pre-commit", "commit-msg"), "merge": ("pre-merge-commit", "commit-msg"),
+             "push": ("pre-push",), "am": ("pre-applypatch", "applypatch-msg")}
+_VALUE_LETTERS = frozenset("mFcCtSu")  # commit's short options whose value may follow in the same word
+
+
+def _no_verify(words: tuple[Word, ...], sub: str) -> bool:
+    """Whether ``git SUB WORDS`` has ``--no-verify`` (a beginning of it too, as git takes), or
+    commit's ``-n`` (also in a cluster: ``-anm msg``)."""
+    for word in words:
+        text = word.literal
+        if text is None or text == "--":
+            return False
+        if text[:2] == "--":
+            if len(text) >= 9 and "--no-verify".startswith(text):  # (--no-ver may be --no-verbose)
+                return True
+        elif text[:1] == "-" and sub == "commit":
+            for letter in text[1:]:
+                if letter == "n":
+                    return True
+                if letter in _VALUE_LETTERS:
+                    break
+    return False
+
+
 def git_hook_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
     """The hooks the ``git`` in this command (any form: ``timeout 60 git commit``) may run."""
     return scripts_of_forms(info, cwds, memo, GITS, hooks_run, per_folder=True)
@@ -137,6 +162,8 @@ def hooks_run(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Scrip
     if sub in _NO_HOOKS:
         return found
     names = _INDEX_HOOKS if sub in _REFRESH_INDEX else _HOOKS_OF.get(sub, CLIENT_HOOKS)
+    if sub in _VERIFIED and _no_verify(form[i + 1:], sub):  # git commit --no-verify: not pre-commit, commit-msg
+        names = tuple(name for name in names if name not in _VERIFIED[sub])
     for hooks in hook_folders(files, common, top):
         try:
             present = set(os.listdir(hooks))

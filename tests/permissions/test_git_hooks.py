@@ -71,6 +71,18 @@ ROWS = [
     ({"pre_commit.sample": SH + "rm -rf build\n"}, "git commit -m x", "allow"),  # git runs no .sample
     ({"pre_push": SH + "rm -rf build\n"}, "git push origin main", "deny"),
     ({"pre_push": SH + "rm -rf build\n"}, "git commit -m x", "allow"),
+    # --no-verify skips pre-commit and commit-msg (pre-push for push); commit's -n is it
+    ({"pre_commit": SH + "rm -rf build\n"}, "git commit --no-verify -m x", "allow"),
+    ({"pre_commit": SH + "rm -rf build\n"}, "git commit -nm x", "allow"),
+    ({"commit_msg": SH + "rm -rf build\n"}, "git commit -anm x", "allow"),
+    ({"pre_commit": SH + "rm -rf build\n"}, "git commit --no-veri -m x", "allow"),  # an abbreviation git takes
+    ({"pre_commit": SH + "rm -rf build\n"}, "git commit --no-ver -m x", "deny"),  # (or --no-verbose)
+    ({"pre_commit": SH + "rm -rf build\n"}, "git commit -mn x", "deny"),  # -m's value is "n"
+    ({"pre_commit": SH + "rm -rf build\n"}, "git commit -m x -- --no-verify", "deny"),  # a path
+    ({"prepare_commit_msg": SH + "rm -rf build\n"}, "git commit --no-verify -m x", "deny"),  # still runs
+    ({"post_commit": SH + "rm -rf build\n"}, "git commit -n -m x", "deny"),
+    ({"pre_push": SH + "rm -rf build\n"}, "git push --no-verify origin main", "allow"),
+    ({"pre_push": SH + "rm -rf build\n"}, "git push -n origin main", "deny"),  # push's -n is --dry-run
     ({"post_index_change": SH + "rm -rf build\n"}, "git status", "deny"),  # status writes the index
     ({"post_index_change": SH + "rm -rf build\n"}, "git add a.py", "deny"),
     ({"reference_transaction": SH + "rm -rf build\n"}, "git branch topic", "deny"),
@@ -215,7 +227,8 @@ def test_real_git_runs_no_hook_it_was_not_expected_to(tmp_path, monkeypatch):
     commands = ["status", "diff", "log", "add f", "commit -qm two --allow-empty", "branch topic", "tag v1",
                 "switch topic", "switch main", "merge --no-ff -m m topic", "reset -q HEAD~1", "stash list",
                 "describe --always --dirty", "rev-parse HEAD", "show --stat", "restore f", "rm -q --cached f",
-                "push . main:refs/heads/pushed", "fetch -q . main:refs/heads/fetched"]
+                "push . main:refs/heads/pushed", "fetch -q . main:refs/heads/fetched",
+                "commit -q --no-verify -m three --allow-empty", "commit -qnm four --allow-empty"]
     seen = {}
     for command in commands:
         (repo / "f").write_text(command + "\n")  # something to refresh, stage or stash
@@ -231,6 +244,8 @@ def test_real_git_runs_no_hook_it_was_not_expected_to(tmp_path, monkeypatch):
     assert "post-index-change" in seen["add f"] and "pre-commit" in seen["commit -qm two --allow-empty"]
     assert "reference-transaction" in seen["branch topic"] and "post-checkout" in seen["switch topic"]
     assert seen["log"] == set() and seen["rev-parse HEAD"] == set()
+    for command in ("commit -q --no-verify -m three --allow-empty", "commit -qnm four --allow-empty"):
+        assert "pre-commit" not in seen[command] and "prepare-commit-msg" in seen[command], seen[command]
 
 
 # --- pre-commit ---
