@@ -50,6 +50,8 @@ def _run_files(form: tuple[Word, ...], cwd: str) -> list[str]:
             if os.path.isfile(path):
                 return [os.path.realpath(path)]
         return []
+    if name in SOURCE_RUNNERS:
+        return _source_files(form, name, cwd)
     if not is_interpreter(name):
         return []
     i = 1
@@ -68,6 +70,53 @@ def _run_files(form: tuple[Word, ...], cwd: str) -> list[str]:
             path = os.path.join(cwd, os.path.expanduser(text))
             return [os.path.realpath(path)] if os.path.isfile(path) else []
         i += 2 if text in _VALUED else 1
+    return []
+
+
+_TS = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".jsx")
+_ANY = ("*",)  # a program with no subcommands: its first operand of the suffix is the file
+# programs that run a source file: name -> (the subcommands that run one, "" for the file first
+# without one, or _ANY; the suffixes of their source files)
+SOURCE_RUNNERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "go": (("run",), (".go",)), "deno": (("run", ""), _TS), "tsx": (("watch", ""), _TS), "ts-node": (_ANY, _TS),
+    "ts-node-esm": (_ANY, _TS), "esno": (_ANY, _TS), "vite-node": (_ANY, _TS), "jiti": (_ANY, _TS),
+    "java": (_ANY, (".java",)), "groovy": (_ANY, (".groovy",)), "kotlin": (_ANY, (".kts",)),
+    "kotlinc": (_ANY, (".kts",)), "scala": (("run", ""), (".sc", ".scala")), "scala-cli": (("run", ""), (".sc", ".scala")),
+    "amm": (_ANY, (".sc",)), "swift": (_ANY, (".swift",)), "elixir": (_ANY, (".exs", ".ex")),
+    "dart": (("run", ""), (".dart",)), "crystal": (("run", ""), (".cr",)), "nim": (("r", "c", "compile"), (".nim",)),
+    "zig": (("run",), (".zig",)), "runghc": (_ANY, (".hs",)), "runhaskell": (_ANY, (".hs",)),
+    "tclsh": (_ANY, (".tcl",)),
+}
+_MAX_PACKAGE_FILES = 50
+
+
+def _source_files(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
+    """The source file a runner runs (``go run main.go``, ``deno run -A x.ts``, ``tsx x.ts``, ``java
+    Main.java``), or a Go package's files (``go run .``, ``go run ./cmd/app``)."""
+    subcommands, suffixes = SOURCE_RUNNERS[name]
+    words = [w.literal for w in form[1:]]
+    operands = [(i, w) for i, w in enumerate(words) if w is not None and w[:1] != "-"]
+    if not operands:
+        return []
+    if subcommands is _ANY:
+        start = 0
+    elif operands[0][1] in subcommands:  # go run …, deno run …
+        start = operands[0][0] + 1
+    elif "" in subcommands and operands[0][1].endswith(suffixes):  # tsx x.ts, deno x.ts (not deno fmt x.ts)
+        start = operands[0][0]
+    else:
+        return []
+    for text in words[start:]:
+        if text is None:
+            return []
+        if text[:1] == "-" or "=" in text:
+            continue
+        path = os.path.realpath(os.path.join(cwd, os.path.expanduser(text)))
+        if text.endswith(suffixes):
+            return [path] if os.path.isfile(path) else []
+        if name == "go" and (text in (".", "..") or text.startswith(("./", "../", "/"))) and os.path.isdir(path):
+            return sorted(os.path.join(path, f) for f in os.listdir(path)
+                          if f.endswith(".go") and not f.endswith("_test.go"))[:_MAX_PACKAGE_FILES]
     return []
 
 
@@ -108,4 +157,4 @@ def _xml_strings(data: bytes) -> tuple[str, ...]:
     return (*xml_texts(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
 
 
-__all__ = ["TASK_FILES", "code_files", "file_strings"]
+__all__ = ["SOURCE_RUNNERS", "TASK_FILES", "code_files", "file_strings"]

@@ -155,6 +155,12 @@ FILE_ROWS = [
     (f"{PY} train.py", "allow"), (f"{PY} -m pytest", "allow"), (f"{PY} -m pkg", "allow"),
     (f"{PY} -c 'print(1)' tool.py", "allow"),  # -c: tool.py is an argument of the code
     (f"{PY} missing.py", "allow"),
+    # source files other runners run: go run, deno, tsx, ts-node, java's source mode …
+    ("go run main.go", "ask"), ("go run -race .", "ask"), ("go run ./cmd/app --port 1", "ask"),
+    ("deno run -A x.ts", "ask"), ("deno x.ts", "ask"), ("tsx watch x.ts", "ask"), ("npx ts-node x.ts", "ask"),
+    ("java -cp lib Main.java", "ask"), ("elixir wipe.exs", "ask"), ("swift wipe.swift", "ask"),
+    ("go build .", "allow"), ("go run ./cmd/quiet", "allow"), ("go run example.com/tool@latest", "allow"),
+    ("deno fmt x.ts", "allow"), ("deno run quiet.ts", "allow"), ("java -jar app.jar", "allow"),
 ]
 
 
@@ -166,6 +172,17 @@ async def test_strings_of_the_code_files_a_line_runs(world, command, expected):
     (world.project / "pkg").mkdir(exist_ok=True)
     (world.project / "pkg" / "clean.py").write_text(FILES["clean.py"])
     (world.project / "pkg" / "__main__.py").write_text(FILES["train.py"])
+    sources = {"main.go": 'package main\nimport "os/exec"\nfunc main() { exec.Command("rm", "-rf", "x").Run() }\n',
+               "cmd/app/app.go": 'package main\nfunc main() { run(`rm -rf build`) }\n',
+               "cmd/app/app_test.go": "", "cmd/quiet/q.go": 'package main\nfunc main() { println("hi") }\n',
+               "x.ts": 'import { execSync } from "node:child_process";\nexecSync("rm -rf x");\n',
+               "quiet.ts": 'console.log("to rm a file use rm");\n',
+               "Main.java": 'class Main { public static void main(String[] a) throws Exception {\n'
+                            '  new ProcessBuilder("rm", "x").start(); } }\n',
+               "wipe.exs": 'System.cmd("rm", ["-rf", "x"])\n', "wipe.swift": 'shell("rm -rf x")\n'}
+    for name, text in sources.items():
+        (world.project / name).parent.mkdir(parents=True, exist_ok=True)
+        (world.project / name).write_text(text)
     ctx = make_ctx(world.project, mode="bypassPermissions", **_RULES)
     verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
