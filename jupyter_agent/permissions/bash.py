@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from functools import lru_cache
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import (
@@ -401,6 +402,7 @@ def _reads_written(form: tuple[Word, ...], commands: list[CommandInfo], line: st
     return any(isinstance(t, str) and _rule_code(t, rules, v, f"a file the line writes for {name}") for t in texts)
 
 
+@lru_cache(maxsize=32)  # (asked once per program no table knows: once per line)
 def _written_files(line: str) -> frozenset[str]:
     """The files the line writes by redirection or ``tee`` (as written, normalized)."""
     analysis = analyze(line)
