@@ -29,7 +29,7 @@ from .bash_words import Word
 from .hg_hooks import hg_code_files
 from .inline_code import is_interpreter
 from .paths import nearest_holding
-from .script_files import parsed_file, toml_of
+from .script_files import parsed_file, toml_of, yaml_of
 
 Args = Sequence[str | None]  # a command's words after the program; None: known only at run time
 _MAX_FILES = 200  # of one tree (CMake's, meson's, gradle's, maven's modules)
@@ -58,6 +58,62 @@ def python_project(root: str) -> list[str]:
     if os.path.isfile(os.path.join(root, "Cargo.toml")):
         found.extend(cargo_build_scripts(root))
     return list(dict.fromkeys(found))
+
+
+_MAX_PROJECTS = 50
+
+
+def project_with_sources(root: str) -> list[str]:
+    """``python_project`` of ``root`` and of each local project it installs from a path (uv's
+    ``[tool.uv.sources]`` and workspace members, poetry's and pdm's path dependencies, ``name @
+    file:…`` requirements), and theirs: ``uv sync`` builds every one."""
+    found: list[str] = []
+    todo, seen = [os.path.realpath(root)], set()
+    while todo and len(seen) < _MAX_PROJECTS:
+        folder = todo.pop(0)
+        if folder in seen:
+            continue
+        seen.add(folder)
+        found += python_project(folder)
+        table, _why = parsed_file(os.path.join(folder, "pyproject.toml"), toml_of)
+        if isinstance(table, dict):
+            todo += [path for path in _local_sources(table, folder) if os.path.isdir(path)]
+    return list(dict.fromkeys(found))
+
+
+def _local_sources(table: dict[str, Any], folder: str) -> list[str]:
+    """The folders of the local projects ``pyproject.toml`` (in ``folder``) depends on."""
+    paths: list[str] = []
+    uv = _get(table, "tool", "uv")
+    for source in _get(uv, "sources").values():
+        for entry in source if isinstance(source, list) else [source]:
+            if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                paths.append(entry["path"])
+    members = _get(uv, "workspace").get("members")
+    for member in members if isinstance(members, list) else ():
+        if isinstance(member, str):
+            paths += sorted(glob.glob(os.path.join(glob.escape(folder), member)))[:_MAX_PROJECTS]
+    poetry = _get(table, "tool", "poetry")
+    tables = [_get(poetry, "dependencies"), _get(poetry, "dev-dependencies")]
+    tables += [_get(group, "dependencies") for group in _get(poetry, "group").values() if isinstance(group, dict)]
+    for deps in tables:
+        for entry in deps.values():
+            if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                paths.append(entry["path"])
+    project = _get(table, "project")
+    requirements = [r for r in project.get("dependencies") or () if isinstance(r, str)]
+    for extra in _get(project, "optional-dependencies").values():
+        requirements += [r for r in extra if isinstance(r, str)] if isinstance(extra, list) else []
+    for group in list(_get(table, "dependency-groups").values()) + list(
+            _get(table, "tool", "pdm", "dev-dependencies").values()):
+        requirements += [r for r in group if isinstance(r, str)] if isinstance(group, list) else []
+    for requirement in requirements:
+        text = requirement.replace("${PROJECT_ROOT}", folder).removeprefix("-e ").strip()
+        if "file:" in text:
+            path = _local_path(text if " @ " in text else text[text.index("file:"):], folder)
+            if path:
+                paths.append(path)
+    return [os.path.realpath(os.path.join(folder, os.path.expanduser(path))) for path in paths]
 
 
 def _named_by_pyproject(table: dict[str, Any]) -> list[str]:
@@ -243,7 +299,7 @@ def _uv(args: Args, cwd: str) -> list[str]:
         operands = [word for _i, word in _after_options(rest, _PIP_VALUED)]
         folder = operands[0] if operands else folder
     root = _project_root(cwd, folder)
-    return python_project(root) if root else []
+    return project_with_sources(root) if root else []
 
 
 def _option_value(args: Args, names: tuple[str, ...]) -> str | None:
@@ -266,7 +322,7 @@ def _project_manager(subs: frozenset[str], skip: tuple[str, ...], folder_options
         if not words or words[0][1] not in subs or any(word in skip for word in args):
             return []
         root = _project_root(cwd, _option_value(args, folder_options))
-        return python_project(root) if root else []
+        return project_with_sources(root) if root else []
     return files
 
 
@@ -293,6 +349,37 @@ def _tox(args: Args, cwd: str) -> list[str]:
         return []
     root = nearest_holding(cwd, ("tox.ini", "pyproject.toml", "setup.cfg"))
     return python_project(root) if root else []
+
+
+def _conda(args: Args, cwd: str) -> list[str]:
+    """``conda env create|update [-f FILE]`` (``mamba``, ``micromamba create -f``): the ``pip:``
+    requirements of the environment file (``-e .``, ``./pkg``, ``-r requirements.txt``) are built."""
+    words = [word for _i, word in _after_options(args, frozenset({"-f", "--file", "-n", "--name", "-p", "--prefix",
+                                                                    "-c", "--channel"}))]
+    if words[:2] in (["env", "create"], ["env", "update"]):
+        given = _option_value(args, ("-f", "--file")) or "environment.yml"
+    elif words[:1] in (["create"], ["install"], ["update"]):
+        given = _option_value(args, ("-f", "--file"))
+        if not given or not given.endswith((".yml", ".yaml")):
+            return []
+    else:
+        return []
+    path = os.path.realpath(os.path.join(cwd, os.path.expanduser(given)))
+    data, _why = parsed_file(path, yaml_of)
+    folder, found = os.path.dirname(path), []
+    for entry in (data.get("dependencies") if isinstance(data, dict) else None) or ():
+        pip = entry.get("pip") if isinstance(entry, dict) else None
+        for line in pip if isinstance(pip, list) else ():
+            if not isinstance(line, str):
+                continue
+            option, _space, rest = line.strip().partition(" ")
+            if option in ("-e", "--editable"):
+                found += _local_project(rest.strip(), folder, editable=True)
+            elif option in ("-r", "--requirement"):
+                found += _requirements(rest.strip(), folder, 0)
+            else:
+                found += _local_project(line.strip(), folder, editable=False)
+    return found
 
 
 # --- Cargo ----------------------------------------------------------------------------------------------
@@ -507,6 +594,7 @@ _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
     "hatch": _project_manager(frozenset({"build", "env", "run", "shell", "test", "version"}), (),
                               ("-p", "--project")),
     "uvx": lambda args, cwd: _uv(["tool", "run", *args], cwd),
+    "conda": _conda, "mamba": _conda, "micromamba": _conda,
     "tox": _tox, "cargo": _cargo, "gradle": _gradle, "gradlew": _gradle,
     "mvn": _files_of(("pom.xml",), ("-f", "--file"), _VERSION, walk=True),
     "ant": _files_of(("build.xml",), ("-f", "-file", "-buildfile"), _VERSION),
@@ -565,4 +653,5 @@ _CMAKE_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\)|[^\s()"]+')
 _CMAKE_KEYWORD = re.compile(r"[A-Z][A-Z_]{2,}")
 _XML_TEXT = re.compile(r">([^<>]{1,4096})<")
 
-__all__ = ["build_files", "cargo_build_scripts", "cmake_commands", "cmake_tree", "python_project", "xml_texts"]
+__all__ = ["build_files", "cargo_build_scripts", "cmake_commands", "cmake_tree", "project_with_sources",
+           "python_project", "xml_texts"]

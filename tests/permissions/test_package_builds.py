@@ -62,6 +62,28 @@ ROWS = [
     ({"pyproject.toml": "[tool.poetry.build]\nscript = 'make_ext.py'\n", "make_ext.py": HOOK}, "poetry build", "ask"),
     ({"setup.py": SETUP, "CMakeLists.txt": CMAKE}, "pip install .", "ask"),  # (and scikit-build's CMake)
     ({"pyproject.toml": "[project]\nname='p'\n", "CMakeLists.txt": CMAKE}, "pip install .", "ask"),
+    # the local projects a project installs from a path: uv's sources and workspace, poetry's, file: URLs
+    ({"pyproject.toml": "[tool.uv.sources]\nlib = { path = 'libs/lib', editable = true }\n",
+      "libs/lib/setup.py": SETUP}, "uv sync", "ask"),
+    ({"pyproject.toml": "[tool.uv.workspace]\nmembers = ['packages/*']\n", "packages/a/setup.py": SETUP},
+     "uv run pytest", "ask"),
+    ({"pyproject.toml": "[tool.poetry.group.dev.dependencies]\nlib = { path = '../lib', develop = true }\n",
+      "../lib/setup.py": SETUP}, "poetry install", "ask"),
+    ({"pyproject.toml": "[project]\nname = 'p'\ndependencies = ['lib @ file:///${PROJECT_ROOT}/lib']\n",
+      "lib/setup.py": SETUP}, "pdm install", "ask"),
+    ({"pyproject.toml": "[tool.uv.sources]\nlib = { path = 'lib' }\n[tool.uv.workspace]\nmembers = ['lib']\n",
+      "lib/pyproject.toml": "[tool.uv.sources]\nlib2 = { path = '../lib2' }\n", "lib2/setup.py": SETUP},
+     "uv sync", "ask"),  # a source's own sources
+    # conda's environment file: its pip section
+    ({"environment.yml": "dependencies:\n  - python=3.11\n  - pip:\n    - -e .\n", "setup.py": SETUP},
+     "conda env create", "ask"),
+    ({"env.yml": "dependencies:\n  - pip:\n    - ./sub\n", "sub/setup.py": SETUP}, "mamba env update -f env.yml",
+     "ask"),
+    ({"env.yml": "dependencies:\n  - pip:\n    - -r requirements.txt\n", "requirements.txt": "-e .\n",
+      "setup.py": SETUP}, "micromamba create -n x -f env.yml", "ask"),
+    ({"environment.yml": "dependencies:\n  - numpy\n  - pip:\n    - requests\n", "setup.py": SETUP},
+     "conda env create", "allow"),
+    ({"environment.yml": "dependencies:\n  - pip:\n    - -e .\n", "setup.py": SETUP}, "conda list", "allow"),
     # nothing of the project runs, or nothing in its build code is a ruled command
     ({"setup.py": SETUP}, "pip install requests", "allow"), ({"setup.py": SETUP}, "pip install -r missing.txt", "allow"),
     ({"setup.py": SETUP}, "pip list", "allow"), ({"setup.py": SETUP}, "pip uninstall -y p", "allow"),
