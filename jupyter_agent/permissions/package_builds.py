@@ -382,6 +382,35 @@ def _conda(args: Args, cwd: str) -> list[str]:
     return found
 
 
+_PIXI_INSTALLS = frozenset({"install", "i", "run", "r", "shell", "s", "shell-hook", "add", "a", "update", "upgrade",
+                            "remove", "rm", "reinstall", "exec", "x"})
+
+
+def _pixi(args: Args, cwd: str) -> list[str]:
+    """``pixi install|run|shell|add …`` install the workspace's environment: its PyPI dependencies
+    given by path (``[pypi-dependencies] p = { path = ".", editable = true }``) are built."""
+    words = _after_options(args, frozenset({"--manifest-path", "-e", "--environment"}))
+    if not words or words[0][1] not in _PIXI_INSTALLS or words[0][1] in ("exec", "x"):
+        return []
+    manifest = _option_value(args, ("--manifest-path",))
+    folder = (os.path.dirname(os.path.realpath(os.path.join(cwd, manifest))) if manifest
+              else nearest_holding(cwd, ("pixi.toml", "pyproject.toml")))
+    if folder is None:
+        return []
+    found: list[str] = []
+    for name, keys in (("pixi.toml", ()), ("pyproject.toml", ("tool", "pixi"))):
+        table, _why = parsed_file(os.path.join(folder, name), toml_of)
+        pixi = _get(table, *keys) if keys else table if isinstance(table, dict) else {}
+        tables = [_get(pixi, "pypi-dependencies")]
+        tables += [_get(feature, "pypi-dependencies") for feature in _get(pixi, "feature").values()
+                   if isinstance(feature, dict)]
+        for deps in tables:
+            for entry in deps.values():
+                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                    found += project_with_sources(os.path.join(folder, entry["path"]))
+    return found
+
+
 # --- Cargo ----------------------------------------------------------------------------------------------
 
 # cargo's commands that compile the package, running its build scripts
@@ -594,7 +623,7 @@ _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
     "hatch": _project_manager(frozenset({"build", "env", "run", "shell", "test", "version"}), (),
                               ("-p", "--project")),
     "uvx": lambda args, cwd: _uv(["tool", "run", *args], cwd),
-    "conda": _conda, "mamba": _conda, "micromamba": _conda,
+    "conda": _conda, "mamba": _conda, "micromamba": _conda, "pixi": _pixi,
     "tox": _tox, "cargo": _cargo, "gradle": _gradle, "gradlew": _gradle,
     "mvn": _files_of(("pom.xml",), ("-f", "--file"), _VERSION, walk=True),
     "ant": _files_of(("build.xml",), ("-f", "-file", "-buildfile"), _VERSION),

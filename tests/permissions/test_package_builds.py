@@ -74,6 +74,13 @@ ROWS = [
     ({"pyproject.toml": "[tool.uv.sources]\nlib = { path = 'lib' }\n[tool.uv.workspace]\nmembers = ['lib']\n",
       "lib/pyproject.toml": "[tool.uv.sources]\nlib2 = { path = '../lib2' }\n", "lib2/setup.py": SETUP},
      "uv sync", "ask"),  # a source's own sources
+    # pixi's PyPI dependencies given by path
+    ({"pixi.toml": "[pypi-dependencies]\np = { path = '.', editable = true }\n", "setup.py": SETUP}, "pixi install",
+     "ask"),
+    ({"pyproject.toml": "[tool.pixi.feature.dev.pypi-dependencies]\nlib = { path = 'lib' }\n",
+      "lib/setup.py": SETUP}, "pixi run test", "ask"),
+    ({"pixi.toml": "[pypi-dependencies]\np = { path = '.', editable = true }\n", "setup.py": SETUP}, "pixi list",
+     "allow"),
     # conda's environment file: its pip section
     ({"environment.yml": "dependencies:\n  - python=3.11\n  - pip:\n    - -e .\n", "setup.py": SETUP},
      "conda env create", "ask"),
