@@ -653,6 +653,8 @@ def _checks_of_script(
         inner_cwds = _cwds(inner, cwd, text, getattr(cwds, "unknown", False))
         if rule_checked and cwd == cwds[0]:
             _rule_checks(inner.ruled, rules, sub, text)
+        if not sub.deny and (rules.rule_programs or rules.rule_program_starts):  # "clean": "node clean.js"
+            _code_file_checks(inner.commands, inner_cwds, rules, sub)
         if not sub.deny:
             path_checks(inner, inner_cwds, scope, context, sub)
             _line_change_checks(inner, scope, sub)  # shopt -s dotglob in the script

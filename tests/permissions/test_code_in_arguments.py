@@ -192,3 +192,25 @@ async def test_code_files_are_read_only_under_rules_naming_programs(world):
     (world.project / "tool.py").write_text(FILES["tool.py"])
     ctx = make_ctx(world.project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, f"{PY} tool.py")) == "allow"
+
+
+SCRIPT_ROWS = [
+    # a code file a script, a package script or a recipe runs: its strings too
+    ("npm run clean", "ask"), ("make clean", "ask"), ("bash run.sh", "ask"), ("npm run quiet", "allow"),
+    ("make quiet", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), SCRIPT_ROWS)
+async def test_code_files_the_scripts_of_a_line_run(world, command, expected):
+    (world.project / "scripts").mkdir()
+    (world.project / "scripts" / "clean.js").write_text('require("child_process").execSync("rm -rf x")\n')
+    (world.project / "scripts" / "quiet.js").write_text('console.log("to rm a file use rm")\n')
+    (world.project / "package.json").write_text(
+        '{"scripts": {"clean": "node scripts/clean.js", "quiet": "node scripts/quiet.js"}}')
+    (world.project / "Makefile").write_text("clean:\n\tnode scripts/clean.js\nquiet:\n\tnode scripts/quiet.js\n")
+    (world.project / "run.sh").write_text("cd scripts && node clean.js\n")  # (from the script's own folder)
+    verdict = await decide_bash(make_ctx(world.project, mode="bypassPermissions", **_RULES), command)
+    assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
+    if expected == "ask":
+        assert "a string of" in verdict.message and "clean.js" in verdict.message, verdict.message
