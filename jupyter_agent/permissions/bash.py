@@ -11,6 +11,7 @@ Anything the analyzer does not understand asks.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 
@@ -45,7 +46,7 @@ from .book_builds import BOOK_BUILDERS, book_scripts
 from .cargo_config import CARGOS, cargo_config_scripts
 from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
 from .cluster_tasks import CLUSTER_LAUNCHERS, cluster_scripts
-from .code_files import code_files, file_strings
+from .code_files import code_files, file_strings, notebook_strings
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .compose_services import COMPOSES, compose_scripts
 from .composer_scripts import COMPOSERS, composer_scripts
@@ -412,6 +413,17 @@ def _written_files(line: str) -> frozenset[str]:
     return frozenset(os.path.normpath(f) for f in files if f)
 
 
+def string_command_reason(strings: Iterable[str], context: ToolUseContext, where: str) -> str | None:
+    """Why one of ``strings`` (a cell's string literals) asks: it is a command a deny or ask rule
+    names (``os.system("rm -rf x")`` under ``Bash(rm:*)``), as a string of a script run from Bash
+    is; None when none is, or no such rule names a program."""
+    rules = compiled_rules(context.permission_context)
+    if not (rules.rule_programs or rules.rule_program_starts):
+        return None
+    v = Verdict()
+    return v.sticky[0] if any(_rule_code(t, rules, v, where, strict=False) for t in strings) else None
+
+
 def _exported_names(commands: list[CommandInfo]) -> set[str] | None:
     """The names the line exports without a value (``export X``, ``declare -x X``), or None when
     it exports every variable it sets (``set -a``, ``set -o allexport``)."""
@@ -655,6 +667,10 @@ def _checks_of_script(
             _rule_checks(inner.ruled, rules, sub, text)
         if not sub.deny and (rules.rule_programs or rules.rule_program_starts):  # "clean": "node clean.js"
             _code_file_checks(inner.commands, inner_cwds, rules, sub)
+            if cwd == cwds[0] and script.path and script.path.endswith((".ipynb", ".ipy")):
+                # the notebook's Python: os.system("rm x") in a cell nbconvert --execute runs
+                where = f"a string of {script.shown}'s code"
+                any(_rule_code(t, rules, sub, where, strict=False) for t in notebook_strings(script.path))
         if not sub.deny:
             path_checks(inner, inner_cwds, scope, context, sub)
             _line_change_checks(inner, scope, sub)  # shopt -s dotglob in the script

@@ -15,6 +15,7 @@ import os
 
 from .bash_words import Word
 from .inline_code import code_literals, is_interpreter
+from .notebook_runs import code_cells
 from .package_builds import build_files, cmake_commands, xml_texts
 from .script_files import parsed_file
 
@@ -149,6 +150,22 @@ def _strings(data: bytes) -> tuple[str, ...]:
     return tuple(code_literals([data.decode("utf-8", "replace")], bare=False, words=False)[:_MAX_STRINGS])
 
 
+def notebook_strings(path: str) -> tuple[str, ...]:
+    """The strings of a notebook's code cells (``os.system("rm x")`` in a cell ``jupyter nbconvert
+    --execute`` runs), not of its markdown or outputs; an IPython file's (``.ipy``) as a script's."""
+    if not path.endswith(".ipynb"):
+        return file_strings(path)
+    strings, _why = parsed_file(path, _notebook_strings)
+    return strings or ()
+
+
+def _notebook_strings(data: bytes) -> tuple[str, ...]:
+    cells = code_cells(data)
+    if cells is None:
+        return ()
+    return tuple(code_literals(cells[1], bare=False, words=False)[:_MAX_STRINGS])
+
+
 def _cmake_strings(data: bytes) -> tuple[str, ...]:
     return (*cmake_commands(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
 
@@ -157,4 +174,4 @@ def _xml_strings(data: bytes) -> tuple[str, ...]:
     return (*xml_texts(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
 
 
-__all__ = ["SOURCE_RUNNERS", "TASK_FILES", "code_files", "file_strings"]
+__all__ = ["SOURCE_RUNNERS", "TASK_FILES", "code_files", "file_strings", "notebook_strings"]

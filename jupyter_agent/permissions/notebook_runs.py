@@ -506,7 +506,7 @@ def _notebooks(word: Word, cwd: str, cwd_unknown: bool, kernel_cwd: str | None, 
         if not os.path.exists(path):
             found.append(Script(name, path, missing=True))
             continue
-        notebook, why = parsed_file(path, _code_cells, _MAX_NOTEBOOK)
+        notebook, why = parsed_file(path, code_cells, _MAX_NOTEBOOK)
         if notebook is None and why:
             found.append(Script(name, None, f"{name} could not be read as a notebook ({why})"))
             continue
@@ -579,7 +579,7 @@ def _text(data: bytes) -> str:
         raise ValueError("it is not UTF-8 text") from None
 
 
-def _code_cells(data: bytes) -> tuple[str, list[str]] | None:
+def code_cells(data: bytes) -> tuple[str, list[str]] | None:
     """The kernel a notebook names and the sources of its code cells, in order (nbformat 4, or 3
     which runners upgrade); None when the file is not a notebook at all."""
     try:
@@ -624,4 +624,4 @@ def json_cells(data: bytes) -> list[Any] | None:
     return cells if isinstance(cells, list) else None
 
 
-__all__ = ["NOTEBOOK_RUNNERS", "notebook_scripts"]
+__all__ = ["NOTEBOOK_RUNNERS", "code_cells", "notebook_scripts"]

@@ -542,11 +542,12 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
     folders ``cwds`` it may run in, as ``python -c`` with that code asks in Bash
     (``bash_arguments.code_strings_reason``); None when none does.  A file named another way
     (built at run time) is not seen: the cell's text is shown when asking."""
+    from .bash import string_command_reason
     from .bash_arguments import code_strings_reason
     from .bash_verdict import Verdict
     from .compiled import compiled_rules
     from .inline_code import code_literals
-    from .verdicts import SAFETY, sticky_ask
+    from .verdicts import RULE, SAFETY, sticky_ask
 
     scope = compiled_rules(context.permission_context).scope_of(context.cwd)
     guarded = scope if scope.read_deny or scope.edit_rules else None
@@ -559,6 +560,12 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
             if why is not None:
                 return sticky_ask(f"Cell {cell_id}'s code {why}; approve it only if you have read the cell.",
                                   SAFETY, f"cell {cell_id} {why}")
+        # os.system("rm -rf x"), subprocess.run(["rm", "x"]): a command a deny or ask rule names
+        why = string_command_reason(code_literals([source], bare=False, words=False), context,
+                                    f"a string of cell {cell_id}'s code") if literals else None
+        if why is not None:
+            return sticky_ask(f"Cell {cell_id}'s code {why}; approve it only if you have read the cell.",
+                              RULE, f"cell {cell_id}: {why}")
     return None
 
 

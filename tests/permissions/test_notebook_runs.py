@@ -294,3 +294,41 @@ def test_jupyter_console_really_runs_its_input(tmp_path):
     subprocess.run(["jupyter", "console", "--simple-prompt"], input="!touch ran\n", text=True, cwd=tmp_path,
                    capture_output=True, timeout=120)
     assert (tmp_path / "ran").exists()
+
+
+PYTHON_ROWS = [
+    # a string of a code cell a runner executes, which is a command a deny rule names
+    ("jupyter nbconvert --to notebook --execute strings.ipynb", "ask"), ("papermill strings.ipynb out.ipynb", "ask"),
+    ("jupyter execute strings.ipynb", "ask"), ("ipython strings.ipynb", "ask"), ("ipython strings.ipy", "ask"),
+    ("jupyter nbconvert --to html strings.ipynb", "allow"),  # converting runs nothing
+    ("jupyter execute prose.ipynb", "allow"),  # markdown and prose strings are not commands
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), PYTHON_ROWS)
+async def test_the_python_strings_of_a_notebook_a_line_runs(tmp_path, monkeypatch, command, expected):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    proj = tmp_path / "proj"
+    _notebook(proj / "strings.ipynb", "import subprocess", 'subprocess.run(["rm", "-rf", "build"])')
+    _notebook(proj / "prose.ipynb", 'print("to rm a file use rm")')
+    nb = nbformat.read(proj / "prose.ipynb", as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell("rm -rf build"))
+    nbformat.write(nb, proj / "prose.ipynb")
+    (proj / "strings.ipy").write_text('import os\nos.system("rm -rf build")\n')
+    ctx = make_ctx(proj, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
+
+
+def test_a_string_of_a_cell_notebook_execute_runs_that_is_a_ruled_command_asks(tmp_path):
+    """NotebookExecute's check of the cells' code (``cells_strings_check``): in bypassPermissions
+    with ``Bash(rm:*)`` denied, ``os.system("rm -rf build")`` in a cell ran unasked."""
+    from jupyter_agent.permissions.notebook_shell import cells_strings_check
+
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = cells_strings_check([("c1", "x = 1"), ("py1", 'import os\nos.system("rm -rf build")')], ctx, [tmp_path])
+    assert verdict is not None and verdict_name(verdict) == "ask", verdict
+    assert "Cell py1's code" in verdict.message and "Bash(rm:*)" in verdict.message, verdict.message
+    assert cells_strings_check([("c2", 'print("to rm a file use rm")')], ctx, [tmp_path]) is None
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    assert cells_strings_check([("py1", 'import os\nos.system("rm -rf build")')], ctx, [tmp_path]) is None
