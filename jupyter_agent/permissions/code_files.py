@@ -16,7 +16,8 @@ import os
 from .bash_words import Word
 from .inline_code import code_literals, is_interpreter
 from .notebook_runs import code_cells
-from .package_builds import build_files, cmake_commands, xml_texts
+from .package_builds import build_files, cmake_commands, conftests_below, xml_texts
+from .paths import nearest_holding
 from .script_files import parsed_file
 
 # runner -> the files holding its tasks, in the folder it runs in (the first found)
@@ -53,8 +54,12 @@ def _run_files(form: tuple[Word, ...], cwd: str) -> list[str]:
         return []
     if name in SOURCE_RUNNERS:
         return _source_files(form, name, cwd)
+    if name in ("pytest", "py.test"):
+        return _pytest_files(form[1:], cwd)
     if not is_interpreter(name):
         return []
+    if name.startswith("python") and len(form) > 2 and form[1].literal == "-m" and form[2].literal == "pytest":
+        return _pytest_files(form[3:], cwd)
     i = 1
     while i < len(form):
         text = form[i].literal
@@ -119,6 +124,38 @@ def _source_files(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
             return sorted(os.path.join(path, f) for f in os.listdir(path)
                           if f.endswith(".go") and not f.endswith("_test.go"))[:_MAX_PACKAGE_FILES]
     return []
+
+
+def _pytest_files(args: tuple[Word, ...], cwd: str) -> list[str]:
+    """What pytest runs of the project's code: the test files the line names (``pytest
+    tests/test_x.py::t``) and the ``conftest.py`` files it loads — of the folders above those
+    paths up to the project's, and below the paths it collects (here when it names none)."""
+    root = nearest_holding(cwd, ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", ".git")) or cwd
+    files: list[str] = []
+    folders: list[str] = []
+    for word in args:
+        text = word.literal
+        if text is None or text[:1] == "-":
+            continue
+        path = os.path.realpath(os.path.join(cwd, os.path.expanduser(text.partition("::")[0])))
+        if path.endswith(".py") and os.path.isfile(path):
+            files.append(path)
+            folders.append(os.path.dirname(path))
+        elif os.path.isdir(path) and ("/" in text or text.startswith(".") or os.path.isdir(os.path.join(cwd, text))):
+            folders.append(path)
+            files += conftests_below(path)
+    if not folders:
+        folders.append(cwd)
+        files += conftests_below(cwd)
+    for folder in folders:  # the conftest.py files above each path, up to the project's folder
+        while folder.startswith(root) and len(folder) >= len(root):
+            conftest = os.path.join(folder, "conftest.py")
+            if os.path.isfile(conftest):
+                files.append(conftest)
+            if folder == root:
+                break
+            folder = os.path.dirname(folder)
+    return list(dict.fromkeys(files))
 
 
 def _module_file(module: str | None, cwd: str) -> list[str]:

@@ -595,6 +595,11 @@ def _meson(args: Args, cwd: str) -> list[str]:
     return _tree(folder, ("meson.build",), ()) if os.path.isfile(os.path.join(folder, "meson.build")) else []
 
 
+def conftests_below(folder: str) -> list[str]:
+    """The ``conftest.py`` files in ``folder`` and below (as pytest collects them)."""
+    return _tree(folder, ("conftest.py",), ())
+
+
 _MAX_FOLDERS = 2_000  # looked into by one walk
 
 
@@ -682,5 +687,5 @@ _CMAKE_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\)|[^\s()"]+')
 _CMAKE_KEYWORD = re.compile(r"[A-Z][A-Z_]{2,}")
 _XML_TEXT = re.compile(r">([^<>]{1,4096})<")
 
-__all__ = ["build_files", "cargo_build_scripts", "cmake_commands", "cmake_tree", "project_with_sources",
+__all__ = ["build_files", "cargo_build_scripts", "conftests_below", "cmake_commands", "cmake_tree", "project_with_sources",
            "python_project", "xml_texts"]

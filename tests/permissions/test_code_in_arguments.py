@@ -214,3 +214,25 @@ async def test_code_files_the_scripts_of_a_line_run(world, command, expected):
     assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
     if expected == "ask":
         assert "a string of" in verdict.message and "clean.js" in verdict.message, verdict.message
+
+
+PYTEST_ROWS = [
+    # the test files a line names and the conftest.py files pytest loads
+    ("pytest tests/test_wipe.py", "ask"), ("pytest -q tests/test_wipe.py::test_it", "ask"),
+    (f"{PY} -m pytest tests/test_wipe.py", "ask"), ("pytest plugins", "ask"), ("pytest", "ask"),
+    ("cd plugins/deep && pytest", "ask"),  # the conftest.py above
+    ("pytest tests/test_ok.py", "allow"), ("pytest tests", "allow"), ("pytest -k wipe tests", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), PYTEST_ROWS)
+async def test_what_pytest_runs_of_the_project(world, command, expected):
+    for name, text in {"tests/test_wipe.py": 'import subprocess\ndef test_it():\n    subprocess.run(["rm", "-rf", "b"])\n',
+                       "tests/test_ok.py": "def test_ok():\n    assert 1\n",
+                       "plugins/conftest.py": 'import os\nos.system("rm -rf cache")\n',
+                       "plugins/deep/test_x.py": "def test_x():\n    pass\n"}.items():
+        (world.project / name).parent.mkdir(parents=True, exist_ok=True)
+        (world.project / name).write_text(text)
+    (world.project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    verdict = await decide_bash(make_ctx(world.project, mode="bypassPermissions", **_RULES), command)
+    assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
