@@ -251,7 +251,8 @@ _EMACSES = frozenset({"emacs", "emacsclient", "xemacs"})
 # vi-family editors that take standard input, when it is no terminal, as typed keys (nvim reads it as
 # text to edit, emacs refuses it, a GUI vim does not read it; rvim/rview refuse shell commands)
 _KEYS_FROM_INPUT = frozenset({"vim", "vi", "ex", "view", "vimdiff", "nvi", "elvis", "vile"})
-EDITORS = _VIMS | _EMACSES | {"ed", "red"}  # commands their command line or standard input gives
+_PAGERS = frozenset({"less", "more", "most", "pg"})  # +CMD: a command, +!CMD runs a shell (on a terminal)
+EDITORS = _VIMS | _EMACSES | _PAGERS | {"ed", "red"}  # commands their command line or standard input gives
 NOTEBOOK_RUNNERS = frozenset({"jupytext", "nbqa"})  # options and arguments that name a program (notebook_tools)
 # Jupyter's applications (traitlets): a config file or a setting may import and run code
 JUPYTER_PROGRAMS = frozenset({"jupyter", "voila", "jupyter-nbconvert", "jupyter-lab", "jupyter-notebook",
@@ -803,7 +804,13 @@ def editor_commands_reason(words: tuple[Word, ...]) -> str | None:
             return f"{name} runs the Ex commands its command line gives ({text}), which can run a shell (:!cmd)"
         if name in _EMACSES and text.startswith(_EMACS_SCRIPTED):
             return f"{name} runs the Lisp its command line gives ({text}), which can run a shell"
+        if name in _PAGERS and text[:1] == "+" and not _PLAIN_PAGER_COMMAND.fullmatch(text.lstrip("+")):
+            return f"{name} runs the command its command line gives ({text}), which can run a shell (!cmd)"
     return None
+
+
+# a pager's start-up command that only moves or searches: +123, +G, +F, +/pattern (no ! or |)
+_PLAIN_PAGER_COMMAND = re.compile(r"[0-9]*[gGpF%N]?|[/?][^!|\n]*")
 
 
 def _make_recipes(code: str) -> list[str]:

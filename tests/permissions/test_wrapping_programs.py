@@ -42,6 +42,10 @@ EDITOR_ROWS = [
     # (printf ':!rm x' | vim a.py ran rm): what they run is only known at run time
     ("vim a.py", "ask"), ("vim +10 a.py", "ask"), ("view a.py", "ask"), ("ex a.py", "ask"),
     ("emacs -nw a.py", "allow"), ("nvim a.py", "allow"), ("vim --version", "allow"),
+    # a pager's start-up command may run a shell (+!cmd, +|m cmd) or save a file (+s)
+    ("less +'!rm x' a.py", "ask"), ("less '+|a rm x' a.py", "ask"), ("more +'!rm x' a.py", "ask"),
+    ("less ++sout.txt a.py", "ask"),
+    ("less +G a.py", "allow"), ("less -N +100 a.py", "allow"), ("less +/error a.py", "allow"), ("less a.py", "allow"),
 ]
 
 
@@ -60,7 +64,7 @@ async def test_editor_commands_meet_deny_rules_in_bypass(world, command, expecte
 
 @pytest.mark.parametrize(("command", "expected"), EDITOR_ROWS)
 async def test_editor_commands_ask(world, command, expected):
-    allow = tuple(f"Bash({p}:*)" for p in ("vim", "vi", "nvim", "ed", "emacs", "view"))
+    allow = tuple(f"Bash({p}:*)" for p in ("vim", "vi", "nvim", "ed", "emacs", "view", "less", "more"))
     ctx = make_ctx(world.project, allow=allow, deny=("Bash(rm:*)",))
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
 
