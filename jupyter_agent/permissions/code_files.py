@@ -16,7 +16,7 @@ import os
 from .bash_words import Word
 from .inline_code import code_literals, is_interpreter
 from .notebook_runs import code_cells
-from .package_builds import build_files, cmake_commands, conftests_below, xml_texts
+from .package_builds import build_files, cmake_commands, conftests_below, heredoc_texts, xml_texts
 from .paths import nearest_holding
 from .script_files import parsed_file
 
@@ -175,6 +175,8 @@ def file_strings(path: str) -> tuple[str, ...]:
     name = os.path.basename(path)
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         parse = _cmake_strings
+    elif name.endswith((".tf", ".hcl", ".tofu")):
+        parse = _hcl_strings
     else:
         parse = _xml_strings if name.endswith(".xml") else _strings
     strings, _why = parsed_file(path, parse)
@@ -205,6 +207,10 @@ def _notebook_strings(data: bytes) -> tuple[str, ...]:
 
 def _cmake_strings(data: bytes) -> tuple[str, ...]:
     return (*cmake_commands(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
+
+
+def _hcl_strings(data: bytes) -> tuple[str, ...]:
+    return (*heredoc_texts(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
 
 
 def _xml_strings(data: bytes) -> tuple[str, ...]:

@@ -617,6 +617,91 @@ def _tree(root: str, names: tuple[str, ...], suffixes: tuple[str, ...], skip_bui
     return found[:_MAX_FILES]
 
 
+# --- infrastructure tools: terraform's provisioners, packer's, Vagrant's and Pulumi's programs ----------------
+
+_TERRAFORM_RUNS = frozenset({"apply", "plan", "destroy", "refresh", "import", "test", "console", "run-all", "run"})
+_MAX_MODULES = 50
+
+
+def _terraform(args: Args, cwd: str) -> list[str]:
+    """``terraform|tofu apply|plan|destroy …`` run the ``local-exec`` provisioners and ``external``
+    data sources of the configuration (``-chdir=DIR``, else here): its ``*.tf`` files and those of
+    the local modules it calls (``source = "./modules/x"``); terragrunt's ``terragrunt.hcl`` hooks."""
+    folder = cwd
+    for text in args:
+        if text and text.startswith("-chdir="):
+            folder = os.path.realpath(os.path.join(cwd, os.path.expanduser(text[7:])))
+    words = [word for _i, word in _after_options(args, frozenset({"-var", "-var-file", "-target", "-out",
+                                                                    "-state", "-parallelism"}))]
+    if not words or words[0] not in _TERRAFORM_RUNS:
+        return []
+    found: list[str] = []
+    todo, seen = [folder], set()
+    while todo and len(seen) < _MAX_MODULES:
+        here = todo.pop(0)
+        if here in seen or not os.path.isdir(here):
+            continue
+        seen.add(here)
+        names = sorted(os.listdir(here))
+        files = [os.path.realpath(os.path.join(here, n)) for n in names
+                 if n.endswith((".tf", ".tf.json", ".tofu")) or n == "terragrunt.hcl"]
+        found += files
+        for path in files:
+            text, _why = parsed_file(path, _decoded)
+            for source in _LOCAL_SOURCE.findall(text or ""):
+                todo.append(os.path.realpath(os.path.join(here, source)))
+    return found
+
+
+def _decoded(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+_LOCAL_SOURCE = re.compile(r'\bsource\s*=\s*"(\.\.?/[^"]*)"')
+
+
+def _packer(args: Args, cwd: str) -> list[str]:
+    """``packer build|validate PATH``: the template's ``shell-local`` provisioners run here."""
+    words = [word for _i, word in _after_options(args, frozenset({"-var", "-var-file", "-only", "-except"}))]
+    if words[:1] != ["build"] or len(words) < 2:
+        return []
+    path = os.path.realpath(os.path.join(cwd, words[-1]))
+    if os.path.isfile(path):
+        return [path]
+    return [os.path.join(path, n) for n in sorted(os.listdir(path)) if n.endswith((".pkr.hcl", ".pkr.json"))
+            ] if os.path.isdir(path) else []
+
+
+def _vagrant(args: Args, cwd: str) -> list[str]:
+    """Every ``vagrant`` command loads the ``Vagrantfile`` (Ruby, run here) found from here upwards."""
+    if any(word in _VERSION + ("global-status", "box", "plugin", "init") for word in args[:1]):
+        return []
+    folder = nearest_holding(cwd, ("Vagrantfile",))
+    return [os.path.join(folder, "Vagrantfile")] if folder else []
+
+
+_PULUMI_MAINS = ("__main__.py", "index.ts", "index.js", "main.go", "Program.cs", "Main.java", "Pulumi.yaml")
+
+
+def _pulumi(args: Args, cwd: str) -> list[str]:
+    """``pulumi up|preview|destroy|refresh`` run the project's program (``__main__.py``,
+    ``index.ts`` … in the folder of ``Pulumi.yaml``, or its ``main:``)."""
+    words = [word for _i, word in _after_options(args, frozenset({"-s", "--stack", "-C", "--cwd", "-m",
+                                                                    "--message", "--config-file"}))]
+    if not words or words[0] not in ("up", "update", "preview", "pre", "destroy", "down", "refresh", "watch"):
+        return []
+    given = _option_value(args, ("-C", "--cwd"))
+    folder = nearest_holding(os.path.realpath(os.path.join(cwd, given)) if given else cwd, ("Pulumi.yaml",))
+    if folder is None:
+        return []
+    data, _why = parsed_file(os.path.join(folder, "Pulumi.yaml"), yaml_of)
+    main = data.get("main") if isinstance(data, dict) else None
+    base = os.path.join(folder, main) if isinstance(main, str) else folder
+    if os.path.isfile(base):
+        return [base]
+    return [os.path.join(base, name) for name in _PULUMI_MAINS]
+
+
 # --- the table ------------------------------------------------------------------------------------------
 
 _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
@@ -637,6 +722,8 @@ _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
     "lein": _files_of(("project.clj",), (), _VERSION + ("new",)),
     "tilt": _files_of(("Tiltfile",), ("-f", "--file"), _VERSION + ("version", "get", "describe", "logs")),
     "cmake": _cmake, "ctest": _ctest, "meson": _meson, "hg": hg_code_files, "chg": hg_code_files,
+    "terraform": _terraform, "tofu": _terraform, "terragrunt": _terraform, "packer": _packer,
+    "vagrant": _vagrant, "pulumi": _pulumi,
 }
 _HANDLERS["mvnw"] = _HANDLERS["mvn"]
 _PIP_NAME = re.compile(r"pip[0-9.]*")
@@ -677,6 +764,12 @@ def cmake_commands(text: str) -> list[str]:
     return lines
 
 
+def heredoc_texts(text: str) -> list[str]:
+    """The bodies of HCL's heredocs (``command = <<-EOT`` … ``EOT``): each one command line, as
+    the shell that runs a ``local-exec`` command reads it."""
+    return [match.group(2) for match in _HEREDOC.finditer(text)]
+
+
 def xml_texts(text: str) -> list[str]:
     """The texts of an XML file's elements (``<executable>rm</executable>``)."""
     return [found.strip() for found in _XML_TEXT.findall(text) if found.strip()]
@@ -686,6 +779,7 @@ _CMAKE_COMMAND = re.compile(r"\bCOMMAND\b")
 _CMAKE_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\)|[^\s()"]+')
 _CMAKE_KEYWORD = re.compile(r"[A-Z][A-Z_]{2,}")
 _XML_TEXT = re.compile(r">([^<>]{1,4096})<")
+_HEREDOC = re.compile(r"<<-?([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n(.{0,8192}?)\n[ \t]*\1\b", re.DOTALL)
 
-__all__ = ["build_files", "cargo_build_scripts", "conftests_below", "cmake_commands", "cmake_tree", "project_with_sources",
+__all__ = ["build_files", "cargo_build_scripts", "conftests_below", "heredoc_texts", "cmake_commands", "cmake_tree", "project_with_sources",
            "python_project", "xml_texts"]

@@ -35,6 +35,9 @@ CUSTOM = ('add_custom_target(wipe ALL\n  COMMAND ${CMAKE_COMMAND} -E echo hi\n  
           '    "out dir"\n  WORKING_DIRECTORY ${CMAKE_BINARY_DIR})\n')
 PLAIN_CMAKE = 'project(p NONE)\nadd_custom_target(hi COMMAND echo rm "to rm it" VERBATIM)\n'
 MESON = "project('p')\nrun_command('rm', '-rf', 'x', check: false)\n"
+TF = 'resource "null_resource" "x" {\n  provisioner "local-exec" {\n    command = "rm -rf x"\n  }\n}\n'
+TF_HEREDOC = ('resource "null_resource" "x" {\n  provisioner "local-exec" {\n    command = <<-EOT\n'
+              '      echo start\n      rm -rf x\n    EOT\n  }\n}\n')
 
 ROWS = [
     # pip and the tools that build a Python project: setup.py, the in-tree backend, hatch's hook
@@ -121,6 +124,22 @@ ROWS = [
     ({"mix.exs": 'System.cmd("rm", ["-rf", "x"])\n'}, "mix compile", "ask"),
     ({"project.clj": '(defproject p "1" :aliases {"wipe" ["shell" "rm" "-rf" "x"]})\n'}, "lein wipe", "ask"),
     ({"Tiltfile": "local('rm -rf x')\n"}, "tilt up", "ask"), ({"Tiltfile": "local('rm -rf x')\n"}, "tilt version", "allow"),
+    # infrastructure: terraform's local-exec (a string or a heredoc, in a local module too), packer's
+    # shell-local, the Vagrantfile's Ruby, Pulumi's program
+    ({"main.tf": TF}, "terraform apply -auto-approve", "ask"), ({"main.tf": TF}, "terraform plan", "ask"),
+    ({"main.tf": TF}, "tofu destroy", "ask"), ({"infra/main.tf": 'module "m" {\n  source = "./mod"\n}\n',
+                                               "infra/mod/m.tf": TF_HEREDOC}, "terraform -chdir=infra apply", "ask"),
+    ({"main.tf": TF}, "terraform fmt", "allow"), ({"main.tf": TF}, "terraform validate", "allow"),
+    ({"main.tf": TF.replace("rm -rf x", "echo done")}, "terraform apply", "allow"),
+    ({"x.pkr.hcl": 'build {\n  provisioner "shell-local" { inline = ["rm -rf x"] }\n}\n'}, "packer build .", "ask"),
+    ({"Vagrantfile": 'Vagrant.configure("2") { system("rm -rf x") }\n'}, "cd sub && vagrant up", "ask"),
+    ({"Vagrantfile": 'Vagrant.configure("2") { system("rm -rf x") }\n'}, "vagrant --version", "allow"),
+    ({"Pulumi.yaml": "name: p\nruntime: python\n", "__main__.py": 'import os\nos.system("rm -rf x")\n'},
+     "pulumi up --yes", "ask"),
+    ({"Pulumi.yaml": "name: p\nruntime: python\nmain: src/\n", "src/__main__.py": 'import os\nos.system("rm x")\n'},
+     "pulumi preview", "ask"),
+    ({"Pulumi.yaml": "name: p\nruntime: python\n", "__main__.py": 'import os\nos.system("rm -rf x")\n'},
+     "pulumi stack ls", "allow"),
     # CMake (source tree, a build folder's source, script mode), CTest, meson
     ({"CMakeLists.txt": CMAKE}, "cmake -S . -B build", "ask"), ({"CMakeLists.txt": CMAKE}, "cmake -B build", "ask"),
     ({"CMakeLists.txt": CMAKE}, "mkdir -p b && cd b && cmake ..", "ask"),
