@@ -277,8 +277,8 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
     if any(info.set_values for info in commands):  # X='rm x'; export X (or set -a first): in the environment
         exported = _exported_names(commands)
         for info in commands:
-            for name, value in info.set_values:
-                if (exported is None or name in exported) and _rule_code(value, rules, v, f"the value of {name}"):
+            for variable, text in info.set_values:
+                if (exported is None or variable in exported) and _rule_code(text, rules, v, f"the value of {variable}"):
                     return
     for info in commands:
         for name, value in info.assigned:

@@ -68,7 +68,7 @@ def project_with_sources(root: str) -> list[str]:
     ``[tool.uv.sources]`` and workspace members, poetry's and pdm's path dependencies, ``name @
     file:…`` requirements), and theirs: ``uv sync`` builds every one."""
     found: list[str] = []
-    todo, seen = [os.path.realpath(root)], set()
+    todo, seen = [os.path.realpath(root)], set[str]()
     while todo and len(seen) < _MAX_PROJECTS:
         folder = todo.pop(0)
         if folder in seen:
@@ -356,13 +356,10 @@ def _conda(args: Args, cwd: str) -> list[str]:
     requirements of the environment file (``-e .``, ``./pkg``, ``-r requirements.txt``) are built."""
     words = [word for _i, word in _after_options(args, frozenset({"-f", "--file", "-n", "--name", "-p", "--prefix",
                                                                     "-c", "--channel"}))]
+    given = _option_value(args, ("-f", "--file"))
     if words[:2] in (["env", "create"], ["env", "update"]):
-        given = _option_value(args, ("-f", "--file")) or "environment.yml"
-    elif words[:1] in (["create"], ["install"], ["update"]):
-        given = _option_value(args, ("-f", "--file"))
-        if not given or not given.endswith((".yml", ".yaml")):
-            return []
-    else:
+        given = given or "environment.yml"
+    elif not (words[:1] in (["create"], ["install"], ["update"]) and given and given.endswith((".yml", ".yaml"))):
         return []
     path = os.path.realpath(os.path.join(cwd, os.path.expanduser(given)))
     data, _why = parsed_file(path, yaml_of)
@@ -440,7 +437,7 @@ def _cargo(args: Args, cwd: str) -> list[str]:
 def cargo_build_scripts(root: str) -> list[str]:
     """The build scripts of the package (and workspace members) whose ``Cargo.toml`` is in ``root``."""
     found: list[str] = []
-    todo, seen = [root], set()
+    todo, seen = [root], set[str]()
     while todo and len(seen) < _MAX_FILES:
         folder = todo.pop()
         if folder in seen:
@@ -636,7 +633,7 @@ def _terraform(args: Args, cwd: str) -> list[str]:
     if not words or words[0] not in _TERRAFORM_RUNS:
         return []
     found: list[str] = []
-    todo, seen = [folder], set()
+    todo, seen = [folder], set[str]()
     while todo and len(seen) < _MAX_MODULES:
         here = todo.pop(0)
         if here in seen or not os.path.isdir(here):
@@ -753,7 +750,7 @@ def cmake_commands(text: str) -> list[str]:
     ``add_custom_command(… COMMAND rm x VERBATIM)``): the words up to the next keyword or ``)``."""
     lines = []
     for match in _CMAKE_COMMAND.finditer(text):
-        words = []
+        words: list[str] = []
         for token in _CMAKE_TOKEN.finditer(text, match.end()):
             word = token.group(0)
             if word == ")" or _CMAKE_KEYWORD.fullmatch(word) or len(words) > 200:
