@@ -699,6 +699,89 @@ def _pulumi(args: Args, cwd: str) -> list[str]:
     return [os.path.join(base, name) for name in _PULUMI_MAINS]
 
 
+# --- documentation builds: Sphinx's conf.py, mkdocs' hooks --------------------------------------------------
+
+_SPHINX_VALUED = frozenset({"-b", "-d", "-c", "-D", "-A", "-t", "-j", "-w", "-M", "--builder", "--doctree-dir",
+                            "--conf-dir", "--define", "--html-define", "--tag", "--jobs", "--warning-file",
+                            "--port", "--host", "--ignore", "--re-ignore", "--watch", "--pre-build"})
+
+
+def _sphinx(args: Args, cwd: str) -> list[str]:
+    """``sphinx-build [-M BUILDER] SOURCE OUT`` (``sphinx-autobuild``, ``python -m sphinx``) runs the
+    ``conf.py`` of SOURCE (or of ``-c DIR``; none with ``-C``)."""
+    if "-C" in args or "--isolated" in args or any(word in ("--version", "--help", "-h") for word in args):
+        return []
+    operands = _after_options(args, _SPHINX_VALUED)
+    folder = _option_value(args, ("-c", "--conf-dir")) or (operands[0][1] if operands else None)
+    return [os.path.realpath(os.path.join(cwd, folder, "conf.py"))] if folder else []
+
+
+def _mkdocs(args: Args, cwd: str) -> list[str]:
+    """``mkdocs build|serve|gh-deploy`` run the ``hooks:`` (Python files) its ``mkdocs.yml`` lists."""
+    words = [word for _i, word in _after_options(args, frozenset({"-f", "--config-file", "-d", "--site-dir", "-a",
+                                                                    "--dev-addr", "-t", "--theme"}))]
+    if not words or words[0] not in ("build", "serve", "gh-deploy"):
+        return []
+    config = os.path.realpath(os.path.join(cwd, _option_value(args, ("-f", "--config-file")) or "mkdocs.yml"))
+    if not os.path.isfile(config) and not _option_value(args, ("-f", "--config-file")):
+        config = os.path.join(cwd, "mkdocs.yaml")
+    data, _why = parsed_file(config, _mkdocs_yaml)
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    folder = os.path.dirname(config)
+    return [os.path.realpath(os.path.join(folder, hook)) for hook in hooks or () if isinstance(hook, str)]
+
+
+def _mkdocs_yaml(data: bytes) -> Any:
+    """mkdocs.yml, whose ``!ENV``/``!relative`` tags a plain YAML reader refuses (kept as text)."""
+    return yaml_of(re.sub(rb"!(?:ENV|relative)\b", b"", data))
+
+
+# --- Ruby's Gemfile and gemspecs, node-gyp's binding.gyp -----------------------------------------------------
+
+def _bundle(args: Args, cwd: str) -> list[str]:
+    """Every ``bundle`` command that loads the bundle evaluates the ``Gemfile`` (Ruby) found from
+    here upwards, and the ``*.gemspec`` files beside it (``gemspec`` in the Gemfile)."""
+    words = [word for _i, word in _after_options(args, frozenset({"--gemfile", "--path", "-j", "--jobs"}))]
+    if words[:1] and words[0] in ("version", "help", "init", "gem", "plugin") or any(w in _VERSION for w in args):
+        return []
+    given = _option_value(args, ("--gemfile",))
+    gemfile = (os.path.realpath(os.path.join(cwd, given)) if given
+               else os.path.join(nearest_holding(cwd, ("Gemfile", "gems.rb")) or cwd, "Gemfile"))
+    folder = os.path.dirname(gemfile)
+    files = [gemfile, os.path.join(folder, "gems.rb")]
+    if os.path.isdir(folder):
+        files += sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".gemspec"))
+    return files
+
+
+def _gem(args: Args, cwd: str) -> list[str]:
+    """``gem build X.gemspec`` evaluates the gemspec (Ruby)."""
+    words = [word for _i, word in _after_options(args, frozenset({"-o", "--output", "-C"}))]
+    if words[:1] != ["build"]:
+        return []
+    named = [os.path.join(cwd, word) for word in words[1:] if word.endswith(".gemspec")]
+    return named or sorted(os.path.join(cwd, n) for n in os.listdir(cwd) if n.endswith(".gemspec"))
+
+
+def _node_gyp(args: Args, cwd: str) -> list[str]:
+    """``node-gyp configure|build|rebuild`` runs the actions of ``binding.gyp``; so does installing a
+    package that has one (npm runs ``node-gyp rebuild`` for it)."""
+    words = [word for _i, word in _after_options(args, frozenset({"--directory", "-C", "--target", "--arch"}))]
+    if not words or words[0] not in ("configure", "build", "rebuild", "install"):
+        return []
+    folder = _option_value(args, ("--directory", "-C")) or "."
+    return [os.path.realpath(os.path.join(cwd, folder, "binding.gyp"))]
+
+
+def _node_install(args: Args, cwd: str) -> list[str]:
+    words = [word for _i, word in _after_options(args, frozenset({"--prefix", "-C", "--cwd", "--dir", "-w",
+                                                                    "--workspace", "--filter"}))]
+    if words and words[0] not in ("install", "i", "ci", "rebuild", "add", "update", "up", "upgrade"):
+        return []
+    root = nearest_holding(cwd, ("package.json",))
+    return [os.path.join(root, "binding.gyp")] if root else []
+
+
 # --- the table ------------------------------------------------------------------------------------------
 
 _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
@@ -720,7 +803,9 @@ _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
     "tilt": _files_of(("Tiltfile",), ("-f", "--file"), _VERSION + ("version", "get", "describe", "logs")),
     "cmake": _cmake, "ctest": _ctest, "meson": _meson, "hg": hg_code_files, "chg": hg_code_files,
     "terraform": _terraform, "tofu": _terraform, "terragrunt": _terraform, "packer": _packer,
-    "vagrant": _vagrant, "pulumi": _pulumi,
+    "vagrant": _vagrant, "pulumi": _pulumi, "sphinx-build": _sphinx, "sphinx-autobuild": _sphinx, "sphinx": _sphinx,
+    "mkdocs": _mkdocs, "bundle": _bundle, "bundler": _bundle, "gem": _gem, "node-gyp": _node_gyp,
+    "npm": _node_install, "yarn": _node_install, "pnpm": _node_install,
 }
 _HANDLERS["mvnw"] = _HANDLERS["mvn"]
 _PIP_NAME = re.compile(r"pip[0-9.]*")

@@ -35,6 +35,8 @@ CUSTOM = ('add_custom_target(wipe ALL\n  COMMAND ${CMAKE_COMMAND} -E echo hi\n  
           '    "out dir"\n  WORKING_DIRECTORY ${CMAKE_BINARY_DIR})\n')
 PLAIN_CMAKE = 'project(p NONE)\nadd_custom_target(hi COMMAND echo rm "to rm it" VERBATIM)\n'
 MESON = "project('p')\nrun_command('rm', '-rf', 'x', check: false)\n"
+GEMSPEC = 'Gem::Specification.new { |s| system("rm -rf x") }\n'
+GYP = '{"targets": [{"target_name": "x", "actions": [{"action_name": "a", "action": ["rm", "-rf", "x"]}]}]}\n'
 TF = 'resource "null_resource" "x" {\n  provisioner "local-exec" {\n    command = "rm -rf x"\n  }\n}\n'
 TF_HEREDOC = ('resource "null_resource" "x" {\n  provisioner "local-exec" {\n    command = <<-EOT\n'
               '      echo start\n      rm -rf x\n    EOT\n  }\n}\n')
@@ -140,6 +142,20 @@ ROWS = [
      "pulumi preview", "ask"),
     ({"Pulumi.yaml": "name: p\nruntime: python\n", "__main__.py": 'import os\nos.system("rm -rf x")\n'},
      "pulumi stack ls", "allow"),
+    # documentation builds: Sphinx's conf.py (also through make html), mkdocs' hooks
+    ({"docs/conf.py": SETUP}, "sphinx-build -b html docs out", "ask"),
+    ({"docs/conf.py": SETUP}, "python -m sphinx -M html docs _build", "ask"),
+    ({"docs/conf.py": SETUP, "docs/Makefile": "html:\n\tsphinx-build -b html . _build\n"}, "make -C docs html", "ask"),
+    ({"docs/conf.py": SETUP}, "sphinx-build -C docs out", "allow"), ({"docs/conf.py": PLAIN_SETUP}, "sphinx-build docs o", "allow"),
+    ({"mkdocs.yml": "site_name: !ENV [NAME, x]\nhooks:\n  - hooks.py\n", "hooks.py": SETUP}, "mkdocs build", "ask"),
+    ({"mkdocs.yml": "site_name: x\nhooks:\n  - hooks.py\n", "hooks.py": SETUP}, "mkdocs --version", "allow"),
+    # Ruby's Gemfile and gemspecs, node-gyp's binding.gyp (npm builds it on install)
+    ({"Gemfile": 'source "https://rubygems.org"\ngemspec\n', "p.gemspec": GEMSPEC}, "bundle install", "ask"),
+    ({"Gemfile": 'system("rm -rf x")\n'}, "cd sub && bundle exec rspec", "ask"),
+    ({"p.gemspec": GEMSPEC}, "gem build p.gemspec", "ask"), ({"p.gemspec": GEMSPEC}, "bundle --version", "allow"),
+    ({"binding.gyp": GYP}, "node-gyp rebuild", "ask"), ({"binding.gyp": GYP, "package.json": "{}"}, "npm install", "ask"),
+    ({"binding.gyp": GYP, "package.json": "{}"}, "yarn", "ask"),
+    ({"binding.gyp": GYP, "package.json": '{"scripts": {"build": "tsc"}}'}, "npm run build", "allow"),
     # CMake (source tree, a build folder's source, script mode), CTest, meson
     ({"CMakeLists.txt": CMAKE}, "cmake -S . -B build", "ask"), ({"CMakeLists.txt": CMAKE}, "cmake -B build", "ask"),
     ({"CMakeLists.txt": CMAKE}, "mkdir -p b && cd b && cmake ..", "ask"),
