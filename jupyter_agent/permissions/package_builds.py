@@ -773,10 +773,14 @@ def _node_gyp(args: Args, cwd: str) -> list[str]:
     return [os.path.realpath(os.path.join(cwd, folder, "binding.gyp"))]
 
 
-def _node_install(args: Args, cwd: str) -> list[str]:
+def _node_install(args: Args, cwd: str, bare: bool = False) -> list[str]:
+    """``npm install`` (``ci``, ``rebuild``, ``yarn add`` …; ``bare``: a bare ``yarn`` installs)."""
     words = [word for _i, word in _after_options(args, frozenset({"--prefix", "-C", "--cwd", "--dir", "-w",
                                                                     "--workspace", "--filter"}))]
-    if words and words[0] not in ("install", "i", "ci", "rebuild", "add", "update", "up", "upgrade"):
+    if words[:1] == [] and not bare or words and words[0] not in ("install", "i", "ci", "rebuild", "add", "update",
+                                                                  "up", "upgrade"):
+        return []
+    if not words and any(word in _VERSION for word in args):
         return []
     root = nearest_holding(cwd, ("package.json",))
     return [os.path.join(root, "binding.gyp")] if root else []
@@ -805,7 +809,7 @@ _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
     "terraform": _terraform, "tofu": _terraform, "terragrunt": _terraform, "packer": _packer,
     "vagrant": _vagrant, "pulumi": _pulumi, "sphinx-build": _sphinx, "sphinx-autobuild": _sphinx, "sphinx": _sphinx,
     "mkdocs": _mkdocs, "bundle": _bundle, "bundler": _bundle, "gem": _gem, "node-gyp": _node_gyp,
-    "npm": _node_install, "yarn": _node_install, "pnpm": _node_install,
+    "npm": _node_install, "yarn": lambda args, cwd: _node_install(args, cwd, bare=True), "pnpm": _node_install,
 }
 _HANDLERS["mvnw"] = _HANDLERS["mvn"]
 _PIP_NAME = re.compile(r"pip[0-9.]*")
