@@ -148,7 +148,7 @@ def _pytest_files(args: tuple[Word, ...], cwd: str) -> list[str]:
         folders.append(cwd)
         files += conftests_below(cwd)
     for folder in folders:  # the conftest.py files above each path, up to the project's folder
-        while folder.startswith(root) and len(folder) >= len(root):
+        while folder == root or folder.startswith(root + os.sep):
             conftest = os.path.join(folder, "conftest.py")
             if os.path.isfile(conftest):
                 files.append(conftest)
