@@ -101,7 +101,7 @@ def _local_sources(table: dict[str, Any], folder: str) -> list[str]:
             if isinstance(entry, dict) and isinstance(entry.get("path"), str):
                 paths.append(entry["path"])
     project = _get(table, "project")
-    requirements = [r for r in project.get("dependencies") or () if isinstance(r, str)]
+    requirements = [r for r in _list(project.get("dependencies")) if isinstance(r, str)]
     for extra in _get(project, "optional-dependencies").values():
         requirements += [r for r in extra if isinstance(r, str)] if isinstance(extra, list) else []
     for group in list(_get(table, "dependency-groups").values()) + list(
@@ -140,6 +140,11 @@ def _named_by_pyproject(table: dict[str, Any]) -> list[str]:
     if isinstance(pdm_hook, str):
         named.append(pdm_hook)
     return [path for path in named if not os.path.isabs(path)]
+
+
+def _list(value: Any) -> list[Any]:
+    """``value`` when it is a list (a settings file may hold anything where a list belongs)."""
+    return value if isinstance(value, list) else []
 
 
 def _get(table: Any, *keys: str) -> dict[str, Any]:
@@ -364,7 +369,7 @@ def _conda(args: Args, cwd: str) -> list[str]:
     path = os.path.realpath(os.path.join(cwd, os.path.expanduser(given)))
     data, _why = parsed_file(path, yaml_of)
     folder, found = os.path.dirname(path), []
-    for entry in (data.get("dependencies") if isinstance(data, dict) else None) or ():
+    for entry in _list(data.get("dependencies") if isinstance(data, dict) else None):
         pip = entry.get("pip") if isinstance(entry, dict) else None
         for line in pip if isinstance(pip, list) else ():
             if not isinstance(line, str):
@@ -728,7 +733,7 @@ def _mkdocs(args: Args, cwd: str) -> list[str]:
     data, _why = parsed_file(config, _mkdocs_yaml)
     hooks = data.get("hooks") if isinstance(data, dict) else None
     folder = os.path.dirname(config)
-    return [os.path.realpath(os.path.join(folder, hook)) for hook in hooks or () if isinstance(hook, str)]
+    return [os.path.realpath(os.path.join(folder, hook)) for hook in _list(hooks) if isinstance(hook, str)]
 
 
 def _mkdocs_yaml(data: bytes) -> Any:

@@ -235,3 +235,29 @@ def test_cmake_really_runs_execute_process(tmp_path):
     subprocess.run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "b")], check=True, capture_output=True,
                    timeout=300)
     assert (tmp_path / "ran").exists()
+
+
+BAD_FILES = {
+    "setup.py": "\x00\x01binary", "Cargo.toml": "[package\nbuild = ", "CMakeLists.txt": "COMMAND",
+    "meson.build": "project('x'\nrun_command(", "pixi.toml": "[pypi-dependencies]\np = 5\n",
+    "pyproject.toml": ("[build-system]\nbackend-path = 5\nbuild-backend = ['x']\n[tool.hatch.build.hooks.custom]\n"
+                       "path = 7\n[tool.uv.sources]\nx = 5\ny = [1, {path = 3}]\n[tool.uv.workspace]\nmembers = 'x'\n"
+                       "[project]\ndependencies = 7\noptional-dependencies = 3\n[tool.poetry]\ndependencies = 4\n"),
+    "environment.yml": "dependencies: 5\n", "mkdocs.yml": "hooks: 5\n", "Pulumi.yaml": "name: p\nmain: 7\n",
+    "main.tf": 'module "m" { source = "./../../../../" }\n<<EOT\n', "req.txt": "-e\n-r\n-r req.txt\n",
+    ".hg/hgrc": "[hooks]\n  continuation\n=novalue\n[alias]\nx\n%include /nonexistent\n%unset\n",
+    "binding.gyp": "{not json", "Gemfile": "\x00", "docs/conf.py": "",
+}
+
+
+@pytest.mark.parametrize("command", [
+    "pip install -e .", "pip install -r req.txt", "uv sync", "poetry install", "pdm install", "cargo build", "cmake .",
+    "meson setup b", "hg status", "hg commit -m x", "conda env create", "pixi install", "mkdocs build", "pulumi up",
+    "terraform plan", "gradle build", "npm install", "bundle install", "sphinx-build docs out",
+])
+async def test_build_files_that_are_not_what_they_should_be(world, command):
+    """Settings and build files of the wrong shape or not text: nothing is read from them, and
+    the check neither fails nor asks for them."""
+    _write(world.project, BAD_FILES)
+    verdict = await decide_bash(make_ctx(world.project, **_RULES), command)
+    assert verdict_name(verdict) == "allow", (command, getattr(verdict, "message", ""))
