@@ -56,6 +56,9 @@ def _run_files(form: tuple[Word, ...], cwd: str) -> list[str]:
         return _source_files(form, name, cwd)
     if name in ("pytest", "py.test"):
         return _pytest_files(form[1:], cwd)
+    if name.endswith(_SCRIPT_SUFFIXES) or "/" in program:  # ./tool.py, uv run tool.py, ./clean (#!…python3)
+        path = os.path.realpath(os.path.join(cwd, os.path.expanduser(program)))
+        return [path] if os.path.isfile(path) and (name.endswith(_SCRIPT_SUFFIXES) or _interpreted(path)) else []
     if not is_interpreter(name):
         return []
     if name.startswith("python") and len(form) > 2 and form[1].literal == "-m" and form[2].literal == "pytest":
@@ -124,6 +127,26 @@ def _source_files(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
             return sorted(os.path.join(path, f) for f in os.listdir(path)
                           if f.endswith(".go") and not f.endswith("_test.go"))[:_MAX_PACKAGE_FILES]
     return []
+
+
+_SCRIPT_SUFFIXES = (".py", ".pyw", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".R", ".jl", ".lua")
+
+
+def _interpreted(path: str) -> bool:
+    """Whether the file's ``#!`` line names an interpreter (``#!/usr/bin/env python3``), not a shell
+    (a shell script's commands are read as commands, ``script_files.py``)."""
+    first, _why = parsed_file(path, _shebang)
+    return bool(first) and is_interpreter(first)
+
+
+def _shebang(data: bytes) -> str:
+    """The program a ``#!`` line names (``env``'s operand, its options skipped); "" when none."""
+    if data[:2] != b"#!":
+        return ""
+    words = data[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    if words and words[0].rpartition("/")[2] == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return words[0].rpartition("/")[2] if words else ""
 
 
 def _pytest_files(args: tuple[Word, ...], cwd: str) -> list[str]:

@@ -143,6 +143,8 @@ FILES = {
     "train.py": 'import torch\nprint("epoch", 1)\nopen("runs/log.txt", "w").write("ok")\n',
     "tasks.py": 'from invoke import task\n\n@task\ndef build(c):\n    c.run("rm -rf dist")\n',
     "x.js": 'require("child_process").execSync("rm -rf x")\n',
+    "wipe": '#!/usr/bin/env -S python3 -u\nimport os\nos.system("rm -rf b")\n',
+    "quiet": '#!/bin/sh\necho "rm -rf b"\n', "calm": '#!/usr/bin/python3\nprint("to rm a file use rm")\n',
 }
 FILE_ROWS = [
     # a string of a code file the line runs that is a command a deny rule names
@@ -155,6 +157,9 @@ FILE_ROWS = [
     (f"{PY} train.py", "allow"), (f"{PY} -m pytest", "allow"), (f"{PY} -m pkg", "allow"),
     (f"{PY} -c 'print(1)' tool.py", "allow"),  # -c: tool.py is an argument of the code
     (f"{PY} missing.py", "allow"),
+    # a script run by its path or by a project runner: ./tool.py, an interpreter's #! line, uv run x.py
+    ("./tool.py", "ask"), ("uv run tool.py", "ask"), ("pdm run clean.py", "ask"), ("./wipe", "ask"),
+    ("./calm", "allow"), ("./quiet", "allow"),  # a shell script's commands are read as commands
     # source files other runners run: go run, deno, tsx, ts-node, java's source mode …
     ("go run main.go", "ask"), ("go run -race .", "ask"), ("go run ./cmd/app --port 1", "ask"),
     ("deno run -A x.ts", "ask"), ("deno x.ts", "ask"), ("tsx watch x.ts", "ask"), ("npx ts-node x.ts", "ask"),
