@@ -135,7 +135,11 @@ _SCRIPT_SUFFIXES = (".py", ".pyw", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", "
 def _interpreted(path: str) -> bool:
     """Whether the file's ``#!`` line names an interpreter (``#!/usr/bin/env python3``), not a shell
     (a shell script's commands are read as commands, ``script_files.py``)."""
-    first, _why = parsed_file(path, _shebang)
+    try:
+        with open(path, "rb") as handle:
+            first = _shebang(handle.read(256))  # (a binary's first bytes are no #! line)
+    except OSError:
+        return False
     return bool(first) and is_interpreter(first)
 
 
