@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
+from typing import cast
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import (
@@ -46,7 +47,7 @@ from .book_builds import BOOK_BUILDERS, book_scripts
 from .cargo_config import CARGOS, cargo_config_scripts
 from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
 from .cluster_tasks import CLUSTER_LAUNCHERS, cluster_scripts
-from .code_files import code_files, file_strings, notebook_strings
+from .code_files import code_files, file_strings, may_run_code_files, notebook_strings
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .compose_services import COMPOSES, compose_scripts
 from .composer_scripts import COMPOSERS, composer_scripts
@@ -341,8 +342,18 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
     ``invoke``'s ``tasks.py``: ``c.run("rm -rf build")``) that is a command a deny or ask rule
     names asks, as such a string of ``python -c CODE`` does (``code_files.py``)."""
     # each file once (its forms /usr/bin/python3 x.py, python3 x.py and python x.py name one file)
-    files = {path: cwd for info in commands for form in info.forms if form
-             for cwd in dict.fromkeys(cwds) for path in code_files(form, cwd)}
+    memo = v.memo if v.memo is not None else new_memo(v)
+    folders = list(dict.fromkeys(cwds))
+    files: dict[str, str] = {}
+    for info in commands:
+        for form in info.forms:
+            program = form[0].literal if form else None
+            if program is None or not may_run_code_files(program):
+                continue
+            key = ("code files", tuple(w.literal for w in form), *folders)  # a long line repeats commands
+            if key not in memo:
+                memo[key] = [(path, cwd) for cwd in folders for path in code_files(form, cwd, memo)]
+            files.update(cast("list[tuple[str, str]]", memo[key]))
     for path, cwd in files.items():
         shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
         where = f"a string of {shown}, which the line runs"

@@ -12,11 +12,12 @@ run: ``bash.py`` holds each such string to the deny and ask rules (a match asks,
 from __future__ import annotations
 
 import os
+from typing import cast
 
 from .bash_words import Word
 from .inline_code import code_literals, is_interpreter
 from .notebook_runs import code_cells
-from .package_builds import build_files, cmake_commands, conftests_below, heredoc_texts, xml_texts
+from .package_builds import BUILDERS, build_files, cmake_commands, conftests_below, heredoc_texts, xml_texts
 from .paths import nearest_holding
 from .script_files import parsed_file
 
@@ -35,13 +36,25 @@ _NO_FILE = frozenset({"-c", "-m", "-e", "-E", "-p", "--eval", "--print", "-"})
 _MAX_STRINGS = 20_000
 
 
-def code_files(form: tuple[Word, ...], cwd: str) -> list[str]:
+Memo = dict[tuple[object, ...], object]
+
+
+def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None) -> list[str]:
     """The code files (real paths) ``form`` runs from ``cwd`` whose strings may be commands: a
-    script, a task file, or the build code of a project it builds (``package_builds.py``)."""
-    return _run_files(form, cwd) + build_files(form, cwd)
+    script, a task file, or the build code of a project it builds (``package_builds.py``);
+    ``memo``: what one decision found already (a long line runs pytest in the same folder often)."""
+    return _run_files(form, cwd, {} if memo is None else memo) + build_files(form, cwd)
 
 
-def _run_files(form: tuple[Word, ...], cwd: str) -> list[str]:
+def may_run_code_files(program: str) -> bool:
+    """The cheap test first: may ``program`` (a form's first word) run a code file ``code_files``
+    reads?  (Most of a line's programs are none of these.)"""
+    name = program.rpartition("/")[2]
+    return ("/" in program or name in _NAMED or name.endswith(_SCRIPT_SUFFIXES) or name[:3] == "pip"
+            or is_interpreter(name))
+
+
+def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
     program = form[0].literal
     if program is None:
         return []
@@ -55,14 +68,14 @@ def _run_files(form: tuple[Word, ...], cwd: str) -> list[str]:
     if name in SOURCE_RUNNERS:
         return _source_files(form, name, cwd)
     if name in ("pytest", "py.test"):
-        return _pytest_files(form[1:], cwd)
+        return _pytest_files(form[1:], cwd, memo)
     if name.endswith(_SCRIPT_SUFFIXES) or "/" in program:  # ./tool.py, uv run tool.py, ./clean (#!…python3)
         path = os.path.realpath(os.path.join(cwd, os.path.expanduser(program)))
         return [path] if os.path.isfile(path) and (name.endswith(_SCRIPT_SUFFIXES) or _interpreted(path)) else []
     if not is_interpreter(name):
         return []
     if name.startswith("python") and len(form) > 2 and form[1].literal == "-m" and form[2].literal == "pytest":
-        return _pytest_files(form[3:], cwd)
+        return _pytest_files(form[3:], cwd, memo)
     i = 1
     while i < len(form):
         text = form[i].literal
@@ -129,6 +142,7 @@ def _source_files(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
     return []
 
 
+_NAMED = frozenset(TASK_FILES) | frozenset(SOURCE_RUNNERS) | BUILDERS | {"pytest", "py.test"}
 _SCRIPT_SUFFIXES = (".py", ".pyw", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".R", ".jl", ".lua")
 
 
@@ -153,11 +167,20 @@ def _shebang(data: bytes) -> str:
     return words[0].rpartition("/")[2] if words else ""
 
 
-def _pytest_files(args: tuple[Word, ...], cwd: str) -> list[str]:
+def _pytest_files(args: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
     """What pytest runs of the project's code: the test files the line names (``pytest
     tests/test_x.py::t``) and the ``conftest.py`` files it loads — of the folders above those
     paths up to the project's, and below the paths it collects (here when it names none)."""
-    root = nearest_holding(cwd, ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", ".git")) or cwd
+    key = ("pytest-root", cwd)
+    if key not in memo:
+        memo[key] = nearest_holding(cwd, ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", ".git")) or cwd
+    root = str(memo[key])
+
+    def conftests(folder: str) -> list[str]:
+        if ("conftests", folder) not in memo:
+            memo[("conftests", folder)] = conftests_below(folder)
+        return list(cast("list[str]", memo[("conftests", folder)]))
+
     files: list[str] = []
     folders: list[str] = []
     for word in args:
@@ -170,10 +193,10 @@ def _pytest_files(args: tuple[Word, ...], cwd: str) -> list[str]:
             folders.append(os.path.dirname(path))
         elif os.path.isdir(path) and ("/" in text or text.startswith(".") or os.path.isdir(os.path.join(cwd, text))):
             folders.append(path)
-            files += conftests_below(path)
+            files += conftests(path)
     if not folders:
         folders.append(cwd)
-        files += conftests_below(cwd)
+        files += conftests(cwd)
     for folder in folders:  # the conftest.py files above each path, up to the project's folder
         while folder == root or folder.startswith(root + os.sep):
             conftest = os.path.join(folder, "conftest.py")
@@ -244,4 +267,4 @@ def _xml_strings(data: bytes) -> tuple[str, ...]:
     return (*xml_texts(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
 
 
-__all__ = ["SOURCE_RUNNERS", "TASK_FILES", "code_files", "file_strings", "notebook_strings"]
+__all__ = ["SOURCE_RUNNERS", "TASK_FILES", "code_files", "file_strings", "may_run_code_files", "notebook_strings"]

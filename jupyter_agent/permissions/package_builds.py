@@ -818,6 +818,7 @@ _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
 }
 _HANDLERS["mvnw"] = _HANDLERS["mvn"]
 _PIP_NAME = re.compile(r"pip[0-9.]*")
+BUILDERS = frozenset(_HANDLERS)  # (and pip3.x, python -m NAME)
 
 
 def build_files(form: tuple[Word, ...], cwd: str) -> list[str]:
@@ -872,5 +873,5 @@ _CMAKE_KEYWORD = re.compile(r"[A-Z][A-Z_]{2,}")
 _XML_TEXT = re.compile(r">([^<>]{1,4096})<")
 _HEREDOC = re.compile(r"<<-?([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n(.{0,8192}?)\n[ \t]*\1\b", re.DOTALL)
 
-__all__ = ["build_files", "cargo_build_scripts", "conftests_below", "heredoc_texts", "cmake_commands", "cmake_tree", "project_with_sources",
+__all__ = ["BUILDERS", "build_files", "cargo_build_scripts", "conftests_below", "heredoc_texts", "cmake_commands", "cmake_tree", "project_with_sources",
            "python_project", "xml_texts"]
