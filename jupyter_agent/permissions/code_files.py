@@ -69,10 +69,11 @@ def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
         return _source_files(form, name, cwd)
     if name in ("pytest", "py.test"):
         return _pytest_files(form[1:], cwd, memo)
-    if name.endswith(_SCRIPT_SUFFIXES) or "/" in program:  # ./tool.py, uv run tool.py, ./clean (#!…python3)
+    interpreter = is_interpreter(name)
+    if (name.endswith(_SCRIPT_SUFFIXES) or "/" in program) and not interpreter:  # ./tool.py, uv run tool.py
         path = os.path.realpath(os.path.join(cwd, os.path.expanduser(program)))
         return [path] if os.path.isfile(path) and (name.endswith(_SCRIPT_SUFFIXES) or _interpreted(path)) else []
-    if not is_interpreter(name):
+    if not interpreter:
         return []
     if name.startswith("python") and len(form) > 2 and form[1].literal == "-m" and form[2].literal == "pytest":
         return _pytest_files(form[3:], cwd, memo)
