@@ -654,7 +654,7 @@ def _checks_of_script(
     rules: CompiledRules, v: Verdict, depth: int,
 ) -> None:
     inner = analyze(text)
-    if script.remote:  # another machine's commands: the deny and ask rules, nothing else
+    if script.remote or script.rules_only:  # another machine's commands: the deny and ask rules, nothing else
         _remote_script_checks(inner, script, rules, v)
         return
     if depth == 0:  # the approval card says what the script runs (bash clean.sh: rm -rf build, …)

@@ -514,10 +514,29 @@ def _notebooks(word: Word, cwd: str, cwd_unknown: bool, kernel_cwd: str | None, 
             continue  # not a notebook: the runner stops on it
         language = "python" if ipython else _language_of(kernel, notebook[0])
         code = None if language is None else _code_in(language, notebook[1])
+        where = os.path.dirname(path) if parent_is_cwd else (kernel_cwd or cwd)
         if code is not None:
-            where = os.path.dirname(path) if parent_is_cwd else (kernel_cwd or cwd)
             found.append(Script(name, path, code=code, cwd=where))
+        if language is not None and not ipython:  # the kernel starts by running its spec's argv
+            found += _kernel_command(kernel, notebook[0], where)
     return found
+
+
+def _kernel_command(option: Word | None, named: str, cwd: str) -> list[Script]:
+    """The command that starts the kernel (its spec's ``argv``, ``{connection_file}`` filled
+    in), for the deny and ask rules: a spec whose ``argv`` is ``rm -rf x`` runs ``rm``."""
+    name = (option.literal if option is not None else None) or named or "python3"
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        spec = KernelSpecManager().get_kernel_spec(name)
+    except Exception:
+        return []  # (_language_of found it: a spec that fails now is code only known at run time there)
+    argv = [str(part).replace("{connection_file}", "kernel-connection.json") for part in spec.argv or ()]
+    if not argv:
+        return []
+    return [Script(f"the kernel spec {name}", os.path.join(spec.resource_dir, "kernel.json"),
+                   code=shlex.join(argv), cwd=cwd, rules_only=True)]
 
 
 _SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "zsh"})

@@ -77,6 +77,7 @@ class Script:
     ask: str = ""
     ask_if_changed: str = ""
     remote: bool = False  # the code runs on another machine (sky launch task.yaml): deny and ask rules only
+    rules_only: bool = False  # a command only the deny and ask rules judge (a kernel spec's argv)
     prelude: str = ""  # code the shell's options mean, read before the file's (bash -O dotglob x.sh)
 
 

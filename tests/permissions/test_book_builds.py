@@ -61,10 +61,15 @@ def _book(book: Path, command: str) -> None:
     (book / "m.md").write_text(MYST.format(source=f"!{command} m"))
 
 
+def _notebooks_run(info, cwd: Path) -> list:
+    """The notebooks' scripts (not the commands that start their kernels: ``Script.rules_only``)."""
+    return [s for s in book_scripts(info, [str(cwd)], {}) if not s.rules_only]
+
+
 def _ran_by_analysis(command: str, cwd: Path) -> set[str]:
     (info,) = analyze(command).commands
     names = set()
-    for script in book_scripts(info, [str(cwd)], {}):
+    for script in _notebooks_run(info, cwd):
         assert script.code is not None and script.cwd == os.path.dirname(script.path or ""), script
         names.add(script.code.split()[-1])
     return names
@@ -198,11 +203,11 @@ def _site(root: Path, command: str, execute: str = "true") -> None:
 def test_the_notebooks_mkdocs_jupyter_runs(tmp_path):
     _site(tmp_path, "echo")
     (info,) = analyze("mkdocs build -q").commands
-    scripts = {s.code.split()[-1]: s.cwd for s in book_scripts(info, [str(tmp_path)], {})}
+    scripts = {s.code.split()[-1]: s.cwd for s in _notebooks_run(info, tmp_path)}
     docs = str(tmp_path / "docs")
     assert scripts == {"a": docs, "b": str(tmp_path / "docs" / "sub"), "py": str(tmp_path), "md": str(tmp_path)}
     _site(tmp_path, "echo", execute="false")
-    assert book_scripts(info, [str(tmp_path)], {}) == []
+    assert _notebooks_run(info, tmp_path) == []
 
 
 @pytest.mark.skipif(shutil.which("mkdocs") is None, reason="mkdocs is not installed (it is in the test extras)")
@@ -219,7 +224,7 @@ def test_the_notebooks_are_those_a_real_mkdocs_jupyter_runs(tmp_path):
     result = subprocess.run(["mkdocs", "build", "-q"], cwd=site, env=env, capture_output=True, text=True, timeout=500)
     ran = dict(line.split(" ", 1) for line in log.read_text().splitlines() if line.strip())
     (info,) = analyze("mkdocs build -q").commands
-    assert ran == {s.code.split()[-1]: s.cwd for s in book_scripts(info, [str(site)], {})}, result.stderr[-1500:]
+    assert ran == {s.code.split()[-1]: s.cwd for s in _notebooks_run(info, site)}, result.stderr[-1500:]
 
 
 @pytest.mark.parametrize(("command", "expected"), [
@@ -271,8 +276,7 @@ SPHINX_CONFIGS = [  # (conf.py, what a real sphinx-build -b html . _build/html r
 
 def _sphinx_ran_by_analysis(command: str, cwd: Path, docs: Path) -> set[str]:
     (info,) = analyze(command).commands
-    return {f"{s.code.split()[-1]}@{os.path.relpath(s.cwd or '', docs)}" for s in book_scripts(info, [str(cwd)], {})
-            if s.code}
+    return {f"{s.code.split()[-1]}@{os.path.relpath(s.cwd or '', docs)}" for s in _notebooks_run(info, cwd) if s.code}
 
 
 @pytest.mark.parametrize(("conf", "expected"), SPHINX_CONFIGS)

@@ -204,7 +204,7 @@ def test_each_runner_runs_where_the_analysis_says(tmp_path, command):
     (proj / "sub2").mkdir()
     (proj / "out").mkdir()
     info = analyze(command).commands[0]
-    scripts = notebook_scripts(info, [str(proj)], {})
+    scripts = [s for s in notebook_scripts(info, [str(proj)], {}) if not s.rules_only]  # (not the kernel's argv)
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     subprocess.run(command.split(), cwd=proj, env=env, capture_output=True, timeout=180, check=False)
     ran = marker.read_text().strip() if marker.exists() else None
@@ -238,7 +238,7 @@ def test_voila_runs_a_notebook_where_the_analysis_says_when_its_page_is_opened(t
     _notebook(proj / "sub" / "where.ipynb", f"!pwd > {marker}")
     _notebook(proj / ".hid" / "h.ipynb", f"!touch {hidden}")
     command = f"voila --no-browser --port {_free_port()} {served}".strip()
-    scripts = notebook_scripts(analyze(command).commands[0], [str(proj)], {})
+    scripts = [s for s in notebook_scripts(analyze(command).commands[0], [str(proj)], {}) if not s.rules_only]
     assert [(s.cwd, s.certain) for s in scripts] == [(str(proj / "sub"), False)]
     log = tmp_path / "voila.log"
     with open(log, "wb") as out:
@@ -332,3 +332,24 @@ def test_a_string_of_a_cell_notebook_execute_runs_that_is_a_ruled_command_asks(t
     assert cells_strings_check([("c2", 'print("to rm a file use rm")')], ctx, [tmp_path]) is None
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
     assert cells_strings_check([("py1", 'import os\nos.system("rm -rf build")')], ctx, [tmp_path]) is None
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("papermill ok.ipynb out.ipynb -k evil", "deny"), ("jupyter execute --kernel_name=evil ok.ipynb", "deny"),
+    ("jupyter nbconvert --execute --ExecutePreprocessor.kernel_name=evil ok.ipynb", "deny"),
+    ("jupyter execute evil.ipynb", "deny"),  # the kernel its metadata names
+    ("papermill ok.ipynb out.ipynb", "allow"), ("jupyter execute ok.ipynb", "allow"),
+])
+async def test_the_command_that_starts_the_kernel_meets_the_deny_rules(project, command, expected):
+    """A kernel starts by running its spec's argv: one whose argv is ``rm -rf x`` ran rm under
+    ``Bash(rm:*)`` (a rule allowing the runner, and bypassPermissions)."""
+    spec = Path(os.environ["JUPYTER_PATH"]) / "kernels" / "evil"
+    spec.mkdir()
+    (spec / "kernel.json").write_text('{"argv": ["rm", "-rf", "x", "{connection_file}"], "display_name": "E", '
+                                      '"language": "python"}')
+    _notebook(project / "evil.ipynb", "x = 1", kernel="evil")
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
+    if expected == "deny":
+        assert "the kernel spec evil" in verdict.message, verdict.message
