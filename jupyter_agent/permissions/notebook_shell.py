@@ -286,7 +286,8 @@ class IPythonReader:
 
     def _run(self, line: str) -> None:
         """``%run [options] FILE``: an ``.ipy`` file or a notebook is IPython code
-        (``ipython FILE`` runs it the same way); a ``.py`` file, a Python program."""
+        (``ipython FILE`` runs it the same way); a ``.py`` file, a Python program (``python FILE``,
+        ``-m MODULE``: ``python -m MODULE``), whose strings are read as a script's."""
         for form in _expanded(line, 1):
             try:
                 words = shlex.split(form)
@@ -294,8 +295,12 @@ class IPythonReader:
                 self.lines.append(UNKNOWN_CODE)
                 continue
             i = _after_run_options(words)
-            if i is None:
-                return  # -m MODULE: Python
+            if i is None:  # -m MODULE: Python's, as python -m runs it (its strings are read as a script's)
+                module = next((w[w.index("m") + 1:] or (words[k + 1] if k + 1 < len(words) else "")
+                               for k, w in enumerate(words) if w.startswith("-") and "m" in w), "")
+                if module and _VALUE not in module:
+                    self.lines.append(f"python -m {shlex.quote(module)}")
+                return
             if i >= len(words):
                 continue
             target = words[i]
@@ -303,6 +308,8 @@ class IPythonReader:
                 self.lines.append(f"ipython {RUN_TIME}")
             elif target.lower().endswith((".ipy", ".ipynb")):
                 self.lines.append(f"ipython {_path_word(target)}")
+            else:  # a Python program: python FILE, whose strings are read (code_files.py)
+                self.lines.append(f"python {_path_word(target)}")
 
     def _define(self, name: str, line: str) -> None:
         words = line.split(None, 1)

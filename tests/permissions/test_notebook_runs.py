@@ -353,3 +353,17 @@ async def test_the_command_that_starts_the_kernel_meets_the_deny_rules(project, 
     assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
     if expected == "deny":
         assert "the kernel spec evil" in verdict.message, verdict.message
+
+
+def test_a_python_file_a_cell_runs_with_percent_run_has_its_strings_read(tmp_path):
+    """``%run tool.py`` in a cell NotebookExecute runs (or a notebook a line runs): tool.py's
+    ``os.system("rm -rf build")`` asks under ``Bash(rm:*)``, as ``python tool.py`` does."""
+    from jupyter_agent.permissions.notebook_shell import cells_shell_check
+
+    (tmp_path / "tool.py").write_text('import os\nos.system("rm -rf build")\n')
+    (tmp_path / "calm.py").write_text('print("hi")\n')
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    for cell in ("%run tool.py", "%run -i tool.py --fast", "%run -m tool"):
+        verdict = cells_shell_check([("c1", cell)], ctx)
+        assert verdict is not None and verdict_name(verdict) == "ask" and "tool.py" in verdict.message, cell
+    assert cells_shell_check([("c1", "%run calm.py")], ctx) is None

@@ -59,8 +59,8 @@ V = '"${PYTHON_VALUE}"'
     ("%env GIT_PAGER=rm -rf x", "export GIT_PAGER='rm -rf x'"), ("%set_env PAGER less", "export PAGER=less"),
     ("%env HOME", ""), ("%pip install -e .", "python -m pip install -e ."), ("%uv pip list", "python -m uv pip list"),
     ("%conda install x", "conda install x"), ("pip install x", "python -m pip install x"),
-    ("%run other.ipynb", "ipython other.ipynb"), ("%run -t -N 3 x.ipy a", "ipython x.ipy"), ("%run -m mod", ""),
-    ("%run script.py", ""), ("%sc -l v=rm x", "rm x"),
+    ("%run other.ipynb", "ipython other.ipynb"), ("%run -t -N 3 x.ipy a", "ipython x.ipy"), ("%run -m mod", "python -m mod"),
+    ("%run script.py", "python script.py"), ("%sc -l v=rm x", "rm x"),
 ])
 def test_the_shell_code_of_a_cell(source, code):
     assert cell_shell_code(source) == code
