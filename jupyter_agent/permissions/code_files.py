@@ -210,13 +210,15 @@ def _pytest_files(args: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
 
 
 def _module_file(module: str | None, cwd: str) -> list[str]:
-    """The file of ``python -m MODULE`` when it is in ``cwd`` (where ``-m`` looks first)."""
+    """The file of ``python -m MODULE`` when it is in ``cwd`` (where ``-m`` looks first) or in the
+    project's ``src/`` (a src layout, installed editable: the project's own module)."""
     if not module or not all(part.isidentifier() for part in module.split(".")):
         return []
-    base = os.path.join(cwd, *module.split("."))
-    for path in (base + ".py", os.path.join(base, "__main__.py")):
-        if os.path.isfile(path):
-            return [os.path.realpath(path)]
+    for folder in (cwd, os.path.join(cwd, "src")):
+        base = os.path.join(folder, *module.split("."))
+        for path in (base + ".py", os.path.join(base, "__main__.py")):
+            if os.path.isfile(path):
+                return [os.path.realpath(path)]
     return []
 
 

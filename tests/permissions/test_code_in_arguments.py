@@ -153,7 +153,7 @@ FILE_ROWS = [
     ("inv build", "ask"), ("node x.js", "ask"), (f"timeout 60 {PY} -u tool.py --epochs 3", "ask"),
     (f"{PY} prose.py", "allow"),  # sentences with rm in them, not commands
     # the folder's modules
-    (f"{PY} -m tool", "ask"), (f"{PY} -mtool --x", "ask"), (f"{PY} -m pkg.clean", "ask"),
+    (f"{PY} -m tool", "ask"), (f"{PY} -m app", "ask"), (f"{PY} -mtool --x", "ask"), (f"{PY} -m pkg.clean", "ask"),
     (f"{PY} train.py", "allow"), (f"{PY} -m pytest", "allow"), (f"{PY} -m pkg", "allow"),
     (f"{PY} -c 'print(1)' tool.py", "allow"),  # -c: tool.py is an argument of the code
     (f"{PY} missing.py", "allow"),
@@ -177,6 +177,8 @@ async def test_strings_of_the_code_files_a_line_runs(world, command, expected):
     (world.project / "pkg").mkdir(exist_ok=True)
     (world.project / "pkg" / "clean.py").write_text(FILES["clean.py"])
     (world.project / "pkg" / "__main__.py").write_text(FILES["train.py"])
+    (world.project / "src" / "app").mkdir(parents=True)
+    (world.project / "src" / "app" / "__main__.py").write_text(FILES["clean.py"])
     sources = {"main.go": 'package main\nimport "os/exec"\nfunc main() { exec.Command("rm", "-rf", "x").Run() }\n',
                "cmd/app/app.go": 'package main\nfunc main() { run(`rm -rf build`) }\n',
                "cmd/app/app_test.go": "", "cmd/quiet/q.go": 'package main\nfunc main() { println("hi") }\n',
