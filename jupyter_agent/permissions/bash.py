@@ -75,6 +75,7 @@ from .precommit_hooks import PRE_COMMITS, precommit_scripts
 from .procfile_runs import PROCFILE_RUNNERS, procfile_scripts
 from .pyproject_scripts import RUNNERS, pyproject_scripts
 from .quarto_docs import QUARTOS, quarto_scripts
+from .r_packages import R_PROGRAMS, r_package_scripts
 from .script_files import (
     MAX_DEPTH,
     POSIX_SHELLS,
@@ -106,7 +107,7 @@ _COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyp
                (COMPOSERS, composer_scripts), (CARGO_MAKES, cargo_make_scripts),
                (CARGOS, cargo_config_scripts), (WORKFLOW_ENGINES, workflow_scripts),
                (CLUSTER_LAUNCHERS, cluster_scripts), (PLAYBOOK_RUNNERS, playbook_scripts),
-               (BATCH_SUBMITTERS, batch_scripts), (HGS, hg_scripts))
+               (BATCH_SUBMITTERS, batch_scripts), (HGS, hg_scripts), (R_PROGRAMS, r_package_scripts))
 # programs whose commands come from a file: _script_checks reads them (and any program run by path)
 _SCRIPT_RUNNERS = POSIX_SHELLS | SOURCE | frozenset().union(*(runners for runners, _collect in _COLLECTORS))
 
@@ -654,7 +655,7 @@ def _checks_of_script(
     rules: CompiledRules, v: Verdict, depth: int,
 ) -> None:
     inner = analyze(text)
-    if script.remote or script.rules_only:  # another machine's commands: the deny and ask rules, nothing else
+    if script.remote or script.rules_only:  # another machine's commands, a kernel's argv: the deny and ask rules only
         _remote_script_checks(inner, script, rules, v)
         return
     if depth == 0:  # the approval card says what the script runs (bash clean.sh: rm -rf build, …)

@@ -1,7 +1,11 @@
 """The code files a command runs whose strings may be commands: an interpreter's script
-(``python tool.py``, ``python -m tool`` from the folder, ``node x.js``, ``ruby x.rb``) and the task
-files of runners whose tasks are code (``invoke``'s ``tasks.py``, ``nox``'s ``noxfile.py``,
-``rake``'s ``Rakefile`` …).
+(``python tool.py``, ``python -m tool`` from the folder or its ``src/``, ``node x.js``, ``ruby
+x.rb``; ``./tool.py`` or a file whose ``#!`` names an interpreter; ``uv run tool.py``), the source
+other runners run (``go run``, ``deno run``, ``tsx``, ``java Main.java`` …: ``SOURCE_RUNNERS``), the
+test files ``pytest`` is named and the ``conftest.py`` files it loads, the task files of runners
+whose tasks are code (``invoke``'s ``tasks.py``, ``nox``'s ``noxfile.py``, ``rake``'s ``Rakefile``
+…), and the build code of a project a command builds (``package_builds.py``).  A notebook's code
+cells are read by ``notebook_strings`` (``bash.py``, for the notebooks a line runs).
 
 What such code computes is not known, but a string of it that reads as a command line is what
 ``subprocess.run(["rm", "-rf", "x"])``, ``os.system("rm x")``, ``c.run("rm -rf build")`` or ``sh "rm x"``

@@ -28,8 +28,9 @@ turned into shell code:
 IPython fills ``{expr}`` and ``$name`` into a command line from Python before the shell sees it
 (``DollarFormatter``, once per expansion step; when that fails the line runs as written): each
 form is kept, and a value is a word only known at run time, in whatever quotes it sits.  Python
-code (``os.system``, ``subprocess``) is a program, as a ``.py`` file's is.  A cell IPython cannot
-transform is code only known at run time.
+code (``os.system``, ``subprocess``) is a program, as a ``.py`` file's is: a string of it that is a
+command a deny or ask rule names asks (``cells_strings_check``), as a script's strings do when Bash
+runs it.  A cell IPython cannot transform is code only known at run time.
 """
 
 from __future__ import annotations

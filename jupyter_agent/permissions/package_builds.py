@@ -29,6 +29,7 @@ from .bash_words import Word
 from .hg_hooks import hg_code_files
 from .inline_code import is_interpreter
 from .paths import nearest_holding
+from .r_packages import r_code_files
 from .script_files import parsed_file, toml_of, yaml_of
 
 Args = Sequence[str | None]  # a command's words after the program; None: known only at run time
@@ -814,7 +815,7 @@ _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
     "terraform": _terraform, "tofu": _terraform, "terragrunt": _terraform, "packer": _packer,
     "vagrant": _vagrant, "pulumi": _pulumi, "sphinx-build": _sphinx, "sphinx-autobuild": _sphinx, "sphinx": _sphinx,
     "mkdocs": _mkdocs, "bundle": _bundle, "bundler": _bundle, "gem": _gem, "node-gyp": _node_gyp,
-    "npm": _node_install, "yarn": lambda args, cwd: _node_install(args, cwd, bare=True), "pnpm": _node_install,
+    "R": r_code_files, "npm": _node_install, "yarn": lambda args, cwd: _node_install(args, cwd, bare=True), "pnpm": _node_install,
 }
 _HANDLERS["mvnw"] = _HANDLERS["mvn"]
 _PIP_NAME = re.compile(r"pip[0-9.]*")
