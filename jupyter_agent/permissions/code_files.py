@@ -19,7 +19,7 @@ import os
 from typing import cast
 
 from .bash_words import Word
-from .inline_code import code_literals, is_interpreter
+from .inline_code import code_literals, inline_code, is_interpreter
 from .notebook_runs import code_cells
 from .package_builds import BUILDERS, build_files, cmake_commands, conftests_below, heredoc_texts, xml_texts
 from .paths import nearest_holding
@@ -90,7 +90,7 @@ def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
             module = text[2:] or (form[i + 1].literal if i + 1 < len(form) else None)
             return _module_file(module, cwd)
         if text in _NO_FILE or (text[:2] == "-c" and text != "-c" and name.startswith("python")):
-            return []
+            return _named_in_code(form, cwd)  # python -c 'runpy.run_path("tool.py")': that file's too
         if text[:1] != "-":
             if text.endswith(".ipynb"):  # ipython x.ipynb: its cells (notebook_runs.py), not JSON's strings
                 return []
@@ -98,6 +98,15 @@ def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
             return [os.path.realpath(path)] if os.path.isfile(path) else []
         i += 2 if text in _VALUED else 1
     return []
+
+
+def _named_in_code(form: tuple[Word, ...], cwd: str) -> list[str]:
+    """The code files the inline code of ``form`` names in a string (``exec(open("tool.py").read())``,
+    ``runpy.run_path("tool.py")``, ``require("./x.js")``) that are there: it may run them."""
+    literals = code_literals(inline_code(form), bare=False, words=False)
+    paths = [os.path.realpath(os.path.join(cwd, os.path.expanduser(t))) for t in literals
+             if t.endswith(_SCRIPT_SUFFIXES) and "\n" not in t]
+    return [path for path in dict.fromkeys(paths) if os.path.isfile(path)]
 
 
 _TS = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".jsx")

@@ -157,6 +157,9 @@ FILE_ROWS = [
     (f"{PY} train.py", "allow"), (f"{PY} -m pytest", "allow"), (f"{PY} -m pkg", "allow"),
     (f"{PY} -c 'print(1)' tool.py", "allow"),  # -c: tool.py is an argument of the code
     (f"{PY} missing.py", "allow"),
+    # a code file the inline code names in a string: it may run it
+    (f"{PY} -c 'import runpy; runpy.run_path(\"tool.py\")'", "ask"), ("node -e 'require(\"./x.js\")'", "ask"),
+    (f"{PY} -c 'exec(open(\"train.py\").read())'", "allow"),
     # a script run by its path or by a project runner: ./tool.py, an interpreter's #! line, uv run x.py
     ("./tool.py", "ask"), ("uv run tool.py", "ask"), ("pdm run clean.py", "ask"), ("./wipe", "ask"),
     ("./calm", "allow"), ("./quiet", "allow"),  # a shell script's commands are read as commands
