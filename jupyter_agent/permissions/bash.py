@@ -679,7 +679,7 @@ def _checks_of_script(
             _rule_checks(inner.ruled, rules, sub, text)
         if not sub.deny and (rules.rule_programs or rules.rule_program_starts):  # "clean": "node clean.js"
             _code_file_checks(inner.commands, inner_cwds, rules, sub)
-            if cwd == cwds[0] and script.path and script.path.endswith((".ipynb", ".ipy")):
+            if cwd == cwds[0] and script.path and script.path.lower().endswith((".ipynb", ".ipy", ".qmd", ".rmd")):
                 # the notebook's Python: os.system("rm x") in a cell nbconvert --execute runs
                 where = f"a string of {script.shown}'s code"
                 any(_rule_code(t, rules, sub, where, strict=False) for t in notebook_strings(script.path))

@@ -23,6 +23,7 @@ from .inline_code import code_literals, inline_code, is_interpreter
 from .notebook_runs import code_cells
 from .package_builds import BUILDERS, build_files, cmake_commands, conftests_below, heredoc_texts, xml_texts
 from .paths import nearest_holding
+from .quarto_docs import chunk_sources
 from .script_files import parsed_file
 
 # runner -> the files holding its tasks, in the folder it runs in (the first found)
@@ -258,10 +259,17 @@ def _strings(data: bytes) -> tuple[str, ...]:
 def notebook_strings(path: str) -> tuple[str, ...]:
     """The strings of a notebook's code cells (``os.system("rm x")`` in a cell ``jupyter nbconvert
     --execute`` runs), not of its markdown or outputs; an IPython file's (``.ipy``) as a script's."""
+    if path.lower().endswith((".qmd", ".rmd")):  # a Quarto or R Markdown document's chunks
+        strings, _why = parsed_file(path, _chunk_strings)
+        return strings or ()
     if not path.endswith(".ipynb"):
         return file_strings(path)
     strings, _why = parsed_file(path, _notebook_strings)
     return strings or ()
+
+
+def _chunk_strings(data: bytes) -> tuple[str, ...]:
+    return tuple(code_literals(chunk_sources(data), bare=False, words=False)[:_MAX_STRINGS])
 
 
 def _notebook_strings(data: bytes) -> tuple[str, ...]:

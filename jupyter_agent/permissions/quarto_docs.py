@@ -188,15 +188,19 @@ class _Render:
         meta = _front_matter(text, path)
         cells = _cells(text, path, 0)
         code = self._code(meta, cells, lower.endswith(".rmd"))
-        return [Script(shown, path, code=code, cwd=where or os.path.dirname(path))] if code else []
+        # (a document whose chunks run but hold no shell code still counts: its chunks' strings, bash.py)
+        return [Script(shown, path, code=code, cwd=where or os.path.dirname(path))] if code is not None else []
 
-    def _code(self, meta: dict[str, Any], cells: list[tuple[str, str, bool | None]], rmd: bool) -> str:
+    def _code(self, meta: dict[str, Any], cells: list[tuple[str, str, bool | None]], rmd: bool) -> str | None:
+        """The shell code the document's chunks run ("" for none), or None when no chunk runs."""
         own = meta.get("execute")
         execute: dict[str, Any] = {**self.project_execute, **(own if isinstance(own, dict) else {})}
         if execute.get("enabled") is False:
-            return ""
+            return None
         default_eval = execute.get("eval") is not False
         run = [(lang, source) for lang, source, eval_ in cells if (default_eval if eval_ is None else eval_)]
+        if not run:
+            return None
         engine = meta.get("engine")
         if not isinstance(engine, str):
             langs = {lang.lower() for lang, _source, _eval in cells}
@@ -277,6 +281,13 @@ def _cells(text: str, path: str, depth: int) -> list[tuple[str, str, bool | None
     return out
 
 
+def chunk_sources(data: bytes) -> list[str]:
+    """The sources of a Quarto or R Markdown document's code chunks (any language; included files
+    not followed): the code its engine runs, whose strings ``code_files`` reads."""
+    text = _INCLUDE.sub("", data.decode("utf-8", "replace"))
+    return [source for _language, source, _eval in _cells(text, "", 0)]
+
+
 def _eval_of(header: str, body: list[str]) -> bool | None:
     setting = re.search(r"\beval\s*=\s*(\w+)", header)
     if setting is not None:
@@ -299,4 +310,4 @@ def _notebook_enabled(path: str) -> bool:
     return bool(re.search(r"enabled\"?\s*:\s*true", loaded))
 
 
-__all__ = ["QUARTOS", "quarto_scripts"]
+__all__ = ["chunk_sources", "QUARTOS", "quarto_scripts"]

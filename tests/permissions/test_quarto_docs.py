@@ -18,6 +18,7 @@ import pytest
 from jupyter_agent.core.permission_types import PermissionAllow, PermissionAsk, PermissionDeny
 from jupyter_agent.permissions.bash_analysis import analyze
 from jupyter_agent.permissions.quarto_docs import quarto_scripts
+from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 DOCS = {
@@ -121,3 +122,18 @@ def test_what_is_read_from_a_document(project):
     nb.cells.insert(0, nbformat.v4.new_raw_cell("---\nexecute:\n  enabled: true\n---"))
     nbformat.write(nb, project / "exec.ipynb")
     assert isinstance(_decide(project, "quarto render exec.ipynb", deny=("Bash(rm:*)",)), PermissionDeny)
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    ("py.qmd", '---\njupyter: python3\n---\nProse "rm -rf x".\n\n```{python}\nimport os\nos.system("rm -rf x")\n```\n',
+     "ask"),
+    ("r.Rmd", '```{r}\nsystem("rm -rf y")\n```\n', "ask"),
+    ("calm.qmd", '---\njupyter: python3\n---\nProse says "rm -rf x".\n\n```{python}\nprint(1)\n```\n', "allow"),
+    ("skipped.qmd", '```{python}\n#| eval: false\nimport os\nos.system("rm -rf x")\n```\n', "allow"),
+])
+def test_a_string_of_a_documents_chunks_that_is_a_ruled_command_asks(project, name, text, expected):
+    """``os.system("rm -rf x")`` in a chunk ``quarto render`` runs: a string of the code, as a
+    ``.py`` file's (not the prose around the chunks, nor a chunk that does not run)."""
+    (project / name).write_text(text)
+    verdict = _decide(project, f"quarto render {name}", allow=("Bash(*)",), deny=("Bash(rm:*)",))
+    assert verdict_name(verdict) == expected, (name, getattr(verdict, "message", ""))
