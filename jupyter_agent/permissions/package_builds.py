@@ -8,7 +8,12 @@ package's ``build.rs``; ``gradle`` and ``./gradlew`` the ``build.gradle`` script
 ``pom.xml`` plugins (``exec-maven-plugin``'s ``<executable>``), ``ant`` its ``build.xml``,
 ``sbt`` ``build.sbt``, ``mix`` ``mix.exs``, ``lein`` ``project.clj``, ``tilt`` the ``Tiltfile``,
 ``cmake`` the ``CMakeLists.txt`` tree (``execute_process(COMMAND rm -rf x)``), ``ctest`` the
-``CTestTestfile.cmake`` tests, ``meson`` the ``meson.build`` tree (``run_command('rm', …)``).
+``CTestTestfile.cmake`` tests, ``meson`` the ``meson.build`` tree (``run_command('rm', …)``);
+``terraform`` the ``local-exec`` commands of its ``*.tf`` files, ``packer`` its ``shell-local``,
+``vagrant`` the ``Vagrantfile``, ``pulumi`` its program; ``sphinx-build`` the ``conf.py``,
+``mkdocs`` its hooks; ``bundle`` the ``Gemfile``, ``node-gyp`` and ``npm install`` the
+``binding.gyp`` actions, ``R CMD INSTALL`` the package's R code (``r_packages.py``), ``hg`` its
+Python extensions and hooks (``hg_hooks.py``).
 
 What such code computes is not known, but a string of it that is a command line a deny or ask rule
 names is what it may run (``os.system("rm -rf build")``, ``Command::new("rm")``, ``commandLine
@@ -386,14 +391,14 @@ def _conda(args: Args, cwd: str) -> list[str]:
 
 
 _PIXI_INSTALLS = frozenset({"install", "i", "run", "r", "shell", "s", "shell-hook", "add", "a", "update", "upgrade",
-                            "remove", "rm", "reinstall", "exec", "x"})
+                            "remove", "rm", "reinstall"})  # (not exec: a temporary environment of conda packages)
 
 
 def _pixi(args: Args, cwd: str) -> list[str]:
     """``pixi install|run|shell|add …`` install the workspace's environment: its PyPI dependencies
     given by path (``[pypi-dependencies] p = { path = ".", editable = true }``) are built."""
     words = _after_options(args, frozenset({"--manifest-path", "-e", "--environment"}))
-    if not words or words[0][1] not in _PIXI_INSTALLS or words[0][1] in ("exec", "x"):
+    if not words or words[0][1] not in _PIXI_INSTALLS:
         return []
     manifest = _option_value(args, ("--manifest-path",))
     folder = (os.path.dirname(os.path.realpath(os.path.join(cwd, manifest))) if manifest
