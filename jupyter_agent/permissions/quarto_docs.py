@@ -29,7 +29,7 @@ from typing import Any
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .notebook_runs import _code_in, _language_of, _notebooks, _text
+from .notebook_runs import _code_in, _kernel_command, _language_of, _notebooks, _text
 from .paths import nearest_holding
 from .script_files import (
     NotKnown,
@@ -187,32 +187,41 @@ class _Render:
         text = _read_text(path)
         meta = _front_matter(text, path)
         cells = _cells(text, path, 0)
-        code = self._code(meta, cells, lower.endswith(".rmd"))
+        code, kernel = self._code(meta, cells, lower.endswith(".rmd"))
+        if code is None:
+            return []
         # (a document whose chunks run but hold no shell code still counts: its chunks' strings, bash.py)
-        return [Script(shown, path, code=code, cwd=where or os.path.dirname(path))] if code is not None else []
+        found = [Script(shown, path, code=code, cwd=where or os.path.dirname(path))]
+        if kernel is not None:  # the Jupyter engine starts the kernel: its spec's argv
+            found += _kernel_command(None, kernel, where or os.path.dirname(path))
+        return found
 
-    def _code(self, meta: dict[str, Any], cells: list[tuple[str, str, bool | None]], rmd: bool) -> str | None:
-        """The shell code the document's chunks run ("" for none), or None when no chunk runs."""
+    def _code(self, meta: dict[str, Any], cells: list[tuple[str, str, bool | None]], rmd: bool
+              ) -> tuple[str | None, str | None]:
+        """The shell code the document's chunks run ("" for none; None when no chunk runs), and the
+        Jupyter kernel that runs them (None under another engine)."""
         own = meta.get("execute")
         execute: dict[str, Any] = {**self.project_execute, **(own if isinstance(own, dict) else {})}
         if execute.get("enabled") is False:
-            return None
+            return None, None
         default_eval = execute.get("eval") is not False
         run = [(lang, source) for lang, source, eval_ in cells if (default_eval if eval_ is None else eval_)]
         if not run:
-            return None
+            return None, None
         engine = meta.get("engine")
         if not isinstance(engine, str):
             langs = {lang.lower() for lang, _source, _eval in cells}
             engine = ("jupyter" if "jupyter" in meta else "knitr" if "knitr" in meta or rmd or "r" in langs
                       else "jupyter" if cells else "markdown")
         parts = ["\n".join(source for lang, source in run if lang.lower() in _SHELLS)]
+        kernel = None
         if engine == "jupyter":
+            kernel = _kernel_name(meta.get("jupyter")) or "python3"
             language = _language_of(None, _kernel_name(meta.get("jupyter")))
             sources = [source for lang, source in run if lang.lower() == language]
             if language is not None and language not in _SHELLS and sources:
                 parts.append(_code_in(language, sources) or "")
-        return "\n".join(p for p in parts if p.strip())
+        return "\n".join(p for p in parts if p.strip()), kernel
 
 
 def _script_command(entry: str) -> str:

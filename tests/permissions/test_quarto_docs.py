@@ -113,8 +113,9 @@ def test_project_scripts_and_rendering_the_project(project):
 
 def test_what_is_read_from_a_document(project):
     (info,) = analyze("quarto render report.qmd").commands
-    (script,) = quarto_scripts(info, [str(project)], {})
+    script, kernel = quarto_scripts(info, [str(project)], {})  # (and the command that starts its kernel)
     assert script.code == "rm -rf data" and script.cwd == str(project)
+    assert kernel.rules_only and "ipykernel" in (kernel.code or ""), kernel
     (info,) = analyze("quarto render knit.qmd").commands
     (script,) = quarto_scripts(info, [str(project)], {})
     assert script.code == "rm -rf data"  # the bash cell; the R cell is a program
@@ -137,3 +138,17 @@ def test_a_string_of_a_documents_chunks_that_is_a_ruled_command_asks(project, na
     (project / name).write_text(text)
     verdict = _decide(project, f"quarto render {name}", allow=("Bash(*)",), deny=("Bash(rm:*)",))
     assert verdict_name(verdict) == expected, (name, getattr(verdict, "message", ""))
+
+
+def test_the_command_that_starts_the_documents_kernel_meets_the_deny_rules(project, tmp_path, monkeypatch):
+    """The Jupyter engine starts the kernel the front matter names by running its spec's argv."""
+    spec = tmp_path / "share" / "jupyter" / "kernels" / "evil"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text('{"argv": ["rm", "-rf", "x", "{connection_file}"], "display_name": "E", '
+                                      '"language": "python"}')
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "share" / "jupyter"))
+    (project / "evil.qmd").write_text("---\njupyter: evil\n---\n```{python}\nprint(1)\n```\n")
+    (project / "fine.qmd").write_text("---\njupyter: python3\n---\n```{python}\nprint(1)\n```\n")
+    verdict = _decide(project, "quarto render evil.qmd", allow=("Bash(*)",), deny=("Bash(rm:*)",))
+    assert verdict_name(verdict) == "deny" and "the kernel spec evil" in verdict.message, verdict
+    assert verdict_name(_decide(project, "quarto render fine.qmd", allow=("Bash(*)",), deny=("Bash(rm:*)",))) == "allow"
