@@ -308,8 +308,7 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                     line_read = True
                     strings = code_literals([line], bare=False, words=False)
                 strings += code_literals(codes, bare=False, words=False)
-            where = f"a string of {name}'s code"
-            if strings and any(_rule_code(t, rules, v, where, strict=False) for t in strings):
+            if strings and _rule_strings(strings, rules, v, f"a string of {name}'s code"):
                 return
             if not _may_run_arguments(name, form):
                 continue
@@ -357,8 +356,7 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
             files.update(cast("list[tuple[str, str]]", memo[key]))
     for path, cwd in files.items():
         shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
-        where = f"a string of {shown}, which the line runs"
-        if any(_rule_code(text, rules, v, where, strict=False) for text in file_strings(path)):
+        if _rule_strings(file_strings(path), rules, v, f"a string of {shown}, which the line runs"):
             return
 
 
@@ -433,7 +431,7 @@ def string_command_reason(strings: Iterable[str], context: ToolUseContext, where
     if not (rules.rule_programs or rules.rule_program_starts):
         return None
     v = Verdict()
-    return v.sticky[0] if any(_rule_code(t, rules, v, where, strict=False) for t in strings) else None
+    return v.sticky[0] if _rule_strings(strings, rules, v, where) else None
 
 
 def _exported_names(commands: list[CommandInfo]) -> set[str] | None:
@@ -464,6 +462,12 @@ def _assigned(word: str) -> str:
     if eq and (head[:1] == "-" or head.isidentifier()):
         return value
     return word
+
+
+def _rule_strings(strings: Iterable[str], rules: CompiledRules, v: Verdict, where: str) -> bool:
+    """Whether one of the strings of some code is a command a deny or ask rule names (asked in
+    ``v``, the first one only): ``_rule_code`` of each, as code's strings are read (not strict)."""
+    return any(_rule_code(text, rules, v, where, strict=False) for text in strings)
 
 
 def _rule_code(code: str, rules: CompiledRules, v: Verdict, where: str, strict: bool = True) -> bool:
@@ -681,8 +685,7 @@ def _checks_of_script(
             _code_file_checks(inner.commands, inner_cwds, rules, sub)
             if cwd == cwds[0] and script.path and script.path.lower().endswith((".ipynb", ".ipy", ".qmd", ".rmd")):
                 # the notebook's Python: os.system("rm x") in a cell nbconvert --execute runs
-                where = f"a string of {script.shown}'s code"
-                any(_rule_code(t, rules, sub, where, strict=False) for t in notebook_strings(script.path))
+                _rule_strings(notebook_strings(script.path), rules, sub, f"a string of {script.shown}'s code")
         if not sub.deny:
             path_checks(inner, inner_cwds, scope, context, sub)
             _line_change_checks(inner, scope, sub)  # shopt -s dotglob in the script

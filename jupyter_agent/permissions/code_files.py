@@ -24,7 +24,7 @@ from .notebook_runs import code_cells
 from .package_builds import BUILDERS, build_files, cmake_commands, conftests_below, heredoc_texts, xml_texts
 from .paths import nearest_holding
 from .quarto_docs import chunk_sources
-from .script_files import parsed_file
+from .script_files import interpreter_name, parsed_file
 
 # runner -> the files holding its tasks, in the folder it runs in (the first found)
 TASK_FILES: dict[str, tuple[str, ...]] = {
@@ -166,20 +166,11 @@ def _interpreted(path: str) -> bool:
     (a shell script's commands are read as commands, ``script_files.py``)."""
     try:
         with open(path, "rb") as handle:
-            first = _shebang(handle.read(256))  # (a binary's first bytes are no #! line)
+            head = handle.read(256)  # (a binary's first bytes are no #! line)
     except OSError:
         return False
-    return bool(first) and is_interpreter(first)
-
-
-def _shebang(data: bytes) -> str:
-    """The program a ``#!`` line names (``env``'s operand, its options skipped); "" when none."""
-    if data[:2] != b"#!":
-        return ""
-    words = data[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
-    if words and words[0].rpartition("/")[2] == "env":
-        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
-    return words[0].rpartition("/")[2] if words else ""
+    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split() if head[:2] == b"#!" else []
+    return bool(words) and is_interpreter(interpreter_name(words))
 
 
 def _pytest_files(args: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:

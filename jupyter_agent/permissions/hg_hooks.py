@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from .bash_analysis import CommandInfo
 from .bash_words import Word
 from .paths import nearest_holding
-from .script_files import NotKnown, Script, parsed_file, per_form, scripts_of_forms
+from .script_files import NotKnown, Script, lines_of, parsed_file, per_form, scripts_of_forms
 
 HGS = frozenset({"hg", "chg"})
 # hg's global options that take a value
@@ -199,7 +199,7 @@ def hg_settings(repo: str, given: list[str]) -> Settings:
 
 
 def _read_file(path: str, settings: Settings, depth: int) -> None:
-    lines, why = parsed_file(path, _lines)
+    lines, why = parsed_file(path, lines_of)
     if lines is None:
         if why:  # there, but not readable: what it sets is not known
             raise NotKnown(f"{path} could not be read ({why})")
@@ -229,10 +229,6 @@ def _read_file(path: str, settings: Settings, depth: int) -> None:
         if equals and section:
             last = key.strip()
             settings.setdefault(section, {})[last] = (value.strip(), os.path.realpath(path))
-
-
-def _lines(data: bytes) -> list[str]:
-    return data.decode("utf-8", "replace").splitlines()
 
 
 def hg_code_files(args: Sequence[str | None], cwd: str) -> list[str]:

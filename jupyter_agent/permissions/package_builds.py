@@ -27,15 +27,15 @@ import glob
 import json
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .bash_words import Word
 from .hg_hooks import hg_code_files
 from .inline_code import is_interpreter
 from .paths import nearest_holding
-from .r_packages import r_code_files
-from .script_files import parsed_file, toml_of, yaml_of
+from .r_packages import r_packages_built
+from .script_files import lines_of, parsed_file, toml_of, yaml_of
 
 Args = Sequence[str | None]  # a command's words after the program; None: known only at run time
 _MAX_FILES = 200  # of one tree (CMake's, meson's, gradle's, maven's modules)
@@ -91,10 +91,8 @@ def _local_sources(table: dict[str, Any], folder: str) -> list[str]:
     """The folders of the local projects ``pyproject.toml`` (in ``folder``) depends on."""
     paths: list[str] = []
     uv = _get(table, "tool", "uv")
-    for source in _get(uv, "sources").values():
-        for entry in source if isinstance(source, list) else [source]:
-            if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-                paths.append(entry["path"])
+    sources = _get(uv, "sources").values()  # a source, or a list of them (one per marker)
+    paths += _paths_of([entry for source in sources for entry in (source if isinstance(source, list) else [source])])
     members = _get(uv, "workspace").get("members")
     for member in members if isinstance(members, list) else ():
         if isinstance(member, str):
@@ -102,10 +100,7 @@ def _local_sources(table: dict[str, Any], folder: str) -> list[str]:
     poetry = _get(table, "tool", "poetry")
     tables = [_get(poetry, "dependencies"), _get(poetry, "dev-dependencies")]
     tables += [_get(group, "dependencies") for group in _get(poetry, "group").values() if isinstance(group, dict)]
-    for deps in tables:
-        for entry in deps.values():
-            if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-                paths.append(entry["path"])
+    paths += [path for deps in tables for path in _paths_of(deps.values())]
     project = _get(table, "project")
     requirements = [r for r in _list(project.get("dependencies")) if isinstance(r, str)]
     for extra in _get(project, "optional-dependencies").values():
@@ -120,6 +115,11 @@ def _local_sources(table: dict[str, Any], folder: str) -> list[str]:
             if path:
                 paths.append(path)
     return [os.path.realpath(os.path.join(folder, os.path.expanduser(path))) for path in paths]
+
+
+def _paths_of(entries: Iterable[Any]) -> list[str]:
+    """The ``path`` of each dependency table given by path (``{ path = "libs/x", editable = true }``)."""
+    return [entry["path"] for entry in entries if isinstance(entry, dict) and isinstance(entry.get("path"), str)]
 
 
 def _named_by_pyproject(table: dict[str, Any]) -> list[str]:
@@ -208,18 +208,22 @@ def _requirements(value: str | None, cwd: str, depth: int) -> list[str]:
     path = _local_path(value, cwd, any_path=True)
     if path is None or depth > 4 or not os.path.isfile(path):
         return []
-    lines, _why = parsed_file(path, lambda data: data.decode("utf-8", "replace").splitlines())
-    folder, found = os.path.dirname(path), []
-    for line in lines or ():
-        text = line.split(" #", 1)[0].strip()
-        option, _space, rest = text.partition(" ")
-        if option in ("-e", "--editable"):
-            found += _local_project(rest.strip(), folder, editable=True)
-        elif option in ("-r", "--requirement"):
-            found += _requirements(rest.strip(), folder, depth + 1)
-        elif text and not text.startswith("-"):
-            found += _local_project(text.split(";")[0].strip(), folder, editable=False)
-    return found
+    lines, _why = parsed_file(path, lines_of)
+    folder = os.path.dirname(path)
+    return [found for line in lines or () for found in _requirement_line(line, folder, depth)]
+
+
+def _requirement_line(line: str, folder: str, depth: int) -> list[str]:
+    """The local projects one requirements line names (``-e .``, ``./pkg``, ``-r more.txt``)."""
+    text = line.split(" #", 1)[0].strip()
+    option, _space, rest = text.partition(" ")
+    if option in ("-e", "--editable"):
+        return _local_project(rest.strip(), folder, editable=True)
+    if option in ("-r", "--requirement"):
+        return _requirements(rest.strip(), folder, depth + 1)
+    if text and not text.startswith("-"):
+        return _local_project(text.split(";")[0].strip(), folder, editable=False)
+    return []
 
 
 def _local_project(value: str | None, cwd: str, editable: bool) -> list[str]:
@@ -377,16 +381,8 @@ def _conda(args: Args, cwd: str) -> list[str]:
     folder, found = os.path.dirname(path), []
     for entry in _list(data.get("dependencies") if isinstance(data, dict) else None):
         pip = entry.get("pip") if isinstance(entry, dict) else None
-        for line in pip if isinstance(pip, list) else ():
-            if not isinstance(line, str):
-                continue
-            option, _space, rest = line.strip().partition(" ")
-            if option in ("-e", "--editable"):
-                found += _local_project(rest.strip(), folder, editable=True)
-            elif option in ("-r", "--requirement"):
-                found += _requirements(rest.strip(), folder, 0)
-            else:
-                found += _local_project(line.strip(), folder, editable=False)
+        found += [project for line in _list(pip) if isinstance(line, str)
+                  for project in _requirement_line(line, folder, 0)]  # (a requirements file's lines)
     return found
 
 
@@ -412,10 +408,8 @@ def _pixi(args: Args, cwd: str) -> list[str]:
         tables = [_get(pixi, "pypi-dependencies")]
         tables += [_get(feature, "pypi-dependencies") for feature in _get(pixi, "feature").values()
                    if isinstance(feature, dict)]
-        for deps in tables:
-            for entry in deps.values():
-                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-                    found += project_with_sources(os.path.join(folder, entry["path"]))
+        found += [file for deps in tables for path in _paths_of(deps.values())
+                  for file in project_with_sources(os.path.join(folder, path))]
     return found
 
 
@@ -797,6 +791,13 @@ def _node_install(args: Args, cwd: str, bare: bool = False) -> list[str]:
     return [os.path.join(root, "binding.gyp")] if root else []
 
 
+def _r_package(args: Args, cwd: str) -> list[str]:
+    """``R CMD INSTALL|build|check PKG`` runs the package's ``R/*.R`` (and ``check`` its ``tests/``)."""
+    return [path for command, folder in r_packages_built(args, cwd)
+            for sub in ("R", "tests") if sub == "R" or command == "check"
+            for path in _tree(os.path.join(folder, sub), (), (".R", ".r"))]
+
+
 # --- the table ------------------------------------------------------------------------------------------
 
 _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
@@ -820,7 +821,7 @@ _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
     "terraform": _terraform, "tofu": _terraform, "terragrunt": _terraform, "packer": _packer,
     "vagrant": _vagrant, "pulumi": _pulumi, "sphinx-build": _sphinx, "sphinx-autobuild": _sphinx, "sphinx": _sphinx,
     "mkdocs": _mkdocs, "bundle": _bundle, "bundler": _bundle, "gem": _gem, "node-gyp": _node_gyp,
-    "R": r_code_files, "npm": _node_install, "yarn": lambda args, cwd: _node_install(args, cwd, bare=True), "pnpm": _node_install,
+    "R": _r_package, "npm": _node_install, "yarn": lambda args, cwd: _node_install(args, cwd, bare=True), "pnpm": _node_install,
 }
 _HANDLERS["mvnw"] = _HANDLERS["mvn"]
 _PIP_NAME = re.compile(r"pip[0-9.]*")

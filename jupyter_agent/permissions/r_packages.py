@@ -6,8 +6,8 @@ Installing a source package runs ``PKG/configure`` with ``sh`` (unless ``--no-co
 installs the package first.  Those are shell scripts: ``bash.py`` reads their commands as it reads
 any script the line runs (``configure`` saying ``rm -rf x`` is denied under ``Bash(rm:*)``).  The
 package's R code runs too (installing sources ``R/*.R`` to lazy-load them; ``check`` runs
-``tests/``): its strings are read as a Python script's are (``r_code_files``, for
-``package_builds``): ``system("rm -rf x")`` asks.  A package given as a tarball is not read (its
+``tests/``): its strings are read as a Python script's are (``package_builds``, from
+``r_packages_built``): ``system("rm -rf x")`` asks.  A package given as a tarball is not read (its
 files are not here): code only known at run time.
 """
 
@@ -22,7 +22,6 @@ from .script_files import NotKnown, Script, per_form, scripts_of_forms
 
 R_PROGRAMS = frozenset({"R"})
 _COMMANDS = frozenset({"INSTALL", "build", "check"})
-_MAX_FILES = 200
 
 
 def r_package_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
@@ -71,23 +70,14 @@ def _command_line(texts: Sequence[str | None]) -> tuple[str | None, list[str], s
     return texts[1], packages, options  # (-l LIB: the library installed into, not a package)
 
 
-def r_code_files(args: Sequence[str | None], cwd: str) -> list[str]:
-    """The R files ``R CMD INSTALL|build|check PKG`` runs: ``R/*.R`` (and ``tests/**.R`` for check)."""
+def r_packages_built(args: Sequence[str | None], cwd: str) -> list[tuple[str, str]]:
+    """(``INSTALL``/``build``/``check``, the package's folder) for each package ``R CMD …`` is given
+    (none when a word is only known at run time: the scripts' reading asks then)."""
     try:
         command, packages, _options = _command_line(args)
     except NotKnown:
         return []
-    found: list[str] = []
-    for package in packages if command else ():
-        folder = os.path.realpath(os.path.join(cwd, os.path.expanduser(package)))
-        subs = ["R"] + (["tests"] if command == "check" else [])
-        for sub in subs:
-            for here, dirs, files in os.walk(os.path.join(folder, sub)):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found += [os.path.join(here, f) for f in sorted(files) if f.endswith((".R", ".r"))]
-                if len(found) >= _MAX_FILES:
-                    return found[:_MAX_FILES]
-    return found
+    return [(command, os.path.realpath(os.path.join(cwd, os.path.expanduser(p)))) for p in packages] if command else []
 
 
-__all__ = ["R_PROGRAMS", "r_code_files", "r_package_scripts"]
+__all__ = ["R_PROGRAMS", "r_package_scripts", "r_packages_built"]

@@ -417,6 +417,11 @@ def ini_of(data: bytes) -> configparser.RawConfigParser:
     return parser
 
 
+def lines_of(data: bytes) -> list[str]:
+    """A text file's lines (for ``parsed_file``: a module-level function, so its result is kept)."""
+    return data.decode("utf-8", "replace").splitlines()
+
+
 def yaml_of(data: bytes) -> Any:
     """The YAML document ``data`` holds (``ValueError`` when it is not YAML)."""
     try:
@@ -532,5 +537,5 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
 
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "not_there",
-           "NotKnown", "parsed_file", "per_form", "shell_script",
+           "NotKnown", "lines_of", "parsed_file", "per_form", "shell_script",
            "templated", "toml_of", "yaml_of", "ini_of", "located", "nearest_files", "interpreter_name"]
