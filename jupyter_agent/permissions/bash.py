@@ -48,6 +48,7 @@ from .cargo_config import CARGOS, cargo_config_scripts
 from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
 from .cluster_tasks import CLUSTER_LAUNCHERS, cluster_scripts
 from .code_files import code_files, file_strings, may_run_code_files, notebook_strings
+from .code_imports import loaded_by_code, notebook_loaded
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .compose_services import COMPOSES, compose_scripts
 from .composer_scripts import COMPOSERS, composer_scripts
@@ -137,7 +138,7 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
         if rules.rule_programs or rules.rule_program_starts:  # python tool.py: subprocess.run(["rm", …])
-            _code_file_checks(analysis.commands, cwds, rules, verdict)
+            _code_file_checks(analysis.commands, cwds, rules, verdict, command)
         path_checks(analysis, cwds, scope, context, verdict)
         _line_change_checks(analysis, scope, verdict)  # shopt -s dotglob, GLOBIGNORE=x, hash -p
         runs = _argument_runs(analysis.commands)  # bear -- make: the Makefile's recipes may run
@@ -337,10 +338,12 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                         return
 
 
-def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: CompiledRules, v: Verdict) -> None:
+def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: CompiledRules, v: Verdict,
+                      line: str = "") -> None:
     """A string of a code file the line runs (``python tool.py``'s ``subprocess.run(["rm", "x"])``,
     ``invoke``'s ``tasks.py``: ``c.run("rm -rf build")``) that is a command a deny or ask rule
-    names asks, as such a string of ``python -c CODE`` does (``code_files.py``)."""
+    names asks, as such a string of ``python -c CODE`` does (``code_files.py``); so does one of a
+    project module Python code of the line imports (``python - <<'EOF'`` + ``import helpers``)."""
     # each file once (its forms /usr/bin/python3 x.py, python3 x.py and python x.py name one file)
     memo = v.memo if v.memo is not None else new_memo(v)
     folders = list(dict.fromkeys(cwds))
@@ -348,16 +351,65 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
     for info in commands:
         for form in info.forms:
             program = form[0].literal if form else None
-            if program is None or not may_run_code_files(program):
+            if program is not None and program.rpartition("/")[2].startswith(("python", "ipython")):
+                code = "\n".join(interpreter_codes(info, line))  # -c CODE, a heredoc, what is piped in
+                if "import" in code:
+                    files.update((path, cwd) for cwd in folders for path in loaded_by_code(code, cwd, memo))
+            # a program no table knows may be a console script of the project (mycli: pkg/cli.py)
+            if program is None or not (may_run_code_files(program) or (
+                    info.cd_kind is None and program not in _SHELL_BUILTINS and _may_run_arguments(program, form))):
                 continue
             key = ("code files", tuple(w.literal for w in form), *folders)  # a long line repeats commands
             if key not in memo:
                 memo[key] = [(path, cwd) for cwd in folders for path in code_files(form, cwd, memo)]
             files.update(cast("list[tuple[str, str]]", memo[key]))
     for path, cwd in files.items():
-        shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
-        if _rule_strings(file_strings(path), rules, v, f"a string of {shown}, which the line runs"):
+        found = code_file_reason(path, rules)
+        if found is not None:
+            shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
+            v.sticky.append(f"a string of {shown}, which the line runs{found}")
             return
+
+
+def _notebook_imports(path: str, shown: str, cwds: list[str], rules: CompiledRules, v: Verdict) -> None:
+    """A string of a project module a notebook's cells import (its kernel runs in the notebook's
+    folder, or the line's) that is a command a deny or ask rule names asks."""
+    memo: dict[tuple[object, ...], object] = {}
+    for cwd in dict.fromkeys(cwds):
+        for module in notebook_loaded(path, cwd, memo):
+            found = code_file_reason(module, rules)
+            if found is not None:
+                v.sticky.append(f"{shown} imports {os.path.relpath(module, cwd)}, a string of which{found}")
+                return
+
+
+# what the shell runs itself (no console script of a project is named so)
+_SHELL_BUILTINS = frozenset({"cd", "pushd", "popd", "export", "set", "unset", "source", ".", "alias", "true",
+                             "false", "echo", "printf", "test", "[", "[[", "exit", "return", "shift", "read",
+                             "local", "declare", "eval", "exec", "trap", "wait", "umask", "ulimit", "type",
+                             "command", "builtin", "hash", "let", "shopt", "times", "dirs", ":"})
+
+
+def code_file_reason(path: str, rules: CompiledRules) -> str | None:
+    """Why a string of the code file at ``path`` asks (the end of a sentence: `` may be shell code
+    a program runs, 'rm -rf x': …``) under ``rules``, or None: worked out once per version of the
+    file and rule set (a project's modules are read by many decisions)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    hits = rules.file_hits
+    key = (path, st.st_ino, st.st_mtime_ns, st.st_size)
+    if key not in hits:
+        if len(hits) >= _MAX_FILE_HITS:
+            hits.clear()
+        sub = Verdict()
+        _rule_strings(file_strings(path), rules, sub, "")
+        hits[key] = sub.sticky[0] if sub.sticky else None
+    return hits[key]
+
+
+_MAX_FILE_HITS = 4_096
 
 
 def _may_run_arguments(name: str, form: tuple[Word, ...]) -> bool:
@@ -682,10 +734,12 @@ def _checks_of_script(
         if rule_checked and cwd == cwds[0]:
             _rule_checks(inner.ruled, rules, sub, text)
         if not sub.deny and (rules.rule_programs or rules.rule_program_starts):  # "clean": "node clean.js"
-            _code_file_checks(inner.commands, inner_cwds, rules, sub)
-            if cwd == cwds[0] and script.path and script.path.lower().endswith((".ipynb", ".ipy", ".qmd", ".rmd")):
-                # the notebook's Python: os.system("rm x") in a cell nbconvert --execute runs
-                _rule_strings(notebook_strings(script.path), rules, sub, f"a string of {script.shown}'s code")
+            _code_file_checks(inner.commands, inner_cwds, rules, sub, text)
+            # the notebook's Python: os.system("rm x") in a cell nbconvert --execute runs, or in a
+            # module of the project a cell imports
+            if (cwd == cwds[0] and script.path and script.path.lower().endswith((".ipynb", ".ipy", ".qmd", ".rmd"))
+                    and not _rule_strings(notebook_strings(script.path), rules, sub, f"a string of {script.shown}'s code")):
+                _notebook_imports(script.path, script.shown, [*inner_cwds, os.path.dirname(script.path)], rules, sub)
         if not sub.deny:
             path_checks(inner, inner_cwds, scope, context, sub)
             _line_change_checks(inner, scope, sub)  # shopt -s dotglob in the script

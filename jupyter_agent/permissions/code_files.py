@@ -2,9 +2,10 @@
 (``python tool.py``, ``python -m tool`` from the folder or its ``src/``, ``node x.js``, ``ruby
 x.rb``; ``./tool.py`` or a file whose ``#!`` names an interpreter; ``uv run tool.py``), the source
 other runners run (``go run``, ``deno run``, ``tsx``, ``java Main.java`` …: ``SOURCE_RUNNERS``), the
-test files ``pytest`` is named and the ``conftest.py`` files it loads, the task files of runners
+test files ``pytest`` is named or collects and the ``conftest.py`` files it loads, the task files of runners
 whose tasks are code (``invoke``'s ``tasks.py``, ``nox``'s ``noxfile.py``, ``rake``'s ``Rakefile``
-…), and the build code of a project a command builds (``package_builds.py``).  A notebook's code
+…), the build code of a project a command builds (``package_builds.py``), and the project's
+code files those load (their imports, ``require("./lib")``: ``code_imports.py``).  A notebook's code
 cells are read by ``notebook_strings`` (``bash.py``, for the notebooks a line runs).
 
 What such code computes is not known, but a string of it that reads as a command line is what
@@ -19,12 +20,21 @@ import os
 from typing import cast
 
 from .bash_words import Word
+from .code_imports import loaded_files
 from .inline_code import code_literals, inline_code, is_interpreter
 from .notebook_runs import code_cells
-from .package_builds import BUILDERS, build_files, cmake_commands, conftests_below, heredoc_texts, xml_texts
+from .package_builds import (
+    BUILDERS,
+    build_files,
+    cmake_commands,
+    heredoc_texts,
+    pytest_files_below,
+    tree_files,
+    xml_texts,
+)
 from .paths import nearest_holding
 from .quarto_docs import chunk_sources
-from .script_files import interpreter_name, parsed_file
+from .script_files import ini_of, interpreter_name, parsed_file, toml_of
 
 # runner -> the files holding its tasks, in the folder it runs in (the first found)
 TASK_FILES: dict[str, tuple[str, ...]] = {
@@ -48,7 +58,9 @@ def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None) -> li
     """The code files (real paths) ``form`` runs from ``cwd`` whose strings may be commands: a
     script, a task file, or the build code of a project it builds (``package_builds.py``);
     ``memo``: what one decision found already (a long line runs pytest in the same folder often)."""
-    return _run_files(form, cwd, {} if memo is None else memo) + build_files(form, cwd)
+    memo = {} if memo is None else memo
+    files = _run_files(form, cwd, memo) + build_files(form, cwd)
+    return files + loaded_files(files, cwd, memo) if files else files
 
 
 def may_run_code_files(program: str) -> bool:
@@ -70,6 +82,8 @@ def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
             if os.path.isfile(path):
                 return [os.path.realpath(path)]
         return []
+    if name == "go" and len(form) > 1 and form[1].literal == "test":
+        return _go_test_files(form[2:], cwd)
     if name in SOURCE_RUNNERS:
         return _source_files(form, name, cwd)
     if name in ("pytest", "py.test"):
@@ -79,7 +93,7 @@ def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
         path = os.path.realpath(os.path.join(cwd, os.path.expanduser(program)))
         return [path] if os.path.isfile(path) and (name.endswith(_SCRIPT_SUFFIXES) or _interpreted(path)) else []
     if not interpreter:
-        return []
+        return _console_script(name, cwd, memo)
     if name.startswith("python") and len(form) > 2 and form[1].literal == "-m" and form[2].literal == "pytest":
         return _pytest_files(form[3:], cwd, memo)
     i = 1
@@ -157,6 +171,23 @@ def _source_files(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
     return []
 
 
+def _go_test_files(args: tuple[Word, ...], cwd: str) -> list[str]:
+    """The Go files ``go test`` builds and runs: of each local package it names (``./pkg``, ``.``,
+    ``./...`` and everything below), or of the package here; their ``_test.go`` files too."""
+    named = [w.literal for w in args if w.literal is not None and w.literal.startswith((".", "/"))]
+    found: list[str] = []
+    for text in named or ["."]:
+        below = text == "..." or text.endswith("/...")
+        folder = os.path.realpath(os.path.join(cwd, text[:-3] if below else text))
+        if not os.path.isdir(folder):
+            continue
+        if below:
+            found += tree_files(folder, (".go",))
+        else:
+            found += sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".go"))
+    return list(dict.fromkeys(found))[:_MAX_PACKAGE_FILES * 4]
+
+
 _NAMED = frozenset(TASK_FILES) | frozenset(SOURCE_RUNNERS) | BUILDERS | {"pytest", "py.test"}
 _SCRIPT_SUFFIXES = (".py", ".pyw", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".R", ".jl", ".lua")
 
@@ -175,17 +206,18 @@ def _interpreted(path: str) -> bool:
 
 def _pytest_files(args: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
     """What pytest runs of the project's code: the test files the line names (``pytest
-    tests/test_x.py::t``) and the ``conftest.py`` files it loads — of the folders above those
-    paths up to the project's, and below the paths it collects (here when it names none)."""
+    tests/test_x.py::t``) or that it collects below a folder it names (here when it names none),
+    and the ``conftest.py`` files it loads — of the folders above those paths up to the
+    project's, and below the paths it collects."""
     key = ("pytest-root", cwd)
     if key not in memo:
         memo[key] = nearest_holding(cwd, ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", ".git")) or cwd
     root = str(memo[key])
 
-    def conftests(folder: str) -> list[str]:
-        if ("conftests", folder) not in memo:
-            memo[("conftests", folder)] = conftests_below(folder)
-        return list(cast("list[str]", memo[("conftests", folder)]))
+    def collected(folder: str) -> list[str]:
+        if ("pytest files", folder) not in memo:
+            memo[("pytest files", folder)] = pytest_files_below(folder)
+        return list(cast("list[str]", memo[("pytest files", folder)]))
 
     files: list[str] = []
     folders: list[str] = []
@@ -199,10 +231,10 @@ def _pytest_files(args: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
             folders.append(os.path.dirname(path))
         elif os.path.isdir(path) and ("/" in text or text.startswith(".") or os.path.isdir(os.path.join(cwd, text))):
             folders.append(path)
-            files += conftests(path)
+            files += collected(path)
     if not folders:
         folders.append(cwd)
-        files += conftests(cwd)
+        files += collected(cwd)
     for folder in folders:  # the conftest.py files above each path, up to the project's folder
         while folder == root or folder.startswith(root + os.sep):
             conftest = os.path.join(folder, "conftest.py")
@@ -219,22 +251,115 @@ def _module_file(module: str | None, cwd: str) -> list[str]:
     project's ``src/`` (a src layout, installed editable: the project's own module)."""
     if not module or not all(part.isidentifier() for part in module.split(".")):
         return []
+    parts = module.split(".")
     for folder in (cwd, os.path.join(cwd, "src")):
-        base = os.path.join(folder, *module.split("."))
+        base = os.path.join(folder, *parts)
         for path in (base + ".py", os.path.join(base, "__main__.py")):
-            if os.path.isfile(path):
-                return [os.path.realpath(path)]
+            if os.path.isfile(path):  # and the packages' __init__.py on the way (pkg of pkg.tool)
+                inits = [os.path.join(folder, *parts[:i], "__init__.py") for i in range(1, len(parts) + 1)]
+                return [os.path.realpath(p) for p in (path, *inits) if os.path.isfile(p)]
     return []
+
+
+def _console_script(name: str, cwd: str, memo: Memo) -> list[str]:
+    """The module a console script of the project here runs (``mycli`` of ``[project.scripts]``
+    ``mycli = "pkg.cli:main"``, gui-scripts, ``[tool.poetry.scripts]``, setup.cfg's
+    ``console_scripts``), as installed from its folder or its ``src/``: that module's file and its
+    packages' ``__init__.py`` (its imports follow, ``code_imports.py``)."""
+    root = _python_project(cwd, memo)
+    if root is None:
+        return []
+    scripts: dict[str, str] = {}
+    for manifest, parse in (("setup.cfg", _setup_cfg_scripts), ("pyproject.toml", _pyproject_scripts)):
+        found, _why = parsed_file(os.path.join(root, manifest), parse)
+        scripts.update(found or {})
+    target = scripts.get(name, "").partition(":")[0].strip()
+    parts = target.split(".")
+    if not target or not all(part.isidentifier() for part in parts):
+        return []
+    for folder in (root, os.path.join(root, "src")):
+        base = os.path.join(folder, *parts)
+        inits = [os.path.join(folder, *parts[:i], "__init__.py") for i in range(1, len(parts) + 1)]
+        if os.path.isfile(base + ".py") or os.path.isfile(inits[-1]):
+            return [os.path.realpath(p) for p in (base + ".py", *inits) if os.path.isfile(p)]
+    return []
+
+
+def _python_project(folder: str, memo: Memo) -> str | None:
+    """The nearest folder from ``folder`` upwards with a ``pyproject.toml`` or ``setup.cfg``.  Kept
+    between decisions while the folders walked keep their times (a file made in one changes it):
+    most lines name a program no table knows, and the walk would cost each a dozen lookups."""
+    key = ("python project", folder)
+    if key in memo:
+        return cast("str | None", memo[key])
+    kept = _PROJECTS.get(folder)
+    if kept is None or not all(_mtime(d) == t for d, t in kept[1]):
+        walked: list[tuple[str, int]] = []
+        here: str | None = folder
+        while here is not None:
+            walked.append((here, _mtime(here)))
+            if any(os.path.lexists(os.path.join(here, name)) for name in ("pyproject.toml", "setup.cfg")):
+                break
+            parent = os.path.dirname(here)
+            here = None if parent == here else parent
+        if len(_PROJECTS) >= 256:
+            _PROJECTS.clear()
+        kept = _PROJECTS[folder] = (here, tuple(walked))
+    memo[key] = kept[0]
+    return kept[0]
+
+
+_PROJECTS: dict[str, tuple[str | None, tuple[tuple[str, int], ...]]] = {}
+
+
+def _mtime(folder: str) -> int:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def _pyproject_scripts(data: bytes) -> dict[str, str]:
+    table = toml_of(data)
+    found: dict[str, str] = {}
+    project, tool = table.get("project"), table.get("tool")
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
+    for scripts in ((project or {}).get("scripts") if isinstance(project, dict) else None,
+                    (project or {}).get("gui-scripts") if isinstance(project, dict) else None,
+                    poetry.get("scripts") if isinstance(poetry, dict) else None):
+        for script, target in (scripts or {}).items() if isinstance(scripts, dict) else ():
+            if isinstance(target, dict):  # poetry's {callable = "pkg.cli:main"} or {reference = …}
+                target = target.get("callable") or target.get("reference")
+            if isinstance(target, str):
+                found[str(script)] = target
+    return found
+
+
+def _setup_cfg_scripts(data: bytes) -> dict[str, str]:
+    ini = ini_of(data)
+    found: dict[str, str] = {}
+    for kind in ("console_scripts", "gui_scripts"):
+        text = ini.get("options.entry_points", kind, fallback="") if ini.has_section("options.entry_points") else ""
+        for line in text.splitlines():
+            script, equals, target = line.partition("=")
+            if equals and script.strip():
+                found[script.strip()] = target.strip()
+    return found
 
 
 def file_strings(path: str) -> tuple[str, ...]:
     """The strings of the code file at ``path`` that may be command lines (none when it cannot be
-    read): its string literals, and a CMake file's ``COMMAND`` lines, an XML file's texts."""
+    read): its string literals, and a CMake file's ``COMMAND`` lines, an XML file's texts; a shell
+    script's whole text, a notebook's code cells' strings."""
     name = os.path.basename(path)
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         parse = _cmake_strings
     elif name.endswith((".tf", ".hcl", ".tofu")):
         parse = _hcl_strings
+    elif name.endswith((".sh", ".bash")):  # a shell script code names (subprocess.run(["sh", "x.sh"])): its text
+        parse = _shell_text
+    elif name.endswith(".ipynb"):  # a notebook code names: its code cells, not its prose or outputs
+        parse = _notebook_strings
     else:
         parse = _xml_strings if name.endswith(".xml") else _strings
     strings, _why = parsed_file(path, parse)
@@ -257,6 +382,10 @@ def notebook_strings(path: str) -> tuple[str, ...]:
         return file_strings(path)
     strings, _why = parsed_file(path, _notebook_strings)
     return strings or ()
+
+
+def _shell_text(data: bytes) -> tuple[str, ...]:
+    return () if b"\x00" in data else (data.decode("utf-8", "replace"),)
 
 
 def _chunk_strings(data: bytes) -> tuple[str, ...]:

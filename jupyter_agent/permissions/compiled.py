@@ -71,6 +71,9 @@ class CompiledRules:
     # of such words (``rm`` of ``Bash(rm*)``): bash._argument_commands looks for them
     rule_programs: frozenset[str] = frozenset()
     rule_program_starts: tuple[str, ...] = ()
+    # a code file's version (path, inode, time, size) -> what of its strings the deny or ask rules
+    # name (bash._code_file_checks: a project's modules are read by many decisions), or None
+    file_hits: dict[tuple[str, int, int, int], str | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.bash_deny, self.bash_ask, self.bash_allow = self.bash("deny"), self.bash("ask"), self.bash("allow")

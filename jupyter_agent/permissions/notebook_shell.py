@@ -46,7 +46,7 @@ import shutil
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
@@ -54,6 +54,9 @@ from .bash_words import run_time_word
 from .script_files import POSIX_SHELLS, interpreter_name, templated
 from .shell_invocation import shell_call
 from .verdicts import is_sticky, new_ask
+
+if TYPE_CHECKING:
+    from .compiled import CompiledRules
 
 RUN_TIME = run_time_word("PYTHON_VALUE")  # a word only known at run time (a Python value)
 UNKNOWN_CODE = '"${IPYTHON_CODE}"'  # a command only known at run time (code this module cannot read)
@@ -557,10 +560,12 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
     from .inline_code import code_literals
     from .verdicts import RULE, SAFETY, sticky_ask
 
-    scope = compiled_rules(context.permission_context).scope_of(context.cwd)
+    rules = compiled_rules(context.permission_context)
+    scope = rules.scope_of(context.cwd)
     guarded = scope if scope.read_deny or scope.edit_rules else None
     folders = list(dict.fromkeys(os.path.realpath(folder) for folder in cwds))
     v = Verdict()
+    memo: dict[tuple[object, ...], object] = {}
     for cell_id, source in cells:
         literals = code_literals([source], bare=False)  # Python: a command runs from a string
         for folder in folders if literals else ():
@@ -571,9 +576,26 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
         # os.system("rm -rf x"), subprocess.run(["rm", "x"]): a command a deny or ask rule names
         why = string_command_reason(code_literals([source], bare=False, words=False), context,
                                     f"a string of cell {cell_id}'s code") if literals else None
+        if why is None and (rules.rule_programs or rules.rule_program_starts):
+            why = _imported_reason(source, folders, rules, memo)  # import helpers: helpers.py's strings
         if why is not None:
             return sticky_ask(f"Cell {cell_id}'s code {why}; approve it only if you have read the cell.",
                               RULE, f"cell {cell_id}: {why}")
+    return None
+
+
+def _imported_reason(source: str, folders: list[str], rules: CompiledRules,
+                     memo: dict[tuple[object, ...], object]) -> str | None:
+    """Why a string of a project module the cell imports (from the kernel's folders) asks."""
+    from .bash import code_file_reason
+    from .code_imports import loaded_by_code
+
+    for folder in folders:
+        for path in loaded_by_code(source, folder, memo):
+            found = code_file_reason(path, rules)
+            if found is not None:
+                shown = os.path.relpath(path, folder) if path.startswith(folder + os.sep) else path
+                return f"imports {shown}, a string of which{found}"
     return None
 
 

@@ -436,11 +436,32 @@ def _cargo(args: Args, cwd: str) -> list[str]:
         return []  # a crate from crates.io
     else:
         root = nearest_holding(cwd, ("Cargo.toml",))
-    return cargo_build_scripts(root) if root else []
+    if not root:
+        return []
+    if words[0][1] not in _CARGO_RUNS:
+        return cargo_build_scripts(root)
+    # what it runs is the crate's own code: its sources, tests, examples and benches
+    sources = [f for folder in _cargo_packages(root) for f in _tree(folder, (), (".rs",))]
+    return list(dict.fromkeys([*cargo_build_scripts(root), *sources[:_MAX_FILES]]))
+
+
+# the subcommands that run the crate's code (its program, tests or benches), not only build it
+_CARGO_RUNS = frozenset({"run", "r", "test", "t", "bench", "miri", "llvm-cov", "nextest", "tarpaulin", "watch"})
 
 
 def cargo_build_scripts(root: str) -> list[str]:
     """The build scripts of the package (and workspace members) whose ``Cargo.toml`` is in ``root``."""
+    found: list[str] = []
+    for folder in _cargo_packages(root):
+        table, _why = parsed_file(os.path.join(folder, "Cargo.toml"), toml_of)
+        script = _get(table, "package").get("build", "build.rs")
+        if isinstance(script, str) and os.path.isfile(os.path.join(folder, script)):
+            found.append(os.path.realpath(os.path.join(folder, script)))
+    return found
+
+
+def _cargo_packages(root: str) -> list[str]:
+    """The folders of the package whose ``Cargo.toml`` is in ``root`` and of its workspace's members."""
     found: list[str] = []
     todo, seen = [root], set[str]()
     while todo and len(seen) < _MAX_FILES:
@@ -451,9 +472,7 @@ def cargo_build_scripts(root: str) -> list[str]:
         table, _why = parsed_file(os.path.join(folder, "Cargo.toml"), toml_of)
         if not isinstance(table, dict):
             continue
-        script = _get(table, "package").get("build", "build.rs")
-        if isinstance(script, str) and os.path.isfile(os.path.join(folder, script)):
-            found.append(os.path.realpath(os.path.join(folder, script)))
+        found.append(folder)
         members = _get(table, "workspace").get("members")
         for member in members if isinstance(members, list) else ():
             if isinstance(member, str):
@@ -597,23 +616,32 @@ def _meson(args: Args, cwd: str) -> list[str]:
     return _tree(folder, ("meson.build",), ()) if os.path.isfile(os.path.join(folder, "meson.build")) else []
 
 
-def conftests_below(folder: str) -> list[str]:
-    """The ``conftest.py`` files in ``folder`` and below (as pytest collects them)."""
-    return _tree(folder, ("conftest.py",), ())
+def tree_files(folder: str, suffixes: tuple[str, ...]) -> list[str]:
+    """The files of ``suffixes`` in ``folder`` and below (bounded, not in hidden or output folders)."""
+    return _tree(folder, (), suffixes)
+
+
+def pytest_files_below(folder: str) -> list[str]:
+    """The ``conftest.py`` files and test modules (``test_*.py``, ``*_test.py``: pytest's default
+    ``python_files``) in ``folder`` and below, as pytest collects them: each is imported."""
+    return _tree(folder, ("conftest.py",), ("_test.py",), prefix=("test_", ".py"))
 
 
 _MAX_FOLDERS = 2_000  # looked into by one walk
 
 
-def _tree(root: str, names: tuple[str, ...], suffixes: tuple[str, ...], skip_builds: bool = True) -> list[str]:
-    """The files of ``names`` (or ``suffixes``) in ``root`` and below, at most ``_MAX_FILES``:
-    not in hidden folders, dependency or output folders, nor (``skip_builds``) a CMake build folder."""
+def _tree(root: str, names: tuple[str, ...], suffixes: tuple[str, ...], skip_builds: bool = True,
+          prefix: tuple[str, str] = ("/", "")) -> list[str]:
+    """The files of ``names`` (or ``suffixes``, or ``prefix``: its beginning and end) in ``root`` and
+    below, at most ``_MAX_FILES``: not in hidden folders, dependency or output folders, nor
+    (``skip_builds``) a CMake build folder."""
     found: list[str] = []
     for walked, (folder, subdirs, files) in enumerate(os.walk(root)):
         subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in _SKIP_DIRS
                             and not (skip_builds and os.path.isfile(os.path.join(folder, d, "CMakeCache.txt"))))
         found += [os.path.realpath(os.path.join(folder, name)) for name in sorted(files)
-                  if name in names or (suffixes and name.endswith(suffixes))]
+                  if name in names or (suffixes and name.endswith(suffixes))
+                  or (name.startswith(prefix[0]) and name.endswith(prefix[1]))]
         if len(found) >= _MAX_FILES or walked >= _MAX_FOLDERS:
             break
     return found[:_MAX_FILES]
@@ -880,5 +908,5 @@ _CMAKE_KEYWORD = re.compile(r"[A-Z][A-Z_]{2,}")
 _XML_TEXT = re.compile(r">([^<>]{1,4096})<")
 _HEREDOC = re.compile(r"<<-?([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n(.{0,8192}?)\n[ \t]*\1\b", re.DOTALL)
 
-__all__ = ["BUILDERS", "build_files", "cargo_build_scripts", "conftests_below", "heredoc_texts", "cmake_commands", "cmake_tree", "project_with_sources",
+__all__ = ["BUILDERS", "build_files", "cargo_build_scripts", "heredoc_texts", "cmake_commands", "cmake_tree", "project_with_sources", "pytest_files_below", "tree_files",
            "python_project", "xml_texts"]

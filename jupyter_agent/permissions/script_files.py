@@ -394,7 +394,7 @@ def parsed_file(path: str, parse: Callable[[bytes], Any], limit: int = MAX_BYTES
     return _parsed_file(path, st.st_ino, st.st_mtime_ns, st.st_size, parse, limit)
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=1024)
 def _parsed_file(path: str, _ino: int, _mtime: int, _size: int, parse: Callable[[bytes], Any],
                  limit: int) -> tuple[Any, str]:
     data, why = read_bounded(path, limit)

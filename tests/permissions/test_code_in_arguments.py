@@ -167,6 +167,8 @@ FILE_ROWS = [
     ("go run main.go", "ask"), ("go run -race .", "ask"), ("go run ./cmd/app --port 1", "ask"),
     ("deno run -A x.ts", "ask"), ("deno x.ts", "ask"), ("tsx watch x.ts", "ask"), ("npx ts-node x.ts", "ask"),
     ("java -cp lib Main.java", "ask"), ("elixir wipe.exs", "ask"), ("swift wipe.swift", "ask"),
+    ("go test", "ask"), ("go test -run TestX ./pkg/lib", "ask"), ("go test ./...", "ask"),
+    ("go test ./cmd/quiet", "allow"), ("go vet ./...", "allow"),
     ("go build .", "allow"), ("go run ./cmd/quiet", "allow"), ("go run example.com/tool@latest", "allow"),
     ("deno fmt x.ts", "allow"), ("deno run quiet.ts", "allow"), ("java -jar app.jar", "allow"),
 ]
@@ -185,6 +187,7 @@ async def test_strings_of_the_code_files_a_line_runs(world, command, expected):
     sources = {"main.go": 'package main\nimport "os/exec"\nfunc main() { exec.Command("rm", "-rf", "x").Run() }\n',
                "cmd/app/app.go": 'package main\nfunc main() { run(`rm -rf build`) }\n',
                "cmd/app/app_test.go": "", "cmd/quiet/q.go": 'package main\nfunc main() { println("hi") }\n',
+               "pkg/lib/lib_test.go": 'package lib\nfunc TestX(t *testing.T) { run("rm -rf cache") }\n',
                "x.ts": 'import { execSync } from "node:child_process";\nexecSync("rm -rf x");\n',
                "quiet.ts": 'console.log("to rm a file use rm");\n',
                "Main.java": 'class Main { public static void main(String[] a) throws Exception {\n'
@@ -231,7 +234,8 @@ PYTEST_ROWS = [
     ("pytest tests/test_wipe.py", "ask"), ("pytest -q tests/test_wipe.py::test_it", "ask"),
     (f"{PY} -m pytest tests/test_wipe.py", "ask"), ("pytest plugins", "ask"), ("pytest", "ask"),
     ("cd plugins/deep && pytest", "ask"),  # the conftest.py above
-    ("pytest tests/test_ok.py", "allow"), ("pytest tests", "allow"), ("pytest -k wipe tests", "allow"),
+    ("pytest tests", "ask"), ("pytest -k wipe tests", "ask"),  # the test files it collects there
+    ("pytest tests/test_ok.py", "allow"), ("pytest docs", "allow"),
 ]
 
 
@@ -240,7 +244,8 @@ async def test_what_pytest_runs_of_the_project(world, command, expected):
     for name, text in {"tests/test_wipe.py": 'import subprocess\ndef test_it():\n    subprocess.run(["rm", "-rf", "b"])\n',
                        "tests/test_ok.py": "def test_ok():\n    assert 1\n",
                        "plugins/conftest.py": 'import os\nos.system("rm -rf cache")\n',
-                       "plugins/deep/test_x.py": "def test_x():\n    pass\n"}.items():
+                       "plugins/deep/test_x.py": "def test_x():\n    pass\n",
+                       "docs/conf_helper.py": 'import os\nos.system("rm -rf cache")\n'}.items():
         (world.project / name).parent.mkdir(parents=True, exist_ok=True)
         (world.project / name).write_text(text)
     (world.project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")

@@ -302,6 +302,9 @@ PYTHON_ROWS = [
     ("jupyter execute strings.ipynb", "ask"), ("ipython strings.ipynb", "ask"), ("ipython strings.ipy", "ask"),
     ("jupyter nbconvert --to html strings.ipynb", "allow"),  # converting runs nothing
     ("jupyter execute prose.ipynb", "allow"),  # markdown and prose strings are not commands
+    # a module of the project a cell imports (the kernel runs in the notebook's folder)
+    ("jupyter execute imports.ipynb", "ask"), ("papermill nb/deep.ipynb out.ipynb", "ask"),
+    ("ipython imports.ipy", "ask"), ("jupyter nbconvert --to html imports.ipynb", "allow"),
 ]
 
 
@@ -315,9 +318,17 @@ async def test_the_python_strings_of_a_notebook_a_line_runs(tmp_path, monkeypatc
     nb.cells.insert(0, nbformat.v4.new_markdown_cell("rm -rf build"))
     nbformat.write(nb, proj / "prose.ipynb")
     (proj / "strings.ipy").write_text('import os\nos.system("rm -rf build")\n')
+    (proj / "helpers.py").write_text('import subprocess\n\ndef clean():\n    subprocess.run(["rm", "-rf", "b"])\n')
+    _notebook(proj / "imports.ipynb", "x = 1", "import helpers\nhelpers.clean()")
+    (proj / "imports.ipy").write_text("from helpers import clean\n")
+    (proj / "nb").mkdir()
+    (proj / "nb" / "local.py").write_text('import os\nos.system("rm -rf out")\n')
+    _notebook(proj / "nb" / "deep.ipynb", "import local")
     ctx = make_ctx(proj, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
     verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
+    if expected == "ask" and "imports" in command or "deep" in command:
+        assert "imports " in verdict.message and ".py, a string of which" in verdict.message, verdict.message
 
 
 def test_a_string_of_a_cell_notebook_execute_runs_that_is_a_ruled_command_asks(tmp_path):
@@ -332,6 +343,28 @@ def test_a_string_of_a_cell_notebook_execute_runs_that_is_a_ruled_command_asks(t
     assert cells_strings_check([("c2", 'print("to rm a file use rm")')], ctx, [tmp_path]) is None
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
     assert cells_strings_check([("py1", 'import os\nos.system("rm -rf build")')], ctx, [tmp_path]) is None
+
+
+def test_a_project_module_a_cell_imports_has_its_strings_read(tmp_path):
+    """A cell NotebookExecute runs that imports a module of the kernel's folder (``import
+    helpers``, ``from pkg import jobs``): the module's ``os.system("rm -rf build")`` asks under
+    ``Bash(rm:*)``, as its own string does (before: ran unasked in bypassPermissions)."""
+    from jupyter_agent.permissions.notebook_shell import cells_strings_check
+
+    (tmp_path / "helpers.py").write_text('import os\n\ndef clean():\n    os.system("rm -rf build")\n')
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "jobs.py").write_text("from helpers import clean\n")
+    (tmp_path / "calm.py").write_text('print("to rm a file use rm")\n')
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    for code in ("import helpers\nhelpers.clean()", "from pkg import jobs", "import os, pkg.jobs"):
+        verdict = cells_strings_check([("c1", "x = 1"), ("c2", code)], ctx, [tmp_path])
+        assert verdict is not None and verdict_name(verdict) == "ask", (code, verdict)
+        assert "Cell c2's code imports" in verdict.message and "helpers.py" in verdict.message, verdict.message
+    assert cells_strings_check([("c1", "import calm, os, json")], ctx, [tmp_path]) is None
+    assert cells_strings_check([("c1", "import helpers")], ctx, [tmp_path / "pkg"]) is None  # not on its path
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    assert cells_strings_check([("c1", "import helpers")], ctx, [tmp_path]) is None  # no rule names a program
 
 
 @pytest.mark.parametrize(("command", "expected"), [

@@ -113,6 +113,14 @@ ROWS = [
     ({"Cargo.toml": CARGO, "build.rs": BUILD_RS}, "cargo fmt", "allow"),
     ({"Cargo.toml": CARGO + "build = false\n", "build.rs": BUILD_RS}, "cargo build", "allow"),
     ({"Cargo.toml": CARGO, "build.rs": BUILD_RS}, "cargo install ripgrep", "allow"),
+    # cargo run|test|bench …: the crate's own code runs (its sources, tests, examples), not only built
+    ({"Cargo.toml": CARGO, "src/main.rs": BUILD_RS}, "cargo run --release", "ask"),
+    ({"Cargo.toml": CARGO, "src/lib.rs": "", "tests/it.rs": BUILD_RS}, "cargo test", "ask"),
+    ({"Cargo.toml": WORKSPACE, "crates/a/Cargo.toml": CARGO, "crates/a/src/lib.rs": BUILD_RS}, "cargo nextest run",
+     "ask"),
+    ({"Cargo.toml": CARGO, "src/main.rs": BUILD_RS}, "cargo build", "allow"),
+    ({"Cargo.toml": CARGO, "src/main.rs": "fn main() {}\n", "target/debug/build/gen.rs": BUILD_RS}, "cargo run",
+     "allow"),
     # JVM builds, Elixir, Clojure, Tilt
     ({"build.gradle": GRADLE}, "gradle build", "ask"), ({"build.gradle": GRADLE}, "./gradlew test", "ask"),
     ({"settings.gradle": "", "app/build.gradle.kts": GRADLE}, "gradle build", "ask"),

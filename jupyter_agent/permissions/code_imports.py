@@ -1,0 +1,271 @@
+"""The project's own code files a code file loads, whose strings count as its own: what
+``python tool.py`` runs is also the modules ``tool.py`` imports from the project (``import
+helpers``, ``from pkg.clean import run``, ``from . import jobs``, ``importlib.import_module("x")``),
+what ``node x.js`` runs is also what it requires (``require("./lib")``, ``import … from
+"./lib.js"``), and a code file a file names in a string may run as well (``runpy.run_path("y.py")``,
+``subprocess.run(["python", "y.py"])``, ``source("x.R")``, Ruby's ``require_relative "lib/x"``).
+``code_files.py`` adds them to the files a command runs, and ``bash.py`` holds their strings to the
+deny and ask rules: a helper module's ``os.system("rm -rf x")`` asks as the script's would.
+
+Only the project's files are followed: a module is looked for in the script's folder (Python's
+``sys.path[0]``), the folder the line runs in and its ``src/`` (``python -m``, pytest's rootdir, an
+editable install), a relative import in its package; the standard library and installed packages
+are not (site-packages is none of those folders).  A module the file shadows (a local ``os.py``) is
+found first, as Python finds it.  Each file's imports are read once per version of it
+(``parsed_file``); at most ``MAX_FILES`` files are followed from one command's files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import sys
+from typing import cast
+
+from .inline_code import code_literals
+from .notebook_runs import code_cells
+from .script_files import parsed_file
+
+MAX_FILES = 300
+_PYTHON = (".py", ".pyw")
+_JS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
+# the files whose strings code_files reads as code, when a file names one
+CODE_SUFFIXES = (*_PYTHON, *_JS, ".rb", ".pl", ".pm", ".php", ".R", ".r", ".jl", ".lua", ".ipynb", ".sh", ".bash")
+_PYTHON_NAMES = frozenset({"SConstruct", "Sconstruct", "sconstruct", "wscript", "dodo.py"})
+_MAX_NAMED = 200  # strings of one file tried as file names
+_NAME = re.compile(r"[\w.][\w./-]*")
+
+# one reference a file makes: (level, module, names) for a Python import (level: its leading
+# dots), or (-1, text, ()) for a string that may name a code file
+Ref = tuple[int, str, tuple[str, ...]]
+
+
+def loaded_files(files: list[str], cwd: str, memo: dict[tuple[object, ...], object] | None = None) -> list[str]:
+    """The project's code files ``files`` (real paths, run from ``cwd``) load, directly or through
+    each other, that exist (real paths; not ``files`` themselves), at most ``MAX_FILES``;
+    ``memo``: what this decision found already (the folders listed, each file's references)."""
+    memo = {} if memo is None else memo
+    folders = memo.get(("folders",))
+    if not isinstance(folders, _Folders):
+        folders = memo[("folders",)] = _Folders()
+    roots = tuple(dict.fromkeys([*(os.path.dirname(f) for f in files if _is_python(f)), cwd,
+                                 os.path.join(cwd, "src")]))
+    seen = dict.fromkeys(files)
+    queue = list(files)
+    for path in queue:
+        key = ("references", path, roots, cwd)
+        if key not in memo:
+            memo[key] = _references(path, roots, cwd, folders)
+        for found in cast("list[str]", memo[key]):
+            if found not in seen and len(seen) < MAX_FILES + len(files):
+                seen[found] = None
+                queue.append(found)
+    return list(seen)[len(files):]
+
+
+class _Folders:
+    """What one decision found of the paths an import may be (a file, a folder or nothing; its real
+    path when it is a link): a project's files import the same names again and again."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, tuple[int, str]] = {}
+        self.imports: dict[tuple[Ref, tuple[str, ...]], list[str]] = {}  # what an absolute import found
+
+    def _kind(self, path: str) -> tuple[int, str]:
+        """(0 nothing, 1 a file, 2 a folder; the real path) of ``path`` in a real folder."""
+        kind = self._kinds.get(path)
+        if kind is None:
+            try:
+                mode = os.lstat(path).st_mode
+                real = path
+                if stat.S_ISLNK(mode):
+                    real = os.path.realpath(path)
+                    mode = os.stat(real).st_mode
+                kind = (1 if stat.S_ISREG(mode) else 2 if stat.S_ISDIR(mode) else 0, real)
+            except OSError:
+                kind = (0, path)
+            self._kinds[path] = kind
+        return kind
+
+    def file(self, folder: str, name: str) -> str | None:
+        """The real path of the file ``name`` in the real folder ``folder``, if there is one."""
+        kind, real = self._kind(os.path.join(folder, name))
+        return real if kind == 1 else None
+
+    def folder(self, folder: str, name: str) -> str | None:
+        kind, real = self._kind(os.path.join(folder, name))
+        return real if kind == 2 else None
+
+
+def _is_python(path: str) -> bool:
+    name = os.path.basename(path)
+    return name.endswith(_PYTHON) or name in _PYTHON_NAMES
+
+
+def loaded_by_code(code: str, cwd: str, memo: dict[tuple[object, ...], object] | None = None) -> list[str]:
+    """The project's code files Python ``code`` run in ``cwd`` loads (a notebook cell's ``import
+    helpers``: the kernel's folder is on its path), directly or through each other."""
+    return _loaded_by_refs(_python_refs(code.encode("utf-8", "replace")), cwd, {} if memo is None else memo)
+
+
+def notebook_loaded(path: str, cwd: str, memo: dict[tuple[object, ...], object] | None = None) -> list[str]:
+    """The project's code files the code cells of the notebook at ``path`` (or an IPython file's
+    code) load when its kernel runs in ``cwd``."""
+    refs, _why = parsed_file(path, _python_refs if path.endswith(".ipy") else _notebook_refs)
+    return _loaded_by_refs(refs or (), cwd, {} if memo is None else memo)
+
+
+def _notebook_refs(data: bytes) -> tuple[Ref, ...]:
+    cells = code_cells(data)
+    return _python_refs("\n".join(cells[1]).encode("utf-8", "replace")) if cells else ()
+
+
+def _loaded_by_refs(refs: tuple[Ref, ...], cwd: str, memo: dict[tuple[object, ...], object]) -> list[str]:
+    folders = memo.get(("folders",))
+    if not isinstance(folders, _Folders):
+        folders = memo[("folders",)] = _Folders()
+    roots = (cwd, os.path.join(cwd, "src"))  # (a path through a link finds the same files)
+    direct = _resolved(refs, os.path.join(cwd, "<code>"), roots, cwd, folders)
+    return direct + [f for f in loaded_files(direct, cwd, memo) if f not in direct] if direct else []
+
+
+def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) -> list[str]:
+    """The files (real paths) ``path`` loads or names that exist."""
+    if _is_python(path):
+        refs, _why = parsed_file(path, _python_refs)
+    elif path.endswith(".ipynb"):
+        return []  # a notebook's cells are read by code_files.notebook_strings where it is run
+    else:
+        refs, _why = parsed_file(path, _named_refs)
+    return _resolved(refs or (), path, roots, cwd, folders)
+
+
+def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) -> list[str]:
+    found: list[str] = []
+    for ref in refs:
+        if ref[0] < 0:
+            found += _named(ref[1], path, cwd)
+        elif ref[0] > 0:
+            found += _modules(ref, path, roots, folders)
+        else:  # an absolute import: the same from every file (``import os`` in each)
+            key = (ref, roots)
+            if key not in folders.imports:
+                folders.imports[key] = _modules(ref, path, roots, folders)
+            found += folders.imports[key]
+    return list(dict.fromkeys(found))
+
+
+def _named(text: str, path: str, cwd: str) -> list[str]:
+    """The code files (real paths) a string of the file at ``path`` may name: as a path from its
+    folder or from ``cwd``; a JavaScript file's relative specifier (``./lib``) with the suffixes
+    Node and bundlers try, a Ruby file's ``lib/x`` as ``lib/x.rb``."""
+    folder = os.path.dirname(path)
+    found = []
+    for base in dict.fromkeys((folder, cwd)):
+        candidate = os.path.join(base, text)
+        if text.endswith(CODE_SUFFIXES):
+            tries = [candidate]
+        elif path.endswith(_JS) and text.startswith(("./", "../")):
+            tries = [candidate + s for s in (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx")]
+            tries += [os.path.join(candidate, "index" + s) for s in (".js", ".ts")]
+        elif path.endswith(".rb") and _NAME.fullmatch(text):
+            tries = [candidate + ".rb"]
+        else:
+            tries = []
+        found += [os.path.realpath(t) for t in tries if os.path.isfile(t)][:1]
+    return found
+
+
+def _modules(ref: Ref, path: str, roots: tuple[str, ...], folders: _Folders) -> list[str]:
+    """The files of the project an import runs: each package's ``__init__.py`` on the way and the
+    module's file (a package before a module of the same name, a folder with no ``__init__.py``
+    last, as Python's finder does), and the submodules ``from pkg import a, b`` names."""
+    level, module, names = ref
+    parts = module.split(".") if module else []
+    if not all(p.isidentifier() for p in parts) or (not level and parts[0] in sys.builtin_module_names):
+        return []  # (a module built into Python is found before any file: import sys)
+    if level:
+        package = path
+        for _ in range(level):
+            package = os.path.dirname(package)
+        searched: tuple[str, ...] = (package,)
+    else:
+        searched = roots
+    for root in searched:
+        found: list[str] = []
+        folder: str | None = root
+        for i, part in enumerate(parts):
+            here = str(folder)
+            sub = folders.folder(here, part)
+            init = folders.file(sub, "__init__.py") if sub else None
+            if init:
+                found.append(init)
+                folder = sub
+                continue
+            module_file = folders.file(here, part + ".py")
+            if module_file:
+                found.append(module_file)
+                folder = None  # a module: nothing below it
+                break
+            if sub is None:
+                folder = None if i else root
+                break
+            folder = sub  # a namespace package
+        if not found and folder == root and parts:
+            continue  # not in this root: the next one (sys.path's order)
+        if folder is not None:
+            for name in names:
+                sub = folders.folder(folder, name) if name.isidentifier() else None
+                candidate = (folders.file(sub, "__init__.py") if sub else None) or folders.file(folder, name + ".py")
+                if name.isidentifier() and candidate:
+                    found.append(candidate)
+        return found
+    return []
+
+
+def _python_refs(data: bytes) -> tuple[Ref, ...]:
+    """A Python file's imports (its ``import`` and ``from … import`` statements, at a line's start
+    or after a ``;``, and ``import_module("x")``/``__import__("x")`` of a literal name) and its
+    strings that may name a code file.  Read as text, not parsed: one pass, and a file the
+    running Python cannot parse (a newer syntax, Python 2) is read all the same; an import
+    spelled inside a string is followed too (reading more, never less)."""
+    if b"\x00" in data:
+        return ()
+    text = data.decode("utf-8", "replace")
+    refs: list[Ref] = []
+    for match in _IMPORT.finditer(text):
+        if match.group(1) is not None:  # import a.b as c, d
+            refs += [(0, name.split()[0], ()) for name in match.group(1).split(",") if name.strip()]
+        else:  # from .a import (b, c)
+            names = _COMMENT.sub("", match.group(4)).strip("()").replace("\\\n", " ").split(",")
+            refs.append((len(match.group(2)), match.group(3), tuple(n.split()[0] for n in names if n.strip())))
+    for match in _IMPORT_CALL.finditer(text):
+        value = match.group(1)
+        refs.append((len(value) - len(value.lstrip(".")), value.lstrip("."), ()))
+    if any(suffix in text for suffix in CODE_SUFFIXES):  # a string's words: os.system("bash clean.sh")
+        refs += [(-1, t, ()) for t in code_literals([text], bare=False) if _names_code(t)]
+    return tuple(dict.fromkeys(refs))
+
+
+_IMPORT = re.compile(r"(?:^|;)[ \t]*(?:import[ \t]+([\w., \t]+)|from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+"
+                     r"(\([^)]*\)|(?:\\\n|[^\n#;])*))", re.MULTILINE)
+_IMPORT_CALL = re.compile(r"\b(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
+_COMMENT = re.compile(r"#[^\n]*")
+
+
+def _names_code(text: str) -> bool:
+    return len(text) <= 200 and text.endswith(CODE_SUFFIXES) and not any(c in text for c in " \t\n\0")
+
+
+def _named_refs(data: bytes) -> tuple[Ref, ...]:
+    """Another language's strings that may name a code file it loads (a relative specifier, a
+    file with a code suffix, a bare name Ruby's ``require_relative`` takes)."""
+    if b"\x00" in data:
+        return ()
+    literals = code_literals([data.decode("utf-8", "replace")], bare=False)  # (words too: system("sh x.sh"))
+    names = [t for t in literals if len(t) <= 200 and _NAME.fullmatch(t)]
+    return tuple((-1, t, ()) for t in names[:_MAX_NAMED])
+
+
+__all__ = ["CODE_SUFFIXES", "MAX_FILES", "loaded_by_code", "loaded_files", "notebook_loaded"]
