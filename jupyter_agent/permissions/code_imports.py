@@ -234,7 +234,7 @@ def _python_refs(data: bytes) -> tuple[Ref, ...]:
         return ()
     text = data.decode("utf-8", "replace")
     refs: list[Ref] = []
-    for match in _IMPORT.finditer(text):
+    for match in _import_statements(text):
         if match.group(1) is not None:  # import a.b as c, d
             refs += [(0, name.split()[0], ()) for name in match.group(1).split(",") if name.strip()]
         else:  # from .a import (b, c)
@@ -243,19 +243,57 @@ def _python_refs(data: bytes) -> tuple[Ref, ...]:
     for match in _IMPORT_CALL.finditer(text):
         value = match.group(1)
         refs.append((len(value) - len(value.lstrip(".")), value.lstrip("."), ()))
-    if any(suffix in text for suffix in CODE_SUFFIXES):  # a string's words: os.system("bash clean.sh")
-        refs += [(-1, t, ()) for t in code_literals([text], bare=False) if _names_code(t)]
+    refs += [(-1, t, ()) for t in _code_names(text)]  # "y.py", os.system("bash clean.sh")
     return tuple(dict.fromkeys(refs))
 
 
-_IMPORT = re.compile(r"(?:^|;)[ \t]*(?:import[ \t]+([\w., \t]+)|from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+"
-                     r"(\([^)]*\)|(?:\\\n|[^\n#;])*))", re.MULTILINE)
+# where a name of a code file ends in a file's text: in a string, a string's words or a comment
+# (only those that exist are read); found by their suffix first — one fast pass over the text
+_SUFFIX_AT = re.compile(r"\.(?:pyw?|[mc]?js|jsx|[mc]?ts|tsx|rb|pl|pm|php|R|jl|lua|ipynb|sh|bash)(?=[\"'`\s])")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-")
+
+
+def _code_names(text: str) -> list[str]:
+    """The names of code files in ``text`` that stand alone: after a quote, a space, ``=``, ``(``,
+    ``[`` or ``,``, and before a quote or a space (``"y.py"``, ``"bash clean.sh --all"``)."""
+    found: list[str] = []
+    for match in _SUFFIX_AT.finditer(text):
+        start = match.start()
+        while start > 0 and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        if start > 0 and text[start - 1] in "\"'` \t\n=([," and match.start() > start:
+            found.append(text[start:match.end()])
+            if len(found) >= _MAX_NAMED:
+                break
+    return found
+
+
+# an import statement from where it starts (a line's start, or after a ";")
+_IMPORT = re.compile(r"[ \t]*(?:import[ \t]+([\w., \t]+)|from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+"
+                     r"(\([^)]*\)|(?:\\\n|[^\n#;])*))")
+
+
+def _import_statements(text: str) -> list[re.Match[str]]:
+    """The import statements of ``text``: each line holding the word ``import`` is tried from its
+    start and after its last ``;`` before it (finding the word first is several times faster
+    than trying a pattern at every place of a large file)."""
+    found: list[re.Match[str]] = []
+    pos, tried = text.find("import"), -1
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        semicolon = text.rfind(";", start, pos)
+        for at in (start, semicolon + 1) if semicolon >= 0 else (start,):
+            if at > tried:
+                tried = at
+                match = _IMPORT.match(text, at)
+                if match:
+                    found.append(match)
+        pos = text.find("import", pos + 6)
+    return found
+
+
 _IMPORT_CALL = re.compile(r"\b(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
 _COMMENT = re.compile(r"#[^\n]*")
-
-
-def _names_code(text: str) -> bool:
-    return len(text) <= 200 and text.endswith(CODE_SUFFIXES) and not any(c in text for c in " \t\n\0")
 
 
 def _named_refs(data: bytes) -> tuple[Ref, ...]:
@@ -263,9 +301,9 @@ def _named_refs(data: bytes) -> tuple[Ref, ...]:
     file with a code suffix, a bare name Ruby's ``require_relative`` takes)."""
     if b"\x00" in data:
         return ()
-    literals = code_literals([data.decode("utf-8", "replace")], bare=False)  # (words too: system("sh x.sh"))
-    names = [t for t in literals if len(t) <= 200 and _NAME.fullmatch(t)]
-    return tuple((-1, t, ()) for t in names[:_MAX_NAMED])
+    text = data.decode("utf-8", "replace")
+    names = [t for t in code_literals([text], bare=False, words=False) if len(t) <= 200 and _NAME.fullmatch(t)]
+    return tuple(dict.fromkeys((-1, t, ()) for t in [*names[:_MAX_NAMED], *_code_names(text)]))
 
 
 __all__ = ["CODE_SUFFIXES", "MAX_FILES", "loaded_by_code", "loaded_files", "notebook_loaded"]
