@@ -348,20 +348,23 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
     memo = v.memo if v.memo is not None else new_memo(v)
     folders = list(dict.fromkeys(cwds))
     files: dict[str, str] = {}
+    # PYTHONPATH=lib python tool.py (or set anywhere in the line): its folders are looked in too
+    paths = tuple(folder for info in commands for name, value in (*info.assigned, *info.set_values)
+                  if name == "PYTHONPATH" and value for folder in value.split(":") if folder)
     for info in commands:
         for form in info.forms:
             program = form[0].literal if form else None
             if program is not None and program.rpartition("/")[2].startswith(("python", "ipython")):
                 code = "\n".join(interpreter_codes(info, line))  # -c CODE, a heredoc, what is piped in
                 if "import" in code:
-                    files.update((path, cwd) for cwd in folders for path in loaded_by_code(code, cwd, memo))
+                    files.update((path, cwd) for cwd in folders for path in loaded_by_code(code, cwd, memo, paths))
             # a program no table knows may be a console script of the project (mycli: pkg/cli.py)
             if program is None or not (may_run_code_files(program) or (
                     info.cd_kind is None and program not in _SHELL_BUILTINS and _may_run_arguments(program, form))):
                 continue
-            key = ("code files", tuple(w.literal for w in form), *folders)  # a long line repeats commands
+            key = ("code files", tuple(w.literal for w in form), paths, *folders)  # a long line repeats commands
             if key not in memo:
-                memo[key] = [(path, cwd) for cwd in folders for path in code_files(form, cwd, memo)]
+                memo[key] = [(path, cwd) for cwd in folders for path in code_files(form, cwd, memo, paths)]
             files.update(cast("list[tuple[str, str]]", memo[key]))
     for path, cwd in files.items():
         found = code_file_reason(path, rules)

@@ -54,13 +54,15 @@ _MAX_STRINGS = 20_000
 Memo = dict[tuple[object, ...], object]
 
 
-def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None) -> list[str]:
+def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None,
+               pythonpath: tuple[str, ...] = ()) -> list[str]:
     """The code files (real paths) ``form`` runs from ``cwd`` whose strings may be commands: a
-    script, a task file, or the build code of a project it builds (``package_builds.py``);
+    script, a task file, or the build code of a project it builds (``package_builds.py``), and
+    what those load of the project (``code_imports.py``; ``pythonpath``: ``PYTHONPATH``'s folders);
     ``memo``: what one decision found already (a long line runs pytest in the same folder often)."""
     memo = {} if memo is None else memo
     files = _run_files(form, cwd, memo) + build_files(form, cwd)
-    return files + loaded_files(files, cwd, memo) if files else files
+    return files + loaded_files(files, cwd, memo, pythonpath) if files else files
 
 
 def may_run_code_files(program: str) -> bool:

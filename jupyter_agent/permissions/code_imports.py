@@ -37,23 +37,30 @@ _MAX_NAMED = 200  # strings of one file tried as file names
 _NAME = re.compile(r"[\w.][\w./-]*")
 
 # one reference a file makes: (level, module, names) for a Python import (level: its leading
-# dots), or (-1, text, ()) for a string that may name a code file
+# dots), (-1, text, ()) for a string that may name a code file, (-2, text, ()) for a folder it
+# puts on Python's path (sys.path.insert(0, "lib"), site.addsitedir("vendor"))
 Ref = tuple[int, str, tuple[str, ...]]
 
 
-def loaded_files(files: list[str], cwd: str, memo: dict[tuple[object, ...], object] | None = None) -> list[str]:
+def loaded_files(files: list[str], cwd: str, memo: dict[tuple[object, ...], object] | None = None,
+                 paths: tuple[str, ...] = ()) -> list[str]:
     """The project's code files ``files`` (real paths, run from ``cwd``) load, directly or through
     each other, that exist (real paths; not ``files`` themselves), at most ``MAX_FILES``;
-    ``memo``: what this decision found already (the folders listed, each file's references)."""
+    ``memo``: what this decision found already (the folders listed, each file's references);
+    ``paths``: the folders ``PYTHONPATH`` puts on the path."""
     memo = {} if memo is None else memo
     folders = memo.get(("folders",))
     if not isinstance(folders, _Folders):
         folders = memo[("folders",)] = _Folders()
-    roots = tuple(dict.fromkeys([*(os.path.dirname(f) for f in files if _is_python(f)), cwd,
-                                 os.path.join(cwd, "src")]))
+    roots = tuple(dict.fromkeys([*(os.path.dirname(f) for f in files if _is_python(f)),
+                                 *(os.path.join(cwd, p) for p in paths), cwd, os.path.join(cwd, "src")]))
     seen = dict.fromkeys(files)
     queue = list(files)
     for path in queue:
+        if _is_python(path):  # the folders it puts on the path count for it and what it imports
+            added = [os.path.join(base, ref[1]) for ref in parsed_file(path, _python_refs)[0] or () if ref[0] == -2
+                     for base in (os.path.dirname(path), cwd)]
+            roots = tuple(dict.fromkeys([*roots, *(folder for folder in added if os.path.isdir(folder))]))
         key = ("references", path, roots, cwd)
         if key not in memo:
             memo[key] = _references(path, roots, cwd, folders)
@@ -103,10 +110,12 @@ def _is_python(path: str) -> bool:
     return name.endswith(_PYTHON) or name in _PYTHON_NAMES
 
 
-def loaded_by_code(code: str, cwd: str, memo: dict[tuple[object, ...], object] | None = None) -> list[str]:
+def loaded_by_code(code: str, cwd: str, memo: dict[tuple[object, ...], object] | None = None,
+                   paths: tuple[str, ...] = ()) -> list[str]:
     """The project's code files Python ``code`` run in ``cwd`` loads (a notebook cell's ``import
-    helpers``: the kernel's folder is on its path), directly or through each other."""
-    return _loaded_by_refs(_python_refs(code.encode("utf-8", "replace")), cwd, {} if memo is None else memo)
+    helpers``: the kernel's folder is on its path; ``paths``: ``PYTHONPATH``'s), directly or
+    through each other."""
+    return _loaded_by_refs(_python_refs(code.encode("utf-8", "replace")), cwd, {} if memo is None else memo, paths)
 
 
 def notebook_loaded(path: str, cwd: str, memo: dict[tuple[object, ...], object] | None = None) -> list[str]:
@@ -121,13 +130,16 @@ def _notebook_refs(data: bytes) -> tuple[Ref, ...]:
     return _python_refs("\n".join(cells[1]).encode("utf-8", "replace")) if cells else ()
 
 
-def _loaded_by_refs(refs: tuple[Ref, ...], cwd: str, memo: dict[tuple[object, ...], object]) -> list[str]:
+def _loaded_by_refs(refs: tuple[Ref, ...], cwd: str, memo: dict[tuple[object, ...], object],
+                    paths: tuple[str, ...] = ()) -> list[str]:
     folders = memo.get(("folders",))
     if not isinstance(folders, _Folders):
         folders = memo[("folders",)] = _Folders()
-    roots = (cwd, os.path.join(cwd, "src"))  # (a path through a link finds the same files)
+    added = [os.path.join(cwd, ref[1]) for ref in refs if ref[0] == -2]  # sys.path.append("lib") in the code
+    roots = tuple(dict.fromkeys([*(os.path.join(cwd, p) for p in paths), cwd, os.path.join(cwd, "src"),
+                                 *(folder for folder in added if os.path.isdir(folder))]))
     direct = _resolved(refs, os.path.join(cwd, "<code>"), roots, cwd, folders)
-    return direct + [f for f in loaded_files(direct, cwd, memo) if f not in direct] if direct else []
+    return direct + [f for f in loaded_files(direct, cwd, memo, paths) if f not in direct] if direct else []
 
 
 def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) -> list[str]:
@@ -144,6 +156,8 @@ def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) 
 def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) -> list[str]:
     found: list[str] = []
     for ref in refs:
+        if ref[0] == -2:
+            continue
         if ref[0] < 0:
             found += _named(ref[1], path, cwd)
         elif ref[0] > 0:
@@ -244,7 +258,17 @@ def _python_refs(data: bytes) -> tuple[Ref, ...]:
         value = match.group(1)
         refs.append((len(value) - len(value.lstrip(".")), value.lstrip("."), ()))
     refs += [(-1, t, ()) for t in _code_names(text)]  # "y.py", os.system("bash clean.sh")
+    for word in ("sys.path", "addsitedir"):  # sys.path.insert(0, str(Path(__file__).parent / "lib"))
+        pos = text.find(word)
+        while pos >= 0:
+            end = text.find("\n", pos)
+            line = text[text.rfind("\n", 0, pos) + 1:end if end >= 0 else len(text)]
+            refs += [(-2, m.group(2), ()) for m in _QUOTED.finditer(line) if m.group(2) and "\0" not in m.group(2)]
+            pos = text.find(word, pos + len(word))
     return tuple(dict.fromkeys(refs))
+
+
+_QUOTED = re.compile(r"([\"'])([^\"'\n]{1,200})\1")
 
 
 # where a name of a code file ends in a file's text: in a string, a string's words or a comment

@@ -57,6 +57,11 @@ FILES = {
     "app/util.py": WIPE,
     "other/stray.py": WIPE,  # not imported
     "strays.py": "import stray\n",  # not on the path: other/ is not a root
+    "syspath.py": 'import sys\nsys.path.insert(0, "vendor")\nimport vendored\n',  # the path it sets
+    "syspath2.py": 'import os, sys\nsys.path.append(os.path.join(os.path.dirname(__file__), "vendor"))\n'
+                   "from vendored import go\n",
+    "plainimport.py": "import vendored\n",
+    "vendor/vendored.py": WIPE,
     "src/mylib/__init__.py": "from .core import go\n",
     "src/mylib/core.py": WIPE,
     "uselib.py": "import mylib\n",
@@ -94,6 +99,9 @@ ROWS = [
     (f"echo 'import helpers' | {PY}", "ask"), (f"cd app && {PY} -c 'import util'", "ask"),
     (f"{PY} shells.py", "ask"), (f"{PY} system_sh.py", "ask"), (f"{PY} nbrun.py", "ask"),
     (f"{PY} calm_sh.py", "allow"), (f"{PY} nbprose.py", "allow"),
+    (f"{PY} syspath.py", "ask"), (f"{PY} syspath2.py", "ask"), (f"PYTHONPATH=vendor {PY} plainimport.py", "ask"),
+    (f"export PYTHONPATH=vendor:lib; {PY} plainimport.py", "ask"), (f"PYTHONPATH=vendor {PY} -c 'import vendored'", "ask"),
+    (f"{PY} plainimport.py", "allow"),
     (f"{PY} -c 'import calm'", "allow"), (f"{PY} - <<'EOF'\nimport os, sys\nEOF", "allow"),
     (f"{PY} quiet.py", "allow"), (f"{PY} -m pkg.calm_runner", "allow"), (f"{PY} strays.py", "allow"),
     ("node bare.js", "allow"), ("pytest tests/test_calm.py", "allow"),
