@@ -39,7 +39,7 @@ from .bash_runners import UNKNOWN_PROGRAM
 from .bash_specs import SPECS
 from .bash_stdin import StdinSources
 from .bash_suggest import suggested_rule
-from .bash_verdict import Verdict, new_memo
+from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word
 from .bash_writes import WRITING_PROGRAMS
 from .batch_jobs import BATCH_SUBMITTERS, batch_scripts
@@ -55,11 +55,11 @@ from .composer_scripts import COMPOSERS, composer_scripts
 from .deno_tasks import DENOS, deno_scripts
 from .direnv_envrc import DIRENVS, direnv_scripts
 from .dvc_stages import DVCS, dvc_scripts
-from .filesystem import ACCEPT_EDITS_MODES
+from .filesystem import ACCEPT_EDITS_MODES, read_rule_of
 from .git_hooks import GITS, git_hook_scripts
 from .hatch_envs import HATCHES, hatch_scripts
 from .hg_hooks import HGS, hg_scripts
-from .inline_code import code_literals, is_interpreter
+from .inline_code import code_literals, is_interpreter, path_like
 from .just_recipes import JUST, just_scripts
 from .lefthook_hooks import LEFTHOOKS, lefthook_scripts
 from .make_recipes import MAKES, make_scripts
@@ -137,8 +137,8 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
             _rule_checks(analysis.ruled, rules, verdict, command)
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
-        if rules.rule_programs or rules.rule_program_starts:  # python tool.py: subprocess.run(["rm", …])
-            _code_file_checks(analysis.commands, cwds, rules, verdict, command)
+        if rules.rule_programs or rules.rule_program_starts or scope.read_deny:  # python tool.py: its strings
+            _code_file_checks(analysis.commands, cwds, rules, scope, verdict, command)
         path_checks(analysis, cwds, scope, context, verdict)
         _line_change_checks(analysis, scope, verdict)  # shopt -s dotglob, GLOBIGNORE=x, hash -p
         runs = _argument_runs(analysis.commands)  # bear -- make: the Makefile's recipes may run
@@ -338,8 +338,8 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                         return
 
 
-def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: CompiledRules, v: Verdict,
-                      line: str = "") -> None:
+def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: CompiledRules, scope: PathScope,
+                      v: Verdict, line: str = "") -> None:
     """A string of a code file the line runs (``python tool.py``'s ``subprocess.run(["rm", "x"])``,
     ``invoke``'s ``tasks.py``: ``c.run("rm -rf build")``) that is a command a deny or ask rule
     names asks, as such a string of ``python -c CODE`` does (``code_files.py``); so does one of a
@@ -366,24 +366,56 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
             if key not in memo:
                 memo[key] = [(path, cwd) for cwd in folders for path in code_files(form, cwd, memo, paths)]
             files.update(cast("list[tuple[str, str]]", memo[key]))
+    found = code_files_reason(files, rules, scope, v)
+    if found is not None:
+        v.sticky.append(f"{found[1]}, which the line runs, {found[2]}")
+
+
+def code_files_reason(files: dict[str, str], rules: CompiledRules, scope: PathScope | None,
+                      v: Verdict) -> tuple[str, str, str] | None:
+    """Why one of the code files ``files`` (path -> the folder it runs from) asks: a string of it
+    is a command a deny or ask rule names, or (``scope`` with Read deny rules) names a file such a
+    rule covers (``open(".env")``, from the folder it runs in or its own) — ``python -c`` with
+    that string asks too.  (path, the path as shown, why), or None."""
+    programs = bool(rules.rule_programs or rules.rule_program_starts)
     for path, cwd in files.items():
-        found = code_file_reason(path, rules)
+        shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
+        found = code_file_reason(path, rules) if programs else None
         if found is not None:
-            shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
-            v.sticky.append(f"a string of {shown}, which the line runs{found}")
-            return
+            return path, shown, f"a string of which{found}"
+    if scope is None or not scope.read_deny:
+        return None
+    tried: set[str] = set()
+    for path, cwd in files.items():
+        for text in file_strings(path):
+            if len(text) > 200 or "\n" in text or not path_like(text):
+                continue
+            for base in dict.fromkeys((cwd, os.path.dirname(path))):
+                where = os.path.normpath(os.path.join(base, os.path.expanduser(text)))
+                if where in tried:
+                    continue
+                tried.add(where)
+                rule = scope.read_denied(where, where)
+                if rule is None and os.path.lexists(where):  # another name of it: a link
+                    resolved = resolved_once(where, base, v)
+                    rule = read_rule_of(*resolved, scope) if resolved else None
+                if rule is not None:
+                    shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
+                    return path, shown, f"names {text} in a string, which the rule {rule} denies reading"
+    return None
 
 
-def _notebook_imports(path: str, shown: str, cwds: list[str], rules: CompiledRules, v: Verdict) -> None:
+def _notebook_imports(path: str, shown: str, cwds: list[str], rules: CompiledRules, scope: PathScope,
+                      v: Verdict) -> None:
     """A string of a project module a notebook's cells import (its kernel runs in the notebook's
-    folder, or the line's) that is a command a deny or ask rule names asks."""
+    folder, or the line's) that is a command a deny or ask rule names, or names a file a Read
+    deny rule covers, asks."""
     memo: dict[tuple[object, ...], object] = {}
     for cwd in dict.fromkeys(cwds):
-        for module in notebook_loaded(path, cwd, memo):
-            found = code_file_reason(module, rules)
-            if found is not None:
-                v.sticky.append(f"{shown} imports {os.path.relpath(module, cwd)}, a string of which{found}")
-                return
+        found = code_files_reason({module: cwd for module in notebook_loaded(path, cwd, memo)}, rules, scope, v)
+        if found is not None:
+            v.sticky.append(f"{shown} imports {found[1]}, {found[2]}")
+            return
 
 
 # what the shell runs itself (no console script of a project is named so)
@@ -736,13 +768,16 @@ def _checks_of_script(
         inner_cwds = _cwds(inner, cwd, text, getattr(cwds, "unknown", False))
         if rule_checked and cwd == cwds[0]:
             _rule_checks(inner.ruled, rules, sub, text)
-        if not sub.deny and (rules.rule_programs or rules.rule_program_starts):  # "clean": "node clean.js"
-            _code_file_checks(inner.commands, inner_cwds, rules, sub, text)
+        programs = bool(rules.rule_programs or rules.rule_program_starts)
+        if not sub.deny and (programs or scope.read_deny):  # "clean": "node clean.js"
+            _code_file_checks(inner.commands, inner_cwds, rules, scope, sub, text)
             # the notebook's Python: os.system("rm x") in a cell nbconvert --execute runs, or in a
             # module of the project a cell imports
             if (cwd == cwds[0] and script.path and script.path.lower().endswith((".ipynb", ".ipy", ".qmd", ".rmd"))
-                    and not _rule_strings(notebook_strings(script.path), rules, sub, f"a string of {script.shown}'s code")):
-                _notebook_imports(script.path, script.shown, [*inner_cwds, os.path.dirname(script.path)], rules, sub)
+                    and not (programs and _rule_strings(notebook_strings(script.path), rules, sub,
+                                                        f"a string of {script.shown}'s code"))):
+                _notebook_imports(script.path, script.shown, [*inner_cwds, os.path.dirname(script.path)], rules,
+                                  scope, sub)
         if not sub.deny:
             path_checks(inner, inner_cwds, scope, context, sub)
             _line_change_checks(inner, scope, sub)  # shopt -s dotglob in the script

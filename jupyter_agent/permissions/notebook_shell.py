@@ -56,7 +56,8 @@ from .shell_invocation import shell_call
 from .verdicts import is_sticky, new_ask
 
 if TYPE_CHECKING:
-    from .compiled import CompiledRules
+    from .bash_verdict import Verdict
+    from .compiled import CompiledRules, PathScope
 
 RUN_TIME = run_time_word("PYTHON_VALUE")  # a word only known at run time (a Python value)
 UNKNOWN_CODE = '"${IPYTHON_CODE}"'  # a command only known at run time (code this module cannot read)
@@ -576,26 +577,25 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
         # os.system("rm -rf x"), subprocess.run(["rm", "x"]): a command a deny or ask rule names
         why = string_command_reason(code_literals([source], bare=False, words=False), context,
                                     f"a string of cell {cell_id}'s code") if literals else None
-        if why is None and (rules.rule_programs or rules.rule_program_starts):
-            why = _imported_reason(source, folders, rules, memo)  # import helpers: helpers.py's strings
+        if why is None and (rules.rule_programs or rules.rule_program_starts or scope.read_deny):
+            why = _imported_reason(source, folders, rules, scope, v, memo)  # import helpers: helpers.py's strings
         if why is not None:
             return sticky_ask(f"Cell {cell_id}'s code {why}; approve it only if you have read the cell.",
                               RULE, f"cell {cell_id}: {why}")
     return None
 
 
-def _imported_reason(source: str, folders: list[str], rules: CompiledRules,
+def _imported_reason(source: str, folders: list[str], rules: CompiledRules, scope: PathScope, v: Verdict,
                      memo: dict[tuple[object, ...], object]) -> str | None:
-    """Why a string of a project module the cell imports (from the kernel's folders) asks."""
-    from .bash import code_file_reason
+    """Why a string of a project module the cell imports (from the kernel's folders) asks: a
+    command a deny or ask rule names, or a file a Read deny rule covers."""
+    from .bash import code_files_reason
     from .code_imports import loaded_by_code
 
     for folder in folders:
-        for path in loaded_by_code(source, folder, memo):
-            found = code_file_reason(path, rules)
-            if found is not None:
-                shown = os.path.relpath(path, folder) if path.startswith(folder + os.sep) else path
-                return f"imports {shown}, a string of which{found}"
+        found = code_files_reason({path: folder for path in loaded_by_code(source, folder, memo)}, rules, scope, v)
+        if found is not None:
+            return f"imports {found[1]}, {found[2]}"
     return None
 
 

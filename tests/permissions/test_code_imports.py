@@ -158,6 +158,36 @@ async def test_what_a_code_file_loads_of_the_project(world, command, expected):
         assert "may be shell code a program runs" in verdict.message, verdict.message
 
 
+READ_ROWS = [
+    # a code file the line runs, or one it loads, naming a file a Read deny rule covers (as
+    # python -c "open('.env')" does): its output may show the secret
+    (f"{PY} direct.py", "ask"), (f"{PY} main.py", "ask"), (f"{PY} linked.py", "ask"),
+    (f"{PY} -c 'import cfg'", "ask"), (f"cd sub && {PY} ../direct.py", "ask"),  # (from the script's folder too)
+    (f"{PY} calm.py", "allow"), (f"{PY} dotenv_search.py", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), READ_ROWS)
+async def test_a_code_file_naming_a_read_denied_file_asks(world, command, expected):
+    _write(world.project, {
+        "direct.py": 'print(open(".env").read())\n',
+        "cfg.py": 'from pathlib import Path\n\nSECRET = Path(".env").read_text()\n',
+        "main.py": "import cfg\nprint(cfg.SECRET)\n",
+        "linked.py": 'print(open("notes.txt").read())\n',  # notes.txt is another name of .env
+        "calm.py": 'print(open("README.md").read())\n',
+        "dotenv_search.py": "from dotenv import load_dotenv\nload_dotenv()\n",  # (a name built at run time)
+    })
+    os.symlink(world.project / ".env", world.project / "notes.txt")
+    ctx = make_ctx(world.project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
+    if expected == "ask":
+        assert "which the rule Read(./.env) denies reading" in verdict.message, verdict.message
+    # with no Read deny rule, nothing of this is read
+    ctx = make_ctx(world.project, allow=("Bash(*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
 def test_loaded_files_bad_input_reads_nothing(tmp_path):
     """Binary files, files that do not decode, imports of names that are no identifiers, a folder
     named like a module: nothing raises, nothing is followed."""

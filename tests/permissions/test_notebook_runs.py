@@ -365,6 +365,11 @@ def test_a_project_module_a_cell_imports_has_its_strings_read(tmp_path):
     assert cells_strings_check([("c1", "import helpers")], ctx, [tmp_path / "pkg"]) is None  # not on its path
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
     assert cells_strings_check([("c1", "import helpers")], ctx, [tmp_path]) is None  # no rule names a program
+    # a module the cell imports that names a file a Read deny rule covers: its value may be shown
+    (tmp_path / "cfg.py").write_text('SECRET = open(".env").read()\n')
+    verdict = cells_strings_check([("c1", "import cfg\ncfg.SECRET")], ctx, [tmp_path])
+    assert verdict is not None and verdict_name(verdict) == "ask", verdict
+    assert "imports cfg.py, names .env in a string" in verdict.message, verdict.message
 
 
 @pytest.mark.parametrize(("command", "expected"), [
