@@ -351,12 +351,17 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
     # PYTHONPATH=lib python tool.py (or set anywhere in the line): its folders are looked in too
     paths = tuple(folder for info in commands for name, value in (*info.assigned, *info.set_values)
                   if name == "PYTHONPATH" and value for folder in value.split(":") if folder)
+    stdin: StdinSources | None = None
+    codes: set[str] = set()
     for info in commands:
         for form in info.forms:
             program = form[0].literal if form else None
             if program is not None and program.rpartition("/")[2].startswith(("python", "ipython")):
-                code = "\n".join(interpreter_codes(info, line))  # -c CODE, a heredoc, what is piped in
-                if "import" in code:
+                if stdin is None and "|" in line:
+                    stdin = StdinSources(line)  # (once: a long line runs many)
+                code = "\n".join(interpreter_codes(info, line, stdin))  # -c CODE, a heredoc, what is piped in
+                if "import" in code and code not in codes:
+                    codes.add(code)
                     files.update((path, cwd) for cwd in folders for path in loaded_by_code(code, cwd, memo, paths))
             # a program no table knows may be a console script of the project (mycli: pkg/cli.py)
             if program is None or not (may_run_code_files(program) or (
