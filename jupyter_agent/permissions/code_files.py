@@ -16,6 +16,7 @@ run: ``bash.py`` holds each such string to the deny and ask rules (a match asks,
 
 from __future__ import annotations
 
+import json
 import os
 from typing import cast
 
@@ -112,9 +113,34 @@ def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
             if text.endswith(".ipynb"):  # ipython x.ipynb: its cells (notebook_runs.py), not JSON's strings
                 return []
             path = os.path.join(cwd, os.path.expanduser(text))
+            if os.path.isdir(path):  # python app/ runs app/__main__.py; node . the package's main
+                return _folder_entry(os.path.realpath(path), name)
             return [os.path.realpath(path)] if os.path.isfile(path) else []
         i += 2 if text in _VALUED else 1
     return []
+
+
+def _folder_entry(folder: str, name: str) -> list[str]:
+    """The file an interpreter runs when given a folder: Python its ``__main__.py``; node and bun
+    the ``main`` of its ``package.json``, else its ``index.js``."""
+    if name.startswith(("python", "pypy")):
+        candidates = [os.path.join(folder, "__main__.py")]
+    elif name in ("node", "nodejs", "bun"):
+        manifest, _why = parsed_file(os.path.join(folder, "package.json"), _json_of)
+        main = manifest.get("main") if isinstance(manifest, dict) else None
+        base = os.path.join(folder, main) if isinstance(main, str) and main else None
+        candidates = [base, *(base + s for s in (".js", ".cjs", ".mjs")), os.path.join(base, "index.js")] if base else []
+        candidates += [os.path.join(folder, "index.js"), os.path.join(folder, "index.cjs"), os.path.join(folder, "index.mjs")]
+    else:
+        return []
+    return [os.path.realpath(c) for c in candidates if os.path.isfile(c)][:1]
+
+
+def _json_of(data: bytes) -> object:
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, ValueError):
+        raise ValueError("it is not JSON") from None
 
 
 def _named_in_code(form: tuple[Word, ...], cwd: str) -> list[str]:

@@ -247,6 +247,9 @@ def _of_plain_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool, p
             continue
         for name in names:
             code = scripts.get(name)
+            if code is None and name == "start" and manager in ("npm", "pnpm") and os.path.isfile(
+                    os.path.join(folder, "server.js")):
+                code = "node server.js"  # npm's and pnpm's start with no start script
             if isinstance(code, str) and len(names) == 3 and name == names[1]:
                 # npm run show -- .env: the words after the script's name go to its command
                 first = 1 if manager != "npm" and texts[0] in ("run", "run-script") or (

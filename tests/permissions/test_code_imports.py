@@ -85,6 +85,15 @@ FILES = {
     "nbrun.py": 'import subprocess\nsubprocess.run(["jupyter", "execute", "wipe.ipynb"])\n',
     "nbprose.py": 'import subprocess\nsubprocess.run(["jupyter", "execute", "prose.ipynb"])\n',
     "tests/test_calm.py": "import calm\n\ndef test_it():\n    calm.go()\n",
+    # a folder an interpreter runs: its __main__.py, a package's main (or index.js); npm start's server.js
+    "apppkg/__main__.py": WIPE + "go()\n",
+    "nodeapp/package.json": '{"main": "lib/start"}',
+    "nodeapp/lib/start.js": 'require("child_process").execSync("rm -rf x")\n',
+    "plainnode/index.js": 'require("child_process").execSync("rm -rf x")\n',
+    "srv/package.json": '{"name": "srv"}',
+    "srv/server.js": 'require("child_process").execSync("rm -rf x")\n',
+    "srv2/package.json": '{"scripts": {"start": "echo hi"}}',
+    "srv2/server.js": 'require("child_process").execSync("rm -rf x")\n',
 }
 
 ROWS = [
@@ -103,6 +112,8 @@ ROWS = [
     (f"export PYTHONPATH=vendor:lib; {PY} plainimport.py", "ask"), (f"PYTHONPATH=vendor {PY} -c 'import vendored'", "ask"),
     (f"{PY} plainimport.py", "allow"),
     (f"{PY} -c 'import calm'", "allow"), (f"{PY} - <<'EOF'\nimport os, sys\nEOF", "allow"),
+    (f"{PY} apppkg", "ask"), ("node nodeapp", "ask"), ("cd nodeapp && node .", "ask"), ("node plainnode/", "ask"),
+    ("cd srv && npm start", "ask"), ("cd srv && pnpm start", "ask"), ("cd srv2 && npm start", "allow"),
     (f"{PY} quiet.py", "allow"), (f"{PY} -m pkg.calm_runner", "allow"), (f"{PY} strays.py", "allow"),
     ("node bare.js", "allow"), ("pytest tests/test_calm.py", "allow"),
 ]
@@ -236,3 +247,13 @@ def test_the_files_found_are_the_files_python_runs(tmp_path):
     found = set(loaded_files([os.path.realpath(project / "main.py")], os.path.realpath(project)))
     assert found == ran
     assert {os.path.basename(p) for p in ran} >= {"helpers.py", "json.py", "late.py", "leaf.py", "sibling.py"}
+
+
+@pytest.mark.skipif(not shutil.which("npm") or not shutil.which("node"), reason="npm is not installed")
+def test_real_npm_start_runs_server_js_when_no_start_script(tmp_path):
+    """The ground truth for ``npm start`` with no start script: npm runs ``node server.js``."""
+    (tmp_path / "package.json").write_text('{"name": "srv", "version": "1.0.0"}')
+    (tmp_path / "server.js").write_text('require("fs").writeFileSync("ran.txt", "yes")\n')
+    subprocess.run(["npm", "start", "--silent"], cwd=tmp_path, check=True, capture_output=True, timeout=120,
+                   env={**os.environ, "npm_config_update_notifier": "false"})
+    assert (tmp_path / "ran.txt").read_text() == "yes"
