@@ -78,6 +78,7 @@ class _Folders:
     def __init__(self) -> None:
         self._kinds: dict[str, tuple[int, str]] = {}
         self.imports: dict[tuple[Ref, tuple[str, ...]], list[str]] = {}  # what an absolute import found
+        self.tops: dict[tuple[str, tuple[str, ...]], bool] = {}  # whether a top-level name is in the roots
 
     def _kind(self, path: str) -> tuple[int, str]:
         """(0 nothing, 1 a file, 2 a folder; the real path) of ``path`` in a real folder."""
@@ -163,6 +164,11 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
         elif ref[0] > 0:
             found += _modules(ref, path, roots, folders)
         else:  # an absolute import: the same from every file (``import os`` in each)
+            top = (ref[1].partition(".")[0], roots)
+            if top not in folders.tops:  # most names are of no folder or file here: once each
+                folders.tops[top] = any(folders.folder(r, top[0]) or folders.file(r, top[0] + ".py") for r in roots)
+            if not folders.tops[top]:
+                continue
             key = (ref, roots)
             if key not in folders.imports:
                 folders.imports[key] = _modules(ref, path, roots, folders)
@@ -257,6 +263,9 @@ def _python_refs(data: bytes) -> tuple[Ref, ...]:
     for match in _IMPORT_CALL.finditer(text):
         value = match.group(1)
         refs.append((len(value) - len(value.lstrip(".")), value.lstrip("."), ()))
+    # a dotted module name in a string is often imported by name: DJANGO_SETTINGS_MODULE's
+    # "proj.settings", celery's include=["proj.tasks"], pytest_plugins = ["tests.fixtures"]
+    refs += [(0, m.group(1), ()) for m in _DOTTED.finditer(text)]
     refs += [(-1, t, ()) for t in _code_names(text)]  # "y.py", os.system("bash clean.sh")
     for word in ("sys.path", "addsitedir"):  # sys.path.insert(0, str(Path(__file__).parent / "lib"))
         pos = text.find(word)
@@ -316,6 +325,7 @@ def _import_statements(text: str) -> list[re.Match[str]]:
     return found
 
 
+_DOTTED = re.compile(r"[\"']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)[\"']")
 _IMPORT_CALL = re.compile(r"\b(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
 _COMMENT = re.compile(r"#[^\n]*")
 

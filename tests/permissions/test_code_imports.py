@@ -87,6 +87,10 @@ FILES = {
     "tests/test_calm.py": "import calm\n\ndef test_it():\n    calm.go()\n",
     # a folder an interpreter runs: its __main__.py, a package's main (or index.js); npm start's server.js
     "apppkg/__main__.py": WIPE + "go()\n",
+    # a module imported by its dotted name in a string (Django's settings, celery's include)
+    "manage.py": 'import os\nos.environ.setdefault("DJANGO_SETTINGS_MODULE", "site1.settings")\n',
+    "site1/__init__.py": "",
+    "site1/settings.py": WIPE,
     "nodeapp/package.json": '{"main": "lib/start"}',
     "nodeapp/lib/start.js": 'require("child_process").execSync("rm -rf x")\n',
     "plainnode/index.js": 'require("child_process").execSync("rm -rf x")\n',
@@ -112,7 +116,7 @@ ROWS = [
     (f"export PYTHONPATH=vendor:lib; {PY} plainimport.py", "ask"), (f"PYTHONPATH=vendor {PY} -c 'import vendored'", "ask"),
     (f"{PY} plainimport.py", "allow"),
     (f"{PY} -c 'import calm'", "allow"), (f"{PY} - <<'EOF'\nimport os, sys\nEOF", "allow"),
-    (f"{PY} apppkg", "ask"), ("node nodeapp", "ask"), ("cd nodeapp && node .", "ask"), ("node plainnode/", "ask"),
+    (f"{PY} manage.py runserver", "ask"), (f"{PY} apppkg", "ask"), ("node nodeapp", "ask"), ("cd nodeapp && node .", "ask"), ("node plainnode/", "ask"),
     ("cd srv && npm start", "ask"), ("cd srv && pnpm start", "ask"), ("cd srv2 && npm start", "allow"),
     (f"{PY} quiet.py", "allow"), (f"{PY} -m pkg.calm_runner", "allow"), (f"{PY} strays.py", "allow"),
     ("node bare.js", "allow"), ("pytest tests/test_calm.py", "allow"),
