@@ -47,7 +47,7 @@ from .book_builds import BOOK_BUILDERS, book_scripts
 from .cargo_config import CARGOS, cargo_config_scripts
 from .cargo_make_tasks import CARGO_MAKES, cargo_make_scripts
 from .cluster_tasks import CLUSTER_LAUNCHERS, cluster_scripts
-from .code_files import code_files, file_strings, may_run_code_files, notebook_strings
+from .code_files import code_files, file_strings_why, may_run_code_files, notebook_strings
 from .code_imports import loaded_by_code, notebook_loaded
 from .compiled import CompiledRules, PathScope, compiled_rules
 from .compose_services import COMPOSES, compose_scripts
@@ -387,12 +387,16 @@ def code_files_reason(files: dict[str, str], rules: CompiledRules, scope: PathSc
         shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
         found = code_file_reason(path, rules) if programs else None
         if found is not None:
-            return path, shown, f"a string of which{found}"
+            return path, shown, found
     if scope is None or not scope.read_deny:
         return None
     tried: set[str] = set()
     for path, cwd in files.items():
-        for text in file_strings(path):
+        strings, why = file_strings_why(path)
+        if why:
+            shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
+            return path, shown, f"could not be read ({why}), so the files it reads are not known"
+        for text in strings:
             if len(text) > 200 or "\n" in text or not path_like(text):
                 continue
             for base in dict.fromkeys((cwd, os.path.dirname(path))):
@@ -431,9 +435,10 @@ _SHELL_BUILTINS = frozenset({"cd", "pushd", "popd", "export", "set", "unset", "s
 
 
 def code_file_reason(path: str, rules: CompiledRules) -> str | None:
-    """Why a string of the code file at ``path`` asks (the end of a sentence: `` may be shell code
-    a program runs, 'rm -rf x': …``) under ``rules``, or None: worked out once per version of the
-    file and rule set (a project's modules are read by many decisions)."""
+    """Why the code file at ``path`` asks under ``rules`` (the end of a sentence: ``a string of
+    which may be shell code a program runs, 'rm -rf x': …``, or that it could not be read), or
+    None: worked out once per version of the file and rule set (a project's modules are read by
+    many decisions)."""
     try:
         st = os.stat(path)
     except OSError:
@@ -443,9 +448,11 @@ def code_file_reason(path: str, rules: CompiledRules) -> str | None:
     if key not in hits:
         if len(hits) >= _MAX_FILE_HITS:
             hits.clear()
+        strings, why = file_strings_why(path)
         sub = Verdict()
-        _rule_strings(file_strings(path), rules, sub, "")
-        hits[key] = sub.sticky[0] if sub.sticky else None
+        _rule_strings(strings, rules, sub, "")
+        hits[key] = (f"a string of which{sub.sticky[0]}" if sub.sticky
+                     else f"could not be read ({why}), so what it runs is not known" if why else None)
     return hits[key]
 
 

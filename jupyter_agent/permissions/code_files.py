@@ -379,6 +379,12 @@ def file_strings(path: str) -> tuple[str, ...]:
     """The strings of the code file at ``path`` that may be command lines (none when it cannot be
     read): its string literals, and a CMake file's ``COMMAND`` lines, an XML file's texts; a shell
     script's whole text, a notebook's code cells' strings."""
+    return file_strings_why(path)[0]
+
+
+def file_strings_why(path: str) -> tuple[tuple[str, ...], str]:
+    """``file_strings``, and why they are not known when the file is there but cannot be read (too
+    long, unreadable; "" otherwise)."""
     name = os.path.basename(path)
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         parse = _cmake_strings
@@ -390,8 +396,8 @@ def file_strings(path: str) -> tuple[str, ...]:
         parse = _notebook_strings
     else:
         parse = _xml_strings if name.endswith(".xml") else _strings
-    strings, _why = parsed_file(path, parse)
-    return strings or ()
+    strings, why = parsed_file(path, parse)
+    return strings or (), why
 
 
 def _strings(data: bytes) -> tuple[str, ...]:
@@ -439,4 +445,5 @@ def _xml_strings(data: bytes) -> tuple[str, ...]:
     return (*xml_texts(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
 
 
-__all__ = ["SOURCE_RUNNERS", "TASK_FILES", "code_files", "file_strings", "may_run_code_files", "notebook_strings"]
+__all__ = ["SOURCE_RUNNERS", "TASK_FILES", "code_files", "file_strings", "file_strings_why", "may_run_code_files",
+           "notebook_strings"]

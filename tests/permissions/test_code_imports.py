@@ -203,6 +203,20 @@ async def test_a_code_file_naming_a_read_denied_file_asks(world, command, expect
     assert verdict_name(await decide_bash(ctx, command)) == "allow", command
 
 
+async def test_a_code_file_too_long_to_read_asks(world):
+    """A module the script imports that is too long to read whole: what it runs is not known, so
+    the line asks (under a rule naming a program, or a Read deny rule), rather than running."""
+    (world.project / "big.py").write_text("x = 1\n" * 200_000)  # 1.2 MB
+    (world.project / "uses_big.py").write_text("import big\n")
+    for rules in ({"deny": ("Bash(rm:*)",)}, {"deny": ("Read(./.env)",)}):
+        ctx = make_ctx(world.project, allow=("Bash(*)",), mode="bypassPermissions", **rules)
+        verdict = await decide_bash(ctx, f"{PY} uses_big.py")
+        assert verdict_name(verdict) == "ask", verdict
+        assert "big.py, which the line runs, could not be read (it is longer than" in verdict.message, verdict.message
+    ctx = make_ctx(world.project, allow=("Bash(*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, f"{PY} uses_big.py")) == "allow"
+
+
 def test_loaded_files_bad_input_reads_nothing(tmp_path):
     """Binary files, files that do not decode, imports of names that are no identifiers, a folder
     named like a module: nothing raises, nothing is followed."""
