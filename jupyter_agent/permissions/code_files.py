@@ -396,8 +396,11 @@ def file_strings_why(path: str) -> tuple[tuple[str, ...], str]:
         parse = _notebook_strings
     else:
         parse = _xml_strings if name.endswith(".xml") else _strings
-    strings, why = parsed_file(path, parse)
+    strings, why = parsed_file(path, parse, _MAX_CODE_BYTES)
     return strings or (), why
+
+
+_MAX_CODE_BYTES = 4 * 1024 * 1024  # (a bundled server.js is often over 1 MiB)
 
 
 def _strings(data: bytes) -> tuple[str, ...]:

@@ -206,7 +206,7 @@ async def test_a_code_file_naming_a_read_denied_file_asks(world, command, expect
 async def test_a_code_file_too_long_to_read_asks(world):
     """A module the script imports that is too long to read whole: what it runs is not known, so
     the line asks (under a rule naming a program, or a Read deny rule), rather than running."""
-    (world.project / "big.py").write_text("x = 1\n" * 200_000)  # 1.2 MB
+    (world.project / "big.py").write_text("x = 1\n" * 800_000)  # 4.8 MB
     (world.project / "uses_big.py").write_text("import big\n")
     for rules in ({"deny": ("Bash(rm:*)",)}, {"deny": ("Read(./.env)",)}):
         ctx = make_ctx(world.project, allow=("Bash(*)",), mode="bypassPermissions", **rules)
