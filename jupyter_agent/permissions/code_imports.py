@@ -25,6 +25,7 @@ from typing import cast
 
 from .inline_code import code_literals
 from .notebook_runs import code_cells
+from .paths import nearest_holding
 from .script_files import parsed_file
 
 MAX_FILES = 300
@@ -147,6 +148,8 @@ def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) 
     """The files (real paths) ``path`` loads or names that exist."""
     if _is_python(path):
         refs, _why = parsed_file(path, _python_refs)
+    elif path.endswith(".go"):
+        return _go_packages(path)
     elif path.endswith(".ipynb"):
         return []  # a notebook's cells are read by code_files.notebook_strings where it is run
     else:
@@ -242,6 +245,42 @@ def _modules(ref: Ref, path: str, roots: tuple[str, ...], folders: _Folders) -> 
                     found.append(candidate)
         return found
     return []
+
+
+def _go_packages(path: str) -> list[str]:
+    """The files of the module's own packages a Go file imports (``import "example.com/app/jobs"``
+    with ``module example.com/app`` in the nearest ``go.mod``): each package's ``.go`` files, not
+    its tests; other modules' packages are not followed."""
+    imports, _why = parsed_file(path, _go_imports)
+    root = nearest_holding(os.path.dirname(path), ("go.mod",))
+    module = parsed_file(os.path.join(root, "go.mod"), _go_module)[0] if root and imports else None
+    found: list[str] = []
+    for name in imports or () if module else ():
+        if name.startswith(module + "/"):
+            folder = os.path.join(str(root), *name[len(module) + 1:].split("/"))
+            try:
+                entries = sorted(os.listdir(folder))
+            except OSError:
+                continue
+            found += [os.path.join(folder, f) for f in entries if f.endswith(".go") and not f.endswith("_test.go")][:50]
+    return found
+
+
+_GO_IMPORT = re.compile(r'^\s*import\s*(?:\(([^)]*)\)|(?:[\w.]+\s+)?"([^"\n]+)")', re.MULTILINE)
+_GO_PATH = re.compile(r'"([^"\n]+)"')
+
+
+def _go_imports(data: bytes) -> tuple[str, ...]:
+    text = data.decode("utf-8", "replace")
+    found: list[str] = []
+    for match in _GO_IMPORT.finditer(text):
+        found += _GO_PATH.findall(match.group(1)) if match.group(1) is not None else [match.group(2)]
+    return tuple(dict.fromkeys(found))
+
+
+def _go_module(data: bytes) -> str | None:
+    match = re.search(r"^\s*module\s+\"?([^\s\"]+)", data.decode("utf-8", "replace"), re.MULTILINE)
+    return match.group(1) if match else None
 
 
 def _python_refs(data: bytes) -> tuple[Ref, ...]:

@@ -85,6 +85,14 @@ FILES = {
     "nbrun.py": 'import subprocess\nsubprocess.run(["jupyter", "execute", "wipe.ipynb"])\n',
     "nbprose.py": 'import subprocess\nsubprocess.run(["jupyter", "execute", "prose.ipynb"])\n',
     "tests/test_calm.py": "import calm\n\ndef test_it():\n    calm.go()\n",
+    # Go: the module's own packages a file imports (go.mod's module path), not other modules'
+    "go.mod": "module example.com/app\n\ngo 1.22\n",
+    "gocmd/main.go": 'package main\n\nimport (\n\t"fmt"\n\tjobs "example.com/app/internal/jobs"\n)\n'
+                     "func main() { fmt.Println(jobs.Go()) }\n",
+    "internal/jobs/jobs.go": 'package jobs\nimport "example.com/app/internal/shell"\nfunc Go() { shell.Run() }\n',
+    "internal/shell/shell.go": 'package shell\nimport "os/exec"\nfunc Run() { exec.Command("rm", "-rf", "x").Run() }\n',
+    "internal/shell/shell_test.go": "package shell\n",
+    "gocalm/main.go": 'package main\nimport "github.com/other/internal/shell"\nfunc main() { shell.Run() }\n',
     # a folder an interpreter runs: its __main__.py, a package's main (or index.js); npm start's server.js
     "apppkg/__main__.py": WIPE + "go()\n",
     # a module imported by its dotted name in a string (Django's settings, celery's include)
@@ -116,6 +124,7 @@ ROWS = [
     (f"export PYTHONPATH=vendor:lib; {PY} plainimport.py", "ask"), (f"PYTHONPATH=vendor {PY} -c 'import vendored'", "ask"),
     (f"{PY} plainimport.py", "allow"),
     (f"{PY} -c 'import calm'", "allow"), (f"{PY} - <<'EOF'\nimport os, sys\nEOF", "allow"),
+    ("go run ./gocmd", "ask"), ("go build ./gocmd", "allow"), ("go run ./gocalm", "allow"),
     (f"{PY} manage.py runserver", "ask"), (f"{PY} apppkg", "ask"), ("node nodeapp", "ask"), ("cd nodeapp && node .", "ask"), ("node plainnode/", "ask"),
     ("cd srv && npm start", "ask"), ("cd srv && pnpm start", "ask"), ("cd srv2 && npm start", "allow"),
     (f"{PY} quiet.py", "allow"), (f"{PY} -m pkg.calm_runner", "allow"), (f"{PY} strays.py", "allow"),
