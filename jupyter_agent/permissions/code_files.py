@@ -2,11 +2,12 @@
 (``python tool.py``, ``python -m tool`` from the folder or its ``src/``, ``node x.js``, ``ruby
 x.rb``; ``./tool.py`` or a file whose ``#!`` names an interpreter; ``uv run tool.py``), the source
 other runners run (``go run``, ``deno run``, ``tsx``, ``java Main.java`` …: ``SOURCE_RUNNERS``), the
-test files ``pytest`` is named or collects and the ``conftest.py`` files it loads, the task files of runners
-whose tasks are code (``invoke``'s ``tasks.py``, ``nox``'s ``noxfile.py``, ``rake``'s ``Rakefile``
-…), the build code of a project a command builds (``package_builds.py``), and the project's
-code files those load (their imports, ``require("./lib")``: ``code_imports.py``).  A notebook's code
-cells are read by ``notebook_strings`` (``bash.py``, for the notebooks a line runs).
+test files ``pytest`` is named or collects and the ``conftest.py`` files it loads, the task files
+of runners whose tasks are code (``invoke``'s ``tasks.py``, ``nox``'s ``noxfile.py``, ``rake``'s
+``Rakefile`` …), a console script of the project (``[project.scripts]``), the build code of a
+project a command builds (``package_builds.py``), and the project's code files those load (their
+imports, ``require("./lib")``: ``code_imports.py``).  A notebook's code cells are read by
+``notebook_strings`` (``bash.py``, for the notebooks a line runs).
 
 What such code computes is not known, but a string of it that reads as a command line is what
 ``subprocess.run(["rm", "-rf", "x"])``, ``os.system("rm x")``, ``c.run("rm -rf build")`` or ``sh "rm x"``
@@ -129,11 +130,14 @@ def _folder_entry(folder: str, name: str) -> list[str]:
         manifest, _why = parsed_file(os.path.join(folder, "package.json"), _json_of)
         main = manifest.get("main") if isinstance(manifest, dict) else None
         base = os.path.join(folder, main) if isinstance(main, str) and main else None
-        candidates = [base, *(base + s for s in (".js", ".cjs", ".mjs")), os.path.join(base, "index.js")] if base else []
-        candidates += [os.path.join(folder, "index.js"), os.path.join(folder, "index.cjs"), os.path.join(folder, "index.mjs")]
+        candidates = [base, *(base + s for s in _NODE_SUFFIXES), os.path.join(base, "index.js")] if base else []
+        candidates += [os.path.join(folder, "index" + s) for s in _NODE_SUFFIXES]
     else:
         return []
     return [os.path.realpath(c) for c in candidates if os.path.isfile(c)][:1]
+
+
+_NODE_SUFFIXES = (".js", ".cjs", ".mjs")
 
 
 def _json_of(data: bytes) -> object:

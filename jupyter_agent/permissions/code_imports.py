@@ -1,18 +1,22 @@
 """The project's own code files a code file loads, whose strings count as its own: what
 ``python tool.py`` runs is also the modules ``tool.py`` imports from the project (``import
-helpers``, ``from pkg.clean import run``, ``from . import jobs``, ``importlib.import_module("x")``),
-what ``node x.js`` runs is also what it requires (``require("./lib")``, ``import … from
-"./lib.js"``), and a code file a file names in a string may run as well (``runpy.run_path("y.py")``,
-``subprocess.run(["python", "y.py"])``, ``source("x.R")``, Ruby's ``require_relative "lib/x"``).
-``code_files.py`` adds them to the files a command runs, and ``bash.py`` holds their strings to the
-deny and ask rules: a helper module's ``os.system("rm -rf x")`` asks as the script's would.
+helpers``, ``from pkg.clean import run``, ``from . import jobs``, ``importlib.import_module("x")``,
+a dotted module name in a string: Django's ``"proj.settings"``), what ``node x.js`` runs is also
+what it requires (``require("./lib")``, ``import … from "./lib.js"``), what a Go file imports of its
+own module (``go.mod``), and a code file, shell script or notebook a file names in a string may run
+as well (``runpy.run_path("y.py")``, ``subprocess.run(["bash", "clean.sh"])``, ``source("x.R")``,
+Ruby's ``require_relative "lib/x"``).  ``code_files.py`` adds them to the files a command runs, and
+``bash.py`` holds their strings to the deny and ask rules: a helper module's ``os.system("rm -rf
+x")`` asks as the script's would.
 
 Only the project's files are followed: a module is looked for in the script's folder (Python's
-``sys.path[0]``), the folder the line runs in and its ``src/`` (``python -m``, pytest's rootdir, an
+``sys.path[0]``), ``PYTHONPATH``'s folders, a folder the code puts on the path (``sys.path.insert(0,
+"lib")``), the folder the line runs in and its ``src/`` (``python -m``, pytest's rootdir, an
 editable install), a relative import in its package; the standard library and installed packages
-are not (site-packages is none of those folders).  A module the file shadows (a local ``os.py``) is
-found first, as Python finds it.  Each file's imports are read once per version of it
-(``parsed_file``); at most ``MAX_FILES`` files are followed from one command's files.
+are not (site-packages is none of those folders).  A module the file shadows (a local ``json.py``)
+is found first, as Python finds it; a module built into Python (``sys``) is not looked for.  Each
+file's references are read once per version of it (``parsed_file``); at most ``MAX_FILES`` files
+are followed from one command's files.
 """
 
 from __future__ import annotations
@@ -238,10 +242,12 @@ def _modules(ref: Ref, path: str, roots: tuple[str, ...], folders: _Folders) -> 
         if not found and folder == root and parts:
             continue  # not in this root: the next one (sys.path's order)
         if folder is not None:
-            for name in names:
-                sub = folders.folder(folder, name) if name.isidentifier() else None
+            for name in names:  # from pkg import a: a submodule a, if there is one
+                if not name.isidentifier():
+                    continue
+                sub = folders.folder(folder, name)
                 candidate = (folders.file(sub, "__init__.py") if sub else None) or folders.file(folder, name + ".py")
-                if name.isidentifier() and candidate:
+                if candidate:
                     found.append(candidate)
         return found
     return []

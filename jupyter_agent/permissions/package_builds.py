@@ -908,5 +908,5 @@ _CMAKE_KEYWORD = re.compile(r"[A-Z][A-Z_]{2,}")
 _XML_TEXT = re.compile(r">([^<>]{1,4096})<")
 _HEREDOC = re.compile(r"<<-?([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n(.{0,8192}?)\n[ \t]*\1\b", re.DOTALL)
 
-__all__ = ["BUILDERS", "build_files", "cargo_build_scripts", "heredoc_texts", "cmake_commands", "cmake_tree", "project_with_sources", "pytest_files_below", "tree_files",
-           "python_project", "xml_texts"]
+__all__ = ["BUILDERS", "build_files", "cargo_build_scripts", "cmake_commands", "cmake_tree", "heredoc_texts",
+           "project_with_sources", "pytest_files_below", "python_project", "tree_files", "xml_texts"]
