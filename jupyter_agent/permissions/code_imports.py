@@ -260,8 +260,10 @@ def _go_packages(path: str) -> list[str]:
     imports, _why = parsed_file(path, _go_imports)
     root = nearest_holding(os.path.dirname(path), ("go.mod",))
     module = parsed_file(os.path.join(root, "go.mod"), _go_module)[0] if root and imports else None
+    if not isinstance(module, str):
+        return []
     found: list[str] = []
-    for name in imports or () if module else ():
+    for name in imports:
         if name.startswith(module + "/"):
             folder = os.path.join(str(root), *name[len(module) + 1:].split("/"))
             try:
