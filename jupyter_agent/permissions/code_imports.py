@@ -310,6 +310,9 @@ def _python_refs(data: bytes) -> tuple[Ref, ...]:
     for match in _IMPORT_CALL.finditer(text):
         value = match.group(1)
         refs.append((len(value) - len(value.lstrip(".")), value.lstrip("."), ()))
+    if "load_ext" in text or "aimport" in text:  # IPython's %load_ext myext, %aimport mod: imports
+        refs += [(0, name, ()) for m in _MAGIC_IMPORT.finditer(text) for name in m.group(1).replace(",", " ").split()
+                 if name[:1] != "-"]  # (%aimport -mod leaves mod out)
     # a dotted module name in a string is often imported by name: DJANGO_SETTINGS_MODULE's
     # "proj.settings", celery's include=["proj.tasks"], pytest_plugins = ["tests.fixtures"]
     refs += [(0, m.group(1), ()) for m in _DOTTED.finditer(text)]
@@ -372,6 +375,7 @@ def _import_statements(text: str) -> list[re.Match[str]]:
     return found
 
 
+_MAGIC_IMPORT = re.compile(r"^[ \t]*%(?:re)?(?:load_ext|aimport)[ \t]+([\w., \t]+)", re.MULTILINE)
 _DOTTED = re.compile(r"[\"']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)[\"']")
 _IMPORT_CALL = re.compile(r"\b(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
 _COMMENT = re.compile(r"#[^\n]*")

@@ -357,7 +357,8 @@ def test_a_project_module_a_cell_imports_has_its_strings_read(tmp_path):
     (tmp_path / "pkg" / "jobs.py").write_text("from helpers import clean\n")
     (tmp_path / "calm.py").write_text('print("to rm a file use rm")\n')
     ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
-    for code in ("import helpers\nhelpers.clean()", "from pkg import jobs", "import os, pkg.jobs"):
+    for code in ("import helpers\nhelpers.clean()", "from pkg import jobs", "import os, pkg.jobs",
+                 "%load_ext helpers", "%aimport pkg.jobs"):
         verdict = cells_strings_check([("c1", "x = 1"), ("c2", code)], ctx, [tmp_path])
         assert verdict is not None and verdict_name(verdict) == "ask", (code, verdict)
         assert "Cell c2's code imports" in verdict.message and "helpers.py" in verdict.message, verdict.message
