@@ -261,7 +261,6 @@ _TRUTH = {
 }
 
 
-@pytest.mark.skipif(not shutil.which(sys.executable), reason="no Python to run")
 def test_the_files_found_are_the_files_python_runs(tmp_path):
     log = tmp_path / "ran.log"
     for name, text in _TRUTH.items():
