@@ -382,20 +382,21 @@ def code_files_reason(files: dict[str, str], rules: CompiledRules, scope: PathSc
     is a command a deny or ask rule names, or (``scope`` with Read deny rules) names a file such a
     rule covers (``open(".env")``, from the folder it runs in or its own) — ``python -c`` with
     that string asks too.  (path, the path as shown, why), or None."""
-    programs = bool(rules.rule_programs or rules.rule_program_starts)
-    for path, cwd in files.items():
-        shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
-        found = code_file_reason(path, rules) if programs else None
-        if found is not None:
-            return path, shown, found
+    def shown(path: str, cwd: str) -> str:
+        return os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
+
+    if rules.rule_programs or rules.rule_program_starts:
+        for path, cwd in files.items():
+            found = code_file_reason(path, rules)
+            if found is not None:
+                return path, shown(path, cwd), found
     if scope is None or not scope.read_deny:
         return None
     tried: set[str] = set()
     for path, cwd in files.items():
         strings, why = file_strings_why(path)
         if why:
-            shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
-            return path, shown, f"could not be read ({why}), so the files it reads are not known"
+            return path, shown(path, cwd), f"could not be read ({why}), so the files it reads are not known"
         for text in strings:
             if len(text) > 200 or "\n" in text or not path_like(text):
                 continue
@@ -409,8 +410,7 @@ def code_files_reason(files: dict[str, str], rules: CompiledRules, scope: PathSc
                     resolved = resolved_once(where, base, v)
                     rule = read_rule_of(*resolved, scope) if resolved else None
                 if rule is not None:
-                    shown = os.path.relpath(path, cwd) if path.startswith(cwd + os.sep) else path
-                    return path, shown, f"names {text} in a string, which the rule {rule} denies reading"
+                    return path, shown(path, cwd), f"names {text} in a string, which the rule {rule} denies reading"
     return None
 
 

@@ -22,7 +22,7 @@ import os
 from typing import cast
 
 from .bash_words import Word
-from .code_imports import loaded_files
+from .code_imports import go_package_files, loaded_files, module_files
 from .inline_code import code_literals, inline_code, is_interpreter
 from .notebook_runs import code_cells
 from .package_builds import (
@@ -127,7 +127,7 @@ def _folder_entry(folder: str, name: str) -> list[str]:
     if name.startswith(("python", "pypy")):
         candidates = [os.path.join(folder, "__main__.py")]
     elif name in ("node", "nodejs", "bun"):
-        manifest, _why = parsed_file(os.path.join(folder, "package.json"), _json_of)
+        manifest, _why = parsed_file(os.path.join(folder, "package.json"), json.loads)
         main = manifest.get("main") if isinstance(manifest, dict) else None
         base = os.path.join(folder, main) if isinstance(main, str) and main else None
         candidates = [base, *(base + s for s in _NODE_SUFFIXES), os.path.join(base, "index.js")] if base else []
@@ -138,13 +138,6 @@ def _folder_entry(folder: str, name: str) -> list[str]:
 
 
 _NODE_SUFFIXES = (".js", ".cjs", ".mjs")
-
-
-def _json_of(data: bytes) -> object:
-    try:
-        return json.loads(data)
-    except (UnicodeDecodeError, ValueError):
-        raise ValueError("it is not JSON") from None
 
 
 def _named_in_code(form: tuple[Word, ...], cwd: str) -> list[str]:
@@ -198,8 +191,7 @@ def _source_files(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
         if text.endswith(suffixes):
             return [path] if os.path.isfile(path) else []
         if name == "go" and (text in (".", "..") or text.startswith(("./", "../", "/"))) and os.path.isdir(path):
-            return sorted(os.path.join(path, f) for f in os.listdir(path)
-                          if f.endswith(".go") and not f.endswith("_test.go"))[:_MAX_PACKAGE_FILES]
+            return go_package_files(path)[:_MAX_PACKAGE_FILES]
     return []
 
 
@@ -216,7 +208,7 @@ def _go_test_files(args: tuple[Word, ...], cwd: str) -> list[str]:
         if below:
             found += tree_files(folder, (".go",))
         else:
-            found += sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".go"))
+            found += go_package_files(folder, tests=True)
     return list(dict.fromkeys(found))[:_MAX_PACKAGE_FILES * 4]
 
 
@@ -305,16 +297,8 @@ def _console_script(name: str, cwd: str, memo: Memo) -> list[str]:
     for manifest, parse in (("setup.cfg", _setup_cfg_scripts), ("pyproject.toml", _pyproject_scripts)):
         found, _why = parsed_file(os.path.join(root, manifest), parse)
         scripts.update(found or {})
-    target = scripts.get(name, "").partition(":")[0].strip()
-    parts = target.split(".")
-    if not target or not all(part.isidentifier() for part in parts):
-        return []
-    for folder in (root, os.path.join(root, "src")):
-        base = os.path.join(folder, *parts)
-        inits = [os.path.join(folder, *parts[:i], "__init__.py") for i in range(1, len(parts) + 1)]
-        if os.path.isfile(base + ".py") or os.path.isfile(inits[-1]):
-            return [os.path.realpath(p) for p in (base + ".py", *inits) if os.path.isfile(p)]
-    return []
+    target = scripts.get(name, "").partition(":")[0].strip()  # "pkg.cli:main": import pkg.cli
+    return [os.path.realpath(p) for p in module_files(target, (root, os.path.join(root, "src")))] if target else []
 
 
 def _python_project(folder: str, memo: Memo) -> str | None:

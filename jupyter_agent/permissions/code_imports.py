@@ -111,6 +111,12 @@ class _Folders:
         return real if kind == 2 else None
 
 
+def module_files(module: str, roots: tuple[str, ...]) -> list[str]:
+    """The files importing the dotted ``module`` from ``roots`` runs (each package's
+    ``__init__.py`` and the module's file), as Python finds them; none when it is not there."""
+    return _modules((0, module, ()), "", roots, _Folders())
+
+
 def _is_python(path: str) -> bool:
     name = os.path.basename(path)
     return name.endswith(_PYTHON) or name in _PYTHON_NAMES
@@ -265,13 +271,18 @@ def _go_packages(path: str) -> list[str]:
     found: list[str] = []
     for name in imports:
         if name.startswith(module + "/"):
-            folder = os.path.join(str(root), *name[len(module) + 1:].split("/"))
-            try:
-                entries = sorted(os.listdir(folder))
-            except OSError:
-                continue
-            found += [os.path.join(folder, f) for f in entries if f.endswith(".go") and not f.endswith("_test.go")][:50]
+            found += go_package_files(os.path.join(str(root), *name[len(module) + 1:].split("/")))[:50]
     return found
+
+
+def go_package_files(folder: str, tests: bool = False) -> list[str]:
+    """The ``.go`` files of the Go package in ``folder`` (sorted; its ``_test.go`` files only with
+    ``tests``), none when it cannot be listed."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.join(folder, f) for f in names if f.endswith(".go") and (tests or not f.endswith("_test.go"))]
 
 
 _GO_IMPORT = re.compile(r'^\s*import\s*(?:\(([^)]*)\)|(?:[\w.]+\s+)?"([^"\n]+)")', re.MULTILINE)
@@ -391,4 +402,5 @@ def _named_refs(data: bytes) -> tuple[Ref, ...]:
     return tuple(dict.fromkeys((-1, t, ()) for t in [*names[:_MAX_NAMED], *_code_names(text)]))
 
 
-__all__ = ["CODE_SUFFIXES", "MAX_FILES", "loaded_by_code", "loaded_files", "notebook_loaded"]
+__all__ = ["CODE_SUFFIXES", "MAX_FILES", "go_package_files", "loaded_by_code", "loaded_files", "module_files",
+           "notebook_loaded"]
