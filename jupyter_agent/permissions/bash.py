@@ -23,7 +23,6 @@ from ..core.permission_types import (
     PermissionResult,
     PermissionUpdate,
 )
-from . import git_history
 from .ansible_playbooks import PLAYBOOK_RUNNERS, playbook_scripts
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import MODELED_PROGRAMS, Analysis, CommandInfo, analyze
@@ -70,6 +69,7 @@ from .ninja_builds import NINJAS, ninja_scripts
 from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
 from .package_scripts import MANAGERS, MONOREPOS, monorepo_scripts, package_scripts
 from .paths import BadPath, protected_reason_of, resolve_below
+from .permission_thread import decide_off_loop
 from .pipenv_scripts import PIPENVS, pipenv_scripts
 from .pixi_tasks import PIXIS, pixi_scripts
 from .precommit_hooks import PRE_COMMITS, precommit_scripts
@@ -163,14 +163,11 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
 
 
 async def check_bash_permission_async(command: str, context: ToolUseContext | None) -> PermissionResult:
-    """``check_bash_permission`` for the tools: when a check needed something only a subprocess
-    can tell (git's history, ``git_history.py``), it is found out on the loop and the line is
-    decided again; otherwise this is the synchronous decision itself."""
-    result = check_bash_permission(command, context)
-    if git_history.wanted and await git_history.list_wanted():
-        result = check_bash_permission(command, context)
-        git_history.wanted.clear()  # what is still unlisted asks (listed a moment ago, refs moved since)
-    return result
+    """``check_bash_permission`` for the tools, made in the permission thread so that the files
+    it reads never hold up the kernel's loop; when it needed something only a subprocess can tell
+    (git's history, ``git_history.py``), that is found out on the loop and the line is decided
+    again (``permission_thread``)."""
+    return await decide_off_loop(lambda: check_bash_permission(command, context))
 
 
 def is_read_only_command(command: str, context: ToolUseContext | None = None) -> bool:

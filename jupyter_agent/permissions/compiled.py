@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -302,6 +303,7 @@ def _translated(p: BashPattern) -> str:
 
 _DOTALL_FLAGS = re.compile("", re.DOTALL).flags
 _CACHE: dict[int, CompiledRules] = {}
+_CACHE_LOCK = threading.Lock()
 
 
 def compiled_rules(pc: ToolPermissionContext) -> CompiledRules:
@@ -317,7 +319,8 @@ def compiled_rules(pc: ToolPermissionContext) -> CompiledRules:
                 items.append((source, text, rule))
         parsed[behavior] = tuple(items)
     entry = CompiledRules(pc, parsed)
-    if len(_CACHE) >= _MAX_ENTRIES:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[id(pc)] = entry
+    with _CACHE_LOCK:  # the loop and the permission thread both compile
+        if len(_CACHE) >= _MAX_ENTRIES:
+            _CACHE.pop(next(iter(_CACHE)), None)
+        _CACHE[id(pc)] = entry
     return entry

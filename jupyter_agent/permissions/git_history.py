@@ -4,9 +4,9 @@ by ``git log -p``, ``git show OLD``, ``git diff OLD`` or ``git cat-file``.
 The index (``git_index``) tells what is tracked now; the history needs git itself.  Running it
 inside the synchronous permission check would block the kernel's event loop, so the check only
 reads a cache: when the cache does not know the repository in its current state, the check
-records the repository in ``wanted`` and asks, and the Bash tool's async entry point
-(``bash.check_bash_permission_async``) lists the history in a subprocess on the loop, then
-decides again.  A listing is valid while the refs are unchanged (``refs_state``), so it runs
+records the repository as wanted (``noting_wanted``'s set in the permission thread, else the
+module's ``wanted``) and asks, and the async entry point (``permission_thread.decide_off_loop``)
+lists the history in a subprocess on the loop, then decides again.  A listing is valid while the refs are unchanged (``refs_state``), so it runs
 once per commit, fetch or checkout, not per command.
 
 What is listed: the paths every commit reachable from a ref, a reflog entry or a pseudo-ref
@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextvars
 import os
 import re
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..core.child_process import run_child
@@ -36,7 +38,9 @@ _MAX_REPOS = 32
 
 # repo → (refs_state, its History, or None when the listing failed)
 _LISTED: dict[str, tuple[tuple[object, ...], History | None]] = {}
-wanted: set[str] = set()  # repositories a check needed and found unlisted (the async caller lists them)
+wanted: set[str] = set()  # repositories a synchronous check needed and found unlisted
+# the set a check made inside ``noting_wanted`` adds to instead (one per decision, per thread)
+_NOTING: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("git_history_noting", default=None)
 
 _UNLISTED = object()
 
@@ -134,8 +138,21 @@ def listed_history(repo: str) -> History | None | object:
     known = _LISTED.get(repo)
     if known is not None and known[0] == refs_state(repo):
         return known[1]
-    wanted.add(repo)
+    noting = _NOTING.get()
+    (wanted if noting is None else noting).add(repo)
     return _UNLISTED
+
+
+@contextmanager
+def noting_wanted() -> Iterator[set[str]]:
+    """The repositories the checks made inside the block found unlisted, in a set of their own
+    (a decision in the permission thread does not share the module's ``wanted`` with others)."""
+    mine: set[str] = set()
+    token = _NOTING.set(mine)
+    try:
+        yield mine
+    finally:
+        _NOTING.reset(token)
 
 
 UNLISTED = _UNLISTED
@@ -178,11 +195,14 @@ _MAX_LISTING = 256 << 20
 _RUNNING: dict[str, asyncio.Future[None]] = {}  # listings under way: parallel decisions share one
 
 
-async def list_wanted() -> bool:
-    """List every repository a check asked for; True when there was any.  Decisions made in
-    parallel (read-only tools run up to ten at once) wait for one listing per repository."""
-    repos = sorted(wanted)
-    wanted.clear()
+async def list_wanted(repos: Iterable[str] | None = None) -> bool:
+    """List ``repos`` (by default every repository a synchronous check asked for); True when
+    there was any.  Decisions made in parallel (read-only tools run up to ten at once) wait for
+    one listing per repository."""
+    if repos is None:
+        repos = set(wanted)
+        wanted.clear()
+    repos = sorted(repos)
     loop = asyncio.get_running_loop()
     for repo in repos:
         running = _RUNNING.get(repo)
@@ -202,5 +222,5 @@ def forget() -> None:
 
 __all__ = [
     "HISTORY_TIMEOUT", "UNLISTED", "History", "forget", "list_history", "list_wanted",
-    "listed_history", "refs_state",
+    "listed_history", "noting_wanted", "refs_state",
 ]

@@ -119,6 +119,13 @@ class IPythonReader:
             except Exception:  # (IPython's history database may be off)
                 self.bookmarks = set()
 
+    def fresh(self) -> IPythonReader:
+        """A reader of no cells yet with this one's names (the shell's, read once on the loop:
+        the check itself runs in the permission thread, once more after a git listing)."""
+        reader = IPythonReader(other_kernel=self.other_kernel)
+        reader.names, reader.cell_names, reader.bookmarks = dict(self.names), dict(self.cell_names), set(self.bookmarks)
+        return reader
+
     def code(self) -> str:
         return "\n".join(self.lines)
 
@@ -516,17 +523,19 @@ def _line_nodes(line: str) -> list[ast.AST]:
 
 
 def cells_shell_check(cells: list[tuple[str, str]], context: ToolUseContext, shell: Any = None,
-                      other_kernel: bool = False, kernel_cwd: str | None = "") -> PermissionResult | None:
+                      other_kernel: bool = False, kernel_cwd: str | None = "",
+                      reader: IPythonReader | None = None) -> PermissionResult | None:
     """A deny or an ask no mode may skip for the shell code of these ``(cell id, source)`` code
     cells, as the Bash permission check gives it; None when it has neither.  Each cell is checked,
     after the folder and environment the cells before it leave (``%cd sub``, then ``!cat .env``),
     then all of them as one script (``%%writefile run.sh`` in one, ``!bash run.sh`` in the next).
 
     ``kernel_cwd`` is the folder the kernel runs the cells in: ``""`` for the session's own
-    folder, None when it cannot be known (another notebook's kernel may have ``%cd``'d anywhere)."""
+    folder, None when it cannot be known (another notebook's kernel may have ``%cd``'d anywhere).
+    ``reader``: instead of ``shell`` and ``other_kernel``, a reader made of them earlier."""
     from .bash import check_bash_permission
 
-    reader = IPythonReader(shell, other_kernel)
+    reader = IPythonReader(shell, other_kernel) if reader is None else reader.fresh()
     if kernel_cwd is None:
         reader.lines.append(f"cd {RUN_TIME}")
     elif kernel_cwd and Path(kernel_cwd) != Path(context.cwd):

@@ -24,7 +24,8 @@ from ..notebook import LiveNotebook, NotebookEditError, get_document
 from ..notebook.cells import find_cell, source_text
 from ..notebook.protocol import ExecuteCellsResult
 from ..permissions.filesystem import check_read_permission, check_write_permission
-from ..permissions.notebook_shell import cells_shell_check, cells_strings_check
+from ..permissions.notebook_shell import IPythonReader, cells_shell_check, cells_strings_check
+from ..permissions.permission_thread import decide_off_loop
 from ._notebook_tool import NotebookTool, notebook_path
 from .read_notebook import OutputBlocks
 
@@ -135,17 +136,19 @@ class NotebookExecuteTool(NotebookTool[NotebookExecuteInput, NotebookExecuteOutp
             # this kernel's aliases and folder as they are now (the user may have %cd'd since the
             # session started); another notebook's kernel cannot be looked at
             other = plan.doc.target is not None
-            own = None if other else _ipython()
+            reader = IPythonReader(None if other else _ipython(), other_kernel=other)  # read here, on the loop
+            kernel_cwd = None if other else _kernel_cwd()
             code_cells = [(cid, src) for cid, kind, src in plan.cells if kind == "code"]
-            shell = cells_shell_check(code_cells, context, own, other_kernel=other,
-                                      kernel_cwd=None if other else _kernel_cwd())
-            if shell is not None:
-                return shell
             # open('.env'), Path('.git/config').write_text(…): a string of the code names it
-            folders = [context.cwd, plan.path.parent] if other else [_kernel_cwd() or context.cwd]
-            strings = cells_strings_check(code_cells, context, folders)
-            if strings is not None:
-                return strings
+            folders = [context.cwd, plan.path.parent] if other else [kernel_cwd or context.cwd]
+
+            def cells_check() -> PermissionResult | None:  # in the permission thread: it reads files
+                shell = cells_shell_check(code_cells, context, kernel_cwd=kernel_cwd, reader=reader)
+                return shell if shell is not None else cells_strings_check(code_cells, context, folders)
+
+            found = await decide_off_loop(cells_check)
+            if found is not None:
+                return found
         always = PermissionUpdate(rules=("NotebookExecute",), destination="session")
         return PermissionAsk(message, suggestions=(always,))
 

@@ -265,6 +265,32 @@ async def test_a_string_of_the_python_code_naming_a_denied_file_asks_in_every_mo
 
 
 @pytest.mark.e2e
+async def test_the_cells_check_is_made_off_the_kernels_loop(live):
+    """The cells' check reads files (the modules a cell imports): it runs in the permission thread,
+    and the kernel answers meanwhile (on the loop, it would hold the kernel until released)."""
+    k, _, path = live
+    k.execute("import threading\n"
+              "from jupyter_agent.tools import notebook_execute as _ne\n"
+              "_entered, _released, _names, _real = threading.Event(), threading.Event(), [], _ne.cells_strings_check\n"
+              "def _waiting(*args):\n"
+              "    _names.append(threading.current_thread().name)\n"
+              "    _entered.set()\n"
+              "    _released.wait(30)\n"
+              "    return _real(*args)\n"
+              "_ne.cells_strings_check = _waiting")
+    k.execute(f"start('cells', ask(notebook_path={str(path)!r}, cell_ids=['c1']))")
+    deadline = time.monotonic() + 30  # (the plan reads the cells through the frontend first)
+    while k.execute("print(_entered.is_set())").strip() != "True" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert k.execute("print(_entered.is_set(), _results.get('cells'))").strip() == "True None"
+    k.execute("_released.set()")
+    while (result := k.poll("cells", deadline)) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert result is not None and result["ok"]["kind"] == "PermissionAsk", result
+    assert k.execute("print(_names)").strip() == "['jupyter-agent-permissions_0']"
+
+
+@pytest.mark.e2e
 async def test_unknown_cell_ids_are_named(live):
     k, fe, path = live
     out = k.run(f"call_tool('NotebookExecute', notebook_path={str(path)!r}, cell_ids=['c1', 'nope', 'gone'])")
