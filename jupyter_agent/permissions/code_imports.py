@@ -2,7 +2,8 @@
 ``python tool.py`` runs is also the modules ``tool.py`` imports from the project (``import
 helpers``, ``from pkg.clean import run``, ``from . import jobs``, ``importlib.import_module("x")``,
 a dotted module name in a string: Django's ``"proj.settings"``), what ``node x.js`` runs is also
-what it requires (``require("./lib")``, ``import … from "./lib.js"``), what a Go file imports of its
+what it requires (``require("./lib")``, ``import … from "./lib.js"``, and through ``js_modules``
+a ``tsconfig.json`` alias, a ``#x`` import, Deno's import map, a workspace package), what a Go file imports of its
 own module (``go.mod``), and a code file, shell script or notebook a file names in a string may run
 as well (``runpy.run_path("y.py")``, ``subprocess.run(["bash", "clean.sh"])``, ``source("x.R")``,
 Ruby's ``require_relative "lib/x"``).  ``code_files.py`` adds them to the files a command runs, and
@@ -28,13 +29,15 @@ import sys
 from typing import cast
 
 from .inline_code import code_literals
+from .js_modules import JS_SUFFIXES, JsLookups, alias_files
+from .js_modules import module_files as js_module_files
 from .notebook_runs import code_cells
 from .paths import nearest_holding
 from .script_files import parsed_file
 
 MAX_FILES = 300
 _PYTHON = (".py", ".pyw")
-_JS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
+_JS = JS_SUFFIXES
 # the files whose strings code_files reads as code, when a file names one
 CODE_SUFFIXES = (*_PYTHON, *_JS, ".rb", ".pl", ".pm", ".php", ".R", ".r", ".jl", ".lua", ".ipynb", ".sh", ".bash")
 _PYTHON_NAMES = frozenset({"SConstruct", "Sconstruct", "sconstruct", "wscript", "dodo.py"})
@@ -84,6 +87,7 @@ class _Folders:
         self._kinds: dict[str, tuple[int, str]] = {}
         self.imports: dict[tuple[Ref, tuple[str, ...]], list[str]] = {}  # what an absolute import found
         self.tops: dict[tuple[str, tuple[str, ...]], bool] = {}  # whether a top-level name is in the roots
+        self.js = JsLookups(self.real_file)  # JavaScript's and TypeScript's configurations found
 
     def _kind(self, path: str) -> tuple[int, str]:
         """(0 nothing, 1 a file, 2 a folder; the real path) of ``path`` in a real folder."""
@@ -103,7 +107,10 @@ class _Folders:
 
     def file(self, folder: str, name: str) -> str | None:
         """The real path of the file ``name`` in the real folder ``folder``, if there is one."""
-        kind, real = self._kind(os.path.join(folder, name))
+        return self.real_file(os.path.join(folder, name))
+
+    def real_file(self, path: str) -> str | None:
+        kind, real = self._kind(path)
         return real if kind == 1 else None
 
     def folder(self, folder: str, name: str) -> str | None:
@@ -162,6 +169,8 @@ def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) 
         return _go_packages(path)
     elif path.endswith(".ipynb"):
         return []  # a notebook's cells are read by code_files.notebook_strings where it is run
+    elif path.endswith(JS_SUFFIXES):
+        refs, _why = parsed_file(path, _js_refs)
     else:
         refs, _why = parsed_file(path, _named_refs)
     return _resolved(refs or (), path, roots, cwd, folders)
@@ -172,8 +181,10 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
     for ref in refs:
         if ref[0] == -2:
             continue
-        if ref[0] < 0:
-            found += _named(ref[1], path, cwd)
+        if ref[0] == -3:
+            found += alias_files(ref[1], path, folders.js)
+        elif ref[0] < 0:
+            found += _named(ref[1], path, cwd, folders)
         elif ref[0] > 0:
             found += _modules(ref, path, roots, folders)
         else:  # an absolute import: the same from every file (``import os`` in each)
@@ -189,19 +200,19 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
     return list(dict.fromkeys(found))
 
 
-def _named(text: str, path: str, cwd: str) -> list[str]:
+def _named(text: str, path: str, cwd: str, folders: _Folders) -> list[str]:
     """The code files (real paths) a string of the file at ``path`` may name: as a path from its
-    folder or from ``cwd``; a JavaScript file's relative specifier (``./lib``) with the suffixes
-    Node and bundlers try, a Ruby file's ``lib/x`` as ``lib/x.rb``."""
+    folder or from ``cwd``; a JavaScript file's relative specifier (``./lib``, ``./lib.js``) as
+    TypeScript, Node and the bundlers find it (``js_modules``), a Ruby file's ``lib/x`` as
+    ``lib/x.rb``."""
     folder = os.path.dirname(path)
     found = []
     for base in dict.fromkeys((folder, cwd)):
         candidate = os.path.join(base, text)
+        if path.endswith(_JS) and text.startswith(("./", "../")):
+            found += js_module_files(candidate, folders.js)
         if text.endswith(CODE_SUFFIXES):
             tries = [candidate]
-        elif path.endswith(_JS) and text.startswith(("./", "../")):
-            tries = [candidate + s for s in (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx")]
-            tries += [os.path.join(candidate, "index" + s) for s in (".js", ".ts")]
         elif path.endswith(".rb") and _NAME.fullmatch(text):
             tries = [candidate + ".rb"]
         else:
@@ -390,6 +401,23 @@ _MAGIC_IMPORT = re.compile(r"^[ \t]*%(?:re)?(?:load_ext|aimport)[ \t]+([\w., \t]
 _DOTTED = re.compile(r"[\"']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)[\"']")
 _IMPORT_CALL = re.compile(r"\b(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
 _COMMENT = re.compile(r"#[^\n]*")
+
+
+# a module an import statement names: import … from "x", import "x", import("x"), require("x")
+_JS_IMPORT = re.compile(r"""\b(?:from|import|require)\s*\(?\s*(["'])([^"'\s]{1,200})\1""")
+
+
+def _js_refs(data: bytes) -> tuple[Ref, ...]:
+    """A JavaScript or TypeScript file's strings that may name a code file (``_named_refs``) and
+    the bare or ``#`` specifiers its imports name (``-3``: resolved through the project's
+    ``tsconfig.json`` paths or ``package.json`` imports)."""
+    named = _named_refs(data)
+    if not named and b"\x00" in data:
+        return ()
+    text = data.decode("utf-8", "replace")
+    bare = [m.group(2) for m in _JS_IMPORT.finditer(text)
+            if not m.group(2).startswith((".", "/")) and ":" not in m.group(2)]
+    return (*named, *dict.fromkeys((-3, b, ()) for b in bare[:_MAX_NAMED]))
 
 
 def _named_refs(data: bytes) -> tuple[Ref, ...]:

@@ -16,15 +16,22 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import json
 import os
-import re
 import shlex
 from typing import Any
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word, run_time_word
-from .script_files import NotKnown, Script, not_there, options_of, parsed_file, per_form, scripts_of_forms
+from .script_files import (
+    NotKnown,
+    Script,
+    jsonc_of,
+    not_there,
+    options_of,
+    parsed_file,
+    per_form,
+    scripts_of_forms,
+)
 
 DENOS = frozenset({"deno"})
 _CONFIGS = ("deno.json", "deno.jsonc", "package.json")
@@ -34,8 +41,6 @@ _VALUES = frozenset({"--cwd", "-c", "--config", "-f", "--filter", "--env-file", 
                      "--log-level", "--cert", "--unstable-sloppy-imports"})
 _FLAGS = frozenset({"-r", "--recursive", "-q", "--quiet", "--frozen", "--no-lock", "--no-config", "--eval",
                     "--unstable", "--env", "-h", "--help"})
-_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
-_TRAILING_COMMA = re.compile(r'"(?:[^"\\]|\\.)*"|,(\s*[}\]])', re.DOTALL)
 
 
 def deno_scripts(info: CommandInfo, cwds: list[str], memo: dict[tuple[object, ...], object]) -> list[Script]:
@@ -107,7 +112,7 @@ def _members(configs: list[str]) -> list[str]:
     for path in configs:
         if os.path.basename(path) == "package.json":
             continue
-        loaded, why = parsed_file(path, _jsonc)
+        loaded, why = parsed_file(path, jsonc_of)
         members = loaded.get("workspace", []) if isinstance(loaded, dict) else []
         if isinstance(members, dict):
             members = members.get("members", [])
@@ -119,15 +124,8 @@ def _members(configs: list[str]) -> list[str]:
     return found
 
 
-def _jsonc(data: bytes) -> Any:
-    text = data.decode("utf-8-sig")
-    text = _COMMENT.sub(lambda m: m.group(0) if m.group(0).startswith('"') else " ", text)
-    text = _TRAILING_COMMA.sub(lambda m: m.group(0) if m.group(0).startswith('"') else m.group(1), text)
-    return json.loads(text)
-
-
 def _tasks_of(path: str) -> dict[str, Any]:
-    loaded, why = parsed_file(path, _jsonc)
+    loaded, why = parsed_file(path, jsonc_of)
     if loaded is None and why:
         raise NotKnown(f"{path} could not be read ({why})")
     if not isinstance(loaded, dict):

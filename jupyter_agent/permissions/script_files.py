@@ -15,6 +15,7 @@ The text is only known when the file is there to read (a regular file of text, a
 from __future__ import annotations
 
 import configparser
+import json
 import os
 import re
 import shlex
@@ -451,6 +452,19 @@ def table_at(data: object, *keys: str) -> dict[str, Any]:
     return data
 
 
+_JSONC_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+_JSONC_TRAILING_COMMA = re.compile(r'"(?:[^"\\]|\\.)*"|,(\s*[}\]])', re.DOTALL)
+
+
+def jsonc_of(data: bytes) -> Any:
+    """JSON with comments and trailing commas (``deno.jsonc``, ``tsconfig.json``); ``ValueError``
+    when it is not that."""
+    text = data.decode("utf-8-sig")
+    text = _JSONC_COMMENT.sub(lambda m: m.group(0) if m.group(0).startswith('"') else " ", text)
+    text = _JSONC_TRAILING_COMMA.sub(lambda m: m.group(0) if m.group(0).startswith('"') else m.group(1), text)
+    return json.loads(text)
+
+
 def toml_of(data: bytes) -> dict[str, Any]:
     """The TOML document ``data`` holds (``ValueError`` when it is not TOML)."""
     try:
@@ -538,4 +552,4 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "not_there",
            "NotKnown", "lines_of", "parsed_file", "per_form", "shell_script",
-           "templated", "toml_of", "yaml_of", "ini_of", "located", "nearest_files", "interpreter_name"]
+           "templated", "jsonc_of", "toml_of", "yaml_of", "ini_of", "located", "nearest_files", "interpreter_name"]
