@@ -33,6 +33,7 @@ from .js_modules import JS_SUFFIXES, JsLookups, alias_files
 from .js_modules import module_files as js_module_files
 from .notebook_runs import code_cells
 from .paths import nearest_holding
+from .python_envs import editable_roots
 from .script_files import parsed_file
 
 MAX_FILES = 300
@@ -51,17 +52,20 @@ Ref = tuple[int, str, tuple[str, ...]]
 
 
 def loaded_files(files: list[str], cwd: str, memo: dict[tuple[object, ...], object] | None = None,
-                 paths: tuple[str, ...] = ()) -> list[str]:
+                 paths: tuple[str, ...] = (), interpreter: str | None = None) -> list[str]:
     """The project's code files ``files`` (real paths, run from ``cwd``) load, directly or through
     each other, that exist (real paths; not ``files`` themselves), at most ``MAX_FILES``;
     ``memo``: what this decision found already (the folders listed, each file's references);
-    ``paths``: the folders ``PYTHONPATH`` puts on the path."""
+    ``paths``: the folders ``PYTHONPATH`` puts on the path; ``interpreter``: the program that runs
+    them, when the line names it by path (its environment's editable installs count)."""
     memo = {} if memo is None else memo
     folders = memo.get(("folders",))
     if not isinstance(folders, _Folders):
         folders = memo[("folders",)] = _Folders()
+    python = any(_is_python(f) for f in files)
     roots = tuple(dict.fromkeys([*(os.path.dirname(f) for f in files if _is_python(f)),
-                                 *(os.path.join(cwd, p) for p in paths), cwd, os.path.join(cwd, "src")]))
+                                 *(os.path.join(cwd, p) for p in paths), cwd, os.path.join(cwd, "src"),
+                                 *(_editable(cwd, memo, interpreter) if python else ())]))
     seen = dict.fromkeys(files)
     queue = list(files)
     for path in queue:
@@ -144,6 +148,14 @@ def notebook_loaded(path: str, cwd: str, memo: dict[tuple[object, ...], object] 
     return _loaded_by_refs(refs or (), cwd, {} if memo is None else memo)
 
 
+def _editable(cwd: str, memo: dict[tuple[object, ...], object], interpreter: str | None = None) -> tuple[str, ...]:
+    """The folders editable installs put on the path (``python_envs``), once per decision."""
+    key = ("editable", cwd, interpreter)
+    if key not in memo:
+        memo[key] = editable_roots(cwd, interpreter)
+    return cast("tuple[str, ...]", memo[key])
+
+
 def _notebook_refs(data: bytes) -> tuple[Ref, ...]:
     cells = code_cells(data)
     return _python_refs("\n".join(cells[1]).encode("utf-8", "replace")) if cells else ()
@@ -156,7 +168,7 @@ def _loaded_by_refs(refs: tuple[Ref, ...], cwd: str, memo: dict[tuple[object, ..
         folders = memo[("folders",)] = _Folders()
     added = [os.path.join(cwd, ref[1]) for ref in refs if ref[0] == -2]  # sys.path.append("lib") in the code
     roots = tuple(dict.fromkeys([*(os.path.join(cwd, p) for p in paths), cwd, os.path.join(cwd, "src"),
-                                 *(folder for folder in added if os.path.isdir(folder))]))
+                                 *_editable(cwd, memo), *(folder for folder in added if os.path.isdir(folder))]))
     direct = _resolved(refs, os.path.join(cwd, "<code>"), roots, cwd, folders)
     return direct + [f for f in loaded_files(direct, cwd, memo, paths) if f not in direct] if direct else []
 
