@@ -24,6 +24,7 @@ from .bash_words import Word, long_option_named
 from .bash_writes import UNZIP_NO_WRITE
 from .compiled import PathScope
 from .git_guards import named_writes_guard
+from .paths import open_regular
 
 _MAX_BYTES = 50 * 1024 * 1024  # a plain tar is listed by seeking from header to header: quick
 _MAX_COMPRESSED = 5 * 1024 * 1024  # a compressed one is read through, on the decision's thread
@@ -276,26 +277,29 @@ def _python_options(args: list[str | None]) -> tuple[str, str] | str | None:
 def _members(archive: str, folder: str, cwd: str) -> tuple[str | None, list[str]]:
     path = os.path.join(cwd, archive)
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:  # one open file throughout: a named pipe is not waited on
             magic = f.read(6)
-        limit = _MAX_COMPRESSED if magic.startswith(_COMPRESSED_MAGIC) else _MAX_BYTES
-        if os.path.getsize(path) > limit:
-            return f"the archive {archive} is too large to check", []
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as z:
-                infos = z.infolist()
-                if any((i.external_attr >> 16) & 0o170000 == 0o120000 for i in infos):
-                    return f"the archive {archive} holds links", []
-                names = [i.filename for i in infos]
-        else:
-            with tarfile.open(path, "r:*") as t:
-                names = []
-                for member in t:
-                    if len(names) >= _MAX_MEMBERS:
-                        return f"the archive {archive} has too many members to check", []
-                    if (member.issym() or member.islnk()) and _escapes(member.name, member.linkname, member.issym()):
-                        return f"the archive {archive} holds a link out of the folder it is extracted to", []
-                    names.append(member.name)
+            limit = _MAX_COMPRESSED if magic.startswith(_COMPRESSED_MAGIC) else _MAX_BYTES
+            if os.fstat(f.fileno()).st_size > limit:
+                return f"the archive {archive} is too large to check", []
+            f.seek(0)
+            if zipfile.is_zipfile(f):
+                with zipfile.ZipFile(f) as z:
+                    infos = z.infolist()
+                    if any((i.external_attr >> 16) & 0o170000 == 0o120000 for i in infos):
+                        return f"the archive {archive} holds links", []
+                    names = [i.filename for i in infos]
+            else:
+                f.seek(0)
+                with tarfile.open(fileobj=f, mode="r:*") as t:
+                    names = []
+                    for member in t:
+                        if len(names) >= _MAX_MEMBERS:
+                            return f"the archive {archive} has too many members to check", []
+                        if (member.issym() or member.islnk()) and _escapes(member.name, member.linkname,
+                                                                         member.issym()):
+                            return f"the archive {archive} holds a link out of the folder it is extracted to", []
+                        names.append(member.name)
     except Exception as exc:  # any listing failure (corrupt headers, unsupported compression): ask
         return f"the archive {archive} cannot be listed now ({type(exc).__name__})", []
     return None, [os.path.join(folder, name) for name in dict.fromkeys(names) if name not in ("", ".", "./")]

@@ -34,7 +34,7 @@ from .package_builds import (
     tree_files,
     xml_texts,
 )
-from .paths import nearest_holding
+from .paths import nearest_holding, open_regular
 from .quarto_docs import chunk_sources
 from .script_files import ini_of, interpreter_name, parsed_file, toml_of
 
@@ -64,7 +64,9 @@ def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None,
     ``memo``: what one decision found already (a long line runs pytest in the same folder often)."""
     memo = {} if memo is None else memo
     files = _run_files(form, cwd, memo) + build_files(form, cwd)
-    return files + loaded_files(files, cwd, memo, pythonpath) if files else files
+    program = form[0].literal or ""
+    interpreter = program if "/" in program and is_interpreter(program.rpartition("/")[2]) else None
+    return files + loaded_files(files, cwd, memo, pythonpath, interpreter) if files else files
 
 
 def may_run_code_files(program: str) -> bool:
@@ -116,7 +118,8 @@ def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
             path = os.path.join(cwd, os.path.expanduser(text))
             if os.path.isdir(path):  # python app/ runs app/__main__.py; node . the package's main
                 return _folder_entry(os.path.realpath(path), name)
-            return [os.path.realpath(path)] if os.path.isfile(path) else []
+            # a script that is no regular file (a named pipe) is read as it runs: it cannot be read here
+            return [os.path.realpath(path)] if os.path.exists(path) else []
         i += 2 if text in _VALUED else 1
     return []
 
@@ -220,7 +223,7 @@ def _interpreted(path: str) -> bool:
     """Whether the file's ``#!`` line names an interpreter (``#!/usr/bin/env python3``), not a shell
     (a shell script's commands are read as commands, ``script_files.py``)."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(256)  # (a binary's first bytes are no #! line)
     except OSError:
         return False

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from .bash_words import Word
+from .paths import open_regular_text
 
 _BUILD_PATHS = (("build",), ("buildx", "build"), ("image", "build"), ("builder", "build"))
 _MAX_FILES = 20_000
@@ -57,7 +58,7 @@ def ignore_rules(context: str, dockerfile: str | None, cwd: str) -> list[tuple[r
     candidates.append(os.path.join(context, ".dockerignore"))
     for path in candidates:
         try:
-            with open(path, encoding="utf-8", errors="replace") as f:
+            with open_regular_text(path, encoding="utf-8", errors="replace") as f:
                 return parse_dockerignore(f.read())
         except OSError:
             continue

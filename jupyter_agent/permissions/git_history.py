@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..core.child_process import run_child
+from .paths import open_regular, open_regular_text
 
 HISTORY_TIMEOUT = 20.0  # seconds for one listing; past it the history counts as unknown
 _MAX_REPOS = 32
@@ -48,7 +49,7 @@ _UNLISTED = object()
 def _common_dir(repo: str) -> str:
     """Where a worktree's refs live (``commondir``), or ``repo`` itself."""
     try:
-        with open(os.path.join(repo, "commondir"), encoding="utf-8") as f:
+        with open_regular_text(os.path.join(repo, "commondir"), encoding="utf-8") as f:
             return os.path.normpath(os.path.join(repo, f.read().strip()))
     except (OSError, UnicodeDecodeError):
         return repo
@@ -86,7 +87,7 @@ def pseudo_ref_ids(repo: str) -> list[str]:
     ids: list[str] = []
     for path in _pseudo_ref_files(repo, _common_dir(repo)):
         try:
-            with open(path, "rb") as f:
+            with open_regular(path) as f:
                 data = f.read(1 << 20)
         except OSError:
             continue

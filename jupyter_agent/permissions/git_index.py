@@ -16,6 +16,8 @@ import struct
 from collections.abc import Callable
 from functools import lru_cache
 
+from .paths import open_regular, open_regular_text
+
 _STAT_BYTES = 40  # ctime, mtime (seconds + nanoseconds), dev, ino, mode, uid, gid, size
 _EXTENDED = 0x4000  # flags bit: two more flag bytes follow (version 3 and later)
 _UNSUPPORTED = (b"link", b"sdir")  # split index, sparse index: entries live elsewhere
@@ -36,7 +38,7 @@ def git_dir(top: str) -> str | None:
 def gitfile_target(dot_git: str, top: str) -> str | None:
     """Where a ``.git`` file's ``gitdir:`` line points (normalized), or None when unreadable."""
     try:
-        with open(dot_git, encoding="utf-8") as f:
+        with open_regular_text(dot_git, encoding="utf-8") as f:
             line = f.readline().strip()
     except (OSError, UnicodeDecodeError):
         return None
@@ -61,7 +63,7 @@ def tracked_paths(repo: str) -> tuple[str, ...] | None:
 def _oid_size(repo: str) -> int:
     """20 bytes per object name, 32 in a SHA-256 repository (``extensions.objectFormat``)."""
     try:
-        with open(os.path.join(repo, "config"), "rb") as f:
+        with open_regular(os.path.join(repo, "config")) as f:
             config = f.read().lower()
     except OSError:
         return 20
@@ -71,7 +73,7 @@ def _oid_size(repo: str) -> int:
 @lru_cache(maxsize=16)
 def _read_index(path: str, _ino: int, _mtime: int, _size: int, oid_size: int) -> tuple[str, ...] | None:
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             data = f.read()
     except OSError:
         return None
@@ -97,7 +99,7 @@ def tracked_stamps(repo: str, wanted: Callable[[str], bool]) -> tuple[dict[str, 
     ``({}, 0)`` without an index; None when it cannot be read."""
     index = os.path.join(repo, "index")
     try:
-        with open(index, "rb") as f:
+        with open_regular(index) as f:
             data = f.read()
         mtime = os.stat(index).st_mtime_ns
     except FileNotFoundError:

@@ -26,6 +26,7 @@ from .compiled import PathScope
 from .git_index import git_dir, tracked_paths
 from .git_words import git_global_options
 from .path_patterns import PathPattern
+from .paths import open_regular_text
 
 _TRACKED_ONLY = frozenset({"-u", "--update", "-p", "--patch", "-i", "--interactive", "-e", "--edit",
                            "--renormalize", "-n", "--dry-run"})
@@ -179,7 +180,7 @@ def _ignored(path: str, top: str, repo: str | None, tracked: tuple[str, ...] | N
 
 def _spec(path: str) -> pathspec.GitIgnoreSpec | None:
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        with open_regular_text(path, encoding="utf-8", errors="surrogateescape") as f:
             return pathspec.GitIgnoreSpec.from_lines(f.read().splitlines())
     except OSError:
         return None

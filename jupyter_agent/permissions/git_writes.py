@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 
 from .bash_words import Word
 from .git_words import git_global_options
+from .paths import open_regular
 
 _MAX_PATCH = 20 * 1024 * 1024
 _TREE_BUILDERS = frozenset({"mktree", "fast-import", "unpack-objects", "index-pack", "commit-tree"})
@@ -56,7 +57,7 @@ def data_writes(words: Sequence[Word], cwd: str) -> tuple[str | None, list[str]]
         if word.literal is None or word.literal == "-":
             return f"git {sub} reads a patch only known at run time", []
         try:
-            with open(os.path.join(cwd, word.literal), "rb") as f:
+            with open_regular(os.path.join(cwd, word.literal)) as f:
                 data = f.read(_MAX_PATCH + 1)
         except OSError:
             return f"git {sub} reads {word.literal}, which cannot be read now", []

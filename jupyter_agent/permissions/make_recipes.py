@@ -118,7 +118,8 @@ def _of_form(form: tuple[Word, ...], cwd: str, cwd_unknown: bool) -> list[Script
         return [Script(" ".join(given), None, "make reads a makefile as it runs")]
     paths = [os.path.realpath(os.path.join(folder, os.path.expanduser(g))) for g in given]
     if not paths:
-        default = next((os.path.join(folder, n) for n in _DEFAULT_NAMES if os.path.isfile(os.path.join(folder, n))), "")
+        # (a makefile that is no regular file, a named pipe, is read as make reads it: not knowable)
+        default = next((os.path.join(folder, n) for n in _DEFAULT_NAMES if os.path.exists(os.path.join(folder, n))), "")
         if not default:
             return not_there(folder, _DEFAULT_NAMES)  # no makefile: make only runs its built-in rules
         paths = [os.path.realpath(default)]
@@ -284,7 +285,7 @@ class _MakeFile:
             if _RUNTIME in name or any(c in name for c in "*?["):
                 raise _Unknown(f"it includes {name}, only known as make runs")
             path = os.path.join(self.folder, name)
-            if os.path.isfile(path):
+            if os.path.exists(path):  # (one that is no regular file cannot be read: not knowable)
                 self._read(os.path.realpath(path))
             elif required:
                 raise _Unknown(f"it includes {name}, which make may build first")

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from .bash_words import Word, make_word
+from .paths import open_regular, open_regular_text
 
 Target = tuple[Word, bool]  # (what is written, whether everything below it is)
 UNKNOWN = Word("<a file the notebook tool names at run time>", static=False)
@@ -140,7 +141,7 @@ def _notebook_metadata(path: str, cwd: str | None) -> dict | None:
 @lru_cache(maxsize=8)
 def _read_metadata(full: str, _version: tuple[int, int, int, int]) -> dict | None:
     try:
-        with open(full, "rb") as handle:
+        with open_regular(full) as handle:
             notebook = json.loads(handle.read())
     except (OSError, ValueError, RecursionError):
         return None
@@ -325,7 +326,7 @@ def _paired_formats(notebook: str, cwd: str | None) -> list[str] | None:
         formats = jupytext.get("formats", "") if isinstance(jupytext, dict) else ""
     else:
         try:
-            with open(full, encoding="utf-8", errors="replace") as handle:
+            with open_regular_text(full, encoding="utf-8", errors="replace") as handle:
                 head = handle.read(64 * 1024)
         except OSError:
             return None
@@ -354,7 +355,7 @@ def _config_near(folder: str) -> bool:
             return True
         pyproject = os.path.join(place, "pyproject.toml")
         try:
-            with open(pyproject, encoding="utf-8", errors="replace") as handle:
+            with open_regular_text(pyproject, encoding="utf-8", errors="replace") as handle:
                 if "[tool.jupytext" in handle.read(1024 * 1024):
                     return True
         except OSError:

@@ -20,6 +20,7 @@ from .bash_words import Word
 from .compiled import PathScope
 from .git_guards import named_writes_guard
 from .git_writes import patch_paths
+from .paths import open_regular
 
 _MAX_PATCH = 20 * 1024 * 1024
 _VALUE = frozenset({"-p", "-d", "-i", "-o", "-B", "-Y", "-z", "-r", "-F", "-D", "-V", "-g"})
@@ -91,7 +92,7 @@ def _writes(options: dict[str, str], operands: list[str], cwd: str, stdin: Seque
     paths: list[str] = []
     for source in sources:
         try:
-            with open(os.path.join(cwd, source), "rb") as f:
+            with open_regular(os.path.join(cwd, source)) as f:
                 data = f.read(_MAX_PATCH + 1)
         except OSError:
             return f"patch reads {source}, which cannot be read now", []

@@ -8,13 +8,39 @@ Containment compares path components, never string prefixes.
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, TextIO
 from urllib.parse import unquote, urlparse
 
 from . import managed
+
+NOT_REGULAR = "it is not a regular file"
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened for reading when it is a regular file (a link followed); ``OSError``
+    otherwise.  A named pipe or a device is never waited on: opening one for reading blocks until
+    a writer comes, which would hold the permission check for ever (``mkfifo x.patch``)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, NOT_REGULAR, os.fspath(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_regular_text(path: str | os.PathLike[str], encoding: str = "utf-8", errors: str = "strict") -> TextIO:
+    """``open_regular`` for text."""
+    return io.TextIOWrapper(open_regular(path), encoding=encoding, errors=errors)
+
 
 PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", ".jupyter",
                             ".husky",  # its hook scripts run on the next `git commit`

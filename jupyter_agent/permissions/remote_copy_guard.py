@@ -31,7 +31,7 @@ from .bash_words import Word
 from .compiled import PathScope
 from .filesystem import edit_deny_below
 from .git_guards import check_named_writes
-from .paths import is_within, protected_inside
+from .paths import is_within, open_regular_text, protected_inside
 
 
 def _container(path: str) -> bool:
@@ -250,7 +250,7 @@ def _mc_aliases() -> frozenset[str]:
 @functools.lru_cache(maxsize=4)
 def _read_aliases(config: str, _mtime: int, _size: int) -> frozenset[str]:
     try:
-        with open(config, encoding="utf-8") as f:
+        with open_regular_text(config, encoding="utf-8") as f:
             data = json.load(f)
     except (OSError, ValueError):
         return frozenset()

@@ -36,7 +36,7 @@ from .bash_analysis import Analysis, CommandInfo
 from .bash_arguments import tilde_path
 from .bash_words import Word, run_time_word
 from .git_words import git_global_options
-from .paths import BadPath, nearest_holding, resolve_below
+from .paths import NOT_REGULAR, BadPath, nearest_holding, open_regular, resolve_below
 from .shell_invocation import shell_call
 
 # shells whose scripts tree-sitter-bash reads (a fish, csh, pwsh or python script is a program like any
@@ -326,7 +326,7 @@ def script_shell(path: str) -> str | None:
     """The POSIX shell that runs the file ``path`` when it is run by path (``bash`` for a text
     file with no ``#!``, and for one that cannot be read), None when it is no shell's."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(256)
     except OSError:
         return "bash"
@@ -371,11 +371,11 @@ def read_bounded(path: str, limit: int = MAX_BYTES) -> tuple[bytes | None, str]:
     """A regular file's bytes, at most ``limit`` of them; else None and why they are not known
     (the scripts, makefiles, justfiles and manifests this analyzer reads)."""
     try:
-        with open(path, "rb") as handle:
-            if not os.path.isfile(path):
-                return None, "it is not a regular file"
+        with open_regular(path) as handle:  # (a named pipe is not waited on)
             data = handle.read(limit + 1)
     except OSError as exc:
+        if exc.strerror == NOT_REGULAR:
+            return None, NOT_REGULAR
         return None, f"it could not be read ({exc.strerror or type(exc).__name__})"
     if len(data) > limit:
         return None, f"it is longer than {limit // 1024} KiB"
