@@ -22,7 +22,7 @@ import os
 from typing import cast
 
 from .bash_words import Word
-from .code_imports import go_package_files, loaded_files, module_files
+from .code_imports import go_package_files, is_python_file, loaded_files, module_files
 from .inline_code import code_literals, inline_code, is_interpreter
 from .notebook_runs import code_cells
 from .package_builds import (
@@ -35,6 +35,7 @@ from .package_builds import (
     xml_texts,
 )
 from .paths import nearest_holding, open_regular
+from .python_envs import script_folders
 from .quarto_docs import chunk_sources
 from .script_files import ini_of, interpreter_name, parsed_file, toml_of
 
@@ -294,14 +295,28 @@ def _console_script(name: str, cwd: str, memo: Memo) -> list[str]:
     ``console_scripts``), as installed from its folder or its ``src/``: that module's file and its
     packages' ``__init__.py`` (its imports follow, ``code_imports.py``)."""
     root = _python_project(cwd, memo)
-    if root is None:
-        return []
     scripts: dict[str, str] = {}
     for manifest, parse in (("setup.cfg", _setup_cfg_scripts), ("pyproject.toml", _pyproject_scripts)):
-        found, _why = parsed_file(os.path.join(root, manifest), parse)
+        found, _why = parsed_file(os.path.join(root, manifest), parse) if root else (None, "")
         scripts.update(found or {})
     target = scripts.get(name, "").partition(":")[0].strip()  # "pkg.cli:main": import pkg.cli
-    return [os.path.realpath(p) for p in module_files(target, (root, os.path.join(root, "src")))] if target else []
+    if target and root:
+        return [os.path.realpath(p) for p in module_files(target, (root, os.path.join(root, "src")))]
+    return _installed_script(name, cwd, memo)
+
+
+def _installed_script(name: str, cwd: str, memo: Memo) -> list[str]:
+    """The console script ``name`` an environment's install made (``.venv/bin/mycli``, a workspace
+    member's): the wrapper, a Python file whose ``from pkg.cli import main`` is followed where the
+    project's code is (an editable install's folders; a package installed for good is not)."""
+    key = ("script folders", cwd)
+    if key not in memo:
+        memo[key] = script_folders(cwd)
+    for folder in cast("list[str]", memo[key]):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path) and is_python_file(path):
+            return [os.path.realpath(path)]
+    return []
 
 
 def _python_project(folder: str, memo: Memo) -> str | None:

@@ -26,15 +26,16 @@ import os
 import re
 import stat
 import sys
+from functools import lru_cache
 from typing import cast
 
 from .inline_code import code_literals
 from .js_modules import JS_SUFFIXES, JsLookups, alias_files
 from .js_modules import module_files as js_module_files
 from .notebook_runs import code_cells
-from .paths import nearest_holding
+from .paths import nearest_holding, open_regular
 from .python_envs import editable_roots
-from .script_files import parsed_file
+from .script_files import interpreter_name, parsed_file
 
 MAX_FILES = 300
 _PYTHON = (".py", ".pyw")
@@ -62,14 +63,14 @@ def loaded_files(files: list[str], cwd: str, memo: dict[tuple[object, ...], obje
     folders = memo.get(("folders",))
     if not isinstance(folders, _Folders):
         folders = memo[("folders",)] = _Folders()
-    python = any(_is_python(f) for f in files)
-    roots = tuple(dict.fromkeys([*(os.path.dirname(f) for f in files if _is_python(f)),
+    python = any(is_python_file(f) for f in files)
+    roots = tuple(dict.fromkeys([*(os.path.dirname(f) for f in files if is_python_file(f)),
                                  *(os.path.join(cwd, p) for p in paths), cwd, os.path.join(cwd, "src"),
                                  *(_editable(cwd, memo, interpreter) if python else ())]))
     seen = dict.fromkeys(files)
     queue = list(files)
     for path in queue:
-        if _is_python(path):  # the folders it puts on the path count for it and what it imports
+        if is_python_file(path):  # the folders it puts on the path count for it and what it imports
             added = [os.path.join(base, ref[1]) for ref in parsed_file(path, _python_refs)[0] or () if ref[0] == -2
                      for base in (os.path.dirname(path), cwd)]
             roots = tuple(dict.fromkeys([*roots, *(folder for folder in added if os.path.isdir(folder))]))
@@ -128,9 +129,30 @@ def module_files(module: str, roots: tuple[str, ...]) -> list[str]:
     return _modules((0, module, ()), "", roots, _Folders())
 
 
-def _is_python(path: str) -> bool:
+def is_python_file(path: str) -> bool:
+    """A Python file: by its suffix or name, or a file of no suffix whose ``#!`` line names Python
+    (``./manage``, a console script's wrapper in ``.venv/bin``)."""
     name = os.path.basename(path)
-    return name.endswith(_PYTHON) or name in _PYTHON_NAMES
+    if name.endswith(_PYTHON) or name in _PYTHON_NAMES:
+        return True
+    if "." in name:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return _python_shebang(path, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=256)
+def _python_shebang(path: str, _ino: int, _mtime: int, _size: int) -> bool:
+    try:
+        with open_regular(path) as handle:
+            head = handle.read(256)  # (a binary's first bytes are no #! line)
+    except OSError:
+        return False
+    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split() if head[:2] == b"#!" else []
+    return bool(words) and interpreter_name(words).startswith(("python", "pypy"))
 
 
 def loaded_by_code(code: str, cwd: str, memo: dict[tuple[object, ...], object] | None = None,
@@ -175,7 +197,7 @@ def _loaded_by_refs(refs: tuple[Ref, ...], cwd: str, memo: dict[tuple[object, ..
 
 def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) -> list[str]:
     """The files (real paths) ``path`` loads or names that exist."""
-    if _is_python(path):
+    if is_python_file(path):
         refs, _why = parsed_file(path, _python_refs)
     elif path.endswith(".go"):
         return _go_packages(path)
@@ -442,5 +464,5 @@ def _named_refs(data: bytes) -> tuple[Ref, ...]:
     return tuple(dict.fromkeys((-1, t, ()) for t in [*names[:_MAX_NAMED], *_code_names(text)]))
 
 
-__all__ = ["CODE_SUFFIXES", "MAX_FILES", "go_package_files", "loaded_by_code", "loaded_files", "module_files",
-           "notebook_loaded"]
+__all__ = ["CODE_SUFFIXES", "MAX_FILES", "go_package_files", "is_python_file", "loaded_by_code", "loaded_files",
+           "module_files", "notebook_loaded"]

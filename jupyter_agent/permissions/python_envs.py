@@ -50,6 +50,12 @@ def editable_roots(cwd: str, interpreter: str | None = None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(roots))
 
 
+def script_folders(cwd: str) -> list[str]:
+    """The ``bin`` folders of the environments a command run from ``cwd`` may use (a console
+    script an editable install made is there: ``.venv/bin/mycli``)."""
+    return [os.path.join(prefix, "bin") for prefix in _prefixes(cwd, None)]
+
+
 def _prefixes(cwd: str, interpreter: str | None) -> list[str]:
     found = [sys.prefix]
     if os.environ.get("VIRTUAL_ENV"):
@@ -150,4 +156,4 @@ def _mapping_of(data: bytes) -> dict[object, object]:
     return value if isinstance(value, dict) else {}
 
 
-__all__ = ["editable_roots"]
+__all__ = ["editable_roots", "script_folders"]

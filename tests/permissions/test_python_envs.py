@@ -30,12 +30,15 @@ _LOG = "open(__import__('os').environ['LOG'], 'a').write(__file__ + '\\n')\n"
 
 MEMBERS = {
     "packages/srclib/pyproject.toml": '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
-                                      '[project]\nname = "srclib"\nversion = "0.1"\n',
+                                      '[project]\nname = "srclib"\nversion = "0.1"\n'
+                                      '[project.scripts]\nsrccli = "srclib.cli:main"\n',
     "packages/srclib/src/srclib/__init__.py": "from .jobs import go\n",
     "packages/srclib/src/srclib/jobs.py": WIPE,
     "packages/srclib/src/srclib/calm.py": "def go():\n    print('to rm a file use rm')\n",
+    "packages/srclib/src/srclib/cli.py": "from srclib.jobs import go\n\ndef main():\n    go()\n",
     "packages/flat/pyproject.toml": '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
-                                    '[project]\nname = "flatlib"\nversion = "0.1"\n[tool.setuptools]\npackages = ["flatlib"]\n',
+                                    '[project]\nname = "flatlib"\nversion = "0.1"\n[tool.setuptools]\npackages = ["flatlib"]\n'
+                                    '[project.scripts]\nflatcli = "flatlib.calm:go"\n',
     "packages/flat/flatlib/__init__.py": "",
     "packages/flat/flatlib/wipe.py": WIPE,
     "packages/flat/flatlib/calm.py": "def go():\n    print('to rm a file use rm')\n",
@@ -43,6 +46,10 @@ MEMBERS = {
     "flat_tool.py": "from flatlib import wipe\nwipe.go()\n",
     "calm_tool.py": "import json\nprint(json.dumps(1))\n",
     "app/run.py": "import srclib.jobs\n",
+    # a Python script of no suffix, known by its #! line
+    "manage": "#!/usr/bin/env python3\nimport helpers\n",
+    "manage_calm": "#!/usr/bin/env python3\nimport json\n",
+    "helpers.py": WIPE,
 }
 
 
@@ -67,7 +74,10 @@ ROWS = [
     (".venv/bin/python tool.py", "ask"), ("python3 tool.py", "ask"), ("python3 flat_tool.py", "ask"),
     ("python3 -c 'import srclib'", "ask"), ("cd app && python3 run.py", "ask"),
     ("python3 - <<'EOF'\nfrom flatlib import wipe\nEOF", "ask"),
-    ("python3 calm_tool.py", "allow"), ("python3 -c 'import flatlib.calm'", "allow"),
+    # a console script an editable install made in the environment: its wrapper's import
+    ("srccli --help", "ask"), ("cd app && srccli", "ask"), (".venv/bin/srccli", "ask"), ("./manage runserver", "ask"),
+    ("python3 calm_tool.py", "allow"), ("python3 -c 'import flatlib.calm'", "allow"), ("flatcli", "allow"),
+    ("./manage_calm", "allow"),
 ]
 
 
