@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
+from typing import cast
 
 from ..core.context import ToolUseContext
 from .bash_analysis import CommandInfo
@@ -29,6 +30,7 @@ from .bash_wrappers import MAKES, NOTEBOOK_RUNNERS, PACKAGE_MANAGERS, STDIN_WORD
 from .bash_writes import AMBIGUOUS_TARGET, RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
 from .docker_context import build_context, ignore_rules, sent_denied_file
+from .file_servers import guesses_folder, served_folders
 from .filesystem import (
     EDIT_RULES,
     edit_deny_below,
@@ -468,6 +470,33 @@ def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict)
             if rule is not None:
                 v.sticky.append(f"{info.text} reads every file below {source}, where the rule {rule} "
                                 f"denies reading")
+                return
+
+
+def serve_check(words: Sequence[Word], shown: str, cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """``python -m http.server`` hands every file below its folder to whatever reaches its port
+    (``file_servers.py``): a Read deny rule there makes it ask, in every mode, as ``tar cf - .``
+    does; a folder only known at run time asks too."""
+    folders = served_folders(words)
+    if not folders:
+        return
+    if None in folders:
+        v.sticky.append(f"{shown or 'the command'} serves a folder only known at run time to whatever reaches its "
+                        f"port, where a Read deny rule may apply")
+        return
+    for cwd in cwds:
+        found = []
+        for folder in cast("list[str]", folders):
+            resolved = resolved_once(folder, cwd, v)
+            if resolved is not None and os.path.isdir(resolved[1]):
+                found.append((folder, resolved[1]))
+        if not found and guesses_folder(words):  # npx serve -p 3000: the current folder
+            found = [(".", os.path.realpath(cwd))]
+        for folder, real in found:
+            rule = read_deny_below(real, scope)
+            if rule is not None:
+                v.sticky.append(f"{shown or 'the command'} serves every file below {folder} to whatever reaches its "
+                                f"port, where the rule {rule} denies reading")
                 return
 
 

@@ -15,7 +15,14 @@ from ..core.context import ToolUseContext
 from ..core.permission_types import PermissionAsk, PermissionDeny, PermissionResult
 from .archive_guard import ARCHIVE_PROGRAMS, archive_guard
 from .bash_analysis import Analysis, CommandInfo
-from .bash_arguments import copy_check, program_write_check, protected_arguments, tilde_path, write_link_rule
+from .bash_arguments import (
+    copy_check,
+    program_write_check,
+    protected_arguments,
+    serve_check,
+    tilde_path,
+    write_link_rule,
+)
 from .bash_chdir import CHDIR_PROGRAMS, working_folders
 from .bash_commands import DEV_SOURCES
 from .bash_copies import COPYING_PROGRAMS, copied_sources
@@ -38,6 +45,7 @@ from .copy_guard import COPY_PROGRAMS, copy_guard
 from .dotenv_loaders import LOADER_PROGRAMS as DOTENV_LOADERS
 from .dotenv_loaders import loaded_env_files, upward_copies
 from .download_guard import COMMAND_CLIENTS, DOWNLOADERS, command_client_reason, download_guard
+from .file_servers import is_file_server
 from .filesystem import SYSTEM_INFO, read_deny_below, read_rule_of, too_broad, write_blocked, write_verdict
 from .git_contents import shows_contents
 from .git_guards import git_guards
@@ -113,11 +121,15 @@ def path_checks(
                         _read_check(make_word(source), cwds, scope, v)
                 if v.deny:
                     return
+            runs = commands_it_runs(inner)
+            if recursive:  # python -m http.server, npx serve: every file below the folder, to any client
+                for form in (inner, *runs):
+                    if form and is_file_server((form[0].literal or "").rpartition("/")[2]):
+                        serve_check(form, info.text, cwds, scope, v)
             if program in WRITING_PROGRAMS or writes_by_option(program):  # rm locked/f, cp a.txt locked/, rm -rf .
                 program_write_check(info, cwds, scope, v, context)
                 if v.deny:
                     return
-            runs = commands_it_runs(inner)
             for run in _writers_it_runs(inner, runs):  # find -exec cp {} /tmp/ ;, git bisect run rm -rf x
                 program_write_check(run, cwds, scope, v, context)
                 if v.deny:
