@@ -22,7 +22,7 @@ import os
 from typing import cast
 
 from .bash_words import Word
-from .code_imports import go_package_files, is_python_file, loaded_files, module_files
+from .code_imports import go_package_files, is_python_file, loaded_files, module_files, perl_module_files
 from .inline_code import code_literals, inline_code, is_interpreter
 from .notebook_runs import code_cells
 from .package_builds import (
@@ -67,7 +67,49 @@ def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None,
     files = _run_files(form, cwd, memo) + build_files(form, cwd)
     program = form[0].literal or ""
     interpreter = program if "/" in program and is_interpreter(program.rpartition("/")[2]) else None
+    if program.rpartition("/")[2] in ("perl", "prove"):  # perl -Ilib -MMy::Clean: @INC's folders, its modules
+        includes, modules = _perl_options(form[1:])
+        flags = [w.literal or "" for w in form[1:] if (w.literal or "")[:1] == "-"]
+        if program.rpartition("/")[2] == "prove" and any(f == "--lib" or (f[1:2] != "-" and "l" in f) for f in flags):
+            includes.append("lib")  # prove -l (-lr, -vl …): lib/ is on @INC
+        pythonpath = (*includes, *pythonpath)
+        roots = tuple(os.path.join(cwd, p) for p in (*includes, "."))
+        files += [f for m in modules for f in perl_module_files(m, roots) if f not in files]
     return files + loaded_files(files, cwd, memo, pythonpath, interpreter) if files else files
+
+
+def _prove_files(args: tuple[Word, ...], cwd: str) -> list[str]:
+    """The test files ``prove`` runs: the files named, the ``.t`` files of the folders named (of
+    ``t/`` by default; all of them below, which reads more than prove without ``-r`` does)."""
+    named = [w.literal for w in args if w.literal and w.literal[:1] != "-"]
+    found: list[str] = []
+    for text in named or ["t"]:
+        path = os.path.join(cwd, text)
+        if os.path.isdir(path):
+            found += [os.path.realpath(f) for f in tree_files(path, (".t",))]
+        elif os.path.isfile(path):
+            found.append(os.path.realpath(path))
+    return list(dict.fromkeys(found))
+
+
+def _perl_options(args: tuple[Word, ...]) -> tuple[list[str], list[str]]:
+    """perl's ``-I DIR`` folders and ``-M``/``-m`` modules, up to its script or ``-e`` code."""
+    includes: list[str] = []
+    modules: list[str] = []
+    i = 0
+    while i < len(args):
+        text = args[i].literal
+        if text is None or text[:1] != "-" or text in ("-", "--"):
+            break
+        if text[:2] == "-I":
+            value = text[2:] or (args[i + 1].literal if i + 1 < len(args) else None)
+            includes += [value] if value else []
+            i += 1 if text[2:] else 2
+            continue
+        if text[:2] in ("-M", "-m") and len(text) > 2:
+            modules.append(text[2:].lstrip("-").partition("=")[0].split()[0] if text[2:].strip("-") else "")
+        i += 2 if text in ("-e", "-E") else 1
+    return includes, [m for m in modules if m]
 
 
 def may_run_code_files(program: str) -> bool:
@@ -95,6 +137,8 @@ def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
         return _source_files(form, name, cwd)
     if name in ("pytest", "py.test"):
         return _pytest_files(form[1:], cwd, memo)
+    if name == "prove":  # Perl's test harness: the .t files of the folders it is given, else t/
+        return _prove_files(form[1:], cwd)
     interpreter = is_interpreter(name)
     if (name.endswith(_SCRIPT_SUFFIXES) or "/" in program) and not interpreter:  # ./tool.py, uv run tool.py
         path = os.path.realpath(os.path.join(cwd, os.path.expanduser(program)))
@@ -216,7 +260,7 @@ def _go_test_files(args: tuple[Word, ...], cwd: str) -> list[str]:
     return list(dict.fromkeys(found))[:_MAX_PACKAGE_FILES * 4]
 
 
-_NAMED = frozenset(TASK_FILES) | frozenset(SOURCE_RUNNERS) | BUILDERS | {"pytest", "py.test"}
+_NAMED = frozenset(TASK_FILES) | frozenset(SOURCE_RUNNERS) | BUILDERS | {"pytest", "py.test", "prove"}
 _SCRIPT_SUFFIXES = (".py", ".pyw", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".R", ".jl", ".lua")
 
 

@@ -3,7 +3,8 @@
 helpers``, ``from pkg.clean import run``, ``from . import jobs``, ``importlib.import_module("x")``,
 a dotted module name in a string: Django's ``"proj.settings"``), what ``node x.js`` runs is also
 what it requires (``require("./lib")``, ``import … from "./lib.js"``, and through ``js_modules``
-a ``tsconfig.json`` alias, a ``#x`` import, Deno's import map, a workspace package), what a Go file imports of its
+a ``tsconfig.json`` alias, a ``#x`` import, Deno's import map, a workspace package), what ``perl x.pl``
+loads (``use My::Clean`` from ``@INC``: ``use lib``, ``-I``, FindBin's folder), what a Go file imports of its
 own module (``go.mod``), and a code file, shell script or notebook a file names in a string may run
 as well (``runpy.run_path("y.py")``, ``subprocess.run(["bash", "clean.sh"])``, ``source("x.R")``,
 Ruby's ``require_relative "lib/x"``).  ``code_files.py`` adds them to the files a command runs, and
@@ -70,10 +71,13 @@ def loaded_files(files: list[str], cwd: str, memo: dict[tuple[object, ...], obje
     seen = dict.fromkeys(files)
     queue = list(files)
     for path in queue:
-        if is_python_file(path):  # the folders it puts on the path count for it and what it imports
-            added = [os.path.join(base, ref[1]) for ref in parsed_file(path, _python_refs)[0] or () if ref[0] == -2
+        perl = path.endswith(_PERL)
+        if perl or is_python_file(path):  # the folders it puts on the path count for it and what it imports
+            refs = parsed_file(path, _perl_refs if perl else _python_refs)[0] or ()
+            added = [os.path.join(base, ref[1].replace(_BIN, os.path.dirname(path))) for ref in refs if ref[0] == -2
                      for base in (os.path.dirname(path), cwd)]
-            roots = tuple(dict.fromkeys([*roots, *(folder for folder in added if os.path.isdir(folder))]))
+            folders_added = [folder for folder in added if os.path.isdir(folder)]
+            roots = tuple(dict.fromkeys([*folders_added, *roots] if perl else [*roots, *folders_added]))
         key = ("references", path, roots, cwd)
         if key not in memo:
             memo[key] = _references(path, roots, cwd, folders)
@@ -121,6 +125,13 @@ class _Folders:
     def folder(self, folder: str, name: str) -> str | None:
         kind, real = self._kind(os.path.join(folder, name))
         return real if kind == 2 else None
+
+
+def perl_module_files(module: str, roots: tuple[str, ...]) -> list[str]:
+    """The file ``use MODULE`` loads from the folders ``roots`` (``@INC``'s), if one holds it."""
+    folders = _Folders()
+    name = module.replace("::", "/") + ".pm"
+    return next(([f] for f in (folders.file(root, name) for root in roots) if f), [])
 
 
 def module_files(module: str, roots: tuple[str, ...]) -> list[str]:
@@ -205,6 +216,8 @@ def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) 
         return []  # a notebook's cells are read by code_files.notebook_strings where it is run
     elif path.endswith(JS_SUFFIXES):
         refs, _why = parsed_file(path, _js_refs)
+    elif path.endswith(_PERL):
+        refs, _why = parsed_file(path, _perl_refs)
     else:
         refs, _why = parsed_file(path, _named_refs)
     return _resolved(refs or (), path, roots, cwd, folders)
@@ -217,6 +230,9 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
             continue
         if ref[0] == -3:
             found += alias_files(ref[1], path, folders.js)
+        elif ref[0] == -5:  # Perl: My::Clean is My/Clean.pm in the first folder of @INC holding it
+            name = ref[1].replace("::", "/") + ".pm"
+            found += next(([f] for f in (folders.file(root, name) for root in roots) if f), [])
         elif ref[0] < 0:
             found += _named(ref[1], path, cwd, folders)
         elif ref[0] > 0:
@@ -454,6 +470,39 @@ def _js_refs(data: bytes) -> tuple[Ref, ...]:
     return (*named, *dict.fromkeys((-3, b, ()) for b in bare[:_MAX_NAMED]))
 
 
+_PERL = (".pl", ".pm", ".t", ".cgi")
+_BIN = "\x00BIN"  # FindBin's folder of the script, in a use lib path
+_PERL_USE = re.compile(r"^\s*(?:use|require)\s+([A-Za-z_]\w*(?:::\w+)*)\b(.*)$", re.MULTILINE)
+_PERL_STRING = re.compile(r"""'([^'\n]*)'|"([^"\n]*)"|\bqw\s*[(\[{/<]([^)\]}/>]*)""")
+_PERL_FINDBIN = re.compile(r"\$(?:FindBin::)?(?:Real)?Bin\b|\$\{(?:FindBin::)?(?:Real)?Bin\}")
+
+
+def _perl_refs(data: bytes) -> tuple[Ref, ...]:
+    """A Perl file's modules (``use My::Clean``, ``require My::Clean``, ``use parent 'My::Base'``:
+    ``-5``), the folders its ``use lib`` puts on ``@INC`` (``-2``; FindBin's ``$Bin`` is the
+    script's folder) and the code files its strings name (``require "x.pl"``, ``do "y.pl"``)."""
+    if b"\x00" in data:
+        return ()
+    text = data.decode("utf-8", "replace")
+    refs: list[Ref] = list(_named_refs(data))
+    for match in _PERL_USE.finditer(text):
+        name, rest = match.group(1), match.group(2).partition(";")[0]
+        words = [w for m in _PERL_STRING.finditer(rest) for w in (m.group(3).split() if m.group(3) is not None
+                                                                  else [m.group(1) if m.group(1) is not None
+                                                                        else m.group(2)])]
+        if name == "lib":
+            refs += [(-2, _PERL_FINDBIN.sub(_BIN, w), ()) for w in words if "$" not in _PERL_FINDBIN.sub("", w)]
+        elif name in ("parent", "base"):
+            if "-norequire" not in rest:
+                refs += [(-5, w, ()) for w in words if _PERL_MODULE.fullmatch(w)]
+        elif not name.islower():  # (strict, warnings, utf8: pragmas, no files)
+            refs.append((-5, name, ()))
+    return tuple(dict.fromkeys(refs[:_MAX_NAMED * 2]))
+
+
+_PERL_MODULE = re.compile(r"[A-Za-z_]\w*(?:::\w+)*")
+
+
 def _named_refs(data: bytes) -> tuple[Ref, ...]:
     """Another language's strings that may name a code file it loads (a relative specifier, a
     file with a code suffix, a bare name Ruby's ``require_relative`` takes)."""
@@ -465,4 +514,4 @@ def _named_refs(data: bytes) -> tuple[Ref, ...]:
 
 
 __all__ = ["CODE_SUFFIXES", "MAX_FILES", "go_package_files", "is_python_file", "loaded_by_code", "loaded_files",
-           "module_files", "notebook_loaded"]
+           "module_files", "notebook_loaded", "perl_module_files"]
