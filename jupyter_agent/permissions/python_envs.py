@@ -67,8 +67,9 @@ def _prefixes(cwd: str, interpreter: str | None) -> list[str]:
             if len(_WHICH) > 64:
                 _WHICH.clear()
             _WHICH[key] = shutil.which(name, path=search)
-        if _WHICH[key]:
-            found.append(os.path.dirname(os.path.dirname(_WHICH[key])))
+        program = _WHICH[key]
+        if program:
+            found.append(os.path.dirname(os.path.dirname(program)))
     if interpreter and "/" in interpreter:
         found.append(os.path.dirname(os.path.dirname(os.path.join(cwd, os.path.expanduser(interpreter)))))
     folder = cwd
