@@ -22,7 +22,14 @@ import os
 from typing import cast
 
 from .bash_words import Word
-from .code_imports import go_package_files, is_python_file, loaded_files, module_files, perl_module_files
+from .code_imports import (
+    go_package_files,
+    is_python_file,
+    loaded_files,
+    module_files,
+    perl_module_files,
+    r_loaded,
+)
 from .inline_code import code_literals, inline_code, is_interpreter
 from .notebook_runs import code_cells
 from .package_builds import (
@@ -191,9 +198,12 @@ _NODE_SUFFIXES = (".js", ".cjs", ".mjs")
 def _named_in_code(form: tuple[Word, ...], cwd: str) -> list[str]:
     """The code files the inline code of ``form`` names in a string (``exec(open("tool.py").read())``,
     ``runpy.run_path("tool.py")``, ``require("./x.js")``) that are there: it may run them."""
-    literals = code_literals(inline_code(form), bare=False, words=False)
+    codes = inline_code(form)
+    literals = code_literals(codes, bare=False, words=False)
     paths = [os.path.realpath(os.path.join(cwd, os.path.expanduser(t))) for t in literals
              if t.endswith(_SCRIPT_SUFFIXES) and "\n" not in t]
+    if (form[0].literal or "").rpartition("/")[2] in ("Rscript", "R"):  # devtools::load_all(), tar_make()
+        paths += [f for code in codes for f in r_loaded(code, cwd)]
     return [path for path in dict.fromkeys(paths) if os.path.isfile(path)]
 
 

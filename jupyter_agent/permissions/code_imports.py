@@ -34,6 +34,7 @@ from .inline_code import code_literals
 from .js_modules import JS_SUFFIXES, JsLookups, alias_files
 from .js_modules import module_files as js_module_files
 from .notebook_runs import code_cells
+from .package_builds import tree_files
 from .paths import nearest_holding, open_regular
 from .python_envs import editable_roots
 from .script_files import interpreter_name, parsed_file
@@ -218,6 +219,8 @@ def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) 
         refs, _why = parsed_file(path, _js_refs)
     elif path.endswith(_PERL):
         refs, _why = parsed_file(path, _perl_refs)
+    elif path.endswith(_R):
+        refs, _why = parsed_file(path, _r_refs)
     else:
         refs, _why = parsed_file(path, _named_refs)
     return _resolved(refs or (), path, roots, cwd, folders)
@@ -230,6 +233,8 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
             continue
         if ref[0] == -3:
             found += alias_files(ref[1], path, folders.js)
+        elif ref[0] in (-6, -7):  # R: a package's R/ files (load_all), a folder's R files (tar_source)
+            found += _r_folder_files(ref, (os.path.dirname(path), cwd))
         elif ref[0] == -5:  # Perl: My::Clean is My/Clean.pm in the first folder of @INC holding it
             name = ref[1].replace("::", "/") + ".pm"
             found += next(([f] for f in (folders.file(root, name) for root in roots) if f), [])
@@ -470,6 +475,65 @@ def _js_refs(data: bytes) -> tuple[Ref, ...]:
     return (*named, *dict.fromkeys((-3, b, ()) for b in bare[:_MAX_NAMED]))
 
 
+_R = (".R", ".r")
+_R_CODE = (".R", ".r", ".S", ".s", ".q")  # what an R package's R/ folder holds
+# devtools::load_all("pkg") (the package's R/ files), targets' functions that run _targets.R (or
+# script = "x.R"), tar_source("R") (the R files below a folder)
+_R_LOAD_ALL = re.compile(r"""\bload_all\s*\(\s*(?:path\s*=\s*)?(?:(["'])([^"'\n]*)\1)?""")
+_R_TARGETS = re.compile(r"\btar_(?:make|make_future|make_clustermq|outdated|manifest|network|visnetwork|glimpse|"
+                        r"validate|sitrep|mermaid)\s*\(([^)]*)\)")
+_R_SCRIPT = re.compile(r"""\bscript\s*=\s*(["'])([^"'\n]+)\1""")
+_R_SOURCE = re.compile(r"""\btar_source\s*\(\s*(?:files\s*=\s*)?(?:(["'])([^"'\n]*)\1)?""")
+_MAX_R_FILES = 200
+
+
+def _r_refs(data: bytes) -> tuple[Ref, ...]:
+    """An R file's strings that may name a code file (``source("x.R")``), the package folders it
+    loads whole (``devtools::load_all("pkg")``: ``-6``), the pipeline script a ``targets`` call
+    runs (``tar_make()``: ``_targets.R``), and the folders ``tar_source()`` sources (``-7``)."""
+    if b"\x00" in data:
+        return ()
+    return (*_named_refs(data), *r_code_refs(data.decode("utf-8", "replace")))
+
+
+def r_code_refs(text: str) -> tuple[Ref, ...]:
+    """The package folders, pipeline scripts and sourced folders R ``text`` loads (``_r_refs``)."""
+    refs: list[Ref] = [(-6, m.group(2) or ".", ()) for m in _R_LOAD_ALL.finditer(text)]
+    for match in _R_TARGETS.finditer(text):
+        script = _R_SCRIPT.search(match.group(1))
+        refs.append((-1, script.group(2) if script else "_targets.R", ()))
+    refs += [(-7, m.group(2) or "R", ()) for m in _R_SOURCE.finditer(text)]
+    return tuple(dict.fromkeys(refs))
+
+
+def r_loaded(text: str, cwd: str) -> list[str]:
+    """The code files R code run in ``cwd`` (``Rscript -e``) loads this way."""
+    folders = _Folders()
+    found: list[str] = []
+    for ref in r_code_refs(text):
+        found += _r_folder_files(ref, (cwd,)) if ref[0] != -1 else _named(ref[1], os.path.join(cwd, "<code>"), cwd,
+                                                                           folders)
+    return list(dict.fromkeys(found))
+
+
+def _r_folder_files(ref: Ref, bases: tuple[str, ...]) -> list[str]:
+    found: list[str] = []
+    for base in dict.fromkeys(bases):
+        target = os.path.join(base, ref[1])
+        if ref[0] == -6:  # a package: its R/ folder's files
+            folder = os.path.join(target, "R")
+            try:
+                names = sorted(n for n in os.listdir(folder) if n.endswith(_R_CODE))[:_MAX_R_FILES]
+            except OSError:
+                continue
+            found += [os.path.realpath(os.path.join(folder, n)) for n in names]
+        elif os.path.isdir(target):
+            found += [os.path.realpath(f) for f in tree_files(target, _R)[:_MAX_R_FILES]]
+        elif os.path.isfile(target):
+            found.append(os.path.realpath(target))
+    return [f for f in dict.fromkeys(found) if os.path.isfile(f)]
+
+
 _PERL = (".pl", ".pm", ".t", ".cgi")
 _BIN = "\x00BIN"  # FindBin's folder of the script, in a use lib path
 _PERL_USE = re.compile(r"^\s*(?:use|require)\s+([A-Za-z_]\w*(?:::\w+)*)\b(.*)$", re.MULTILINE)
@@ -514,4 +578,4 @@ def _named_refs(data: bytes) -> tuple[Ref, ...]:
 
 
 __all__ = ["CODE_SUFFIXES", "MAX_FILES", "go_package_files", "is_python_file", "loaded_by_code", "loaded_files",
-           "module_files", "notebook_loaded", "perl_module_files"]
+           "module_files", "notebook_loaded", "perl_module_files", "r_loaded"]
