@@ -29,6 +29,7 @@ from .code_imports import (
     module_files,
     perl_module_files,
     r_loaded,
+    shebang_program,
 )
 from .inline_code import code_literals, inline_code, is_interpreter
 from .notebook_runs import code_cells
@@ -41,10 +42,10 @@ from .package_builds import (
     tree_files,
     xml_texts,
 )
-from .paths import nearest_holding, open_regular
+from .paths import nearest_holding
 from .python_envs import script_folders
 from .quarto_docs import chunk_sources
-from .script_files import ini_of, interpreter_name, parsed_file, toml_of
+from .script_files import ini_of, parsed_file, toml_of
 
 # runner -> the files holding its tasks, in the folder it runs in (the first found)
 TASK_FILES: dict[str, tuple[str, ...]] = {
@@ -75,10 +76,7 @@ def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None,
     program = form[0].literal or ""
     interpreter = program if "/" in program and is_interpreter(program.rpartition("/")[2]) else None
     if program.rpartition("/")[2] in ("perl", "prove"):  # perl -Ilib -MMy::Clean: @INC's folders, its modules
-        includes, modules = _perl_options(form[1:])
-        flags = [w.literal or "" for w in form[1:] if (w.literal or "")[:1] == "-"]
-        if program.rpartition("/")[2] == "prove" and any(f == "--lib" or (f[1:2] != "-" and "l" in f) for f in flags):
-            includes.append("lib")  # prove -l (-lr, -vl …): lib/ is on @INC
+        includes, modules = _perl_options(form)
         pythonpath = (*includes, *pythonpath)
         roots = tuple(os.path.join(cwd, p) for p in (*includes, "."))
         files += [f for m in modules for f in perl_module_files(m, roots) if f not in files]
@@ -99,24 +97,32 @@ def _prove_files(args: tuple[Word, ...], cwd: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _perl_options(args: tuple[Word, ...]) -> tuple[list[str], list[str]]:
-    """perl's ``-I DIR`` folders and ``-M``/``-m`` modules, up to its script or ``-e`` code."""
+def _perl_options(form: tuple[Word, ...]) -> tuple[list[str], list[str]]:
+    """perl's (or prove's) ``-I DIR`` folders and ``-M``/``-m`` modules, up to its script or code
+    (``-MFoo=bar``, ``-M-strict``: the module's name); ``prove -l`` puts ``lib/`` on ``@INC``."""
+    args = form[1:]
+    prove = (form[0].literal or "").endswith("prove")  # (its options may follow its operands)
     includes: list[str] = []
     modules: list[str] = []
     i = 0
     while i < len(args):
         text = args[i].literal
         if text is None or text[:1] != "-" or text in ("-", "--"):
-            break
+            if not prove:
+                break
+            i += 1
+            continue
         if text[:2] == "-I":
             value = text[2:] or (args[i + 1].literal if i + 1 < len(args) else None)
             includes += [value] if value else []
             i += 1 if text[2:] else 2
             continue
-        if text[:2] in ("-M", "-m") and len(text) > 2:
-            modules.append(text[2:].lstrip("-").partition("=")[0].split()[0] if text[2:].strip("-") else "")
+        if text[:2] in ("-M", "-m"):
+            modules += text[2:].lstrip("-").partition("=")[0].split()[:1]
+        elif prove and (text == "--lib" or (text[1:2] != "-" and "l" in text)):
+            includes.append("lib")  # prove -l, -lr, -vl
         i += 2 if text in ("-e", "-E") else 1
-    return includes, [m for m in modules if m]
+    return includes, modules
 
 
 def may_run_code_files(program: str) -> bool:
@@ -277,13 +283,8 @@ _SCRIPT_SUFFIXES = (".py", ".pyw", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", "
 def _interpreted(path: str) -> bool:
     """Whether the file's ``#!`` line names an interpreter (``#!/usr/bin/env python3``), not a shell
     (a shell script's commands are read as commands, ``script_files.py``)."""
-    try:
-        with open_regular(path) as handle:
-            head = handle.read(256)  # (a binary's first bytes are no #! line)
-    except OSError:
-        return False
-    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split() if head[:2] == b"#!" else []
-    return bool(words) and is_interpreter(interpreter_name(words))
+    program = shebang_program(path)
+    return bool(program) and is_interpreter(program)
 
 
 def _pytest_files(args: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:

@@ -128,9 +128,10 @@ class _Folders:
         return real if kind == 2 else None
 
 
-def perl_module_files(module: str, roots: tuple[str, ...]) -> list[str]:
-    """The file ``use MODULE`` loads from the folders ``roots`` (``@INC``'s), if one holds it."""
-    folders = _Folders()
+def perl_module_files(module: str, roots: tuple[str, ...], folders: _Folders | None = None) -> list[str]:
+    """The file ``use MODULE`` loads: ``My/Clean.pm`` in the first of the folders ``roots``
+    (``@INC``'s) that holds it."""
+    folders = _Folders() if folders is None else folders
     name = module.replace("::", "/") + ".pm"
     return next(([f] for f in (folders.file(root, name) for root in roots) if f), [])
 
@@ -147,24 +148,28 @@ def is_python_file(path: str) -> bool:
     name = os.path.basename(path)
     if name.endswith(_PYTHON) or name in _PYTHON_NAMES:
         return True
-    if "." in name:
-        return False
+    return "." not in name and shebang_program(path).startswith(("python", "pypy"))
+
+
+def shebang_program(path: str) -> str:
+    """The program the ``#!`` line of the file at ``path`` names (``python3`` for ``#!/usr/bin/env
+    python3``); "" when it has none or cannot be read.  Kept per version of the file."""
     try:
         st = os.stat(path)
     except OSError:
-        return False
-    return _python_shebang(path, st.st_ino, st.st_mtime_ns, st.st_size)
+        return ""
+    return _shebang_program(path, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 @lru_cache(maxsize=256)
-def _python_shebang(path: str, _ino: int, _mtime: int, _size: int) -> bool:
+def _shebang_program(path: str, _ino: int, _mtime: int, _size: int) -> str:
     try:
         with open_regular(path) as handle:
             head = handle.read(256)  # (a binary's first bytes are no #! line)
     except OSError:
-        return False
+        return ""
     words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split() if head[:2] == b"#!" else []
-    return bool(words) and interpreter_name(words).startswith(("python", "pypy"))
+    return interpreter_name(words) if words else ""
 
 
 def loaded_by_code(code: str, cwd: str, memo: dict[tuple[object, ...], object] | None = None,
@@ -235,9 +240,8 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
             found += alias_files(ref[1], path, folders.js)
         elif ref[0] in (-6, -7):  # R: a package's R/ files (load_all), a folder's R files (tar_source)
             found += _r_folder_files(ref, (os.path.dirname(path), cwd))
-        elif ref[0] == -5:  # Perl: My::Clean is My/Clean.pm in the first folder of @INC holding it
-            name = ref[1].replace("::", "/") + ".pm"
-            found += next(([f] for f in (folders.file(root, name) for root in roots) if f), [])
+        elif ref[0] == -5:  # Perl's use My::Clean
+            found += perl_module_files(ref[1], roots, folders)
         elif ref[0] < 0:
             found += _named(ref[1], path, cwd, folders)
         elif ref[0] > 0:
@@ -466,9 +470,9 @@ def _js_refs(data: bytes) -> tuple[Ref, ...]:
     """A JavaScript or TypeScript file's strings that may name a code file (``_named_refs``) and
     the bare or ``#`` specifiers its imports name (``-3``: resolved through the project's
     ``tsconfig.json`` paths or ``package.json`` imports)."""
-    named = _named_refs(data)
-    if not named and b"\x00" in data:
+    if b"\x00" in data:
         return ()
+    named = _named_refs(data)
     text = data.decode("utf-8", "replace")
     bare = [m.group(2) for m in _JS_IMPORT.finditer(text)
             if not m.group(2).startswith((".", "/")) and ":" not in m.group(2)]
@@ -493,10 +497,10 @@ def _r_refs(data: bytes) -> tuple[Ref, ...]:
     runs (``tar_make()``: ``_targets.R``), and the folders ``tar_source()`` sources (``-7``)."""
     if b"\x00" in data:
         return ()
-    return (*_named_refs(data), *r_code_refs(data.decode("utf-8", "replace")))
+    return (*_named_refs(data), *_r_code_refs(data.decode("utf-8", "replace")))
 
 
-def r_code_refs(text: str) -> tuple[Ref, ...]:
+def _r_code_refs(text: str) -> tuple[Ref, ...]:
     """The package folders, pipeline scripts and sourced folders R ``text`` loads (``_r_refs``)."""
     refs: list[Ref] = [(-6, m.group(2) or ".", ()) for m in _R_LOAD_ALL.finditer(text)]
     for match in _R_TARGETS.finditer(text):
@@ -510,7 +514,7 @@ def r_loaded(text: str, cwd: str) -> list[str]:
     """The code files R code run in ``cwd`` (``Rscript -e``) loads this way."""
     folders = _Folders()
     found: list[str] = []
-    for ref in r_code_refs(text):
+    for ref in _r_code_refs(text):
         found += _r_folder_files(ref, (cwd,)) if ref[0] != -1 else _named(ref[1], os.path.join(cwd, "<code>"), cwd,
                                                                            folders)
     return list(dict.fromkeys(found))
@@ -578,4 +582,4 @@ def _named_refs(data: bytes) -> tuple[Ref, ...]:
 
 
 __all__ = ["CODE_SUFFIXES", "MAX_FILES", "go_package_files", "is_python_file", "loaded_by_code", "loaded_files",
-           "module_files", "notebook_loaded", "perl_module_files", "r_loaded"]
+           "module_files", "notebook_loaded", "perl_module_files", "r_loaded", "shebang_program"]

@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from typing import Any
 
 from .script_files import jsonc_of, parsed_file
@@ -50,7 +51,7 @@ class JsLookups:
     """What one decision found of the configurations (per folder: its nearest TypeScript and
     package configuration), so that the files of one project look each up once."""
 
-    def __init__(self, is_file: Any) -> None:
+    def __init__(self, is_file: Callable[[str], str | None]) -> None:
         self.is_file = is_file  # (path) -> its real path when a regular file (a link followed), else None
         self.ts: dict[str, str | None] = {}  # folder → its nearest tsconfig.json / jsconfig.json
         self.configs: dict[str, TsConfig | None] = {}  # such a file → what it (with what it extends) sets

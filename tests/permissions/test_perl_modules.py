@@ -41,7 +41,7 @@ ROWS = [
     ("perl uselib.pl", "ask"), ("perl findbin.pl", "ask"), ("perl findbin2.pl", "ask"),
     ("perl -Ilib plain.pl", "ask"), ("perl -I lib plain.pl", "ask"), ("perl chain.pl", "ask"),
     ("perl parent.pl", "ask"), ("perl -Ilib t/clean.t", "ask"), ("perl -Ilib -MMy::Clean -e 'My::Clean::go()'", "ask"),
-    ("prove -l", "ask"), ("prove -lv t/", "ask"), ("prove -Ilib t/clean.t", "ask"), ("prove -rl", "ask"),
+    ("prove -l", "ask"), ("prove -lv t/", "ask"), ("prove t/ -l", "ask"), ("prove -Ilib t/clean.t", "ask"), ("prove -rl", "ask"),
     ("perl calm.pl", "allow"), ("perl -e 'print 1'", "allow"), ("prove -l t/calm.t", "allow"),
 ]
 
