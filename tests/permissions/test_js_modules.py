@@ -20,7 +20,7 @@ import pytest
 from jupyter_agent.permissions.code_imports import loaded_files
 
 from .conftest import verdict_name
-from .tools import decide_bash, make_ctx
+from .tools import decide_bash, make_ctx, write_files
 
 _RULES = {"allow": ("Bash(*)",), "deny": ("Bash(rm:*)",)}
 WIPE_TS = 'import { execSync } from "child_process";\nexport function go() { execSync("rm -rf build"); }\n'
@@ -121,15 +121,10 @@ ROWS = [
 ]
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-
 
 @pytest.mark.parametrize(("command", "expected"), ROWS)
 async def test_what_a_typescript_file_imports_of_the_project(world, command, expected):
-    _write(world.project, FILES)
+    write_files(world.project, FILES)
     os.makedirs(world.project / "node_modules" / "@acme", exist_ok=True)
     os.symlink("../../packages/wipe", world.project / "node_modules" / "@acme" / "wipe")
     verdict = await decide_bash(make_ctx(world.project, mode="bypassPermissions", **_RULES), command)
@@ -147,7 +142,7 @@ def test_bad_configurations_read_nothing_more_and_never_fail(tmp_path):
     """A configuration that does not parse, extends itself, or holds values of the wrong shape
     names nothing; the relative imports are still followed."""
     project = tmp_path / "p"
-    _write(project, {
+    write_files(project, {
         "src/main.ts": 'import "@/a";\nimport "./rel";\nimport "#x";\nimport "~y";\n',
         "src/rel.ts": "",
         "src/a.ts": "",
@@ -169,7 +164,7 @@ def test_bad_configurations_read_nothing_more_and_never_fail(tmp_path):
 def test_extends_chains_are_bounded(tmp_path):
     project = tmp_path / "p"
     chain = {f"c{i}.json": json.dumps({"extends": f"./c{i + 1}.json"}) for i in range(20)}
-    _write(project, {**chain, "tsconfig.json": '{"extends": "./c0.json"}',
+    write_files(project, {**chain, "tsconfig.json": '{"extends": "./c0.json"}',
                      "c20.json": '{"compilerOptions": {"paths": {"@/*": ["src/*"]}}}',
                      "src/main.ts": 'import "@/a";\n', "src/a.ts": ""})
     assert "src/a.ts" not in _found(project, "src/main.ts")  # past the bound: not read, no hang
@@ -199,7 +194,7 @@ _ORACLE = {
 @pytest.mark.skipif(not TSC.is_file(), reason="TypeScript is installed with the labextension's npm packages")
 def test_the_files_found_are_the_files_typescript_resolves(tmp_path):
     project = tmp_path / "proj"
-    _write(project, _ORACLE)
+    write_files(project, _ORACLE)
     done = subprocess.run(["node", str(TSC), "-p", "tsconfig.json", "--listFilesOnly"], cwd=project,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -216,7 +211,7 @@ _DENO = shutil.which("deno", path=os.path.dirname(sys.executable)) or shutil.whi
 def test_the_files_found_are_the_files_deno_loads(tmp_path):
     """``deno info --json`` lists the module graph Deno builds with the import map (offline)."""
     project = tmp_path / "proj"
-    _write(project, {
+    write_files(project, {
         "deno.json": '{"imports": {"@/": "./src/", "@/deep/": "./other/", "helpers": "./lib/helpers.ts", '
                      '"std/": "jsr:@std/"}}',
         "main.ts": 'import "@/a.ts";\nimport "helpers";\nimport "./b.ts";\nimport "@/deep/d.ts";\n',
@@ -242,7 +237,7 @@ def test_the_workspace_packages_found_are_those_node_runs(tmp_path):
     """A workspace's packages are linked into node_modules (npm, pnpm, yarn): Node runs their
     files; an installed package (a real folder in node_modules) is not the project's."""
     project = tmp_path / "proj"
-    _write(project, {
+    write_files(project, {
         "package.json": '{"name": "root", "private": true, "workspaces": ["packages/*"]}',
         "main.mjs": _ESM_LOG + 'import "@acme/utils";\nimport "esm-pkg";\nimport "esm-pkg/feature";\n'
                                'import "installed";\n',

@@ -15,7 +15,7 @@ import pytest
 from jupyter_agent.permissions.code_imports import loaded_files
 
 from .conftest import verdict_name
-from .tools import decide_bash, make_ctx
+from .tools import decide_bash, make_ctx, write_files
 
 _RULES = {"allow": ("Bash(*)",), "deny": ("Bash(rm:*)",)}
 WIPE = 'package {name};\nsub go {{ system("rm -rf build"); }}\n1;\n'
@@ -46,15 +46,10 @@ ROWS = [
 ]
 
 
-def _write(root, files):
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-
 
 @pytest.mark.parametrize(("command", "expected"), ROWS)
 async def test_what_a_perl_script_loads_of_the_project(world, command, expected):
-    _write(world.project, FILES)
+    write_files(world.project, FILES)
     verdict = await decide_bash(make_ctx(world.project, mode="bypassPermissions", **_RULES), command)
     assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
 
@@ -65,7 +60,7 @@ _LOG = "BEGIN { open(my $f, '>>', $ENV{LOG}) or die; print $f __FILE__, \"\\n\";
 @pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not installed")
 def test_the_modules_found_are_the_modules_perl_loads(tmp_path):
     project = tmp_path / "proj"
-    _write(project, {
+    write_files(project, {
         "main.pl": _LOG + 'use FindBin;\nuse lib "$FindBin::Bin/lib";\nuse lib "vendor";\nuse A::B;\n'
                           "require C;\nuse parent -norequire, 'Nope';\nuse base 'D::E';\n",
         "lib/A/B.pm": _LOG + "package A::B;\nuse A::Helper;\n1;\n",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,7 +19,7 @@ from jupyter_agent.permissions import python_envs
 from jupyter_agent.permissions.code_imports import loaded_files
 
 from .conftest import verdict_name
-from .tools import decide_bash, make_ctx
+from .tools import decide_bash, make_ctx, write_files
 
 setuptools = pytest.importorskip("setuptools", reason="the editable installs are built with setuptools")
 
@@ -53,16 +52,11 @@ MEMBERS = {
 }
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     project = tmp_path_factory.mktemp("editable") / "proj"
-    _write(project, MEMBERS)
+    write_files(project, MEMBERS)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")], check=True, timeout=120)
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--prefix", str(project / ".venv"),
                     "--no-build-isolation", "--no-deps", "--no-index", "-e", "packages/srclib", "-e", "packages/flat"],

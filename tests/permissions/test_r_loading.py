@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import verdict_name
-from .tools import decide_bash, make_ctx
+from .tools import decide_bash, make_ctx, write_files
 
 _RULES = {"allow": ("Bash(*)",), "deny": ("Bash(rm:*)",)}
 WIPE = 'clean <- function() {\n  system("rm -rf build")\n}\n'
@@ -42,14 +42,9 @@ ROWS = [
 ]
 
 
-def _write(root, files):
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-
 
 @pytest.mark.parametrize(("command", "expected"), ROWS)
 async def test_r_code_that_loads_the_project(world, command, expected):
-    _write(world.project, FILES)
+    write_files(world.project, FILES)
     verdict = await decide_bash(make_ctx(world.project, mode="bypassPermissions", **_RULES), command)
     assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))

@@ -174,3 +174,10 @@ def project_and_outside(tmp_path: Path) -> tuple[Path, Path]:
         folder.mkdir()
         (folder / "notes.txt").write_text(f"notes in {folder.name}\n")
     return project, outside
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Each ``{relative path: text}`` written below ``root`` (folders made as needed)."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
