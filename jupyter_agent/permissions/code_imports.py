@@ -23,6 +23,7 @@ are followed from one command's files.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -98,6 +99,7 @@ class _Folders:
         self.imports: dict[tuple[Ref, tuple[str, ...]], list[str]] = {}  # what an absolute import found
         self.tops: dict[tuple[str, tuple[str, ...]], bool] = {}  # whether a top-level name is in the roots
         self.js = JsLookups(self.real_file)  # JavaScript's and TypeScript's configurations found
+        self.composers: dict[str, str | None] = {}  # a PHP file's folder → its nearest composer.json's
 
     def _kind(self, path: str) -> tuple[int, str]:
         """(0 nothing, 1 a file, 2 a folder; the real path) of ``path`` in a real folder."""
@@ -226,6 +228,8 @@ def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) 
         refs, _why = parsed_file(path, _perl_refs)
     elif path.endswith(_R):
         refs, _why = parsed_file(path, _r_refs)
+    elif path.endswith(".php"):
+        refs, _why = parsed_file(path, _php_refs)
     else:
         refs, _why = parsed_file(path, _named_refs)
     return _resolved(refs or (), path, roots, cwd, folders)
@@ -242,6 +246,8 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
             found += _r_folder_files(ref, (os.path.dirname(path), cwd))
         elif ref[0] == -5:  # Perl's use My::Clean
             found += perl_module_files(ref[1], roots, folders)
+        elif ref[0] == -8:  # PHP: a class Composer's autoloader loads (PSR-4)
+            found += _php_class_files(ref[1], path, folders)
         elif ref[0] < 0:
             found += _named(ref[1], path, cwd, folders)
         elif ref[0] > 0:
@@ -536,6 +542,85 @@ def _r_folder_files(ref: Ref, bases: tuple[str, ...]) -> list[str]:
         elif os.path.isfile(target):
             found.append(os.path.realpath(target))
     return [f for f in dict.fromkeys(found) if os.path.isfile(f)]
+
+
+# PHP: the namespace a file declares, its use imports (group ones too), and the class names its
+# code uses (\A\B::x(), new B(), B::x(), extends/implements B)
+_PHP_NAMESPACE = re.compile(r"^\s*namespace\s+([\w\\]+)\s*[;{]", re.MULTILINE)
+_PHP_USE = re.compile(r"^\s*use\s+(?:function\s+|const\s+)?([\w\\]+)(?:\s*\\\{([^}]*)\}|\s+as\s+(\w+))?\s*;",
+                      re.MULTILINE)
+_PHP_CLASS = re.compile(r"(?:\bnew\s+|\b(?:extends|implements|instanceof)\s+|(?<![\w\\$>:]))(\\?[A-Za-z_][\w\\]*)"
+                        r"(?=\s*::|\s*\(|\s*\{|\s*,|\s*;|\s+(?:implements|extends)\b)")
+_MAX_PHP_CLASSES = 400
+
+
+def _php_refs(data: bytes) -> tuple[Ref, ...]:
+    """A PHP file's strings that may name a code file (``require "x.php"``) and the classes it
+    uses, fully qualified (``-8``: what Composer's autoloader would load for them)."""
+    if b"\x00" in data:
+        return ()
+    text = data.decode("utf-8", "replace")
+    namespace = next((m.group(1).strip("\\") for m in _PHP_NAMESPACE.finditer(text)), "")
+    aliases: dict[str, str] = {}
+    classes: list[str] = []
+    for match in _PHP_USE.finditer(text):
+        base, group, alias = match.group(1).strip("\\"), match.group(2), match.group(3)
+        names = [f"{base}\\{g.strip()}" for g in group.split(",") if g.strip()] if group is not None else [base]
+        for name in names:
+            short = name.split(" as ")[0].strip()
+            classes.append(short)
+            aliases[(alias if alias and group is None else name.rsplit(" as ", 1)[-1]).rsplit("\\", 1)[-1].strip()] = short
+    for match in _PHP_CLASS.finditer(_PHP_USE.sub("", _PHP_NAMESPACE.sub("", text))):
+        name = match.group(1)
+        if name.startswith("\\"):
+            classes.append(name[1:])
+            continue
+        head, _, rest = name.partition("\\")
+        if head in aliases:
+            classes.append(aliases[head] + ("\\" + rest if rest else ""))
+        elif head.lower() not in _PHP_WORDS:
+            classes.append(f"{namespace}\\{name}" if namespace else name)
+    return (*_named_refs(data), *dict.fromkeys((-8, c, ()) for c in classes[:_MAX_PHP_CLASSES]))
+
+
+_PHP_WORDS = frozenset({"self", "static", "parent", "function", "fn", "array", "list", "isset", "unset", "empty",
+                        "echo", "print", "if", "elseif", "while", "for", "foreach", "switch", "match", "return",
+                        "require", "require_once", "include", "include_once", "exit", "die", "eval", "catch",
+                        "declare", "new", "class", "interface", "trait", "enum", "namespace", "use", "and", "or",
+                        "not", "true", "false", "null", "clone", "yield", "throw", "else", "do", "try"})
+
+
+def _php_class_files(name: str, path: str, folders: _Folders) -> list[str]:
+    """The file Composer's PSR-4 autoloader loads for the class ``name`` (the ``autoload`` and
+    ``autoload-dev`` maps of the nearest ``composer.json`` above ``path``: the longest namespace
+    prefix, its folders in order), with the ``files`` it always loads."""
+    here = os.path.dirname(path)
+    if here not in folders.composers:
+        folders.composers[here] = nearest_holding(here, ("composer.json",))
+    composer = folders.composers[here]
+    if composer is None:
+        return []
+    loaded, _why = parsed_file(os.path.join(composer, "composer.json"), json.loads)
+    maps: list[tuple[str, str]] = []
+    always: list[str] = []
+    for section in ("autoload", "autoload-dev"):
+        table = loaded.get(section) if isinstance(loaded, dict) else None
+        psr4 = table.get("psr-4") if isinstance(table, dict) else None
+        for prefix, dirs in (psr4.items() if isinstance(psr4, dict) else ()):
+            for folder in dirs if isinstance(dirs, list) else [dirs]:
+                if isinstance(prefix, str) and isinstance(folder, str):
+                    maps.append((prefix.strip("\\"), folder))
+        files = table.get("files") if isinstance(table, dict) else None
+        always += [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
+    found = [f for f in (folders.real_file(os.path.join(composer, a)) for a in always) if f]
+    matching = sorted((p for p in maps if not p[0] or name == p[0] or name.startswith(p[0] + "\\")),
+                      key=lambda p: -len(p[0]))
+    for prefix, folder in matching:
+        rest = name[len(prefix):].lstrip("\\") if prefix else name
+        hit = folders.real_file(os.path.join(composer, folder, rest.replace("\\", "/") + ".php"))
+        if hit:
+            return [*found, hit]
+    return found
 
 
 _PERL = (".pl", ".pm", ".t", ".cgi")
