@@ -73,7 +73,7 @@ def loaded_files(files: list[str], cwd: str, memo: dict[tuple[object, ...], obje
     seen = dict.fromkeys(files)
     queue = list(files)
     for path in queue:
-        perl = path.endswith(_PERL)
+        perl = _language(path) == "perl"
         if perl or is_python_file(path):  # the folders it puts on the path count for it and what it imports
             refs = parsed_file(path, _perl_refs if perl else _python_refs)[0] or ()
             added = [os.path.join(base, ref[1].replace(_BIN, os.path.dirname(path))) for ref in refs if ref[0] == -2
@@ -216,26 +216,36 @@ def _loaded_by_refs(refs: tuple[Ref, ...], cwd: str, memo: dict[tuple[object, ..
 
 def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) -> list[str]:
     """The files (real paths) ``path`` loads or names that exist."""
-    if is_python_file(path):
-        refs, _why = parsed_file(path, _python_refs)
-    elif path.endswith(".go"):
+    language = _language(path)
+    if language == "go":
         return _go_packages(path)
-    elif path.endswith(".ipynb"):
+    if language == "notebook":
         return []  # a notebook's cells are read by code_files.notebook_strings where it is run
-    elif path.endswith(JS_SUFFIXES):
-        refs, _why = parsed_file(path, _js_refs)
-    elif path.endswith(_PERL):
-        refs, _why = parsed_file(path, _perl_refs)
-    elif path.endswith(_R):
-        refs, _why = parsed_file(path, _r_refs)
-    elif path.endswith(".php"):
-        refs, _why = parsed_file(path, _php_refs)
-    else:
-        refs, _why = parsed_file(path, _named_refs)
-    return _resolved(refs or (), path, roots, cwd, folders)
+    refs, _why = parsed_file(path, _READERS.get(language, _named_refs))
+    return _resolved(refs or (), path, roots, cwd, folders, language == "js")
 
 
-def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) -> list[str]:
+def _language(path: str) -> str:
+    """What a code file is written in, by its suffix, else (a script of no suffix: ``bin/cli``,
+    ``artisan``) by the program its ``#!`` line names."""
+    if is_python_file(path):
+        return "python"
+    name = os.path.basename(path)
+    if "." not in name:
+        return _SHEBANG_LANGUAGES.get(shebang_program(path), "")
+    for suffixes, language in ((JS_SUFFIXES, "js"), (_PERL, "perl"), (_R, "r"), ((".php",), "php"),
+                               ((".go",), "go"), ((".ipynb",), "notebook")):
+        if name.endswith(suffixes):
+            return language
+    return ""
+
+
+_SHEBANG_LANGUAGES = {"node": "js", "nodejs": "js", "bun": "js", "deno": "js", "tsx": "js", "ts-node": "js",
+                      "perl": "perl", "Rscript": "r", "php": "php"}
+
+
+def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str, folders: _Folders,
+              js: bool = False) -> list[str]:
     found: list[str] = []
     for ref in refs:
         if ref[0] == -2:
@@ -249,7 +259,7 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
         elif ref[0] == -8:  # PHP: a class Composer's autoloader loads (PSR-4)
             found += _php_class_files(ref[1], path, folders)
         elif ref[0] < 0:
-            found += _named(ref[1], path, cwd, folders)
+            found += _named(ref[1], path, cwd, folders, js)
         elif ref[0] > 0:
             found += _modules(ref, path, roots, folders)
         else:  # an absolute import: the same from every file (``import os`` in each)
@@ -265,7 +275,7 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
     return list(dict.fromkeys(found))
 
 
-def _named(text: str, path: str, cwd: str, folders: _Folders) -> list[str]:
+def _named(text: str, path: str, cwd: str, folders: _Folders, js: bool = False) -> list[str]:
     """The code files (real paths) a string of the file at ``path`` may name: as a path from its
     folder or from ``cwd``; a JavaScript file's relative specifier (``./lib``, ``./lib.js``) as
     TypeScript, Node and the bundlers find it (``js_modules``), a Ruby file's ``lib/x`` as
@@ -274,7 +284,7 @@ def _named(text: str, path: str, cwd: str, folders: _Folders) -> list[str]:
     found = []
     for base in dict.fromkeys((folder, cwd)):
         candidate = os.path.join(base, text)
-        if path.endswith(_JS) and text.startswith(("./", "../")):
+        if (js or path.endswith(_JS)) and text.startswith(("./", "../")):
             found += js_module_files(candidate, folders.js)
         if text.endswith(CODE_SUFFIXES):
             tries = [candidate]
@@ -665,6 +675,8 @@ def _named_refs(data: bytes) -> tuple[Ref, ...]:
     names = [t for t in code_literals([text], bare=False, words=False) if len(t) <= 200 and _NAME.fullmatch(t)]
     return tuple(dict.fromkeys((-1, t, ()) for t in [*names[:_MAX_NAMED], *_code_names(text)]))
 
+
+_READERS = {"python": _python_refs, "js": _js_refs, "perl": _perl_refs, "r": _r_refs, "php": _php_refs}
 
 __all__ = ["CODE_SUFFIXES", "MAX_FILES", "go_package_files", "is_python_file", "loaded_by_code", "loaded_files",
            "module_files", "notebook_loaded", "perl_module_files", "r_loaded", "shebang_program"]

@@ -106,6 +106,8 @@ FILES = {
     "src/workspace.ts": 'import { go } from "@acme/wipe";\ngo();\n',
     "packages/wipe/package.json": '{"name": "@acme/wipe", "exports": {".": {"import": "./src/index.ts"}}}',
     "packages/wipe/src/index.ts": WIPE_TS,
+    # a script of no suffix, JavaScript by its #! line
+    "bin/cli": '#!/usr/bin/env node\nconst { go } = require("../src/helper");\ngo();\n',
 }
 
 ROWS = [
@@ -117,6 +119,7 @@ ROWS = [
     ("cd packages/web && tsx main.ts", "ask"), ("tsx packages/web/shared.ts", "ask"),
     ("node jsapp/main.js", "ask"), ("deno run denoapp/main.ts", "ask"), ("cd denoapp && deno run -A other.ts", "ask"),
     ("deno run denomap/main.ts", "ask"), ("deno run denoapp/calm.ts", "allow"), ("tsx src/workspace.ts", "ask"),
+    ("node bin/cli", "ask"),
     ("tsx src/calm_alias.ts", "allow"), ("tsx src/calm_missing.ts", "allow"),
 ]
 

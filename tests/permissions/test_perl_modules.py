@@ -35,6 +35,7 @@ FILES = {
     "lib/My/Calm.pm": CALM.format(name="My::Calm"),
     "t/clean.t": 'use My::Clean;\nprint "ok 1\\n";\n',  # prove -l puts lib/ on @INC
     "t/calm.t": 'use My::Calm;\nprint "ok 1\\n";\n',
+    "bin/tool": '#!/usr/bin/perl\nuse FindBin;\nuse lib "$FindBin::Bin/../lib";\nuse My::Clean;\n',  # by its #!
 }
 
 ROWS = [
@@ -42,6 +43,7 @@ ROWS = [
     ("perl -Ilib plain.pl", "ask"), ("perl -I lib plain.pl", "ask"), ("perl chain.pl", "ask"),
     ("perl parent.pl", "ask"), ("perl -Ilib t/clean.t", "ask"), ("perl -Ilib -MMy::Clean -e 'My::Clean::go()'", "ask"),
     ("prove -l", "ask"), ("prove -lv t/", "ask"), ("prove t/ -l", "ask"), ("prove -Ilib t/clean.t", "ask"), ("prove -rl", "ask"),
+    ("perl bin/tool", "ask"), ("./bin/tool", "ask"),
     ("perl calm.pl", "allow"), ("perl -e 'print 1'", "allow"), ("prove -l t/calm.t", "allow"),
 ]
 

@@ -40,10 +40,11 @@ FILES = {
     "longest.php": "<?php\nuse App\\Special\\Thing;\nThing::run();\n",
     "dev.php": "<?php\nuse Tests\\CleanTest;\nCleanTest::run();\n",
     "calm.php": "<?php\nuse App\\Jobs\\Calm;\nCalm::run();\nuse Vendor\\Lib\\Other;\n",
+    "artisan": "#!/usr/bin/env php\n<?php\nuse App\\Jobs\\Clean;\nClean::run();\n",  # PHP by its #! line
 }
 ROWS = [
     ("php use.php", "ask"), ("php qualified.php", "ask"), ("php group.php", "ask"), ("php same_ns.php", "ask"),
-    ("php longest.php", "ask"), ("php dev.php", "ask"), ("php calm.php", "allow"),
+    ("php longest.php", "ask"), ("php dev.php", "ask"), ("php artisan migrate", "ask"), ("php calm.php", "allow"),
 ]
 
 
