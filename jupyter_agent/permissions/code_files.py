@@ -75,8 +75,10 @@ def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None,
     files = _run_files(form, cwd, memo) + build_files(form, cwd)
     program = form[0].literal or ""
     interpreter = program if "/" in program and is_interpreter(program.rpartition("/")[2]) else None
+    if program.rpartition("/")[2] == "ruby":  # ruby -Ilib x.rb: lib/ is on $LOAD_PATH
+        pythonpath = (*_include_options(form)[0], *pythonpath)
     if program.rpartition("/")[2] in ("perl", "prove"):  # perl -Ilib -MMy::Clean: @INC's folders, its modules
-        includes, modules = _perl_options(form)
+        includes, modules = _include_options(form)
         pythonpath = (*includes, *pythonpath)
         roots = tuple(os.path.join(cwd, p) for p in (*includes, "."))
         files += [f for m in modules for f in perl_module_files(m, roots) if f not in files]
@@ -97,8 +99,8 @@ def _prove_files(args: tuple[Word, ...], cwd: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _perl_options(form: tuple[Word, ...]) -> tuple[list[str], list[str]]:
-    """perl's (or prove's) ``-I DIR`` folders and ``-M``/``-m`` modules, up to its script or code
+def _include_options(form: tuple[Word, ...]) -> tuple[list[str], list[str]]:
+    """perl's (prove's, ruby's) ``-I DIR`` folders and ``-M``/``-m`` modules, up to its script or code
     (``-MFoo=bar``, ``-M-strict``: the module's name); ``prove -l`` puts ``lib/`` on ``@INC``."""
     args = form[1:]
     prove = (form[0].literal or "").endswith("prove")  # (its options may follow its operands)

@@ -73,13 +73,15 @@ def loaded_files(files: list[str], cwd: str, memo: dict[tuple[object, ...], obje
     seen = dict.fromkeys(files)
     queue = list(files)
     for path in queue:
-        perl = _language(path) == "perl"
-        if perl or is_python_file(path):  # the folders it puts on the path count for it and what it imports
-            refs = parsed_file(path, _perl_refs if perl else _python_refs)[0] or ()
-            added = [os.path.join(base, ref[1].replace(_BIN, os.path.dirname(path))) for ref in refs if ref[0] == -2
-                     for base in (os.path.dirname(path), cwd)]
+        language = _language(path)
+        if language in ("python", "perl", "ruby"):  # the folders it puts on the path count for it and what it loads
+            refs = parsed_file(path, _READERS[language])[0] or ()
+            added = [os.path.normpath(os.path.join(base, ref[1].replace(_BIN, os.path.dirname(path))
+                                                   .replace(_FILE, path)))
+                     for ref in refs if ref[0] == -2 for base in (os.path.dirname(path), cwd)]
             folders_added = [folder for folder in added if os.path.isdir(folder)]
-            roots = tuple(dict.fromkeys([*folders_added, *roots] if perl else [*roots, *folders_added]))
+            first = language != "python"  # use lib, $LOAD_PATH.unshift: before the others
+            roots = tuple(dict.fromkeys([*folders_added, *roots] if first else [*roots, *folders_added]))
         key = ("references", path, roots, cwd)
         if key not in memo:
             memo[key] = _references(path, roots, cwd, folders)
@@ -233,7 +235,7 @@ def _language(path: str) -> str:
     name = os.path.basename(path)
     if "." not in name:
         return _SHEBANG_LANGUAGES.get(shebang_program(path), "")
-    for suffixes, language in ((JS_SUFFIXES, "js"), (_PERL, "perl"), (_R, "r"), ((".php",), "php"),
+    for suffixes, language in ((JS_SUFFIXES, "js"), (_PERL, "perl"), (_R, "r"), ((".php",), "php"), ((".rb",), "ruby"),
                                ((".go",), "go"), ((".ipynb",), "notebook")):
         if name.endswith(suffixes):
             return language
@@ -241,7 +243,7 @@ def _language(path: str) -> str:
 
 
 _SHEBANG_LANGUAGES = {"node": "js", "nodejs": "js", "bun": "js", "deno": "js", "tsx": "js", "ts-node": "js",
-                      "perl": "perl", "Rscript": "r", "php": "php"}
+                      "perl": "perl", "Rscript": "r", "php": "php", "ruby": "ruby"}
 
 
 def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str, folders: _Folders,
@@ -256,6 +258,8 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
             found += _r_folder_files(ref, (os.path.dirname(path), cwd))
         elif ref[0] == -5:  # Perl's use My::Clean
             found += perl_module_files(ref[1], roots, folders)
+        elif ref[0] == -9:  # Ruby's require "foo/bar": foo/bar.rb in the first folder of $LOAD_PATH
+            found += next(([f] for f in (folders.file(root, ref[1] + ".rb") for root in roots) if f), [])
         elif ref[0] == -8:  # PHP: a class Composer's autoloader loads (PSR-4)
             found += _php_class_files(ref[1], path, folders)
         elif ref[0] < 0:
@@ -633,6 +637,34 @@ def _php_class_files(name: str, path: str, folders: _Folders) -> list[str]:
     return found
 
 
+_FILE = "\x00FILE"  # the Ruby file itself, in File.expand_path("../lib", __FILE__)
+_RUBY_REQUIRE = re.compile(r"""^\s*require\s*\(?\s*(["'])([\w./-]+?)(?:\.rb)?\1""", re.MULTILINE)
+# $LOAD_PATH.unshift("lib"), $: << "lib", $LOAD_PATH.unshift File.expand_path("../lib", __dir__)
+_RUBY_LOAD_PATH = re.compile(
+    r"""\$(?:LOAD_PATH|:)\s*(?:\.\s*(?:unshift|push|prepend|append|insert)\s*\(?\s*(?:0\s*,\s*)?|<<\s*)"""
+    r"""(?:(["'])([^"'\n]+)\1|File\.(?:expand_path|join)\s*\(\s*(["'])([^"'\n]+)\3\s*,\s*(__dir__|__FILE__)\s*\)"""
+    r"""|File\.(?:expand_path|join)\s*\(\s*(__dir__|File\.dirname\(__FILE__\))\s*,\s*(["'])([^"'\n]+)\7\s*\))""")
+
+
+def _ruby_refs(data: bytes) -> tuple[Ref, ...]:
+    """A Ruby file's strings that may name a code file (``require_relative "lib/x"``, ``load
+    "x.rb"``), the features it requires from ``$LOAD_PATH`` (``require "acme/clean"``: ``-9``) and
+    the folders it puts there (``-2``: a literal, or ``File.expand_path("../lib", __dir__)``)."""
+    if b"\x00" in data:
+        return ()
+    text = data.decode("utf-8", "replace")
+    refs: list[Ref] = list(_named_refs(data))
+    refs += [(-9, m.group(2), ()) for m in _RUBY_REQUIRE.finditer(text)]
+    for m in _RUBY_LOAD_PATH.finditer(text):
+        if m.group(2) is not None:
+            refs.append((-2, m.group(2), ()))
+        elif m.group(4) is not None:  # expand_path("../lib", __dir__): from the folder; __FILE__: from the file
+            refs.append((-2, (_BIN if m.group(5) == "__dir__" else _FILE) + "/" + m.group(4), ()))
+        else:  # File.join(__dir__, "lib")
+            refs.append((-2, _BIN + "/" + m.group(8), ()))
+    return tuple(dict.fromkeys(refs))
+
+
 _PERL = (".pl", ".pm", ".t", ".cgi")
 _BIN = "\x00BIN"  # FindBin's folder of the script, in a use lib path
 _PERL_USE = re.compile(r"^\s*(?:use|require)\s+([A-Za-z_]\w*(?:::\w+)*)\b(.*)$", re.MULTILINE)
@@ -676,7 +708,8 @@ def _named_refs(data: bytes) -> tuple[Ref, ...]:
     return tuple(dict.fromkeys((-1, t, ()) for t in [*names[:_MAX_NAMED], *_code_names(text)]))
 
 
-_READERS = {"python": _python_refs, "js": _js_refs, "perl": _perl_refs, "r": _r_refs, "php": _php_refs}
+_READERS = {"python": _python_refs, "js": _js_refs, "perl": _perl_refs, "r": _r_refs, "php": _php_refs,
+            "ruby": _ruby_refs}
 
 __all__ = ["CODE_SUFFIXES", "MAX_FILES", "go_package_files", "is_python_file", "loaded_by_code", "loaded_files",
            "module_files", "notebook_loaded", "perl_module_files", "r_loaded", "shebang_program"]
