@@ -236,6 +236,7 @@ def _language(path: str) -> str:
     if "." not in name:
         return _SHEBANG_LANGUAGES.get(shebang_program(path), "")
     for suffixes, language in ((JS_SUFFIXES, "js"), (_PERL, "perl"), (_R, "r"), ((".php",), "php"), ((".rb",), "ruby"),
+                               ((".lua",), "lua"),
                                ((".go",), "go"), ((".ipynb",), "notebook")):
         if name.endswith(suffixes):
             return language
@@ -243,7 +244,7 @@ def _language(path: str) -> str:
 
 
 _SHEBANG_LANGUAGES = {"node": "js", "nodejs": "js", "bun": "js", "deno": "js", "tsx": "js", "ts-node": "js",
-                      "perl": "perl", "Rscript": "r", "php": "php", "ruby": "ruby"}
+                      "perl": "perl", "Rscript": "r", "php": "php", "ruby": "ruby", "lua": "lua", "luajit": "lua"}
 
 
 def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str, folders: _Folders,
@@ -260,6 +261,8 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
             found += perl_module_files(ref[1], roots, folders)
         elif ref[0] == -9:  # Ruby's require "foo/bar": foo/bar.rb in the first folder of $LOAD_PATH
             found += next(([f] for f in (folders.file(root, ref[1] + ".rb") for root in roots) if f), [])
+        elif ref[0] == -10:  # Lua's require "a.b": package.path's templates (./?.lua, ./?/init.lua, added ones)
+            found += _lua_module_files(ref, refs, path, cwd, folders)
         elif ref[0] == -8:  # PHP: a class Composer's autoloader loads (PSR-4)
             found += _php_class_files(ref[1], path, folders)
         elif ref[0] < 0:
@@ -665,6 +668,37 @@ def _ruby_refs(data: bytes) -> tuple[Ref, ...]:
     return tuple(dict.fromkeys(refs))
 
 
+_LUA_REQUIRE = re.compile(r"""\brequire\s*\(?\s*(["'])([\w.-]+)\1""")
+_LUA_PATH = re.compile(r"""\bpackage\.path\s*=\s*(["'])([^"'\n]*\?[^"'\n]*)\1""")
+_LUA_TEMPLATES = ("./?.lua", "./?/init.lua")  # the start of Lua's default package.path
+
+
+def _lua_refs(data: bytes) -> tuple[Ref, ...]:
+    """A Lua file's strings that may name a code file (``dofile("x.lua")``), the modules it
+    requires (``require "app.clean"``: ``-10``) and the templates it puts in ``package.path``
+    (``package.path = "lib/?.lua;" .. package.path``: ``-11``)."""
+    if b"\x00" in data:
+        return ()
+    text = data.decode("utf-8", "replace")
+    refs: list[Ref] = list(_named_refs(data))
+    refs += [(-10, m.group(2).replace(".", "/"), ()) for m in _LUA_REQUIRE.finditer(text)]
+    refs += [(-11, t, ()) for m in _LUA_PATH.finditer(text) for t in m.group(2).split(";") if "?" in t]
+    return tuple(dict.fromkeys(refs))
+
+
+def _lua_module_files(ref: Ref, refs: tuple[Ref, ...], path: str, cwd: str, folders: _Folders) -> list[str]:
+    """The file ``require`` loads: the first of ``package.path``'s templates (the file's own, then
+    Lua's ``./?.lua;./?/init.lua``) that names a file, from the current folder (and, reading
+    more, the file's)."""
+    templates = [r[1] for r in refs if r[0] == -11] + list(_LUA_TEMPLATES)
+    for template in templates:
+        for base in dict.fromkeys((cwd, os.path.dirname(path))):
+            hit = folders.real_file(os.path.join(base, template.replace("?", ref[1])))
+            if hit:
+                return [hit]
+    return []
+
+
 _PERL = (".pl", ".pm", ".t", ".cgi")
 _BIN = "\x00BIN"  # FindBin's folder of the script, in a use lib path
 _PERL_USE = re.compile(r"^\s*(?:use|require)\s+([A-Za-z_]\w*(?:::\w+)*)\b(.*)$", re.MULTILINE)
@@ -709,7 +743,7 @@ def _named_refs(data: bytes) -> tuple[Ref, ...]:
 
 
 _READERS = {"python": _python_refs, "js": _js_refs, "perl": _perl_refs, "r": _r_refs, "php": _php_refs,
-            "ruby": _ruby_refs}
+            "ruby": _ruby_refs, "lua": _lua_refs}
 
 __all__ = ["CODE_SUFFIXES", "MAX_FILES", "go_package_files", "is_python_file", "loaded_by_code", "loaded_files",
            "module_files", "notebook_loaded", "perl_module_files", "r_loaded", "shebang_program"]
