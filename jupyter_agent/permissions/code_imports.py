@@ -4,7 +4,9 @@ helpers``, ``from pkg.clean import run``, ``from . import jobs``, ``importlib.im
 a dotted module name in a string: Django's ``"proj.settings"``), what ``node x.js`` runs is also
 what it requires (``require("./lib")``, ``import … from "./lib.js"``, and through ``js_modules``
 a ``tsconfig.json`` alias, a ``#x`` import, Deno's import map, a workspace package), what ``perl x.pl``
-loads (``use My::Clean`` from ``@INC``: ``use lib``, ``-I``, FindBin's folder), what a Go file imports of its
+loads (``use My::Clean`` from ``@INC``: ``use lib``, ``-I``, FindBin's folder), Ruby's ``require`` from
+``$LOAD_PATH``, Lua's ``require`` by ``package.path``, R's ``load_all``/``tar_make``, the PHP classes
+Composer autoloads (PSR-4), what a Go file imports of its
 own module (``go.mod``), and a code file, shell script or notebook a file names in a string may run
 as well (``runpy.run_path("y.py")``, ``subprocess.run(["bash", "clean.sh"])``, ``source("x.R")``,
 Ruby's ``require_relative "lib/x"``).  ``code_files.py`` adds them to the files a command runs, and
