@@ -167,7 +167,14 @@ async def check_bash_permission_async(command: str, context: ToolUseContext | No
     it reads never hold up the kernel's loop; when it needed something only a subprocess can tell
     (git's history, ``git_history.py``), that is found out on the loop and the line is decided
     again (``permission_thread``)."""
-    return await decide_off_loop(lambda: check_bash_permission(command, context))
+    return await decide_off_loop(lambda: check_bash_permission(command, context), check_timed_out)
+
+
+def check_timed_out(seconds: float) -> PermissionResult:
+    """The answer to a check that took too long: ask, in every mode (it may have been about to
+    deny)."""
+    return sticky_ask(f"The permission check of this command did not finish within {seconds:g} s (a file it "
+                      f"reads may hang); approve it only if you have read it.", SAFETY, "the check timed out")
 
 
 def is_read_only_command(command: str, context: ToolUseContext | None = None) -> bool:
@@ -930,4 +937,4 @@ def _result(command: str, v: Verdict, analysis: Analysis) -> PermissionResult:
     return new_ask(f"Run {command!r}? " + "; ".join(v.soft[:3]) + notes, suggestions)
 
 
-__all__ = ["check_bash_permission", "is_read_only_command"]
+__all__ = ["check_bash_permission", "check_timed_out", "is_read_only_command"]

@@ -23,6 +23,7 @@ from ..errors import ToolError
 from ..notebook import LiveNotebook, NotebookEditError, get_document
 from ..notebook.cells import find_cell, source_text
 from ..notebook.protocol import ExecuteCellsResult
+from ..permissions.bash import check_timed_out
 from ..permissions.filesystem import check_read_permission, check_write_permission
 from ..permissions.notebook_shell import IPythonReader, cells_shell_check, cells_strings_check
 from ..permissions.permission_thread import decide_off_loop
@@ -146,7 +147,7 @@ class NotebookExecuteTool(NotebookTool[NotebookExecuteInput, NotebookExecuteOutp
                 shell = cells_shell_check(code_cells, context, kernel_cwd=kernel_cwd, reader=reader)
                 return shell if shell is not None else cells_strings_check(code_cells, context, folders)
 
-            found = await decide_off_loop(cells_check)
+            found = await decide_off_loop(cells_check, check_timed_out)
             if found is not None:
                 return found
         always = PermissionUpdate(rules=("NotebookExecute",), destination="session")

@@ -14,7 +14,7 @@ import time
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from jupyter_agent.permissions import bash
+from jupyter_agent.permissions import bash, permission_thread
 from jupyter_agent.permissions.bash import check_bash_permission_async
 from jupyter_agent.permissions.permission_thread import THREAD_NAME, decide_off_loop
 from tests.notebook.kernel_driver import TASK_RUNNER, KernelDriver
@@ -80,8 +80,35 @@ async def test_decisions_are_made_one_at_a_time_in_the_order_asked(tmp_path, mon
 
 async def test_an_error_in_a_check_reaches_the_caller_and_the_thread_goes_on():
     with pytest.raises(ZeroDivisionError):
-        await decide_off_loop(lambda: 1 // 0)
-    assert await decide_off_loop(lambda: threading.current_thread().name.startswith(THREAD_NAME)) is True
+        await decide_off_loop(lambda: 1 // 0, bash.check_timed_out)
+    assert await decide_off_loop(lambda: threading.current_thread().name.startswith(THREAD_NAME),
+                                 bash.check_timed_out) is True
+
+
+async def test_a_check_that_hangs_asks_and_the_decisions_after_it_go_on(tmp_path, monkeypatch):
+    """A check stuck in a read (a hung file system) answers with an ask no mode skips after
+    ``CHECK_TIMEOUT``; the next decision gets a thread of its own meanwhile."""
+    released = threading.Event()
+    real = bash.check_bash_permission
+    threads: list[int] = []
+
+    def hanging(command, context):
+        threads.append(threading.get_ident())
+        if command == "cat stuck.txt":
+            released.wait(30)
+        return real(command, context)
+
+    monkeypatch.setattr(bash, "check_bash_permission", hanging)
+    monkeypatch.setattr(permission_thread, "CHECK_TIMEOUT", 0.5)
+    try:
+        verdict = await decide_bash(make_ctx(tmp_path, deny=DENY_RM, mode="bypassPermissions"), "cat stuck.txt")
+        assert verdict_name(verdict) == "ask" and "did not finish within 0.5 s" in verdict.message
+        monkeypatch.setattr(permission_thread, "CHECK_TIMEOUT", 60.0)
+        verdict = await check_bash_permission_async("rm -rf x", make_ctx(tmp_path, deny=DENY_RM))
+        assert verdict_name(verdict) == "deny"
+        assert len(threads) == 2 and threads[0] != threads[1]  # (the stuck thread is still in its check)
+    finally:
+        released.set()
 
 
 def test_a_new_loop_uses_the_same_thread(tmp_path):
@@ -97,7 +124,7 @@ import asyncio, json, threading
 from pathlib import Path
 from jupyter_agent.core.context import AppState, ToolUseContext, ToolUseOptions
 from jupyter_agent.core.permission_types import ToolPermissionContext
-from jupyter_agent.permissions import bash
+from jupyter_agent.permissions import bash, permission_thread
 from jupyter_agent.permissions.bash import check_bash_permission_async
 
 _ctx = ToolUseContext(options=ToolUseOptions(), cwd=Path({root!r}), session_dir=Path({root!r}) / ".session")
