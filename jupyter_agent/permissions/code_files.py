@@ -74,10 +74,11 @@ def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None,
     memo = {} if memo is None else memo
     files = _run_files(form, cwd, memo) + build_files(form, cwd)
     program = form[0].literal or ""
-    interpreter = program if "/" in program and is_interpreter(program.rpartition("/")[2]) else None
-    if program.rpartition("/")[2] == "ruby":  # ruby -Ilib x.rb: lib/ is on $LOAD_PATH
+    name = program.rpartition("/")[2]
+    interpreter = program if "/" in program and is_interpreter(name) else None
+    if name == "ruby":  # ruby -Ilib x.rb: lib/ is on $LOAD_PATH
         pythonpath = (*_include_options(form)[0], *pythonpath)
-    if program.rpartition("/")[2] in ("perl", "prove"):  # perl -Ilib -MMy::Clean: @INC's folders, its modules
+    if name in ("perl", "prove"):  # perl -Ilib -MMy::Clean: @INC's folders, its modules
         includes, modules = _include_options(form)
         pythonpath = (*includes, *pythonpath)
         roots = tuple(os.path.join(cwd, p) for p in (*includes, "."))

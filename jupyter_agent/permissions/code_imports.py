@@ -68,10 +68,9 @@ def loaded_files(files: list[str], cwd: str, memo: dict[tuple[object, ...], obje
     folders = memo.get(("folders",))
     if not isinstance(folders, _Folders):
         folders = memo[("folders",)] = _Folders()
-    python = any(is_python_file(f) for f in files)
-    roots = tuple(dict.fromkeys([*(os.path.dirname(f) for f in files if is_python_file(f)),
-                                 *(os.path.join(cwd, p) for p in paths), cwd, os.path.join(cwd, "src"),
-                                 *(_editable(cwd, memo, interpreter) if python else ())]))
+    scripts = [os.path.dirname(f) for f in files if is_python_file(f)]  # sys.path[0] of each
+    roots = tuple(dict.fromkeys([*scripts, *(os.path.join(cwd, p) for p in paths), cwd, os.path.join(cwd, "src"),
+                                 *(_editable(cwd, memo, interpreter) if scripts else ())]))
     seen = dict.fromkeys(files)
     queue = list(files)
     for path in queue:
@@ -86,7 +85,7 @@ def loaded_files(files: list[str], cwd: str, memo: dict[tuple[object, ...], obje
             roots = tuple(dict.fromkeys([*folders_added, *roots] if first else [*roots, *folders_added]))
         key = ("references", path, roots, cwd)
         if key not in memo:
-            memo[key] = _references(path, roots, cwd, folders)
+            memo[key] = _references(path, language, roots, cwd, folders)
         for found in cast("list[str]", memo[key]):
             if found not in seen and len(seen) < MAX_FILES + len(files):
                 seen[found] = None
@@ -137,8 +136,11 @@ class _Folders:
 def perl_module_files(module: str, roots: tuple[str, ...], folders: _Folders | None = None) -> list[str]:
     """The file ``use MODULE`` loads: ``My/Clean.pm`` in the first of the folders ``roots``
     (``@INC``'s) that holds it."""
-    folders = _Folders() if folders is None else folders
-    name = module.replace("::", "/") + ".pm"
+    return _first_holding(roots, module.replace("::", "/") + ".pm", _Folders() if folders is None else folders)
+
+
+def _first_holding(roots: tuple[str, ...], name: str, folders: _Folders) -> list[str]:
+    """The file ``name`` in the first of ``roots`` that holds it (a search path's order)."""
     return next(([f] for f in (folders.file(root, name) for root in roots) if f), [])
 
 
@@ -218,9 +220,9 @@ def _loaded_by_refs(refs: tuple[Ref, ...], cwd: str, memo: dict[tuple[object, ..
     return direct + [f for f in loaded_files(direct, cwd, memo, paths) if f not in direct] if direct else []
 
 
-def _references(path: str, roots: tuple[str, ...], cwd: str, folders: _Folders) -> list[str]:
-    """The files (real paths) ``path`` loads or names that exist."""
-    language = _language(path)
+def _references(path: str, language: str, roots: tuple[str, ...], cwd: str, folders: _Folders) -> list[str]:
+    """The files (real paths) ``path`` (written in ``language``: ``_language``) loads or names that
+    exist."""
     if language == "go":
         return _go_packages(path)
     if language == "notebook":
@@ -262,7 +264,7 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
         elif ref[0] == -5:  # Perl's use My::Clean
             found += perl_module_files(ref[1], roots, folders)
         elif ref[0] == -9:  # Ruby's require "foo/bar": foo/bar.rb in the first folder of $LOAD_PATH
-            found += next(([f] for f in (folders.file(root, ref[1] + ".rb") for root in roots) if f), [])
+            found += _first_holding(roots, ref[1] + ".rb", folders)
         elif ref[0] == -10:  # Lua's require "a.b": package.path's templates (./?.lua, ./?/init.lua, added ones)
             found += _lua_module_files(ref, refs, path, cwd, folders)
         elif ref[0] == -8:  # PHP: a class Composer's autoloader loads (PSR-4)

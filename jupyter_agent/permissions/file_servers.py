@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .bash_readonly import operand_words
 from .bash_words import Word
 
 _NPM_SERVERS = frozenset({"serve", "http-server", "live-server", "servor", "sirv", "static-server", "lite-server"})
@@ -114,19 +115,9 @@ def _value(args: Sequence[Word], *names: str) -> list[str | None]:
 
 
 def _operands(args: Sequence[Word], valued: frozenset[str]) -> list[str | None]:
-    found: list[str | None] = []
-    skip = False
-    for word in args:
-        text = word.literal
-        if skip:
-            skip = False
-        elif text is None:
-            found.append(None)
-        elif text[:1] == "-":
-            skip = "=" not in text and text in valued
-        else:
-            found.append(text)
-    return found
+    """The operands (None: one only known at run time), the values of the options in ``valued``
+    left out (``bash_readonly.operand_words``); ``-`` names no folder."""
+    return [w.literal for w in operand_words(args, valued) if w.literal != "-"]
 
 
 __all__ = ["FILE_SERVERS", "guesses_folder", "is_file_server", "served_folders"]
