@@ -111,6 +111,31 @@ async def test_a_check_that_hangs_asks_and_the_decisions_after_it_go_on(tmp_path
         released.set()
 
 
+async def test_an_interrupted_decision_leaves_the_thread_working(tmp_path, monkeypatch):
+    """The user stops the turn while a decision is under way: the waiting call is cancelled, the
+    check finishes in its thread unseen, and the next decision is made as usual."""
+    entered, released = threading.Event(), threading.Event()
+    real = bash.check_bash_permission
+
+    def slow(command, context):
+        if command == "cat slow.txt":
+            entered.set()
+            released.wait(10)
+        return real(command, context)
+
+    monkeypatch.setattr(bash, "check_bash_permission", slow)
+    ctx = make_ctx(tmp_path, deny=DENY_RM)
+    task = asyncio.ensure_future(check_bash_permission_async("cat slow.txt", ctx))
+    while not entered.is_set():
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    released.set()
+    verdict = await check_bash_permission_async("rm -rf x", ctx)
+    assert verdict_name(verdict) == "deny" and "Bash(rm:*)" in verdict.message
+
+
 def test_a_new_loop_uses_the_same_thread(tmp_path):
     """The kernel's loop, a subagent's or a test's: any running loop can ask."""
     ctx = make_ctx(tmp_path, deny=DENY_RM)
