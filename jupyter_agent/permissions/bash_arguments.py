@@ -680,6 +680,13 @@ def program_write_check(
                 v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
                                 f"{below} denies editing")
                 return
+            # a Read deny blocks writing the file too: `rm -rf .` takes .env along (a formatter
+            # rewrites only the layout of the code files it knows: formatters.py)
+            below = read_deny_below(resolved[1], scope) if scope.read_deny and program not in FORMATTERS else None
+            if below is not None:
+                v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
+                                f"{below} denies reading (and so writing)")
+                return
             inside = protected_inside(resolved[1], scope.roots) if program not in FORMATTERS else None
             if inside is not None:  # (a formatter skips .git and changes only layout: formatters.py)
                 v.sticky.append(f"{info.text} writes or removes what is below {path}, which holds {inside}")

@@ -518,12 +518,39 @@ def _copied(program: str, args: Sequence[Word]) -> list[Target]:
     found: list[Target] = []
     if len(operands) > 1 and _local(operands[-1]):
         found.append((operands[-1], False))  # what lands inside a folder: copy_guard
+        if program == "rsync" and any(w.literal in _RSYNC_DELETES for w in args):
+            found.extend(_purged(operands[:-1], operands[-1]))
     if program == "rsync":
+        if len(operands) > 1 and any(w.literal in _RSYNC_REMOVE_SOURCES for w in args):
+            recursive = any(w.literal in ("--recursive", "--archive") or _cluster_has(w.literal, "ra") for w in args)
+            found.extend((w, recursive) for w in operands[:-1] if _local(w))
         found.extend((w, False) for w in option_arguments(args, "", "--log-file"))
         found.extend(_inside(option_arguments(args, "", "--backup-dir")))
         for batch in ("--write-batch", "--only-write-batch"):  # FILE and the FILE.sh that replays it
             found.extend((w, False) for found_word in option_arguments(args, "", batch)
                          for w in (found_word, _suffixed(found_word, ".sh")))
+    return found
+
+
+# rsync takes no abbreviation of a long option (popt): these exact names remove files
+_RSYNC_DELETES = frozenset({"--del", "--delete", "--delete-before", "--delete-during", "--delete-delay",
+                            "--delete-after", "--delete-excluded", "--delete-missing-args"})
+_RSYNC_REMOVE_SOURCES = frozenset({"--remove-source-files", "--remove-sent-files"})
+
+
+def _purged(sources: Sequence[Word], dest: Word) -> list[Target]:
+    """``rsync --delete SRC… DEST``: what each source's copy lands in loses everything the source
+    lacks (``rsync -a --delete empty/ .`` empties ``.``, its ``.git`` too).  A source ending in
+    ``/`` (or ``.``) fills DEST itself; another one DEST/its name."""
+    found: list[Target] = []
+    for source in sources:
+        text = source.literal
+        if text is None or not dest.static:
+            found.append((dest, True))  # where it lands is known only at run time: all of DEST
+            continue
+        name = os.path.basename(text.partition(":")[2] if not _local(source) else text)
+        landing = dest.text if name in ("", ".", "..") else os.path.join(dest.text, name)
+        found.append((make_word(landing), True))
     return found
 
 
