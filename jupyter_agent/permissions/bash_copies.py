@@ -28,7 +28,11 @@ CONTAINER_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "docker-compose",
 LISTING_COMPRESSORS = {"xz": ("--files", "--files0"), "lzma": ("--files", "--files0"), "unxz": ("--files", "--files0"),
                         "unlzma": ("--files", "--files0"), "xzcat": ("--files", "--files0"),
                         "zstd": ("--filelist",), "unzstd": ("--filelist",), "zstdcat": ("--filelist",)}
-COPYING_PROGRAMS = (_LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | UPLOADERS
+# compressors whose -r / --recursive takes every file below a folder operand (`gzip -rc . |
+# gunzip` prints .env; `zcat -rf .` too: -f passes what is not compressed through)
+RECURSIVE_COMPRESSORS = frozenset({"gzip", "gunzip", "zcat", "pigz", "unpigz", "zstd", "unzstd", "zstdcat",
+                                   "lz4", "unlz4", "lz4cat", "compress", "uncompress"})
+COPYING_PROGRAMS = (_LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | UPLOADERS | RECURSIVE_COMPRESSORS
                     | {"tar", "zip", "find", "cpio", "pax"} | frozenset(LISTING_COMPRESSORS))
 _PAX_VALUE_LETTERS = frozenset("bfopsxUGTBE")
 # options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
@@ -65,7 +69,24 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
         return [m for m in container_mounts(words[1:]) if m is not None]
     if program in UPLOADERS:  # aws s3 sync . s3://b, huggingface-cli upload repo . (uploaders.py)
         return uploaded_folders(words)
+    if program in RECURSIVE_COMPRESSORS:
+        return operands if compresses_recursively(words[1:]) else []
     return []
+
+
+def compresses_recursively(args: Sequence[Word]) -> bool:
+    """``-r`` (alone or in a cluster: ``-rc``) or ``--recursive`` (or a beginning of it, as
+    getopt_long takes one); a word only known at run time may be either."""
+    for word in args:
+        text = word.literal
+        if text is None:
+            return True
+        if text[:2] == "--":
+            if long_option_named(text.partition("=")[0], ("--recursive",), 5):
+                return True
+        elif text[:1] == "-" and "r" in text[1:]:
+            return True
+    return False
 
 
 def container_mounts(args: Sequence[Word]) -> list[str | None]:
@@ -216,4 +237,4 @@ def find_starts(args: Sequence[str]) -> list[str]:
     return starts or ["."]
 
 
-__all__ = ["CONTAINER_PROGRAMS", "LISTING_COMPRESSORS", "container_mounts", "listed_sources", "lists_files", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]
+__all__ = ["CONTAINER_PROGRAMS", "LISTING_COMPRESSORS", "RECURSIVE_COMPRESSORS", "compresses_recursively", "container_mounts", "listed_sources", "lists_files", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]

@@ -24,7 +24,7 @@ import os
 import shlex
 from collections.abc import Callable, Sequence
 
-from .bash_copies import lists_files, tar_creates
+from .bash_copies import RECURSIVE_COMPRESSORS, compresses_recursively, lists_files, tar_creates
 from .bash_readonly import operand_words as _operands
 from .bash_readonly import option_arguments
 from .bash_runners import may_name
@@ -38,7 +38,7 @@ from .notebook_tools import jupytext_outputs, nbconvert_outputs
 Target = tuple[Word, bool]  # (what is written, whether everything below it is)
 
 _COMPRESSORS = frozenset({"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd",
-                          "unzstd", "lz4", "pigz", "unpigz", "brotli"})
+                          "unzstd", "lz4", "unlz4", "pigz", "unpigz", "brotli", "compress", "uncompress"})
 _TO_STDOUT = frozenset({"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-h", "--help",
                         "-V", "--version"})
 _PYTHON = "python"  # python, python3, python3.12 …: -m venv, -m pip
@@ -132,7 +132,7 @@ _SPHINX_VALUES = frozenset({"-b", "-d", "-c", "-D", "-A", "-j", "-t", "-w", "-M"
                             "--conf-dir", "--define", "--html-define", "--jobs", "--tag", "--warning-file"})
 _COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++"})  # -o FILE; no letter clusters
 _NEW_OPERANDS = frozenset({"mkfifo", "fallocate", "virtualenv"})  # every operand is made (fallocate: the last)
-OPTION_WRITERS = (frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "curl", "wget", "split",
+OPTION_WRITERS = (frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "rclone", "curl", "wget", "split",
                             "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter", "pytest",
                             "py.test", "go", "uv", "jupyter-nbconvert", "jupytext", "papermill", "sqlite3",
                             "duckdb", "ffmpeg", "hatch"}) | _MAGICK_TOOLS | _GRAPHVIZ | frozenset(_TEX)
@@ -208,6 +208,8 @@ def _option_written(words: Sequence[Word], cwd: str | None) -> list[Target]:
         return _compressed(program, args)
     if program in ("rsync", "scp"):
         return _copied(program, args)
+    if program == "rclone":
+        return _rclone_removed(args)
     if program == "curl":
         return _each([w for letter, long in _CURL_FILES for w in option_arguments(args, letter, long)]) + _inside(
             option_arguments(args, "", "--output-dir"))
@@ -458,6 +460,8 @@ def _compressed(program: str, args: Sequence[Word]) -> list[Target]:
     if any(lists_files(program, w.literal) for w in args):  # echo .git/config | xz --files
         return _each([_LISTED_FILE])
     operands = _operands(args, {"-S", "--suffix", "-D", "-o", "-T", "--threads"})
+    if program in RECURSIVE_COMPRESSORS and compresses_recursively(args):  # gzip -r .: every file below
+        return [(w, True) for w in operands if w.literal != "-"]
     return _each(operands) + _each([w for w in map(_renamed(program, args), operands) if w is not None])
 
 
@@ -468,8 +472,9 @@ _LISTED_FILE = make_word(run_time_word("LISTED_FILE", quoted=False), False)
 
 # what compressing adds to a name, and what decompressing takes off (``.tgz`` becomes ``.tar``)
 _COMPRESSED_SUFFIX = {"gzip": ".gz", "pigz": ".gz", "bzip2": ".bz2", "xz": ".xz", "lzma": ".lzma", "zstd": ".zst",
-                      "lz4": ".lz4", "brotli": ".br"}
-_UNPACKERS = {"gunzip": "gzip", "bunzip2": "bzip2", "unxz": "xz", "unlzma": "lzma", "unzstd": "zstd", "unpigz": "pigz"}
+                      "lz4": ".lz4", "brotli": ".br", "compress": ".Z"}
+_UNPACKERS = {"gunzip": "gzip", "bunzip2": "bzip2", "unxz": "xz", "unlzma": "lzma", "unzstd": "zstd", "unpigz": "pigz",
+              "unlz4": "lz4", "uncompress": "compress"}
 _DECOMPRESSED = {".gz": "", ".z": "", "-gz": "", "-z": "", "_z": "", ".tgz": ".tar", ".taz": ".tar", ".bz2": "",
                  ".bz": "", ".tbz2": ".tar", ".tbz": ".tar", ".xz": "", ".txz": ".tar", ".lzma": "", ".tlz": ".tar",
                  ".zst": "", ".tzst": ".tar", ".lz4": "", ".br": ""}
@@ -530,6 +535,19 @@ def _copied(program: str, args: Sequence[Word]) -> list[Target]:
             found.extend((w, False) for found_word in option_arguments(args, "", batch)
                          for w in (found_word, _suffixed(found_word, ".sh")))
     return found
+
+
+_RCLONE_REMOVERS = frozenset({"delete", "purge", "rmdirs", "dedupe"})
+
+
+def _rclone_removed(args: Sequence[Word]) -> list[Target]:
+    """``rclone delete|purge|rmdirs|dedupe PATH``: a local PATH (rclone takes one like a remote)
+    loses what is below it.  Every word that is no option counts, an option's value too (its
+    flags are many, some take a value): `rclone purge --fast-list .` purges ``.``."""
+    words = [w for w in args if (w.literal or "")[:1] != "-"]
+    if not words or words[0].literal not in _RCLONE_REMOVERS:
+        return []
+    return [(w, True) for w in words[1:] if w.literal is None or _local(w)]
 
 
 # rsync takes no abbreviation of a long option (popt): these exact names remove files

@@ -1,5 +1,6 @@
 """The local folders cloud and deploy tools send away whole: ``aws s3 sync . s3://b``,
-``gsutil -m cp -r . gs://b``, ``rclone copy . remote:b``, ``huggingface-cli upload repo .``,
+``gsutil -m cp -r . gs://b``, ``rclone copy . remote:b`` (``rclone cat .``, ``rclone serve http .``,
+``rclone mount .``), ``huggingface-cli upload repo .``,
 ``kaggle datasets create -p .``, ``az storage blob upload-batch -s .``, ``netlify deploy --dir .``,
 ``vercel``, ``fly deploy``, ``wandb artifact put .``, ``mlflow artifacts log-artifacts
 --local-dir .``, ``kubectl create configmap --from-file=.``, ``npm publish``, ``gcloud builds
@@ -45,6 +46,10 @@ def uploaded_folders(words: Sequence[Word]) -> list[str]:
             return _local(rest[1:-1])
     elif program == "rclone" and plain[:1] and plain[0] in ("copy", "sync", "move", "copyto", "moveto", "bisync"):
         return [p for p in plain[1:2] if not _rclone_remote(p)]
+    elif program == "rclone" and plain[:1] in (["cat"], ["serve"], ["mount"], ["nfsmount"]):
+        # cat prints every file below a folder; serve and mount hand them to whoever asks.  Every
+        # local word counts (an option's value among them: `serve http --addr :8080 .`)
+        return [p for p in plain[2 if plain[0] == "serve" else 1:] if not _rclone_remote(p)]
     elif program in ("huggingface-cli", "hf") and plain[:1] in (["upload"], ["upload-large-folder"]):
         return plain[2:3] or ["."]  # without a local path: the folder named as the repository, or this one
     elif program == "kaggle" and plain[1:2] in (["create"], ["version"], ["push"]):
