@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 
 from .bash_readonly import option_arguments
+from .bash_runner_table import PYTHONS
 from .bash_words import Word, long_option_named
 from .uploaders import UPLOADERS, uploaded_folders
 
@@ -32,8 +33,15 @@ LISTING_COMPRESSORS = {"xz": ("--files", "--files0"), "lzma": ("--files", "--fil
 # gunzip` prints .env; `zcat -rf .` too: -f passes what is not compressed through)
 RECURSIVE_COMPRESSORS = frozenset({"gzip", "gunzip", "zcat", "pigz", "unpigz", "zstd", "unzstd", "zstdcat",
                                    "lz4", "unlz4", "lz4cat", "compress", "uncompress"})
+_TARS = frozenset({"tar", "bsdtar", "gtar", "star"})
+# image and file-system builders: every word that is no option may be a folder they take whole
+# (an option's value too: `genisoimage -V LABEL -o x.iso .`; what is no folder is left out)
+_IMAGE_BUILDERS = frozenset({"genisoimage", "mkisofs", "xorriso", "xorrisofs", "mksquashfs", "mkfs.erofs",
+                             "mkcramfs", "shar"})
+_E2FS_BUILDERS = frozenset({"mke2fs", "mkfs.ext2", "mkfs.ext3", "mkfs.ext4"})  # -d FOLDER
 COPYING_PROGRAMS = (_LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | UPLOADERS | RECURSIVE_COMPRESSORS
-                    | {"tar", "zip", "find", "cpio", "pax"} | frozenset(LISTING_COMPRESSORS))
+                    | _TARS | _IMAGE_BUILDERS | _E2FS_BUILDERS | PYTHONS
+                    | {"zip", "find", "cpio", "pax", "jar", "rar", "mkfs.btrfs"} | frozenset(LISTING_COMPRESSORS))
 _PAX_VALUE_LETTERS = frozenset("bfopsxUGTBE")
 # options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
 # and for builds --secret id=x,src=FILE, --ssh default=KEY, --build-context name=DIR
@@ -52,12 +60,29 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
         if program == "cp" and option_arguments(words[1:], "t", "--target-directory"):
             return operands  # -t DIR: every operand is a source (DIR too: harmless, it is written)
         return operands[:-1]
-    if program == "tar":
+    if program in _TARS:
         return operands if tar_creates(fixed) else []
     if program == "zip":
         return operands[1:]  # zip ARCHIVE SOURCES…
     if program in _ARCHIVERS_7Z:
         return operands[2:] if operands[:1] in (["a"], ["u"]) else []
+    if program == "rar":  # rar a|u|m|f ARCHIVE SOURCES…
+        return operands[2:] if operands[:1] in (["a"], ["u"], ["m"], ["f"]) else []
+    if program == "jar":  # jar cf X.jar DIR, jar --create --file X.jar DIR (its own name among them: no folder)
+        creates = tar_creates(fixed) or any(a[:2] == "--" and len(a) > 3 and "--create".startswith(a) for a in fixed)
+        return operands if creates else []
+    if program in PYTHONS:  # python -m zipfile -c OUT SOURCES…, python -m tarfile -c OUT SOURCES…
+        module = fixed[1] if fixed[:1] == ["-m"] and len(fixed) > 1 else (fixed[0][2:] if fixed[:1] and fixed[0][:2] == "-m" else "")
+        rest = fixed[2:] if fixed[:1] == ["-m"] else fixed[1:]
+        if module in ("zipfile", "tarfile") and rest[:1] and rest[0] in ("-c", "--create"):
+            return rest[2:]
+        return []
+    if program in _IMAGE_BUILDERS:
+        return operands
+    if program in _E2FS_BUILDERS:
+        return [w.literal for w in option_arguments(words[1:], "d") if w.literal is not None]
+    if program == "mkfs.btrfs":
+        return [w.literal for w in option_arguments(words[1:], "r", "--rootdir") if w.literal is not None]
     if program == "pax":  # pax -w FILES (an archive of them), pax -rw FILES… DIR (a copy)
         letters, named = _pax_words(words[1:])
         if "w" not in letters:

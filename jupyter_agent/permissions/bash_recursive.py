@@ -20,13 +20,13 @@ _NOT_WALKING = frozenset({"read", "skip"})  # the other actions (argmatch also t
 # rg walks folders always; diff reads the files inside folder operands even without -r; so do the
 # other code searchers (ag, ack, pt, sift, ugrep's ug) and the scanners that print what they
 # find (codespell's lines, semgrep's matches, gitleaks' and trufflehog's secrets)
-_ALWAYS_RECURSIVE = frozenset({"rg", "diff", "ag", "ack", "ack-grep", "pt", "sift", "ug", "codespell", "semgrep",
-                               "gitleaks", "trufflehog"})
+_ALWAYS_RECURSIVE = frozenset({"rg", "diff", "colordiff", "ag", "ack", "ack-grep", "pt", "sift", "ug", "codespell",
+                               "semgrep", "gitleaks", "trufflehog"})
 _NO_PATTERN = frozenset({"codespell", "semgrep", "gitleaks", "trufflehog"})  # every operand may be a path
 RECURSIVE_PROGRAMS = frozenset(_RECURSIVE_FLAGS) | _ALWAYS_RECURSIVE  # walked_folders walks no other
 # programs that compare what they are given and search nothing without it: diff with missing
 # files fails (`diff a b` with neither there read the current folder's files, it was thought)
-_NO_SEARCH = frozenset({"diff"})
+_NO_SEARCH = frozenset({"diff", "colordiff"})
 
 
 def walked_folders(words: Sequence[Word], cwd: str, cwd_is_real: bool = False) -> list[str]:

@@ -141,15 +141,17 @@ COPIES: dict[str, tuple[tuple[tuple[str, ...], _Copy], ...]] = {
     ),
     "mc": ((("cp",), _MC), (("get",), _MC), (("mv",), replace(_MC, move=True)),
            (("mirror",), replace(_MC, folder=True))),
-    # duplicity [restore] URL DIR restores the backup into DIR (a backup goes to the URL instead)
-    "duplicity": (((), _Copy(_url(), True, into=False)),),
+    # duplicity [restore] URL DIR restores the backup into DIR (a backup goes to the URL instead);
+    # file:///backups is a backup there as much as sftp://host/backups
+    "duplicity": (((), _Copy(lambda path: "://" in path, True, into=False)),),
 }
 _DUPLICITY_NO_WRITES = frozenset({"verify", "collection-status", "list-current-files", "cleanup", "remove-older-than",
                                   "remove-all-but-n-full", "remove-all-inc-of-but-n-full", "full", "incremental",
                                   "incr", "backup"})
 # restores from a backup repository: what lands in a folder (restic restore --target DIR,
-# borg extract into the current folder) is named in the backup
-_RESTORES = frozenset({"restic", "borg"})
+# borg extract into the current folder, kopia restore SNAPSHOT DIR, rdiff-backup … DEST) is named
+# in the backup; unison ROOT1 ROOT2 makes each root like the other
+_RESTORES = frozenset({"restic", "borg", "kopia", "rdiff-backup", "unison"})
 REMOTE_COPY_PROGRAMS = frozenset(COPIES) | _RESTORES
 _AUTO_NAMES = frozenset({"-a", "--auto-filename", "--header-filename"})
 
@@ -174,6 +176,8 @@ def _restored(words: tuple[Word, ...]) -> list[tuple[_Copy, list[str], str, bool
     """``restic restore SNAPSHOT --target DIR`` and ``borg extract REPO::ARCHIVE`` (into the
     current folder, unless to standard output or a dry run): the folder where a backup lands."""
     program = words[0].literal
+    if program in ("kopia", "rdiff-backup", "unison"):
+        return _synced(program, words)
     out: list[tuple[_Copy, list[str], str, bool]] = []
     for start in after_path(words, ("restore",) if program == "restic" else ("extract",)):
         texts = [w.literal for w in words[start:]]
@@ -188,6 +192,43 @@ def _restored(words: tuple[Word, ...]) -> list[tuple[_Copy, list[str], str, bool
             return "restic restore has a word only known at run time where it names the folder it writes"
         out.extend((_RESTORE, ["the backup"], w.text, True) for w in targets)
     return out
+
+
+_KOPIA_RESTORES = (("restore",), ("snapshot", "restore"), ("snap", "restore"))
+_UNISON_URL = ("ssh://", "socket://", "rsh://")
+
+
+def _synced(program: str, words: tuple[Word, ...]) -> list[tuple[_Copy, list[str], str, bool]] | str:
+    """``kopia restore SNAPSHOT DIR``, ``rdiff-backup [backup|restore|-r TIME] SOURCE DEST`` (a
+    backup mirrors SOURCE into DEST too), ``unison ROOT1 ROOT2``: each folder that may be
+    written, as a folder whose names come from elsewhere."""
+    texts = [w.literal for w in words[1:]]
+    if program == "unison":  # every word that is no option may be a root (or an option's value)
+        if None in texts:
+            return "unison has a word only known at run time where it names a root it changes"
+        roots = [t for t in texts if t is not None and t[:1] != "-" and not t.startswith(_UNISON_URL)]
+        named = sum(1 for t in texts if t is not None and t[:1] != "-")
+        if named < 2 and "-root" not in texts:
+            return "unison syncs the roots its profile names, which this check does not read"
+        return [(_RESTORE, ["the other root"], root, True) for root in roots]
+    starts = [start - 1 for path in _KOPIA_RESTORES for start in after_path(words, path)] if program == "kopia" else [0]
+    out: list[tuple[_Copy, list[str], str, bool]] = []
+    for start in starts:
+        rest = texts[start:]
+        if program == "rdiff-backup" and next((t for t in rest if t is None or t[:1] != "-"), None) in _RDIFF_READS:
+            continue
+        operands = [t for t in rest if t is None or t[:1] != "-"]
+        if len(operands) < 2:
+            continue  # no destination named: nothing is written here
+        for end in _destinations(rest, frozenset({"--force", "-v", "--verbose", "--no-compression"})):
+            if rest[end] is None:
+                return f"{program} has a word only known at run time where it names the folder it writes"
+            out.append((_RESTORE, ["the backup"], rest[end] or ".", True))
+    return out
+
+
+_RDIFF_READS = frozenset({"list", "calculate", "compare", "info", "verify", "test", "server", "complete", "regress",
+                          "remove"})
 
 
 def _copies(words: tuple[Word, ...], cwd: str) -> list[tuple[_Copy, list[str], str, bool]] | str:

@@ -5,7 +5,8 @@
 ``vercel``, ``fly deploy``, ``wandb artifact put .``, ``mlflow artifacts log-artifacts
 --local-dir .``, ``kubectl create configmap --from-file=.``, ``npm publish``, ``gcloud builds
 submit``, ``gcloud run deploy --source .``, ``az acr build .``, ``croc send .``, ``buildah bud .``,
-``railway up``, ``restic backup .``, ``s3cmd sync . s3://b``, ``mc mirror . minio/b``,
+``railway up``, ``restic backup .``, ``kopia snapshot create .``, ``rdiff-backup . /b``, ``unison . /b``,
+``s3cmd sync . s3://b``, ``mc mirror . minio/b``,
 ``sky launch --workdir .``, ``ray job submit --working-dir .``.  Like ``tar cf - .`` they read
 every file below the folder, so a Read deny rule there asks (``bash_arguments.copy_check``); a
 single file they name is checked as any named path is.  Where a tool takes its folder from a
@@ -21,7 +22,8 @@ from .bash_words import Word
 UPLOADERS = frozenset({"aws", "gsutil", "gcloud", "rclone", "huggingface-cli", "hf", "kaggle", "az", "netlify",
                        "vercel", "fly", "flyctl", "surge", "firebase", "wandb", "mlflow", "kubectl", "npm", "pnpm",
                        "yarn", "croc", "wormhole", "buildah", "kaniko", "executor", "railway", "heroku", "borg",
-                       "restic", "duplicity", "s3cmd", "azcopy", "mc", "b2", "sky", "ray"})
+                       "restic", "duplicity", "s3cmd", "azcopy", "mc", "b2", "sky", "ray", "kopia", "rdiff-backup",
+                       "unison"})
 # options of the newer entries that take no value (any other option is read as taking one)
 _FLAGS = frozenset({"--async", "--no-cache", "--suppress-logs", "--quiet", "-q", "--verbose", "-v", "--yes", "-y",
                     "--recursive", "-r", "--dry-run", "-n", "--detach", "-d", "--ci", "--one-file-system",
@@ -106,6 +108,14 @@ def _more(program: str | None, texts: Sequence[str]) -> list[str]:
         return operands[2:]  # REPO::ARCHIVE PATH…
     elif program == "restic" and operands[:1] == ["backup"]:
         return operands[1:]
+    elif program == "kopia" and operands[:2] in (["snapshot", "create"], ["snap", "create"]):
+        return operands[2:]
+    elif program == "rdiff-backup":  # rdiff-backup [backup] SOURCE DEST (the other actions read backups)
+        if operands[:1] == ["backup"]:
+            return operands[1:2]
+        return operands[:1] if len(operands) > 1 and operands[0] not in _RDIFF_ACTIONS else []
+    elif program == "unison":  # unison ROOT1 ROOT2: each root is read whole (and written: bash_option_writes)
+        return [p for p in operands[:2] if "://" not in p]
     elif program == "duplicity" and operands[:1] not in (["restore"], ["verify"], ["collection-status"],
                                                          ["list-current-files"], ["cleanup"], ["remove-older-than"]):
         rest = operands[1:] if operands[:1] in (["full"], ["incremental"], ["incr"], ["backup"]) else operands
@@ -116,6 +126,10 @@ def _more(program: str | None, texts: Sequence[str]) -> list[str]:
         return [p for p in operands[1:-1] if not p.startswith(_REMOTE_PREFIXES) and (program != "mc" or "/" in p or
                                                                                       p in (".", ".."))][:1]
     return []
+
+
+_RDIFF_ACTIONS = frozenset({"restore", "list", "calculate", "compare", "info", "regress", "remove", "server", "test",
+                            "verify", "complete"})
 
 
 def _operands(texts: Sequence[str]) -> list[str]:

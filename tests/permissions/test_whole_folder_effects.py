@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import zipfile
 
 import pytest
 
@@ -63,6 +64,29 @@ READ_ROWS = [  # Read(./.env) denied; no protected folder matters for a read
     ("rclone cat data", "allow"),
     ("rclone cat remote:bucket", "allow"),
     ("rclone serve http remote:", "allow"),
+    # archives, images and backups of a whole folder (python -m zipfile's ground truth below)
+    ("python3 -m zipfile -c x.zip .", "ask"),
+    ("python3 -mzipfile -c x.zip .", "ask"),
+    ("python3 -m tarfile -c x.tar .", "ask"),
+    ("python3 -m zipfile -c x.zip data", "allow"),
+    ("python3 -m zipfile -l x.zip", "allow"),
+    ("jar cf x.jar .", "ask"),
+    ("jar --create --file x.jar .", "ask"),
+    ("jar cf x.jar data", "allow"),
+    ("bsdtar cf - . | bsdtar xOf - ./.env", "ask"),
+    ("bsdtar tf x.tar", "allow"),
+    ("rar a x.rar .", "ask"),
+    ("shar . > x.shar", "ask"),
+    ("mksquashfs . /tmp/x.sqfs", "ask"),
+    ("genisoimage -V LABEL -o /tmp/x.iso .", "ask"),
+    ("xorriso -as mkisofs -o /tmp/x.iso .", "ask"),
+    ("mkfs.ext4 -d . /tmp/img", "ask"),
+    ("mkfs.btrfs --rootdir . /tmp/img", "ask"),
+    ("mkfs.ext4 -d data /tmp/img", "allow"),
+    ("kopia snapshot create .", "ask"),
+    ("rdiff-backup . /tmp/backup", "ask"),
+    ("colordiff -rN . /tmp/empty", "ask"),  # -N: a file missing on one side is printed whole
+    ("colordiff -u data/a.csv data/a.csv", "allow"),
 ]
 
 
@@ -91,6 +115,20 @@ WRITE_ROWS = [  # no rule: the project's .git is what is at stake
     ("rclone delete data", "allow"),
     ("rclone purge remote:bucket", "allow"),
     ("rclone ls .", "allow"),
+    # a backup restored into . (or a sync with .) writes names only the backup knows
+    ("kopia restore k1 .", "ask"),
+    ("kopia snapshot restore k1 .", "ask"),
+    ("kopia restore k1 data", "allow"),
+    ("rdiff-backup --force /b .", "ask"),
+    ("rdiff-backup restore /b .", "ask"),
+    ("rdiff-backup -r now /b .", "ask"),
+    ("rdiff-backup list increments /b", "allow"),
+    ("duplicity restore file:///b .", "ask"),  # a file:// URL is a backup too
+    ("duplicity file:///b .", "ask"),
+    ("duplicity restore file:///b data", "allow"),
+    ("unison . ssh://host//b -batch", "ask"),
+    ("unison data ssh://host//b -batch", "allow"),
+    ("unison myprofile", "ask"),  # the roots are in ~/.unison/myprofile.prf
 ]
 
 
@@ -99,5 +137,12 @@ async def test_whole_folder_rewrites_keep_off_protected_folders(project, command
     for mode, allow in (("default", ("Bash(*)",)), ("bypassPermissions", ())):
         verdict = await decide_bash(make_ctx(project, allow=allow, mode=mode), command)
         assert verdict_name(verdict) == expected, (mode, verdict)
-        if expected == "ask":
-            assert ".git" in verdict.message, verdict.message
+        if expected == "ask" and "profile" not in command:
+            assert ".git" in verdict.message or "working directory" in verdict.message, verdict.message
+
+
+def test_real_python_zipfile_archives_every_file(project):
+    """Ground truth for the python -m zipfile rows: the archive of . holds .env."""
+    assert _run(project, f"python3 -m zipfile -c {project.parent / 'x.zip'} .").returncode == 0
+    with zipfile.ZipFile(project.parent / "x.zip") as archive:
+        assert archive.read(".env") == b"SECRET=1\n"
