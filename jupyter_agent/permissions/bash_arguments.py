@@ -97,6 +97,7 @@ def protected_arguments(
                         "it write a file (a protected one too) or run a program")
         return
     ended = False  # after `--`: no more options
+    socat = info.innermost[0].literal == "socat"
     for word in info.innermost[1:]:
         ended = ended or word.literal == "--"
         if word.static and word.glob and not word.text.startswith("-"):
@@ -129,6 +130,8 @@ def protected_arguments(
                     return
             continue
         named = _paths_in_word(value)
+        if socat:  # socat - OPEN:.env, CREATE:.git/config, PTY,link=.bashrc
+            named = [*named, *socat_paths(value)]
         for cwd in cwds:
             if _named(info, named, cwd, guarded, v, edit):
                 return
@@ -211,6 +214,20 @@ def _wrapper_named(info: CommandInfo, cwds: list[str], guarded: PathScope | None
             if _named(info, named, cwd, guarded, v, edit):
                 return True
     return False
+
+
+# socat's address types whose parameter is a file name (a bare name with a / is GOPEN too)
+_SOCAT_FILES = frozenset({"open", "gopen", "file", "create", "creat", "pipe", "unix", "unix-connect", "unix-listen",
+                          "unix-sendto", "unix-recv", "unix-recvfrom", "unix-client", "local"})
+
+
+def socat_paths(address: str) -> list[str]:
+    """The files a socat address names: ``OPEN:.env`` (``TYPE:NAME,option…``); an option's value
+    (``,link=F``, ``,history=F``) is found as any ``=`` value is."""
+    kind, colon, rest = address.partition(":")
+    if not colon or kind.lower() not in _SOCAT_FILES:
+        return []
+    return [rest.split(",", 1)[0]]
 
 
 def _paths_in_word(value: str) -> Iterable[str]:

@@ -539,7 +539,7 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
     return True
 
 
-_SOCAT_RUNS = re.compile(r"(?i)^(exec|system):")
+_SOCAT_RUNS = re.compile(r"(?i)^(exec|system|shell):")  # SHELL:CODE since socat 1.8
 _NETCAT_CODE = {"-e": False, "--exec": False, "-c": True, "--sh-exec": True}  # True: shell code
 
 

@@ -228,7 +228,14 @@ SOURCE_RUNNERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "amm": (_ANY, (".sc",)), "swift": (_ANY, (".swift",)), "elixir": (_ANY, (".exs", ".ex")),
     "dart": (("run", ""), (".dart",)), "crystal": (("run", ""), (".cr",)), "nim": (("r", "c", "compile"), (".nim",)),
     "zig": (("run",), (".zig",)), "runghc": (_ANY, (".hs",)), "runhaskell": (_ANY, (".hs",)),
-    "tclsh": (_ANY, (".tcl",)),
+    "tclsh": (_ANY, (".tcl",)), "wish": (_ANY, (".tcl", ".tk")), "ocaml": (_ANY, (".ml",)),
+    "racket": (_ANY, (".rkt", ".scm")), "guile": (_ANY, (".scm",)), "csi": (_ANY, (".scm",)), "gsi": (_ANY, (".scm",)),
+    "chez": (_ANY, (".ss", ".scm")), "scheme": (_ANY, (".ss", ".scm")), "sbcl": (_ANY, (".lisp", ".lsp", ".cl")),
+    "clojure": (_ANY, (".clj", ".cljc")), "clj": (_ANY, (".clj", ".cljc")), "bb": (_ANY, (".clj", ".cljc", ".bb")),
+    "raku": (_ANY, (".raku", ".rakumod", ".p6", ".pl6", ".pl")), "perl6": (_ANY, (".p6", ".pl6", ".pl")),
+    "janet": (_ANY, (".janet",)), "qjs": (_ANY, (".js", ".mjs")), "pwsh": (_ANY, (".ps1",)),
+    "powershell": (_ANY, (".ps1",)), "escript": (_ANY, (".erl", ".escript")), "swipl": (_ANY, (".pl", ".pro")),
+    "fennel": (_ANY, (".fnl",)), "hy": (_ANY, (".hy",)), "coffee": (_ANY, (".coffee",)),
 }
 _MAX_PACKAGE_FILES = 50
 

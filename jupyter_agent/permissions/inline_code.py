@@ -1,7 +1,8 @@
 """The string literals of code an interpreter takes on its command line.
 
 ``python -c "print(open('.env').read())"``, ``node -e 'fs.readFileSync(".env")'``, ``ruby -e``,
-``perl -e``, ``php -r``, ``Rscript -e``, ``expect -c``, ``gnuplot -e``: a rule allowing the
+``perl -e``, ``php -r``, ``Rscript -e``, ``expect -c``, ``gnuplot -e``, ``elixir -e``, ``bb -e``,
+``raku -e``, ``nix eval --expr`` …: a rule allowing the
 interpreter allows running code, not reading a file a ``Read`` deny rule closes or writing a
 protected one. What the code computes cannot be seen (the sandbox holds the rules for that), but a
 path it spells as a string literal can: each literal is checked as a path the command names
@@ -25,6 +26,13 @@ INTERPRETERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "ruby": ("e", ()), "perl": ("eE", ()), "php": ("r", ()), "Rscript": ("e", ()), "R": ("e", ()),
     "julia": ("eE", ("--eval", "--print")), "lua": ("e", ()), "luajit": ("e", ()),
     "expect": ("c", ()), "gnuplot": ("e", ()), "octave": ("", ("--eval",)), "osascript": ("e", ()),
+    # the Lisps, the ML family, Raku, the TypeScript runners, QuickJS, Janet, Hy, CoffeeScript
+    **{name: ("e", ("--eval",)) for name in ("elixir", "clojure", "clj", "bb", "racket", "qjs", "fennel", "coffee")},
+    "guile": ("c", ()), "sbcl": ("", ("--eval",)), "ghc": ("e", ()), "ghci": ("e", ()), "scala": ("e", ()),
+    "raku": ("e", ()), "perl6": ("e", ()), "janet": ("e", ()), "hy": ("c", ()),
+    **{name: ("ep", ("--eval", "--print")) for name in ("ts-node", "tsx")},
+    # nix reads files by bare path literals: builtins.readFile ./.env
+    "nix": ("", ("--expr",)), **{name: ("E", ("--expr",)) for name in ("nix-instantiate", "nix-build", "nix-shell")},
 }
 _LITERAL = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n])*)\1""")
 # perl's and ruby's quote operators: q{…}, qq(…), qx[…], qw<…>; %q(…), %Q{…}, %x[…], %w<…>

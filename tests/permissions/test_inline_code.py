@@ -85,3 +85,62 @@ def test_real_interpreters_print_the_file_so(tmp_path, command):
     (tmp_path / ".env").write_text("SECRET=1\n")
     real = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert "SECRET=1" in real.stdout, (command, real.stderr)
+
+
+# session 49: the Lisps, the ML family, Raku, the TypeScript runners, QuickJS, Janet, Hy,
+# CoffeeScript and nix took code (-e, --eval, --expr) that was never read, and their script
+# files were never opened: with Bash(*) allowed in bypassPermissions, each printed .env
+MORE_INTERPRETERS = [
+    "elixir -e 'IO.puts File.read!(\".env\")'", "clojure -e '(print (slurp \".env\"))'",
+    "clj --eval '(slurp \".env\")'", "bb -e '(slurp \".env\")'", "racket -e '(display (file->string \".env\"))'",
+    "guile -c '(display (call-with-input-file \".env\" get-string-all))'", "sbcl --eval '(open \".env\")'",
+    "ghc -e 'readFile \".env\" >>= putStr'", "scala -e 'print(io.Source.fromFile(\".env\").mkString)'",
+    "raku -e 'print slurp q{.env}'", "ts-node -e 'require(\"fs\").readFileSync(\".env\")'",
+    "tsx -p 'require(\"fs\").readFileSync(\".env\", \"utf8\")'", "qjs -e 'std.loadFile(\".env\")'",
+    "janet -e '(print (slurp \".env\"))'", "hy -c '(print (.read (open \".env\")))'",
+    "nix eval --raw --expr 'builtins.readFile ./.env'",  # a bare path literal, outside quotes
+    "nix-instantiate --eval -E 'builtins.readFile ./.env'",
+]
+SCRIPT_RUNNERS = [("ocaml", "x.ml"), ("racket", "x.rkt"), ("sbcl --script", "x.lisp"), ("guile", "x.scm"),
+                  ("clojure", "x.clj"), ("bb", "x.clj"), ("raku", "x.raku"), ("janet", "x.janet"), ("qjs", "x.js"),
+                  ("pwsh", "x.ps1"), ("swipl", "x.pl"), ("escript", "x.erl"), ("wish", "x.tcl"), ("hy", "x.hy")]
+
+
+@pytest.mark.parametrize("command", MORE_INTERPRETERS)
+async def test_more_interpreters_code_is_read(world, command):
+    for mode, allow in (("default", ("Bash(*)",)), ("bypassPermissions", ("Bash(*)",))):
+        ctx = make_ctx(world.project, allow=allow, deny=("Read(./.env)",), mode=mode)
+        verdict = await decide_bash(ctx, command)
+        assert verdict_name(verdict) == "ask", (mode, verdict)
+        assert ".env" in verdict.message
+
+
+@pytest.mark.parametrize(("runner", "script"), SCRIPT_RUNNERS)
+async def test_more_interpreters_scripts_are_read(world, runner, script):
+    ctx = make_ctx(world.project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    (world.project / script).write_text('(print (slurp ".env"))\n')
+    verdict = await decide_bash(ctx, f"{runner} {script}")
+    assert verdict_name(verdict) == "ask", verdict
+    assert script in verdict.message and ".env" in verdict.message
+    (world.project / script).write_text('(print "hello")\n')
+    assert verdict_name(await decide_bash(ctx, f"{runner} {script}")) == "allow"
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("socat -u OPEN:.env -", "ask"), ("socat - GOPEN:.env", "ask"), ("socat - open:./sub/../.env,rdonly", "ask"),
+    ("socat -u FILE:.env STDOUT", "ask"), ("socat -u - CREATE:.git/config", "ask"),
+    ("socat PTY,link=.bashrc -", "ask"),  # the link it makes
+    ("socat READLINE,history=.git/x -", "ask"),  # the history file it writes
+    ("socat - 'SHELL:rm x'", "deny"),  # socat 1.8's SHELL: runs the code as EXEC: does
+    ("socat - OPEN:a.py", "allow"), ("socat TCP-LISTEN:8080,fork OPEN:a.py", "allow"), ("socat - TCP:host:80", "allow"),
+])
+async def test_socat_addresses_name_files(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(*)",), deny=("Read(./.env)", "Bash(rm:*)"), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.skipif(shutil.which("socat") is None, reason="needs socat")
+def test_real_socat_prints_the_file_an_address_names(tmp_path):
+    (tmp_path / ".env").write_text("SECRET=1\n")
+    real = subprocess.run(["socat", "-u", "OPEN:.env", "-"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert real.stdout == "SECRET=1\n"
