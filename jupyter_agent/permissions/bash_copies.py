@@ -39,8 +39,15 @@ _TARS = frozenset({"tar", "bsdtar", "gtar", "star"})
 _IMAGE_BUILDERS = frozenset({"genisoimage", "mkisofs", "xorriso", "xorrisofs", "mksquashfs", "mkfs.erofs",
                              "mkcramfs", "shar"})
 _E2FS_BUILDERS = frozenset({"mke2fs", "mkfs.ext2", "mkfs.ext3", "mkfs.ext4"})  # -d FOLDER
+# mounts show a folder's files under another name (`mount --bind . /tmp/m`, then `cat
+# /tmp/m/.env`), which path rules cannot follow: each operand is a folder read whole (the mount
+# point is a write below it: bash_option_writes)
+MOUNTERS = frozenset({"mount", "bindfs", "sshfs", "unionfs", "unionfs-fuse", "mergerfs", "squashfuse",
+                      "archivemount", "fuse-overlayfs"})
+# sandboxes that bind a host folder at another path for the command they run
+_BWRAP_BINDS = frozenset({"--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--ro-bind", "--ro-bind-try"})
 COPYING_PROGRAMS = (_LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | UPLOADERS | RECURSIVE_COMPRESSORS
-                    | _TARS | _IMAGE_BUILDERS | _E2FS_BUILDERS | PYTHONS
+                    | _TARS | _IMAGE_BUILDERS | _E2FS_BUILDERS | PYTHONS | MOUNTERS | {"bwrap", "proot"}
                     | {"zip", "find", "cpio", "pax", "jar", "rar", "mkfs.btrfs"} | frozenset(LISTING_COMPRESSORS))
 _PAX_VALUE_LETTERS = frozenset("bfopsxUGTBE")
 # options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
@@ -83,6 +90,15 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
         return [w.literal for w in option_arguments(words[1:], "d") if w.literal is not None]
     if program == "mkfs.btrfs":
         return [w.literal for w in option_arguments(words[1:], "r", "--rootdir") if w.literal is not None]
+    if program in MOUNTERS:  # unionfs a=RW:b=RO /mnt, mergerfs /a:/b /mnt: each branch
+        return [branch.partition("=")[0] for text in operands for branch in text.split(":") if branch]
+    if program == "bwrap":  # --bind SRC DEST: SRC shows at DEST inside (the same path: nothing new)
+        return [src for i, src in enumerate(args[:-2]) if args[i - 1] in _BWRAP_BINDS and src is not None
+                and i > 0 and src != args[i + 1]] if len(args) > 2 else []
+    if program == "proot":  # -b SRC[:DEST], --bind=SRC[:DEST], -r ROOT / --rootfs=ROOT
+        binds = [w.literal for w in option_arguments(words[1:], "b", "--bind") if w.literal is not None]
+        roots = [w.literal for w in option_arguments(words[1:], "r", "--rootfs") if w.literal not in (None, "/")]
+        return [src for src, colon, dest in (b.partition(":") for b in binds) if colon and src != dest] + roots
     if program == "pax":  # pax -w FILES (an archive of them), pax -rw FILES… DIR (a copy)
         letters, named = _pax_words(words[1:])
         if "w" not in letters:
@@ -262,4 +278,4 @@ def find_starts(args: Sequence[str]) -> list[str]:
     return starts or ["."]
 
 
-__all__ = ["CONTAINER_PROGRAMS", "LISTING_COMPRESSORS", "RECURSIVE_COMPRESSORS", "compresses_recursively", "container_mounts", "listed_sources", "lists_files", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]
+__all__ = ["CONTAINER_PROGRAMS", "MOUNTERS", "LISTING_COMPRESSORS", "RECURSIVE_COMPRESSORS", "compresses_recursively", "container_mounts", "listed_sources", "lists_files", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]

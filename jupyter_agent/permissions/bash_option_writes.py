@@ -24,7 +24,7 @@ import os
 import shlex
 from collections.abc import Callable, Sequence
 
-from .bash_copies import RECURSIVE_COMPRESSORS, compresses_recursively, lists_files, tar_creates
+from .bash_copies import MOUNTERS, RECURSIVE_COMPRESSORS, compresses_recursively, lists_files, tar_creates
 from .bash_readonly import operand_words as _operands
 from .bash_readonly import option_arguments
 from .bash_runners import may_name
@@ -132,7 +132,7 @@ _SPHINX_VALUES = frozenset({"-b", "-d", "-c", "-D", "-A", "-j", "-t", "-w", "-M"
                             "--conf-dir", "--define", "--html-define", "--jobs", "--tag", "--warning-file"})
 _COMPILERS = frozenset({"gcc", "g++", "cc", "c++", "clang", "clang++"})  # -o FILE; no letter clusters
 _NEW_OPERANDS = frozenset({"mkfifo", "fallocate", "virtualenv"})  # every operand is made (fallocate: the last)
-OPTION_WRITERS = (frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "rclone", "curl", "wget", "split",
+OPTION_WRITERS = (MOUNTERS | frozenset({"git", "uniq", "xxd", "tree", "tar", "zip", "rsync", "scp", "rclone", "curl", "wget", "split",
                             "csplit", "mkdir", "script", "mktemp", "pip", "pip3", "jupyter", "pytest",
                             "py.test", "go", "uv", "jupyter-nbconvert", "jupytext", "papermill", "sqlite3",
                             "duckdb", "ffmpeg", "hatch"}) | _MAGICK_TOOLS | _GRAPHVIZ | frozenset(_TEX)
@@ -210,6 +210,9 @@ def _option_written(words: Sequence[Word], cwd: str | None) -> list[Target]:
         return _copied(program, args)
     if program == "rclone":
         return _rclone_removed(args)
+    if program in MOUNTERS:  # mount --bind X . hides everything below . (its .git too) behind X
+        operands = _operands(args, {"-o", "-t", "-O", "-L", "-U", "-T", "--options", "--types"})
+        return [(operands[-1], True)] if len(operands) > 1 or (operands and program != "mount") else []
     if program == "curl":
         return _each([w for letter, long in _CURL_FILES for w in option_arguments(args, letter, long)]) + _inside(
             option_arguments(args, "", "--output-dir"))

@@ -9,6 +9,7 @@ show the effect is real.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import zipfile
@@ -146,3 +147,41 @@ def test_real_python_zipfile_archives_every_file(project):
     assert _run(project, f"python3 -m zipfile -c {project.parent / 'x.zip'} .").returncode == 0
     with zipfile.ZipFile(project.parent / "x.zip") as archive:
         assert archive.read(".env") == b"SECRET=1\n"
+
+
+MOUNT_ROWS = [  # (command, with Read(./.env) denied, with no rule: .git is what is at stake)
+    ("mount --bind . /tmp/m", "ask", "allow"),  # .env shows at /tmp/m/.env, which no rule names
+    ("mount -o bind . /tmp/m", "ask", "allow"),
+    ("bindfs . /tmp/m", "ask", "allow"),
+    ("unionfs a=RW:.=RO /tmp/m", "ask", "allow"),
+    ("mount --bind /tmp/x .", "ask", "ask"),  # hides the project, .git too, behind /tmp/x
+    ("mount -t tmpfs none .", "ask", "ask"),
+    ("sshfs host:/x .", "ask", "ask"),
+    ("mount --bind data /tmp/m", "allow", "allow"),
+    ("sshfs host:/x /tmp/m", "allow", "allow"),
+    ("mount", "allow", "allow"),  # a listing
+    ("bwrap --bind / / --bind . /mnt cat /mnt/.env", "ask", "allow"),
+    ("proot -b .:/mnt cat /mnt/.env", "ask", "allow"),
+    ("proot -r . ls", "ask", "allow"),
+    ("bwrap --ro-bind / / cat data/a.csv", "allow", "allow"),  # / at /: every path is itself
+    ("proot -b /usr ls", "allow", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "with_read_deny", "without"), MOUNT_ROWS)
+async def test_mounts_and_binds_meet_the_rules(project, command, with_read_deny, without):
+    for mode, allow in (("default", ("Bash(*)",)), ("bypassPermissions", ())):
+        ctx = make_ctx(project, allow=allow, deny=("Read(./.env)",), mode=mode)
+        assert verdict_name(await decide_bash(ctx, command)) == with_read_deny, (mode, command)
+        ctx = make_ctx(project, allow=allow, mode=mode)
+        assert verdict_name(await decide_bash(ctx, command)) == without, (mode, command)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="needs root and unshare")
+def test_real_bind_mount_shows_the_file_under_another_name(project, tmp_path):
+    """Ground truth (in a mount namespace of its own, so nothing outlives the test)."""
+    (tmp_path / "m").mkdir()
+    real = _run(project, f"unshare -m sh -c 'mount --bind . {tmp_path / 'm'} && cat {tmp_path / 'm' / '.env'}'")
+    if real.returncode != 0 and "mount" in real.stderr:
+        pytest.skip(f"mounts are not allowed here: {real.stderr.strip()}")
+    assert real.stdout == "SECRET=1\n"
