@@ -48,7 +48,7 @@ MOUNTERS = frozenset({"mount", "bindfs", "sshfs", "unionfs", "unionfs-fuse", "me
 _BWRAP_BINDS = frozenset({"--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--ro-bind", "--ro-bind-try"})
 COPYING_PROGRAMS = (_LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | UPLOADERS | RECURSIVE_COMPRESSORS
                     | _TARS | _IMAGE_BUILDERS | _E2FS_BUILDERS | PYTHONS | MOUNTERS | {"bwrap", "proot"}
-                    | {"zip", "find", "cpio", "pax", "jar", "rar", "mkfs.btrfs"} | frozenset(LISTING_COMPRESSORS))
+                    | {"zip", "find", "cpio", "pax", "jar", "rar", "mkfs.btrfs", "ln"} | frozenset(LISTING_COMPRESSORS))
 _PAX_VALUE_LETTERS = frozenset("bfopsxUGTBE")
 # options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
 # and for builds --secret id=x,src=FILE, --ssh default=KEY, --build-context name=DIR
@@ -90,6 +90,8 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
         return [w.literal for w in option_arguments(words[1:], "d") if w.literal is not None]
     if program == "mkfs.btrfs":
         return [w.literal for w in option_arguments(words[1:], "r", "--rootdir") if w.literal is not None]
+    if program == "ln":
+        return linked_folders(words[1:])
     if program in MOUNTERS:  # unionfs a=RW:b=RO /mnt, mergerfs /a:/b /mnt: each branch
         return [branch.partition("=")[0] for text in operands for branch in text.split(":") if branch]
     if program == "bwrap":  # --bind SRC DEST: SRC shows at DEST inside (the same path: nothing new)
@@ -113,6 +115,37 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
     if program in RECURSIVE_COMPRESSORS:
         return operands if compresses_recursively(words[1:]) else []
     return []
+
+
+def linked_folders(args: Sequence[Word]) -> list[str]:
+    """``ln -s TARGET LINK`` gives TARGET another name: ``ln -s . l && cat l/.env`` read ``.env``
+    by a path no rule matched (the link was not there when the line was decided).  The targets,
+    as paths from the current folder: a relative target is read from the link's folder (LINK
+    itself when it is a folder, else its parent: both are given), or from here with ``-r``."""
+    texts = [w.literal for w in args]
+    if not any(t is not None and (t in ("--symbolic",) or (t[:1] == "-" and t[1:2] != "-" and "s" in t))
+               for t in texts):
+        return []  # a hard link: a file's other name (hard_links.py), never a folder's
+    relative = any(t is not None and (t == "--relative" or (t[:1] == "-" and t[1:2] != "-" and "r" in t))
+                   for t in texts)
+    folders = [w.literal for w in option_arguments(args, "t", "--target-directory") if w.literal is not None]
+    operands, skip = [], False
+    for text in texts:
+        if skip:
+            skip = False
+        elif text is not None and text[:1] == "-" and text != "-":
+            skip = text in ("-t", "-S", "--target-directory", "--suffix")
+        elif text is not None:
+            operands.append(text)
+    if folders:
+        targets, places = [t for t in operands if t not in folders], folders
+    elif len(operands) == 1:
+        targets, places = operands, ["."]
+    else:
+        targets, places = operands[:-1], [operands[-1], os.path.dirname(operands[-1]) or "."]
+    if relative:
+        return targets
+    return [os.path.join(place, t) for t in targets for place in dict.fromkeys(places)]
 
 
 def compresses_recursively(args: Sequence[Word]) -> bool:
@@ -278,4 +311,4 @@ def find_starts(args: Sequence[str]) -> list[str]:
     return starts or ["."]
 
 
-__all__ = ["CONTAINER_PROGRAMS", "MOUNTERS", "LISTING_COMPRESSORS", "RECURSIVE_COMPRESSORS", "compresses_recursively", "container_mounts", "listed_sources", "lists_files", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]
+__all__ = ["CONTAINER_PROGRAMS", "MOUNTERS", "LISTING_COMPRESSORS", "RECURSIVE_COMPRESSORS", "compresses_recursively", "linked_folders", "container_mounts", "listed_sources", "lists_files", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]

@@ -185,3 +185,29 @@ def test_real_bind_mount_shows_the_file_under_another_name(project, tmp_path):
     if real.returncode != 0 and "mount" in real.stderr:
         pytest.skip(f"mounts are not allowed here: {real.stderr.strip()}")
     assert real.stdout == "SECRET=1\n"
+
+
+LINK_ROWS = [
+    ("ln -s . l && cat l/.env", "ask"),  # l is the project under another name
+    ("ln -sf .. data/up; cat data/up/proj/.env", "ask"),  # .. from data/: the project again
+    ("ln -s ../.. data/x", "ask"),  # the project's parent, from data/x's folder
+    ("ln -sr . data/x", "ask"),  # -r: the target as given from here
+    ("ln -s -t data ..", "ask"),  # data/.. is the project
+    ("ln -s data l", "allow"),  # nothing denied below data
+    ("ln -s a.csv data/b.csv", "allow"),
+    ("ln -sf ../data/a.csv data/c.csv", "allow"),
+    ("ln data/a.csv hard.csv", "allow"),  # a hard link is a file's other name (never a folder's)
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), LINK_ROWS)
+async def test_a_link_to_a_folder_with_a_denied_file_asks(project, command, expected):
+    for mode, allow in (("default", ("Bash(*)",)), ("bypassPermissions", ())):
+        ctx = make_ctx(project, allow=allow, deny=("Read(./.env)",), mode=mode)
+        verdict = await decide_bash(ctx, command)
+        assert verdict_name(verdict) == expected, (mode, verdict)
+
+
+def test_real_link_reads_the_denied_file(project):
+    """Ground truth for the first row: at decision time l did not exist, so l/.env matched no rule."""
+    assert _run(project, "ln -s . l && cat l/.env").stdout == "SECRET=1\n"
