@@ -37,6 +37,7 @@ from .package_builds import (
     BUILDERS,
     build_files,
     cmake_commands,
+    dune_commands,
     heredoc_texts,
     pytest_files_below,
     tree_files,
@@ -461,6 +462,8 @@ def file_strings_why(path: str) -> tuple[tuple[str, ...], str]:
         parse = _cmake_strings
     elif name.endswith((".tf", ".hcl", ".tofu")):
         parse = _hcl_strings
+    elif name in ("dune", "dune-project", "dune-workspace"):
+        parse = _dune_strings
     elif name.endswith((".sh", ".bash")):  # a shell script code names (subprocess.run(["sh", "x.sh"])): its text
         parse = _shell_text
     elif name.endswith(".ipynb"):  # a notebook code names: its code cells, not its prose or outputs
@@ -509,6 +512,10 @@ def _notebook_strings(data: bytes) -> tuple[str, ...]:
 
 def _cmake_strings(data: bytes) -> tuple[str, ...]:
     return (*cmake_commands(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
+
+
+def _dune_strings(data: bytes) -> tuple[str, ...]:
+    return (*dune_commands(data.decode("utf-8", "replace")), *_strings(data))[:_MAX_STRINGS]
 
 
 def _hcl_strings(data: bytes) -> tuple[str, ...]:

@@ -13,7 +13,9 @@ package's ``build.rs``; ``gradle`` and ``./gradlew`` the ``build.gradle`` script
 ``vagrant`` the ``Vagrantfile``, ``pulumi`` its program; ``sphinx-build`` the ``conf.py``,
 ``mkdocs`` its hooks; ``bundle`` the ``Gemfile``, ``node-gyp`` and ``npm install`` the
 ``binding.gyp`` actions, ``R CMD INSTALL`` the package's R code (``r_packages.py``), ``hg`` its
-Python extensions and hooks (``hg_hooks.py``).
+Python extensions and hooks (``hg_hooks.py``); ``swift build`` the ``Package.swift``, ``zig build``
+the ``build.zig``, ``dune`` the ``(run …)`` actions of its ``dune`` files, ``xmake`` the
+``xmake.lua`` files, ``mage`` the ``magefile.go``.
 
 What such code computes is not known, but a string of it that is a command line a deny or ask rule
 names is what it may run (``os.system("rm -rf build")``, ``Command::new("rm")``, ``commandLine
@@ -826,6 +828,46 @@ def _r_package(args: Args, cwd: str) -> list[str]:
             for path in _tree(os.path.join(folder, sub), (), (".R", ".r"))]
 
 
+# --- Swift, Zig, dune, xmake, mage: build code in the language of the project -------------------------------
+
+def _manifest_build(manifest: str, subcommands: frozenset[str],
+                    folder_options: tuple[str, ...] = ()) -> Callable[[Args, str], list[str]]:
+    """``swift build|run|test`` runs ``Package.swift`` (Swift code), ``zig build`` the
+    ``build.zig`` program: of the nearest folder holding it (or the one an option names)."""
+    def files(args: Args, cwd: str) -> list[str]:
+        operands = _after_options(args, frozenset(folder_options))
+        if not operands or operands[0][1] not in subcommands:
+            return []
+        given = _option_value(args, folder_options) if folder_options else None
+        root = os.path.realpath(os.path.join(cwd, given)) if given else nearest_holding(cwd, (manifest,), depth=8)
+        return [os.path.join(root, manifest)] if root else []
+    return files
+
+
+_DUNE_RUNS = frozenset({"build", "test", "runtest", "exec", "install", "promote", "utop", "rpc", "b", "t"})
+
+
+def _dune(args: Args, cwd: str) -> list[str]:
+    """``dune build|test|exec …`` runs the actions of every ``dune`` file of the project (the
+    nearest folder holding ``dune-project``, or here)."""
+    operands = _after_options(args, frozenset({"--root", "-p", "--only-packages", "-j", "--profile"}))
+    if not operands or operands[0][1] not in _DUNE_RUNS:
+        return []
+    given = _option_value(args, ("--root",))
+    root = os.path.realpath(os.path.join(cwd, given)) if given else nearest_holding(cwd, ("dune-project",), depth=8)
+    return _tree(root or cwd, ("dune", "dune-project", "dune-workspace"), ())
+
+
+def _mage(args: Args, cwd: str) -> list[str]:
+    """``mage TARGET`` runs the Go code of ``magefile.go`` (or of ``magefiles/``) in its folder
+    (``-d DIR``)."""
+    if any(word in ("-l", "-version", "-h", "-help", "-init") for word in args):
+        return []
+    given = _option_value(args, ("-d",))
+    folder = os.path.realpath(os.path.join(cwd, given)) if given else cwd
+    return [os.path.join(folder, "magefile.go"), *_tree(os.path.join(folder, "magefiles"), (), (".go",))]
+
+
 # --- the table ------------------------------------------------------------------------------------------
 
 _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
@@ -850,6 +892,9 @@ _HANDLERS: dict[str, Callable[[Args, str], list[str]]] = {
     "vagrant": _vagrant, "pulumi": _pulumi, "sphinx-build": _sphinx, "sphinx-autobuild": _sphinx, "sphinx": _sphinx,
     "mkdocs": _mkdocs, "bundle": _bundle, "bundler": _bundle, "gem": _gem, "node-gyp": _node_gyp,
     "R": _r_package, "npm": _node_install, "yarn": lambda args, cwd: _node_install(args, cwd, bare=True), "pnpm": _node_install,
+    "swift": _manifest_build("Package.swift", frozenset({"build", "run", "test", "package"}), ("--package-path",)),
+    "zig": _manifest_build("build.zig", frozenset({"build"}), ("--build-file",)),
+    "dune": _dune, "mage": _mage, "xmake": _files_of(("xmake.lua",), ("-P", "--project"), _VERSION, walk=True),
 }
 _HANDLERS["mvnw"] = _HANDLERS["mvn"]
 _PIP_NAME = re.compile(r"pip[0-9.]*")
@@ -873,6 +918,16 @@ def build_files(form: tuple[Word, ...], cwd: str) -> list[str]:
         return [path for path in handler([word.literal for word in form[1:]], cwd) if os.path.isfile(path)]
     except OSError:
         return []
+
+
+_DUNE_RUN = re.compile(r"\((?:run|system|bash)\s+([^()]*)\)")
+
+
+def dune_commands(text: str) -> list[str]:
+    """The command lines of a ``dune`` file's actions: ``(run rm -rf x)`` (its words, unquoted),
+    ``(system "…")`` and ``(bash "…")`` (a string: found as any string is, and here too)."""
+    return [" ".join(w[1:-1] if w[:1] == '"' else w for w in match.group(1).split())
+            for match in _DUNE_RUN.finditer(text)]
 
 
 def cmake_commands(text: str) -> list[str]:
@@ -908,5 +963,5 @@ _CMAKE_KEYWORD = re.compile(r"[A-Z][A-Z_]{2,}")
 _XML_TEXT = re.compile(r">([^<>]{1,4096})<")
 _HEREDOC = re.compile(r"<<-?([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n(.{0,8192}?)\n[ \t]*\1\b", re.DOTALL)
 
-__all__ = ["BUILDERS", "build_files", "cargo_build_scripts", "cmake_commands", "cmake_tree", "heredoc_texts",
+__all__ = ["BUILDERS", "build_files", "cargo_build_scripts", "cmake_commands", "cmake_tree", "dune_commands", "heredoc_texts",
            "project_with_sources", "pytest_files_below", "python_project", "tree_files", "xml_texts"]

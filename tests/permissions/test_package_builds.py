@@ -177,6 +177,23 @@ ROWS = [
     ({"meson.build": MESON}, "meson setup build", "ask"), ({"meson.build": MESON}, "meson build", "ask"),
     ({"meson.build": "project('p')\nsubdir('lib')\n", "lib/meson.build": MESON}, "meson setup b", "ask"),
     ({"meson.build": MESON}, "meson --version", "allow"),
+    # session 49: Swift's manifest, Zig's build program, dune's actions, xmake's and mage's code
+    ({"Package.swift": 'import Foundation\nlet p = Process(); p.launchPath = "/bin/rm"; p.arguments = ["-rf", "x"]\n'},
+     "swift build", "ask"),
+    ({"Package.swift": 'import Foundation\n_ = "rm -rf x"\n'}, "cd sub && swift test", "ask"),  # the nearest one
+    ({"Package.swift": 'let p = Package(name: "x")\n'}, "swift build", "allow"),
+    ({"Package.swift": '_ = "rm -rf x"\n'}, "swift --version", "allow"),
+    ({"build.zig": 'pub fn build(b: *std.Build) void { _ = b.addSystemCommand(&.{ "rm", "-rf", "x" }); }\n'},
+     "zig build", "ask"),
+    ({"build.zig": "pub fn build(b: *std.Build) void {}\n"}, "zig build", "allow"),
+    ({"dune-project": "(lang dune 3.0)\n", "test/dune": "(rule (alias runtest) (action (run rm -rf x)))\n"},
+     "dune test", "ask"),  # an unquoted (run …): its words are the command line
+    ({"dune-project": "(lang dune 3.0)\n", "dune": '(rule (action (system "rm -rf x")))\n'}, "dune build", "ask"),
+    ({"dune-project": "(lang dune 3.0)\n", "dune": "(rule (action (run echo hi)))\n"}, "dune build", "allow"),
+    ({"xmake.lua": 'target("x")\n  on_build(function () os.exec("rm -rf x") end)\n'}, "xmake", "ask"),
+    ({"magefile.go": 'package main\nfunc X() error { return sh.Run("rm", "-rf", "x") }\n'}, "mage x", "ask"),
+    ({"magefiles/m.go": 'package main\nfunc X() error { return sh.Run("rm", "-rf", "x") }\n'}, "mage x", "ask"),
+    ({"magefile.go": 'package main\nfunc X() error { return sh.Run("rm", "-rf", "x") }\n'}, "mage -l", "allow"),
 ]
 
 
