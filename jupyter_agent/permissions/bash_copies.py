@@ -48,7 +48,8 @@ MOUNTERS = frozenset({"mount", "bindfs", "sshfs", "unionfs", "unionfs-fuse", "me
 _BWRAP_BINDS = frozenset({"--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--ro-bind", "--ro-bind-try"})
 COPYING_PROGRAMS = (_LAST_IS_DESTINATION | _ARCHIVERS_7Z | CONTAINER_PROGRAMS | UPLOADERS | RECURSIVE_COMPRESSORS
                     | _TARS | _IMAGE_BUILDERS | _E2FS_BUILDERS | PYTHONS | MOUNTERS | {"bwrap", "proot"}
-                    | {"zip", "find", "cpio", "pax", "jar", "rar", "mkfs.btrfs", "ln"} | frozenset(LISTING_COMPRESSORS))
+                    | {"zip", "find", "fd", "fdfind", "cpio", "pax", "jar", "rar", "mkfs.btrfs", "ln"}
+                    | frozenset(LISTING_COMPRESSORS))
 _PAX_VALUE_LETTERS = frozenset("bfopsxUGTBE")
 # options whose value hands the container a host path: -v SRC:DST, --mount type=bind,source=SRC,
 # and for builds --secret id=x,src=FILE, --ssh default=KEY, --build-context name=DIR
@@ -108,6 +109,8 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
         return named[:-1] if "r" in letters else named
     if program == "find":
         return find_starts(fixed) if any(a in _FIND_RUNNERS for a in fixed) else []
+    if program in ("fd", "fdfind"):
+        return fd_searched(args)
     if program in CONTAINER_PROGRAMS:
         return [m for m in container_mounts(words[1:]) if m is not None]
     if program in UPLOADERS:  # aws s3 sync . s3://b, huggingface-cli upload repo . (uploaders.py)
@@ -115,6 +118,44 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
     if program in RECURSIVE_COMPRESSORS:
         return operands if compresses_recursively(words[1:]) else []
     return []
+
+
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+_FD_VALUED = frozenset({"-e", "--extension", "-t", "--type", "-d", "--max-depth", "--min-depth", "--exact-depth", "-E",
+                        "--exclude", "-S", "--size", "-c", "--color", "-j", "--threads", "--changed-within",
+                        "--changed-before", "--change-newer-than", "--change-older-than", "--newer", "--older", "-o",
+                        "--owner", "--max-results", "--base-directory", "--path-separator", "--search-path",
+                        "--ignore-file", "--format", "--max-buffer-time", "--batch-size"})
+
+
+def fd_searched(args: Sequence[str | None]) -> list[str]:
+    """``fd [PATTERN] [PATH…] -x|-X CMD``: the folders whose files fd hands CMD (as ``find
+    -exec`` does) — its PATH operands and ``--search-path`` values, else ``.``; none without
+    ``-x``/``-X`` (a listing of names).  A word only known at run time may be a folder: ``/``."""
+    positional: list[str] = []
+    searched: list[str] = []
+    i, runs = 0, False
+    while i < len(args):
+        text = args[i]
+        if text is None:
+            positional.append("/")
+        elif text in _FD_EXEC:
+            runs = True
+            break  # the rest is the command
+        elif text[:1] == "-" and text != "-":
+            name, equals, value = text.partition("=")
+            if name in _FD_VALUED and not equals:
+                following = args[i + 1] if i + 1 < len(args) else None
+                value = following if following is not None else "/"
+                i += 1
+            if name == "--search-path":
+                searched.append(value or "/")
+        else:
+            positional.append(text)
+        i += 1
+    if not runs:
+        return []
+    return searched + positional[1:] or ["."]
 
 
 def linked_folders(args: Sequence[Word]) -> list[str]:
@@ -311,4 +352,4 @@ def find_starts(args: Sequence[str]) -> list[str]:
     return starts or ["."]
 
 
-__all__ = ["CONTAINER_PROGRAMS", "MOUNTERS", "LISTING_COMPRESSORS", "RECURSIVE_COMPRESSORS", "compresses_recursively", "linked_folders", "container_mounts", "listed_sources", "lists_files", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]
+__all__ = ["CONTAINER_PROGRAMS", "MOUNTERS", "LISTING_COMPRESSORS", "RECURSIVE_COMPRESSORS", "compresses_recursively", "fd_searched", "linked_folders", "container_mounts", "listed_sources", "lists_files", "COPYING_PROGRAMS", "copied_sources", "find_starts", "tar_creates"]

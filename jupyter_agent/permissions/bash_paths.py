@@ -113,7 +113,7 @@ def path_checks(
                 copy_check(info, cwds, scope, v)
             elif recursive and program in RECURSIVE_PROGRAMS:  # allowed by a rule: ag KEY, gitleaks detect
                 _recursive_check(info, cwds, scope, v)
-            if program in COPYING_PROGRAMS and program not in ("find", "ln"):  # cp /etc/passwd . reads outside
+            if program in COPYING_PROGRAMS and program not in ("find", "fd", "fdfind", "ln"):  # cp /etc/passwd . reads outside
                 # (a link's target is no read: ln -s only names it, copy_check asks for what is below)
                 # tar cf ARCHIVE: the archive is no source (the others leave their destination out)
                 written = {w.text for w, _ in written_targets(list(inner), cwds[0])} if program == "tar" else set()

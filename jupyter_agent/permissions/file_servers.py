@@ -1,6 +1,9 @@
 """Static file servers: ``python -m http.server``, ``php -S``, ``ruby -run -e httpd``, ``busybox
 httpd``, ``caddy file-server``, ``twistd web --path``, and the npm ones (``serve``,
-``http-server``, ``live-server``, ``servor``, ``sirv``, ``static-server``, through ``npx`` too).
+``http-server``, ``live-server``, ``servor``, ``sirv``, ``static-server``, through ``npx`` too),
+``miniserve``, ``dufs``, ``darkhttpd``, ``simple-http-server``, ``static-web-server``, ``webfsd``,
+``updog``, ``python -m uploadserver``, and Jupyter's own servers (``jupyter lab|notebook|server``:
+``/files/.env`` to whoever holds the token they print).
 
 Such a server hands every file below its folder to whatever reaches its port — ``curl
 localhost:8000/.env`` then prints a file a ``Read`` deny rule covers, so the server is a way
@@ -17,8 +20,29 @@ from .bash_readonly import operand_words
 from .bash_words import Word
 
 _NPM_SERVERS = frozenset({"serve", "http-server", "live-server", "servor", "sirv", "static-server", "lite-server"})
-FILE_SERVERS = frozenset({"php", "ruby", "busybox", "httpd", "caddy", "twistd", *_NPM_SERVERS})
-_PYTHON_SERVERS = ("http.server", "SimpleHTTPServer")
+# the other folder servers (`miniserve .`, `dufs .`, `darkhttpd .`, …): their folder operand,
+# or the option that names it, else the current folder (None: they need one)
+_FOLDER_SERVERS: dict[str, tuple[tuple[str, ...], frozenset[str], str | None]] = {
+    "miniserve": ((), frozenset({"-p", "--port", "-i", "--interfaces", "-a", "--auth", "-c", "--color-scheme",
+                                 "--index", "--route-prefix", "--title", "--header", "-t"}), "."),
+    "dufs": (("--serve-path",), frozenset({"-p", "--port", "-b", "--bind", "-a", "--auth", "--config",
+                                           "--path-prefix", "--hidden", "--assets", "--log-format"}), "."),
+    "darkhttpd": ((), frozenset({"--port", "--addr", "--maxconn", "--log", "--chroot", "--index", "--mimetypes",
+                                 "--default-mimetype", "--uid", "--gid", "--pidfile", "--auth", "--header"}), None),
+    "simple-http-server": ((), frozenset({"-p", "--port", "-i", "--ip", "-t", "--threads", "--cert", "--certpass",
+                                          "-a", "--auth", "--redirect", "--compress", "-l", "--log"}), "."),
+    "static-web-server": (("-d", "--root"), frozenset(), "./public"),
+    "webfsd": (("-r",), frozenset(), "."),
+    "updog": (("-d", "--directory"), frozenset(), "."),
+    # Jupyter's servers hand out any file below their root (/files/.env) to whoever has the token,
+    # which they print to the agent
+    **{name: (("--notebook-dir", "--ServerApp.root_dir", "--NotebookApp.notebook_dir", "--root-dir"),
+              frozenset(), ".") for name in ("jupyter-lab", "jupyter-notebook", "jupyter-server", "jupyter-nbclassic")},
+}
+_JUPYTER_SERVERS = frozenset({"lab", "notebook", "server", "nbclassic"})
+FILE_SERVERS = frozenset({"php", "ruby", "busybox", "httpd", "caddy", "twistd", "jupyter", *_NPM_SERVERS,
+                          *_FOLDER_SERVERS})
+_PYTHON_SERVERS = ("http.server", "SimpleHTTPServer", "uploadserver")
 # the npm servers' options that take a value (any other option is read as a flag)
 _NPM_VALUED = frozenset({"-p", "--port", "-a", "--address", "--host", "-l", "--listen", "-c", "--cache", "-e", "--ext",
                          "-C", "--cert", "-K", "--key", "-P", "--proxy", "--proxy-options", "-t", "--timeout",
@@ -34,9 +58,10 @@ def is_file_server(program: str) -> bool:
 
 
 def guesses_folder(words: Sequence[Word]) -> bool:
-    """An npm server takes its folder as an operand, which may be something else: when none of
-    its operands is a folder, it serves the current one."""
-    return bool(words) and (words[0].literal or "").rpartition("/")[2] in _NPM_SERVERS
+    """An npm server (or Jupyter's) takes its folder as an operand, which may be something else:
+    when none of its operands is a folder, it serves the current one."""
+    program = (words[0].literal or "").rpartition("/")[2] if words else ""
+    return program in _NPM_SERVERS or program.startswith("jupyter")
 
 
 def served_folders(words: Sequence[Word]) -> list[str | None] | None:
@@ -75,6 +100,19 @@ def served_folders(words: Sequence[Word]) -> list[str | None] | None:
         return _value(args, "--path") or None
     if program in _NPM_SERVERS:
         return _operands(args, _NPM_VALUED) or ["."]
+    if program == "jupyter":  # jupyter lab|notebook|server …
+        if not texts or texts[0] not in _JUPYTER_SERVERS or any(t in ("--version", "-h", "--help", "list", "stop")
+                                                                  for t in texts[1:2]):
+            return None
+        program, args = f"jupyter-{texts[0]}", args[1:]
+    if program in _FOLDER_SERVERS:
+        options, valued, default = _FOLDER_SERVERS[program]
+        named = _value(args, *options) if options else []
+        operands = _operands(args, valued) if not program.startswith(("jupyter", "static-web", "webfsd", "updog")) else []
+        if program.startswith("jupyter"):  # jupyter lab DIR (an option's value may look like one: --ip
+            # 0.0.0.0; guesses_folder takes the current folder when no operand is a folder)
+            operands = [t for t in _operands(args, frozenset()) if t is None or not t.endswith(".ipynb")]
+        return named or operands or ([default] if default else None)
     return None
 
 

@@ -28,11 +28,18 @@ SERVE_ROWS = [
     "ruby -run -e httpd . -p 8000", "ruby -run -ehttpd -p 8000", "busybox httpd -f -p 8080",
     "caddy file-server --listen :8080", "twistd -n web --path .", "npx http-server -p 8080",
     "npx --yes live-server --port=8080", "pnpm dlx serve .", "npx serve -s", "http-server secrets",
+    # session 49: the other folder servers, and Jupyter's (/files/PATH to whoever holds the token)
+    "miniserve .", "miniserve -p 8080 secrets", "dufs", "dufs --serve-path .", "darkhttpd . --port 8081",
+    "simple-http-server -p 8080 .", "static-web-server -d .", "webfsd -r .", "updog", "python3 -m uploadserver 8000",
+    "jupyter lab --ip 0.0.0.0 --no-browser &", "jupyter server", "jupyter notebook nb.ipynb", "jupyter-lab",
+    "jupyter lab --ServerApp.root_dir=secrets",
 ]
 CALM_ROWS = [
     "python3 -m http.server --directory docs 8000", "npx serve docs",
     "php -S localhost:8000 -t docs", "python3 -m pytest", "python3 tool.py -m http.server", "php artisan serve",
     "ruby -e 'puts 1'", "caddy run",
+    "miniserve docs", "dufs docs", "darkhttpd docs", "updog -d docs", "jupyter lab docs", "jupyter lab --notebook-dir=docs",
+    "jupyter lab list", "jupyter nbconvert --to html nb.ipynb", "jupyter --version",
 ]
 _RULES = {"allow": ("Bash(*)",), "deny": ("Read(./.env)", "Read(./secrets/**)")}
 
@@ -103,3 +110,38 @@ def test_the_real_server_hands_out_what_is_below_its_folder(world):
     assert _served(world.project)[".env"] == b"SECRET=1\n"  # the leak the question is for
     from_docs = _served(world.project, "--directory", "docs")
     assert from_docs[".env"] == 404 and from_docs["index.html"] == b"<h1>docs</h1>\n"
+
+
+def test_a_real_jupyter_server_hands_out_a_denied_file(world, tmp_path):
+    """Ground truth for the Jupyter rows: ``/files/secrets/key.txt`` with the token the server
+    prints (hidden files such as ``.env`` it refuses by default; a folder rule still leaks)."""
+    pytest.importorskip("jupyter_server")
+    import socket
+
+    _project(world)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root", f"--port={port}", "--ip=127.0.0.1",
+         "--ServerApp.token=tok", f"--ServerApp.root_dir={world.project}", "--ServerApp.port_retries=0"],
+        cwd=world.project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**__import__("os").environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+             "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_DATA_DIR": str(tmp_path / "data")})
+    try:
+        body = None
+        for _ in range(600):  # up to 60 s for the server to start on a slow machine
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/files/secrets/key.txt?token=tok",
+                                            timeout=5) as reply:
+                    body = reply.read()
+                break
+            except urllib.error.HTTPError as exc:
+                body = exc.code
+                break
+            except urllib.error.URLError:
+                time.sleep(0.1)
+        assert body == b"KEY=1\n", body
+    finally:
+        server.terminate()
+        server.wait(20)

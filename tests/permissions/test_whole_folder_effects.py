@@ -88,6 +88,13 @@ READ_ROWS = [  # Read(./.env) denied; no protected folder matters for a read
     ("rdiff-backup . /tmp/backup", "ask"),
     ("colordiff -rN . /tmp/empty", "ask"),  # -N: a file missing on one side is printed whole
     ("colordiff -u data/a.csv data/a.csv", "allow"),
+    # fd -x|-X hands every file it finds to a command, as find -exec does
+    ("fd -H -x cat", "ask"),
+    ("fd . -H -X cat", "ask"),
+    ("fd -H --search-path . -x cat", "ask"),
+    ("fdfind -H -x cat", "ask"),  # Debian's name for it
+    ("fd -H csv data -x cat", "allow"),
+    ("fd -H", "allow"),  # names only
 ]
 
 
