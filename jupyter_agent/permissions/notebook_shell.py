@@ -23,7 +23,10 @@ turned into shell code:
   ``PROGRAM ARGS <<'EOF'`` when the program is not a shell reading the body as its script
   (``%%bash -c 'rm x'`` runs ``rm x``);
 - ``%%writefile``/``%%file``: ``cat > FILE <<'EOF'`` (a later ``!bash FILE`` runs what it wrote);
-- ``%%capture``, ``%time``/``%%time``, ``%timeit``, ``%prun``, ``%debug``: the code they run.
+- ``%%capture``, ``%time``/``%%time``, ``%timeit``, ``%prun``, ``%debug``: the code they run;
+- ``%pycat``/``%less``/``%more``/``%pfile``/``%page``/``%load``/``%loadpy``/``%edit F``: ``cat F`` (the
+  file's text reaches the model, or runs); ``%save F``, ``%history -f F``, ``%logstart [F]``,
+  ``%notebook F``: ``touch F`` (``%save`` adds ``.py``: both names).
 
 IPython fills ``{expr}`` and ``$name`` into a command line from Python before the shell sees it
 (``DollarFormatter``, once per expansion step; when that fails the line runs as written): each
@@ -203,6 +206,9 @@ class IPythonReader:
             self.shell(f"{name} {line}", 2)
         elif name == "run":
             self._run(line)
+        elif name in _FILE_MAGICS:
+            for form in _expanded(line, 1):
+                self._file_magic(name, form)
         elif name in _STATEMENT_MAGICS:
             for statement in _statements(line):
                 self.cell(statement, prefilter=False)
@@ -253,6 +259,41 @@ class IPythonReader:
             self.lines.append(call.prelude + body)
         else:
             self.lines.append(_as_shell(f"{shlex.join(command)} {_heredoc(body)}"))
+
+    def _file_magic(self, name: str, line: str) -> None:
+        """``%pycat F``, ``%load F``, ``%less F`` … show a file (``cat F``); ``%save F``,
+        ``%history -f F``, ``%logstart F``, ``%notebook F`` write one (``touch F``)."""
+        valued, writes = _FILE_MAGICS[name]
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            self.lines.append(UNKNOWN_CODE)
+            return
+        operands, values, i = [], [], 0
+        while i < len(words):
+            word = words[i]
+            if word[:1] == "-" and len(word) > 1:
+                if word in valued:
+                    values.append(words[i + 1] if i + 1 < len(words) else "")
+                    i += 1
+                elif word[:2] in valued:  # -fFILE
+                    values.append(word[2:])
+            else:
+                operands.append(word)
+            i += 1
+        if name in ("history", "hist"):
+            files = [v for v in values if v]  # -f FILE
+        elif name == "logstart":
+            files = operands[:1] or ["ipython_log.py"]
+        elif name in ("save", "notebook"):
+            files = operands[:1]
+            if name == "save" and files and not files[0].endswith((".py", ".ipy")):
+                files.append(files[0] + ".py")  # IPython adds the suffix; the name as given is checked too
+        else:
+            files = operands
+        targets = [RUN_TIME if _VALUE in f else _path_word(f) for f in files if f]
+        if targets:
+            self.lines.append(f"{'touch' if writes else 'cat'} -- {' '.join(targets)}")
 
     def _writefile(self, line: str, body: str) -> None:
         words = line.split()
@@ -348,10 +389,20 @@ class IPythonReader:
                 self.cell_names[name] = entry
 
 
+# magics that show a file's text to the model or write a file: name -> (options that take a
+# value, whether it writes); %pycat/%less/%more/%pfile page it, %load/%loadpy put it in the cell,
+# %edit runs it; %save, %history -f, %logstart, %notebook write one
+_FILE_MAGICS: dict[str, tuple[frozenset[str], bool]] = {
+    **{name: (frozenset(), False) for name in ("pycat", "less", "more", "pfile", "page")},
+    **{name: (frozenset({"-r", "-s", "-n"}), False) for name in ("load", "loadpy")},
+    "edit": (frozenset({"-n"}), False),
+    "save": (frozenset(), True), "notebook": (frozenset(), True), "logstart": (frozenset(), True),
+    **{name: (frozenset({"-f"}), True) for name in ("history", "hist")},
+}
 # the line magics automagic may run that this module reads (others run no shell code)
 _LINE_MAGICS = frozenset({*_SHELL_LINE_MAGICS, "sc", "cd", "pushd", "popd", "env", "set_env", "pip", "uv", "conda",
                           "mamba", "micromamba", "run", *_STATEMENT_MAGICS, "alias", "unalias", "alias_magic",
-                          "bookmark", "rehashx"})
+                          "bookmark", "rehashx", *_FILE_MAGICS})
 
 
 @cache

@@ -61,6 +61,14 @@ V = '"${PYTHON_VALUE}"'
     ("%conda install x", "conda install x"), ("pip install x", "python -m pip install x"),
     ("%run other.ipynb", "ipython other.ipynb"), ("%run -t -N 3 x.ipy a", "ipython x.ipy"), ("%run -m mod", "python -m mod"),
     ("%run script.py", "python script.py"), ("%sc -l v=rm x", "rm x"),
+    # session 49: magics that show a file to the model, or write one
+    ("%pycat .env", "cat -- .env"), ("pycat .env", "cat -- .env"), ("%load -r 1-3 x.py", "cat -- x.py"),
+    ("%loadpy x.py", "cat -- x.py"), ("%less a.txt", "cat -- a.txt"), ("%more a.txt", "cat -- a.txt"),
+    ("%pfile json", "cat -- json"), ("%edit -n 3 x.py", "cat -- x.py"),
+    ("%save -f out 1-3", "touch -- out out.py"), ("%save x.py 1", "touch -- x.py"),
+    ("%history -n -f h.txt", "touch -- h.txt"), ("%history -fh.txt", "touch -- h.txt"), ("%history -n", ""),
+    ("%logstart", "touch -- ipython_log.py"), ("%logstart -o ~/.bashrc append", "touch -- ~/.bashrc"),
+    ("%notebook out.ipynb", "touch -- out.ipynb"), ("%pycat {name}", f"cat -- '{{name}}'\ncat -- {V}"),
 ])
 def test_the_shell_code_of_a_cell(source, code):
     assert cell_shell_code(source) == code
@@ -95,6 +103,10 @@ def test_a_cell_ipython_cannot_read_is_code_only_known_at_run_time():
     ("!ls -la", None), ("x = 1", None), ("%%script python3\nimport shutil", None),
     ("%rm -r build", "deny"), ("rm -r build", "deny"), ("%%capture\n!rm x", "deny"), ("%%bash -c 'rm x'\n", "deny"),
     ("%%writefile .git/hooks/pre-commit\nrm -rf /", "sticky"), ("!'{p}' -rf x", "sticky"), ("%pip install x", None),
+    ("%pycat .env", "deny"), ("%load .env", "deny"), ("%less ./sub/../.env", "deny"), ("%edit .env", "deny"),
+    ("%save -f .git/hooks/pre-commit 1", "sticky"), ("%history -f .git/config", "sticky"),
+    ("%logstart -o ~/.bashrc", "sticky"), ("%notebook .claude/x.ipynb", "sticky"),
+    ("%pycat notes.txt", None), ("%save -f out 1", None), ("%logstart", None),
 ])
 def test_cells_meet_the_bash_rules_in_every_mode(tmp_path, source, expected):
     (tmp_path / ".git" / "hooks").mkdir(parents=True)
@@ -286,3 +298,20 @@ def test_in_another_kernel_a_magic_ipython_does_not_define_may_be_an_alias(tmp_p
     assert cells_shell_check([("c1", "%matplotlib inline\n%time x = 1")], ctx, other_kernel=True) is None
     assert cells_shell_check([("c1", "%nuke build")], make_ctx(tmp_path, mode="bypassPermissions"),
                              other_kernel=True) is None  # no Bash rule: running the cells is the approval
+
+
+@pytest.mark.skipif(not __import__("shutil").which("ipython"), reason="needs ipython")
+def test_real_ipython_file_magics_show_and_write_files(tmp_path):
+    """Ground truth: %pycat prints the file; %logstart writes the file it is given."""
+    import subprocess
+
+    (tmp_path / ".env").write_text("SECRET=1\n")
+    env = {**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")}
+
+    def ipython(code: str) -> str:
+        return subprocess.run(["ipython", "--no-banner", "--colors=NoColor", "-c", code], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120).stdout
+
+    assert "SECRET=1" in ipython("%pycat .env")
+    ipython("%logstart made.log")
+    assert (tmp_path / "made.log").exists()
