@@ -96,8 +96,8 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
     if program in MOUNTERS:  # unionfs a=RW:b=RO /mnt, mergerfs /a:/b /mnt: each branch
         return [branch.partition("=")[0] for text in operands for branch in text.split(":") if branch]
     if program == "bwrap":  # --bind SRC DEST: SRC shows at DEST inside (the same path: nothing new)
-        return [src for i, src in enumerate(args[:-2]) if args[i - 1] in _BWRAP_BINDS and src is not None
-                and i > 0 and src != args[i + 1]] if len(args) > 2 else []
+        return [src for i, src in enumerate(args[1:-1], 1) if args[i - 1] in _BWRAP_BINDS and src is not None
+                and src != args[i + 1]]
     if program == "proot":  # -b SRC[:DEST], --bind=SRC[:DEST], -r ROOT / --rootfs=ROOT
         binds = [w.literal for w in option_arguments(words[1:], "b", "--bind") if w.literal is not None]
         roots = [w.literal for w in option_arguments(words[1:], "r", "--rootfs") if w.literal not in (None, "/")]

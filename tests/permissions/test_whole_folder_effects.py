@@ -169,6 +169,7 @@ MOUNT_ROWS = [  # (command, with Read(./.env) denied, with no rule: .git is what
     ("mount", "allow", "allow"),  # a listing
     ("bwrap --bind / / --bind . /mnt cat /mnt/.env", "ask", "allow"),
     ("proot -b .:/mnt cat /mnt/.env", "ask", "allow"),
+    ("bwrap --ro-bind / / --bind . /mnt", "ask", "allow"),  # the last words a bind (bwrap then runs nothing)
     ("proot -r . ls", "ask", "allow"),
     ("bwrap --ro-bind / / cat data/a.csv", "allow", "allow"),  # / at /: every path is itself
     ("proot -b /usr ls", "allow", "allow"),
