@@ -26,7 +26,7 @@ from .bash_sed import sed_script
 from .bash_stdin import StdinSources
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import RUN_TIME_NAMES, PipeWord, Word, has_run_time_name, make_word, only_listed_files
-from .bash_wrappers import MAKES, NOTEBOOK_RUNNERS, PACKAGE_MANAGERS, STDIN_WORDS, TOOLCHAINS
+from .bash_wrappers import MAKES, NOTEBOOK_RUNNERS, PACKAGE_MANAGERS, STDIN_WORDS, TOOLCHAINS, socat_paths
 from .bash_writes import AMBIGUOUS_TARGET, RUNTIME_TARGET, WRITING_PROGRAMS, written_targets
 from .compiled import PathRules, PathScope, first_match
 from .docker_context import build_context, ignore_rules, sent_denied_file
@@ -214,20 +214,6 @@ def _wrapper_named(info: CommandInfo, cwds: list[str], guarded: PathScope | None
             if _named(info, named, cwd, guarded, v, edit):
                 return True
     return False
-
-
-# socat's address types whose parameter is a file name (a bare name with a / is GOPEN too)
-_SOCAT_FILES = frozenset({"open", "gopen", "file", "create", "creat", "pipe", "unix", "unix-connect", "unix-listen",
-                          "unix-sendto", "unix-recv", "unix-recvfrom", "unix-client", "local"})
-
-
-def socat_paths(address: str) -> list[str]:
-    """The files a socat address names: ``OPEN:.env`` (``TYPE:NAME,option…``); an option's value
-    (``,link=F``, ``,history=F``) is found as any ``=`` value is."""
-    kind, colon, rest = address.partition(":")
-    if not colon or kind.lower() not in _SOCAT_FILES:
-        return []
-    return [rest.split(",", 1)[0]]
 
 
 def _paths_in_word(value: str) -> Iterable[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from .bash_readonly import option_arguments
+from .bash_readonly import operand_words, option_arguments
 from .bash_runner_table import PYTHONS
 from .bash_words import Word, long_option_named
 from .uploaders import UPLOADERS, uploaded_folders
@@ -88,9 +88,9 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
     if program in _IMAGE_BUILDERS:
         return operands
     if program in _E2FS_BUILDERS:
-        return [w.literal for w in option_arguments(words[1:], "d") if w.literal is not None]
+        return _fixed_values(words[1:], "d")
     if program == "mkfs.btrfs":
-        return [w.literal for w in option_arguments(words[1:], "r", "--rootdir") if w.literal is not None]
+        return _fixed_values(words[1:], "r", "--rootdir")
     if program == "ln":
         return linked_folders(words[1:])
     if program in MOUNTERS:  # unionfs a=RW:b=RO /mnt, mergerfs /a:/b /mnt: each branch
@@ -99,8 +99,8 @@ def copied_sources(words: Sequence[Word]) -> list[str]:
         return [src for i, src in enumerate(args[1:-1], 1) if args[i - 1] in _BWRAP_BINDS and src is not None
                 and src != args[i + 1]]
     if program == "proot":  # -b SRC[:DEST], --bind=SRC[:DEST], -r ROOT / --rootfs=ROOT
-        binds = [w.literal for w in option_arguments(words[1:], "b", "--bind") if w.literal is not None]
-        roots = [w.literal for w in option_arguments(words[1:], "r", "--rootfs") if w.literal not in (None, "/")]
+        binds = _fixed_values(words[1:], "b", "--bind")
+        roots = [root for root in _fixed_values(words[1:], "r", "--rootfs") if root != "/"]
         return [src for src, colon, dest in (b.partition(":") for b in binds) if colon and src != dest] + roots
     if program == "pax":  # pax -w FILES (an archive of them), pax -rw FILES… DIR (a copy)
         letters, named = _pax_words(words[1:])
@@ -158,26 +158,30 @@ def fd_searched(args: Sequence[str | None]) -> list[str]:
     return searched + positional[1:] or ["."]
 
 
+_LN_VALUED = frozenset({"-t", "-S", "--target-directory", "--suffix"})
+
+
+def _fixed_values(args: Sequence[Word], letter: str, long: str = "") -> list[str]:
+    """The fixed values given to an option (``-d DIR``, ``--rootdir=DIR``)."""
+    return [w.literal for w in option_arguments(args, letter, long) if w.literal is not None]
+
+
+def _flag(texts: Sequence[str | None], letter: str, long: str) -> bool:
+    """Is the flag given: ``long``, or ``letter`` alone or in a cluster (``-sf``)?"""
+    return any(t is not None and (t == long or (t[:1] == "-" and t[1:2] != "-" and letter in t)) for t in texts)
+
+
 def linked_folders(args: Sequence[Word]) -> list[str]:
     """``ln -s TARGET LINK`` gives TARGET another name: ``ln -s . l && cat l/.env`` read ``.env``
     by a path no rule matched (the link was not there when the line was decided).  The targets,
     as paths from the current folder: a relative target is read from the link's folder (LINK
     itself when it is a folder, else its parent: both are given), or from here with ``-r``."""
     texts = [w.literal for w in args]
-    if not any(t is not None and (t in ("--symbolic",) or (t[:1] == "-" and t[1:2] != "-" and "s" in t))
-               for t in texts):
+    if not _flag(texts, "s", "--symbolic"):
         return []  # a hard link: a file's other name (hard_links.py), never a folder's
-    relative = any(t is not None and (t == "--relative" or (t[:1] == "-" and t[1:2] != "-" and "r" in t))
-                   for t in texts)
-    folders = [w.literal for w in option_arguments(args, "t", "--target-directory") if w.literal is not None]
-    operands, skip = [], False
-    for text in texts:
-        if skip:
-            skip = False
-        elif text is not None and text[:1] == "-" and text != "-":
-            skip = text in ("-t", "-S", "--target-directory", "--suffix")
-        elif text is not None:
-            operands.append(text)
+    relative = _flag(texts, "r", "--relative")
+    folders = _fixed_values(args, "t", "--target-directory")
+    operands = [w.literal for w in operand_words(args, _LN_VALUED) if w.literal is not None]
     if folders:
         targets, places = [t for t in operands if t not in folders], folders
     elif len(operands) == 1:

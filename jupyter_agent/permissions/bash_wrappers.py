@@ -540,6 +540,19 @@ def _code_runner(name: str, words: tuple[Word, ...], out: Unwrapped) -> bool:
 
 
 _SOCAT_RUNS = re.compile(r"(?i)^(exec|system|shell):")  # SHELL:CODE since socat 1.8
+# socat's address types whose parameter is a file name (a bare name with a / is GOPEN too)
+_SOCAT_FILES = frozenset({"open", "gopen", "file", "create", "creat", "pipe", "unix", "unix-connect", "unix-listen",
+                          "unix-sendto", "unix-recv", "unix-recvfrom", "unix-client", "local"})
+
+
+def socat_paths(address: str) -> list[str]:
+    """The files a socat address names: ``OPEN:.env`` (``TYPE:NAME,option…``); an option's value
+    (``,link=F``, ``,history=F``) is found as any ``=`` value is (``bash_arguments``)."""
+    kind, colon, rest = address.partition(":")
+    if not colon or kind.lower() not in _SOCAT_FILES:
+        return []
+    return [rest.split(",", 1)[0]]
+
 _NETCAT_CODE = {"-e": False, "--exec": False, "-c": True, "--sh-exec": True}  # True: shell code
 
 

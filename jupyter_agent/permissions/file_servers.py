@@ -20,24 +20,27 @@ from .bash_readonly import operand_words
 from .bash_words import Word
 
 _NPM_SERVERS = frozenset({"serve", "http-server", "live-server", "servor", "sirv", "static-server", "lite-server"})
-# the other folder servers (`miniserve .`, `dufs .`, `darkhttpd .`, …): their folder operand,
-# or the option that names it, else the current folder (None: they need one)
-_FOLDER_SERVERS: dict[str, tuple[tuple[str, ...], frozenset[str], str | None]] = {
+# the other folder servers (`miniserve .`, `dufs .`, `darkhttpd .`, …): name -> (the options
+# that name the folder, the options that take a value, whether an operand names it, the folder
+# without either: None when they need one)
+_JUPYTER_FOLDER = ("--notebook-dir", "--ServerApp.root_dir", "--NotebookApp.notebook_dir", "--root-dir")
+_FOLDER_SERVERS: dict[str, tuple[tuple[str, ...], frozenset[str], bool, str | None]] = {
     "miniserve": ((), frozenset({"-p", "--port", "-i", "--interfaces", "-a", "--auth", "-c", "--color-scheme",
-                                 "--index", "--route-prefix", "--title", "--header", "-t"}), "."),
+                                 "--index", "--route-prefix", "--title", "--header", "-t"}), True, "."),
     "dufs": (("--serve-path",), frozenset({"-p", "--port", "-b", "--bind", "-a", "--auth", "--config",
-                                           "--path-prefix", "--hidden", "--assets", "--log-format"}), "."),
+                                           "--path-prefix", "--hidden", "--assets", "--log-format"}), True, "."),
     "darkhttpd": ((), frozenset({"--port", "--addr", "--maxconn", "--log", "--chroot", "--index", "--mimetypes",
-                                 "--default-mimetype", "--uid", "--gid", "--pidfile", "--auth", "--header"}), None),
+                                 "--default-mimetype", "--uid", "--gid", "--pidfile", "--auth", "--header"}), True, None),
     "simple-http-server": ((), frozenset({"-p", "--port", "-i", "--ip", "-t", "--threads", "--cert", "--certpass",
-                                          "-a", "--auth", "--redirect", "--compress", "-l", "--log"}), "."),
-    "static-web-server": (("-d", "--root"), frozenset(), "./public"),
-    "webfsd": (("-r",), frozenset(), "."),
-    "updog": (("-d", "--directory"), frozenset(), "."),
-    # Jupyter's servers hand out any file below their root (/files/.env) to whoever has the token,
-    # which they print to the agent
-    **{name: (("--notebook-dir", "--ServerApp.root_dir", "--NotebookApp.notebook_dir", "--root-dir"),
-              frozenset(), ".") for name in ("jupyter-lab", "jupyter-notebook", "jupyter-server", "jupyter-nbclassic")},
+                                          "-a", "--auth", "--redirect", "--compress", "-l", "--log"}), True, "."),
+    "static-web-server": (("-d", "--root"), frozenset(), False, "./public"),
+    "webfsd": (("-r",), frozenset(), False, "."),
+    "updog": (("-d", "--directory"), frozenset(), False, "."),
+    # Jupyter's servers hand out any file below their root (/files/PATH) to whoever has the token,
+    # which they print to the agent; an option's value may look like a folder operand (--ip
+    # 0.0.0.0): every operand is given, guesses_folder takes the current folder when none is one
+    **{name: (_JUPYTER_FOLDER, frozenset(), True, ".")
+       for name in ("jupyter-lab", "jupyter-notebook", "jupyter-server", "jupyter-nbclassic")},
 }
 _JUPYTER_SERVERS = frozenset({"lab", "notebook", "server", "nbclassic"})
 FILE_SERVERS = frozenset({"php", "ruby", "busybox", "httpd", "caddy", "twistd", "jupyter", *_NPM_SERVERS,
@@ -106,12 +109,11 @@ def served_folders(words: Sequence[Word]) -> list[str | None] | None:
             return None
         program, args = f"jupyter-{texts[0]}", args[1:]
     if program in _FOLDER_SERVERS:
-        options, valued, default = _FOLDER_SERVERS[program]
+        options, valued, by_operand, default = _FOLDER_SERVERS[program]
         named = _value(args, *options) if options else []
-        operands = _operands(args, valued) if not program.startswith(("jupyter", "static-web", "webfsd", "updog")) else []
-        if program.startswith("jupyter"):  # jupyter lab DIR (an option's value may look like one: --ip
-            # 0.0.0.0; guesses_folder takes the current folder when no operand is a folder)
-            operands = [t for t in _operands(args, frozenset()) if t is None or not t.endswith(".ipynb")]
+        operands = _operands(args, valued) if by_operand else []
+        if program.startswith("jupyter"):  # jupyter notebook x.ipynb serves the current folder
+            operands = [t for t in operands if t is None or not t.endswith(".ipynb")]
         return named or operands or ([default] if default else None)
     return None
 
