@@ -6,7 +6,8 @@ import json
 
 import nbformat
 import pytest
-from jupyter_client.manager import start_new_kernel
+
+from tests.kernels import start_kernel
 
 from .fake_frontend import FakeFrontend, sha
 from .kernel_driver import SETUP, KernelDriver
@@ -27,7 +28,7 @@ def _live_notebook() -> dict:
 @pytest.fixture
 def kernel(tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_AGENT_HOME", str(tmp_path / ".agent-home"))
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
+    km, kc = start_kernel(str(tmp_path))
     try:
         yield km, KernelDriver(kc)
     finally:

@@ -12,11 +12,11 @@ import threading
 import time
 
 import pytest
-from jupyter_client.manager import start_new_kernel
 
 from jupyter_agent.permissions import bash, permission_thread
 from jupyter_agent.permissions.bash import check_bash_permission_async
 from jupyter_agent.permissions.permission_thread import THREAD_NAME, decide_off_loop
+from tests.kernels import start_kernel
 from tests.notebook.kernel_driver import TASK_RUNNER, KernelDriver
 from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
@@ -175,7 +175,7 @@ def test_the_kernel_answers_while_a_decision_is_made(tmp_path):
     """In a real kernel: while the agent's Bash decision is under way (here: until the test
     releases it), the kernel still runs what the frontend sends (made on the loop, the decision
     would hold the kernel for the whole wait and the next request would find it finished)."""
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
+    km, kc = start_kernel(str(tmp_path))
     try:
         k = KernelDriver(kc)
         k.execute(KERNEL_SETUP.format(root=str(tmp_path)))

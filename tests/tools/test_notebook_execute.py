@@ -12,10 +12,10 @@ from typing import Any
 
 import nbformat
 import pytest
-from jupyter_client.manager import start_new_kernel
 
 from jupyter_agent.core.permission_types import PermissionAsk, PermissionDeny, PermissionUpdate
 from jupyter_agent.tools.notebook_execute import NotebookExecuteInput, NotebookExecuteTool
+from tests.kernels import start_kernel
 from tests.notebook.fake_frontend import FakeFrontend
 from tests.notebook.kernel_driver import TASK_RUNNER, KernelDriver
 from tests.support.tools import make_context
@@ -163,7 +163,7 @@ def live(tmp_path, monkeypatch):
     path = tmp_path / "work" / "nb.ipynb"
     path.parent.mkdir()
     nbformat.write(nb, str(path))
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
+    km, kc = start_kernel(str(tmp_path))
     fe = ExecutingFrontend(km, json.loads(json.dumps(nb)), path="work/nb.ipynb", server_root=str(tmp_path))
     fe.start()
     try:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from jupyter_client.manager import KernelManager
+from tests.kernels import kernel_manager
 
 Msg = dict[str, Any]
 
@@ -24,7 +24,7 @@ Msg = dict[str, Any]
 class KernelHarness:
     def __init__(self, cwd: Path, env: dict[str, str | None]) -> None:
         """``env`` adds variables to this process's; a ``None`` value removes one."""
-        self.km = KernelManager(kernel_name="python3")
+        self.km = kernel_manager()
         full_env = {k: v for k, v in os.environ.items() if k != "JPY_SESSION_NAME"}
         for key, value in env.items():
             if value is None:
