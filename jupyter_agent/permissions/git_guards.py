@@ -16,7 +16,7 @@ from .compiled import PathScope
 from .filesystem import EDIT_RULES
 from .git_config import program_setting
 from .git_discovery import planted_repository
-from .git_worktree import worktree_problem
+from .git_worktree import changes_basis, worktree_problem, writes_worktree
 from .git_writes import data_writes
 from .paths import protected_reason_of
 
@@ -32,6 +32,39 @@ def git_guards(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Ve
         if problem is not None:
             v.sticky.append(problem)
             return
+    _basis_check(words, cwds, scope, v)
+
+
+def _basis_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """``git reset --soft evil && git reset --hard``: each alone leaves protected files alone,
+    but the first changes the HEAD the second writes from.  Every git command of the line that
+    writes or removes working-tree files is checked again against every other one that changes
+    the index or HEAD (``worktree_problem``'s ``changers``), whichever comes first in the text
+    (a loop runs them in either order)."""
+    memo = v.memo if v.memo is not None else new_memo(v)
+    seen = memo.setdefault(("git basis",), ([], []))
+    changers, writers = seen  # type: ignore[misc]
+    if writes_worktree(words, cwds):
+        for changer in changers:
+            if _basis_problem(words, cwds, scope, v, [changer]):
+                return
+        writers.append((words, cwds))
+    if changes_basis(words):
+        for writer, writer_cwds in writers:
+            if writer is not words and _basis_problem(writer, writer_cwds, scope, v, [words]):
+                return
+        changers.append(words)
+
+
+def _basis_problem(
+    words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict, changers: list[tuple[Word, ...]]
+) -> bool:
+    for cwd in cwds:
+        problem = worktree_problem(words, cwd, scope, changers)
+        if problem is not None:
+            v.sticky.append(problem)
+            return True
+    return False
 
 
 def _planted_check(words: tuple[Word, ...], cwds: list[str], roots: tuple[str, ...], v: Verdict) -> None:

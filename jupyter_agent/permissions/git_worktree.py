@@ -27,6 +27,13 @@ the new files there; a file .gitignore keeps from ``git clean`` without ``-x`` s
   listed history (``git_history``; a branch's ``.claude/settings.json`` would replace yours),
   and ``git pull URL`` (a repository named on the command line, whose commits are not known) asks.
 
+- ``git checkout -b|-B|--orphan NEW START`` is a switch to START; ``git switch --orphan``
+  removes every tracked file; ``git checkout-index`` without ``-f`` writes only missing files.
+- a line that changes the index or HEAD without writing files (``git reset --soft evil``,
+  ``read-tree``, ``update-ref`` …: ``changes_basis``) and writes or removes files from them
+  (``git reset --hard``, ``checkout -- .``, ``checkout-index -a``, ``clean``) asks, in either
+  order, when a guarded path the writer covers is tracked or in the listed history.
+
 Local changes are left to git, which refuses to overwrite them on a switch or merge.  An index
 this reader cannot read, and a history not listed (yet), ask.
 """
@@ -58,10 +65,11 @@ class _Effect:
     """What a git command does to the working tree: which pathspecs (None: all of it), and
     whether it discards local changes, goes to another revision, or removes untracked files."""
 
-    __slots__ = ("discards", "history", "moves", "pathspecs", "removes", "untracked")
+    __slots__ = ("discards", "history", "missing", "moves", "pathspecs", "removes", "untracked")
 
     def __init__(self) -> None:
         self.discards = False
+        self.missing = False  # it writes only files that are not there (checkout-index without -f)
         # the command, when it deletes the tracked files it covers from the working tree (git rm;
         # git sparse-checkout set: those its patterns leave out, any of them)
         self.removes = ""
@@ -75,6 +83,26 @@ def _moving() -> _Effect:
     effect = _Effect()
     effect.moves = True
     return effect
+
+
+def _discarding(history: bool) -> _Effect:
+    effect = _Effect()
+    effect.discards = True
+    effect.history = history
+    return effect
+
+
+def _branch_values(options: list[str]) -> int:
+    """How many operands the new-branch options among ``options`` take as their values: ``-b
+    NEW``, ``-fB NEW`` and ``--orphan NEW`` one each; ``-bNEW`` and ``--orphan=NEW`` none."""
+    taken = 0
+    for option in options:
+        if option[:2] == "--":
+            taken += long_option_named(option, ("--orphan",)) == "--orphan"
+        else:
+            letter = next((i for i, c in enumerate(option[1:], 1) if c in "bB"), None)
+            taken += letter == len(option) - 1
+    return taken
 
 
 def worktree_effect(words: Sequence[Word], cwd: str) -> _Effect | str | None:
@@ -165,8 +193,13 @@ def _reset(texts: list[str], cwd: str) -> _Effect | None:
 def _checkout(texts: list[str], cwd: str) -> _Effect | None:
     options, before, after = _split(texts)
     force = _has(options, "--force", letters="f")
-    if _has(options, "--orphan", letters="bB") and not force:
-        return None  # a new branch from here
+    if _has(options, "--orphan", letters="bB") and not after:
+        # checkout -b|-B|--orphan NEW [START]: a new branch, here or at START, whose files it
+        # checks out as ``checkout START`` would (--orphan too: "as if you had run checkout START")
+        start = before[_branch_values(options):]
+        if not start or start[0] in _HEAD:
+            return None if not force else _discarding(history=False)
+        return _moving() if not force else _discarding(history=True)
     effect = _Effect()
     effect.discards = True
     if after or len(before) > 1:  # checkout [REV] -- PATHS, checkout REV PATHS
@@ -187,8 +220,12 @@ def _checkout(texts: list[str], cwd: str) -> _Effect | None:
 
 def _switch(texts: list[str], cwd: str) -> _Effect | None:
     options, before, _after = _split(texts)
+    if _has(options, "--orphan"):  # an empty branch: every tracked file leaves the working tree
+        effect = _Effect()
+        effect.removes = "git switch --orphan"
+        return effect
     if not _has(options, "--force", "--discard-changes", letters="f"):
-        creates = _has(options, "--create", "--force-create", "--orphan", letters="cC")
+        creates = _has(options, "--create", "--force-create", letters="cC")
         return _moving() if before[creates:] else None  # switch BRANCH, switch -c NEW START
     effect = _Effect()
     effect.discards = True
@@ -260,11 +297,12 @@ def _read_tree(texts: list[str], cwd: str) -> _Effect | None:
 
 
 def _checkout_index(texts: list[str], cwd: str) -> _Effect | None:
+    """checkout-index writes the index's version of the files it names (or all, ``-a``): with
+    ``-f`` over those there, without it only where one is missing."""
     options, before, after = _split(texts)
-    if not _has(options, "--force", letters="f"):
-        return None  # it leaves files that exist alone
     effect = _Effect()
     effect.discards = True
+    effect.missing = not _has(options, "--force", letters="f")
     effect.pathspecs = None if _has(options, "--all", letters="a") or "--stdin" in options else (before + after)
     return effect
 
@@ -321,10 +359,53 @@ _SUBCOMMANDS: dict[str, Callable[[list[str], str], _Effect | str | None]] = {
 }
 
 
-def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = None) -> str | None:
+# git commands that change the index or what HEAD names and leave the working tree as it is
+_BASIS_CHANGERS = frozenset({"reset", "read-tree", "update-index", "update-ref", "symbolic-ref", "replace",
+                             "fast-import"})
+
+
+def changes_basis(words: Sequence[Word]) -> bool:
+    """Does ``git …`` change the index or what HEAD names without writing the working tree
+    (``git reset --soft REV``, ``read-tree REV``, ``update-ref``, ``symbolic-ref HEAD``,
+    ``replace``, ``rm --cached``, ``apply --cached``, ``fetch --update-head-ok`` …)?  Then
+    another command of the line that writes files from the index or HEAD (``checkout -- .``,
+    ``reset --hard``, ``checkout-index -a``, ``clean``) may write another revision's files."""
+    _options, i = git_global_options(words)
+    if i >= len(words):
+        return False
+    sub = words[i].literal
+    if sub is None:
+        return True
+    if sub in _BASIS_CHANGERS:
+        return True
+    options = _split([w.literal or "" for w in words[i + 1:]])[0]
+    if sub == "rm" or sub == "apply":
+        return _has(options, "--cached", "--index")
+    if sub == "fetch":
+        return _has(options, "--update-head-ok", letters="u")
+    return False
+
+
+def writes_worktree(words: Sequence[Word], cwds: Sequence[str]) -> bool:
+    """Does ``git …`` write or remove working-tree files (run in one of ``cwds``)?"""
+    for cwd in cwds:
+        folder = git_folder(words, cwd)[0]
+        if folder is not None and isinstance(worktree_effect(words, folder), _Effect):
+            return True
+    return False
+
+
+def worktree_problem(
+    words: Sequence[Word], cwd: str, scope: PathScope | None = None, changers: Sequence[Sequence[Word]] = ()
+) -> str | None:
     """Why ``git …`` run in the real folder ``cwd`` must ask: it would overwrite or delete a
     protected path, or a file an ``Edit`` deny or ask rule covers (``scope``'s; see the module
-    docstring); None when it would not."""
+    docstring); None when it would not.
+
+    With ``changers`` (other git commands of the line that ``changes_basis``), only what those
+    may do to it is checked: the index or HEAD it writes from may be another revision's, so any
+    guarded path it covers that is tracked or in the listed history may come back or go, and a
+    changer naming an object no ref reaches brings files nobody listed."""
     folder = git_folder(words, cwd)[0]
     if folder is None:
         return None  # (git -C with a folder only known at run time asks already)
@@ -354,6 +435,17 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
                 return f"which the rule {rule} covers"
         return None
 
+    if changers:
+        for changer in changers:
+            found = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, changer)
+            if isinstance(found, str):
+                return found
+            if found is not None:
+                path, why = found
+                return (f"{_spelled(changer)} in the same line changes the index or HEAD it works from, "
+                        f"and {path}, {why}, is tracked or changed in the history: another version of it "
+                        f"may be written, or it may be removed")
+        return None
     if effect.moves:
         return _moved_problem(repo, guarded, words)
     if effect.removes:
@@ -380,7 +472,10 @@ def worktree_problem(words: Sequence[Word], cwd: str, scope: PathScope | None = 
             return "git's index cannot be read, so whether this overwrites a protected path is unknown"
         entries, index_time = stamps
         for path, stamp in entries.items():
-            if _changed(os.path.join(top, path), stamp, index_time):
+            full = os.path.join(top, path)
+            if effect.missing and not os.path.lexists(full):
+                return f"it writes {path}, {guarded(path)}, back from the index"
+            if not effect.missing and _changed(full, stamp, index_time):
                 return f"it throws away the changes to {path}, {guarded(path)}"
     if effect.untracked:
         return _untracked_problem(top, repo, covered, guarded)
@@ -421,6 +516,11 @@ def _guarded_path(
             return path, why
     unreached = unreached_object(words, history)
     return None if unreached is None else f"{unreached}, so the files it brings are unknown"
+
+
+def _spelled(words: Sequence[Word]) -> str:
+    text = " ".join(w.text for w in words)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _limited_to_cwd(words: Sequence[Word]) -> bool:
@@ -497,4 +597,4 @@ def _untracked_problem(
     return None
 
 
-__all__ = ["protected_name", "worktree_effect", "worktree_problem"]
+__all__ = ["changes_basis", "protected_name", "worktree_effect", "worktree_problem", "writes_worktree"]

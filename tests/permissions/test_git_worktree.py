@@ -361,3 +361,82 @@ async def test_a_fetch_after_the_listing_lists_again(tmp_path):
     assert verdict_name(await decide_bash(ctx, "git merge main")) == "allow"  # listed: nothing protected
     git(project, "fetch", "-q", "../other", "main")
     assert verdict_name(await decide_bash(ctx, "git merge FETCH_HEAD")) == "ask"
+
+
+# Session 50: each of these ran in bypassPermissions and wrote branch evil's settings file.  The
+# first command changes the index or HEAD and leaves the files alone; the second writes (or
+# removes) files from the index or HEAD and, checked against the index as it was, found nothing.
+BASIS_LINES = ["git reset evil && git checkout -- .", "git reset evil && git restore .",
+               "git reset --soft evil && git reset --hard", "git read-tree evil && git checkout-index -a",
+               "git read-tree evil && git checkout-index -a -f", "git update-ref refs/heads/main evil && git reset --hard",
+               "git symbolic-ref HEAD refs/heads/evil && git reset --hard",
+               "git replace HEAD evil && git reset --hard", "git reset -q evil; git stash"]
+# a new branch at another revision checks that revision's files out (--orphan too)
+NEW_BRANCHES = ["git checkout -b x evil", "git checkout -B x evil", "git checkout -bx evil",
+                "git checkout --orphan x evil", "git checkout --orphan=x evil", "git checkout -fb x evil"]
+
+
+@pytest.mark.parametrize("command", BASIS_LINES + NEW_BRANCHES)
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+async def test_a_line_that_moves_the_index_or_head_first_asks(tmp_path, command, mode):
+    project = _branched(tmp_path, settings_on_main=False)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode=mode)
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", BASIS_LINES + NEW_BRANCHES)
+def test_real_git_writes_the_settings_of_evil_that_way(tmp_path, command):
+    project = _branched(tmp_path, settings_on_main=False)
+    subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert '"Bash"' in (project / ".claude" / "settings.json").read_text(), command
+
+
+@pytest.mark.parametrize("command", ["git checkout -- . && git reset evil", "git stash; git read-tree evil",
+                                     "git read-tree plain && git checkout-index -a"])
+async def test_the_pairing_does_not_depend_on_the_order_or_the_revision(tmp_path, command):
+    """A loop may run the second command before the first, and plain's tree holds no settings
+    file but the listed history does: the pair asks wherever a protected path is in the history."""
+    project = _branched(tmp_path, settings_on_main=False)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", ["git reset HEAD~1 && git checkout -- .", "git reset --soft HEAD~1 && git reset --hard",
+                                     "git checkout -b x", "git checkout -b x HEAD", "git checkout -fb x",
+                                     "git read-tree HEAD && git checkout-index -a", "git reset -q && git status"])
+async def test_such_lines_run_where_no_protected_path_is_in_the_history(tmp_path, command):
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    git(project, "init", "-q", "-b", "main")
+    for n in (1, 2):
+        (project / "src" / "app.py").write_text(f"print({n})\n")
+        git(project, "add", "-A")
+        git(project, "commit", "-q", "-m", str(n))
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+async def test_checkout_index_without_force_writes_only_missing_files(tmp_path):
+    """Without -f, checkout-index leaves a changed settings file alone (allowed) but writes a
+    deleted one back from the index (asks), as real git does."""
+    project = _repo(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    _dirty(project)
+    assert verdict_name(await decide_bash(ctx, "git checkout-index -a")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "git checkout-index -a -f")) == "ask"
+    subprocess.run(["git", "checkout-index", "-a"], cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert (project / ".claude" / "settings.json").read_text() == EDITED
+    (project / ".claude" / "settings.json").unlink()
+    assert verdict_name(await decide_bash(ctx, "git checkout-index -a")) == "ask"
+    assert verdict_name(await decide_bash(ctx, "git checkout-index src/app.py")) == "allow"
+    subprocess.run(["git", "checkout-index", "-a"], cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert (project / ".claude" / "settings.json").read_text() == COMMITTED
+
+
+async def test_switch_orphan_removes_the_tracked_settings(tmp_path):
+    project = _repo(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "git switch --orphan fresh")) == "ask"
+    subprocess.run(["git", "switch", "--orphan", "fresh"], cwd=project, capture_output=True, timeout=30,
+                   env=git_env(project.parent))
+    assert not (project / ".claude" / "settings.json").exists()
