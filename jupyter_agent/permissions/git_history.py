@@ -12,7 +12,9 @@ once per commit, fetch or checkout, not per command.
 What is listed: the paths every commit reachable from a ref, a reflog entry or a pseudo-ref
 (``FETCH_HEAD``, ``ORIG_HEAD``, ``MERGE_HEAD`` …) changed (``--all --reflog``; stashes and their
 untracked-files commits included), merges against their first parent (a file only an evil merge
-added), root commits in full; and the ids of those commits.  Objects none of them reaches (an
+added), root commits in full; the ids of those commits; and the id of each file in HEAD's tree
+(``git reset --hard`` and ``git stash`` also throw away staged changes: ``git_worktree`` compares
+the index with it).  Objects none of them reaches (an
 unstaged blob, a dropped stash, a commit fetched with ``--no-write-fetch-head``) are not
 listed: ``git_objects`` makes a command that names one by id ask.  A listing that fails or takes longer
 than ``HISTORY_TIMEOUT`` counts as unknown, and the commands that would print history ask (fail
@@ -29,7 +31,7 @@ import re
 import subprocess
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.child_process import run_child
 from .paths import open_regular, open_regular_text
@@ -121,10 +123,13 @@ def _tree_stamps(top: str) -> Iterable[object]:
 
 @dataclass(frozen=True)
 class History:
-    """What a listing found: the paths the history holds, and every commit it reaches."""
+    """What a listing found: the paths the history holds, every commit it reaches, and the
+    object id of each file in HEAD's tree (empty when HEAD names no commit or could not be
+    listed: then every tracked file counts as staged differently)."""
 
     paths: tuple[str, ...]
     commits: tuple[str, ...]  # full ids, sorted
+    head: dict[str, str] = field(default_factory=dict)
 
     def reaches(self, name: str) -> bool:
         """Is the hex ``name`` (a full or abbreviated object id) one of the reachable commits?"""
@@ -164,18 +169,29 @@ async def list_history(repo: str, timeout: float = HISTORY_TIMEOUT) -> None:
     state = refs_state(repo)
     # --ignore-missing: a pseudo-ref whose objects were pruned since names nothing
     starts = ("--all", "--reflog", "--ignore-missing", *pseudo_ref_ids(repo))
-    names, commits = await asyncio.gather(
+    names, commits, head = await asyncio.gather(
         _git_output(repo, timeout, "log", *starts, "--format=", "--name-only", "--no-renames",
                     "--diff-merges=first-parent", "-z"),
         _git_output(repo, timeout, "rev-list", *starts),
+        _git_output(repo, timeout, "ls-tree", "-r", "-z", "--full-tree", "HEAD"),
     )
     history = None
     if names is not None and commits is not None:
         paths = tuple(sorted({n for n in names.decode("utf-8", "surrogateescape").split("\0") if n}))
-        history = History(paths, tuple(sorted(commits.decode("ascii", "replace").split())))
+        history = History(paths, tuple(sorted(commits.decode("ascii", "replace").split())), _tree_ids(head))
     if len(_LISTED) >= _MAX_REPOS:
         _LISTED.pop(next(iter(_LISTED)))
     _LISTED[repo] = (state, history)
+
+
+def _tree_ids(listing: bytes | None) -> dict[str, str]:
+    """``git ls-tree -r -z`` output (``MODE TYPE ID\tPATH\0``…) as path → id."""
+    ids: dict[str, str] = {}
+    for entry in (listing or b"").decode("utf-8", "surrogateescape").split("\0"):
+        meta, tab, path = entry.partition("\t")
+        if tab:
+            ids[path] = meta.rpartition(" ")[2]
+    return ids
 
 
 async def _git_output(repo: str, timeout: float, *args: str) -> bytes | None:

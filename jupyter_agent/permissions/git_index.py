@@ -92,11 +92,14 @@ def parse_index(data: bytes, oid_size: int = 20) -> tuple[str, ...] | None:
 Stamp = tuple[int, int, int]  # what the index recorded of a file: mtime seconds, nanoseconds, size
 
 
-def tracked_stamps(repo: str, wanted: Callable[[str], bool]) -> tuple[dict[str, Stamp], int] | None:
+def tracked_stamps(
+    repo: str, wanted: Callable[[str], bool], ids: dict[str, str] | None = None
+) -> tuple[dict[str, Stamp], int] | None:
     """For the tracked paths ``wanted`` accepts, the stat data the index recorded (git's own
     test for "changed since it was staged"), and the index file's mtime in nanoseconds (a file
     changed in the same instant may look unchanged: the caller treats that as changed).
-    ``({}, 0)`` without an index; None when it cannot be read."""
+    ``({}, 0)`` without an index; None when it cannot be read.  ``ids``, when given, gets each
+    such path's object id (hex) too."""
     index = os.path.join(repo, "index")
     try:
         with open_regular(index) as f:
@@ -108,7 +111,7 @@ def tracked_stamps(repo: str, wanted: Callable[[str], bool]) -> tuple[dict[str, 
         return None
     found: dict[str, Stamp] = {}
     try:
-        if _parse(data, _oid_size(repo), wanted, found) is None:
+        if _parse(data, _oid_size(repo), wanted, found, ids) is None:
             return None
     except (ValueError, struct.error, IndexError):
         return None
@@ -117,6 +120,7 @@ def tracked_stamps(repo: str, wanted: Callable[[str], bool]) -> tuple[dict[str, 
 
 def _parse(
     data: bytes, oid_size: int, wanted: Callable[[str], bool] | None = None, stamps: dict[str, Stamp] | None = None,
+    ids: dict[str, str] | None = None,
 ) -> tuple[str, ...] | None:
     if data[:4] != b"DIRC":
         return None
@@ -151,6 +155,8 @@ def _parse(
             seconds, nanoseconds = struct.unpack_from(">II", data, start + 8)
             (size,) = struct.unpack_from(">I", data, start + 36)
             stamps[path] = (seconds, nanoseconds, size)
+            if ids is not None:
+                ids[path] = data[start + _STAT_BYTES:start + fixed].hex()
     if pos > len(data) or _has_unsupported_extension(data, pos, len(data) - oid_size):
         return None
     return tuple(paths)

@@ -65,11 +65,13 @@ class _Effect:
     """What a git command does to the working tree: which pathspecs (None: all of it), and
     whether it discards local changes, goes to another revision, or removes untracked files."""
 
-    __slots__ = ("discards", "history", "missing", "moves", "pathspecs", "removes", "untracked")
+    __slots__ = ("discards", "head", "history", "missing", "moves", "pathspecs", "removes", "untracked")
 
     def __init__(self) -> None:
         self.discards = False
         self.missing = False  # it writes only files that are not there (checkout-index without -f)
+        # it writes HEAD's version (reset --hard, stash, checkout -f): staged changes go too
+        self.head = False
         # the command, when it deletes the tracked files it covers from the working tree (git rm;
         # git sparse-checkout set: those its patterns leave out, any of them)
         self.removes = ""
@@ -89,6 +91,7 @@ def _discarding(history: bool) -> _Effect:
     effect = _Effect()
     effect.discards = True
     effect.history = history
+    effect.head = not history
     return effect
 
 
@@ -185,6 +188,7 @@ def _reset(texts: list[str], cwd: str) -> _Effect | None:
     effect = _Effect()
     effect.discards = True
     effect.history = bool(before) and before[0] not in _HEAD
+    effect.head = not effect.history
     if after or before[1:]:
         effect.pathspecs = after or before[1:]
     return effect
@@ -205,6 +209,7 @@ def _checkout(texts: list[str], cwd: str) -> _Effect | None:
     if after or len(before) > 1:  # checkout [REV] -- PATHS, checkout REV PATHS
         revision = before[0] if before and (after or len(before) > 1) else None
         effect.history = revision is not None and revision not in _HEAD
+        effect.head = revision is not None and revision in _HEAD
         effect.pathspecs = after or before[1:]
         return effect
     if before and (before[0] == "." or os.path.lexists(os.path.join(cwd, before[0]))):
@@ -212,6 +217,7 @@ def _checkout(texts: list[str], cwd: str) -> _Effect | None:
         return effect
     if force:  # checkout -f [BRANCH]: discards every local change
         effect.history = bool(before) and before[0] not in _HEAD
+        effect.head = not effect.history
         return effect
     if _has(options, letters="bB") and not before[1:]:
         return None  # checkout -b NEW: a new branch where HEAD is
@@ -227,10 +233,7 @@ def _switch(texts: list[str], cwd: str) -> _Effect | None:
     if not _has(options, "--force", "--discard-changes", letters="f"):
         creates = _has(options, "--create", "--force-create", letters="cC")
         return _moving() if before[creates:] else None  # switch BRANCH, switch -c NEW START
-    effect = _Effect()
-    effect.discards = True
-    effect.history = bool(before)
-    return effect
+    return _discarding(history=bool(before))
 
 
 def _restore(texts: list[str], cwd: str) -> _Effect | None:
@@ -242,8 +245,9 @@ def _restore(texts: list[str], cwd: str) -> _Effect | None:
     source = [o for o in options if o.startswith("-s") or (o[:3] == "--s" and "--source".startswith(o.partition("=")[0]))]
     effect.history = bool(source) and not any(o.endswith(("=HEAD", "=@")) or o in ("-sHEAD", "-s@") for o in source)
     if "-s" in options or any(o[:3] == "--s" and "=" not in o for o in source):  # the value is the next word
-        effect.history = True
+        effect.history = before[0] not in _HEAD if before else True
         before = before[1:]
+    effect.head = bool(source) and not effect.history
     effect.pathspecs = (before + after) or None
     return effect
 
@@ -258,6 +262,7 @@ def _stash(texts: list[str], cwd: str) -> _Effect | None:
     options, before, after = _split(rest)
     effect = _Effect()
     effect.discards = True
+    effect.head = True
     effect.untracked = _has(options, "--include-untracked", "--all", letters="ua")
     if action == "push" and (after or before):
         effect.pathspecs = after or before
@@ -290,10 +295,7 @@ def _read_tree(texts: list[str], cwd: str) -> _Effect | None:
     options, before, _after = _split(texts)
     if "-u" not in options:
         return None
-    effect = _Effect()
-    effect.discards = True
-    effect.history = any(b not in _HEAD for b in before)
-    return effect
+    return _discarding(history=any(b not in _HEAD for b in before))
 
 
 def _checkout_index(texts: list[str], cwd: str) -> _Effect | None:
@@ -467,7 +469,8 @@ def worktree_problem(
                     f"tracked or changed in the history: another version of it may replace the one here "
                     f"(and local changes to it are lost)")
     elif effect.discards:
-        stamps = tracked_stamps(repo, lambda p: covered(p) and guarded(p) is not None)
+        ids: dict[str, str] | None = {} if effect.head else None
+        stamps = tracked_stamps(repo, lambda p: covered(p) and guarded(p) is not None, ids)
         if stamps is None:
             return "git's index cannot be read, so whether this overwrites a protected path is unknown"
         entries, index_time = stamps
@@ -477,8 +480,27 @@ def worktree_problem(
                 return f"it writes {path}, {guarded(path)}, back from the index"
             if not effect.missing and _changed(full, stamp, index_time):
                 return f"it throws away the changes to {path}, {guarded(path)}"
+        staged = _staged_problem(repo, ids, guarded) if ids else None
+        if staged is not None:
+            return staged
     if effect.untracked:
         return _untracked_problem(top, repo, covered, guarded)
+    return None
+
+
+def _staged_problem(repo: str, ids: dict[str, str], guarded: Callable[[str], str | None]) -> str | None:
+    """Writing HEAD's version (``reset --hard``, ``stash``, ``checkout -f``) also throws away
+    what was staged: a guarded path whose index entry is not HEAD's (``git add`` of an edited
+    ``.claude/settings.json``; the file then matches the index) asks.  HEAD's ids come with the
+    history listing."""
+    history = listed_history(repo)
+    if history is UNLISTED:
+        return f"git's history in {repo} has not been listed yet"
+    if not isinstance(history, History):
+        return f"git's history in {repo} could not be listed, so whether staged changes are lost is unknown"
+    for path, oid in ids.items():
+        if history.head.get(path) != oid:
+            return f"it throws away the staged changes to {path}, {guarded(path)}"
     return None
 
 

@@ -440,3 +440,52 @@ async def test_switch_orphan_removes_the_tracked_settings(tmp_path):
     subprocess.run(["git", "switch", "--orphan", "fresh"], cwd=project, capture_output=True, timeout=30,
                    env=git_env(project.parent))
     assert not (project / ".claude" / "settings.json").exists()
+
+
+# Session 50: with an edit of .claude/settings.json staged (`git add`), the file matched the
+# index, so these looked harmless and ran in bypassPermissions; they write HEAD's version and
+# the staged deny rule was gone.
+TO_HEAD = ["git reset --hard", "git reset --hard HEAD", "git stash", "git checkout -f", "git switch -f main",
+           "git checkout HEAD -- .", "git restore --source=HEAD .", "git restore -s HEAD .",
+           "git read-tree -u -m HEAD", "git checkout -fb x"]
+FROM_INDEX = ["git checkout -- .", "git restore .", "git checkout-index -a -f"]
+
+
+def _staged(root: Path) -> Path:
+    project = _repo(root)
+    (project / ".claude" / "settings.json").write_text(EDITED)
+    os.utime(project / ".claude" / "settings.json", (1_700_000_100, 1_700_000_100))  # not racily clean
+    git(project, "add", ".claude/settings.json")
+    return project
+
+
+@pytest.mark.parametrize("command", TO_HEAD)
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+async def test_staged_protected_changes_ask_before_heads_version_is_written(tmp_path, command, mode):
+    project = _staged(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode=mode)
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", TO_HEAD)
+def test_real_git_loses_the_staged_settings(tmp_path, command):
+    project = _staged(tmp_path)
+    subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert (project / ".claude" / "settings.json").read_text() == COMMITTED, command
+
+
+@pytest.mark.parametrize("command", FROM_INDEX + ["git reset --hard -q"])
+async def test_writing_the_index_keeps_staged_changes(tmp_path, command):
+    """From the index the staged version is what is written: these run; and with nothing
+    staged, neither do the HEAD-writing ones find anything (the ids match HEAD's)."""
+    project = _staged(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    expected = "ask" if command.startswith("git reset") else "allow"
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+    git(project, "commit", "-q", "-m", "staged")
+    for line in TO_HEAD:
+        if "switch" in line:
+            continue  # a branch named: asks wherever a protected path is tracked
+        assert verdict_name(await decide_bash(ctx, line)) == "allow", line
+    subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert (project / ".claude" / "settings.json").read_text() == EDITED, command
