@@ -59,7 +59,7 @@ def staging_reason(words: Sequence[Word], cwd: str, scope: PathScope) -> str | N
                     continue
                 if not os.path.lexists(path) or not _inside(path, top):
                     continue
-                if force or not _ignored(path, top, repo, tracked):
+                if force or not ignored_by_git(path, top, repo, tracked):
                     return f"git {sub} copies {path} into the repository (git does not ignore it), which the " \
                            f"rule {text} denies reading"
     return None
@@ -146,7 +146,7 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _ignored(path: str, top: str, repo: str | None, tracked: tuple[str, ...] | None) -> bool:
+def ignored_by_git(path: str, top: str, repo: str | None, tracked: tuple[str, ...] | None) -> bool:
     """Does git ignore ``path`` (below the work tree ``top``)?  Not when it is tracked (or the
     index cannot be read); else the deepest ``.gitignore`` with a matching line decides for the
     path and for each folder above it (a folder ignored hides everything in it), then
@@ -186,4 +186,4 @@ def _spec(path: str) -> pathspec.GitIgnoreSpec | None:
         return None
 
 
-__all__ = ["staging_reason"]
+__all__ = ["ignored_by_git", "staging_reason"]

@@ -10,16 +10,20 @@ still asks before protected paths change.  So, whatever rule or mode allows the 
 - discarding changes asks when a protected path it covers (``.claude/``, ``.vscode/``,
   ``.mcp.json``, ``.pre-commit-config.yaml`` … anywhere in the tree) differs from what the index
   recorded — missing, another size or time (git's own test; a file changed in the same instant
-  as the index counts as changed) — and always for one not tracked when untracked files go too;
+  as the index counts as changed) — and for one not tracked when untracked files go too (those
+  git ignores only with ``clean -x|-X`` or ``stash -a``: ``.gitignore`` files and
+  ``info/exclude`` are read as ``git_staging`` reads them);
 - going back to another revision (``git reset --hard HEAD~1``, ``git checkout v1 -- .``,
   ``git restore --source=v1 .``, ``git checkout -f evil``) asks when a protected path it covers
   is tracked or appears in the listed history (``git_history``): its content may be older, or
   another branch's; a commit named by an id no ref reaches asks too;
-- ``git clean`` (not ``-n``) asks when it may remove a protected path that is not tracked.
+- ``git clean`` (not ``-n``) asks when it may remove a protected path that is not tracked (and,
+  without ``-x``/``-X``, not ignored; with ``-X``, ignored).
 
 Files an ``Edit`` deny or ask rule covers count as protected for all three (``git checkout .``
 would undo the changes in ``locked/`` under ``Edit(./locked/**)``, and ``git clean -fd`` delete
-the new files there; a file .gitignore keeps from ``git clean`` without ``-x`` still counts).
+the new files there), and so do files a ``Read`` deny rule covers, which it keeps from being
+written too (``git checkout evil -- .`` replaced ``.env`` with the branch's).
 
 - switching branches, merging, cherry-picking, rebasing, reverting and pulling (``git checkout
   BRANCH``, ``git switch``, ``git merge``, ``git pull`` …) bring another revision's files: they
@@ -49,6 +53,7 @@ from .compiled import PathScope, first_match
 from .git_history import UNLISTED, History, listed_history
 from .git_index import git_dir, tracked_paths, tracked_stamps
 from .git_objects import unreached_object
+from .git_staging import ignored_by_git
 from .git_words import git_global_options
 from .paths import PROTECTED_DIRS, PROTECTED_FILES
 
@@ -65,7 +70,7 @@ class _Effect:
     """What a git command does to the working tree: which pathspecs (None: all of it), and
     whether it discards local changes, goes to another revision, or removes untracked files."""
 
-    __slots__ = ("discards", "head", "history", "missing", "moves", "pathspecs", "removes", "untracked")
+    __slots__ = ("discards", "head", "history", "ignored", "missing", "moves", "pathspecs", "removes", "untracked")
 
     def __init__(self) -> None:
         self.discards = False
@@ -78,6 +83,9 @@ class _Effect:
         self.history = False
         self.moves = False  # brings another revision's files (a switch, merge, pull …)
         self.untracked = False
+        # which untracked files go: "no" (those git ignores stay: clean, stash -u), "only"
+        # (clean -X), "too" (clean -x, stash -a)
+        self.ignored = "no"
         self.pathspecs: list[str] | None = None
 
 
@@ -264,6 +272,7 @@ def _stash(texts: list[str], cwd: str) -> _Effect | None:
     effect.discards = True
     effect.head = True
     effect.untracked = _has(options, "--include-untracked", "--all", letters="ua")
+    effect.ignored = "too" if _has(options, "--all", letters="a") else "no"
     if action == "push" and (after or before):
         effect.pathspecs = after or before
     return effect
@@ -287,6 +296,7 @@ def _clean(texts: list[str], cwd: str) -> _Effect | None:
         return None
     effect = _Effect()
     effect.untracked = True
+    effect.ignored = "too" if _has(options, letters="x") else "only" if _has(options, letters="X") else "no"
     effect.pathspecs = (before + after) or None
     return effect
 
@@ -425,16 +435,21 @@ def worktree_problem(
     scopes = None if effect.pathspecs is None or None in found else [f for f in found if f is not None]
     covered = _covered(scopes, prefix if effect.pathspecs is None and _limited_to_cwd(words) else "")
     edit = scope.edit_rules if scope is not None else ()
+    read = scope.read_deny if scope is not None else ()
 
     def guarded(path: str) -> str | None:
-        """Why overwriting the tracked ``path`` matters: protected, or an Edit rule covers it."""
+        """Why overwriting the tracked ``path`` matters: protected, or an Edit rule covers it, or
+        a Read deny rule (which blocks writing too: ``git checkout evil -- .`` replaced ``.env``)."""
         if protected_name(path):
             return "a protected path"
-        if edit:
+        if edit or read:
             full = os.path.join(top, path)
-            rule = first_match(edit, full, full)
+            rule = first_match(edit, full, full) if edit else None
             if rule is not None:
                 return f"which the rule {rule} covers"
+            rule = first_match(read, full, full) if read else None
+            if rule is not None:
+                return f"which the rule {rule} denies reading (and so writing)"
         return None
 
     if changers:
@@ -484,7 +499,7 @@ def worktree_problem(
         if staged is not None:
             return staged
     if effect.untracked:
-        return _untracked_problem(top, repo, covered, guarded)
+        return _untracked_problem(top, repo, covered, guarded, effect.ignored)
     return None
 
 
@@ -588,16 +603,29 @@ def _changed(path: str, stamp: tuple[int, int, int], index_time: int) -> bool:
     return st.st_mtime_ns >= index_time  # racily clean: git would compare contents
 
 
+def _holds_files(folder: str) -> bool:
+    return any(files for _folder, _dirs, files in os.walk(folder))
+
+
 def _untracked_problem(
-    top: str, repo: str, covered: Callable[[str], bool], guarded: Callable[[str], str | None]
+    top: str, repo: str, covered: Callable[[str], bool], guarded: Callable[[str], str | None], ignored: str
 ) -> str | None:
     """Why removing untracked files would touch a guarded path: one in the tree (walked, up to
     20,000 files) that git does not track and that is protected or an Edit rule covers, or a
-    protected folder holding none it tracks."""
+    protected folder holding none it tracks.  ``ignored`` says which of them go: ``"no"``, those
+    git does not ignore (``.gitignore`` files and ``info/exclude``, as ``git add`` is read;
+    a file only the user's global excludes ignore counts); ``"only"``, the ignored ones;
+    ``"too"``, all."""
     paths = tracked_paths(repo)
     if paths is None:
         return "git's index cannot be read, so whether this removes a protected path is unknown"
     tracked = set(paths)
+
+    def goes(path: str) -> bool:
+        if ignored == "too":
+            return True
+        return ignored_by_git(os.path.join(top, path), top, repo, paths) is (ignored == "only")
+
     seen = 0
     for folder, dirs, files in os.walk(top):
         rel = os.path.relpath(folder, top).replace(os.sep, "/")
@@ -608,11 +636,13 @@ def _untracked_problem(
             seen += 1
             if path not in tracked and covered(path):
                 why = guarded(path)
-                if why is not None:
+                if why is not None and goes(path):
                     return f"it removes {path}, {why}, and git does not track it"
         for name in dirs:
             path = rel + name
-            if name.lower() in PROTECTED_DIRS and covered(path) and not any(t.startswith(path + "/") for t in tracked):
+            if (name.lower() in PROTECTED_DIRS and covered(path) and not any(t.startswith(path + "/") for t in tracked)
+                    and (ignored == "too" or goes(path) and not _holds_files(os.path.join(folder, name)))):
+                # (a folder with files goes only when they do: each is looked at on its own)
                 return f"it removes {path}/, a protected path git does not track"
         if seen > 20000:
             return "it may remove a protected path among more than 20,000 files (not all were looked at)"

@@ -489,3 +489,68 @@ async def test_writing_the_index_keeps_staged_changes(tmp_path, command):
         assert verdict_name(await decide_bash(ctx, line)) == "allow", line
     subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
     assert (project / ".claude" / "settings.json").read_text() == EDITED, command
+
+
+def _env_on_branch(root: Path) -> Path:
+    """`.env` is the user's own (untracked, ignored) on main; branch `evil` commits another."""
+    project = root / "proj"
+    (project / "src").mkdir(parents=True)
+    git(project, "init", "-q", "-b", "main")
+    (project / "src" / "app.py").write_text("print(1)\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "one")
+    git(project, "checkout", "-q", "-b", "evil")
+    (project / ".env").write_text("SECRET=evil\n")
+    git(project, "add", "-f", ".env")
+    git(project, "commit", "-q", "-m", "evil")
+    git(project, "checkout", "-q", "main")
+    (project / ".gitignore").write_text(".env\n")
+    (project / ".env").write_text("SECRET=mine\n")
+    return project
+
+
+# Session 50: a Read deny rule blocks writing the file too, but these replaced `.env` with the
+# branch's in bypassPermissions (git's own writes were checked against Edit rules only).
+ENV_OVERWRITES = ["git checkout evil -- .", "git reset --hard evil", "git restore --source=evil ."]
+
+
+@pytest.mark.parametrize("command", ENV_OVERWRITES)
+async def test_git_writes_over_a_read_denied_file_ask(tmp_path, command):
+    project = _env_on_branch(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+    assert verdict_name(await decide_bash(ctx, command.replace(" .", " src") if "-- ." in command else
+                                          "git checkout evil -- src")) == "allow"
+    plain = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(plain, command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", ENV_OVERWRITES)
+def test_real_git_replaces_the_users_env(tmp_path, command):
+    project = _env_on_branch(tmp_path)
+    subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+    assert (project / ".env").read_text() == "SECRET=evil\n", command
+
+
+# git clean without -x (and stash -u) leaves what .gitignore ignores; -x/-X and stash -a take it
+CLEANS = [("git clean -fd", False, True), ("git clean -fdx", True, True), ("git clean -fdX", True, False),
+          ("git stash -u", False, True), ("git stash -a", True, True)]
+
+
+@pytest.mark.parametrize(("command", "when_ignored", "when_not"), CLEANS)
+async def test_removing_untracked_files_reads_gitignore(tmp_path, command, when_ignored, when_not):
+    """`.claude/settings.local.json` (where Always allow writes) goes only as git really does it."""
+    for ignored, expected in ((True, when_ignored), (False, when_not)):
+        project = tmp_path / f"p{ignored}"
+        (project / ".claude").mkdir(parents=True)
+        git(project, "init", "-q", "-b", "main")
+        (project / ".gitignore").write_text(".claude/settings.local.json\n" if ignored else "build/\n")
+        git(project, "add", "-A")
+        git(project, "commit", "-q", "-m", "one")
+        local = project / ".claude" / "settings.local.json"
+        local.write_text("{}\n")
+        ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+        asked = verdict_name(await decide_bash(ctx, command)) == "ask"
+        assert asked is expected, (command, ignored)
+        subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
+        assert local.exists() is not expected, (command, ignored)  # git removes it exactly when asked
