@@ -36,6 +36,7 @@ from .filesystem import (
     edit_deny_below,
     edit_rule_for,
     read_deny_below,
+    read_deny_in,
     read_rule_of,
     too_broad,
     write_blocked,
@@ -469,7 +470,7 @@ def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict)
             resolved = resolved_once(source, cwd, v)
             if resolved is None or not os.path.isdir(resolved[1]):
                 continue
-            rule = read_deny_below(resolved[1], scope)
+            rule = read_deny_in(resolved[1], scope)
             if rule is not None:
                 v.sticky.append(f"{info.text} reads every file below {source}, where the rule {rule} "
                                 f"denies reading")
@@ -542,7 +543,7 @@ def _cluster_upload_check(info: CommandInfo, cwds: list[str], scope: PathScope, 
             return True
         for path in paths:
             real = os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
-            rule = read_deny_below(real, scope) if os.path.isdir(real) else read_rule_of(real, real, scope)
+            rule = read_deny_in(real, scope) if os.path.isdir(real) else read_rule_of(real, real, scope)
             if rule is not None:
                 v.sticky.append(f"{info.text} sends {path} to the cluster, where the rule {rule} denies reading")
                 return True
@@ -685,7 +686,9 @@ def program_write_check(
                 return
             # a Read deny blocks writing the file too: `rm -rf .` takes .env along (a formatter
             # rewrites only the layout of the code files it knows: formatters.py)
-            below = read_deny_below(resolved[1], scope) if scope.read_deny and program not in FORMATTERS else None
+            below = None
+            if scope.read_deny and program not in FORMATTERS:  # (what only removes or changes files there: as they are)
+                below = (read_deny_in if program in _EXISTING_ONLY else read_deny_below)(resolved[1], scope)
             if below is not None:
                 v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
                                 f"{below} denies reading (and so writing)")
@@ -695,6 +698,11 @@ def program_write_check(
                 v.sticky.append(f"{info.text} writes or removes what is below {path}, which holds {inside}")
                 return
 
+
+# recursive writers that only remove or change the files already there (no new names): a Read
+# deny rule below the folder matters only when a file it denies is there now (``read_deny_in``)
+_EXISTING_ONLY = frozenset({"rm", "rmdir", "unlink", "shred", "chmod", "chown", "chgrp", "setfacl", "chattr",
+                            "trash", "trash-put"})
 
 # what they land keeps the executable bit, or chmod sets it, or it is a program they build
 _COPY_LANDERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp", "chmod", "gcc", "g++", "cc", "c++", "clang",

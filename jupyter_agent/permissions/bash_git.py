@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from .bash_words import Word
 from .compiled import PathScope
-from .filesystem import read_deny_below
+from .filesystem import read_deny_in
 from .git_contents import reads_history, shows_contents
 from .git_history import UNLISTED, History, listed_history
 from .git_index import git_dir, tracked_paths
@@ -100,7 +100,7 @@ def git_read_checks(
             if rule is not None:
                 return f"Permission to read {path} (in {word.text}) has been denied by the rule {rule}.", None
     if sub == "grep":
-        rule = read_deny_below(top, scope)
+        rule = read_deny_in(top, scope)
         if rule is not None:
             return None, f"git grep searches {top}, where the rule {rule} denies reading"
     if not contents:
@@ -134,7 +134,7 @@ def _walked_operands(words: Sequence[Word], folder: str, scope: PathScope) -> st
         except BadPath:
             continue  # reported as a read of the argument itself
         if os.path.isdir(real):
-            rule = read_deny_below(real, scope)
+            rule = read_deny_in(real, scope)
             if rule is not None:
                 return f"git diff compares the folder {value}, where the rule {rule} denies reading"
     return None

@@ -46,7 +46,14 @@ from .dotenv_loaders import LOADER_PROGRAMS as DOTENV_LOADERS
 from .dotenv_loaders import loaded_env_files, upward_copies
 from .download_guard import COMMAND_CLIENTS, DOWNLOADERS, command_client_reason, download_guard
 from .file_servers import is_file_server
-from .filesystem import SYSTEM_INFO, read_deny_below, read_rule_of, too_broad, write_blocked, write_verdict
+from .filesystem import (
+    SYSTEM_INFO,
+    read_deny_in,
+    read_rule_of,
+    too_broad,
+    write_blocked,
+    write_verdict,
+)
 from .git_contents import shows_contents
 from .git_guards import git_guards
 from .git_staging import staging_reason
@@ -386,7 +393,7 @@ def _env_dir_check(form: tuple[Word, ...], cwds: list[str], scope: PathScope, v:
         except BadPath as exc:
             v.deny = str(exc)
             return
-        rule = read_deny_below(real, scope)
+        rule = read_deny_in(real, scope)
         if rule is not None:
             v.sticky.append(f"{form[0].text} reads every file of {folder.literal} into the environment, where "
                             f"the rule {rule} denies reading")
@@ -410,7 +417,7 @@ def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Ve
         if folders is None:
             folders = memo[key] = walked_folders(info.innermost, cwd, cwd_is_real=True)
         for folder in folders:  # type: ignore[attr-defined]
-            rule = read_deny_below(folder, scope)
+            rule = read_deny_in(folder, scope)
             if rule is not None:
                 v.sticky.append(f"it searches {folder}, where the rule {rule} denies reading")
                 return

@@ -23,7 +23,7 @@ from ..core.permission_types import (
     RuleBehavior,
 )
 from .compiled import EDIT_RULES, READ_RULES, PathScope, compiled_rules
-from .hard_links import link_rule, path_link_rule
+from .hard_links import denied_links, link_rule, path_link_rule
 from .path_patterns import PathPattern
 from .path_programs import program_on_path
 from .paths import BadPath, ResolvedPath, is_within, protected_reason_of, resolve_path
@@ -86,6 +86,62 @@ def read_deny_rule_below(folder: str, context: ToolUseContext) -> str | None:
 def read_deny_below(folder: str, scope: PathScope) -> str | None:
     """A Read deny rule that may match some file below ``folder`` (``grep -r``, ``tar cf - .``)."""
     return _deny_below(scope.read_deny, folder)
+
+
+FOLDER_LOOK = 5_000  # entries ``read_deny_in`` looks at before it counts a folder as holding a denied file
+
+
+def read_deny_in(folder: str, scope: PathScope) -> str | None:
+    """For a command that reads (or removes, or changes the mode of) the files below ``folder``
+    as they are now (``grep -r``, ``tar cf - src``, ``cp -r src``, ``rm -rf build``): the Read
+    deny rule of a file there — not one that merely may match, as ``read_deny_below`` answers
+    (``Read(**/.env)`` may match below every folder).  The folder is looked at, up to
+    ``FOLDER_LOOK`` entries: a denied file, a hard link to one, or a symbolic link to one (or to a
+    folder where one may be) counts.  A folder that is not there yet (made earlier in the line),
+    one that cannot be read, or one with more entries gives the rule that may match: fail closed."""
+    rule = read_deny_below(folder, scope)
+    if rule is None:
+        return None
+    if os.path.islink(folder) or not os.path.isdir(folder):
+        return rule
+    linked: list[os.stat_result] = []
+    budget = FOLDER_LOOK
+    stack = [folder]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    budget -= 1
+                    if budget < 0:
+                        return rule
+                    path = entry.path
+                    found = scope.read_denied(path, path)
+                    if found is None and entry.is_symlink():
+                        found = _link_denied(path, scope)
+                    elif found is None and entry.is_dir(follow_symlinks=False):
+                        stack.append(path)
+                    elif found is None:
+                        st = entry.stat(follow_symlinks=False)
+                        if st.st_nlink > 1:
+                            linked.append(st)
+                    if found is not None:
+                        return found
+        except OSError:
+            return rule
+    if linked:
+        found_links = denied_links(linked, scope)
+        if found_links:
+            return next(iter(found_links.values()))
+    return None
+
+
+def _link_denied(path: str, scope: PathScope) -> str | None:
+    """A symbolic link found in a folder: the rule of the file it leads to, or one that may
+    match below the folder it leads to."""
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        return read_deny_below(real, scope)
+    return read_rule_of(real, real, scope)
 
 
 def edit_deny_below(folder: str, scope: PathScope) -> str | None:

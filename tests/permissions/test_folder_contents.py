@@ -1,0 +1,100 @@
+"""A Read deny rule that is a pattern (``Read(**/.env)``, ``Read(./secrets/**)``) may match below
+every folder, so ``grep -rn TODO src``, ``tar czf out.tgz src``, ``cp -r src dst`` and
+``rm -rf build`` asked even where no such file was: with ``Bash(grep:*)`` allowed, every recursive
+search asked.  Commands that read (or remove, or change the mode of) the files below a folder as
+they are now ask only when a denied file is there — or a hard link to one, or a symbolic link to
+one or to a folder that may hold one — looked for in up to ``FOLDER_LOOK`` entries
+(``filesystem.read_deny_in``).  A folder not there yet, or with more entries, still asks.  A file
+server keeps serving what appears later, and a copy or an extraction into a folder makes new
+names, so those keep asking whenever the rule may match.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from jupyter_agent.permissions import filesystem
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+ALLOW = ("Bash(grep:*)", "Bash(rg:*)", "Bash(rm:*)", "Bash(tar:*)", "Bash(cp:*)", "Bash(chmod:*)", "Bash(zip:*)",
+         "Bash(diff:*)")
+READS = ["grep -rn TODO src", "rg TODO src", "tar czf out.tgz src", "zip -qr out.zip src",
+         "rm -rf src", "chmod -R go-w src", "diff -r src other"]
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "proj"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "app.py").write_text("# TODO\n")
+    (root / "other").mkdir()
+    (root / ".env").write_text("SECRET=1\n")
+    return root
+
+
+def _ctx(project, deny=("Read(**/.env)",)):
+    return make_ctx(project, allow=ALLOW, deny=deny)
+
+
+@pytest.mark.parametrize("command", READS)
+@pytest.mark.parametrize("rule", ["Read(**/.env)", "Read(./src/**/.env)", "Read(**/*.key)"])
+async def test_a_folder_without_a_denied_file_runs(project, command, rule):
+    assert verdict_name(await decide_bash(_ctx(project, (rule,)), command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", READS)
+@pytest.mark.parametrize("plant", ["file", "symlink", "hard link", "symlinked folder"])
+async def test_a_denied_file_there_asks(project, command, plant):
+    pkg = project / "src" / "pkg"
+    if plant == "file":
+        (pkg / ".env").write_text("SECRET=2\n")
+    elif plant == "symlink":
+        (pkg / "settings").symlink_to(project / ".env")
+    elif plant == "hard link":
+        os.link(project / ".env", pkg / "settings")
+    else:
+        (pkg / "up").symlink_to(project)  # a folder where the rule may match
+    assert verdict_name(await decide_bash(_ctx(project), command)) == "ask", (command, plant)
+
+
+async def test_more_entries_than_it_looks_at_asks(project, monkeypatch):
+    monkeypatch.setattr(filesystem, "FOLDER_LOOK", 2)
+    for n in range(3):
+        (project / "src" / f"m{n}.py").write_text("x\n")
+    assert verdict_name(await decide_bash(_ctx(project), "grep -rn TODO src")) == "ask"
+    monkeypatch.setattr(filesystem, "FOLDER_LOOK", 100)
+    assert verdict_name(await decide_bash(_ctx(project), "grep -rn TODO src")) == "allow"
+
+
+@pytest.mark.parametrize("command", ["grep -rn TODO .", "rm -rf .", "tar czf /tmp/x.tgz ."])
+async def test_the_folder_holding_the_file_asks(project, command):
+    assert verdict_name(await decide_bash(_ctx(project), command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", ["mkdir new && grep -rn TODO new", "python -m http.server -d src",
+                                     "tar xzf /tmp/a.tgz -C src", "cp -r /tmp/x/. src",
+                                     "cp -r src copy"])
+async def test_what_may_be_there_by_run_time_still_asks(project, command):
+    """A folder made earlier in the line, a server (it serves what appears later), and copies or
+    extractions into the folder (they make new names) keep the rule-pattern answer."""
+    ctx = make_ctx(project, allow=(*ALLOW, "Bash(mkdir:*)", "Bash(python:*)"), deny=("Read(**/.env)",))
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+
+
+@pytest.mark.skipif(shutil.which("grep") is None, reason="needs grep")
+def test_real_grep_prints_the_secret_through_a_hard_link_and_a_followed_symlink(project):
+    """Ground truth for the asks above: grep -r reads a hard link's content, grep -R follows links."""
+    os.link(project / ".env", project / "src" / "pkg" / "settings")
+    (project / "src" / "pkg" / "up").symlink_to(project)
+    done = subprocess.run(["grep", "-r", "SECRET", "src"], cwd=project, capture_output=True, text=True)
+    assert "SECRET=1" in done.stdout
+    (project / "src" / "pkg" / "settings").unlink()
+    assert "SECRET=1" not in subprocess.run(["grep", "-r", "SECRET", "src"], cwd=project, capture_output=True,
+                                            text=True).stdout
+    assert "SECRET=1" in subprocess.run(["grep", "-R", "SECRET", "src"], cwd=project, capture_output=True,
+                                        text=True).stdout
