@@ -465,9 +465,18 @@ def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict)
         return
     if info.innermost[0].literal in ("sky", "ray") and _cluster_upload_check(info, cwds, scope, v):
         return
+    links = info.innermost[0].literal == "ln"
     for source in copied_sources(info.innermost):
         for cwd in cwds:
             resolved = resolved_once(source, cwd, v)
+            if resolved is not None and links and not os.path.isdir(resolved[1]):
+                # a denied file's other name: `ln -s ../.env src/x && grep -R KEY src` (the link
+                # was not there when the folder was looked at)
+                rule = read_rule_of(resolved[0], resolved[1], scope)
+                if rule is not None:
+                    v.sticky.append(f"{info.text} gives {source}, which the rule {rule} denies reading, "
+                                    f"another name")
+                    return
             if resolved is None or not os.path.isdir(resolved[1]):
                 continue
             rule = read_deny_in(resolved[1], scope)

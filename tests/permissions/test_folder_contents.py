@@ -98,3 +98,21 @@ def test_real_grep_prints_the_secret_through_a_hard_link_and_a_followed_symlink(
                                             text=True).stdout
     assert "SECRET=1" in subprocess.run(["grep", "-R", "SECRET", "src"], cwd=project, capture_output=True,
                                         text=True).stdout
+
+
+@pytest.mark.parametrize("command", ["ln -s ../.env src/x && grep -R SECRET src", "ln -sr .env src/x; grep -R S src",
+                                     "ln -st src ../.env; rg -L S src", "cd src && ln -s ../.env x && grep -R S ."])
+@pytest.mark.parametrize("rule", ["Read(**/.env)", "Read(./.env)"])
+async def test_a_link_to_a_denied_file_made_in_the_line_asks(project, command, rule):
+    """The folder is looked at when the line is decided, before the link exists: giving a denied
+    file another name asks (a hard link, `ln .env x`, already did)."""
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=(rule,))
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+    if not command.startswith("cd "):  # (a cd that fails leaves grep -R . in the project, which holds .env)
+        assert verdict_name(await decide_bash(ctx, command.replace(".env", "notes.txt"))) == "allow"
+
+
+def test_real_grep_follows_the_link_made_before_it(project):
+    done = subprocess.run(["bash", "-c", "ln -s ../.env src/x && grep -R SECRET src"], cwd=project,
+                          capture_output=True, text=True)
+    assert "SECRET=1" in done.stdout
