@@ -21,6 +21,7 @@ from .bash_copies import CONTAINER_PROGRAMS, copied_sources, listed_sources
 from .bash_option_writes import NEW_NAME, writes_by_option
 from .bash_patterns import embedded_paths, expanded
 from .bash_readonly import option_values
+from .bash_recursive import follows_links
 from .bash_runners import SEDS
 from .bash_sed import sed_script
 from .bash_stdin import StdinSources
@@ -479,7 +480,7 @@ def copy_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict)
                     return
             if resolved is None or not os.path.isdir(resolved[1]):
                 continue
-            rule = read_deny_in(resolved[1], scope)
+            rule = read_deny_in(resolved[1], scope, follows_links(info.innermost))
             if rule is not None:
                 v.sticky.append(f"{info.text} reads every file below {source}, where the rule {rule} "
                                 f"denies reading")
@@ -552,7 +553,7 @@ def _cluster_upload_check(info: CommandInfo, cwds: list[str], scope: PathScope, 
             return True
         for path in paths:
             real = os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
-            rule = read_deny_in(real, scope) if os.path.isdir(real) else read_rule_of(real, real, scope)
+            rule = read_deny_in(real, scope, links=True) if os.path.isdir(real) else read_rule_of(real, real, scope)
             if rule is not None:
                 v.sticky.append(f"{info.text} sends {path} to the cluster, where the rule {rule} denies reading")
                 return True

@@ -134,7 +134,7 @@ def _walked_operands(words: Sequence[Word], folder: str, scope: PathScope) -> st
         except BadPath:
             continue  # reported as a read of the argument itself
         if os.path.isdir(real):
-            rule = read_deny_in(real, scope)
+            rule = read_deny_in(real, scope, links=True)  # (diff follows links)
             if rule is not None:
                 return f"git diff compares the folder {value}, where the rule {rule} denies reading"
     return None

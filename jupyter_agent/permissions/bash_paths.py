@@ -34,7 +34,7 @@ from .bash_git import git_read_checks
 from .bash_option_writes import NEW_NAME, writes_by_option
 from .bash_patterns import expanded
 from .bash_readonly import ReadOnlyCheck, check_read_only, option_arguments
-from .bash_recursive import RECURSIVE_PROGRAMS, walked_folders
+from .bash_recursive import RECURSIVE_PROGRAMS, follows_links, walked_folders
 from .bash_rules import form_text
 from .bash_runners import PYTHONS, RUNNER_PROGRAMS
 from .bash_verdict import Verdict, new_memo, resolved_once
@@ -393,7 +393,7 @@ def _env_dir_check(form: tuple[Word, ...], cwds: list[str], scope: PathScope, v:
         except BadPath as exc:
             v.deny = str(exc)
             return
-        rule = read_deny_in(real, scope)
+        rule = read_deny_in(real, scope, links=True)  # (it opens each file: a link leads on)
         if rule is not None:
             v.sticky.append(f"{form[0].text} reads every file of {folder.literal} into the environment, where "
                             f"the rule {rule} denies reading")
@@ -417,7 +417,7 @@ def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Ve
         if folders is None:
             folders = memo[key] = walked_folders(info.innermost, cwd, cwd_is_real=True)
         for folder in folders:  # type: ignore[attr-defined]
-            rule = read_deny_in(folder, scope)
+            rule = read_deny_in(folder, scope, follows_links(info.innermost))
             if rule is not None:
                 v.sticky.append(f"it searches {folder}, where the rule {rule} denies reading")
                 return

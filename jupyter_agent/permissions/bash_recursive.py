@@ -115,3 +115,41 @@ def _short_recurses(cluster: str, flags: Sequence[str], following: str | None) -
         if letter == "d":
             return (cluster[j + 1:] or following) not in _NOT_WALKING
     return False
+
+
+# Programs that walk folders without following the symbolic links they meet, unless given one
+# of these flags (short letters, long options); a link in the folder then leads them anywhere
+# (`grep -R KEY src` read `.env` through `src/x -> ../.env`).
+_FOLLOW_FLAGS: dict[str, tuple[str, tuple[str, ...]]] = {
+    **dict.fromkeys(("grep", "egrep", "fgrep", "ugrep", "ug"), ("R", ("--dereference-recursive",))),
+    "rg": ("L", ("--follow",)), "ag": ("f", ("--follow",)), "ack": ("", ("--follow",)),
+    "ack-grep": ("", ("--follow",)), "pt": ("", ("--follow",)),
+    **dict.fromkeys(("tar", "gtar", "bsdtar"), ("hL", ("--dereference",))),  # (bsdtar -L, -h)
+    "cp": ("L", ("--dereference",)), "rsync": ("Lk", ("--copy-links", "--copy-unsafe-links", "--copy-dirlinks")),
+    **dict.fromkeys(("rm", "rmdir", "chmod", "chown", "chgrp", "shred", "git"), ("", ())),
+}
+# ... and programs that follow them unless told not to
+_FOLLOW_UNLESS: dict[str, tuple[str, tuple[str, ...]]] = {"zip": ("y", ("--symlinks",))}
+
+
+def follows_links(words: Sequence[Word]) -> bool:
+    """Does the command follow symbolic links it meets below the folders it reads?  Programs
+    not listed above count as following (fail closed), as does a word only known at run time."""
+    program = words[0].literal if words else None
+    spec = _FOLLOW_FLAGS.get(program or "")
+    unless = _FOLLOW_UNLESS.get(program or "")
+    if spec is None and unless is None:
+        return True
+    letters, longs = spec if spec is not None else unless  # type: ignore[misc]
+    given = False
+    for i, word in enumerate(words[1:]):
+        text = word.literal
+        if text is None:
+            return True
+        if text == "--":
+            break
+        if text[:2] == "--":
+            given = given or any(long.startswith(text.partition("=")[0]) for long in longs if len(text) > 3)
+        elif text[:1] == "-" or (i == 0 and program in ("tar", "gtar", "bsdtar")):  # tar chf: a cluster
+            given = given or any(c in text.lstrip("-") for c in letters)
+    return given if spec is not None else not given

@@ -91,57 +91,62 @@ def read_deny_below(folder: str, scope: PathScope) -> str | None:
 FOLDER_LOOK = 5_000  # entries ``read_deny_in`` looks at before it counts a folder as holding a denied file
 
 
-def read_deny_in(folder: str, scope: PathScope) -> str | None:
+def read_deny_in(folder: str, scope: PathScope, links: bool = False) -> str | None:
     """For a command that reads (or removes, or changes the mode of) the files below ``folder``
     as they are now (``grep -r``, ``tar cf - src``, ``cp -r src``, ``rm -rf build``): the Read
     deny rule of a file there — not one that merely may match, as ``read_deny_below`` answers
     (``Read(**/.env)`` may match below every folder).  The folder is looked at, up to
-    ``FOLDER_LOOK`` entries: a denied file, a hard link to one, or a symbolic link to one (or to a
-    folder where one may be) counts.  A folder that is not there yet (made earlier in the line),
-    one that cannot be read, or one with more entries gives the rule that may match: fail closed."""
+    ``FOLDER_LOOK`` entries: a denied file or a hard link to one counts.  With ``links`` (the
+    command follows symbolic links: ``grep -R``, ``zip -r``, ``tar -h``), a link to a denied
+    file counts too, and a link to a folder is followed — whatever the rules' patterns, since a
+    link in ``src`` may lead to ``.env``.  A folder that is not there yet (made earlier in the
+    line), one that cannot be read, or one with more entries gives a rule: fail closed."""
     rule = read_deny_below(folder, scope)
-    if rule is None:
+    if rule is None and not (links and scope.read_deny):
         return None
+    fallback = rule if rule is not None else scope.read_deny[0][0]
     if os.path.islink(folder) or not os.path.isdir(folder):
-        return rule
+        return fallback
     linked: list[os.stat_result] = []
     budget = FOLDER_LOOK
     stack = [folder]
+    seen = {folder}
     while stack:
         try:
             with os.scandir(stack.pop()) as entries:
                 for entry in entries:
                     budget -= 1
                     if budget < 0:
-                        return rule
+                        return fallback
                     path = entry.path
                     found = scope.read_denied(path, path)
-                    if found is None and entry.is_symlink():
-                        found = _link_denied(path, scope)
-                    elif found is None and entry.is_dir(follow_symlinks=False):
+                    if found is not None:
+                        return found
+                    if entry.is_symlink():
+                        if not links:
+                            continue  # (not followed: the link itself is read or removed)
+                        real = os.path.realpath(path)
+                        if os.path.isdir(real):
+                            if real not in seen:
+                                seen.add(real)
+                                stack.append(real)
+                            continue
+                        found = read_rule_of(real, real, scope)
+                        if found is not None:
+                            return found
+                    elif entry.is_dir(follow_symlinks=False):
                         stack.append(path)
-                    elif found is None:
+                    elif rule is not None:  # (another name of a denied file: only where one may be)
                         st = entry.stat(follow_symlinks=False)
                         if st.st_nlink > 1:
                             linked.append(st)
-                    if found is not None:
-                        return found
         except OSError:
-            return rule
+            return fallback
     if linked:
         found_links = denied_links(linked, scope)
         if found_links:
             return next(iter(found_links.values()))
     return None
-
-
-def _link_denied(path: str, scope: PathScope) -> str | None:
-    """A symbolic link found in a folder: the rule of the file it leads to, or one that may
-    match below the folder it leads to."""
-    real = os.path.realpath(path)
-    if os.path.isdir(real):
-        return read_deny_below(real, scope)
-    return read_rule_of(real, real, scope)
 
 
 def edit_deny_below(folder: str, scope: PathScope) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import zipfile
 
 import pytest
 
@@ -24,7 +25,10 @@ from tests.permissions.tools import decide_bash, make_ctx
 ALLOW = ("Bash(grep:*)", "Bash(rg:*)", "Bash(rm:*)", "Bash(tar:*)", "Bash(cp:*)", "Bash(chmod:*)", "Bash(zip:*)",
          "Bash(diff:*)")
 READS = ["grep -rn TODO src", "rg TODO src", "tar czf out.tgz src", "zip -qr out.zip src",
-         "rm -rf src", "chmod -R go-w src", "diff -r src other"]
+         "rm -rf src", "chmod -R go-w src", "diff -r src other", "grep -Rn TODO src", "rg -L TODO src",
+         "tar czhf out.tgz src"]
+# those that follow the symbolic links they meet (zip and diff by default)
+FOLLOWING = {"zip -qr out.zip src", "diff -r src other", "grep -Rn TODO src", "rg -L TODO src", "tar czhf out.tgz src"}
 
 
 @pytest.fixture
@@ -48,8 +52,12 @@ async def test_a_folder_without_a_denied_file_runs(project, command, rule):
 
 
 @pytest.mark.parametrize("command", READS)
-@pytest.mark.parametrize("plant", ["file", "symlink", "hard link", "symlinked folder"])
+@pytest.mark.parametrize("plant", ["file", "hard link", "symlink", "symlinked folder"])
 async def test_a_denied_file_there_asks(project, command, plant):
+    """A denied file or a hard link to one asks for all; a symbolic link to one (or to a folder
+    holding one) only for a command that follows links — whatever the rule's pattern: under
+    `Read(./.env)`, which cannot match below src, `grep -R KEY src` printed `.env` through
+    `src/pkg/settings -> .env`."""
     pkg = project / "src" / "pkg"
     if plant == "file":
         (pkg / ".env").write_text("SECRET=2\n")
@@ -58,8 +66,12 @@ async def test_a_denied_file_there_asks(project, command, plant):
     elif plant == "hard link":
         os.link(project / ".env", pkg / "settings")
     else:
-        (pkg / "up").symlink_to(project)  # a folder where the rule may match
-    assert verdict_name(await decide_bash(_ctx(project), command)) == "ask", (command, plant)
+        (pkg / "up").symlink_to(project)
+    asks = plant in ("file", "hard link") or command in FOLLOWING
+    assert (verdict_name(await decide_bash(_ctx(project), command)) == "ask") is asks, (command, plant)
+    if plant in ("symlink", "symlinked folder"):
+        concrete = _ctx(project, ("Read(./.env)",))
+        assert (verdict_name(await decide_bash(concrete, command)) == "ask") is asks, (command, plant, "./.env")
 
 
 async def test_more_entries_than_it_looks_at_asks(project, monkeypatch):
@@ -86,18 +98,24 @@ async def test_what_may_be_there_by_run_time_still_asks(project, command):
     assert verdict_name(await decide_bash(ctx, command)) == "ask", command
 
 
-@pytest.mark.skipif(shutil.which("grep") is None, reason="needs grep")
-def test_real_grep_prints_the_secret_through_a_hard_link_and_a_followed_symlink(project):
-    """Ground truth for the asks above: grep -r reads a hard link's content, grep -R follows links."""
+@pytest.mark.skipif(shutil.which("grep") is None or shutil.which("zip") is None, reason="needs grep and zip")
+def test_real_programs_read_the_secret_through_links(project, tmp_path):
+    """Ground truth for the asks above: grep -r reads a hard link's content; grep -R and zip -r
+    follow a symbolic link; grep -r and zip -ry do not."""
+    def grep(flag):
+        return subprocess.run(["grep", flag, "SECRET", "src"], cwd=project, capture_output=True, text=True).stdout
+
     os.link(project / ".env", project / "src" / "pkg" / "settings")
-    (project / "src" / "pkg" / "up").symlink_to(project)
-    done = subprocess.run(["grep", "-r", "SECRET", "src"], cwd=project, capture_output=True, text=True)
-    assert "SECRET=1" in done.stdout
+    assert "SECRET=1" in grep("-r")
     (project / "src" / "pkg" / "settings").unlink()
-    assert "SECRET=1" not in subprocess.run(["grep", "-r", "SECRET", "src"], cwd=project, capture_output=True,
-                                            text=True).stdout
-    assert "SECRET=1" in subprocess.run(["grep", "-R", "SECRET", "src"], cwd=project, capture_output=True,
-                                        text=True).stdout
+    (project / "src" / "pkg" / "settings").symlink_to(project / ".env")
+    assert "SECRET=1" not in grep("-r")
+    assert "SECRET=1" in grep("-R")
+    for flags, stored in (("-qr", True), ("-qry", False)):
+        out = tmp_path / f"o{flags}.zip"
+        subprocess.run(["zip", flags, str(out), "src"], cwd=project, check=True)
+        with zipfile.ZipFile(out) as archive:
+            assert (b"SECRET=1" in archive.read("src/pkg/settings")) is stored, flags
 
 
 @pytest.mark.parametrize("command", ["ln -s ../.env src/x && grep -R SECRET src", "ln -sr .env src/x; grep -R S src",
