@@ -54,7 +54,9 @@ LOADERS: dict[str, _Loader] = {
     "deno": _Loader((), frozenset({"--env-file", "--env"}), optional=frozenset({"--env-file", "--env"})),
     "heroku": _Loader((".env",), frozenset({"-e", "--env"}), loads=frozenset({"local"})),
 }
-LOADER_PROGRAMS = frozenset(LOADERS) | {"python", "python3"}
+_NODES = frozenset({"node", "nodejs", "ts-node", "tsx"})  # node -r dotenv/config x.js: ./.env, preloaded
+_PRELOADS = frozenset({"-r", "--require", "--import"})
+LOADER_PROGRAMS = frozenset(LOADERS) | {"python", "python3"} | _NODES
 
 
 def loaded_env_files(words: Sequence[Word]) -> tuple[list[Word], bool] | None:
@@ -66,6 +68,8 @@ def loaded_env_files(words: Sequence[Word]) -> tuple[list[Word], bool] | None:
         if len(words) < 3 or words[1].literal != "-m" or words[2].literal != "dotenv":
             return None
         program, words = "dotenv", words[2:]
+    if program in _NODES:
+        return _preloaded(words[1:])
     loader = LOADERS.get(program or "")
     if loader is None:
         return None
@@ -103,6 +107,23 @@ def loaded_env_files(words: Sequence[Word]) -> tuple[list[Word], bool] | None:
     if not files:
         return None
     return files, sub in loader.prints
+
+
+def _preloaded(args: Sequence[Word]) -> tuple[list[Word], bool] | None:
+    """``node -r dotenv/config`` (``--require``, ``--import``, ``-r=``) loads ``./.env`` before the
+    script runs (its ``dotenv_config_path=F`` argument names another file, which still counts
+    as ``.env`` here: fail closed); None without such a preload."""
+    for i, word in enumerate(args):
+        text = word.literal
+        if text is None:
+            continue  # (a word only known at run time is asked about by the path checks)
+        if text[:1] != "-":
+            break  # the script: what follows is its own
+        name, equals, value = text.partition("=")
+        module = value if equals else (args[i + 1].literal if i + 1 < len(args) else None)
+        if name in _PRELOADS and module is not None and module.startswith("dotenv/config"):
+            return [make_word(".env")], False
+    return None
 
 
 def upward_copies(program: str, file: str, cwd: str, depth: int = 3) -> list[str]:

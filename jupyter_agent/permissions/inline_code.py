@@ -39,6 +39,16 @@ _LITERAL = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n])*)\1""")
 _QUOTE_OPERATOR = re.compile(r"(?:\bq[qwx]?|%[qQxwWiI])\s*"
                              r"(?:\{([^{}\n]*)\}|\(([^()\n]*)\)|\[([^\[\]\n]*)\]|<([^<>\n]*)>)")
 _MAX_LITERAL = 4096
+# Library calls that read a .env file no string of the code names: python-dotenv's load_dotenv(),
+# dotenv_values(), find_dotenv() (from the current folder, or the calling file's, upwards),
+# environs' and django-environ's read_env(), python-decouple, IPython's %dotenv, node's
+# require('dotenv').config() and 'dotenv/config', ruby's Dotenv.load and 'dotenv/load', PHP's
+# Dotenv::createImmutable(), Go's godotenv.Load(), Rust's dotenvy::dotenv().  They count as
+# naming .env here and up to three folders above (`load_dotenv(); print(os.environ)` printed it).
+_IMPLICIT_DOTENV = re.compile(
+    r"\b(?:load_dotenv|dotenv_values|find_dotenv|read_dotenv|read_env|decouple|Dotenv\.load|Dotenv::create\w*"
+    r"|godotenv\.(?:Load|Overload|Read|Exec)|dotenvy?::\w+)\b|%dotenv\b|['\"]dotenv(?:/config|/load)?['\"]")
+_DOTENV_NAMES = (".env", "../.env", "../../.env", "../../../.env")
 _COMMAND_WORDS = re.compile(r"[\s;|&<>()]+")
 _CODE_WORDS = re.compile(r"[\s;|&<>(){}\[\],'\"`=+*]+")
 
@@ -91,9 +101,9 @@ def _next(words: Sequence[Word], i: int) -> str | None:
 
 def code_literals(codes: Sequence[str], bare: bool = True, words: bool = True) -> list[str]:
     """The string literals of ``codes`` that may name a file (one line, not too long), the words
-    of those that read as command lines (not with ``words`` False), and (``bare``: an
-    interpreter's command-line code, whose language may run a command outside quotes) its
-    path-like words outside any quotes."""
+    of those that read as command lines (not with ``words`` False), (``bare``: an interpreter's
+    command-line code, whose language may run a command outside quotes) its path-like words
+    outside any quotes, and the ``.env`` files a dotenv library call reads unnamed."""
     found: list[str] = []
     for code in codes if bare else ():  # a path outside any quotes: ruby's %x(cat .env), perl's qx{cat .env}
         found.extend(w for w in _CODE_WORDS.split(code) if path_like(w) and len(w) > 2 and w not in found)
@@ -108,6 +118,8 @@ def code_literals(codes: Sequence[str], bare: bool = True, words: bool = True) -
                     if words:
                         found.extend(w for w in _COMMAND_WORDS.split(text)
                                      if w and w != text and w not in found)
+    if any(("env" in code or "decouple" in code) and _IMPLICIT_DOTENV.search(code) for code in codes):
+        found.extend(name for name in _DOTENV_NAMES if name not in found)
     return found
 
 

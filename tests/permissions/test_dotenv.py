@@ -8,6 +8,8 @@ run env`` hand them to a command that prints them.  Printing is a read of the fi
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.permissions.conftest import verdict_name
@@ -55,3 +57,50 @@ async def test_bypass_mode_still_asks_before_handing_the_values_over(world):
     ctx = make_ctx(world.project, deny=("Read(./.env)",), mode="bypassPermissions")
     assert verdict_name(await decide_bash(ctx, "pipenv run env")) == "ask"
     assert verdict_name(await decide_bash(ctx, "dotenv list")) == "deny"
+
+
+# Session 50: library calls read .env though no string of the code names it; under Read(./.env)
+# these printed it in bypassPermissions (`python -c` under Bash(*), a script, a NotebookExecute cell).
+LIBRARY_LOADS = [
+    "from dotenv import load_dotenv; load_dotenv(); import os; print(os.environ['K'])",
+    "import dotenv; print(dotenv.dotenv_values())", "import decouple; print(decouple.config('K'))",
+    "from environs import Env; env = Env(); env.read_env()", "import environ; environ.Env.read_env()",
+]
+
+
+@pytest.mark.parametrize("code", LIBRARY_LOADS)
+async def test_dotenv_library_calls_count_as_naming_the_file(world, code):
+    ctx = make_ctx(world.project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, f'python -c "{code}"')) == "ask", code
+    (world.project / "app.py").write_text(code.replace("; ", "\n") + "\n")
+    assert verdict_name(await decide_bash(ctx, "python app.py")) == "ask", code
+    (world.project / "sub").mkdir(exist_ok=True)  # found upwards from a folder below
+    assert verdict_name(await decide_bash(ctx, f'cd sub && python -c "{code}"')) == "ask", code
+    plain = make_ctx(world.project, allow=("Bash(*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(plain, f'python -c "{code}"')) == "allow", code
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("node -r dotenv/config x.js", "ask"), ("node --require=dotenv/config x.js", "ask"),
+    ("node --import dotenv/config x.mjs", "ask"), ("tsx -r dotenv/config x.ts", "ask"),
+    ("node x.js -r dotenv/config", "allow"), ("node -r ts-node/register x.js", "allow"),
+    ("node -e 'require(\"dotenv\").config({quiet: true})'", "ask"),
+])
+async def test_node_preloading_dotenv_loads_the_file(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+def test_real_python_dotenv_reads_the_file_no_string_names(world):
+    """Ground truth: load_dotenv() with no argument finds ./.env (and from a folder below)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("dotenv")
+    (world.project / ".env").write_text("K=from-dotenv\n")
+    (world.project / "sub").mkdir(exist_ok=True)
+    code = "from dotenv import load_dotenv; load_dotenv(); import os; print(os.environ.get('K'))"
+    for folder in (world.project, world.project / "sub"):
+        done = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True, text=True, timeout=60,
+                              env={k: v for k, v in os.environ.items() if k != "K"})
+        assert done.stdout.strip() == "from-dotenv", (folder, done.stderr)

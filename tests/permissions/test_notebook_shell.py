@@ -159,6 +159,10 @@ def test_cells_are_checked_in_the_folder_the_kernel_is_in(tmp_path):
 @pytest.mark.parametrize(("source", "rules", "expected"), [
     ("print(open('.env').read())", ("Read(./.env)",), "Read(./.env)"),
     ("from dotenv import load_dotenv\nload_dotenv('.env')", ("Read(./.env)",), "Read(./.env)"),
+    # session 50: these read .env though no string names it
+    ("from dotenv import load_dotenv\nload_dotenv()\nimport os\nos.environ['K']", ("Read(./.env)",), "Read(./.env)"),
+    ("%load_ext dotenv\n%dotenv", ("Read(./.env)",), "Read(./.env)"),
+    ("import decouple\ndecouple.config('K')", ("Read(./.env)",), "Read(./.env)"),
     ("Path('.git/config').write_text('[core]')", (), ".git/"),
     ("open('.claude/settings.json', 'w').write('{}')", (), ".claude/"),
     ("df.to_csv('locked/out.csv')", ("Edit(./locked/**)",), "Edit(./locked/**)"),
