@@ -49,6 +49,7 @@ from .hard_links import path_link_rule
 from .inline_code import code_literals, inline_code, is_interpreter, path_like
 from .path_programs import copied_onto_path, program_on_path
 from .paths import protected_inside, protected_reason_of
+from .python_folders import folder_calls_reason
 
 
 def protected_arguments(
@@ -151,6 +152,8 @@ def protected_arguments(
         literals = code_literals(codes)
         for cwd in cwds:
             why = code_strings_reason(literals, cwd, guarded, v, edit) if literals else None
+            if why is None and scope is not None:  # shutil.make_archive('/tmp/a', 'zip', '.')
+                why = folder_calls_reason(codes, cwd, scope)
             if why is not None:
                 v.sticky.append(f"{info.text} {why}")
                 return

@@ -187,7 +187,8 @@ READ_ROWS = [
     # python -c "open('.env')" does): its output may show the secret
     (f"{PY} direct.py", "ask"), (f"{PY} main.py", "ask"), (f"{PY} linked.py", "ask"),
     (f"{PY} -c 'import cfg'", "ask"), (f"cd sub && {PY} ../direct.py", "ask"),  # (from the script's folder too)
-    (f"{PY} calm.py", "allow"), (f"{PY} dotenv_search.py", "allow"),
+    (f"{PY} calm.py", "allow"),
+    (f"{PY} dotenv_search.py", "ask"),  # session 50: load_dotenv() reads .env unnamed (inline_code)
 ]
 
 
@@ -199,7 +200,7 @@ async def test_a_code_file_naming_a_read_denied_file_asks(world, command, expect
         "main.py": "import cfg\nprint(cfg.SECRET)\n",
         "linked.py": 'print(open("notes.txt").read())\n',  # notes.txt is another name of .env
         "calm.py": 'print(open("README.md").read())\n',
-        "dotenv_search.py": "from dotenv import load_dotenv\nload_dotenv()\n",  # (a name built at run time)
+        "dotenv_search.py": "from dotenv import load_dotenv\nload_dotenv()\n",
     })
     os.symlink(world.project / ".env", world.project / "notes.txt")
     ctx = make_ctx(world.project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")

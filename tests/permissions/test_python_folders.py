@@ -1,0 +1,99 @@
+"""Python calls that copy, archive or remove a whole folder (``python_folders.py``): in a
+NotebookExecute cell or ``python -c`` under bypassPermissions, ``shutil.make_archive('/tmp/a',
+'zip', '.')`` archived ``.env``, ``shutil.copytree('.', '/tmp/x')`` copied it and
+``shutil.rmtree('.')`` removed it and ``.git`` — no string of the code names a file.  The real
+calls are run first to show the effect."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from jupyter_agent.core.permission_types import PermissionAsk
+from jupyter_agent.permissions.notebook_shell import cells_strings_check
+from jupyter_agent.permissions.python_folders import walked_folders
+from jupyter_agent.permissions.verdicts import is_sticky
+from tests.permissions.conftest import verdict_name
+from tests.permissions.tools import decide_bash, make_ctx
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "config").write_text("[core]\n")
+    (root / ".env").write_text("SECRET=1\n")
+    (root / "data").mkdir()
+    (root / "data" / "a.csv").write_text("x,y\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.txt").write_text("o\n")
+    return root
+
+
+ASKS = [
+    "import shutil; shutil.make_archive('/tmp/jaa', 'zip', '.')",
+    "import shutil; shutil.make_archive('/tmp/jaa', 'zip')",  # the current folder
+    "import shutil; shutil.make_archive('/tmp/jaa', 'zip', root_dir=None)",
+    "import shutil; shutil.copytree('.', '/tmp/jab')",
+    "from shutil import copytree\ncopytree(src='.', dst='/tmp/jab')",
+    "from setuptools import dir_util\ndir_util.copy_tree('.', '/tmp/jac')",
+    "import shutil; shutil.rmtree('.')",
+    "import shutil; d = 'data'; shutil.copytree(d, '/tmp/jad')",  # a folder only known at run time
+    "import os, shutil\nos.chdir('..')\nshutil.make_archive('/tmp/jaa', 'zip', 'proj')",
+]
+RUNS = [
+    "import shutil; shutil.make_archive('/tmp/jaa', 'zip', 'data')",
+    "import shutil; shutil.copytree('data', '/tmp/jae')",
+    "import shutil; shutil.rmtree('build')",
+    "import shutil; shutil.copy('data/a.csv', '/tmp/x.csv')",
+]
+
+
+@pytest.mark.parametrize("code", ASKS)
+def test_a_cell_copying_archiving_or_removing_the_project_asks(project, code):
+    ctx = make_ctx(project, deny=("Read(./.env)",), mode="bypassPermissions")
+    verdict = cells_strings_check([("c1", code)], ctx, [str(project)])
+    assert isinstance(verdict, PermissionAsk) and is_sticky(verdict), code
+
+
+@pytest.mark.parametrize("code", RUNS)
+def test_a_cell_on_a_folder_without_such_files_needs_only_the_approval(project, code):
+    ctx = make_ctx(project, deny=("Read(./.env)",), mode="bypassPermissions")
+    assert cells_strings_check([("c1", code)], ctx, [str(project)]) is None, code
+
+
+@pytest.mark.parametrize("code", ASKS[:4] + ASKS[6:7])
+async def test_python_c_with_such_code_asks(project, code):
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, f'python -c "{code}"')) == "ask", code
+    assert verdict_name(await decide_bash(ctx, f'python -c "{RUNS[0]}"')) == "allow"
+
+
+async def test_rmtree_of_a_folder_holding_git_asks_without_any_rule(project):
+    ctx = make_ctx(project, allow=("Bash(*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "python -c \"import shutil; shutil.rmtree('.')\"")) == "ask"
+    assert verdict_name(await decide_bash(ctx, "python -c \"import shutil; shutil.make_archive('/tmp/a', 'zip')\"")) \
+        == "allow"  # (no Read deny rule: an archive of the project is fine)
+
+
+def test_ipython_lines_and_cell_magics_are_read_as_such():
+    assert walked_folders("%matplotlib inline\n!ls\nimport shutil\nshutil.rmtree('build')") == (("build", True),)
+    assert walked_folders("%%bash\nrmtree x") == ()
+    assert walked_folders("x = !ls\nshutil.copytree(x, 'y')") == ((None, False),)  # does not parse: unknown
+    assert walked_folders("print('no calls')") == ()
+
+
+def test_real_calls_take_the_secret_and_the_repository(project, tmp_path):
+    archive = tmp_path / "a"
+    subprocess.run([sys.executable, "-c", f"import shutil; shutil.make_archive({str(archive)!r}, 'zip')"],
+                   cwd=project, check=True)
+    with zipfile.ZipFile(f"{archive}.zip") as z:
+        assert b"SECRET=1" in z.read(".env")
+    subprocess.run([sys.executable, "-c", f"import shutil; shutil.copytree('.', {str(tmp_path / 'c')!r})"],
+                   cwd=project, check=True)
+    assert (tmp_path / "c" / ".env").read_text() == "SECRET=1\n"
+    subprocess.run([sys.executable, "-c", "import shutil; shutil.rmtree('.', ignore_errors=True)"], cwd=project)
+    assert not (project / ".git").exists() and not (project / ".env").exists()
