@@ -16,7 +16,7 @@ from .compiled import PathScope
 from .filesystem import EDIT_RULES
 from .git_config import program_setting
 from .git_discovery import planted_repository
-from .git_worktree import changes_basis, worktree_problem, writes_worktree
+from .git_worktree import brings_commits, changes_basis, worktree_problem, writes_worktree
 from .git_writes import data_writes
 from .paths import protected_reason_of
 
@@ -42,18 +42,33 @@ def _basis_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: 
     the index or HEAD (``worktree_problem``'s ``changers``), whichever comes first in the text
     (a loop runs them in either order)."""
     memo = v.memo if v.memo is not None else new_memo(v)
-    seen = memo.setdefault(("git basis",), ([], []))
-    changers, writers = seen  # type: ignore[misc]
-    if writes_worktree(words, cwds):
+    seen = memo.setdefault(("git basis",), ([], [], []))
+    changers, writers, bringers = seen  # type: ignore[misc]
+    writes = writes_worktree(words, cwds)
+    brings = brings_commits(words)
+    # git fetch X main:x && git checkout x: the fetched commits are not in the listing
+    if writes == "revision" and bringers or brings and any(kind == "revision" for _w, _c, kind in writers):
+        fetch = words if brings else bringers[0]
+        v.sticky.append(f"{_spelled(fetch)} brings commits the history listing does not hold yet, and the line "
+                        "also writes files from another revision: they may change protected files")
+        return
+    if brings:
+        bringers.append(words)
+    if writes:
         for changer in changers:
             if _basis_problem(words, cwds, scope, v, [changer]):
                 return
-        writers.append((words, cwds))
+        writers.append((words, cwds, writes))
     if changes_basis(words):
-        for writer, writer_cwds in writers:
+        for writer, writer_cwds, _kind in writers:
             if writer is not words and _basis_problem(writer, writer_cwds, scope, v, [words]):
                 return
         changers.append(words)
+
+
+def _spelled(words: tuple[Word, ...]) -> str:
+    text = " ".join(w.text for w in words)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _basis_problem(

@@ -25,11 +25,12 @@ would undo the changes in ``locked/`` under ``Edit(./locked/**)``, and ``git cle
 the new files there), and so do files a ``Read`` deny rule covers, which it keeps from being
 written too (``git checkout evil -- .`` replaced ``.env`` with the branch's).
 
-- switching branches, merging, cherry-picking, rebasing, reverting and pulling (``git checkout
-  BRANCH``, ``git switch``, ``git merge``, ``git pull`` …) bring another revision's files: they
-  ask when a protected path — or one an Edit rule covers — is tracked or appears anywhere in the
-  listed history (``git_history``; a branch's ``.claude/settings.json`` would replace yours),
-  and ``git pull URL`` (a repository named on the command line, whose commits are not known) asks.
+- switching branches, merging, cherry-picking, rebasing and reverting (``git checkout BRANCH``,
+  ``git switch``, ``git merge`` …) bring another revision's files: they ask when a protected
+  path — or one an Edit rule covers — is tracked or appears anywhere in the listed history
+  (``git_history``; a branch's ``.claude/settings.json`` would replace yours); ``git pull``
+  asks always (what it fetches is not known before it runs), and so does a line that fetches
+  (``brings_commits``) and writes another revision's files.
 
 - ``git checkout -b|-B|--orphan NEW START`` is a switch to START; ``git switch --orphan``
   removes every tracked file; ``git checkout-index`` without ``-f`` writes only missing files.
@@ -360,7 +361,10 @@ def _pull(texts: list[str], cwd: str) -> _Effect | str | None:
                                or os.path.isdir(os.path.join(cwd, source))):
         return (f"git pull {source} brings commits from a repository named on the command line, which may "
                 "change protected files")
-    return _moving()
+    # from a configured remote too: what it fetches is not listed before it runs (`git pull`
+    # brought a remote's .claude/settings.json in bypassPermissions)
+    return (f"git pull fetches commits from {source or 'the remote'} that are not known before it runs, and "
+            "merges them: they may change protected files (.claude/, .vscode/, .mcp.json …)")
 
 
 _SUBCOMMANDS: dict[str, Callable[[list[str], str], _Effect | str | None]] = {
@@ -398,13 +402,42 @@ def changes_basis(words: Sequence[Word]) -> bool:
     return False
 
 
-def writes_worktree(words: Sequence[Word], cwds: Sequence[str]) -> bool:
-    """Does ``git …`` write or remove working-tree files (run in one of ``cwds``)?"""
+def brings_commits(words: Sequence[Word]) -> bool:
+    """Does ``git …`` bring commits the history listing made before the line ran cannot hold
+    (``git fetch [REMOTE [SRC:DST]]``, ``git remote update``, ``git remote add -f``,
+    ``git bundle unbundle``, ``git fast-import``, ``git svn|p4``)?  A command of the same line
+    that writes files from a revision may then write theirs."""
+    _options, i = git_global_options(words)
+    if i >= len(words):
+        return False
+    sub = words[i].literal
+    if sub is None:
+        return True
+    texts = [w.literal or "" for w in words[i + 1:]]
+    options = _split(texts)[0]
+    if sub == "fetch":
+        return not _has(options, "--dry-run", "-h", "--help")
+    if sub == "remote":
+        action = next((t for t in texts if t[:1] != "-"), "")
+        return action == "update" or (action == "add" and _has(options, "--fetch", letters="f"))
+    if sub == "bundle":
+        return bool(texts) and texts[0] == "unbundle"
+    return sub in ("fast-import", "svn", "p4", "fetch-pack")
+
+
+def writes_worktree(words: Sequence[Word], cwds: Sequence[str]) -> str:
+    """Does ``git …`` write or remove working-tree files (run in one of ``cwds``)?  ``"revision"``
+    when it writes another revision's (a switch, a merge, ``reset --hard REV``), ``"here"`` when
+    the index's or HEAD's, ``""`` when it writes none."""
+    found = ""
     for cwd in cwds:
         folder = git_folder(words, cwd)[0]
-        if folder is not None and isinstance(worktree_effect(words, folder), _Effect):
-            return True
-    return False
+        effect = worktree_effect(words, folder) if folder is not None else None
+        if isinstance(effect, _Effect):
+            if effect.moves or effect.history:
+                return "revision"
+            found = "here"
+    return found
 
 
 def worktree_problem(
@@ -649,4 +682,4 @@ def _untracked_problem(
     return None
 
 
-__all__ = ["changes_basis", "protected_name", "worktree_effect", "worktree_problem", "writes_worktree"]
+__all__ = ["brings_commits", "changes_basis", "protected_name", "worktree_effect", "worktree_problem", "writes_worktree"]

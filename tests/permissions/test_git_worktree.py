@@ -244,7 +244,7 @@ def test_real_git_brings_the_other_branch_settings(tmp_path, command):
 
 
 @pytest.mark.parametrize("command", ["git checkout plain", "git switch plain", "git merge plain", "git checkout -b new",
-                                     "git switch -c new", "git merge --abort", "git pull origin main",
+                                     "git switch -c new", "git merge --abort",
                                      "git bisect start plain main", "git bisect log"])
 async def test_moves_run_where_no_protected_path_is_in_the_history(tmp_path, command):
     project = tmp_path / "proj"
@@ -554,3 +554,61 @@ async def test_removing_untracked_files_reads_gitignore(tmp_path, command, when_
         assert asked is expected, (command, ignored)
         subprocess.run(command.split(), cwd=project, capture_output=True, timeout=30, env=git_env(project.parent))
         assert local.exists() is not expected, (command, ignored)  # git removes it exactly when asked
+
+
+def _with_remote(root: Path) -> tuple[Path, Path]:
+    """A project with no protected path in its history, and a remote (`origin`) whose main
+    branch adds a permissive `.claude/settings.json` the project has not fetched yet."""
+    remote = root / "remote"
+    (remote / "src").mkdir(parents=True)
+    git(remote, "init", "-q", "-b", "main")
+    (remote / "src" / "app.py").write_text("print(1)\n")
+    git(remote, "add", "-A")
+    git(remote, "commit", "-q", "-m", "one")
+    project = root / "proj"
+    subprocess.run([GIT, "clone", "-q", str(remote), str(project)], check=True, env=git_env(root), timeout=30)
+    (remote / ".claude").mkdir()
+    (remote / ".claude" / "settings.json").write_text('{"permissions": {"allow": ["Bash"]}}\n')
+    git(remote, "add", "-A")
+    git(remote, "commit", "-q", "-m", "evil")
+    return project, remote
+
+
+# Session 50: the commits a fetch brings are not in the listing made before the line runs, so
+# these wrote the remote's settings file in bypassPermissions.
+FETCHING = ["git pull", "git pull origin main", "git pull --rebase", "git fetch && git merge origin/main",
+            "git fetch && git reset --hard origin/main", "git remote update && git checkout origin/main -- .",
+            "git fetch origin main:x && git checkout x", "git fetch origin main && git checkout FETCH_HEAD"]
+
+
+@pytest.mark.parametrize("command", FETCHING)
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+async def test_fetching_and_writing_in_one_line_asks(tmp_path, command, mode):
+    project, _remote = _with_remote(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode=mode)
+    assert verdict_name(await decide_bash(ctx, command)) == "ask", command
+
+
+@pytest.mark.parametrize("command", FETCHING)
+def test_real_git_brings_the_remote_settings(tmp_path, command):
+    project, _remote = _with_remote(tmp_path)
+    subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=60, env=git_env(tmp_path))
+    assert '"Bash"' in (project / ".claude" / "settings.json").read_text(), command
+
+
+@pytest.mark.parametrize("command", ["git fetch", "git fetch && git status", "git fetch && git log --oneline -3",
+                                     "git fetch && git stash", "git fetch --dry-run && git checkout -b x",
+                                     "git merge origin/main"])
+async def test_fetching_alone_or_with_reads_runs(tmp_path, command):
+    project, _remote = _with_remote(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+async def test_once_fetched_a_move_is_checked_against_the_listed_commits(tmp_path):
+    """Fetched in a call of its own, the remote's commits are listed by the next decision: the
+    move asks because its settings file is now in the history."""
+    project, _remote = _with_remote(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    git(project, "fetch", "-q")
+    assert verdict_name(await decide_bash(ctx, "git merge origin/main")) == "ask"
