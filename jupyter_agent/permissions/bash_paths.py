@@ -63,6 +63,7 @@ from .implicit_writes import implicit_protected_write
 from .patch_guard import patch_guard
 from .paths import BadPath, ResolvedPath, local_path, per_process_link, relative_below, resolve_below
 from .remote_copy_guard import REMOTE_COPY_PROGRAMS, remote_copy_guard
+from .vcs_updates import VCS_UPDATERS, update_reason
 from .verdicts import SAFETY, sticky_ask
 
 TOOL_NAME = "Bash"
@@ -130,6 +131,7 @@ def path_checks(
                 if v.deny:
                     return
             runs = commands_it_runs(inner)
+            _update_check((inner, *runs), cwds, v)  # svn update, hg pull -u, npx degit x/y .
             if recursive:  # python -m http.server, npx serve: every file below the folder, to any client
                 for form in (inner, *runs):
                     if form and is_file_server((form[0].literal or "").rpartition("/")[2]):
@@ -166,6 +168,17 @@ def path_checks(
 
 
 _GUARDED = ARCHIVE_PROGRAMS | COPY_PROGRAMS | REMOTE_COPY_PROGRAMS | DOWNLOADERS | COMMAND_CLIENTS | HGS | {"git", "patch"}
+
+
+def _update_check(forms: tuple[tuple[Word, ...], ...], cwds: list[str], v: Verdict) -> None:
+    """Another revision's or a template's files written into the working copy (vcs_updates.py)."""
+    for form in forms:
+        if form and (form[0].literal or "").rpartition("/")[2] in VCS_UPDATERS:
+            for cwd in cwds:
+                why = update_reason(form, cwd)
+                if why is not None:
+                    v.sticky.append(why)
+                    return
 
 
 def _unspelled_checks(

@@ -100,7 +100,7 @@ RUNNER_ENV_ROWS = [  # a variable that makes an allowed build, test or install r
     "ZIPOPT='-TT id' zip a.zip a.py", "UNZIP='-d /etc' unzip -l a.zip", "MANOPT='-P id' man ls",
     "RSYNC_RSH=id rsync -a sub host:/x", "RSYNC_CONNECT_PROG=id rsync -a sub host:/x",
     "SHELL=/tmp/evil parallel echo ::: a", "PARALLEL='--shellquote' parallel echo ::: a",
-    "SVN_SSH=id svn update", "YARN_YARN_PATH=./evil.js yarn install",
+    "SVN_SSH=id svn log", "YARN_YARN_PATH=./evil.js yarn install",
     "JUPYTER_PATH=./k jupyter nbconvert --to html nb.ipynb", "AWS_CONFIG_FILE=./c aws s3 ls",
     "GH_PAGER=id gh pr list", "GH_CONFIG_DIR=./g gh pr list", "HGRCPATH=./h hg status",
     "GNUPGHOME=./g git log", "TF_CLI_CONFIG_FILE=./t terraform plan",
