@@ -8,6 +8,7 @@ Each adds a sticky ask (or a deny, for an Edit-denied patch target).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import cast
 
 from .bash_git import git_folder, top_level
 from .bash_verdict import Verdict, new_memo, resolved_once
@@ -16,7 +17,7 @@ from .compiled import PathScope
 from .filesystem import EDIT_RULES
 from .git_config import program_setting
 from .git_discovery import planted_repository
-from .git_worktree import brings_commits, changes_basis, worktree_problem, writes_worktree
+from .git_worktree import brings_commits, changes_basis, spelled, worktree_problem, writes_worktree
 from .git_writes import data_writes
 from .paths import protected_reason_of
 
@@ -35,6 +36,11 @@ def git_guards(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Ve
     _basis_check(words, cwds, scope, v)
 
 
+# git commands of the line seen so far: those changing the index or HEAD, those writing files
+# (with where from: "revision" or "here"), and those bringing commits
+_Seen = tuple[list[tuple[Word, ...]], list[tuple[tuple[Word, ...], list[str], str]], list[tuple[Word, ...]]]
+
+
 def _basis_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: Verdict) -> None:
     """``git reset --soft evil && git reset --hard``: each alone leaves protected files alone,
     but the first changes the HEAD the second writes from.  Every git command of the line that
@@ -42,14 +48,14 @@ def _basis_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: 
     the index or HEAD (``worktree_problem``'s ``changers``), whichever comes first in the text
     (a loop runs them in either order)."""
     memo = v.memo if v.memo is not None else new_memo(v)
-    seen = memo.setdefault(("git basis",), ([], [], []))
-    changers, writers, bringers = seen  # type: ignore[misc]
+    seen = cast("_Seen", memo.setdefault(("git basis",), ([], [], [])))
+    changers, writers, bringers = seen
     writes = writes_worktree(words, cwds)
     brings = brings_commits(words)
     # git fetch X main:x && git checkout x: the fetched commits are not in the listing
     if writes == "revision" and bringers or brings and any(kind == "revision" for _w, _c, kind in writers):
         fetch = words if brings else bringers[0]
-        v.sticky.append(f"{_spelled(fetch)} brings commits the history listing does not hold yet, and the line "
+        v.sticky.append(f"{spelled(fetch)} brings commits the history listing does not hold yet, and the line "
                         "also writes files from another revision: they may change protected files")
         return
     if brings:
@@ -64,11 +70,6 @@ def _basis_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: 
             if writer is not words and _basis_problem(writer, writer_cwds, scope, v, [words]):
                 return
         changers.append(words)
-
-
-def _spelled(words: tuple[Word, ...]) -> str:
-    text = " ".join(w.text for w in words)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _basis_problem(

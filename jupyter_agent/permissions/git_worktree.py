@@ -487,13 +487,13 @@ def worktree_problem(
 
     if changers:
         for changer in changers:
-            found = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, changer)
-            if isinstance(found, str):
-                return found
-            if found is not None:
-                path, why = found
-                return (f"{_spelled(changer)} in the same line changes the index or HEAD it works from, "
-                        f"and {path}, {why}, is tracked or changed in the history: another version of it "
+            held = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, changer)
+            if isinstance(held, str):
+                return held
+            if held is not None:
+                path, reason = held
+                return (f"{spelled(changer)} in the same line changes the index or HEAD it works from, "
+                        f"and {path}, {reason}, is tracked or changed in the history: another version of it "
                         f"may be written, or it may be removed")
         return None
     if effect.moves:
@@ -588,7 +588,8 @@ def _guarded_path(
     return None if unreached is None else f"{unreached}, so the files it brings are unknown"
 
 
-def _spelled(words: Sequence[Word]) -> str:
+def spelled(words: Sequence[Word]) -> str:
+    """A command's words as written, cut to 60 characters."""
     text = " ".join(w.text for w in words)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -682,4 +683,4 @@ def _untracked_problem(
     return None
 
 
-__all__ = ["brings_commits", "changes_basis", "protected_name", "worktree_effect", "worktree_problem", "writes_worktree"]
+__all__ = ["brings_commits", "changes_basis", "protected_name", "spelled", "worktree_effect", "worktree_problem", "writes_worktree"]
