@@ -485,9 +485,13 @@ def worktree_problem(
                 return f"which the rule {rule} denies reading (and so writing)"
         return None
 
+    def held_by(named: Sequence[Word]) -> tuple[str, str] | str | None:
+        """A guarded path the command covers, tracked or in the history (``_guarded_path``)."""
+        return _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, named)
+
     if changers:
         for changer in changers:
-            held = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, changer)
+            held = held_by(changer)
             if isinstance(held, str):
                 return held
             if held is not None:
@@ -508,7 +512,7 @@ def worktree_problem(
                 return f"{effect.removes} may remove the tracked {path}, {why}, from the working tree"
         return None
     if effect.history:  # any guarded path it covers, tracked here or held by another revision
-        held = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, words)
+        held = held_by(words)
         if isinstance(held, str):
             return held
         if held is not None:
