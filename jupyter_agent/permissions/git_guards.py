@@ -46,7 +46,9 @@ def _basis_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: 
     but the first changes the HEAD the second writes from.  Every git command of the line that
     writes or removes working-tree files is checked again against every other one that changes
     the index or HEAD (``worktree_problem``'s ``changers``), whichever comes first in the text
-    (a loop runs them in either order)."""
+    (a loop runs them in either order).  One that writes another revision's files in a line that
+    also fetches (``git fetch X main:x && git checkout x``) asks: the fetched commits are not in
+    the history listing the checks read."""
     memo = v.memo if v.memo is not None else new_memo(v)
     seen = cast("_Seen", memo.setdefault(("git basis",), ([], [], [])))
     changers, writers, bringers = seen
