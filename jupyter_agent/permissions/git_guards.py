@@ -58,7 +58,8 @@ def _basis_check(words: tuple[Word, ...], cwds: list[str], scope: PathScope, v: 
     if writes == "revision" and bringers or brings and any(kind == "revision" for _w, _c, kind in writers):
         fetch = words if brings else bringers[0]
         v.sticky.append(f"{spelled(fetch)} brings commits the history listing does not hold yet, and the line "
-                        "also writes files from another revision: they may change protected files")
+                        "also writes files from another revision: they may change protected files (fetched in a "
+                        "call of its own, they are checked)")
         return
     if brings:
         bringers.append(words)

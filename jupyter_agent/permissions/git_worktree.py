@@ -364,7 +364,8 @@ def _pull(texts: list[str], cwd: str) -> _Effect | str | None:
     # from a configured remote too: what it fetches is not listed before it runs (`git pull`
     # brought a remote's .claude/settings.json in bypassPermissions)
     return (f"git pull fetches commits from {source or 'the remote'} that are not known before it runs, and "
-            "merges them: they may change protected files (.claude/, .vscode/, .mcp.json …)")
+            "merges them: they may change protected files (.claude/, .vscode/, .mcp.json …); `git fetch` "
+            "first, then `git merge` in a call of its own, is checked against the fetched commits")
 
 
 _SUBCOMMANDS: dict[str, Callable[[list[str], str], _Effect | str | None]] = {

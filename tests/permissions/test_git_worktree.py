@@ -612,3 +612,10 @@ async def test_once_fetched_a_move_is_checked_against_the_listed_commits(tmp_pat
     ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
     git(project, "fetch", "-q")
     assert verdict_name(await decide_bash(ctx, "git merge origin/main")) == "ask"
+
+
+async def test_the_question_about_a_pull_says_how_to_have_it_checked(tmp_path):
+    project, _remote = _with_remote(tmp_path)
+    ctx = make_ctx(project, allow=("Bash(git:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, "git pull")
+    assert verdict_name(verdict) == "ask" and "`git fetch` first, then `git merge`" in verdict.message
