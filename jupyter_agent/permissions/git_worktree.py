@@ -395,12 +395,17 @@ def changes_basis(words: Sequence[Word]) -> bool:
         return True
     if sub in _BASIS_CHANGERS:
         return True
+    if sub not in ("rm", "apply", "fetch"):
+        return False
     options = _split([w.literal or "" for w in words[i + 1:]])[0]
     if sub == "rm" or sub == "apply":
         return _has(options, "--cached", "--index")
     if sub == "fetch":
         return _has(options, "--update-head-ok", letters="u")
     return False
+
+
+_BRINGERS = frozenset({"fetch", "remote", "bundle", "fast-import", "svn", "p4", "fetch-pack"})
 
 
 def brings_commits(words: Sequence[Word]) -> bool:
@@ -414,6 +419,8 @@ def brings_commits(words: Sequence[Word]) -> bool:
     sub = words[i].literal
     if sub is None:
         return True
+    if sub not in _BRINGERS:
+        return False
     texts = [w.literal or "" for w in words[i + 1:]]
     options = _split(texts)[0]
     if sub == "fetch":
@@ -430,6 +437,9 @@ def writes_worktree(words: Sequence[Word], cwds: Sequence[str]) -> str:
     """Does ``git …`` write or remove working-tree files (run in one of ``cwds``)?  ``"revision"``
     when it writes another revision's (a switch, a merge, ``reset --hard REV``), ``"here"`` when
     the index's or HEAD's, ``""`` when it writes none."""
+    _options, i = git_global_options(words)
+    if i >= len(words) or (words[i].literal is not None and words[i].literal not in _SUBCOMMANDS):
+        return ""  # (most git commands: status, diff, log, add, commit …)
     found = ""
     for cwd in cwds:
         folder = git_folder(words, cwd)[0]
