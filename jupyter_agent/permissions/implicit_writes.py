@@ -39,6 +39,12 @@ _TABLE = SubcommandTable((
     ("lefthook", ("install",), frozenset(), ".git/hooks/ (git runs them)"),
     ("lefthook", ("add",), frozenset(), ".git/hooks/ (git runs them)"),
     ("husky", (), frozenset(), ".husky/ and git's core.hooksPath (git runs them)"),
+    # simple-git-hooks (and yorkie, husky 0.x's fork) write the hooks package.json names into
+    # .git/hooks; git-hooks (the Go tool) sets core.hooksPath
+    ("simple-git-hooks", (), frozenset(), ".git/hooks/ (git runs them)"),
+    ("yorkie", (), frozenset(), ".git/hooks/ (git runs them)"),
+    ("git-hooks", ("install",), frozenset(), ".git/hooks/ (git runs them)"),
+    ("git-hooks", ("uninstall",), frozenset(), ".git/hooks/"),
     ("overcommit", (), frozenset({"--install", "--uninstall"}), ".git/hooks/ (git runs them)"),
     ("dvc", ("install",), frozenset(), ".git/hooks/ (git runs them)"),
     ("git-lfs", ("install",), frozenset(), "git's hooks and ~/.gitconfig"),

@@ -21,6 +21,7 @@ RULES = ("Bash(pre-commit:*)", "Bash(nbstripout:*)", "Bash(nbdime:*)", "Bash(git
 ASK = [
     "pre-commit install", "pre-commit install --hook-type pre-push", "pre-commit autoupdate", "nbstripout --install",
     "nbstripout --install --global", "nbdime config-git --enable", "git lfs install", "npx husky init",
+    "npx simple-git-hooks", "yorkie", "git-hooks install", "pnpm exec simple-git-hooks",  # session 50
     "dvc install", "conda init bash", "conda config --set channel_priority strict", "pip config set global.index-url x",
     "python -m nbstripout --install", "uvx pre-commit install", "jupyter notebook --generate-config",
     "jupyter server password", "ipython profile create", "wandb login", "npm config set registry x",
