@@ -55,6 +55,11 @@ PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", "
 PROTECTED_FILES = frozenset(
     {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
      ".zshenv", ".zprofile", ".zlogin", ".mcp.json", ".gitconfig", ".gitmodules", ".inputrc",
+     # Debian's and Ubuntu's ~/.bashrc sources ~/.bash_aliases; the other shells' and the desktop
+     # session's start-up files
+     ".bash_aliases", ".cshrc", ".tcshrc", ".login", ".kshrc", ".mkshrc", ".xprofile", ".xsessionrc",
+     ".pam_environment", ".juliarc.jl",
+     ".vimrc", ".gvimrc", ".exrc", ".tmux.conf", ".screenrc",  # they run commands when you start those programs
      ".claude.json",  # Claude Code's user file: its MCP servers start with every session, its trust records
      # other start-up files (R and Octave kernels run them in the folder they start in), and
      # configuration that changes what a program fetches or sends (package indexes, curl's
@@ -273,6 +278,12 @@ def _dot_reason(form: str) -> str | None:
     return None
 
 
+# the system-wide shell start-up files (root may write them: an agent in a container often is)
+_SYSTEM_STARTUP_DIRS = frozenset({"/etc/profile.d", "/etc/zsh", "/etc/bash_completion.d"})
+_SYSTEM_STARTUP_FILES = frozenset({"/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/environment",
+                                   "/etc/zshrc", "/etc/zshenv", "/etc/zprofile", "/etc/csh.cshrc", "/etc/csh.login"})
+
+
 def _startup_reason(form: str) -> str | None:
     """Files Python or Jupyter run at start-up: a ``.pth`` file in ``site-packages`` and
     ``sitecustomize.py`` (every interpreter on that path, the kernel included; a model saved as
@@ -286,6 +297,8 @@ def _startup_reason(form: str) -> str | None:
     folder, _, name = folded.rpartition(os.sep)
     if name in STARTUP_FILES or (name.endswith(".pth") and folder.endswith(_SITE_DIRS)):
         return f"{form} is run or read by Python or pip at start-up (a protected file)"
+    if folder in _SYSTEM_STARTUP_DIRS or form.lower() in _SYSTEM_STARTUP_FILES:
+        return f"{form} is run by every login shell (a protected file)"
     if name == "trusted_folders.json" and folder.endswith(os.sep + ".jupyter-agent"):
         return f"{form} records the folders whose own settings (hooks, allow rules) apply (a protected file)"
     if name in HOOK_LISTS:

@@ -100,6 +100,12 @@ ROWS = [
     ("11-claude-settings-new", {"mode": "bypassPermissions"}, "Edit", "{P}/.claude/settings.json", "ask"),
     ("11-write-claude", {"mode": "bypassPermissions"}, "Write", "{P}/.claude/settings.local.json", "ask"),
     ("11-bashrc", {"mode": "bypassPermissions"}, "Write", "~/.bashrc", "ask"),
+    # session 50: more files a shell, a session or a program runs at start-up (each was written unasked)
+    *((f"11-startup-{name}", {"mode": "bypassPermissions"}, "Write", name, "ask")
+      for name in ("~/.bash_aliases", "~/.xprofile", "~/.pam_environment", "~/.cshrc", "~/.vimrc", "~/.tmux.conf",
+                   "/etc/profile.d/x.sh", "/etc/bash.bashrc", "/etc/environment")),
+    ("11-startup-bash", {"mode": "bypassPermissions"}, "Bash", "echo 'alias ls=\"rm -rf .\"' >> ~/.bash_aliases", "ask"),
+    ("11-control-etc", {"mode": "bypassPermissions"}, "Write", "/tmp/profile", "allow"),
     ("11-mcp-json", {"mode": "bypassPermissions"}, "Write", "{P}/.mcp.json", "ask"),
     ("11-bash-redirect-git", {"mode": "bypassPermissions"}, "Bash", "echo x > .git/config", "ask"),
     ("11-control-plain-file", {"mode": "bypassPermissions"}, "Edit", "{P}/a.py", "allow"),
