@@ -35,6 +35,7 @@ from .file_servers import guesses_folder, served_folders
 from .filesystem import (
     EDIT_RULES,
     edit_deny_below,
+    edit_deny_in,
     edit_rule_for,
     read_deny_below,
     read_deny_in,
@@ -692,7 +693,9 @@ def program_write_check(
                 return
             if not recursive:
                 continue
-            below = edit_deny_below(resolved[1], scope) if edit_deny else None
+            below = None
+            if edit_deny:  # (what only removes: what is there now; what writes: any new name)
+                below = (edit_deny_in if program in _REMOVERS else edit_deny_below)(resolved[1], scope)
             if below is not None:
                 v.sticky.append(f"{info.text} writes or removes what is below {path}, where the rule "
                                 f"{below} denies editing")
@@ -716,6 +719,8 @@ def program_write_check(
 # deny rule below the folder matters only when a file it denies is there now (``read_deny_in``)
 _EXISTING_ONLY = frozenset({"rm", "rmdir", "unlink", "shred", "chmod", "chown", "chgrp", "setfacl", "chattr",
                             "trash", "trash-put"})
+
+_REMOVERS = frozenset({"rm", "rmdir", "unlink", "trash", "trash-put"})
 
 # what they land keeps the executable bit, or chmod sets it, or it is a program they build
 _COPY_LANDERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp", "chmod", "gcc", "g++", "cc", "c++", "clang",

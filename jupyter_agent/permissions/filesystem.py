@@ -22,7 +22,7 @@ from ..core.permission_types import (
     PermissionUpdate,
     RuleBehavior,
 )
-from .compiled import EDIT_RULES, READ_RULES, PathScope, compiled_rules
+from .compiled import EDIT_RULES, READ_RULES, PathScope, compiled_rules, first_match
 from .hard_links import denied_links, link_rule, path_link_rule
 from .path_patterns import PathPattern
 from .path_programs import program_on_path
@@ -152,6 +152,36 @@ def read_deny_in(folder: str, scope: PathScope, links: bool = False) -> str | No
 def edit_deny_below(folder: str, scope: PathScope) -> str | None:
     """An Edit deny rule that may match some file below ``folder`` (``rm -r``, ``tar x``)."""
     return _deny_below(scope.edit_deny, folder)
+
+
+def edit_deny_in(folder: str, scope: PathScope) -> str | None:
+    """For a command that only removes what is below ``folder`` (``rm -rf build``): the Edit
+    deny rule of a file or folder there now — not one that merely may match, as
+    ``edit_deny_below`` answers (``Edit(**/*.lock)`` may match below every folder).  Up to
+    ``FOLDER_LOOK`` entries are looked at (links are removed, not followed); a folder that is
+    not there yet, cannot be read or has more entries gives the rule that may match."""
+    rule = edit_deny_below(folder, scope)
+    if rule is None:
+        return None
+    if os.path.islink(folder) or not os.path.isdir(folder):
+        return rule
+    budget = FOLDER_LOOK
+    stack = [folder]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    budget -= 1
+                    if budget < 0:
+                        return rule
+                    found = first_match(scope.edit_deny, entry.path, entry.path)
+                    if found is not None:
+                        return found
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            return rule
+    return None
 
 
 def _deny_below(rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], folder: str) -> str | None:

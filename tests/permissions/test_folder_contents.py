@@ -134,3 +134,20 @@ def test_real_grep_follows_the_link_made_before_it(project):
     done = subprocess.run(["bash", "-c", "ln -s ../.env src/x && grep -R SECRET src"], cwd=project,
                           capture_output=True, text=True)
     assert "SECRET=1" in done.stdout
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("rm -rf src", "allow"), ("rm -r src/pkg", "allow"), ("rmdir src/pkg/empty", "allow"),
+    ("rm -rf locked", "ask"), ("rm -rf .", "ask"),
+    ("chmod -R go-w src", "ask"), ("tar xzf /tmp/a.tgz -C src", "ask"),  # they may change or make such a file
+])
+async def test_removing_a_folder_meets_edit_deny_patterns_only_where_a_file_is(project, command, expected):
+    """Under `Edit(**/*.lock)`, `rm -rf src` asked though no lock file was there: a removal meets
+    only what is there (a write *into* a folder, or a change of modes, keeps the pattern answer)."""
+    (project / "src" / "pkg" / "empty").mkdir()
+    (project / "locked").mkdir()
+    (project / "locked" / "poetry.lock").write_text("x\n")
+    ctx = make_ctx(project, allow=ALLOW + ("Bash(rmdir:*)",), deny=("Edit(**/*.lock)",))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+    (project / "src" / "pkg" / "uv.lock").write_text("x\n")
+    assert verdict_name(await decide_bash(ctx, "rm -rf src")) == "ask"
