@@ -140,7 +140,7 @@ def follows_links(words: Sequence[Word]) -> bool:
     unless = _FOLLOW_UNLESS.get(program or "")
     if spec is None and unless is None:
         return True
-    letters, longs = spec if spec is not None else unless  # type: ignore[misc]
+    letters, longs = spec or unless or ("", ())
     given = False
     for i, word in enumerate(words[1:]):
         text = word.literal

@@ -104,7 +104,18 @@ def read_deny_in(folder: str, scope: PathScope, links: bool = False) -> str | No
     rule = read_deny_below(folder, scope)
     if rule is None and not (links and scope.read_deny):
         return None
-    fallback = rule if rule is not None else scope.read_deny[0][0]
+    return _denied_in(folder, scope.read_deny, rule if rule is not None else scope.read_deny[0][0], scope,
+                      links=links, hard_links=rule is not None)
+
+
+def _denied_in(
+    folder: str, rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], fallback: str, scope: PathScope,
+    links: bool = False, hard_links: bool = False,
+) -> str | None:
+    """The first of ``rules`` matching an entry below ``folder`` (looked at up to ``FOLDER_LOOK``
+    entries), else None; ``fallback`` when the folder is not there, cannot be read or has more
+    entries.  ``links``: symbolic links are followed (a file's Read deny rule, a folder walked
+    too); ``hard_links``: another name of a denied file counts (``hard_links.denied_links``)."""
     if os.path.islink(folder) or not os.path.isdir(folder):
         return fallback
     linked: list[os.stat_result] = []
@@ -119,7 +130,7 @@ def read_deny_in(folder: str, scope: PathScope, links: bool = False) -> str | No
                     if budget < 0:
                         return fallback
                     path = entry.path
-                    found = scope.read_denied(path, path)
+                    found = first_match(rules, path, path)
                     if found is not None:
                         return found
                     if entry.is_symlink():
@@ -136,14 +147,14 @@ def read_deny_in(folder: str, scope: PathScope, links: bool = False) -> str | No
                             return found
                     elif entry.is_dir(follow_symlinks=False):
                         stack.append(path)
-                    elif rule is not None:  # (another name of a denied file: only where one may be)
+                    elif hard_links:  # (another name of a denied file: only where one may be)
                         st = entry.stat(follow_symlinks=False)
                         if st.st_nlink > 1:
                             linked.append(st)
         except OSError:
             return fallback
     if linked:
-        found_links = denied_links(linked, scope)
+        found_links = denied_links(linked, scope, rules)
         if found_links:
             return next(iter(found_links.values()))
     return None
@@ -161,27 +172,7 @@ def edit_deny_in(folder: str, scope: PathScope) -> str | None:
     ``FOLDER_LOOK`` entries are looked at (links are removed, not followed); a folder that is
     not there yet, cannot be read or has more entries gives the rule that may match."""
     rule = edit_deny_below(folder, scope)
-    if rule is None:
-        return None
-    if os.path.islink(folder) or not os.path.isdir(folder):
-        return rule
-    budget = FOLDER_LOOK
-    stack = [folder]
-    while stack:
-        try:
-            with os.scandir(stack.pop()) as entries:
-                for entry in entries:
-                    budget -= 1
-                    if budget < 0:
-                        return rule
-                    found = first_match(scope.edit_deny, entry.path, entry.path)
-                    if found is not None:
-                        return found
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-        except OSError:
-            return rule
-    return None
+    return None if rule is None else _denied_in(folder, scope.edit_deny, rule, scope)
 
 
 def _deny_below(rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], folder: str) -> str | None:

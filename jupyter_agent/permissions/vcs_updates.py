@@ -16,15 +16,13 @@ from collections.abc import Sequence
 
 from .bash_words import Word
 
+_HG = frozenset({"update", "up", "checkout", "co", "merge", "rebase", "unshelve", "graft", "backout", "histedit",
+                 "strip", "rollback", "import", "fetch", "transplant"})
+_BZR = frozenset({"pull", "update", "up", "merge", "switch"})
 # program → the subcommands that write the working copy from revisions not known here
 _UPDATES: dict[str, frozenset[str]] = {
     "svn": frozenset({"update", "up", "switch", "sw", "merge", "patch"}),
-    "hg": frozenset({"update", "up", "checkout", "co", "merge", "rebase", "unshelve", "graft", "backout",
-                     "histedit", "strip", "rollback", "import", "fetch", "transplant"}),
-    "chg": frozenset({"update", "up", "checkout", "co", "merge", "rebase", "unshelve", "graft", "backout",
-                      "histedit", "strip", "rollback", "import", "fetch", "transplant"}),
-    "bzr": frozenset({"pull", "update", "up", "merge", "switch"}),
-    "brz": frozenset({"pull", "update", "up", "merge", "switch"}),
+    "hg": _HG, "chg": _HG, "bzr": _BZR, "brz": _BZR,
     "fossil": frozenset({"update", "up", "checkout", "co", "merge", "open", "stash"}),
     "darcs": frozenset({"pull", "apply", "rebase", "obliterate", "unpull", "rollback"}),
     "jj": frozenset({"new", "edit", "checkout", "co", "rebase", "restore", "abandon", "undo", "next", "prev",
@@ -35,10 +33,9 @@ _UPDATES: dict[str, frozenset[str]] = {
     "chezmoi": frozenset({"apply", "update", "init", "merge", "merge-all", "import", "re-add"}),
 }
 # svn|bzr checkout URL [DEST] make DEST (by default the URL's last name): a folder already there asks
-_CHECKOUTS = {"svn": frozenset({"checkout", "co"}), "bzr": frozenset({"checkout", "co", "branch"}),
-              "brz": frozenset({"checkout", "co", "branch"})}
+_CHECKOUTS = {"svn": frozenset({"checkout", "co"}), **dict.fromkeys(("bzr", "brz"), frozenset({"checkout", "co", "branch"}))}
 # hg pull writes the working copy only with -u/--update (or --rebase from the rebase extension)
-_PULL_UPDATES = {"hg": ("-u", "--update", "--rebase"), "chg": ("-u", "--update", "--rebase")}
+_PULL_UPDATES = dict.fromkeys(("hg", "chg"), ("-u", "--update", "--rebase"))
 # scaffolders that fetch a repository or template into the folder given (the current one by default)
 _SCAFFOLDERS = frozenset({"degit", "tiged", "copier", "cookiecutter"})
 VCS_UPDATERS = frozenset(_UPDATES) | _SCAFFOLDERS
