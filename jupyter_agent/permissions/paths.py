@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 from urllib.parse import unquote, urlparse
 
-from . import managed
+from . import managed, startup_sources
 
 NOT_REGULAR = "it is not a regular file"
 
@@ -310,7 +310,7 @@ def _startup_reason(form: str) -> str | None:
         for i in range(1, len(parts)):
             if parts[i] == "jupyter" and parts[i - 1] in ("share", "etc"):
                 return f"{form} is inside {parts[i - 1]}/jupyter/, Jupyter's protected data or configuration"
-    return None
+    return startup_sources.sourced_reason(form)
 
 
 def protected_inside(folder: str, roots: tuple[str, ...] = ()) -> str | None:
