@@ -56,7 +56,7 @@ from .git_index import git_dir, tracked_paths, tracked_stamps
 from .git_objects import unreached_object
 from .git_staging import ignored_by_git
 from .git_words import git_global_options
-from .paths import PROTECTED_DIRS, PROTECTED_FILES
+from .paths import PROTECTED_BELOW, PROTECTED_DIRS, PROTECTED_FILES
 
 _HEAD = frozenset({"HEAD", "@"})
 
@@ -64,7 +64,8 @@ _HEAD = frozenset({"HEAD", "@"})
 def protected_name(path: str) -> bool:
     """Does the tracked path ``path`` (``/``-separated) lie in or name a protected folder or file?"""
     parts = path.lower().split("/")
-    return parts[-1] in PROTECTED_FILES or any(part in PROTECTED_DIRS for part in parts)
+    return (parts[-1] in PROTECTED_FILES or any(part in PROTECTED_DIRS for part in parts)
+            or any(parts[i + 1] in PROTECTED_BELOW.get(part, ()) for i, part in enumerate(parts[:-1])))
 
 
 class _Effect:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 from urllib.parse import unquote, urlparse
 
-from . import managed, startup_sources
+from . import managed, startup_sources, system_paths
 
 NOT_REGULAR = "it is not a regular file"
 
@@ -51,7 +51,10 @@ PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".ipython", "
                             ".bashrc.d",  # Fedora's and RHEL's ~/.bashrc sources every file in it
                             # programs named in them run unasked (ssh's ProxyCommand, git's and pip's
                             # ~/.config files, credential helpers), or they hold keys: a project in ~
-                            ".ssh", ".gnupg", ".config", ".aws", ".kube", ".docker"})
+                            ".ssh", ".gnupg", ".config", ".aws", ".kube", ".docker",
+                            # code every start of those programs runs: Emacs's init files, sbt's
+                            # global plugins, Vim's plugins, Terraform's provider plugins
+                            ".emacs.d", ".sbt", ".vim", ".terraform.d"})
 PROTECTED_FILES = frozenset(
     {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
      ".zshenv", ".zprofile", ".zlogin", ".mcp.json", ".gitconfig", ".gitmodules", ".inputrc",
@@ -68,8 +71,30 @@ PROTECTED_FILES = frozenset(
      ".wgetrc", ".netrc", ".jq",
      ".yarnrc.yml", ".yarnrc.yaml",  # Yarn 2+: yarnPath names the script run as yarn
      # git hook managers' lists of commands, run on the next `git commit` (as .husky/)
-     ".pre-commit-config.yaml", ".pre-commit-config.yml", ".lefthook.yml", ".lefthook.yaml"}
+     ".pre-commit-config.yaml", ".pre-commit-config.yml", ".lefthook.yml", ".lefthook.yaml",
+     # files programs run as commands when they start: Mercurial's hooks, psql's shell escapes,
+     # mysql's pager and system commands, sqlite3's .shell, irb's and pry's Ruby, Emacs's Lisp, X's
+     # session scripts, debuggers' command files (pdb reads ./.pdbrc too: IPython's %debug runs
+     # it in the kernel), GHCi's and OCaml's (also from the current folder), Perl's debugger,
+     # Guile's and SBCL's, npm init's script, less's key file (its #env section sets LESSOPEN, a
+     # command less runs on every file)
+     ".hgrc", ".psqlrc", ".my.cnf", ".mylogin.cnf", ".sqliterc", ".irbrc", ".pryrc", ".emacs", ".emacs.el",
+     ".xinitrc", ".xsession", ".pdbrc", ".gdbinit", ".lldbinit", ".ghci", ".ocamlinit", ".perldb", ".guile",
+     ".sbclrc", ".npm-init.js", ".lesskey", ".less",
+     # where packages and providers come from, and the credentials sent there
+     ".gemrc", ".terraformrc", ".git-credentials", ".pgpass"}
 )
+# files inside a tool's own dot folder that make the tool run commands or fetch elsewhere:
+# Cargo's runner, rustc-wrapper and registries (and tokens), Gradle's init scripts and JVM
+# arguments, Maven's repositories and mirrors, rustup's toolchain overrides.  Only these: the
+# rest of those folders are caches a project may clear.
+PROTECTED_BELOW: dict[str, frozenset[str]] = {
+    ".cargo": frozenset({"config.toml", "config", "credentials.toml", "credentials"}),
+    ".gradle": frozenset({"init.gradle", "init.gradle.kts", "init.d", "gradle.properties"}),
+    ".m2": frozenset({"settings.xml", "settings-security.xml"}),
+    ".rustup": frozenset({"settings.toml"}),
+}
+PROTECTED_BELOW_PATTERNS = tuple(f"**/{d}/{n}" for d, names in PROTECTED_BELOW.items() for n in sorted(names))
 # run by every Python that starts with them on its path, the kernel included; pip's own
 # configuration inside an environment (``.venv/pip.conf`` picks the package index)
 STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py", "pip.conf", "pip.ini"})
@@ -268,9 +293,13 @@ def protected_reason_of(lexical: str, real: str) -> str | None:
 def _dot_reason(form: str) -> str | None:
     # by lower case: on a case-insensitive disk (macOS, Windows) .GIT/config is .git/config
     parts = [p.lower() for p in form.split(os.sep) if p]
-    for part in parts[:-1]:
+    for i, part in enumerate(parts[:-1]):
         if part in PROTECTED_DIRS:
             return f"{form} is inside {part}/, a protected folder"
+        inner = PROTECTED_BELOW.get(part)
+        if inner is not None and parts[i + 1] in inner:
+            where = "is" if i + 2 == len(parts) else "is inside"
+            return f"{form} {where} {part}/{parts[i + 1]}, protected (it makes {part[1:]} run commands or fetch)"
     if parts and parts[-1] in PROTECTED_DIRS:
         return f"{form} is the protected folder {parts[-1]}/"
     if parts and parts[-1] in PROTECTED_FILES:
@@ -310,7 +339,7 @@ def _startup_reason(form: str) -> str | None:
         for i in range(1, len(parts)):
             if parts[i] == "jupyter" and parts[i - 1] in ("share", "etc"):
                 return f"{form} is inside {parts[i - 1]}/jupyter/, Jupyter's protected data or configuration"
-    return startup_sources.sourced_reason(form)
+    return system_paths.system_reason(form) or startup_sources.sourced_reason(form)
 
 
 def protected_inside(folder: str, roots: tuple[str, ...] = ()) -> str | None:

@@ -22,12 +22,13 @@ from collections.abc import Iterable, Sequence
 from ..core.own_writes import only_ours
 from ..permissions.compiled import PathRules
 from ..permissions.path_patterns import compile_pattern
-from ..permissions.paths import PROTECTED_DIRS, PROTECTED_FILES, STARTUP_FILES
+from ..permissions.paths import PROTECTED_BELOW_PATTERNS, PROTECTED_DIRS, PROTECTED_FILES, STARTUP_FILES
 from .walk import find_matches
 
 NAMES = tuple(sorted(PROTECTED_DIRS | PROTECTED_FILES | STARTUP_FILES))
 # what Python and Jupyter run or read at start-up, in an environment inside the project (.venv)
-STARTUP_PATTERNS = ("**/site-packages/*.pth", "**/dist-packages/*.pth", "**/share/jupyter", "**/etc/jupyter")
+STARTUP_PATTERNS = ("**/site-packages/*.pth", "**/dist-packages/*.pth", "**/share/jupyter", "**/etc/jupyter",
+                    *PROTECTED_BELOW_PATTERNS)
 SUFFIX = ".blocked-by-sandbox"
 PROTECTED_GAP = "the protected paths of the working folders: "
 WALK = 1_000_000  # entries: every command walks the working folders (remembered by ctime)
