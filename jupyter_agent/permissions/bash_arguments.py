@@ -658,8 +658,8 @@ def program_write_check(
                 continue
             # a program on PATH rewritten in place (`sed -i … .venv/bin/rg`: the next `rg` runs
             # it), or a command made there (`cp run.sh .venv/bin/cat`, `chmod +x`): every mode
-            on_path = program_on_path(resolved[1]) if program != "touch" else None
-            on_path = on_path or (copied_onto_path(resolved[1]) if copier else None)
+            on_path = program_on_path(resolved[1], lexical=resolved[0]) if program != "touch" else None
+            on_path = on_path or (copied_onto_path(resolved[1], lexical=resolved[0]) if copier else None)
             if on_path is not None:
                 v.sticky.append(f"{info.text}: {on_path}")
                 return

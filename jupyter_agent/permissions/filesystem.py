@@ -375,7 +375,7 @@ def write_verdict(
     asked = scope.rule("ask", EDIT_RULES, lexical, real)
     if asked is not None:
         return sticky_ask(f"{_name(tool)} wants to write {path} (rule {asked}).", RULE, asked)
-    protected = protected_reason_of(lexical, real) or program_on_path(real)
+    protected = protected_reason_of(lexical, real) or program_on_path(real, lexical=lexical)
     if protected is not None:
         return sticky_ask(f"{_name(tool)} wants to write {path}: {protected}.", SAFETY, protected)
     allowed = scope.rule("allow", EDIT_RULES, real, real)

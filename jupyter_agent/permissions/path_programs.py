@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from functools import lru_cache
 
 from .path_patterns import fold_case
@@ -35,37 +36,77 @@ def add_search_path(value: str) -> None:
         _EXTRA_PATHS.append(value)
 
 
-def program_on_path(real: str, search_path: str | None = None) -> str | None:
+def program_on_path(real: str, search_path: str | None = None, lexical: str | None = None) -> str | None:
     """Why writing the real path ``real`` must ask (an executable on PATH), or None.
 
     ``search_path``: the PATH the commands run with (the kernel's ``PATH`` by default).
+    ``lexical``: the path as written, when a link leads from it to ``real``: writing
+    ``.venv/bin/python3`` rewrites the interpreter it links to, and changes what ``python3`` runs.
     """
-    folder = os.path.dirname(real)
-    if not _on_path(folder, search_path):
-        return None
-    try:
-        mode = os.stat(real).st_mode
-    except OSError:
-        return None  # a new file: created without the executable bit
-    if not stat.S_ISREG(mode) or not mode & 0o111:
-        return None
-    return f"{real} is a program in {folder}, a folder on PATH (replacing it changes what commands run)"
+    for form in (real,) if lexical is None or lexical == real else (real, lexical):
+        folder = os.path.dirname(form)
+        if not _on_path(folder, search_path):
+            continue
+        try:
+            mode = os.stat(form).st_mode
+        except OSError:
+            continue  # a new file: created without the executable bit
+        if stat.S_ISREG(mode) and mode & 0o111:
+            return f"{form} is a program in {folder}, {_where(folder, search_path)} (replacing it changes what commands run)"
+    return None
 
 
-def copied_onto_path(real: str, search_path: str | None = None) -> str | None:
-    """Why a copy, move or link landing at the real path ``real`` must ask (it lands in a
-    folder on PATH: a copy keeps its source's executable bit), or None."""
-    folder = os.path.dirname(real)
-    if not _on_path(folder, search_path):
-        return None
-    return (f"{os.path.basename(real)} would be a command in {folder}, a folder on PATH (a copy keeps its "
-            "source's executable bit; chmod sets it)")
+def copied_onto_path(real: str, search_path: str | None = None, lexical: str | None = None) -> str | None:
+    """Why a copy, move or link landing at the real path ``real`` (written as ``lexical``) must
+    ask (it lands in a folder on PATH: a copy keeps its source's executable bit), or None."""
+    for form in (real,) if lexical is None or lexical == real else (real, lexical):
+        folder = os.path.dirname(form)
+        if _on_path(folder, search_path):
+            return (f"{os.path.basename(form)} would be a command in {folder}, {_where(folder, search_path)} "
+                    "(a copy keeps its source's executable bit; chmod sets it)")
+    return None
+
+
+def _where(folder: str, search_path: str | None) -> str:
+    if search_path is None and not _on_search_path(folder, None):
+        return "a folder of programs that commands on PATH run"
+    return "a folder on PATH"
 
 
 def _on_path(folder: str, search_path: str | None) -> bool:
+    return _on_search_path(folder, search_path) or (search_path is None and _behind_path(folder))
+
+
+def _on_search_path(folder: str, search_path: str | None) -> bool:
     values = [os.environ.get("PATH", ""), *_EXTRA_PATHS] if search_path is None else [search_path]
     key = fold_case(folder)
     return any(key in folders or relative for folders, relative in map(_folders, values))
+
+
+def _behind_path(folder: str) -> bool:
+    """Is ``folder`` one whose programs run when a command on PATH is run, though it is not on
+    PATH itself: the kernel's own environment (Jupyter starts the next kernel with its
+    ``python``), an interpreter version behind a version manager's shims (``~/.pyenv/versions/
+    3.11.7/bin``, run by ``~/.pyenv/shims/python`` when ``shims`` is on PATH; rbenv, nodenv), a
+    rustup toolchain (``~/.rustup/toolchains/stable-…/bin``, run by ``~/.cargo/bin``'s proxies)?"""
+    if not folder.endswith(os.sep + "bin"):
+        return False
+    key = fold_case(folder)
+    if key in _kernel_folders():
+        return True
+    parts = folder.split(os.sep)
+    if len(parts) >= 5 and parts[-3] == "toolchains":
+        rustup = os.sep.join(parts[:-3])
+        return parts[-4] == ".rustup" or rustup == os.environ.get("RUSTUP_HOME")
+    if len(parts) >= 5 and parts[-3] == "versions":
+        return _on_search_path(os.sep.join(parts[:-3]) + os.sep + "shims", None)
+    return False
+
+
+@lru_cache(maxsize=1)
+def _kernel_folders() -> frozenset[str]:
+    folders = {os.path.dirname(sys.executable), os.path.join(sys.prefix, "bin")}
+    return frozenset(fold_case(os.path.realpath(f)) for f in folders if f) | frozenset(map(fold_case, folders))
 
 
 @lru_cache(maxsize=32)

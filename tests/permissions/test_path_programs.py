@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -15,7 +16,7 @@ from jupyter_agent.permissions.bash import check_bash_permission
 from jupyter_agent.permissions.path_programs import program_on_path
 from tests.conftest import RecordingApprover
 from tests.permissions.conftest import verdict_name
-from tests.permissions.tools import make_ctx
+from tests.permissions.tools import decide_bash, make_ctx
 
 PAYLOAD = "#!/bin/sh\necho PAYLOAD-RAN\n"
 
@@ -143,3 +144,63 @@ def test_a_program_rewritten_in_place_asks_under_a_rule(project, command):
         assert verdict_name(verdict) == "ask" and "folder on PATH" in verdict.message, (command, verdict)
     assert verdict_name(check_bash_permission(command.replace(".venv/bin/", "out/"), make_ctx(project, allow=rules))) \
         == "allow"
+
+
+@pytest.fixture
+def linked(tmp_path, monkeypatch):
+    """A folder on PATH whose `tool` links to an executable in a folder that is not on PATH (as
+    `.venv/bin/python3` links to the interpreter it was made from), both in the project."""
+    bin_dir, elsewhere = tmp_path / "proj" / "bin", tmp_path / "proj" / "interpreters" / "3.11" / "bin"
+    bin_dir.mkdir(parents=True)
+    elsewhere.mkdir(parents=True)
+    real = elsewhere / "tool3.11"
+    real.write_text("#!/bin/sh\necho the real tool\n")
+    real.chmod(0o755)
+    (bin_dir / "tool").symlink_to(real)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    return tmp_path / "proj"
+
+
+@pytest.mark.parametrize("command", ["echo x > bin/tool", "cp /dev/null bin/tool", "sed -i s/real/fake/ bin/tool"])
+async def test_a_write_through_a_link_on_path_to_a_program_elsewhere_asks(linked, command):
+    """It used to be checked at the link's target only, which is not on PATH: allowed unasked."""
+    ctx = make_ctx(linked, allow=("Bash(*)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "ask"
+    assert verdict_name(await decide_bash(ctx, command.replace("bin/tool", "interpreters/notes.txt"))) == "allow"
+
+
+async def test_the_write_tool_through_such_a_link_asks(linked, reject):
+    outcome = await _write(linked, "bypassPermissions", "bin/tool", reject)
+    assert [name for name, _ask in reject.asks] == ["Write"] and outcome.is_error
+    assert "the real tool" in (linked / "interpreters" / "3.11" / "bin" / "tool3.11").read_text()
+
+
+def _program(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_versions_behind_shims_and_rustup_toolchains_count_as_on_path(tmp_path, monkeypatch):
+    """`python` on PATH is pyenv's shim, which runs ~/.pyenv/versions/X/bin/python; cargo's proxies
+    run ~/.rustup/toolchains/T/bin/rustc: rewriting those changes what the commands run."""
+    pyenv = tmp_path / ".pyenv"
+    (pyenv / "shims").mkdir(parents=True)
+    python = _program(pyenv / "versions" / "3.11.7" / "bin" / "python3.11")
+    rustc = _program(tmp_path / ".rustup" / "toolchains" / "stable" / "bin" / "rustc")
+    other = _program(tmp_path / "opt" / "versions" / "1.0" / "bin" / "x")  # no shims beside it
+    monkeypatch.setenv("PATH", f"/usr/bin{os.pathsep}/bin")
+    assert program_on_path(python) is None  # pyenv's shims are not on PATH yet
+    monkeypatch.setenv("PATH", f"{pyenv / 'shims'}{os.pathsep}/usr/bin")
+    assert "folder of programs that commands on PATH run" in (program_on_path(python) or "")
+    assert program_on_path(rustc) is not None
+    assert program_on_path(other) is None
+    assert program_on_path(python, "/usr/bin") is None  # an explicit PATH is taken as it is
+
+
+def test_the_kernels_own_interpreter_counts_as_on_path(monkeypatch):
+    """Jupyter starts the next kernel with it, whether or not its folder is on PATH."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    real = os.path.realpath(sys.executable)
+    assert program_on_path(real, lexical=os.path.abspath(sys.executable)) is not None
