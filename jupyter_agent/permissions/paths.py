@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -326,6 +327,10 @@ def _startup_reason(form: str) -> str | None:
     folder, _, name = folded.rpartition(os.sep)
     if name in STARTUP_FILES or (name.endswith(".pth") and folder.endswith(_SITE_DIRS)):
         return f"{form} is run or read by Python or pip at start-up (a protected file)"
+    if "-packages" in folded or _PYTHON_LIB in folded:
+        reason = _installed_reason(form, folded)
+        if reason is not None:
+            return reason
     if folder in _SYSTEM_STARTUP_DIRS or form.lower() in _SYSTEM_STARTUP_FILES:
         return f"{form} is run by every login shell (a protected file)"
     if name == "trusted_folders.json" and folder.endswith(os.sep + ".jupyter-agent"):
@@ -340,6 +345,27 @@ def _startup_reason(form: str) -> str | None:
             if parts[i] == "jupyter" and parts[i - 1] in ("share", "etc"):
                 return f"{form} is inside {parts[i - 1]}/jupyter/, Jupyter's protected data or configuration"
     return system_paths.system_reason(form) or startup_sources.sourced_reason(form)
+
+
+_PYTHON_LIB = os.sep + "lib" + os.sep + "python"
+_PYTHON_VERSION = re.compile(r"python\d+\.\d+t?")  # lib/python3.11, lib/python3.13t (not a project's lib/python3)
+
+
+def _installed_reason(form: str, folded: str) -> str | None:
+    """Code a Python installation imports: anything inside a ``site-packages`` or ``dist-packages``
+    folder (installed packages, their ``.pyc`` files: the kernel imports ipykernel from there,
+    and ``black --check`` under ``Bash(black:*)`` imports black), or inside ``lib/pythonX.Y`` (the standard
+    library: ``site.py`` runs at every start)."""
+    parts = folded.split(os.sep)
+    for i, part in enumerate(parts[:-1]):
+        if part in ("site-packages", "dist-packages"):
+            where = os.sep.join(form.split(os.sep)[: i + 1])
+            return f"{form} is inside {where}, installed Python code that programs and kernels import (a protected path)"
+        if (part == "lib" and i + 2 < len(parts) and _PYTHON_VERSION.fullmatch(parts[i + 1])
+                and parts[i + 2:] not in (["site-packages"], ["dist-packages"])):  # making the empty folder
+            where = os.sep.join(form.split(os.sep)[: i + 2])
+            return f"{form} is inside {where}, a Python installation's standard library (a protected path)"
+    return None
 
 
 def protected_inside(folder: str, roots: tuple[str, ...] = ()) -> str | None:
