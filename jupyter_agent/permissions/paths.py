@@ -344,6 +344,11 @@ def _startup_reason(form: str) -> str | None:
         for i in range(1, len(parts)):
             if parts[i] == "jupyter" and parts[i - 1] in ("share", "etc"):
                 return f"{form} is inside {parts[i - 1]}/jupyter/, Jupyter's protected data or configuration"
+    if "/etc/ipython" in folded:  # IPython's and every kernel's configuration: PREFIX/etc/ipython, /etc/ipython
+        parts = folded.split(os.sep)
+        for i in range(1, len(parts) - 1):
+            if parts[i] == "ipython" and parts[i - 1] == "etc":
+                return f"{form} is inside etc/ipython/, configuration every IPython kernel runs (a protected path)"
     return system_paths.system_reason(form) or startup_sources.sourced_reason(form)
 
 

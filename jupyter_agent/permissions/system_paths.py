@@ -38,7 +38,7 @@ SYSTEM_DIRS: dict[str, tuple[str, str]] = {
     **dict.fromkeys(("/etc/apt", "/etc/yum.repos.d", "/etc/dnf", "/etc/yum", "/etc/zypp", "/etc/pacman.d",
                      "/etc/apk", "/etc/docker", "/etc/containers"), _SOURCES),
     **dict.fromkeys(("/etc/vim", "/usr/share/vim", "/etc/emacs", "/etc/R", "/usr/lib/R/etc", "/etc/mercurial",
-                     "/etc/ipython", "/usr/local/etc/ipython", "/usr/share/bash-completion", "/etc/mysql",
+                     "/usr/share/bash-completion", "/etc/mysql",
                      "/etc/postgresql-common"), _PROGRAMS),
 }
 SYSTEM_FILES: dict[str, tuple[str, str]] = {

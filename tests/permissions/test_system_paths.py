@@ -30,6 +30,7 @@ SYSTEM = [
     "/etc/resolv.conf", "/private/etc/hosts", "/etc/gitconfig", "/usr/local/etc/gitconfig",
     "/opt/conda/envs/a/etc/gitconfig", "/usr/local/etc/npmrc", "/etc/xdg/autostart/x.desktop",
     "/etc/udev/rules.d/99-x.rules", "/etc/logrotate.d/x", "/etc/update-motd.d/99-x", "/etc/ipython/ipython_config.py",
+    "/usr/local/etc/ipython/ipython_kernel_config.py", "/home/u/.venv/etc/ipython/ipython_kernel_config.py",
     "/etc/vim/vimrc.local", "/etc/R/Rprofile.site", "/usr/share/bash-completion/completions/git",
     "/home/u/.pyenv/pyenv.d/exec/x.bash", "/home/u/.pyenv/plugins/p/etc/pyenv.d/exec/x.bash",
     "/home/u/.rbenv/rbenv.d/exec/x.bash",
