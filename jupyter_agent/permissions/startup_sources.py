@@ -18,7 +18,11 @@ name it matches, including files created later.  A folder between home and such 
 (``~/.cargo``) is protected too, since moving a folder there brings a new file along.  What
 cannot be read this way (a name computed by a program) is not protected by this module.
 
-The sources are read again when a start-up file changes, or HOME does (both checked at most
+The folders ``IPYTHONDIR``, ``JUPYTER_CONFIG_DIR``, ``JUPYTER_DATA_DIR``, ``JUPYTER_PATH`` and
+``JUPYTER_CONFIG_PATH`` name are protected whole: kernels and Jupyter run the configuration and
+start-up code there (``~/.ipython`` and ``~/.jupyter``, their defaults, are protected by name).
+
+The sources are read again when a start-up file changes, or HOME or one of those variables does (both checked at most
 once a second, so that a question costs a clock reading here: ``clear`` forgets them at once).
 """
 
@@ -39,6 +43,9 @@ SYSTEM_FILES = ("/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/zshrc",
                 "/etc/zprofile", "/etc/zlogin", "/etc/zsh/zshrc", "/etc/zsh/zshenv", "/etc/zsh/zprofile",
                 "/etc/zsh/zlogin")
 SYSTEM_GLOBS = ("/etc/profile.d/*.sh",)
+# variables naming the folders IPython and Jupyter run configuration and start-up code from
+# (profile_default/startup/*.py, ipython_kernel_config.py, kernel specs' commands)
+FOLDER_VARIABLES = ("IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_PATH", "JUPYTER_CONFIG_PATH")
 _MAX_FILES = 64  # start-up files and the files they source, read in all
 _MAX_BYTES = 512 * 1024
 _MAX_VALUES = 16  # possible values kept per word or variable
@@ -55,6 +62,9 @@ class Sources:
     files: dict[str, tuple[str, bool]] = field(default_factory=dict)
     patterns: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # folder -> [(pattern, by)]
     read: list[str] = field(default_factory=list)  # the files read (their stamps decide freshness)
+    # folders (ending in a separator) a kernel runs configuration from, named by a variable
+    below: tuple[str, ...] = ()
+    below_why: dict[str, str] = field(default_factory=dict)  # such a folder -> the variable naming it
 
 
 _LOCK = threading.Lock()
@@ -77,6 +87,12 @@ def sourced_reason(form: str) -> str | None:
         if not held:
             return f"{form} is run by {_short(by)} in every new shell (a protected file)"
         return f"{form} holds {_short(by)}, which a shell start-up file runs (a protected folder)"
+    if found.below:
+        key = form + os.sep  # the folder itself too
+        for folder in found.below:
+            if key.startswith(folder):
+                return (f"{form} is inside {folder[:-1]}, the folder ${found.below_why[folder]} names, whose "
+                        "configuration and start-up code kernels and Jupyter run (a protected path)")
     if found.patterns:
         folder, _, name = form.rpartition(os.sep)
         for pattern, by in found.patterns.get(folder or os.sep, ()):
@@ -119,6 +135,7 @@ def _stamps(paths: list[str], home: str) -> tuple[Any, ...]:
         out.append((st.st_mtime_ns, st.st_size, st.st_ino))
     for pattern in SYSTEM_GLOBS:
         out.append(tuple(sorted(glob.glob(pattern))))
+    out.extend(os.environ.get(name) for name in FOLDER_VARIABLES)
     return tuple(out)
 
 
@@ -146,7 +163,23 @@ def _read_all(home: str) -> Sources:
         found.read.append(real)
         reader.by = path
         queue += reader.read(text)
+    _variable_folders(found, home)
     return found
+
+
+def _variable_folders(found: Sources, home: str) -> None:
+    """The folders ``FOLDER_VARIABLES`` name (``~/.ipython`` and ``~/.jupyter`` are protected by
+    name; ``IPYTHONDIR=/srv/ipython`` is not otherwise): not ``/`` nor home itself."""
+    below: list[str] = []
+    for name in FOLDER_VARIABLES:
+        for entry in (os.environ.get(name) or "").split(os.pathsep):
+            if not os.path.isabs(entry):
+                continue
+            for form in {os.path.normpath(entry), os.path.realpath(entry)}:
+                if form not in (os.sep, home) and form + os.sep not in below:
+                    below.append(form + os.sep)
+                    found.below_why[form + os.sep] = name
+    found.below = tuple(below)
 
 
 def _text(path: str) -> bytes | None:

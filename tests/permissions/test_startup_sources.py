@@ -122,3 +122,25 @@ def test_a_login_shell_really_runs_the_sourced_file(home):
                    check=True, timeout=30)
     assert marker.exists()
     assert protected_reason_of(str(home / ".cargo" / "env"), str(home / ".cargo" / "env")) is not None
+
+
+@pytest.mark.parametrize("variable", ["IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_PATH",
+                                      "JUPYTER_CONFIG_PATH"])
+async def test_the_folders_jupyter_variables_name_are_protected(home, tmp_path, monkeypatch, variable):
+    """``~/.ipython`` is protected by name; ``IPYTHONDIR=/srv/ipython`` moves it where no name
+    rule reaches: its ``profile_default/startup/*.py`` runs in every kernel."""
+    folder = tmp_path / "srv" / "kernel-config"
+    monkeypatch.setenv(variable, f"relative{os.pathsep}{folder}")
+    startup_sources.clear()
+    ctx = _bypass(home)
+    for command, expected in [
+        (f"echo 'import os' > {folder}/profile_default/startup/00.py", "ask"),
+        (f"echo x > {folder}/kernels/python3/kernel.json", "ask"),
+        (f"rm -rf {folder}", "ask"),  # the folder itself
+        (f"echo x > {tmp_path}/srv/kernel-configs/x", "allow"),  # by components, not by prefix
+        (f"echo x > {tmp_path}/srv/other.txt", "allow"),
+    ]:
+        assert verdict_name(await decide_bash(ctx, command)) == expected, command
+    monkeypatch.setenv(variable, "/")  # never the whole disk
+    startup_sources.clear()
+    assert verdict_name(await decide_bash(ctx, f"echo x > {tmp_path}/srv/other.txt")) == "allow"
