@@ -79,9 +79,11 @@ def path_checks(
         else:
             _read_check(redirect.target, cwds, scope, v)
     recursive = bool(scope.read_deny)  # without Read deny rules a recursive search finds nothing
+    moved: set[int] = set()  # the commands whose paths were read in another folder
     for info in analysis.commands:  # env -C DIR cmd: cmd's relative paths are DIR's
         if len(info.forms) > 1 and info.forms[0] and info.forms[0][0].literal in _WRAPPER_FOLDERS:
-            _moved_checks(info, cwds, scope, context, v)
+            if _moved_checks(info, cwds, scope, context, v):
+                moved.add(id(info))
             if v.deny:
                 return
     if recursive and getattr(cwds, "unknown", False) and any(info.cd_kind is None for info in analysis.commands):
@@ -155,8 +157,9 @@ def path_checks(
                 if v.deny:
                     return
             continue
-        for word in read_only.paths:
-            _read_check(word, cwds, scope, v, program in NAMES_ONLY)
+        if id(info) not in moved:  # `env -C sub cat ../a.py` reads a.py, not ../a.py
+            for word in read_only.paths:
+                _read_check(word, cwds, scope, v, program in NAMES_ONLY)
         if v.deny:
             return
         if recursive and program in RECURSIVE_PROGRAMS:  # walked_folders() walks no other program
@@ -315,15 +318,15 @@ _WRAPPER_FOLDERS = {"env": ("C", "--chdir"), "sudo": ("D", "--chdir"), "nsenter"
 
 def _moved_checks(
     info: CommandInfo, cwds: list[str], scope: PathScope, context: ToolUseContext, v: Verdict
-) -> None:
+) -> bool:
     """``env -C DIR CMD`` (``sudo -D``, ``nsenter --wd``, ``unshare --wd``): CMD's relative paths
-    lie in DIR, so its reads and writes are checked there too; a DIR only known at run time is
-    a folder that may be a protected one."""
+    lie in DIR, so its reads and writes are checked there too (True: they were, or asked about);
+    a DIR only known at run time is a folder that may be a protected one, or outside."""
     letter, long = _WRAPPER_FOLDERS[info.forms[0][0].literal or ""]
     outer, inner = info.forms[0], info.forms[1]
     found = option_arguments(list(outer[1:len(outer) - len(inner)]), letter, long)  # its own options only
     if not found:
-        return
+        return False
     folder = found[-1]
     path = folder.literal if folder.literal is not None else tilde_path(folder)
     read_only = info.read_only.read_only
@@ -331,20 +334,28 @@ def _moved_checks(
         if not read_only or scope.read_deny:
             v.sticky.append(f"{outer[0].text} runs {info.text} in {folder.text}, a folder only known at run "
                             "time, which may be a protected one")
-        return
+        else:  # what it reads there may be outside the working directories
+            v.soft.append(f"{outer[0].text} runs {info.text} in {folder.text}, a folder only known at run time")
+        return True
     moved = []
     for cwd in cwds:
         resolved = resolved_once(path, cwd, v)
         if resolved is not None and resolved[1] not in moved:
             moved.append(resolved[1])
+    if not moved:
+        v.sticky.append(f"{outer[0].text} runs {info.text} in {folder.text}, which is not a folder path")
+        return True
     if read_only:
+        # the folder itself is read: `env -C /tmp ls` lists it, as `cd /tmp && ls` would
+        _read_check(folder, cwds, scope, v, names_only=True)
         for word in info.read_only.paths:
             _read_check(word, moved, scope, v)
-        return
+        return True
     protected_arguments(info, moved, v, scope)
     program = info.innermost[0].literal if info.innermost else None
     if not v.deny and (program in WRITING_PROGRAMS or writes_by_option(program)):
         program_write_check(info, moved, scope, v, context)
+    return True
 
 
 def _dotenv_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Verdict) -> None:

@@ -145,3 +145,20 @@ async def test_a_wrapper_that_moves_its_command_is_checked_like_a_cd(world, comm
     --wd, unshare --wd)."""
     ctx = make_ctx(world.project, mode="bypassPermissions", deny=("Read(~/.ssh/**)", "Read(./.env)"))
     assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("env -C {outside} ls", "ask"), ("env --chdir={outside} ls -la", "ask"), ("env -C .. du -sh", "ask"),
+    ("env -C {outside} wc -l data.txt", "ask"),
+    ("env -C \"$D\" cat x", "ask"), ("env -C http://h/x cat a.py", "ask"),
+    ("env -C sub ls", "allow"), ("env -C . ls", "allow"),
+    ("env -C sub cat ../a.py", "allow"), ("env -C sub cat a.py; env -C sub cat ../a.py", "allow"),
+])
+async def test_a_read_only_command_moved_outside_reads_that_folder(world, command, expected):
+    """In default mode `env -C /tmp ls` listed /tmp unasked while `ls /tmp` and `cd /tmp && ls`
+    asked: the folder a wrapper moves a read-only command to is read, like an operand.  And its
+    operands are read from there only: `env -C sub cat ../a.py` (the project's a.py) asked, as if
+    ../a.py were read from the project."""
+    ctx = make_ctx(world.project)
+    command = command.format(outside=world.outside)
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
