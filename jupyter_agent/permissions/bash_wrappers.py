@@ -202,6 +202,9 @@ DANGEROUS_ENV = frozenset(
      # config or modules a read-only program loads and runs: rg --pre from a config file,
      # glibc's iconv modules, OpenSSL engines, JVM agents
      "RIPGREP_CONFIG_PATH", "GCONV_PATH", "NLSPATH", "OPENSSL_CONF", "OPENSSL_ENGINES",
+     # file(1)'s magic file: each line it cannot parse is printed in a warning (a .env's values);
+     # less's key files and the commands it runs on opening, closing and editing a file
+     "MAGIC", "LESSKEYIN", "LESSKEYIN_SYSTEM", "LESSKEY_SYSTEM", "LESSCLOSE", "LESSEDIT",
      "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "LOCPATH",
      # interpreters' start-up code and module paths: a user site with .pth files, a module
      # imported by name (PYTHONWARNINGS=ignore::mod.Cls, PYTHONBREAKPOINT=mod.fn), Lua's init

@@ -43,6 +43,7 @@ ROWS = [
     ("openssl-engine", "env OPENSSL_CONF=/tmp/x ls", "ask"),
     ("jvm-agent", "JAVA_TOOL_OPTIONS=-javaagent:x.jar ls", "ask"),
     ("harmless-locale", "LC_ALL=C ls", "allow"),
+    ("file-magic", "MAGIC=.env file a.py", "ask"),  # file prints the lines it cannot parse
     # export/declare of variables that change nothing that runs: read-only (they asked)
     ("export-plain", "export OMP_NUM_THREADS=1 MPLBACKEND=Agg && echo $MPLBACKEND", "allow"),
     ("export-existing", "export HOME", "allow"), ("local-plain", "local x=1", "allow"),
@@ -70,6 +71,16 @@ def test_every_listed_set_letter_alone_is_read_only(option):
 def test_other_set_letters_are_not(option):
     words = (Word("set"), Word(option), Word("keyword")) if option == "-o" else (Word("set"), Word(option))
     assert not check_read_only(words).read_only
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("LESSKEYIN=./keys less a.py", "ask"),  # a lesskey source's #env section can set LESSOPEN
+    ("LESSCLOSE='sh x %s' less a.py", "ask"), ("LESSOPEN='|sh x %s' less a.py", "ask"),
+    ("LESSEDIT='sh x' less a.py", "ask"), ("LESS=-i less a.py", "ask"), ("less a.py", "allow"),
+])
+async def test_less_variables_that_run_commands_ask_under_an_allow_rule(world, command, expected):
+    ctx = make_ctx(world.project, allow=("Bash(less:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
 
 
 RUNNER_ENV_ROWS = [  # a variable that makes an allowed build, test or install run something else
