@@ -75,6 +75,7 @@ from .pixi_tasks import PIXIS, pixi_scripts
 from .precommit_hooks import PRE_COMMITS, precommit_scripts
 from .procfile_runs import PROCFILE_RUNNERS, procfile_scripts
 from .pyproject_scripts import RUNNERS, pyproject_scripts
+from .python_folders import folder_calls_reason
 from .quarto_docs import QUARTOS, quarto_scripts
 from .r_packages import R_PROGRAMS, r_package_scripts
 from .script_files import (
@@ -84,6 +85,7 @@ from .script_files import (
     Script,
     line_may_change,
     may_run_scripts,
+    parsed_file,
     read_script,
     scripts_run,
 )
@@ -415,7 +417,21 @@ def code_files_reason(files: dict[str, str], rules: CompiledRules, scope: PathSc
                     rule = read_rule_of(*resolved, scope) if resolved else None
                 if rule is not None:
                     return path, shown(path, cwd), f"names {text} in a string, which the rule {rule} denies reading"
+    for path, cwd in files.items():  # os.listdir('.') + open(f), shutil.make_archive(…, '.'): what it lists
+        if path.endswith(".py"):
+            code, _ = parsed_file(path, python_text, _MAX_PYTHON)
+            found_why = folder_calls_reason([code], cwd, scope) if code else None
+            if found_why is not None:
+                return path, shown(path, cwd), found_why
     return None
+
+
+_MAX_PYTHON = 4 * 1024 * 1024
+
+
+def python_text(data: bytes) -> str:
+    """A Python file's text (for ``parsed_file``, which keeps it per version of the file)."""
+    return data.decode("utf-8", "replace")
 
 
 def _notebook_imports(path: str, shown: str, cwds: list[str], rules: CompiledRules, scope: PathScope,

@@ -8,18 +8,30 @@ with ``ast`` (an IPython cell's magics and shell lines left out): the folder the
 checked as ``tar cf - DIR`` and ``rm -rf DIR`` are (``filesystem.read_deny_in``, following links
 as ``copytree`` and ``make_archive`` do; protected folders inside for ``rmtree``).  A folder only
 known at run time counts as unknown; code that does not parse but names one of these calls too.
+
+Likewise a folder listed by code that also reads files: ``for f in os.listdir('.'):
+print(open(f).read())`` printed ``.env``, and so did ``Path('.').glob('*')`` and ``os.walk``
+with ``open``.  The listing calls (``listdir``, ``scandir``, ``walk``, ``fwalk``, ``iterdir``,
+pathlib's ``glob``/``rglob``/``walk``, ``glob.glob``/``iglob``) count as reading what they list
+when the code calls anything that reads or copies a file (``open``, ``read_text``, ``copy``,
+``read_csv``, ``subprocess.run`` …): the files they would list now are checked against the Read
+deny rules, by the listing's pattern (``Path('data').glob('*.csv')`` never lists ``.env``;
+``glob.glob('*')`` skips dot files, as Python's glob does).  A folder only known at run time
+asks under a Read deny rule, unless its pattern cannot match what the rules deny.
 """
 
 from __future__ import annotations
 
 import ast
+import fnmatch
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .compiled import PathScope
-from .filesystem import read_deny_in
+from .filesystem import FOLDER_LOOK, read_deny_in, read_rule_of
 from .paths import protected_inside
 
 # name → (the positional index and keyword of the folder, the default folder, whether it removes)
@@ -73,6 +85,174 @@ def walked_folders(code: str) -> tuple[tuple[str | None, bool], ...]:
     return tuple(found)
 
 
+# listing calls: name → (positional index and keyword of the folder or pattern, kind)
+_LISTERS: dict[str, tuple[int, str]] = {
+    "listdir": (0, "path"), "scandir": (0, "path"), "walk": (0, "top"), "fwalk": (0, "top"),
+    "iterdir": (-1, ""), "rglob": (0, "pattern"), "glob": (0, "pattern"), "iglob": (0, "pathname"),
+}
+_LISTING = re.compile(r"\b(?:listdir|scandir|walk|fwalk|iterdir|glob|iglob|rglob)\b")
+_READING = re.compile(r"\b(?:open|read_text|read_bytes|copy|copy2|copyfile|copyfileobj|move|read_csv|read_table|"
+                      r"read_excel|read_json|read_parquet|read_feather|read_pickle|read_fwf|loadtxt|genfromtxt|"
+                      r"fromfile|load|dotenv_values|load_dotenv|run|call|check_output|check_call|Popen|system|"
+                      r"popen|getoutput|getstatusoutput|write|add|send|post|put|upload_file|upload)\b")
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What a listing call lists: the folder as written (None: only known at run time), the
+    pattern of names (None: every name), whether it goes below, whether dot files count."""
+
+    folder: str | None
+    pattern: str | None
+    recursive: bool
+    hidden: bool = True
+
+
+@lru_cache(maxsize=256)
+def listed_folders(code: str) -> tuple[Listing, ...]:
+    """The listings of ``code`` when it also reads files (``()`` when it does not)."""
+    if _LISTING.search(code) is None or _READING.search(code) is None or code.lstrip().startswith("%%"):
+        return ()
+    source = _SHELL_LINE.sub(lambda m: m.group(1) + "pass  #", code)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return (Listing(None, None, True),)
+    found: list[Listing] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            listing = _listing(node)
+            if listing is not None:
+                found.append(listing)
+    return tuple(found)
+
+
+def _text(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _argument(node: ast.Call, index: int, keyword: str) -> tuple[ast.expr | None, bool]:
+    """The argument at ``index`` or ``keyword``, and whether the call spreads ``*args``/``**kw``."""
+    spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+    value = next((k.value for k in node.keywords if k.arg == keyword), None)
+    if value is None and 0 <= index < len(node.args):
+        value = node.args[index]
+    return value, spread
+
+
+def _receiver_folder(func: ast.Attribute) -> tuple[bool, str | None]:
+    """For ``X.iterdir()``: whether X is a path whose folder is written in the code, and it."""
+    value = func.value
+    if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
+        name = value.func.attr if isinstance(value.func, ast.Attribute) else value.func.id
+        if name in ("Path", "PurePath", "PosixPath", "WindowsPath"):
+            if not value.args and not value.keywords:
+                return True, "."
+            if len(value.args) == 1 and not value.keywords:
+                text = _text(value.args[0])
+                return text is not None, text
+        if name in ("cwd", "getcwd") and not value.args:
+            return True, "."
+        if name == "home" and not value.args:
+            return True, "~"
+    return False, None
+
+
+def _listing(node: ast.Call) -> Listing | None:
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    spec = _LISTERS.get(name or "")
+    if spec is None:
+        return None
+    index, keyword = spec
+    value, spread = _argument(node, index, keyword)
+    module = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+    if name in ("listdir", "scandir", "walk", "fwalk") and module in ("os", None):
+        if module is None and name == "walk":
+            return None  # a bare walk() is no os.walk
+        folder = "." if value is None and not spread else _text(value)
+        return Listing(folder, None, name in ("walk", "fwalk"))
+    if name in ("glob", "iglob") and module == "glob":
+        pattern = _text(value)
+        root, _ = _argument(node, 99, "root_dir")
+        hidden_kw, _ = _argument(node, 99, "include_hidden")
+        recursive_kw, _ = _argument(node, 99, "recursive")
+        hidden = isinstance(hidden_kw, ast.Constant) and bool(hidden_kw.value) or hidden_kw is not None and not isinstance(
+            hidden_kw, ast.Constant)
+        recursive = recursive_kw is not None and not (isinstance(recursive_kw, ast.Constant) and not recursive_kw.value)
+        if pattern is None or spread:
+            return Listing(None, None, True, hidden)
+        base = _text(root) if root is not None else "."
+        head, _, tail = pattern.rpartition("/")
+        folder = None if base is None else os.path.join(base, head) if head else base
+        if folder is not None and _GLOB_CHARS.intersection(folder):
+            head_parts = folder.split("/")
+            cut = next(i for i, part in enumerate(head_parts) if _GLOB_CHARS.intersection(part))
+            folder, recursive = "/".join(head_parts[:cut]) or ".", True
+        recursive = recursive and "**" in pattern or folder is None or "**" in head
+        return Listing(folder, tail, recursive, hidden or tail.startswith("."))  # '.*' lists dot files
+    if isinstance(func, ast.Attribute) and name in ("iterdir", "glob", "rglob", "walk"):
+        known, folder = _receiver_folder(func)
+        if name == "iterdir":
+            return Listing(folder if known else None, None, False)
+        if name == "walk":
+            return Listing(folder if known else None, None, True) if known or module is None else None
+        pattern = _text(value)
+        if pattern is None or spread:
+            return Listing(folder if known else None, None, True)
+        head, _, tail = pattern.rpartition("/")
+        return Listing(folder if known else None, tail, name == "rglob" or bool(head))
+    return None
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def _may_name(pattern: str | None, hidden: bool, scope: PathScope) -> bool:
+    """Could a listing with this name pattern list a file some Read deny rule denies, wherever it
+    looks?  Judged from each rule's last component: ``*.csv`` cannot be ``.env``."""
+    if pattern is None:
+        return True
+    for _rule, patterns in scope.read_deny:
+        for rule in patterns:
+            last = rule.text.rstrip("/").rpartition("/")[2]
+            if last in ("", "*", "**") or _GLOB_CHARS.intersection(last):
+                return True
+            if not hidden and last.startswith(".") and not pattern.startswith("."):
+                continue  # glob.glob('*') skips dot files
+            if fnmatch.fnmatchcase(last.lower(), pattern.lower()) if rule.fold else fnmatch.fnmatchcase(last, pattern):
+                return True
+    return False
+
+
+def _listed_denied(folder: str, listing: Listing, scope: PathScope) -> str | None:
+    """The Read deny rule of a file the listing would list in the real folder ``folder`` now."""
+    if listing.pattern is None and listing.hidden and listing.recursive:
+        return read_deny_in(folder, scope, links=True)
+    budget = FOLDER_LOOK
+    stack = [folder]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    budget -= 1
+                    if budget < 0:
+                        return scope.read_deny[0][0]  # too many to look at: fail closed
+                    name = entry.name
+                    if listing.recursive and entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    if not listing.hidden and name.startswith("."):
+                        continue
+                    if listing.pattern is not None and not fnmatch.fnmatchcase(name, listing.pattern):
+                        continue
+                    rule = read_rule_of(entry.path, os.path.realpath(entry.path), scope)
+                    if rule is not None:
+                        return rule
+        except OSError:
+            continue
+    return None
+
+
 def folder_calls_reason(codes: Sequence[str], cwd: str, scope: PathScope) -> str | None:
     """Why code in ``codes`` run from the real folder ``cwd`` must ask: a call that copies,
     archives or removes a folder holding a file a Read deny rule denies (or, removing, a
@@ -97,7 +277,30 @@ def folder_calls_reason(codes: Sequence[str], cwd: str, scope: PathScope) -> str
             inside = protected_inside(real, scope.roots) if removes else None
             if inside is not None:
                 return f"removes every file below {folder}, which holds {inside}"
+        if scope.read_deny:
+            why = _listing_reason(code, cwd, scope, moves)
+            if why is not None:
+                return why
     return None
 
 
-__all__ = ["folder_calls_reason", "walked_folders"]
+def _listing_reason(code: str, cwd: str, scope: PathScope, moves: bool) -> str | None:
+    for listing in listed_folders(code):
+        folder = listing.folder
+        if folder is not None and moves and not os.path.isabs(os.path.expanduser(folder)):
+            folder = None
+        if folder is None:
+            if _may_name(listing.pattern, listing.hidden, scope):
+                return ("lists a folder only known at run time and reads files, where the rule "
+                        f"{scope.read_deny[0][0]} may deny reading one")
+            continue
+        real = os.path.realpath(os.path.join(cwd, os.path.expanduser(folder)))
+        if not os.path.isdir(real):
+            continue
+        rule = _listed_denied(real, listing, scope)
+        if rule is not None:
+            return f"lists {folder} and reads files, and a file it lists there is one the rule {rule} denies reading"
+    return None
+
+
+__all__ = ["Listing", "folder_calls_reason", "listed_folders", "walked_folders"]

@@ -97,3 +97,68 @@ def test_real_calls_take_the_secret_and_the_repository(project, tmp_path):
     assert (tmp_path / "c" / ".env").read_text() == "SECRET=1\n"
     subprocess.run([sys.executable, "-c", "import shutil; shutil.rmtree('.', ignore_errors=True)"], cwd=project)
     assert not (project / ".git").exists() and not (project / ".env").exists()
+
+
+LISTING_ASKS = [
+    "import os\nfor f in os.listdir('.'):\n    print(open(f).read()) if os.path.isfile(f) else None",
+    "import os\nfor e in os.scandir():\n    print(open(e.path).read()) if e.is_file() else None",  # the current folder
+    "import os\nfor r, _, fs in os.walk('.'):\n    [print(open(os.path.join(r, f)).read()) for f in fs]",
+    "from pathlib import Path\nfor p in Path('.').iterdir():\n    print(p.read_text()) if p.is_file() else None",
+    "from pathlib import Path\nprint([p.read_text() for p in Path().glob('*') if p.is_file()])",
+    "from pathlib import Path\nprint([p.read_bytes() for p in Path.cwd().rglob('*') if p.is_file()])",
+    "from pathlib import Path\nprint([p.read_text() for p in Path('.').glob('.e*')])",
+    "import glob\nprint([open(f).read() for f in glob.glob('.*') if f != '..'])",  # a pattern starting with '.'
+    "import glob, os\nprint([open(f).read() for f in glob.glob('*', include_hidden=True) if os.path.isfile(f)])",
+    "import glob, shutil\nfor f in glob.glob('*', include_hidden=True):\n    shutil.copy(f, '/tmp/out') if f != '.git' else 0",
+    "from pathlib import Path\nd = Path(input())\nprint([p.read_text() for p in d.iterdir()])",  # only known at run time
+    "import os\nos.chdir('data')\nprint([open(f).read() for f in os.listdir('..') if f[0] == '.'])",
+]
+LISTING_RUNS = [
+    "import os\nprint(os.listdir('.'))",  # names only: nothing is read
+    "from pathlib import Path\nprint([p.read_text() for p in Path('data').glob('*.csv')])",
+    "import glob\nprint([open(f).read() for f in glob.glob('*')])",  # Python's glob skips dot files
+    "import glob\nprint([open(f).read() for f in glob.glob('**/*', recursive=True)])",
+    "from pathlib import Path\nd = Path(input())\nprint([p.read_text() for p in d.glob('*.csv')])",  # no .env there
+    "import os\nprint([open(os.path.join('data', f)).read() for f in os.listdir('data')])",
+]
+
+
+@pytest.mark.parametrize("code", LISTING_ASKS)
+def test_a_cell_listing_a_folder_with_a_denied_file_and_reading_asks(project, code):
+    """``for f in os.listdir('.'): print(open(f).read())`` printed .env under Read(./.env)."""
+    ctx = make_ctx(project, deny=("Read(./.env)",), mode="bypassPermissions")
+    verdict = cells_strings_check([("c1", code)], ctx, [str(project)])
+    assert isinstance(verdict, PermissionAsk) and is_sticky(verdict), code
+
+
+@pytest.mark.parametrize("code", LISTING_RUNS)
+def test_listings_that_cannot_reach_the_denied_file_need_only_the_approval(project, code):
+    ctx = make_ctx(project, deny=("Read(./.env)",), mode="bypassPermissions")
+    assert cells_strings_check([("c1", code)], ctx, [str(project)]) is None, code
+
+
+@pytest.mark.parametrize("code", [LISTING_ASKS[0], LISTING_ASKS[4], LISTING_ASKS[8]])
+def test_the_listing_code_really_prints_the_denied_file(project, code):
+    out = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=60)
+    assert "SECRET=1" in out.stdout, out.stderr
+
+
+async def test_python_c_listing_and_reading_asks(project):
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    ask = "import os; [print(open(f).read()) for f in os.listdir('.') if os.path.isfile(f)]"
+    run = "import os; [print(open('data/' + f).read()) for f in os.listdir('data')]"
+    assert verdict_name(await decide_bash(ctx, f'python -c "{ask}"')) == "ask"
+    assert verdict_name(await decide_bash(ctx, f'python -c "{run}"')) == "allow"
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    (LISTING_ASKS[0], "ask"), (LISTING_ASKS[2], "ask"), (ASKS[0], "ask"),  # make_archive of '.' too
+    (LISTING_RUNS[0], "allow"), (LISTING_RUNS[1], "allow"), (RUNS[0], "allow"),
+])
+async def test_a_python_file_the_line_runs_is_read_the_same_way(project, code, expected):
+    """`python dump.py` whose dump.py lists the folder and prints each file asked nothing, while
+    the same code in `python -c` asked."""
+    (project / "dump.py").write_text(code + "\n")
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    for command in ("python dump.py", "python3 -m dump"):
+        assert verdict_name(await decide_bash(ctx, command)) == expected, (command, code)
