@@ -118,16 +118,59 @@ def listed_folders(code: str) -> tuple[Listing, ...]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return (Listing(None, None, True),)
+    names = _bound_names(tree)
     found: list[Listing] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            listing = _listing(node)
+            listing = _listing(node, names)
             if listing is not None:
                 found.append(listing)
     return tuple(found)
 
 
-def _text(node: ast.expr | None) -> str | None:
+def _bound_names(tree: ast.AST) -> dict[str, str | None]:
+    """Names the code binds to one folder: ``DATA = 'data'``, ``DATA = Path('data')`` (None: bound
+    otherwise, or to different values)."""
+    names: dict[str, str | None] = {}
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            targets, value = [node.target], node.value
+        elif isinstance(node, (ast.For, ast.comprehension, ast.With, ast.withitem)):
+            targets = [node.target] if isinstance(node, (ast.For, ast.comprehension)) else []
+            if isinstance(node, ast.withitem) and node.optional_vars is not None:
+                targets = [node.optional_vars]
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    folder = _path_value(value, {}) if isinstance(target, ast.Name) and value is not None else None
+                    if name.id in names and names[name.id] != folder:
+                        folder = None
+                    names[name.id] = folder
+    return names
+
+
+def _path_value(node: ast.expr, names: dict[str, str | None]) -> str | None:
+    """The folder a string or ``Path(string)`` expression spells, or None."""
+    text = _text(node, names)
+    if text is not None:
+        return text
+    if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+        if name in ("Path", "PurePath", "PosixPath", "WindowsPath") and not node.keywords:
+            if not node.args:
+                return "."
+            if len(node.args) == 1:
+                return _text(node.args[0], names)
+    return None
+
+
+def _text(node: ast.expr | None, names: dict[str, str | None]) -> str | None:
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
@@ -140,17 +183,14 @@ def _argument(node: ast.Call, index: int, keyword: str) -> tuple[ast.expr | None
     return value, spread
 
 
-def _receiver_folder(func: ast.Attribute) -> tuple[bool, str | None]:
+def _receiver_folder(func: ast.Attribute, names: dict[str, str | None]) -> tuple[bool, str | None]:
     """For ``X.iterdir()``: whether X is a path whose folder is written in the code, and it."""
     value = func.value
+    folder = _path_value(value, names)
+    if folder is not None:
+        return True, folder
     if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
         name = value.func.attr if isinstance(value.func, ast.Attribute) else value.func.id
-        if name in ("Path", "PurePath", "PosixPath", "WindowsPath"):
-            if not value.args and not value.keywords:
-                return True, "."
-            if len(value.args) == 1 and not value.keywords:
-                text = _text(value.args[0])
-                return text is not None, text
         if name in ("cwd", "getcwd") and not value.args:
             return True, "."
         if name == "home" and not value.args:
@@ -158,7 +198,7 @@ def _receiver_folder(func: ast.Attribute) -> tuple[bool, str | None]:
     return False, None
 
 
-def _listing(node: ast.Call) -> Listing | None:
+def _listing(node: ast.Call, names: dict[str, str | None]) -> Listing | None:
     func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
     spec = _LISTERS.get(name or "")
@@ -170,10 +210,10 @@ def _listing(node: ast.Call) -> Listing | None:
     if name in ("listdir", "scandir", "walk", "fwalk") and module in ("os", None):
         if module is None and name == "walk":
             return None  # a bare walk() is no os.walk
-        folder = "." if value is None and not spread else _text(value)
+        folder = "." if value is None and not spread else _text(value, names)
         return Listing(folder, None, name in ("walk", "fwalk"))
     if name in ("glob", "iglob") and module == "glob":
-        pattern = _text(value)
+        pattern = _text(value, names)
         root, _ = _argument(node, 99, "root_dir")
         hidden_kw, _ = _argument(node, 99, "include_hidden")
         recursive_kw, _ = _argument(node, 99, "recursive")
@@ -182,7 +222,7 @@ def _listing(node: ast.Call) -> Listing | None:
         recursive = recursive_kw is not None and not (isinstance(recursive_kw, ast.Constant) and not recursive_kw.value)
         if pattern is None or spread:
             return Listing(None, None, True, hidden)
-        base = _text(root) if root is not None else "."
+        base = _text(root, names) if root is not None else "."
         head, _, tail = pattern.rpartition("/")
         folder = None if base is None else os.path.join(base, head) if head else base
         if folder is not None and _GLOB_CHARS.intersection(folder):
@@ -192,12 +232,12 @@ def _listing(node: ast.Call) -> Listing | None:
         recursive = recursive and "**" in pattern or folder is None or "**" in head
         return Listing(folder, tail, recursive, hidden or tail.startswith("."))  # '.*' lists dot files
     if isinstance(func, ast.Attribute) and name in ("iterdir", "glob", "rglob", "walk"):
-        known, folder = _receiver_folder(func)
+        known, folder = _receiver_folder(func, names)
         if name == "iterdir":
             return Listing(folder if known else None, None, False)
         if name == "walk":
             return Listing(folder if known else None, None, True) if known or module is None else None
-        pattern = _text(value)
+        pattern = _text(value, names)
         if pattern is None or spread:
             return Listing(folder if known else None, None, True)
         head, _, tail = pattern.rpartition("/")

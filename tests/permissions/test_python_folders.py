@@ -112,6 +112,9 @@ LISTING_ASKS = [
     "import glob, shutil\nfor f in glob.glob('*', include_hidden=True):\n    shutil.copy(f, '/tmp/out') if f != '.git' else 0",
     "from pathlib import Path\nd = Path(input())\nprint([p.read_text() for p in d.iterdir()])",  # only known at run time
     "import os\nos.chdir('data')\nprint([open(f).read() for f in os.listdir('..') if f[0] == '.'])",
+    "import os\nHERE = '.'\nprint([open(f).read() for f in os.listdir(HERE) if os.path.isfile(f)])",  # a bound name
+    "import os\nD = 'data'\nD = '.'\nprint([open(f).read() for f in os.listdir(D) if os.path.isfile(f)])",
+    "from pathlib import Path\nROOT = Path()\nprint([p.read_text() for p in ROOT.iterdir() if p.is_file()])",
 ]
 LISTING_RUNS = [
     "import os\nprint(os.listdir('.'))",  # names only: nothing is read
@@ -120,6 +123,9 @@ LISTING_RUNS = [
     "import glob\nprint([open(f).read() for f in glob.glob('**/*', recursive=True)])",
     "from pathlib import Path\nd = Path(input())\nprint([p.read_text() for p in d.glob('*.csv')])",  # no .env there
     "import os\nprint([open(os.path.join('data', f)).read() for f in os.listdir('data')])",
+    # a name the code binds to one folder is that folder (the usual notebook form)
+    "import os\nDATA = 'data'\nfor f in os.listdir(DATA):\n    print(open(os.path.join(DATA, f)).read())",
+    "from pathlib import Path\nDATA: Path = Path('data')\nprint([p.read_text() for p in DATA.iterdir()])",
 ]
 
 
