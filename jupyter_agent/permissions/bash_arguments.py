@@ -51,6 +51,7 @@ from .inline_code import code_literals, inline_code, is_interpreter, path_like
 from .path_programs import copied_onto_path, program_on_path
 from .paths import protected_inside, protected_reason_of
 from .python_folders import folder_calls_reason
+from .python_strings import folded_strings
 
 
 def protected_arguments(
@@ -149,8 +150,9 @@ def protected_arguments(
             if _named(info, [r for r in reads if r is not None], cwd, scope, v):
                 return
     codes = interpreter_codes(info, line)
-    if codes:  # python -c "open('.env')": a path its code spells
+    if codes:  # python -c "open('.env')": a path its code spells, or builds from literals ('.e' + 'nv')
         literals = code_literals(codes)
+        literals += [text for code in codes for text in folded_strings(code) if text not in literals]
         for cwd in cwds:
             why = code_strings_reason(literals, cwd, guarded, v, edit) if literals else None
             if why is None and scope is not None:  # shutil.make_archive('/tmp/a', 'zip', '.')

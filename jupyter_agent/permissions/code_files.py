@@ -45,6 +45,7 @@ from .package_builds import (
 )
 from .paths import nearest_holding
 from .python_envs import script_folders
+from .python_strings import folded_strings
 from .quarto_docs import chunk_sources
 from .script_files import ini_of, parsed_file, toml_of
 
@@ -468,6 +469,8 @@ def file_strings_why(path: str) -> tuple[tuple[str, ...], str]:
         parse = _shell_text
     elif name.endswith(".ipynb"):  # a notebook code names: its code cells, not its prose or outputs
         parse = _notebook_strings
+    elif name.endswith(".py"):
+        parse = _python_strings
     else:
         parse = _xml_strings if name.endswith(".xml") else _strings
     strings, why = parsed_file(path, parse, _MAX_CODE_BYTES)
@@ -475,6 +478,18 @@ def file_strings_why(path: str) -> tuple[tuple[str, ...], str]:
 
 
 _MAX_CODE_BYTES = 4 * 1024 * 1024  # (a bundled server.js is often over 1 MiB)
+
+
+def _python_strings(data: bytes) -> tuple[str, ...]:
+    """A Python file's literals and the strings it builds from them (``'.e' + 'nv'``)."""
+    strings = _strings(data)
+    if not strings or len(data) > _MAX_FOLDED:
+        return strings
+    folded = folded_strings(data.decode("utf-8", "replace"))
+    return strings + tuple(text for text in folded if text not in strings)[:_MAX_STRINGS]
+
+
+_MAX_FOLDED = 512 * 1024  # larger Python files: their literals only
 
 
 def _strings(data: bytes) -> tuple[str, ...]:

@@ -620,6 +620,7 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
     from .compiled import compiled_rules
     from .inline_code import code_literals
     from .python_folders import folder_calls_reason, listed_folders, walked_folders
+    from .python_strings import folded_strings
     from .verdicts import RULE, SAFETY, sticky_ask
 
     rules = compiled_rules(context.permission_context)
@@ -630,6 +631,7 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
     memo: dict[tuple[object, ...], object] = {}
     for cell_id, source in cells:
         literals = code_literals([source], bare=False)  # Python: a command runs from a string
+        literals += [text for text in folded_strings(source) if text not in literals]  # '.e' + 'nv'
         for folder in folders if literals or walked_folders(source) or listed_folders(source) else ():
             why = code_strings_reason(literals, folder, guarded, v, scope.edit_rules) if literals else None
             if why is None:  # shutil.make_archive('/tmp/a', 'zip', '.'), shutil.rmtree('.')

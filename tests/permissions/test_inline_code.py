@@ -37,10 +37,12 @@ ASKED = [
     "python -c \"import os; os.system('cat .env')\"",
     "node -e 'require(\"child_process\").execSync(\"cat .env\", {stdio: \"inherit\"})'",
     "expect -c 'exec cat .env'", "gnuplot -e 'system(\"cat .env\")'", "octave --eval 'type .env'",
+    # session 51: a name Python builds from its literals (python_strings.py) was allowed
+    "python -c \"print(open('.' + 'env').read())\"",
 ]
 ALLOWED = [
     "python -c 'print(1)'", "python -c \"print('hello world')\"", "python -c \"print(open('a.py').read())\"",
-    "python -c \"print(open('.' + 'env').read())\"", "node -e 'console.log(\"%d rows\", 3)'",
+    "node -e 'console.log(\"%d rows\", 3)'",
     "python -c \"import json; print(json.dumps({'a': 1}))\"", "python - <<'EOF'\nprint('ok')\nEOF",
     "python -c \"print('locked')\"",  # a word, not a path: Edit rules check path-like strings only
     "python -c 'import os; print(os.environ)'", "perl -e 'print `cat a.py`'",
