@@ -212,7 +212,7 @@ def _listing(node: ast.Call, names: dict[str, str | None]) -> Listing | None:
             return None  # a bare walk() is no os.walk
         folder = "." if value is None and not spread else _text(value, names)
         return Listing(folder, None, name in ("walk", "fwalk"))
-    if name in ("glob", "iglob") and module == "glob":
+    if name in ("glob", "iglob") and (module == "glob" or isinstance(func, ast.Name)):  # from glob import glob
         pattern = _text(value, names)
         root, _ = _argument(node, 99, "root_dir")
         hidden_kw, _ = _argument(node, 99, "include_hidden")
@@ -225,12 +225,12 @@ def _listing(node: ast.Call, names: dict[str, str | None]) -> Listing | None:
         base = _text(root, names) if root is not None else "."
         head, _, tail = pattern.rpartition("/")
         folder = None if base is None else os.path.join(base, head) if head else base
-        if folder is not None and _GLOB_CHARS.intersection(folder):
+        deep = recursive and "**" in pattern
+        if folder is not None and _GLOB_CHARS.intersection(folder):  # glob('*/x.txt'): below the literal head
             head_parts = folder.split("/")
             cut = next(i for i, part in enumerate(head_parts) if _GLOB_CHARS.intersection(part))
-            folder, recursive = "/".join(head_parts[:cut]) or ".", True
-        recursive = recursive and "**" in pattern or folder is None or "**" in head
-        return Listing(folder, tail, recursive, hidden or tail.startswith("."))  # '.*' lists dot files
+            folder, deep = "/".join(head_parts[:cut]) or ".", True
+        return Listing(folder, tail, deep or folder is None, hidden or tail.startswith("."))  # '.*' lists dot files
     if isinstance(func, ast.Attribute) and name in ("iterdir", "glob", "rglob", "walk"):
         known, folder = _receiver_folder(func, names)
         if name == "iterdir":

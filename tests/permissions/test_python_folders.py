@@ -113,6 +113,9 @@ LISTING_ASKS = [
     "from pathlib import Path\nd = Path(input())\nprint([p.read_text() for p in d.iterdir()])",  # only known at run time
     "import os\nos.chdir('data')\nprint([open(f).read() for f in os.listdir('..') if f[0] == '.'])",
     "import os\nHERE = '.'\nprint([open(f).read() for f in os.listdir(HERE) if os.path.isfile(f)])",  # a bound name
+    "from glob import glob\nprint([open(f).read() for f in glob('.*') if f != '..'])",  # the function imported
+    "import glob\nprint([open(f).read() for f in glob.glob('*/a.csv')])",  # a pattern in the folder part
+
     "import os\nD = 'data'\nD = '.'\nprint([open(f).read() for f in os.listdir(D) if os.path.isfile(f)])",
     "from pathlib import Path\nROOT = Path()\nprint([p.read_text() for p in ROOT.iterdir() if p.is_file()])",
 ]
@@ -121,6 +124,7 @@ LISTING_RUNS = [
     "from pathlib import Path\nprint([p.read_text() for p in Path('data').glob('*.csv')])",
     "import glob\nprint([open(f).read() for f in glob.glob('*')])",  # Python's glob skips dot files
     "import glob\nprint([open(f).read() for f in glob.glob('**/*', recursive=True)])",
+    "from glob import glob\nprint([open(f).read() for f in glob('*/*.txt')])",
     "from pathlib import Path\nd = Path(input())\nprint([p.read_text() for p in d.glob('*.csv')])",  # no .env there
     "import os\nprint([open(os.path.join('data', f)).read() for f in os.listdir('data')])",
     # a name the code binds to one folder is that folder (the usual notebook form)
@@ -132,7 +136,7 @@ LISTING_RUNS = [
 @pytest.mark.parametrize("code", LISTING_ASKS)
 def test_a_cell_listing_a_folder_with_a_denied_file_and_reading_asks(project, code):
     """``for f in os.listdir('.'): print(open(f).read())`` printed .env under Read(./.env)."""
-    ctx = make_ctx(project, deny=("Read(./.env)",), mode="bypassPermissions")
+    ctx = make_ctx(project, deny=("Read(./.env)", "Read(./data/a.csv)"), mode="bypassPermissions")
     verdict = cells_strings_check([("c1", code)], ctx, [str(project)])
     assert isinstance(verdict, PermissionAsk) and is_sticky(verdict), code
 
