@@ -51,6 +51,7 @@ _MAX_BYTES = 512 * 1024
 _MAX_VALUES = 16  # possible values kept per word or variable
 _RECHECK = 1.0  # seconds between looks at whether a start-up file changed
 _GLOB_CHARS = frozenset("*?[")
+_DEVICES = ("/dev/", "/proc/", "/sys/")
 
 
 @dataclass
@@ -268,6 +269,8 @@ class _Reader:
         if not path:
             return []
         path = os.path.normpath(os.path.join(self.home, path))
+        if path == os.sep or path.startswith(_DEVICES):  # `. /dev/null`: not a file anyone writes code into
+            return []
         name = os.path.basename(path)
         folder = os.path.dirname(path)
         if _GLOB_CHARS.isdisjoint(folder) and not _GLOB_CHARS.isdisjoint(name):

@@ -105,10 +105,11 @@ async def test_a_start_up_file_changed_later_is_read_again(home, monkeypatch):
 def test_unreadable_and_odd_start_up_files_protect_what_can_be_read(home):
     os.mkfifo(home / ".zshrc")  # never waited on
     (home / ".bashrc").write_bytes(b"if [ (; then\n. \"$HOME/.ok\"\n\xff\xfe . $(cat x)\n")
-    (home / ".profile").write_text("for x in $(ls ~/.d); do . \"$x\"; done\nsource\n")
+    (home / ".profile").write_text("for x in $(ls ~/.d); do . \"$x\"; done\nsource\n. /dev/null\n/dev/null x\n")
     reason = protected_reason_of(str(home / ".ok"), str(home / ".ok"))
     assert reason is not None and "~/.bashrc" in reason
     assert protected_reason_of(str(home / "other"), str(home / "other")) is None
+    assert protected_reason_of("/dev/null", "/dev/null") is None  # `. /dev/null` protects no device
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
