@@ -10,6 +10,7 @@ directories → ask.  Both the path as written and its real path are checked.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -108,14 +109,28 @@ def read_deny_in(folder: str, scope: PathScope, links: bool = False) -> str | No
                       links=links, hard_links=rule is not None)
 
 
+def read_deny_listed(folder: str, scope: PathScope, recursive: bool, listed: Callable[[str], bool]) -> str | None:
+    """For code that lists the real folder ``folder`` (and below it, ``recursive``) and reads
+    what it lists (``python_folders``): the Read deny rule of an entry whose name ``listed``
+    accepts, following links as ``open`` does; the first rule when the folder cannot be looked
+    at whole."""
+    if not scope.read_deny:
+        return None
+    return _denied_in(folder, scope.read_deny, scope.read_deny[0][0], scope, links=True, hard_links=True,
+                      recursive=recursive, listed=listed)
+
+
 def _denied_in(
     folder: str, rules: tuple[tuple[str, tuple[PathPattern, ...]], ...], fallback: str, scope: PathScope,
-    links: bool = False, hard_links: bool = False,
+    links: bool = False, hard_links: bool = False, recursive: bool = True,
+    listed: Callable[[str], bool] | None = None,
 ) -> str | None:
     """The first of ``rules`` matching an entry below ``folder`` (looked at up to ``FOLDER_LOOK``
     entries), else None; ``fallback`` when the folder is not there, cannot be read or has more
     entries.  ``links``: symbolic links are followed (a file's Read deny rule, a folder walked
-    too); ``hard_links``: another name of a denied file counts (``hard_links.denied_links``)."""
+    too); ``hard_links``: another name of a denied file counts (``hard_links.denied_links``);
+    ``recursive`` False: the folder's own entries only; ``listed``: only entries whose name it
+    accepts count (folders are walked all the same)."""
     if os.path.islink(folder) or not os.path.isdir(folder):
         return fallback
     linked: list[os.stat_result] = []
@@ -130,7 +145,8 @@ def _denied_in(
                     if budget < 0:
                         return fallback
                     path = entry.path
-                    found = first_match(rules, path, path)
+                    named = listed is None or listed(entry.name)
+                    found = first_match(rules, path, path) if named else None
                     if found is not None:
                         return found
                     if entry.is_symlink():
@@ -138,16 +154,17 @@ def _denied_in(
                             continue  # (not followed: the link itself is read or removed)
                         real = os.path.realpath(path)
                         if os.path.isdir(real):
-                            if real not in seen:
+                            if recursive and real not in seen:
                                 seen.add(real)
                                 stack.append(real)
                             continue
-                        found = read_rule_of(real, real, scope)
+                        found = read_rule_of(real, real, scope) if named else None
                         if found is not None:
                             return found
                     elif entry.is_dir(follow_symlinks=False):
-                        stack.append(path)
-                    elif hard_links:  # (another name of a denied file: only where one may be)
+                        if recursive:
+                            stack.append(path)
+                    elif hard_links and named:  # (another name of a denied file: only where one may be)
                         st = entry.stat(follow_symlinks=False)
                         if st.st_nlink > 1:
                             linked.append(st)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .compiled import PathScope
-from .filesystem import FOLDER_LOOK, read_deny_in, read_rule_of
+from .filesystem import read_deny_in, read_deny_listed
 from .paths import protected_inside
 
 # name → (the positional index and keyword of the folder, the default folder, whether it removes)
@@ -269,28 +269,12 @@ def _listed_denied(folder: str, listing: Listing, scope: PathScope) -> str | Non
     """The Read deny rule of a file the listing would list in the real folder ``folder`` now."""
     if listing.pattern is None and listing.hidden and listing.recursive:
         return read_deny_in(folder, scope, links=True)
-    budget = FOLDER_LOOK
-    stack = [folder]
-    while stack:
-        try:
-            with os.scandir(stack.pop()) as entries:
-                for entry in entries:
-                    budget -= 1
-                    if budget < 0:
-                        return scope.read_deny[0][0]  # too many to look at: fail closed
-                    name = entry.name
-                    if listing.recursive and entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    if not listing.hidden and name.startswith("."):
-                        continue
-                    if listing.pattern is not None and not fnmatch.fnmatchcase(name, listing.pattern):
-                        continue
-                    rule = read_rule_of(entry.path, os.path.realpath(entry.path), scope)
-                    if rule is not None:
-                        return rule
-        except OSError:
-            continue
-    return None
+    pattern, hidden = listing.pattern, listing.hidden
+
+    def listed(name: str) -> bool:
+        return (hidden or not name.startswith(".")) and (pattern is None or fnmatch.fnmatchcase(name, pattern))
+
+    return read_deny_listed(folder, scope, listing.recursive, listed)
 
 
 def folder_calls_reason(codes: Sequence[str], cwd: str, scope: PathScope) -> str | None:

@@ -75,7 +75,8 @@ class _Folder:
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 assigned.append((node.lineno, node.col_offset, node.targets[0].id, node.value, False))
-            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+            elif _adds_to_name(node):
+                assert isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)
                 assigned.append((node.lineno, node.col_offset, node.target.id, node.value, True))
             elif isinstance(node, (ast.For, ast.comprehension, ast.With, ast.Assign, ast.AnnAssign, ast.AugAssign,
                                    ast.NamedExpr, ast.FunctionDef, ast.AsyncFunctionDef, ast.Import, ast.ImportFrom)):
@@ -106,7 +107,7 @@ class _Folder:
             targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
         elif isinstance(node, ast.Assign) and (len(node.targets) > 1 or not isinstance(node.targets[0], ast.Name)):
             targets = list(node.targets)
-        elif isinstance(node, ast.AnnAssign | ast.NamedExpr) or isinstance(node, ast.AugAssign) and not (isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add)):
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr, ast.AugAssign)) and not _adds_to_name(node):
             targets = [node.target]
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.unknown.update(a.arg for a in (*node.args.args, *node.args.kwonlyargs, *node.args.posonlyargs))
@@ -243,6 +244,11 @@ class _Folder:
         except (binascii.Error, ValueError, TypeError):
             pass
         raise _NotKnown
+
+
+def _adds_to_name(node: ast.AST) -> bool:
+    """``NAME += expr``: followed as an addition to NAME's value."""
+    return isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add)
 
 
 def _method(receiver: object, name: str, args: list[object]) -> object:
