@@ -418,8 +418,8 @@ def code_files_reason(files: dict[str, str], rules: CompiledRules, scope: PathSc
                 if rule is not None:
                     return path, shown(path, cwd), f"names {text} in a string, which the rule {rule} denies reading"
     for path, cwd in files.items():  # os.listdir('.') + open(f), shutil.make_archive(…, '.'): what it lists
-        if path.endswith(".py"):
-            code, _ = parsed_file(path, python_text, _MAX_PYTHON)
+        if path.endswith(_LISTING_CODE):
+            code, _ = parsed_file(path, code_text, _MAX_PYTHON)
             found_why = folder_calls_reason([code], cwd, scope) if code else None
             if found_why is not None:
                 return path, shown(path, cwd), found_why
@@ -427,10 +427,11 @@ def code_files_reason(files: dict[str, str], rules: CompiledRules, scope: PathSc
 
 
 _MAX_PYTHON = 4 * 1024 * 1024
+_LISTING_CODE = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")  # read by python_folders
 
 
-def python_text(data: bytes) -> str:
-    """A Python file's text (for ``parsed_file``, which keeps it per version of the file)."""
+def code_text(data: bytes) -> str:
+    """A code file's text (for ``parsed_file``, which keeps it per version of the file)."""
     return data.decode("utf-8", "replace")
 
 

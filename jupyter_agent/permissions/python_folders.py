@@ -17,7 +17,9 @@ when the code calls anything that reads or copies a file (``open``, ``read_text`
 ``read_csv``, ``subprocess.run`` …): the files they would list now are checked against the Read
 deny rules, by the listing's pattern (``Path('data').glob('*.csv')`` never lists ``.env``;
 ``glob.glob('*')`` skips dot files, as Python's glob does).  A folder only known at run time
-asks under a Read deny rule, unless its pattern cannot match what the rules deny.
+asks under a Read deny rule, unless its pattern cannot match what the rules deny.  JavaScript
+code (``node -e``, a ``.js`` file a line runs) is read the same way with regular expressions:
+``fs.readdirSync('.')`` + ``fs.readFileSync(f)`` printed ``.env`` too (``js_listings``).
 """
 
 from __future__ import annotations
@@ -308,8 +310,53 @@ def folder_calls_reason(codes: Sequence[str], cwd: str, scope: PathScope) -> str
     return None
 
 
+# JavaScript (node -e, the .js files a line runs): fs.readdir*/opendir* list every name, dot
+# files too; glob, globSync and fast-glob skip dot files unless given `dot: true`
+_JS_LISTING = re.compile(r"\b(readdirSync|readdir|opendirSync|opendir|globSync|glob\.sync|glob|fg\.sync|fg|fastGlob)"
+                         r"\s*\(\s*"
+                         r"(?:(['\"`])((?:(?!\2)[^\\\n])*)\2|([^,)]*))")
+_JS_READING = re.compile(r"\b(?:readFileSync|readFile|createReadStream|copyFileSync|copyFile|cpSync|cp|fetch|"
+                         r"request|post|send|execSync|exec|spawnSync|spawn|upload|writeFileSync|writeFile)\s*\(")
+_JS_DOT = re.compile(r"\bdot\s*:\s*true\b")
+_JS_RECURSIVE = re.compile(r"\brecursive\s*:\s*true\b")
+
+
+@lru_cache(maxsize=256)
+def js_listings(code: str) -> tuple[Listing, ...]:
+    """The listings of JavaScript ``code`` that also reads files (``()`` for Python code)."""
+    if _JS_LISTING.search(code) is None or _JS_READING.search(code) is None:
+        return ()
+    try:
+        ast.parse(_SHELL_LINE.sub(lambda m: m.group(1) + "pass  #", code))
+        return ()  # Python: listed_folders reads it
+    except (SyntaxError, ValueError, RecursionError):
+        pass
+    found: list[Listing] = []
+    for match in _JS_LISTING.finditer(code):
+        name, text, expression = match.group(1), match.group(3), (match.group(4) or "").strip()
+        if text is not None and "${" in text:
+            text = None  # a template literal with a substitution: only known at run time
+        elif text is None and expression.replace(" ", "") in ("process.cwd(", "process.cwd()"):
+            text = "."
+        if name.startswith(("readdir", "opendir")):
+            found.append(Listing(text, None, _JS_RECURSIVE.search(code) is not None))
+            continue
+        if text is None or "cwd:" in code.replace(" ", ""):
+            found.append(Listing(None, None, True, _JS_DOT.search(code) is not None))
+            continue
+        head, _, tail = text.rpartition("/")
+        folder, deep = head or ".", "**" in text
+        if _GLOB_CHARS.intersection(folder):
+            parts = folder.split("/")
+            cut = next(i for i, part in enumerate(parts) if _GLOB_CHARS.intersection(part))
+            folder, deep = "/".join(parts[:cut]) or ".", True
+        found.append(Listing(folder, tail, deep, _JS_DOT.search(code) is not None or tail.startswith(".")))
+    return tuple(found)
+
+
 def _listing_reason(code: str, cwd: str, scope: PathScope, moves: bool) -> str | None:
-    for listing in listed_folders(code):
+    moves = moves or "process.chdir" in code
+    for listing in listed_folders(code) or js_listings(code):
         folder = listing.folder
         if folder is not None and moves and not os.path.isabs(os.path.expanduser(folder)):
             folder = None
@@ -327,4 +374,4 @@ def _listing_reason(code: str, cwd: str, scope: PathScope, moves: bool) -> str |
     return None
 
 
-__all__ = ["Listing", "folder_calls_reason", "listed_folders", "walked_folders"]
+__all__ = ["Listing", "folder_calls_reason", "js_listings", "listed_folders", "walked_folders"]

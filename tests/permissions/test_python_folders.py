@@ -6,6 +6,7 @@ calls are run first to show the effect."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -172,3 +173,34 @@ async def test_a_python_file_the_line_runs_is_read_the_same_way(project, code, e
     ctx = make_ctx(project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
     for command in ("python dump.py", "python3 -m dump"):
         assert verdict_name(await decide_bash(ctx, command)) == expected, (command, code)
+
+
+JS_ASKS = [
+    'const fs = require("fs");\nfor (const f of fs.readdirSync(".")) { if (fs.statSync(f).isFile()) '
+    'console.log(fs.readFileSync(f, "utf8")); }',
+    'const fs = require("fs");\nfs.readdirSync(process.cwd()).filter(f => fs.statSync(f).isFile())'
+    '.forEach(f => console.log(fs.readFileSync(f, "utf8")));',
+    'const fs = require("fs");\nconst d = process.argv[2];\nfs.readdirSync(d).forEach(f => console.log(fs.readFileSync(f)));',
+    'const { globSync } = require("glob");\nglobSync("*", { dot: true }).forEach(f => fs.readFileSync(f));',
+]
+JS_RUNS = [
+    'const fs = require("fs");\nfor (const f of fs.readdirSync("data")) console.log(fs.readFileSync("data/" + f, "utf8"));',
+    'const fs = require("fs");\nconsole.log(fs.readdirSync("."));',  # names only
+    'const { globSync } = require("glob");\nglobSync("*").forEach(f => fs.readFileSync(f));',  # no dot files
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), [(c, "ask") for c in JS_ASKS] + [(c, "allow") for c in JS_RUNS])
+async def test_javascript_listing_and_reading_is_read_the_same_way(project, code, expected):
+    """`node dump.js` whose dump.js printed every file of the folder (`.env` among them) ran unasked."""
+    (project / "dump.js").write_text(code + "\n")
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "node dump.js")) == expected, code
+    one_line = code.replace("\n", " ").replace("'", "\\'")
+    assert verdict_name(await decide_bash(ctx, f"node -e '{one_line}'")) == expected, code
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_node_really_prints_the_denied_file(project):
+    out = subprocess.run(["node", "-e", JS_ASKS[0]], cwd=project, capture_output=True, text=True, timeout=60)
+    assert "SECRET=1" in out.stdout, out.stderr
