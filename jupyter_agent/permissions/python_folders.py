@@ -48,6 +48,16 @@ _SHELL_LINE = re.compile(r"^(\s*)[%!]", re.MULTILINE)
 _CHDIR = re.compile(r"%cd\b|%pushd\b|\bchdir\b|^\s*cd\s", re.MULTILINE)
 
 
+@lru_cache(maxsize=16)
+def python_tree(code: str) -> ast.Module | None:
+    """``code`` parsed as Python, an IPython cell's ``%magic`` and ``!cmd`` lines left out (None:
+    it is not Python).  Kept for a few codes: one question asks several readers about one cell."""
+    try:
+        return ast.parse(_SHELL_LINE.sub(lambda m: m.group(1) + "pass  #", code))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 @lru_cache(maxsize=256)
 def walked_folders(code: str) -> tuple[tuple[str | None, bool], ...]:
     """``(folder, removes)`` for each such call of ``code`` (the folder as written, None when
@@ -56,10 +66,8 @@ def walked_folders(code: str) -> tuple[tuple[str | None, bool], ...]:
         return ()
     if code.lstrip().startswith("%%"):  # a cell magic: not Python (%%bash …: read as shell code)
         return ()
-    source = _SHELL_LINE.sub(lambda m: m.group(1) + "pass  #", code)  # %magic, !cmd: not Python
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = python_tree(code)
+    if tree is None:
         return tuple((None, name == "rmtree") for name in set(_NAMED.findall(code)))
     found: list[tuple[str | None, bool]] = []
     for node in ast.walk(tree):
@@ -115,10 +123,8 @@ def listed_folders(code: str) -> tuple[Listing, ...]:
     """The listings of ``code`` when it also reads files (``()`` when it does not)."""
     if _LISTING.search(code) is None or _READING.search(code) is None or code.lstrip().startswith("%%"):
         return ()
-    source = _SHELL_LINE.sub(lambda m: m.group(1) + "pass  #", code)
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = python_tree(code)
+    if tree is None:
         return (Listing(None, None, True),)
     names = _bound_names(tree)
     found: list[Listing] = []
@@ -229,9 +235,7 @@ def _listing(node: ast.Call, names: dict[str, str | None]) -> Listing | None:
         folder = None if base is None else os.path.join(base, head) if head else base
         deep = recursive and "**" in pattern
         if folder is not None and _GLOB_CHARS.intersection(folder):  # glob('*/x.txt'): below the literal head
-            head_parts = folder.split("/")
-            cut = next(i for i, part in enumerate(head_parts) if _GLOB_CHARS.intersection(part))
-            folder, deep = "/".join(head_parts[:cut]) or ".", True
+            folder, deep = _literal_head(folder), True
         return Listing(folder, tail, deep or folder is None, hidden or tail.startswith("."))  # '.*' lists dot files
     if isinstance(func, ast.Attribute) and name in ("iterdir", "glob", "rglob", "walk"):
         known, folder = _receiver_folder(func, names)
@@ -248,6 +252,13 @@ def _listing(node: ast.Call, names: dict[str, str | None]) -> Listing | None:
 
 
 _GLOB_CHARS = frozenset("*?[")
+
+
+def _literal_head(folder: str) -> str:
+    """The folder a pattern's folder part starts from: ``src/*/x`` → ``src``, ``*/x`` → ``.``."""
+    parts = folder.split("/")
+    cut = next(i for i, part in enumerate(parts) if _GLOB_CHARS.intersection(part))
+    return "/".join(parts[:cut]) or "."
 
 
 def _may_name(pattern: str | None, hidden: bool, scope: PathScope) -> bool:
@@ -326,11 +337,8 @@ def js_listings(code: str) -> tuple[Listing, ...]:
     """The listings of JavaScript ``code`` that also reads files (``()`` for Python code)."""
     if _JS_LISTING.search(code) is None or _JS_READING.search(code) is None:
         return ()
-    try:
-        ast.parse(_SHELL_LINE.sub(lambda m: m.group(1) + "pass  #", code))
+    if python_tree(code) is not None:
         return ()  # Python: listed_folders reads it
-    except (SyntaxError, ValueError, RecursionError):
-        pass
     found: list[Listing] = []
     for match in _JS_LISTING.finditer(code):
         name, text, expression = match.group(1), match.group(3), (match.group(4) or "").strip()
@@ -347,9 +355,7 @@ def js_listings(code: str) -> tuple[Listing, ...]:
         head, _, tail = text.rpartition("/")
         folder, deep = head or ".", "**" in text
         if _GLOB_CHARS.intersection(folder):
-            parts = folder.split("/")
-            cut = next(i for i, part in enumerate(parts) if _GLOB_CHARS.intersection(part))
-            folder, deep = "/".join(parts[:cut]) or ".", True
+            folder, deep = _literal_head(folder), True
         found.append(Listing(folder, tail, deep, _JS_DOT.search(code) is not None or tail.startswith(".")))
     return tuple(found)
 
@@ -374,4 +380,4 @@ def _listing_reason(code: str, cwd: str, scope: PathScope, moves: bool) -> str |
     return None
 
 
-__all__ = ["Listing", "folder_calls_reason", "js_listings", "listed_folders", "walked_folders"]
+__all__ = ["Listing", "folder_calls_reason", "js_listings", "listed_folders", "python_tree", "walked_folders"]

@@ -22,9 +22,10 @@ import posixpath
 import re
 from functools import lru_cache
 
+from .python_folders import python_tree
+
 _MAX_TEXT = 4096  # longer results are not file names
 _MAX_FOUND = 512
-_SHELL_LINE = re.compile(r"^(\s*)[%!]", re.MULTILINE)
 _METHODS = frozenset({"upper", "lower", "strip", "lstrip", "rstrip", "replace", "casefold", "title", "capitalize",
                       "removeprefix", "removesuffix", "format", "join", "swapcase", "decode", "encode"})
 _WIDE = re.compile(r"%[-#0 +]*(?:\d|\*)|%\.\d{3}")  # '%0999999d' % 1: a width, not a name
@@ -43,10 +44,8 @@ def folded_strings(code: str) -> tuple[str, ...]:
     concatenation, ``'.' 'env'``, is one constant)."""
     if _HINTS.search(code) is None:
         return ()
-    source = _SHELL_LINE.sub(lambda m: m.group(1) + "pass  #", code)  # an IPython cell's %magic, !cmd
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = python_tree(code)  # (an IPython cell's %magic and !cmd lines left out)
+    if tree is None:
         return ()
     folder = _Folder(tree)
     found = [v for v in folder.values if isinstance(v, str) and v]  # what names were bound to, in turn
