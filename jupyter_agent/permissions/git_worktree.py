@@ -497,20 +497,21 @@ def worktree_problem(
                 return f"which the rule {rule} denies reading (and so writing)"
         return None
 
-    def held_by(named: Sequence[Word]) -> tuple[str, str] | str | None:
-        """A guarded path the command covers, tracked or in the history (``_guarded_path``)."""
-        return _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, named)
+    def held_problem(named: Sequence[Word], does: str, then: str) -> str | None:
+        """Why a guarded path the command covers, tracked or in the history (``_guarded_path``),
+        makes it ask: what the command ``does``, the path, and what ``then`` may happen to it."""
+        held = _guarded_path(repo, lambda p: guarded(p) if covered(p) else None, named)
+        if held is None or isinstance(held, str):
+            return held
+        path, reason = held
+        return f"{does}, and {path}, {reason}, is tracked or changed in the history: {then}"
 
     if changers:
         for changer in changers:
-            held = held_by(changer)
-            if isinstance(held, str):
-                return held
-            if held is not None:
-                path, reason = held
-                return (f"{spelled(changer)} in the same line changes the index or HEAD it works from, "
-                        f"and {path}, {reason}, is tracked or changed in the history: another version of it "
-                        f"may be written, or it may be removed")
+            why = held_problem(changer, f"{spelled(changer)} in the same line changes the index or HEAD it works "
+                               "from", "another version of it may be written, or it may be removed")
+            if why is not None:
+                return why
         return None
     if effect.moves:
         return _moved_problem(repo, guarded, words)
@@ -524,14 +525,10 @@ def worktree_problem(
                 return f"{effect.removes} may remove the tracked {path}, {why}, from the working tree"
         return None
     if effect.history:  # any guarded path it covers, tracked here or held by another revision
-        held = held_by(words)
-        if isinstance(held, str):
-            return held
-        if held is not None:
-            path, reason = held
-            return (f"it checks out another revision's files over the ones here, and {path}, {reason}, is "
-                    f"tracked or changed in the history: another version of it may replace the one here "
-                    f"(and local changes to it are lost)")
+        why = held_problem(words, "it checks out another revision's files over the ones here",
+                           "another version of it may replace the one here (and local changes to it are lost)")
+        if why is not None:
+            return why
     elif effect.discards:
         ids: dict[str, str] | None = {} if effect.head else None
         stamps = tracked_stamps(repo, lambda p: covered(p) and guarded(p) is not None, ids)
