@@ -27,7 +27,7 @@ from .ansible_playbooks import PLAYBOOK_RUNNERS, playbook_scripts
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import MODELED_PROGRAMS, Analysis, CommandInfo, analyze
 from .bash_arguments import interpreter_codes, protected_arguments, protected_assignments, tilde_path
-from .bash_evaluated import line_change
+from .bash_evaluated import HOME_CHANGE, line_change
 from .bash_extra_forms import commands_it_runs
 from .bash_paths import NAMES_ONLY, path_checks
 from .bash_readonly import ReadOnlyCheck, check_read_only
@@ -215,11 +215,19 @@ def _line_change_checks(analysis: Analysis, scope: PathScope, v: Verdict) -> Non
             change = line_change(info.forms, info.assigned)
             if change is not None:
                 break
-    if change is None:
-        return
+    if change is not None:
+        _changed_line_checks(analysis, change, scope, v)
+
+
+def _changed_line_checks(analysis: Analysis, change: tuple[str, bool | str], scope: PathScope, v: Verdict) -> None:
+    """What ``change`` (``line_change``'s answer, or a sourced script's) means for the line."""
     why, patterns = change
     if not patterns:
         v.sticky.append(why)
+        return
+    if patterns == HOME_CHANGE:
+        if _leads_home(analysis):
+            v.sticky.append(why)
         return
     writes = any(r.write and _has_pattern(r.target) for r in analysis.redirects)
     reads = any(not r.write and _has_pattern(r.target) for r in analysis.redirects)
@@ -229,6 +237,16 @@ def _line_change_checks(analysis: Analysis, scope: PathScope, v: Verdict) -> Non
             reads = reads or not info.innermost or info.innermost[0].literal not in NAMES_ONLY
     if writes or reads and scope.read_deny:
         v.sticky.append(f"{why}, and the line has patterns the analysis matched as bash does by default")
+
+
+def _leads_home(analysis: Analysis) -> bool:
+    """Whether a word of the line expands ``~`` or a ``cd``/``pushd`` has no folder (both $HOME)."""
+    for info in analysis.commands:
+        if info.cd_kind == "cd" and info.cd_target is None:
+            return True
+        if any(w.glob and "~" in w.text for form in info.forms for w in form):
+            return True
+    return any(r.target.glob and "~" in r.target.text for r in analysis.redirects)
 
 
 def _has_pattern(word: Word) -> bool:
@@ -751,8 +769,49 @@ def _script_checks(
                 _unknown_script(script, why, rules, v, scope if script in shell_files else None)
             else:
                 _checks_of_script(text, script, cwds, scope, context, rules, v, depth)
+            if script.sourced and len(analysis.commands) > 1:  # . x.sh; cp y ~/z: in x.sh's shell
+                _sourced_change_checks(analysis, script, text, info, cwds, scope, v)
             if v.deny:
                 return
+
+
+# what, set in a sourced script, changes where a later cd of the line leads
+_CD_SETTINGS = ("CDPATH", "cdable_vars", "OLDPWD", "DIRSTACK")
+
+
+def _sourced_change_checks(analysis: Analysis, script: Script, text: str | None, info: CommandInfo,
+                           cwds: list[str], scope: PathScope, v: Verdict) -> None:
+    """A script the line sources (``. x.sh``) runs in the line's own shell: its ``cd /etc``,
+    ``HOME=/etc``, ``shopt -s dotglob`` or ``set -k`` still hold for the commands after it, which
+    the analysis read with the shell as it was.  When a command of the line names the script
+    (``echo 'cd /etc' > x.sh; . x.sh``) what it changes is not known."""
+    lead = f"{script.shown}, which the line sources,"
+    if script.path is not None and line_may_change(analysis, info, script.path, cwds, everything=False):
+        v.sticky.append(f"{lead} may be changed by the line first, and may change the folder or what words "
+                        "mean for the commands after it")
+        return
+    if text is None and script.path is not None and not script.missing:
+        text = read_script(script.path)[0]  # (only the line's programs may change it: what they may do anyway)
+    if text is None:
+        if not script.missing:
+            v.sticky.append(f"{lead} is not known, and may change the folder or what words mean for the commands "
+                            "after it")
+        return
+    inner = analyze(text)
+    for command in inner.commands:
+        if command.cd_kind:
+            v.sticky.append(f"{lead} changes the folder ({command.text}) for the commands after it, which the "
+                            "analysis read from the folder the line starts in")
+            return
+    if any(name in text for name in _CD_SETTINGS) and any(c.cd_kind for c in analysis.commands):
+        v.sticky.append(f"{lead} may change where a cd of the line leads ({', '.join(_CD_SETTINGS)})")
+        return
+    for command in inner.commands:
+        change = line_change(command.forms, command.assigned) if command.ask_reason else None
+        if change is not None:
+            what = f"runs {command.text}" if command.text else "assigns variables"
+            _changed_line_checks(analysis, (f"{lead} {what}: {change[0]}", change[1]), scope, v)
+            return
 
 
 _NOT_READ_ONLY = ReadOnlyCheck(False)

@@ -264,14 +264,25 @@ def _plain_subscripts(name: str) -> bool:
 PATTERN_VARIABLES = frozenset({"GLOBIGNORE", "BASHOPTS", "SHELLOPTS"})
 
 
-def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, str | None]]) -> tuple[str, bool] | None:
+# what the paths of the rest of the line depend on besides patterns: ~ and a bare cd lead to $HOME
+HOME_CHANGE = "home"
+_HOME_WHY = "{who} HOME, so ~ and a bare cd lead to a folder only known at run time, which may be a protected one"
+
+
+def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, str | None]]
+                ) -> tuple[str, bool | str] | None:
     """How a command changes what the other commands of its line mean, as ``(why, patterns)``:
-    ``patterns`` when only what patterns match changes (``shopt -s dotglob``, ``GLOBIGNORE=x``,
-    ``export GLOBIGNORE``), else what words run or set (``hash -p /bin/rm ls``, ``set -k``).
-    ``assigned`` are the command's ``NAME=VALUE`` settings (in front, or after ``env``)."""
+    ``patterns`` True when only what patterns match changes (``shopt -s dotglob``,
+    ``GLOBIGNORE=x``, ``export GLOBIGNORE``), ``HOME_CHANGE`` when only where ``~`` and ``cd``
+    lead changes (``HOME=/etc; cp x ~/passwd``, ``read HOME``), else False: what words run or
+    set (``hash -p /bin/rm ls``, ``set -k``).  ``assigned`` are the command's ``NAME=VALUE``
+    settings (in front, or after ``env``)."""
     for name, _value in assigned:
         if name in PATTERN_VARIABLES:
             return f"it sets {name}, which changes what patterns match", True
+    for name, _value in assigned:
+        if name == "HOME":
+            return _HOME_WHY.format(who="it sets"), HOME_CHANGE
     for form in forms:
         program = form[0].literal if form else None
         if program in ("shopt", "set", "hash") or program in _ZSH_SETTERS:
@@ -287,8 +298,11 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
             for name in names:
                 if name.partition("=")[0] in PATTERN_VARIABLES:
                     return f"{program} sets {name.partition('=')[0]}, which changes what patterns match", True
+            for name in names:
+                if name.partition("=")[0].partition("[")[0] in ("HOME", "?"):
+                    return _HOME_WHY.format(who=f"{program} may set"), HOME_CHANGE
     return None
 
 
-__all__ = ["DECLARES", "EVALUATING", "PATTERN_VARIABLES", "assigned_names", "changes_meaning", "evaluation_reason",
+__all__ = ["DECLARES", "EVALUATING", "HOME_CHANGE", "PATTERN_VARIABLES", "assigned_names", "changes_meaning", "evaluation_reason",
            "line_change"]

@@ -449,6 +449,8 @@ def _recursive_check(info: CommandInfo, cwds: list[str], scope: PathScope, v: Ve
 
 def _write_check(target: Word, cwds: list[str], scope: PathScope, context: ToolUseContext, v: Verdict) -> None:
     literal = target.literal
+    if literal is None and (target.text == "~" or target.text[:2] == "~/") and tilde_path(target) is not None:
+        literal = os.path.expanduser(target.text)  # > ~/x: home's, as arguments are (HOME=… asks before)
     if literal is None:
         if type(target) is PipeWord:  # > >(gzip > a.gz): a pipe, and gzip's own write is checked
             return

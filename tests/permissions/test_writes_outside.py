@@ -47,6 +47,8 @@ OUTSIDE = [  # {o}: a folder beside the project; each asks in default and accept
     "truncate -s 0 {o}/notes.txt",
     "git status && rm -rf {o}",
     "cp notes.txt ~/notes.txt",
+    "echo x > ~/notes.txt",  # a redirection's ~ is home's, as an argument's is
+    "date >> ~/notes.txt 2>&1",
     "gcc -O2 -o {o}/app main.c",
     "pandoc notes.txt -o {o}/notes.pdf",
     "uv venv {o}/venv",
@@ -84,7 +86,7 @@ async def test_a_write_outside_asks_under_a_rule_allowing_the_program(places, li
         verdict = await decide_bash(make_ctx(project, allow=ALLOW, mode=mode), command)
         assert verdict_name(verdict) == "ask", (mode, command, verdict)
         assert "outside the working directories" in verdict.message, (mode, command, verdict.message)
-        if command.startswith("find ") or command.endswith("~/notes.txt"):
+        if command.startswith("find ") or "~/notes.txt" in command:
             continue  # it reads the folder too: no one rule lifts both; the home folder is never offered
         # Always allow offers the folder for the session (a prefix rule would not stop the question)
         assert [(u.destination, all(r.startswith("Edit(/") for r in u.rules)) for u in verdict.suggestions] == [
@@ -93,6 +95,26 @@ async def test_a_write_outside_asks_under_a_rule_allowing_the_program(places, li
     assert verdict_name(verdict) == "allow", (command, verdict)
     verdict = await decide_bash(make_ctx(project, allow=ALLOW, mode="dontAsk"), command)
     assert verdict_name(verdict) == "deny", (command, verdict)
+
+
+async def test_a_redirection_to_home_is_checked_as_the_path_it_names(places):
+    """``> ~/x`` writes ``$HOME/x``: rules and protected paths there apply (it used to ask as
+    a name known only at run time, in every mode); other tildes still ask."""
+    project, _outside = places
+    home = project.parent / "home"
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=("Edit(~/secret/**)",), mode="bypassPermissions")
+    for command, expected in [
+        ("echo x > ~/notes.txt", "allow"),
+        ("echo x > ~/secret/a", "deny"),
+        ("echo x >> ~/.bashrc", "ask"),
+        ("echo x >> ~/.ssh/authorized_keys", "ask"),
+        ("echo x > ~+/x", "ask"),  # the folder stack: not home
+        ("echo x > ~nobody-here/x", "ask"),
+        ("echo x > ~/*.txt", "ask"),
+        ("HOME=/etc; echo x > ~/passwd", "ask"),
+    ]:
+        assert verdict_name(await decide_bash(ctx, command)) == expected, command
+    assert not (home / "secret").exists()
 
 
 @pytest.mark.parametrize("line", INSIDE)
