@@ -27,7 +27,7 @@ from .ansible_playbooks import PLAYBOOK_RUNNERS, playbook_scripts
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import MODELED_PROGRAMS, Analysis, CommandInfo, analyze
 from .bash_arguments import interpreter_codes, protected_arguments, protected_assignments, tilde_path
-from .bash_evaluated import HOME_CHANGE, line_change
+from .bash_evaluated import HISTFILE_CHANGE, HOME_CHANGE, line_change
 from .bash_extra_forms import commands_it_runs
 from .bash_paths import NAMES_ONLY, path_checks
 from .bash_readonly import ReadOnlyCheck, check_read_only
@@ -227,6 +227,10 @@ def _changed_line_checks(analysis: Analysis, change: tuple[str, bool | str], sco
         return
     if patterns == HOME_CHANGE:
         if _leads_home(analysis):
+            v.sticky.append(why)
+        return
+    if patterns == HISTFILE_CHANGE:
+        if any(form and form[0].literal == "history" for info in analysis.commands for form in info.forms):
             v.sticky.append(why)
         return
     writes = any(r.write and _has_pattern(r.target) for r in analysis.redirects)

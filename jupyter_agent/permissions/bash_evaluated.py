@@ -264,9 +264,16 @@ def _plain_subscripts(name: str) -> bool:
 PATTERN_VARIABLES = frozenset({"GLOBIGNORE", "BASHOPTS", "SHELLOPTS"})
 
 
-# what the paths of the rest of the line depend on besides patterns: ~ and a bare cd lead to $HOME
+# what the paths of the rest of the line depend on besides patterns: ~ and a bare cd lead to
+# $HOME, `history -w` with no file writes $HISTFILE (-r reads it)
 HOME_CHANGE = "home"
-_HOME_WHY = "{who} HOME, so ~ and a bare cd lead to a folder only known at run time, which may be a protected one"
+HISTFILE_CHANGE = "histfile"
+_WHY = {
+    "HOME": (HOME_CHANGE, "{who} HOME, so ~ and a bare cd lead to a folder only known at run time, which may be "
+                          "a protected one"),
+    "HISTFILE": (HISTFILE_CHANGE, "{who} HISTFILE, so history writes or reads a file only known at run time, "
+                                  "which may be a protected or denied one"),
+}
 
 
 def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, str | None]]
@@ -281,8 +288,9 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
         if name in PATTERN_VARIABLES:
             return f"it sets {name}, which changes what patterns match", True
     for name, _value in assigned:
-        if name == "HOME":
-            return _HOME_WHY.format(who="it sets"), HOME_CHANGE
+        if name in _WHY:
+            kind, why = _WHY[name]
+            return why.format(who="it sets"), kind
     for form in forms:
         program = form[0].literal if form else None
         if program in ("shopt", "set", "hash") or program in _ZSH_SETTERS:
@@ -299,10 +307,12 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
                 if name.partition("=")[0] in PATTERN_VARIABLES:
                     return f"{program} sets {name.partition('=')[0]}, which changes what patterns match", True
             for name in names:
-                if name.partition("=")[0].partition("[")[0] in ("HOME", "?"):
-                    return _HOME_WHY.format(who=f"{program} may set"), HOME_CHANGE
+                base = name.partition("=")[0].partition("[")[0]
+                for variable, (kind, why) in _WHY.items():
+                    if base in (variable, "?"):
+                        return why.format(who=f"{program} may set"), kind
     return None
 
 
-__all__ = ["DECLARES", "EVALUATING", "HOME_CHANGE", "PATTERN_VARIABLES", "assigned_names", "changes_meaning", "evaluation_reason",
+__all__ = ["DECLARES", "EVALUATING", "HISTFILE_CHANGE", "HOME_CHANGE", "PATTERN_VARIABLES", "assigned_names", "changes_meaning", "evaluation_reason",
            "line_change"]

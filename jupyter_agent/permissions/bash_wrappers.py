@@ -211,6 +211,8 @@ DANGEROUS_ENV = frozenset(
      "PYTHONUSERBASE", "PYTHONWARNINGS", "PYTHONBREAKPOINT", "PYTHONPLATLIBDIR", "NODE_PATH", "RUBYLIB",
      "PERLLIB", "LUA_INIT", "LUA_PATH", "LUA_CPATH", "TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER",
      "R_ENVIRON", "R_ENVIRON_USER", "ZDOTDIR", "IPYTHONDIR", "JUPYTER_CONFIG_DIR",
+     # the file `history -w`/`-a` writes and `history -r`/`-n` reads when given none
+     "HISTFILE",
      # what a build or test runner runs: make takes CC=… and MAKEFLAGS='CC=…' (variables), go
      # -toolexec in GOFLAGS, cargo's compiler wrapper, pytest's plugins and --basetemp (removed!)
      "CC", "CXX", "CPP", "LD", "AS", "AR", "FC", "MAKE", "MAKEFLAGS", "MFLAGS", "MAKEFILES", "GOFLAGS",

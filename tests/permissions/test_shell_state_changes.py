@@ -109,3 +109,31 @@ async def test_a_sourced_virtualenv_activation_still_runs_in_bypass(project):
     subprocess.run(["python3", "-m", "venv", "--without-pip", str(project / ".venv")], check=True, timeout=120)
     for command in ("source .venv/bin/activate && python -V", ". .venv/bin/activate; pytest -q"):
         assert verdict_name(await decide_bash(_bypass(project), command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", [
+    "HISTFILE=.git/config; set -o history; history -s '[alias]'; history -w",
+    "export HISTFILE=$PWD/.git/config && set -o history && history -s x && history -a",
+    "read HISTFILE < notes.txt; set -o history; history -s x; history -w",
+    "HISTFILE=.env; set -o history; history -r; history",  # prints the denied file's lines
+])
+async def test_history_with_a_histfile_the_line_sets_asks(project, command):
+    verdict = await decide_bash(_bypass(project, deny=("Read(./.env)",)), command)
+    assert verdict_name(verdict) == "ask", (command, verdict)
+    assert "HISTFILE" in verdict.message, verdict.message
+
+
+@needs_bash
+def test_bash_really_writes_and_reads_the_histfile_the_line_sets(project):
+    subprocess.run(["bash", "-c", "HISTFILE=.git/config; set -o history; history -s '[alias]'; history -w"],
+                   cwd=project, check=True, timeout=30, env={"PATH": os.environ["PATH"]})
+    assert "[alias]" in (project / ".git" / "config").read_text()
+    shown = subprocess.run(["bash", "-c", "HISTFILE=.env; set -o history; history -r; history"], cwd=project,
+                           check=True, timeout=30, env={"PATH": os.environ["PATH"]}, capture_output=True, text=True)
+    assert "KEY=1" in shown.stdout
+
+
+async def test_history_without_a_histfile_change_runs_in_bypass(project, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for command in ("set -o history; history -s x; history -w", "HISTFILE=x; echo hi"):
+        assert verdict_name(await decide_bash(_bypass(project), command)) == "allow", command
