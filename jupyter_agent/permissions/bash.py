@@ -852,9 +852,10 @@ def _checks_of_script(
             v.notes.append(f"{script.shown} runs {'; '.join(t[:120] for t in texts[:4])}{more}")
     if script.cwd is not None:  # a package's script runs in the package's folder
         cwds = [script.cwd]
-    # echo 'rm x' >> self.sh: bash reads a script file as it runs it (sh -c has a package script whole)
-    if script.code is None and script.path is not None and line_may_change(inner, None, script.path, cwds,
-                                                                            everything=False):
+    # echo 'rm x' >> self.sh: bash reads a script file as it runs it (sh -c has a package script
+    # whole, and `.`/`source` read the file whole before running it)
+    if (script.code is None and script.path is not None and not script.sourced
+            and line_may_change(inner, None, script.path, cwds, everything=False)):
         _unknown_script(script, "it may change itself while it runs", rules, v)
         return
     sub = Verdict()

@@ -147,6 +147,7 @@ class Analysis:
     # the commands of shell code run on another machine (ssh HOST CMD): for deny and ask rules only
     # (their paths, files and programs are that machine's)
     remote: list[CommandInfo] = field(default_factory=list)
+    source: str = field(default="", compare=False)  # the text analyzed (the order its commands run in)
 
     @property
     def ruled(self) -> list[CommandInfo]:
@@ -171,7 +172,7 @@ def _analyze_cached(command: str) -> Analysis:
 
 def analyze_uncached(command: str, depth: int = 0, nested: bool = False) -> Analysis:
     parsed = parse_command(command)
-    out = Analysis([], list(parsed.redirects), list(parsed.problems))
+    out = Analysis([], list(parsed.redirects), list(parsed.problems), source=command)
     commands = out.commands
     stdin = None  # what shells reading standard input read (bash_stdin), found on first need
     for cmd in parsed.commands:

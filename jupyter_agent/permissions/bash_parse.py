@@ -191,8 +191,23 @@ class _Walker:
             return
         elif kind in _REDIRECTS:
             self._redirect(node)
+        elif kind == "function_definition":
+            self._function(node, stack)
         else:
             self.out.problems.append(f"unsupported shell syntax: {kind}")
+
+    def _function(self, node: Node, stack: list[tuple[Node, bool]]) -> None:
+        """``f() { body; }``: the body's commands are read where they are defined, as commands
+        that may run (each call runs them, the arguments ``$1``, ``$@`` … only known at run time),
+        nested; the definition's own redirections hold for every call."""
+        body = node.child_by_field_name("body")
+        for child in node.named_children:
+            if child.type in _REDIRECTS:
+                self._redirect(child)
+        if body is None:
+            self.out.problems.append("a function without a body")
+            return
+        stack.append((body, True))
 
     def _command(self, node: Node, nested: bool) -> None:
         if glued_over_newline(node):

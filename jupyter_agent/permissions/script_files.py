@@ -494,6 +494,9 @@ def line_may_change(analysis: Analysis, runner: CommandInfo | None, path: str, c
     know to write only what it names (``make``, ``git checkout``, ``unzip``) may write it too —
     for the line that runs the script, not for the script's own commands (see ``bash.py``).
     ``memo``: this decision's (a long line runs make or npm many times, each asking of the same files)."""
+    before = _run_before(analysis, runner) if runner is not None else None
+    if before is not None:  # source .venv/bin/activate && pytest: pytest starts after it was read
+        return bool(_changers(before, path, cwds, everything))
     if memo is None:
         found = _changers(analysis, path, cwds, everything)
     else:
@@ -502,6 +505,76 @@ def line_may_change(analysis: Analysis, runner: CommandInfo | None, path: str, c
             memo[key] = _changers(analysis, path, cwds, everything)
         found = memo[key]  # type: ignore[assignment]
     return any(c is not runner for c in found)
+
+
+def _run_before(analysis: Analysis, runner: CommandInfo) -> Analysis | None:
+    """The line with only the commands that run before ``runner`` (and all its redirections),
+    when the line is simple commands run one after another; None when that is not known."""
+    programs = _programs_in_order(analysis.source)
+    commands = analysis.commands
+    if programs is None or len(programs) != len(commands):
+        return None
+    at = None
+    for i, (info, program) in enumerate(zip(commands, programs, strict=True)):
+        if info.nested or info.inline_code or not info.forms or not info.forms[0] or info.forms[0][0].text != program:
+            return None
+        if info is runner:
+            at = i
+    return None if at is None else Analysis(commands[:at], analysis.redirects)
+
+
+_SEPARATORS = frozenset({";", "&&", "||", "comment"})
+_INNER_CODE = frozenset({"command_substitution", "process_substitution", "heredoc_body", "herestring_redirect"})
+
+
+@lru_cache(maxsize=256)
+def _programs_in_order(line: str) -> tuple[str, ...] | None:
+    """The program words of ``line`` when it is only simple commands that run one after another —
+    joined by ``;``, newlines, ``&&`` and ``||`` (no pipe, ``&``, loop, group, subshell, function
+    or substitution) — in the order they run; None otherwise.  Each one ends before the next
+    starts, so a later one cannot change a file an earlier one read (bash reads a sourced file
+    whole before running it, and a script's shell has exited before the next command starts)."""
+    from tree_sitter import Parser
+
+    from .bash_fastparse import LANGUAGE
+
+    if not line:
+        return None
+    root = Parser(LANGUAGE).parse(line.encode("utf-8", "surrogateescape")).root_node
+    if root.has_error:
+        return None
+    programs: list[str] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind in ("program", "list"):
+            stack.extend(reversed(node.children))
+            continue
+        if kind in _SEPARATORS:
+            continue
+        if kind == "redirected_statement":
+            node = node.child_by_field_name("body")  # type: ignore[assignment]
+            if node is None:
+                return None
+            kind = node.type
+        if kind != "command":
+            return None
+        name = node.child_by_field_name("name")
+        if name is None or _holds_code(node):
+            return None
+        programs.append(name.text.decode("utf-8", "surrogateescape"))
+    return tuple(programs)
+
+
+def _holds_code(node: Any) -> bool:
+    stack = list(node.children)
+    while stack:
+        node = stack.pop()
+        if node.type in _INNER_CODE:
+            return True
+        stack.extend(node.children)
+    return False
 
 
 _REDIRECT = object()  # what _changers gives for a write redirection: no command is it

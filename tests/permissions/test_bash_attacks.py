@@ -149,7 +149,7 @@ ROWS = [
     ("negated", RM, "! rm x", "deny"),
     ("procsub-out", RM, "ls > >(rm x)", "deny"),
     ("deep-subst", RM, "echo " + "$(echo " * 150 + "$(rm x)" + ")" * 150, "deny"),
-    ("function-def", RM, "f() { rm x; }; f", "ask"),
+    ("function-def", RM, "f() { rm x; }; f", "deny"),  # the body is read where it is defined
     ("expansion-backtick", ECHO, "echo ${x:-`rm x`}", "ask"),
     ("heredoc-backtick", {"allow": ("Bash(cat:*)",)}, "cat <<EOF\n`rm x`\nEOF", "ask"),
     ("quoted-heredoc-is-text", RM, "cat <<'EOF'\n$(rm x)\nEOF", "allow"),

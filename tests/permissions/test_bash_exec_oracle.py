@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from jupyter_agent.core.permission_types import PermissionAllow
 from jupyter_agent.permissions.bash import check_bash_permission, is_read_only_command
 from jupyter_agent.permissions.bash_analysis import analyze_uncached
+from jupyter_agent.permissions.shell_invocation import shell_call
 from tests.permissions.oracle_shell import BASH, run_line, sandbox_prefix
 from tests.permissions.tools import make_ctx
 
@@ -176,7 +177,9 @@ def _ctx(oracle: Oracle, **rules):
 
 def _analyzer_programs(line: str) -> tuple[list[str], set[str], bool]:
     """Problems, every program name the analyzer saw, and whether one is unknown: not a fixed
-    word, or a command that always asks (``command $x``: the options are not understood)."""
+    word, or a command that always asks (``command $x``: the options are not understood).  A
+    shell's script operand counts as seen: ``sh qa`` runs the stub's text, found on PATH, as a
+    script (whose commands the analyzer reads from the file)."""
     analysis = analyze_uncached(line)
     names: set[str] = set()
     unknown = False
@@ -187,6 +190,10 @@ def _analyzer_programs(line: str) -> tuple[list[str], set[str], bool]:
                 program = form[0].literal
                 unknown = unknown or program is None
                 names.add(program or "")
+                if program in ("sh", "bash"):
+                    call = shell_call([w.literal for w in form[1:]], program)
+                    if call.mode == "file" and call.operand is not None:
+                        names.add(os.path.basename(form[1 + call.operand].literal or ""))
     return analysis.problems, names, unknown
 
 
