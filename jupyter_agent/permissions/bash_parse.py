@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from functools import lru_cache
 
 from tree_sitter import Parser
@@ -193,6 +194,8 @@ class _Walker:
             self._redirect(node)
         elif kind == "function_definition":
             self._function(node, stack)
+        elif kind == "c_style_for_statement":
+            self._c_for(node, nested, stack)
         else:
             self.out.problems.append(f"unsupported shell syntax: {kind}")
 
@@ -239,6 +242,8 @@ class _Walker:
                 words.append(read(child))
         if len(words) == 1 and words[0].text == "!":  # `! !`: bash runs nothing, we'd see `!`
             self.out.problems.append("a '!' with no command after it")
+        if len(words) > 1 and words[0].literal in ("cd", "pushd") and _repeats(node):
+            words = [words[0], *(_REPEATED_CD if _relative(w) else w for w in words[1:])]
         self.out.commands.append(new_simple(tuple(words), tuple(assignments), nested))
 
     def _assignment(self, node: Node) -> tuple[str, Word]:
@@ -321,6 +326,32 @@ class _Walker:
             else:
                 self.words.read(child)
 
+    def _c_for(self, node: Node, nested: bool, stack: list[tuple[Node, bool]]) -> None:
+        """``for ((i=0; i<3; i++))``: read when each variable of the header is first given a plain
+        number there and the rest is numbers, those variables and operators (arithmetic on any
+        other variable evaluates its value, which may run code: ``x='a[$(cmd)]'; ((x < 3))``); the
+        body as a loop's, the variables as assignments (``for ((PATH=0;;))`` sets PATH)."""
+        names: list[str] = []
+        later: list[Node] = []
+        body = node.child_by_field_name("body")
+        for i, child in enumerate(node.children):
+            field_name = node.field_name_for_child(i)
+            if not child.is_named or (body is not None and child.id == body.id) or child.type == "comment":
+                continue
+            if field_name == "initializer" and child.type == "variable_assignment":
+                name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
+                if (name is not None and name.type == "variable_name" and value is not None
+                        and value.type == "number" and self.text(value).isdigit()):
+                    names.append(self.text(name))
+                    continue
+            later.append(child)
+        if body is None or not all(_plain_arithmetic(part, self.text, names) for part in later):
+            self.out.problems.append("arithmetic on variables in a for ((…)) header (it can run code)")
+            return
+        for name in dict.fromkeys(names):
+            self.out.commands.append(new_simple((), ((name, _LOOP_VALUE),), nested, "assignment"))
+        stack.append((body, nested))
+
     def _case(self, node: Node, nested: bool, stack: list[tuple[Node, bool]]) -> None:
         value = node.child_by_field_name("value")
         if value is not None:
@@ -384,6 +415,52 @@ def _descriptor(number: Node, text: str) -> bool:
         after = node.next_sibling
         node = node.parent
     return after is not None and after.start_byte == number.end_byte and after.type in _REDIRECTS
+
+
+# a relative cd run again and again (in a loop that was not unrolled, a function's body) goes
+# one step further each time: `while …; do cd ..; done; echo x > etc/passwd` wrote /etc/passwd
+_REPEATED_CD = Word("<the folder a repeated cd leads to>", static=False)
+_REPEATING = frozenset({"while_statement", "for_statement", "c_style_for_statement", "function_definition"})
+
+
+def _repeats(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _REPEATING:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _relative(word: Word) -> bool:
+    text = word.literal
+    return text is not None and text[:1] not in ("/", "-", "+") and text != ""
+
+
+_ARITHMETIC_NODES = frozenset({"binary_expression", "unary_expression", "postfix_expression",
+                               "parenthesized_expression", "ternary_expression"})
+_ARITHMETIC_TEXT = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_ \t+-*/%<>=!&|^~?:,()")
+
+
+def _plain_arithmetic(node: Node, text: Callable[[Node], str], names: list[str]) -> bool:
+    """Only numbers, the variables ``names`` and operators (no expansion, subscript or quote)."""
+    if not _ARITHMETIC_TEXT.issuperset(text(node)):
+        return False
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind == "number":
+            if not text(node).isdigit():
+                return False
+        elif kind in ("word", "variable_name"):
+            if text(node) not in names:
+                return False
+        elif kind in _ARITHMETIC_NODES:
+            stack.extend(node.named_children)
+        else:
+            return False
+    return True
 
 
 def _field_of(parent: Node, child: Node) -> str | None:

@@ -13,14 +13,14 @@ from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 ROWS = [
-    ("c-style-loop", "for ((i=0;i<1;i++)); do rm victim; done", "ask"),
+    ("c-style-loop", "for ((i=0;i<n;i++)); do rm victim; done", "ask"),  # n: arithmetic on a variable
     ("function-body", "f() { rm victim; }; f", "deny"),  # a body is read as the commands it runs
     ("function-keyword", "function g { rm victim; }; g", "deny"),
     ("line-continuation", "rm\\\n victim", "ask"),
     ("continuation-in-a-word", 'r"m\\\n" victim', "deny"),  # in double quotes: removed, as bash does
     ("plain-deny", "rm victim", "deny"),
     ("plain-allowed", "ls", "allow"),
-    ("other-program-unread", "for ((i=0;i<1;i++)); do ls; done", "ask"),  # unread: the rule might match it
+    ("other-program-unread", "for ((i=0;i<n;i++)); do ls; done", "ask"),  # unread: the rule might match it
     ("other-program-in-a-function", "f() { ls; }; f", "allow"),
 ]
 

@@ -197,3 +197,62 @@ async def test_a_virtualenv_activation_before_a_command_is_read_under_a_read_den
         for command in ("pytest -q; source .venv/bin/activate", "pytest -q & source .venv/bin/activate",
                         "for i in 1 2; do source .venv/bin/activate; pytest -q; done"):
             assert verdict_name(await decide_bash(ctx, command)) == "ask", (mode, command)
+
+
+@pytest.mark.parametrize("command", [
+    "while true; do cd .. || break; [ \"$PWD\" = / ] && break; done; echo x >> etc/passwd",
+    "until [ \"$PWD\" = / ]; do cd ..; done; echo x >> etc/passwd",
+    "for ((i=0;i<30;i++)); do cd ..; done; echo x >> etc/passwd",
+    "for d in $(seq 30); do cd ..; done; echo x >> etc/passwd",  # values only known at run time
+    "select d in a; do cd ..; done; echo x >> etc/passwd",
+    "up() { cd ..; }; up; up; up; up; up; up; up; up; echo x >> etc/passwd",
+])
+async def test_a_relative_cd_that_repeats_leads_to_a_folder_only_known_at_run_time(project, command):
+    """Each round goes one folder further up: the analysis saw the cd once."""
+    verdict = await decide_bash(_bypass(project), command)
+    assert verdict_name(verdict) == "ask", (command, verdict)
+    assert "only known at run time" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("command", [
+    "for d in src tests; do cd $d; ls; cd ..; done",  # unrolled: each cd is followed
+    "for i in 1 2 3; do cd ..; done; echo x > out.txt",  # unrolled: three folders up, outside: bypass
+    "while read -r d; do cd /tmp; done < notes.txt; ls",  # absolute: the same folder each round
+    "for ((i=0;i<3;i++)); do echo $i; done > out.txt",
+])
+async def test_cds_that_lead_to_known_folders_still_run(project, command):
+    (project / "src").mkdir()
+    (project / "tests").mkdir()
+    assert verdict_name(await decide_bash(_bypass(project), command)) == "allow", command
+
+
+@needs_bash
+def test_bash_really_goes_further_up_each_round(tmp_path):
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    subprocess.run(["bash", "-c", "for ((i=0;i<3;i++)); do cd ..; done; echo x > landed"], cwd=deep, check=True,
+                   timeout=30, env={"PATH": os.environ["PATH"]})
+    assert (tmp_path / "landed").exists()
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("for ((i=0;i<3;i++)); do rm x; done", "deny"),  # read now: the body meets the rules
+    ("for (( i = 0, j = 5 ; i < j ; i += 2 )); do echo $i; done", "allow"),
+    ("for ((i=0;i<3;i++)) { echo hi >> .git/config; }", "ask"),
+    ("for ((i=0;i<n;i++)); do ls; done", "ask"),  # n's value is evaluated as arithmetic: it may run code
+    ("for ((i=0;i<${#a[@]};i++)); do ls; done", "ask"),
+    ("for ((i=x;i<3;i++)); do ls; done", "ask"),
+    ("for ((i=0x1f;i<3;i++)); do ls; done", "ask"),
+    ("for ((i=0;i<$(rm x);i++)); do ls; done", "ask"),
+    ("for ((PATH=0;PATH<1;PATH++)); do ls; done", "ask"),  # sets PATH
+])
+async def test_a_c_style_for_loop_is_read_when_its_header_is_plain_arithmetic(project, command, expected):
+    ctx = _bypass(project, deny=("Bash(rm:*)",))
+    assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
+@needs_bash
+def test_bash_really_runs_code_from_a_variable_in_a_for_header(tmp_path):
+    subprocess.run(["bash", "-c", "n='a[$(touch ran)]'; for ((i=0;i<n;i++)); do :; done"], cwd=tmp_path,
+                   check=False, timeout=30, env={"PATH": os.environ["PATH"]})
+    assert (tmp_path / "ran").exists()
