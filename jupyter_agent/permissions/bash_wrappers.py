@@ -1049,7 +1049,10 @@ def _trap(words: tuple[Word, ...], out: Unwrapped) -> None:
     if action is None:
         out.unknown_code = True
     elif action.strip():
-        out.scripts.append(action)
+        # as a loop's body: the action may run any number of times (DEBUG before every command,
+        # ERR at each failure, RETURN after each function), so `trap 'cd ..' DEBUG` goes one
+        # folder further up before each later command
+        out.scripts.append(f"while :; do\n{action}\ndone")
 
 
 def _alias(words: tuple[Word, ...], out: Unwrapped) -> None:

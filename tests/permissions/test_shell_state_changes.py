@@ -256,3 +256,30 @@ def test_bash_really_runs_code_from_a_variable_in_a_for_header(tmp_path):
     subprocess.run(["bash", "-c", "n='a[$(touch ran)]'; for ((i=0;i<n;i++)); do :; done"], cwd=tmp_path,
                    check=False, timeout=30, env={"PATH": os.environ["PATH"]})
     assert (tmp_path / "ran").exists()
+
+
+@pytest.mark.parametrize("command", [
+    "trap 'cd ..' DEBUG; true; true; true; true; echo x >> etc/passwd",  # before every command
+    "trap 'cd ..' RETURN; f() { :; }; f; f; f; echo x >> etc/passwd",  # after every function
+    "trap 'cd ..' ERR; false; false; false; echo x >> etc/passwd",  # at every failure
+])
+async def test_a_trap_action_may_run_many_times(project, command):
+    verdict = await decide_bash(_bypass(project), command)
+    assert verdict_name(verdict) == "ask" and "only known at run time" in verdict.message, (command, verdict)
+
+
+async def test_ordinary_trap_actions_still_run(project):
+    for command in ("trap 'rm -f tmp.txt' EXIT; echo hi > tmp.txt", "trap 'echo done # note' EXIT",
+                    "trap 'cat <<E\nhi\nE' EXIT"):
+        assert verdict_name(await decide_bash(_bypass(project), command)) == "allow", command
+    denied = _bypass(project, deny=("Bash(rm:*)",))
+    assert verdict_name(await decide_bash(denied, "trap 'rm x' EXIT")) == "deny"
+
+
+@needs_bash
+def test_bash_really_runs_a_debug_trap_before_each_command(tmp_path):
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    subprocess.run(["bash", "-c", "trap 'cd ..' DEBUG; true; echo x > landed"], cwd=deep, check=True, timeout=30,
+                   env={"PATH": os.environ["PATH"]})
+    assert (tmp_path / "a" / "landed").exists()  # true and echo each ran after one more cd ..
