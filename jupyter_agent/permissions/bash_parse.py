@@ -242,8 +242,8 @@ class _Walker:
                 words.append(read(child))
         if len(words) == 1 and words[0].text == "!":  # `! !`: bash runs nothing, we'd see `!`
             self.out.problems.append("a '!' with no command after it")
-        if len(words) > 1 and words[0].literal in ("cd", "pushd") and _repeats(node):
-            words = [words[0], *(_REPEATED_CD if _relative(w) else w for w in words[1:])]
+        if len(words) > 1 and words[0].literal in _REPEAT_SENSITIVE:
+            words = _as_repeated(words, node)
         self.out.commands.append(new_simple(tuple(words), tuple(assignments), nested))
 
     def _assignment(self, node: Node) -> tuple[str, Word]:
@@ -421,6 +421,30 @@ def _descriptor(number: Node, text: str) -> bool:
 # one step further each time: `while …; do cd ..; done; echo x > etc/passwd` wrote /etc/passwd
 _REPEATED_CD = Word("<the folder a repeated cd leads to>", static=False)
 _REPEATING = frozenset({"while_statement", "for_statement", "c_style_for_statement", "function_definition"})
+
+
+_REPEAT_SENSITIVE = frozenset({"cd", "pushd", "eval", "builtin", "command"})
+
+
+def _as_repeated(words: list[Word], node: Node) -> list[Word]:
+    """A command that runs again and again (``_repeats``): a relative ``cd``/``pushd`` (also
+    behind ``builtin``/``command``) goes to a folder only known at run time, and ``eval``'s
+    code is read as a loop's body (its own cds go further each round)."""
+    head = 0
+    while head < len(words) - 1 and words[head].literal in ("builtin", "command", "-p", "--"):
+        head += 1
+    program = words[head].literal
+    rest = words[head + 1:]
+    if not rest or program not in ("cd", "pushd", "eval") or not _repeats(node):
+        return words
+    if program != "eval":
+        return [*words[:head + 1], *(_REPEATED_CD if _relative(w) else w for w in rest)]
+    dashes = rest[:1] if rest[0].literal == "--" else []
+    code = rest[len(dashes):]
+    if not code or any(w.literal is None for w in code):
+        return words  # code only known at run time: asks as it is
+    looped = make_word("while :; do\n" + " ".join(w.literal or "" for w in code) + "\ndone")
+    return [*words[:head + 1], *dashes, looped]
 
 
 def _repeats(node: Node) -> bool:

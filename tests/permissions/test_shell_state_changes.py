@@ -206,6 +206,9 @@ async def test_a_virtualenv_activation_before_a_command_is_read_under_a_read_den
     "for d in $(seq 30); do cd ..; done; echo x >> etc/passwd",  # values only known at run time
     "select d in a; do cd ..; done; echo x >> etc/passwd",
     "up() { cd ..; }; up; up; up; up; up; up; up; up; echo x >> etc/passwd",
+    "while true; do builtin cd .. || break; done; echo x >> etc/passwd",
+    "while true; do command -p cd .. || break; done; echo x >> etc/passwd",
+    "while true; do eval 'cd ..' || break; done; echo x >> etc/passwd",  # eval's code, read as the loop's
 ])
 async def test_a_relative_cd_that_repeats_leads_to_a_folder_only_known_at_run_time(project, command):
     """Each round goes one folder further up: the analysis saw the cd once."""
@@ -219,6 +222,8 @@ async def test_a_relative_cd_that_repeats_leads_to_a_folder_only_known_at_run_ti
     "for i in 1 2 3; do cd ..; done; echo x > out.txt",  # unrolled: three folders up, outside: bypass
     "while read -r d; do cd /tmp; done < notes.txt; ls",  # absolute: the same folder each round
     "for ((i=0;i<3;i++)); do echo $i; done > out.txt",
+    "eval 'cd ..'; echo x > out.txt",  # once: the parent folder, outside (bypass)
+    "while read -r l; do eval 'echo hi'; done < notes.txt",
 ])
 async def test_cds_that_lead_to_known_folders_still_run(project, command):
     (project / "src").mkdir()
