@@ -154,7 +154,9 @@ class IPythonReader:
                     self.line_magic(info.ifun, info.the_rest)
                     return
             for name, args in _ipython_calls(code):
-                if name == "run_line_magic" and len(args) == 2:
+                if name == _CHDIR:  # os.chdir('..'): the shell commands after it run there
+                    self.lines.append(f"cd {_path_word(args[0])}" if args else f"cd {RUN_TIME}")
+                elif name == "run_line_magic" and len(args) == 2:
                     self.line_magic(args[0], args[1])
                 elif name == "run_cell_magic" and len(args) == 3:
                     self.cell_magic(args[0], args[1], args[2])
@@ -541,26 +543,72 @@ def _as_shell(text: str) -> str:
     return templated(text, _VALUE_PATTERN, lambda _m: RUN_TIME) if _VALUE in text else text
 
 
+_CHDIR = "<chdir>"  # what _ipython_calls gives for Python code changing the folder
+# code that may run again and again: a chdir or %cd there goes one step further each round
+_REPEATING = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp,
+              ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
 def _ipython_calls(code: str) -> list[tuple[str, list[str]]]:
     """``(method, string arguments)`` of each ``get_ipython().METHOD(...)`` call in ``code``, in
     the order they appear (a cell Python cannot compile runs nothing, but its lines are read
-    one by one: this Python may not be the kernel's)."""
+    one by one: this Python may not be the kernel's), and ``(_CHDIR, [folder])`` for Python
+    changing the folder the later commands run in (``os.chdir('..')``; ``[]``: a folder only
+    known at run time — a value, ``contextlib.chdir``, or a chdir or ``%cd`` that may run again
+    and again, in a loop or a function)."""
     try:
-        nodes: Iterable[ast.AST] = ast.walk(ast.parse(code))
+        nodes: Iterable[tuple[ast.AST, bool]] = _marked(ast.parse(code))
     except (SyntaxError, ValueError):
-        nodes = [node for line in code.splitlines() for node in _line_nodes(line)]
+        nodes = [(node, False) for line in code.splitlines() for node in _line_nodes(line)]
     calls = []
-    for node in nodes:
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _CALLS):
+    for node, repeated in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        chdir = _chdir_call(node, repeated)
+        if chdir is not None:
+            calls.append((node.lineno, node.col_offset, _CHDIR, chdir))
+            continue
+        if not (isinstance(node.func, ast.Attribute) and node.func.attr in _CALLS):
             continue
         owner = node.func.value
         if not (isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "get_ipython"):
             continue
         args = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
         if len(args) == len(node.args) and not node.keywords:
+            if repeated and node.func.attr == "run_line_magic" and args[:1] in (["cd"], ["pushd"]):
+                calls.append((node.lineno, node.col_offset, _CHDIR, []))
+                continue
             calls.append((node.lineno, node.col_offset, node.func.attr, args))
     calls.sort(key=lambda call: (call[0], call[1]))
     return [(name, args) for _line, _col, name, args in calls]
+
+
+def _marked(tree: ast.AST) -> list[tuple[ast.AST, bool]]:
+    """Every node of ``tree``, with whether it sits in code that may run again and again."""
+    out: list[tuple[ast.AST, bool]] = []
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, repeated = stack.pop()
+        out.append((node, repeated))
+        inside = repeated or isinstance(node, _REPEATING)
+        stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+    return out
+
+
+def _chdir_call(node: ast.Call, repeated: bool) -> list[str] | None:
+    """``[folder]`` for ``os.chdir('FOLDER')`` (or ``chdir`` imported) run once, ``[]`` for
+    another change of folder (``os.chdir(path)``, ``os.fchdir``, ``contextlib.chdir``,
+    ``monkeypatch.chdir``, a chdir in a loop), None when ``node`` changes no folder."""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name not in ("chdir", "fchdir"):
+        return None
+    plain = name == "chdir" and (isinstance(func, ast.Name) or isinstance(func.value, ast.Name)  # type: ignore[union-attr]
+                                 and func.value.id == "os")  # type: ignore[union-attr]
+    if (plain and not repeated and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str) and node.args[0].value):
+        return [node.args[0].value]
+    return []
 
 
 def _line_nodes(line: str) -> list[ast.AST]:
@@ -630,6 +678,8 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
     v = Verdict()
     memo: dict[tuple[object, ...], object] = {}
     for cell_id, source in cells:
+        # os.chdir('/etc'), then open('passwd', 'a'): its names may be read from there too (and in the cells after)
+        folders = list(dict.fromkeys([*folders, *_moved_to(source, folders)]))
         literals = code_literals([source], bare=False)  # Python: a command runs from a string
         literals += [text for text in folded_strings(source) if text not in literals]  # '.e' + 'nv'
         for folder in folders if literals or walked_folders(source) or listed_folders(source) else ():
@@ -648,6 +698,27 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
             return sticky_ask(f"Cell {cell_id}'s code {why}; approve it only if you have read the cell.",
                               RULE, f"cell {cell_id}: {why}")
     return None
+
+
+def _moved_to(source: str, folders: list[str]) -> list[str]:
+    """The real folders a cell's fixed ``os.chdir('X')`` and ``%cd X`` move to, from ``folders``."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    if "chdir" not in source and "cd" not in source:
+        return []
+    try:
+        code = TransformerManager().transform_cell(source)
+    except Exception:
+        return []
+    moved = []
+    for name, args in _ipython_calls(code):
+        target = args[0] if name == _CHDIR and args else None
+        if name == "run_line_magic" and len(args) == 2 and args[0] in ("cd", "pushd"):
+            text = args[1].strip()
+            target = text if text and text[0] not in "-$" and "{" not in text else None
+        if target:
+            moved += [os.path.realpath(os.path.join(folder, os.path.expanduser(target))) for folder in folders]
+    return moved
 
 
 def _imported_reason(source: str, folders: list[str], rules: CompiledRules, scope: PathScope, v: Verdict,

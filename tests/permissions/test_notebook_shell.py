@@ -156,6 +156,61 @@ def test_cells_are_checked_in_the_folder_the_kernel_is_in(tmp_path):
     assert cells_shell_check([("c1", "x = 1"), ("c2", "y = 2")], ctx, kernel_cwd=str(secrets)) is None
 
 
+@pytest.mark.parametrize(("source", "expected"), [
+    ("import os\nos.chdir('.git')\n!echo x >> config", "ask"),  # a fixed folder: followed
+    ("import os\nos.chdir('/')\n!echo x >> {etc}/passwd", "ask"),
+    ("import os\nfor _ in range(9):\n    os.chdir('..')\n!echo x >> etc/passwd", "ask"),  # once per round
+    ("import os\nwhile os.getcwd() != '/':\n    os.chdir('..')\n!echo x >> etc/passwd", "ask"),
+    ("for i in range(5):\n    %cd ..\n!echo x >> etc/passwd", "ask"),
+    ("def up():\n    os.chdir('..')\nup(); up(); up()\n!echo x >> etc/passwd", "ask"),
+    ("import os\nos.chdir(folder)\n!echo x >> config", "ask"),  # a value
+    ("from contextlib import chdir\nwith chdir('.git'):\n    !echo x >> config", "ask"),
+    ("import os\nos.chdir('..')\n!ls", None),  # reads nothing a rule covers
+    ("import os\nos.chdir('sub')\n!echo x > out.txt", None),
+    ("for i in range(3):\n    !echo $i >> out.txt", None),
+])
+def test_python_changing_the_folder_moves_the_shell_commands_after_it(tmp_path, source, expected):
+    """``os.chdir`` in a cell moves the kernel: the ``!`` lines after it run there.  Once and
+    fixed, the folder is followed; in a loop or a function (each round goes further), through a
+    value or ``contextlib.chdir``, it is a folder only known at run time (session 52: in
+    bypassPermissions ``os.chdir('/')`` then ``!echo x >> etc/passwd`` ran unasked)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "sub").mkdir()
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), mode="bypassPermissions")
+    verdict = cells_shell_check([("c1", source.format(etc="etc"))], ctx)
+    if expected is None:
+        assert verdict is None, verdict
+    else:
+        assert isinstance(verdict, PermissionAsk) and is_sticky(verdict), (source, verdict)
+
+
+def test_the_strings_of_a_cell_are_read_from_the_folder_its_chdir_moves_to(tmp_path):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / ".env").write_text("K=1\n")
+    ctx = make_ctx(tmp_path, deny=("Read(./sub/.env)",), mode="bypassPermissions")
+    assert cells_strings_check_of([("c1", "print(open('.env').read())")], ctx, tmp_path) is None
+    for source in ("import os\nos.chdir('sub')\nprint(open('.env').read())", "%cd sub\nprint(open('.env').read())"):
+        assert cells_strings_check_of([("c1", source)], ctx, tmp_path) is not None, source
+    moved = [("c1", "import os\nos.chdir('sub')"), ("c2", "print(open('.env').read())")]  # and in the cells after
+    assert cells_strings_check_of(moved, ctx, tmp_path) is not None
+
+
+def test_ipython_really_moves_once_per_round(tmp_path):
+    from IPython.testing.globalipapp import get_ipython
+
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    shell = get_ipython()
+    before = os.getcwd()
+    try:
+        os.chdir(deep)
+        shell.run_cell("for _ in range(3):\n    %cd -q ..\n")
+        assert os.getcwd() == str(tmp_path)
+    finally:
+        os.chdir(before)
+
+
 @pytest.mark.parametrize(("source", "rules", "expected"), [
     ("print(open('.env').read())", ("Read(./.env)",), "Read(./.env)"),
     ("from dotenv import load_dotenv\nload_dotenv('.env')", ("Read(./.env)",), "Read(./.env)"),
