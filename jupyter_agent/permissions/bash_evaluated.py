@@ -69,6 +69,8 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
         head, _, _ = name.partition("=") if program in DECLARES else (name, "", "")
         if "[" in head and not _plain_subscripts(head):
             return f"{program} evaluates the array subscript in {head[:40]} (it can run code)"
+        if program in DECLARES and not _NAME.match(head):  # K=HOME; export "$K"=/etc
+            return f"{program} sets a variable whose name is only known at run time ({head[:40]})"
     if program in DECLARES:
         for value in values:
             if value.startswith("("):
@@ -84,6 +86,14 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
     return None
 
 
+def _declared_name(program: str, text: str) -> str:
+    """A word only known at run time as ``_names`` reads it: a declare's ``NAME=$VALUE`` keeps
+    its name (``export PATH="$X"`` sets PATH); otherwise ``?``, a name only known at run time."""
+    name, sep, _value = text.partition("=")
+    return f"{name}=?" if program in DECLARES and sep and _NAME.fullmatch(name) else "?"
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[|$)")  # a variable's name (an array's, with its subscript)
 _NAMEREF_DECLARES = frozenset({"declare", "typeset", "local"})  # export -n only un-exports
 _NAMEREF = ("declare -n makes a name refer to another variable: assigning it sets that one (PATH, "
             "GLOBIGNORE, LD_PRELOAD …)")
@@ -299,7 +309,7 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
             if why is not None:
                 return why, program == "shopt" or program in _ZSH_SETTERS and _zsh_patterns_only(texts)
         elif program in _SETTERS or program in DECLARES:
-            texts = [w.literal if w.literal is not None else "?" for w in form[1:]]
+            texts = [w.literal if w.literal is not None else _declared_name(program, w.text) for w in form[1:]]
             names, _values, letters = _names(program, texts)
             if program in _NAMEREF_DECLARES and "n" in letters:
                 return _NAMEREF, False  # r=/tmp after declare -n r=PATH sets PATH
@@ -308,8 +318,11 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
                     return f"{program} sets {name.partition('=')[0]}, which changes what patterns match", True
             for name in names:
                 base = name.partition("=")[0].partition("[")[0]
+                if base == "?" or not _NAME.match(base):  # read "$K", export "$K"=…: HOME, HISTFILE, GLOBIGNORE …
+                    return (f"{program} sets a variable whose name is only known at run time, which may change "
+                            "what the rest of the line means"), False
                 for variable, (kind, why) in _WHY.items():
-                    if base in (variable, "?"):
+                    if base == variable:
                         return why.format(who=f"{program} may set"), kind
     return None
 

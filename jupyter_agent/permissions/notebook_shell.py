@@ -156,6 +156,8 @@ class IPythonReader:
             for name, args in _ipython_calls(code):
                 if name == _CHDIR:  # os.chdir('..'): the shell commands after it run there
                     self.lines.append(f"cd {_path_word(args[0])}" if args else f"cd {RUN_TIME}")
+                elif name == _SETENV:  # os.environ['HOME'] = h: the shell commands after it see it
+                    self.lines.append(_setenv_line(args))
                 elif name == "run_line_magic" and len(args) == 2:
                     self.line_magic(args[0], args[1])
                 elif name == "run_cell_magic" and len(args) == 3:
@@ -544,6 +546,7 @@ def _as_shell(text: str) -> str:
 
 
 _CHDIR = "<chdir>"  # what _ipython_calls gives for Python code changing the folder
+_SETENV = "<setenv>"  # … and for Python code setting a variable of the environment
 # code that may run again and again: a chdir or %cd there goes one step further each round
 _REPEATING = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp,
               ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -562,6 +565,11 @@ def _ipython_calls(code: str) -> list[tuple[str, list[str]]]:
         nodes = [(node, False) for line in code.splitlines() for node in _line_nodes(line)]
     calls = []
     for node, repeated in nodes:
+        setting = _environ_setting(node)
+        if setting is not None:
+            for entry in setting:
+                calls.append((node.lineno, node.col_offset, _SETENV, entry))  # type: ignore[attr-defined]
+            continue
         if not isinstance(node, ast.Call):
             continue
         chdir = _chdir_call(node, repeated)
@@ -593,6 +601,57 @@ def _marked(tree: ast.AST) -> list[tuple[ast.AST, bool]]:
         inside = repeated or isinstance(node, _REPEATING)
         stack.extend((child, inside) for child in ast.iter_child_nodes(node))
     return out
+
+
+def _environ_setting(node: ast.AST) -> list[list[str]] | None:
+    """``[[NAME, VALUE]]`` for each variable Python code sets in the environment the shell
+    commands after it get: ``os.environ['X'] = 'v'``, ``os.environ.update(X='v')``,
+    ``os.environ.setdefault``, ``os.putenv``, ``del os.environ['X']``, ``os.environ.pop``,
+    ``os.unsetenv`` (``[NAME]``: a value only known at run time; ``[]``: a name only known at
+    run time); None when ``node`` sets none."""
+    def name_of(key: ast.AST) -> list[str]:
+        return [key.value] if isinstance(key, ast.Constant) and isinstance(key.value, str) else []
+
+    def value_of(value: ast.AST | None) -> list[str]:
+        return [value.value] if isinstance(value, ast.Constant) and isinstance(value.value, str) else []
+
+    def environ(target: ast.AST) -> bool:
+        return isinstance(target, ast.Attribute) and target.attr in ("environ", "environb") or (
+            isinstance(target, ast.Name) and target.id in ("environ", "environb"))
+
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        found = []
+        for target in targets:
+            if isinstance(target, ast.Subscript) and environ(target.value):
+                key = name_of(target.slice)
+                found.append(key + value_of(value) if key else [])
+        return found or None
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    method, owner = node.func.attr, node.func.value
+    if environ(owner) and method in ("update", "setdefault", "pop", "clear", "popitem", "__setitem__", "__delitem__"):
+        if method == "update" and not node.args:
+            return [[k.arg] + value_of(k.value) if k.arg else [] for k in node.keywords] or None
+        if method in ("setdefault", "pop", "__setitem__", "__delitem__") and node.args and not node.keywords:
+            key = name_of(node.args[0])
+            return [key + value_of(node.args[1] if len(node.args) > 1 else None) if key else []]
+        return [[]]  # update(mapping), clear(): names only known at run time
+    if isinstance(owner, ast.Name) and owner.id == "os" and method in ("putenv", "unsetenv") and node.args:
+        key = name_of(node.args[0])
+        return [key + value_of(node.args[1] if len(node.args) > 1 else None) if key else []]
+    return None
+
+
+def _setenv_line(entry: list[str]) -> str:
+    """The shell line for one ``_environ_setting`` entry."""
+    if not entry:
+        return f"export {RUN_TIME}={RUN_TIME}"
+    name = entry[0]
+    if not name.isidentifier():
+        return UNKNOWN_CODE
+    return f"export {name}={shlex.quote(entry[1]) if len(entry) > 1 else RUN_TIME}"
 
 
 def _chdir_call(node: ast.Call, repeated: bool) -> list[str] | None:

@@ -184,6 +184,37 @@ def test_python_changing_the_folder_moves_the_shell_commands_after_it(tmp_path, 
         assert isinstance(verdict, PermissionAsk) and is_sticky(verdict), (source, verdict)
 
 
+@pytest.mark.parametrize(("source", "expected"), [
+    ("import os\nos.environ['HOME'] = h\n!echo x >> ~/config", "ask"),  # ~ is $HOME: only known at run time
+    ("import os\nos.environ.update(HOME=h)\n!echo x >> ~/config", "ask"),
+    ("import os\nos.putenv('HOME', h)\n!echo x >> ~/config", "ask"),
+    ("import os\nos.environ['HISTFILE'] = '.git/config'\n!set -o history; history -s x; history -w", "ask"),
+    ("import os\nos.environ[k] = v\n!echo x >> ~/config", "ask"),  # the name is a value
+    ("import os\nos.environ['OMP_NUM_THREADS'] = '1'\n!python -V > out.txt", None),
+    ("import os\nos.environ['HOME'] = h\n!ls", None),
+])
+def test_python_setting_the_environment_holds_for_the_shell_commands_after_it(tmp_path, source, expected):
+    """``os.environ['HOME'] = h`` is ``%env HOME=…`` for the ``!`` lines after it (their ``~``)."""
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), mode="bypassPermissions")
+    verdict = cells_shell_check([("c1", source)], ctx)
+    if expected is None:
+        assert verdict is None, verdict
+    else:
+        assert isinstance(verdict, PermissionAsk) and is_sticky(verdict), (source, verdict)
+
+
+def test_ipython_shell_lines_really_see_what_python_put_in_the_environment(tmp_path):
+    from IPython.testing.globalipapp import get_ipython
+
+    shell = get_ipython()
+    before = os.environ.get("HOME")
+    try:
+        shell.run_cell(f"import os\nos.environ['HOME'] = {str(tmp_path)!r}\n!echo x > ~/landed\n")
+    finally:
+        os.environ["HOME"] = before or ""
+    assert (tmp_path / "landed").exists()
+
+
 def test_the_strings_of_a_cell_are_read_from_the_folder_its_chdir_moves_to(tmp_path):
     sub = tmp_path / "sub"
     sub.mkdir()

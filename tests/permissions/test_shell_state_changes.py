@@ -288,3 +288,31 @@ def test_bash_really_runs_a_debug_trap_before_each_command(tmp_path):
     subprocess.run(["bash", "-c", "trap 'cd ..' DEBUG; true; echo x > landed"], cwd=deep, check=True, timeout=30,
                    env={"PATH": os.environ["PATH"]})
     assert (tmp_path / "a" / "landed").exists()  # true and echo each ran after one more cd ..
+
+
+@pytest.mark.parametrize("command", [
+    'K=HOME; export "$K"=$PWD/.git; echo x >> ~/config',
+    'K=HOME; declare "$K=$PWD/.git"; cd; echo x >> config',
+    'K=GLOBIGNORE; export "$K"=x; cat *',  # cat * then reads .env
+    'K=HISTFILE; export "$K"=.git/config; set -o history; history -s x; history -w',
+])
+async def test_a_variable_whose_name_is_only_known_at_run_time_asks(project, command):
+    verdict = await decide_bash(_bypass(project, deny=("Read(./.env)",)), command)
+    assert verdict_name(verdict) == "ask", (command, verdict)
+    assert "name is only known at run time" in verdict.message, verdict.message
+
+
+@needs_bash
+def test_bash_really_sets_the_variable_a_value_names(project):
+    subprocess.run(["bash", "-c", 'K=HOME; export "$K"=$PWD/.git; echo x >> ~/config'], cwd=project, check=True,
+                   timeout=30, env={"PATH": os.environ["PATH"], "HOME": str(project.parent)})
+    assert (project / ".git" / "config").read_text() == "[core]\nx\n"
+
+
+async def test_a_value_only_known_at_run_time_keeps_its_variable_name(project):
+    ctx = _bypass(project)
+    for command in ('export PATH="$HOME/bin:$PATH"; ls', 'export FOO="$BAR"; echo x > out.txt',
+                    "export OMP_NUM_THREADS=1 && python -V"):
+        assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+    verdict = await decide_bash(ctx, 'export HOME="$X"; echo x >> ~/y')
+    assert verdict_name(verdict) == "ask" and "HOME" in verdict.message
