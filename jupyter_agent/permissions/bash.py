@@ -449,7 +449,7 @@ def code_files_reason(files: dict[str, str], rules: CompiledRules, scope: PathSc
 
 
 _MAX_PYTHON = 4 * 1024 * 1024
-_LISTING_CODE = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")  # read by python_folders
+_LISTING_CODE = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".R", ".r")  # read by python_folders
 
 
 def code_text(data: bytes) -> str:

@@ -360,9 +360,50 @@ def js_listings(code: str) -> tuple[Listing, ...]:
     return tuple(found)
 
 
+# R (Rscript -e, the .R files a line runs): list.files/dir (dot files with all.files = TRUE),
+# fs's dir_ls (all = TRUE), Sys.glob; what reads, copies or sends a file
+_R_LISTING = re.compile(r"(?<![\w.])(list\.files|dir|Sys\.glob|dir_ls|dir_info)\s*\(([^()]*)\)")
+_R_READING = re.compile(r"(?<![\w.])(?:(?:readLines|read\.csv2?|read\.table|read\.delim2?|readRDS|readChar|readBin|"
+                        r"file\.copy|file\.show|read_csv|read_lines|read_file|fread|read_excel|read_yaml|fromJSON|"
+                        r"upload_file)(?![\w.])|(?:scan|file|load|source|POST|zip|tar|system2?)\s*\()")  # lapply(x, readLines)
+_R_STRING = re.compile(r"""^\s*(?:path\s*=\s*)?(['"])((?:(?!\1)[^\\])*)\1\s*(?:,|$)""")
+_R_TRUE = r"\s*=\s*(?:TRUE|T)\b"
+
+
+@lru_cache(maxsize=256)
+def r_listings(code: str) -> tuple[Listing, ...]:
+    """The listings of R ``code`` that also reads files (what R lists by default skips dot
+    files; ``pattern`` is a regular expression: every name counts)."""
+    if _R_LISTING.search(code) is None or _R_READING.search(code) is None:
+        return ()
+    python = python_tree(code) is not None and "<-" not in code  # Python's dir(obj) lists no files
+    found: list[Listing] = []
+    for match in _R_LISTING.finditer(code):
+        name, args = match.group(1), match.group(2)
+        if python and name == "dir":
+            continue
+        string = _R_STRING.match(args)
+        positional = args.strip() and not string and "=" not in args.split(",")[0]
+        text = string.group(2) if string else None if positional else "."
+        if name == "Sys.glob":
+            if text is None or text == ".":
+                found.append(Listing(None, None, True))
+                continue
+            head, _, tail = text.rpartition("/")
+            folder, deep = head or ".", False
+            if _GLOB_CHARS.intersection(folder):
+                folder, deep = _literal_head(folder), True
+            found.append(Listing(folder, tail, deep, tail.startswith(".")))
+            continue
+        hidden = re.search(r"\ball(?:\.files)?" + _R_TRUE, args) is not None
+        recursive = re.search(r"\brecurse?(?:ive)?" + _R_TRUE, args) is not None
+        found.append(Listing(text, None, recursive, hidden))
+    return tuple(found)
+
+
 def _listing_reason(code: str, cwd: str, scope: PathScope, moves: bool) -> str | None:
-    moves = moves or "process.chdir" in code
-    for listing in listed_folders(code) or js_listings(code):
+    moves = moves or "process.chdir" in code or "setwd(" in code
+    for listing in listed_folders(code) or js_listings(code) or r_listings(code):
         folder = listing.folder
         if folder is not None and moves and not os.path.isabs(os.path.expanduser(folder)):
             folder = None
@@ -380,4 +421,5 @@ def _listing_reason(code: str, cwd: str, scope: PathScope, moves: bool) -> str |
     return None
 
 
-__all__ = ["Listing", "folder_calls_reason", "js_listings", "listed_folders", "python_tree", "walked_folders"]
+__all__ = ["Listing", "folder_calls_reason", "js_listings", "listed_folders", "python_tree", "r_listings",
+           "walked_folders"]

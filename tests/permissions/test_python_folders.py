@@ -200,6 +200,42 @@ async def test_javascript_listing_and_reading_is_read_the_same_way(project, code
     assert verdict_name(await decide_bash(ctx, f"node -e '{one_line}'")) == expected, code
 
 
+R_ASKS = [
+    "for (f in list.files(all.files = TRUE)) cat(readLines(f))",
+    "x <- dir(all.files=TRUE); print(lapply(x, readLines))",
+    'for (f in list.files(path = ".", all.files = TRUE, recursive = TRUE)) cat(readLines(f))',
+    'for (f in Sys.glob(".*")) cat(readLines(f))',
+    "d <- commandArgs(TRUE)[1]; for (f in list.files(d, all.files = TRUE)) cat(readLines(f))",  # a value
+    "library(fs); for (f in dir_ls(all = TRUE)) print(read_lines(f))",
+]
+R_RUNS = [
+    "for (f in list.files()) cat(readLines(f))",  # R lists no dot file by default
+    'for (f in list.files("data", full.names = TRUE)) print(read.csv(f))',
+    'for (f in Sys.glob("data/*.csv")) print(read.csv(f))',
+    "print(list.files(all.files = TRUE))",  # names only
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), [(c, "ask") for c in R_ASKS] + [(c, "allow") for c in R_RUNS])
+async def test_r_listing_and_reading_is_read_the_same_way(project, code, expected):
+    """`Rscript -e 'for (f in list.files(all.files=TRUE)) cat(readLines(f))'` printed `.env` (in
+    bypassPermissions and under a rule allowing Rscript) while naming no file."""
+    (project / "data").mkdir(exist_ok=True)
+    (project / "data" / "a.csv").write_text("x\n1\n")
+    (project / "dump.R").write_text(code + "\n")
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=("Read(./.env)",), mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, "Rscript dump.R")) == expected, code
+    one_line = code.replace("'", "\\'")
+    assert verdict_name(await decide_bash(ctx, f"Rscript -e '{one_line}'")) == expected, code
+
+
+def test_python_dir_of_an_object_is_no_listing():
+    from jupyter_agent.permissions.python_folders import r_listings
+
+    assert r_listings("print(dir(obj))\nwith open('x') as f: f.read()") == ()
+    assert r_listings("x <- dir(all.files = TRUE)\nprint(lapply(x, readLines))") != ()
+
+
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 def test_node_really_prints_the_denied_file(project):
     out = subprocess.run(["node", "-e", JS_ASKS[0]], cwd=project, capture_output=True, text=True, timeout=60)
