@@ -98,6 +98,9 @@ def parse_uncached(command: str) -> ParsedCommand:
         return ParsedCommand(problems=["the command is not valid text (lone surrogate)"])
     root = _parser().parse(data).root_node
     if root.has_error:
+        if b"<>" in data:  # exec 3<>file: bash's read-write redirection, which tree-sitter-bash lacks
+            return ParsedCommand(problems=["the command does not parse (tree-sitter-bash cannot read the <> "
+                                           "redirection, or a syntax error or unterminated quote)"])
         return ParsedCommand(
             problems=["the command does not parse (syntax error or unterminated quote)"]
         )

@@ -69,7 +69,9 @@ def _reference(command: str) -> ParsedCommand:
     data = command.encode("utf-8", "surrogateescape")
     root = bash_parse._parser().parse(data).root_node
     if root.has_error:
-        out.problems.append("the command does not parse (syntax error or unterminated quote)")
+        out.problems.append("the command does not parse (tree-sitter-bash cannot read the <> redirection, or a "
+                            "syntax error or unterminated quote)" if b"<>" in data else
+                            "the command does not parse (syntax error or unterminated quote)")
         return out
     joined = join_continuations(root, data)  # `ls \<newline> x`: as bash reads it
     if joined is None:

@@ -316,3 +316,11 @@ async def test_a_value_only_known_at_run_time_keeps_its_variable_name(project):
         assert verdict_name(await decide_bash(ctx, command)) == "allow", command
     verdict = await decide_bash(ctx, 'export HOME="$X"; echo x >> ~/y')
     assert verdict_name(verdict) == "ask" and "HOME" in verdict.message
+
+
+async def test_a_read_write_redirection_asks_and_says_why(project):
+    """tree-sitter-bash has no ``<>``: the line does not parse, and the question says so."""
+    verdict = await decide_bash(_bypass(project, deny=("Bash(rm:*)",)), "exec 3<>notes.txt")
+    assert verdict_name(verdict) == "ask" and "cannot read the <> redirection" in verdict.message, verdict.message
+    verdict = await decide_bash(_bypass(project, deny=("Bash(rm:*)",)), "echo 'ok")
+    assert verdict_name(verdict) == "ask" and "<>" not in verdict.message
