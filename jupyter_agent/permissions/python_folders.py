@@ -215,9 +215,10 @@ def _listing(node: ast.Call, names: dict[str, str | None]) -> Listing | None:
     index, keyword = spec
     value, spread = _argument(node, index, keyword)
     module = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
-    if name in ("listdir", "scandir", "walk", "fwalk") and module in ("os", None):
+    if name in ("listdir", "scandir", "walk", "fwalk") and module in ("os", None) and not (
+            name == "walk" and module is None and isinstance(func, ast.Attribute) and not node.args):
         if module is None and name == "walk":
-            return None  # a bare walk() is no os.walk
+            return None  # a bare walk() is no os.walk (Path(…).walk() is read below)
         folder = "." if value is None and not spread else _text(value, names)
         return Listing(folder, None, name in ("walk", "fwalk"))
     if name in ("glob", "iglob") and (module == "glob" or isinstance(func, ast.Name)):  # from glob import glob
@@ -241,8 +242,8 @@ def _listing(node: ast.Call, names: dict[str, str | None]) -> Listing | None:
         known, folder = _receiver_folder(func, names)
         if name == "iterdir":
             return Listing(folder if known else None, None, False)
-        if name == "walk":
-            return Listing(folder if known else None, None, True) if known or module is None else None
+        if name == "walk":  # Path.walk() takes no positional argument (ast.walk(tree) is no listing)
+            return Listing(folder if known else None, None, True) if known or not node.args else None
         pattern = _text(value, names)
         if pattern is None or spread:
             return Listing(folder if known else None, None, True)

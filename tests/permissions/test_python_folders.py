@@ -119,6 +119,10 @@ LISTING_ASKS = [
 
     "import os\nD = 'data'\nD = '.'\nprint([open(f).read() for f in os.listdir(D) if os.path.isfile(f)])",
     "from pathlib import Path\nROOT = Path()\nprint([p.read_text() for p in ROOT.iterdir() if p.is_file()])",
+    # Path.walk() (Python 3.12): of a folder written in the code, or of a path only known at run time
+    "from pathlib import Path\nfor root, _, files in Path('.').walk():\n    [print((root / f).read_text()) for f in files]",
+    "import sys\nfrom pathlib import Path\np = Path(sys.argv[1])\nfor r, _, fs in p.walk():\n    print([(r / f).read_text() for f in fs])",
+    "def dump(p):\n    for root, _, files in p.walk(top_down=True):\n        print([(root / f).read_text() for f in files])",
 ]
 LISTING_RUNS = [
     "import os\nprint(os.listdir('.'))",  # names only: nothing is read
@@ -131,6 +135,7 @@ LISTING_RUNS = [
     # a name the code binds to one folder is that folder (the usual notebook form)
     "import os\nDATA = 'data'\nfor f in os.listdir(DATA):\n    print(open(os.path.join(DATA, f)).read())",
     "from pathlib import Path\nDATA: Path = Path('data')\nprint([p.read_text() for p in DATA.iterdir()])",
+    "import ast\nprint([type(n) for n in ast.walk(ast.parse(open('data/a.csv').read()))])",  # no folder
 ]
 
 
