@@ -299,8 +299,8 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
             return f"it sets {name}, which changes what patterns match", True
     for name, _value in assigned:
         if name in _WHY:
-            kind, why = _WHY[name]
-            return why.format(who="it sets"), kind
+            kind, template = _WHY[name]
+            return template.format(who="it sets"), kind
     for form in forms:
         program = form[0].literal if form else None
         if program in ("shopt", "set", "hash") or program in _ZSH_SETTERS:
@@ -321,9 +321,9 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
                 if base == "?" or not _NAME.match(base):  # read "$K", export "$K"=…: HOME, HISTFILE, GLOBIGNORE …
                     return (f"{program} sets a variable whose name is only known at run time, which may change "
                             "what the rest of the line means"), False
-                for variable, (kind, why) in _WHY.items():
+                for variable, (kind, template) in _WHY.items():
                     if base == variable:
-                        return why.format(who=f"{program} may set"), kind
+                        return template.format(who=f"{program} may set"), kind
     return None
 
 

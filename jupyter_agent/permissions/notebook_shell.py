@@ -662,8 +662,8 @@ def _chdir_call(node: ast.Call, repeated: bool) -> list[str] | None:
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
     if name not in ("chdir", "fchdir"):
         return None
-    plain = name == "chdir" and (isinstance(func, ast.Name) or isinstance(func.value, ast.Name)  # type: ignore[union-attr]
-                                 and func.value.id == "os")  # type: ignore[union-attr]
+    owner = func.value if isinstance(func, ast.Attribute) else None
+    plain = name == "chdir" and (owner is None or isinstance(owner, ast.Name) and owner.id == "os")
     if (plain and not repeated and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str) and node.args[0].value):
         return [node.args[0].value]

@@ -561,7 +561,7 @@ def _programs_in_order(line: str) -> tuple[str, ...] | None:
         if kind != "command":
             return None
         name = node.child_by_field_name("name")
-        if name is None or _holds_code(node):
+        if name is None or name.text is None or _holds_code(node):
             return None
         programs.append(name.text.decode("utf-8", "surrogateescape"))
     return tuple(programs)
