@@ -53,6 +53,9 @@ SPECS: dict[str, Spec] = {
     "jq": _s(lists=_s("-f", "--from-file")),
     **{name: _s(**_NO_PATHS) for name in (
         "pwd", "echo", "true", "false", ":", "exit", "whoami", "id", "groups", "uname", "arch", "nproc",
+        # a function's and a loop's flow: a number, never evaluated as arithmetic ("$x" holding
+        # 'a[$(cmd)]' is refused as "numeric argument required")
+        "return", "shift", "break", "continue",
         "uptime", "free", "locale", "tty", "which", "type", "whereis", "printenv", "sleep",
         "seq", "ps", "pgrep", "lsof", "who", "w", "env", "getconf", "users",
         # arithmetic and calendars: their operands are numbers, not files

@@ -161,7 +161,18 @@ async def test_a_function_body_is_read_as_commands_that_may_run(project, command
 async def test_a_function_body_in_default_mode_needs_what_its_commands_need(project):
     ctx = make_ctx(project, allow=("Bash(greet:*)", "Bash(echo:*)"))
     assert verdict_name(await decide_bash(ctx, 'greet() { echo "hi $1"; }; greet you')) == "allow"
+    flow = 'greet() { local who=$1; shift; [ -n "$who" ] || return 1; echo "hi $who"; return 0; }; greet you'
+    assert verdict_name(await decide_bash(ctx, flow)) == "allow"  # local, shift, return: no question
+    assert verdict_name(await decide_bash(ctx, "greet() { return 0; } > .git/config; greet")) == "ask"
     assert verdict_name(await decide_bash(ctx, 'greet() { touch "$1"; }; greet you')) == "ask"
+
+
+@needs_bash
+def test_bash_never_evaluates_the_number_return_and_shift_take(tmp_path):
+    for builtin in ('f() { return "$x"; }; f', 'set -- a b; shift "$x"', 'for i in 1; do break "$x"; done'):
+        subprocess.run(["bash", "-c", f"x='a[$(touch ran)]'; {builtin}"], cwd=tmp_path, check=False, timeout=30,
+                       capture_output=True, env={"PATH": os.environ["PATH"]})
+        assert not (tmp_path / "ran").exists(), builtin
 
 
 @needs_bash
