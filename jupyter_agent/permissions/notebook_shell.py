@@ -158,6 +158,8 @@ class IPythonReader:
                     self.lines.append(f"cd {_path_word(args[0])}" if args else f"cd {RUN_TIME}")
                 elif name == _SETENV:  # os.environ['HOME'] = h: the shell commands after it see it
                     self.lines.append(_setenv_line(args))
+                elif name == _UNKNOWN:
+                    self.lines.append(UNKNOWN_CODE)
                 elif name == "run_line_magic" and len(args) == 2:
                     self.line_magic(args[0], args[1])
                 elif name == "run_cell_magic" and len(args) == 3:
@@ -547,6 +549,7 @@ def _as_shell(text: str) -> str:
 
 _CHDIR = "<chdir>"  # what _ipython_calls gives for Python code changing the folder
 _SETENV = "<setenv>"  # … and for Python code setting a variable of the environment
+_UNKNOWN = "<unknown>"  # … and for a call whose shell code or magic is only known at run time
 # code that may run again and again: a chdir or %cd there goes one step further each round
 _REPEATING = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp,
               ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -587,6 +590,10 @@ def _ipython_calls(code: str) -> list[tuple[str, list[str]]]:
                 calls.append((node.lineno, node.col_offset, _CHDIR, []))
                 continue
             calls.append((node.lineno, node.col_offset, node.func.attr, args))
+        elif node.func.attr == "run_line_magic" and args[:1] in (["cd"], ["pushd"]):  # ('cd', folder)
+            calls.append((node.lineno, node.col_offset, _CHDIR, []))
+        else:  # get_ipython().system(cmd): shell code only known at run time
+            calls.append((node.lineno, node.col_offset, _UNKNOWN, []))
     calls.sort(key=lambda call: (call[0], call[1]))
     return [(name, args) for _line, _col, name, args in calls]
 

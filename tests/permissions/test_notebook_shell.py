@@ -164,6 +164,7 @@ def test_cells_are_checked_in_the_folder_the_kernel_is_in(tmp_path):
     ("for i in range(5):\n    %cd ..\n!echo x >> etc/passwd", "ask"),
     ("def up():\n    os.chdir('..')\nup(); up(); up()\n!echo x >> etc/passwd", "ask"),
     ("import os\nos.chdir(folder)\n!echo x >> config", "ask"),  # a value
+    ("get_ipython().run_line_magic('cd', folder)\n!echo x >> config", "ask"),  # %cd of a value, spelled out
     ("from contextlib import chdir\nwith chdir('.git'):\n    !echo x >> config", "ask"),
     ("import os\nos.chdir('..')\n!ls", None),  # reads nothing a rule covers
     ("import os\nos.chdir('sub')\n!echo x > out.txt", None),
@@ -213,6 +214,17 @@ def test_ipython_shell_lines_really_see_what_python_put_in_the_environment(tmp_p
     finally:
         os.environ["HOME"] = before or ""
     assert (tmp_path / "landed").exists()
+
+
+def test_shell_code_a_cell_passes_to_ipython_as_a_value_is_code_only_known_at_run_time(tmp_path):
+    """``get_ipython().system(cmd)`` runs what ``cmd`` holds: a deny rule may name it (it was not
+    read at all)."""
+    for source in ("get_ipython().system(cmd)", "get_ipython().getoutput(f'ls {d}')",
+                   "get_ipython().run_line_magic(name, 'x')"):
+        denied = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+        verdict = cells_shell_check([("c1", source)], denied)
+        assert isinstance(verdict, PermissionAsk) and is_sticky(verdict), (source, verdict)
+        assert cells_shell_check([("c1", source)], make_ctx(tmp_path, mode="bypassPermissions")) is None
 
 
 def test_the_strings_of_a_cell_are_read_from_the_folder_its_chdir_moves_to(tmp_path):
