@@ -217,6 +217,25 @@ def _line_change_checks(analysis: Analysis, scope: PathScope, v: Verdict) -> Non
                 break
     if change is not None:
         _changed_line_checks(analysis, change, scope, v)
+        return
+    if len(analysis.commands) > 1:  # eval "$(cat x.sh)"; cat * > out: x.sh may set HOME or dotglob first
+        for info in analysis.commands:
+            if _own_shell_unknown(info):  # (a folder only known at run time after it: _cwds)
+                why = f"{info.text} runs code only known at run time in the line's own shell, which may set"
+                before = len(v.sticky)
+                _changed_line_checks(analysis, (f"{why} HOME", HOME_CHANGE), scope, v)
+                if len(v.sticky) == before:
+                    _changed_line_checks(analysis, (f"{why} how patterns match", True), scope, v)
+                return
+
+
+_OWN_SHELL_CODE = frozenset({"eval", "trap"})  # code run by the line's shell itself (not a child's)
+
+
+def _own_shell_unknown(info: CommandInfo) -> bool:
+    """``eval "$X"``, ``trap "$X" DEBUG``: code only known at run time that the line's own shell
+    runs, so it may cd anywhere, set HOME or shopt options for the commands after it."""
+    return info.unknown_code and bool(info.innermost) and info.innermost[0].literal in _OWN_SHELL_CODE
 
 
 def _changed_line_checks(analysis: Analysis, change: tuple[str, bool | str], scope: PathScope, v: Verdict) -> None:
@@ -938,14 +957,16 @@ def _cwds(analysis: Analysis, base: str, line: str, unknown: bool = False) -> li
     cwd; ``line``: the command line, which may set ``CDPATH``; ``unknown``: ``base`` itself is
     only known at run time, as for a script run after ``cd "$D"``)."""
     for info in analysis.commands:
-        if info.cd_kind is not None:
+        if info.cd_kind is not None or info.unknown_code and _own_shell_unknown(info):
             break
     else:
         if not unknown:
             return [base]
     cwds = _Cwds((base,))
     cwds.from_base = {}
-    cwds.unknown = unknown  # a cd to a folder only known at run time (`cd "$D"`, `cd -`, popd)
+    # a cd to a folder only known at run time (`cd "$D"`, `cd -`, popd), or code the line's shell
+    # runs that may cd anywhere (`eval "$(cat x.sh)"`)
+    cwds.unknown = unknown or any(_own_shell_unknown(info) for info in analysis.commands)
     # `CDPATH=~; cd .ssh` goes to ~/.ssh (the session's own CDPATH is dropped); with cdable_vars
     # `cd HOME` goes to $HOME
     cwds.cdpath = "CDPATH" in line or "cdable_vars" in line

@@ -335,3 +335,35 @@ async def test_a_read_write_redirection_asks_and_says_why(project):
     assert verdict_name(verdict) == "ask" and "cannot read the <> redirection" in verdict.message, verdict.message
     verdict = await decide_bash(_bypass(project, deny=("Bash(rm:*)",)), "echo 'ok")
     assert verdict_name(verdict) == "ask" and "<>" not in verdict.message
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ('eval "$(cat into-git.sh)"; echo x >> config', "ask"),  # the code cds first: a folder only known at run time
+    ('eval "$(<into-git.sh)"; cp notes.txt config', "ask"),
+    ('trap "$ACTION" DEBUG; echo x >> config', "ask"),
+    ('eval "$SETUP"; echo x >> ~/config', "ask"),  # it may set HOME
+    ('eval "$SETUP"; cat *', "ask"),  # it may set dotglob: cat * then reads .env
+    ('eval "$SETUP"', "allow"),
+    ('eval "$(ssh-agent -s)" && ssh-add -l', "allow"),  # nothing after it depends on the folder
+    ('eval "$(conda shell.bash hook)" && conda activate base && python -V', "allow"),
+    ('bash -c "$SCRIPT"; echo x > out.txt', "allow"),  # a child shell: its cd ends with it
+])
+async def test_code_only_known_at_run_time_in_the_lines_own_shell(project, command, expected):
+    """With no rule at all (under a Read deny rule such code asks anyway): what the code may change
+    in the line's own shell — its folder, HOME, how patterns match — asks where the rest of the
+    line depends on it."""
+    patterns = command.endswith("cat *")  # a pattern matters when a Read deny rule does
+    verdict = await decide_bash(_bypass(project), command)
+    if patterns:
+        assert verdict_name(verdict) == "allow"  # no Read deny rule: cat * may read every file
+        (project / ".env").write_text("K=1\n")
+        ctx = make_ctx(project, allow=("Bash(cat:*)", "Bash(eval:*)"), deny=("Read(./.env)",), mode="acceptEdits")
+        verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+@needs_bash
+def test_bash_really_follows_an_evald_cd(project):
+    subprocess.run(["bash", "-c", 'eval "$(cat into-git.sh)"; echo x >> config'], cwd=project, check=True,
+                   timeout=30, env={"PATH": os.environ["PATH"]})
+    assert (project / ".git" / "config").read_text() == "[core]\nx\n"
