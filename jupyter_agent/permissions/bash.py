@@ -263,7 +263,7 @@ def _changed_line_checks(analysis: Analysis, change: tuple[str, bool | str], sco
 
 
 def _leads_home(analysis: Analysis) -> bool:
-    """Whether a word of the line expands ``~`` or a ``cd``/``pushd`` has no folder (both $HOME)."""
+    """Whether a word of the line expands ``~`` or a ``cd`` has no folder (both lead to $HOME)."""
     for info in analysis.commands:
         if info.cd_kind == "cd" and info.cd_target is None:
             return True

@@ -327,5 +327,5 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
     return None
 
 
-__all__ = ["DECLARES", "EVALUATING", "HISTFILE_CHANGE", "HOME_CHANGE", "PATTERN_VARIABLES", "assigned_names", "changes_meaning", "evaluation_reason",
-           "line_change"]
+__all__ = ["DECLARES", "EVALUATING", "HISTFILE_CHANGE", "HOME_CHANGE", "PATTERN_VARIABLES", "assigned_names",
+           "changes_meaning", "evaluation_reason", "line_change"]

@@ -363,7 +363,7 @@ def js_listings(code: str) -> tuple[Listing, ...]:
 
 # R (Rscript -e, the .R files a line runs): list.files/dir (dot files with all.files = TRUE),
 # fs's dir_ls (all = TRUE), Sys.glob; what reads, copies or sends a file
-_R_LISTING = re.compile(r"(?<![\w.])(list\.files|dir|Sys\.glob|dir_ls|dir_info)\s*\(([^()]*)\)")
+_R_LISTING = re.compile(r"(?<![\w.])(list\.files|dir|Sys\.glob|dir_ls|dir_info)\s*\(")
 _R_READING = re.compile(r"(?<![\w.])(?:(?:readLines|read\.csv2?|read\.table|read\.delim2?|readRDS|readChar|readBin|"
                         r"file\.copy|file\.show|read_csv|read_lines|read_file|fread|read_excel|read_yaml|fromJSON|"
                         r"upload_file)(?![\w.])|(?:scan|file|load|source|POST|zip|tar|system2?)\s*\()")  # lapply(x, readLines)
@@ -380,7 +380,7 @@ def r_listings(code: str) -> tuple[Listing, ...]:
     python = python_tree(code) is not None and "<-" not in code  # Python's dir(obj) lists no files
     found: list[Listing] = []
     for match in _R_LISTING.finditer(code):
-        name, args = match.group(1), match.group(2)
+        name, args = match.group(1), _r_arguments(code, match.end())
         if python and name == "dir":
             continue
         string = _R_STRING.match(args)
@@ -400,6 +400,29 @@ def r_listings(code: str) -> tuple[Listing, ...]:
         recursive = re.search(r"\brecurse?(?:ive)?" + _R_TRUE, args) is not None
         found.append(Listing(text, None, recursive, hidden))
     return tuple(found)
+
+
+def _r_arguments(code: str, start: int) -> str:
+    """The text of a call's arguments from ``start`` (after its ``(``) to its closing parenthesis
+    (nested calls included: ``list.files(file.path("a", "b"), all.files = TRUE)``)."""
+    depth, quote, i = 1, "", start
+    while i < len(code):
+        c = code[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    return code[start:i]
 
 
 def _listing_reason(code: str, cwd: str, scope: PathScope, moves: bool) -> str | None:

@@ -212,6 +212,7 @@ R_ASKS = [
     'for (f in Sys.glob(".*")) cat(readLines(f))',
     "d <- commandArgs(TRUE)[1]; for (f in list.files(d, all.files = TRUE)) cat(readLines(f))",  # a value
     "library(fs); for (f in dir_ls(all = TRUE)) print(read_lines(f))",
+    'for (f in list.files(file.path(".", ""), all.files = TRUE)) cat(readLines(f))',  # a nested call
 ]
 R_RUNS = [
     "for (f in list.files()) cat(readLines(f))",  # R lists no dot file by default
