@@ -353,12 +353,18 @@ def js_listings(code: str) -> tuple[Listing, ...]:
         if text is None or "cwd:" in code.replace(" ", ""):
             found.append(Listing(None, None, True, _JS_DOT.search(code) is not None))
             continue
-        head, _, tail = text.rpartition("/")
-        folder, deep = head or ".", "**" in text
-        if _GLOB_CHARS.intersection(folder):
-            folder, deep = _literal_head(folder), True
-        found.append(Listing(folder, tail, deep, _JS_DOT.search(code) is not None or tail.startswith(".")))
+        found.append(_pattern_listing(text, "**" in text, _JS_DOT.search(code) is not None))
     return tuple(found)
+
+
+def _pattern_listing(pattern: str, deep: bool, hidden: bool) -> Listing:
+    """What a glob ``pattern`` lists: below the literal head of its folder part (``src/*/x`` looks
+    below ``src``), names matching its last part (dot files too when that starts with ``.``)."""
+    head, _, tail = pattern.rpartition("/")
+    folder = head or "."
+    if _GLOB_CHARS.intersection(folder):
+        folder, deep = _literal_head(folder), True
+    return Listing(folder, tail, deep, hidden or tail.startswith("."))
 
 
 # R (Rscript -e, the .R files a line runs): list.files/dir (dot files with all.files = TRUE),
@@ -390,11 +396,7 @@ def r_listings(code: str) -> tuple[Listing, ...]:
             if text is None or text == ".":
                 found.append(Listing(None, None, True))
                 continue
-            head, _, tail = text.rpartition("/")
-            folder, deep = head or ".", False
-            if _GLOB_CHARS.intersection(folder):
-                folder, deep = _literal_head(folder), True
-            found.append(Listing(folder, tail, deep, tail.startswith(".")))
+            found.append(_pattern_listing(text, False, False))  # (R's ** is *)
             continue
         hidden = re.search(r"\ball(?:\.files)?" + _R_TRUE, args) is not None
         recursive = re.search(r"\brecurse?(?:ive)?" + _R_TRUE, args) is not None

@@ -534,13 +534,11 @@ def _programs_in_order(line: str) -> tuple[str, ...] | None:
     or substitution) — in the order they run; None otherwise.  Each one ends before the next
     starts, so a later one cannot change a file an earlier one read (bash reads a sourced file
     whole before running it, and a script's shell has exited before the next command starts)."""
-    from tree_sitter import Parser
-
-    from .bash_fastparse import LANGUAGE
+    from .bash_parse import _parser  # (the thread's parser, as bash_stdin uses it)
 
     if not line:
         return None
-    root = Parser(LANGUAGE).parse(line.encode("utf-8", "surrogateescape")).root_node
+    root = _parser().parse(line.encode("utf-8", "surrogateescape")).root_node
     if root.has_error:
         return None
     programs: list[str] = []

@@ -242,11 +242,9 @@ class _Reader:
 
     def read(self, text: bytes) -> list[str]:
         """The files ``text`` sources that exist (to read next); records everything it runs."""
-        from tree_sitter import Parser
+        from .bash_parse import _parser  # (the thread's parser, as bash_stdin uses it)
 
-        from .bash_fastparse import LANGUAGE
-
-        tree = Parser(LANGUAGE).parse(text)
+        tree = _parser().parse(text)
         more: list[str] = []
         stack = [tree.root_node]
         while stack:
