@@ -87,9 +87,11 @@ from .script_files import (
     may_run_scripts,
     parsed_file,
     read_script,
+    run_before,
     scripts_run,
 )
 from .snakemake_rules import SNAKEMAKES, snakemake_scripts
+from .sourced_effects import BASH_BUILTINS, CD_SETTINGS, SourcedEffects, sourced_effects
 from .taskfile_tasks import TASKS, taskfile_scripts
 from .tox_commands import TOXES, tox_scripts
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
@@ -793,21 +795,18 @@ def _script_checks(
             else:
                 _checks_of_script(text, script, cwds, scope, context, rules, v, depth)
             if script.sourced and len(analysis.commands) > 1:  # . x.sh; cp y ~/z: in x.sh's shell
-                _sourced_change_checks(analysis, script, text, info, cwds, scope, v)
+                _sourced_change_checks(analysis, script, text, info, cwds, scope, rules, v)
             if v.deny:
                 return
 
 
-# what, set in a sourced script, changes where a later cd of the line leads
-_CD_SETTINGS = ("CDPATH", "cdable_vars", "OLDPWD", "DIRSTACK")
-
-
 def _sourced_change_checks(analysis: Analysis, script: Script, text: str | None, info: CommandInfo,
-                           cwds: list[str], scope: PathScope, v: Verdict) -> None:
+                           cwds: list[str], scope: PathScope, rules: CompiledRules, v: Verdict) -> None:
     """A script the line sources (``. x.sh``) runs in the line's own shell: its ``cd /etc``,
-    ``HOME=/etc``, ``shopt -s dotglob`` or ``set -k`` still hold for the commands after it, which
-    the analysis read with the shell as it was.  When a command of the line names the script
-    (``echo 'cd /etc' > x.sh; . x.sh``) what it changes is not known."""
+    ``HOME=/etc``, ``shopt -s dotglob``, ``set -k``, ``PATH=…`` and functions still hold for the
+    commands after it, which the analysis read with the shell as it was (``sourced_effects``).
+    When a command of the line names the script (``echo 'cd /etc' > x.sh; . x.sh``) what it
+    changes is not known."""
     lead = f"{script.shown}, which the line sources,"
     if script.path is not None and line_may_change(analysis, info, script.path, cwds, everything=False):
         v.sticky.append(f"{lead} may be changed by the line first, and may change the folder or what words "
@@ -820,21 +819,51 @@ def _sourced_change_checks(analysis: Analysis, script: Script, text: str | None,
             v.sticky.append(f"{lead} is not known, and may change the folder or what words mean for the commands "
                             "after it")
         return
-    inner = analyze(text)
-    for command in inner.commands:
-        if command.cd_kind:
-            v.sticky.append(f"{lead} changes the folder ({command.text}) for the commands after it, which the "
-                            "analysis read from the folder the line starts in")
-            return
-    if any(name in text for name in _CD_SETTINGS) and any(c.cd_kind for c in analysis.commands):
-        v.sticky.append(f"{lead} may change where a cd of the line leads ({', '.join(_CD_SETTINGS)})")
+    effects = sourced_effects(text, cwds, analysis, info)
+    if effects.unknown:
+        v.sticky.append(f"{lead} may change the folder or what words mean for the commands after it: "
+                        f"{effects.unknown}")
         return
-    for command in inner.commands:
-        change = line_change(command.forms, command.assigned) if command.ask_reason else None
-        if change is not None:
-            what = f"runs {command.text}" if command.text else "assigns variables"
-            _changed_line_checks(analysis, (f"{lead} {what}: {change[0]}", change[1]), scope, v)
+    if effects.cd:
+        v.sticky.append(f"{lead} changes the folder ({effects.cd}) for the commands after it, which the "
+                        "analysis read from the folder the line starts in")
+        return
+    if effects.cd_settings and any(c.cd_kind for c in analysis.commands):
+        v.sticky.append(f"{lead} may change where a cd of the line leads ({', '.join(CD_SETTINGS)})")
+        return
+    for why, kind in effects.changes:
+        before = len(v.sticky)
+        _changed_line_checks(analysis, (f"{lead} {why}", kind), scope, v)
+        if len(v.sticky) > before:
             return
+    if effects.programs or effects.functions:
+        _programs_after_sourcing(analysis, info, effects, lead, rules, v)
+
+
+def _programs_after_sourcing(analysis: Analysis, runner: CommandInfo, effects: SourcedEffects, lead: str,
+                             rules: CompiledRules, v: Verdict) -> None:
+    """``source .venv/bin/activate && ls``: the script set PATH (or LD_PRELOAD, PAGER …), so
+    ``ls`` may be ``.venv/bin/ls``; or it defined a function ``ls``.  A later command is then
+    not read-only by its name: it needs an allow rule of its own, or approval.  Builtins do not
+    depend on PATH (a function or ``enable`` may still replace them)."""
+    before = run_before(analysis, runner)
+    earlier = {id(c) for c in before.commands} if before is not None else set()
+    for info in analysis.commands:
+        if info is runner or id(info) in earlier or not info.read_only.read_only or info.ask_reason or info.cd_kind:
+            continue  # (what is not read-only meets the allow rules anyway: _command_checks)
+        programs = [form[0].literal for form in info.forms if form]
+        why = None
+        named = [p for p in programs if p in effects.functions]
+        if named:
+            why = f"defines a function or alias {named[0]}, which runs instead of the program"
+        elif effects.programs and any(p is None or effects.builtins_too or p not in BASH_BUILTINS for p in programs):
+            why = f"{effects.programs}, so which program {info.text} runs is only known at run time"
+        if why is None or _allowed(rules, info.text):
+            continue
+        v.soft.append(f"{info.text} needs approval: {lead} {why}")
+        rule = suggested_rule(info.innermost)
+        if rule is not None and rule not in v.prefixes:
+            v.prefixes.append(rule)
 
 
 _NOT_READ_ONLY = ReadOnlyCheck(False)

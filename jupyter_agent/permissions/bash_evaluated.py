@@ -141,9 +141,20 @@ _HARMLESS_SET_NAMES = frozenset({"allexport", "braceexpand", "emacs", "errexit",
 # zsh's builtins that set its options: ``emulate zsh`` (what zsh's code gets first) and ``setopt
 # globdots`` only change what patterns match; anything else may change what words run
 _ZSH_SETTERS = frozenset({"setopt", "unsetopt", "emulate"})
+# bash's shopt options that change only what a pattern matches (expand_aliases, sourcepath,
+# extdebug … change what a word runs)
+_SHOPT_PATTERN_OPTIONS = frozenset({"dotglob", "nullglob", "failglob", "nocaseglob", "globstar", "extglob",
+                                    "globasciiranges", "globskipdots", "nocasematch"})
 _ZSH_PATTERN_OPTIONS = frozenset({"globdots", "extendedglob", "nullglob", "nomatch", "globstarshort", "kshglob",
                                   "shglob", "bareglobqual", "caseglob", "casepaths", "numericglobsort", "markdirs",
                                   "globassignsubst", "badpattern", "cshnullglob", "glob", "dotglob"})
+
+
+def _shopt_patterns_only(texts: list[str]) -> bool:
+    """``shopt -s dotglob nullglob``: only pattern options (not ``-o``, a ``set -o`` name)."""
+    names = [t for t in texts if not t.startswith("-")]
+    return not any("o" in t[1:] for t in texts if t.startswith("-") and not t.startswith("--")) and all(
+        name in _SHOPT_PATTERN_OPTIONS or name in _HARMLESS_SHOPT for name in names)
 
 
 def _set_change(texts: list[str]) -> str | None:
@@ -307,7 +318,8 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
             texts = [w.literal if w.literal is not None else w.text for w in form[1:]]
             why = changes_meaning(program, texts)
             if why is not None:
-                return why, program == "shopt" or program in _ZSH_SETTERS and _zsh_patterns_only(texts)
+                return why, program == "shopt" and _shopt_patterns_only(texts) or (
+                    program in _ZSH_SETTERS and _zsh_patterns_only(texts))
         elif program in _SETTERS or program in DECLARES:
             texts = [w.literal if w.literal is not None else _declared_name(program, w.text) for w in form[1:]]
             names, _values, letters = _names(program, texts)

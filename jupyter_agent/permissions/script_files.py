@@ -494,7 +494,7 @@ def line_may_change(analysis: Analysis, runner: CommandInfo | None, path: str, c
     know to write only what it names (``make``, ``git checkout``, ``unzip``) may write it too —
     for the line that runs the script, not for the script's own commands (see ``bash.py``).
     ``memo``: this decision's (a long line runs make or npm many times, each asking of the same files)."""
-    before = _run_before(analysis, runner) if runner is not None else None
+    before = run_before(analysis, runner) if runner is not None else None
     if before is not None:  # source .venv/bin/activate && pytest: pytest starts after it was read
         return bool(_changers(before, path, cwds, everything))
     if memo is None:
@@ -507,7 +507,7 @@ def line_may_change(analysis: Analysis, runner: CommandInfo | None, path: str, c
     return any(c is not runner for c in found)
 
 
-def _run_before(analysis: Analysis, runner: CommandInfo) -> Analysis | None:
+def run_before(analysis: Analysis, runner: CommandInfo) -> Analysis | None:
     """The line with only the commands that run before ``runner`` (and all its redirections),
     when the line is simple commands run one after another; None when that is not known."""
     programs = _programs_in_order(analysis.source)

@@ -363,3 +363,95 @@ def test_bash_really_follows_an_evald_cd(project):
     subprocess.run(["bash", "-c", 'eval "$(cat into-git.sh)"; echo x >> config'], cwd=project, check=True,
                    timeout=30, env={"PATH": os.environ["PATH"]})
     assert (project / ".git" / "config").read_text() == "[core]\nx\n"
+
+
+SOURCED = {
+    "outer.sh": ". ./into-git.sh\n", "outer-unknown.sh": '. "$SETUP_FILE"\n', "path.sh": "PATH=$PWD/bin:$PATH\n",
+    "func.sh": "ls() { cat notes.txt; }\n", "aliases.sh": "shopt -s expand_aliases\nalias ls='cat notes.txt'\n",
+    "ifs.sh": "IFS=/\n", "builtins.sh": "enable -n echo\n", "outer-path.sh": "source ./path.sh\n",
+    "bin/ls": "#!/bin/sh\necho PAYLOAD\n",
+}
+
+
+@pytest.fixture
+def sourcing(project: Path) -> Path:
+    write_files(project, SOURCED)
+    (project / "bin" / "ls").chmod(0o755)
+    return project
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    (". ./outer.sh; echo x >> config", "cd .git (in ./into-git.sh, which it sources)"),
+    ("source outer.sh && cp notes.txt config", "changes the folder"),
+    (". ./outer-unknown.sh; echo x >> config", "only known at run time"),
+    ("echo 'cd .git' > into-git.sh; . ./outer.sh; echo x >> config", "which the line may change first"),
+    (". ./aliases.sh\nls", "expand_aliases"),  # bash -c expands the alias on the next line
+])
+async def test_a_script_a_sourced_script_sources_counts_as_its_text(sourcing, command, said):
+    """``. ./outer.sh`` where outer.sh runs ``. ./into-git.sh``: the cd lasts for the line."""
+    await _asks_saying(sourcing, command, said)
+
+
+@needs_bash
+def test_bash_really_follows_a_cd_two_sourced_scripts_deep_and_an_alias_on_the_next_line(sourcing):
+    subprocess.run(["bash", "-c", ". ./outer.sh; echo x >> config"], cwd=sourcing, check=True, timeout=30,
+                   env={"PATH": os.environ["PATH"]})
+    assert (sourcing / ".git" / "config").read_text() == "[core]\nx\n"
+    out = subprocess.run(["bash", "-c", ". ./aliases.sh\nls"], cwd=sourcing, check=True, timeout=30, text=True,
+                         capture_output=True, env={"PATH": os.environ["PATH"]}).stdout
+    assert out == "n\n"  # the alias ran: cat notes.txt
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    (". ./path.sh; ls", "sets PATH"),
+    (". ./path.sh\nls -la", "sets PATH"),
+    ("source ./path.sh && ls | wc -l", "sets PATH"),
+    (". ./outer-path.sh; ls", "sets PATH (in ./path.sh, which it sources)"),
+    (". ./func.sh; ls", "defines a function or alias ls"),
+    (". ./ifs.sh; echo $PWD", "sets IFS"),  # the shell itself reads IFS: builtins too
+    (". ./builtins.sh; echo hi", "enable -n echo"),
+])
+async def test_after_a_sourced_script_sets_path_or_defines_functions_read_only_commands_need_a_rule(
+        sourcing, command, said):
+    """Under ``Bash(source:*)`` (the script is trusted) the read-only ``ls`` after it ran unasked,
+    though ``path.sh`` had put ``bin/`` first on PATH (``bin/ls`` is anything) or defined ``ls``."""
+    ctx = make_ctx(sourcing, allow=("Bash(source:*)", "Bash(.:*)"), mode="default")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == "ask", (command, verdict)
+    assert said in verdict.message and "needs approval" in verdict.message, verdict.message
+    # an allow rule of its own lifts it, and bypassPermissions runs it
+    ctx = make_ctx(sourcing, allow=("Bash(source:*)", "Bash(.:*)", "Bash(ls:*)", "Bash(wc:*)", "Bash(echo:*)"),
+                   mode="default")
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+    assert verdict_name(await decide_bash(make_ctx(sourcing, mode="bypassPermissions"), command)) == "allow"
+
+
+@pytest.mark.parametrize("command", [
+    ". ./path.sh; echo done",  # a builtin: PATH is not searched
+    ". ./path.sh; cd sub 2>/dev/null; pwd",
+    "ls; . ./path.sh",  # ls ran before it
+    ". ./func.sh; cat notes.txt",  # not the function's name
+    ". ./plain.sh; ls",  # changes nothing that matters
+])
+async def test_what_a_sourced_script_cannot_change_still_runs(sourcing, command):
+    ctx = make_ctx(sourcing, allow=("Bash(source:*)", "Bash(.:*)"), mode="default")
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+@needs_bash
+def test_bash_really_runs_the_folder_a_sourced_path_puts_first(sourcing):
+    for line, expected in ((". ./path.sh; ls", "PAYLOAD\n"), (". ./func.sh; ls", "n\n")):
+        out = subprocess.run(["bash", "-c", line], cwd=sourcing, check=True, timeout=30, text=True,
+                             capture_output=True, env={"PATH": os.environ["PATH"]}).stdout
+        assert out == expected, (line, out)
+
+
+async def test_a_virtualenv_activation_then_a_read_only_command_needs_a_rule(project):
+    """``Bash(source .venv/bin/activate:*)`` (what Always allow offers) and then ``ls``:
+    ``.venv/bin/ls``, which the agent may have written, would run."""
+    subprocess.run(["python3", "-m", "venv", "--without-pip", str(project / ".venv")], check=True, timeout=120)
+    ctx = make_ctx(project, allow=("Bash(source .venv/bin/activate:*)", "Bash(pytest:*)"), mode="default")
+    assert verdict_name(await decide_bash(ctx, "source .venv/bin/activate && pytest -q")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "source .venv/bin/activate && echo ready")) == "allow"
+    verdict = await decide_bash(ctx, "source .venv/bin/activate && ls")
+    assert verdict_name(verdict) == "ask" and "sets PATH" in verdict.message, verdict

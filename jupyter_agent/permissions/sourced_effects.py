@@ -1,0 +1,141 @@
+"""What a sourced script (``. x.sh``, ``source .venv/bin/activate``) leaves behind for the
+commands after it: it runs in the line's own shell, so its ``cd``, its settings, the variables it
+sets and the functions it defines still hold when it returns.  A script it sources in turn
+counts as its own text (``. ./a.sh`` where ``a.sh`` runs ``. ./b.sh`` and ``b.sh`` runs ``cd
+.git``).
+
+``bash.py`` turns these effects into the verdict (``_sourced_change_checks``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .bash_analysis import Analysis, CommandInfo, analyze
+from .bash_evaluated import DECLARES, assigned_names, line_change
+from .script_files import MAX_DEPTH, SOURCE, line_may_change, read_script, scripts_run
+
+# bash's builtins (`compgen -b` of bash 5.2): found before PATH is searched, so a changed PATH
+# or LD_PRELOAD does not change what they run (a function of the same name does)
+BASH_BUILTINS = frozenset(
+    {".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen",
+     "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec",
+     "exit", "export", "false", "fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let",
+     "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read", "readarray", "readonly",
+     "return", "set", "shift", "shopt", "source", "suspend", "test", "times", "trap", "true", "type",
+     "typeset", "ulimit", "umask", "unalias", "unset", "wait"}
+)
+# what, set in a sourced script, changes where a later cd of the line leads
+CD_SETTINGS = ("CDPATH", "cdable_vars", "OLDPWD", "DIRSTACK")
+# the variables the line's own shell reads (a builtin's meaning may change with them too)
+_OWN_SHELL = frozenset({"IFS", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "BASH_ENV", "ENV"})
+_SETTERS = DECLARES | {"read", "printf", "getopts", "mapfile", "readarray"}
+
+
+@dataclass(slots=True)
+class SourcedEffects:
+    """What one sourced script (and the scripts it sources) changes for the rest of the line."""
+
+    unknown: str = ""  # a script it sources whose text is not known: why
+    cd: str = ""  # the first cd / pushd / popd it runs
+    cd_settings: bool = False  # it names CDPATH, cdable_vars, OLDPWD or DIRSTACK
+    changes: list[tuple[str, bool | str]] = field(default_factory=list)  # line_change answers, with who
+    programs: str = ""  # why a later program may not be the one its name finds by default
+    builtins_too: bool = False  # ... a builtin's meaning too (IFS, enable)
+    functions: set[str] = field(default_factory=set)  # the functions and aliases it defines
+
+
+def sourced_effects(text: str, cwds: list[str], analysis: Analysis, runner: CommandInfo) -> SourcedEffects:
+    """The effects of a sourced script's ``text`` on the line (``analysis``) that sources it with
+    ``runner``."""
+    out = SourcedEffects()
+    _collect(text, "", cwds, analysis, runner, out, 0)
+    return out
+
+
+def _collect(text: str, shown: str, cwds: list[str], analysis: Analysis, runner: CommandInfo, out: SourcedEffects,
+             depth: int) -> None:
+    inner = analyze(text)
+    where = f" (in {shown}, which it sources)" if shown else ""
+    out.cd_settings = out.cd_settings or any(name in text for name in CD_SETTINGS)
+    if "()" in text or "function" in text:
+        out.functions.update(_defined_functions(text))
+    for command in inner.commands:
+        if command.cd_kind and not out.cd:
+            out.cd = command.text + where
+        if command.ask_reason:
+            change = line_change(command.forms, command.assigned)
+            if change is not None:
+                out.changes.append((f"runs {command.text or 'an assignment'}{where}: {change[0]}", change[1]))
+            elif _sets_for_later(command) and not out.programs:
+                names = ", ".join(name for name, _value in command.assigned)
+                out.programs = f"{f'sets {names}' if names else f'runs {command.text}'}{where} ({command.ask_reason})"
+                out.builtins_too = _own_shell(command)
+        program = command.innermost[0].literal if command.innermost else None
+        if program == "enable" and len(command.innermost) > 1 and not out.programs:
+            out.programs = f"runs {command.text}{where} (it turns shell builtins on or off, or loads new ones)"
+            out.builtins_too = True
+        elif program == "alias":  # (bash -c expands them after shopt -s expand_aliases)
+            out.functions.update(w.literal.partition("=")[0] for w in command.innermost[1:]
+                                 if w.literal is not None and "=" in w.literal)
+        if program in SOURCE:
+            _nested(command, cwds, analysis, runner, out, depth)
+
+
+def _nested(command: CommandInfo, cwds: list[str], analysis: Analysis, runner: CommandInfo, out: SourcedEffects,
+            depth: int) -> None:
+    for script in scripts_run(command, cwds):
+        if not script.sourced:
+            continue
+        if script.path is None:
+            out.unknown = out.unknown or f"it sources {script.shown}, which is only known at run time"
+            continue
+        if line_may_change(analysis, runner, script.path, cwds, everything=False):
+            out.unknown = out.unknown or f"it sources {script.shown}, which the line may change first"
+            continue
+        if script.missing:
+            continue
+        if depth + 1 >= MAX_DEPTH:
+            out.unknown = out.unknown or "it sources scripts too deeply to follow"
+            continue
+        text, why = read_script(script.path)
+        if text is None:
+            out.unknown = out.unknown or f"it sources {script.shown}, which cannot be read ({why})"
+            continue
+        _collect(text, script.shown, cwds, analysis, runner, out, depth + 1)
+
+
+def _sets_for_later(command: CommandInfo) -> bool:
+    """``PATH=x`` alone, ``export PAGER=…``, ``read LD_PRELOAD``: a setting that lasts (not the
+    ``NAME=V cmd`` of one command)."""
+    if not command.innermost:
+        return bool(command.assigned)
+    return command.innermost[0].literal in _SETTERS
+
+
+def _own_shell(command: CommandInfo) -> bool:
+    """Whether the setting is of a variable the shell itself reads (``IFS``, ``PS4`` …)."""
+    names = [name for name, _value in command.assigned]
+    if command.innermost:
+        names += assigned_names(command.innermost)
+    return any(name.partition("=")[0] in _OWN_SHELL or name == "?" for name in names)
+
+
+def _defined_functions(text: str) -> set[str]:
+    """The names of the functions ``text`` defines (anywhere: a definition inside an ``if`` still
+    defines it when that branch runs)."""
+    from .bash_parse import _parser  # (the thread's parser)
+
+    names: set[str] = set()
+    stack = [_parser().parse(text.encode("utf-8", "surrogateescape")).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition":
+            name = node.child_by_field_name("name")
+            if name is not None and name.text is not None:
+                names.add(name.text.decode("utf-8", "surrogateescape"))
+        stack.extend(node.children)
+    return names
+
+
+__all__ = ["BASH_BUILTINS", "CD_SETTINGS", "SourcedEffects", "sourced_effects"]
