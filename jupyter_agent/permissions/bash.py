@@ -68,6 +68,7 @@ from .nbdev_tests import NBDEVS, nbdev_scripts
 from .ninja_builds import NINJAS, ninja_scripts
 from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
 from .package_scripts import MANAGERS, MONOREPOS, monorepo_scripts, package_scripts
+from .path_programs import relative_program, relative_search_path
 from .paths import BadPath, protected_reason_of, resolve_below
 from .permission_thread import decide_off_loop
 from .pipenv_scripts import PIPENVS, pipenv_scripts
@@ -163,7 +164,33 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
     for info in analysis.commands:
         if not info.read_only.read_only or info.ask_reason or info.cd_kind:
             _command_checks(info, rules, cwds, scope, verdict, command, context)
+    if rules is not None and relative_search_path():  # PATH=:/usr/bin: ls may be ./ls
+        _relative_program_checks(analysis, cwds, rules, verdict)
     return _result(command, verdict, analysis)
+
+
+def _relative_program_checks(analysis: Analysis, cwds: list[str], rules: CompiledRules, v: Verdict) -> None:
+    """With a relative folder on PATH (``""``, ``.``), a read-only command is read-only only when
+    bash finds its program in a fixed folder first: ``./ls`` is a file of the working folder.
+    Otherwise it needs a rule of its own, or approval."""
+    places: list[str | None] = list(dict.fromkeys(cwds))
+    if getattr(cwds, "unknown", False):
+        places.append(None)
+    for info in analysis.commands:
+        if not info.read_only.read_only or info.ask_reason or info.cd_kind:
+            continue  # (checked by _command_checks)
+        for form in info.forms:
+            program = form[0].literal if form else None
+            if program is None or "/" in program or program in BASH_BUILTINS:
+                continue
+            found = next(filter(None, (relative_program(program, place) for place in places)), None)
+            if found is not None and not _allowed(rules, info.text):
+                v.soft.append(f"{info.text} needs approval: PATH has a folder relative to where commands run, "
+                              f"so {program} is {found}")
+                rule = suggested_rule(info.innermost)
+                if rule is not None and rule not in v.prefixes:
+                    v.prefixes.append(rule)
+                break
 
 
 async def check_bash_permission_async(command: str, context: ToolUseContext | None) -> PermissionResult:

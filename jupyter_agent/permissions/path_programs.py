@@ -109,6 +109,40 @@ def _kernel_folders() -> frozenset[str]:
     return frozenset(fold_case(os.path.realpath(f)) for f in folders if f) | frozenset(map(fold_case, folders))
 
 
+def relative_search_path() -> bool:
+    """Whether a PATH the commands run with has a folder relative to where they run (``""``,
+    ``.``, ``bin``): ``PATH=:/usr/bin`` (left by ``export PATH=$UNSET:$PATH``) runs ``./ls``."""
+    return any(_folders(value)[1] for value in (os.environ.get("PATH", ""), *_EXTRA_PATHS))
+
+
+def relative_program(program: str, cwd: str | None) -> str | None:
+    """The file a command named ``program`` runs from a relative PATH folder, run in ``cwd``
+    (None: a folder only known at run time), when bash finds it there before any fixed folder;
+    else None.  That file is one of the working folder's, which the agent may have written."""
+    for value in (os.environ.get("PATH", ""), *_EXTRA_PATHS):
+        if not _folders(value)[1]:
+            continue
+        for entry in value.split(os.pathsep):
+            if entry and os.path.isabs(entry):
+                if _is_program(os.path.join(entry, program)):
+                    break  # found in a fixed folder first
+                continue
+            if cwd is None:
+                return f"{entry or '.'}/{program} in a folder only known at run time"
+            candidate = os.path.join(cwd, entry or ".", program)
+            if _is_program(candidate):
+                return os.path.normpath(candidate)
+    return None
+
+
+def _is_program(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(mode) and bool(mode & 0o111)
+
+
 @lru_cache(maxsize=32)
 def _folders(search_path: str) -> tuple[frozenset[str], bool]:
     """The real folders of a PATH value (case folded), and whether it has a relative entry ("" or "." = the cwd)."""
@@ -122,4 +156,4 @@ def _folders(search_path: str) -> tuple[frozenset[str], bool]:
     return frozenset(folders), relative
 
 
-__all__ = ["add_search_path", "copied_onto_path", "program_on_path"]
+__all__ = ["add_search_path", "copied_onto_path", "program_on_path", "relative_program", "relative_search_path"]

@@ -204,3 +204,42 @@ def test_the_kernels_own_interpreter_counts_as_on_path(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     real = os.path.realpath(sys.executable)
     assert program_on_path(real, lexical=os.path.abspath(sys.executable)) is not None
+
+
+@pytest.fixture
+def cwd_first(tmp_path, monkeypatch):
+    """PATH starting with an empty entry (``export PATH=$UNSET:$PATH`` leaves one): the folder a
+    command runs in is searched first; the project holds an ``ls`` and a ``sub/cat`` of its own."""
+    from jupyter_agent.permissions import path_programs
+
+    project = tmp_path / "proj"
+    for name in ("ls", "sub/cat"):
+        _program(project / name)
+    (project / "notes.txt").write_text("n\n")
+    monkeypatch.setattr(path_programs, "_EXTRA_PATHS", [])
+    monkeypatch.setenv("PATH", f"{os.pathsep}/usr/bin{os.pathsep}/bin")
+    return project
+
+
+@pytest.mark.parametrize("command", ["ls", "ls -la | head", "cd sub && cat notes.txt", 'cd "$D" && head notes.txt'])
+async def test_a_read_only_command_found_in_a_relative_path_folder_needs_approval(cwd_first, command):
+    verdict = await decide_bash(make_ctx(cwd_first, mode="default"), command)
+    assert verdict_name(verdict) == "ask", command
+    assert "PATH has a folder relative to where commands run" in verdict.message, verdict.message
+    # a rule of its own allows it, as for any program (and bypassPermissions runs it)
+    allowed = make_ctx(cwd_first, allow=("Bash(ls:*)", "Bash(cat:*)", "Bash(head:*)", "Bash(cd:*)"), mode="default")
+    assert verdict_name(await decide_bash(allowed, command.replace(' "$D"', " sub"))) == "allow"
+
+
+@pytest.mark.parametrize("command", ["cat notes.txt", "echo hi", "head notes.txt", "cd sub && ls"])
+async def test_programs_found_in_fixed_folders_first_stay_read_only(cwd_first, monkeypatch, command):
+    if command.endswith("ls"):  # a fixed folder before the relative one: /usr/bin/ls is found first
+        monkeypatch.setenv("PATH", f"/usr/bin{os.pathsep}/bin{os.pathsep}.")
+    assert verdict_name(await decide_bash(make_ctx(cwd_first, mode="default"), command)) == "allow", command
+
+
+@pytest.mark.skipif(not os.path.exists("/bin/sh"), reason="needs a shell")
+def test_bash_really_runs_the_working_folders_program_first(cwd_first):
+    out = subprocess.run(["bash", "-c", "ls"], cwd=cwd_first, timeout=30, text=True, capture_output=True,
+                         env={"PATH": os.environ["PATH"]})
+    assert out.returncode == 0 and out.stdout == "", out  # the project's ls (an empty script), not /usr/bin/ls
