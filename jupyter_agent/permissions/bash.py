@@ -519,10 +519,7 @@ def _notebook_imports(path: str, shown: str, cwds: list[str], rules: CompiledRul
 
 
 # what the shell runs itself (no console script of a project is named so)
-_SHELL_BUILTINS = frozenset({"cd", "pushd", "popd", "export", "set", "unset", "source", ".", "alias", "true",
-                             "false", "echo", "printf", "test", "[", "[[", "exit", "return", "shift", "read",
-                             "local", "declare", "eval", "exec", "trap", "wait", "umask", "ulimit", "type",
-                             "command", "builtin", "hash", "let", "shopt", "times", "dirs", ":"})
+_SHELL_BUILTINS = BASH_BUILTINS | {"[["}
 
 
 def code_file_reason(path: str, rules: CompiledRules) -> str | None:
