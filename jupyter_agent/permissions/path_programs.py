@@ -10,7 +10,9 @@ asks, in every mode, like a protected path.  A new file there is not executable,
 so (``chmod``) asks anyway.  Folders compare by ``fold_case``: on a case-insensitive disk
 ``.VENV/bin`` is ``.venv/bin``.  Besides the kernel's PATH, the folders of every other PATH the
 agent's commands may run with count: the login shell's and a settings file's ``env.PATH``
-(``add_search_path``; the union only grows, so a folder once on a PATH stays protected).
+(``add_search_path``; the union only grows, so a folder once on a PATH stays protected), and the
+folders the shell start-up files put on the next shell's PATH (``~/.local/bin``, which Ubuntu's
+``~/.profile`` adds once it exists: ``startup_sources``).
 
 A new file is not executable when the Write tool or a redirection makes it, but a copy is when
 its source is: ``cp run.sh .venv/bin/cat`` (``mv``, ``install``, ``ln``, ``rsync``, ``scp``)
@@ -78,7 +80,12 @@ def _on_path(folder: str, search_path: str | None) -> bool:
 
 
 def _on_search_path(folder: str, search_path: str | None) -> bool:
-    values = [os.environ.get("PATH", ""), *_EXTRA_PATHS] if search_path is None else [search_path]
+    if search_path is None:  # the kernel's PATH, the other PATHs commands run with, the next shell's
+        from .startup_sources import current  # (it reads files with paths' helpers)
+
+        values = [os.environ.get("PATH", ""), *_EXTRA_PATHS, *current().path_values]
+    else:
+        values = [search_path]
     key = fold_case(folder)
     return any(key in folders or relative for folders, relative in map(_folders, values))
 

@@ -22,7 +22,10 @@ The folders ``IPYTHONDIR``, ``JUPYTER_CONFIG_DIR``, ``JUPYTER_DATA_DIR``, ``JUPY
 ``JUPYTER_CONFIG_PATH`` name are protected whole: kernels and Jupyter run the configuration and
 start-up code there (``~/.ipython`` and ``~/.jupyter``, their defaults, are protected by name).
 So are the files ``PYTHONSTARTUP`` (IPython runs it in every new kernel), ``BASH_ENV`` (every
-non-interactive bash runs it first) and ``ENV`` name, and zsh's start-up files in ``ZDOTDIR``.
+non-interactive bash runs it first), ``ENV`` and ``RIPGREP_CONFIG_PATH`` name (the last gives a
+read-only ``rg`` its options: ``--pre`` runs a program), and zsh's start-up files in ``ZDOTDIR``.
+The folders the files put on ``PATH`` (``PATH="$HOME/.local/bin:$PATH"``, even where that folder
+does not exist yet) hold the next shell's programs: ``path_programs`` protects them as ``PATH``'s.
 
 The sources are read again when a start-up file changes, or HOME or one of those variables does (both checked at most
 once a second, so that a question costs a clock reading here: ``clear`` forgets them at once).
@@ -53,6 +56,7 @@ FILE_VARIABLES = {
     "PYTHONSTARTUP": "every interactive Python and IPython, so every new kernel, runs at start",
     "BASH_ENV": "every non-interactive bash, so every Bash tool command, runs first",
     "ENV": "sh and interactive POSIX shells run at start",
+    "RIPGREP_CONFIG_PATH": "every rg reads its options from (--pre runs a program on each file it searches)",
 }
 # zsh reads its start-up files from $ZDOTDIR instead of home when that is set
 ZSH_FILES = (".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout")
@@ -78,6 +82,8 @@ class Sources:
     below: tuple[str, ...] = ()
     below_why: dict[str, str] = field(default_factory=dict)  # such a folder -> the variable naming it
     named: dict[str, str] = field(default_factory=dict)  # a file (lexical and real) -> the variable naming it
+    # the PATH values the files set (``PATH="$HOME/.local/bin:$PATH"``): the next shell's programs
+    path_values: tuple[str, ...] = ()
 
 
 _LOCK = threading.Lock()
@@ -181,6 +187,7 @@ def _read_all(home: str) -> Sources:
         queue += reader.read(text)
     _variable_folders(found, home)
     _variable_files(found)
+    found.path_values = tuple(reader.vars.get("PATH", ()))
     return found
 
 

@@ -156,7 +156,7 @@ async def test_the_folders_jupyter_variables_name_are_protected(home, tmp_path, 
     assert verdict_name(await decide_bash(ctx, f"echo x > {tmp_path}/srv/other.txt")) == "allow"
 
 
-@pytest.mark.parametrize("variable", ["PYTHONSTARTUP", "BASH_ENV", "ENV"])
+@pytest.mark.parametrize("variable", ["PYTHONSTARTUP", "BASH_ENV", "ENV", "RIPGREP_CONFIG_PATH"])
 async def test_the_file_a_start_up_variable_names_is_protected(home, tmp_path, monkeypatch, variable):
     """``PYTHONSTARTUP=/srv/start.py``: IPython runs that file in every new kernel (and ``python
     -i`` at its prompt), ``BASH_ENV`` every non-interactive bash, ``ENV`` sh: writing it is writing
@@ -212,3 +212,37 @@ async def test_zsh_start_up_files_in_zdotdir_are_read_and_protected(home, tmp_pa
         (f"echo x >> {home}/.zsh-plugins/readme.txt", "allow"),
         (f"echo x >> {zdot}/notes.txt", "allow"),
     ])
+
+
+UBUNTU_PROFILE = ('if [ -d "$HOME/.local/bin" ] ; then\n    PATH="$HOME/.local/bin:$PATH"\nfi\n'
+                  'export PATH="$HOME/go/bin:$PATH"\n')
+
+
+async def test_the_folders_start_up_files_put_on_path_hold_programs(home, tmp_path, monkeypatch):
+    """Ubuntu's ``~/.profile`` puts ``~/.local/bin`` first on PATH once it exists: a copy landing
+    there (``cp run.sh ~/.local/bin/ls``) would be the ``ls`` of every later login shell, though
+    the kernel's PATH does not have that folder."""
+    (home / ".profile").write_text(UBUNTU_PROFILE)
+    (home / "proj" / "run.sh").write_text("#!/bin/sh\necho PAYLOAD\n")
+    (home / "proj" / "run.sh").chmod(0o755)
+    monkeypatch.setenv("PATH", f"/usr/bin{os.pathsep}/bin")
+    await _decides(home, [
+        ("mkdir -p ~/.local/bin && cp run.sh ~/.local/bin/ls", "ask"),
+        ("install -D run.sh ~/go/bin/cat", "ask"),
+        ("chmod +x ~/.local/bin/tool", "ask"),
+        ("mkdir -p ~/.local/share && cp run.sh ~/.local/share/run.sh", "allow"),  # not a PATH folder
+        ("cp run.sh copy.sh", "allow"),
+    ])
+    (home / ".profile").write_text("# nothing on PATH\n")
+    await _decides(home, [("mkdir -p ~/.local/bin && cp run.sh ~/.local/bin/ls", "allow")])
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_login_shell_really_runs_the_copy_first(home):
+    (home / ".profile").write_text(UBUNTU_PROFILE)
+    (home / ".local" / "bin").mkdir(parents=True)
+    (home / ".local" / "bin" / "ls").write_text("#!/bin/sh\necho PAYLOAD\n")
+    (home / ".local" / "bin" / "ls").chmod(0o755)
+    out = subprocess.run(["bash", "-l", "-c", "ls"], cwd=home, timeout=30, text=True, capture_output=True,
+                         env={"HOME": str(home), "PATH": "/usr/bin:/bin"})
+    assert out.stdout == "PAYLOAD\n", out
