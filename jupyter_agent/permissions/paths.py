@@ -317,7 +317,8 @@ _SYSTEM_STARTUP_FILES = frozenset({"/etc/profile", "/etc/bash.bashrc", "/etc/bas
 def _startup_reason(form: str) -> str | None:
     """Files Python or Jupyter run at start-up: a ``.pth`` file in ``site-packages`` and
     ``sitecustomize.py`` (every interpreter on that path, the kernel included; a model saved as
-    ``model.pth`` elsewhere is an ordinary file), and Jupyter's data and config folders
+    ``model.pth`` elsewhere is an ordinary file), a virtual environment's ``pyvenv.cfg`` (its
+    ``home`` decides which standard library its Python imports), and Jupyter's data and config folders
     (``share/jupyter``: kernel specs' commands, lab extensions; ``etc/jupyter``: server
     configuration), wherever they are (``~/.local``, a project's ``.venv``)."""
     folded = form.lower()
@@ -327,6 +328,9 @@ def _startup_reason(form: str) -> str | None:
     folder, _, name = folded.rpartition(os.sep)
     if name in STARTUP_FILES or (name.endswith(".pth") and folder.endswith(_SITE_DIRS)):
         return f"{form} is run or read by Python or pip at start-up (a protected file)"
+    if name == "pyvenv.cfg":  # home = a folder whose lib/python3.X the environment's Python then runs
+        return (f"{form} tells a virtual environment's Python where its standard library is, which every start "
+                "of it runs (a protected file)")
     if "-packages" in folded or _PYTHON_LIB in folded:
         reason = _installed_reason(form, folded)
         if reason is not None:

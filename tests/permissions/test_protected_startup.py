@@ -6,6 +6,12 @@ agent write ``~/.ssh/authorized_keys`` or ``~/.config/git/config`` (``fsmonitor`
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
 import pytest
 
 from jupyter_agent.core.orchestration import ToolUseRequest, run_tool_use
@@ -25,9 +31,11 @@ PROTECTED = [
     ".venv/etc/jupyter/jupyter_server_config.d/x.json", "/usr/local/share/Jupyter/kernels/k/kernel.json",
     ".Rprofile", "analysis/.Rprofile", ".Renviron", ".npmrc", ".condarc", ".venv/pip.conf", ".pip/pip.conf",
     ".curlrc", ".netrc", ".jq", ".claude.json", ".jupyter-agent/trusted_folders.json",
+    ".venv/pyvenv.cfg", "envs/py311/pyvenv.cfg",
 ]
 ORDINARY = [".jupyter-agent/sessions/s1/plan.md", "trusted_folders.json", "claude.json", "models/model.pth", "site-packages-notes/a.pth", "notes/jupyter/a.md", "jupyter/x.py", "share/data.csv",
-            "src/config/settings.py", "config/git/x", ".github/workflows/ci.yml", "analysis.R", "pip.txt", "a.jq"]
+            "src/config/settings.py", "config/git/x", ".github/workflows/ci.yml", "analysis.R", "pip.txt", "a.jq",
+            ".venv/pyvenv.cfg.bak"]
 
 
 @pytest.mark.parametrize("path", PROTECTED)
@@ -67,3 +75,28 @@ async def test_bash_asks_in_every_mode(tmp_path, command):
     (tmp_path / ".venv/lib/python3.11/site-packages").mkdir(parents=True)
     for mode in ("default", "acceptEdits", "bypassPermissions"):
         assert verdict_name(await decide_bash(make_ctx(tmp_path, mode=mode), command)) == "ask", (mode, command)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX virtual environment")
+def test_a_virtual_environments_python_really_imports_the_standard_library_pyvenv_cfg_names(tmp_path):
+    """Why ``pyvenv.cfg`` is protected: ``home = <a folder the agent made>`` and the environment's
+    Python imports that folder's ``lib/python3.X`` at every start (here a copied ``encodings``
+    that leaves a mark)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "v")], check=True, timeout=120)
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    real = Path(sysconfig.get_paths()["stdlib"])
+    fake = tmp_path / "fake" / "lib" / version
+    fake.mkdir(parents=True)
+    (tmp_path / "fake" / "bin").mkdir()
+    for entry in real.iterdir():
+        if entry.name not in ("encodings", "site-packages"):
+            (fake / entry.name).symlink_to(entry)
+    shutil.copytree(real / "encodings", fake / "encodings")
+    marker = tmp_path / "ran"
+    with open(fake / "encodings" / "__init__.py", "a") as f:
+        f.write(f"\nimport posix as _p\n_p.close(_p.open({str(marker)!r}, _p.O_CREAT | _p.O_WRONLY, 0o644))\n")
+    cfg = tmp_path / "v" / "pyvenv.cfg"
+    cfg.write_text("".join(f"home = {tmp_path / 'fake' / 'bin'}\n" if line.startswith("home") else line
+                           for line in cfg.read_text().splitlines(keepends=True)))
+    subprocess.run([str(tmp_path / "v" / "bin" / "python"), "-c", "pass"], timeout=60, capture_output=True)
+    assert marker.exists()
