@@ -46,7 +46,7 @@ from .filesystem import (
 )
 from .formatters import FORMATTERS
 from .git_words import options_may_write
-from .hard_links import path_link_rule
+from .hard_links import LINKED_WRITE, link_count, path_link_rule
 from .inline_code import code_literals, inline_code, is_interpreter, path_like
 from .path_programs import copied_onto_path, program_on_path
 from .paths import protected_inside, protected_reason_of
@@ -665,6 +665,15 @@ def program_write_check(
             if on_path is not None:
                 v.sticky.append(f"{info.text}: {on_path}")
                 return
+            names = link_count(resolved[1]) if program not in _NEW_INODE else 1  # (a folder has one name)
+            if names > 1:  # cp x twin.py: it lands in the file under every name (a denied one: denied)
+                rule = scope.rule("deny", EDIT_RULES, *resolved) if edit_deny else None
+                rule = rule or write_link_rule(resolved[1], scope)
+                if rule is not None:
+                    v.deny = f"Permission to write {path} ({info.text}) has been denied by the rule {rule}."
+                    return
+                v.sticky.append(f"{info.text}: {path} {LINKED_WRITE.format(names=names)}")
+                return
             # outside the working directories: asked as a redirection there is (blocked: every mode)
             outside = not blocked and resolved[0] not in DEV_SINKS and write_outside(resolved[1], context, scope)
             if not (lands or edit_deny or edit_ask or recursive or scope.read_deny or blocked or outside):
@@ -723,6 +732,10 @@ _EXISTING_ONLY = frozenset({"rm", "rmdir", "unlink", "shred", "chmod", "chown", 
                             "trash", "trash-put"})
 
 _REMOVERS = frozenset({"rm", "rmdir", "unlink", "trash", "trash-put"})
+# writers that leave the file's other hard links as they were: a new file renamed over the name,
+# the name removed or made anew, or only the metadata changed (formatters change only layout)
+_NEW_INODE = _REMOVERS | frozenset(FORMATTERS) | {"mv", "sed", "install", "rsync", "ln", "touch", "mkdir", "chmod", "chown",
+                                       "chgrp", "setfacl", "chattr"}
 
 # what they land keeps the executable bit, or chmod sets it, or it is a program they build
 _COPY_LANDERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp", "chmod", "gcc", "g++", "cc", "c++", "clang",

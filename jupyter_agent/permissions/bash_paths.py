@@ -57,6 +57,7 @@ from .filesystem import (
 from .git_contents import shows_contents
 from .git_guards import git_guards
 from .git_staging import staging_reason
+from .hard_links import LINKED_WRITE, link_count
 from .hg_hooks import HGS, hg_program_setting
 from .implicit_writes import PROGRAMS as IMPLICIT_WRITERS
 from .implicit_writes import implicit_protected_write
@@ -496,6 +497,9 @@ def write_result(literal: str, cwd: str, scope: PathScope, context: ToolUseConte
             return sticky_ask("outside the working directories, where the settings block writing "
                               "(permissions.blockWritesOutsideWorkingDirectories)", SAFETY,
                               "blockWritesOutsideWorkingDirectories")
+        names = link_count(resolved.real)
+        if names > 1 and not (isinstance(verdict, PermissionAsk) and verdict.reason):
+            return sticky_ask(f"{literal} {LINKED_WRITE.format(names=names)}", SAFETY, "hard link")
     return verdict
 
 

@@ -71,6 +71,22 @@ def path_link_rule(
     return link_rule(st, scope, rules)
 
 
+# a shell write lands in the file itself, under each of its names (a write by rename does not)
+LINKED_WRITE = ("is one file under {names} names (hard links): a write in place lands in it under every name, "
+                "and another may be a protected path (a package's code in site-packages, linked from uv's or "
+                "conda's cache)")
+
+
+def link_count(real: str) -> int:
+    """How many names the regular file at the real path ``real`` has (1: not there, or not a
+    regular file)."""
+    try:
+        st = os.stat(real)
+    except (OSError, ValueError):
+        return 1
+    return st.st_nlink if stat.S_ISREG(st.st_mode) else 1
+
+
 def _links_in(base: str, pattern: PathPattern, inodes: set[int], budget: list[int]) -> Iterator[tuple[int, int]]:
     """(dev, ino) of the files at or below ``base`` whose inode is in ``inodes`` and that ``pattern`` denies."""
     stack = [base.rstrip(os.sep) or os.sep]

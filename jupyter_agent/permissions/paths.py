@@ -318,7 +318,9 @@ def _startup_reason(form: str) -> str | None:
     """Files Python or Jupyter run at start-up: a ``.pth`` file in ``site-packages`` and
     ``sitecustomize.py`` (every interpreter on that path, the kernel included; a model saved as
     ``model.pth`` elsewhere is an ordinary file), a virtual environment's ``pyvenv.cfg`` (its
-    ``home`` decides which standard library its Python imports), and Jupyter's data and config folders
+    ``home`` decides which standard library its Python imports), a conda environment's
+    ``etc/conda/activate.d`` scripts and ``conda-meta/state`` variables (every ``conda activate``
+    runs and sets them in the user's shell), and Jupyter's data and config folders
     (``share/jupyter``: kernel specs' commands, lab extensions; ``etc/jupyter``: server
     configuration), wherever they are (``~/.local``, a project's ``.venv``)."""
     folded = form.lower()
@@ -348,6 +350,14 @@ def _startup_reason(form: str) -> str | None:
         for i in range(1, len(parts)):
             if parts[i] == "jupyter" and parts[i - 1] in ("share", "etc"):
                 return f"{form} is inside {parts[i - 1]}/jupyter/, Jupyter's protected data or configuration"
+    if "/etc/conda/" in folded or folded.endswith("/conda-meta/state"):  # what `conda activate ENV` runs and sets
+        parts = folded.split(os.sep)
+        for i in range(2, len(parts) - 1):
+            if parts[i] in ("activate.d", "deactivate.d") and parts[i - 1] == "conda" and parts[i - 2] == "etc":
+                return (f"{form} is inside etc/conda/{parts[i]}/, whose scripts every conda (de)activation of "
+                        "that environment runs in the shell (a protected path)")
+        if parts[-1] == "state" and parts[-2] == "conda-meta":
+            return f"{form} holds the variables every conda activation of that environment sets (a protected file)"
     if "/etc/ipython" in folded:  # IPython's and every kernel's configuration: PREFIX/etc/ipython, /etc/ipython
         parts = folded.split(os.sep)
         for i in range(1, len(parts) - 1):

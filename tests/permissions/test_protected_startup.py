@@ -32,10 +32,13 @@ PROTECTED = [
     ".Rprofile", "analysis/.Rprofile", ".Renviron", ".npmrc", ".condarc", ".venv/pip.conf", ".pip/pip.conf",
     ".curlrc", ".netrc", ".jq", ".claude.json", ".jupyter-agent/trusted_folders.json",
     ".venv/pyvenv.cfg", "envs/py311/pyvenv.cfg",
+    # conda activate runs these in the user's shell, and sets the variables state holds
+    "env/etc/conda/activate.d/env_vars.sh", "miniconda3/envs/a/etc/conda/deactivate.d/x.sh",
+    "envs/x/conda-meta/state",
 ]
 ORDINARY = [".jupyter-agent/sessions/s1/plan.md", "trusted_folders.json", "claude.json", "models/model.pth", "site-packages-notes/a.pth", "notes/jupyter/a.md", "jupyter/x.py", "share/data.csv",
             "src/config/settings.py", "config/git/x", ".github/workflows/ci.yml", "analysis.R", "pip.txt", "a.jq",
-            ".venv/pyvenv.cfg.bak"]
+            ".venv/pyvenv.cfg.bak", "env/conda-meta/history", "env/etc/conda/notes.txt"]
 
 
 @pytest.mark.parametrize("path", PROTECTED)
