@@ -92,7 +92,13 @@ from .script_files import (
     scripts_run,
 )
 from .snakemake_rules import SNAKEMAKES, snakemake_scripts
-from .sourced_effects import BASH_BUILTINS, CD_SETTINGS, SourcedEffects, sourced_effects
+from .sourced_effects import (
+    BASH_BUILTINS,
+    CD_SETTINGS,
+    OWN_SHELL_CODE,
+    SourcedEffects,
+    sourced_effects,
+)
 from .taskfile_tasks import TASKS, taskfile_scripts
 from .tox_commands import TOXES, tox_scripts
 from .verdicts import RULE, SAFETY, new_ask, new_update, sticky_ask
@@ -258,13 +264,12 @@ def _line_change_checks(analysis: Analysis, scope: PathScope, v: Verdict) -> Non
                 return
 
 
-_OWN_SHELL_CODE = frozenset({"eval", "trap"})  # code run by the line's shell itself (not a child's)
 
 
 def _own_shell_unknown(info: CommandInfo) -> bool:
     """``eval "$X"``, ``trap "$X" DEBUG``: code only known at run time that the line's own shell
     runs, so it may cd anywhere, set HOME or shopt options for the commands after it."""
-    return info.unknown_code and bool(info.innermost) and info.innermost[0].literal in _OWN_SHELL_CODE
+    return info.unknown_code and bool(info.innermost) and info.innermost[0].literal in OWN_SHELL_CODE
 
 
 def _changed_line_checks(analysis: Analysis, change: tuple[str, bool | str], scope: PathScope, v: Verdict) -> None:
@@ -819,13 +824,14 @@ def _script_checks(
             else:
                 _checks_of_script(text, script, cwds, scope, context, rules, v, depth)
             if script.sourced and len(analysis.commands) > 1:  # . x.sh; cp y ~/z: in x.sh's shell
-                _sourced_change_checks(analysis, script, text, info, cwds, scope, rules, v)
+                _sourced_change_checks(analysis, script, text, info, cwds, scope, context, rules, v)
             if v.deny:
                 return
 
 
 def _sourced_change_checks(analysis: Analysis, script: Script, text: str | None, info: CommandInfo,
-                           cwds: list[str], scope: PathScope, rules: CompiledRules, v: Verdict) -> None:
+                           cwds: list[str], scope: PathScope, context: ToolUseContext, rules: CompiledRules,
+                           v: Verdict) -> None:
     """A script the line sources (``. x.sh``) runs in the line's own shell: its ``cd /etc``,
     ``HOME=/etc``, ``shopt -s dotglob``, ``set -k``, ``PATH=…`` and functions still hold for the
     commands after it, which the analysis read with the shell as it was (``sourced_effects``).
@@ -860,8 +866,34 @@ def _sourced_change_checks(analysis: Analysis, script: Script, text: str | None,
         _changed_line_checks(analysis, (f"{lead} {why}", kind), scope, v)
         if len(v.sticky) > before:
             return
+    if effects.own_code:  # as eval "$X" in the line itself: HOME and patterns (the folder: _cwds)
+        why = f"{lead} runs {effects.own_code}, code only known at run time in the line's own shell, which may set"
+        before = len(v.sticky)
+        _changed_line_checks(analysis, (f"{why} HOME", HOME_CHANGE), scope, v)
+        if len(v.sticky) == before:
+            _changed_line_checks(analysis, (f"{why} how patterns match", True), scope, v)
+        if len(v.sticky) > before:
+            return
+        _paths_after_sourcing(analysis, info, cwds, scope, context, v)
+        if v.deny or len(v.sticky) > before:
+            return
     if effects.programs or effects.functions:
         _programs_after_sourcing(analysis, info, effects, lead, rules, v)
+
+
+def _paths_after_sourcing(analysis: Analysis, runner: CommandInfo, cwds: list[str], scope: PathScope,
+                          context: ToolUseContext, v: Verdict) -> None:
+    """The commands after a sourced script that runs code only known at run time (``eval
+    "$(cat x)"``, which may ``cd .git``) run in a folder only known at run time: their paths are
+    checked again from there, as after ``eval "$X"`` in the line itself."""
+    before = run_before(analysis, runner)
+    earlier = {id(c) for c in before.commands} if before is not None else set()
+    later = [c for c in analysis.commands if c is not runner and id(c) not in earlier]
+    if not later and (before is not None or not analysis.redirects):
+        return  # (in a line run in order, the redirections then belong to it or to commands before it)
+    moved = _Cwds(dict.fromkeys(cwds))
+    moved.from_base, moved.unknown, moved.cdpath = {}, True, False
+    path_checks(Analysis(later, analysis.redirects), moved, scope, context, v)
 
 
 def _programs_after_sourcing(analysis: Analysis, runner: CommandInfo, effects: SourcedEffects, lead: str,

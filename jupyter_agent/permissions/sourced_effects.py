@@ -10,6 +10,7 @@ counts as its own text (``. ./a.sh`` where ``a.sh`` runs ``. ./b.sh`` and ``b.sh
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_evaluated import DECLARES, assigned_names, line_change
@@ -27,6 +28,7 @@ BASH_BUILTINS = frozenset(
 )
 # what, set in a sourced script, changes where a later cd of the line leads
 CD_SETTINGS = ("CDPATH", "cdable_vars", "OLDPWD", "DIRSTACK")
+OWN_SHELL_CODE = frozenset({"eval", "trap"})  # code run by the line's shell itself (not a child's)
 # the variables the line's own shell reads (a builtin's meaning may change with them too)
 _OWN_SHELL = frozenset({"IFS", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "BASH_ENV", "ENV"})
 _SETTERS = DECLARES | {"read", "printf", "getopts", "mapfile", "readarray"}
@@ -43,6 +45,7 @@ class SourcedEffects:
     programs: str = ""  # why a later program may not be the one its name finds by default
     builtins_too: bool = False  # ... a builtin's meaning too (IFS, enable)
     functions: set[str] = field(default_factory=set)  # the functions and aliases it defines
+    own_code: str = ""  # code only known at run time it runs in the line's shell (eval "$(cat x)")
 
 
 def sourced_effects(text: str, cwds: list[str], analysis: Analysis, runner: CommandInfo) -> SourcedEffects:
@@ -72,6 +75,11 @@ def _collect(text: str, shown: str, cwds: list[str], analysis: Analysis, runner:
                 out.programs = f"{f'sets {names}' if names else f'runs {command.text}'}{where} ({command.ask_reason})"
                 out.builtins_too = _own_shell(command)
         program = command.innermost[0].literal if command.innermost else None
+        if command.unknown_code and program in OWN_SHELL_CODE and not out.own_code:
+            # it may cd, set HOME or PATH, define functions: as eval "$X" in the line itself
+            out.own_code = f"{command.text}{where}"
+            out.programs = out.programs or f"runs {command.text}{where} (code only known at run time)"
+            out.builtins_too = True
         if program == "enable" and len(command.innermost) > 1 and not out.programs:
             out.programs = f"runs {command.text}{where} (it turns shell builtins on or off, or loads new ones)"
             out.builtins_too = True
@@ -121,9 +129,9 @@ def _own_shell(command: CommandInfo) -> bool:
     return any(name.partition("=")[0] in _OWN_SHELL or name == "?" for name in names)
 
 
-def _defined_functions(text: str) -> set[str]:
+def _defined_functions(text: str, depth: int = 0) -> set[str]:
     """The names of the functions ``text`` defines (anywhere: a definition inside an ``if`` still
-    defines it when that branch runs)."""
+    defines it when that branch runs), also in the fixed code it evals (``eval 'ls() { …; }'``)."""
     from .bash_parse import _parser  # (the thread's parser)
 
     names: set[str] = set()
@@ -134,8 +142,19 @@ def _defined_functions(text: str) -> set[str]:
             name = node.child_by_field_name("name")
             if name is not None and name.text is not None:
                 names.add(name.text.decode("utf-8", "surrogateescape"))
+        elif node.type == "command" and depth < MAX_DEPTH:
+            name = node.child_by_field_name("name")
+            if name is not None and name.text in (b"eval", b"trap"):
+                code = " ".join(_literal(a) for a in node.children_by_field_name("argument"))
+                names |= _defined_functions(code, depth + 1)
         stack.extend(node.children)
     return names
 
 
-__all__ = ["BASH_BUILTINS", "CD_SETTINGS", "SourcedEffects", "sourced_effects"]
+def _literal(node: Any) -> str:
+    """A word's text without its quotes (what eval is given, near enough to find definitions)."""
+    text = node.text.decode("utf-8", "surrogateescape") if node.text is not None else ""
+    return text[1:-1] if node.type in ("raw_string", "string") and len(text) >= 2 else text
+
+
+__all__ = ["BASH_BUILTINS", "CD_SETTINGS", "OWN_SHELL_CODE", "SourcedEffects", "sourced_effects"]

@@ -369,6 +369,7 @@ SOURCED = {
     "outer.sh": ". ./into-git.sh\n", "outer-unknown.sh": '. "$SETUP_FILE"\n', "path.sh": "PATH=$PWD/bin:$PATH\n",
     "func.sh": "ls() { cat notes.txt; }\n", "aliases.sh": "shopt -s expand_aliases\nalias ls='cat notes.txt'\n",
     "ifs.sh": "IFS=/\n", "builtins.sh": "enable -n echo\n", "outer-path.sh": "source ./path.sh\n",
+    "evals.sh": 'eval "$(cat setup.txt)"\n', "setup.txt": "cd .git\n", "defines.sh": "eval 'ls() { :; }'\n",
     "bin/ls": "#!/bin/sh\necho PAYLOAD\n",
 }
 
@@ -455,3 +456,37 @@ async def test_a_virtualenv_activation_then_a_read_only_command_needs_a_rule(pro
     assert verdict_name(await decide_bash(ctx, "source .venv/bin/activate && echo ready")) == "allow"
     verdict = await decide_bash(ctx, "source .venv/bin/activate && ls")
     assert verdict_name(verdict) == "ask" and "sets PATH" in verdict.message, verdict
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    (". ./evals.sh; echo x >> config", "ask"),  # setup.txt runs cd .git: config is .git/config
+    (". ./evals.sh; cp notes.txt config", "ask"),
+    (". ./evals.sh; echo x >> ~/config", "ask"),  # it may set HOME
+    (". ./evals.sh", "allow"),  # nothing after it
+    (". ./evals.sh; cat notes.txt", "allow"),  # a read, with no Read deny rule
+    ("echo x >> notes.txt; . ./evals.sh", "allow"),  # the write runs before it
+])
+async def test_code_only_known_at_run_time_in_a_sourced_script_holds_for_the_rest_of_the_line(
+        sourcing, command, expected):
+    """``eval "$(cat setup.txt)"`` in a sourced script runs in the line's own shell, as the same
+    eval in the line itself would: the commands after it run in a folder only known at run time."""
+    verdict = await decide_bash(make_ctx(sourcing, allow=("Bash(*)",), mode="bypassPermissions"), command)
+    assert verdict_name(verdict) == expected, (command, verdict)
+
+
+@needs_bash
+def test_bash_really_follows_a_cd_a_sourced_eval_runs(sourcing):
+    subprocess.run(["bash", "-c", ". ./evals.sh; echo x >> config"], cwd=sourcing, check=True, timeout=30,
+                   env={"PATH": os.environ["PATH"]})
+    assert (sourcing / ".git" / "config").read_text() == "[core]\nx\n"
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    (". ./evals.sh; ls", "code only known at run time"),
+    (". ./evals.sh; echo hi", "code only known at run time"),  # it may define echo() too
+    (". ./defines.sh; ls", "defines a function or alias ls"),  # a definition in the code it evals
+])
+async def test_after_a_sourced_eval_read_only_commands_need_a_rule(sourcing, command, said):
+    ctx = make_ctx(sourcing, allow=("Bash(source:*)", "Bash(.:*)"), mode="default")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == "ask" and said in verdict.message, verdict
