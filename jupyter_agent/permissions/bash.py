@@ -95,8 +95,8 @@ from .snakemake_rules import SNAKEMAKES, snakemake_scripts
 from .sourced_effects import (
     BASH_BUILTINS,
     CD_SETTINGS,
-    OWN_SHELL_CODE,
     SourcedEffects,
+    own_shell_unknown,
     sourced_effects,
 )
 from .taskfile_tasks import TASKS, taskfile_scripts
@@ -266,10 +266,7 @@ def _line_change_checks(analysis: Analysis, scope: PathScope, v: Verdict) -> Non
 
 
 
-def _own_shell_unknown(info: CommandInfo) -> bool:
-    """``eval "$X"``, ``trap "$X" DEBUG``: code only known at run time that the line's own shell
-    runs, so it may cd anywhere, set HOME or shopt options for the commands after it."""
-    return info.unknown_code and bool(info.innermost) and info.innermost[0].literal in OWN_SHELL_CODE
+_own_shell_unknown = own_shell_unknown
 
 
 def _changed_line_checks(analysis: Analysis, change: tuple[str, bool | str], scope: PathScope, v: Verdict) -> None:
@@ -1042,7 +1039,7 @@ def _cwds(analysis: Analysis, base: str, line: str, unknown: bool = False) -> li
     cwd; ``line``: the command line, which may set ``CDPATH``; ``unknown``: ``base`` itself is
     only known at run time, as for a script run after ``cd "$D"``)."""
     for info in analysis.commands:
-        if info.cd_kind is not None or info.unknown_code and _own_shell_unknown(info):
+        if info.cd_kind is not None or _own_shell_unknown(info):
             break
     else:
         if not unknown:

@@ -609,6 +609,8 @@ def _git_keeps_files(words: tuple[Word, ...]) -> bool:
 
 def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
     text = word.literal
+    if text is None and (word.text == "~" or word.text[:2] == "~/") and tilde_path(word) is not None:
+        text = os.path.expanduser(word.text)  # > ~/x: home's (a line that sets HOME asks on its own)
     if text is None:
         return True
     if name in text:

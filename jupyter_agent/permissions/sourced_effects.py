@@ -14,6 +14,7 @@ from typing import Any
 
 from .bash_analysis import Analysis, CommandInfo, analyze
 from .bash_evaluated import DECLARES, assigned_names, line_change
+from .bash_runners import UNKNOWN_PROGRAM
 from .script_files import MAX_DEPTH, SOURCE, line_may_change, read_script, scripts_run
 
 # bash's builtins (`compgen -b` of bash 5.2): found before PATH is searched, so a changed PATH
@@ -63,9 +64,13 @@ def _collect(text: str, shown: str, cwds: list[str], analysis: Analysis, runner:
     out.cd_settings = out.cd_settings or any(name in text for name in CD_SETTINGS)
     if "()" in text or "function" in text:
         out.functions.update(_defined_functions(text))
+    own_cd: bool | None = None  # (whether a cd may run in the shell itself, not in a subshell)
     for command in inner.commands:
         if command.cd_kind and not out.cd:
-            out.cd = command.text + where
+            if own_cd is None:
+                own_cd = _cd_in_own_shell(text)
+            if own_cd:
+                out.cd = command.text + where
         if command.ask_reason:
             change = line_change(command.forms, command.assigned)
             if change is not None:
@@ -75,7 +80,7 @@ def _collect(text: str, shown: str, cwds: list[str], analysis: Analysis, runner:
                 out.programs = f"{f'sets {names}' if names else f'runs {command.text}'}{where} ({command.ask_reason})"
                 out.builtins_too = _own_shell(command)
         program = command.innermost[0].literal if command.innermost else None
-        if command.unknown_code and program in OWN_SHELL_CODE and not out.own_code:
+        if not out.own_code and own_shell_unknown(command):
             # it may cd, set HOME or PATH, define functions: as eval "$X" in the line itself
             out.own_code = f"{command.text}{where}"
             out.programs = out.programs or f"runs {command.text}{where} (code only known at run time)"
@@ -88,6 +93,16 @@ def _collect(text: str, shown: str, cwds: list[str], analysis: Analysis, runner:
                                  if w.literal is not None and "=" in w.literal)
         if program in SOURCE:
             _nested(command, cwds, analysis, runner, out, depth)
+
+
+def own_shell_unknown(info: CommandInfo) -> bool:
+    """Code only known at run time that the line's own shell runs, so that it may cd anywhere,
+    set HOME, PATH or shopt options for the commands after it: ``eval "$X"``, ``trap "$X"
+    DEBUG``, and a program only known at run time (``c=cd; $c "$D"``: a builtin too)."""
+    if info.unknown_code and info.innermost and info.innermost[0].literal in OWN_SHELL_CODE:
+        return True
+    first = info.forms[0] if info.forms else ()
+    return bool(first) and first[0].literal is None and first[0] is not UNKNOWN_PROGRAM
 
 
 def _nested(command: CommandInfo, cwds: list[str], analysis: Analysis, runner: CommandInfo, out: SourcedEffects,
@@ -129,6 +144,39 @@ def _own_shell(command: CommandInfo) -> bool:
     return any(name.partition("=")[0] in _OWN_SHELL or name == "?" for name in names)
 
 
+# commands that may change the folder of the shell that runs them
+_FOLDER_CHANGERS = frozenset({"cd", "pushd", "popd", "builtin", "command", "eval", "trap", "source", ".", "exec"})
+# what bash runs in a subshell: a cd there ends with it (a pipeline's last part runs in the shell
+# itself under `shopt -s lastpipe`)
+_SUBSHELLS = frozenset({"subshell", "command_substitution", "process_substitution"})
+
+
+def _cd_in_own_shell(text: str) -> bool:
+    """Whether a command of ``text`` that may change the folder runs in the shell itself: not in
+    ``( … )``, ``$( … )`` or a pipeline's first parts.  ``ROOT="$(cd "$(dirname "$0")" && pwd)"``
+    leaves the folder as it was."""
+    from .bash_parse import _parser  # (the thread's parser)
+
+    stack = [(_parser().parse(text.encode("utf-8", "surrogateescape")).root_node, False)]
+    while stack:
+        node, inside = stack.pop()
+        kind = node.type
+        if kind == "command" and not inside:
+            name = node.child_by_field_name("name")
+            word = name.text.decode("utf-8", "surrogateescape") if name is not None and name.text else ""
+            if word in _FOLDER_CHANGERS or not word.replace("-", "").replace("_", "").isalnum():
+                return True  # (a program only known at run time may be any of these)
+        children = node.children
+        if kind in _SUBSHELLS:
+            stack.extend((child, True) for child in children)
+        elif kind == "pipeline":
+            named = [child for child in children if child.is_named]
+            stack.extend((child, inside or child is not named[-1]) for child in children)
+        else:
+            stack.extend((child, inside) for child in children)
+    return False
+
+
 def _defined_functions(text: str, depth: int = 0) -> set[str]:
     """The names of the functions ``text`` defines (anywhere: a definition inside an ``if`` still
     defines it when that branch runs), also in the fixed code it evals (``eval 'ls() { …; }'``)."""
@@ -157,4 +205,4 @@ def _literal(node: Any) -> str:
     return text[1:-1] if node.type in ("raw_string", "string") and len(text) >= 2 else text
 
 
-__all__ = ["BASH_BUILTINS", "CD_SETTINGS", "OWN_SHELL_CODE", "SourcedEffects", "sourced_effects"]
+__all__ = ["BASH_BUILTINS", "CD_SETTINGS", "OWN_SHELL_CODE", "SourcedEffects", "own_shell_unknown", "sourced_effects"]

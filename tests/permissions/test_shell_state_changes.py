@@ -30,7 +30,8 @@ def project(tmp_path: Path) -> Path:
         ".git/config": "[core]\n", ".env": "KEY=1\n", "notes.txt": "n\n",
         "into-git.sh": "cd .git\n", "dotglob.sh": "shopt -s dotglob\n", "home.sh": "export HOME=$PWD/.git\n",
         "cdpath.sh": "CDPATH=$PWD\n", "keywords.sh": "set -k\n", "plain.sh": "echo sourced\nX=1\n",
-        "subshell.sh": "(cd /tmp && ls)\n",
+        "subshell.sh": "(cd /tmp && ls)\n", "root.sh": 'export ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n',
+        "piped.sh": "cd .git | cat\n", "last-piped.sh": "echo | cd .git\n", "via-variable.sh": 'c=cd\n$c "$D"\n',
     })
     return project
 
@@ -92,6 +93,8 @@ def test_bash_really_follows_the_new_home_and_the_sourced_cd(project):
     (". ./dotglob.sh; cat *", "dotglob"),  # cat * then reads .env
     ("echo 'cd .git' > new.sh; . ./new.sh; echo x >> config", "may be changed by the line first"),
     ('. "$SCRIPT"; echo x >> config', "is not known"),
+    (". ./last-piped.sh; echo x >> config", "changes the folder"),  # the last part: the shell itself (lastpipe)
+    ("D=.git . ./via-variable.sh; echo x >> config", "only known at run time"),  # $c is cd
 ])
 async def test_a_sourced_script_changing_the_shell_asks_for_the_rest_of_the_line(project, command, said):
     await _asks_saying(project, command, said)
@@ -103,6 +106,9 @@ async def test_a_sourced_script_changing_the_shell_asks_for_the_rest_of_the_line
     "bash ./into-git.sh; echo x >> notes.txt",  # a shell of its own: its cd ends with it
     ". ./missing.sh; echo x >> notes.txt",  # no such file: nothing is sourced
     ". ./dotglob.sh; echo done",  # no pattern after it
+    ". ./subshell.sh; echo x >> notes.txt",  # (cd /tmp && ls): the cd ends with the subshell
+    ". ./root.sh; echo x >> notes.txt",  # ROOT="$(cd "$(dirname …)" && pwd)": in a substitution
+    ". ./piped.sh; echo x >> notes.txt",  # cd .git | cat: a pipeline's first part is a subshell
 ])
 async def test_a_sourced_script_that_changes_nothing_used_runs_in_bypass(project, command):
     assert verdict_name(await decide_bash(_bypass(project), command)) == "allow", command
@@ -490,3 +496,36 @@ async def test_after_a_sourced_eval_read_only_commands_need_a_rule(sourcing, com
     ctx = make_ctx(sourcing, allow=("Bash(source:*)", "Bash(.:*)"), mode="default")
     verdict = await decide_bash(ctx, command)
     assert verdict_name(verdict) == "ask" and said in verdict.message, verdict
+
+
+async def test_a_write_to_home_after_a_sourced_script_is_not_a_change_of_it(project, tmp_path, monkeypatch):
+    """``> ~/y`` names home's ``y``: it cannot change the script sourced before it (it asked, as a
+    file only known at run time)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for command in (". ./plain.sh; echo x > ~/copy.txt", ". ./plain.sh; cp notes.txt ~/copy.txt"):
+        assert verdict_name(await decide_bash(_bypass(project), command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", [
+    'D=.git; c=cd; $c "$D"; echo x >> config',
+    'c=cd; "$c" "$(printf .gi)t" && cp notes.txt config',
+    'p=(cd .git); "${p[@]}"; echo x >> config',
+    "$CMD; echo x >> ~/config",  # it may set HOME too (export HOME=…)
+])
+async def test_a_program_only_known_at_run_time_may_be_a_builtin_that_changes_the_shell(project, command):
+    """``$c "$D"`` may be ``cd .git`` (or ``export HOME=…``, ``source x``) in the line's own
+    shell: the commands after it run in a folder only known at run time, as after ``eval "$X"``.
+    It ran unasked in bypassPermissions and wrote ``.git/config``."""
+    await _asks_saying(project, command, "run time", deny=())
+
+
+@needs_bash
+def test_bash_really_runs_a_builtin_a_variable_names(project):
+    subprocess.run(["bash", "-c", 'D=.git; c=cd; $c "$D"; echo x >> config'], cwd=project, check=True, timeout=30,
+                   env={"PATH": os.environ["PATH"]})
+    assert (project / ".git" / "config").read_text() == "[core]\nx\n"
+
+
+@pytest.mark.parametrize("command", ['"$EDITOR" notes.txt', "$PYTHON -V; echo done", 'timeout 5 "$X"; echo x > out.txt'])
+async def test_a_program_only_known_at_run_time_with_nothing_after_it_that_depends_on_the_folder(project, command):
+    assert verdict_name(await decide_bash(_bypass(project), command)) == "allow", command
