@@ -102,7 +102,28 @@ def own_shell_unknown(info: CommandInfo) -> bool:
     if info.unknown_code and info.innermost and info.innermost[0].literal in OWN_SHELL_CODE:
         return True
     first = info.forms[0] if info.forms else ()
-    return bool(first) and first[0].literal is None and first[0] is not UNKNOWN_PROGRAM
+    if not first or first[0].literal is not None or first[0] is UNKNOWN_PROGRAM:
+        return False
+    return not _path_word(first[0].text)  # "$VENV/bin/python": a path, never a builtin
+
+
+def _path_word(text: str) -> bool:
+    """Whether ``text`` has a ``/`` of its own, outside ``${…}`` and ``$(…)``: bash then runs
+    that file, never a builtin or function."""
+    depth = 0
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "$" and text[i + 1:i + 2] in ("{", "("):
+            depth += 1
+            i += 2
+            continue
+        if ch in "})" and depth:
+            depth -= 1
+        elif ch == "/" and not depth:
+            return True
+        i += 1
+    return False
 
 
 def _nested(command: CommandInfo, cwds: list[str], analysis: Analysis, runner: CommandInfo, out: SourcedEffects,

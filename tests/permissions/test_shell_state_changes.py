@@ -510,6 +510,7 @@ async def test_a_write_to_home_after_a_sourced_script_is_not_a_change_of_it(proj
     'D=.git; c=cd; $c "$D"; echo x >> config',
     'c=cd; "$c" "$(printf .gi)t" && cp notes.txt config',
     'p=(cd .git); "${p[@]}"; echo x >> config',
+    'c=/cd; "${c//\\//}" .git; echo x >> config',  # the slash is removed: cd
     "$CMD; echo x >> ~/config",  # it may set HOME too (export HOME=…)
 ])
 async def test_a_program_only_known_at_run_time_may_be_a_builtin_that_changes_the_shell(project, command):
@@ -526,6 +527,8 @@ def test_bash_really_runs_a_builtin_a_variable_names(project):
     assert (project / ".git" / "config").read_text() == "[core]\nx\n"
 
 
-@pytest.mark.parametrize("command", ['"$EDITOR" notes.txt', "$PYTHON -V; echo done", 'timeout 5 "$X"; echo x > out.txt'])
+@pytest.mark.parametrize("command", ['"$EDITOR" notes.txt', "$PYTHON -V; echo done", 'timeout 5 "$X"; echo x > out.txt',
+                                     '"$VENV/bin/python" train.py > train.log',  # a path: never a builtin
+                                     "$HOME/bin/tool; echo x > out.txt"])
 async def test_a_program_only_known_at_run_time_with_nothing_after_it_that_depends_on_the_folder(project, command):
     assert verdict_name(await decide_bash(_bypass(project), command)) == "allow", command
