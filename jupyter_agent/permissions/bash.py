@@ -255,18 +255,13 @@ def _line_change_checks(analysis: Analysis, scope: PathScope, v: Verdict) -> Non
         return
     if len(analysis.commands) > 1:  # eval "$(cat x.sh)"; cat * > out: x.sh may set HOME or dotglob first
         for info in analysis.commands:
-            if _own_shell_unknown(info):  # (a folder only known at run time after it: _cwds)
+            if own_shell_unknown(info):  # (a folder only known at run time after it: _cwds)
                 why = f"{info.text} runs code only known at run time in the line's own shell, which may set"
                 before = len(v.sticky)
                 _changed_line_checks(analysis, (f"{why} HOME", HOME_CHANGE), scope, v)
                 if len(v.sticky) == before:
                     _changed_line_checks(analysis, (f"{why} how patterns match", True), scope, v)
                 return
-
-
-
-
-_own_shell_unknown = own_shell_unknown
 
 
 def _changed_line_checks(analysis: Analysis, change: tuple[str, bool | str], scope: PathScope, v: Verdict) -> None:
@@ -863,7 +858,7 @@ def _sourced_change_checks(analysis: Analysis, script: Script, text: str | None,
         _changed_line_checks(analysis, (f"{lead} {why}", kind), scope, v)
         if len(v.sticky) > before:
             return
-    if effects.own_code:  # as eval "$X" in the line itself: HOME and patterns (the folder: _cwds)
+    if effects.own_code:  # as eval "$X" in the line itself: HOME, patterns, and the folder after it
         why = f"{lead} runs {effects.own_code}, code only known at run time in the line's own shell, which may set"
         before = len(v.sticky)
         _changed_line_checks(analysis, (f"{why} HOME", HOME_CHANGE), scope, v)
@@ -1039,7 +1034,7 @@ def _cwds(analysis: Analysis, base: str, line: str, unknown: bool = False) -> li
     cwd; ``line``: the command line, which may set ``CDPATH``; ``unknown``: ``base`` itself is
     only known at run time, as for a script run after ``cd "$D"``)."""
     for info in analysis.commands:
-        if info.cd_kind is not None or _own_shell_unknown(info):
+        if info.cd_kind is not None or own_shell_unknown(info):
             break
     else:
         if not unknown:
@@ -1048,7 +1043,7 @@ def _cwds(analysis: Analysis, base: str, line: str, unknown: bool = False) -> li
     cwds.from_base = {}
     # a cd to a folder only known at run time (`cd "$D"`, `cd -`, popd), or code the line's shell
     # runs that may cd anywhere (`eval "$(cat x.sh)"`)
-    cwds.unknown = unknown or any(_own_shell_unknown(info) for info in analysis.commands)
+    cwds.unknown = unknown or any(own_shell_unknown(info) for info in analysis.commands)
     # `CDPATH=~; cd .ssh` goes to ~/.ssh (the session's own CDPATH is dropped); with cdable_vars
     # `cd HOME` goes to $HOME
     cwds.cdpath = "CDPATH" in line or "cdable_vars" in line

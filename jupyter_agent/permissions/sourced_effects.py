@@ -9,6 +9,7 @@ counts as its own text (``. ./a.sh`` where ``a.sh`` runs ``. ./b.sh`` and ``b.sh
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,6 +171,7 @@ _FOLDER_CHANGERS = frozenset({"cd", "pushd", "popd", "builtin", "command", "eval
 # what bash runs in a subshell: a cd there ends with it (a pipeline's last part runs in the shell
 # itself under `shopt -s lastpipe`)
 _SUBSHELLS = frozenset({"subshell", "command_substitution", "process_substitution"})
+_PLAIN_NAME = re.compile(r"[\w.+/-]+")  # a program's fixed name or path (no quote, escape or expansion)
 
 
 def _cd_in_own_shell(text: str) -> bool:
@@ -185,7 +187,7 @@ def _cd_in_own_shell(text: str) -> bool:
         if kind == "command" and not inside:
             name = node.child_by_field_name("name")
             word = name.text.decode("utf-8", "surrogateescape") if name is not None and name.text else ""
-            if word in _FOLDER_CHANGERS or not word.replace("-", "").replace("_", "").isalnum():
+            if word in _FOLDER_CHANGERS or not _PLAIN_NAME.fullmatch(word):
                 return True  # (a program only known at run time may be any of these)
         children = node.children
         if kind in _SUBSHELLS:

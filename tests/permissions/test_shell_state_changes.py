@@ -31,7 +31,7 @@ def project(tmp_path: Path) -> Path:
         "into-git.sh": "cd .git\n", "dotglob.sh": "shopt -s dotglob\n", "home.sh": "export HOME=$PWD/.git\n",
         "cdpath.sh": "CDPATH=$PWD\n", "keywords.sh": "set -k\n", "plain.sh": "echo sourced\nX=1\n",
         "subshell.sh": "(cd /tmp && ls)\n", "root.sh": 'export ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n',
-        "piped.sh": "cd .git | cat\n", "last-piped.sh": "echo | cd .git\n", "via-variable.sh": 'c=cd\n$c "$D"\n',
+        "piped.sh": "cd .git | cat\n", "named.sh": 'TOP="$(cd .. && pwd)"\npython3.11 -V\n./tools/x --quiet\n', "last-piped.sh": "echo | cd .git\n", "via-variable.sh": 'c=cd\n$c "$D"\n',
     })
     return project
 
@@ -109,6 +109,7 @@ async def test_a_sourced_script_changing_the_shell_asks_for_the_rest_of_the_line
     ". ./subshell.sh; echo x >> notes.txt",  # (cd /tmp && ls): the cd ends with the subshell
     ". ./root.sh; echo x >> notes.txt",  # ROOT="$(cd "$(dirname …)" && pwd)": in a substitution
     ". ./piped.sh; echo x >> notes.txt",  # cd .git | cat: a pipeline's first part is a subshell
+    ". ./named.sh; echo x >> notes.txt",  # programs by name or path (python3.11, ./tools/x) are no cd
 ])
 async def test_a_sourced_script_that_changes_nothing_used_runs_in_bypass(project, command):
     assert verdict_name(await decide_bash(_bypass(project), command)) == "allow", command
@@ -399,14 +400,26 @@ async def test_a_script_a_sourced_script_sources_counts_as_its_text(sourcing, co
     await _asks_saying(sourcing, command, said)
 
 
+def _bash(folder: Path, line: str) -> str:
+    """What real bash prints running ``line`` in ``folder``."""
+    return subprocess.run(["bash", "-c", line], cwd=folder, check=True, timeout=30, text=True, capture_output=True,
+                          env={"PATH": os.environ["PATH"]}).stdout
+
+
 @needs_bash
-def test_bash_really_follows_a_cd_two_sourced_scripts_deep_and_an_alias_on_the_next_line(sourcing):
-    subprocess.run(["bash", "-c", ". ./outer.sh; echo x >> config"], cwd=sourcing, check=True, timeout=30,
-                   env={"PATH": os.environ["PATH"]})
+@pytest.mark.parametrize("line", [
+    ". ./outer.sh; echo x >> config",  # a cd two sourced scripts deep
+    ". ./evals.sh; echo x >> config",  # a cd the code a sourced script evals runs
+    'D=.git; c=cd; $c "$D"; echo x >> config',  # a builtin a variable names
+])
+def test_bash_really_writes_git_config(sourcing, line):
+    _bash(sourcing, line)
     assert (sourcing / ".git" / "config").read_text() == "[core]\nx\n"
-    out = subprocess.run(["bash", "-c", ". ./aliases.sh\nls"], cwd=sourcing, check=True, timeout=30, text=True,
-                         capture_output=True, env={"PATH": os.environ["PATH"]}).stdout
-    assert out == "n\n"  # the alias ran: cat notes.txt
+
+
+@needs_bash
+def test_bash_really_expands_a_sourced_alias_on_the_next_line(sourcing):
+    assert _bash(sourcing, ". ./aliases.sh\nls") == "n\n"  # the alias ran: cat notes.txt
 
 
 @pytest.mark.parametrize(("command", "said"), [
@@ -448,9 +461,7 @@ async def test_what_a_sourced_script_cannot_change_still_runs(sourcing, command)
 @needs_bash
 def test_bash_really_runs_the_folder_a_sourced_path_puts_first(sourcing):
     for line, expected in ((". ./path.sh; ls", "PAYLOAD\n"), (". ./func.sh; ls", "n\n")):
-        out = subprocess.run(["bash", "-c", line], cwd=sourcing, check=True, timeout=30, text=True,
-                             capture_output=True, env={"PATH": os.environ["PATH"]}).stdout
-        assert out == expected, (line, out)
+        assert _bash(sourcing, line) == expected, line
 
 
 async def test_a_virtualenv_activation_then_a_read_only_command_needs_a_rule(project):
@@ -478,13 +489,6 @@ async def test_code_only_known_at_run_time_in_a_sourced_script_holds_for_the_res
     eval in the line itself would: the commands after it run in a folder only known at run time."""
     verdict = await decide_bash(make_ctx(sourcing, allow=("Bash(*)",), mode="bypassPermissions"), command)
     assert verdict_name(verdict) == expected, (command, verdict)
-
-
-@needs_bash
-def test_bash_really_follows_a_cd_a_sourced_eval_runs(sourcing):
-    subprocess.run(["bash", "-c", ". ./evals.sh; echo x >> config"], cwd=sourcing, check=True, timeout=30,
-                   env={"PATH": os.environ["PATH"]})
-    assert (sourcing / ".git" / "config").read_text() == "[core]\nx\n"
 
 
 @pytest.mark.parametrize(("command", "said"), [
@@ -518,13 +522,6 @@ async def test_a_program_only_known_at_run_time_may_be_a_builtin_that_changes_th
     shell: the commands after it run in a folder only known at run time, as after ``eval "$X"``.
     It ran unasked in bypassPermissions and wrote ``.git/config``."""
     await _asks_saying(project, command, "run time", deny=())
-
-
-@needs_bash
-def test_bash_really_runs_a_builtin_a_variable_names(project):
-    subprocess.run(["bash", "-c", 'D=.git; c=cd; $c "$D"; echo x >> config'], cwd=project, check=True, timeout=30,
-                   env={"PATH": os.environ["PATH"]})
-    assert (project / ".git" / "config").read_text() == "[core]\nx\n"
 
 
 @pytest.mark.parametrize("command", ['"$EDITOR" notes.txt', "$PYTHON -V; echo done", 'timeout 5 "$X"; echo x > out.txt',
