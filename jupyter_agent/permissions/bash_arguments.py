@@ -734,8 +734,8 @@ _EXISTING_ONLY = frozenset({"rm", "rmdir", "unlink", "shred", "chmod", "chown", 
 _REMOVERS = frozenset({"rm", "rmdir", "unlink", "trash", "trash-put"})
 # writers that leave the file's other hard links as they were: a new file renamed over the name,
 # the name removed or made anew, or only the metadata changed (formatters change only layout)
-_NEW_INODE = _REMOVERS | frozenset(FORMATTERS) | {"mv", "sed", "install", "rsync", "ln", "touch", "mkdir", "chmod", "chown",
-                                       "chgrp", "setfacl", "chattr"}
+_NEW_INODE = _REMOVERS | frozenset(FORMATTERS) | {"mv", "sed", "install", "rsync", "ln", "touch", "mkdir",
+                                                  "chmod", "chown", "chgrp", "setfacl", "chattr"}
 
 # what they land keeps the executable bit, or chmod sets it, or it is a program they build
 _COPY_LANDERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp", "chmod", "gcc", "g++", "cc", "c++", "clang",
