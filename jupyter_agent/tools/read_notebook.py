@@ -128,7 +128,7 @@ class OutputBlocks:
 
     def outputs(self, cell_id: str, outputs: Any) -> None:
         """A cell's outputs: text trimmed, images as image blocks (at most ``MAX_IMAGES``)."""
-        for out in outputs:
+        for out in _merged_streams(outputs):
             text, image = _output_parts(out)
             if text:
                 self.parts.append(f'<output cell="{cell_id}">\n{text}\n</output>')
@@ -170,6 +170,20 @@ def cell_count(blocks: Sequence[Any]) -> int | None:
     text = first.get("text") if isinstance(first, dict) else None
     match = _HEADING.match(text.split("\n", 1)[0]) if isinstance(text, str) else None
     return int(match.group(1)) if match else None
+
+
+def _merged_streams(outputs: Any) -> list[Any]:
+    """Consecutive stream outputs of one stream as one, as JupyterLab shows them: a kernel may
+    send one ``print`` in several pieces (how it is cut depends on when it flushes)."""
+    merged: list[Any] = []
+    for out in outputs:
+        last = merged[-1] if merged else None
+        if (isinstance(out, dict) and isinstance(last, dict) and out.get("output_type") == "stream"
+                and last.get("output_type") == "stream" and out.get("name") == last.get("name")):
+            merged[-1] = {**last, "text": _join(last.get("text", "")) + _join(out.get("text", ""))}
+        else:
+            merged.append(out)
+    return merged
 
 
 def _output_parts(out: Any) -> tuple[str, list[ContentBlock] | None]:

@@ -51,6 +51,23 @@ async def test_every_cell_with_id_type_source_and_outputs(tmp_path):
     assert blocks.index(images[0]) < max(i for i, b in enumerate(blocks) if b["type"] == "text")
 
 
+async def test_one_print_sent_in_pieces_reads_as_one_output(tmp_path):
+    """A kernel may send one ``print`` as several stream messages (when it flushes decides where
+    they are cut); they are one output, trimmed once, as JupyterLab shows them."""
+    path = tmp_path / "pieces.ipynb"
+    nb = nbformat.v4.new_notebook()
+    code = nbformat.v4.new_code_cell("print('y' * 5000)", id="c")
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="y" * 4000),
+                    nbformat.v4.new_output("stream", name="stdout", text="y" * 1000),
+                    nbformat.v4.new_output("stream", name="stdout", text="\n"),
+                    nbformat.v4.new_output("stream", name="stderr", text="warning\n")]
+    nb.cells = [code]
+    nbformat.write(nb, str(path))
+    text = "\n".join(b["text"] for b in await read_notebook(path, ToolUseContext(cwd=tmp_path)) if b["type"] == "text")
+    assert text.count('<output cell="c">') == 2  # stdout once, stderr once
+    assert "[output trimmed: 3,001 more characters]" in text and "warning" in text
+
+
 async def test_read_is_recorded_with_bytes_and_cell_hashes(tmp_path):
     path = tmp_path / "a.ipynb"
     _notebook(path)
