@@ -309,6 +309,12 @@ def _dot_reason(form: str) -> str | None:
 
 
 # the system-wide shell start-up files (root may write them: an agent in a container often is)
+# folders of ~/.local/share whose files name commands the desktop session runs: a launcher
+# entry overrides the system's of the same name (the next click on "Firefox" runs its Exec=),
+# systemd user units and D-Bus services start on their own
+_DESKTOP_DATA = (("applications", "whose launcher entries' commands the desktop runs when you open them"),
+                 ("systemd/user", "whose units the user's systemd starts"),
+                 ("dbus-1/services", "whose services D-Bus starts on demand"))
 _SYSTEM_STARTUP_DIRS = frozenset({"/etc/profile.d", "/etc/zsh", "/etc/bash_completion.d"})
 _SYSTEM_STARTUP_FILES = frozenset({"/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/environment",
                                    "/etc/zshrc", "/etc/zshenv", "/etc/zprofile", "/etc/csh.cshrc", "/etc/csh.login"})
@@ -358,6 +364,10 @@ def _startup_reason(form: str) -> str | None:
                         "that environment runs in the shell (a protected path)")
         if parts[-1] == "state" and parts[-2] == "conda-meta":
             return f"{form} holds the variables every conda activation of that environment sets (a protected file)"
+    if "/.local/share/" in folded:  # the desktop's own start-up and launch entries, in home
+        for below, what in _DESKTOP_DATA:
+            if f"/.local/share/{below}/" in folded:
+                return f"{form} is inside ~/.local/share/{below}/, {what} (a protected path)"
     if "/etc/ipython" in folded:  # IPython's and every kernel's configuration: PREFIX/etc/ipython, /etc/ipython
         parts = folded.split(os.sep)
         for i in range(1, len(parts) - 1):

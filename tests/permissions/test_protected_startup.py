@@ -35,10 +35,14 @@ PROTECTED = [
     # conda activate runs these in the user's shell, and sets the variables state holds
     "env/etc/conda/activate.d/env_vars.sh", "miniconda3/envs/a/etc/conda/deactivate.d/x.sh",
     "envs/x/conda-meta/state",
+    # the desktop session runs these: launcher entries (overriding the system's), user units, D-Bus services
+    ".local/share/applications/firefox.desktop", ".local/share/systemd/user/x.service",
+    ".local/share/dbus-1/services/org.x.service",
 ]
 ORDINARY = [".jupyter-agent/sessions/s1/plan.md", "trusted_folders.json", "claude.json", "models/model.pth", "site-packages-notes/a.pth", "notes/jupyter/a.md", "jupyter/x.py", "share/data.csv",
             "src/config/settings.py", "config/git/x", ".github/workflows/ci.yml", "analysis.R", "pip.txt", "a.jq",
-            ".venv/pyvenv.cfg.bak", "env/conda-meta/history", "env/etc/conda/notes.txt"]
+            ".venv/pyvenv.cfg.bak", "env/conda-meta/history", "env/etc/conda/notes.txt",
+            ".local/share/data.csv", "share/applications/x.desktop"]
 
 
 @pytest.mark.parametrize("path", PROTECTED)
