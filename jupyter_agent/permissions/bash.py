@@ -191,11 +191,8 @@ def _relative_program_checks(analysis: Analysis, cwds: list[str], rules: Compile
                 continue
             found = next(filter(None, (relative_program(program, place) for place in places)), None)
             if found is not None and not _allowed(rules, info.text):
-                v.soft.append(f"{info.text} needs approval: PATH has a folder relative to where commands run, "
-                              f"so {program} is {found}")
-                rule = suggested_rule(info.innermost)
-                if rule is not None and rule not in v.prefixes:
-                    v.prefixes.append(rule)
+                _needs_approval(v, f"{info.text} needs approval: PATH has a folder relative to where commands "
+                                   f"run, so {program} is {found}", info.innermost)
                 break
 
 
@@ -729,8 +726,14 @@ def _command_checks(
             and info.innermost and info.innermost[0].literal in FILESYSTEM_COMMANDS
             and accept_edits_allows(info, cwds, scope, context)):
         return  # mkdir / touch / cp / mv / rm of files inside the working directories
-    v.soft.append(f"{text} needs approval")
-    rule = suggested_rule(info.innermost)
+    _needs_approval(v, f"{text} needs approval", info.innermost)
+
+
+def _needs_approval(v: Verdict, why: str, words: tuple[Word, ...]) -> None:
+    """An ordinary question (an allow rule or the mode may lift it), with the rule Always allow
+    offers for ``words``."""
+    v.soft.append(why)
+    rule = suggested_rule(words)
     if rule is not None and rule not in v.prefixes:
         v.prefixes.append(rule)
 
@@ -748,10 +751,7 @@ def _run_checks(words: tuple[Word, ...], rules: CompiledRules, v: Verdict) -> No
         text = form_text(form)[0]
         if _allowed(rules, text) or check_read_only(form).read_only:
             continue
-        v.soft.append(f"{text} (run by {words[0].text}) needs approval")
-        rule = suggested_rule(form)
-        if rule is not None and rule not in v.prefixes:
-            v.prefixes.append(rule)
+        _needs_approval(v, f"{text} (run by {words[0].text}) needs approval", form)
 
 
 def _allowed(rules: CompiledRules, text: str) -> bool:
@@ -870,7 +870,7 @@ def _sourced_change_checks(analysis: Analysis, script: Script, text: str | None,
         if v.deny or len(v.sticky) > before:
             return
     if effects.programs or effects.functions:
-        _programs_after_sourcing(analysis, info, effects, lead, rules, v)
+        _programs_after_sourcing(_commands_after(analysis, info)[0], effects, lead, rules, v)
 
 
 def _paths_after_sourcing(analysis: Analysis, runner: CommandInfo, cwds: list[str], scope: PathScope,
@@ -878,26 +878,30 @@ def _paths_after_sourcing(analysis: Analysis, runner: CommandInfo, cwds: list[st
     """The commands after a sourced script that runs code only known at run time (``eval
     "$(cat x)"``, which may ``cd .git``) run in a folder only known at run time: their paths are
     checked again from there, as after ``eval "$X"`` in the line itself."""
-    before = run_before(analysis, runner)
-    earlier = {id(c) for c in before.commands} if before is not None else set()
-    later = [c for c in analysis.commands if c is not runner and id(c) not in earlier]
-    if not later and (before is not None or not analysis.redirects):
+    later, in_order = _commands_after(analysis, runner)
+    if not later and (in_order or not analysis.redirects):
         return  # (in a line run in order, the redirections then belong to it or to commands before it)
     moved = _Cwds(dict.fromkeys(cwds))
     moved.from_base, moved.unknown, moved.cdpath = {}, True, False
     path_checks(Analysis(later, analysis.redirects), moved, scope, context, v)
 
 
-def _programs_after_sourcing(analysis: Analysis, runner: CommandInfo, effects: SourcedEffects, lead: str,
-                             rules: CompiledRules, v: Verdict) -> None:
+def _commands_after(analysis: Analysis, runner: CommandInfo) -> tuple[list[CommandInfo], bool]:
+    """The commands of the line but ``runner`` that may run after it, and whether the line runs
+    in a known order (else: all of them)."""
+    before = run_before(analysis, runner)
+    earlier = {id(c) for c in before.commands} if before is not None else set()
+    return [c for c in analysis.commands if c is not runner and id(c) not in earlier], before is not None
+
+
+def _programs_after_sourcing(later: list[CommandInfo], effects: SourcedEffects, lead: str, rules: CompiledRules,
+                             v: Verdict) -> None:
     """``source .venv/bin/activate && ls``: the script set PATH (or LD_PRELOAD, PAGER …), so
     ``ls`` may be ``.venv/bin/ls``; or it defined a function ``ls``.  A later command is then
     not read-only by its name: it needs an allow rule of its own, or approval.  Builtins do not
     depend on PATH (a function or ``enable`` may still replace them)."""
-    before = run_before(analysis, runner)
-    earlier = {id(c) for c in before.commands} if before is not None else set()
-    for info in analysis.commands:
-        if info is runner or id(info) in earlier or not info.read_only.read_only or info.ask_reason or info.cd_kind:
+    for info in later:
+        if not info.read_only.read_only or info.ask_reason or info.cd_kind:
             continue  # (what is not read-only meets the allow rules anyway: _command_checks)
         programs = [form[0].literal for form in info.forms if form]
         why = None
@@ -908,10 +912,7 @@ def _programs_after_sourcing(analysis: Analysis, runner: CommandInfo, effects: S
             why = f"{effects.programs}, so which program {info.text} runs is only known at run time"
         if why is None or _allowed(rules, info.text):
             continue
-        v.soft.append(f"{info.text} needs approval: {lead} {why}")
-        rule = suggested_rule(info.innermost)
-        if rule is not None and rule not in v.prefixes:
-            v.prefixes.append(rule)
+        _needs_approval(v, f"{info.text} needs approval: {lead} {why}", info.innermost)
 
 
 _NOT_READ_ONLY = ReadOnlyCheck(False)

@@ -83,7 +83,7 @@ def _on_search_path(folder: str, search_path: str | None) -> bool:
     if search_path is None:  # the kernel's PATH, the other PATHs commands run with, the next shell's
         from .startup_sources import current  # (it reads files with paths' helpers)
 
-        values = [os.environ.get("PATH", ""), *_EXTRA_PATHS, *current().path_values]
+        values = [*_run_paths(), *current().path_values]
     else:
         values = [search_path]
     key = fold_case(folder)
@@ -116,17 +116,22 @@ def _kernel_folders() -> frozenset[str]:
     return frozenset(fold_case(os.path.realpath(f)) for f in folders if f) | frozenset(map(fold_case, folders))
 
 
+def _run_paths() -> list[str]:
+    """The PATH values the agent's commands may run with: the kernel's and ``add_search_path``'s."""
+    return [os.environ.get("PATH", ""), *_EXTRA_PATHS]
+
+
 def relative_search_path() -> bool:
     """Whether a PATH the commands run with has a folder relative to where they run (``""``,
     ``.``, ``bin``): ``PATH=:/usr/bin`` (left by ``export PATH=$UNSET:$PATH``) runs ``./ls``."""
-    return any(_folders(value)[1] for value in (os.environ.get("PATH", ""), *_EXTRA_PATHS))
+    return any(_folders(value)[1] for value in _run_paths())
 
 
 def relative_program(program: str, cwd: str | None) -> str | None:
     """The file a command named ``program`` runs from a relative PATH folder, run in ``cwd``
     (None: a folder only known at run time), when bash finds it there before any fixed folder;
     else None.  That file is one of the working folder's, which the agent may have written."""
-    for value in (os.environ.get("PATH", ""), *_EXTRA_PATHS):
+    for value in _run_paths():
         if not _folders(value)[1]:
             continue
         for entry in value.split(os.pathsep):

@@ -63,13 +63,15 @@ def _collect(text: str, shown: str, cwds: list[str], analysis: Analysis, runner:
     inner = analyze(text)
     where = f" (in {shown}, which it sources)" if shown else ""
     out.cd_settings = out.cd_settings or any(name in text for name in CD_SETTINGS)
+    root: Any = None  # the script's parse tree, made when first needed
     if "()" in text or "function" in text:
-        out.functions.update(_defined_functions(text))
+        root = _tree(text)
+        out.functions.update(_defined_functions(root))
     own_cd: bool | None = None  # (whether a cd may run in the shell itself, not in a subshell)
     for command in inner.commands:
         if command.cd_kind and not out.cd:
             if own_cd is None:
-                own_cd = _cd_in_own_shell(text)
+                own_cd = _cd_in_own_shell(root if root is not None else _tree(text))
             if own_cd:
                 out.cd = command.text + where
         if command.ask_reason:
@@ -174,13 +176,18 @@ _SUBSHELLS = frozenset({"subshell", "command_substitution", "process_substitutio
 _PLAIN_NAME = re.compile(r"[\w.+/-]+")  # a program's fixed name or path (no quote, escape or expansion)
 
 
-def _cd_in_own_shell(text: str) -> bool:
-    """Whether a command of ``text`` that may change the folder runs in the shell itself: not in
-    ``( … )``, ``$( … )`` or a pipeline's first parts.  ``ROOT="$(cd "$(dirname "$0")" && pwd)"``
-    leaves the folder as it was."""
+def _tree(text: str) -> Any:
+    """The root node of ``text``'s parse tree."""
     from .bash_parse import _parser  # (the thread's parser)
 
-    stack = [(_parser().parse(text.encode("utf-8", "surrogateescape")).root_node, False)]
+    return _parser().parse(text.encode("utf-8", "surrogateescape")).root_node
+
+
+def _cd_in_own_shell(root: Any) -> bool:
+    """Whether a command of the script that may change the folder runs in the shell itself: not
+    in ``( … )``, ``$( … )`` or a pipeline's first parts.  ``ROOT="$(cd "$(dirname "$0")" &&
+    pwd)"`` leaves the folder as it was."""
+    stack = [(root, False)]
     while stack:
         node, inside = stack.pop()
         kind = node.type
@@ -200,13 +207,12 @@ def _cd_in_own_shell(text: str) -> bool:
     return False
 
 
-def _defined_functions(text: str, depth: int = 0) -> set[str]:
-    """The names of the functions ``text`` defines (anywhere: a definition inside an ``if`` still
-    defines it when that branch runs), also in the fixed code it evals (``eval 'ls() { …; }'``)."""
-    from .bash_parse import _parser  # (the thread's parser)
-
+def _defined_functions(root: Any, depth: int = 0) -> set[str]:
+    """The names of the functions the script whose tree is ``root`` defines (anywhere: a definition
+    inside an ``if`` still defines it when that branch runs), also in the fixed code it evals
+    (``eval 'ls() { …; }'``)."""
     names: set[str] = set()
-    stack = [_parser().parse(text.encode("utf-8", "surrogateescape")).root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
         if node.type == "function_definition":
@@ -217,7 +223,7 @@ def _defined_functions(text: str, depth: int = 0) -> set[str]:
             name = node.child_by_field_name("name")
             if name is not None and name.text in (b"eval", b"trap"):
                 code = " ".join(_literal(a) for a in node.children_by_field_name("argument"))
-                names |= _defined_functions(code, depth + 1)
+                names |= _defined_functions(_tree(code), depth + 1)
         stack.extend(node.children)
     return names
 
