@@ -675,7 +675,8 @@ def program_write_check(
                 v.sticky.append(f"{info.text}: {path} {LINKED_WRITE.format(names=names)}")
                 return
             # outside the working directories: asked as a redirection there is (blocked: every mode)
-            outside = not blocked and resolved[0] not in DEV_SINKS and write_outside(resolved[1], context, scope)
+            sink = resolved[0] in DEV_SINKS and writes_into_device(words)  # curl -o /dev/null: not rm -f /dev/null
+            outside = not blocked and not sink and write_outside(resolved[1], context, scope)
             if not (lands or edit_deny or edit_ask or recursive or scope.read_deny or blocked or outside):
                 continue
             reason = protected_reason_of(*resolved) if lands else None
@@ -736,6 +737,36 @@ _REMOVERS = frozenset({"rm", "rmdir", "unlink", "trash", "trash-put"})
 # the name removed or made anew, or only the metadata changed (formatters change only layout)
 _NEW_INODE = _REMOVERS | frozenset(FORMATTERS) | {"mv", "sed", "install", "rsync", "ln", "touch", "mkdir",
                                                   "chmod", "chown", "chgrp", "setfacl", "chattr"}
+
+# programs that open a device named as their output and write into it, leaving the device as it
+# is: `curl -o /dev/null`, `dd of=/dev/null`, `echo x | tee /dev/stderr`, `tar cf /dev/null .`,
+# `gcc -o /dev/null` (ld and go unlink only a regular file), `script -q /dev/null`,
+# `pytest --junitxml=/dev/null`.  Any other removes, renames,
+# replaces or changes the device itself (`rm -f /dev/null`, `mv x /dev/null`, `ln -sf`,
+# `chmod 600`, `touch`, `sed -i`, `rsync`, `install`: a new file renamed over it), in /dev,
+# outside the working directories: asked as any write there
+_INTO_DEVICE = frozenset({"tee", "dd", "sort", "curl", "wget", "tar", "git", "ffmpeg", "pandoc", "gcc", "g++", "cc",
+                          "c++", "clang", "clang++", "go", "script", "pytest", "py.test", "mypy", "coverage", "xxd",
+                          "uniq", "shuf", "iconv", "gpg"})
+# cp writes into an existing destination only without them: -p/-a set its mode, owner and times,
+# -f/--remove-destination may remove it (/dev/tty cannot be opened without a terminal), -b renames it
+_CP_INTO = frozenset({"-v", "--verbose", "--"})
+# curl -R sets the file's time to the remote one's (a change to the device, as touch makes)
+_CURL_SET_TIME = frozenset({"-R", "--remote-time"})
+
+
+def writes_into_device(words: Sequence[Word]) -> bool:
+    """Whether the command ``words`` (program first) writes into a device it names as output
+    (/dev/null, /dev/stderr) and nothing more: the device is not a file, so it is no write
+    outside the working directories."""
+    program = words[0].literal if words else None
+    options = [w.literal for w in words[1:] if (w.literal or "-")[:1] == "-" and w.literal != "-"]
+    if program == "cp":
+        return all(o in _CP_INTO for o in options)
+    if program == "curl":
+        return not any(o in _CURL_SET_TIME or (o is not None and o[:2] != "--" and "R" in o) for o in options)
+    return program in _INTO_DEVICE
+
 
 # what they land keeps the executable bit, or chmod sets it, or it is a program they build
 _COPY_LANDERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp", "chmod", "gcc", "g++", "cc", "c++", "clang",

@@ -413,8 +413,10 @@ def _write_message(tool: Any, path: str, resolved: ResolvedPath, inside: bool) -
 
 
 def too_broad(folder: str) -> bool:
-    """A folder never offered as a whole by *Always allow*: the root, or the home folder."""
-    return folder in ("/", os.path.realpath(os.path.expanduser("~")))
+    """A folder never offered as a whole by *Always allow*: the root, the home folder, or one of
+    the kernel's device and process folders (``rm -f /dev/null`` would offer every device)."""
+    return folder in ("/", os.path.realpath(os.path.expanduser("~"))) or any(
+        is_within(folder, system) for system in ("/dev", "/proc", "/sys"))
 
 
 def edit_rule_for(real: str, scope: PathScope) -> str:

@@ -11,9 +11,13 @@ protected folder, or in the denied file.  Raise ``WRITE_ORACLE_EXAMPLES`` to hun
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import os
+import shlex
 import shutil
+import stat
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -93,14 +97,63 @@ def _check(root: Path, project: Path, ctx, line: str, sandbox: bool) -> None:
         _judge(root, project, line, sandbox, "", _world)
 
 
+# the devices a line may write into (`curl -o /dev/null`): none may be removed, replaced or
+# changed (`rm -f /dev/null` once ran under `Bash(rm:*)`), as `stat -c` shows them after the
+# line, where it ran, next to what they were before any line ran
+DEVICES = ("/dev/null", "/dev/tty", "/dev/stdout", "/dev/stderr")
+_LOOK = "stat -c '%n %F %a %u %t %T' " + " ".join(DEVICES)
+
+
+def _devices(output: str) -> dict[str, str]:
+    seen = dict.fromkeys(DEVICES, "missing")
+    for row in output.splitlines():
+        name, _, rest = row.partition(" ")
+        if name in seen:
+            seen[name] = rest
+    return seen
+
+
+@functools.cache
+def _devices_before(sandbox: bool) -> dict[str, str]:
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "p").mkdir()
+        return _devices(_run(_LOOK, Path(folder) / "p", sandbox))
+
+
+_HOST_DEVICES = {name: (os.lstat(name), os.readlink(name) if os.path.islink(name) else None)
+                 for name in DEVICES if os.path.lexists(name)}
+
+
+def _repair_devices() -> list[str]:
+    """Put back a device an allowed line broke (the judge then fails)."""
+    now = _devices(_run(_LOOK, Path("/tmp"), False))
+    broken = [name for name in DEVICES if now[name] != _devices_before(False)[name]]
+    for name in broken:
+        if os.path.lexists(name):
+            os.remove(name)
+        if name not in _HOST_DEVICES:
+            continue
+        was, target = _HOST_DEVICES[name]
+        if target is not None:
+            os.symlink(target, name)
+        else:
+            os.mknod(name, was.st_mode, was.st_rdev)
+            os.chmod(name, stat.S_IMODE(was.st_mode))
+            os.chown(name, was.st_uid, was.st_gid)
+    return broken
+
+
 def _judge(root: Path, project: Path, line: str, sandbox: bool, how: str, remake) -> None:
-    """Run the allowed ``line``; nothing outside the project or guarded may have changed.  Then
-    a fresh world (``remake``) for the next line."""
+    """Run the allowed ``line``; nothing outside the project or guarded may have changed, nor
+    a device (looked at after the line, in its sandbox).  Then a fresh world (``remake``)."""
     before = _tree(root, project)
-    _run(line, project, sandbox)
+    looked = _run(f"{BASH} --norc --noprofile -c {shlex.quote(line)} >/dev/null 2>&1 </dev/null; {_LOOK}",
+                  project, sandbox)
     after = _tree(root, project)
     changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
     wrong = sorted(p for p in changed if not _may_change(p, project))
+    wrong += sorted(name for name, seen in _devices(looked).items() if seen != _devices_before(sandbox)[name])
+    wrong += _repair_devices()  # (bwrap's /dev holds the host's device nodes: a chmod there is one here)
     assert not wrong, f"allowed {line!r}{how}, and it changed {wrong}"
     shutil.rmtree(root)
     root.mkdir()
@@ -283,7 +336,8 @@ RULED_WRITERS = [
     "find . -name a.txt -exec cp {} {t} \\;", "find sub -exec touch {t} \\;", "find {t} -name '*' -exec rm -rf {} +",
     "find . -name a.txt -exec mv {} {t} \\;",
 ]
-RULED_TARGETS = [t for t in TARGETS if not t.startswith(("$", "\"", "'"))] + ["../outside", "~/new", "../home/x"]
+RULED_TARGETS = [t for t in TARGETS if not t.startswith(("$", "\"", "'"))] + ["../outside", "~/new", "../home/x",
+                                                                              "/dev/tty", "/dev/stdout"]
 RULES = tuple(f"Bash({p}:*)" for p in (
     "cp", "mv", "rm", "touch", "tee", "truncate", "ln", "install", "dd", "sort", "mkdir", "tar", "gzip", "split",
     "uniq", "shuf", "mkfifo", "chmod", "cd", "xargs", "echo", "find", "sed", "curl", "zip", "xxd", "csplit"))
@@ -302,7 +356,7 @@ def _check_ruled(root: Path, line: str, sandbox: bool) -> None:
 
 @pytest.mark.parametrize("line", [w.replace("{t}", t) for w in RULED_WRITERS for t in (
     "../outside/data.txt", "linkdir/x", "link-out", "~/new", "../proj-evil/x", "/{root}/outside/s", "out.txt",
-    "~+/../outside/z", "~-/w")])  # dd of=~+/…: bash expands a tilde after the = of an assignment-like word
+    "~+/../outside/z", "~-/w", "/dev/null", "/dev/tty")])  # dd of=~+/…: bash expands a tilde after the = of an assignment-like word
 def test_rule_allowed_writers_fixed_lines(tmp_path, line):
     _program_world(tmp_path)
     _check_ruled(tmp_path, line, SANDBOX)

@@ -68,6 +68,12 @@ INSIDE = [  # the same programs writing inside, or into a sink: the rule allows 
     "echo x | tee /dev/stderr",
     "dd if=notes.txt of=/dev/null",
     "find . -name '*.pyc' -delete",
+    "cp notes.txt /dev/null",
+    "cp -v notes.txt /dev/stdout",
+    "tar cf /dev/null .",
+    "gcc -o /dev/null main.c",
+    "sort -o /dev/stdout notes.txt",
+    "wget -q -O /dev/null https://example.com",
 ]
 
 
@@ -124,6 +130,27 @@ async def test_a_write_inside_or_to_a_sink_is_what_the_rule_allows(places, line)
     for mode in ("default", "acceptEdits", "dontAsk"):
         verdict = await decide_bash(make_ctx(project, allow=ALLOW, mode=mode), line)
         assert verdict_name(verdict) == "allow", (mode, line, verdict)
+
+
+@pytest.mark.parametrize("line", [
+    "rm -f /dev/null", "rm -rf /dev/stdout", "chmod 600 /dev/null", "mv notes.txt /dev/null", "mv /dev/null x",
+    "ln -sf notes.txt /dev/null", "touch /dev/null", "install notes.txt /dev/null", "rsync notes.txt /dev/null",
+    "sed -i s/a/b/ /dev/null", "truncate -s 0 /dev/null", "cp -p notes.txt /dev/null", "cp -a notes.txt /dev/null",
+    "cp -f notes.txt /dev/tty", "cp --remove-destination notes.txt /dev/null", "cp -b notes.txt /dev/null",
+    "cp notes.txt $X /dev/null", "curl -sR -o /dev/null https://example.com", "rm -f /dev/../dev/null",
+    "find . | xargs cp -t /dev/null",
+])
+async def test_what_removes_replaces_or_changes_a_device_asks(places, line):
+    """A device is no file to write outside only for a program that writes into it (``curl -o
+    /dev/null``): ``rm -f /dev/null``, ``mv x /dev/null``, ``chmod 600 /dev/null`` once ran under
+    the program's rule in default mode and broke the machine's /dev/null.  *Always allow* offers
+    no rule for all of /dev."""
+    project, _outside = places
+    for mode in ("default", "acceptEdits"):
+        verdict = await decide_bash(make_ctx(project, allow=ALLOW + ("Bash(sed:*)", "Bash(xargs:*)"), mode=mode), line)
+        assert verdict_name(verdict) == "ask", (mode, line, verdict)
+        assert "outside the working directories" in verdict.message, verdict.message
+        assert not any(r.startswith("Edit(//dev") for u in verdict.suggestions for r in u.rules), verdict.suggestions
 
 
 @pytest.mark.parametrize("line", ["cp notes.txt {o}/", "rm -rf {o}/sub", "curl -s -o {o}/page https://example.com"])
