@@ -59,7 +59,7 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
             return None
         return "let evaluates arithmetic on variables, whose values may run code"
     if program in ("shopt", "set", "hash", "alias") or program in _ZSH_SETTERS:
-        return changes_meaning(program, texts)
+        return run_time_option(program, words) or changes_meaning(program, texts)
     if program in ("compgen", "complete"):
         return _completion_code(program, texts)
     if program == "jobs":  # jobs -x CMD ARGS runs CMD (a runner; deny rules see it too)
@@ -97,6 +97,22 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[|$)")  # a variable's name (an arr
 _NAMEREF_DECLARES = frozenset({"declare", "typeset", "local"})  # export -n only un-exports
 _NAMEREF = ("declare -n makes a name refer to another variable: assigning it sets that one (PATH, "
             "GLOBIGNORE, LD_PRELOAD …)")
+
+
+def run_time_option(program: str, words: Sequence[Word]) -> str | None:
+    """Why ``set``/``shopt``/``hash`` may take an option only known at run time: ``shopt $X
+    dotglob`` (X=-s: ``cat *`` then reads .env), ``hash $X /bin/rm ls`` (X=-p), ``set "$X"``
+    (X=-k): a word that is not fixed before ``--`` (unquoted, ``$X`` may be several words:
+    ``hash $X`` with X='-p /bin/rm ls')."""
+    if program not in ("set", "shopt", "hash"):
+        return None
+    for word in words[1:]:
+        if word.literal == "--":
+            return None
+        if word.literal is None:
+            return (f"{program} {word.text} may be an option only known at run time, which may change how the "
+                    "rest of the line is read")
+    return None
 
 
 def changes_meaning(program: str, texts: list[str]) -> str | None:
@@ -316,6 +332,9 @@ def line_change(forms: Sequence[Sequence[Word]], assigned: Sequence[tuple[str, s
         program = form[0].literal if form else None
         if program in ("shopt", "set", "hash") or program in _ZSH_SETTERS:
             texts = [w.literal if w.literal is not None else w.text for w in form[1:]]
+            unknown = run_time_option(program, form)
+            if unknown is not None:
+                return unknown, False  # (shopt $X expand_aliases, set $X with X=-k: what words run)
             why = changes_meaning(program, texts)
             if why is not None:
                 return why, program == "shopt" and _shopt_patterns_only(texts) or (

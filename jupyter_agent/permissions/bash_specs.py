@@ -67,6 +67,9 @@ SPECS: dict[str, Spec] = {
     "test": _s("-v", "-R", **_NO_PATHS),
     "[": _s("-v", "-R", **_NO_PATHS),
     "printf": _s("-v", **_NO_PATHS),
+    # the shell's table of where commands were found: -r forgets it (a venv's activate script
+    # ends with `hash -r`), NAME looks one up on PATH; -p PATH NAME makes NAME run another program
+    "hash": _s("-p", dynamic_ok=False, **_NO_PATHS),
     "date": _s("-s", "--set", "-f", "--file", **_NO_PATHS),
     "hostname": Spec(max_positional=0, reads_paths=False, unsafe=frozenset({"-F", "--file"})),
     "uniq": _s(max_positional=1),

@@ -22,6 +22,15 @@ ROWS = [
     ("hash-forget", EDIT_DENY, "hash -r; ls", "allow"),
     ("set-k", EDIT_DENY, "set -k; ls GLOBIGNORE=x", "ask"),
     ("set-o-keyword", EDIT_DENY, "set -o keyword; ls", "ask"),
+    # an option only known at run time: X may be -p, -s, -k (a value may be several words)
+    ("hash-variable", EDIT_DENY, "hash $X ls; ls victim", "ask"),
+    ("hash-variable-words", EDIT_DENY, "hash $X; ls victim", "ask"),
+    ("hash-default-value", EDIT_DENY, "hash ${X:--p} /bin/rm ls; ls victim", "ask"),
+    ("hash-names-after-dashdash", EDIT_DENY, "hash -- \"$X\" ls; ls", "allow"),
+    ("set-variable", EDIT_DENY, "set \"$X\"; ls GLOBIGNORE=x", "ask"),
+    ("set-positional", EDIT_DENY, "set -- $X; ls", "allow"),
+    ("shopt-variable-option", READ_DENY, "shopt $X dotglob; cat *", "ask"),
+    ("shopt-variable-through-builtin", READ_DENY, "builtin shopt $X dotglob; cat *", "ask"),
     # what a pattern matches, under a Read deny rule
     ("dotglob-cat", READ_DENY, "shopt -s dotglob; cat *", "ask"),
     ("globstar-cat", READ_DENY, "shopt -s globstar; cat **/.env", "ask"),
@@ -77,6 +86,36 @@ def test_real_bash_hash_p_makes_ls_remove(tmp_path):
     (tmp_path / "victim").write_text("x")
     subprocess.run(["bash", "-c", "hash -p /bin/rm ls; ls victim"], cwd=tmp_path, timeout=10)
     assert not (tmp_path / "victim").exists()
+
+
+@pytest.mark.parametrize(("command", "gone"), [
+    ('X="-p /bin/rm ls"; hash $X; ls victim', True),  # one value, three words
+    ('X=-p/bin/rm; hash "$X" ls; ls victim', True),
+    ('X=-p/bin/rm; hash "$X"; ls victim', False),  # -p with no name after it: nothing hashed
+])
+def test_real_bash_hash_takes_its_option_from_a_value(tmp_path, command, gone):
+    (tmp_path / "victim").write_text("x")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, timeout=10, capture_output=True)
+    assert (tmp_path / "victim").exists() is not gone
+
+
+def test_real_bash_shopt_takes_s_from_a_value(tmp_path):
+    (tmp_path / ".env").write_text("SECRET=1\n")
+    done = subprocess.run(["bash", "-c", "X=-s; shopt $X dotglob; cat *"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=10)
+    assert "SECRET=1" in done.stdout, done
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("hash -r", "allow"), ("hash", "allow"), ("hash ls", "allow"), ("hash -t ls", "allow"), ("hash -d ls", "allow"),
+    ("hash -r; ls", "allow"), ("hash -p /bin/rm ls", "ask"), ("hash -rp /bin/rm ls", "ask"), ("hash $X", "ask"),
+    ("hash \"$X\" ls", "ask"),
+])
+async def test_hash_without_p_is_read_only(tmp_path, command, expected):
+    """``hash -r`` (what a venv's activate script ends with), ``hash NAME``, ``hash -t NAME`` are
+    read-only in default mode with no rule: the table is the shell's own, and nothing runs."""
+    verdict = await decide_bash(make_ctx(tmp_path), command)
+    assert verdict_name(verdict) == expected, verdict
 
 
 def test_real_bash_set_k_makes_an_argument_a_setting(tmp_path):
