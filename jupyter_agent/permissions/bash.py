@@ -53,6 +53,7 @@ from .compose_services import COMPOSES, compose_scripts
 from .composer_scripts import COMPOSERS, composer_scripts
 from .deno_tasks import DENOS, deno_scripts
 from .direnv_envrc import DIRENVS, direnv_scripts
+from .disguised_programs import disguised_forms
 from .dvc_stages import DVCS, dvc_scripts
 from .filesystem import ACCEPT_EDITS_MODES, read_rule_of
 from .git_hooks import GITS, git_hook_scripts
@@ -150,6 +151,8 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
                 return PermissionDeny(verdict.deny)
         if rules.rule_programs or rules.rule_program_starts or scope.read_deny:  # python tool.py: its strings
             _code_file_checks(analysis.commands, cwds, rules, scope, verdict, command)
+        if rules.rule_programs and not verdict.deny:  # ./bin/ls x, bin/ls a link to /bin/rm
+            _disguise_checks(analysis.ruled, cwds, rules, verdict)
         path_checks(analysis, cwds, scope, context, verdict)
         _line_change_checks(analysis, scope, verdict)  # shopt -s dotglob, GLOBIGNORE=x, hash -p
         runs = _argument_runs(analysis.commands)  # bear -- make: the Makefile's recipes may run
@@ -321,6 +324,24 @@ def _rule_checks(commands: list[CommandInfo], rules: CompiledRules, v: Verdict, 
         _skipping_checks(commands, rules, v)
     if arguments and (rules.rule_programs or rules.rule_program_starts):
         _argument_commands(commands, rules, v, line)
+
+
+def _disguise_checks(commands: list[CommandInfo], cwds: list[str], rules: CompiledRules, v: Verdict) -> None:
+    """A program given as a path that is a program a deny or ask rule names, under another name
+    (``./bin/ls x`` with ``bin/ls`` a link to, or a copy of, ``/bin/rm``): the rules meet it as
+    that program (``disguised_programs.py``)."""
+    for info in commands:
+        if not any(form and "/" in (form[0].literal or "") for form in info.forms):
+            continue
+        for form, given in disguised_forms(info.forms, cwds, rules.rule_programs):
+            text = form_text(form)[0]
+            why = f"{given} is {form[0].text}: a link to it or a copy of it"
+            for rule, pattern in rules.bash_deny:
+                if pattern.matches(text):
+                    v.deny = f"Permission to run {text!r} has been denied by the rule {rule} ({why})."
+                    return
+            v.sticky.extend(f"{text!r} matches the ask rule {rule} ({why})" for rule, pattern in rules.bash_ask
+                            if pattern.matches(text))
 
 
 # programs whose arguments are never a command they run, besides the read-only ones and those the
@@ -965,6 +986,8 @@ def _checks_of_script(
         programs = bool(rules.rule_programs or rules.rule_program_starts)
         if not sub.deny and (programs or scope.read_deny):  # "clean": "node clean.js"
             _code_file_checks(inner.commands, inner_cwds, rules, scope, sub, text)
+            if rules.rule_programs and not sub.deny:
+                _disguise_checks(inner.ruled, inner_cwds, rules, sub)
             # the notebook's Python: os.system("rm x") in a cell nbconvert --execute runs, or in a
             # module of the project a cell imports
             if (cwd == cwds[0] and script.path and script.path.lower().endswith((".ipynb", ".ipy", ".qmd", ".rmd"))
