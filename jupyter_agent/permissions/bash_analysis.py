@@ -453,11 +453,30 @@ def _prefix_reason(cmd: SimpleCommand) -> str | None:
 
 def _setter_reason(words: tuple[Word, ...]) -> str | None:
     """Why a builtin setting variables by name must ask: it sets one that changes what programs
-    run, or one whose name is only known at run time."""
+    run, or one whose name is only known at run time.  ``unset PATH`` too: bash then looks for
+    a command in the current folder (``unset PATH; ls`` ran ``./ls``), as after ``PATH=``."""
+    if words and words[0].literal == "unset":
+        return _unset_reason(words)
     names = assigned_names(words)
     if "?" in names:
         return f"{words[0].text} sets a variable whose name is only known at run time"
     return _env_reason((name, None) for name in names) if names else None
+
+
+def _unset_reason(words: tuple[Word, ...]) -> str | None:
+    functions_only = False
+    for word in words[1:]:
+        text = word.literal
+        if text is not None and text[:1] == "-" and len(text) > 1 and not functions_only:
+            functions_only = "f" in text and "v" not in text  # unset -f NAME: the function only
+            continue
+        if functions_only and text is not None:
+            continue
+        if text is None:
+            return "unset may unset PATH (a name only known at run time): a command is then looked for in the current folder"
+        if text == "PATH":
+            return "it unsets PATH: a command is then looked for in the current folder"
+    return None
 
 
 _LEADING_KEYWORDS = frozenset({"{", "do", "then", "else", "elif", "if", "while", "until", "!"})

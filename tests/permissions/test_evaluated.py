@@ -207,6 +207,32 @@ def test_real_bash_runs_the_program_of_the_path_set_by_name(tmp_path, command):
     assert (tmp_path / "M").exists(), command
 
 
+# no PATH at all: bash looks for a command in the current folder (as for PATH= or PATH='')
+UNSETS_PATH = ["unset PATH; qa", "unset -v PATH; qa", "unset -- PATH; qa", "command unset PATH; qa"]
+
+
+@pytest.mark.parametrize("command", [*UNSETS_PATH, "unset $N; qa"])
+async def test_unsetting_path_meets_the_deny_rules(world, command):
+    ctx = make_ctx(world.project, allow=(*ALLOW, "Bash(qa:*)"), deny=DENY, mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == "ask" and "chosen at run time" in verdict.message, (command, verdict)
+
+
+@pytest.mark.parametrize("command", ["unset -f PATH; qa", "unset A B; qa"])
+async def test_unsetting_other_names_or_a_function_is_no_path_change(world, command):
+    ctx = make_ctx(world.project, allow=(*ALLOW, "Bash(qa:*)", "Bash(unset:*)"), deny=DENY, mode="bypassPermissions")
+    assert verdict_name(await decide_bash(ctx, command)) == "allow", command
+
+
+@pytest.mark.parametrize("command", UNSETS_PATH)
+def test_real_bash_runs_the_program_of_the_current_folder_without_path(tmp_path, command):
+    (tmp_path / "qa").write_text("#!/bin/sh\n/usr/bin/touch M\n")
+    (tmp_path / "qa").chmod(0o755)
+    subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10,
+                   env={"PATH": "/usr/bin:/bin"})
+    assert (tmp_path / "M").exists(), command
+
+
 @pytest.mark.parametrize("command", ["while IFS= read -r line; do echo \"$line\"; done < a.py",
                                      "IFS=, read -ra parts <<< 'a,b'", "for f in a b; do echo \"$f\"; done",
                                      "read -r line < a.py"])
