@@ -11,6 +11,8 @@ Anything the analyzer does not understand asks.
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
@@ -40,6 +42,7 @@ from .bash_stdin import StdinSources
 from .bash_suggest import suggested_rule
 from .bash_verdict import Verdict, new_memo, resolved_once
 from .bash_words import Word
+from .bash_wrappers import dangerous_env
 from .bash_writes import WRITING_PROGRAMS
 from .batch_jobs import BATCH_SUBMITTERS, batch_scripts
 from .book_builds import BOOK_BUILDERS, book_scripts
@@ -53,7 +56,7 @@ from .compose_services import COMPOSES, compose_scripts
 from .composer_scripts import COMPOSERS, composer_scripts
 from .deno_tasks import DENOS, deno_scripts
 from .direnv_envrc import DIRENVS, direnv_scripts
-from .disguised_programs import disguised_forms
+from .disguised_programs import disguised_as, disguised_forms
 from .dvc_stages import DVCS, dvc_scripts
 from .filesystem import ACCEPT_EDITS_MODES, read_rule_of
 from .git_hooks import GITS, git_hook_scripts
@@ -70,6 +73,7 @@ from .ninja_builds import NINJAS, ninja_scripts
 from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
 from .package_scripts import MANAGERS, MONOREPOS, monorepo_scripts, package_scripts
 from .path_programs import relative_program, relative_search_path
+from .path_values import path_effects
 from .paths import BadPath, protected_reason_of, resolve_below
 from .permission_thread import decide_off_loop
 from .pipenv_scripts import PIPENVS, pipenv_scripts
@@ -86,6 +90,7 @@ from .script_files import (
     SOURCE,
     Script,
     line_may_change,
+    may_put_in,
     may_run_scripts,
     parsed_file,
     read_script,
@@ -97,6 +102,7 @@ from .sourced_effects import (
     BASH_BUILTINS,
     CD_SETTINGS,
     SourcedEffects,
+    defined_functions,
     own_shell_unknown,
     sourced_effects,
 )
@@ -835,7 +841,7 @@ def _script_checks(
             if text is None:
                 _unknown_script(script, why, rules, v, scope if script in shell_files else None)
             else:
-                _checks_of_script(text, script, cwds, scope, context, rules, v, depth)
+                _checks_of_script(text, script, cwds, scope, context, rules, v, depth, (analysis, info))
             if script.sourced and len(analysis.commands) > 1:  # . x.sh; cp y ~/z: in x.sh's shell
                 _sourced_change_checks(analysis, script, text, info, cwds, scope, context, rules, v)
             if v.deny:
@@ -891,7 +897,11 @@ def _sourced_change_checks(analysis: Analysis, script: Script, text: str | None,
         if v.deny or len(v.sticky) > before:
             return
     if effects.programs or effects.functions:
-        _programs_after_sourcing(_commands_after(analysis, info)[0], effects, lead, rules, v)
+        gained = _path_gain_only(text) if effects.programs else None
+        if gained is not None and any(may_put_in(analysis, folder, cwds, info, last_too=False,
+                                                 functions=frozenset(effects.functions)) for folder in gained):
+            gained = None  # the line may put a program there first
+        _programs_after_sourcing(_commands_after(analysis, info)[0], effects, lead, rules, v, gained)
 
 
 def _paths_after_sourcing(analysis: Analysis, runner: CommandInfo, cwds: list[str], scope: PathScope,
@@ -915,8 +925,36 @@ def _commands_after(analysis: Analysis, runner: CommandInfo) -> tuple[list[Comma
     return [c for c in analysis.commands if c is not runner and id(c) not in earlier], before is not None
 
 
+def _path_gain_only(text: str) -> tuple[str, ...] | None:
+    """The folders a sourced script puts on PATH when that is all it does to which program a
+    name runs (``path_values.py``: a venv's activate script), else None."""
+    effects = path_effects(text, os.environ.get("PATH", ""), tuple(os.environ.items()))
+    if effects is None:
+        return None
+    for command in analyze(text).ruled:
+        program = command.innermost[0].literal if command.innermost else None
+        if program == "enable" or (any(_unknown_form(form) for form in command.forms)
+                                   and not _sets_path_only(command, effects.restored)):
+            return None
+    return effects.gained
+
+
+def _gained_program(name: str | None, gained: tuple[str, ...]) -> bool:
+    """Whether the command name ``name`` may find a program in one of the ``gained`` folders
+    other than the one it finds now."""
+    if name is None or "/" in name:
+        return name is None
+    before = shutil.which(name)
+    for folder in gained:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK) and (
+                before is None or os.path.realpath(before) != os.path.realpath(path)):
+            return True
+    return False
+
+
 def _programs_after_sourcing(later: list[CommandInfo], effects: SourcedEffects, lead: str, rules: CompiledRules,
-                             v: Verdict) -> None:
+                             v: Verdict, gained: tuple[str, ...] | None = None) -> None:
     """``source .venv/bin/activate && ls``: the script set PATH (or LD_PRELOAD, PAGER …), so
     ``ls`` may be ``.venv/bin/ls``; or it defined a function ``ls``.  A later command is then
     not read-only by its name: it needs an allow rule of its own, or approval.  Builtins do not
@@ -929,7 +967,9 @@ def _programs_after_sourcing(later: list[CommandInfo], effects: SourcedEffects, 
         named = [p for p in programs if p in effects.functions]
         if named:
             why = f"defines a function or alias {named[0]}, which runs instead of the program"
-        elif effects.programs and any(p is None or effects.builtins_too or p not in BASH_BUILTINS for p in programs):
+        elif effects.programs and any((p is None or effects.builtins_too or p not in BASH_BUILTINS)
+                                      and (gained is None or _gained_program(p, gained)) for p in programs):
+            # (a venv's bin first on PATH: ls is still /usr/bin/ls when the venv holds no ls)
             why = f"{effects.programs}, so which program {info.text} runs is only known at run time"
         if why is None or _allowed(rules, info.text):
             continue
@@ -957,7 +997,7 @@ def _unknown_script(script: Script, why: str, rules: CompiledRules, v: Verdict, 
 
 def _checks_of_script(
     text: str, script: Script, cwds: list[str], scope: PathScope, context: ToolUseContext,
-    rules: CompiledRules, v: Verdict, depth: int,
+    rules: CompiledRules, v: Verdict, depth: int, outer: tuple[Analysis, CommandInfo] | None = None,
 ) -> None:
     inner = analyze(text)
     if script.remote or script.rules_only:  # another machine's commands, a kernel's argv: the deny and ask rules only
@@ -982,7 +1022,8 @@ def _checks_of_script(
     for cwd in dict.fromkeys(cwds):  # the script runs where the command does; its cds are its own
         inner_cwds = _cwds(inner, cwd, text, getattr(cwds, "unknown", False))
         if rule_checked and cwd == cwds[0]:
-            _rule_checks(inner.ruled, rules, sub, text)
+            _rule_checks(_path_followed(inner, text, script, cwds, scope, context, rules, sub, depth, outer), rules,
+                         sub, text)
         programs = bool(rules.rule_programs or rules.rule_program_starts)
         if not sub.deny and (programs or scope.read_deny):  # "clean": "node clean.js"
             _code_file_checks(inner.commands, inner_cwds, rules, scope, sub, text)
@@ -1011,6 +1052,119 @@ def _checks_of_script(
         if sub.deny:
             break
     _fold_script_verdict(inner, script, rule_checked, sub, v)
+
+
+def _path_followed(inner: Analysis, text: str, script: Script, cwds: list[str], scope: PathScope,
+                   context: ToolUseContext, rules: CompiledRules, v: Verdict, depth: int,
+                   outer: tuple[Analysis, CommandInfo] | None) -> list[CommandInfo]:
+    """The script's commands for the deny and ask rules.  One that only sets PATH is a program
+    only known at run time (a later ``ls`` may be any program), unless what PATH gets can be
+    told (``path_values.py``: a venv's activate script puts its ``bin`` first): then the
+    programs in those folders meet the rules instead (``_gained_checks``)."""
+    ruled = inner.ruled
+    if not any(_sets_path_only(info, frozenset()) for info in ruled):
+        return ruled
+    effects = path_effects(text, os.environ.get("PATH", ""), tuple(os.environ.items()))
+    if effects is None:
+        return ruled
+    setters = [info for info in ruled if _sets_path_only(info, effects.restored)]
+    _gained_checks(effects.gained, script, inner, outer, cwds, scope, context, rules, v, depth)
+    without = {id(info) for info in setters}
+    return [info if id(info) not in without else _without_unknown(info) for info in ruled]
+
+
+def _sets_path_only(info: CommandInfo, restored: frozenset[str]) -> bool:
+    """``PATH=…``, ``export PATH=…``, ``unset PATH``: a command whose only program only known at
+    run time is what PATH then finds (no other variable that changes what runs, but those
+    ``restored``, which only get back the value they had)."""
+    if not any(_unknown_form(form) for form in info.forms):
+        return False
+    words = info.innermost
+    program = words[0].literal if words else None
+    if words and program not in ("export", "declare", "typeset", "local", "readonly", "unset"):
+        return False
+    names = {name for name, _value in info.assigned}
+    for word in words[1:]:
+        text = word.literal
+        if text is None:
+            return False
+        if text[:1] != "-":
+            names.add(text.partition("=")[0])
+    dangerous = {name for name in names if dangerous_env(name)}
+    return bool(dangerous) and dangerous <= {"PATH"} | restored
+
+
+def _without_unknown(info: CommandInfo) -> CommandInfo:
+    forms = tuple(form for form in info.forms if not _unknown_form(form))
+    index = next((k for k, form in enumerate(forms) if form is info.innermost), -1)
+    return replace(info, forms=forms, inner_index=index, _form_texts=None, _text=None)
+
+
+def _unknown_form(form: tuple[Word, ...]) -> bool:
+    return len(form) == 1 and form[0] is UNKNOWN_PROGRAM
+
+
+_MAX_GAINED_ENTRIES = 256  # a folder put on PATH with more programs than this: not looked through
+
+
+def _gained_checks(gained: tuple[str, ...], script: Script, inner: Analysis,
+                   outer: tuple[Analysis, CommandInfo] | None, cwds: list[str], scope: PathScope,
+                   context: ToolUseContext, rules: CompiledRules, v: Verdict, depth: int) -> None:
+    """The programs in the folders a script puts on PATH, which a later command name may run:
+    one that is a program a deny or ask rule names under another name (a link to ``rm`` named
+    ``ls``), or a script that runs what a rule names, asks; so does a folder the line may
+    write a program into before it runs."""
+    defined = defined_functions(script.prelude + (script.code or "") if script.path is None else
+                                read_script(script.path)[0] or "")
+    for folder in gained:
+        where = f"{script.shown} puts {folder} on PATH"
+        # the script's own commands, or the line's besides the one that runs the script and the
+        # last (what a command after them finds there is what they wrote)
+        if may_put_in(inner, folder, cwds, None, functions=defined) or (outer is not None and may_put_in(
+                outer[0], folder, cwds, outer[1], last_too=False, functions=defined)):
+            _unknown_script(replace(script, shown=f"a program in {folder}"), f"{where}, and the line may put "
+                            "one there", rules, v)
+            continue
+        try:
+            with os.scandir(folder) as listing:
+                entries = [e for _, e in zip(range(_MAX_GAINED_ENTRIES + 1), listing, strict=False)]
+        except OSError:
+            continue  # not there: nothing to find in it
+        if len(entries) > _MAX_GAINED_ENTRIES:
+            _unknown_script(replace(script, shown=f"a program in {folder}"), f"{where}, which holds too many "
+                            "programs to look through", rules, v)
+            continue
+        for entry in entries:
+            path = entry.path
+            if not os.path.isfile(path) or not os.access(path, os.X_OK):
+                continue
+            before = shutil.which(entry.name)  # the same program as without the folder: nothing new
+            if before is not None and os.path.realpath(before) == os.path.realpath(path):
+                continue
+            name = disguised_as(path, rules.rule_programs)
+            if name is not None and name != entry.name:
+                v.sticky.append(f"{where}, where {entry.name} is {name} (a link to it or a copy of it): a later "
+                                f"{entry.name} runs {name}, which a deny or ask rule names")
+                continue
+            if _built_program(path):
+                continue  # a program built elsewhere: what its name says (a script without #! is bash's)
+            line = shlex.quote(path)
+            found = analyze(line)
+            sub = Verdict()
+            _code_file_checks(found.commands, cwds, rules, scope, sub, line)
+            if not sub.deny:
+                _script_checks(found, cwds, scope, context, rules, sub, depth + 1)
+            if sub.deny:
+                v.sticky.append(f"{where}, where {entry.name} may run a command a deny rule names: {sub.deny}")
+            v.sticky.extend(f"{where}, where {entry.name}: {s}" for s in sub.sticky)
+
+
+def _built_program(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"\x7fELF"
+    except OSError:
+        return False
 
 
 def _remote_script_checks(inner: Analysis, script: Script, rules: CompiledRules, v: Verdict) -> None:

@@ -607,6 +607,60 @@ def _git_keeps_files(words: tuple[Word, ...]) -> bool:
     return i < len(words) and words[i].literal in _GIT_KEEPING_FILES
 
 
+def may_put_in(analysis: Analysis, folder: str, cwds: list[str], besides: CommandInfo | None,
+               last_too: bool = True, functions: frozenset[str] = frozenset()) -> bool:
+    """Whether a command of ``analysis`` other than ``besides`` may write a file into
+    ``folder`` (or replace the folder): a write redirection there, a writing command naming it,
+    a folder above it or a file in it, or a program that may write where it likes (``pip
+    install``, ``python x.py``, one only known at run time).  Builtins write no file, nor does
+    calling one of ``functions`` (its commands are among the analysis's).
+    ``last_too`` False: the line's last command does not count (nothing after it looks a
+    program up), unless commands run in the background."""
+    from .sourced_effects import BASH_BUILTINS
+
+    name = os.path.basename(folder)
+    for redirect in analysis.redirects:
+        if redirect.write and _inside(redirect.target, folder, name, cwds):
+            return True
+    commands = analysis.commands
+    skip = commands[-1] if commands and not last_too and not _BACKGROUND.search(analysis.source or "") else None
+    for info in commands:
+        if info is besides or info is skip or info.read_only.read_only or info.cd_kind:
+            continue
+        program = info.innermost[0].literal if info.innermost else None
+        if info.innermost and (program in functions or (program in BASH_BUILTINS and program not in _CODE_BUILTINS)):
+            continue
+        if program is None and not info.innermost and not info.forms:
+            continue  # an assignment alone
+        if (program is None or program not in _CHANGE_NAMED | _CHANGE_NO_TEXT) or any(
+                _inside(word, folder, name, cwds) for form in info.forms for word in form[1:]):
+            return True
+    return False
+
+
+# builtins that run code or other programs (which may write anything)
+_CODE_BUILTINS = frozenset({"source", ".", "eval", "exec", "command", "builtin", "trap", "fc", "enable", "coproc",
+                            "time", "xargs"})
+_BACKGROUND = re.compile(r"(?<![&>|])&(?![&>])")
+
+
+def _inside(word: Word, folder: str, name: str, cwds: list[str]) -> bool:
+    """Whether ``word`` may name ``folder``, a folder above it or a file in it."""
+    if _names(word, folder, name, cwds):
+        return True
+    text = word.literal
+    if text is None:
+        return True
+    for cwd in cwds:
+        try:
+            real = resolve_below(text, cwd)[1]
+        except BadPath:
+            continue
+        if real.startswith(folder.rstrip("/") + "/"):
+            return True
+    return False
+
+
 def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
     text = word.literal
     if text is None and (word.text == "~" or word.text[:2] == "~/") and tilde_path(word) is not None:
@@ -625,6 +679,6 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
     return False
 
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "not_there",
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "may_put_in", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "not_there",
            "NotKnown", "lines_of", "parsed_file", "per_form", "shell_script",
            "templated", "jsonc_of", "toml_of", "yaml_of", "ini_of", "located", "nearest_files", "interpreter_name"]

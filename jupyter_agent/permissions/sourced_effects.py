@@ -207,6 +207,11 @@ def _cd_in_own_shell(root: Any) -> bool:
     return False
 
 
+def defined_functions(text: str) -> frozenset[str]:
+    """The names of the functions the script ``text`` defines (``_defined_functions``)."""
+    return frozenset(_defined_functions(_tree(text)))
+
+
 def _defined_functions(root: Any, depth: int = 0) -> set[str]:
     """The names of the functions the script whose tree is ``root`` defines (anywhere: a definition
     inside an ``if`` still defines it when that branch runs), also in the fixed code it evals

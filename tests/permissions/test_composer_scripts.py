@@ -27,7 +27,7 @@ SCRIPTS = {
     "say": "echo",
     "placed": "echo @additional_args done",
     "callback": "Vendor\\Pkg\\Scripts::run",
-    "path": ["@putenv PATH=/tmp", "ls"],
+    "path": ["@putenv PATH=bin", "ls"],
     "again": "@composer clean",
     "post-install-cmd": "rm -rf vendor-cache",
     "post-update-cmd": "echo updated",
@@ -53,7 +53,7 @@ ROWS = [
     ("timeout 60 composer clean", "deny"),
     ("composer status", "ask"),  # its pre-status-cmd, which may run (a deny rule asks)
     ("composer install", "ask"),  # no lock file: the update events (certain); the install ones may run
-    ("composer path", "ask"),  # PATH set by @putenv: what `ls` is is not known
+    ("composer path", "ask"),  # PATH set by @putenv to a relative folder: what `ls` is is not known
     ('composer run-script "$X"', "ask"),
     ('composer "$X"', "ask"),
     ("COMPOSER=other.json composer test", "ask"),
