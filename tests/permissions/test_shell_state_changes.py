@@ -466,11 +466,16 @@ def test_bash_really_runs_the_folder_a_sourced_path_puts_first(sourcing):
 
 async def test_a_virtualenv_activation_then_a_read_only_command_needs_a_rule(project):
     """``Bash(source .venv/bin/activate:*)`` (what Always allow offers) and then ``ls``:
-    ``.venv/bin/ls``, which the agent may have written, would run."""
+    a ``.venv/bin/ls`` the agent wrote would run.  With no ``ls`` there (and none the line may
+    put there) ``ls`` is the one it always was (``path_values.py``)."""
     subprocess.run(["python3", "-m", "venv", "--without-pip", str(project / ".venv")], check=True, timeout=120)
     ctx = make_ctx(project, allow=("Bash(source .venv/bin/activate:*)", "Bash(pytest:*)"), mode="default")
     assert verdict_name(await decide_bash(ctx, "source .venv/bin/activate && pytest -q")) == "allow"
     assert verdict_name(await decide_bash(ctx, "source .venv/bin/activate && echo ready")) == "allow"
+    assert verdict_name(await decide_bash(ctx, "source .venv/bin/activate && ls")) == "allow"
+    fake = project / ".venv" / "bin" / "ls"
+    fake.write_text("#!/bin/sh\necho PAYLOAD\n")
+    fake.chmod(0o755)
     verdict = await decide_bash(ctx, "source .venv/bin/activate && ls")
     assert verdict_name(verdict) == "ask" and "sets PATH" in verdict.message, verdict
 
