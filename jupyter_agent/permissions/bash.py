@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import stat
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
@@ -89,6 +90,7 @@ from .script_files import (
     POSIX_SHELLS,
     SOURCE,
     Script,
+    interpreter_name,
     line_may_change,
     may_put_in,
     may_run_scripts,
@@ -1135,36 +1137,61 @@ def _gained_checks(gained: tuple[str, ...], script: Script, inner: Analysis,
                             "programs to look through", rules, v)
             continue
         for entry in entries:
-            path = entry.path
-            if not os.path.isfile(path) or not os.access(path, os.X_OK):
-                continue
-            before = shutil.which(entry.name)  # the same program as without the folder: nothing new
-            if before is not None and os.path.realpath(before) == os.path.realpath(path):
-                continue
-            name = disguised_as(path, rules.rule_programs)
-            if name is not None and name != entry.name:
-                v.sticky.append(f"{where}, where {entry.name} is {name} (a link to it or a copy of it): a later "
-                                f"{entry.name} runs {name}, which a deny or ask rule names")
-                continue
-            if _built_program(path):
-                continue  # a program built elsewhere: what its name says (a script without #! is bash's)
-            line = shlex.quote(path)
-            found = analyze(line)
-            sub = Verdict()
-            _code_file_checks(found.commands, cwds, rules, scope, sub, line)
-            if not sub.deny:
-                _script_checks(found, cwds, scope, context, rules, sub, depth + 1)
-            if sub.deny:
-                v.sticky.append(f"{where}, where {entry.name} may run a command a deny rule names: {sub.deny}")
-            v.sticky.extend(f"{where}, where {entry.name}: {s}" for s in sub.sticky)
+            v.sticky.extend(f"{where}, where {finding}" for finding in _gained_program_findings(
+                entry, cwds, scope, context, rules, depth))
 
 
-def _built_program(path: str) -> bool:
+def _gained_program_findings(entry: os.DirEntry[str], cwds: list[str], scope: PathScope, context: ToolUseContext,
+                             rules: CompiledRules, depth: int) -> tuple[str, ...]:
+    """What the deny and ask rules find in the program ``entry`` of a folder put on PATH: it is
+    a program they name under another name, or a script whose commands or strings they name
+    (read as its ``#!`` interpreter reads it; no ``#!``: bash).  Each file version once."""
+    path = entry.path
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ()
+    if not stat.S_ISREG(info.st_mode) or not os.access(path, os.X_OK):
+        return ()
+    before = shutil.which(entry.name)  # the same program as without the folder: nothing new
+    if before is not None and os.path.realpath(before) == os.path.realpath(path):
+        return ()
+    key = (path, info.st_ino, info.st_mtime_ns, info.st_size, cwds[0] if cwds else "")
+    if key in rules.program_hits:
+        return rules.program_hits[key]
+    found: tuple[str, ...] = ()
+    name = disguised_as(path, rules.rule_programs)
+    if name is not None and name != entry.name:
+        found = (f"{entry.name} is {name} (a link to it or a copy of it): a later {entry.name} runs {name}, "
+                 "which a deny or ask rule names",)
+    elif (interpreter := _script_interpreter(path)) is not None:
+        line = f"{interpreter} {shlex.quote(path)}"
+        analysis = analyze(line)
+        sub = Verdict()
+        _code_file_checks(analysis.commands, cwds, rules, scope, sub, line)
+        if not sub.deny:
+            _script_checks(analysis, cwds, scope, context, rules, sub, depth + 1)
+        found = tuple(f"{entry.name} may run a command a deny rule names: {s}" for s in [sub.deny] if s) + tuple(
+            f"{entry.name}: {s}" for s in sub.sticky)
+    rules.program_hits[key] = found
+    return found
+
+
+def _script_interpreter(path: str) -> str | None:
+    """What runs the file at ``path`` as a script: its ``#!`` interpreter's name (``python3``,
+    ``bash``), bash without one; None for a built program."""
     try:
         with open(path, "rb") as handle:
-            return handle.read(4) == b"\x7fELF"
+            head = handle.read(256)
     except OSError:
-        return False
+        return None
+    if head.startswith(b"\x7fELF"):
+        return None
+    if not head.startswith(b"#!"):
+        return "bash"  # (execve fails with ENOEXEC: bash runs it as a script)
+    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    name = interpreter_name(words)
+    return name if name and all(c.isalnum() or c in "._+-" for c in name) else "bash"
 
 
 def _remote_script_checks(inner: Analysis, script: Script, rules: CompiledRules, v: Verdict) -> None:

@@ -75,6 +75,9 @@ class CompiledRules:
     # a code file's version (path, inode, time, size) -> what of its strings the deny or ask rules
     # name (bash._code_file_checks: a project's modules are read by many decisions), or None
     file_hits: dict[tuple[str, int, int, int], str | None] = field(default_factory=dict)
+    # a program's version in a folder a script puts on PATH -> what the rules find in it
+    # (bash._gained_program_findings: a venv's bin is looked through by each activation)
+    program_hits: dict[tuple[str, int, int, int, str], tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.bash_deny, self.bash_ask, self.bash_allow = self.bash("deny"), self.bash("ask"), self.bash("allow")
