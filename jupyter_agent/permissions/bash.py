@@ -154,7 +154,10 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
         scope = rules.scope_of(context.cwd)
         cwds = _cwds(analysis, scope.real_cwd, command)
         if rules.deny_any is not None or rules.ask_any is not None:
-            _rule_checks(analysis.ruled, rules, verdict, command)
+            # export PATH="$HOME/.local/bin:$PATH" && tool: the programs in what PATH gets
+            line = Script(shown="the line", path=None, code=command)
+            _rule_checks(_path_followed(analysis, command, line, cwds, scope, context, rules, verdict, 0, None),
+                         rules, verdict, command)
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
         if rules.rule_programs or rules.rule_program_starts or scope.read_deny:  # python tool.py: its strings
@@ -1088,9 +1091,12 @@ def _sets_path_only(info: CommandInfo, restored: frozenset[str]) -> bool:
     names = {name for name, _value in info.assigned}
     for word in words[1:]:
         text = word.literal
-        if text is None:
-            return False
-        if text[:1] != "-":
+        if text is None:  # export PATH="$HOME/bin:$PATH": a value only known at run time, a fixed name
+            name, equals, _value = word.text.partition("=")
+            if not (equals and name.isidentifier() and name.isascii()):
+                return False
+            names.add(name)
+        elif text[:1] != "-":
             names.add(text.partition("=")[0])
     dangerous = {name for name in names if dangerous_env(name)}
     return bool(dangerous) and dangerous <= {"PATH"} | restored
@@ -1122,12 +1128,17 @@ def _gained_checks(gained: tuple[str, ...], script: Script, inner: Analysis,
         where = f"{script.shown} puts {folder} on PATH"
         # the script's own commands, or the line's besides the one that runs the script and the
         # last (what a command after them finds there is what they wrote)
-        if may_put_in(inner, folder, cwds, None, functions=defined) or (outer is not None and may_put_in(
-                outer[0], folder, cwds, outer[1], last_too=False, functions=defined)):
+        # (the line itself, not a script: its last command writes after every look-up)
+        if may_put_in(inner, folder, cwds, None, last_too=script.shown != "the line", functions=defined) or (
+                outer is not None and may_put_in(outer[0], folder, cwds, outer[1], last_too=False, functions=defined)):
             _unknown_script(replace(script, shown=f"a program in {folder}"), f"{where}, and the line may put "
                             "one there", rules, v)
             continue
         try:
+            if os.stat(folder).st_mode & stat.S_IWOTH:  # /tmp: anyone may put a program there at any time
+                _unknown_script(replace(script, shown=f"a program in {folder}"), f"{where}, which anyone may "
+                                "write", rules, v)
+                continue
             with os.scandir(folder) as listing:
                 entries = [e for _, e in zip(range(_MAX_GAINED_ENTRIES + 1), listing, strict=False)]
         except OSError:

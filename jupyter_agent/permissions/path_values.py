@@ -246,8 +246,8 @@ class _Walker:
                 raise _NotKnown
             name, rest = rest[0].text.decode("utf-8", "surrogateescape"), rest[1:]
         self._no_substitutions(rest)
-        if name in _NOT_FOLLOWED:
-            raise _NotKnown
+        if name in _NOT_FOLLOWED or name in _DECLARES or name == "unset":
+            raise _NotKnown  # (command unset PATH, builtin export …: not read as those here)
         if name in _NAME_SETTERS:
             for word in rest:
                 text = word.text.decode("utf-8", "surrogateescape")

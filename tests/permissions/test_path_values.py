@@ -136,6 +136,8 @@ def test_what_a_script_puts_on_path(text, gained):
     ". ./other.sh; PATH=/p:$PATH",
     'PATH="$(cat /etc/paths):$PATH"',
     'PATH="$PWD/.venv/bin:$PATH"',  # where the command runs, not the environment's PWD
+    "command unset PATH",
+    "builtin export PATH=/x",
 ])
 def test_what_cannot_be_told(text):
     assert _gained(text) is None
@@ -223,3 +225,30 @@ async def test_read_only_commands_after_activation_stay_read_only(venv, setup, c
         shutil.copy2(shutil.which(setup) or f"/bin/{setup}", venv / ".venv" / "bin" / setup)
     verdict = await decide_bash(make_ctx(venv, allow=("Bash(source:*)", "Bash(cp:*)")), command)
     assert verdict_name(verdict) == expected, verdict
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ('export PATH="{p}/clean:$PATH"; ls victim', "allow"),
+    ('export PATH="{p}/tools:$PATH"; ls victim', "ask"),  # tools/ls is a copy of rm
+    ('PATH={p}/clean:$PATH; cp /bin/rm {p}/clean/ls; ls victim', "ask"),  # the line puts it there first
+    ('PATH={p}/clean:$PATH; ls; cp /bin/rm {p}/clean/ls', "allow"),  # after the last look-up
+    ('PATH=./tools:$PATH; ls victim', "ask"),  # relative: the folder at run time
+    ('export PATH="$PWD/tools:$PATH"; ls victim', "ask"),
+    ('export PATH="{p}/shared:$PATH"; ls victim', "ask"),  # anyone may write there: not looked through
+])
+async def test_a_path_set_in_the_line_itself_is_followed_too(tmp_path, command, expected):
+    for folder in ("clean", "tools", "shared"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "shared").chmod(0o777)
+    shutil.copy2(shutil.which("rm") or "/bin/rm", tmp_path / "tools" / "ls")
+    ctx = make_ctx(tmp_path, allow=("Bash(*)",), deny=("Bash(rm:*)",))
+    verdict = await decide_bash(ctx, command.format(p=tmp_path))
+    assert verdict_name(verdict) == expected, verdict
+
+
+def test_real_bash_runs_the_program_of_the_folder_the_line_puts_first(tmp_path):
+    (tmp_path / "tools").mkdir()
+    shutil.copy2(shutil.which("rm") or "/bin/rm", tmp_path / "tools" / "ls")
+    (tmp_path / "victim").write_text("x")
+    subprocess.run(["bash", "-c", f'export PATH="{tmp_path}/tools:$PATH"; ls victim'], cwd=tmp_path, timeout=10)
+    assert not (tmp_path / "victim").exists()
