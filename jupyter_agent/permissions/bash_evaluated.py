@@ -55,6 +55,12 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
         return None
     texts = [w.literal if w.literal is not None else w.text for w in words[1:]]
     if program == "let":  # let 2+3, let i=2+3: numbers, and a plain name given them
+        from .bash_wrappers import dangerous_env  # (bash_wrappers reads this module)
+
+        for text in texts:  # let PATH=0: a relative folder (ls runs ./0/ls); BASH_ENV=0 a file
+            target = _LET_TARGET.match(text)
+            if target is not None and dangerous_env(target.group(0)[:-1]):
+                return f"let sets {target.group(0)[:-1]}, which changes what programs run"
         if all(_NUMBERS_ONLY.issuperset(_LET_TARGET.sub("", t, count=1)) for t in texts):
             return None
         return "let evaluates arithmetic on variables, whose values may run code"

@@ -33,7 +33,7 @@ _OLD = "\0"  # the value PATH had before the script (no fixed folders of the scr
 _UNSET = "\x02"  # a variable that is not set (as a word: empty; ${V+x} tells it from V='')
 _MAX_VALUES = 32  # more possible values of one variable than this: not known
 _MAX_CALLS = 4  # functions calling functions deeper than this: not known
-_NO_EFFECT = frozenset({"comment", ";", "&", "&&", "||", "|", "|&", "test_command", "file_redirect",
+_NO_EFFECT = frozenset({"comment", ";", "&", "&&", "||", "|", "|&", "file_redirect",
                         "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start", "heredoc_end"})
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # builtins that set the variables they are given by name (read PATH, printf -v PATH …)
@@ -48,6 +48,9 @@ _SHELL_SET = frozenset({"PWD", "OLDPWD", "SHLVL", "_", "BASH", "BASHPID", "BASHO
                         "EPOCHREALTIME", "PPID", "UID", "EUID", "GROUPS", "HOSTNAME", "HOSTTYPE", "OSTYPE",
                         "MACHTYPE", "PIPESTATUS", "DIRSTACK", "IFS", "OPTIND", "OPTARG", "REPLY", "HISTCMD",
                         "COLUMNS", "LINES"})
+
+_EVALUATING_EXPANSIONS = frozenset({"=", ":=", "?", ":?", ":", "subscript"})
+_ARITHMETIC_TESTS = frozenset({b"-eq", b"-ne", b"-lt", b"-le", b"-gt", b"-ge"})
 
 Value = tuple[str, ...]  # the pieces of one possible value, joined
 State = dict[str, "frozenset[Value] | None"]  # a variable's possible values; None: not known
@@ -125,10 +128,13 @@ class _Walker:
         kind = node.type
         if kind in _NO_EFFECT:
             return state
+        if kind == "test_command":  # [ "${X:=/x}" ], [ "$(f)" ]: what its words do
+            self._scan(node.children, state)
+            return state
         if kind in ("compound_statement", "do_group", "program"):
             return self.block(node.children, state)
         if kind in ("redirected_statement", "negated_command"):
-            self._no_substitutions(node.children[1:] if kind == "redirected_statement" else ())
+            self._scan(node.children[1:] if kind == "redirected_statement" else (), state)
             return self.statement(node.named_children[0], state) if node.named_children else state
         if kind == "variable_assignment":
             return self.assign(node, dict(state))
@@ -152,7 +158,7 @@ class _Walker:
         if kind == "if_statement":
             return self.if_statement(node, state)
         if kind == "case_statement":
-            self._no_substitutions(node.children[1:2])
+            self._scan(node.children[1:2], state)
             outcomes = [state] + [self.block(_after_patterns(item), state) for item in node.named_children
                                   if item.type == "case_item"]
             return self._join(outcomes)
@@ -172,7 +178,7 @@ class _Walker:
         name = target.text.decode()
         value_nodes = [c for c in node.children[2:]]
         appended = node.children[1].type == "+=" if len(node.children) > 1 else False
-        self._no_substitutions(value_nodes)
+        self._scan(value_nodes, state)
         try:
             values: frozenset[Value] | None = self.value(value_nodes[0], state) if value_nodes else frozenset({("",)})
             if appended:
@@ -245,7 +251,7 @@ class _Walker:
             if rest[0].type != "word":
                 raise _NotKnown
             name, rest = rest[0].text.decode("utf-8", "surrogateescape"), rest[1:]
-        self._no_substitutions(rest)
+        self._scan(rest, state)
         if name in _NOT_FOLLOWED or name in _DECLARES or name == "unset":
             raise _NotKnown  # (command unset PATH, builtin export …: not read as those here)
         if name in _NAME_SETTERS:
@@ -299,10 +305,10 @@ class _Walker:
         conditions = [c for c in node.named_children if c.type not in ("do_group", "variable_name")]
         if node.type in ("while_statement", "until_statement"):
             state = self.block(conditions, state)
-        elif node.type == "c_style_for_statement" and any(b"PATH" in c.text for c in conditions):
-            raise _NotKnown  # for ((PATH=…; …)): arithmetic that sets it
+        elif node.type == "c_style_for_statement":
+            raise _NotKnown  # for ((…)): arithmetic, which may assign any variable
         else:
-            self._no_substitutions(conditions)
+            self._scan(conditions, state)
         once = self._join([state, self.block(body, state)])
         twice = self._join([once, self.block(body, once)])
         if twice != once:  # a value that grows each time round: not followed
@@ -467,13 +473,25 @@ class _Walker:
             raise _NotKnown
         return values
 
-    def _no_substitutions(self, nodes: Iterable[Any]) -> None:
-        """Code in ``$( … )`` runs in a shell of its own: it may still set PATH for what it runs."""
+    def _scan(self, nodes: Iterable[Any], state: State) -> None:
+        """What words do besides giving text: code in ``$( … )`` or ``<( … )`` runs in a shell
+        of its own, where it may still set PATH (``$(f; ls)`` with ``f`` setting it) for what
+        it runs, so it is followed like a subshell; ``${X:=v}`` and arithmetic (``$((PATH=0))``)
+        assign variables, which is not followed."""
         stack = list(nodes)
         while stack:
             node = stack.pop()
-            if node.type in ("command_substitution", "process_substitution") and b"PATH" in node.text:
-                raise _NotKnown
+            kind = node.type
+            if kind in ("command_substitution", "process_substitution"):
+                self.block(node.children, state)
+                continue
+            if kind == "expansion" and any(c.type in _EVALUATING_EXPANSIONS for c in node.children):
+                raise _NotKnown  # ${X:=v} assigns; ${a[i]}, ${x:1:2} evaluate arithmetic
+            if "arithmetic" in kind or kind == "subscript":
+                raise _NotKnown  # $((x)) with x='PATH=0' assigns: a value is evaluated as arithmetic too
+            if kind == "binary_expression" and any(c.type == "test_operator" and c.text in _ARITHMETIC_TESTS
+                                                   for c in node.children):
+                raise _NotKnown  # [[ x -eq 0 ]]: the operands are arithmetic, which may assign
             stack.extend(node.children)
 
 

@@ -189,6 +189,7 @@ SETS_PATH = ["for PATH in ./bin; do qa; done", "select PATH in ./bin; do qa; bre
 
 
 @pytest.mark.parametrize("command", [*SETS_PATH, "mapfile -t PATH <<< ./bin; qa", "getopts x PATH -x; qa",
+                                     "let PATH=0; qa", "let BASH_ENV=0; bash -c qa",
                                      "wait -p PATH; qa", 'read "$N" <<< ./bin; qa'])
 async def test_setting_path_by_name_meets_the_deny_rules(world, command):
     ctx = make_ctx(world.project, allow=(*ALLOW, "Bash(qa:*)", "Bash(getopts:*)"), deny=DENY, mode="bypassPermissions")
@@ -205,6 +206,16 @@ def test_real_bash_runs_the_program_of_the_path_set_by_name(tmp_path, command):
     subprocess.run(["/bin/bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10,
                    env={"PATH": "/usr/bin:/bin"})
     assert (tmp_path / "M").exists(), command
+
+
+def test_real_bash_let_sets_path_to_a_relative_folder(tmp_path):
+    """``let PATH=0`` gives PATH the value 0: a folder named 0 in the current one."""
+    (tmp_path / "0").mkdir()
+    (tmp_path / "0" / "qa").write_text("#!/bin/sh\n/usr/bin/touch M\n")
+    (tmp_path / "0" / "qa").chmod(0o755)
+    subprocess.run(["/bin/bash", "-c", "let PATH=0; qa"], cwd=tmp_path, capture_output=True, timeout=10,
+                   env={"PATH": "/usr/bin:/bin"})
+    assert (tmp_path / "M").exists()
 
 
 # no PATH at all: bash looks for a command in the current folder (as for PATH= or PATH='')

@@ -113,6 +113,8 @@ export PATH
     ('X=$(cygpath /c); PATH="$X/bin:$PATH"', ()),  # no cygpath: X is empty, /bin is there
     ('_O="$PATH"; PATH=/v/bin:$PATH; PATH="$_O"', ("/v/bin",)),
     ("PATH=/p/bin:$PATH ls", ("/p/bin",)),  # what ls runs with
+    ("X=$(PATH=/z; ls)", ("/z",)),  # code in $( … ) that sets PATH for what it runs there
+    ("f() { PATH=/f:$PATH; }; X=$(f; ls)", ("/f",)),  # a function called in $( … )
 ])
 def test_what_a_script_puts_on_path(text, gained):
     assert _gained(text) == gained
@@ -132,7 +134,13 @@ def test_what_a_script_puts_on_path(text, gained):
     "$C PATH",  # a program only known at run time (read, eval …)
     "PATH=~/bin:$PATH",
     'X=$(pwd); PATH="$X:$PATH"',
-    "X=$(PATH=/z; ls)",  # code in $( … ) that sets PATH for what it runs
+    ": ${X:=/evil}; PATH=\"${X:-/safe}:$PATH\"",  # ${X:=…} assigns
+    ": $((x))",  # x='PATH=0' would assign: a value is evaluated as arithmetic
+    "[[ x -eq 0 ]]",
+    "echo ${a[i]}",
+    "(( PATH=1 ))",
+    "let PATH=0",
+    "for ((i=0; i<2; i++)); do :; done",
     ". ./other.sh; PATH=/p:$PATH",
     'PATH="$(cat /etc/paths):$PATH"',
     'PATH="$PWD/.venv/bin:$PATH"',  # where the command runs, not the environment's PWD
