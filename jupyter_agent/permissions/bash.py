@@ -1073,7 +1073,7 @@ def _path_followed(inner: Analysis, text: str, script: Script, cwds: list[str], 
     if effects is None:
         return ruled
     setters = [info for info in ruled if _sets_path_only(info, effects.restored)]
-    _gained_checks(effects.gained, script, inner, outer, cwds, scope, context, rules, v, depth)
+    _gained_checks(effects.gained, script, text, inner, outer, cwds, scope, context, rules, v, depth)
     without = {id(info) for info in setters}
     return [info if id(info) not in without else _without_unknown(info) for info in ruled]
 
@@ -1115,15 +1115,14 @@ def _unknown_form(form: tuple[Word, ...]) -> bool:
 _MAX_GAINED_ENTRIES = 256  # a folder put on PATH with more programs than this: not looked through
 
 
-def _gained_checks(gained: tuple[str, ...], script: Script, inner: Analysis,
+def _gained_checks(gained: tuple[str, ...], script: Script, text: str, inner: Analysis,
                    outer: tuple[Analysis, CommandInfo] | None, cwds: list[str], scope: PathScope,
                    context: ToolUseContext, rules: CompiledRules, v: Verdict, depth: int) -> None:
     """The programs in the folders a script puts on PATH, which a later command name may run:
     one that is a program a deny or ask rule names under another name (a link to ``rm`` named
     ``ls``), or a script that runs what a rule names, asks; so does a folder the line may
     write a program into before it runs."""
-    defined = defined_functions(script.prelude + (script.code or "") if script.path is None else
-                                read_script(script.path)[0] or "")
+    defined = defined_functions(text)
     for folder in gained:
         where = f"{script.shown} puts {folder} on PATH"
         # the script's own commands, or the line's besides the one that runs the script and the

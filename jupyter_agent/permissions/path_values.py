@@ -226,12 +226,13 @@ class _Walker:
 
     def command(self, node: Any, state: State) -> State:
         words: list[Any] = []
+        prefixed = dict(state)  # NAME=V cmd: what cmd (a function too) runs with
         for child in node.named_children:
-            if child.type == "variable_assignment":  # NAME=V cmd: cmd runs with it
-                target = child.named_children[0] if child.named_children else None
-                if target is not None and target.text == b"PATH":
-                    self.taken.extend(self.value(child.children[2], state) if len(child.children) > 2
-                                      else {("",)})
+            if child.type == "variable_assignment":
+                saved = self.taken, self.given
+                self.taken, self.given = list(saved[0]), {k: list(v) for k, v in saved[1].items()}
+                prefixed = self.assign(child, prefixed)  # (PATH=/p ls: what ls runs with is taken)
+                self.given = saved[1]  # (not the shell's own: restored after the command)
             elif child.type == "command_name":
                 words.append(child.named_children[0] if child.named_children else child)
             else:
@@ -254,6 +255,8 @@ class _Walker:
         self._scan(rest, state)
         if name in _NOT_FOLLOWED or name in _DECLARES or name == "unset":
             raise _NotKnown  # (command unset PATH, builtin export …: not read as those here)
+        if name == "printf" and not any(w.text.startswith(b"-v") for w in rest):
+            return state  # printf without -v only prints
         if name in _NAME_SETTERS:
             for word in rest:
                 text = word.text.decode("utf-8", "surrogateescape")
@@ -273,7 +276,7 @@ class _Walker:
                 raise _NotKnown
             self._depth = depth + 1
             try:
-                return self._join([state, self.statement(self.functions[name], state)])
+                return self._join([state, self.statement(self.functions[name], prefixed)])
             finally:
                 self._depth = depth
         return state

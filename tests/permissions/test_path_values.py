@@ -115,6 +115,8 @@ export PATH
     ("PATH=/p/bin:$PATH ls", ("/p/bin",)),  # what ls runs with
     ("X=$(PATH=/z; ls)", ("/z",)),  # code in $( … ) that sets PATH for what it runs there
     ("f() { PATH=/f:$PATH; }; X=$(f; ls)", ("/f",)),  # a function called in $( … )
+    ("f() { PATH=$X:$PATH; }; X=/given f", ("/given",)),  # a function runs with NAME=V in front
+    ('printf "%s\\n" x; PATH=/a:$PATH', ("/a",)),  # printf without -v sets nothing
 ])
 def test_what_a_script_puts_on_path(text, gained):
     assert _gained(text) == gained
