@@ -154,15 +154,16 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
         scope = rules.scope_of(context.cwd)
         cwds = _cwds(analysis, scope.real_cwd, command)
         if rules.deny_any is not None or rules.ask_any is not None:
-            # export PATH="$HOME/.local/bin:$PATH" && tool: the programs in what PATH gets
-            line = Script(shown="the line", path=None, code=command)
-            _rule_checks(_path_followed(analysis, command, line, cwds, scope, context, rules, verdict, 0, None),
-                         rules, verdict, command)
+            ruled = analysis.ruled
+            if "PATH" in command:  # export PATH="$HOME/.local/bin:$PATH" && tool: the programs in what PATH gets
+                line = Script(shown="the line", path=None, code=command)
+                ruled = _path_followed(analysis, command, line, cwds, scope, context, rules, verdict, 0, None)
+            _rule_checks(ruled, rules, verdict, command)
             if verdict.deny:
                 return PermissionDeny(verdict.deny)
         if rules.rule_programs or rules.rule_program_starts or scope.read_deny:  # python tool.py: its strings
             _code_file_checks(analysis.commands, cwds, rules, scope, verdict, command)
-        if rules.rule_programs and not verdict.deny:  # ./bin/ls x, bin/ls a link to /bin/rm
+        if rules.rule_programs and not verdict.deny and "/" in command:  # ./bin/ls x, bin/ls a link to /bin/rm
             _disguise_checks(analysis.ruled, cwds, rules, verdict)
         path_checks(analysis, cwds, scope, context, verdict)
         _line_change_checks(analysis, scope, verdict)  # shopt -s dotglob, GLOBIGNORE=x, hash -p
@@ -1067,7 +1068,7 @@ def _path_followed(inner: Analysis, text: str, script: Script, cwds: list[str], 
     told (``path_values.py``: a venv's activate script puts its ``bin`` first): then the
     programs in those folders meet the rules instead (``_gained_checks``)."""
     ruled = inner.ruled
-    if not any(_sets_path_only(info, frozenset()) for info in ruled):
+    if "PATH" not in text or not any(_sets_path_only(info, frozenset()) for info in ruled):
         return ruled
     effects = path_effects(text, os.environ.get("PATH", ""), tuple(os.environ.items()))
     if effects is None:
