@@ -646,22 +646,11 @@ _BACKGROUND = re.compile(r"(?<![&>|])&(?![&>])")
 
 def _inside(word: Word, folder: str, name: str, cwds: list[str]) -> bool:
     """Whether ``word`` may name ``folder``, a folder above it or a file in it."""
-    if _names(word, folder, name, cwds):
-        return True
-    text = word.literal
-    if text is None:
-        return True
-    for cwd in cwds:
-        try:
-            real = resolve_below(text, cwd)[1]
-        except BadPath:
-            continue
-        if real.startswith(folder.rstrip("/") + "/"):
-            return True
-    return False
+    return _names(word, folder, name, cwds, below=True)
 
 
-def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
+def _names(word: Word, path: str, name: str, cwds: list[str], below: bool = False) -> bool:
+    """Whether ``word`` may name ``path`` or a folder above it (``below``: or a file in it)."""
     text = word.literal
     if text is None and (word.text == "~" or word.text[:2] == "~/") and tilde_path(word) is not None:
         text = os.path.expanduser(word.text)  # > ~/x: home's (a line that sets HOME asks on its own)
@@ -674,7 +663,7 @@ def _names(word: Word, path: str, name: str, cwds: list[str]) -> bool:
             real = resolve_below(text, cwd)[1]
         except BadPath:
             continue
-        if real == path or path.startswith(real.rstrip("/") + "/"):
+        if real == path or path.startswith(real.rstrip("/") + "/") or (below and real.startswith(path.rstrip("/") + "/")):
             return True
     return False
 
