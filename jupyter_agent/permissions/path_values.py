@@ -38,8 +38,9 @@ _NO_EFFECT = frozenset({"comment", ";", "&", "&&", "||", "|", "|&", "file_redire
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # builtins that set the variables they are given by name (read PATH, printf -v PATH …)
 _NAME_SETTERS = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "wait"})
-# what runs code or changes the shell in ways not followed here
-_NOT_FOLLOWED = frozenset({"eval", "source", ".", "trap", "let", "shopt", "enable", "alias", "fc", "coproc"})
+# what runs code or changes the shell in ways not followed here (an alias runs only after
+# shopt -s expand_aliases, which is one of them)
+_NOT_FOLLOWED = frozenset({"eval", "source", ".", "trap", "let", "shopt", "enable", "fc", "coproc"})
 
 # variables bash itself sets when it starts or as it runs: not the environment's values
 _SHELL_SET = frozenset({"PWD", "OLDPWD", "SHLVL", "_", "BASH", "BASHPID", "BASHOPTS", "SHELLOPTS", "BASH_SOURCE",

@@ -70,7 +70,11 @@ else
     VIRTUAL_ENV_PROMPT=$(basename "$VIRTUAL_ENV")
 fi
 PS1="(${VIRTUAL_ENV_PROMPT}) ${PS1-}"
-hash -r 2>/dev/null
+alias pydoc 2>/dev/null >/dev/null && unalias pydoc || true
+pydoc () {
+    python -m pydoc "$@"
+}
+hash -r 2>/dev/null || true
 """
 
 # Python 3.13's venv: VIRTUAL_ENV set in a case on $(uname), cygpath for Windows
