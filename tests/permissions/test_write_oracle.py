@@ -147,12 +147,14 @@ def _judge(root: Path, project: Path, line: str, sandbox: bool, how: str, remake
     """Run the allowed ``line``; nothing outside the project or guarded may have changed, nor
     a device (looked at after the line, in its sandbox).  Then a fresh world (``remake``)."""
     before = _tree(root, project)
-    looked = _run(f"{BASH} --norc --noprofile -c {shlex.quote(line)} >/dev/null 2>&1 </dev/null; {_LOOK}",
-                  project, sandbox)
+    # (timeout: a line that hangs, cp into a fifo, still lets the look run)
+    looked = _run(f"timeout -k 1 7 {BASH} --norc --noprofile -c {shlex.quote(line)} >/dev/null 2>&1 </dev/null; "
+                  f"{_LOOK}", project, sandbox)
     after = _tree(root, project)
     changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
     wrong = sorted(p for p in changed if not _may_change(p, project))
-    wrong += sorted(name for name, seen in _devices(looked).items() if seen != _devices_before(sandbox)[name])
+    if "/dev/null" in looked:  # (else the look did not run: the line outlasted even that)
+        wrong += sorted(name for name, seen in _devices(looked).items() if seen != _devices_before(sandbox)[name])
     wrong += _repair_devices()  # (bwrap's /dev holds the host's device nodes: a chmod there is one here)
     assert not wrong, f"allowed {line!r}{how}, and it changed {wrong}"
     shutil.rmtree(root)
