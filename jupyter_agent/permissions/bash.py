@@ -30,7 +30,7 @@ from .ansible_playbooks import PLAYBOOK_RUNNERS, playbook_scripts
 from .bash_accept_edits import FILESYSTEM_COMMANDS, accept_edits_allows
 from .bash_analysis import MODELED_PROGRAMS, Analysis, CommandInfo, analyze
 from .bash_arguments import interpreter_codes, protected_arguments, protected_assignments, tilde_path
-from .bash_evaluated import HISTFILE_CHANGE, HOME_CHANGE, line_change
+from .bash_evaluated import DECLARES, HISTFILE_CHANGE, HOME_CHANGE, line_change
 from .bash_extra_forms import commands_it_runs
 from .bash_paths import NAMES_ONLY, path_checks
 from .bash_readonly import ReadOnlyCheck, check_read_only
@@ -74,7 +74,7 @@ from .ninja_builds import NINJAS, ninja_scripts
 from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
 from .package_scripts import MANAGERS, MONOREPOS, monorepo_scripts, package_scripts
 from .path_programs import relative_program, relative_search_path
-from .path_values import path_effects
+from .path_values import PathEffects, path_effects
 from .paths import BadPath, protected_reason_of, resolve_below
 from .permission_thread import decide_off_loop
 from .pipenv_scripts import PIPENVS, pipenv_scripts
@@ -934,7 +934,7 @@ def _commands_after(analysis: Analysis, runner: CommandInfo) -> tuple[list[Comma
 def _path_gain_only(text: str) -> tuple[str, ...] | None:
     """The folders a sourced script puts on PATH when that is all it does to which program a
     name runs (``path_values.py``: a venv's activate script), else None."""
-    effects = path_effects(text, os.environ.get("PATH", ""), tuple(os.environ.items()))
+    effects = _path_effects_now(text)
     if effects is None:
         return None
     for command in analyze(text).ruled:
@@ -950,13 +950,24 @@ def _gained_program(name: str | None, gained: tuple[str, ...]) -> bool:
     other than the one it finds now."""
     if name is None or "/" in name:
         return name is None
+    return any(_new_program(os.path.join(folder, name), name) for folder in gained)
+
+
+def _new_program(path: str, name: str) -> bool:
+    """Whether ``path`` is a program (a regular file one may run) other than the one the
+    command name ``name`` finds on PATH now."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode) or not os.access(path, os.X_OK):
+            return False
+    except OSError:
+        return False
     before = shutil.which(name)
-    for folder in gained:
-        path = os.path.join(folder, name)
-        if os.path.isfile(path) and os.access(path, os.X_OK) and (
-                before is None or os.path.realpath(before) != os.path.realpath(path)):
-            return True
-    return False
+    return before is None or os.path.realpath(before) != os.path.realpath(path)
+
+
+def _path_effects_now(text: str) -> PathEffects | None:
+    """``path_effects`` of ``text`` in the kernel's environment (the PATH it starts with among it)."""
+    return path_effects(text, tuple(os.environ.items()))
 
 
 def _programs_after_sourcing(later: list[CommandInfo], effects: SourcedEffects, lead: str, rules: CompiledRules,
@@ -1003,7 +1014,7 @@ def _unknown_script(script: Script, why: str, rules: CompiledRules, v: Verdict, 
 
 def _checks_of_script(
     text: str, script: Script, cwds: list[str], scope: PathScope, context: ToolUseContext,
-    rules: CompiledRules, v: Verdict, depth: int, outer: tuple[Analysis, CommandInfo] | None = None,
+    rules: CompiledRules, v: Verdict, depth: int, outer: tuple[Analysis, CommandInfo],
 ) -> None:
     inner = analyze(text)
     if script.remote or script.rules_only:  # another machine's commands, a kernel's argv: the deny and ask rules only
@@ -1070,7 +1081,7 @@ def _path_followed(inner: Analysis, text: str, script: Script, cwds: list[str], 
     ruled = inner.ruled
     if "PATH" not in text or not any(_sets_path_only(info, frozenset()) for info in ruled):
         return ruled
-    effects = path_effects(text, os.environ.get("PATH", ""), tuple(os.environ.items()))
+    effects = _path_effects_now(text)
     if effects is None:
         return ruled
     setters = [info for info in ruled if _sets_path_only(info, effects.restored)]
@@ -1087,7 +1098,7 @@ def _sets_path_only(info: CommandInfo, restored: frozenset[str]) -> bool:
         return False
     words = info.innermost
     program = words[0].literal if words else None
-    if words and program not in ("export", "declare", "typeset", "local", "readonly", "unset"):
+    if words and program not in DECLARES and program != "unset":
         return False
     names = {name for name, _value in info.assigned}
     for word in words[1:]:
@@ -1122,30 +1133,29 @@ def _gained_checks(gained: tuple[str, ...], script: Script, text: str, inner: An
     """The programs in the folders a script puts on PATH, which a later command name may run:
     one that is a program a deny or ask rule names under another name (a link to ``rm`` named
     ``ls``), or a script that runs what a rule names, asks; so does a folder the line may
-    write a program into before it runs."""
+    write a program into before it runs.  ``outer``: the line that runs the script and the
+    command that does; None when ``inner`` is the line itself."""
     defined = defined_functions(text)
     for folder in gained:
         where = f"{script.shown} puts {folder} on PATH"
+        unknown = replace(script, shown=f"a program in {folder}")
         # the script's own commands, or the line's besides the one that runs the script and the
-        # last (what a command after them finds there is what they wrote)
-        # (the line itself, not a script: its last command writes after every look-up)
-        if may_put_in(inner, folder, cwds, None, last_too=script.shown != "the line", functions=defined) or (
+        # last (what a command after them finds there is what they wrote); the line itself: not
+        # its last either
+        if may_put_in(inner, folder, cwds, None, last_too=outer is not None, functions=defined) or (
                 outer is not None and may_put_in(outer[0], folder, cwds, outer[1], last_too=False, functions=defined)):
-            _unknown_script(replace(script, shown=f"a program in {folder}"), f"{where}, and the line may put "
-                            "one there", rules, v)
+            _unknown_script(unknown, f"{where}, and the line may put one there", rules, v)
             continue
         try:
             if os.stat(folder).st_mode & stat.S_IWOTH:  # /tmp: anyone may put a program there at any time
-                _unknown_script(replace(script, shown=f"a program in {folder}"), f"{where}, which anyone may "
-                                "write", rules, v)
+                _unknown_script(unknown, f"{where}, which anyone may write", rules, v)
                 continue
             with os.scandir(folder) as listing:
                 entries = [e for _, e in zip(range(_MAX_GAINED_ENTRIES + 1), listing, strict=False)]
         except OSError:
             continue  # not there: nothing to find in it
         if len(entries) > _MAX_GAINED_ENTRIES:
-            _unknown_script(replace(script, shown=f"a program in {folder}"), f"{where}, which holds too many "
-                            "programs to look through", rules, v)
+            _unknown_script(unknown, f"{where}, which holds too many programs to look through", rules, v)
             continue
         for entry in entries:
             v.sticky.extend(f"{where}, where {finding}" for finding in _gained_program_findings(
@@ -1158,14 +1168,11 @@ def _gained_program_findings(entry: os.DirEntry[str], cwds: list[str], scope: Pa
     a program they name under another name, or a script whose commands or strings they name
     (read as its ``#!`` interpreter reads it; no ``#!``: bash).  Each file version once."""
     path = entry.path
+    if not _new_program(path, entry.name):  # the same program as without the folder: nothing new
+        return ()
     try:
         info = os.stat(path)
     except OSError:
-        return ()
-    if not stat.S_ISREG(info.st_mode) or not os.access(path, os.X_OK):
-        return ()
-    before = shutil.which(entry.name)  # the same program as without the folder: nothing new
-    if before is not None and os.path.realpath(before) == os.path.realpath(path):
         return ()
     key = (path, info.st_ino, info.st_mtime_ns, info.st_size, cwds[0] if cwds else "")
     if key in rules.program_hits:

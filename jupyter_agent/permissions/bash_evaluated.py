@@ -59,8 +59,9 @@ def evaluation_reason(words: Sequence[Word]) -> str | None:
 
         for text in texts:  # let PATH=0: a relative folder (ls runs ./0/ls); BASH_ENV=0 a file
             target = _LET_TARGET.match(text)
-            if target is not None and dangerous_env(target.group(0)[:-1]):
-                return f"let sets {target.group(0)[:-1]}, which changes what programs run"
+            name = target.group(0)[:-1] if target is not None else ""
+            if name and dangerous_env(name):
+                return f"let sets {name}, which changes what programs run"
         if all(_NUMBERS_ONLY.issuperset(_LET_TARGET.sub("", t, count=1)) for t in texts):
             return None
         return "let evaluates arithmetic on variables, whose values may run code"

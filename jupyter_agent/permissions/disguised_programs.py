@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -45,7 +46,7 @@ def disguised_as(path: str, names: frozenset[str]) -> str | None:
         info = os.stat(path)
     except (OSError, ValueError):
         return None
-    if not os.path.isfile(path):
+    if not stat.S_ISREG(info.st_mode):
         return None
     real = os.path.realpath(path)
     if os.path.basename(real) in names:

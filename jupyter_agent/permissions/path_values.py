@@ -7,7 +7,7 @@ copy of ``rm``).  A venv's activate script does exactly that::
     VIRTUAL_ENV="/p/.venv"            (3.13: in a `case "$(uname)"`, cygpath for Windows)
     PATH="$VIRTUAL_ENV/bin:$PATH"
 
-``gained_folders`` follows the script's assignments as bash would, every way through its ``if``,
+``path_effects`` follows the script's assignments as bash would, every way through its ``if``,
 ``case``, ``&&``/``||`` and loops, and the functions it calls (``deactivate nondestructive``),
 and gives the absolute folders PATH may hold that it did not: ``("/p/.venv/bin",)``.  A value
 is its fixed text, ``$NAME``/``${NAME}``/``${NAME:-word}`` of a variable whose values are
@@ -29,13 +29,14 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
+from .bash_evaluated import DECLARES
+
 _OLD = "\0"  # the value PATH had before the script (no fixed folders of the script's own)
 _UNSET = "\x02"  # a variable that is not set (as a word: empty; ${V+x} tells it from V='')
 _MAX_VALUES = 32  # more possible values of one variable than this: not known
 _MAX_CALLS = 4  # functions calling functions deeper than this: not known
 _NO_EFFECT = frozenset({"comment", ";", "&", "&&", "||", "|", "|&", "file_redirect",
                         "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start", "heredoc_end"})
-_DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # builtins that set the variables they are given by name (read PATH, printf -v PATH …)
 _NAME_SETTERS = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "wait"})
 # what runs code or changes the shell in ways not followed here (an alias runs only after
@@ -72,26 +73,20 @@ class PathEffects:
 
 
 @lru_cache(maxsize=128)
-def path_effects(text: str, search: str, environment: tuple[tuple[str, str], ...]) -> PathEffects | None:
-    """What the script ``text`` does to PATH when it starts with ``search`` and the variables
-    ``environment`` (``tuple(os.environ.items())``); None when that cannot be told."""
+def path_effects(text: str, environment: tuple[tuple[str, str], ...]) -> PathEffects | None:
+    """What the script ``text`` does to PATH when it starts with the variables ``environment``
+    (``tuple(os.environ.items())``, its PATH among them); None when that cannot be told."""
     from .sourced_effects import _tree  # (the thread's parser)
 
     walker = _Walker(dict(environment))
     try:
         walker.block(_tree(text).children, {})
-        gained = _folders(walker.taken, search)
+        gained = _folders(walker.taken, walker.environment.get("PATH", ""))
     except (_NotKnown, RecursionError):
         return None
     restored = frozenset(name for name, values in walker.given.items() if name != "PATH" and all(
         value is not None and value <= {(_UNSET,), ("",), (walker.environment.get(name, ""),)} for value in values))
     return PathEffects(gained, restored)
-
-
-def gained_folders(text: str, search: str, environment: tuple[tuple[str, str], ...]) -> tuple[str, ...] | None:
-    """``path_effects(…).gained``, or None."""
-    effects = path_effects(text, search, environment)
-    return effects.gained if effects is not None else None
 
 
 def _folders(taken: Iterable[Value], search: str) -> tuple[str, ...]:
@@ -116,6 +111,7 @@ class _Walker:
         self.taken: list[Value] = []  # every value PATH is given
         self.given: dict[str, list[frozenset[Value] | None]] = {}  # every variable's values given
         self.calls = 0
+        self.depth = 0  # functions calling functions
 
     # --- statements: each takes the state before it and gives the state after it
 
@@ -254,7 +250,7 @@ class _Walker:
                 raise _NotKnown
             name, rest = rest[0].text.decode("utf-8", "surrogateescape"), rest[1:]
         self._scan(rest, state)
-        if name in _NOT_FOLLOWED or name in _DECLARES or name == "unset":
+        if name in _NOT_FOLLOWED or name in DECLARES or name == "unset":
             raise _NotKnown  # (command unset PATH, builtin export …: not read as those here)
         if name == "printf" and not any(w.text.startswith(b"-v") for w in rest):
             return state  # printf without -v only prints
@@ -272,14 +268,13 @@ class _Walker:
             self.calls += 1
             if self.calls > 64:
                 raise _NotKnown
-            depth = getattr(self, "_depth", 0)
-            if depth >= _MAX_CALLS:
+            if self.depth >= _MAX_CALLS:
                 raise _NotKnown
-            self._depth = depth + 1
+            self.depth += 1
             try:
                 return self._join([state, self.statement(self.functions[name], prefixed)])
             finally:
-                self._depth = depth
+                self.depth -= 1
         return state
 
     def if_statement(self, node: Any, state: State) -> State:

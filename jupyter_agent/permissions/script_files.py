@@ -620,7 +620,7 @@ def may_put_in(analysis: Analysis, folder: str, cwds: list[str], besides: Comman
 
     name = os.path.basename(folder)
     for redirect in analysis.redirects:
-        if redirect.write and _inside(redirect.target, folder, name, cwds):
+        if redirect.write and _names(redirect.target, folder, name, cwds, below=True):
             return True
     commands = analysis.commands
     skip = commands[-1] if commands and not last_too and not _BACKGROUND.search(analysis.source or "") else None
@@ -632,8 +632,8 @@ def may_put_in(analysis: Analysis, folder: str, cwds: list[str], besides: Comman
             continue
         if program is None and not info.innermost and not info.forms:
             continue  # an assignment alone
-        if (program is None or program not in _CHANGE_NAMED | _CHANGE_NO_TEXT) or any(
-                _inside(word, folder, name, cwds) for form in info.forms for word in form[1:]):
+        if (program is None or program not in _CHANGE_ONLY_NAMED) or any(
+                _names(word, folder, name, cwds, below=True) for form in info.forms for word in form[1:]):
             return True
     return False
 
@@ -642,11 +642,7 @@ def may_put_in(analysis: Analysis, folder: str, cwds: list[str], besides: Comman
 _CODE_BUILTINS = frozenset({"source", ".", "eval", "exec", "command", "builtin", "trap", "fc", "enable", "coproc",
                             "time", "xargs"})
 _BACKGROUND = re.compile(r"(?<![&>|])&(?![&>])")
-
-
-def _inside(word: Word, folder: str, name: str, cwds: list[str]) -> bool:
-    """Whether ``word`` may name ``folder``, a folder above it or a file in it."""
-    return _names(word, folder, name, cwds, below=True)
+_CHANGE_ONLY_NAMED = _CHANGE_NAMED | _CHANGE_NO_TEXT  # what writes only what it names, if anything
 
 
 def _names(word: Word, path: str, name: str, cwds: list[str], below: bool = False) -> bool:

@@ -23,11 +23,11 @@ from tests.permissions.conftest import verdict_name
 from tests.permissions.tools import decide_bash, make_ctx
 
 SEARCH = "/usr/local/bin:/usr/bin:/bin"
-ENV = (("PATH", SEARCH), ("HOME", "/home/u"))
+ENV = (("PATH", SEARCH), ("HOME", "/home/u"))  # the PATH a script starts with among them
 
 
 def _gained(text: str) -> tuple[str, ...] | None:
-    effects = path_effects(text, SEARCH, ENV)
+    effects = path_effects(text, ENV)
     return effects.gained if effects is not None else None
 
 
@@ -158,9 +158,9 @@ def test_what_cannot_be_told(text):
 
 
 def test_only_restored_variables_count_as_harmless():
-    effects = path_effects(VIRTUALENV_LIKE, SEARCH, ENV)
+    effects = path_effects(VIRTUALENV_LIKE, ENV)
     assert effects is not None and "PYTHONHOME" in effects.restored
-    effects = path_effects('PYTHONHOME=/evil; PATH=/p:$PATH', SEARCH, ENV)
+    effects = path_effects("PYTHONHOME=/evil; PATH=/p:$PATH", ENV)
     assert effects is not None and "PYTHONHOME" not in effects.restored
 
 
