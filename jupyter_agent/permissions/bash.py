@@ -11,10 +11,11 @@ Anything the analyzer does not understand asks.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from typing import cast
@@ -32,6 +33,7 @@ from .bash_analysis import MODELED_PROGRAMS, Analysis, CommandInfo, analyze
 from .bash_arguments import interpreter_codes, protected_arguments, protected_assignments, tilde_path
 from .bash_evaluated import DECLARES, HISTFILE_CHANGE, HOME_CHANGE, line_change
 from .bash_extra_forms import commands_it_runs
+from .bash_heredoc import heredoc_bodies
 from .bash_paths import NAMES_ONLY, path_checks
 from .bash_readonly import ReadOnlyCheck, check_read_only
 from .bash_rule_skips import git_alias_rule, skipping_match
@@ -82,7 +84,9 @@ from .pixi_tasks import PIXIS, pixi_scripts
 from .precommit_hooks import PRE_COMMITS, precommit_scripts
 from .procfile_runs import PROCFILE_RUNNERS, procfile_scripts
 from .pyproject_scripts import RUNNERS, pyproject_scripts
+from .python_commands import CodeFile, python_commands
 from .python_folders import folder_calls_reason
+from .python_strings import folded_strings
 from .quarto_docs import QUARTOS, quarto_scripts
 from .r_packages import R_PROGRAMS, r_package_scripts
 from .script_files import (
@@ -154,6 +158,7 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
         scope = rules.scope_of(context.cwd)
         cwds = _cwds(analysis, scope.real_cwd, command)
         if rules.deny_any is not None or rules.ask_any is not None:
+            verdict.cwds = tuple(cwds)
             ruled = analysis.ruled
             if "PATH" in command:  # export PATH="$HOME/.local/bin:$PATH" && tool: the programs in what PATH gets
                 line = Script(shown="the line", path=None, code=command)
@@ -414,6 +419,15 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                 strings += code_literals(codes, bare=False, words=False)
             if strings and _rule_strings(strings, rules, v, f"a string of {name}'s code"):
                 return
+            if interpreter and name.startswith(_PYTHON_NAMES):  # os.system('r' + 'm x'), os.system(input())
+                if "<<" in line:  # python - <<'EOF' …, cat > t.py <<'EOF' … python t.py: the code it reads
+                    codes = [*codes, *heredoc_bodies(line)]
+                if strings and (len(commands) > 1 or "<<" in line):  # echo '…' > t.py && python t.py
+                    codes = [*codes, *(t for t in strings if "(" in t)]
+                why = python_command_reason(codes, rules, f"{name}'s code", v.cwds)
+                if why is not None:
+                    v.sticky.append(why)
+                    return
             if not _may_run_arguments(name, form):
                 continue
             if stdin is not None and not interpreter:  # echo 'rm x' | some-tool (timeout 5 some-tool <<EOF)
@@ -646,6 +660,85 @@ def string_command_reason(strings: Iterable[str], context: ToolUseContext, where
         return None
     v = Verdict()
     return v.sticky[0] if _rule_strings(strings, rules, v, where) else None
+
+
+_PYTHON_NAMES = ("python", "ipython", "pypy")
+# a call that may run a program or code (python_commands.py): other code is not parsed here
+_RUNS_HINT = re.compile(r"system|popen|subprocess|exec|spawn|eval|compile|getoutput|import|getattr|CDLL|cdll")
+
+
+def python_command_reason(codes: Iterable[str], rules: CompiledRules, where: str, cwds: Sequence[str] = (),
+                          depth: int = 0) -> str | None:
+    """Why Python code asks: a command one of its calls runs is one a deny or ask rule names
+    (``os.system('r' + 'm x')`` under ``Bash(rm:*)``, also through ``exec`` of code it computes
+    or of a file it names, read from ``cwds``), or a command it runs is only known at run time
+    (``os.system(input())``, ``subprocess.run(['sh', '-c', cmd])``) while such rules name programs,
+    as ``$cmd x`` does in Bash (``python_commands.py``); None when neither."""
+    for code in dict.fromkeys(codes):
+        if _RUNS_HINT.search(code) is None:
+            continue
+        for line in python_commands(code):
+            sub = Verdict()
+            if isinstance(line, CodeFile):
+                found = ("the folder it is read from is not known here" if not cwds
+                         else _exec_file_reason(line, rules, cwds, depth) if depth < MAX_DEPTH
+                         else "it runs code in code too deeply to follow")
+                if found is not None:
+                    return f"{where} runs the code of {line}: {found}"
+                continue
+            if line is None:
+                _rule_checks([_UNKNOWN_CODE], rules, sub)
+                found = sub.deny or (sub.sticky[0] if sub.sticky else None)
+                if found is not None:
+                    return f"{where} runs a command only known at run time, so {found}"
+                continue
+            inner = analyze(line)
+            _rule_checks(inner.ruled, rules, sub, line)
+            found = sub.deny or (sub.sticky[0] if sub.sticky else None)
+            if found is None and inner.problems:
+                found = f"it could not be fully analyzed ({inner.problems[0]}), so a deny or ask rule may match it"
+            if found is not None:
+                return f"{where} runs {line!r}: {found}"
+    return None
+
+
+def _exec_file_reason(name: str, rules: CompiledRules, cwds: Sequence[str], depth: int) -> str | None:
+    """Why the file ``name`` (from one of ``cwds``), which Python code runs as code, asks: its
+    strings or its calls (``python_command_reason``); once per version of the file and rule set."""
+    for cwd in dict.fromkeys(cwds):
+        path = os.path.join(cwd, os.path.expanduser(name))
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            return "is not a regular file, so what it runs is not known"
+        key = ("exec", path, st.st_ino, st.st_mtime_ns, st.st_size)
+        hits = rules.file_hits
+        if key not in hits:
+            if len(hits) >= _MAX_FILE_HITS:
+                hits.clear()
+            try:
+                with open(path, "rb") as f:
+                    data = f.read(_MAX_EXEC_BYTES + 1)
+            except OSError as error:
+                hits[key] = f"could not be read ({error.strerror}), so what it runs is not known"
+            else:
+                text = data.decode("utf-8", "replace")
+                strings = [*code_literals([text], bare=False, words=False),
+                           *(folded_strings(text) if len(data) <= _MAX_EXEC_BYTES else ())]
+                sub = Verdict()
+                if _rule_strings(strings, rules, sub, "a string of it"):
+                    hits[key] = sub.sticky[0]
+                else:
+                    hits[key] = python_command_reason([text], rules, "its code", [cwd, os.path.dirname(path)],
+                                                      depth + 1)
+        if hits[key] is not None:
+            return cast("str", hits[key])
+    return None
+
+
+_MAX_EXEC_BYTES = 512 * 1024
 
 
 def _exported_names(commands: list[CommandInfo]) -> set[str] | None:
@@ -1035,6 +1128,7 @@ def _checks_of_script(
         return
     sub = Verdict()
     sub.script = True
+    sub.cwds = tuple(cwds)
     rule_checked = rules.deny_any is not None or rules.ask_any is not None
     for cwd in dict.fromkeys(cwds):  # the script runs where the command does; its cds are its own
         inner_cwds = _cwds(inner, cwd, text, getattr(cwds, "unknown", False))

@@ -258,3 +258,19 @@ def dash_problem(reader: WordReader) -> str | None:
     if isinstance(reader, _DashReader) and reader.dashes:
         return "a '-' before a heredoc was not understood"
     return None
+
+
+def heredoc_bodies(line: str) -> list[str]:
+    """The text of each heredoc of ``line`` as written (``python3 - <<'EOF'``'s code), in order."""
+    from .bash_parse import _parser  # (bash_parse imports this module)
+
+    data = line.encode("utf-8", "surrogateescape")
+    bodies: list[str] = []
+    stack = [_parser().parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "heredoc_body":
+            bodies.append(data[node.start_byte:node.end_byte].decode("utf-8", "replace"))
+        else:
+            stack.extend(reversed(node.children))
+    return bodies

@@ -9,7 +9,7 @@ from .paths import BadPath, resolve_below
 class Verdict:
     """What the parts of a line want; the strongest one wins (deny > sticky ask > ask)."""
 
-    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo", "folders", "notes", "script")
+    __slots__ = ("deny", "sticky", "soft", "prefixes", "checked", "memo", "folders", "notes", "script", "cwds")
 
     def __init__(self) -> None:
         self.deny: str | None = None
@@ -23,6 +23,7 @@ class Verdict:
         # the checks of a script's or task file's code: its variables may be the file's own, not
         # the user's environment (`cp hook.sh $npm_package_config_dst`)
         self.script = False
+        self.cwds: tuple[str, ...] = ()  # the folders the commands may run in (the rule checks read files there)
 
     def first_time(self, path: str, cwd: str, write: bool) -> bool:
         key = (path, cwd, write)

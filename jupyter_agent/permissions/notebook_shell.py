@@ -728,7 +728,7 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
     folders ``cwds`` it may run in, as ``python -c`` with that code asks in Bash
     (``bash_arguments.code_strings_reason``); None when none does.  A file named another way
     (built at run time) is not seen: the cell's text is shown when asking."""
-    from .bash import string_command_reason
+    from .bash import python_command_reason, string_command_reason
     from .bash_arguments import code_strings_reason
     from .bash_verdict import Verdict
     from .compiled import compiled_rules
@@ -758,6 +758,8 @@ def cells_strings_check(cells: list[tuple[str, str]], context: ToolUseContext,
         # os.system("rm -rf x"), subprocess.run(["rm", "x"]): a command a deny or ask rule names
         why = string_command_reason(code_literals([source], bare=False, words=False), context,
                                     f"a string of cell {cell_id}'s code") if literals else None
+        if why is None and (rules.rule_programs or rules.rule_program_starts):
+            why = python_command_reason([source], rules, f"cell {cell_id}'s code", folders)  # os.system('r' + 'm x')
         if why is None and (rules.rule_programs or rules.rule_program_starts or scope.read_deny):
             why = _imported_reason(source, folders, rules, scope, v, memo)  # import helpers: helpers.py's strings
         if why is not None:
