@@ -89,6 +89,7 @@ from .python_folders import folder_calls_reason
 from .python_strings import folded_strings
 from .quarto_docs import QUARTOS, quarto_scripts
 from .r_packages import R_PROGRAMS, r_package_scripts
+from .script_commands import language_of, script_commands
 from .script_files import (
     MAX_DEPTH,
     POSIX_SHELLS,
@@ -419,12 +420,17 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                 strings += code_literals(codes, bare=False, words=False)
             if strings and _rule_strings(strings, rules, v, f"a string of {name}'s code"):
                 return
-            if interpreter and name.startswith(_PYTHON_NAMES):  # os.system('r' + 'm x'), os.system(input())
+            language = "python" if name.startswith(_PYTHON_NAMES) else language_of(name) if interpreter else None
+            if language is not None:  # os.system('r' + 'm x'), os.system(input()), perl -e 'system("r"."m x")'
                 if "<<" in line:  # python - <<'EOF' …, cat > t.py <<'EOF' … python t.py: the code it reads
                     codes = [*codes, *heredoc_bodies(line)]
                 if strings and (len(commands) > 1 or "<<" in line):  # echo '…' > t.py && python t.py
-                    codes = [*codes, *(t for t in strings if "(" in t)]
-                why = python_command_reason(codes, rules, f"{name}'s code", v.cwds)
+                    codes = [*codes, *(t for t in strings if "(" in t or " " in t)]
+                if language == "python":
+                    why = python_command_reason(codes, rules, f"{name}'s code", v.cwds)
+                else:
+                    lines = [found for code in dict.fromkeys(codes) for found in script_commands(language, code)]
+                    why = _command_lines_reason(lines, rules, f"{name}'s code")
                 if why is not None:
                     v.sticky.append(why)
                     return
@@ -674,31 +680,37 @@ def python_command_reason(codes: Iterable[str], rules: CompiledRules, where: str
     or of a file it names, read from ``cwds``), or a command it runs is only known at run time
     (``os.system(input())``, ``subprocess.run(['sh', '-c', cmd])``) while such rules name programs,
     as ``$cmd x`` does in Bash (``python_commands.py``); None when neither."""
-    for code in dict.fromkeys(codes):
-        if _RUNS_HINT.search(code) is None:
-            continue
-        for line in python_commands(code):
-            sub = Verdict()
-            if isinstance(line, CodeFile):
-                found = ("the folder it is read from is not known here" if not cwds
-                         else _exec_file_reason(line, rules, cwds, depth) if depth < MAX_DEPTH
-                         else "it runs code in code too deeply to follow")
-                if found is not None:
-                    return f"{where} runs the code of {line}: {found}"
-                continue
-            if line is None:
-                _rule_checks([_UNKNOWN_CODE], rules, sub)
-                found = sub.deny or (sub.sticky[0] if sub.sticky else None)
-                if found is not None:
-                    return f"{where} runs a command only known at run time, so {found}"
-                continue
-            inner = analyze(line)
-            _rule_checks(inner.ruled, rules, sub, line)
-            found = sub.deny or (sub.sticky[0] if sub.sticky else None)
-            if found is None and inner.problems:
-                found = f"it could not be fully analyzed ({inner.problems[0]}), so a deny or ask rule may match it"
+    lines = [found for code in dict.fromkeys(codes) if _RUNS_HINT.search(code) is not None
+             for found in python_commands(code)]
+    return _command_lines_reason(lines, rules, where, cwds, depth)
+
+
+def _command_lines_reason(lines: Iterable[str | None], rules: CompiledRules, where: str, cwds: Sequence[str] = (),
+                          depth: int = 0) -> str | None:
+    """Why code that runs the shell ``lines`` (None: a command only known at run time; a
+    ``CodeFile``: a file it runs as Python) asks under ``rules``; None when it need not."""
+    for line in lines:
+        sub = Verdict()
+        if isinstance(line, CodeFile):
+            found = ("the folder it is read from is not known here" if not cwds
+                     else _exec_file_reason(line, rules, cwds, depth) if depth < MAX_DEPTH
+                     else "it runs code in code too deeply to follow")
             if found is not None:
-                return f"{where} runs {line!r}: {found}"
+                return f"{where} runs the code of {line}: {found}"
+            continue
+        if line is None:
+            _rule_checks([_UNKNOWN_CODE], rules, sub)
+            found = sub.deny or (sub.sticky[0] if sub.sticky else None)
+            if found is not None:
+                return f"{where} runs a command only known at run time, so {found}"
+            continue
+        inner = analyze(line)
+        _rule_checks(inner.ruled, rules, sub, line)
+        found = sub.deny or (sub.sticky[0] if sub.sticky else None)
+        if found is None and inner.problems:
+            found = f"it could not be fully analyzed ({inner.problems[0]}), so a deny or ask rule may match it"
+        if found is not None:
+            return f"{where} runs {line!r}: {found}"
     return None
 
 
