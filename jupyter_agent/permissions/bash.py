@@ -670,7 +670,8 @@ def string_command_reason(strings: Iterable[str], context: ToolUseContext, where
 
 _PYTHON_NAMES = ("python", "ipython", "pypy")
 # a call that may run a program or code (python_commands.py): other code is not parsed here
-_RUNS_HINT = re.compile(r"system|popen|subprocess|exec|spawn|eval|compile|getoutput|import|getattr|CDLL|cdll")
+_RUNS_HINT = re.compile(r"system|popen|subprocess|exec|spawn|eval|compile|getoutput|import|getattr|CDLL|cdll|magic|"
+                        r"run_cell|sh\.")
 
 
 def python_command_reason(codes: Iterable[str], rules: CompiledRules, where: str, cwds: Sequence[str] = (),

@@ -42,6 +42,14 @@ _EXEC: dict[str, tuple[int, str]] = {
     "os.posix_spawn": (0, "list"), "os.posix_spawnp": (0, "list"),
     "asyncio.create_subprocess_exec": (0, "rest"), "pty.spawn": (0, "argv"),
 }
+_PEXPECT = frozenset({"pexpect.run", "pexpect.runu", "pexpect.spawn", "pexpect.spawnu", "pexpect.pty_spawn.spawn",
+                      "pexpect.popen_spawn.PopenSpawn"})
+# modules whose attributes are programs: sh.rm('x'), from plumbum.cmd import rm, plumbum.local['rm']
+_PROGRAM_MODULES = ("sh.", "plumbum.cmd.", "plumbum.local.", "sh.contrib.")
+# methods of an object this does not know (IPython's shell, a C library) that run a shell line
+_IPYTHON_SHELL = frozenset({"system", "getoutput", "system_raw", "system_piped"})
+_IPYTHON_MAGICS = frozenset({"run_line_magic", "run_cell_magic", "magic", "run_cell"})
+_SHELL_MAGICS = frozenset({"sx", "system", "sc", "bash", "sh", "script", "!"})
 _CODE = frozenset({"exec", "eval", "compile", "builtins.exec", "builtins.eval", "builtins.compile"})
 # modules whose functions run programs or code: getattr(os, name) with a name only known at run time
 _RUNNING_MODULES = frozenset({"os", "posix", "subprocess", "pty", "asyncio", "builtins", "commands", "ctypes"})
@@ -73,11 +81,16 @@ def _read(code: str, found: list[str | None], depth: int) -> None:
     if tree is None:
         return
     reader = _Reader(tree)
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    bound = {id(value) for value in reader.nodes.values()}  # s = os.system: its calls are read as such
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             reader.call(node, found, depth)
-            if len(found) >= _MAX_COMMANDS:
-                return
+        elif (isinstance(node, (ast.Attribute, ast.Name)) and isinstance(node.ctx, ast.Load)
+              and id(node) not in called and id(node) not in bound and reader.runs(node)):
+            found.append(None)  # map(os.system, commands), Thread(target=os.system, …): run at run time
+        if len(found) >= _MAX_COMMANDS:
+            return
 
 
 class _Reader:
@@ -229,8 +242,16 @@ class _Reader:
             found.append(None)
             return
         if not isinstance(function, str):
-            if isinstance(node.func, ast.Attribute) and node.func.attr == "system" and len(node.args) == 1:
-                function = "os.system"  # ctypes.CDLL(None).system(b'rm x'): libc's system()
+            if isinstance(node.func, ast.Call) and self._function(node.func.func, set()) == "sh.Command":
+                program = self._text(node.func.args[0]) if node.func.args else None  # sh.Command('rm')('x')
+                self._line([program, *self._call_words(node)], found)
+                return
+            attribute = node.func.attr if isinstance(node.func, ast.Attribute) else None
+            if attribute in _IPYTHON_SHELL and len(node.args) == 1:
+                function = "os.system"  # ctypes.CDLL(None).system(b'rm x'), get_ipython().system/getoutput(…)
+            elif attribute in _IPYTHON_MAGICS:
+                self._magic(node, attribute, found, depth)
+                return
             else:
                 return
         if function.startswith("builtins.") and function[9:] in ("exec", "eval", "compile"):
@@ -244,6 +265,53 @@ class _Reader:
         elif function in _EXEC:
             position, shape = _EXEC[function]
             self._exec(node, position, shape, found)
+        elif function in _PEXPECT:  # pexpect.run('rm x') splits the line itself; spawn('rm', ['x'])
+            args = _argument(node, 1, ("args",))
+            if args is None:
+                self._shell(_argument(node, 0, ("command",)), found)
+            else:
+                first = _argument(node, 0, ("command",))
+                program = self._text(first) if first is not None and first is not _UNKNOWN else None
+                self._line([program, *(self._items(args) or [None])] if args is not _UNKNOWN else None, found)
+        elif function.startswith(_PROGRAM_MODULES):  # sh.rm('x'), sh.git.log(), plumbum.cmd.rm('x'), local['rm']('x')
+            parts = function.split(".")[2 if function.startswith(("plumbum.", "sh.contrib.")) else 1:]
+            if parts and not parts[0][:1].isupper():  # (sh.Command, sh.ErrorReturnCode: not programs)
+                self._line([*parts, *self._call_words(node)], found)
+
+    def runs(self, node: ast.expr) -> bool:
+        """Whether ``node`` names a function that runs a program or code (as a value, not called)."""
+        function = self._function(node, set())
+        if not isinstance(function, str):
+            return False
+        function = function[9:] if function.startswith("builtins.") else function
+        return (function in _SHELL or function in _PROCESS or function in _EXEC or function in _PEXPECT
+                or function in ("exec", "eval"))
+
+    def _call_words(self, node: ast.Call) -> list[str | None]:
+        """A call's positional arguments as words (``*args``: one only known at run time)."""
+        return [None if isinstance(a, ast.Starred) else self._text(a) for a in node.args]
+
+    def _magic(self, node: ast.Call, attribute: str, found: list[str | None], depth: int) -> None:
+        """IPython's ``run_line_magic('sx', line)``, ``run_cell_magic('bash', '', cell)``,
+        ``run_cell(code)``: a shell line or code only known at run time when not fixed."""
+        texts = [self._text(a) for a in node.args]
+        if attribute == "run_cell":  # its !lines run in a shell, the rest is Python
+            code = texts[0] if texts else None
+            if code is None:
+                found.append(None)
+                return
+            found.extend(line.strip()[1:].lstrip("!") for line in code.splitlines() if line.strip().startswith("!"))
+            if depth < _MAX_DEPTH:
+                _read(code, found, depth + 1)
+            return
+        name = (texts[0] or "").lstrip("%") if texts else ""
+        if attribute == "magic" and texts and texts[0] is not None:
+            name, _, rest = texts[0].lstrip("%").partition(" ")
+            texts = [name, rest]
+        if name in _SHELL_MAGICS:
+            found.append(texts[-1] if len(texts) >= 2 else None)
+        elif not name or texts[0] is None:
+            found.append(None)  # a magic only known at run time
 
     def _code(self, node: ast.Call, found: list[str | None], depth: int) -> None:
         source = _argument(node, 0, ("source", "object"))

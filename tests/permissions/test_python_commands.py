@@ -59,7 +59,25 @@ LINES = [
     ("import os; os.execle('/bin/rm', 'rm', 'x', {})", ("/bin/rm x",)),
     ("import pty; pty.spawn(['rm', 'x'])", ("rm x",)),
     ("import asyncio; asyncio.create_subprocess_exec('rm', 'x')", ("rm x",)),
+    ("import pexpect; pexpect.run('r' + 'm x')", ("rm x",)),
+    ("import pexpect; pexpect.spawn('rm', ['x'])", ("rm x",)),
+    ("import sh; sh.rm('x')", ("rm x",)),
+    ("import sh; sh.git.log('-1')", ("git log -1",)),
+    ("from sh import rm; rm('x')", ("rm x",)),
+    ("import sh; sh.Command('r' + 'm')('x')", ("rm x",)),
+    ("from plumbum.cmd import rm; rm('x')", ("rm x",)),
+    ("from plumbum import local; local['r' + 'm']('x')", ("rm x",)),
+    ("get_ipython().run_line_magic('sx', 'r' + 'm x')", ("rm x",)),
+    ("get_ipython().run_cell_magic('bash', '', 'rm x')", ("rm x",)),
+    ("get_ipython().run_cell('!r' + 'm x')", ("rm x",)),
+    ("get_ipython().magic('sx rm x')", ("rm x",)),
+    ("get_ipython().system('r' + 'm x')", ("rm x",)),
+    ("get_ipython().run_line_magic('timeit', 'x = 1')", ()),
     # only known at run time
+    ("get_ipython().run_line_magic(name, 'x')", (None,)),
+    ("import pexpect; pexpect.run(open('cmd.txt').read())", (None,)),
+    ("import os; list(map(os.system, ['r' + 'm x']))", (None,)),
+    ("import os, threading; threading.Thread(target=os.system, args=('rm x',)).start()", (None,)),
     ("import os; os.system(input())", (None,)),
     ("import os; os.system(open('cmd.txt').read())", (None,)),
     ("import os; getattr(os, input())('rm x')", (None,)),
@@ -110,6 +128,8 @@ DECISIONS = [
     ("python3 - <<'EOF'\nimport subprocess, sys\nsubprocess.run([sys.executable, '-m', 'pip', 'list'])\n"
      "for f in ['a.py']:\n    subprocess.run(['wc', '-l', f])\nEOF", "allow"),
     ("python3 -c 'print(1 + 2)'", "allow"),
+    ("python3 -c \"import pexpect; pexpect.run('r' + 'm x')\"", "ask"),
+    ("python3 -c \"import os; list(map(os.system, ['r' + 'm x']))\"", "ask"),
 ]
 
 
@@ -165,6 +185,8 @@ async def test_a_notebook_cell_that_builds_a_ruled_command_asks(tmp_path):
     verdict = cells_strings_check([("c1", "import os\nos.system('r' + 'm -rf build')")], ctx, [tmp_path])
     assert verdict is not None and verdict_name(verdict) == "ask", verdict
     assert "cell c1's code runs 'rm -rf build'" in verdict.message, verdict.message
+    verdict = cells_strings_check([("c4", "get_ipython().run_line_magic('sx', 'r' + 'm -rf build')")], ctx, [tmp_path])
+    assert verdict is not None and "'rm -rf build'" in verdict.message, verdict
     verdict = cells_strings_check([("c2", "import os\nos.system(input('command: '))")], ctx, [tmp_path])
     assert verdict is not None and "only known at run time" in verdict.message, verdict
     assert cells_strings_check([("c3", "import subprocess\nsubprocess.run(['git', 'log', '-1'])")], ctx,
