@@ -164,7 +164,7 @@ def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
     if not interpreter:
         return _console_script(name, cwd, memo)
     if name.startswith("python") and len(form) > 2 and form[1].literal == "-m" and form[2].literal == "pytest":
-        return _pytest_files(form[3:], cwd, memo)
+        return _module_file("pytest", cwd) + _pytest_files(form[3:], cwd, memo)  # (a local pytest/ first)
     i = 1
     while i < len(form):
         text = form[i].literal
@@ -342,17 +342,34 @@ def _pytest_files(args: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
 
 
 def _module_file(module: str | None, cwd: str) -> list[str]:
-    """The file of ``python -m MODULE`` when it is in ``cwd`` (where ``-m`` looks first) or in the
-    project's ``src/`` (a src layout, installed editable: the project's own module)."""
+    """The files ``python -m MODULE`` runs when the module is in ``cwd`` (where ``-m`` looks
+    first, before the standard library and the installed packages: a local ``json.py`` runs for
+    ``python -m json.tool``, a local ``pytest/`` for ``python -m pytest``) or in the project's
+    ``src/`` (a src layout, installed editable: the project's own module): each package's
+    ``__init__.py`` on the way, a module file met on the way (importing it runs it), and the
+    module's file or its ``__main__.py``."""
     if not module or not all(part.isidentifier() for part in module.split(".")):
         return []
     parts = module.split(".")
     for folder in (cwd, os.path.join(cwd, "src")):
-        base = os.path.join(folder, *parts)
-        for path in (base + ".py", os.path.join(base, "__main__.py")):
-            if os.path.isfile(path):  # and the packages' __init__.py on the way (pkg of pkg.tool)
-                inits = [os.path.join(folder, *parts[:i], "__init__.py") for i in range(1, len(parts) + 1)]
-                return [os.path.realpath(p) for p in (path, *inits) if os.path.isfile(p)]
+        found: list[str] = []
+        for i in range(1, len(parts) + 1):
+            base = os.path.join(folder, *parts[:i])
+            init = os.path.join(base, "__init__.py")
+            if os.path.isfile(init):  # a package (a folder wins over a module of its name)
+                found.append(init)
+                if i == len(parts) and os.path.isfile(os.path.join(base, "__main__.py")):
+                    found.append(os.path.join(base, "__main__.py"))
+                continue
+            if os.path.isfile(base + ".py"):
+                found.append(base + ".py")
+            elif os.path.isdir(base):  # a namespace package (pkg/clean.py with no pkg/__init__.py)
+                if i == len(parts) and os.path.isfile(os.path.join(base, "__main__.py")):
+                    found.append(os.path.join(base, "__main__.py"))
+                continue
+            break
+        if found:
+            return [os.path.realpath(p) for p in found]
     return []
 
 

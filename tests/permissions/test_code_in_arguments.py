@@ -155,6 +155,9 @@ FILE_ROWS = [
     # the folder's modules
     (f"{PY} -m tool", "ask"), (f"{PY} -m app", "ask"), (f"{PY} -mtool --x", "ask"), (f"{PY} -m pkg.clean", "ask"),
     (f"{PY} train.py", "allow"), (f"{PY} -m pytest", "allow"), (f"{PY} -m pkg", "allow"),
+    # a module of the folder shadows the standard library's or an installed one: -m imports it first
+    (f"{PY} -m json.tool notes.txt", "ask"), (f"{PY} -m shadow", "ask"), (f"{PY} -m shadow.sub", "ask"),
+    (f"{PY} -m quietpkg.sub", "allow"),
     (f"{PY} -c 'print(1)' tool.py", "allow"),  # -c: tool.py is an argument of the code
     (f"{PY} missing.py", "allow"),
     # a code file the inline code names in a string: it may run it
@@ -182,6 +185,11 @@ async def test_strings_of_the_code_files_a_line_runs(world, command, expected):
     (world.project / "pkg").mkdir(exist_ok=True)
     (world.project / "pkg" / "clean.py").write_text(FILES["clean.py"])
     (world.project / "pkg" / "__main__.py").write_text(FILES["train.py"])
+    (world.project / "json.py").write_text(FILES["tool.py"])  # python -m json.tool imports it, then fails
+    (world.project / "shadow").mkdir(exist_ok=True)
+    (world.project / "shadow" / "__init__.py").write_text(FILES["clean.py"])
+    (world.project / "quietpkg" / "sub").mkdir(parents=True, exist_ok=True)
+    (world.project / "quietpkg" / "sub" / "__main__.py").write_text(FILES["train.py"])
     (world.project / "src" / "app").mkdir(parents=True)
     (world.project / "src" / "app" / "__main__.py").write_text(FILES["clean.py"])
     sources = {"main.go": 'package main\nimport "os/exec"\nfunc main() { exec.Command("rm", "-rf", "x").Run() }\n',
@@ -251,3 +259,14 @@ async def test_what_pytest_runs_of_the_project(world, command, expected):
     (world.project / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
     verdict = await decide_bash(make_ctx(world.project, mode="bypassPermissions", **_RULES), command)
     assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
+
+
+def test_a_local_module_runs_before_the_standard_librarys_under_dash_m(tmp_path):
+    """Why ``python -m json.tool`` counts a local ``json.py`` as code it runs: real Python runs it."""
+    import subprocess
+    import sys
+
+    (tmp_path / "json.py").write_text("open('ran', 'w').write('yes')\n")
+    subprocess.run([sys.executable, "-m", "json.tool"], cwd=tmp_path, input="{}", text=True, capture_output=True,
+                   timeout=60)
+    assert (tmp_path / "ran").exists()
