@@ -68,6 +68,8 @@ from .hg_hooks import HGS, hg_scripts
 from .inline_code import code_literals, is_interpreter, path_like
 from .just_recipes import JUST, just_scripts
 from .lefthook_hooks import LEFTHOOKS, lefthook_scripts
+from .local_bins import HINT as LOCAL_BIN_HINT
+from .local_bins import LOCAL_BIN_RUNNERS, local_bin_forms, local_bin_scripts
 from .make_recipes import MAKES, make_scripts
 from .mise_tasks import MISES, mise_scripts
 from .mlflow_projects import MLFLOWS, mlflow_scripts
@@ -120,7 +122,7 @@ from .workflow_engines import WORKFLOW_ENGINES, workflow_scripts
 
 _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 # the programs that run the commands of a file they find, and the readers that give those commands
-_COLLECTORS = ((MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyproject_scripts), (JUST, just_scripts),
+_COLLECTORS = ((LOCAL_BIN_RUNNERS, local_bin_scripts), (MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyproject_scripts), (JUST, just_scripts),
                (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts),
                (TASKS, taskfile_scripts), (LEFTHOOKS, lefthook_scripts),
                (NOTEBOOK_RUNNERS, notebook_scripts), (DVCS, dvc_scripts),
@@ -169,8 +171,8 @@ def _check(command: str, context: ToolUseContext | None) -> PermissionResult:
                 return PermissionDeny(verdict.deny)
         if rules.rule_programs or rules.rule_program_starts or scope.read_deny:  # python tool.py: its strings
             _code_file_checks(analysis.commands, cwds, rules, scope, verdict, command)
-        if rules.rule_programs and not verdict.deny and "/" in command:  # ./bin/ls x, bin/ls a link to /bin/rm
-            _disguise_checks(analysis.ruled, cwds, rules, verdict)
+        if rules.rule_programs and not verdict.deny and ("/" in command or LOCAL_BIN_HINT.search(command)):
+            _disguise_checks(analysis.ruled, cwds, rules, verdict)  # ./bin/ls x, bin/ls a link to /bin/rm; npx ls
         path_checks(analysis, cwds, scope, context, verdict)
         _line_change_checks(analysis, scope, verdict)  # shopt -s dotglob, GLOBIGNORE=x, hash -p
         runs = _argument_runs(analysis.commands)  # bear -- make: the Makefile's recipes may run
@@ -349,9 +351,12 @@ def _disguise_checks(commands: list[CommandInfo], cwds: list[str], rules: Compil
     (``./bin/ls x`` with ``bin/ls`` a link to, or a copy of, ``/bin/rm``): the rules meet it as
     that program (``disguised_programs.py``)."""
     for info in commands:
-        if not any(form and "/" in (form[0].literal or "") for form in info.forms):
+        forms = info.forms
+        if any(form and form[0].literal in LOCAL_BIN_RUNNERS for form in forms):  # npx ls: node_modules/.bin/ls
+            forms = (*forms, *local_bin_forms(info, cwds))
+        if not any(form and "/" in (form[0].literal or "") for form in forms):
             continue
-        for form, given in disguised_forms(info.forms, cwds, rules.rule_programs):
+        for form, given in disguised_forms(forms, cwds, rules.rule_programs):
             text = form_text(form)[0]
             why = f"{given} is {form[0].text}: a link to it or a copy of it"
             for rule, pattern in rules.bash_deny:
@@ -477,7 +482,10 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
     stdin: StdinSources | None = None
     codes: set[str] = set()
     for info in commands:
-        for form in info.forms:
+        forms = info.forms
+        if any(form and form[0].literal in LOCAL_BIN_RUNNERS for form in forms):  # uv run tool: .venv/bin/tool
+            forms = (*forms, *local_bin_forms(info, folders))
+        for form in forms:
             program = form[0].literal if form else None
             if program is not None and program.rpartition("/")[2].startswith(("python", "ipython")):
                 if stdin is None and "|" in line:
@@ -1123,6 +1131,8 @@ def _checks_of_script(
     rules: CompiledRules, v: Verdict, depth: int, outer: tuple[Analysis, CommandInfo],
 ) -> None:
     inner = analyze(text)
+    if script.bin_folders:  # "lint": "tidy src" runs node_modules/.bin/tidy: that file too
+        inner = _with_bin_programs(inner, script.bin_folders)
     if script.remote or script.rules_only:  # another machine's commands, a kernel's argv: the deny and ask rules only
         _remote_script_checks(inner, script, rules, v)
         return
@@ -1176,6 +1186,28 @@ def _checks_of_script(
         if sub.deny:
             break
     _fold_script_verdict(inner, script, rule_checked, sub, v)
+
+
+def _with_bin_programs(inner: Analysis, folders: tuple[str, ...]) -> Analysis:
+    """``inner`` with a form more for each command whose program, a bare name, is a file of one
+    of ``folders`` (first on PATH): that file as the program, for the checks of a program run by
+    its path (its commands, its strings, what program it is)."""
+    commands: list[CommandInfo] = []
+    changed = False
+    for info in inner.commands:
+        extra: list[tuple[Word, ...]] = []
+        for form in info.forms:
+            program = form[0].literal if form else None
+            if program and "/" not in program and program not in BASH_BUILTINS:
+                path = next((os.path.join(f, program) for f in folders if os.path.isfile(os.path.join(f, program))),
+                            None)
+                if path is not None:
+                    extra.append((Word(path), *form[1:]))
+        if extra:
+            changed = True
+            info = replace(info, forms=(*info.forms, *extra), _form_texts=None, _text=None)
+        commands.append(info)
+    return replace(inner, commands=commands) if changed else inner
 
 
 def _path_followed(inner: Analysis, text: str, script: Script, cwds: list[str], scope: PathScope,

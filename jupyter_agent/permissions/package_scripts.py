@@ -258,8 +258,24 @@ def _of_plain_form(form: tuple[Word, ...], cwds: list[str], cwd_unknown: bool, p
                 code = f"{code} {passed_on(_npm_passed(rest) if manager == 'npm' else rest)}".rstrip()
             if isinstance(code, str):
                 found.append(Script(f"the {name!r} script of {manifest}", os.path.realpath(manifest), code=code,
-                                    cwd=os.path.realpath(folder), certain=not maybe))
+                                    cwd=os.path.realpath(folder), certain=not maybe,
+                                    bin_folders=node_bin_folders(os.path.realpath(folder))))
     return found
+
+
+def node_bin_folders(folder: str) -> tuple[str, ...]:
+    """The ``node_modules/.bin`` folders the package managers put first on PATH for a package
+    script run in ``folder``: its own and each one above (``tidy`` in a script is
+    ``node_modules/.bin/tidy`` when that is there)."""
+    found: list[str] = []
+    while True:
+        candidate = os.path.join(folder, "node_modules", ".bin")
+        if os.path.isdir(candidate):
+            found.append(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return tuple(found)
+        folder = parent
 
 
 def _npm_passed(words: tuple[Word, ...]) -> tuple[Word, ...]:

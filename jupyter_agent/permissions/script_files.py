@@ -81,6 +81,7 @@ class Script:
     rules_only: bool = False  # a command only the deny and ask rules judge (a kernel spec's argv)
     prelude: str = ""  # code the shell's options mean, read before the file's (bash -O dotglob x.sh)
     sourced: bool = False  # run in the line's own shell (. x.sh): its cd and settings last after it
+    bin_folders: tuple[str, ...] = ()  # first on PATH for its commands (a package script: node_modules/.bin)
 
 
 def may_run_scripts(analysis: Analysis, programs: frozenset[str]) -> bool:
