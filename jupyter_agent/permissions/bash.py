@@ -79,7 +79,7 @@ from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
 from .package_scripts import MANAGERS, MONOREPOS, monorepo_scripts, package_scripts
 from .path_programs import relative_program, relative_search_path
 from .path_values import PathEffects, path_effects
-from .paths import BadPath, protected_reason_of, resolve_below
+from .paths import BadPath, open_regular, protected_reason_of, resolve_below
 from .permission_thread import decide_off_loop
 from .pipenv_scripts import PIPENVS, pipenv_scripts
 from .pixi_tasks import PIXIS, pixi_scripts
@@ -679,7 +679,7 @@ def string_command_reason(strings: Iterable[str], context: ToolUseContext, where
 _PYTHON_NAMES = ("python", "ipython", "pypy")
 # a call that may run a program or code (python_commands.py): other code is not parsed here
 _RUNS_HINT = re.compile(r"system|popen|subprocess|exec|spawn|eval|compile|getoutput|import|getattr|CDLL|cdll|magic|"
-                        r"run_cell|sh\.")
+                        r"run_cell|sh\.|dlopen|LoadLibrary")
 
 
 def python_command_reason(codes: Iterable[str], rules: CompiledRules, where: str, cwds: Sequence[str] = (),
@@ -740,7 +740,7 @@ def _exec_file_reason(name: str, rules: CompiledRules, cwds: Sequence[str], dept
             if len(hits) >= _MAX_FILE_HITS:
                 hits.clear()
             try:
-                with open(path, "rb") as f:
+                with open_regular(path) as f:  # (a named pipe is never waited on)
                     data = f.read(_MAX_EXEC_BYTES + 1)
             except OSError as error:
                 hits[key] = f"could not be read ({error.strerror}), so what it runs is not known"

@@ -431,6 +431,11 @@ RUNNERS: dict[str, tuple[tuple[tuple[str, ...], Runner], ...]] = {
     "readarray": (((), _r("-d -n -O -s -u -c", rest="none", shell="-C")),),
     "jobs": (((), _r(flags="-l -n -p -r -s", rest="none", command="-x")),),  # jobs -x CMD: runs CMD
     "rg": (((), _r(rest="none", argv="--pre")),),  # rg --pre PROG: runs PROG on every file it searches
+    # a shared library the program loads (a PKCS#11 or FIDO provider, an OpenSSL engine or provider):
+    # compiled code, whose commands are not known here
+    "ssh-keygen": (((), _r(rest="none", typed="-D -w")),),
+    "ssh-add": (((), _r(rest="none", typed="-s -e -S")),),
+    "openssl": (((), _r(rest="none", typed="-engine -provider -provider-path")),),
     # commands that fetch a password or carry the connection (rclone, restic, borg), svn's helpers
     "rclone": (((), _r(rest="none", argv="--password-command --auth-proxy")),),
     "restic": (((), _r(rest="none", argv="--password-command", config="-o --option")),),  # -o sftp.command=…

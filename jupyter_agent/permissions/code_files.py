@@ -212,7 +212,7 @@ def _named_in_code(form: tuple[Word, ...], cwd: str) -> list[str]:
     codes = inline_code(form)
     literals = code_literals(codes, bare=False, words=False)
     paths = [os.path.realpath(os.path.join(cwd, os.path.expanduser(t))) for t in literals
-             if t.endswith(_SCRIPT_SUFFIXES) and "\n" not in t]
+             if t.endswith((*_SCRIPT_SUFFIXES, ".node")) and "\n" not in t]  # (require("./addon.node"): compiled)
     if (form[0].literal or "").rpartition("/")[2] in ("Rscript", "R"):  # devtools::load_all(), tar_make()
         paths += [f for code in codes for f in r_loaded(code, cwd)]
     return [path for path in dict.fromkeys(paths) if os.path.isfile(path)]
@@ -476,6 +476,8 @@ def file_strings_why(path: str) -> tuple[tuple[str, ...], str]:
     """``file_strings``, and why they are not known when the file is there but cannot be read (too
     long, unreadable; "" otherwise)."""
     name = os.path.basename(path)
+    if name.endswith(COMPILED_SUFFIXES):  # import ext (ext.cpython-312-x86_64-linux-gnu.so): loaded by its suffix
+        return (), "it is compiled code, whose commands cannot be read"
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         parse = _cmake_strings
     elif name.endswith((".tf", ".hcl", ".tofu")):
@@ -495,6 +497,8 @@ def file_strings_why(path: str) -> tuple[tuple[str, ...], str]:
 
 
 _MAX_CODE_BYTES = 4 * 1024 * 1024  # (a bundled server.js is often over 1 MiB)
+# compiled code a code file loads: Python's extension modules and byte code, node's addons, libraries
+COMPILED_SUFFIXES = (".so", ".pyd", ".dylib", ".dll", ".node", ".pyc")
 
 
 def _python_strings(data: bytes) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ are followed from one command's files.
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import os
 import re
@@ -276,7 +277,8 @@ def _resolved(refs: tuple[Ref, ...], path: str, roots: tuple[str, ...], cwd: str
         else:  # an absolute import: the same from every file (``import os`` in each)
             top = (ref[1].partition(".")[0], roots)
             if top not in folders.tops:  # most names are of no folder or file here: once each
-                folders.tops[top] = any(folders.folder(r, top[0]) or folders.file(r, top[0] + ".py") for r in roots)
+                folders.tops[top] = any(folders.folder(r, top[0]) or any(
+                    folders.file(r, top[0] + suffix) for suffix in _MODULE_SUFFIXES) for r in roots)
             if not folders.tops[top]:
                 continue
             key = (ref, roots)
@@ -307,6 +309,9 @@ def _named(text: str, path: str, cwd: str, folders: _Folders, js: bool = False) 
     return found
 
 
+_MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py", ".pyc")
+
+
 def _modules(ref: Ref, path: str, roots: tuple[str, ...], folders: _Folders) -> list[str]:
     """The files of the project an import runs: each package's ``__init__.py`` on the way and the
     module's file (a package before a module of the same name, a folder with no ``__init__.py``
@@ -333,7 +338,8 @@ def _modules(ref: Ref, path: str, roots: tuple[str, ...], folders: _Folders) -> 
                 found.append(init)
                 folder = sub
                 continue
-            module_file = folders.file(here, part + ".py")
+            # an extension module is found before a source file, then a .py, then byte code alone
+            module_file = next(filter(None, (folders.file(here, part + suffix) for suffix in _MODULE_SUFFIXES)), None)
             if module_file:
                 found.append(module_file)
                 folder = None  # a module: nothing below it
@@ -349,7 +355,8 @@ def _modules(ref: Ref, path: str, roots: tuple[str, ...], folders: _Folders) -> 
                 if not name.isidentifier():
                     continue
                 sub = folders.folder(folder, name)
-                candidate = (folders.file(sub, "__init__.py") if sub else None) or folders.file(folder, name + ".py")
+                candidate = (folders.file(sub, "__init__.py") if sub else None) or next(
+                    filter(None, (folders.file(folder, name + suffix) for suffix in _MODULE_SUFFIXES)), None)
                 if candidate:
                     found.append(candidate)
         return found

@@ -42,6 +42,8 @@ _EXEC: dict[str, tuple[int, str]] = {
     "os.posix_spawn": (0, "list"), "os.posix_spawnp": (0, "list"),
     "asyncio.create_subprocess_exec": (0, "rest"), "pty.spawn": (0, "argv"),
 }
+_LIBRARIES = frozenset({"ctypes.CDLL", "ctypes.PyDLL", "ctypes.cdll.LoadLibrary", "ctypes.pydll.LoadLibrary",
+                        "ctypes.CDLL.__init__", "_ctypes.dlopen", "ctypes.WinDLL", "ctypes.OleDLL"})
 _PEXPECT = frozenset({"pexpect.run", "pexpect.runu", "pexpect.spawn", "pexpect.spawnu", "pexpect.pty_spawn.spawn",
                       "pexpect.popen_spawn.PopenSpawn"})
 # modules whose attributes are programs: sh.rm('x'), from plumbum.cmd import rm, plumbum.local['rm']
@@ -247,6 +249,9 @@ class _Reader:
                 self._line([program, *self._call_words(node)], found)
                 return
             attribute = node.func.attr if isinstance(node.func, ast.Attribute) else None
+            if attribute in ("dlopen", "LoadLibrary"):  # cffi.FFI().dlopen('./x.so'): a library it loads
+                self._library(node, found)
+                return
             if attribute in _IPYTHON_SHELL and len(node.args) == 1:
                 function = "os.system"  # ctypes.CDLL(None).system(b'rm x'), get_ipython().system/getoutput(…)
             elif attribute in _IPYTHON_MAGICS:
@@ -265,6 +270,8 @@ class _Reader:
         elif function in _EXEC:
             position, shape = _EXEC[function]
             self._exec(node, position, shape, found)
+        elif function in _LIBRARIES:
+            self._library(node, found)
         elif function in _PEXPECT:  # pexpect.run('rm x') splits the line itself; spawn('rm', ['x'])
             args = _argument(node, 1, ("args",))
             if args is None:
@@ -286,6 +293,19 @@ class _Reader:
         function = function[9:] if function.startswith("builtins.") else function
         return (function in _SHELL or function in _PROCESS or function in _EXEC or function in _PEXPECT
                 or function in ("exec", "eval"))
+
+    def _library(self, node: ast.Call, found: list[str | None]) -> None:
+        """``ctypes.CDLL('./x.so')``: loading a library runs its compiled code, only known at run
+        time — unless it is the system's, named without a folder (``CDLL('libc.so.6')``,
+        ``CDLL(None)``, ``CDLL(find_library('c'))``)."""
+        argument = _argument(node, 0, ("name",))
+        if argument is None or (isinstance(argument, ast.Constant) and argument.value is None):
+            return
+        if isinstance(argument, ast.Call) and self._function(argument.func, set()) == "ctypes.util.find_library":
+            return
+        text = self._text(argument) if argument is not _UNKNOWN else None
+        if text is None or "/" in text:
+            found.append(None)
 
     def _call_words(self, node: ast.Call) -> list[str | None]:
         """A call's positional arguments as words (``*args``: one only known at run time)."""
