@@ -87,6 +87,7 @@ from .precommit_hooks import PRE_COMMITS, precommit_scripts
 from .procfile_runs import PROCFILE_RUNNERS, procfile_scripts
 from .pyproject_scripts import RUNNERS, pyproject_scripts
 from .python_commands import CodeFile, python_commands
+from .python_envs import startup_files
 from .python_folders import folder_calls_reason
 from .python_strings import folded_strings
 from .quarto_docs import QUARTOS, quarto_scripts
@@ -487,6 +488,13 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
             forms = (*forms, *local_bin_forms(info, folders))
         for form in forms:
             program = form[0].literal if form else None
+            if program is not None and program.rpartition("/")[2].startswith(_STARTS_PYTHON):
+                # what its environments run at every start-up: .pth lines, sitecustomize.py
+                key = ("startup", program if "/" in program else "", *folders)
+                if key not in memo:
+                    memo[key] = [(path, cwd) for cwd in folders
+                                 for path in startup_files(cwd, program if "/" in program else None)]
+                files.update(cast("list[tuple[str, str]]", memo[key]))
             if program is not None and program.rpartition("/")[2].startswith(("python", "ipython")):
                 if stdin is None and "|" in line:
                     stdin = StdinSources(line)  # (once: a long line runs many)
@@ -573,6 +581,8 @@ def _notebook_imports(path: str, shown: str, cwds: list[str], rules: CompiledRul
             return
 
 
+# programs that start Python (a console script's #! names it): the environment's start-up code runs
+_STARTS_PYTHON = ("python", "ipython", "pypy", "pytest", "py.test", "jupyter", "pip")
 # what the shell runs itself (no console script of a project is named so)
 _SHELL_BUILTINS = BASH_BUILTINS | {"[["}
 

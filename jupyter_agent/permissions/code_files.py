@@ -490,6 +490,8 @@ def file_strings_why(path: str) -> tuple[tuple[str, ...], str]:
         parse = _notebook_strings
     elif name.endswith(".py"):
         parse = _python_strings
+    elif name.endswith(".pth"):  # the lines Python runs at start-up (import x; …); the others are folders
+        parse = _pth_strings
     else:
         parse = _xml_strings if name.endswith(".xml") else _strings
     strings, why = parsed_file(path, parse, _MAX_CODE_BYTES)
@@ -511,6 +513,10 @@ def _python_strings(data: bytes) -> tuple[str, ...]:
 
 
 _MAX_FOLDED = 512 * 1024  # larger Python files: their literals only
+
+
+def _pth_strings(data: bytes) -> tuple[str, ...]:
+    return _python_strings(b"\n".join(line for line in data.splitlines() if line.startswith((b"import ", b"import\t"))))
 
 
 def _strings(data: bytes) -> tuple[str, ...]:

@@ -107,10 +107,47 @@ def _site_folders(prefix: str) -> tuple[str, ...]:
     return known[1]
 
 
-def _site_roots(site: str) -> list[str]:
+def startup_files(cwd: str, interpreter: str | None = None) -> list[str]:
+    """The code the environments a Python run from ``cwd`` may use run at every start-up, before
+    any script: each ``.pth`` file with a line Python runs (``import x; …``), the modules such a
+    line imports from the same folder, and ``sitecustomize.py``/``usercustomize.py`` there
+    (``.venv/lib/python3.12/site-packages/x.pth`` holding ``import os; os.system("rm x")`` ran
+    for ``.venv/bin/python -c 'print(1)'``)."""
+    found: list[str] = []
+    for prefix in _prefixes(cwd, interpreter):
+        for site in _site_folders(prefix):
+            found += _site_startup(site)
+    return list(dict.fromkeys(found))
+
+
+def _site_startup(site: str) -> list[str]:
+    found: list[str] = []
+    for name in _pth_names(site):
+        path = os.path.join(site, name)
+        lines, _why = parsed_file(path, lines_of)
+        code = [line for line in lines or () if line.startswith(("import ", "import\t"))]
+        if not code:
+            continue
+        found.append(path)
+        for line in code:  # import evil: site-packages/evil.py runs too (a finder's module is read as any)
+            for module in _IMPORTED.findall(line):
+                top = module.split(".")[0]
+                found += [c for c in (os.path.join(site, top + ".py"), os.path.join(site, top, "__init__.py"))
+                          if os.path.isfile(c)]
+    for name in ("sitecustomize.py", "usercustomize.py"):
+        if os.path.isfile(os.path.join(site, name)):
+            found.append(os.path.join(site, name))
+    return found
+
+
+_IMPORTED = re.compile(r"(?:\bimport\s+|__import__\(\s*['\"]|,\s*)([A-Za-z_][\w.]*)")
+
+
+def _pth_names(site: str) -> tuple[str, ...]:
+    """The ``.pth`` files of ``site``, listed once per change of the folder."""
     stamp = _stamp(site)
     if stamp is None:
-        return []
+        return ()
     known = _PTHS.get(site)
     if known is None or known[0] != stamp:
         try:
@@ -120,8 +157,12 @@ def _site_roots(site: str) -> list[str]:
         if len(_PTHS) > 256:
             _PTHS.clear()
         known = _PTHS[site] = (stamp, names)
+    return known[1]
+
+
+def _site_roots(site: str) -> list[str]:
     roots: list[str] = []
-    for name in known[1]:
+    for name in _pth_names(site):
         lines, _why = parsed_file(os.path.join(site, name), lines_of)
         for line in lines or ():
             line = line.strip()
