@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from typing import cast
 
 from .bash_words import Word
@@ -32,7 +33,7 @@ from .code_imports import (
     shebang_program,
 )
 from .inline_code import code_literals, inline_code, is_interpreter
-from .notebook_runs import code_cells
+from .notebook_runs import _pytest_config, code_cells
 from .package_builds import (
     BUILDERS,
     build_files,
@@ -47,7 +48,7 @@ from .paths import nearest_holding
 from .python_envs import script_folders
 from .python_strings import folded_strings
 from .quarto_docs import chunk_sources
-from .script_files import ini_of, parsed_file, toml_of
+from .script_files import NotKnown, ini_of, parsed_file, toml_of
 
 # runner -> the files holding its tasks, in the folder it runs in (the first found)
 TASK_FILES: dict[str, tuple[str, ...]] = {
@@ -330,6 +331,8 @@ def _pytest_files(args: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
     if not folders:
         folders.append(cwd)
         files += collected(cwd)
+    for name in _pytest_plugins(args, cwd, memo):  # -p evilplug (or in addopts): a module of the folder
+        files += _module_file(name, cwd) + (_module_file(name, root) if root != cwd else [])
     for folder in folders:  # the conftest.py files above each path, up to the project's folder
         while folder == root or folder.startswith(root + os.sep):
             conftest = os.path.join(folder, "conftest.py")
@@ -339,6 +342,31 @@ def _pytest_files(args: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
                 break
             folder = os.path.dirname(folder)
     return list(dict.fromkeys(files))
+
+
+def _pytest_plugins(args: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
+    """The plugin modules pytest loads early by name: ``-p NAME`` on the line, in its
+    configuration's ``addopts`` or ``PYTEST_ADDOPTS``, and ``PYTEST_PLUGINS`` (``python -m pytest``
+    with ``addopts = -p evilplug`` imported ``evilplug.py`` of the folder)."""
+    key = ("pytest-config", cwd, tuple(w.text for w in args))
+    if key not in memo:
+        try:
+            memo[key] = _pytest_config(args, cwd, False)[1]
+        except NotKnown:
+            memo[key] = ""
+    words = [w.literal or "" for w in args]
+    for text in (str(memo[key]), os.environ.get("PYTEST_ADDOPTS", "")):
+        try:
+            words += shlex.split(text)
+        except ValueError:
+            words += text.split()
+    names = [n.strip() for n in os.environ.get("PYTEST_PLUGINS", "").split(",") if n.strip()]
+    for i, word in enumerate(words):
+        if word == "-p" and i + 1 < len(words):
+            names.append(words[i + 1])
+        elif word.startswith("-p") and len(word) > 2 and not word.startswith("--"):
+            names.append(word[2:])
+    return [n for n in dict.fromkeys(names) if not n.startswith("no:")]
 
 
 def _module_file(module: str | None, cwd: str) -> list[str]:
