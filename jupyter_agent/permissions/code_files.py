@@ -81,12 +81,73 @@ def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None,
     interpreter = program if "/" in program and is_interpreter(name) else None
     if name == "ruby":  # ruby -Ilib x.rb: lib/ is on $LOAD_PATH
         pythonpath = (*_include_options(form)[0], *pythonpath)
+    if name in _PRELOADERS:  # node -r ./setup.js x.js, --import, --loader; bun --preload; ruby -r ./x.rb
+        files += [f for f in _preloaded(form, name, cwd) if f not in files]
     if name in ("perl", "prove"):  # perl -Ilib -MMy::Clean: @INC's folders, its modules
         includes, modules = _include_options(form)
         pythonpath = (*includes, *pythonpath)
         roots = tuple(os.path.join(cwd, p) for p in (*includes, "."))
         files += [f for m in modules for f in perl_module_files(m, roots) if f not in files]
     return files + loaded_files(files, cwd, memo, pythonpath, interpreter) if files else files
+
+
+# interpreters' options that load a module before the script, and the suffixes tried for a name
+_PRELOADERS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    **dict.fromkeys(("node", "nodejs"), (frozenset({"-r", "--require", "--import", "--loader",
+                                                    "--experimental-loader"}), (".js", ".cjs", ".mjs"))),
+    "bun": (frozenset({"-r", "--preload", "--require"}), (".js", ".ts", ".mjs", ".cjs")),
+    **dict.fromkeys(("tsx", "ts-node"), (frozenset({"-r", "--require", "--import"}), (".ts", ".js", ".mjs"))),
+    "ruby": (frozenset({"-r"}), (".rb",)),
+}
+
+
+def _preloaded(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
+    """The files the preload options of ``form`` load (``node -r ./setup.js``: setup.js, run before
+    the script): a relative path from ``cwd``; for node a package of the nearest ``node_modules``;
+    for ruby a name in its ``-I`` folders."""
+    options, suffixes = _PRELOADERS[name]
+    values: list[str] = []
+    args = form[1:]
+    i = 0
+    while i < len(args):
+        text = args[i].literal or ""
+        if text[:1] != "-" or text == "--":
+            break  # the script: the options end
+        key, eq, value = text.partition("=")
+        if key in options:
+            given = value if eq else args[i + 1].literal if i + 1 < len(args) else None
+            values += [given] if given else []
+            i += 1 if eq else 2
+            continue
+        if name == "ruby" and text[:2] == "-r" and len(text) > 2:
+            values.append(text[2:])
+        i += 2 if text in _VALUED else 1  # ruby -I lib -r x: -I's value is no script
+    folders = [cwd]
+    if name == "ruby":
+        folders = [os.path.join(cwd, f) for f in _include_options(form)[0]]
+    found: list[str] = []
+    for value in values:
+        if value.startswith(("./", "../", "/", "~")) or name != "ruby" and os.path.isabs(value):
+            bases = [os.path.join(cwd, os.path.expanduser(value))]
+        elif name == "ruby":
+            bases = [os.path.join(folder, value) for folder in folders]
+        else:  # a package: node_modules/NAME from the folder up
+            bases, folder = [], cwd
+            while True:
+                bases.append(os.path.join(folder, "node_modules", value))
+                parent = os.path.dirname(folder)
+                if parent == folder:
+                    break
+                folder = parent
+        for base in bases:
+            candidates = [base, *(base + s for s in suffixes)]
+            if os.path.isdir(base):
+                candidates += _folder_entry(base, "node") or [os.path.join(base, "index" + s) for s in suffixes]
+            path = next((c for c in candidates if os.path.isfile(c)), None)
+            if path is not None:
+                found.append(os.path.realpath(path))
+                break
+    return found
 
 
 def _prove_files(args: tuple[Word, ...], cwd: str) -> list[str]:
