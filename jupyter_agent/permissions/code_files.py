@@ -46,6 +46,7 @@ from .package_builds import (
 )
 from .paths import nearest_holding
 from .python_envs import script_folders
+from .python_launchers import LAUNCHER_MODULES, LAUNCHERS, alembic_files, launched
 from .python_strings import folded_strings
 from .quarto_docs import chunk_sources
 from .script_files import NotKnown, ini_of, parsed_file, toml_of
@@ -78,6 +79,9 @@ def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None,
     files = _run_files(form, cwd, memo) + build_files(form, cwd)
     program = form[0].literal or ""
     name = program.rpartition("/")[2]
+    start = _launcher_start(form, name)
+    if start is not None:  # coverage run app.py, python -m cProfile app.py, uvicorn app:app, celery -A proj
+        files += [f for f in _launched_files(form, start, cwd, memo) if f not in files]
     interpreter = program if "/" in program and is_interpreter(name) else None
     if name == "ruby":  # ruby -Ilib x.rb: lib/ is on $LOAD_PATH
         pythonpath = (*_include_options(form)[0], *pythonpath)
@@ -150,6 +154,35 @@ def _preloaded(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
     return found
 
 
+def _launcher_start(form: tuple[Word, ...], name: str) -> int | None:
+    """Where the words of a Python launcher begin in ``form`` (``coverage run app.py``: 1;
+    ``python -m cProfile app.py``: 3), or None when ``form`` runs none."""
+    if name in LAUNCHERS:
+        return 1
+    if not name.startswith(("python", "pypy")):
+        return None
+    for i, word in enumerate(form[1:-1], 1):
+        text = word.literal or ""
+        module = text[2:] if text[:2] == "-m" and len(text) > 2 else form[i + 1].literal if text == "-m" else None
+        if module is not None:
+            return (i + (1 if len(text) > 2 else 2)) if module in LAUNCHER_MODULES else None
+        if text[:1] != "-":
+            return None  # a script: its own arguments
+    return None
+
+
+def _launched_files(form: tuple[Word, ...], start: int, cwd: str, memo: Memo) -> list[str]:
+    scripts, modules, pytest_args = launched(form, start)
+    found = [os.path.realpath(os.path.join(cwd, os.path.expanduser(s))) for s in scripts]
+    found = [f for f in found if os.path.isfile(f)]
+    found += [f for module in modules for f in _module_file(module, cwd)]
+    for args in pytest_args:  # coverage run -m pytest: what pytest runs (and a local pytest/ first)
+        found += _module_file("pytest", cwd) + _pytest_files(args, cwd, memo)
+    if form[0].literal and ("alembic" in (form[0].literal.rpartition("/")[2], *(w.literal for w in form[1:start]))):
+        found += alembic_files(cwd, form)
+    return list(dict.fromkeys(found))
+
+
 def _prove_files(args: tuple[Word, ...], cwd: str) -> list[str]:
     """The test files ``prove`` runs: the files named, the ``.t`` files of the folders named (of
     ``t/`` by default; all of them below, which reads more than prove without ``-r`` does)."""
@@ -197,7 +230,7 @@ def may_run_code_files(program: str) -> bool:
     reads?  (Most of a line's programs are none of these.)"""
     name = program.rpartition("/")[2]
     return ("/" in program or name in _NAMED or name.endswith(_SCRIPT_SUFFIXES) or name[:3] == "pip"
-            or is_interpreter(name))
+            or is_interpreter(name) or name in LAUNCHERS)
 
 
 def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:

@@ -1,0 +1,120 @@
+"""Python tools that run a script or import a module the line names: ``coverage run app.py``,
+``python -m cProfile app.py``, ``uvicorn app:app``, ``celery -A proj worker``, ``streamlit run
+app.py``, ``alembic upgrade head`` (its ``env.py`` and migrations).
+
+The rules met these as ``coverage``, ``uvicorn`` …, but what runs is the project's code: in
+bypassPermissions under ``Bash(rm:*)`` each ran an ``app.py`` holding ``os.system("rm x")``
+unasked, while ``python app.py`` was read and asked.  Here each names its code the way the tool
+finds it — a ``.py`` operand, a ``-m MODULE`` (``coverage run -m pytest`` runs what pytest
+runs), a ``module:attribute`` or a module a worker's ``-A``/``--app`` names — and
+``code_files.py`` reads those files as it reads a script's.  Every operand that may be one is
+taken (an option's value read as an operand names a file that is not there, or one more to
+read), so an option this does not know hides nothing.
+"""
+
+from __future__ import annotations
+
+import configparser
+import glob
+import os
+import re
+
+from .bash_words import Word
+from .script_files import parsed_file
+
+# python -m MODULE ARGS…: modules that run a script or module their arguments name
+LAUNCHER_MODULES = frozenset({"cProfile", "profile", "pdb", "trace", "coverage", "pyinstrument", "scalene",
+                              "memray", "kernprof", "line_profiler", "viztracer", "debugpy", "IPython", "runpy",
+                              "austin", "mprof", "uvicorn", "gunicorn", "hypercorn", "celery", "streamlit",
+                              "locust", "dramatiq", "alembic", "pytest_watch", "ptw", "ipdb", "pudb"})
+# programs that do the same (their console scripts)
+LAUNCHERS = frozenset({"coverage", "pyinstrument", "scalene", "memray", "kernprof", "viztracer", "austin", "mprof",
+                       "ipdb", "pudb", "pudb3", "streamlit", "fastapi", "panel", "gradio", "bokeh", "solara",
+                       "chainlit", "marimo", "shiny", "textual", "locust", "scrapy", "dagster", "dagster-webserver",
+                       "uvicorn", "gunicorn", "hypercorn", "daphne", "granian", "waitress-serve", "celery",
+                       "dramatiq", "arq", "huey_consumer", "faust", "rq", "alembic", "ptw", "pytest-watch",
+                       "python-lsp-server", "functions-framework", "chalice", "zappa", "modal", "sanic"})
+_MODULE_OPTIONS = frozenset({"-m", "--module"})
+_APP_OPTIONS = frozenset({"-A", "--app", "--app-dir", "-f", "--locustfile", "--target", "--source", "-w",
+                          "--worker-class", "--settings", "--config-module", "--module-name"})
+_MODULE_ATTRIBUTE = re.compile(r"^([A-Za-z_][\w.]*)(?::[\w.()\[\]'\"]*)?$")
+
+
+def launched(form: tuple[Word, ...], start: int) -> tuple[list[str], list[str], list[tuple[Word, ...]]]:
+    """What the launcher whose words start at ``form[start]`` runs: (script paths as written,
+    dotted modules, the pytest arguments when it runs pytest).  Words only known at run time are
+    skipped (the rules meet them elsewhere)."""
+    scripts: list[str] = []
+    modules: list[str] = []
+    pytest_args: list[tuple[Word, ...]] = []
+    words = form[start:]
+    i = 0
+    while i < len(words):
+        text = words[i].literal
+        if text is None:
+            i += 1
+            continue
+        key, eq, value = text.partition("=")
+        if key in _MODULE_OPTIONS or (text[:2] == "-m" and len(text) > 2 and not text.startswith("--")):
+            module = value if eq else text[2:] if text[:2] == "-m" and len(text) > 2 else (
+                words[i + 1].literal if i + 1 < len(words) else None)
+            if module in ("pytest", "py.test"):
+                pytest_args.append(words[i + (1 if eq or len(text) > 2 and text[:2] == "-m" else 2):])
+                break
+            if module:
+                modules.append(module)
+            i += 1 if eq or (text[:2] == "-m" and len(text) > 2) else 2
+            continue
+        if key in _APP_OPTIONS:
+            given = value if eq else words[i + 1].literal if i + 1 < len(words) else None
+            if given:
+                _operand(given, scripts, modules)
+            i += 1 if eq else 2
+            continue
+        if text[:1] != "-":
+            _operand(text, scripts, modules)
+        elif eq and value:
+            _operand(value, scripts, modules)
+        i += 1
+    return scripts, modules, pytest_args
+
+
+def _operand(text: str, scripts: list[str], modules: list[str]) -> None:
+    if text.endswith((".py", ".pyw", ".ipynb")) or "/" in text:
+        scripts.append(text.partition(":")[0] if text.count(":") == 1 and not text.endswith(".py") else text)
+        return
+    match = _MODULE_ATTRIBUTE.match(text)
+    if match is not None:
+        modules.append(match.group(1))
+
+
+def alembic_files(cwd: str, form: tuple[Word, ...]) -> list[str]:
+    """The code ``alembic`` runs in ``cwd``: the ``env.py`` of the ``script_location`` its
+    configuration names (``alembic.ini``, or ``-c FILE``) and its migrations (an upgrade runs
+    them)."""
+    config = "alembic.ini"
+    words = [w.literal or "" for w in form]
+    for i, word in enumerate(words):
+        if word in ("-c", "--config") and i + 1 < len(words):
+            config = words[i + 1]
+        elif word.startswith("--config="):
+            config = word.partition("=")[2]
+    path = os.path.join(cwd, os.path.expanduser(config))
+    location, _why = parsed_file(path, _script_location)
+    if not location:
+        return []
+    folder = os.path.join(os.path.dirname(path), location.replace("%(here)s", os.path.dirname(path)))
+    files = [os.path.join(folder, "env.py"), *sorted(glob.glob(os.path.join(folder, "versions", "*.py")))]
+    return [os.path.realpath(f) for f in files if os.path.isfile(f)]
+
+
+def _script_location(data: bytes) -> str:
+    parser = configparser.RawConfigParser(strict=False)
+    try:
+        parser.read_string(data.decode("utf-8", "replace"))
+    except configparser.Error as exc:
+        raise ValueError(f"it is not an INI file ({type(exc).__name__})") from None
+    return parser.get("alembic", "script_location", fallback="") or ""
+
+
+__all__ = ["LAUNCHERS", "LAUNCHER_MODULES", "alembic_files", "launched"]
