@@ -33,6 +33,7 @@ from .code_imports import (
     shebang_program,
 )
 from .inline_code import code_literals, inline_code, is_interpreter
+from .js_tool_configs import CONFIGS, JS_LAUNCHERS, launched_scripts, tool_config_files
 from .notebook_runs import _pytest_config, code_cells
 from .package_builds import (
     BUILDERS,
@@ -82,6 +83,13 @@ def code_files(form: tuple[Word, ...], cwd: str, memo: Memo | None = None,
     start = _launcher_start(form, name)
     if start is not None:  # coverage run app.py, python -m cProfile app.py, uvicorn app:app, celery -A proj
         files += [f for f in _launched_files(form, start, cwd, memo) if f not in files]
+    if name in CONFIGS:  # eslint .: eslint.config.js; jest: jest.config.ts and the test files
+        key = ("js tool", name, tuple(w.text for w in form), cwd)
+        if key not in memo:
+            memo[key] = tool_config_files(form, name, cwd)
+        files += [f for f in cast("list[str]", memo[key]) if f not in files]
+    if name in JS_LAUNCHERS:  # nodemon x.js, pm2 start x.js, c8 node x.js
+        files += [f for f in launched_scripts(form, cwd) if f not in files]
     interpreter = program if "/" in program and is_interpreter(name) else None
     if name == "ruby":  # ruby -Ilib x.rb: lib/ is on $LOAD_PATH
         pythonpath = (*_include_options(form)[0], *pythonpath)
@@ -230,7 +238,7 @@ def may_run_code_files(program: str) -> bool:
     reads?  (Most of a line's programs are none of these.)"""
     name = program.rpartition("/")[2]
     return ("/" in program or name in _NAMED or name.endswith(_SCRIPT_SUFFIXES) or name[:3] == "pip"
-            or is_interpreter(name) or name in LAUNCHERS)
+            or is_interpreter(name) or name in LAUNCHERS or name in CONFIGS or name in JS_LAUNCHERS)
 
 
 def _run_files(form: tuple[Word, ...], cwd: str, memo: Memo) -> list[str]:
