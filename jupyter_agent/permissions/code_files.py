@@ -47,7 +47,16 @@ from .package_builds import (
 )
 from .paths import nearest_holding
 from .python_envs import script_folders
-from .python_launchers import LAUNCHER_MODULES, LAUNCHERS, alembic_files, launched
+from .python_launchers import (
+    DISCOVERING,
+    LAUNCHER_MODULES,
+    LAUNCHERS,
+    PLUGGED,
+    alembic_files,
+    discovered_tests,
+    launched,
+    plugin_modules,
+)
 from .python_strings import folded_strings
 from .quarto_docs import chunk_sources
 from .script_files import NotKnown, ini_of, parsed_file, toml_of
@@ -162,6 +171,15 @@ def _preloaded(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
     return found
 
 
+def _launcher_name(form: tuple[Word, ...], start: int) -> str:
+    """The launcher's name: the program's, or the module's of ``python -m MODULE``."""
+    name = (form[0].literal or "").rpartition("/")[2]
+    if name in LAUNCHERS:
+        return {"dmypy": "mypy", "pdoc3": "pdoc", "pydoc3": "pydoc"}.get(name, name)
+    text = form[start - 1].literal or ""
+    return text[2:] if text[:2] == "-m" and len(text) > 2 else text
+
+
 def _launcher_start(form: tuple[Word, ...], name: str) -> int | None:
     """Where the words of a Python launcher begin in ``form`` (``coverage run app.py``: 1;
     ``python -m cProfile app.py``: 3), or None when ``form`` runs none."""
@@ -180,7 +198,13 @@ def _launcher_start(form: tuple[Word, ...], name: str) -> int | None:
 
 
 def _launched_files(form: tuple[Word, ...], start: int, cwd: str, memo: Memo) -> list[str]:
+    launcher = _launcher_name(form, start)
+    if launcher in PLUGGED:  # mypy ., pylint pkg: their plugins run, not the modules they check
+        return [f for module in plugin_modules(form, launcher, cwd) for f in _module_file(module, cwd)]
     scripts, modules, pytest_args = launched(form, start)
+    if launcher in DISCOVERING:  # python -m unittest: the test*.py files it discovers
+        scripts += discovered_tests(form, start, cwd)
+        modules = [m for m in modules if m != "discover"]
     found = [os.path.realpath(os.path.join(cwd, os.path.expanduser(s))) for s in scripts]
     found = [f for f in found if os.path.isfile(f)]
     found += [f for module in modules for f in _module_file(module, cwd)]

@@ -15,6 +15,7 @@ read), so an option this does not know hides nothing.
 from __future__ import annotations
 
 import configparser
+import fnmatch
 import glob
 import os
 import re
@@ -26,14 +27,20 @@ from .script_files import parsed_file
 LAUNCHER_MODULES = frozenset({"cProfile", "profile", "pdb", "trace", "coverage", "pyinstrument", "scalene",
                               "memray", "kernprof", "line_profiler", "viztracer", "debugpy", "IPython", "runpy",
                               "austin", "mprof", "uvicorn", "gunicorn", "hypercorn", "celery", "streamlit",
-                              "locust", "dramatiq", "alembic", "pytest_watch", "ptw", "ipdb", "pudb"})
+                              "locust", "dramatiq", "alembic", "pytest_watch", "ptw", "ipdb", "pudb", "unittest",
+                              "doctest", "pydoc", "nose2", "pdoc", "mypy", "pylint"})
 # programs that do the same (their console scripts)
 LAUNCHERS = frozenset({"coverage", "pyinstrument", "scalene", "memray", "kernprof", "viztracer", "austin", "mprof",
                        "ipdb", "pudb", "pudb3", "streamlit", "fastapi", "panel", "gradio", "bokeh", "solara",
                        "chainlit", "marimo", "shiny", "textual", "locust", "scrapy", "dagster", "dagster-webserver",
                        "uvicorn", "gunicorn", "hypercorn", "daphne", "granian", "waitress-serve", "celery",
                        "dramatiq", "arq", "huey_consumer", "faust", "rq", "alembic", "ptw", "pytest-watch",
-                       "python-lsp-server", "functions-framework", "chalice", "zappa", "modal", "sanic"})
+                       "python-lsp-server", "functions-framework", "chalice", "zappa", "modal", "sanic",
+                       "pydoc", "pydoc3", "pdoc", "pdoc3", "nose2", "mypy", "dmypy", "pylint"})
+# they discover test files (test*.py) when no test is named: python -m unittest, nose2
+DISCOVERING = frozenset({"unittest", "nose2"})
+# they run no module of the line, only their plugins (named on the line or in their configuration)
+PLUGGED = frozenset({"mypy", "dmypy", "pylint"})
 _MODULE_OPTIONS = frozenset({"-m", "--module"})
 _APP_OPTIONS = frozenset({"-A", "--app", "--app-dir", "-f", "--locustfile", "--target", "--source", "-w",
                           "--worker-class", "--settings", "--config-module", "--module-name"})
@@ -88,6 +95,53 @@ def _operand(text: str, scripts: list[str], modules: list[str]) -> None:
         modules.append(match.group(1))
 
 
+def discovered_tests(form: tuple[Word, ...], start: int, cwd: str) -> list[str]:
+    """The test files ``python -m unittest`` (with no test named, or ``discover``) and ``nose2``
+    run: ``test*.py`` below the start folder (``-s DIR``; here by default), at most 2,000."""
+    words = [w.literal or "" for w in form[start:]]
+    if any(w and w[:1] != "-" and w != "discover" for w in words) and "discover" not in words:
+        return []  # tests named: read as modules or files
+    top = cwd
+    pattern = "test*.py"
+    for i, word in enumerate(words):
+        if word in ("-s", "--start-directory") and i + 1 < len(words):
+            top = os.path.join(cwd, words[i + 1])
+        elif word in ("-p", "--pattern") and i + 1 < len(words):
+            pattern = words[i + 1]
+    found: list[str] = []
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "venv", "__pycache__")]
+        found += [os.path.realpath(os.path.join(root, n)) for n in files if fnmatch.fnmatch(n, pattern)]
+        if len(found) >= 2_000:
+            break
+    return found
+
+
+def plugin_modules(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
+    """The plugin modules mypy and pylint import: ``--load-plugins=a,b`` on the line, and
+    ``plugins`` / ``load-plugins`` in their configuration files here (``mypy.ini``,
+    ``.mypy.ini``, ``setup.cfg``, ``pyproject.toml``, ``.pylintrc``, ``pylintrc``, ``tox.ini``)."""
+    names: list[str] = []
+    for word in form:
+        text = word.literal or ""
+        if text.startswith("--load-plugins="):
+            names += text.partition("=")[2].split(",")
+    for i, word in enumerate(form[:-1]):
+        if word.literal == "--load-plugins":
+            names += (form[i + 1].literal or "").split(",")
+    keys = ("plugins",) if name != "pylint" else ("load-plugins",)
+    for config in ("mypy.ini", ".mypy.ini", "setup.cfg", "tox.ini", ".pylintrc", "pylintrc", "pyproject.toml"):
+        text, _why = parsed_file(os.path.join(cwd, config), _text)
+        for key in keys if isinstance(text, str) else ():
+            for match in re.finditer(rf"^\s*{re.escape(key)}\s*=\s*(.+?)\s*$", text, re.MULTILINE):
+                names += re.split(r"[\s,\[\]\"']+", match.group(1))
+    return [n.partition(":")[0] for n in dict.fromkeys(names) if n and _MODULE_ATTRIBUTE.match(n)]
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
 def alembic_files(cwd: str, form: tuple[Word, ...]) -> list[str]:
     """The code ``alembic`` runs in ``cwd``: the ``env.py`` of the ``script_location`` its
     configuration names (``alembic.ini``, or ``-c FILE``) and its migrations (an upgrade runs
@@ -117,4 +171,5 @@ def _script_location(data: bytes) -> str:
     return parser.get("alembic", "script_location", fallback="") or ""
 
 
-__all__ = ["LAUNCHERS", "LAUNCHER_MODULES", "alembic_files", "launched"]
+__all__ = ["DISCOVERING", "LAUNCHERS", "LAUNCHER_MODULES", "PLUGGED", "alembic_files", "discovered_tests", "launched",
+           "plugin_modules"]

@@ -65,3 +65,41 @@ def test_the_launcher_really_runs_the_script(project, module):
     (project / "app.py").write_text("open('ran', 'w').write('yes')\n")
     subprocess.run([sys.executable, "-m", *module.split(), "app.py"], cwd=project, capture_output=True, timeout=60)
     assert (project / "ran").exists()
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("python3 -m unittest", "ask"), ("python3 -m unittest discover -s tests", "ask"),
+    ("python3 -m unittest tests.test_a", "ask"), ("python3 -m unittest -v", "ask"), ("nose2", "ask"),
+    ("python3 -m doctest app.py", "ask"), ("pydoc svc.main", "ask"), ("python3 -m pydoc proj", "ask"),
+    ("pdoc proj", "ask"), ("python3 -m unittest discover -s calmtests", "allow"),
+])
+async def test_unittest_doctest_and_pydoc_run_the_modules_they_are_given(project, command, expected):
+    (project / "tests" / "__init__.py").write_text("")
+    (project / "calmtests").mkdir()
+    (project / "calmtests" / "test_c.py").write_text("import unittest\n")
+    verdict = await decide_bash(make_ctx(project, allow=("Bash(*)",), deny=("Bash(rm:*)",),
+                                         mode="bypassPermissions"), command)
+    assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
+
+
+@pytest.mark.parametrize(("command", "config"), [
+    ("mypy .", ("mypy.ini", "[mypy]\nplugins = evilplug\n")),
+    ("mypy src", ("pyproject.toml", '[tool.mypy]\nplugins = ["evilplug"]\n')),
+    ("pylint proj", (".pylintrc", "[MASTER]\nload-plugins=evilplug\n")),
+    ("pylint --load-plugins=evilplug proj", None), ("pylint --load-plugins evilplug,other proj", None),
+])
+async def test_mypy_and_pylint_run_their_plugins_not_the_code_they_check(project, command, config):
+    (project / "evilplug.py").write_text(EVIL)
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    if config is not None:
+        assert verdict_name(await decide_bash(ctx, command)) == "allow", command  # proj/app hold rm: not run
+        (project / config[0]).write_text(config[1])
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == "ask" and "evilplug.py" in verdict.message, (command, verdict)
+
+
+def test_unittest_really_runs_the_tests_it_discovers(project):
+    (project / "tests" / "__init__.py").write_text("")
+    (project / "tests" / "test_a.py").write_text("open('ran', 'w').write('yes')\n")
+    subprocess.run([sys.executable, "-m", "unittest"], cwd=project, capture_output=True, timeout=60)
+    assert (project / "ran").exists()
