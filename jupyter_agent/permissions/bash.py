@@ -123,7 +123,8 @@ from .workflow_engines import WORKFLOW_ENGINES, workflow_scripts
 
 _ALLOWED = PermissionAllow(reason="every part is allowed or read-only")
 # the programs that run the commands of a file they find, and the readers that give those commands
-_COLLECTORS = ((LOCAL_BIN_RUNNERS, local_bin_scripts), (MANAGERS, package_scripts), (MAKES, make_scripts), (RUNNERS, pyproject_scripts), (JUST, just_scripts),
+_COLLECTORS = ((LOCAL_BIN_RUNNERS, local_bin_scripts), (MANAGERS, package_scripts), (MAKES, make_scripts),
+               (RUNNERS, pyproject_scripts), (JUST, just_scripts),
                (GITS, git_hook_scripts), (PRE_COMMITS, precommit_scripts), (TOXES, tox_scripts),
                (TASKS, taskfile_scripts), (LEFTHOOKS, lefthook_scripts),
                (NOTEBOOK_RUNNERS, notebook_scripts), (DVCS, dvc_scripts),
@@ -428,14 +429,15 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
                 return
             language = "python" if name.startswith(_PYTHON_NAMES) else language_of(name) if interpreter else None
             if language is not None:  # os.system('r' + 'm x'), os.system(input()), perl -e 'system("r"."m x")'
+                read = list(codes)
                 if "<<" in line:  # python - <<'EOF' …, cat > t.py <<'EOF' … python t.py: the code it reads
-                    codes = [*codes, *heredoc_bodies(line)]
+                    read += heredoc_bodies(line)
                 if strings and (len(commands) > 1 or "<<" in line):  # echo '…' > t.py && python t.py
-                    codes = [*codes, *(t for t in strings if "(" in t or " " in t)]
+                    read += [t for t in strings if "(" in t or " " in t]
                 if language == "python":
-                    why = python_command_reason(codes, rules, f"{name}'s code", v.cwds)
+                    why = python_command_reason(read, rules, f"{name}'s code", v.cwds)
                 else:
-                    lines = [found for code in dict.fromkeys(codes) for found in script_commands(language, code)]
+                    lines = [found for code in dict.fromkeys(read) for found in script_commands(language, code)]
                     why = _command_lines_reason(lines, rules, f"{name}'s code")
                 if why is not None:
                     v.sticky.append(why)
@@ -490,10 +492,11 @@ def _code_file_checks(commands: list[CommandInfo], cwds: list[str], rules: Compi
             program = form[0].literal if form else None
             if program is not None and program.rpartition("/")[2].startswith(_STARTS_PYTHON):
                 # what its environments run at every start-up: .pth lines, sitecustomize.py
-                key = ("startup", program if "/" in program else "", *folders)
+                jupyter = program.rpartition("/")[2].startswith(_JUPYTER_NAMES)
+                key = ("startup", program if "/" in program else "", jupyter, *folders)
                 if key not in memo:
                     memo[key] = [(path, cwd) for cwd in folders
-                                 for path in startup_files(cwd, program if "/" in program else None)]
+                                 for path in startup_files(cwd, program if "/" in program else None, jupyter)]
                 files.update(cast("list[tuple[str, str]]", memo[key]))
             if program is not None and program.rpartition("/")[2].startswith(("python", "ipython")):
                 if stdin is None and "|" in line:
@@ -582,7 +585,8 @@ def _notebook_imports(path: str, shown: str, cwds: list[str], rules: CompiledRul
 
 
 # programs that start Python (a console script's #! names it): the environment's start-up code runs
-_STARTS_PYTHON = ("python", "ipython", "pypy", "pytest", "py.test", "jupyter", "pip")
+_STARTS_PYTHON = ("python", "ipython", "pypy", "pytest", "py.test", "jupyter", "pip", "papermill", "voila")
+_JUPYTER_NAMES = ("ipython", "jupyter", "papermill", "voila")  # (they load etc/jupyter and etc/ipython too)
 # what the shell runs itself (no console script of a project is named so)
 _SHELL_BUILTINS = BASH_BUILTINS | {"[["}
 
@@ -744,7 +748,7 @@ def _exec_file_reason(name: str, rules: CompiledRules, cwds: Sequence[str], dept
             continue
         if not stat.S_ISREG(st.st_mode):
             return "is not a regular file, so what it runs is not known"
-        key = ("exec", path, st.st_ino, st.st_mtime_ns, st.st_size)
+        key = (f"exec:{path}", st.st_ino, st.st_mtime_ns, st.st_size)  # (beside code_file_reason's path keys)
         hits = rules.file_hits
         if key not in hits:
             if len(hits) >= _MAX_FILE_HITS:

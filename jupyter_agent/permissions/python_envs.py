@@ -107,16 +107,21 @@ def _site_folders(prefix: str) -> tuple[str, ...]:
     return known[1]
 
 
-def startup_files(cwd: str, interpreter: str | None = None) -> list[str]:
+def startup_files(cwd: str, interpreter: str | None = None, jupyter: bool = False) -> list[str]:
     """The code the environments a Python run from ``cwd`` may use run at every start-up, before
     any script: each ``.pth`` file with a line Python runs (``import x; …``), the modules such a
     line imports from the same folder, and ``sitecustomize.py``/``usercustomize.py`` there
     (``.venv/lib/python3.12/site-packages/x.pth`` holding ``import os; os.system("rm x")`` ran
-    for ``.venv/bin/python -c 'print(1)'``)."""
+    for ``.venv/bin/python -c 'print(1)'``); with ``jupyter``, the Python configuration files of
+    its ``etc/jupyter`` and ``etc/ipython`` (``jupyter_server_config.py``, ``ipython_config.py``),
+    which jupyter and IPython load from every environment's prefix."""
     found: list[str] = []
     for prefix in _prefixes(cwd, interpreter):
         for site in _site_folders(prefix):
             found += _site_startup(site)
+        if jupyter:  # jupyter's and IPython's configuration files of the environment are Python
+            for folder in ("etc/jupyter", "etc/ipython"):
+                found += sorted(glob.glob(os.path.join(prefix, folder, "*.py")))[:_MAX_PTH]
     return list(dict.fromkeys(found))
 
 

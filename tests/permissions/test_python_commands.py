@@ -191,3 +191,11 @@ async def test_a_notebook_cell_that_builds_a_ruled_command_asks(tmp_path):
     assert verdict is not None and "only known at run time" in verdict.message, verdict
     assert cells_strings_check([("c3", "import subprocess\nsubprocess.run(['git', 'log', '-1'])")], ctx,
                                [tmp_path]) is None
+
+
+async def test_an_argument_that_is_a_ruled_command_still_asks_beside_code_the_line_writes(project):
+    """The line's strings read as code do not hide an argument: ``echo hi && python3 tool.py 'rm x'``."""
+    (project / "tool.py").write_text("import sys\nprint(sys.argv)\n")
+    for command in ("echo hi && python3 tool.py 'rm x'", "echo 'print(1)' > t.py && python3 t.py 'rm x'"):
+        verdict = await decide_bash(make_ctx(project, **BYPASS), command)
+        assert verdict_name(verdict) == "ask" and "Bash(rm:*)" in verdict.message, (command, verdict)

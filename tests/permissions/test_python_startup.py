@@ -81,3 +81,27 @@ def test_the_venvs_python_really_runs_a_pth_line(project):
     subprocess.run([str(project / ".venv" / "bin" / "python"), "-c", "print(1)"], cwd=project, timeout=60,
                    capture_output=True)
     assert not (project / "x").exists()
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    (".venv/bin/jupyter lab", "ask"), ("jupyter nbconvert --to html a.ipynb", "ask"), ("ipython -c 'print(1)'", "ask"),
+    ("papermill a.ipynb b.ipynb", "ask"), (".venv/bin/python -c 'print(1)'", "allow"),
+])
+async def test_jupyters_and_ipythons_configuration_of_the_environment_is_code(project, command, expected):
+    for folder, name in (("jupyter", "jupyter_server_config.py"), ("ipython", "ipython_config.py")):
+        (project / ".venv" / "etc" / folder).mkdir(parents=True, exist_ok=True)
+        (project / ".venv" / "etc" / folder / name).write_text('import os\nos.system("rm x")\n')
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    verdict = await decide_bash(ctx, command)
+    assert verdict_name(verdict) == expected, (command, getattr(verdict, "message", ""))
+
+
+def test_jupyter_and_ipython_read_configuration_from_the_environments_prefix():
+    """Why: both look in ``sys.prefix/etc/jupyter`` and ``sys.prefix/etc/ipython``."""
+    import os
+
+    from IPython.core.application import ENV_CONFIG_DIRS
+    from jupyter_core.paths import jupyter_config_path
+
+    assert os.path.join(sys.prefix, "etc", "jupyter") in jupyter_config_path()
+    assert os.path.join(sys.prefix, "etc", "ipython") in ENV_CONFIG_DIRS
