@@ -45,7 +45,7 @@ from .package_builds import (
     tree_files,
     xml_texts,
 )
-from .paths import nearest_holding
+from .paths import folders_up, nearest_holding
 from .python_envs import script_folders
 from .python_launchers import (
     DISCOVERING,
@@ -153,13 +153,7 @@ def _preloaded(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
         elif name == "ruby":
             bases = [os.path.join(folder, value) for folder in folders]
         else:  # a package: node_modules/NAME from the folder up
-            bases, folder = [], cwd
-            while True:
-                bases.append(os.path.join(folder, "node_modules", value))
-                parent = os.path.dirname(folder)
-                if parent == folder:
-                    break
-                folder = parent
+            bases = [os.path.join(folder, "node_modules", value) for folder in folders_up(cwd)]
         for base in bases:
             candidates = [base, *(base + s for s in suffixes)]
             if os.path.isdir(base):

@@ -19,6 +19,7 @@ import re
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
+from .paths import folders_up
 from .script_files import Script, script_shell, shell_call
 
 NODE_RUNNERS = frozenset({"npx", "npm", "yarn", "pnpm", "bunx", "bun"})
@@ -66,17 +67,7 @@ def local_bin_forms(info: CommandInfo, cwds: list[str]) -> list[tuple[Word, ...]
 
 def _nearest(start: str, relative: str) -> str | None:
     """``relative`` in ``start`` or the nearest folder above it that has it (a file)."""
-    folder = start
-    while True:
-        candidate = os.path.join(folder, relative)
-        if os.path.isfile(candidate):
-            return candidate
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-
-
+    return next((c for c in (os.path.join(f, relative) for f in folders_up(start)) if os.path.isfile(c)), None)
 
 
 def local_bin_scripts(info: CommandInfo, cwds: list[str], memo: object = None) -> list[Script]:

@@ -26,7 +26,7 @@ import os
 
 from .bash_analysis import CommandInfo
 from .bash_words import Word
-from .paths import nearest_holding
+from .paths import folders_up, nearest_holding
 from .script_files import (
     Script,
     nearest_files,
@@ -267,15 +267,7 @@ def node_bin_folders(folder: str) -> tuple[str, ...]:
     """The ``node_modules/.bin`` folders the package managers put first on PATH for a package
     script run in ``folder``: its own and each one above (``tidy`` in a script is
     ``node_modules/.bin/tidy`` when that is there)."""
-    found: list[str] = []
-    while True:
-        candidate = os.path.join(folder, "node_modules", ".bin")
-        if os.path.isdir(candidate):
-            found.append(candidate)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return tuple(found)
-        folder = parent
+    return tuple(b for b in (os.path.join(f, "node_modules", ".bin") for f in folders_up(folder)) if os.path.isdir(b))
 
 
 def _npm_passed(words: tuple[Word, ...]) -> tuple[Word, ...]:

@@ -38,6 +38,16 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
         raise
 
 
+def folders_up(start: str) -> list[str]:
+    """``start`` and each folder above it, to the root (where tools look for ``node_modules``)."""
+    found = [start]
+    while True:
+        parent = os.path.dirname(found[-1])
+        if parent == found[-1]:
+            return found
+        found.append(parent)
+
+
 def open_regular_text(path: str | os.PathLike[str], encoding: str = "utf-8", errors: str = "strict") -> TextIO:
     """``open_regular`` for text."""
     return io.TextIOWrapper(open_regular(path), encoding=encoding, errors=errors)
