@@ -126,8 +126,17 @@ def startup_files(cwd: str, interpreter: str | None = None, jupyter: bool = Fals
 
 
 def _site_startup(site: str) -> list[str]:
-    found: list[str] = []
-    for name in _pth_names(site):
+    """``startup_files`` of one ``site-packages``, worked out again only when the folder, one of its
+    ``.pth`` files or a package folder a ``.pth`` line imports changes."""
+    names = _pth_names(site)
+    known = _STARTUP.get(site)
+    if known is not None:
+        stamp, folders, found = known
+        if stamp == (_PTHS.get(site, (None,))[0], tuple(_stamp(os.path.join(site, n)) for n in names),
+                     tuple(_stamp(f) for f in folders)):
+            return found
+    found, folders = [], []
+    for name in names:
         path = os.path.join(site, name)
         lines, _why = parsed_file(path, lines_of)
         code = [line for line in lines or () if line.startswith(("import ", "import\t"))]
@@ -137,14 +146,21 @@ def _site_startup(site: str) -> list[str]:
         for line in code:  # import evil: site-packages/evil.py runs too (a finder's module is read as any)
             for module in _IMPORTED.findall(line):
                 top = module.split(".")[0]
+                if os.path.isdir(os.path.join(site, top)):
+                    folders.append(os.path.join(site, top))
                 found += [c for c in (os.path.join(site, top + ".py"), os.path.join(site, top, "__init__.py"))
                           if os.path.isfile(c)]
     for name in ("sitecustomize.py", "usercustomize.py"):
         if os.path.isfile(os.path.join(site, name)):
             found.append(os.path.join(site, name))
+    if len(_STARTUP) > 64:
+        _STARTUP.clear()
+    _STARTUP[site] = ((_PTHS.get(site, (None,))[0], tuple(_stamp(os.path.join(site, n)) for n in names),
+                       tuple(_stamp(f) for f in folders)), folders, found)
     return found
 
 
+_STARTUP: dict[str, tuple[object, list[str], list[str]]] = {}
 _IMPORTED = re.compile(r"(?:\bimport\s+|__import__\(\s*['\"]|,\s*)([A-Za-z_][\w.]*)")
 
 

@@ -105,3 +105,25 @@ def test_jupyter_and_ipython_read_configuration_from_the_environments_prefix():
 
     assert os.path.join(sys.prefix, "etc", "jupyter") in jupyter_config_path()
     assert os.path.join(sys.prefix, "etc", "ipython") in ENV_CONFIG_DIRS
+
+
+async def test_a_change_of_the_start_up_code_is_seen_by_the_next_decision(project):
+    """What each site-packages runs at start-up is kept per version of its folder, its .pth files
+    and the package folders they import: each change counts."""
+    import os
+    import time
+
+    ctx = make_ctx(project, allow=("Bash(*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    command = ".venv/bin/python -c 'print(1)'"
+    site = _site(project)
+    (site / "helper").mkdir()
+    (site / "a.pth").write_text("import helper\n")
+    assert verdict_name(await decide_bash(ctx, command)) == "allow"
+    (site / "helper" / "__init__.py").write_text('import os\nos.system("rm x")\n')  # a new file in the package
+    assert verdict_name(await decide_bash(ctx, command)) == "ask"
+    (site / "helper" / "__init__.py").unlink()
+    assert verdict_name(await decide_bash(ctx, command)) == "allow"
+    (site / "a.pth").write_text('import os; os.system("rm x")\n')
+    later = time.time() + 5  # the same second and size on a coarse clock: the time still differs
+    os.utime(site / "a.pth", (later, later))
+    assert verdict_name(await decide_bash(ctx, command)) == "ask"
