@@ -493,31 +493,18 @@ def _module_file(module: str | None, cwd: str) -> list[str]:
     """The files ``python -m MODULE`` runs when the module is in ``cwd`` (where ``-m`` looks
     first, before the standard library and the installed packages: a local ``json.py`` runs for
     ``python -m json.tool``, a local ``pytest/`` for ``python -m pytest``) or in the project's
-    ``src/`` (a src layout, installed editable: the project's own module): each package's
-    ``__init__.py`` on the way, a module file met on the way (importing it runs it), and the
-    module's file or its ``__main__.py``."""
+    ``src/`` (a src layout, installed editable: the project's own module): what importing it runs,
+    as Python's finder finds it (``code_imports.module_files``: each package's ``__init__.py``, a
+    module met on the way, an extension module), and a package's ``__main__.py``."""
     if not module or not all(part.isidentifier() for part in module.split(".")):
         return []
-    parts = module.split(".")
     for folder in (cwd, os.path.join(cwd, "src")):
-        found: list[str] = []
-        for i in range(1, len(parts) + 1):
-            base = os.path.join(folder, *parts[:i])
-            init = os.path.join(base, "__init__.py")
-            if os.path.isfile(init):  # a package (a folder wins over a module of its name)
-                found.append(init)
-                if i == len(parts) and os.path.isfile(os.path.join(base, "__main__.py")):
-                    found.append(os.path.join(base, "__main__.py"))
-                continue
-            if os.path.isfile(base + ".py"):
-                found.append(base + ".py")
-            elif os.path.isdir(base):  # a namespace package (pkg/clean.py with no pkg/__init__.py)
-                if i == len(parts) and os.path.isfile(os.path.join(base, "__main__.py")):
-                    found.append(os.path.join(base, "__main__.py"))
-                continue
-            break
+        found = module_files(module, (folder,))
+        main = os.path.join(folder, *module.split("."), "__main__.py")
+        if os.path.isfile(main):  # (a namespace package's too)
+            found = [*found, os.path.realpath(main)]
         if found:
-            return [os.path.realpath(p) for p in found]
+            return found
     return []
 
 
