@@ -79,7 +79,7 @@ from .notebook_runs import NOTEBOOK_RUNNERS, notebook_scripts
 from .package_scripts import MANAGERS, MONOREPOS, monorepo_scripts, package_scripts
 from .path_programs import relative_program, relative_search_path
 from .path_values import PathEffects, path_effects
-from .paths import BadPath, open_regular, protected_reason_of, resolve_below
+from .paths import BadPath, protected_reason_of, resolve_below
 from .permission_thread import decide_off_loop
 from .pipenv_scripts import PIPENVS, pipenv_scripts
 from .pixi_tasks import PIXIS, pixi_scripts
@@ -393,6 +393,7 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
     whole, starts = rules.rule_programs, rules.rule_program_starts
     stdin = StdinSources(line) if "|" in line or "<<" in line else None
     line_read = False  # the line's strings, for the interpreters it runs
+    bodies: list[str] | None = None  # the line's heredocs, read when an interpreter needs them
     if any(info.set_values for info in commands):  # X='rm x'; export X (or set -a first): in the environment
         exported = _exported_names(commands)
         for info in commands:
@@ -431,7 +432,9 @@ def _argument_commands(commands: list[CommandInfo], rules: CompiledRules, v: Ver
             if language is not None:  # os.system('r' + 'm x'), os.system(input()), perl -e 'system("r"."m x")'
                 read = list(codes)
                 if "<<" in line:  # python - <<'EOF' …, cat > t.py <<'EOF' … python t.py: the code it reads
-                    read += heredoc_bodies(line)
+                    if bodies is None:
+                        bodies = heredoc_bodies(line)  # (once: a line may run many interpreters)
+                    read += bodies
                 if strings and (len(commands) > 1 or "<<" in line):  # echo '…' > t.py && python t.py
                     read += [t for t in strings if "(" in t or " " in t]
                 if language == "python":
@@ -753,15 +756,11 @@ def _exec_file_reason(name: str, rules: CompiledRules, cwds: Sequence[str], dept
         if key not in hits:
             if len(hits) >= _MAX_FILE_HITS:
                 hits.clear()
-            try:
-                with open_regular(path) as f:  # (a named pipe is never waited on)
-                    data = f.read(_MAX_EXEC_BYTES + 1)
-            except OSError as error:
-                hits[key] = f"could not be read ({error.strerror}), so what it runs is not known"
+            text, why = parsed_file(path, code_text)  # (bounded; a named pipe is never waited on)
+            if text is None:
+                hits[key] = f"could not be read ({why}), so what it runs is not known" if why else None
             else:
-                text = data.decode("utf-8", "replace")
-                strings = [*code_literals([text], bare=False, words=False),
-                           *(folded_strings(text) if len(data) <= _MAX_EXEC_BYTES else ())]
+                strings = [*code_literals([text], bare=False, words=False), *folded_strings(text)]
                 sub = Verdict()
                 if _rule_strings(strings, rules, sub, "a string of it"):
                     hits[key] = sub.sticky[0]
@@ -771,9 +770,6 @@ def _exec_file_reason(name: str, rules: CompiledRules, cwds: Sequence[str], dept
         if hits[key] is not None:
             return cast("str", hits[key])
     return None
-
-
-_MAX_EXEC_BYTES = 512 * 1024
 
 
 def _exported_names(commands: list[CommandInfo]) -> set[str] | None:

@@ -199,3 +199,11 @@ async def test_an_argument_that_is_a_ruled_command_still_asks_beside_code_the_li
     for command in ("echo hi && python3 tool.py 'rm x'", "echo 'print(1)' > t.py && python3 t.py 'rm x'"):
         verdict = await decide_bash(make_ctx(project, **BYPASS), command)
         assert verdict_name(verdict) == "ask" and "Bash(rm:*)" in verdict.message, (command, verdict)
+
+
+async def test_a_file_run_as_code_too_long_to_read_asks(project):
+    """``exec(open('big.txt').read())``: a file past the bound of what is read is code only known
+    at run time (its end may hold the command)."""
+    (project / "big.txt").write_text("x = 1\n" * 200_000 + 'import os; os.system("r" + "m x")\n')
+    verdict = await decide_bash(make_ctx(project, **BYPASS), "python3 -c 'exec(open(\"big.txt\").read())'")
+    assert verdict_name(verdict) == "ask" and "longer than" in verdict.message, verdict
