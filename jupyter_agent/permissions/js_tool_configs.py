@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from .bash_words import Word
+from .paths import folders_up
 
 _JS = (".js", ".cjs", ".mjs", ".ts", ".mts", ".cts")
 
@@ -83,14 +84,11 @@ def tool_config_files(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
                 path = os.path.join(cwd, os.path.expanduser(given))
                 if os.path.isfile(path):
                     found.append(os.path.realpath(path))
-    folder = cwd
-    while True:
+    for folder in folders_up(cwd):  # up to the package's folder
         found += [os.path.realpath(os.path.join(folder, n)) for n in CONFIGS.get(name, ())
                   if os.path.isfile(os.path.join(folder, n))]
-        parent = os.path.dirname(folder)
-        if os.path.isfile(os.path.join(folder, "package.json")) or parent == folder:
+        if os.path.isfile(os.path.join(folder, "package.json")):
             break
-        folder = parent
     if name in TEST_RUNNERS:
         found += _test_files(cwd)
     return list(dict.fromkeys(found))

@@ -42,7 +42,7 @@ def local_bin_forms(info: CommandInfo, cwds: list[str]) -> list[tuple[Word, ...]
             continue
         named: tuple[Word, ...] | None = None
         following = forms[i + 1] if i + 1 < len(forms) else ()
-        if following and following[0].literal and "/" not in following[0].literal and following is not form:
+        if following and following[0].literal and "/" not in following[0].literal:
             named = following
         elif runner in _SCRIPT_FIRST:  # yarn tidy, yarn run tidy, bun run tidy
             words = list(form[1:])

@@ -14,14 +14,13 @@ read), so an option this does not know hides nothing.
 
 from __future__ import annotations
 
-import configparser
 import fnmatch
 import glob
 import os
 import re
 
 from .bash_words import Word
-from .script_files import parsed_file
+from .script_files import ini_of, parsed_file, text_of
 
 # python -m MODULE ARGS…: modules that run a script or module their arguments name
 LAUNCHER_MODULES = frozenset({"cProfile", "profile", "pdb", "trace", "coverage", "pyinstrument", "scalene",
@@ -131,15 +130,11 @@ def plugin_modules(form: tuple[Word, ...], name: str, cwd: str) -> list[str]:
             names += (form[i + 1].literal or "").split(",")
     keys = ("plugins",) if name != "pylint" else ("load-plugins",)
     for config in ("mypy.ini", ".mypy.ini", "setup.cfg", "tox.ini", ".pylintrc", "pylintrc", "pyproject.toml"):
-        text, _why = parsed_file(os.path.join(cwd, config), _text)
+        text, _why = parsed_file(os.path.join(cwd, config), text_of)
         for key in keys if isinstance(text, str) else ():
             for match in re.finditer(rf"^\s*{re.escape(key)}\s*=\s*(.+?)\s*$", text, re.MULTILINE):
                 names += re.split(r"[\s,\[\]\"']+", match.group(1))
     return [n.partition(":")[0] for n in dict.fromkeys(names) if n and _MODULE_ATTRIBUTE.match(n)]
-
-
-def _text(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
 
 
 def alembic_files(cwd: str, form: tuple[Word, ...]) -> list[str]:
@@ -154,21 +149,13 @@ def alembic_files(cwd: str, form: tuple[Word, ...]) -> list[str]:
         elif word.startswith("--config="):
             config = word.partition("=")[2]
     path = os.path.join(cwd, os.path.expanduser(config))
-    location, _why = parsed_file(path, _script_location)
+    config_file, _why = parsed_file(path, ini_of)
+    location = config_file.get("alembic", "script_location", fallback="") if config_file is not None else ""
     if not location:
         return []
     folder = os.path.join(os.path.dirname(path), location.replace("%(here)s", os.path.dirname(path)))
     files = [os.path.join(folder, "env.py"), *sorted(glob.glob(os.path.join(folder, "versions", "*.py")))]
     return [os.path.realpath(f) for f in files if os.path.isfile(f)]
-
-
-def _script_location(data: bytes) -> str:
-    parser = configparser.RawConfigParser(strict=False)
-    try:
-        parser.read_string(data.decode("utf-8", "replace"))
-    except configparser.Error as exc:
-        raise ValueError(f"it is not an INI file ({type(exc).__name__})") from None
-    return parser.get("alembic", "script_location", fallback="") or ""
 
 
 __all__ = ["DISCOVERING", "LAUNCHERS", "LAUNCHER_MODULES", "PLUGGED", "alembic_files", "discovered_tests", "launched",

@@ -31,6 +31,7 @@ class _Language:
     literal: re.Pattern[str]  # a fixed string, its text in group "text"
     needs: tuple[str, ...] = ()  # the calls count only when the code names one of these (node's child_process)
     lists: str = "[]"  # how an array literal opens and closes
+    listed: bool = False  # a shell call given more than one argument runs a program and its arguments (system LIST)
 
 
 _SINGLE = r"'(?P<text>[^'\\]*)'"
@@ -56,14 +57,14 @@ _LANGUAGES: dict[str, _Language] = {
         shell=re.compile(_CALL + r"(?:system|exec)\b\s*\(?"),
         exec=None,
         code=re.compile(_CALL + r"(?:eval|do|require)\b\s*\(?(?!\s*\{)"),
-        literal=_literal("$@`"), lists="()"),
+        literal=_literal("$@`"), lists="()", listed=True),
     "ruby": _Language(
         shell=re.compile(r"(?<![\w$])(?:Kernel\.|Process\.|IO\.|Open3\.)?(?:system|exec|spawn|popen|popen3|capture2e?|"
                          r"capture3)\b\s*\(?"),
         exec=None,
         code=re.compile(r"(?<![\w$])(?:eval|instance_eval|class_eval|module_eval|load|require|require_relative)\b\s*\(?"
                         r"(?!\s*(?:do\b|\{))"),
-        literal=_literal("#`")),
+        literal=_literal("#`"), listed=True),
     "php": _Language(
         shell=re.compile(_CALL + r"(?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\("),
         exec=None,
@@ -123,10 +124,8 @@ def _command(spec: _Language, shape: str, arguments: list[str]) -> str | None:
     if not arguments:
         return None
     first = _fixed(spec, arguments[0])
-    if shape == "shell" and len(arguments) == 1 or spec.lists == "()" and len(arguments) == 1:
-        return first  # system("rm x"): a shell line
-    if shape == "shell" and spec is not _LANGUAGES["perl"] and spec is not _LANGUAGES["ruby"]:
-        return first  # exec("rm x", callback), system("ls", intern = TRUE): options after the line
+    if shape == "shell" and (len(arguments) == 1 or not spec.listed):
+        return first  # system("rm x"): a shell line; exec("rm x", callback), system("ls", intern = TRUE): options after it
     if first is None:
         return None
     if shape == "shell":  # perl's system("rm", "x"), ruby's system("rm", "x"): a program and its arguments

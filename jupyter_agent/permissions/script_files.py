@@ -421,6 +421,11 @@ def ini_of(data: bytes) -> configparser.RawConfigParser:
     return parser
 
 
+def text_of(data: bytes) -> str:
+    """A text file's text (for ``parsed_file``: a module-level function, so its result is kept)."""
+    return data.decode("utf-8", "replace")
+
+
 def lines_of(data: bytes) -> list[str]:
     """A text file's lines (for ``parsed_file``: a module-level function, so its result is kept)."""
     return data.decode("utf-8", "replace").splitlines()
@@ -666,5 +671,5 @@ def _names(word: Word, path: str, name: str, cwds: list[str], below: bool = Fals
 
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "may_put_in", "POSIX_SHELLS", "SOURCE", "Script", "line_may_change", "may_run_scripts", "read_script", "scripts_run", "not_there",
-           "NotKnown", "lines_of", "parsed_file", "per_form", "shell_script",
+           "NotKnown", "lines_of", "text_of", "parsed_file", "per_form", "shell_script",
            "templated", "jsonc_of", "toml_of", "yaml_of", "ini_of", "located", "nearest_files", "interpreter_name"]
